@@ -1,0 +1,35 @@
+/**
+ * The global options every server command shares: where the server is and how to authenticate.
+ * Commands that talk to the server resolve them here and hand them to src/client/.
+ */
+import type { Command } from "commander";
+import type { CliIO } from "./io.js";
+
+/** The server the CLI talks to when neither `--server` nor ORBIT_SERVER says otherwise. */
+export const DEFAULT_SERVER = "http://127.0.0.1:7233";
+
+export interface Connection {
+  /** Base URL of the server; `--server`, else ORBIT_SERVER, else {@link DEFAULT_SERVER}. */
+  readonly server: string;
+  /** Bearer token; `--token`, else ORBIT_TOKEN, else none. */
+  readonly token: string | null;
+}
+
+/** Adds `--server` and `--token` to the root command. */
+export function addConnectionOptions(program: Command): void {
+  program
+    .option("--server <url>", `server URL (env: ORBIT_SERVER, default: ${DEFAULT_SERVER})`)
+    .option("--token <token>", "bearer token for a server with access control (env: ORBIT_TOKEN)");
+}
+
+/** The connection for `cmd`, from its global options and the environment. */
+export function resolveConnection(cmd: Command, io: CliIO): Connection {
+  const opts = cmd.optsWithGlobals<{ server?: string; token?: string }>();
+  const server = opts.server ?? nonEmpty(io.env.ORBIT_SERVER) ?? DEFAULT_SERVER;
+  const token = opts.token ?? nonEmpty(io.env.ORBIT_TOKEN) ?? null;
+  return { server: server.replace(/\/+$/, ""), token };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}

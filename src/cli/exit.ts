@@ -1,0 +1,8 @@
+/** The CLI's exit codes (SPEC §7) and the usage error commands raise for bad flags. */
+
+/** The command did what was asked. */
+export const EXIT_OK = 0;
+/** The request was refused (an Orbit error, such as INVALID_SCHEDULE); the message is on stderr. */
+export const EXIT_REFUSED = 1;
+/** Bad usage: unknown command or option, missing or malformed flag; the message is on stderr. */
+export const EXIT_USAGE = 2;

@@ -1,0 +1,71 @@
+/**
+ * The `orbit` command line (SPEC §7). `run()` builds a fresh commander program per call, runs it and
+ * turns the outcome into an exit code; it never calls `process.exit`, so tests run it in-process
+ * with a memory CliIO.
+ *
+ * Exit codes: 0 success, 1 a refused request (an OrbitError; `orbit: <message>` on stderr), 2 bad
+ * usage (commander's parse errors and the commands' own usage checks, on stderr).
+ */
+import { Command, CommanderError } from "commander";
+import { OrbitError } from "../domain/errors.js";
+import { VERSION } from "../version.js";
+import { addConnectionOptions } from "./connection.js";
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit.js";
+import { type CliIO, OutputClosedError, processIO } from "./io.js";
+import { registerScheduleCommands } from "./schedule.js";
+import { registerVersionCommand } from "./version.js";
+
+/**
+ * One registrar per command group, in the order `orbit --help` lists them. Groups still to come:
+ * executions (`ps`, `status`, `cancel`), `workflow`, `server`.
+ */
+const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
+  registerScheduleCommands,
+  registerVersionCommand,
+];
+
+/** The root command with every group registered; settings set here are inherited by subcommands. */
+export function buildProgram(io: CliIO): Command {
+  const program = new Command("orbit")
+    .description("Orbit: a durable workflow server with exact, exactly-once schedules")
+    .version(`orbit ${VERSION}`, "-V, --version", "print the orbit version")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.print(text),
+      writeErr: (text) => io.stderr.print(text),
+      // Commander's messages start with "error: "; Orbit's all start with "orbit: ".
+      outputError: (text, write) => write(`orbit: ${text.replace(/^error: /, "")}`),
+    })
+    .showHelpAfterError("(add --help for usage)");
+  addConnectionOptions(program);
+  for (const register of COMMAND_GROUPS) register(program, io);
+  return program;
+}
+
+/** Runs `orbit <argv…>` (argv without the node and script paths) and returns the exit code. */
+export async function run(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return EXIT_OK;
+  } catch (err) {
+    return exitCodeOf(err, io);
+  }
+}
+
+function exitCodeOf(err: unknown, io: CliIO): number {
+  if (err instanceof CommanderError) {
+    // Help and --version "exit" with 0; everything else commander raises is a usage error, already
+    // printed through outputError.
+    return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+  }
+  // The reader went away (`orbit … | head`): nothing left to say to it.
+  if (err instanceof OutputClosedError) return EXIT_OK;
+  if (err instanceof OrbitError) {
+    io.stderr.print(`orbit: ${err.message}\n`);
+    return EXIT_REFUSED;
+  }
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  io.stderr.print(`orbit: unexpected error: ${message}\n`);
+  return EXIT_REFUSED;
+}

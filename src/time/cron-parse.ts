@@ -1,0 +1,257 @@
+/**
+ * Cron grammar (SPEC §4.1): 5 fields (minute hour day-of-month month day-of-week) or 6 with a
+ * leading seconds field; values, ranges, steps (`*\/n`, `a-b/n`, `a/n`), lists, names, day of week
+ * 0-7, macros, and the Quartz extensions `L`, `L-n`, `nW`, `LW` (day of month), `nL`, `n#k`
+ * (day of week) and `?`. Parsing is pure and produces plain sets; cron-matcher.ts compiles them.
+ */
+import { invalidSchedule, type OrbitError } from "../domain/errors.js";
+
+export interface CronSpec {
+  /** The expression as given (trimmed). */
+  readonly source: string;
+  /** True for the 6-field form. */
+  readonly hasSeconds: boolean;
+  readonly seconds: readonly number[];
+  readonly minutes: readonly number[];
+  readonly hours: readonly number[];
+  /** Plain days of month 1-31. */
+  readonly days: readonly number[];
+  readonly months: readonly number[];
+  /** Plain days of week 0-6 (7 folded to 0). */
+  readonly weekdays: readonly number[];
+  /** `L` and `L-n`: n days before the last day of the month (0 for `L`). */
+  readonly lastDayOffsets: readonly number[];
+  /** `nW`: the weekday nearest day n, within the month. */
+  readonly nearestWeekdays: readonly number[];
+  /** `LW`: the last weekday (Mon-Fri) of the month. */
+  readonly lastWeekday: boolean;
+  /** `nL`: the last weekday n (0-6) of the month. */
+  readonly lastWeekdaysOfMonth: readonly number[];
+  /** `n#k`: the k-th (1-5) weekday n of the month. */
+  readonly nthWeekdays: ReadonlyArray<readonly [weekday: number, nth: number]>;
+  /** The day-of-month field starts with `*` or `?` (Vixie: then both day fields must match). */
+  readonly daysStar: boolean;
+  /** The day-of-week field starts with `*` or `?`. */
+  readonly weekdaysStar: boolean;
+  /** The five or six field texts, for descriptions. */
+  readonly fields: readonly string[];
+}
+
+export const MACROS: Readonly<Record<string, string>> = {
+  "@yearly": "0 0 1 1 *",
+  "@annually": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@midnight": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+interface FieldDef {
+  readonly label: string;
+  readonly min: number;
+  readonly max: number;
+  readonly names?: readonly string[];
+  /** Index of the first name's value (JAN = 1, SUN = 0). */
+  readonly nameBase?: number;
+}
+
+const SECOND: FieldDef = { label: "second", min: 0, max: 59 };
+const MINUTE: FieldDef = { label: "minute", min: 0, max: 59 };
+const HOUR: FieldDef = { label: "hour", min: 0, max: 23 };
+const DAY_OF_MONTH: FieldDef = { label: "day of month", min: 1, max: 31 };
+const MONTH: FieldDef = {
+  label: "month",
+  min: 1,
+  max: 12,
+  names: ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"],
+  nameBase: 1,
+};
+const DAY_OF_WEEK: FieldDef = {
+  label: "day of week",
+  min: 0,
+  max: 7,
+  names: ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"],
+  nameBase: 0,
+};
+
+function rangeText(f: FieldDef): string {
+  const base = `${f.min}-${f.max}`;
+  if (f.names === undefined) return base;
+  return `${base} or ${f.names[0]}-${f.names[f.names.length - 1]}`;
+}
+
+class Parser {
+  constructor(private readonly source: string) {}
+
+  fail(message: string): OrbitError {
+    return invalidSchedule(`cron \`${this.source}\`: ${message}`);
+  }
+
+  /** A single value: digits or (for month and day of week) a name. */
+  value(text: string, f: FieldDef): number {
+    let n: number;
+    if (/^\d+$/.test(text)) {
+      n = Number(text);
+    } else if (f.names !== undefined && /^[A-Za-z]+$/.test(text)) {
+      const i = f.names.indexOf(text.toUpperCase());
+      if (i < 0) throw this.fail(`\`${text}\` is not a valid value for the ${f.label} field (${rangeText(f)})`);
+      n = i + (f.nameBase ?? 0);
+    } else if (text === "") {
+      throw this.fail(`empty value in the ${f.label} field`);
+    } else {
+      throw this.fail(`\`${text}\` is not a valid value for the ${f.label} field (${rangeText(f)})`);
+    }
+    if (n < f.min || n > f.max) throw this.fail(`\`${text}\` is out of range for the ${f.label} field (${f.min}-${f.max})`);
+    return n;
+  }
+
+  step(text: string, element: string, f: FieldDef): number {
+    if (!/^\d+$/.test(text)) {
+      throw this.fail(
+        text === "" ? `missing step after \`/\` in the ${f.label} field` : `\`${text}\` is not a valid step in the ${f.label} field`,
+      );
+    }
+    const n = Number(text);
+    if (n === 0) throw this.fail(`step \`0\` in \`${element}\` is not allowed in the ${f.label} field (steps start at 1)`);
+    return n;
+  }
+
+  /** Values of one list element (`*`, `a`, `a-b`, each optionally `/n`), added to `out`. */
+  element(element: string, f: FieldDef, out: Set<number>): void {
+    if (element === "") throw this.fail(`empty value in the ${f.label} field`);
+    const slash = element.indexOf("/");
+    const base = slash < 0 ? element : element.slice(0, slash);
+    const step = slash < 0 ? 1 : this.step(element.slice(slash + 1), element, f);
+    let lo: number;
+    let hi: number;
+    if (base === "*") {
+      lo = f.min;
+      hi = f.max;
+    } else if (base === "?") {
+      throw this.fail(`\`?\` is only allowed alone in the day of month and day of week fields`);
+    } else {
+      const dash = base.indexOf("-", 1);
+      if (dash < 0) {
+        lo = this.value(base, f);
+        hi = slash < 0 ? lo : f.max;
+      } else {
+        lo = this.value(base.slice(0, dash), f);
+        hi = this.value(base.slice(dash + 1), f);
+        if (lo > hi) throw this.fail(`range \`${base}\` is reversed in the ${f.label} field (${lo} is after ${hi})`);
+      }
+    }
+    for (let v = lo; v <= hi; v += step) out.add(v);
+  }
+
+  field(text: string, f: FieldDef): Set<number> {
+    const out = new Set<number>();
+    for (const element of text.split(",")) this.element(element, f, out);
+    return out;
+  }
+}
+
+const sorted = (s: Iterable<number>): number[] => [...new Set(s)].sort((a, b) => a - b);
+
+function parseDaysOfMonth(
+  p: Parser,
+  text: string,
+): Pick<CronSpec, "days" | "lastDayOffsets" | "nearestWeekdays" | "lastWeekday"> {
+  const days = new Set<number>();
+  const lastDayOffsets = new Set<number>();
+  const nearestWeekdays = new Set<number>();
+  let lastWeekday = false;
+  if (text === "?") return { days: range(1, 31), lastDayOffsets: [], nearestWeekdays: [], lastWeekday };
+  for (const raw of text.split(",")) {
+    const element = raw.toUpperCase();
+    if (element === "L") lastDayOffsets.add(0);
+    else if (element === "LW" || element === "WL") lastWeekday = true;
+    else if (/^L-/.test(element)) {
+      const n = element.slice(2);
+      if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > 30) {
+        throw p.fail(`\`${raw}\` is out of range for the day of month field (L-1 to L-30)`);
+      }
+      lastDayOffsets.add(Number(n));
+    } else if (/^[^,]*W$/.test(element)) {
+      nearestWeekdays.add(p.value(element.slice(0, -1), DAY_OF_MONTH));
+    } else p.element(raw, DAY_OF_MONTH, days);
+  }
+  return { days: sorted(days), lastDayOffsets: sorted(lastDayOffsets), nearestWeekdays: sorted(nearestWeekdays), lastWeekday };
+}
+
+function parseDaysOfWeek(
+  p: Parser,
+  text: string,
+): Pick<CronSpec, "weekdays" | "lastWeekdaysOfMonth" | "nthWeekdays"> {
+  const weekdays = new Set<number>();
+  const lastOfMonth = new Set<number>();
+  const nth = new Map<string, readonly [number, number]>();
+  if (text === "?") return { weekdays: range(0, 6), lastWeekdaysOfMonth: [], nthWeekdays: [] };
+  for (const raw of text.split(",")) {
+    const hash = raw.indexOf("#");
+    if (hash >= 0) {
+      const wd = p.value(raw.slice(0, hash), DAY_OF_WEEK) % 7;
+      const k = raw.slice(hash + 1);
+      if (!/^\d+$/.test(k) || Number(k) < 1 || Number(k) > 5) {
+        throw p.fail(`\`${k}\` is out of range for the week number in \`${raw}\` (1-5)`);
+      }
+      nth.set(`${wd}#${k}`, [wd, Number(k)] as const);
+    } else if (raw.length > 1 && /L$/i.test(raw)) {
+      lastOfMonth.add(p.value(raw.slice(0, -1), DAY_OF_WEEK) % 7);
+    } else if (raw.toUpperCase() === "L") {
+      throw p.fail("`L` alone is not allowed in the day of week field; use `nL` for the last weekday n (`5L` = last Friday)");
+    } else {
+      const values = new Set<number>();
+      p.element(raw, DAY_OF_WEEK, values);
+      for (const v of values) weekdays.add(v % 7);
+    }
+  }
+  return {
+    weekdays: sorted(weekdays),
+    lastWeekdaysOfMonth: sorted(lastOfMonth),
+    nthWeekdays: [...nth.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+  };
+}
+
+function range(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let v = lo; v <= hi; v++) out.push(v);
+  return out;
+}
+
+/** Parses a cron expression; throws INVALID_SCHEDULE with the seed's message form. */
+export function parseCron(expression: string): CronSpec {
+  const source = expression.trim();
+  const p = new Parser(source);
+  if (source === "") throw p.fail("the expression is empty");
+  let text = source;
+  if (source.startsWith("@")) {
+    const macro = MACROS[source.toLowerCase()];
+    if (macro === undefined) {
+      throw p.fail(`unknown macro \`${source}\` (use @hourly, @daily, @midnight, @weekly, @monthly, @yearly or @annually)`);
+    }
+    text = macro;
+  }
+  const parts = text.split(/\s+/);
+  if (parts.length !== 5 && parts.length !== 6) {
+    throw p.fail(
+      `expected 5 fields (minute hour day-of-month month day-of-week) or 6 (second minute hour day-of-month month day-of-week), found ${parts.length}`,
+    );
+  }
+  const hasSeconds = parts.length === 6;
+  const fields = hasSeconds ? parts : ["0", ...parts];
+  const [sec, min, hour, dom, month, dow] = fields as [string, string, string, string, string, string];
+  return {
+    source,
+    hasSeconds,
+    seconds: sorted(p.field(sec, SECOND)),
+    minutes: sorted(p.field(min, MINUTE)),
+    hours: sorted(p.field(hour, HOUR)),
+    ...parseDaysOfMonth(p, dom),
+    months: sorted(p.field(month, MONTH)),
+    ...parseDaysOfWeek(p, dow),
+    daysStar: dom.startsWith("*") || dom === "?",
+    weekdaysStar: dow.startsWith("*") || dow === "?",
+    fields: parts,
+  };
+}

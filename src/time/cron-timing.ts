@@ -1,0 +1,91 @@
+/**
+ * Cron occurrences in a time zone, under a DST policy.
+ *
+ * The zone is a sequence of periods with a constant offset. Inside a period wall time and instant
+ * move together, so the regular occurrences of a period are the matching wall times of its wall range
+ * [start + offset, end + offset), narrowed where the wall clock repeats: with `repeat: first` a period
+ * that starts after a fall-back leaves out the wall times the previous period already had; with
+ * `repeat: last` a period that ends in a fall-back leaves out the ones the next period will have
+ * again. A period that starts after a spring-forward also owns the gap's wall times, which under
+ * `gap: shift` fire at `wall - previous offset` (02:30 → 03:30 local): those instants fall in the
+ * first `gap length` of the period, between its regular occurrences, so each period yields the minimum
+ * of two candidates and instants always come out increasing and without duplicates.
+ */
+import { MINUTE } from "./civil.js";
+import { type CronMatcher, NONE } from "./cron-matcher.js";
+import type { DstPolicy } from "./dst.js";
+import type { Timing } from "./timing.js";
+import type { Period, Zone } from "./zone.js";
+
+/** How far nextAfter looks before it calls a timing ended: one Gregorian cycle. */
+const HORIZON_MS = 146097 * 24 * 60 * MINUTE;
+
+export class CronTiming implements Timing {
+  private readonly period: Period = { start: 0, end: 0, offset: 0, prevOffset: 0, nextOffset: 0 };
+
+  constructor(
+    readonly matcher: CronMatcher,
+    readonly zone: Zone,
+    readonly dst: DstPolicy,
+  ) {}
+
+  /** Wall range [lo, hi) of the regular occurrences of period p. */
+  private lo(p: Period): number {
+    return this.dst.repeat === "first" && p.prevOffset > p.offset ? p.start + p.prevOffset : p.start + p.offset;
+  }
+
+  private hi(p: Period): number {
+    return this.dst.repeat === "last" && p.nextOffset < p.offset ? p.end + p.nextOffset : p.end + p.offset;
+  }
+
+  private shiftsGap(p: Period): boolean {
+    return this.dst.gap === "shift" && p.prevOffset < p.offset;
+  }
+
+  nextAfter(after: number): number | null {
+    const p = this.zone.periodAt(after + 1, this.period);
+    const horizon = after + HORIZON_MS;
+    let x = after;
+    for (;;) {
+      const o = p.offset;
+      let best = NONE;
+      const w = this.matcher.next(Math.max(this.lo(p), x + o + 1), this.hi(p));
+      if (w !== NONE) best = w - o;
+      if (this.shiftsGap(p)) {
+        const op = p.prevOffset;
+        const g = this.matcher.next(Math.max(p.start + op, x + op + 1), p.start + o);
+        if (g !== NONE && g - op < best) best = g - op;
+      }
+      if (best !== NONE) return best;
+      if (p.end > horizon) return null;
+      x = p.end - 1;
+      this.zone.periodAt(p.end, p);
+    }
+  }
+
+  countBetween(from: number, to: number): number {
+    if (to <= from) return 0;
+    const p = this.zone.periodAt(from + 1, this.period);
+    let total = 0;
+    for (;;) {
+      const o = p.offset;
+      total += this.matcher.count(Math.max(this.lo(p), from + o + 1), Math.min(this.hi(p), to + o + 1));
+      if (this.shiftsGap(p)) total += this.shiftedOnly(p, from, to);
+      if (p.end > to) return total;
+      this.zone.periodAt(p.end, p);
+    }
+  }
+
+  /** Gap wall times of p whose shifted instant lies in (from, to] and is not also a regular occurrence. */
+  private shiftedOnly(p: Period, from: number, to: number): number {
+    const op = p.prevOffset;
+    const delta = p.offset - op;
+    const limit = Math.min(p.start + p.offset, to + op + 1);
+    let n = 0;
+    for (let g = this.matcher.next(Math.max(p.start + op, from + op + 1), limit); g !== NONE; ) {
+      if (!this.matcher.matches(g + delta)) n++;
+      g = this.matcher.next(g + 1000, limit);
+    }
+    return n;
+  }
+}

@@ -1,0 +1,34 @@
+/** Instants as the API shows them: RFC 3339 UTC, milliseconds only when they are not zero. */
+import { invalidArgument } from "../domain/errors.js";
+
+export function formatInstant(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
+}
+
+/** `formatInstant` that passes null through (for optional API fields). */
+export function formatInstantOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : formatInstant(ms);
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** Parses an RFC 3339 time with an offset (`Z` or `±hh:mm`); `what` names the field in messages. */
+export function parseInstant(text: string, what = "time"): number {
+  const m = RFC3339.exec(text.trim());
+  if (m === null) {
+    throw invalidArgument(`${what} "${text}" is not an RFC 3339 time with an offset, such as "2026-11-15T18:51:00Z"`);
+  }
+  const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+    throw invalidArgument(`${what} "${text}" is not a valid date and time`);
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), month - 1, day);
+  if (date.getUTCDate() !== day) throw invalidArgument(`${what} "${text}" is not a valid date and time`);
+  date.setUTCHours(Number(h), Number(mi), Number(s), frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000));
+  const offset = z !== undefined ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
+  return date.getTime() - offset;
+}

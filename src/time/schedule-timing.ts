@@ -1,0 +1,72 @@
+/**
+ * From a schedule's timing settings (cron or interval, timezone, dst, start_at, end_at) to a
+ * validated Timing. This is the one entry point the scheduler, the API and the CLI use.
+ */
+import { invalidSchedule } from "../domain/errors.js";
+import { CronMatcher } from "./cron-matcher.js";
+import { type CronSpec, parseCron } from "./cron-parse.js";
+import { CronTiming } from "./cron-timing.js";
+import { DST_ONCE, type DstPolicy, parseDst } from "./dst.js";
+import { IntervalTiming, parseInterval } from "./interval.js";
+import { BoundedTiming, type Timing } from "./timing.js";
+import { Zone } from "./zone.js";
+
+export interface TimingSettings {
+  cron?: string | undefined;
+  interval?: string | undefined;
+  /** IANA name; default UTC. Cron only. */
+  timezone?: string | undefined;
+  /** `once` (default), `wall_clock` or `<gap>:<repeat>`. Cron only. */
+  dst?: string | undefined;
+  /** Epoch ms; no occurrence before it. An interval's first occurrence is start_at itself. */
+  startAt?: number | null | undefined;
+  /** Epoch ms; no occurrence after it. */
+  endAt?: number | null | undefined;
+}
+
+export interface CompiledTiming {
+  readonly timing: Timing;
+  readonly kind: "cron" | "interval";
+  readonly cron: CronSpec | null;
+  readonly intervalMs: number | null;
+  readonly zone: Zone;
+  readonly dst: DstPolicy;
+}
+
+const FIVE_YEARS_MS = 5 * 365.25 * 86_400_000;
+
+/**
+ * Compiles and validates timing settings. With `now`, a cron expression that has no occurrence in
+ * the five years after `now` (`0 0 30 2 *`) is refused.
+ */
+export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
+  const hasCron = s.cron !== undefined && s.cron !== null;
+  const hasInterval = s.interval !== undefined && s.interval !== null;
+  if (hasCron === hasInterval) {
+    throw invalidSchedule(hasCron ? "give either cron or interval, not both" : "a schedule needs a cron or an interval");
+  }
+  if (s.startAt != null && s.endAt != null && s.endAt < s.startAt) {
+    throw invalidSchedule("end_at is before start_at");
+  }
+  const startAt = s.startAt ?? null;
+  const endAt = s.endAt ?? null;
+  if (hasInterval) {
+    if (s.timezone !== undefined && s.timezone !== null) {
+      throw invalidSchedule("timezone applies to cron schedules only: intervals are absolute");
+    }
+    if (s.dst !== undefined && s.dst !== null) throw invalidSchedule("dst applies to cron schedules only");
+    const intervalMs = parseInterval(s.interval as string);
+    const timing = new BoundedTiming(new IntervalTiming(intervalMs, startAt ?? 0), startAt, endAt);
+    return { timing, kind: "interval", cron: null, intervalMs, zone: Zone.of("UTC"), dst: DST_ONCE };
+  }
+  const cron = parseCron(s.cron as string);
+  const zone = Zone.of(s.timezone ?? "UTC");
+  const dst = s.dst === undefined || s.dst === null ? DST_ONCE : parseDst(s.dst);
+  const base = new CronTiming(new CronMatcher(cron), zone, dst);
+  // Counting is bounded by the five years; nextAfter would search a whole Gregorian cycle first.
+  if (now !== undefined && base.countBetween(now, now + FIVE_YEARS_MS) === 0) {
+    throw invalidSchedule(`cron \`${cron.source}\`: never fires in the next five years`);
+  }
+  const timing = startAt === null && endAt === null ? base : new BoundedTiming(base, startAt, endAt);
+  return { timing, kind: "cron", cron, intervalMs: null, zone, dst };
+}

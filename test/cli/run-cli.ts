@@ -1,0 +1,31 @@
+/** Runs the CLI in-process with captured output, a fixed environment and a fixed clock. */
+import { type CliIO, memoryWriter, type Writer } from "../../src/cli/io.js";
+import { run } from "../../src/cli/main.js";
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  /** The clock; default 2026-11-15T18:51:00.347Z (the seed's creation time). */
+  now?: number;
+  stdout?: Writer;
+}
+
+export const SEED_NOW = Date.UTC(2026, 10, 15, 18, 51, 0, 347);
+
+export async function runCli(argv: string[], opts: RunOptions = {}): Promise<CliResult> {
+  const stdout = memoryWriter();
+  const stderr = memoryWriter();
+  const io: CliIO = {
+    stdout: opts.stdout ?? stdout,
+    stderr,
+    env: opts.env ?? {},
+    now: () => opts.now ?? SEED_NOW,
+  };
+  const code = await run(argv, io);
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
