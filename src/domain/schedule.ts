@@ -1,0 +1,49 @@
+/**
+ * A schedule's settings (SPEC §3) as validated and stored, and the policy vocabularies.
+ * The settings object keeps the API's snake_case names: it is stored verbatim (the `spec` column)
+ * and read back into the API's schedule JSON.
+ */
+import type { JsonObject } from "./json.js";
+
+export const OVERLAP_POLICIES = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+
+export const CATCHUP_POLICIES = ["skip_missed", "run_once", "catch_up"] as const;
+export type CatchupPolicy = (typeof CATCHUP_POLICIES)[number];
+
+/** Why an occurrence did not start (ledger `reason`, metric label). */
+export type SkipReason = "overlap" | "concurrency" | "missed" | "buffer_full";
+
+export interface ScheduleSettings {
+  schedule_id: string;
+  workflow: string;
+  /** Pinned version; absent: the latest registered version at each start. */
+  version?: string;
+  input: JsonObject;
+  cron?: string;
+  interval?: string;
+  /** IANA zone of a cron expression; default UTC. */
+  timezone?: string;
+  /** `once` (default), `wall_clock` or `<gap>:<repeat>`. */
+  dst?: string;
+  /** Default `skip`. */
+  overlap: OverlapPolicy;
+  concurrency_key?: string;
+  /** Default `skip_missed`. */
+  catchup: CatchupPolicy;
+  /** 1-1000, with `catch_up` only. */
+  max_catch_up?: number;
+  /** Duration 10s-365d: a missed occurrence older than this never starts. */
+  catchup_window?: string;
+  /** RFC 3339. */
+  start_at?: string;
+  end_at?: string;
+  /** Duration: deterministic delay below this. */
+  jitter?: string;
+  paused: boolean;
+  pause_note?: string;
+  description?: string;
+}
+
+/** The settings a schedule has when they are not given. */
+export const SCHEDULE_DEFAULTS = { overlap: "skip", catchup: "skip_missed", paused: false } as const;

@@ -1,0 +1,290 @@
+/**
+ * Executions: start (idempotent on the id), read, list, and the state transitions
+ * (cancel, complete, fail; see transitions.ts). SPEC §2.
+ */
+import { randomUUID } from "node:crypto";
+import { OrbitError } from "../domain/errors.js";
+import {
+  type Execution,
+  type ExecutionEvent,
+  type ExecutionStatus,
+  isActiveStatus,
+  isExecutionStatus,
+} from "../domain/execution.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { Store, StoreOps } from "../store/store.js";
+import type { Clock } from "./clock.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import { checkJsonLimits } from "./json-limits.js";
+import { cancelExecution, finishExecution } from "./transitions.js";
+import { inTransaction } from "./tx.js";
+import type { Workflows } from "./workflows.js";
+
+/** The body of `POST /v1/executions`, plus what a schedule adds. */
+export interface StartExecutionRequest {
+  /** Given by the caller (a schedule derives it from the occurrence), else a UUID. */
+  execution_id?: string;
+  workflow: string;
+  /** Absent: the latest version at this moment. */
+  version?: string | null;
+  /** Default `{}`. Validated against the workflow's schema, defaults applied. */
+  input?: unknown;
+  schedule_id?: string | null;
+  trigger?: JsonObject | null;
+  /** A schedule's concurrency key (SPEC §5.4), held while the execution runs. */
+  concurrency_key?: string | null;
+}
+
+export interface StartExecutionResult {
+  execution: Execution;
+  /** False when the id existed: nothing was changed and the existing execution is returned. */
+  created: boolean;
+}
+
+export interface ListExecutionsQuery {
+  workflow?: string;
+  status?: string;
+  schedule_id?: string;
+  /** From a previous page's `nextCursor`. */
+  cursor?: string;
+  /** Default 50, at most 1000. */
+  limit?: number;
+}
+
+export interface ExecutionPage {
+  executions: Execution[];
+  /** Present when more executions may follow. */
+  nextCursor: string | null;
+}
+
+export interface ExecutionsOptions {
+  store: Store;
+  clock: Clock;
+  workflows: Workflows;
+  /**
+   * Most executions RUNNING or COMPENSATING at once (`--max-active-executions`); a start beyond it
+   * fails with RESOURCE_EXHAUSTED. Default: no limit.
+   */
+  maxActiveExecutions?: number;
+  /** Makes ids for starts that give none (and worker task ids). Default `crypto.randomUUID`. */
+  newId?: () => string;
+  /**
+   * Called inside the transaction that ends an execution (COMPLETED, FAILED, CANCELLED), so the
+   * scheduler can make a waiting buffer due in the same commit. Default: nothing.
+   */
+  onEnded?: (tx: StoreOps, execution: Execution, now: number) => Promise<void>;
+  /** Called after such a transaction committed (wake the firing loop). Default: nothing. */
+  afterEnded?: (execution: Execution) => void;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+/** Longest accepted execution id; a schedule's ids are at most ~130 characters. */
+export const MAX_EXECUTION_ID_LENGTH = 255;
+const MAX_REASON_LENGTH = 1000;
+
+export class Executions {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly workflows: Workflows;
+  private readonly maxActive: number | undefined;
+  private readonly newId: () => string;
+  private readonly onEnded: ExecutionsOptions["onEnded"];
+  private readonly afterEnded: ExecutionsOptions["afterEnded"];
+
+  constructor(options: ExecutionsOptions) {
+    this.store = options.store;
+    this.clock = options.clock;
+    this.workflows = options.workflows;
+    this.maxActive = options.maxActiveExecutions;
+    this.newId = options.newId ?? randomUUID;
+    this.onEnded = options.onEnded;
+    this.afterEnded = options.afterEnded;
+    if (this.maxActive !== undefined && !(Number.isSafeInteger(this.maxActive) && this.maxActive >= 1)) {
+      throw new Error(`maxActiveExecutions must be a positive integer, got ${this.maxActive}`);
+    }
+  }
+
+  /**
+   * Starts an execution: status RUNNING, a `WorkflowCreated` event and a pending worker task, in
+   * one transaction (the caller's, when given). An id that exists is a no-op returning the existing
+   * execution with `created: false`, even when the limit is reached or the workflow changed since.
+   */
+  async start(request: StartExecutionRequest, tx?: StoreOps): Promise<StartExecutionResult> {
+    const id = request.execution_id ?? this.newId();
+    checkExecutionId(id);
+    const trigger = request.trigger ?? null;
+    if (trigger !== null) checkJsonLimits(trigger, "trigger");
+    return inTransaction(this.store, tx, async (t) => {
+      if (request.execution_id !== undefined) {
+        const existing = await t.getExecution(id);
+        if (existing) return { execution: existing, created: false };
+      }
+      const workflow = await this.workflows.resolve(request.workflow, request.version, t);
+      const input = this.workflows.validateInput(workflow, request.input ?? {});
+      await this.admit(t);
+      const now = this.clock.now();
+      const execution: Execution = {
+        executionId: id,
+        workflow: workflow.name,
+        version: workflow.version,
+        input,
+        status: "RUNNING",
+        scheduleId: request.schedule_id ?? null,
+        trigger,
+        result: null,
+        error: null,
+        cancelReason: null,
+        concurrencyKey: request.concurrency_key ?? null,
+        run: 1,
+        attempt: 1,
+        createdMs: now,
+        // RUNNING covers "waiting for a worker": the execution has started once it exists.
+        startedMs: now,
+        endedMs: null,
+      };
+      // ON CONFLICT DO NOTHING: a concurrent start of the same id (another server, another
+      // occurrence claim) waits for ours and then finds it, instead of failing.
+      if (!(await t.insertExecution(execution))) {
+        const existing = await t.getExecution(id);
+        if (!existing) throw new Error(`execution ${id} neither inserted nor found`);
+        return { execution: existing, created: false };
+      }
+      const created: JsonObject = { workflow: workflow.name, version: workflow.version, input };
+      if (execution.scheduleId !== null) created.schedule_id = execution.scheduleId;
+      if (trigger !== null) created.trigger = trigger;
+      await t.appendEvent(id, "WorkflowCreated", created, now);
+      await t.insertTask({
+        taskId: this.newId(),
+        executionId: id,
+        run: 1,
+        workflow: workflow.name,
+        version: workflow.version,
+        state: "pending",
+        attempt: 1,
+        leaseOwner: null,
+        leaseUntilMs: null,
+        availableMs: now,
+        createdMs: now,
+      });
+      return { execution, created: true };
+    });
+  }
+
+  /**
+   * Requests cancellation. A finished execution is returned unchanged (no-op), as is one whose
+   * cancel was already requested. Otherwise the reason is recorded (`CancelRequested`); when no
+   * worker holds the task yet, the execution ends CANCELLED at once (`WorkflowCancelled`), else it
+   * stays RUNNING until its worker runs the compensations.
+   */
+  async cancel(executionId: string, request: { reason?: string | null } = {}, tx?: StoreOps): Promise<Execution> {
+    const reason = request.reason ?? "cancelled";
+    if (typeof reason !== "string" || reason.length > MAX_REASON_LENGTH) {
+      throw new OrbitError("INVALID_ARGUMENT", `reason must be text of at most ${MAX_REASON_LENGTH} characters`);
+    }
+    return this.transition(tx, (t, now) => cancelExecution(t, executionId, reason, now));
+  }
+
+  /** RUNNING → COMPLETED with the result (`WorkflowCompleted`). CONFLICT from any other status. */
+  complete(executionId: string, result: JsonValue, tx?: StoreOps): Promise<Execution> {
+    checkJsonLimits(result, "result");
+    return this.transition(tx, (t, now) => finishExecution(t, executionId, { status: "COMPLETED", result }, now));
+  }
+
+  /** RUNNING or COMPENSATING → FAILED with the error (`WorkflowFailed`). CONFLICT when already finished. */
+  fail(executionId: string, error: JsonValue, tx?: StoreOps): Promise<Execution> {
+    checkJsonLimits(error, "error");
+    return this.transition(tx, (t, now) => finishExecution(t, executionId, { status: "FAILED", error }, now));
+  }
+
+  async get(executionId: string, tx?: StoreOps): Promise<Execution> {
+    const execution = await (tx ?? this.store).getExecution(executionId);
+    if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
+    return execution;
+  }
+
+  /** The execution's history, oldest first. */
+  async events(executionId: string, tx?: StoreOps): Promise<ExecutionEvent[]> {
+    const ops = tx ?? this.store;
+    await this.get(executionId, ops);
+    return ops.listEvents(executionId);
+  }
+
+  /** Newest first, filtered, `limit` per page with an opaque cursor. */
+  async list(query: ListExecutionsQuery = {}, tx?: StoreOps): Promise<ExecutionPage> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+      throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got ${limit}`);
+    }
+    let status: ExecutionStatus | undefined;
+    if (query.status !== undefined) {
+      if (!isExecutionStatus(query.status)) {
+        throw new OrbitError(
+          "INVALID_ARGUMENT",
+          `status ${JSON.stringify(query.status)} is not one of RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED`,
+        );
+      }
+      status = query.status;
+    }
+    const rows = await (tx ?? this.store).listExecutions({
+      ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(query.schedule_id !== undefined ? { scheduleId: query.schedule_id } : {}),
+      ...(query.cursor !== undefined ? { before: decodeCursor(query.cursor) } : {}),
+      limit: limit + 1, // one more than asked tells whether another page exists
+    });
+    const executions = rows.slice(0, limit);
+    const last = executions[executions.length - 1];
+    const nextCursor =
+      rows.length > limit && last ? encodeCursor({ createdMs: last.createdMs, executionId: last.executionId }) : null;
+    return { executions, nextCursor };
+  }
+
+  /** Runs a state transition; when it ended the execution, tells the scheduler (in and after the transaction). */
+  private async transition(
+    tx: StoreOps | undefined,
+    fn: (t: StoreOps, now: number) => Promise<Execution>,
+  ): Promise<Execution> {
+    let ended = false;
+    const execution = await inTransaction(this.store, tx, async (t) => {
+      const now = this.clock.now();
+      const result = await fn(t, now);
+      ended = result.endedMs === now && !isActiveStatus(result.status);
+      if (ended && this.onEnded) await this.onEnded(t, result, now);
+      return result;
+    });
+    if (ended) this.afterEnded?.(execution);
+    return execution;
+  }
+
+  /** Refuses a new execution beyond the limit; the admission lock makes check-and-insert atomic. */
+  private async admit(tx: StoreOps): Promise<void> {
+    if (this.maxActive === undefined) return;
+    await tx.lockExecutionAdmission();
+    const active = await tx.countActiveExecutions();
+    if (active >= this.maxActive) {
+      throw new OrbitError(
+        "RESOURCE_EXHAUSTED",
+        `${active} executions are running, the most allowed (--max-active-executions) is ${this.maxActive}; retry when some have finished`,
+      );
+    }
+  }
+}
+
+/** True when the text holds a C0 control character or DEL (ids end up in logs, URLs and terminals). */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+function checkExecutionId(id: unknown): void {
+  if (typeof id !== "string" || id.length < 1 || id.length > MAX_EXECUTION_ID_LENGTH || hasControlCharacter(id)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `execution_id must be 1-${MAX_EXECUTION_ID_LENGTH} characters without control characters`,
+    );
+  }
+}

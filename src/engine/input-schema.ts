@@ -1,0 +1,79 @@
+/**
+ * JSON Schema (draft 2020-12) compilation and input validation with Ajv.
+ *
+ * Each workflow version gets its own Ajv instance: schemas may carry `$id`s, and two workflows
+ * (or two versions) using the same `$id` must not collide in one shared instance. Compiling
+ * happens once per version per process (the validators are cached by the caller), so the extra
+ * instances cost little.
+ */
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsPlugin from "ajv-formats";
+import { OrbitError } from "../domain/errors.js";
+import type { JsonObject } from "../domain/json.js";
+
+// Both packages are CommonJS; under NodeNext their classes arrive as the `.default` of the
+// imported module (which is also how they are exported at run time).
+const Ajv = Ajv2020.default;
+const addFormats = addFormatsPlugin.default;
+
+/** How many schema violations a message lists before summarising the rest. */
+const MAX_LISTED_ERRORS = 5;
+
+export type InputValidator = ValidateFunction;
+
+/**
+ * Compiles a workflow's input schema. `label` (`Name@1.0.0`) names it in the error.
+ * Unknown keywords are refused (Ajv strict schema mode); formats come from ajv-formats. The type
+ * checks that only reject unusual-but-valid schemas (union types, tuples, `required` naming
+ * undeclared properties) are off.
+ */
+export function compileInputSchema(schema: JsonObject, label: string): InputValidator {
+  const ajv = new Ajv({
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    useDefaults: true,
+    allErrors: true,
+  });
+  addFormats(ajv);
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
+    );
+  }
+}
+
+/** JSON Pointer escaping (RFC 6901) for a property name appended to a path. */
+function pointer(path: string, key: string): string {
+  return `${path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
+function describe(error: ErrorObject): string {
+  const at = error.instancePath || "(root)";
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return `${pointer(error.instancePath, String(params.missingProperty))} is required`;
+    case "additionalProperties":
+      return `${pointer(error.instancePath, String(params.additionalProperty))} is not allowed (no such property in the schema)`;
+    case "enum":
+      return `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "const":
+      return `${at} must be ${JSON.stringify(params.allowedValue)}`;
+    default:
+      return `${at} ${error.message ?? `fails ${error.keyword}`}`;
+  }
+}
+
+/** `"/amount must be number; /order_id is required"`, at most {@link MAX_LISTED_ERRORS} of them. */
+export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
+  const unique = [...new Set(errors.map(describe))];
+  const listed = unique.slice(0, MAX_LISTED_ERRORS).join("; ");
+  const more = unique.length - MAX_LISTED_ERRORS;
+  return more > 0 ? `${listed}; and ${more} more` : listed;
+}

@@ -1,0 +1,73 @@
+/**
+ * Execution state transitions, each run inside a transaction by the caller. Every one locks the
+ * execution row first (and the task row second, always in that order, so two transitions cannot
+ * deadlock) and appends its event under that lock, which keeps event sequence numbers gap-free.
+ */
+import { OrbitError } from "../domain/errors.js";
+import { type Execution, isActiveStatus } from "../domain/execution.js";
+import type { JsonValue } from "../domain/json.js";
+import type { StoreOps } from "../store/store.js";
+
+async function lockExecution(tx: StoreOps, executionId: string): Promise<Execution> {
+  const execution = await tx.getExecution(executionId, { forUpdate: true });
+  if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
+  return execution;
+}
+
+async function reread(tx: StoreOps, executionId: string): Promise<Execution> {
+  const execution = await tx.getExecution(executionId);
+  if (!execution) throw new Error(`execution ${executionId} vanished inside its own transaction`);
+  return execution;
+}
+
+export async function cancelExecution(
+  tx: StoreOps,
+  executionId: string,
+  reason: string,
+  now: number,
+): Promise<Execution> {
+  const execution = await lockExecution(tx, executionId);
+  // Finished, or already asked: cancelling again changes nothing and is not an error.
+  if (!isActiveStatus(execution.status) || execution.cancelReason !== null) return execution;
+  await tx.appendEvent(executionId, "CancelRequested", { reason }, now);
+  const task = await tx.getTaskForExecution(executionId, { forUpdate: true });
+  if (task && task.state !== "pending") {
+    // A worker holds it: it will be told, run the compensations and report CANCELLED (later issue).
+    await tx.updateExecution(executionId, { cancelReason: reason });
+    return reread(tx, executionId);
+  }
+  // No worker has started it, so there is nothing to compensate: it ends here.
+  if (task) await tx.updateTask(task.taskId, { state: "cancelled" });
+  await tx.updateExecution(executionId, { status: "CANCELLED", cancelReason: reason, endedMs: now });
+  await tx.appendEvent(executionId, "WorkflowCancelled", { reason }, now);
+  return reread(tx, executionId);
+}
+
+export type Outcome = { status: "COMPLETED"; result: JsonValue } | { status: "FAILED"; error: JsonValue };
+
+export async function finishExecution(
+  tx: StoreOps,
+  executionId: string,
+  outcome: Outcome,
+  now: number,
+): Promise<Execution> {
+  const execution = await lockExecution(tx, executionId);
+  const allowed = outcome.status === "COMPLETED" ? execution.status === "RUNNING" : isActiveStatus(execution.status);
+  if (!allowed) {
+    throw new OrbitError(
+      "CONFLICT",
+      `execution ${executionId} is ${execution.status}; it cannot become ${outcome.status}`,
+    );
+  }
+  if (outcome.status === "COMPLETED") {
+    await tx.updateExecution(executionId, { status: "COMPLETED", result: outcome.result, endedMs: now });
+    await tx.appendEvent(executionId, "WorkflowCompleted", { result: outcome.result }, now);
+  } else {
+    await tx.updateExecution(executionId, { status: "FAILED", error: outcome.error, endedMs: now });
+    await tx.appendEvent(executionId, "WorkflowFailed", { error: outcome.error }, now);
+  }
+  const task = await tx.getTaskForExecution(executionId, { forUpdate: true });
+  if (task && (task.state === "pending" || task.state === "leased"))
+    await tx.updateTask(task.taskId, { state: "done" });
+  return reread(tx, executionId);
+}

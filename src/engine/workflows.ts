@@ -1,0 +1,170 @@
+/**
+ * Workflow registration, lookup and input validation (SPEC §2).
+ * Versions are immutable once registered, so validators are cached per (name, version).
+ */
+import semver from "semver";
+import { OrbitError } from "../domain/errors.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../domain/json.js";
+import type { Workflow } from "../domain/workflow.js";
+import type { Store, StoreOps } from "../store/store.js";
+import type { Clock } from "./clock.js";
+import { compileInputSchema, describeSchemaErrors, type InputValidator } from "./input-schema.js";
+import { checkJsonLimits } from "./json-limits.js";
+import { inTransaction } from "./tx.js";
+
+/** The body of `POST /v1/workflows`. */
+export interface RegisterWorkflowRequest {
+  name: string;
+  version: string;
+  /** JSON Schema 2020-12 for the input. Absent or null: any JSON object. */
+  input_schema?: JsonObject | null;
+  /** Free text, at most 1,000 characters. */
+  description?: string | null;
+}
+
+export interface WorkflowsOptions {
+  store: Store;
+  clock: Clock;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const MAX_DESCRIPTION = 1000;
+
+export class Workflows {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly validators = new Map<string, InputValidator>();
+
+  constructor(options: WorkflowsOptions) {
+    this.store = options.store;
+    this.clock = options.clock;
+  }
+
+  /**
+   * Registers a version: `created: true` when new (201), `false` when an identical one exists (200;
+   * a different description alone does not count, the first one stays). The same version with
+   * another input schema is ALREADY_EXISTS (409). Invalid requests store nothing.
+   */
+  async register(request: RegisterWorkflowRequest, tx?: StoreOps): Promise<{ workflow: Workflow; created: boolean }> {
+    const workflow = this.parse(request);
+    if (workflow.inputSchema) this.validatorFor(workflow); // refuses an invalid schema before storing
+    return inTransaction(this.store, tx, async (t) => {
+      if (await t.insertWorkflow(workflow)) return { workflow, created: true };
+      const existing = await t.getWorkflow(workflow.name, workflow.version);
+      if (!existing) throw new Error(`workflow ${label(workflow)} neither inserted nor found`);
+      if (canonicalJson(existing.inputSchema) !== canonicalJson(workflow.inputSchema)) {
+        throw new OrbitError(
+          "ALREADY_EXISTS",
+          `workflow ${label(workflow)} is already registered with a different input_schema; versions are immutable, register a new version`,
+        );
+      }
+      return { workflow: existing, created: false };
+    });
+  }
+
+  /** Every version of every workflow: by name, highest version first. */
+  list(): Promise<Workflow[]> {
+    return this.store.listWorkflows();
+  }
+
+  /** All versions of one workflow, highest first; NOT_FOUND when none is registered. */
+  async get(name: string, tx?: StoreOps): Promise<Workflow[]> {
+    const versions = await (tx ?? this.store).listWorkflowVersions(name);
+    if (!versions.length) throw new OrbitError("NOT_FOUND", `workflow ${name} is not registered`);
+    return versions;
+  }
+
+  /** The highest semver version. */
+  async latest(name: string, tx?: StoreOps): Promise<Workflow> {
+    const [latest] = await this.get(name, tx);
+    return latest!;
+  }
+
+  /** The given version, or the latest when none is given; NOT_FOUND naming what is missing. */
+  async resolve(name: string, version: string | null | undefined, tx?: StoreOps): Promise<Workflow> {
+    if (version == null) return this.latest(name, tx);
+    const workflow = await (tx ?? this.store).getWorkflow(name, version);
+    if (!workflow) throw new OrbitError("NOT_FOUND", `workflow ${name}@${version} is not registered`);
+    return workflow;
+  }
+
+  /**
+   * Validates an input against the workflow's schema and returns a copy with the schema's defaults
+   * applied (what is stored). Refuses, with INVALID_ARGUMENT, anything but a JSON object, more than
+   * 1 MB, nesting deeper than 64, and schema violations (naming the JSON path and the rule).
+   */
+  validateInput(workflow: Workflow, input: unknown): JsonObject {
+    if (!isJsonObject(input)) {
+      throw new OrbitError("INVALID_ARGUMENT", `input must be a JSON object, not ${describeType(input)}`);
+    }
+    checkJsonLimits(input, "input");
+    const copy = structuredClone(input);
+    if (!workflow.inputSchema) return copy;
+    const validate = this.validatorFor(workflow);
+    if (!validate(copy)) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `input does not match ${label(workflow)}: ${describeSchemaErrors(validate.errors ?? [])}`,
+      );
+    }
+    checkJsonLimits(copy, "input with defaults applied");
+    return copy;
+  }
+
+  private validatorFor(workflow: Workflow): InputValidator {
+    const key = label(workflow);
+    let validator = this.validators.get(key);
+    if (!validator) {
+      validator = compileInputSchema(workflow.inputSchema ?? {}, key);
+      this.validators.set(key, validator);
+    }
+    return validator;
+  }
+
+  private parse(request: RegisterWorkflowRequest): Workflow {
+    const { name, version, description } = request;
+    if (typeof name !== "string" || !NAME.test(name)) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `workflow name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+      );
+    }
+    if (typeof version !== "string" || semver.valid(version) !== version) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `version ${JSON.stringify(version)} of workflow ${name} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)`,
+      );
+    }
+    const schema = request.input_schema ?? null;
+    if (schema !== null) {
+      if (!isJsonObject(schema)) {
+        throw new OrbitError(
+          "INVALID_ARGUMENT",
+          `input_schema of ${name}@${version} must be a JSON object (a JSON Schema)`,
+        );
+      }
+      checkJsonLimits(schema, "input_schema");
+    }
+    if (description != null && (typeof description !== "string" || description.length > MAX_DESCRIPTION)) {
+      throw new OrbitError("INVALID_ARGUMENT", `description must be text of at most ${MAX_DESCRIPTION} characters`);
+    }
+    return { name, version, inputSchema: schema, description: description ?? null, createdMs: this.clock.now() };
+  }
+}
+
+function label(workflow: Pick<Workflow, "name" | "version">): string {
+  return `${workflow.name}@${workflow.version}`;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+/** JSON with object keys sorted, so that key order does not make two schemas "different". */
+function canonicalJson(value: JsonValue | null): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isJsonObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}

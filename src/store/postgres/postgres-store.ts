@@ -1,0 +1,140 @@
+/**
+ * The PostgreSQL store: a pg Pool for plain operations, one pooled client per transaction
+ * (READ COMMITTED; operations that need it take row locks or advisory locks). Required for
+ * several servers (SPEC §8).
+ */
+import pg from "pg";
+import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
+import { SqlOps } from "../sql/sql-ops.js";
+import type { Store, StoreOps } from "../store.js";
+import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
+import { migratePostgres } from "./migrate.js";
+
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/database`. Required. */
+  connectionString: string;
+  /** Most connections the pool opens. Default 10. */
+  maxConnections?: number;
+  /** The connections' `search_path` (e.g. a test schema). Default: the server's default. */
+  searchPath?: string;
+  /** Receives errors of idle pooled connections (the pool has already dropped them). Default: ignored. */
+  onPoolError?: (error: Error) => void;
+}
+
+const INT8_OID = 20;
+
+/** BIGINT columns hold epoch ms and counters: return JS numbers, refusing any beyond 2^53. */
+function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new Error(`BIGINT ${text} does not fit a JavaScript number`);
+  return n;
+}
+
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID && format !== "binary"
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+/** Named statements are prepared once per connection; the name is stable per SQL text. */
+class StatementNames {
+  private readonly names = new Map<string, { name: string; text: string }>();
+  get(sql: string): { name: string; text: string } {
+    let entry = this.names.get(sql);
+    if (!entry) {
+      entry = { name: `orbit_${this.names.size}`, text: toPostgresPlaceholders(sql) };
+      this.names.set(sql, entry);
+    }
+    return entry;
+  }
+}
+
+/** Runs the shared SQL on whatever `target()` returns: the pool, or the transaction's client. */
+function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames): SqlExecutor {
+  const query = (sql: string, params: readonly SqlParam[]) => {
+    const { name, text } = names.get(sql);
+    return target().query<SqlRow>({ name, text, values: params as SqlParam[] });
+  };
+  return {
+    all: async (sql, params) => (await query(sql, params)).rows,
+    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+  };
+}
+
+export class PostgresStore extends SqlOps implements Store {
+  readonly dialect = "postgres" as const;
+  private readonly holder: { pool: pg.Pool | null };
+  private readonly names: StatementNames;
+  private state: "new" | "open" | "closed" = "new";
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    const holder: { pool: pg.Pool | null } = { pool: null };
+    const names = new StatementNames();
+    // The pool exists only between open() and close(), so the executor looks it up per call.
+    super(
+      executor(() => requirePool(holder), names),
+      postgresDialect,
+    );
+    this.holder = holder;
+    this.names = names;
+  }
+
+  async open(): Promise<void> {
+    if (this.state !== "new") throw new Error(`the PostgreSQL store cannot be opened: it is ${this.state}`);
+    const pool = new pg.Pool({
+      connectionString: this.options.connectionString,
+      max: this.options.maxConnections ?? 10,
+      types,
+      ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
+    });
+    pool.on("error", (error) => this.options.onPoolError?.(error));
+    try {
+      await migratePostgres(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    this.holder.pool = pool;
+    this.state = "open";
+  }
+
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    const pool = this.holder.pool;
+    this.holder.pool = null;
+    await pool?.end();
+  }
+
+  async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    const client = await requirePool(this.holder).connect();
+    let active = true;
+    let broken = false;
+    const exec = executor(() => {
+      if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
+      return client;
+    }, this.names);
+    try {
+      await client.query("BEGIN");
+      const result = await fn(new SqlOps(exec, postgresDialect));
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        broken = true; // the connection itself failed: do not return it to the pool
+      }
+      throw error;
+    } finally {
+      active = false;
+      client.release(broken);
+    }
+  }
+}
+
+function requirePool(holder: { pool: pg.Pool | null }): pg.Pool {
+  if (!holder.pool) throw new Error("the PostgreSQL store is not open (call open() first, or it was closed)");
+  return holder.pool;
+}

@@ -1,0 +1,98 @@
+/**
+ * Row shapes the Store reads and writes besides the domain's workflows and executions: schedules,
+ * the occurrence ledger, worker tasks and idempotency keys. Instants are epoch milliseconds.
+ * The scheduler owns the meaning of the schedule columns; the store only persists them.
+ */
+import type { JsonObject, JsonValue } from "../domain/json.js";
+
+export type ScheduleState = "active" | "paused" | "ended";
+
+export interface ScheduleRow {
+  scheduleId: string;
+  workflow: string;
+  /** `null`: the latest version at each start. */
+  version: string | null;
+  input: JsonObject;
+  /** Every setting of SPEC §3 as the user gave it (cron or interval, timezone, overlap …). */
+  spec: JsonObject;
+  paused: boolean;
+  pauseNote: string | null;
+  state: ScheduleState;
+  /** The next nominal occurrence, or `null` when there is none (ended). */
+  nextFireMs: number | null;
+  /** `nextFireMs` plus jitter (or a retry time): when the loop should fire. Indexed for active rows. */
+  dueMs: number | null;
+  retryMs: number | null;
+  /** Moves on every change and every fire; the compare-and-set guard. */
+  revision: number;
+  fired: number;
+  skipped: number;
+  lastFireMs: number | null;
+  lastExecutionId: string | null;
+  lastError: string | null;
+  /** Pending buffered occurrences (overlap `buffer_one` / `buffer_all`), oldest first. */
+  buffered: JsonValue[];
+  /** The `concurrency_key` setting, as a column so an ending execution can wake the schedules waiting on it. */
+  concurrencyKey: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export type OccurrenceKind = "started" | "skipped" | "buffered" | "dead_letter";
+
+/** A ledger row to append; `id` is assigned by the database, increasing per table. */
+export interface NewOccurrence {
+  scheduleId: string;
+  kind: OccurrenceKind;
+  /** The nominal occurrence, for a single one. */
+  occurrenceMs: number | null;
+  /** For a skipped range (`count` > 1): the first and last nominal occurrences, inclusive. */
+  rangeFromMs?: number | null;
+  rangeToMs?: number | null;
+  /** How many occurrences the row stands for. Default 1. */
+  count?: number;
+  /** For `skipped`: `overlap`, `concurrency`, `missed`, `buffer_full`. */
+  reason?: string | null;
+  executionId?: string | null;
+  /** For `dead_letter`: the start's error message. */
+  error?: string | null;
+  recordedMs: number;
+}
+
+export interface OccurrenceRow extends Required<NewOccurrence> {
+  id: number;
+}
+
+export type WorkerTaskState = "pending" | "leased" | "done" | "cancelled";
+
+/** A unit of work for workers: one run of one execution, leased by one worker at a time. */
+export interface WorkerTask {
+  taskId: string;
+  executionId: string;
+  run: number;
+  workflow: string;
+  version: string;
+  state: WorkerTaskState;
+  attempt: number;
+  leaseOwner: string | null;
+  leaseUntilMs: number | null;
+  /** Not handed out before this instant (retry back-off). */
+  availableMs: number;
+  createdMs: number;
+}
+
+export type WorkerTaskPatch = Partial<
+  Pick<WorkerTask, "state" | "attempt" | "leaseOwner" | "leaseUntilMs" | "availableMs">
+>;
+
+/** The first answer given to a request carrying an `Idempotency-Key`. */
+export interface IdempotencyRecord {
+  /** What the key is scoped to, e.g. `POST /v1/schedules` plus the caller identity. */
+  scope: string;
+  key: string;
+  /** A hash of the request body: a reuse of the key with another body is refused (422). */
+  requestHash: string;
+  response: JsonValue | null;
+  status: number;
+  createdMs: number;
+}

@@ -1,0 +1,25 @@
+/**
+ * What differs between the two SQL dialects, in one interface. Each dialect implements it once
+ * (src/store/sqlite/dialect.ts, src/store/postgres/dialect.ts); the shared operations in this
+ * folder write portable SQL with `?` placeholders and ask the dialect for the rest.
+ * Upserts need nothing here: SQLite and PostgreSQL both accept `ON CONFLICT … DO NOTHING/UPDATE`
+ * and `RETURNING`.
+ */
+import type { DialectName } from "../store.js";
+
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** Suffix for a row-locking read (`FOR UPDATE`), empty where the dialect has no row locks. */
+  readonly forUpdate: string;
+  /** Suffix for claiming rows other transactions do not hold (`FOR UPDATE SKIP LOCKED`). */
+  readonly forUpdateSkipLocked: string;
+  /** An expression for the database clock in epoch milliseconds. */
+  readonly nowMs: string;
+  /**
+   * A statement taking a transaction-scoped lock that serialises execution admission,
+   * or null where the dialect's write lock already does.
+   */
+  readonly admissionLock: string | null;
+  /** Decodes a JSON column as the driver returns it (text on SQLite, parsed on PostgreSQL). */
+  readJson(value: unknown): unknown;
+}

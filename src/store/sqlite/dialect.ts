@@ -1,0 +1,13 @@
+/** Everything SQLite-specific the shared SQL needs (see ../sql/dialect.ts). */
+import type { SqlDialect } from "../sql/dialect.js";
+
+export const sqliteDialect: SqlDialect = {
+  name: "sqlite",
+  // SQLite has no row locks: BEGIN IMMEDIATE takes the database write lock, which serialises
+  // every writing transaction, so a locking read needs no suffix.
+  forUpdate: "",
+  forUpdateSkipLocked: "",
+  nowMs: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
+  admissionLock: null,
+  readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
+};

@@ -1,0 +1,75 @@
+/**
+ * The embedded store: one SQLite file in WAL mode, one connection, every operation serialised
+ * through an async mutex (see sqlite-connection.ts). The default storage of `orbit server`.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { SqlOps } from "../sql/sql-ops.js";
+import type { Store, StoreOps } from "../store.js";
+import { sqliteDialect } from "./dialect.js";
+import { migrateSqlite } from "./migrate.js";
+import { SqliteConnection } from "./sqlite-connection.js";
+
+export interface SqliteStoreOptions {
+  /** Folder holding `orbit.db`; created (with parents) if missing. Default `./.orbit`. */
+  dataDir?: string;
+  /** The database file itself, overriding `dataDir` (`:memory:` for a throwaway store). Default unset. */
+  filename?: string;
+  /**
+   * How long a statement waits for another process's write lock before failing with SQLITE_BUSY, in
+   * ms. better-sqlite3 waits synchronously, so keep it short. Default 5000.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * `full` (default): every commit is fsynced and survives power loss. `normal`: commits survive a
+   * process crash but the last ones may be lost on power loss (WAL is never corrupted); faster.
+   */
+  synchronous?: "full" | "normal";
+}
+
+export class SqliteStore extends SqlOps implements Store {
+  readonly dialect = "sqlite" as const;
+  private readonly connection: SqliteConnection;
+  private state: "new" | "open" | "closed" = "new";
+
+  constructor(private readonly options: SqliteStoreOptions = {}) {
+    const connection = new SqliteConnection();
+    super(connection.locked, sqliteDialect);
+    this.connection = connection;
+  }
+
+  /** The database file path this store opens. */
+  get filename(): string {
+    return this.options.filename ?? join(this.options.dataDir ?? "./.orbit", "orbit.db");
+  }
+
+  async open(): Promise<void> {
+    if (this.state !== "new") throw new Error(`the SQLite store cannot be opened: it is ${this.state}`);
+    if (this.options.filename === undefined) mkdirSync(this.options.dataDir ?? "./.orbit", { recursive: true });
+    const db = new Database(this.filename);
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(this.options.busyTimeoutMs ?? 5000))}`);
+      db.pragma(`synchronous = ${this.options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
+      // 64 MB page cache (the default is 2 MB): executions, events and tasks use random-key B-trees.
+      db.pragma("cache_size = -65536");
+      migrateSqlite(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.connection.attach(db);
+    this.state = "open";
+  }
+
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    await this.connection.close();
+  }
+
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    return this.connection.transaction((exec) => fn(new SqlOps(exec, sqliteDialect)));
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The Store: every database access Orbit makes, behind one interface with two implementations
+ * (src/store/sqlite, src/store/postgres). Engine and scheduler code receives a Store and never
+ * builds one; only src/server/ and tests do.
+ *
+ * Every operation is a single SQL statement, so outside a transaction each is atomic on its own.
+ * Anything that needs several statements to agree runs inside {@link Store.transaction}, whose
+ * callback receives `tx` with the same operations bound to that transaction.
+ */
+import type { Execution, ExecutionEvent, ExecutionStatus } from "../domain/execution.js";
+import type { JsonObject } from "../domain/json.js";
+import type { Workflow } from "../domain/workflow.js";
+import type {
+  IdempotencyRecord,
+  NewOccurrence,
+  OccurrenceKind,
+  OccurrenceRow,
+  ScheduleRow,
+  WorkerTask,
+  WorkerTaskPatch,
+} from "./rows.js";
+
+export type DialectName = "sqlite" | "postgres";
+
+/** The fields of an execution a state transition may change. */
+export type ExecutionPatch = Partial<
+  Pick<Execution, "status" | "result" | "error" | "cancelReason" | "run" | "attempt" | "startedMs" | "endedMs">
+>;
+
+export interface ExecutionFilter {
+  workflow?: string;
+  status?: ExecutionStatus;
+  scheduleId?: string;
+  /** Keyset cursor: only executions strictly older than this (created_ms, execution_id) pair. */
+  before?: { createdMs: number; executionId: string };
+  limit: number;
+}
+
+/** Row locking for reads inside a transaction. Ignored on SQLite, where the write lock serialises. */
+export interface LockOption {
+  /** PostgreSQL: `FOR UPDATE`. Meaningful only inside a transaction. */
+  forUpdate?: boolean;
+}
+
+export interface DueScheduleQuery {
+  /** Schedules whose `due_ms` is at or before this instant. */
+  dueAtOrBeforeMs: number;
+  limit: number;
+  /**
+   * PostgreSQL: take the rows `FOR UPDATE SKIP LOCKED`, so servers firing in shared mode each
+   * get different rows. Meaningful only inside a transaction. Default false.
+   */
+  skipLocked?: boolean;
+}
+
+export interface OccurrenceQuery {
+  /** Cursor: only rows with an id below this one. */
+  beforeId?: number;
+  /** Only these kinds (e.g. `["dead_letter"]`). Default: all. */
+  kinds?: readonly OccurrenceKind[];
+  limit: number;
+}
+
+/** The compare-and-set guard of a schedule update. */
+export interface ScheduleCas {
+  expectedRevision: number;
+  /** Also require this `next_fire_ms` (a fire's claim on its occurrence). Omit to skip the check. */
+  expectedNextFireMs?: number | null;
+}
+
+export interface StoreOps {
+  // Workflows
+  /** Inserts unless (name, version) exists; true when inserted. */
+  insertWorkflow(workflow: Workflow): Promise<boolean>;
+  getWorkflow(name: string, version: string): Promise<Workflow | null>;
+  /** Versions of one workflow, highest semver first. */
+  listWorkflowVersions(name: string): Promise<Workflow[]>;
+  /** Every version of every workflow, by name, highest semver first within a name. */
+  listWorkflows(): Promise<Workflow[]>;
+
+  // Executions
+  /** `INSERT … ON CONFLICT DO NOTHING`: true when inserted, false when the id already existed. */
+  insertExecution(execution: Execution): Promise<boolean>;
+  getExecution(executionId: string, lock?: LockOption): Promise<Execution | null>;
+  /** Applies the patch; true when the row exists. */
+  updateExecution(executionId: string, patch: ExecutionPatch): Promise<boolean>;
+  /** A RUNNING or COMPENSATING execution holding the concurrency key, if any. */
+  findActiveExecutionWithKey(key: string): Promise<Execution | null>;
+  /** Executions in RUNNING or COMPENSATING. */
+  countActiveExecutions(): Promise<number>;
+  /**
+   * Serialises admission checks (`--max-active-executions`) until the transaction ends:
+   * PostgreSQL takes a transaction-scoped advisory lock; SQLite needs nothing (its write lock does it).
+   */
+  lockExecutionAdmission(): Promise<void>;
+  /** Newest first: by created_ms, then execution_id, both descending. */
+  listExecutions(filter: ExecutionFilter): Promise<Execution[]>;
+  /**
+   * Appends an event with the next sequence number of the execution. Concurrent appends to the same
+   * execution must be serialised by the caller (lock the execution row first inside a transaction).
+   */
+  appendEvent(executionId: string, type: string, data: JsonObject, atMs: number): Promise<ExecutionEvent>;
+  listEvents(executionId: string): Promise<ExecutionEvent[]>;
+
+  // Worker tasks
+  insertTask(task: WorkerTask): Promise<void>;
+  /** The task of the execution's latest run (highest run, then newest). */
+  getTaskForExecution(executionId: string, lock?: LockOption): Promise<WorkerTask | null>;
+  updateTask(taskId: string, patch: WorkerTaskPatch): Promise<boolean>;
+
+  // Schedules (the scheduler builds its CRUD and fire on these)
+  /** Inserts unless the id exists; true when inserted. */
+  insertSchedule(row: ScheduleRow): Promise<boolean>;
+  getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null>;
+  /** Schedules ordered by id, after `afterId` when given. */
+  listSchedules(opts: { afterId?: string; limit: number }): Promise<ScheduleRow[]>;
+  /**
+   * Writes every column of `row` except `schedule_id` and `created_ms`, with `revision` set to
+   * `cas.expectedRevision + 1`, only if the stored row still has the expected revision (and
+   * next_fire_ms, when given). Returns the stored row, or null when nothing matched.
+   */
+  updateSchedule(row: ScheduleRow, cas: ScheduleCas): Promise<ScheduleRow | null>;
+  /** Deletes; with `expectedRevision`, only at that revision. True when a row was deleted. */
+  deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean>;
+  /** Active schedules due at or before the given instant, by due_ms then schedule_id. */
+  listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]>;
+  /**
+   * Makes active, unpaused schedules that hold buffered occurrences due at `dueMs` (if later), so
+   * the loop starts the buffer when the execution ahead of it ended: the schedule itself, or every
+   * schedule sharing the concurrency key. Moves their revision; returns how many.
+   */
+  wakeBufferedSchedules(target: { scheduleId: string } | { concurrencyKey: string }, dueMs: number): Promise<number>;
+  /** The earliest due_ms of any active schedule, or null: when the loop should wake next. */
+  nextDueMs(): Promise<number | null>;
+
+  // Occurrence ledger
+  appendOccurrence(occurrence: NewOccurrence): Promise<OccurrenceRow>;
+  /** Newest first. */
+  listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]>;
+  /** Keeps the newest `keep` rows of the schedule; returns how many were deleted. */
+  pruneOccurrences(scheduleId: string, keep: number): Promise<number>;
+
+  // Idempotency keys
+  /** Inserts unless (scope, key) exists; true when inserted. */
+  insertIdempotencyKey(record: IdempotencyRecord): Promise<boolean>;
+  getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | null>;
+  /** Deletes keys created before the instant; returns how many. */
+  deleteIdempotencyKeysBefore(createdBeforeMs: number): Promise<number>;
+
+  /** The database server's clock, epoch ms (shared-mode due checks compare against it). */
+  databaseNow(): Promise<number>;
+}
+
+export interface Store extends StoreOps {
+  readonly dialect: DialectName;
+  /** Connects, creates what is missing and applies pending migrations. */
+  open(): Promise<void>;
+  /** Waits for running operations, then releases the connection(s). Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws (the error
+   * is rethrown). Use only `tx` inside; on SQLite, calling the store itself from inside its own
+   * transaction would wait for the transaction to end, so it throws instead.
+   */
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,157 @@
+/**
+ * Test databases for the store and engine suites: one contract, every dialect.
+ * SQLite runs in a temp directory; PostgreSQL in a fresh schema `orbit_t_<random>` of the database
+ * named by ORBIT_TEST_DATABASE_URL (suites skip, saying so, when it is unset). Each location is
+ * destroyed after use: stores closed, schema dropped, directory removed.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterEach, beforeEach, describe } from "vitest";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import type { DialectName, Store } from "../../src/store/store.js";
+
+export const PG_URL = process.env.ORBIT_TEST_DATABASE_URL;
+
+/** One database for one test: open as many stores on it as the test needs (servers, reopen after a crash). */
+export interface TestLocation {
+  readonly dialect: DialectName;
+  /** A new, opened store on this database. */
+  open(): Promise<Store>;
+  /** Environment that lets a child process open the same database with {@link openStoreFromEnv}. */
+  readonly env: Record<string, string>;
+  /** Closes every store open() made and deletes the database. */
+  destroy(): Promise<void>;
+}
+
+export interface TestDialect {
+  readonly name: DialectName;
+  readonly enabled: boolean;
+  readonly skipReason: string | null;
+  createLocation(): Promise<TestLocation>;
+}
+
+/** Opens a store from {@link TestLocation.env} (used by child-process fixtures). */
+export function openStoreFromEnv(env: NodeJS.ProcessEnv): Store {
+  if (env.ORBIT_TEST_DIALECT === "sqlite")
+    return new SqliteStore({ filename: required(env, "ORBIT_TEST_SQLITE_FILE") });
+  return new PostgresStore({
+    connectionString: required(env, "ORBIT_TEST_PG_URL"),
+    searchPath: required(env, "ORBIT_TEST_PG_SCHEMA"),
+  });
+}
+
+function required(env: NodeJS.ProcessEnv, key: string): string {
+  const value = env[key];
+  if (!value) throw new Error(`${key} is not set`);
+  return value;
+}
+
+function tracking(make: () => Store, cleanup: () => Promise<void>, dialect: DialectName, env: Record<string, string>) {
+  const stores: Store[] = [];
+  return {
+    dialect,
+    env,
+    async open() {
+      const store = make();
+      stores.push(store);
+      await store.open();
+      return store;
+    },
+    async destroy() {
+      await Promise.all(stores.map((s) => s.close()));
+      await cleanup();
+    },
+  } satisfies TestLocation;
+}
+
+const sqlite: TestDialect = {
+  name: "sqlite",
+  enabled: true,
+  skipReason: null,
+  async createLocation() {
+    const dir = mkdtempSync(join(tmpdir(), "orbit-test-"));
+    const filename = join(dir, "orbit.db");
+    return tracking(
+      () => new SqliteStore({ filename, busyTimeoutMs: 10_000 }),
+      async () => rmSync(dir, { recursive: true, force: true }),
+      "sqlite",
+      { ORBIT_TEST_DIALECT: "sqlite", ORBIT_TEST_SQLITE_FILE: filename },
+    );
+  },
+};
+
+const postgres: TestDialect = {
+  name: "postgres",
+  enabled: PG_URL !== undefined && PG_URL !== "",
+  skipReason: PG_URL ? null : "ORBIT_TEST_DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)",
+  async createLocation() {
+    const url = PG_URL!;
+    const schema = `orbit_t_${randomBytes(6).toString("hex")}`;
+    await adminQuery(url, `CREATE SCHEMA ${schema}`);
+    return tracking(
+      () => new PostgresStore({ connectionString: url, searchPath: schema, maxConnections: 5 }),
+      () => adminQuery(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+      "postgres",
+      { ORBIT_TEST_DIALECT: "postgres", ORBIT_TEST_PG_URL: url, ORBIT_TEST_PG_SCHEMA: schema },
+    );
+  },
+};
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export const dialects: readonly TestDialect[] = [sqlite, postgres];
+export const postgresDialect = postgres;
+
+/** `describe` once per dialect; a disabled dialect's suite is skipped with a plain warning. */
+export function describeEachDialect(title: string, body: (dialect: TestDialect) => void): void {
+  for (const dialect of dialects) {
+    if (!dialect.enabled) console.warn(`skipped: "${title} [${dialect.name}]": ${dialect.skipReason}`);
+    describe.skipIf(!dialect.enabled)(`${title} [${dialect.name}]`, () => body(dialect));
+  }
+}
+
+/** A fresh database and an opened store for every test of the enclosing suite. */
+export function useStore(dialect: TestDialect): { readonly store: Store; readonly location: TestLocation } {
+  let current: { store: Store; location: TestLocation } | null = null;
+  beforeEach(async () => {
+    const location = await dialect.createLocation();
+    current = { location, store: await location.open() };
+  });
+  afterEach(async () => {
+    await current?.location.destroy();
+    current = null;
+  });
+  return {
+    get store() {
+      if (!current) throw new Error("useStore: no store outside a test");
+      return current.store;
+    },
+    get location() {
+      if (!current) throw new Error("useStore: no location outside a test");
+      return current.location;
+    },
+  };
+}
+
+/** A clock tests move by hand. Starts at 2026-11-15T18:51:00Z. */
+export class ManualClock {
+  constructor(public ms = Date.UTC(2026, 10, 15, 18, 51, 0)) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
