@@ -1,0 +1,226 @@
+/**
+ * Pause, resume, trigger and backfill (SPEC §5.5, §5.7). Each is one transaction on the schedule row
+ * and moves its revision.
+ */
+import { OrbitError } from "../domain/errors.js";
+import { isJsonObject, type JsonObject } from "../domain/json.js";
+import type { ScheduleRow } from "../store/rows.js";
+import { formatInstant, parseInstant } from "../time/format.js";
+import { compiledFor } from "./compiled.js";
+import { decideTrigger, dueTime } from "./decide.js";
+import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./fire.js";
+import type { Fence, Schedules } from "./schedules.js";
+import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
+import { settingsOf } from "./view.js";
+
+/** The most occurrences one backfill request may start. */
+export const MAX_BACKFILL = 10_000;
+/** Occurrences per backfill transaction; the loop and the API get a turn between batches. */
+const BACKFILL_BATCH = 100;
+
+export interface TriggerResult {
+  started: boolean;
+  execution_id: string | null;
+  /** Why nothing started (overlap). */
+  message?: string;
+  overlap: string;
+}
+
+export interface BackfillResult {
+  start_at: string;
+  end_at: string;
+  occurrences: number;
+  started: number;
+  already_existed: number;
+}
+
+function bodyObject(body: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (!isJsonObject(body)) throw new OrbitError("INVALID_ARGUMENT", "the request body must be a JSON object");
+  refuseUnknownKeys(body, allowed);
+  return body;
+}
+
+export class ScheduleActions {
+  constructor(private readonly schedules: Schedules) {}
+
+  private get o() {
+    return this.schedules.o;
+  }
+
+  private async write(id: string, fence: Fence, change: (row: ScheduleRow, now: number) => ScheduleRow): Promise<JsonObject> {
+    const now = this.o.clock.now();
+    const out = await this.o.store.transaction(async (tx) => {
+      const row = await this.schedules.fenced(tx, id, fence);
+      const updated = await tx.updateSchedule({ ...change(row, now), updatedMs: now }, { expectedRevision: row.revision });
+      if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
+      return this.schedules.view(updated, tx);
+    });
+    this.o.onChange?.();
+    return out;
+  }
+
+  /** Stops firing; the next occurrence is kept, so a resume with catch_up knows what was missed. */
+  pause(id: string, body: unknown, fence: Fence = {}): Promise<JsonObject> {
+    const { note } = bodyObject(body, ["note"]);
+    if (note !== undefined && (typeof note !== "string" || note.length > 1000)) {
+      throw new OrbitError("INVALID_ARGUMENT", "note must be text of at most 1000 characters");
+    }
+    return this.write(id, fence, (row) => ({
+      ...row,
+      paused: true,
+      pauseNote: (note as string | undefined) ?? null,
+      state: row.state === "ended" ? "ended" : "paused",
+      dueMs: null,
+      spec: { ...row.spec, paused: true, ...(note !== undefined ? { pause_note: note as string } : {}) },
+    }));
+  }
+
+  /**
+   * Pausing is not downtime: resume continues with the next occurrence after now, unless the body
+   * says `{"catch_up": true}`, which hands the paused span to the schedule's catch-up policy.
+   */
+  resume(id: string, body: unknown, fence: Fence = {}): Promise<JsonObject> {
+    const { catch_up: catchUp } = bodyObject(body, ["catch_up"]);
+    if (catchUp !== undefined && typeof catchUp !== "boolean") throw new OrbitError("INVALID_ARGUMENT", "catch_up must be true or false");
+    return this.write(id, fence, (row, now) => {
+      const c = compiledFor(row);
+      const { pause_note: _dropped, ...rest } = row.spec;
+      const spec = { ...rest, paused: false };
+      const keep = catchUp === true && row.nextFireMs !== null && row.nextFireMs <= now;
+      const next = keep ? row.nextFireMs : c.timing.nextAfter(now);
+      const state = next === null && row.buffered.length === 0 ? "ended" : "active";
+      return {
+        ...row,
+        spec,
+        paused: false,
+        pauseNote: null,
+        state,
+        nextFireMs: next,
+        dueMs: next === null ? (row.buffered.length > 0 ? now : null) : keep ? now : dueTime(row.scheduleId, next, c.jitterMs),
+        retryMs: null,
+      };
+    });
+  }
+
+  /**
+   * Starts an execution now with the schedule's workflow, version and input (or `input` from the
+   * body), also while paused, under the overlap policy. Does not touch the timing.
+   */
+  async trigger(id: string, body: unknown, fence: Fence = {}): Promise<TriggerResult> {
+    const { input } = bodyObject(body, ["input"]);
+    if (input !== undefined) {
+      if (!isJsonObject(input)) throw new OrbitError("INVALID_ARGUMENT", "input must be a JSON object");
+      refuseSecretReferences(input);
+    }
+    const now = this.o.clock.now();
+    const result = await this.o.store.transaction(async (tx): Promise<TriggerResult> => {
+      const row = await this.schedules.fenced(tx, id, fence);
+      const s = settingsOf(row);
+      const decision = decideTrigger(s.overlap, await blockerOf(tx, row, s));
+      if (decision === "not_started") {
+        const message = `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;
+        await tx.appendOccurrence({ scheduleId: id, kind: "skipped", occurrenceMs: null, reason: "overlap", recordedMs: now });
+        const updated = await tx.updateSchedule({ ...row, skipped: row.skipped + 1 }, { expectedRevision: row.revision });
+        if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
+        return { started: false, execution_id: null, message, overlap: s.overlap };
+      }
+      if (decision === "cancel_and_start" && row.lastExecutionId !== null) {
+        await this.o.executions.cancel(row.lastExecutionId, { reason: cancelPreviousReason(id) }, tx);
+      }
+      const executionId = `${id}:manual:${new Date(now).toISOString()}`;
+      const c = compiledFor(row);
+      const started = await this.o.executions.start(
+        {
+          execution_id: executionId,
+          workflow: row.workflow,
+          version: row.version,
+          input: input ?? row.input,
+          schedule_id: id,
+          concurrency_key: s.concurrency_key ?? null,
+          trigger: triggerOf(row, s, c, "manual", executionId, now, now),
+        },
+        tx,
+      );
+      await tx.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: null, executionId, recordedMs: now });
+      const updated = await tx.updateSchedule(
+        { ...row, fired: row.fired + (started.created ? 1 : 0), lastFireMs: now, lastExecutionId: executionId },
+        { expectedRevision: row.revision },
+      );
+      if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
+      return { started: true, execution_id: executionId, overlap: s.overlap };
+    });
+    this.o.onChange?.();
+    return result;
+  }
+
+  /**
+   * Starts the occurrences of a past range (both ends inclusive) under their nominal ids, oldest
+   * first, in batches so other work gets a turn; ids that exist are skipped, so a repeated backfill
+   * starts nothing twice.
+   */
+  async backfill(id: string, body: unknown): Promise<BackfillResult> {
+    const { start_at: startText, end_at: endText } = bodyObject(body, ["start_at", "end_at"]);
+    if (typeof startText !== "string" || typeof endText !== "string") {
+      throw new OrbitError("INVALID_ARGUMENT", "backfill needs start_at and end_at (RFC 3339)");
+    }
+    const from = parseInstant(startText, "start_at");
+    const to = parseInstant(endText, "end_at");
+    if (to < from) throw new OrbitError("INVALID_ARGUMENT", "end_at is before start_at");
+    const row = await this.schedules.row(id);
+    const c = compiledFor(row);
+    const total = c.timing.countBetween(from - 1, to);
+    if (total > MAX_BACKFILL) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `the range holds ${total} occurrences; one backfill starts at most ${MAX_BACKFILL}: split it`,
+      );
+    }
+    const result: BackfillResult = { start_at: formatInstant(from), end_at: formatInstant(to), occurrences: total, started: 0, already_existed: 0 };
+    let cursor = from - 1;
+    let progressed = true;
+    while (progressed && result.started + result.already_existed < total) {
+      progressed = false;
+      await this.o.store.transaction(async (tx) => {
+        const current = await tx.getSchedule(id);
+        if (current === null) throw this.schedules.notFound(id);
+        const s = settingsOf(current);
+        let fired = 0;
+        for (let i = 0; i < BACKFILL_BATCH; i++) {
+          const o = c.timing.nextAfter(cursor);
+          if (o === null || o > to) break;
+          cursor = o;
+          progressed = true;
+          const executionId = occurrenceExecutionId(id, o);
+          const now = this.o.clock.now();
+          const r = await this.o.executions.start(
+            {
+              execution_id: executionId,
+              workflow: current.workflow,
+              version: current.version,
+              input: current.input,
+              schedule_id: id,
+              concurrency_key: s.concurrency_key ?? null,
+              trigger: triggerOf(current, s, c, "backfill", executionId, o, now),
+            },
+            tx,
+          );
+          if (r.created) {
+            result.started++;
+            fired++;
+            await tx.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: o, executionId, recordedMs: now });
+          } else result.already_existed++;
+        }
+        if (fired > 0) {
+          const updated = await tx.updateSchedule(
+            { ...current, fired: current.fired + fired },
+            { expectedRevision: current.revision },
+          );
+          if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
+        }
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return result;
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * What a fire does, as a pure function (SPEC §5.3-5.5): given the schedule's timing and policies,
+ * the first undecided occurrence, `now`, the misfire grace and whether a running execution blocks,
+ * return which occurrences start (oldest first), which are skipped and why, which are buffered,
+ * whether the previous execution is cancelled, and where the schedule advances to.
+ *
+ * Catch-up decides which missed occurrences are still due; the overlap policy then decides each of
+ * them in order, oldest first.
+ */
+import type { CatchupPolicy, OverlapPolicy, SkipReason } from "../domain/schedule.js";
+import { jitterDelay } from "../time/jitter.js";
+import { kthLast, type Timing } from "../time/timing.js";
+
+/** The most occurrences `buffer_all` keeps pending. */
+export const MAX_BUFFERED = 1000;
+/** The most occurrences of the late tail (inside grace + jitter) looked at one by one. */
+const MAX_TAIL = 10_000;
+
+/** What blocks a start: nothing, the schedule's own running execution, or another holder of its key. */
+export type Blocker = "none" | "schedule" | "key";
+
+export interface DecideInput {
+  scheduleId: string;
+  timing: Timing;
+  overlap: OverlapPolicy;
+  catchup: CatchupPolicy;
+  maxCatchUp: number | null;
+  catchupWindowMs: number | null;
+  jitterMs: number;
+  /** The first occurrence not yet decided (the row's next_fire_ms). */
+  nextFireMs: number;
+  now: number;
+  graceMs: number;
+  /** Pending buffered occurrences, oldest first. */
+  buffered: readonly number[];
+  blocker: Blocker;
+}
+
+export type LedgerEntry =
+  | { kind: "started"; occurrence: number; buffered: boolean }
+  | { kind: "skipped"; occurrence: number; reason: Exclude<SkipReason, "missed"> }
+  | { kind: "missed"; count: number; from: number; to: number }
+  | { kind: "buffered"; occurrence: number };
+
+export interface FirePlan {
+  /** Occurrences to start, in this order. `cancelBefore`: cancel the running previous execution first. */
+  starts: Array<{ occurrence: number; cancelBefore: boolean; fromBuffer: boolean }>;
+  /** Ledger rows, in decision order. */
+  ledger: LedgerEntry[];
+  /** The buffer after this fire. */
+  buffered: number[];
+  /** Occurrences that count as skipped (missed, overlap, concurrency, buffer_full). */
+  skipped: number;
+  /** The next occurrence to decide, or null when the timing ended. */
+  nextFireMs: number | null;
+  /** True when at least one occurrence was decided (the schedule advanced). */
+  advanced: boolean;
+}
+
+export function dueTime(scheduleId: string, occurrence: number, jitterMs: number): number {
+  return occurrence + jitterDelay(scheduleId, occurrence, jitterMs);
+}
+
+interface Collected {
+  /** Occurrences in [nextFire, bulkEnd]: missed whatever their jitter. */
+  bulkCount: number;
+  bulkFrom: number;
+  bulkEnd: number;
+  /** Later occurrences that are due, one by one, oldest first, with their lateness verdict. */
+  tail: Array<{ occurrence: number; missed: boolean }>;
+  /** The last occurrence looked at, or null when none is due yet. */
+  last: number | null;
+}
+
+function collectDue(inp: DecideInput): Collected {
+  const { timing, now, graceMs, jitterMs, nextFireMs } = inp;
+  // Anything up to here is more than the grace late whatever its jitter (jitter < jitterMs).
+  const bulkEnd = now - graceMs - jitterMs - 1;
+  const bulkCount = bulkEnd >= nextFireMs ? timing.countBetween(nextFireMs - 1, bulkEnd) : 0;
+  const tail: Collected["tail"] = [];
+  let last: number | null = bulkCount > 0 ? kthLast(timing, nextFireMs - 1, bulkEnd, 1) : null;
+  let o: number | null = bulkCount > 0 ? timing.nextAfter(bulkEnd) : nextFireMs;
+  while (o !== null && o <= now && tail.length < MAX_TAIL) {
+    const due = dueTime(inp.scheduleId, o, jitterMs);
+    if (due > now) break;
+    tail.push({ occurrence: o, missed: now - due > graceMs });
+    last = o;
+    o = timing.nextAfter(o);
+  }
+  return { bulkCount, bulkFrom: nextFireMs, bulkEnd, tail, last };
+}
+
+/** The occurrences catch-up lets start, oldest first. */
+function chooseStarts(inp: DecideInput, c: Collected): number[] {
+  const late = c.tail.filter((t) => !t.missed).map((t) => t.occurrence);
+  const lateStart = late.length > 0 ? [late[late.length - 1] as number] : [];
+  if (inp.catchup === "skip_missed") return lateStart;
+  if (inp.catchup === "run_once" && lateStart.length > 0) return lateStart;
+  const want = inp.catchup === "run_once" ? 1 : (inp.maxCatchUp ?? 1);
+  const oldest = inp.catchupWindowMs === null ? Number.NEGATIVE_INFINITY : inp.now - inp.catchupWindowMs;
+  const tailMissed = c.tail.filter((t) => t.missed && t.occurrence >= oldest).map((t) => t.occurrence);
+  const picked = tailMissed.slice(-want);
+  // Then the most recent eligible ones of the bulk, newest first until `want` are picked.
+  const bulkLo = Math.max(c.bulkFrom - 1, oldest - 1);
+  for (let k = 1; picked.length < want && c.bulkCount > 0; k++) {
+    const o = kthLast(inp.timing, bulkLo, c.bulkEnd, k);
+    if (o === null) break;
+    picked.unshift(o);
+  }
+  return [...picked, ...lateStart];
+}
+
+export function decide(inp: DecideInput): FirePlan {
+  const c = collectDue(inp);
+  const toStart = chooseStarts(inp, c);
+  const plan: FirePlan = {
+    starts: [],
+    ledger: [],
+    buffered: [...inp.buffered],
+    skipped: 0,
+    nextFireMs: inp.nextFireMs,
+    advanced: c.last !== null,
+  };
+
+  const considered = c.bulkCount + c.tail.length;
+  const notStarted = considered - toStart.length;
+  if (notStarted > 0) {
+    const started = new Set(toStart);
+    let from: number | null = c.bulkCount > 0 ? inp.timing.nextAfter(c.bulkFrom - 1) : (c.tail[0]?.occurrence ?? null);
+    while (from !== null && started.has(from)) from = inp.timing.nextAfter(from);
+    let to = c.last;
+    for (let k = 2; to !== null && started.has(to); k++) to = kthLast(inp.timing, c.bulkFrom - 1, c.last as number, k);
+    plan.ledger.push({ kind: "missed", count: notStarted, from: from as number, to: to as number });
+    plan.skipped += notStarted;
+  }
+
+  let blocker = inp.blocker;
+  if (blocker === "none" && plan.buffered.length > 0) {
+    const occurrence = plan.buffered.shift() as number;
+    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
+    plan.ledger.push({ kind: "started", occurrence, buffered: true });
+    blocker = "schedule";
+  }
+  for (const occurrence of toStart) {
+    const start = (cancelBefore: boolean): void => {
+      plan.starts.push({ occurrence, cancelBefore, fromBuffer: false });
+      plan.ledger.push({ kind: "started", occurrence, buffered: false });
+      blocker = "schedule";
+    };
+    const skip = (reason: Exclude<SkipReason, "missed">): void => {
+      plan.ledger.push({ kind: "skipped", occurrence, reason });
+      plan.skipped++;
+    };
+    if (blocker === "none" || inp.overlap === "allow") {
+      start(false);
+      continue;
+    }
+    switch (inp.overlap) {
+      case "skip":
+        skip(blocker === "key" ? "concurrency" : "overlap");
+        break;
+      case "cancel_previous":
+        if (blocker === "schedule") start(true);
+        else skip("concurrency");
+        break;
+      case "buffer_one":
+      case "buffer_all":
+        if (plan.buffered.length < (inp.overlap === "buffer_one" ? 1 : MAX_BUFFERED)) {
+          plan.buffered.push(occurrence);
+          plan.ledger.push({ kind: "buffered", occurrence });
+        } else skip("buffer_full");
+        break;
+    }
+  }
+  if (c.last !== null) plan.nextFireMs = inp.timing.nextAfter(c.last);
+  return plan;
+}
+
+/** A manual trigger under the overlap policy: start, cancel-then-start, or not start. */
+export function decideTrigger(overlap: OverlapPolicy, blocker: Blocker): "start" | "cancel_and_start" | "not_started" {
+  if (blocker === "none" || overlap === "allow") return "start";
+  if (overlap === "cancel_previous" && blocker === "schedule") return "cancel_and_start";
+  return "not_started";
+}

@@ -1,0 +1,262 @@
+/**
+ * A fire: decide a schedule's due occurrences and apply the decision in the caller's transaction —
+ * start (or cancel the previous, buffer, skip), write the ledger, advance next_fire and the counters
+ * — guarded by a compare-and-set on (revision, next_fire_ms). A server that dies mid-fire leaves
+ * nothing: the transaction rolls back, and the deterministic execution id makes a repeated start a
+ * no-op.
+ */
+import { OrbitError } from "../domain/errors.js";
+import { isActiveStatus } from "../domain/execution.js";
+import type { JsonObject } from "../domain/json.js";
+import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
+import type { Executions } from "../engine/executions.js";
+import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
+import { formatInstant } from "../time/format.js";
+import { type CompiledSchedule, compiledFor } from "./compiled.js";
+import { type Blocker, type FirePlan, decide, dueTime } from "./decide.js";
+import { settingsOf } from "./view.js";
+
+/** How long a failed start waits before the same occurrence is tried again (SPEC §5.2). */
+export const RETRY_DELAY_MS = 5000;
+/** Ledger rows kept per schedule (SPEC §5.6). */
+export const LEDGER_RETENTION = 1000;
+
+export const cancelPreviousReason = (scheduleId: string): string =>
+  `schedule \`${scheduleId}\`: replaced by the next occurrence (overlap cancel_previous)`;
+
+export const occurrenceExecutionId = (scheduleId: string, occurrence: number): string =>
+  `${scheduleId}:${formatInstant(occurrence)}`;
+
+/** Counters a fire reports to metrics (SPEC §10). */
+export interface FireReport {
+  scheduleId: string;
+  started: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  /** Fire time minus due time of the occurrences started on time, in ms. */
+  lagsMs: number[];
+  /** The fire changed the schedule row (false: nothing was due, or the CAS lost). */
+  advanced: boolean;
+  /** A start failed and the occurrence will be retried. */
+  retryError: string | null;
+}
+
+export interface FireDeps {
+  executions: Executions;
+  graceMs: number;
+}
+
+/** A start that failed for a reason the schedule can wait out (429, missing workflow, invalid input). */
+class StartFailed extends Error {
+  constructor(
+    readonly occurrence: number,
+    readonly error: OrbitError,
+  ) {
+    super(error.message);
+  }
+}
+
+const RETRYABLE: ReadonlySet<string> = new Set(["RESOURCE_EXHAUSTED", "NOT_FOUND", "INVALID_ARGUMENT", "INVALID_SCHEDULE"]);
+
+/** What blocks a new start of this schedule right now (SPEC §5.3, §5.4). */
+export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
+  if (row.lastExecutionId !== null) {
+    const last = await tx.getExecution(row.lastExecutionId);
+    if (last !== null && isActiveStatus(last.status)) return "schedule";
+  }
+  if (s.concurrency_key !== undefined) {
+    const holder = await tx.findActiveExecutionWithKey(s.concurrency_key);
+    if (holder !== null) return holder.scheduleId === row.scheduleId ? "schedule" : "key";
+  }
+  return "none";
+}
+
+export function triggerOf(
+  row: ScheduleRow,
+  s: ScheduleSettings,
+  c: CompiledSchedule,
+  type: "cron" | "interval" | "manual" | "backfill",
+  occurrenceId: string,
+  scheduledFor: number,
+  now: number,
+): JsonObject {
+  const trigger: JsonObject = {
+    type,
+    schedule_id: row.scheduleId,
+    occurrence_id: occurrenceId,
+    scheduled_for: formatInstant(scheduledFor),
+    started_at: formatInstant(now),
+    timezone: c.kind === "cron" ? (s.timezone ?? "UTC") : "UTC",
+    attempt: 1,
+  };
+  if (s.concurrency_key !== undefined) trigger.concurrency_key = s.concurrency_key;
+  return trigger;
+}
+
+/**
+ * Fires `row` (read inside `tx`, locked on PostgreSQL) at `now`. Throws when the CAS loses (the
+ * caller rolls back). A start failure inside the grace rolls back too: the caller then records the
+ * retry with {@link recordRetry}.
+ */
+export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, deps: FireDeps): Promise<FireReport> {
+  const s = settingsOf(row);
+  const c = compiledFor(row);
+  const report: FireReport = { scheduleId: row.scheduleId, started: 0, skipped: {}, lagsMs: [], advanced: false, retryError: null };
+  if (row.paused || row.state !== "active") return report;
+  const blocker = await blockerOf(tx, row, s);
+  const buffered = row.buffered.filter((v): v is number => typeof v === "number");
+  const plan: FirePlan =
+    row.nextFireMs === null
+      ? drainOnly(buffered, blocker)
+      : decide({
+          scheduleId: row.scheduleId,
+          timing: c.timing,
+          overlap: s.overlap,
+          catchup: s.catchup,
+          maxCatchUp: s.max_catch_up ?? null,
+          catchupWindowMs: c.catchupWindowMs,
+          jitterMs: c.jitterMs,
+          nextFireMs: row.nextFireMs,
+          now,
+          graceMs: deps.graceMs,
+          buffered,
+          blocker,
+        });
+  if (!plan.advanced && plan.starts.length === 0) return report;
+
+  const ledger: NewOccurrence[] = [];
+  const base = { scheduleId: row.scheduleId, recordedMs: now };
+  let lastExecutionId = row.lastExecutionId;
+  let deadLetters = 0;
+  const started = new Map<number, string>();
+  for (const start of plan.starts) {
+    if (start.cancelBefore && lastExecutionId !== null) {
+      await deps.executions.cancel(lastExecutionId, { reason: cancelPreviousReason(row.scheduleId) }, tx);
+    }
+    const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
+    try {
+      const result = await deps.executions.start(
+        {
+          execution_id: executionId,
+          workflow: row.workflow,
+          version: row.version,
+          input: row.input,
+          schedule_id: row.scheduleId,
+          concurrency_key: s.concurrency_key ?? null,
+          trigger: triggerOf(row, s, c, c.kind, executionId, start.occurrence, now),
+        },
+        tx,
+      );
+      if (result.created) report.started++;
+      started.set(start.occurrence, executionId);
+      lastExecutionId = executionId;
+      const lag = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
+      if (!start.fromBuffer && lag <= deps.graceMs) report.lagsMs.push(lag);
+    } catch (err) {
+      if (!(err instanceof OrbitError) || !RETRYABLE.has(err.code)) throw err;
+      const late = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
+      if (start.fromBuffer || late <= deps.graceMs) throw new StartFailed(start.occurrence, err);
+      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
+      ledger.push({ ...base, kind: "dead_letter", occurrenceMs: start.occurrence, error: err.message });
+      deadLetters++;
+    }
+  }
+  // A retried occurrence that catch-up now leaves behind is a dead letter too (SPEC §5.2).
+  if (row.retryMs !== null && row.lastError !== null && row.nextFireMs !== null && !started.has(row.nextFireMs)) {
+    ledger.push({ ...base, kind: "dead_letter", occurrenceMs: row.nextFireMs, error: row.lastError });
+  }
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  for (const entry of plan.ledger) {
+    switch (entry.kind) {
+      case "started": {
+        const executionId = started.get(entry.occurrence);
+        if (executionId !== undefined) {
+          ledger.push({ ...base, kind: "started", occurrenceMs: entry.occurrence, executionId });
+        }
+        break;
+      }
+      case "skipped":
+        ledger.push({ ...base, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
+        skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
+        break;
+      case "missed":
+        ledger.push({
+          ...base,
+          kind: "skipped",
+          reason: "missed",
+          occurrenceMs: entry.count === 1 ? entry.from : null,
+          rangeFromMs: entry.from,
+          rangeToMs: entry.to,
+          count: entry.count,
+        });
+        skipped.missed = (skipped.missed ?? 0) + entry.count;
+        break;
+      case "buffered":
+        ledger.push({ ...base, kind: "buffered", occurrenceMs: entry.occurrence });
+        break;
+    }
+  }
+  if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
+  const nextFireMs = plan.nextFireMs;
+  const ended = nextFireMs === null && plan.buffered.length === 0;
+  const updated = await tx.updateSchedule(
+    {
+      ...row,
+      state: ended ? "ended" : "active",
+      nextFireMs,
+      dueMs: nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
+      retryMs: null,
+      fired: row.fired + report.started,
+      skipped: row.skipped + plan.skipped + deadLetters,
+      lastFireMs: started.size > 0 ? now : row.lastFireMs,
+      lastExecutionId,
+      lastError: started.size > 0 || deadLetters === 0 ? null : row.lastError,
+      buffered: plan.buffered,
+    },
+    { expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs },
+  );
+  if (updated === null) throw new ConcurrentChange(row.scheduleId);
+  for (const entry of ledger) await tx.appendOccurrence(entry);
+  if ((row.fired + row.skipped) % 64 === 0) await tx.pruneOccurrences(row.scheduleId, LEDGER_RETENTION);
+  report.skipped = skipped;
+  report.advanced = true;
+  return report;
+}
+
+/** A schedule whose timing ended still starts what it buffered, one at a time. */
+function drainOnly(buffered: number[], blocker: Blocker): FirePlan {
+  const plan: FirePlan = { starts: [], ledger: [], buffered, skipped: 0, nextFireMs: null, advanced: false };
+  if (blocker === "none" && buffered.length > 0) {
+    const occurrence = buffered[0] as number;
+    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
+    plan.ledger.push({ kind: "started", occurrence, buffered: true });
+    plan.buffered = buffered.slice(1);
+  }
+  return plan;
+}
+
+/** The schedule row changed under a fire (an update, a pause, another server): the change wins. */
+export class ConcurrentChange extends Error {
+  constructor(readonly scheduleId: string) {
+    super(`schedule ${scheduleId} changed while it was firing; the change wins`);
+  }
+}
+
+export function isStartFailed(err: unknown): err is StartFailed {
+  return err instanceof StartFailed;
+}
+
+/**
+ * After a start failed inside the grace: keep the occurrence, show the error, try again in 5 s.
+ * Runs in its own transaction, after the fire's was rolled back.
+ */
+export async function recordRetry(tx: StoreOps, scheduleId: string, error: string, now: number): Promise<boolean> {
+  const row = await tx.getSchedule(scheduleId, { forUpdate: true });
+  if (row === null || row.state !== "active" || row.paused) return false;
+  const retryMs = now + RETRY_DELAY_MS;
+  const updated = await tx.updateSchedule(
+    { ...row, dueMs: retryMs, retryMs, lastError: error },
+    { expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs },
+  );
+  return updated !== null;
+}

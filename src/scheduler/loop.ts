@@ -1,0 +1,153 @@
+/**
+ * The firing loop: one per server that may fire. It sleeps until the earliest due instant of any
+ * active schedule (or until a change wakes it), fires everything due in batches, and goes back to
+ * sleep. It is the only place in the scheduler that reads the clock or waits.
+ *
+ * Clock jumps: a jump forward makes occurrences due (catch-up decides); a jump backward only makes
+ * the loop sleep longer, because a fire always moves next_fire past what it decided, so nothing is
+ * decided twice.
+ */
+import type { Clock } from "../domain/clock.js";
+import type { Store, StoreOps } from "../store/store.js";
+import type { ScheduleRow } from "../store/rows.js";
+import { ConcurrentChange, type FireDeps, type FireReport, fireSchedule, isStartFailed, recordRetry } from "./fire.js";
+
+/** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
+const IDLE_SLEEP_MS = 30_000;
+
+export interface SchedulerLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface LoopOptions extends FireDeps {
+  store: Store;
+  clock: Clock;
+  /** Schedules fired per transaction when many are due. Default 200. */
+  batchSize?: number;
+  /** Called after every fire that changed a schedule (metrics). */
+  onFire?: (report: FireReport, firedAtMs: number) => void;
+  log?: SchedulerLogger;
+  /** In shared mode, due times are compared with the database's clock. Default: the local clock. */
+  dueClock?: () => Promise<number>;
+  /** May this server fire right now (active-standby: only the leader)? Default: always. */
+  mayFire?: () => boolean;
+}
+
+export class SchedulerLoop {
+  private readonly abort = new AbortController();
+  private wakeup = new AbortController();
+  private running: Promise<void> | null = null;
+  private readonly batchSize: number;
+
+  constructor(private readonly o: LoopOptions) {
+    this.batchSize = o.batchSize ?? 200;
+  }
+
+  start(): void {
+    if (this.running !== null) return;
+    this.running = this.run().catch((err: unknown) => {
+      this.o.log?.error({ err }, "scheduler loop stopped");
+    });
+  }
+
+  /** A schedule changed (or an execution that a buffer waits for ended): look again now. */
+  wake(): void {
+    this.wakeup.abort();
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    this.wakeup.abort();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      const wake = this.wakeup.signal;
+      let sleepMs = IDLE_SLEEP_MS;
+      try {
+        if (this.o.mayFire?.() ?? true) {
+          await this.fireDue();
+          const next = await this.o.store.nextDueMs();
+          const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
+          if (next !== null) sleepMs = Math.max(0, Math.min(IDLE_SLEEP_MS, next - now));
+        } else sleepMs = 1000;
+      } catch (err) {
+        this.o.log?.error({ err }, "firing failed; retrying in 1 s");
+        sleepMs = 1000;
+      }
+      if (signal.aborted) break;
+      if (!wake.aborted && sleepMs > 0) await this.o.clock.sleep(sleepMs, AbortSignal.any([signal, wake]));
+      if (wake.aborted) this.wakeup = new AbortController();
+    }
+  }
+
+  /** Fires everything due now, batch after batch; returns how many schedules advanced. */
+  async fireDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
+      const { fired, seen } = await this.fireBatch(now);
+      total += fired;
+      if (seen < this.batchSize || this.abort.signal.aborted) return total;
+    }
+  }
+
+  /**
+   * One transaction for a whole batch (fast on SQLite, where every commit is a sync). If any fire of
+   * the batch cannot commit (a lost CAS, a failed start), the batch is rolled back and its schedules
+   * are fired one transaction each, so one schedule's trouble never holds back the others.
+   */
+  private async fireBatch(now: number): Promise<{ fired: number; seen: number }> {
+    const reports: FireReport[] = [];
+    let seen = 0;
+    let ids: string[] = [];
+    try {
+      await this.o.store.transaction(async (tx) => {
+        reports.length = 0;
+        const rows = await tx.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize, skipLocked: true });
+        seen = rows.length;
+        ids = rows.map((r) => r.scheduleId);
+        for (const row of rows) reports.push(await fireSchedule(tx, row, now, this.o));
+      });
+    } catch {
+      reports.length = 0;
+      for (const id of ids) {
+        const report = await this.fireOne(id, now);
+        if (report !== null) reports.push(report);
+      }
+      if (ids.length === 0) throw new Error("could not read due schedules");
+    }
+    for (const r of reports) if (r.advanced) this.o.onFire?.(r, now);
+    return { fired: reports.filter((r) => r.advanced).length, seen };
+  }
+
+  private async fireOne(scheduleId: string, now: number): Promise<FireReport | null> {
+    try {
+      return await this.o.store.transaction(async (tx) => {
+        const row = await lockedDue(tx, scheduleId, now);
+        return row === null ? null : fireSchedule(tx, row, now, this.o);
+      });
+    } catch (err) {
+      if (err instanceof ConcurrentChange) {
+        this.o.log?.warn({ scheduleId }, err.message);
+        return null;
+      }
+      if (isStartFailed(err)) {
+        await this.o.store.transaction((tx) => recordRetry(tx, scheduleId, err.message, now));
+        this.o.log?.warn({ scheduleId, error: err.message }, "start failed; retrying the occurrence in 5 s");
+        return null;
+      }
+      this.o.log?.error({ err, scheduleId }, "fire failed");
+      return null;
+    }
+  }
+}
+
+async function lockedDue(tx: StoreOps, scheduleId: string, now: number): Promise<ScheduleRow | null> {
+  const row = await tx.getSchedule(scheduleId, { forUpdate: true });
+  if (row === null || row.state !== "active" || row.paused || row.dueMs === null || row.dueMs > now) return null;
+  return row;
+}

@@ -1,0 +1,239 @@
+/**
+ * Schedules as a service: create, read, list, update, delete, with the revision fences of SPEC §5.7.
+ * Pause, resume, trigger and backfill are in actions.ts. Every write moves `revision` and wakes the
+ * firing loop; every read is a view of one row plus its newest ledger rows.
+ */
+import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
+import type { JsonObject } from "../domain/json.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import type { Executions } from "../engine/executions.js";
+import type { Workflows } from "../engine/workflows.js";
+import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
+import type { Store, StoreOps } from "../store/store.js";
+import { compiledFor } from "./compiled.js";
+import { dueTime } from "./decide.js";
+import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
+import { occurrenceView, scheduleView, settingsOf } from "./view.js";
+
+/** How many dead letters a schedule read shows. */
+export const DEAD_LETTERS_SHOWN = 5;
+
+/** A write's revision fence: `If-Match` (412 on mismatch) or `?expected_revision=` (409). */
+export interface Fence {
+  ifMatch?: number;
+  expectedRevision?: number;
+}
+
+export interface SchedulesOptions {
+  store: Store;
+  clock: Clock;
+  workflows: Workflows;
+  executions: Executions;
+  graceMs: number;
+  /** Called after every committed change, so the firing loop looks again. */
+  onChange?: () => void;
+}
+
+export interface ListSchedulesQuery {
+  workflow?: string;
+  state?: string;
+  cursor?: string;
+  /** Default 100, at most 1000. */
+  limit?: number;
+  /** Only schedules of workflows this predicate allows (access control). */
+  visible?: (workflow: string) => boolean;
+}
+
+export class Schedules {
+  constructor(readonly o: SchedulesOptions) {}
+
+  notFound(id: string): OrbitError {
+    return new OrbitError("NOT_FOUND", `schedule ${id} does not exist`);
+  }
+
+  /** The row, checked against a fence; NOT_FOUND, PRECONDITION_FAILED or CONFLICT otherwise. */
+  async fenced(tx: StoreOps, id: string, fence: Fence): Promise<ScheduleRow> {
+    const row = await tx.getSchedule(id, { forUpdate: true });
+    if (row === null) throw this.notFound(id);
+    if (fence.ifMatch !== undefined && fence.ifMatch !== row.revision) {
+      throw new OrbitError(
+        "PRECONDITION_FAILED",
+        `schedule ${id} is at revision ${row.revision}, not ${fence.ifMatch} (If-Match); read it again`,
+      );
+    }
+    if (fence.expectedRevision !== undefined && fence.expectedRevision !== row.revision) {
+      throw new OrbitError(
+        "CONFLICT",
+        `schedule ${id} is at revision ${row.revision}, not the expected ${fence.expectedRevision}; read it again`,
+      );
+    }
+    return row;
+  }
+
+  /** Checks what only the database knows: the workflow exists and the input validates. */
+  async checkWorkflow(tx: StoreOps, s: ScheduleSettings): Promise<void> {
+    const workflow = await this.o.workflows.resolve(s.workflow, s.version ?? null, tx);
+    this.o.workflows.validateInput(workflow, s.input);
+  }
+
+  /** Where a schedule stands after a (re)computation from `now`. */
+  timingState(v: ValidatedSchedule, now: number): Pick<ScheduleRow, "nextFireMs" | "dueMs" | "state"> {
+    const next = v.timing.timing.nextAfter(now);
+    const due = next === null ? null : dueTime(v.settings.schedule_id, next, v.jitterMs);
+    if (v.settings.paused) return { nextFireMs: next, dueMs: null, state: "paused" };
+    return { nextFireMs: next, dueMs: due, state: next === null ? "ended" : "active" };
+  }
+
+  async create(body: Record<string, unknown>): Promise<JsonObject> {
+    const now = this.o.clock.now();
+    const v = validateSettings(body, now);
+    const row = await this.o.store.transaction(async (tx) => {
+      await this.checkWorkflow(tx, v.settings);
+      const row: ScheduleRow = {
+        scheduleId: v.settings.schedule_id,
+        workflow: v.settings.workflow,
+        version: v.settings.version ?? null,
+        input: v.settings.input,
+        spec: v.settings as unknown as JsonObject,
+        paused: v.settings.paused,
+        pauseNote: v.settings.pause_note ?? null,
+        ...this.timingState(v, now),
+        retryMs: null,
+        revision: 1,
+        fired: 0,
+        skipped: 0,
+        lastFireMs: null,
+        lastExecutionId: null,
+        lastError: null,
+        buffered: [],
+        concurrencyKey: v.settings.concurrency_key ?? null,
+        createdMs: now,
+        updatedMs: now,
+      };
+      if (!(await tx.insertSchedule(row))) {
+        throw new OrbitError("ALREADY_EXISTS", `schedule ${row.scheduleId} already exists`);
+      }
+      return row;
+    });
+    this.o.onChange?.();
+    return this.view(row);
+  }
+
+  async get(id: string): Promise<JsonObject> {
+    const row = await this.o.store.getSchedule(id);
+    if (row === null) throw this.notFound(id);
+    return this.view(row);
+  }
+
+  /** The stored row (for access checks that need the workflow before acting). */
+  async row(id: string): Promise<ScheduleRow> {
+    const row = await this.o.store.getSchedule(id);
+    if (row === null) throw this.notFound(id);
+    return row;
+  }
+
+  async view(row: ScheduleRow, tx: StoreOps = this.o.store): Promise<JsonObject> {
+    const [lastTick] = await tx.listOccurrences(row.scheduleId, { limit: 1 });
+    const deadLetters = await tx.listOccurrences(row.scheduleId, { limit: DEAD_LETTERS_SHOWN, kinds: ["dead_letter"] });
+    return scheduleView(row, this.o.clock.now(), { lastTick: lastTick ?? null, deadLetters });
+  }
+
+  async list(query: ListSchedulesQuery = {}): Promise<{ schedules: JsonObject[]; next_cursor: string | null }> {
+    const limit = query.limit ?? 100;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+      throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
+    }
+    const out: ScheduleRow[] = [];
+    let after = query.cursor;
+    // Filters apply after the keyset read; read on until the page is full or the table ends.
+    for (;;) {
+      const rows = await this.o.store.listSchedules({ ...(after !== undefined ? { afterId: after } : {}), limit: 500 });
+      for (const row of rows) {
+        if (query.workflow !== undefined && row.workflow !== query.workflow) continue;
+        if (query.state !== undefined && row.state !== query.state) continue;
+        if (query.visible !== undefined && !query.visible(row.workflow)) continue;
+        out.push(row);
+        if (out.length > limit) break;
+      }
+      if (out.length > limit || rows.length < 500) break;
+      after = rows[rows.length - 1]?.scheduleId;
+    }
+    const page = out.slice(0, limit);
+    const now = this.o.clock.now();
+    return {
+      schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
+      next_cursor: out.length > limit ? (page[page.length - 1]?.scheduleId ?? null) : null,
+    };
+  }
+
+  /**
+   * PATCH: the settings merged with the patch are validated as a whole; the next occurrence is
+   * recomputed from now; counters, the last execution and the buffer stay.
+   */
+  async update(id: string, patch: Record<string, unknown>, fence: Fence = {}): Promise<JsonObject> {
+    const now = this.o.clock.now();
+    const out = await this.o.store.transaction(async (tx) => {
+      const row = await this.fenced(tx, id, fence);
+      const v = validateSettings(mergeSettings(settingsOf(row), patch), now);
+      await this.checkWorkflow(tx, v.settings);
+      const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;
+      const next: ScheduleRow = {
+        ...row,
+        workflow: v.settings.workflow,
+        version: v.settings.version ?? null,
+        input: v.settings.input,
+        spec: v.settings as unknown as JsonObject,
+        paused: v.settings.paused,
+        pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
+        ...this.timingState(v, now),
+        retryMs: null,
+        concurrencyKey: v.settings.concurrency_key ?? null,
+        updatedMs: now,
+      };
+      if (next.state === "ended" && row.buffered.length > 0) next.state = "active";
+      const updated = await tx.updateSchedule(next, { expectedRevision: row.revision });
+      if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
+      return this.view(updated, tx);
+    });
+    this.o.onChange?.();
+    return out;
+  }
+
+  async delete(id: string, fence: Fence = {}): Promise<void> {
+    await this.o.store.transaction(async (tx) => {
+      const row = await this.fenced(tx, id, fence);
+      if (!(await tx.deleteSchedule(id, row.revision))) {
+        throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
+      }
+    });
+    this.o.onChange?.();
+  }
+
+  async occurrences(
+    id: string,
+    query: { cursor?: string; limit?: number } = {},
+  ): Promise<{ occurrences: ReturnType<typeof occurrenceView>[]; next_cursor: string | null }> {
+    await this.row(id);
+    const limit = query.limit ?? 100;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+      throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
+    }
+    const before = query.cursor === undefined ? undefined : Number(query.cursor);
+    if (before !== undefined && !Number.isSafeInteger(before)) throw new OrbitError("INVALID_ARGUMENT", "invalid cursor");
+    const rows: OccurrenceRow[] = await this.o.store.listOccurrences(id, {
+      limit: limit + 1,
+      ...(before !== undefined ? { beforeId: before } : {}),
+    });
+    const page = rows.slice(0, limit);
+    return {
+      occurrences: page.map(occurrenceView),
+      next_cursor: rows.length > limit ? String(page[page.length - 1]?.id) : null,
+    };
+  }
+
+  /** The compiled timing of a stored schedule (for previews of stored schedules). */
+  compiled(row: ScheduleRow): ReturnType<typeof compiledFor> {
+    return compiledFor(row);
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * Validation of schedule settings (SPEC §3) at create and update: unknown keys refused with a
+ * suggestion, every value checked, the timing compiled. Everything here is pure; the workflow's
+ * existence and the input's schema are checked by the engine.
+ */
+import { invalidArgument, invalidSchedule } from "../domain/errors.js";
+import { isJsonObject, type JsonObject } from "../domain/json.js";
+import {
+  CATCHUP_POLICIES,
+  type CatchupPolicy,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  SCHEDULE_DEFAULTS,
+  type ScheduleSettings,
+} from "../domain/schedule.js";
+import { parseInstant } from "../time/format.js";
+import { parseDuration } from "../time/interval.js";
+import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import { suggestKey } from "./suggest.js";
+
+export const SETTING_KEYS = [
+  "schedule_id",
+  "workflow",
+  "version",
+  "input",
+  "cron",
+  "interval",
+  "timezone",
+  "dst",
+  "overlap",
+  "concurrency_key",
+  "catchup",
+  "max_catch_up",
+  "catchup_window",
+  "start_at",
+  "end_at",
+  "jitter",
+  "paused",
+  "pause_note",
+  "description",
+] as const;
+
+/** Names other schedulers use for Orbit's settings: a typo of one still finds its Orbit name. */
+const ALIASES: Readonly<Record<string, string>> = {
+  misfire_policy: "catchup",
+  misfirepolicy: "catchup",
+  catch_up: "catchup",
+  catchUp: "catchup",
+  catchup_policy: "catchup",
+  max_catchup: "max_catch_up",
+  maxCatchUp: "max_catch_up",
+  catchupWindow: "catchup_window",
+  schedule: "cron",
+  cron_expression: "cron",
+  cronExpression: "cron",
+  every: "interval",
+  everySeconds: "interval",
+  time_zone: "timezone",
+  timeZone: "timezone",
+  tz: "timezone",
+  overlap_policy: "overlap",
+  concurrency: "overlap",
+  concurrency_policy: "overlap",
+  singleton_key: "concurrency_key",
+  concurrencyKey: "concurrency_key",
+  payload: "input",
+  args: "input",
+  workflow_id: "workflow",
+  workflow_type: "workflow",
+  startAt: "start_at",
+  endAt: "end_at",
+  id: "schedule_id",
+  scheduleId: "schedule_id",
+  pause: "paused",
+  note: "pause_note",
+  notes: "description",
+};
+
+export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
+export const CONCURRENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const SECRET_PREFIXES = ["env://", "vault://", "secret://", "var://"];
+const MAX_DESCRIPTION = 1000;
+const MIN_WINDOW_MS = 10_000;
+const MAX_WINDOW_MS = 365 * 86_400_000;
+/** The longest jitter: a day. A longer delay is a different schedule, not jitter. */
+const MAX_JITTER_MS = 86_400_000;
+
+/** Refuses keys that are not settings, naming the closest known key when one is near. */
+export function refuseUnknownKeys(body: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const key of Object.keys(body)) {
+    if (allowed.includes(key)) continue;
+    const hint = suggestKey(key, allowed, ALIASES);
+    throw invalidArgument(`unknown setting "${key}"${hint === null ? "" : `; did you mean "${hint}"?`}`);
+  }
+}
+
+function str(body: Record<string, unknown>, key: string): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") throw invalidArgument(`${key} must be a string`);
+  return v;
+}
+
+function oneOf<T extends string>(body: Record<string, unknown>, key: string, values: readonly T[]): T | undefined {
+  const v = str(body, key);
+  if (v === undefined) return undefined;
+  if (!(values as readonly string[]).includes(v)) throw invalidArgument(`${key} "${v}" is not one of ${values.join(", ")}`);
+  return v as T;
+}
+
+/** Refuses secret references anywhere in a schedule's input (it is stored verbatim on every execution). */
+export function refuseSecretReferences(value: unknown, path = "input"): void {
+  if (typeof value === "string") {
+    const prefix = SECRET_PREFIXES.find((p) => value.startsWith(p));
+    if (prefix !== undefined) {
+      throw invalidArgument(
+        `${path} holds a secret reference ("${prefix}…"): secrets are refused in schedule input, which is stored verbatim on every execution; read the secret inside the workflow`,
+      );
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => refuseSecretReferences(v, `${path}[${i}]`));
+  } else if (isJsonObject(value)) {
+    for (const [k, v] of Object.entries(value)) refuseSecretReferences(v, `${path}.${k}`);
+  }
+}
+
+export interface ValidatedSchedule {
+  settings: ScheduleSettings;
+  timing: CompiledTiming;
+  startAtMs: number | null;
+  endAtMs: number | null;
+  jitterMs: number;
+  catchupWindowMs: number | null;
+}
+
+/**
+ * Validates a complete settings object (a create body, or an existing schedule merged with a patch)
+ * and compiles its timing. `now` is used for the "never fires in the next five years" check.
+ */
+export function validateSettings(body: Record<string, unknown>, now: number): ValidatedSchedule {
+  refuseUnknownKeys(body, SETTING_KEYS);
+  const scheduleId = str(body, "schedule_id");
+  if (scheduleId === undefined) throw invalidArgument("schedule_id is required");
+  if (!SCHEDULE_ID.test(scheduleId)) {
+    throw invalidArgument(`schedule_id "${scheduleId}" is invalid: use 1 to 100 letters, digits, "-", "_" or "."`);
+  }
+  const workflow = str(body, "workflow");
+  if (workflow === undefined || workflow === "") throw invalidArgument("workflow is required");
+  const version = str(body, "version");
+  const input = body.input ?? {};
+  if (!isJsonObject(input)) throw invalidArgument("input must be a JSON object");
+  refuseSecretReferences(input);
+
+  const overlap: OverlapPolicy = oneOf(body, "overlap", OVERLAP_POLICIES) ?? SCHEDULE_DEFAULTS.overlap;
+  const catchup: CatchupPolicy = oneOf(body, "catchup", CATCHUP_POLICIES) ?? SCHEDULE_DEFAULTS.catchup;
+  const concurrencyKey = str(body, "concurrency_key");
+  if (concurrencyKey !== undefined && !CONCURRENCY_KEY.test(concurrencyKey)) {
+    throw invalidArgument(
+      `concurrency_key "${concurrencyKey}" is invalid: start with a letter or digit, then up to 127 letters, digits, "_", "." or "-"`,
+    );
+  }
+  const maxCatchUp = body.max_catch_up;
+  if (maxCatchUp !== undefined && maxCatchUp !== null) {
+    if (catchup !== "catch_up") throw invalidArgument('max_catch_up is only allowed with catchup "catch_up"');
+    if (typeof maxCatchUp !== "number" || !Number.isInteger(maxCatchUp) || maxCatchUp < 1 || maxCatchUp > 1000) {
+      throw invalidArgument("max_catch_up must be a whole number from 1 to 1000");
+    }
+  } else if (catchup === "catch_up") {
+    throw invalidArgument('catchup "catch_up" needs max_catch_up (1 to 1000): how many missed occurrences may start');
+  }
+  const windowText = str(body, "catchup_window");
+  const catchupWindowMs = windowText === undefined ? null : parseDuration(windowText, "catchup_window");
+  if (catchupWindowMs !== null && (catchupWindowMs < MIN_WINDOW_MS || catchupWindowMs > MAX_WINDOW_MS)) {
+    throw invalidArgument(`catchup_window "${windowText}" must be between 10s and 365d`);
+  }
+  const jitterText = str(body, "jitter");
+  const jitterMs = jitterText === undefined ? 0 : parseDuration(jitterText, "jitter");
+  if (jitterText !== undefined && (jitterMs < 1 || jitterMs > MAX_JITTER_MS)) {
+    throw invalidArgument(`jitter "${jitterText}" must be between 1ms and 1d`);
+  }
+  const startAt = str(body, "start_at");
+  const endAt = str(body, "end_at");
+  const startAtMs = startAt === undefined ? null : parseInstant(startAt, "start_at");
+  const endAtMs = endAt === undefined ? null : parseInstant(endAt, "end_at");
+  const paused = body.paused ?? false;
+  if (typeof paused !== "boolean") throw invalidArgument("paused must be true or false");
+  const pauseNote = str(body, "pause_note");
+  const description = str(body, "description");
+  if (description !== undefined && description.length > MAX_DESCRIPTION) {
+    throw invalidArgument(`description is ${description.length} characters long; the most is ${MAX_DESCRIPTION}`);
+  }
+  if (pauseNote !== undefined && pauseNote.length > MAX_DESCRIPTION) {
+    throw invalidArgument(`pause_note is ${pauseNote.length} characters long; the most is ${MAX_DESCRIPTION}`);
+  }
+
+  const cron = str(body, "cron");
+  const interval = str(body, "interval");
+  const timezone = str(body, "timezone");
+  const dst = str(body, "dst");
+  if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
+  const timing = compileTiming({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
+
+  const settings: ScheduleSettings = { schedule_id: scheduleId, workflow, input: input as JsonObject, overlap, catchup, paused };
+  const optional: Array<[keyof ScheduleSettings, unknown]> = [
+    ["version", version],
+    ["cron", cron],
+    ["interval", interval],
+    ["timezone", timezone],
+    ["dst", dst],
+    ["concurrency_key", concurrencyKey],
+    ["max_catch_up", maxCatchUp ?? undefined],
+    ["catchup_window", windowText],
+    ["start_at", startAt],
+    ["end_at", endAt],
+    ["jitter", jitterText],
+    ["pause_note", pauseNote],
+    ["description", description],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;
+  return { settings, timing, startAtMs, endAtMs, jitterMs, catchupWindowMs };
+}
+
+/**
+ * An update (PATCH) merged onto the current settings: `null` unsets an optional setting; giving
+ * `cron` drops `interval` and vice versa (with timezone and dst, which only cron takes).
+ */
+export function mergeSettings(current: ScheduleSettings, patch: Record<string, unknown>): Record<string, unknown> {
+  refuseUnknownKeys(
+    patch,
+    SETTING_KEYS.filter((k) => k !== "schedule_id"),
+  );
+  const merged: Record<string, unknown> = { ...current };
+  if (patch.cron !== undefined && patch.cron !== null) delete merged.interval;
+  if (patch.interval !== undefined && patch.interval !== null) {
+    delete merged.cron;
+    delete merged.timezone;
+    delete merged.dst;
+  }
+  if (patch.catchup !== undefined && patch.catchup !== "catch_up" && patch.max_catch_up === undefined) {
+    delete merged.max_catch_up;
+  }
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}

@@ -1,0 +1,89 @@
+/**
+ * A schedule as the API shows it (SPEC §6): the seed's fields in the seed's order, every optional
+ * setting that is set next to its kin, then Orbit's additions (state, revision, last_tick,
+ * dead_letters).
+ */
+import type { JsonObject } from "../domain/json.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
+import { formatInstant, formatInstantOrNull } from "../time/format.js";
+import { nextOccurrences } from "../time/timing.js";
+import { compiledFor } from "./compiled.js";
+
+/** How many upcoming nominal occurrences a schedule read lists. */
+export const NEXT_FIRE_TIMES = 5;
+
+export interface OccurrenceView {
+  id: number;
+  kind: string;
+  occurrence: string | null;
+  execution_id?: string;
+  reason?: string;
+  count?: number;
+  range_from?: string;
+  range_to?: string;
+  error?: string;
+  recorded_at: string;
+}
+
+export function occurrenceView(row: OccurrenceRow): OccurrenceView {
+  const view: OccurrenceView = {
+    id: row.id,
+    kind: row.kind,
+    occurrence: formatInstantOrNull(row.occurrenceMs),
+    recorded_at: formatInstant(row.recordedMs),
+  };
+  if (row.executionId !== null) view.execution_id = row.executionId;
+  if (row.reason !== null) view.reason = row.reason;
+  if (row.count !== 1 || row.rangeFromMs !== null) view.count = row.count;
+  if (row.rangeFromMs !== null) view.range_from = formatInstant(row.rangeFromMs);
+  if (row.rangeToMs !== null) view.range_to = formatInstant(row.rangeToMs);
+  if (row.error !== null) view.error = row.error;
+  return view;
+}
+
+export interface ScheduleExtras {
+  lastTick: OccurrenceRow | null;
+  deadLetters: OccurrenceRow[];
+}
+
+/** The settings stored in the row's `spec` column. */
+export function settingsOf(row: ScheduleRow): ScheduleSettings {
+  return row.spec as unknown as ScheduleSettings;
+}
+
+export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtras): JsonObject {
+  const s = settingsOf(row);
+  const { timing } = compiledFor(row);
+  const v: Record<string, unknown> = { schedule_id: row.scheduleId, workflow: row.workflow };
+  if (s.version !== undefined) v.version = s.version;
+  v.input = row.input;
+  if (s.cron !== undefined) v.cron = s.cron;
+  if (s.interval !== undefined) v.interval = s.interval;
+  for (const k of ["timezone", "dst"] as const) if (s[k] !== undefined) v[k] = s[k];
+  v.overlap = s.overlap;
+  if (s.concurrency_key !== undefined) v.concurrency_key = s.concurrency_key;
+  v.catchup = s.catchup;
+  for (const k of ["max_catch_up", "catchup_window", "start_at", "end_at", "jitter"] as const) {
+    if (s[k] !== undefined) v[k] = s[k];
+  }
+  v.paused = row.paused;
+  if (row.pauseNote !== null) v.pause_note = row.pauseNote;
+  if (s.description !== undefined) v.description = s.description;
+  // A paused schedule resumes with the next occurrence after now, so that is what it lists.
+  const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
+  v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
+  v.next_fire_times = row.state === "ended" ? [] : nextOccurrences(timing, upcomingFrom, NEXT_FIRE_TIMES).map(formatInstant);
+  v.last_fire_at = formatInstantOrNull(row.lastFireMs);
+  v.last_execution_id = row.lastExecutionId;
+  v.fired = row.fired;
+  v.skipped = row.skipped;
+  v.last_error = row.lastError;
+  v.created_at = formatInstant(row.createdMs);
+  v.updated_at = formatInstant(row.updatedMs);
+  v.state = row.state;
+  v.revision = row.revision;
+  v.last_tick = extras.lastTick === null ? null : occurrenceView(extras.lastTick);
+  v.dead_letters = extras.deadLetters.map(occurrenceView);
+  return v as JsonObject;
+}

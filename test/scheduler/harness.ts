@@ -1,0 +1,75 @@
+/** A scheduler on a real store with a manual clock: tests move time and call fireDue(). */
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import type { FireReport } from "../../src/scheduler/fire.js";
+import { Scheduler, wakeBuffers } from "../../src/scheduler/scheduler.js";
+import type { Store } from "../../src/store/store.js";
+import { parseInstant } from "../../src/time/format.js";
+
+export const ORDER_INPUT = {
+  order_id: "R-1",
+  customer_id: "cust-1",
+  amount: 120.0,
+  items: [{ sku: "BOOK-1", quantity: 1 }],
+};
+
+export const ORDER_SCHEMA = {
+  type: "object",
+  properties: {
+    order_id: { type: "string" },
+    customer_id: { type: "string" },
+    amount: { type: "number" },
+    items: { type: "array" },
+  },
+  additionalProperties: true,
+};
+
+export interface Harness {
+  clock: ManualClock;
+  workflows: Workflows;
+  executions: Executions;
+  scheduler: Scheduler;
+  reports: FireReport[];
+  /** Sets the clock and fires everything due; returns how many schedules advanced. */
+  fireAt(time: string): Promise<number>;
+}
+
+export async function makeHarness(
+  store: Store,
+  options: { now?: string; maxActiveExecutions?: number; graceMs?: number } = {},
+): Promise<Harness> {
+  const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
+  const workflows = new Workflows({ store, clock });
+  const holder: { scheduler?: Scheduler } = {};
+  const executions = new Executions({
+    store,
+    clock,
+    workflows,
+    ...(options.maxActiveExecutions !== undefined ? { maxActiveExecutions: options.maxActiveExecutions } : {}),
+    onEnded: wakeBuffers,
+    afterEnded: () => holder.scheduler?.loop.wake(),
+  });
+  const reports: FireReport[] = [];
+  const scheduler = new Scheduler({
+    store,
+    clock,
+    workflows,
+    executions,
+    ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    onFire: (r) => reports.push(r),
+  });
+  holder.scheduler = scheduler;
+  await workflows.register({ name: "OrderProcessing", version: "1.0.0", input_schema: ORDER_SCHEMA });
+  return {
+    clock,
+    workflows,
+    executions,
+    scheduler,
+    reports,
+    async fireAt(time: string) {
+      clock.set(parseInstant(time));
+      return scheduler.loop.fireDue();
+    },
+  };
+}
