@@ -225,6 +225,11 @@ export function validateSettings(body: Record<string, unknown>, now: number): Va
  * `cron` drops `interval` and vice versa (with timezone and dst, which only cron takes).
  */
 export function mergeSettings(current: ScheduleSettings, patch: Record<string, unknown>): Record<string, unknown> {
+  if ("schedule_id" in patch && patch.schedule_id !== current.schedule_id) {
+    throw invalidArgument("schedule_id cannot be changed: create a schedule with the new id and delete this one");
+  }
+  const { schedule_id: _same, ...rest } = patch;
+  patch = rest;
   refuseUnknownKeys(
     patch,
     SETTING_KEYS.filter((k) => k !== "schedule_id"),
