@@ -4,7 +4,7 @@
  * current offset period and the current day's text cached, so a million lines cost no Intl call.
  */
 import { civilFromDays, DAY, HOUR, MINUTE, SECOND, weekdayOfDays } from "../time/civil.js";
-import type { Period, Zone } from "../time/zone.js";
+import { emptyPeriod, type Period, type Zone } from "../time/zone.js";
 
 const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const TWO_DIGITS: readonly string[] = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : `${i}`));
@@ -27,7 +27,7 @@ export function offsetText(offsetMs: number): string {
 }
 
 export class LocalTimeFormatter {
-  private readonly period: Period = { start: 0, end: 0, offset: 0, prevOffset: 0, nextOffset: 0 };
+  private readonly period: Period = emptyPeriod();
   private hasPeriod = false;
   private offset = Number.NaN;
   private offsetLabel = "";

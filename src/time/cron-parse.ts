@@ -102,18 +102,22 @@ class Parser {
     } else {
       throw this.fail(`\`${text}\` is not a valid value for the ${f.label} field (${rangeText(f)})`);
     }
-    if (n < f.min || n > f.max) throw this.fail(`\`${text}\` is out of range for the ${f.label} field (${f.min}-${f.max})`);
+    if (n < f.min || n > f.max)
+      throw this.fail(`\`${text}\` is out of range for the ${f.label} field (${f.min}-${f.max})`);
     return n;
   }
 
   step(text: string, element: string, f: FieldDef): number {
     if (!/^\d+$/.test(text)) {
       throw this.fail(
-        text === "" ? `missing step after \`/\` in the ${f.label} field` : `\`${text}\` is not a valid step in the ${f.label} field`,
+        text === ""
+          ? `missing step after \`/\` in the ${f.label} field`
+          : `\`${text}\` is not a valid step in the ${f.label} field`,
       );
     }
     const n = Number(text);
-    if (n === 0) throw this.fail(`step \`0\` in \`${element}\` is not allowed in the ${f.label} field (steps start at 1)`);
+    if (n === 0)
+      throw this.fail(`step \`0\` in \`${element}\` is not allowed in the ${f.label} field (steps start at 1)`);
     return n;
   }
 
@@ -176,13 +180,15 @@ function parseDaysOfMonth(
       nearestWeekdays.add(p.value(element.slice(0, -1), DAY_OF_MONTH));
     } else p.element(raw, DAY_OF_MONTH, days);
   }
-  return { days: sorted(days), lastDayOffsets: sorted(lastDayOffsets), nearestWeekdays: sorted(nearestWeekdays), lastWeekday };
+  return {
+    days: sorted(days),
+    lastDayOffsets: sorted(lastDayOffsets),
+    nearestWeekdays: sorted(nearestWeekdays),
+    lastWeekday,
+  };
 }
 
-function parseDaysOfWeek(
-  p: Parser,
-  text: string,
-): Pick<CronSpec, "weekdays" | "lastWeekdaysOfMonth" | "nthWeekdays"> {
+function parseDaysOfWeek(p: Parser, text: string): Pick<CronSpec, "weekdays" | "lastWeekdaysOfMonth" | "nthWeekdays"> {
   const weekdays = new Set<number>();
   const lastOfMonth = new Set<number>();
   const nth = new Map<string, readonly [number, number]>();
@@ -199,7 +205,9 @@ function parseDaysOfWeek(
     } else if (raw.length > 1 && /L$/i.test(raw)) {
       lastOfMonth.add(p.value(raw.slice(0, -1), DAY_OF_WEEK) % 7);
     } else if (raw.toUpperCase() === "L") {
-      throw p.fail("`L` alone is not allowed in the day of week field; use `nL` for the last weekday n (`5L` = last Friday)");
+      throw p.fail(
+        "`L` alone is not allowed in the day of week field; use `nL` for the last weekday n (`5L` = last Friday)",
+      );
     } else {
       const values = new Set<number>();
       p.element(raw, DAY_OF_WEEK, values);
@@ -228,7 +236,9 @@ export function parseCron(expression: string): CronSpec {
   if (source.startsWith("@")) {
     const macro = MACROS[source.toLowerCase()];
     if (macro === undefined) {
-      throw p.fail(`unknown macro \`${source}\` (use @hourly, @daily, @midnight, @weekly, @monthly, @yearly or @annually)`);
+      throw p.fail(
+        `unknown macro \`${source}\` (use @hourly, @daily, @midnight, @weekly, @monthly, @yearly or @annually)`,
+      );
     }
     text = macro;
   }

@@ -15,13 +15,13 @@ import { MINUTE } from "./civil.js";
 import { type CronMatcher, NONE } from "./cron-matcher.js";
 import type { DstPolicy } from "./dst.js";
 import type { Timing } from "./timing.js";
-import type { Period, Zone } from "./zone.js";
+import { emptyPeriod, type Period, type Zone } from "./zone.js";
 
 /** How far nextAfter looks before it calls a timing ended: one Gregorian cycle. */
 const HORIZON_MS = 146097 * 24 * 60 * MINUTE;
 
 export class CronTiming implements Timing {
-  private readonly period: Period = { start: 0, end: 0, offset: 0, prevOffset: 0, nextOffset: 0 };
+  private readonly period: Period = emptyPeriod();
 
   constructor(
     readonly matcher: CronMatcher,
@@ -31,15 +31,26 @@ export class CronTiming implements Timing {
 
   /** Wall range [lo, hi) of the regular occurrences of period p. */
   private lo(p: Period): number {
-    return this.dst.repeat === "first" && p.prevOffset > p.offset ? p.start + p.prevOffset : p.start + p.offset;
+    const lo = p.start + p.offset;
+    return this.dst.repeat === "first" && p.prevOffset > p.offset ? Math.max(lo, p.transition + p.prevOffset) : lo;
   }
 
   private hi(p: Period): number {
-    return this.dst.repeat === "last" && p.nextOffset < p.offset ? p.end + p.nextOffset : p.end + p.offset;
+    const hi = p.end + p.offset;
+    return this.dst.repeat === "last" && p.nextOffset < p.offset ? Math.min(hi, p.nextTransition + p.nextOffset) : hi;
   }
 
   private shiftsGap(p: Period): boolean {
     return this.dst.gap === "shift" && p.prevOffset < p.offset;
+  }
+
+  /** Wall range of p's gap whose shifted instants (wall − previous offset) fall inside p. */
+  private gapLo(p: Period): number {
+    return Math.max(p.transition, p.start) + p.prevOffset;
+  }
+
+  private gapHi(p: Period): number {
+    return Math.min(p.transition + p.offset, p.end + p.prevOffset);
   }
 
   nextAfter(after: number): number | null {
@@ -53,7 +64,7 @@ export class CronTiming implements Timing {
       if (w !== NONE) best = w - o;
       if (this.shiftsGap(p)) {
         const op = p.prevOffset;
-        const g = this.matcher.next(Math.max(p.start + op, x + op + 1), p.start + o);
+        const g = this.matcher.next(Math.max(this.gapLo(p), x + op + 1), this.gapHi(p));
         if (g !== NONE && g - op < best) best = g - op;
       }
       if (best !== NONE) return best;
@@ -80,9 +91,9 @@ export class CronTiming implements Timing {
   private shiftedOnly(p: Period, from: number, to: number): number {
     const op = p.prevOffset;
     const delta = p.offset - op;
-    const limit = Math.min(p.start + p.offset, to + op + 1);
+    const limit = Math.min(this.gapHi(p), to + op + 1);
     let n = 0;
-    for (let g = this.matcher.next(Math.max(p.start + op, from + op + 1), limit); g !== NONE; ) {
+    for (let g = this.matcher.next(Math.max(this.gapLo(p), from + op + 1), limit); g !== NONE; ) {
       if (!this.matcher.matches(g + delta)) n++;
       g = this.matcher.next(g + 1000, limit);
     }

@@ -24,7 +24,13 @@ export function parseDst(text: string): DstPolicy {
   if (text === "once") return DST_ONCE;
   if (text === "wall_clock") return DST_WALL_CLOCK;
   const [gap, repeat, extra] = text.split(":");
-  if (extra === undefined && gap !== undefined && repeat !== undefined && GAPS.includes(gap) && REPEATS.includes(repeat)) {
+  if (
+    extra === undefined &&
+    gap !== undefined &&
+    repeat !== undefined &&
+    GAPS.includes(gap) &&
+    REPEATS.includes(repeat)
+  ) {
     return Object.freeze({ gap: gap as GapRule, repeat: repeat as RepeatRule });
   }
   throw invalidSchedule(

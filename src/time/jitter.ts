@@ -8,6 +8,8 @@ import { formatInstant } from "./format.js";
 
 export function jitterDelay(scheduleId: string, occurrence: number, jitterMs: number): number {
   if (jitterMs <= 0) return 0;
-  const digest = createHash("sha256").update(`${scheduleId}\n${formatInstant(occurrence)}`).digest();
+  const digest = createHash("sha256")
+    .update(`${scheduleId}\n${formatInstant(occurrence)}`)
+    .digest();
   return digest.readUIntBE(0, 6) % jitterMs;
 }

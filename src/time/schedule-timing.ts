@@ -43,7 +43,9 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
   const hasCron = s.cron !== undefined && s.cron !== null;
   const hasInterval = s.interval !== undefined && s.interval !== null;
   if (hasCron === hasInterval) {
-    throw invalidSchedule(hasCron ? "give either cron or interval, not both" : "a schedule needs a cron or an interval");
+    throw invalidSchedule(
+      hasCron ? "give either cron or interval, not both" : "a schedule needs a cron or an interval",
+    );
   }
   if (s.startAt != null && s.endAt != null && s.endAt < s.startAt) {
     throw invalidSchedule("end_at is before start_at");

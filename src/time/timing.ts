@@ -35,8 +35,11 @@ export class BoundedTiming implements Timing {
 /** The next `n` occurrences strictly after `after` (fewer if the timing ends). */
 export function nextOccurrences(timing: Timing, after: number, n: number): number[] {
   const out: number[] = [];
-  let t: number | null = after;
-  while (out.length < n && (t = timing.nextAfter(t)) !== null) out.push(t);
+  let t = timing.nextAfter(after);
+  while (t !== null && out.length < n) {
+    out.push(t);
+    if (out.length < n) t = timing.nextAfter(t);
+  }
   return out;
 }
 

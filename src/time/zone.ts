@@ -21,6 +21,18 @@ export interface Period {
   prevOffset: number;
   /** Offset from `end` on. */
   nextOffset: number;
+  /**
+   * Where the offset last changed (to `offset`, from `prevOffset`): `start`, or a little earlier
+   * when the table's cut at a UTC new year falls inside the change's gap or repeat.
+   */
+  transition: number;
+  /** Where the offset next changes (to `nextOffset`): `end`, or a little later across a cut. */
+  nextTransition: number;
+}
+
+/** A Period to fill with {@link Zone.periodAt} (reused on hot paths to avoid allocation). */
+export function emptyPeriod(): Period {
+  return { start: 0, end: 0, offset: 0, prevOffset: 0, nextOffset: 0, transition: 0, nextTransition: 0 };
 }
 
 interface YearChunk {
@@ -89,6 +101,8 @@ export class Zone {
       out.start = -8.64e15;
       out.end = 8.64e15;
       out.offset = out.prevOffset = out.nextOffset = 0;
+      out.transition = out.start;
+      out.nextTransition = out.end;
       return out;
     }
     const year = yearOfMs(t);
@@ -96,11 +110,35 @@ export class Zone {
     const { transitions, offsets } = chunk;
     let i = 0;
     while (i < transitions.length && (transitions[i] as number) <= t) i++;
-    out.start = i === 0 ? chunk.start : (transitions[i - 1] as number);
-    out.end = i < transitions.length ? (transitions[i] as number) : chunk.end;
     out.offset = offsets[i] as number;
-    out.prevOffset = i === 0 ? this.lastOffsetOf(year - 1) : (offsets[i - 1] as number);
-    out.nextOffset = i < transitions.length ? (offsets[i + 1] as number) : this.firstOffsetOf(year + 1);
+    if (i > 0) {
+      out.start = out.transition = transitions[i - 1] as number;
+      out.prevOffset = offsets[i - 1] as number;
+    } else {
+      // The table is cut at each UTC new year. A change less than a day before the cut still
+      // shapes this period (its gap or repeat can reach across the cut): report where it was.
+      out.start = out.transition = chunk.start;
+      const prev = this.chunk(year - 1);
+      out.prevOffset = prev.offsets[prev.offsets.length - 1] as number;
+      const last = prev.transitions[prev.transitions.length - 1];
+      if (last !== undefined && out.prevOffset === out.offset && chunk.start - last < DAY) {
+        out.transition = last;
+        out.prevOffset = prev.offsets[prev.offsets.length - 2] as number;
+      }
+    }
+    if (i < transitions.length) {
+      out.end = out.nextTransition = transitions[i] as number;
+      out.nextOffset = offsets[i + 1] as number;
+    } else {
+      out.end = out.nextTransition = chunk.end;
+      const next = this.chunk(year + 1);
+      out.nextOffset = next.offsets[0] as number;
+      const first = next.transitions[0];
+      if (first !== undefined && out.nextOffset === out.offset && first - chunk.end < DAY) {
+        out.nextTransition = first;
+        out.nextOffset = next.offsets[1] as number;
+      }
+    }
     return out;
   }
 
@@ -122,11 +160,6 @@ export class Zone {
 
   private firstOffsetOf(year: number): number {
     return this.chunk(year).offsets[0] as number;
-  }
-
-  private lastOffsetOf(year: number): number {
-    const offsets = this.chunk(year).offsets;
-    return offsets[offsets.length - 1] as number;
   }
 
   private chunk(year: number): YearChunk {
@@ -278,7 +311,12 @@ export function validateTimeZone(name: string): void {
     throw invalidSchedule(`timezone "${name}" is not a known IANA time zone name`);
   }
   const spelled = knownZoneSpellings().get(name.toLowerCase());
-  if ((spelled !== undefined && spelled !== name) || (resolved.toLowerCase() === name.toLowerCase() && resolved !== name)) {
-    throw invalidSchedule(`timezone "${name}" is not a known IANA time zone name; did you mean "${spelled ?? resolved}"?`);
+  if (
+    (spelled !== undefined && spelled !== name) ||
+    (resolved.toLowerCase() === name.toLowerCase() && resolved !== name)
+  ) {
+    throw invalidSchedule(
+      `timezone "${name}" is not a known IANA time zone name; did you mean "${spelled ?? resolved}"?`,
+    );
   }
 }
