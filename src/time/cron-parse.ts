@@ -142,6 +142,8 @@ class Parser {
       } else {
         lo = this.value(base.slice(0, dash), f);
         hi = this.value(base.slice(dash + 1), f);
+        // `MON-SUN`, `5-0`: Sunday closing a day-of-week range means 7, as people read it.
+        if (f === DAY_OF_WEEK && hi === 0 && lo > 0) hi = 7;
         if (lo > hi) throw this.fail(`range \`${base}\` is reversed in the ${f.label} field (${lo} is after ${hi})`);
       }
     }

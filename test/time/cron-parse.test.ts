@@ -318,3 +318,11 @@ describe("compileTiming: expressions that never fire", () => {
     expect(compileTiming({ cron: "0 0 30 2 *" }).timing.nextAfter(now)).toBeNull();
   });
 });
+
+describe("day-of-week ranges closed by Sunday", () => {
+  it("MON-SUN and 5-0 read Sunday as 7", () => {
+    expect(parseCron("0 0 * * MON-SUN").weekdays).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(parseCron("0 0 * * 5-0").weekdays).toEqual([0, 5, 6]);
+    expect(() => parseCron("0 0 * * 3-1")).toThrow("range `3-1` is reversed in the day of week field (3 is after 1)");
+  });
+});
