@@ -104,7 +104,8 @@ function str(body: Record<string, unknown>, key: string): string | undefined {
 function oneOf<T extends string>(body: Record<string, unknown>, key: string, values: readonly T[]): T | undefined {
   const v = str(body, key);
   if (v === undefined) return undefined;
-  if (!(values as readonly string[]).includes(v)) throw invalidArgument(`${key} "${v}" is not one of ${values.join(", ")}`);
+  if (!(values as readonly string[]).includes(v))
+    throw invalidArgument(`${key} "${v}" is not one of ${values.join(", ")}`);
   return v as T;
 }
 
@@ -118,7 +119,7 @@ export function refuseSecretReferences(value: unknown, path = "input"): void {
       );
     }
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => refuseSecretReferences(v, `${path}[${i}]`));
+    for (const [i, v] of value.entries()) refuseSecretReferences(v, `${path}[${i}]`);
   } else if (isJsonObject(value)) {
     for (const [k, v] of Object.entries(value)) refuseSecretReferences(v, `${path}.${k}`);
   }
@@ -200,7 +201,14 @@ export function validateSettings(body: Record<string, unknown>, now: number): Va
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compileTiming({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
 
-  const settings: ScheduleSettings = { schedule_id: scheduleId, workflow, input: input as JsonObject, overlap, catchup, paused };
+  const settings: ScheduleSettings = {
+    schedule_id: scheduleId,
+    workflow,
+    input: input as JsonObject,
+    overlap,
+    catchup,
+    paused,
+  };
   const optional: Array<[keyof ScheduleSettings, unknown]> = [
     ["version", version],
     ["cron", cron],
@@ -216,7 +224,8 @@ export function validateSettings(body: Record<string, unknown>, now: number): Va
     ["pause_note", pauseNote],
     ["description", description],
   ];
-  for (const [key, value] of optional) if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;
+  for (const [key, value] of optional)
+    if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;
   return { settings, timing, startAtMs, endAtMs, jitterMs, catchupWindowMs };
 }
 

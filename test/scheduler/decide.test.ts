@@ -7,7 +7,9 @@ const t = (s: string): number => parseInstant(s);
 const iso = (ms: number | null): string | null => (ms === null ? null : formatInstant(ms));
 
 function input(over: Partial<DecideInput> & { interval?: string; cron?: string }): DecideInput {
-  const timing = compileTiming(over.cron === undefined ? { interval: over.interval ?? "10m" } : { cron: over.cron }).timing;
+  const timing = compileTiming(
+    over.cron === undefined ? { interval: over.interval ?? "10m" } : { cron: over.cron },
+  ).timing;
   return {
     scheduleId: "s",
     timing,
@@ -50,7 +52,12 @@ describe("decide: catch-up (SPEC §5.5 and the seed's examples)", () => {
   it("run_once starts s:2026-11-15T00:30:00Z and counts the older two as skipped", () => {
     const plan = decide(input({ ...down, catchup: "run_once" }));
     expect(starts(plan)).toEqual(["2026-11-15T00:30:00Z"]);
-    expect(plan.ledger[0]).toEqual({ kind: "missed", count: 2, from: t("2026-11-15T00:10:00Z"), to: t("2026-11-15T00:20:00Z") });
+    expect(plan.ledger[0]).toEqual({
+      kind: "missed",
+      count: 2,
+      from: t("2026-11-15T00:10:00Z"),
+      to: t("2026-11-15T00:20:00Z"),
+    });
     expect(plan.skipped).toBe(2);
     expect(iso(plan.nextFireMs)).toBe("2026-11-15T00:40:00Z");
   });
@@ -66,7 +73,9 @@ describe("decide: catch-up (SPEC §5.5 and the seed's examples)", () => {
     expect(starts(decide(input({ now: t("2026-11-15T00:11:00Z") })))).toEqual(["2026-11-15T00:10:00Z"]);
     const late = decide(input({ now: t("2026-11-15T00:11:00.001Z") }));
     expect(late.starts).toEqual([]);
-    expect(late.ledger).toEqual([{ kind: "missed", count: 1, from: t("2026-11-15T00:10:00Z"), to: t("2026-11-15T00:10:00Z") }]);
+    expect(late.ledger).toEqual([
+      { kind: "missed", count: 1, from: t("2026-11-15T00:10:00Z"), to: t("2026-11-15T00:10:00Z") },
+    ]);
   });
 
   it("catch_up starts the most recent max_catch_up missed ones, oldest first", () => {
@@ -91,7 +100,9 @@ describe("decide: catch-up (SPEC §5.5 and the seed's examples)", () => {
   });
 
   it("catchup_window keeps older missed occurrences from starting", () => {
-    const plan = decide(input({ ...down, catchup: "catch_up", maxCatchUp: 3, overlap: "allow", catchupWindowMs: 16 * 60_000 }));
+    const plan = decide(
+      input({ ...down, catchup: "catch_up", maxCatchUp: 3, overlap: "allow", catchupWindowMs: 16 * 60_000 }),
+    );
     expect(starts(plan)).toEqual(["2026-11-15T00:20:00Z", "2026-11-15T00:30:00Z"]);
   });
 
@@ -102,7 +113,12 @@ describe("decide: catch-up (SPEC §5.5 and the seed's examples)", () => {
     const missed = plan.ledger.find((l) => l.kind === "missed");
     // Late (≤ 60 s): 00:00:01 … 00:01:00 of the 16th; the latest of those starts.
     expect(starts(plan)).toEqual(["2026-11-16T00:01:00Z"]);
-    expect(missed).toEqual({ kind: "missed", count: 86400 + 59, from: t("2026-11-15T00:00:01Z"), to: t("2026-11-16T00:00:59Z") });
+    expect(missed).toEqual({
+      kind: "missed",
+      count: 86400 + 59,
+      from: t("2026-11-15T00:00:01Z"),
+      to: t("2026-11-16T00:00:59Z"),
+    });
     expect(plan.ledger.filter((l) => l.kind === "missed")).toHaveLength(1);
   });
 });

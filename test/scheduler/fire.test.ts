@@ -71,7 +71,12 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("run_once after a server was down from 00:00 to 00:35 starts s:2026-11-15T00:30:00Z", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-14T23:55:00Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10m", catchup: "run_once" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10m",
+      catchup: "run_once",
+    });
     await h.fireAt("2026-11-15T00:00:00Z");
     await h.executions.complete("s:2026-11-15T00:00:00Z", {});
     await h.fireAt("2026-11-15T00:35:00Z");
@@ -82,7 +87,11 @@ describeEachDialect("scheduler: firing", (dialect) => {
       ["skipped", "missed", 2],
       ["started", null, 1],
     ]);
-    expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 2, skipped: 2, next_fire_at: "2026-11-15T00:40:00Z" });
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      fired: 2,
+      skipped: 2,
+      next_fire_at: "2026-11-15T00:40:00Z",
+    });
   });
 
   it("skip_missed starts an occurrence at most 60 s late, and none older", async () => {
@@ -97,7 +106,12 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("pausing over three occurrences and resuming starts nothing for them", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", catchup: "run_once" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      catchup: "run_once",
+    });
     const paused = await h.scheduler.actions.pause("s", { note: "maintenance" });
     expect(paused).toMatchObject({ paused: true, pause_note: "maintenance", state: "paused", next_fire_at: null });
     expect(await h.fireAt("2026-11-15T00:03:30Z")).toBe(0);
@@ -111,7 +125,12 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("resume with catch_up applies the catch-up policy to the paused span", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", catchup: "run_once" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      catchup: "run_once",
+    });
     await h.scheduler.actions.pause("s", {});
     h.clock.set(Date.parse("2026-11-15T00:03:30Z"));
     await h.scheduler.actions.resume("s", { catch_up: true });
@@ -122,13 +141,24 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("trigger under skip while the previous execution runs starts nothing, with the seed's message", async () => {
     const h = await makeHarness(db.store);
-    await h.scheduler.schedules.create({ schedule_id: "nightly-orders", workflow: "OrderProcessing", cron: "0 2 * * *", timezone: "Europe/Berlin" });
+    await h.scheduler.schedules.create({
+      schedule_id: "nightly-orders",
+      workflow: "OrderProcessing",
+      cron: "0 2 * * *",
+      timezone: "Europe/Berlin",
+    });
     h.clock.set(Date.parse("2026-11-15T18:52:22.296Z"));
     const first = await h.scheduler.actions.trigger("nightly-orders", {});
-    expect(first).toEqual({ started: true, execution_id: "nightly-orders:manual:2026-11-15T18:52:22.296Z", overlap: "skip" });
+    expect(first).toEqual({
+      started: true,
+      execution_id: "nightly-orders:manual:2026-11-15T18:52:22.296Z",
+      overlap: "skip",
+    });
     const second = await h.scheduler.actions.trigger("nightly-orders", {});
     expect(second.started).toBe(false);
-    expect(second.message).toBe("not started: the previous execution of nightly-orders is still running (overlap: skip)");
+    expect(second.message).toBe(
+      "not started: the previous execution of nightly-orders is still running (overlap: skip)",
+    );
     const e = await h.executions.get("nightly-orders:manual:2026-11-15T18:52:22.296Z");
     expect(e.trigger).toMatchObject({ type: "manual", timezone: "Europe/Berlin", schedule_id: "nightly-orders" });
     expect(await h.scheduler.schedules.get("nightly-orders")).toMatchObject({
@@ -140,14 +170,25 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("a paused schedule can still be triggered; input in the trigger overrides for that execution", async () => {
     const h = await makeHarness(db.store);
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h", input: ORDER_INPUT, paused: true });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1h",
+      input: ORDER_INPUT,
+      paused: true,
+    });
     const r = await h.scheduler.actions.trigger("s", { input: { order_id: "X-9" } });
     expect((await h.executions.get(r.execution_id as string)).input).toEqual({ order_id: "X-9" });
   });
 
   it("cancel_previous cancels the running execution with the exact reason and starts the next at once", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", overlap: "cancel_previous" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "cancel_previous",
+    });
     await h.fireAt("2026-11-15T00:01:00Z");
     await h.fireAt("2026-11-15T00:02:00Z");
     const previous = await h.executions.get("s:2026-11-15T00:01:00Z");
@@ -159,34 +200,57 @@ describeEachDialect("scheduler: firing", (dialect) => {
   it("two schedules sharing a concurrency key never run at once; contenders are skipped for concurrency", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.5Z" });
     for (const id of ["a", "b"]) {
-      await h.scheduler.schedules.create({ schedule_id: id, workflow: "OrderProcessing", interval: "10s", concurrency_key: "ledger" });
+      await h.scheduler.schedules.create({
+        schedule_id: id,
+        workflow: "OrderProcessing",
+        interval: "10s",
+        concurrency_key: "ledger",
+      });
     }
     for (let i = 1; i <= 12; i++) {
       await h.fireAt(new Date(Date.parse("2026-11-15T00:00:00Z") + i * 10_000).toISOString());
-      const running = (await db.store.listExecutions({ status: "RUNNING", limit: 100 })).filter((e) => e.concurrencyKey === "ledger");
+      const running = (await db.store.listExecutions({ status: "RUNNING", limit: 100 })).filter(
+        (e) => e.concurrencyKey === "ledger",
+      );
       expect(running.length).toBeLessThanOrEqual(1);
       if (i % 3 === 0) for (const e of running) await h.executions.complete(e.executionId, {});
     }
-    const reasons = [...(await ledger(db.store, "a")), ...(await ledger(db.store, "b"))].filter((r) => r.kind === "skipped").map((r) => r.reason);
+    const reasons = [...(await ledger(db.store, "a")), ...(await ledger(db.store, "b"))]
+      .filter((r) => r.kind === "skipped")
+      .map((r) => r.reason);
     expect(reasons).toContain("concurrency");
     expect(reasons.every((r) => r === "concurrency" || r === "overlap")).toBe(true);
   });
 
   it("a per-second schedule down for a day records one missed row with count 86400", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.5Z" });
-    await h.scheduler.schedules.create({ schedule_id: "tick", workflow: "OrderProcessing", interval: "1s", overlap: "allow" });
+    await h.scheduler.schedules.create({
+      schedule_id: "tick",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
     await h.fireAt("2026-11-15T00:00:01Z");
     await h.fireAt("2026-11-16T00:00:02.5Z");
     const rows = await ledger(db.store, "tick");
     const missed = rows.filter((r) => r.reason === "missed");
     expect(missed).toHaveLength(1);
-    expect(missed[0]).toMatchObject({ count: 86400, rangeFromMs: Date.parse("2026-11-15T00:00:02Z"), rangeToMs: Date.parse("2026-11-16T00:00:01Z") });
+    expect(missed[0]).toMatchObject({
+      count: 86400,
+      rangeFromMs: Date.parse("2026-11-15T00:00:02Z"),
+      rangeToMs: Date.parse("2026-11-16T00:00:01Z"),
+    });
     expect(await idsOf(db.store, "tick")).toEqual(["tick:2026-11-15T00:00:01Z", "tick:2026-11-16T00:00:02Z"]);
   });
 
   it("buffer_one keeps one occurrence and starts it when the previous execution ends", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", overlap: "buffer_one" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "buffer_one",
+    });
     await h.fireAt("2026-11-15T00:01:00Z");
     await h.fireAt("2026-11-15T00:02:00Z");
     await h.fireAt("2026-11-15T00:03:00Z");
@@ -204,7 +268,12 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("buffer_all runs buffered occurrences one after another, oldest first", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", overlap: "buffer_all" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "buffer_all",
+    });
     for (const t of ["00:01", "00:02", "00:03"]) await h.fireAt(`2026-11-15T${t}:00Z`);
     for (const [done, next] of [
       ["00:01", "00:02"],
@@ -242,13 +311,22 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("a clock that jumps backwards never fires an occurrence twice", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", overlap: "allow" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "allow",
+    });
     await h.fireAt("2026-11-15T00:01:00Z");
     await h.fireAt("2026-11-15T00:02:00Z");
     expect(await h.fireAt("2026-11-15T00:00:40Z")).toBe(0);
     expect(await h.fireAt("2026-11-15T00:01:30Z")).toBe(0);
     await h.fireAt("2026-11-15T00:03:00Z");
-    expect(await idsOf(db.store, "s")).toEqual(["s:2026-11-15T00:01:00Z", "s:2026-11-15T00:02:00Z", "s:2026-11-15T00:03:00Z"]);
+    expect(await idsOf(db.store, "s")).toEqual([
+      "s:2026-11-15T00:01:00Z",
+      "s:2026-11-15T00:02:00Z",
+      "s:2026-11-15T00:03:00Z",
+    ]);
   });
 
   it("an update recomputes the next occurrence from now and keeps counters and the last execution", async () => {
@@ -257,22 +335,43 @@ describeEachDialect("scheduler: firing", (dialect) => {
     await h.fireAt("2026-11-15T00:01:00Z");
     h.clock.set(Date.parse("2026-11-15T00:01:10Z"));
     const updated = await h.scheduler.schedules.update("s", { cron: "*/5 * * * *" });
-    expect(updated).toMatchObject({ cron: "*/5 * * * *", fired: 1, last_execution_id: "s:2026-11-15T00:01:00Z", next_fire_at: "2026-11-15T00:05:00Z" });
+    expect(updated).toMatchObject({
+      cron: "*/5 * * * *",
+      fired: 1,
+      last_execution_id: "s:2026-11-15T00:01:00Z",
+      next_fire_at: "2026-11-15T00:05:00Z",
+    });
     expect(updated).not.toHaveProperty("interval");
     expect(updated.revision).toBeGreaterThan(2);
   });
 
   it("end_at ends the schedule: state ended, next_fire_at null", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", end_at: "2026-11-15T00:02:00Z", overlap: "allow" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      end_at: "2026-11-15T00:02:00Z",
+      overlap: "allow",
+    });
     await h.fireAt("2026-11-15T00:01:00Z");
     await h.fireAt("2026-11-15T00:02:00Z");
-    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "ended", next_fire_at: null, next_fire_times: [], fired: 2 });
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      state: "ended",
+      next_fire_at: null,
+      next_fire_times: [],
+      fired: 2,
+    });
   });
 
   it("jitter delays the fire deterministically; the id and scheduled_for keep the nominal time", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T18:30:00Z" });
-    const s = await h.scheduler.schedules.create({ schedule_id: "hourly-check", workflow: "OrderProcessing", interval: "1h", jitter: "30s" });
+    const s = await h.scheduler.schedules.create({
+      schedule_id: "hourly-check",
+      workflow: "OrderProcessing",
+      interval: "1h",
+      jitter: "30s",
+    });
     const due = Date.parse(s.next_fire_at as string);
     expect(due).toBeGreaterThanOrEqual(Date.parse("2026-11-15T19:00:00Z"));
     expect(due).toBeLessThan(Date.parse("2026-11-15T19:00:30Z"));
@@ -281,15 +380,23 @@ describeEachDialect("scheduler: firing", (dialect) => {
     expect(await h.scheduler.loop.fireDue()).toBe(0);
     h.clock.set(due);
     expect(await h.scheduler.loop.fireDue()).toBe(1);
-    expect((await h.executions.get("hourly-check:2026-11-15T19:00:00Z")).trigger).toMatchObject({ scheduled_for: "2026-11-15T19:00:00Z" });
+    expect((await h.executions.get("hourly-check:2026-11-15T19:00:00Z")).trigger).toMatchObject({
+      scheduled_for: "2026-11-15T19:00:00Z",
+    });
   });
 
   it("backfill starts a past range under nominal ids, and a repeat starts nothing twice", async () => {
     const h = await makeHarness(db.store);
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
-    const first = await h.scheduler.actions.backfill("s", { start_at: "2026-11-15T00:00:00Z", end_at: "2026-11-15T03:00:00Z" });
+    const first = await h.scheduler.actions.backfill("s", {
+      start_at: "2026-11-15T00:00:00Z",
+      end_at: "2026-11-15T03:00:00Z",
+    });
     expect(first).toMatchObject({ occurrences: 4, started: 4, already_existed: 0 });
-    const again = await h.scheduler.actions.backfill("s", { start_at: "2026-11-15T02:00:00Z", end_at: "2026-11-15T04:00:00Z" });
+    const again = await h.scheduler.actions.backfill("s", {
+      start_at: "2026-11-15T02:00:00Z",
+      end_at: "2026-11-15T04:00:00Z",
+    });
     expect(again).toMatchObject({ occurrences: 3, started: 1, already_existed: 2 });
     expect((await h.executions.get("s:2026-11-15T00:00:00Z")).trigger).toMatchObject({ type: "backfill" });
   });
@@ -301,7 +408,8 @@ describeEachDialect("scheduler: firing", (dialect) => {
     try {
       while (h.clock.pendingSleeps === 0) await new Promise((r) => setTimeout(r, 5));
       h.clock.set(Date.parse("2026-11-15T18:51:10Z"));
-      for (let i = 0; i < 400 && (await idsOf(db.store, "s")).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 400 && (await idsOf(db.store, "s")).length === 0; i++)
+        await new Promise((r) => setTimeout(r, 5));
       expect(await idsOf(db.store, "s")).toEqual(["s:2026-11-15T18:51:10Z"]);
     } finally {
       await h.scheduler.close();

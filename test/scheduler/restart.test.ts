@@ -111,7 +111,12 @@ describeEachDialect("scheduler: SIGKILL at random points of many fires", (dialec
     const { Executions } = await import("../../src/engine/executions.js");
     const { Scheduler } = await import("../../src/scheduler/scheduler.js");
     const executions = new Executions({ store: db.store, clock, workflows });
-    const scheduler = new Scheduler({ store: db.store, clock: { ...clock, sleep: async () => undefined }, workflows, executions });
+    const scheduler = new Scheduler({
+      store: db.store,
+      clock: { ...clock, sleep: async () => undefined },
+      workflows,
+      executions,
+    });
     for (const s of SCHEDULES) await scheduler.schedules.create({ workflow: "OrderProcessing", ...s });
 
     const anchor = Date.now();

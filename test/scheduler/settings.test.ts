@@ -20,11 +20,21 @@ function refusal(body: Record<string, unknown>): OrbitError {
 describe("schedule settings", () => {
   it("applies the defaults of SPEC §3", () => {
     const { settings } = validateSettings(base, NOW);
-    expect(settings).toEqual({ schedule_id: "s", workflow: "W", input: {}, interval: "10s", overlap: "skip", catchup: "skip_missed", paused: false });
+    expect(settings).toEqual({
+      schedule_id: "s",
+      workflow: "W",
+      input: {},
+      interval: "10s",
+      overlap: "skip",
+      catchup: "skip_missed",
+      paused: false,
+    });
   });
 
   it("refuses unknown keys, suggesting the setting meant", () => {
-    expect(refusal({ ...base, misfire_polcy: "latest" }).message).toBe('unknown setting "misfire_polcy"; did you mean "catchup"?');
+    expect(refusal({ ...base, misfire_polcy: "latest" }).message).toBe(
+      'unknown setting "misfire_polcy"; did you mean "catchup"?',
+    );
     expect(refusal({ ...base, timezon: "UTC" }).message).toBe('unknown setting "timezon"; did you mean "timezone"?');
     expect(refusal({ ...base, zzzzzzzz: 1 }).message).toBe('unknown setting "zzzzzzzz"');
     expect(refusal({ ...base, misfire_polcy: "x" }).code).toBe("INVALID_ARGUMENT");
@@ -40,20 +50,30 @@ describe("schedule settings", () => {
     expect(refusal({ ...base, schedule_id: "x".repeat(101) }).message).toContain("is invalid");
     expect(validateSettings({ ...base, schedule_id: "A-z_0.9" }, NOW).settings.schedule_id).toBe("A-z_0.9");
     expect(refusal({ ...base, concurrency_key: "-k" }).message).toContain('concurrency_key "-k" is invalid');
-    expect(refusal({ ...base, overlap: "queue" }).message).toBe('overlap "queue" is not one of skip, allow, cancel_previous, buffer_one, buffer_all');
-    expect(refusal({ ...base, catchup: "latest" }).message).toBe('catchup "latest" is not one of skip_missed, run_once, catch_up');
+    expect(refusal({ ...base, overlap: "queue" }).message).toBe(
+      'overlap "queue" is not one of skip, allow, cancel_previous, buffer_one, buffer_all',
+    );
+    expect(refusal({ ...base, catchup: "latest" }).message).toBe(
+      'catchup "latest" is not one of skip_missed, run_once, catch_up',
+    );
   });
 
   it("ties max_catch_up to catch_up and bounds it", () => {
     expect(refusal({ ...base, catchup: "catch_up" }).message).toContain("needs max_catch_up");
     expect(refusal({ ...base, max_catch_up: 5 }).message).toBe('max_catch_up is only allowed with catchup "catch_up"');
-    expect(refusal({ ...base, catchup: "catch_up", max_catch_up: 1001 }).message).toBe("max_catch_up must be a whole number from 1 to 1000");
-    expect(validateSettings({ ...base, catchup: "catch_up", max_catch_up: 1000 }, NOW).settings.max_catch_up).toBe(1000);
+    expect(refusal({ ...base, catchup: "catch_up", max_catch_up: 1001 }).message).toBe(
+      "max_catch_up must be a whole number from 1 to 1000",
+    );
+    expect(validateSettings({ ...base, catchup: "catch_up", max_catch_up: 1000 }, NOW).settings.max_catch_up).toBe(
+      1000,
+    );
   });
 
   it("bounds catchup_window and jitter", () => {
     expect(refusal({ ...base, catchup_window: "9s" }).message).toBe('catchup_window "9s" must be between 10s and 365d');
-    expect(refusal({ ...base, catchup_window: "366d" }).message).toBe('catchup_window "366d" must be between 10s and 365d');
+    expect(refusal({ ...base, catchup_window: "366d" }).message).toBe(
+      'catchup_window "366d" must be between 10s and 365d',
+    );
     expect(validateSettings({ ...base, catchup_window: "1h" }, NOW).catchupWindowMs).toBe(3_600_000);
     expect(refusal({ ...base, jitter: "2d" }).message).toBe('jitter "2d" must be between 1ms and 1d');
   });
@@ -61,16 +81,27 @@ describe("schedule settings", () => {
   it("refuses secret references anywhere in the input", () => {
     const e = refusal({ ...base, input: { db: { password: "vault://kv/db" } } });
     expect(e.message).toContain('input.db.password holds a secret reference ("vault://…")');
-    for (const p of ["env://X", "secret://y", "var://z"]) expect(() => validateSettings({ ...base, input: { a: [p] } }, NOW)).toThrow(/secret reference/);
+    for (const p of ["env://X", "secret://y", "var://z"])
+      expect(() => validateSettings({ ...base, input: { a: [p] } }, NOW)).toThrow(/secret reference/);
   });
 
   it("refuses timezones on intervals, abbreviations, never-firing crons and bad times", () => {
-    expect(refusal({ ...base, timezone: "Europe/Berlin" }).message).toBe("timezone applies to cron schedules only: intervals are absolute");
-    expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 2 * * *", timezone: "IST" }).code).toBe("INVALID_SCHEDULE");
-    expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 0 30 2 *" }).message).toBe("cron `0 0 30 2 *`: never fires in the next five years");
-    expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 25 * * *" }).message).toBe("cron `0 25 * * *`: `25` is out of range for the hour field (0-23)");
+    expect(refusal({ ...base, timezone: "Europe/Berlin" }).message).toBe(
+      "timezone applies to cron schedules only: intervals are absolute",
+    );
+    expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 2 * * *", timezone: "IST" }).code).toBe(
+      "INVALID_SCHEDULE",
+    );
+    expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 0 30 2 *" }).message).toBe(
+      "cron `0 0 30 2 *`: never fires in the next five years",
+    );
+    expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 25 * * *" }).message).toBe(
+      "cron `0 25 * * *`: `25` is out of range for the hour field (0-23)",
+    );
     expect(refusal({ ...base, start_at: "tomorrow" }).code).toBe("INVALID_ARGUMENT");
-    expect(refusal({ ...base, start_at: "2026-12-01T00:00:00Z", end_at: "2026-11-01T00:00:00Z" }).message).toBe("end_at is before start_at");
+    expect(refusal({ ...base, start_at: "2026-12-01T00:00:00Z", end_at: "2026-11-01T00:00:00Z" }).message).toBe(
+      "end_at is before start_at",
+    );
     expect(refusal({ ...base, description: "x".repeat(1001) }).message).toContain("the most is 1000");
   });
 

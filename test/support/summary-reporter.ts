@@ -18,7 +18,8 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") failed++;
         else {
           skipped++;
-          if (test.parent.type === "suite") skippedSuites.add(`${test.module.relativeModuleId} > ${test.parent.fullName}`);
+          if (test.parent.type === "suite")
+            skippedSuites.add(`${test.module.relativeModuleId} > ${test.parent.fullName}`);
           else skippedSuites.add(test.module.relativeModuleId);
         }
       }
