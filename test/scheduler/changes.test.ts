@@ -1,0 +1,104 @@
+/** Revision fences, refusals that change nothing, delete and list (SPEC §5.7), on both dialects. */
+import { expect, it } from "vitest";
+import { OrbitError } from "../../src/domain/errors.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { makeHarness } from "./harness.js";
+
+async function refused(p: Promise<unknown>): Promise<OrbitError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof OrbitError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+describeEachDialect("scheduler: changes", (dialect) => {
+  const db = useStore(dialect);
+
+  it("If-Match and expected_revision fence writes; every change moves the revision", async () => {
+    const h = await makeHarness(db.store);
+    const s = await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    expect(s.revision).toBe(1);
+    const stale = await refused(h.scheduler.schedules.update("s", { jitter: "5s" }, { ifMatch: 7 }));
+    expect(stale.code).toBe("PRECONDITION_FAILED");
+    const conflict = await refused(h.scheduler.actions.pause("s", {}, { expectedRevision: 0 }));
+    expect(conflict.code).toBe("CONFLICT");
+    const paused = await h.scheduler.actions.pause("s", {}, { expectedRevision: 1 });
+    expect(paused.revision).toBe(2);
+    const resumed = await h.scheduler.actions.resume("s", {}, { ifMatch: 2 });
+    expect(resumed.revision).toBe(3);
+    await refused(h.scheduler.schedules.delete("s", { expectedRevision: 2 }));
+    await h.scheduler.schedules.delete("s", { expectedRevision: 3 });
+    expect((await refused(h.scheduler.schedules.get("s"))).code).toBe("NOT_FOUND");
+  });
+
+  it("a refused create or update changes nothing", async () => {
+    const h = await makeHarness(db.store);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    expect(
+      (await refused(h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" })))
+        .code,
+    ).toBe("ALREADY_EXISTS");
+    expect(
+      (await refused(h.scheduler.schedules.create({ schedule_id: "t", workflow: "Missing", interval: "1h" }))).code,
+    ).toBe("NOT_FOUND");
+    expect((await refused(h.scheduler.schedules.update("s", { cron: "0 25 * * *" }))).message).toBe(
+      "cron `0 25 * * *`: `25` is out of range for the hour field (0-23)",
+    );
+    const after = await h.scheduler.schedules.get("s");
+    expect(after).toMatchObject({ interval: "1h", revision: 1 });
+    expect((await h.scheduler.schedules.list()).schedules.map((x) => x.schedule_id)).toEqual(["s"]);
+  });
+
+  it("a delete keeps the executions the schedule started", async () => {
+    const h = await makeHarness(db.store);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10s" });
+    await h.fireAt("2026-11-15T18:51:10Z");
+    await h.scheduler.schedules.delete("s");
+    expect((await h.executions.get("s:2026-11-15T18:51:10Z")).scheduleId).toBe("s");
+  });
+
+  it("list pages by id and filters by workflow and state", async () => {
+    const h = await makeHarness(db.store);
+    await h.workflows.register({ name: "Other", version: "1.0.0" });
+    for (let i = 0; i < 5; i++) {
+      await h.scheduler.schedules.create({
+        schedule_id: `s${i}`,
+        workflow: i < 3 ? "OrderProcessing" : "Other",
+        interval: "1h",
+        paused: i === 0,
+      });
+    }
+    const first = await h.scheduler.schedules.list({ limit: 2 });
+    expect(first.schedules.map((x) => x.schedule_id)).toEqual(["s0", "s1"]);
+    const second = await h.scheduler.schedules.list({ limit: 2, cursor: first.next_cursor as string });
+    expect(second.schedules.map((x) => x.schedule_id)).toEqual(["s2", "s3"]);
+    expect((await h.scheduler.schedules.list({ workflow: "Other" })).schedules.map((x) => x.schedule_id)).toEqual([
+      "s3",
+      "s4",
+    ]);
+    expect((await h.scheduler.schedules.list({ state: "paused" })).schedules.map((x) => x.schedule_id)).toEqual(["s0"]);
+  });
+
+  it("occurrences page newest first", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.5Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
+    for (let i = 1; i <= 5; i++) await h.fireAt(`2026-11-15T00:00:0${i}Z`);
+    const page = await h.scheduler.schedules.occurrences("s", { limit: 3 });
+    expect(page.occurrences.map((o) => o.occurrence)).toEqual([
+      "2026-11-15T00:00:05Z",
+      "2026-11-15T00:00:04Z",
+      "2026-11-15T00:00:03Z",
+    ]);
+    const rest = await h.scheduler.schedules.occurrences("s", { limit: 3, cursor: page.next_cursor as string });
+    expect(rest.occurrences.map((o) => o.occurrence)).toEqual(["2026-11-15T00:00:02Z", "2026-11-15T00:00:01Z"]);
+    expect(rest.next_cursor).toBeNull();
+  });
+});
