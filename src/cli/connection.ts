@@ -3,6 +3,7 @@
  * Commands that talk to the server resolve them here and hand them to src/client/.
  */
 import type { Command } from "commander";
+import { OrbitClient } from "../client/client.js";
 import type { CliIO } from "./io.js";
 
 /** The server the CLI talks to when neither `--server` nor ORBIT_SERVER says otherwise. */
@@ -15,9 +16,12 @@ export interface Connection {
   readonly token: string | null;
 }
 
-/** Adds `--server` and `--token` to the root command. */
-export function addConnectionOptions(program: Command): void {
-  program
+/**
+ * Adds `--server` and `--token` to the root command, and to each command that talks to a server
+ * (so they may follow the command too: `orbit ps --server URL`).
+ */
+export function addConnectionOptions(program: Command): Command {
+  return program
     .option("--server <url>", `server URL (env: ORBIT_SERVER, default: ${DEFAULT_SERVER})`)
     .option("--token <token>", "bearer token for a server with access control (env: ORBIT_TOKEN)");
 }
@@ -32,4 +36,10 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
+}
+
+/** The client for `cmd`'s connection (`--server`, `--token`, their environment variables). */
+export function clientFor(cmd: Command, io: CliIO): OrbitClient {
+  const { server, token } = resolveConnection(cmd, io);
+  return new OrbitClient({ baseUrl: server, token, fetch: io.fetch });
 }

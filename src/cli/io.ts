@@ -20,8 +20,10 @@ export interface CliIO {
   readonly stderr: Writer;
   /** The environment (ORBIT_SERVER, ORBIT_TOKEN …). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The clock, in epoch ms (the default of `schedule preview --from`). */
+  /** The clock, in epoch ms (the default of `schedule preview --from`, the AGE of `orbit ps`). */
   now(): number;
+  /** The fetch the client uses; default the global one (tests pass a fake server). */
+  readonly fetch?: typeof fetch;
 }
 
 /** The reader of the output closed it (EPIPE): stop producing, quietly. */

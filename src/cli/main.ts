@@ -3,24 +3,29 @@
  * turns the outcome into an exit code; it never calls `process.exit`, so tests run it in-process
  * with a memory CliIO.
  *
- * Exit codes: 0 success, 1 a refused request (an OrbitError; `orbit: <message>` on stderr), 2 bad
- * usage (commander's parse errors and the commands' own usage checks, on stderr).
+ * Exit codes: 0 success, 1 a refused request (an OrbitError, or a server that cannot be reached;
+ * `orbit: <message>` on stderr), 2 bad usage (commander's parse errors and the commands' own usage
+ * checks, on stderr).
  */
 import { Command, CommanderError } from "commander";
+import { ServerUnreachableError } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
 import { VERSION } from "../version.js";
 import { addConnectionOptions } from "./connection.js";
+import { registerExecutionCommands } from "./executions.js";
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit.js";
 import { type CliIO, OutputClosedError, processIO } from "./io.js";
 import { registerScheduleCommands } from "./schedule.js";
+import { registerServerCommand } from "./server.js";
 import { registerVersionCommand } from "./version.js";
+import { registerWorkflowCommands } from "./workflow.js";
 
-/**
- * One registrar per command group, in the order `orbit --help` lists them. Groups still to come:
- * executions (`ps`, `status`, `cancel`), `workflow`, `server`.
- */
+/** One registrar per command group, in the order `orbit --help` lists them. */
 const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
   registerScheduleCommands,
+  registerExecutionCommands,
+  registerWorkflowCommands,
+  registerServerCommand,
   registerVersionCommand,
 ];
 
@@ -36,7 +41,11 @@ export function buildProgram(io: CliIO): Command {
       // Commander's messages start with "error: "; Orbit's all start with "orbit: ".
       outputError: (text, write) => write(`orbit: ${text.replace(/^error: /, "")}`),
     })
-    .showHelpAfterError("(add --help for usage)");
+    .showHelpAfterError("(add --help for usage)")
+    // Root options only before the command: `orbit workflow register --version 1.0.0` is the
+    // workflow's version, not `orbit --version`. Commands that talk to a server repeat
+    // --server/--token, so `orbit ps --server URL` works too.
+    .enablePositionalOptions();
   addConnectionOptions(program);
   for (const register of COMMAND_GROUPS) register(program, io);
   return program;
@@ -61,7 +70,7 @@ function exitCodeOf(err: unknown, io: CliIO): number {
   }
   // The reader went away (`orbit … | head`): nothing left to say to it.
   if (err instanceof OutputClosedError) return EXIT_OK;
-  if (err instanceof OrbitError) {
+  if (err instanceof OrbitError || err instanceof ServerUnreachableError) {
     io.stderr.print(`orbit: ${err.message}\n`);
     return EXIT_REFUSED;
   }

@@ -12,6 +12,7 @@ import {
   isExecutionStatus,
 } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
 import type { Clock } from "./clock.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -75,6 +76,35 @@ export interface ExecutionsOptions {
   onEnded?: (tx: StoreOps, execution: Execution, now: number) => Promise<void>;
   /** Called after such a transaction committed (wake the firing loop). Default: nothing. */
   afterEnded?: (execution: Execution) => void;
+  /**
+   * Called when start queued a worker task, inside its transaction (the worker protocol's in-process
+   * wake-up; on PostgreSQL a trigger also NOTIFYs at commit). Default: nothing.
+   */
+  onTaskQueued?: () => void;
+}
+
+/**
+ * A start checked by {@link Executions.prepareStart} and not yet written: what
+ * {@link Executions.startPrepared} inserts.
+ */
+export interface PreparedStart {
+  readonly executionId: string;
+  readonly workflow: Workflow;
+  /** The validated input with defaults applied (may be shared by starts with the same input). */
+  readonly input: JsonObject;
+  readonly scheduleId: string | null;
+  readonly trigger: JsonObject | null;
+  readonly concurrencyKey: string | null;
+}
+
+/**
+ * A batched start found an execution id that exists. Nothing about it is wrong, but the batch wrote
+ * the others already: the caller rolls its transaction back and starts them one by one.
+ */
+export class BatchStartConflict extends Error {
+  constructor(readonly executionIds: readonly string[]) {
+    super(`batched start: ${executionIds.length} execution id(s) exist already (e.g. ${executionIds[0]})`);
+  }
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -91,6 +121,9 @@ export class Executions {
   private readonly newId: () => string;
   private readonly onEnded: ExecutionsOptions["onEnded"];
   private readonly afterEnded: ExecutionsOptions["afterEnded"];
+  private readonly onTaskQueued: ExecutionsOptions["onTaskQueued"];
+  /** Inputs validated inside a transaction, per (workflow version, input JSON): see prepareStart. */
+  private readonly validatedInTx = new WeakMap<StoreOps, Map<string, JsonObject | null>>();
 
   constructor(options: ExecutionsOptions) {
     this.store = options.store;
@@ -100,6 +133,7 @@ export class Executions {
     this.newId = options.newId ?? randomUUID;
     this.onEnded = options.onEnded;
     this.afterEnded = options.afterEnded;
+    this.onTaskQueued = options.onTaskQueued;
     if (this.maxActive !== undefined && !(Number.isSafeInteger(this.maxActive) && this.maxActive >= 1)) {
       throw new Error(`maxActiveExecutions must be a positive integer, got ${this.maxActive}`);
     }
@@ -116,12 +150,28 @@ export class Executions {
     const trigger = request.trigger ?? null;
     if (trigger !== null) checkJsonLimits(trigger, "trigger");
     return inTransaction(this.store, tx, async (t) => {
-      if (request.execution_id !== undefined) {
-        const existing = await t.getExecution(id);
-        if (existing) return { execution: existing, created: false };
+      const existing = async (): Promise<StartExecutionResult | null> => {
+        const found = request.execution_id === undefined ? null : await t.getExecution(id);
+        return found ? { execution: found, created: false } : null;
+      };
+      // An existing id wins over everything below. Without a limit, the INSERT … ON CONFLICT finds
+      // it, so the common case (a new id: every scheduled start) saves a read; a failed workflow
+      // lookup or validation looks for it before failing. With a limit, look first (admission
+      // must not refuse an id that exists).
+      if (this.maxActive !== undefined) {
+        const found = await existing();
+        if (found) return found;
       }
-      const workflow = await this.workflows.resolve(request.workflow, request.version, t);
-      const input = this.workflows.validateInput(workflow, request.input ?? {});
+      let workflow: Workflow;
+      let input: JsonObject;
+      try {
+        workflow = await this.workflows.resolve(request.workflow, request.version, t);
+        input = this.workflows.validateInput(workflow, request.input ?? {});
+      } catch (error) {
+        const found = await existing();
+        if (found) return found;
+        throw error;
+      }
       await this.admit(t);
       const now = this.clock.now();
       const execution: Execution = {
@@ -167,8 +217,126 @@ export class Executions {
         availableMs: now,
         createdMs: now,
       });
+      this.onTaskQueued?.();
       return { execution, created: true };
     });
+  }
+
+  /**
+   * The checks of {@link start} for a start with a given id, without writing: resolves the workflow
+   * and validates the input (once per workflow version and input per transaction: a fire batch
+   * starts many executions of the same input). Returns null when start() would do anything but
+   * create it plainly: the id or trigger is refused, the workflow is missing, the input is invalid.
+   * Use start() for those, which throws the error (or finds an existing execution).
+   */
+  async prepareStart(request: StartExecutionRequest & { execution_id: string }, tx: StoreOps): Promise<PreparedStart | null> {
+    const id = request.execution_id;
+    const trigger = request.trigger ?? null;
+    let workflow: Workflow;
+    try {
+      checkExecutionId(id);
+      if (trigger !== null) checkJsonLimits(trigger, "trigger");
+      workflow = await this.workflows.resolve(request.workflow, request.version, tx);
+    } catch {
+      return null;
+    }
+    let validated = this.validatedInTx.get(tx);
+    if (validated === undefined) {
+      validated = new Map();
+      this.validatedInTx.set(tx, validated);
+    }
+    const raw = request.input ?? {};
+    let input: JsonObject | null | undefined;
+    // Only plain JSON objects are cached by their text (anything else fails validation anyway).
+    const key =
+      raw !== null && typeof raw === "object" && !Array.isArray(raw)
+        ? `${workflow.name}@${workflow.version}\u0000${JSON.stringify(raw)}`
+        : null;
+    if (key !== null) input = validated.get(key);
+    if (input === undefined) {
+      try {
+        input = this.workflows.validateInput(workflow, raw);
+      } catch {
+        input = null;
+      }
+      if (key !== null) validated.set(key, input);
+    }
+    if (input === null) return null;
+    return {
+      executionId: id,
+      workflow,
+      input,
+      scheduleId: request.schedule_id ?? null,
+      trigger,
+      concurrencyKey: request.concurrency_key ?? null,
+    };
+  }
+
+  /**
+   * Creates prepared starts at once, as start() would one by one: executions (RUNNING), their
+   * `WorkflowCreated` events and pending worker tasks, with multi-row statements. Returns false,
+   * having written nothing, when admission (`--max-active-executions`) would refuse any of them.
+   * Throws {@link BatchStartConflict} when an id existed: the caller must roll back its transaction.
+   */
+  async startPrepared(starts: readonly PreparedStart[], tx: StoreOps): Promise<boolean> {
+    if (starts.length === 0) return true;
+    if (this.maxActive !== undefined) {
+      // One by one, each start checks active < limit with the previous ones counted: the same as
+      // active + n <= limit for all of them.
+      await tx.lockExecutionAdmission();
+      if ((await tx.countActiveExecutions()) + starts.length > this.maxActive) return false;
+    }
+    const now = this.clock.now();
+    const executions = starts.map(
+      (p): Execution => ({
+        executionId: p.executionId,
+        workflow: p.workflow.name,
+        version: p.workflow.version,
+        input: p.input,
+        status: "RUNNING",
+        scheduleId: p.scheduleId,
+        trigger: p.trigger,
+        result: null,
+        error: null,
+        cancelReason: null,
+        concurrencyKey: p.concurrencyKey,
+        run: 1,
+        attempt: 1,
+        createdMs: now,
+        startedMs: now,
+        endedMs: null,
+      }),
+    );
+    const inserted = await tx.insertExecutions(executions);
+    if (inserted.length !== executions.length) {
+      const got = new Set(inserted);
+      throw new BatchStartConflict(executions.filter((e) => !got.has(e.executionId)).map((e) => e.executionId));
+    }
+    await tx.insertFirstEvents(
+      starts.map((p) => {
+        const created: JsonObject = { workflow: p.workflow.name, version: p.workflow.version, input: p.input };
+        if (p.scheduleId !== null) created.schedule_id = p.scheduleId;
+        if (p.trigger !== null) created.trigger = p.trigger;
+        return { executionId: p.executionId, type: "WorkflowCreated", data: created, atMs: now };
+      }),
+    );
+    await tx.insertTasks(
+      starts.map((p) => ({
+        taskId: this.newId(),
+        executionId: p.executionId,
+        run: 1,
+        workflow: p.workflow.name,
+        version: p.workflow.version,
+        state: "pending",
+        attempt: 1,
+        leaseOwner: null,
+        leaseUntilMs: null,
+        availableMs: now,
+        createdMs: now,
+      })),
+    );
+    this.onTaskQueued?.();
+    return true;
   }
 
   /**
@@ -238,6 +406,14 @@ export class Executions {
     const nextCursor =
       rows.length > limit && last ? encodeCursor({ createdMs: last.createdMs, executionId: last.executionId }) : null;
     return { executions, nextCursor };
+  }
+
+  /**
+   * Runs a worker-protocol transition (src/engine/tasks.ts) like the built-in ones: in one
+   * transaction (the caller's, when given), with the ended hooks when it ended the execution.
+   */
+  runTransition(fn: (t: StoreOps, now: number) => Promise<Execution>, tx?: StoreOps): Promise<Execution> {
+    return this.transition(tx, fn);
   }
 
   /** Runs a state transition; when it ended the execution, tells the scheduler (in and after the transaction). */

@@ -31,8 +31,10 @@ export async function cancelExecution(
   if (!isActiveStatus(execution.status) || execution.cancelReason !== null) return execution;
   await tx.appendEvent(executionId, "CancelRequested", { reason }, now);
   const task = await tx.getTaskForExecution(executionId, { forUpdate: true });
-  if (task && task.state !== "pending") {
-    // A worker holds it: it will be told, run the compensations and report CANCELLED (later issue).
+  // A worker holds it, or held it before (a retry waiting for its back-off may have journaled
+  // steps to compensate): a worker is told, runs the compensations and reports CANCELLED.
+  if (task && (task.state !== "pending" || task.attempt > 1)) {
+    if (task.state === "pending") await tx.updateTask(task.taskId, { availableMs: now }); // no back-off for a cancel
     await tx.updateExecution(executionId, { cancelReason: reason });
     return reread(tx, executionId);
   }

@@ -34,6 +34,8 @@ export class Workflows {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly validators = new Map<string, InputValidator>();
+  /** Workflows resolved inside a transaction, per transaction (see resolve). */
+  private readonly resolvedInTx = new WeakMap<StoreOps, Map<string, Workflow>>();
 
   constructor(options: WorkflowsOptions) {
     this.store = options.store;
@@ -49,6 +51,7 @@ export class Workflows {
     const workflow = this.parse(request);
     if (workflow.inputSchema) this.validatorFor(workflow); // refuses an invalid schema before storing
     return inTransaction(this.store, tx, async (t) => {
+      this.resolvedInTx.delete(t);
       if (await t.insertWorkflow(workflow)) return { workflow, created: true };
       const existing = await t.getWorkflow(workflow.name, workflow.version);
       if (!existing) throw new Error(`workflow ${label(workflow)} neither inserted nor found`);
@@ -80,11 +83,28 @@ export class Workflows {
     return latest!;
   }
 
-  /** The given version, or the latest when none is given; NOT_FOUND naming what is missing. */
+  /**
+   * The given version, or the latest when none is given; NOT_FOUND naming what is missing.
+   * Inside a transaction the answer is remembered until the transaction ends (or registers a
+   * workflow through it): a fire batch starts many executions of the same workflows, and one lookup
+   * each is enough. On SQLite nothing can register meanwhile (the transaction holds the write lock);
+   * on PostgreSQL a version committed by another server mid-batch is seen by the next batch.
+   */
   async resolve(name: string, version: string | null | undefined, tx?: StoreOps): Promise<Workflow> {
-    if (version == null) return this.latest(name, tx);
-    const workflow = await (tx ?? this.store).getWorkflow(name, version);
-    if (!workflow) throw new OrbitError("NOT_FOUND", `workflow ${name}@${version} is not registered`);
+    const key = `${name}@${version ?? ""}`;
+    const remembered = tx === undefined ? undefined : this.resolvedInTx.get(tx);
+    const hit = remembered?.get(key);
+    if (hit !== undefined) return hit;
+    let workflow: Workflow | null;
+    if (version == null) workflow = await this.latest(name, tx);
+    else {
+      workflow = await (tx ?? this.store).getWorkflow(name, version);
+      if (!workflow) throw new OrbitError("NOT_FOUND", `workflow ${name}@${version} is not registered`);
+    }
+    if (tx !== undefined) {
+      if (remembered === undefined) this.resolvedInTx.set(tx, new Map([[key, workflow]]));
+      else remembered.set(key, workflow);
+    }
     return workflow;
   }
 

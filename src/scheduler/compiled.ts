@@ -1,12 +1,16 @@
 /**
- * Compiled timings, cached per (schedule, revision): the firing loop compiles a schedule's cron
- * once, not once per fire. Bounded so a million schedules do not pin a million matchers.
+ * Compiled timings, cached by the settings they depend on (cron or interval, zone, dst, start/end,
+ * jitter, catch-up window), not by schedule: the firing loop compiles a timing once, not once per
+ * fire, and a million schedules sharing a few timings share a few compiled matchers. Compiled
+ * timings are pure (nothing in them depends on the schedule or on time), so sharing them is safe.
+ * Bounded (LRU) so a million distinct timings do not pin a million matchers.
  */
+
+import type { ScheduleSettings } from "../domain/schedule.js";
 import type { ScheduleRow } from "../store/rows.js";
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
-import type { ScheduleSettings } from "../domain/schedule.js";
 
 export interface CompiledSchedule extends CompiledTiming {
   jitterMs: number;
@@ -33,11 +37,17 @@ export function compileSettings(s: ScheduleSettings): CompiledSchedule {
   };
 }
 
+/** Everything compileSettings reads, as one string (cheaper than JSON.stringify of the whole spec). */
+function timingKey(s: ScheduleSettings): string {
+  return `${s.cron}\u0000${s.interval}\u0000${s.timezone}\u0000${s.dst}\u0000${s.start_at}\u0000${s.end_at}\u0000${s.jitter}\u0000${s.catchup_window}`;
+}
+
 export function compiledFor(row: ScheduleRow): CompiledSchedule {
-  const key = `${row.scheduleId}\u0000${JSON.stringify(row.spec)}`;
+  const settings = row.spec as unknown as ScheduleSettings;
+  const key = timingKey(settings);
   let compiled = cache.get(key);
   if (compiled === undefined) {
-    compiled = compileSettings(row.spec as unknown as ScheduleSettings);
+    compiled = compileSettings(settings);
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(key, compiled);
   } else {

@@ -9,12 +9,12 @@ import { OrbitError } from "../domain/errors.js";
 import { isActiveStatus } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
-import type { Executions } from "../engine/executions.js";
+import type { Executions, PreparedStart } from "../engine/executions.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
-import type { StoreOps } from "../store/store.js";
+import type { ScheduleAdvance, StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
-import { type Blocker, type FirePlan, decide, dueTime } from "./decide.js";
+import { type Blocker, decide, dueTime, type FirePlan } from "./decide.js";
 import { settingsOf } from "./view.js";
 
 /** How long a failed start waits before the same occurrence is tried again (SPEC §5.2). */
@@ -56,7 +56,12 @@ class StartFailed extends Error {
   }
 }
 
-const RETRYABLE: ReadonlySet<string> = new Set(["RESOURCE_EXHAUSTED", "NOT_FOUND", "INVALID_ARGUMENT", "INVALID_SCHEDULE"]);
+const RETRYABLE: ReadonlySet<string> = new Set([
+  "RESOURCE_EXHAUSTED",
+  "NOT_FOUND",
+  "INVALID_ARGUMENT",
+  "INVALID_SCHEDULE",
+]);
 
 /** What blocks a new start of this schedule right now (SPEC §5.3, §5.4). */
 export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
@@ -93,6 +98,119 @@ export function triggerOf(
   return trigger;
 }
 
+/** The decision for `row` (active, unpaused) at `now` given what blocks it: pure. */
+function planOf(
+  row: ScheduleRow,
+  s: ScheduleSettings,
+  c: CompiledSchedule,
+  blocker: Blocker,
+  now: number,
+  graceMs: number,
+): FirePlan {
+  const buffered = row.buffered.filter((v): v is number => typeof v === "number");
+  return row.nextFireMs === null
+    ? drainOnly(buffered, blocker)
+    : decide({
+        scheduleId: row.scheduleId,
+        timing: c.timing,
+        overlap: s.overlap,
+        catchup: s.catchup,
+        maxCatchUp: s.max_catch_up ?? null,
+        catchupWindowMs: c.catchupWindowMs,
+        jitterMs: c.jitterMs,
+        nextFireMs: row.nextFireMs,
+        now,
+        graceMs,
+        buffered,
+        blocker,
+      });
+}
+
+const newReport = (scheduleId: string): FireReport => ({
+  scheduleId,
+  started: 0,
+  skipped: {},
+  lagsMs: [],
+  advanced: false,
+  retryError: null,
+});
+
+/**
+ * What a fire writes once its starts are done: the ledger rows (after `ledger`, which holds the
+ * dead letters of failed starts) and the schedule row as it leaves it; fills `report.skipped`.
+ */
+function settle(
+  row: ScheduleRow,
+  c: CompiledSchedule,
+  plan: FirePlan,
+  now: number,
+  report: FireReport,
+  started: ReadonlyMap<number, string>,
+  lastExecutionId: string | null,
+  ledger: NewOccurrence[],
+  deadLetters: number,
+): ScheduleRow {
+  const base = { scheduleId: row.scheduleId, recordedMs: now };
+  // A retried occurrence that catch-up now leaves behind is a dead letter too (SPEC §5.2).
+  if (row.retryMs !== null && row.lastError !== null && row.nextFireMs !== null && !started.has(row.nextFireMs)) {
+    ledger.push({ ...base, kind: "dead_letter", occurrenceMs: row.nextFireMs, error: row.lastError });
+  }
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  for (const entry of plan.ledger) {
+    switch (entry.kind) {
+      case "started": {
+        const executionId = started.get(entry.occurrence);
+        if (executionId !== undefined) {
+          ledger.push({ ...base, kind: "started", occurrenceMs: entry.occurrence, executionId });
+        }
+        break;
+      }
+      case "skipped":
+        ledger.push({ ...base, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
+        skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
+        break;
+      case "missed":
+        ledger.push({
+          ...base,
+          kind: "skipped",
+          reason: "missed",
+          occurrenceMs: entry.count === 1 ? entry.from : null,
+          rangeFromMs: entry.from,
+          rangeToMs: entry.to,
+          count: entry.count,
+        });
+        skipped.missed = (skipped.missed ?? 0) + entry.count;
+        break;
+      case "buffered":
+        ledger.push({ ...base, kind: "buffered", occurrenceMs: entry.occurrence });
+        break;
+    }
+  }
+  if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
+  report.skipped = skipped;
+  const nextFireMs = plan.nextFireMs;
+  const ended = nextFireMs === null && plan.buffered.length === 0;
+  return {
+    ...row,
+    state: ended ? "ended" : "active",
+    nextFireMs,
+    dueMs: nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
+    retryMs: null,
+    fired: row.fired + report.started,
+    skipped: row.skipped + plan.skipped + deadLetters,
+    lastFireMs: started.size > 0 ? now : row.lastFireMs,
+    lastExecutionId,
+    lastError: started.size > 0 || deadLetters === 0 ? null : row.lastError,
+    buffered: plan.buffered,
+  };
+}
+
+/** Every 64th fire, not the first: a schedule's first fire has (almost) no ledger to prune. */
+const prunesNow = (row: ScheduleRow): boolean => {
+  const decided = row.fired + row.skipped;
+  return decided > 0 && decided % 64 === 0;
+};
+
 /**
  * Fires `row` (read inside `tx`, locked on PostgreSQL) at `now`. Throws when the CAS loses (the
  * caller rolls back). A start failure inside the grace rolls back too: the caller then records the
@@ -101,28 +219,23 @@ export function triggerOf(
 export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, deps: FireDeps): Promise<FireReport> {
   const s = settingsOf(row);
   const c = compiledFor(row);
-  const report: FireReport = { scheduleId: row.scheduleId, started: 0, skipped: {}, lagsMs: [], advanced: false, retryError: null };
+  const report = newReport(row.scheduleId);
   if (row.paused || row.state !== "active") return report;
   const blocker = await blockerOf(tx, row, s);
-  const buffered = row.buffered.filter((v): v is number => typeof v === "number");
-  const plan: FirePlan =
-    row.nextFireMs === null
-      ? drainOnly(buffered, blocker)
-      : decide({
-          scheduleId: row.scheduleId,
-          timing: c.timing,
-          overlap: s.overlap,
-          catchup: s.catchup,
-          maxCatchUp: s.max_catch_up ?? null,
-          catchupWindowMs: c.catchupWindowMs,
-          jitterMs: c.jitterMs,
-          nextFireMs: row.nextFireMs,
-          now,
-          graceMs: deps.graceMs,
-          buffered,
-          blocker,
-        });
-  if (!plan.advanced && plan.starts.length === 0) return report;
+  const plan = planOf(row, s, c, blocker, now, deps.graceMs);
+  if (!plan.advanced && plan.starts.length === 0) {
+    // Nothing to decide (a woken buffer whose blocker still runs, a retry of nothing): the row must
+    // still stop being due now, or the loop would find it due again at once, forever.
+    const due = row.nextFireMs === null ? null : dueTime(row.scheduleId, row.nextFireMs, c.jitterMs);
+    if (row.dueMs !== null && row.dueMs <= now && due !== row.dueMs) {
+      const updated = await tx.updateSchedule(
+        { ...row, dueMs: due, retryMs: null },
+        { expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs },
+      );
+      if (updated === null) throw new ConcurrentChange(row.scheduleId);
+    }
+    return report;
+  }
 
   const ledger: NewOccurrence[] = [];
   const base = { scheduleId: row.scheduleId, recordedMs: now };
@@ -161,66 +274,128 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
       deadLetters++;
     }
   }
-  // A retried occurrence that catch-up now leaves behind is a dead letter too (SPEC §5.2).
-  if (row.retryMs !== null && row.lastError !== null && row.nextFireMs !== null && !started.has(row.nextFireMs)) {
-    ledger.push({ ...base, kind: "dead_letter", occurrenceMs: row.nextFireMs, error: row.lastError });
-  }
-  const skipped: Partial<Record<SkipReason, number>> = {};
-  for (const entry of plan.ledger) {
-    switch (entry.kind) {
-      case "started": {
-        const executionId = started.get(entry.occurrence);
-        if (executionId !== undefined) {
-          ledger.push({ ...base, kind: "started", occurrenceMs: entry.occurrence, executionId });
-        }
-        break;
-      }
-      case "skipped":
-        ledger.push({ ...base, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
-        skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
-        break;
-      case "missed":
-        ledger.push({
-          ...base,
-          kind: "skipped",
-          reason: "missed",
-          occurrenceMs: entry.count === 1 ? entry.from : null,
-          rangeFromMs: entry.from,
-          rangeToMs: entry.to,
-          count: entry.count,
-        });
-        skipped.missed = (skipped.missed ?? 0) + entry.count;
-        break;
-      case "buffered":
-        ledger.push({ ...base, kind: "buffered", occurrenceMs: entry.occurrence });
-        break;
-    }
-  }
-  if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
-  const nextFireMs = plan.nextFireMs;
-  const ended = nextFireMs === null && plan.buffered.length === 0;
-  const updated = await tx.updateSchedule(
-    {
-      ...row,
-      state: ended ? "ended" : "active",
-      nextFireMs,
-      dueMs: nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
-      retryMs: null,
-      fired: row.fired + report.started,
-      skipped: row.skipped + plan.skipped + deadLetters,
-      lastFireMs: started.size > 0 ? now : row.lastFireMs,
-      lastExecutionId,
-      lastError: started.size > 0 || deadLetters === 0 ? null : row.lastError,
-      buffered: plan.buffered,
-    },
-    { expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs },
-  );
+  const next = settle(row, c, plan, now, report, started, lastExecutionId, ledger, deadLetters);
+  const updated = await tx.updateSchedule(next, {
+    expectedRevision: row.revision,
+    expectedNextFireMs: row.nextFireMs,
+  });
   if (updated === null) throw new ConcurrentChange(row.scheduleId);
   for (const entry of ledger) await tx.appendOccurrence(entry);
-  if ((row.fired + row.skipped) % 64 === 0) await tx.pruneOccurrences(row.scheduleId, LEDGER_RETENTION);
-  report.skipped = skipped;
+  if (prunesNow(row)) await tx.pruneOccurrences(row.scheduleId, LEDGER_RETENTION);
   report.advanced = true;
   return report;
+}
+
+/** A fire of the batched path: decided, its starts checked, nothing written yet. */
+interface PendingFire {
+  index: number;
+  row: ScheduleRow;
+  c: CompiledSchedule;
+  plan: FirePlan;
+  starts: PreparedStart[];
+}
+
+/**
+ * Fires the due `rows` (read inside `tx`, locked on PostgreSQL) at `now`, with the same outcome as
+ * {@link fireSchedule} on each in turn, and the same reports (in the order of `rows`), but with the
+ * writes of the plain fires batched: one statement per table for the whole batch on PostgreSQL.
+ *
+ * A fire is plain when its schedule has no concurrency key, cancels no previous execution, and
+ * every start it decides would simply create (the workflow resolves, the input validates).
+ * Everything else goes through fireSchedule, first. Then the plain fires' starts are written at
+ * once (when admission refuses any of them, they too go through fireSchedule), their ledger rows,
+ * and their schedule rows under the same compare-and-set. An existing execution id or a lost CAS
+ * throws, like fireSchedule's lost CAS: the caller rolls the batch back and fires one by one.
+ */
+export async function fireSchedules(
+  tx: StoreOps,
+  rows: readonly ScheduleRow[],
+  now: number,
+  deps: FireDeps,
+): Promise<FireReport[]> {
+  const reports: FireReport[] = new Array(rows.length);
+  const plain = (row: ScheduleRow): boolean =>
+    !row.paused && row.state === "active" && row.concurrencyKey === null && settingsOf(row).concurrency_key === undefined;
+  // What blocks the plain candidates: their previous executions' statuses, in one read.
+  const previous = rows.filter((r) => plain(r) && r.lastExecutionId !== null).map((r) => r.lastExecutionId as string);
+  const statuses = await tx.getExecutionStatuses(previous);
+
+  const pending: PendingFire[] = [];
+  for (const [index, row] of rows.entries()) {
+    if (!plain(row)) {
+      reports[index] = await fireSchedule(tx, row, now, deps);
+      continue;
+    }
+    const s = settingsOf(row);
+    const c = compiledFor(row);
+    const last = row.lastExecutionId === null ? undefined : statuses.get(row.lastExecutionId);
+    const blocker: Blocker = last !== undefined && isActiveStatus(last) ? "schedule" : "none";
+    const plan = planOf(row, s, c, blocker, now, deps.graceMs);
+    if (!plan.advanced && plan.starts.length === 0) {
+      // Nothing to decide: fireSchedule moves due_ms off "now" (a woken buffer still blocked).
+      reports[index] = await fireSchedule(tx, row, now, deps);
+      continue;
+    }
+    let starts: PreparedStart[] | null = [];
+    for (const start of plan.starts) {
+      if (start.cancelBefore) {
+        starts = null;
+        break;
+      }
+      const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
+      const prepared = await deps.executions.prepareStart(
+        {
+          execution_id: executionId,
+          workflow: row.workflow,
+          version: row.version,
+          input: row.input,
+          schedule_id: row.scheduleId,
+          concurrency_key: null,
+          trigger: triggerOf(row, s, c, c.kind, executionId, start.occurrence, now),
+        },
+        tx,
+      );
+      if (prepared === null) {
+        starts = null;
+        break;
+      }
+      starts.push(prepared);
+    }
+    if (starts === null) reports[index] = await fireSchedule(tx, row, now, deps);
+    else pending.push({ index, row, c, plan, starts });
+  }
+  if (pending.length === 0) return reports;
+
+  if (!(await deps.executions.startPrepared(pending.flatMap((p) => p.starts), tx))) {
+    // Admission refuses some: one by one, as ever (the first refused start fails its fire).
+    for (const p of pending) reports[p.index] = await fireSchedule(tx, p.row, now, deps);
+    return reports;
+  }
+  const advances: ScheduleAdvance[] = [];
+  const ledger: NewOccurrence[] = [];
+  for (const { index, row, c, plan, starts } of pending) {
+    const report = newReport(row.scheduleId);
+    const started = new Map<number, string>();
+    let lastExecutionId = row.lastExecutionId;
+    for (const [k, start] of plan.starts.entries()) {
+      const executionId = (starts[k] as PreparedStart).executionId;
+      report.started++;
+      started.set(start.occurrence, executionId);
+      lastExecutionId = executionId;
+      const lag = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
+      if (!start.fromBuffer && lag <= deps.graceMs) report.lagsMs.push(lag);
+    }
+    const next = settle(row, c, plan, now, report, started, lastExecutionId, ledger, 0);
+    advances.push({ row: next, expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs });
+    report.advanced = true;
+    reports[index] = report;
+  }
+  const matched = new Set(await tx.advanceSchedules(advances));
+  const lost = pending.find((p) => !matched.has(p.row.scheduleId));
+  if (lost !== undefined) throw new ConcurrentChange(lost.row.scheduleId);
+  await tx.appendOccurrences(ledger);
+  for (const p of pending) if (prunesNow(p.row)) await tx.pruneOccurrences(p.row.scheduleId, LEDGER_RETENTION);
+  return reports;
 }
 
 /** A schedule whose timing ended still starts what it buffered, one at a time. */

@@ -10,7 +10,15 @@
 import type { Clock } from "../domain/clock.js";
 import type { Store, StoreOps } from "../store/store.js";
 import type { ScheduleRow } from "../store/rows.js";
-import { ConcurrentChange, type FireDeps, type FireReport, fireSchedule, isStartFailed, recordRetry } from "./fire.js";
+import {
+  ConcurrentChange,
+  type FireDeps,
+  type FireReport,
+  fireSchedule,
+  fireSchedules,
+  isStartFailed,
+  recordRetry,
+} from "./fire.js";
 
 /** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
 const IDLE_SLEEP_MS = 30_000;
@@ -80,6 +88,9 @@ export class SchedulerLoop {
       }
       if (signal.aborted) break;
       if (!wake.aborted && sleepMs > 0) await this.o.clock.sleep(sleepMs, AbortSignal.any([signal, wake]));
+      // Store calls can resolve without touching the event loop (SQLite): always let timers and
+      // I/O run between rounds, so a schedule that stays due can never starve the process.
+      else await new Promise((resolve) => setImmediate(resolve));
       if (wake.aborted) this.wakeup = new AbortController();
     }
   }
@@ -92,13 +103,16 @@ export class SchedulerLoop {
       const { fired, seen } = await this.fireBatch(now);
       total += fired;
       if (seen < this.batchSize || this.abort.signal.aborted) return total;
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   /**
-   * One transaction for a whole batch (fast on SQLite, where every commit is a sync). If any fire of
-   * the batch cannot commit (a lost CAS, a failed start), the batch is rolled back and its schedules
-   * are fired one transaction each, so one schedule's trouble never holds back the others.
+   * One transaction for a whole batch (fast on SQLite, where every commit is a sync), whose plain
+   * fires write with one statement per table (see fireSchedules). If any fire of the batch cannot
+   * commit (a lost CAS, a failed start, an execution id that exists), the batch is rolled back and
+   * its schedules are fired one transaction each, so one schedule's trouble never holds back the
+   * others.
    */
   private async fireBatch(now: number): Promise<{ fired: number; seen: number }> {
     const reports: FireReport[] = [];
@@ -110,7 +124,7 @@ export class SchedulerLoop {
         const rows = await tx.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize, skipLocked: true });
         seen = rows.length;
         ids = rows.map((r) => r.scheduleId);
-        for (const row of rows) reports.push(await fireSchedule(tx, row, now, this.o));
+        reports.push(...(await fireSchedules(tx, rows, now, this.o)));
       });
     } catch {
       reports.length = 0;

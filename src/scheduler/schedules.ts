@@ -45,6 +45,18 @@ export interface ListSchedulesQuery {
   visible?: (workflow: string) => boolean;
 }
 
+/** The input's JSON text as the request wrote it, when JavaScript would write it differently (json-text.ts). */
+export interface InputText {
+  inputText?: string | undefined;
+}
+
+/** The stored settings: the validated ones, plus the input's text when it must be kept. */
+function withInputText(settings: ScheduleSettings, inputText: string | undefined): JsonObject {
+  const spec = { ...settings } as unknown as JsonObject;
+  if (inputText !== undefined) spec.input_text = inputText;
+  return spec;
+}
+
 export class Schedules {
   constructor(readonly o: SchedulesOptions) {}
 
@@ -85,9 +97,10 @@ export class Schedules {
     return { nextFireMs: next, dueMs: due, state: next === null ? "ended" : "active" };
   }
 
-  async create(body: Record<string, unknown>): Promise<JsonObject> {
+  async create(body: Record<string, unknown>, text: InputText = {}): Promise<JsonObject> {
     const now = this.o.clock.now();
     const v = validateSettings(body, now);
+    const spec = withInputText(v.settings, text.inputText);
     const row = await this.o.store.transaction(async (tx) => {
       await this.checkWorkflow(tx, v.settings);
       const row: ScheduleRow = {
@@ -95,7 +108,7 @@ export class Schedules {
         workflow: v.settings.workflow,
         version: v.settings.version ?? null,
         input: v.settings.input,
-        spec: v.settings as unknown as JsonObject,
+        spec,
         paused: v.settings.paused,
         pauseNote: v.settings.pause_note ?? null,
         ...this.timingState(v, now),
@@ -171,11 +184,17 @@ export class Schedules {
    * PATCH: the settings merged with the patch are validated as a whole; the next occurrence is
    * recomputed from now; counters, the last execution and the buffer stay.
    */
-  async update(id: string, patch: Record<string, unknown>, fence: Fence = {}): Promise<JsonObject> {
+  async update(
+    id: string,
+    patch: Record<string, unknown>,
+    fence: Fence = {},
+    text: InputText = {},
+  ): Promise<JsonObject> {
     const now = this.o.clock.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.fenced(tx, id, fence);
-      const v = validateSettings(mergeSettings(settingsOf(row), patch), now);
+      const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
+      const v = validateSettings(mergeSettings(current, patch), now);
       await this.checkWorkflow(tx, v.settings);
       const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;
       const next: ScheduleRow = {
@@ -183,7 +202,7 @@ export class Schedules {
         workflow: v.settings.workflow,
         version: v.settings.version ?? null,
         input: v.settings.input,
-        spec: v.settings as unknown as JsonObject,
+        spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
         paused: v.settings.paused,
         pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
         ...this.timingState(v, now),
@@ -220,7 +239,8 @@ export class Schedules {
       throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
     }
     const before = query.cursor === undefined ? undefined : Number(query.cursor);
-    if (before !== undefined && !Number.isSafeInteger(before)) throw new OrbitError("INVALID_ARGUMENT", "invalid cursor");
+    if (before !== undefined && !Number.isSafeInteger(before))
+      throw new OrbitError("INVALID_ARGUMENT", "invalid cursor");
     const rows: OccurrenceRow[] = await this.o.store.listOccurrences(id, {
       limit: limit + 1,
       ...(before !== undefined ? { beforeId: before } : {}),

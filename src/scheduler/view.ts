@@ -4,6 +4,7 @@
  * dead_letters).
  */
 import type { JsonObject } from "../domain/json.js";
+import { RawJson } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
@@ -57,7 +58,8 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   const { timing } = compiledFor(row);
   const v: Record<string, unknown> = { schedule_id: row.scheduleId, workflow: row.workflow };
   if (s.version !== undefined) v.version = s.version;
-  v.input = row.input;
+  const inputText = (row.spec as { input_text?: unknown }).input_text;
+  v.input = typeof inputText === "string" ? new RawJson(inputText, row.input) : row.input;
   if (s.cron !== undefined) v.cron = s.cron;
   if (s.interval !== undefined) v.interval = s.interval;
   for (const k of ["timezone", "dst"] as const) if (s[k] !== undefined) v[k] = s[k];
@@ -73,7 +75,8 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
-  v.next_fire_times = row.state === "ended" ? [] : nextOccurrences(timing, upcomingFrom, NEXT_FIRE_TIMES).map(formatInstant);
+  v.next_fire_times =
+    row.state === "ended" ? [] : nextOccurrences(timing, upcomingFrom, NEXT_FIRE_TIMES).map(formatInstant);
   v.last_fire_at = formatInstantOrNull(row.lastFireMs);
   v.last_execution_id = row.lastExecutionId;
   v.fired = row.fired;

@@ -19,6 +19,7 @@ import type {
   WorkerTask,
   WorkerTaskPatch,
 } from "./rows.js";
+import type { TaskStoreOps } from "./task-store.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -68,7 +69,25 @@ export interface ScheduleCas {
   expectedNextFireMs?: number | null;
 }
 
-export interface StoreOps {
+/** A fire's write of a schedule row (see {@link StoreOps.advanceSchedules}). */
+export interface ScheduleAdvance {
+  /** The row as the fire leaves it; only the columns a fire changes are written. */
+  row: ScheduleRow;
+  /** The compare-and-set: the revision and next_fire_ms the fire read. */
+  expectedRevision: number;
+  expectedNextFireMs: number | null;
+}
+
+/** A first event of a new execution (sequence number 1). */
+export interface FirstEvent {
+  executionId: string;
+  type: string;
+  data: JsonObject;
+  atMs: number;
+}
+
+/** Every operation; the worker protocol's are in task-store.ts. */
+export interface StoreOps extends TaskStoreOps {
   // Workflows
   /** Inserts unless (name, version) exists; true when inserted. */
   insertWorkflow(workflow: Workflow): Promise<boolean>;
@@ -88,6 +107,8 @@ export interface StoreOps {
   findActiveExecutionWithKey(key: string): Promise<Execution | null>;
   /** Executions in RUNNING or COMPENSATING. */
   countActiveExecutions(): Promise<number>;
+  /** How many executions have each status (statuses with none are absent). Metrics read it on scrape. */
+  countExecutionsByStatus(): Promise<Partial<Record<ExecutionStatus, number>>>;
   /**
    * Serialises admission checks (`--max-active-executions`) until the transaction ends:
    * PostgreSQL takes a transaction-scoped advisory lock; SQLite needs nothing (its write lock does it).
@@ -102,8 +123,24 @@ export interface StoreOps {
   appendEvent(executionId: string, type: string, data: JsonObject, atMs: number): Promise<ExecutionEvent>;
   listEvents(executionId: string): Promise<ExecutionEvent[]>;
 
+  /**
+   * Batched starts (the scheduler's fire batch): one `INSERT … ON CONFLICT DO NOTHING` for all;
+   * returns the ids inserted (an id that existed is absent). Statement count does not grow with
+   * the number of rows on PostgreSQL.
+   */
+  insertExecutions(executions: readonly Execution[]): Promise<string[]>;
+  /**
+   * Appends each execution's first event (seq 1) at once. Only for executions that have no event
+   * yet (just inserted in this transaction); an existing seq 1 fails the statement.
+   */
+  insertFirstEvents(events: readonly FirstEvent[]): Promise<void>;
+  /** The statuses of the executions that exist among `executionIds`. */
+  getExecutionStatuses(executionIds: readonly string[]): Promise<Map<string, ExecutionStatus>>;
+
   // Worker tasks
   insertTask(task: WorkerTask): Promise<void>;
+  /** {@link insertTask} for many tasks at once. */
+  insertTasks(tasks: readonly WorkerTask[]): Promise<void>;
   /** The task of the execution's latest run (highest run, then newest). */
   getTaskForExecution(executionId: string, lock?: LockOption): Promise<WorkerTask | null>;
   updateTask(taskId: string, patch: WorkerTaskPatch): Promise<boolean>;
@@ -120,6 +157,15 @@ export interface StoreOps {
    * next_fire_ms, when given). Returns the stored row, or null when nothing matched.
    */
   updateSchedule(row: ScheduleRow, cas: ScheduleCas): Promise<ScheduleRow | null>;
+  /**
+   * A fire batch's schedule writes: for each entry, writes the columns a fire changes (state,
+   * next_fire_ms, due_ms, retry_ms, fired, skipped, last_fire_ms, last_execution_id, last_error,
+   * buffered) and moves the revision by one, only if the stored row still has the expected revision
+   * and next_fire_ms (the same guard as {@link updateSchedule} with both). The other columns are
+   * left as stored, which is what the fire read: any change to them moves the revision. Returns the
+   * ids of the rows that matched.
+   */
+  advanceSchedules(advances: readonly ScheduleAdvance[]): Promise<string[]>;
   /** Deletes; with `expectedRevision`, only at that revision. True when a row was deleted. */
   deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean>;
   /** Active schedules due at or before the given instant, by due_ms then schedule_id. */
@@ -132,9 +178,16 @@ export interface StoreOps {
   wakeBufferedSchedules(target: { scheduleId: string } | { concurrencyKey: string }, dueMs: number): Promise<number>;
   /** The earliest due_ms of any active schedule, or null: when the loop should wake next. */
   nextDueMs(): Promise<number | null>;
+  /**
+   * Active, unpaused schedules whose due_ms is before the instant: with `now - grace`, the schedules
+   * that should have fired and did not (`orbit_schedules_overdue`).
+   */
+  countOverdueSchedules(dueBeforeMs: number): Promise<number>;
 
   // Occurrence ledger
   appendOccurrence(occurrence: NewOccurrence): Promise<OccurrenceRow>;
+  /** {@link appendOccurrence} for many rows, in this order (ids ascend with it), returning nothing. */
+  appendOccurrences(occurrences: readonly NewOccurrence[]): Promise<void>;
   /** Newest first. */
   listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]>;
   /** Keeps the newest `keep` rows of the schedule; returns how many were deleted. */

@@ -13,6 +13,8 @@ export interface RunOptions {
   /** The clock; default 2026-11-15T18:51:00.347Z (the seed's creation time). */
   now?: number;
   stdout?: Writer;
+  /** The fetch the client uses (a fake server); default the global one. */
+  fetch?: typeof fetch;
 }
 
 export const SEED_NOW = Date.UTC(2026, 10, 15, 18, 51, 0, 347);
@@ -25,6 +27,7 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Cli
     stderr,
     env: opts.env ?? {},
     now: () => opts.now ?? SEED_NOW,
+    ...(opts.fetch === undefined ? {} : { fetch: opts.fetch }),
   };
   const code = await run(argv, io);
   return { code, stdout: stdout.text(), stderr: stderr.text() };

@@ -266,6 +266,27 @@ describeEachDialect("scheduler: firing", (dialect) => {
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ next_fire_at: "2026-11-15T00:04:00Z", skipped: 1 });
   });
 
+  it("a woken buffer whose blocker still runs leaves the schedule due at its next occurrence, and the loop never spins", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", overlap: "allow" });
+    await h.fireAt("2026-11-15T00:01:00Z");
+    await h.fireAt("2026-11-15T00:02:00Z");
+    await h.scheduler.schedules.update("s", { overlap: "buffer_one" });
+    await h.fireAt("2026-11-15T00:03:00Z");
+    h.scheduler.start();
+    try {
+      h.clock.set(Date.parse("2026-11-15T00:03:30Z"));
+      // Not the last execution: the buffer is woken, but 00:02 still runs, so nothing can start.
+      await h.executions.complete("s:2026-11-15T00:01:00Z", {});
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the event loop still turns
+      await h.scheduler.loop.fireDue();
+      expect(await h.scheduler.schedules.get("s")).toMatchObject({ next_fire_at: "2026-11-15T00:04:00Z" });
+      expect(await idsOf(db.store, "s")).toEqual(["s:2026-11-15T00:01:00Z", "s:2026-11-15T00:02:00Z"]);
+    } finally {
+      await h.scheduler.close();
+    }
+  });
+
   it("buffer_all runs buffered occurrences one after another, oldest first", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
     await h.scheduler.schedules.create({

@@ -3,11 +3,12 @@
  * dialects. Each method is one statement (see Store), so it is atomic outside a transaction too.
  */
 import semver from "semver";
-import type { Execution, ExecutionEvent } from "../../domain/execution.js";
+import type { Execution, ExecutionEvent, ExecutionStatus } from "../../domain/execution.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
-import type { ExecutionFilter, ExecutionPatch, LockOption } from "../store.js";
+import type { ExecutionFilter, ExecutionPatch, FirstEvent, LockOption } from "../store.js";
+import { pgColumn } from "./batch.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { jsonParam, RowMapper } from "./row-mappers.js";
@@ -125,6 +126,61 @@ export class ExecutionOps {
     return changed === 1;
   }
 
+  async insertExecutions(executions: readonly Execution[]): Promise<string[]> {
+    if (executions.length === 0) return [];
+    if (this.sqlDialect.name !== "postgres") {
+      const inserted: string[] = [];
+      for (const e of executions) if (await this.insertExecution(e)) inserted.push(e.executionId);
+      return inserted;
+    }
+    const rows = await this.exec.all(
+      `INSERT INTO orbit_executions (${EXECUTION_COLUMNS})
+       SELECT u.execution_id, u.workflow, u.version, u.input::jsonb, u.status, u.schedule_id, u.trig::jsonb,
+              u.result::jsonb, u.error::jsonb, u.cancel_reason, u.concurrency_key, u.run, u.attempt, u.created_ms,
+              u.started_ms, u.ended_ms
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                   ?::text[], ?::text[], ?::int[], ?::int[], ?::bigint[], ?::bigint[], ?::bigint[])
+         AS u(execution_id, workflow, version, input, status, schedule_id, trig, result, error, cancel_reason,
+              concurrency_key, run, attempt, created_ms, started_ms, ended_ms)
+       ON CONFLICT (execution_id) DO NOTHING RETURNING execution_id`,
+      [
+        pgColumn(executions, (e) => e.executionId),
+        pgColumn(executions, (e) => e.workflow),
+        pgColumn(executions, (e) => e.version),
+        pgColumn(executions, (e) => jsonParam(e.input)),
+        pgColumn(executions, (e) => e.status),
+        pgColumn(executions, (e) => e.scheduleId),
+        pgColumn(executions, (e) => jsonParam(e.trigger)),
+        pgColumn(executions, (e) => jsonParam(e.result)),
+        pgColumn(executions, (e) => jsonParam(e.error)),
+        pgColumn(executions, (e) => e.cancelReason),
+        pgColumn(executions, (e) => e.concurrencyKey),
+        pgColumn(executions, (e) => e.run),
+        pgColumn(executions, (e) => e.attempt),
+        pgColumn(executions, (e) => e.createdMs),
+        pgColumn(executions, (e) => e.startedMs),
+        pgColumn(executions, (e) => e.endedMs),
+      ],
+    );
+    return rows.map((r) => String(r.execution_id));
+  }
+
+  async getExecutionStatuses(executionIds: readonly string[]): Promise<Map<string, ExecutionStatus>> {
+    const statuses = new Map<string, ExecutionStatus>();
+    if (executionIds.length === 0) return statuses;
+    const rows =
+      this.sqlDialect.name === "postgres"
+        ? await this.exec.all("SELECT execution_id, status FROM orbit_executions WHERE execution_id = ANY(?::text[])", [
+            pgColumn(executionIds, (id) => id),
+          ])
+        : await this.exec.all(
+            "SELECT execution_id, status FROM orbit_executions WHERE execution_id IN (SELECT value FROM json_each(?))",
+            [JSON.stringify(executionIds)],
+          );
+    for (const row of rows) statuses.set(String(row.execution_id), String(row.status) as ExecutionStatus);
+    return statuses;
+  }
+
   async getExecution(executionId: string, lock?: LockOption): Promise<Execution | null> {
     const rows = await this.exec.all(
       `SELECT ${EXECUTION_COLUMNS} FROM orbit_executions WHERE execution_id = ?${this.lock(lock)}`,
@@ -153,6 +209,13 @@ export class ExecutionOps {
       [],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+
+  async countExecutionsByStatus(): Promise<Partial<Record<ExecutionStatus, number>>> {
+    const rows = await this.exec.all("SELECT status, COUNT(*) AS n FROM orbit_executions GROUP BY status", []);
+    const counts: Partial<Record<ExecutionStatus, number>> = {};
+    for (const row of rows) counts[String(row.status) as ExecutionStatus] = Number(row.n);
+    return counts;
   }
 
   async findActiveExecutionWithKey(key: string): Promise<Execution | null> {
@@ -204,6 +267,30 @@ export class ExecutionOps {
     return { executionId, seq: Number(rows[0]?.seq), type, data, atMs };
   }
 
+  async insertFirstEvents(events: readonly FirstEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (this.sqlDialect.name !== "postgres") {
+      for (const e of events) {
+        await this.exec.run(
+          "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms) VALUES (?, 1, ?, ?, ?)",
+          [e.executionId, e.type, jsonParam(e.data), e.atMs],
+        );
+      }
+      return;
+    }
+    await this.exec.run(
+      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
+       SELECT u.execution_id, 1, u.type, u.data::jsonb, u.at_ms
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`,
+      [
+        pgColumn(events, (e) => e.executionId),
+        pgColumn(events, (e) => e.type),
+        pgColumn(events, (e) => jsonParam(e.data)),
+        pgColumn(events, (e) => e.atMs),
+      ],
+    );
+  }
+
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
     const rows = await this.exec.all("SELECT * FROM orbit_execution_events WHERE execution_id = ? ORDER BY seq", [
       executionId,
@@ -229,6 +316,32 @@ export class ExecutionOps {
         t.leaseUntilMs,
         t.availableMs,
         t.createdMs,
+      ],
+    );
+  }
+
+  async insertTasks(tasks: readonly WorkerTask[]): Promise<void> {
+    if (tasks.length === 0) return;
+    if (this.sqlDialect.name !== "postgres") {
+      for (const t of tasks) await this.insertTask(t);
+      return;
+    }
+    await this.exec.run(
+      `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner, lease_until_ms, available_ms, created_ms)
+       SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[],
+                            ?::bigint[], ?::bigint[], ?::bigint[])`,
+      [
+        pgColumn(tasks, (t) => t.taskId),
+        pgColumn(tasks, (t) => t.executionId),
+        pgColumn(tasks, (t) => t.run),
+        pgColumn(tasks, (t) => t.workflow),
+        pgColumn(tasks, (t) => t.version),
+        pgColumn(tasks, (t) => t.state),
+        pgColumn(tasks, (t) => t.attempt),
+        pgColumn(tasks, (t) => t.leaseOwner),
+        pgColumn(tasks, (t) => t.leaseUntilMs),
+        pgColumn(tasks, (t) => t.availableMs),
+        pgColumn(tasks, (t) => t.createdMs),
       ],
     );
   }

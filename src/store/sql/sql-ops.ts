@@ -5,16 +5,81 @@
  * for each transaction.
  */
 import type { IdempotencyRecord, NewOccurrence, OccurrenceRow, ScheduleRow } from "../rows.js";
-import type { DueScheduleQuery, LockOption, OccurrenceQuery, ScheduleCas, StoreOps } from "../store.js";
-import { ExecutionOps } from "./execution-ops.js";
+import type {
+  DueScheduleQuery,
+  LockOption,
+  OccurrenceQuery,
+  ScheduleAdvance,
+  ScheduleCas,
+  StoreOps,
+} from "../store.js";
+import { pgColumn } from "./batch.js";
 import type { SqlParam } from "./executor.js";
 import { jsonParam, SCHEDULE_MUTABLE_COLUMNS, scheduleParams } from "./row-mappers.js";
+import { TaskOps } from "./task-ops.js";
 
 const SCHEDULE_INSERT_COLUMNS = ["schedule_id", ...SCHEDULE_MUTABLE_COLUMNS, "revision", "created_ms"].join(", ");
 const SCHEDULE_INSERT_MARKS = Array.from({ length: SCHEDULE_MUTABLE_COLUMNS.length + 3 }, () => "?").join(", ");
+/** The columns a fire changes (advanceSchedules), bound in this order after the CAS. */
+const ADVANCE_COLUMNS = [
+  "state",
+  "next_fire_ms",
+  "due_ms",
+  "retry_ms",
+  "fired",
+  "skipped",
+  "last_fire_ms",
+  "last_execution_id",
+  "last_error",
+  "buffered",
+] as const;
+const ADVANCE_SQLITE = `UPDATE orbit_schedules SET ${ADVANCE_COLUMNS.map((c) => `${c} = ?`).join(", ")}, revision = revision + 1
+  WHERE schedule_id = ? AND revision = ? AND next_fire_ms IS NOT DISTINCT FROM ?`;
+const ADVANCE_POSTGRES = `UPDATE orbit_schedules AS s SET ${ADVANCE_COLUMNS.map((c) => `${c} = u.${c}${c === "buffered" ? "::jsonb" : ""}`).join(", ")},
+    revision = s.revision + 1
+  FROM unnest(?::text[], ?::int[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[],
+              ?::bigint[], ?::text[], ?::text[], ?::text[])
+    AS u(schedule_id, expected_revision, expected_next_fire_ms, ${ADVANCE_COLUMNS.join(", ")})
+  WHERE s.schedule_id = u.schedule_id AND s.revision = u.expected_revision
+    AND s.next_fire_ms IS NOT DISTINCT FROM u.expected_next_fire_ms
+  RETURNING s.schedule_id`;
+
+function advanceParams(row: ScheduleRow): SqlParam[] {
+  return [
+    row.state,
+    row.nextFireMs,
+    row.dueMs,
+    row.retryMs,
+    row.fired,
+    row.skipped,
+    row.lastFireMs,
+    row.lastExecutionId,
+    row.lastError,
+    jsonParam(row.buffered),
+  ];
+}
+
+const OCCURRENCE_COLUMNS =
+  "schedule_id, kind, occurrence_ms, range_from_ms, range_to_ms, count, reason, execution_id, error, recorded_ms";
+
+function occurrenceParams(o: NewOccurrence): SqlParam[] {
+  return [
+    o.scheduleId,
+    o.kind,
+    o.occurrenceMs,
+    o.rangeFromMs ?? null,
+    o.rangeToMs ?? null,
+    o.count ?? 1,
+    o.reason ?? null,
+    o.executionId ?? null,
+    o.error ?? null,
+    o.recordedMs,
+  ];
+}
+
 const SCHEDULE_SETS = [...SCHEDULE_MUTABLE_COLUMNS.map((c) => `${c} = ?`), "revision = ?"].join(", ");
 
-export class SqlOps extends ExecutionOps implements StoreOps {
+export class SqlOps extends TaskOps implements StoreOps {
   // Schedules
 
   async insertSchedule(row: ScheduleRow): Promise<boolean> {
@@ -53,6 +118,24 @@ export class SqlOps extends ExecutionOps implements StoreOps {
     }
     const rows = await this.exec.all(`UPDATE orbit_schedules SET ${SCHEDULE_SETS} WHERE ${guard} RETURNING *`, params);
     return rows[0] ? this.map.schedule(rows[0]) : null;
+  }
+
+  async advanceSchedules(advances: readonly ScheduleAdvance[]): Promise<string[]> {
+    if (advances.length === 0) return [];
+    if (this.sqlDialect.name !== "postgres") {
+      const matched: string[] = [];
+      for (const a of advances) {
+        const params = [...advanceParams(a.row), a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs];
+        if ((await this.exec.run(ADVANCE_SQLITE, params)) === 1) matched.push(a.row.scheduleId);
+      }
+      return matched;
+    }
+    const columns = advances.map((a) => [a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs, ...advanceParams(a.row)]);
+    const rows = await this.exec.all(
+      ADVANCE_POSTGRES,
+      Array.from({ length: 3 + ADVANCE_COLUMNS.length }, (_, i) => pgColumn(columns, (c) => c[i] ?? null)),
+    );
+    return rows.map((r) => String(r.schedule_id));
   }
 
   async deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean> {
@@ -99,6 +182,15 @@ export class SqlOps extends ExecutionOps implements StoreOps {
     return due == null ? null : Number(due);
   }
 
+  async countOverdueSchedules(dueBeforeMs: number): Promise<number> {
+    const rows = await this.exec.all(
+      `SELECT COUNT(*) AS n FROM orbit_schedules
+       WHERE state = 'active' AND NOT paused AND due_ms IS NOT NULL AND due_ms < ?`,
+      [dueBeforeMs],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   // Occurrence ledger
 
   async appendOccurrence(o: NewOccurrence): Promise<OccurrenceRow> {
@@ -120,6 +212,32 @@ export class SqlOps extends ExecutionOps implements StoreOps {
     );
     if (!rows[0]) throw new Error("INSERT … RETURNING returned no row");
     return this.map.occurrence(rows[0]);
+  }
+
+  async appendOccurrences(occurrences: readonly NewOccurrence[]): Promise<void> {
+    if (occurrences.length === 0) return;
+    if (this.sqlDialect.name !== "postgres") {
+      for (const o of occurrences) {
+        await this.exec.run(
+          `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          occurrenceParams(o),
+        );
+      }
+      return;
+    }
+    const columns = occurrences.map(occurrenceParams);
+    // WITH ORDINALITY … ORDER BY: ids are assigned in the order given.
+    await this.exec.run(
+      `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS})
+       SELECT u.schedule_id, u.kind, u.occurrence_ms, u.range_from_ms, u.range_to_ms, u.count, u.reason, u.execution_id,
+              u.error, u.recorded_ms
+       FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[],
+                   ?::text[], ?::bigint[]) WITH ORDINALITY
+         AS u(schedule_id, kind, occurrence_ms, range_from_ms, range_to_ms, count, reason, execution_id, error,
+              recorded_ms, ord)
+       ORDER BY u.ord`,
+      Array.from({ length: 10 }, (_, i) => pgColumn(columns, (c) => c[i] ?? null)),
+    );
   }
 
   async listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]> {

@@ -1,0 +1,96 @@
+/**
+ * The HTTP API as a fastify instance: JSON parsing, validation, the error replies, the request
+ * metrics and every route of docs/api.md. Built by the composition root; knows nothing of stores.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { serializeJson } from "../domain/json-text.js";
+import { VERSION } from "../version.js";
+import type { ApiDeps } from "./deps.js";
+import { BODY_LIMIT_BYTES, installErrorHandlers } from "./errors.js";
+import { executionRoutes } from "./executions-routes.js";
+import type { IdempotencyKeys } from "./idempotency.js";
+import { openApiDocument } from "./openapi.js";
+import { type Caller, type RouteDef, registerRoutes } from "./route.js";
+import { scheduleRoutes } from "./schedules-routes.js";
+import { systemRoutes } from "./system-routes.js";
+import { registerUi } from "./ui-static.js";
+import { validatorCompiler } from "./validation.js";
+import { workflowRoutes } from "./workflows-routes.js";
+
+export interface AppOptions {
+  deps: ApiDeps;
+  idempotency: IdempotencyKeys;
+  logger: FastifyBaseLogger;
+  /** The caller of a request; throws UNAUTHENTICATED. Default: every request is anonymous (open server). */
+  authenticate?: (request: FastifyRequest) => Caller | null;
+}
+
+export interface App {
+  app: FastifyInstance;
+  /** Every route registered, as `METHOD /path` (fastify syntax), HEAD excluded. */
+  routes: string[];
+  /** The route table the OpenAPI document is generated from. */
+  table: RouteDef[];
+}
+
+export function buildApp(o: AppOptions): App {
+  const app = Fastify({
+    loggerInstance: o.logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // One debug line per request (below) instead of fastify's two info lines.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const routes: string[] = [];
+  app.addHook("onRoute", (r) => {
+    for (const m of [r.method].flat()) if (m !== "HEAD") routes.push(`${m} ${r.url}`);
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only: fastify's text/plain parser would hand a string to the JSON routes.
+  app.removeContentTypeParser("text/plain");
+  // An empty body is no body (POST …/pause with nothing to say); anything else must be JSON.
+  const json = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    // Kept for the schedule routes, which store an input's text as given (`120.0`, json-text.ts).
+    (request as FastifyRequest & { rawBody?: string }).rawBody = text;
+    if (text.trim() === "") done(null, undefined);
+    else void json(request, text, done);
+  });
+  app.addHook("preValidation", async (request) => {
+    if (request.body === undefined && (request.method === "POST" || request.method === "PATCH")) request.body = {};
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    o.deps.metrics.observeHttp(
+      request.method,
+      request.routeOptions.url ?? "unmatched",
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.debug(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      "request",
+    );
+  });
+  installErrorHandlers(app);
+  app.setReplySerializer((payload) => serializeJson(payload));
+
+  const table: RouteDef[] = [];
+  let document: object | null = null;
+  table.push(
+    ...scheduleRoutes(o.deps),
+    ...workflowRoutes(o.deps),
+    ...executionRoutes(o.deps),
+    ...systemRoutes(o.deps, () => {
+      document ??= openApiDocument(table, VERSION);
+      return document;
+    }),
+  );
+  registerRoutes(app, table, { idempotency: o.idempotency, authenticate: o.authenticate ?? (() => null) });
+  registerUi(app);
+  return { app, routes, table };
+}

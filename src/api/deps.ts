@@ -1,0 +1,37 @@
+/** What the routes need from the composition root (src/server/server.ts builds it). */
+import type { Executions } from "../engine/executions.js";
+import type { Workflows } from "../engine/workflows.js";
+import type { Scheduler } from "../scheduler/scheduler.js";
+import type { ServerMetrics } from "./metrics.js";
+import type { ApiRequest } from "./route.js";
+
+/** The server's role for /readyz. */
+export type ServerRole = "single" | "leader" | "standby" | "shared";
+
+export interface Readiness {
+  ready: boolean;
+  role: ServerRole;
+  /** Why not ready. */
+  message?: string;
+}
+
+/** Access checks (SPEC §9); absent on an open server. */
+export interface AccessControl {
+  /** Refuses (403) unless the caller may do `action` on workflow `workflow`. */
+  require(request: ApiRequest, action: Action, workflow: string): void;
+  /** Whether the caller may do `action` on `workflow` (list filtering). */
+  allows(request: ApiRequest, action: Action, workflow: string): boolean;
+  /** Refuses worker identities (403) on client-only routes such as /v1/schedules. */
+  requireClient(request: ApiRequest): void;
+}
+
+export type Action = "schedule" | "start" | "read" | "cancel";
+
+export interface ApiDeps {
+  workflows: Workflows;
+  executions: Executions;
+  scheduler: Scheduler;
+  metrics: ServerMetrics;
+  readiness(): Promise<Readiness>;
+  access: AccessControl | null;
+}

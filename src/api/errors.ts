@@ -1,0 +1,93 @@
+/**
+ * Errors as the API answers them: `{"code", "message"}` with the status of the code in
+ * ERROR_CODES (src/domain/errors.ts), the one place statuses are mapped. Fastify's own refusals
+ * (validation, malformed JSON, a body too large, an unknown route) become Orbit codes here too.
+ */
+import type { FastifyError, FastifyInstance } from "fastify";
+import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
+import { describeValidationError } from "./validation.js";
+
+/** The request body limit: above the engine's 1 MB input limit, so its message is what users see. */
+export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/**
+ * A reused Idempotency-Key with another body: code INVALID_ARGUMENT, but status 422 (docs/api.md),
+ * the one documented exception to the code → status map.
+ */
+export class IdempotencyKeyReused extends OrbitError {
+  constructor(message: string) {
+    super("INVALID_ARGUMENT", message);
+  }
+  override get status(): number {
+    return 422;
+  }
+}
+
+export interface ErrorReply {
+  status: number;
+  body: { code: ErrorCode; message: string };
+}
+
+/** Fastify error codes that are the client's fault, with Orbit's wording. */
+function fromFastify(err: FastifyError): OrbitError | null {
+  switch (err.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new OrbitError(
+        "INVALID_ARGUMENT",
+        `the request body is larger than ${BODY_LIMIT_BYTES} bytes (2 MB); an input may be at most 1 MB`,
+      );
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new OrbitError("INVALID_ARGUMENT", "the request body must be JSON (content-type: application/json)");
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new OrbitError("INVALID_ARGUMENT", "the request body is not valid JSON");
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new OrbitError("INVALID_ARGUMENT", "the request's content-length does not match its body");
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || err.name === "SyntaxError") {
+    return new OrbitError("INVALID_ARGUMENT", `the request body is not valid JSON: ${err.message}`);
+  }
+  if (typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) {
+    return new OrbitError("INVALID_ARGUMENT", err.message);
+  }
+  return null;
+}
+
+/** The reply for any error a route or fastify raised; `internal` tells the caller to log it. */
+export function errorReply(err: unknown): ErrorReply & { internal: boolean } {
+  let orbit: OrbitError | null = null;
+  if (err instanceof OrbitError) orbit = err;
+  else if (isFastifyError(err)) {
+    orbit = err.validation
+      ? new OrbitError("INVALID_ARGUMENT", describeValidationError(err.validation as never, err.validationContext))
+      : fromFastify(err);
+  }
+  if (orbit === null) {
+    return {
+      status: httpStatusOf("INTERNAL"),
+      body: { code: "INTERNAL", message: "internal error; the server log has the details" },
+      internal: true,
+    };
+  }
+  return { status: orbit.status, body: orbit.toJSON(), internal: false };
+}
+
+function isFastifyError(err: unknown): err is FastifyError & { validationContext?: string } {
+  return err instanceof Error && ("code" in err || "validation" in err || "statusCode" in err);
+}
+
+/** Installs the error and not-found handlers. */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const { status, body, internal } = errorReply(err);
+    if (internal) request.log.error({ err }, "request failed");
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0];
+    const err = new OrbitError("NOT_FOUND", `no route ${request.method} ${path}; see /v1/openapi.json`);
+    return reply.code(err.status).send(err.toJSON());
+  });
+}

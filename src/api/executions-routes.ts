@@ -1,0 +1,93 @@
+/** /v1/executions: start, list, read and cancel executions (docs/api.md § Executions). */
+import type { ListExecutionsQuery, StartExecutionRequest } from "../engine/executions.js";
+import { eventToJson, executionToJson } from "../engine/serialize.js";
+import type { ApiDeps } from "./deps.js";
+import type { ApiRequest, RouteDef } from "./route.js";
+import * as S from "./schemas.js";
+
+const execution = { description: "the execution", schema: S.Execution };
+
+export function executionRoutes(d: ApiDeps): RouteDef[] {
+  const access = d.access;
+  const guardStored = (action: "read" | "cancel") => async (r: ApiRequest) => {
+    if (access === null) return;
+    const e = await d.executions.get(String(r.params.id));
+    access.require(r, action, e.workflow);
+  };
+  return [
+    {
+      method: "POST",
+      url: "/v1/executions",
+      summary: "Start an execution (an existing execution_id returns it, 200)",
+      tag: "executions",
+      body: S.StartExecutionBody,
+      responses: {
+        201: { description: "started", schema: S.Execution },
+        200: { description: "the id existed", schema: S.Execution },
+      },
+      guard: (r) => access?.require(r, "start", String((r.body as { workflow?: unknown }).workflow)),
+      handler: async (r) => {
+        const body = r.body as StartExecutionRequest;
+        const { execution: e, created } = await d.executions.start({
+          ...(body.execution_id !== undefined ? { execution_id: body.execution_id } : {}),
+          workflow: body.workflow,
+          ...(body.version !== undefined ? { version: body.version } : {}),
+          ...(body.input !== undefined ? { input: body.input } : {}),
+        });
+        return { status: created ? 201 : 200, body: executionToJson(e) };
+      },
+    },
+    {
+      method: "GET",
+      url: "/v1/executions",
+      summary: "List executions, newest first",
+      tag: "executions",
+      query: S.ListExecutionsQuery,
+      responses: { 200: { description: "a page of executions", schema: S.ExecutionList } },
+      handler: async (r) => {
+        const page = await d.executions.list(r.query as ListExecutionsQuery);
+        const visible =
+          access === null ? page.executions : page.executions.filter((e) => access.allows(r, "read", e.workflow));
+        return { status: 200, body: { executions: visible.map(executionToJson), next_cursor: page.nextCursor } };
+      },
+    },
+    {
+      method: "GET",
+      url: "/v1/executions/:id",
+      summary: "Read an execution",
+      tag: "executions",
+      params: S.ExecutionIdParams,
+      responses: { 200: execution },
+      guard: guardStored("read"),
+      handler: async (r) => ({ status: 200, body: executionToJson(await d.executions.get(String(r.params.id))) }),
+    },
+    {
+      method: "GET",
+      url: "/v1/executions/:id/events",
+      summary: "An execution's history, oldest first",
+      tag: "executions",
+      params: S.ExecutionIdParams,
+      responses: { 200: { description: "the events", schema: S.EventList } },
+      guard: guardStored("read"),
+      handler: async (r) => ({
+        status: 200,
+        body: { events: (await d.executions.events(String(r.params.id))).map(eventToJson) },
+      }),
+    },
+    {
+      method: "POST",
+      url: "/v1/executions/:id/cancel",
+      summary: "Cancel an execution (a finished one is returned unchanged)",
+      tag: "executions",
+      params: S.ExecutionIdParams,
+      body: S.CancelBody,
+      responses: { 200: execution },
+      guard: guardStored("cancel"),
+      handler: async (r) => {
+        const reason = (r.body as { reason?: string | null } | undefined)?.reason;
+        const e = await d.executions.cancel(String(r.params.id), reason === undefined ? {} : { reason });
+        return { status: 200, body: executionToJson(e) };
+      },
+    },
+  ];
+}

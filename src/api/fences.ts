@@ -1,0 +1,34 @@
+/**
+ * Revision fences on schedule writes (SPEC §5.7): `If-Match: "<revision>"` (412 on mismatch) and
+ * `?expected_revision=N` (409). Parsed here; checked by the scheduler inside the write's transaction.
+ */
+import { OrbitError } from "../domain/errors.js";
+import type { Fence } from "../scheduler/schedules.js";
+
+/** `"3"`, `W/"3"` or `3`; `*` (any revision) is no fence. */
+export function parseIfMatch(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = (Array.isArray(header) ? header.join(",") : header).trim();
+  if (text === "*" || text === "") return undefined;
+  const m = /^(?:W\/)?"?(\d{1,15})"?$/.exec(text);
+  if (m === null) {
+    throw new OrbitError("INVALID_ARGUMENT", `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`);
+  }
+  return Number(m[1]);
+}
+
+/** The fence of a write request: its If-Match header and `expected_revision` query parameter. */
+export function fenceOf(headers: Record<string, string | string[] | undefined>, query: unknown): Fence {
+  const fence: Fence = {};
+  const ifMatch = parseIfMatch(headers["if-match"]);
+  if (ifMatch !== undefined) fence.ifMatch = ifMatch;
+  const expected = (query as { expected_revision?: number } | undefined)?.expected_revision;
+  if (expected !== undefined) fence.expectedRevision = expected;
+  return fence;
+}
+
+/** The ETag of a schedule JSON view: its revision, quoted. */
+export function etagOf(schedule: unknown): Record<string, string> {
+  const revision = (schedule as { revision?: unknown } | null)?.revision;
+  return typeof revision === "number" ? { etag: `"${revision}"` } : {};
+}

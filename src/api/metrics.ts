@@ -1,0 +1,101 @@
+/**
+ * Prometheus metrics of one server (SPEC §10), on a registry of its own (never prom-client's global
+ * one), from zero at start. Counters and the lag histogram come from the firing loop's reports;
+ * the overdue and per-status gauges are read from the database on each scrape.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { EXECUTION_STATUSES } from "../domain/execution.js";
+import type { FireReport } from "../scheduler/fire.js";
+import type { Store } from "../store/store.js";
+
+export interface MetricsOptions {
+  store: Store;
+  /** Misfire grace: a schedule due longer ago than this is overdue. */
+  graceMs: number;
+  /** The instant due times are compared with (the database clock in shared mode). */
+  now: () => Promise<number>;
+}
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly fired: Counter;
+  private readonly skipped: Counter<"reason">;
+  private readonly lag: Histogram;
+  private readonly http: Histogram<"method" | "route" | "status">;
+
+  constructor(o: MetricsOptions) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.fired = new Counter({
+      name: "orbit_schedules_fired_total",
+      help: "Executions this server started for schedules, including triggers and backfills",
+      registers,
+    });
+    this.skipped = new Counter({
+      name: "orbit_schedules_skipped_total",
+      help: "Occurrences not started, by reason (overlap, concurrency, missed, buffer_full)",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.lag = new Histogram({
+      name: "orbit_schedule_fire_lag_seconds",
+      help: "Fire time minus due time of the occurrences started on time",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.http = new Histogram({
+      name: "orbit_http_request_duration_seconds",
+      help: "HTTP requests by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    new Gauge({
+      name: "orbit_schedules_overdue",
+      help: "Active, unpaused schedules due longer ago than the misfire grace and not fired",
+      registers,
+      async collect() {
+        this.set(await o.store.countOverdueSchedules((await o.now()) - o.graceMs));
+      },
+    });
+    new Gauge({
+      name: "orbit_executions",
+      help: "Executions in the database by status",
+      labelNames: ["status"],
+      registers,
+      async collect() {
+        const counts = await o.store.countExecutionsByStatus();
+        for (const status of EXECUTION_STATUSES) this.set({ status }, counts[status] ?? 0);
+      },
+    });
+  }
+
+  /** The firing loop's hook. */
+  onFire(report: FireReport): void {
+    if (report.started > 0) this.fired.inc(report.started);
+    for (const [reason, n] of Object.entries(report.skipped)) if (n) this.skipped.inc({ reason }, n);
+    for (const ms of report.lagsMs) this.lag.observe(Math.max(0, ms) / 1000);
+  }
+
+  /** A manual trigger: started, or refused by the overlap policy. */
+  onTrigger(started: boolean): void {
+    if (started) this.fired.inc();
+    else this.skipped.inc({ reason: "overlap" });
+  }
+
+  onBackfill(started: number): void {
+    if (started > 0) this.fired.inc(started);
+  }
+
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    this.http.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table: the same TypeBox schemas the routes
+ * validate with (OpenAPI 3.1 schemas are JSON Schema 2020-12, so they are used as they are).
+ */
+import type { TSchema } from "@sinclair/typebox";
+import { ERROR_CODES } from "../domain/errors.js";
+import { isIdempotent, type RouteDef } from "./route.js";
+import { ErrorBody } from "./schemas.js";
+
+/** A TypeBox schema as plain JSON (TypeBox's symbol keys dropped). */
+const plain = (schema: TSchema): object => JSON.parse(JSON.stringify(schema)) as object;
+
+/** `/v1/schedules/:id` → `/v1/schedules/{id}`. */
+export const openApiPath = (url: string): string => url.replace(/:(\w+)/g, "{$1}");
+
+function parameters(route: RouteDef): object[] {
+  const out: object[] = [];
+  const add = (schema: TSchema | undefined, where: "path" | "query") => {
+    if (!schema) return;
+    const required = new Set<string>((schema.required as string[] | undefined) ?? []);
+    for (const [name, s] of Object.entries((schema.properties ?? {}) as Record<string, TSchema>)) {
+      out.push({ name, in: where, required: where === "path" || required.has(name), schema: plain(s) });
+    }
+  };
+  add(route.params, "path");
+  add(route.query, "query");
+  if (route.ifMatch) {
+    out.push({
+      name: "If-Match",
+      in: "header",
+      required: false,
+      description: 'the schedule\'s revision, quoted ("3"); 412 PRECONDITION_FAILED when it is another',
+      schema: { type: "string" },
+    });
+  }
+  if (isIdempotent(route)) {
+    out.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description: "a repeat with the same key and request returns the first answer; another request is 422",
+      schema: { type: "string", maxLength: 255 },
+    });
+  }
+  return out;
+}
+
+function operationId(route: RouteDef): string {
+  const words = route.url
+    .split("/")
+    .filter((w) => w !== "" && w !== "v1")
+    .map((w) => (w.startsWith(":") ? `By${w[1]!.toUpperCase()}${w.slice(2)}` : w.replace(/[^A-Za-z0-9]/g, "")));
+  return [route.method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join("");
+}
+
+export function openApiDocument(routes: readonly RouteDef[], version: string): object {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const route of routes) {
+    const responses: Record<string, object> = {};
+    for (const [status, r] of Object.entries(route.responses)) {
+      const type = r.contentType ?? "application/json";
+      responses[status] = {
+        description: r.description,
+        ...(r.schema || r.contentType ? { content: { [type]: r.schema ? { schema: plain(r.schema) } : {} } } : {}),
+      };
+    }
+    responses.default = {
+      description: `an error: {code, message}; codes ${Object.keys(ERROR_CODES).join(", ")} (docs/errors.md)`,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+    const op: Record<string, unknown> = {
+      operationId: operationId(route),
+      summary: route.summary,
+      tags: [route.tag],
+      parameters: parameters(route),
+      responses,
+    };
+    if (route.body) {
+      op.requestBody = { required: false, content: { "application/json": { schema: plain(route.body) } } };
+    }
+    const path = openApiPath(route.url);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Orbit",
+      version,
+      description: "Durable workflows with exact, exactly-once schedules. The contract: docs/api.md.",
+    },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    paths,
+    components: {
+      schemas: { Error: plain(ErrorBody) },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "with --config identities (SPEC §9)" },
+      },
+    },
+  };
+}

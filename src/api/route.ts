@@ -1,0 +1,117 @@
+/**
+ * The route table's shape and its registration on fastify. A route is declared once (method, URL,
+ * TypeBox schemas, documented answers, handler); registration adds validation, the caller's
+ * identity, Idempotency-Key handling and ETags, and the OpenAPI generator reads the same table.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { etagOf } from "./fences.js";
+import { IdempotencyKeys } from "./idempotency.js";
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/** Who is calling: null when the server has no identities configured (open server). */
+export interface Caller {
+  name: string;
+  kind: "client" | "worker";
+}
+
+export interface ApiRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  /** The body's JSON text, as received. */
+  rawBody?: string | undefined;
+  headers: FastifyRequest["headers"];
+  caller: Caller | null;
+}
+
+export interface ApiAnswer {
+  status: number;
+  /** JSON-serialised as is (insertion order kept); a string is sent verbatim; undefined: no body. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef {
+  method: Method;
+  /** fastify syntax: `/v1/schedules/:id`. */
+  url: string;
+  summary: string;
+  tag: "schedules" | "workflows" | "executions" | "system" | "worker";
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** Documented answers by status; errors are added by the OpenAPI generator. */
+  responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
+  /** Accepts If-Match (schedule writes). */
+  ifMatch?: boolean;
+  /** Answers carry `ETag: "<revision>"` of the schedule in the body. */
+  etag?: boolean;
+  /** Accepts Idempotency-Key. Default: every POST, PATCH and DELETE. */
+  idempotent?: boolean;
+  /** Open to anyone even with identities configured (health, readiness, metrics, the document). */
+  public?: boolean;
+  /** Refuses callers that may not use the route (401/403); runs before the handler. */
+  guard?: (request: ApiRequest) => Promise<void> | void;
+  handler(request: ApiRequest): Promise<ApiAnswer>;
+}
+
+export interface RouteContext {
+  idempotency: IdempotencyKeys;
+  /** The caller of a request (may throw UNAUTHENTICATED); null when the server is open. */
+  authenticate(request: FastifyRequest): Caller | null;
+}
+
+export function isIdempotent(route: RouteDef): boolean {
+  return route.idempotent ?? route.method !== "GET";
+}
+
+/** Registers every route of the table. */
+export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[], ctx: RouteContext): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      schema: {
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { querystring: route.query } : {}),
+        ...(route.body ? { body: route.body } : {}),
+      },
+      handler: async (request, reply) => {
+        const api: ApiRequest = {
+          params: (request.params ?? {}) as Record<string, string>,
+          query: (request.query ?? {}) as Record<string, unknown>,
+          body: request.body,
+          rawBody: (request as FastifyRequest & { rawBody?: string }).rawBody,
+          headers: request.headers,
+          caller: route.public ? null : ctx.authenticate(request),
+        };
+        await route.guard?.(api);
+        const key = isIdempotent(route) ? IdempotencyKeys.keyOf(request.headers["idempotency-key"]) : undefined;
+        let answer: ApiAnswer;
+        if (key === undefined) answer = await route.handler(api);
+        else {
+          const path = request.url.split("?")[0] ?? request.url;
+          const replay = await ctx.idempotency.run(
+            {
+              key,
+              scope: `${route.method} ${path} ${api.caller?.name ?? "-"}`,
+              fingerprint: { body: api.body ?? null, query: api.query, ifMatch: request.headers["if-match"] ?? null },
+            },
+            async () => {
+              const a = await route.handler(api);
+              return { status: a.status, body: a.body };
+            },
+          );
+          answer = { status: replay.status, body: replay.body ?? undefined };
+          if (replay.replayed) answer.headers = { "idempotent-replayed": "true" };
+        }
+        reply.code(answer.status);
+        if (route.etag) reply.headers(etagOf(answer.body));
+        if (answer.headers) reply.headers(answer.headers);
+        return answer.body === undefined ? reply.send() : reply.send(answer.body);
+      },
+    });
+  }
+}

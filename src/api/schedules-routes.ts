@@ -1,0 +1,185 @@
+/** /v1/schedules: the schedule service and its actions over HTTP (docs/api.md § Schedules). */
+
+import type { JsonObject } from "../domain/json.js";
+import { inputTextOf } from "../domain/json-text.js";
+import type { ApiDeps } from "./deps.js";
+import { fenceOf } from "./fences.js";
+import type { ApiRequest, RouteDef } from "./route.js";
+import * as S from "./schemas.js";
+
+const schedule = { description: "the schedule", schema: S.Schedule };
+
+export function scheduleRoutes(d: ApiDeps): RouteDef[] {
+  const { schedules, actions } = d.scheduler;
+  const access = d.access;
+  /** Client identities only, and the `schedule` action on the schedule's workflow. */
+  const guardStored = async (r: ApiRequest): Promise<void> => {
+    if (access === null) return;
+    access.requireClient(r);
+    const row = await schedules.row(String(r.params.id));
+    access.require(r, "schedule", row.workflow);
+  };
+  const asObject = (body: unknown): Record<string, unknown> => (body ?? {}) as Record<string, unknown>;
+  const fence = (r: ApiRequest) => fenceOf(r.headers, r.query);
+
+  return [
+    {
+      method: "POST",
+      url: "/v1/schedules",
+      summary: "Create a schedule",
+      tag: "schedules",
+      body: S.CreateScheduleBody,
+      responses: { 201: schedule },
+      etag: true,
+      guard: (r) => {
+        if (access === null) return;
+        access.requireClient(r);
+        const workflow = asObject(r.body).workflow;
+        access.require(r, "schedule", typeof workflow === "string" ? workflow : "");
+      },
+      handler: async (r) => ({
+        status: 201,
+        body: await schedules.create(asObject(r.body), { inputText: inputTextOf(r.rawBody) }),
+      }),
+    },
+    {
+      method: "GET",
+      url: "/v1/schedules",
+      summary: "List schedules by id",
+      tag: "schedules",
+      query: S.ListSchedulesQuery,
+      responses: { 200: { description: "a page of schedules", schema: S.ScheduleList } },
+      guard: (r) => access?.requireClient(r),
+      handler: async (r) => {
+        const q = r.query as { workflow?: string; state?: string; cursor?: string; limit?: number };
+        const page = await schedules.list({
+          ...q,
+          ...(access !== null ? { visible: (w: string) => access.allows(r, "schedule", w) } : {}),
+        });
+        return { status: 200, body: page };
+      },
+    },
+    {
+      method: "GET",
+      url: "/v1/schedules/:id",
+      summary: "Read a schedule",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      responses: { 200: schedule },
+      etag: true,
+      guard: guardStored,
+      handler: async (r) => ({ status: 200, body: await schedules.get(String(r.params.id)) }),
+    },
+    {
+      method: "PATCH",
+      url: "/v1/schedules/:id",
+      summary: "Change a schedule's settings (null unsets)",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      query: S.FenceQuery,
+      body: S.PatchScheduleBody,
+      responses: { 200: schedule },
+      ifMatch: true,
+      etag: true,
+      guard: async (r) => {
+        await guardStored(r);
+        const workflow = asObject(r.body).workflow;
+        if (access !== null && typeof workflow === "string") access.require(r, "schedule", workflow);
+      },
+      handler: async (r) => ({
+        status: 200,
+        body: await schedules.update(String(r.params.id), asObject(r.body), fence(r), {
+          inputText: inputTextOf(r.rawBody),
+        }),
+      }),
+    },
+    {
+      method: "DELETE",
+      url: "/v1/schedules/:id",
+      summary: "Delete a schedule (its executions stay)",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      query: S.FenceQuery,
+      responses: { 204: { description: "deleted" } },
+      ifMatch: true,
+      guard: guardStored,
+      handler: async (r) => {
+        await schedules.delete(String(r.params.id), fence(r));
+        return { status: 204 };
+      },
+    },
+    action("pause", "Pause a schedule", S.PauseBody, (r) => actions.pause(String(r.params.id), r.body, fence(r))),
+    action("resume", "Resume a schedule", S.ResumeBody, (r) => actions.resume(String(r.params.id), r.body, fence(r))),
+    {
+      method: "POST",
+      url: "/v1/schedules/:id/trigger",
+      summary: "Start an execution now, under the overlap policy",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      query: S.FenceQuery,
+      body: S.TriggerBody,
+      responses: {
+        201: { description: "started", schema: S.TriggerResult },
+        200: { description: "not started (overlap)", schema: S.TriggerResult },
+      },
+      ifMatch: true,
+      guard: guardStored,
+      handler: async (r) => {
+        const result = await actions.trigger(String(r.params.id), r.body, fence(r));
+        d.metrics.onTrigger(result.started);
+        return { status: result.started ? 201 : 200, body: result };
+      },
+    },
+    {
+      method: "POST",
+      url: "/v1/schedules/:id/backfill",
+      summary: "Start the occurrences of a past range (both ends inclusive)",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      body: S.BackfillBody,
+      responses: { 200: { description: "what the backfill did", schema: S.BackfillResult } },
+      guard: guardStored,
+      handler: async (r) => {
+        const result = await actions.backfill(String(r.params.id), r.body);
+        d.metrics.onBackfill(result.started);
+        return { status: 200, body: result };
+      },
+    },
+    {
+      method: "GET",
+      url: "/v1/schedules/:id/occurrences",
+      summary: "The schedule's ledger, newest first",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      query: S.OccurrencesQuery,
+      responses: { 200: { description: "a page of ledger rows", schema: S.OccurrenceList } },
+      guard: guardStored,
+      handler: async (r) => ({
+        status: 200,
+        body: await schedules.occurrences(String(r.params.id), r.query as { cursor?: string; limit?: number }),
+      }),
+    },
+  ];
+
+  function action(
+    name: string,
+    summary: string,
+    body: RouteDef["body"],
+    run: (r: ApiRequest) => Promise<JsonObject>,
+  ): RouteDef {
+    return {
+      method: "POST",
+      url: `/v1/schedules/:id/${name}`,
+      summary,
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      query: S.FenceQuery,
+      ...(body ? { body } : {}),
+      responses: { 200: schedule },
+      ifMatch: true,
+      etag: true,
+      guard: guardStored,
+      handler: async (r) => ({ status: 200, body: await run(r) }),
+    };
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * TypeBox schemas of the HTTP API: the routes validate requests with them and /v1/openapi.json is
+ * generated from them (with the response schemas, which document and are not enforced: the JSON
+ * views in src/scheduler/view.ts and src/engine/serialize.ts fix the field order).
+ */
+import { type TSchema, Type } from "@sinclair/typebox";
+import { EXECUTION_STATUSES } from "../domain/execution.js";
+import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
+
+const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
+const text = (description: string): TSchema => nullable("string", description);
+const limit = (max: number, def: number) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `page size, at most ${max} (default ${def})` }));
+/** A string from a list (an `enum`, so a refusal lists the values). */
+const oneOf = (values: readonly string[], description?: string): TSchema =>
+  Type.Unsafe<string>({ type: "string", enum: [...values], ...(description ? { description } : {}) });
+const cursor = Type.Optional(Type.String({ description: "next_cursor of the previous page" }));
+
+// ---- parameters
+
+export const ScheduleIdParams = Type.Object({ id: Type.String({ description: "schedule_id" }) });
+export const WorkflowNameParams = Type.Object({ name: Type.String({ description: "workflow name" }) });
+export const ExecutionIdParams = Type.Object({ id: Type.String({ description: "execution_id" }) });
+
+export const FenceQuery = Type.Object(
+  {
+    expected_revision: Type.Optional(
+      Type.Integer({ minimum: 0, description: "the schedule's revision; 409 CONFLICT when it is another" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ListSchedulesQuery = Type.Object(
+  {
+    workflow: Type.Optional(Type.String({ description: "only schedules of this workflow" })),
+    state: Type.Optional(oneOf(["active", "paused", "ended"])),
+    cursor,
+    limit: limit(1000, 100),
+  },
+  { additionalProperties: false },
+);
+
+export const OccurrencesQuery = Type.Object({ cursor, limit: limit(1000, 100) }, { additionalProperties: false });
+
+export const ListExecutionsQuery = Type.Object(
+  {
+    workflow: Type.Optional(Type.String()),
+    status: Type.Optional(oneOf(EXECUTION_STATUSES)),
+    schedule_id: Type.Optional(Type.String()),
+    cursor,
+    limit: limit(1000, 50),
+  },
+  { additionalProperties: false },
+);
+
+// ---- request bodies
+
+const settingProperties = {
+  schedule_id: Type.String({ description: "[A-Za-z0-9_.-]{1,100}" }),
+  workflow: Type.String({ description: "the workflow to start" }),
+  version: text("pinned version; absent: the latest at each start"),
+  input: nullable("object", "the input of every start (default {})"),
+  cron: text("cron expression (5 or 6 fields, macros, Quartz extensions)"),
+  interval: text("duration such as 10s or 1h30m (at least 1s)"),
+  timezone: text("IANA zone of the cron expression (default UTC)"),
+  dst: text("once (default), wall_clock or <gap>:<repeat>"),
+  overlap: Type.Unsafe({ type: ["string", "null"], enum: [...OVERLAP_POLICIES, null], description: "default skip" }),
+  concurrency_key: text("schedules with the same key serialise"),
+  catchup: Type.Unsafe({
+    type: ["string", "null"],
+    enum: [...CATCHUP_POLICIES, null],
+    description: "default skip_missed",
+  }),
+  max_catch_up: nullable("integer", "1-1000, required with catchup catch_up"),
+  catchup_window: text("duration 10s-365d: older missed occurrences never start"),
+  start_at: text("RFC 3339: no occurrence before"),
+  end_at: text("RFC 3339: no occurrence after"),
+  jitter: text("duration: deterministic delay below it"),
+  paused: nullable("boolean", "default false"),
+  pause_note: text("why it is paused"),
+  description: text("free text, at most 1000 characters"),
+};
+
+/**
+ * Schedule settings (SPEC §3). Unknown keys pass the schema on purpose: the settings validator
+ * (src/scheduler/settings.ts) refuses them with a suggestion (`did you mean "catchup"?`).
+ */
+export const CreateScheduleBody = Type.Partial(Type.Object(settingProperties), {
+  additionalProperties: true,
+  description: "schedule settings; unknown keys are refused with a suggestion",
+});
+
+const { schedule_id: _id, ...patchable } = settingProperties;
+export const PatchScheduleBody = Type.Partial(Type.Object(patchable), {
+  additionalProperties: true,
+  description: "any settings but schedule_id; null unsets an optional one",
+});
+
+export const PauseBody = Type.Object(
+  { note: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { additionalProperties: false },
+);
+export const ResumeBody = Type.Object(
+  { catch_up: Type.Optional(Type.Boolean({ description: "apply the catch-up policy to the paused span" })) },
+  { additionalProperties: false },
+);
+export const TriggerBody = Type.Object(
+  { input: Type.Optional(Type.Object({}, { additionalProperties: true, description: "overrides the input once" })) },
+  { additionalProperties: false },
+);
+export const BackfillBody = Type.Object(
+  {
+    start_at: Type.String({ description: "RFC 3339, inclusive" }),
+    end_at: Type.String({ description: "RFC 3339, inclusive" }),
+  },
+  { additionalProperties: false },
+);
+
+export const RegisterWorkflowBody = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String({ description: "semver" }),
+    input_schema: Type.Optional(nullable("object", "JSON Schema 2020-12; absent: any object")),
+    description: Type.Optional(text("free text, at most 1000 characters")),
+  },
+  { additionalProperties: false },
+);
+
+export const StartExecutionBody = Type.Object(
+  {
+    execution_id: Type.Optional(Type.String({ description: "given: starting an existing id returns it (200)" })),
+    workflow: Type.String(),
+    version: Type.Optional(text("absent: the latest version")),
+    input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+
+export const CancelBody = Type.Object(
+  { reason: Type.Optional(text('at most 1000 characters (default "cancelled")')) },
+  { additionalProperties: false },
+);
+
+// ---- responses (documentation)
+
+const instant = Type.String({ description: "RFC 3339 UTC" });
+const open = (description: string, properties: Record<string, TSchema>) =>
+  Type.Object(properties, { additionalProperties: true, description });
+
+export const ErrorBody = Type.Object({ code: Type.String(), message: Type.String() });
+
+export const Occurrence = open("a ledger row", {
+  id: Type.Integer(),
+  kind: Type.Union(["started", "skipped", "buffered", "dead_letter"].map((k) => Type.Literal(k))),
+  occurrence: nullable("string", "nominal occurrence"),
+  recorded_at: instant,
+});
+
+export const Schedule = open("a schedule, fields in the order of docs/api.md", {
+  schedule_id: Type.String(),
+  workflow: Type.String(),
+  input: Type.Object({}, { additionalProperties: true }),
+  overlap: Type.String(),
+  catchup: Type.String(),
+  paused: Type.Boolean(),
+  next_fire_at: nullable("string", "RFC 3339, jitter included"),
+  next_fire_times: Type.Array(instant),
+  last_fire_at: nullable("string", "RFC 3339"),
+  last_execution_id: nullable("string", "the last execution the schedule started"),
+  fired: Type.Integer(),
+  skipped: Type.Integer(),
+  last_error: nullable("string", "why the last start failed"),
+  created_at: instant,
+  updated_at: instant,
+  state: Type.Union([Type.Literal("active"), Type.Literal("paused"), Type.Literal("ended")]),
+  revision: Type.Integer(),
+  last_tick: Type.Union([Occurrence, Type.Null()]),
+  dead_letters: Type.Array(Occurrence),
+});
+
+const nextCursor = nullable("string", "null on the last page");
+export const ScheduleList = Type.Object({ schedules: Type.Array(Schedule), next_cursor: nextCursor });
+export const OccurrenceList = Type.Object({ occurrences: Type.Array(Occurrence), next_cursor: nextCursor });
+export const TriggerResult = open("whether the trigger started an execution", {
+  started: Type.Boolean(),
+  execution_id: nullable("string", "the execution started"),
+  overlap: Type.String(),
+});
+export const BackfillResult = Type.Object({
+  start_at: instant,
+  end_at: instant,
+  occurrences: Type.Integer(),
+  started: Type.Integer(),
+  already_existed: Type.Integer(),
+});
+
+export const Workflow = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  input_schema: nullable("object", "JSON Schema"),
+  description: nullable("string", "free text"),
+  created_at: instant,
+});
+export const WorkflowList = Type.Object({ workflows: Type.Array(Workflow) });
+export const WorkflowVersions = Type.Object({ name: Type.String(), versions: Type.Array(Workflow) });
+
+export const Execution = open("an execution", {
+  execution_id: Type.String(),
+  workflow: Type.String(),
+  version: Type.String(),
+  input: Type.Object({}, { additionalProperties: true }),
+  status: Type.Union(EXECUTION_STATUSES.map((s) => Type.Literal(s))),
+  schedule_id: nullable("string", "the schedule that started it"),
+  trigger: nullable("object", "what started it (SPEC §5.8)"),
+  result: Type.Unknown(),
+  error: Type.Unknown(),
+  created_at: instant,
+  started_at: nullable("string", "RFC 3339"),
+  ended_at: nullable("string", "RFC 3339"),
+});
+export const ExecutionList = Type.Object({ executions: Type.Array(Execution), next_cursor: nextCursor });
+export const EventList = Type.Object({
+  events: Type.Array(
+    Type.Object({
+      seq: Type.Integer(),
+      type: Type.String(),
+      at: instant,
+      data: Type.Object({}, { additionalProperties: true }),
+    }),
+  ),
+});
+
+export const Health = Type.Object({ status: Type.Literal("ok") });
+export const Ready = Type.Object({
+  status: Type.String({ description: "ready, or not_ready with 503" }),
+  role: Type.Union(["single", "leader", "standby", "shared"].map((r) => Type.Literal(r))),
+});

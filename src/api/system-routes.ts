@@ -1,0 +1,58 @@
+/** Health, readiness, metrics and the OpenAPI document (docs/api.md § Other). */
+import type { ApiDeps } from "./deps.js";
+import type { RouteDef } from "./route.js";
+import * as S from "./schemas.js";
+
+export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
+  return [
+    {
+      method: "GET",
+      url: "/healthz",
+      summary: "Liveness: the process answers",
+      tag: "system",
+      public: true,
+      responses: { 200: { description: "alive", schema: S.Health } },
+      handler: async () => ({ status: 200, body: { status: "ok" } }),
+    },
+    {
+      method: "GET",
+      url: "/readyz",
+      summary: "Readiness: the database answers and the scheduler runs; 503 otherwise",
+      tag: "system",
+      public: true,
+      responses: {
+        200: { description: "ready", schema: S.Ready },
+        503: { description: "not ready", schema: S.Ready },
+      },
+      handler: async () => {
+        const r = await d.readiness();
+        return {
+          status: r.ready ? 200 : 503,
+          body: { status: r.ready ? "ready" : "not_ready", role: r.role, ...(r.message ? { message: r.message } : {}) },
+        };
+      },
+    },
+    {
+      method: "GET",
+      url: "/metrics",
+      summary: "Prometheus metrics of this server",
+      tag: "system",
+      public: true,
+      responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } },
+      handler: async () => ({
+        status: 200,
+        body: await d.metrics.text(),
+        headers: { "content-type": d.metrics.contentType },
+      }),
+    },
+    {
+      method: "GET",
+      url: "/v1/openapi.json",
+      summary: "This document",
+      tag: "system",
+      public: true,
+      responses: { 200: { description: "OpenAPI 3.1" } },
+      handler: async () => ({ status: 200, body: openapi() }),
+    },
+  ];
+}

@@ -1,0 +1,109 @@
+/**
+ * Request validation for the routes: one Ajv for bodies (no type coercion, nothing removed or
+ * defaulted, so what the handler sees is what the client sent) and one for path and query
+ * parameters (coerced, since they arrive as text). Ajv's errors become one clear sentence that
+ * names the field.
+ */
+import type { ErrorObject } from "ajv";
+import AjvModule from "ajv";
+import addFormatsPlugin from "ajv-formats";
+import type { FastifySchemaCompiler } from "fastify";
+import { suggestKey } from "../scheduler/suggest.js";
+
+// Both packages are CommonJS; under NodeNext their classes arrive as `.default`.
+const Ajv = AjvModule.default;
+const addFormats = addFormatsPlugin.default;
+
+function makeAjv(coerce: boolean) {
+  const ajv = new Ajv({
+    verbose: true,
+    allErrors: false,
+    strict: false,
+    coerceTypes: coerce,
+    useDefaults: false,
+    removeAdditional: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const paramAjv = makeAjv(true);
+
+/** Fastify's validator compiler: bodies strict, params and query coerced from text. */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === "body" ? bodyAjv : paramAjv;
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+};
+
+/** Where a request part's unknown keys are, and how its fields are named in messages. */
+const PARTS: Record<string, { container: string; field: string }> = {
+  body: { container: "the request body", field: "" },
+  querystring: { container: "the query string", field: "query parameter " },
+  params: { container: "the path", field: "path parameter " },
+  headers: { container: "the headers", field: "header " },
+};
+
+function describeType(type: unknown): string {
+  const types = Array.isArray(type) ? type : String(type).split(",");
+  const words = types.map((t) =>
+    t === "integer"
+      ? "an integer"
+      : t === "object"
+        ? "a JSON object"
+        : t === "array"
+          ? "an array"
+          : t === "null"
+            ? "null"
+            : `a ${t}`,
+  );
+  return words.join(" or ");
+}
+
+/**
+ * One sentence for the first Ajv error: `unknown field "nte" in the request body; did you mean
+ * "note"?`, `query parameter limit must be at most 1000`, `reason must be a string`.
+ */
+export function describeValidationError(errors: readonly ErrorObject[], part: string | undefined): string {
+  const error = errors[0];
+  if (error === undefined) return "the request is invalid";
+  const names = PARTS[part ?? "body"] ?? { container: "the request", field: "" };
+  const path = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .join(".");
+  const field = path === "" ? names.container : `${names.field}${path}`;
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "additionalProperties": {
+      const key = String(p.additionalProperty);
+      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const hint = suggestKey(key, known);
+      const container = path === "" ? names.container : `${names.field}${path}`;
+      return `unknown field "${key}" in ${container}${hint === null ? "" : `; did you mean "${hint}"?`}${known.length > 0 ? ` (known: ${known.join(", ")})` : ""}`;
+    }
+    case "required":
+      return `${field} needs "${String(p.missingProperty)}"`;
+    case "type":
+      return `${field} must be ${describeType(p.type)}`;
+    case "enum":
+      return `${field} must be one of ${(p.allowedValues as unknown[]).map(String).join(", ")}`;
+    case "minimum":
+    case "exclusiveMinimum":
+      return `${field} must be at least ${String(p.limit)}`;
+    case "maximum":
+    case "exclusiveMaximum":
+      return `${field} must be at most ${String(p.limit)}`;
+    case "minLength":
+      return `${field} must not be empty`;
+    case "maxLength":
+      return `${field} must be at most ${String(p.limit)} characters long`;
+    case "pattern":
+      return `${field} must match ${String(p.pattern)}`;
+    case "format":
+      return `${field} must be a valid ${String(p.format)}`;
+    default:
+      return `${field} ${error.message ?? "is invalid"}`;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The worker protocol's routes, `/v1/worker/…` (docs/workflows.md § Protocol): long poll, heartbeat,
+ * release, and the reports on one task. Registered by the composition root next to buildApp's routes
+ * (the app's error handler and validator compiler apply); the lease reaper and the PostgreSQL
+ * listener start when the app is ready and stop when it closes.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { PollRequestJson, StepRequestJson } from "../domain/worker-protocol.js";
+import type { Executions } from "../engine/executions.js";
+import { executionToJson } from "../engine/serialize.js";
+import { TaskReaper } from "../engine/task-reaper.js";
+import type { TaskWakeups } from "../engine/task-wakeups.js";
+import { WorkerTasks } from "../engine/tasks.js";
+import type { Workflows } from "../engine/workflows.js";
+import type { Store } from "../store/store.js";
+import type { Caller, RouteDef } from "./route.js";
+import * as S from "./worker-schemas.js";
+
+export interface WorkerProtocolOptions {
+  /** Lease length after each heartbeat. Default 30 000 ms. */
+  leaseMs?: number;
+  /** Heartbeat interval told to workers. Default 5 000 ms. */
+  heartbeatMs?: number;
+  /** Longest a poll is held when nothing is available. Default 20 000 ms. */
+  pollTimeoutMs?: number;
+  /** Run the lease reaper on this server. Default true. */
+  reaper?: boolean;
+}
+
+export interface WorkerRouteDeps {
+  store: Store;
+  clock: Clock;
+  executions: Executions;
+  workflows: Workflows;
+  /** The instance Executions' `onTaskQueued` wakes (and the listener's `onNotify`). */
+  wakeups: TaskWakeups;
+  /** The caller of a request (throws UNAUTHENTICATED); absent or null: open server. */
+  authenticate?: (request: FastifyRequest) => Caller | null;
+  /** PostgreSQL: the LISTEN connection (PostgresTaskListener) waking `wakeups`. Default none. */
+  listener?: { start(): Promise<void>; close(): Promise<void> };
+  options?: WorkerProtocolOptions;
+  log?: { error(obj: object, msg: string): void };
+}
+
+export interface WorkerProtocol {
+  tasks: WorkerTasks;
+  reaper: TaskReaper | null;
+  /** The routes as OpenAPI entries (add them to the app's route table before the document is built). */
+  documented: RouteDef[];
+}
+
+type Body<T> = T & { worker_id: string };
+
+export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): WorkerProtocol {
+  const o = d.options ?? {};
+  const tasks = new WorkerTasks({
+    store: d.store,
+    clock: d.clock,
+    executions: d.executions,
+    workflows: d.workflows,
+    wakeups: d.wakeups,
+    ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+    ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
+    ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
+  });
+  const reaper =
+    o.reaper === false
+      ? null
+      : new TaskReaper({ store: d.store, clock: d.clock, tasks, ...(d.log ? { log: d.log } : {}) });
+  const closing = new AbortController();
+
+  app.addHook("onReady", async () => {
+    reaper?.start();
+    await d.listener?.start();
+  });
+  // Held polls answer at once (with no task) so that closing does not wait for their timeout.
+  app.addHook("preClose", async () => closing.abort());
+  app.addHook("onClose", async () => {
+    await reaper?.close();
+    await d.listener?.close();
+  });
+
+  const guard = (request: FastifyRequest): void => {
+    const caller = d.authenticate?.(request) ?? null;
+    if (caller !== null && caller.kind !== "worker") {
+      throw new OrbitError(
+        "PERMISSION_DENIED",
+        `${caller.name} is a client identity; /v1/worker needs a worker identity`,
+      );
+    }
+  };
+  const documented: RouteDef[] = [];
+  const route = <B>(
+    url: string,
+    schema: { body: TSchema; params?: TSchema },
+    handler: (body: Body<B>, taskId: string, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  ): void => {
+    documented.push({
+      method: "POST",
+      url,
+      summary: `worker protocol: ${url.split("/").pop()}`,
+      tag: "worker",
+      ...(schema.params ? { params: schema.params } : {}),
+      body: schema.body,
+      responses: { 200: { description: "the answer (docs/workflows.md)" }, 204: { description: "nothing to say" } },
+      handler: () => Promise.reject(new Error("documentation only")),
+    });
+    app.route({
+      method: "POST",
+      url,
+      schema,
+      handler: async (request, reply) => {
+        guard(request);
+        const taskId = (request.params as { task_id?: string }).task_id ?? "";
+        const body = await handler(request.body as Body<B>, taskId, request, reply);
+        return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
+      },
+    });
+  };
+
+  route<PollRequestJson>("/v1/worker/poll", { body: S.PollBody }, async (body, _id, _req, reply) => {
+    // A worker that goes away (closed, killed) ends its poll; so does the server closing.
+    const gone = new AbortController();
+    reply.raw.on("close", () => gone.abort());
+    const claimed = await tasks.poll(body, AbortSignal.any([gone.signal, closing.signal]));
+    if (gone.signal.aborted && claimed.length) {
+      await tasks.release(
+        body.worker_id,
+        claimed.map((t) => t.task_id),
+      );
+      return { tasks: [] };
+    }
+    return { tasks: claimed };
+  });
+  route<{ task_ids: string[] }>("/v1/worker/heartbeat", { body: S.HeartbeatBody }, (b) =>
+    tasks.heartbeat(b.worker_id, b.task_ids),
+  );
+  route<{ task_ids: string[] }>("/v1/worker/release", { body: S.ReleaseBody }, async (b) => ({
+    released: await tasks.release(b.worker_id, b.task_ids),
+  }));
+
+  const task = { params: S.TaskIdParams };
+  route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id) =>
+    tasks.step(id, { ...b, result: (b.result ?? null) as JsonValue }),
+  );
+  route<{ result?: unknown }>("/v1/worker/tasks/:task_id/complete", { ...task, body: S.CompleteBody }, async (b, id) =>
+    executionToJson(await tasks.complete(id, b.worker_id, (b.result ?? null) as JsonValue)),
+  );
+  route<{ error: JsonObject; retryable: boolean }>(
+    "/v1/worker/tasks/:task_id/fail",
+    { ...task, body: S.FailBody },
+    async (b, id) => executionToJson(await tasks.fail(id, b.worker_id, b.error, b.retryable)),
+  );
+  route<{ input?: unknown }>("/v1/worker/tasks/:task_id/continue", { ...task, body: S.ContinueBody }, async (b, id) =>
+    executionToJson(await tasks.continueAsNew(id, b.worker_id, b.input ?? {})),
+  );
+  route<object>("/v1/worker/tasks/:task_id/compensating", { ...task, body: S.WorkerOnlyBody }, (b, id) =>
+    tasks.startCompensating(id, b.worker_id),
+  );
+  route<{ step: string; error?: JsonObject }>(
+    "/v1/worker/tasks/:task_id/compensations",
+    { ...task, body: S.CompensationBody },
+    async (b, id) => {
+      await tasks.compensated(id, b.worker_id, b.step, b.error ?? null);
+      return undefined;
+    },
+  );
+  route<{ error?: JsonObject }>(
+    "/v1/worker/tasks/:task_id/cancelled",
+    { ...task, body: S.CancelledBody },
+    async (b, id) => executionToJson(await tasks.cancelled(id, b.worker_id, b.error ?? null)),
+  );
+  return { tasks, reaper, documented };
+}

@@ -1,0 +1,56 @@
+/** Request bodies of the worker protocol (docs/api.md § Worker protocol), unknown keys refused. */
+import { Type } from "@sinclair/typebox";
+
+const strict = { additionalProperties: false } as const;
+const workerId = Type.String({ minLength: 1, maxLength: 200, description: "the worker's id (lease owner)" });
+const name = Type.String({ minLength: 1, maxLength: 200 });
+
+export const TaskIdParams = Type.Object({ task_id: Type.String({ minLength: 1 }) });
+
+export const PollBody = Type.Object(
+  {
+    worker_id: workerId,
+    workflows: Type.Array(
+      Type.Object(
+        {
+          name,
+          version: name,
+          max_attempts: Type.Integer({ minimum: 1, maximum: 1000 }),
+          backoff_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: 500 },
+    ),
+    max_tasks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  },
+  strict,
+);
+
+const taskIds = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
+export const HeartbeatBody = Type.Object({ worker_id: workerId, task_ids: taskIds }, strict);
+export const ReleaseBody = HeartbeatBody;
+
+export const StepBody = Type.Object(
+  {
+    worker_id: workerId,
+    step: Type.String({ minLength: 1, maxLength: 500 }),
+    seq: Type.Integer({ minimum: 1 }),
+    result: Type.Unknown(),
+    compensable: Type.Boolean(),
+  },
+  strict,
+);
+
+const errorJson = Type.Object({ message: Type.String() }, { additionalProperties: true });
+
+export const CompleteBody = Type.Object({ worker_id: workerId, result: Type.Unknown() }, strict);
+export const FailBody = Type.Object({ worker_id: workerId, error: errorJson, retryable: Type.Boolean() }, strict);
+export const ContinueBody = Type.Object({ worker_id: workerId, input: Type.Unknown() }, strict);
+export const WorkerOnlyBody = Type.Object({ worker_id: workerId }, strict);
+export const CompensationBody = Type.Object(
+  { worker_id: workerId, step: Type.String({ minLength: 1 }), error: Type.Optional(errorJson) },
+  strict,
+);
+export const CancelledBody = Type.Object({ worker_id: workerId, error: Type.Optional(errorJson) }, strict);

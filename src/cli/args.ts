@@ -1,0 +1,96 @@
+/**
+ * Flag parsers and option sets shared by the commands that talk to the server: JSON (`--input`,
+ * `--input-schema`) inline or from `@file`, whole numbers, and the write options (`--if-match`,
+ * `--expected-revision`, `--idempotency-key`). A malformed flag is a usage error (exit 2).
+ */
+
+import { readFileSync } from "node:fs";
+import { type Command, InvalidArgumentError } from "commander";
+import type { WriteOptions } from "../client/http.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
+import { EXIT_USAGE } from "./exit.js";
+import type { CliIO } from "./io.js";
+
+/** `'{"a":1}'` or `@path/to/file.json`: the flag's JSON value. */
+export function parseJsonArg(text: string): JsonValue {
+  let source = text;
+  let where = "the value";
+  if (text.startsWith("@")) {
+    where = text.slice(1);
+    try {
+      source = readFileSync(where, "utf8");
+    } catch (err) {
+      throw new InvalidArgumentError(`cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`);
+    }
+  }
+  try {
+    return parseJsonText(source) as JsonValue;
+  } catch (err) {
+    throw new InvalidArgumentError(`${where} is not JSON (${(err as Error).message}); give JSON or @file.`);
+  }
+}
+
+/** parseJsonArg that also requires an object (an input, a JSON Schema). */
+export function parseJsonObjectArg(text: string): JsonObject {
+  const value = parseJsonArg(text);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidArgumentError("give a JSON object ({…}) or @file holding one.");
+  }
+  return value;
+}
+
+/** A parser for whole numbers from `min` to `max`. */
+export function wholeNumber(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const n = Number(text.trim());
+    if (!/^\d+$/.test(text.trim()) || n < min || n > max) {
+      throw new InvalidArgumentError(`give a whole number from ${min} to ${max}.`);
+    }
+    return n;
+  };
+}
+
+export interface WriteFlags {
+  ifMatch?: string;
+  expectedRevision?: number;
+  idempotencyKey?: string;
+}
+
+/**
+ * Adds `--idempotency-key` and, for writes on an existing resource (`fence`), `--if-match` and
+ * `--expected-revision`.
+ */
+export function addWriteOptions(cmd: Command, fence = true): Command {
+  if (fence) {
+    cmd
+      .option("--if-match <revision>", 'send If-Match: "<revision>": refused with 412 if the schedule moved on')
+      .option(
+        "--expected-revision <revision>",
+        "send ?expected_revision=N: refused with 409 if the schedule moved on",
+        wholeNumber(0, Number.MAX_SAFE_INTEGER),
+      );
+  }
+  return cmd.option(
+    "--idempotency-key <key>",
+    "send Idempotency-Key: a repeat with the same key returns the first answer",
+  );
+}
+
+export function writeOptionsOf(flags: WriteFlags): WriteOptions {
+  const out: WriteOptions = {};
+  if (flags.ifMatch !== undefined) out.ifMatch = flags.ifMatch;
+  if (flags.expectedRevision !== undefined) out.expectedRevision = flags.expectedRevision;
+  if (flags.idempotencyKey !== undefined) out.idempotencyKey = flags.idempotencyKey;
+  return out;
+}
+
+/** Stops the command with a usage error (exit 2), printed as `orbit: <message>`. */
+export function usageError(cmd: Command, message: string): never {
+  cmd.error(message, { exitCode: EXIT_USAGE, code: "orbit.usage" });
+}
+
+/** Prints the server's JSON, compact, on one line (as the API sends it). */
+export async function printJson(io: CliIO, value: unknown): Promise<void> {
+  await io.stdout.write(`${stringifyJsonText(value)}\n`);
+}

@@ -1,0 +1,77 @@
+/**
+ * How `orbit ps` and `orbit status` print executions, to the character as the seed shows them.
+ */
+
+import type { ExecutionJson, WorkflowJson } from "../client/types.js";
+import { stringifyJsonText } from "../domain/json-text.js";
+import { between, shortDuration } from "./durations.js";
+import { type Column, table } from "./table.js";
+
+/** The seed's `orbit ps` columns (widths measured from the seed). */
+export const EXECUTION_COLUMNS: readonly Column[] = [
+  { header: "EXECUTION", width: 39 },
+  { header: "WORKFLOW", width: 25 },
+  { header: "VERSION", width: 11 },
+  { header: "STATUS", width: 14 },
+  { header: "AGE", width: 0 },
+];
+
+/** AGE is `now − created_at`. */
+export function executionTable(executions: readonly ExecutionJson[], now: number): string {
+  return table(
+    EXECUTION_COLUMNS,
+    executions.map((e) => [
+      e.execution_id,
+      e.workflow,
+      e.version,
+      e.status,
+      shortDuration(now - Date.parse(e.created_at)),
+    ]),
+  );
+}
+
+function isRunning(e: ExecutionJson): boolean {
+  return e.status === "RUNNING" || e.status === "COMPENSATING";
+}
+
+/** `ended − started`, or `now − started` while it runs; `-` before it started. */
+export function elapsedMs(e: ExecutionJson, now: number): number | null {
+  if (e.started_at === null) return null;
+  if (e.ended_at !== null) return between(e.started_at, e.ended_at);
+  return isRunning(e) ? now - Date.parse(e.started_at) : null;
+}
+
+function valueText(value: unknown): string {
+  return typeof value === "string" ? value : stringifyJsonText(value);
+}
+
+/**
+ * ```
+ * COMPLETED nightly-orders:manual:2026-11-15T18:52:22.296Z  OrderProcessing@1.0.0
+ *   schedule: nightly-orders
+ *   elapsed: 33ms
+ * ```
+ * plus `  cancel reason:` and `  error:` when the execution has them.
+ */
+export function statusBlock(e: ExecutionJson, now: number): string {
+  let out = `${e.status} ${e.execution_id}  ${e.workflow}@${e.version}\n`;
+  if (e.schedule_id !== null) out += `  schedule: ${e.schedule_id}\n`;
+  const elapsed = elapsedMs(e, now);
+  out += `  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}\n`;
+  if (e.cancel_reason !== undefined) out += `  cancel reason: ${e.cancel_reason}\n`;
+  if (e.error !== null) out += `  error: ${valueText(e.error)}\n`;
+  return out;
+}
+
+export const WORKFLOW_COLUMNS: readonly Column[] = [
+  { header: "NAME", width: 25 },
+  { header: "VERSION", width: 11 },
+  { header: "DESCRIPTION", width: 0 },
+];
+
+export function workflowTable(workflows: readonly WorkflowJson[]): string {
+  return table(
+    WORKFLOW_COLUMNS,
+    workflows.map((w) => [w.name, w.version, w.description ?? "-"]),
+  );
+}

@@ -1,0 +1,88 @@
+/** `orbit ps`, `orbit status <execution-id>` and `orbit cancel <execution-id>`. */
+import type { Command } from "commander";
+import type { ExecutionJson } from "../client/types.js";
+import { addWriteOptions, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
+import { addConnectionOptions, clientFor } from "./connection.js";
+import { executionTable, statusBlock } from "./execution-format.js";
+import type { CliIO } from "./io.js";
+
+/** Executions `orbit ps` lists without `--limit` or `--all` (the server's default page). */
+export const DEFAULT_PS_LIMIT = 50;
+
+interface PsFlags {
+  workflow?: string;
+  status?: string;
+  schedule?: string;
+  limit?: number;
+  all?: boolean;
+  json?: boolean;
+}
+
+export function registerExecutionCommands(program: Command, io: CliIO): void {
+  addConnectionOptions(program.command("ps"))
+    .description("list executions, newest first")
+    .option("--workflow <name>", "only executions of this workflow")
+    .option("--status <status>", "only executions in this status: RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED")
+    .option("--schedule <schedule-id>", "only executions this schedule started")
+    .option("--limit <n>", `list at most n executions (default: ${DEFAULT_PS_LIMIT})`, wholeNumber(1, 1_000_000))
+    .option("--all", "list every execution (follows the server's pages)")
+    .option("--json", 'print the server\'s JSON ({"executions":[…],"next_cursor":…})')
+    .addHelpText(
+      "after",
+      `
+AGE is the time since the execution was created: 259ms, 10.3s, 5m12s, 3h04m, 2d05h.
+
+Example:
+  $ orbit ps --workflow OrderProcessing
+  EXECUTION                              WORKFLOW                 VERSION    STATUS        AGE
+  orders-every-10s:2026-11-15T18:51:30Z  OrderProcessing          1.0.0      COMPLETED     259ms`,
+    )
+    .action(async (opts: PsFlags, cmd: Command) => {
+      const client = clientFor(cmd, io);
+      const want = opts.all === true ? Number.POSITIVE_INFINITY : (opts.limit ?? DEFAULT_PS_LIMIT);
+      const rows: ExecutionJson[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listExecutions({
+          workflow: opts.workflow,
+          status: opts.status,
+          schedule_id: opts.schedule,
+          cursor,
+          limit: Math.min(1000, want - rows.length),
+        });
+        rows.push(...page.executions);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined && rows.length < want);
+      if (opts.json === true) return printJson(io, { executions: rows, next_cursor: cursor ?? null });
+      await io.stdout.write(executionTable(rows, io.now()));
+    });
+
+  addConnectionOptions(program.command("status"))
+    .description("print an execution: status, workflow version, schedule, elapsed time")
+    .argument("<execution-id>")
+    .option("--json", "print the server's JSON")
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      const e = await clientFor(cmd, io).getExecution(id);
+      await (opts.json === true ? printJson(io, e) : io.stdout.write(statusBlock(e, io.now())));
+    });
+
+  addWriteOptions(
+    addConnectionOptions(program.command("cancel"))
+      .description("cancel an execution: its worker runs the compensations, then it ends CANCELLED")
+      .argument("<execution-id>")
+      .option("--reason <text>", "why (stored on the execution; default: cancelled)")
+      .option("--json", "print the server's JSON"),
+    false,
+  ).action(async (id: string, opts: { reason?: string; json?: boolean } & WriteFlags, cmd: Command) => {
+    const body = opts.reason === undefined ? {} : { reason: opts.reason };
+    const e = await clientFor(cmd, io).cancelExecution(id, body, writeOptionsOf(opts));
+    if (opts.json === true) return printJson(io, e);
+    const text =
+      e.status === "CANCELLED"
+        ? `cancelled ${id}`
+        : e.status === "RUNNING" || e.status === "COMPENSATING"
+          ? `cancel requested for ${id} (${e.status}: its worker runs the compensations)`
+          : `not cancelled: ${id} already ended ${e.status}`;
+    await io.stdout.write(`${text}\n`);
+  });
+}

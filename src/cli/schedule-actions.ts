@@ -1,0 +1,94 @@
+/**
+ * `orbit schedule pause|resume|trigger|backfill`: the changes that are not settings. Each prints a
+ * one-line confirmation.
+ */
+import type { Command } from "commander";
+import type { JsonObject } from "../domain/json.js";
+import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
+import { clientFor } from "./connection.js";
+import type { CliIO } from "./io.js";
+
+interface JsonFlag {
+  json?: boolean;
+}
+
+export function addActionCommands(schedule: Command, io: CliIO): void {
+  addWriteOptions(
+    schedule
+      .command("pause")
+      .description("stop firing until resumed (a trigger still works)")
+      .argument("<schedule-id>")
+      .option("--note <text>", "why it is paused (shown by `orbit schedule get`)")
+      .option("--json", "print the server's JSON"),
+  ).action(async (id: string, opts: { note?: string } & WriteFlags & JsonFlag, cmd: Command) => {
+    const body = opts.note === undefined ? {} : { note: opts.note };
+    const s = await clientFor(cmd, io).pauseSchedule(id, body, writeOptionsOf(opts));
+    if (opts.json === true) return printJson(io, s);
+    await io.stdout.write(`paused ${id}${opts.note === undefined ? "" : ` (${opts.note})`}\n`);
+  });
+
+  addWriteOptions(
+    schedule
+      .command("resume")
+      .description("fire again, from the next occurrence after now")
+      .argument("<schedule-id>")
+      .option("--catch-up", "apply the schedule's catch-up policy to the occurrences missed while paused")
+      .option("--json", "print the server's JSON"),
+  ).action(async (id: string, opts: { catchUp?: boolean } & WriteFlags & JsonFlag, cmd: Command) => {
+    const body = opts.catchUp === true ? { catch_up: true } : {};
+    const s = await clientFor(cmd, io).resumeSchedule(id, body, writeOptionsOf(opts));
+    if (opts.json === true) return printJson(io, s);
+    const next = s.next_fire_at === null ? `no next fire: ${s.state}` : `next fire ${s.next_fire_at}`;
+    await io.stdout.write(`resumed ${id} (${next})\n`);
+  });
+
+  addWriteOptions(
+    schedule
+      .command("trigger")
+      .description("start an execution now, under the overlap policy (also while paused)")
+      .argument("<schedule-id>")
+      .option("--input <json>", "input for this execution only: JSON, or @file holding it", parseJsonObjectArg)
+      .option("--json", "print the server's JSON")
+      .addHelpText(
+        "after",
+        `
+An execution that the overlap policy does not start is not an error (exit 0):
+  $ orbit schedule trigger nightly-orders
+  not started: the previous execution of nightly-orders is still running (overlap: skip)`,
+      ),
+  ).action(async (id: string, opts: { input?: JsonObject } & WriteFlags & JsonFlag, cmd: Command) => {
+    const body = opts.input === undefined ? {} : { input: opts.input };
+    const r = await clientFor(cmd, io).triggerSchedule(id, body, writeOptionsOf(opts));
+    if (opts.json === true) return printJson(io, r);
+    const text = r.started
+      ? `started execution ${r.execution_id ?? "?"}`
+      : (r.message ?? `not started (overlap: ${r.overlap})`);
+    await io.stdout.write(`${text}\n`);
+  });
+
+  addWriteOptions(
+    schedule
+      .command("backfill")
+      .description("start the occurrences of a past range (both ends inclusive) under their own ids")
+      .argument("<schedule-id>")
+      .requiredOption("--start-at <time>", "RFC 3339: the first occurrence to consider")
+      .requiredOption("--end-at <time>", "RFC 3339: the last occurrence to consider")
+      .option("--json", "print the server's JSON")
+      .addHelpText(
+        "after",
+        `
+An occurrence whose execution exists is skipped, so repeating a backfill starts nothing twice:
+  $ orbit schedule backfill nightly-orders --start-at 2026-11-01T00:00:00Z --end-at 2026-11-07T23:59:59Z`,
+      ),
+  ).action(async (id: string, opts: { startAt: string; endAt: string } & WriteFlags & JsonFlag, cmd: Command) => {
+    const r = await clientFor(cmd, io).backfillSchedule(
+      id,
+      { start_at: opts.startAt, end_at: opts.endAt },
+      writeOptionsOf(opts),
+    );
+    if (opts.json === true) return printJson(io, r);
+    await io.stdout.write(
+      `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed\n`,
+    );
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * `orbit schedule create|get|list|update|delete|occurrences`: the schedule itself and its ledger.
+ */
+import type { Command } from "commander";
+import type { OccurrenceJson } from "../client/types.js";
+import { addWriteOptions, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
+import { clientFor } from "./connection.js";
+import type { CliIO } from "./io.js";
+import { addSettingsFlags, type SettingsFlags, settingsBody } from "./schedule-flags.js";
+import { occurrenceTable, scheduleBlock, scheduleTable } from "./schedule-format.js";
+
+interface JsonFlag {
+  json?: boolean;
+}
+
+const SEED_CREATE = `orbit schedule create nightly-orders --workflow OrderProcessing --cron "0 2 * * *" \\
+      --timezone Europe/Berlin --input '{"order_id": "N-1", "amount": 120.0}' --description "Nightly reconciliation order"`;
+
+export function addCrudCommands(schedule: Command, io: CliIO): void {
+  const create = schedule
+    .command("create")
+    .description("create a schedule and print it")
+    .argument("<schedule-id>", "the schedule's id: letters, digits, - _ and ., at most 100 characters");
+  addWriteOptions(addSettingsFlags(create, "create"), false)
+    .option("--json", "print the server's JSON")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ ${SEED_CREATE}
+  $ orbit schedule create orders-every-10s --workflow OrderProcessing --interval 10s --input @order.json`,
+    )
+    .action(async (id: string, opts: SettingsFlags & WriteFlags & JsonFlag, cmd: Command) => {
+      if (opts.cron === undefined && opts.interval === undefined) {
+        usageError(cmd, "give --cron <expression> or --interval <duration>");
+      }
+      const created = await clientFor(cmd, io).createSchedule(
+        { schedule_id: id, ...settingsBody(opts) },
+        writeOptionsOf(opts),
+      );
+      await (opts.json === true ? printJson(io, created) : io.stdout.write(scheduleBlock(created)));
+    });
+
+  schedule
+    .command("get")
+    .description("print a schedule: its settings, counters, last fire and next fires")
+    .argument("<schedule-id>")
+    .option("--json", "print the server's JSON")
+    .action(async (id: string, opts: JsonFlag, cmd: Command) => {
+      const s = await clientFor(cmd, io).getSchedule(id);
+      await (opts.json === true ? printJson(io, s) : io.stdout.write(scheduleBlock(s)));
+    });
+
+  schedule
+    .command("list")
+    .description("list schedules (every page, unless --limit)")
+    .option("--workflow <name>", "only schedules of this workflow")
+    .option("--state <state>", "only schedules in this state: active, paused or ended")
+    .option("--limit <n>", "list at most n schedules (one page)", wholeNumber(1, 1000))
+    .option("--json", 'print the server\'s JSON ({"schedules":[…],"next_cursor":…})')
+    .action(async (opts: { workflow?: string; state?: string; limit?: number } & JsonFlag, cmd: Command) => {
+      const client = clientFor(cmd, io);
+      const query = { workflow: opts.workflow, state: opts.state };
+      const page =
+        opts.limit === undefined
+          ? { schedules: await client.listAllSchedules(query), next_cursor: null }
+          : await client.listSchedules({ ...query, limit: opts.limit });
+      await (opts.json === true ? printJson(io, page) : io.stdout.write(scheduleTable(page.schedules)));
+    });
+
+  const update = schedule
+    .command("update")
+    .description("change settings of a schedule (only the flags given); the next occurrence is recomputed from now")
+    .argument("<schedule-id>");
+  addWriteOptions(addSettingsFlags(update, "update"))
+    .option("--json", "print the server's JSON")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ orbit schedule update nightly-orders --cron "30 2 * * *" --description "Half past two"
+  $ orbit schedule update nightly-orders --unset jitter --if-match 7`,
+    )
+    .action(async (id: string, opts: SettingsFlags & WriteFlags & JsonFlag, cmd: Command) => {
+      const patch = settingsBody(opts);
+      if (Object.keys(patch).length === 0) usageError(cmd, "nothing to change: give at least one setting flag");
+      const s = await clientFor(cmd, io).updateSchedule(id, patch, writeOptionsOf(opts));
+      await (opts.json === true ? printJson(io, s) : io.stdout.write(scheduleBlock(s)));
+    });
+
+  addWriteOptions(
+    schedule
+      .command("delete")
+      .description("delete a schedule (the executions it started are kept)")
+      .argument("<schedule-id>"),
+  ).action(async (id: string, opts: WriteFlags, cmd: Command) => {
+    await clientFor(cmd, io).deleteSchedule(id, writeOptionsOf(opts));
+    await io.stdout.write(`deleted ${id}\n`);
+  });
+
+  schedule
+    .command("occurrences")
+    .description("print the schedule's ledger, newest first: started, skipped, buffered and dead-letter rows")
+    .argument("<schedule-id>")
+    .option("--limit <n>", "print at most n rows (default: every row the server keeps)", wholeNumber(1, 1000))
+    .option("--json", 'print the server\'s JSON ({"occurrences":[…],"next_cursor":…})')
+    .action(async (id: string, opts: { limit?: number } & JsonFlag, cmd: Command) => {
+      const client = clientFor(cmd, io);
+      const rows: OccurrenceJson[] = [];
+      let cursor: string | undefined;
+      do {
+        const want = opts.limit === undefined ? 1000 : opts.limit - rows.length;
+        const page = await client.listOccurrences(id, { cursor, limit: want });
+        rows.push(...page.occurrences);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined && (opts.limit === undefined || rows.length < opts.limit));
+      const out = { occurrences: rows, next_cursor: cursor ?? null };
+      await (opts.json === true ? printJson(io, out) : io.stdout.write(occurrenceTable(rows)));
+    });
+}

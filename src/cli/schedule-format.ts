@@ -1,0 +1,125 @@
+/**
+ * How `orbit schedule` prints schedules and ledger rows, to the character as the seed shows them:
+ * the block of `create` / `get` / `update`, the table of `list`, and the table of `occurrences`.
+ */
+
+import type { OccurrenceJson, ScheduleJson } from "../client/types.js";
+import { stringifyJsonText } from "../domain/json-text.js";
+import { type Column, table } from "./table.js";
+
+/** `cron "0 2 * * *" Europe/Berlin` or `every 1h` (a cron without a time zone runs in UTC). */
+export function timingText(s: ScheduleJson): string {
+  if (s.cron !== undefined) return `cron "${s.cron}" ${s.timezone ?? "UTC"}`;
+  return `every ${s.interval ?? "?"}`;
+}
+
+/** `OrderProcessing` for the list, with `@1.0.0` when the version is pinned. */
+function workflowText(s: ScheduleJson): string {
+  return s.version === undefined ? s.workflow : `${s.workflow}@${s.version}`;
+}
+
+/** `  label:   value`: labels padded so values line up at column 14, longer ones push on. */
+function line(label: string, value: string): string {
+  return `  ${`${label}:`.padEnd(11)} ${value}\n`;
+}
+
+/** The lines for optional settings that are set, after `description:` (the seed shows none). */
+function optionalLines(s: ScheduleJson): string {
+  let out = "";
+  if (s.dst !== undefined) out += line("dst", s.dst);
+  if (s.concurrency_key !== undefined) out += line("concurrency key", s.concurrency_key);
+  if (s.max_catch_up !== undefined) out += line("max catch up", String(s.max_catch_up));
+  if (s.catchup_window !== undefined) out += line("catchup window", s.catchup_window);
+  if (s.start_at !== undefined) out += line("start at", s.start_at);
+  if (s.end_at !== undefined) out += line("end at", s.end_at);
+  if (s.jitter !== undefined) {
+    const next = s.next_fire_at === null ? "" : ` (next fire ${s.next_fire_at})`;
+    out += line("jitter", `${s.jitter}${next}`);
+  }
+  if (s.pause_note !== undefined) out += line("paused", s.pause_note);
+  if (s.last_error !== null) out += line("last error", s.last_error);
+  if (s.dead_letters.length > 0) {
+    const latest = s.dead_letters[0];
+    const detail = latest?.error === undefined ? "" : `, latest: ${latest.error}`;
+    out += line("dead letters", `${s.dead_letters.length}${detail}`);
+  }
+  return out;
+}
+
+/**
+ * The seed's block:
+ * ```
+ * active nightly-orders  cron "0 2 * * *" Europe/Berlin
+ *   workflow:   OrderProcessing (latest version)
+ *   …
+ *   next fires:
+ *     2026-11-16T01:00:00Z
+ * ```
+ * The input is the server's JSON re-serialized, so `120.0` in a request reads back as `120`.
+ */
+export function scheduleBlock(s: ScheduleJson): string {
+  const version = s.version === undefined ? `${s.workflow} (latest version)` : `${s.workflow}@${s.version}`;
+  let out = `${s.state} ${s.schedule_id}  ${timingText(s)}\n`;
+  out += line("workflow", version);
+  out += line("input", stringifyJsonText(s.input));
+  out += line("overlap", `${s.overlap}   catchup: ${s.catchup}`);
+  if (s.description !== undefined) out += line("description", s.description);
+  out += optionalLines(s);
+  out += line("fired", `${s.fired}   skipped: ${s.skipped}`);
+  out += line("last fire", s.last_fire_at ?? "-");
+  out += line("last run", s.last_execution_id ?? "-");
+  if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
+  return `${out}  next fires:\n${s.next_fire_times.map((t) => `    ${t}\n`).join("")}`;
+}
+
+/** The seed's `orbit schedule list` columns (widths measured from the seed). */
+export const SCHEDULE_COLUMNS: readonly Column[] = [
+  { header: "SCHEDULE", width: 25 },
+  { header: "WORKFLOW", width: 21 },
+  { header: "TIMING", width: 33 },
+  { header: "STATE", width: 9 },
+  { header: "NEXT FIRE", width: 23 },
+  { header: "LAST EXECUTION", width: 0 },
+];
+
+export function scheduleTable(schedules: readonly ScheduleJson[]): string {
+  return table(
+    SCHEDULE_COLUMNS,
+    schedules.map((s) => [
+      s.schedule_id,
+      workflowText(s),
+      timingText(s),
+      s.state,
+      s.next_fire_at ?? "-",
+      s.last_execution_id ?? "-",
+    ]),
+  );
+}
+
+export const OCCURRENCE_COLUMNS: readonly Column[] = [
+  { header: "RECORDED", width: 26 },
+  { header: "KIND", width: 13 },
+  { header: "OCCURRENCE", width: 26 },
+  { header: "DETAIL", width: 0 },
+];
+
+/** What a ledger row says beyond its kind: execution id, reason, the range of a count, error. */
+export function occurrenceDetail(o: OccurrenceJson): string {
+  const parts: string[] = [];
+  if (o.execution_id !== undefined) parts.push(o.execution_id);
+  if (o.reason !== undefined) parts.push(o.reason);
+  if (o.count !== undefined) {
+    const range = o.range_from === undefined ? "" : ` (from ${o.range_from} to ${o.range_to ?? "?"})`;
+    parts.push(`count ${o.count}${range}`);
+  }
+  if (o.error !== undefined) parts.push(o.error);
+  return parts.length === 0 ? "-" : parts.join("  ");
+}
+
+/** Ledger rows as the server lists them (newest first); a manual trigger has no occurrence (`-`). */
+export function occurrenceTable(rows: readonly OccurrenceJson[]): string {
+  return table(
+    OCCURRENCE_COLUMNS,
+    rows.map((o) => [o.recorded_at, o.kind, o.occurrence ?? "-", occurrenceDetail(o)]),
+  );
+}

@@ -1,0 +1,158 @@
+/**
+ * `orbit server` (SPEC §1): starts the HTTP API, the scheduler and the UI in this process, prints
+ * one line saying where it listens and what it stores in, and runs until SIGINT or SIGTERM, when
+ * it closes (finishing in-flight fires and requests) and exits 0.
+ */
+import { join } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { OrbitError } from "../domain/errors.js";
+import { parseDuration } from "../time/interval.js";
+import { wholeNumber } from "./args.js";
+import type { CliIO } from "./io.js";
+
+/** The options of src/server/server.ts `startServer` (its own doc comments give the defaults). */
+export interface StartServerOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  database?: string;
+  cluster?: "single" | "active-standby" | "shared";
+  maxActiveExecutions?: number;
+  misfireGraceMs?: number;
+  config?: string;
+  /** The level of the server's log (JSON lines on stdout). */
+  logger?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+type StartServer = (options: StartServerOptions) => Promise<RunningServer>;
+
+interface ServerFlags {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  database?: string;
+  cluster?: StartServerOptions["cluster"];
+  maxActiveExecutions?: number;
+  config?: string;
+  misfireGrace?: number;
+  logLevel?: string;
+}
+
+function parseGrace(text: string): number {
+  try {
+    return parseDuration(text, "--misfire-grace");
+  } catch (err) {
+    if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
+    throw err;
+  }
+}
+
+/** `sqlite .orbit/orbit.db` or `postgres db.example:5432/orbit` (never the password). */
+export function storageText(flags: { dataDir?: string; database?: string }): string {
+  if (flags.database === undefined) return `sqlite ${join(flags.dataDir ?? ".orbit", "orbit.db")}`;
+  try {
+    const url = new URL(flags.database);
+    return `postgres ${url.host}${url.pathname}`;
+  } catch {
+    return "postgres";
+  }
+}
+
+/**
+ * Loaded when the command runs, not when the CLI starts: the other commands do not pay for the
+ * server's dependencies (fastify, the stores), and the CLI builds on its own.
+ */
+async function loadStartServer(): Promise<StartServer> {
+  const specifier = new URL("../server/server.js", import.meta.url).href;
+  const mod = (await import(specifier)) as { startServer?: StartServer };
+  if (typeof mod.startServer !== "function") throw new Error("src/server/server.ts does not export startServer");
+  return mod.startServer;
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one kills the process (Node's default). */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off("SIGINT", on);
+      process.off("SIGTERM", on);
+      resolve(signal);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}
+
+export function registerServerCommand(program: Command, io: CliIO): void {
+  program
+    .command("server")
+    .description("run the Orbit server: HTTP API under /v1, web UI at /, metrics at /metrics")
+    .option("--port <port>", "port to listen on; 0 picks a free one (default: 7233)", wholeNumber(0, 65535))
+    .option("--host <host>", "address to listen on (default: 127.0.0.1; another warns unless --config)")
+    .option("--data-dir <dir>", "folder of the SQLite database orbit.db (default: ./.orbit)")
+    .option("--database <url>", "PostgreSQL URL postgres://… instead of SQLite (env: ORBIT_DATABASE_URL)")
+    .addOption(
+      new Option("--cluster <mode>", "several servers on one PostgreSQL database (default: single)").choices([
+        "single",
+        "active-standby",
+        "shared",
+      ]),
+    )
+    .option("--max-active-executions <n>", "refuse starts beyond n running executions (429)", wholeNumber(1, 1e9))
+    .option("--config <file>", "identities and tokens (access control); without it the server is open")
+    .option("--misfire-grace <duration>", "how late an occurrence may be and still start (default: 60s)", parseGrace)
+    .addOption(
+      new Option("--log-level <level>", "log level of the JSON log on stdout (default: info)").choices([
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+        "fatal",
+        "silent",
+      ]),
+    )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ orbit server
+  orbit server listening on http://127.0.0.1:7233 (sqlite .orbit/orbit.db)
+  $ orbit server --database postgres://orbit@db:5432/orbit --cluster active-standby --host 0.0.0.0 --config orbit.yaml`,
+    )
+    .action(async (flags: ServerFlags) => {
+      const database = flags.database ?? (io.env.ORBIT_DATABASE_URL || undefined);
+      const options: StartServerOptions = {
+        port: flags.port,
+        host: flags.host,
+        dataDir: flags.dataDir,
+        database,
+        cluster: flags.cluster,
+        maxActiveExecutions: flags.maxActiveExecutions,
+        misfireGraceMs: flags.misfireGrace,
+        config: flags.config,
+        logger: flags.logLevel,
+      };
+      for (const key of Object.keys(options) as Array<keyof StartServerOptions>) {
+        if (options[key] === undefined) delete options[key];
+      }
+      const startServer = await loadStartServer();
+      const signal = nextSignal();
+      const server = await startServer(options).catch((err: unknown) => {
+        // A system error (EADDRINUSE, EACCES …) is the user's to fix, not a crash: say it plainly.
+        const code = (err as NodeJS.ErrnoException | null)?.code;
+        if (err instanceof Error && typeof code === "string" && !(err instanceof OrbitError)) {
+          throw new OrbitError("INTERNAL", `cannot start the server: ${err.message}`);
+        }
+        throw err;
+      });
+      await io.stdout.write(`orbit server listening on ${server.url} (${storageText({ ...flags, database })})\n`);
+      await signal;
+      await server.close();
+    });
+}

@@ -1,0 +1,63 @@
+/** `orbit workflow register|list`: the workflow versions schedules and executions start. */
+import type { Command } from "commander";
+import type { JsonObject } from "../domain/json.js";
+import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
+import { addConnectionOptions, clientFor } from "./connection.js";
+import { workflowTable } from "./execution-format.js";
+import type { CliIO } from "./io.js";
+
+interface RegisterFlags extends WriteFlags {
+  name: string;
+  version: string;
+  inputSchema?: JsonObject;
+  description?: string;
+  json?: boolean;
+}
+
+export function registerWorkflowCommands(program: Command, io: CliIO): void {
+  const workflow = program.command("workflow").description("register and list workflow versions");
+
+  addWriteOptions(
+    workflow
+      .command("register")
+      .description("register a workflow version (workers also register theirs when they start)")
+      .requiredOption("--name <name>", "workflow name, e.g. OrderProcessing")
+      .requiredOption("--version <semver>", "semver version, e.g. 1.0.0")
+      .option("--input-schema <json>", "JSON Schema (draft 2020-12) of the input: JSON, or @file", parseJsonObjectArg)
+      .option("--description <text>", "free text")
+      .option("--json", "print the server's JSON")
+      .addHelpText(
+        "after",
+        `
+Registering the same version again with the same schema is not an error (already registered);
+with another schema it is refused.
+
+Example:
+  $ orbit workflow register --name OrderProcessing --version 1.0.0 --input-schema @order.schema.json
+  registered OrderProcessing@1.0.0`,
+      ),
+    false,
+  ).action(async (opts: RegisterFlags, cmd: Command) => {
+    const r = await clientFor(cmd, io).registerWorkflow(
+      {
+        name: opts.name,
+        version: opts.version,
+        ...(opts.inputSchema === undefined ? {} : { input_schema: opts.inputSchema }),
+        ...(opts.description === undefined ? {} : { description: opts.description }),
+      },
+      writeOptionsOf(opts),
+    );
+    if (opts.json === true) return printJson(io, r.value);
+    await io.stdout.write(`${r.created ? "registered" : "already registered"} ${r.value.name}@${r.value.version}\n`);
+  });
+
+  workflow
+    .command("list")
+    .description("list every registered version, by name, highest version first")
+    .option("--json", 'print the server\'s JSON ({"workflows":[…]})')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const workflows = await clientFor(cmd, io).listWorkflows();
+      await (opts.json === true ? printJson(io, { workflows }) : io.stdout.write(workflowTable(workflows)));
+    });
+  for (const command of workflow.commands) addConnectionOptions(command);
+}

@@ -1,0 +1,181 @@
+/**
+ * OrbitClient: one method per route of docs/api.md, over the global fetch. Shared by the CLI and
+ * the worker SDK. Refusals come back as OrbitError (the server's code and message); a server that
+ * cannot be reached as ServerUnreachableError.
+ */
+import type { JsonObject } from "../domain/json.js";
+import { type HttpOptions, type RequestOptions, request, type WriteOptions } from "./http.js";
+import type {
+  BackfillResultJson,
+  ExecutionEventJson,
+  ExecutionJson,
+  ExecutionPage,
+  OccurrencePage,
+  RegisterWorkflowBody,
+  ScheduleJson,
+  SchedulePage,
+  ScheduleSettingsBody,
+  StartExecutionBody,
+  TriggerResultJson,
+  WorkflowJson,
+  WorkflowVersionsJson,
+} from "./types.js";
+
+export interface OrbitClientOptions {
+  /** The server, e.g. `http://127.0.0.1:7233` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** Bearer token for a server with access control; default none. */
+  token?: string | null;
+  /** Milliseconds before a request is given up; default 30 000. */
+  timeoutMs?: number;
+  /** The fetch to use; default the global one. */
+  fetch?: typeof fetch;
+}
+
+export interface PageQuery {
+  cursor?: string;
+  limit?: number;
+}
+
+export interface ListSchedulesQuery extends PageQuery {
+  workflow?: string;
+  state?: string;
+}
+
+export interface ListExecutionsQuery extends PageQuery {
+  workflow?: string;
+  status?: string;
+  schedule_id?: string;
+}
+
+/** A POST that answers 201 for something new and 200 for something that already existed. */
+export interface Created<T> {
+  created: boolean;
+  value: T;
+}
+
+const seg = encodeURIComponent;
+
+export class OrbitClient {
+  readonly baseUrl: string;
+  private readonly http: HttpOptions;
+
+  constructor(options: OrbitClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.http = { ...options, baseUrl: this.baseUrl };
+  }
+
+  private async call<T>(req: RequestOptions): Promise<T> {
+    return (await request<T>(this.http, req)).body;
+  }
+
+  // Schedules
+
+  createSchedule(settings: ScheduleSettingsBody, opts: WriteOptions = {}): Promise<ScheduleJson> {
+    return this.call({ ...opts, method: "POST", path: "/v1/schedules", body: settings });
+  }
+
+  listSchedules(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
+    return this.call({ method: "GET", path: "/v1/schedules", query: { ...query } });
+  }
+
+  /** Every schedule, following `next_cursor` page by page. */
+  async listAllSchedules(query: Omit<ListSchedulesQuery, "cursor"> = {}): Promise<ScheduleJson[]> {
+    const all: ScheduleJson[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.listSchedules({ ...query, cursor, limit: query.limit ?? 1000 });
+      all.push(...page.schedules);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    return all;
+  }
+
+  getSchedule(id: string): Promise<ScheduleJson> {
+    return this.call({ method: "GET", path: `/v1/schedules/${seg(id)}` });
+  }
+
+  updateSchedule(id: string, patch: ScheduleSettingsBody, opts: WriteOptions = {}): Promise<ScheduleJson> {
+    return this.call({ ...opts, method: "PATCH", path: `/v1/schedules/${seg(id)}`, body: patch });
+  }
+
+  async deleteSchedule(id: string, opts: WriteOptions = {}): Promise<void> {
+    await this.call({ ...opts, method: "DELETE", path: `/v1/schedules/${seg(id)}` });
+  }
+
+  pauseSchedule(id: string, body: { note?: string } = {}, opts: WriteOptions = {}): Promise<ScheduleJson> {
+    return this.call({ ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/pause`, body });
+  }
+
+  resumeSchedule(id: string, body: { catch_up?: boolean } = {}, opts: WriteOptions = {}): Promise<ScheduleJson> {
+    return this.call({ ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/resume`, body });
+  }
+
+  triggerSchedule(id: string, body: { input?: JsonObject } = {}, opts: WriteOptions = {}): Promise<TriggerResultJson> {
+    return this.call({ ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/trigger`, body });
+  }
+
+  backfillSchedule(
+    id: string,
+    body: { start_at: string; end_at: string },
+    opts: WriteOptions = {},
+  ): Promise<BackfillResultJson> {
+    return this.call({ ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/backfill`, body });
+  }
+
+  listOccurrences(id: string, query: PageQuery = {}): Promise<OccurrencePage> {
+    return this.call({ method: "GET", path: `/v1/schedules/${seg(id)}/occurrences`, query: { ...query } });
+  }
+
+  // Workflows
+
+  async registerWorkflow(body: RegisterWorkflowBody, opts: WriteOptions = {}): Promise<Created<WorkflowJson>> {
+    const res = await request<WorkflowJson>(this.http, { ...opts, method: "POST", path: "/v1/workflows", body });
+    return { created: res.status === 201, value: res.body };
+  }
+
+  async listWorkflows(): Promise<WorkflowJson[]> {
+    return (await this.call<{ workflows: WorkflowJson[] }>({ method: "GET", path: "/v1/workflows" })).workflows;
+  }
+
+  getWorkflow(name: string): Promise<WorkflowVersionsJson> {
+    return this.call({ method: "GET", path: `/v1/workflows/${seg(name)}` });
+  }
+
+  // Executions
+
+  async startExecution(body: StartExecutionBody, opts: WriteOptions = {}): Promise<Created<ExecutionJson>> {
+    const res = await request<ExecutionJson>(this.http, { ...opts, method: "POST", path: "/v1/executions", body });
+    return { created: res.status === 201, value: res.body };
+  }
+
+  listExecutions(query: ListExecutionsQuery = {}): Promise<ExecutionPage> {
+    return this.call({ method: "GET", path: "/v1/executions", query: { ...query } });
+  }
+
+  getExecution(id: string): Promise<ExecutionJson> {
+    return this.call({ method: "GET", path: `/v1/executions/${seg(id)}` });
+  }
+
+  async executionEvents(id: string): Promise<ExecutionEventJson[]> {
+    const page = await this.call<{ events: ExecutionEventJson[] }>({
+      method: "GET",
+      path: `/v1/executions/${seg(id)}/events`,
+    });
+    return page.events;
+  }
+
+  cancelExecution(id: string, body: { reason?: string } = {}, opts: WriteOptions = {}): Promise<ExecutionJson> {
+    return this.call({ ...opts, method: "POST", path: `/v1/executions/${seg(id)}/cancel`, body });
+  }
+
+  // Other
+
+  health(): Promise<{ status: string }> {
+    return this.call({ method: "GET", path: "/healthz" });
+  }
+
+  ready(): Promise<{ status: string; role: string }> {
+    return this.call({ method: "GET", path: "/readyz" });
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * One HTTP exchange with the server: JSON in, JSON out, `{code, message}` errors turned into
+ * {@link OrbitError}, and a refused connection turned into {@link ServerUnreachableError} with a
+ * message that says what to do.
+ */
+
+import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
+import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
+
+/** The server could not be reached at all (connection refused, DNS failure, timeout). */
+export class ServerUnreachableError extends Error {
+  override readonly name = "ServerUnreachableError";
+  constructor(
+    readonly baseUrl: string,
+    readonly reason: string,
+  ) {
+    // A refused connection is the common case (no server started): the plain message says it all.
+    const detail = reason === "ECONNREFUSED" ? "" : `: ${reason}`;
+    super(`cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`);
+  }
+}
+
+/** Headers of a write: the revision fences and the idempotency key (docs/api.md). */
+export interface WriteOptions {
+  /** Sent as `If-Match: "<revision>"`: the server answers 412 PRECONDITION_FAILED on a mismatch. */
+  ifMatch?: number | string;
+  /** Sent as `?expected_revision=N`: the server answers 409 CONFLICT on a mismatch. */
+  expectedRevision?: number;
+  /** Sent as `Idempotency-Key`: a repeat with the same key and body returns the first answer. */
+  idempotencyKey?: string;
+}
+
+export interface RequestOptions extends WriteOptions {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+export interface HttpResponse<T> {
+  status: number;
+  body: T;
+}
+
+export interface HttpOptions {
+  baseUrl: string;
+  token?: string | null;
+  /** Milliseconds before a request is given up. Default 30 000. */
+  timeoutMs?: number;
+  /** The fetch to use; default the global one (tests may pass another). */
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export async function request<T>(http: HttpOptions, req: RequestOptions): Promise<HttpResponse<T>> {
+  const url = new URL(`${http.baseUrl}${req.path}`);
+  for (const [key, value] of Object.entries(req.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  if (req.expectedRevision !== undefined) url.searchParams.set("expected_revision", String(req.expectedRevision));
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (req.body !== undefined) headers["content-type"] = "application/json";
+  if (http.token) headers.authorization = `Bearer ${http.token}`;
+  if (req.ifMatch !== undefined) headers["if-match"] = `"${String(req.ifMatch).replace(/^"|"$/g, "")}"`;
+  if (req.idempotencyKey !== undefined) headers["idempotency-key"] = req.idempotencyKey;
+
+  let res: Response;
+  try {
+    res = await (http.fetch ?? fetch)(url, {
+      method: req.method,
+      headers,
+      body: req.body === undefined ? undefined : stringifyJsonText(req.body),
+      signal: AbortSignal.timeout(http.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw new ServerUnreachableError(http.baseUrl, causeOf(err));
+  }
+  const text = await res.text();
+  if (!res.ok) throw errorOf(res, text);
+  if (text === "") return { status: res.status, body: undefined as T };
+  try {
+    // Numbers keep their text where JavaScript would change it (an input's `120.0`): json-text.ts.
+    return { status: res.status, body: parseJsonText(text) as T };
+  } catch {
+    throw new OrbitError("INTERNAL", `the server answered ${req.method} ${req.path} with something that is not JSON`);
+  }
+}
+
+/** The `{code, message}` body as an OrbitError; a body without one still gets a useful message. */
+function errorOf(res: Response, text: string): OrbitError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed === "object" && parsed !== null) {
+    const { code, message } = parsed as { code?: unknown; message?: unknown };
+    if (typeof message === "string") return new OrbitError(codeOf(code, res.status), message);
+  }
+  const detail = text.trim() === "" ? "" : `: ${text.trim().slice(0, 200)}`;
+  return new OrbitError(codeOf(undefined, res.status), `the server answered ${res.status} ${res.statusText}${detail}`);
+}
+
+function codeOf(code: unknown, status: number): ErrorCode {
+  if (typeof code === "string" && code in ERROR_CODES) return code as ErrorCode;
+  const byStatus = (Object.entries(ERROR_CODES) as Array<[ErrorCode, number]>).find(([, s]) => s === status);
+  if (status === 422) return "INVALID_ARGUMENT";
+  return byStatus?.[0] ?? "INTERNAL";
+}
+
+/** The most specific reason fetch gives (`ECONNREFUSED`, `ENOTFOUND`, a timeout …). */
+function causeOf(err: unknown): string {
+  if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) return "no answer in time";
+  const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  if (cause && typeof cause.code === "string") return cause.code;
+  if (cause && typeof cause.message === "string") return cause.message;
+  return err instanceof Error ? err.message : String(err);
+}

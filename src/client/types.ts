@@ -1,0 +1,143 @@
+/**
+ * The JSON the server answers with (docs/api.md), as the client sees it. Kept here rather than
+ * imported from the server's modules: the client (CLI, worker SDK) depends on the contract only.
+ */
+import type { JsonObject, JsonValue } from "../domain/json.js";
+
+/** Schedule settings as sent in a create or an update (SPEC §3); `null` unsets in an update. */
+export type ScheduleSettingsBody = Record<string, JsonValue>;
+
+/** A ledger row (`GET /v1/schedules/{id}/occurrences`). */
+export interface OccurrenceJson {
+  id: number;
+  kind: "started" | "skipped" | "buffered" | "dead_letter" | (string & {});
+  occurrence: string | null;
+  execution_id?: string;
+  reason?: string;
+  count?: number;
+  range_from?: string;
+  range_to?: string;
+  error?: string;
+  recorded_at: string;
+}
+
+/** A schedule as the server reads it (src/scheduler/view.ts); optional settings only when set. */
+export interface ScheduleJson {
+  schedule_id: string;
+  workflow: string;
+  version?: string;
+  input: JsonObject;
+  cron?: string;
+  interval?: string;
+  timezone?: string;
+  dst?: string;
+  overlap: string;
+  concurrency_key?: string;
+  catchup: string;
+  max_catch_up?: number;
+  catchup_window?: string;
+  start_at?: string;
+  end_at?: string;
+  jitter?: string;
+  paused: boolean;
+  pause_note?: string;
+  description?: string;
+  next_fire_at: string | null;
+  next_fire_times: string[];
+  last_fire_at: string | null;
+  last_execution_id: string | null;
+  fired: number;
+  skipped: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  state: "active" | "paused" | "ended" | (string & {});
+  revision: number;
+  last_tick: OccurrenceJson | null;
+  dead_letters: OccurrenceJson[];
+}
+
+export interface SchedulePage {
+  schedules: ScheduleJson[];
+  next_cursor: string | null;
+}
+
+export interface OccurrencePage {
+  occurrences: OccurrenceJson[];
+  next_cursor: string | null;
+}
+
+export interface TriggerResultJson {
+  started: boolean;
+  execution_id: string | null;
+  /** Why nothing started (`not started: the previous execution of … is still running (overlap: skip)`). */
+  message?: string;
+  overlap: string;
+}
+
+export interface BackfillResultJson {
+  start_at: string;
+  end_at: string;
+  occurrences: number;
+  started: number;
+  already_existed: number;
+}
+
+export type ExecutionStatus = "RUNNING" | "COMPENSATING" | "COMPLETED" | "FAILED" | "CANCELLED";
+
+/** An execution (src/engine/serialize.ts). */
+export interface ExecutionJson {
+  execution_id: string;
+  workflow: string;
+  version: string;
+  input: JsonObject;
+  status: ExecutionStatus | (string & {});
+  schedule_id: string | null;
+  trigger: JsonObject | null;
+  result: JsonValue | null;
+  error: JsonValue | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Present only once a cancel was requested. */
+  cancel_reason?: string;
+}
+
+export interface ExecutionPage {
+  executions: ExecutionJson[];
+  next_cursor: string | null;
+}
+
+export interface ExecutionEventJson {
+  seq: number;
+  type: string;
+  at: string;
+  data: JsonObject;
+}
+
+export interface WorkflowJson {
+  name: string;
+  version: string;
+  input_schema: JsonObject | null;
+  description: string | null;
+  created_at: string;
+}
+
+export interface WorkflowVersionsJson {
+  name: string;
+  versions: WorkflowJson[];
+}
+
+export interface StartExecutionBody {
+  execution_id?: string;
+  workflow: string;
+  version?: string;
+  input: JsonObject;
+}
+
+export interface RegisterWorkflowBody {
+  name: string;
+  version: string;
+  input_schema?: JsonObject;
+  description?: string;
+}

@@ -1,0 +1,81 @@
+/**
+ * JSON text that keeps how numbers were written. JavaScript reads `120.0` as 120 and writes it back
+ * as `120`; Orbit shows a schedule's input as it was given (the seed's `"amount":120.0`), so inputs
+ * are also kept as text, and API answers splice that text in.
+ *
+ * `parseJsonText` returns plain numbers for every number JavaScript writes back unchanged and a
+ * LosslessNumber (which keeps the text) for the others (`120.0`, `1e3`, integers beyond 2^53).
+ */
+
+import { randomBytes } from "node:crypto";
+import { isLosslessNumber, LosslessNumber, parse, stringify } from "lossless-json";
+
+function parseNumber(text: string): number | LosslessNumber {
+  const n = Number(text);
+  return String(n) === text ? n : new LosslessNumber(text);
+}
+
+export function parseJsonText(text: string): unknown {
+  return parse(text, undefined, parseNumber);
+}
+
+/** JSON.stringify that writes LosslessNumbers with their text. */
+export function stringifyJsonText(value: unknown): string {
+  return stringify(value) ?? "null";
+}
+
+/** True when the value holds a number whose text JavaScript would change. */
+function hasLosslessNumber(value: unknown): boolean {
+  if (isLosslessNumber(value)) return true;
+  if (Array.isArray(value)) return value.some(hasLosslessNumber);
+  if (typeof value === "object" && value !== null) return Object.values(value).some(hasLosslessNumber);
+  return false;
+}
+
+/**
+ * The text of the `input` member of a JSON request body, when writing it back through JavaScript
+ * would change it (`120.0`); undefined when there is no input or JSON.stringify would give the same.
+ */
+export function inputTextOf(rawBody: string | undefined): string | undefined {
+  if (rawBody === undefined || rawBody.trim() === "") return undefined;
+  try {
+    const body = parseJsonText(rawBody);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+    const input = (body as Record<string, unknown>).input;
+    if (input === undefined || !hasLosslessNumber(input)) return undefined;
+    return stringifyJsonText(input);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A value whose JSON text is given: serialised verbatim by {@link serializeJson}, as `value` by JSON.stringify. */
+export class RawJson {
+  constructor(
+    readonly text: string,
+    readonly value: unknown,
+  ) {}
+
+  toJSON(): unknown {
+    return this.value;
+  }
+}
+
+const MARK = `\u0000orbit-raw-${randomBytes(6).toString("hex")}:`;
+
+/** JSON.stringify, except that RawJson values are written as their text. */
+export function serializeJson(payload: unknown): string {
+  const raws: string[] = [];
+  const text = JSON.stringify(payload, function (this: unknown, key: string, value: unknown) {
+    const original = (this as Record<string, unknown>)[key];
+    if (original instanceof RawJson) {
+      raws.push(original.text);
+      return `${MARK}${raws.length - 1}`;
+    }
+    return value;
+  });
+  if (raws.length === 0) return text;
+  return text.replace(/"\\u0000orbit-raw-[0-9a-f]{12}:(\d+)"/g, (whole, i: string) =>
+    whole.includes(MARK.slice(1)) ? (raws[Number(i)] as string) : whole,
+  );
+}

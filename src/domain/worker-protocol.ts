@@ -1,0 +1,96 @@
+/**
+ * The worker protocol's JSON (docs/workflows.md § Protocol), shared by the server's routes
+ * (src/api/worker-routes.ts) and the worker SDK (src/worker/). Field names are snake_case like the
+ * rest of the API; instants are epoch milliseconds only where a worker computes with them.
+ */
+import type { JsonObject, JsonValue } from "./json.js";
+
+/** A workflow version a worker offers to run, with the retry policy it wants for it. */
+export interface WorkflowOfferJson {
+  name: string;
+  version: string;
+  /** Attempts in all, the first included (1: no retry). */
+  max_attempts: number;
+  /** Delay before the second attempt; doubles for each further one. */
+  backoff_ms: number;
+}
+
+export interface PollRequestJson {
+  worker_id: string;
+  workflows: WorkflowOfferJson[];
+  /** Most tasks to lease in this answer (the worker's free slots). Default 1. */
+  max_tasks?: number;
+  /** How long the server may hold the request when nothing is available. Default and most: the server's poll timeout. */
+  wait_ms?: number;
+}
+
+/** A journaled step of the task's run. */
+export interface StepJson {
+  name: string;
+  seq: number;
+  result: JsonValue | null;
+  compensable: boolean;
+  compensated: boolean;
+}
+
+/** A leased task: one run of one execution, and everything the worker needs to (re)run it. */
+export interface TaskJson {
+  task_id: string;
+  execution_id: string;
+  workflow: string;
+  version: string;
+  run: number;
+  attempt: number;
+  input: JsonObject;
+  /** SPEC §5.8, when a schedule started the execution. */
+  trigger: JsonObject | null;
+  schedule_id: string | null;
+  status: "RUNNING" | "COMPENSATING";
+  /** The cancel reason, once a cancel was requested. */
+  cancel_requested: string | null;
+  /** Steps of this run completed by earlier attempts: not to be run again. */
+  steps: StepJson[];
+  /** The lease lasts this long after each heartbeat. */
+  lease_ms: number;
+  /** Heartbeat at least this often. */
+  heartbeat_ms: number;
+}
+
+export interface PollResponseJson {
+  tasks: TaskJson[];
+}
+
+export interface HeartbeatRequestJson {
+  worker_id: string;
+  task_ids: string[];
+}
+
+/** Per task: whether the worker still holds the lease, and a cancel request to act on. */
+export interface TaskStatusJson {
+  lease: "held" | "lost";
+  cancel_requested: string | null;
+}
+
+export interface HeartbeatResponseJson {
+  tasks: Record<string, TaskStatusJson>;
+}
+
+export interface StepRequestJson {
+  worker_id: string;
+  step: string;
+  seq: number;
+  result: JsonValue | null;
+  compensable: boolean;
+}
+
+export interface FailRequestJson {
+  worker_id: string;
+  error: JsonObject;
+  /** False: fail the execution now, whatever the retry policy. */
+  retryable: boolean;
+}
+
+/** What a worker reports as an error: `{message, type?, step?}`. */
+export interface ErrorJson extends JsonObject {
+  message: string;
+}

@@ -1,0 +1,246 @@
+/**
+ * What a worker's reports do to an execution and its task, each inside the caller's transaction.
+ * Like transitions.ts they lock the execution row first and the task row second, and check that the
+ * reporting worker still holds the lease (CONFLICT otherwise: the worker must stop working on it).
+ */
+import { OrbitError } from "../domain/errors.js";
+import { type Execution, isActiveStatus } from "../domain/execution.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { StoreOps } from "../store/store.js";
+import type { TaskLease } from "../store/task-store.js";
+
+/** Lost leases are retried whatever the retry policy (the code did not fail), but not forever. */
+export const MAX_LEASE_ATTEMPTS = 20;
+/** The longest back-off between attempts. */
+export const MAX_BACKOFF_MS = 10 * 60_000;
+
+export interface Held {
+  execution: Execution;
+  task: TaskLease;
+}
+
+export async function lockExecution(tx: StoreOps, executionId: string): Promise<Execution> {
+  const execution = await tx.getExecution(executionId, { forUpdate: true });
+  if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
+  return execution;
+}
+
+export async function reread(tx: StoreOps, executionId: string): Promise<Execution> {
+  const execution = await tx.getExecution(executionId);
+  if (!execution) throw new Error(`execution ${executionId} vanished inside its own transaction`);
+  return execution;
+}
+
+/** The task and its execution, locked, if `workerId` holds the task's lease; CONFLICT otherwise. */
+export async function holdTask(tx: StoreOps, taskId: string, workerId: string): Promise<Held> {
+  const peek = await tx.getTaskLease(taskId);
+  if (!peek) throw new OrbitError("NOT_FOUND", `worker task ${taskId} does not exist`);
+  const execution = await lockExecution(tx, peek.executionId);
+  const task = await tx.getTaskLease(taskId, { forUpdate: true });
+  if (task?.state !== "leased" || task.leaseOwner !== workerId) {
+    throw new OrbitError(
+      "CONFLICT",
+      `worker task ${taskId} (execution ${peek.executionId}) is not leased to worker ${workerId}: its lease expired and it was handed back, or it has ended; stop working on it`,
+    );
+  }
+  return { execution, task };
+}
+
+/** Back-off before attempt `attempt + 1`: backoff × 2^(attempt − 1), at most 10 minutes. */
+export function backoffMs(task: TaskLease, attempt: number): number {
+  return Math.min(MAX_BACKOFF_MS, task.backoffMs * 2 ** Math.max(0, attempt - 1));
+}
+
+/** Puts the task back for attempt + 1 after its back-off, recording why (`event`). */
+export async function requeue(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  event: string,
+  data: JsonObject,
+): Promise<Execution> {
+  const { task, execution } = held;
+  const next = task.attempt + 1;
+  const availableMs = now + backoffMs(task, task.attempt);
+  await tx.updateTask(task.taskId, {
+    state: "pending",
+    attempt: next,
+    leaseOwner: null,
+    leaseUntilMs: null,
+    availableMs,
+  });
+  await tx.updateExecution(execution.executionId, { attempt: next });
+  await tx.appendEvent(
+    execution.executionId,
+    event,
+    { ...data, attempt: task.attempt, next_attempt: next, retry_at_ms: availableMs },
+    now,
+  );
+  return reread(tx, execution.executionId);
+}
+
+/** Journals a completed step; a repeat of the same step (a retried request) changes nothing. */
+export async function recordStep(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  step: { name: string; seq: number; result: JsonValue | null; compensable: boolean },
+): Promise<void> {
+  const { execution, task } = held;
+  const inserted = await tx.insertStepResult({
+    executionId: execution.executionId,
+    run: task.run,
+    step: step.name,
+    seq: step.seq,
+    result: step.result,
+    hasCompensation: step.compensable,
+    compensatedMs: null,
+    completedMs: now,
+  });
+  if (inserted) {
+    await tx.appendEvent(
+      execution.executionId,
+      "StepCompleted",
+      { step: step.name, run: task.run, seq: step.seq },
+      now,
+    );
+  }
+}
+
+/** A failure report: retried by the policy (attempt + 1 after the back-off), else FAILED. */
+export async function failAttempt(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  error: JsonObject,
+  retryable: boolean,
+): Promise<{ execution: Execution; retried: boolean }> {
+  const { task, execution } = held;
+  if (
+    retryable &&
+    task.attempt < task.maxAttempts &&
+    execution.cancelReason === null &&
+    execution.status === "RUNNING"
+  ) {
+    return { execution: await requeue(tx, held, now, "WorkflowAttemptFailed", { error }), retried: true };
+  }
+  return { execution: await endWith(tx, held, now, "FAILED", { error }), retried: false };
+}
+
+/** Ends the execution (COMPLETED, FAILED or CANCELLED) and its task. */
+export async function endWith(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  status: "COMPLETED" | "FAILED" | "CANCELLED",
+  data: { result?: JsonValue; error?: JsonValue },
+): Promise<Execution> {
+  const { execution, task } = held;
+  const id = execution.executionId;
+  if (status === "COMPLETED" && execution.status !== "RUNNING") {
+    throw new OrbitError("CONFLICT", `execution ${id} is ${execution.status}; it cannot become COMPLETED`);
+  }
+  if (status === "COMPLETED") {
+    await tx.updateExecution(id, { status, result: data.result ?? null, endedMs: now });
+    await tx.appendEvent(id, "WorkflowCompleted", { result: data.result ?? null }, now);
+  } else if (status === "FAILED") {
+    await tx.updateExecution(id, { status, error: data.error ?? null, endedMs: now });
+    await tx.appendEvent(id, "WorkflowFailed", { error: data.error ?? null }, now);
+  } else {
+    const reason = execution.cancelReason ?? "cancelled";
+    await tx.updateExecution(id, { status, endedMs: now });
+    await tx.appendEvent(id, "WorkflowCancelled", { reason }, now);
+  }
+  await tx.updateTask(task.taskId, { state: "done" });
+  return reread(tx, id);
+}
+
+/** Continue-as-new: the task ends, the execution stays RUNNING with run + 1, attempt 1 and the new input. */
+export async function continueAsNew(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  input: JsonObject,
+  newTaskId: string,
+): Promise<Execution> {
+  const { execution, task } = held;
+  if (execution.cancelReason !== null || execution.status !== "RUNNING") {
+    throw new OrbitError(
+      "CONFLICT",
+      `execution ${execution.executionId} cannot continue as new: it is ${execution.status}${execution.cancelReason !== null ? " with a cancel requested" : ""}`,
+    );
+  }
+  const run = task.run + 1;
+  await tx.updateTask(task.taskId, { state: "done" });
+  await tx.updateExecution(execution.executionId, { run, attempt: 1 });
+  await tx.setExecutionInput(execution.executionId, input);
+  await tx.insertTask({
+    taskId: newTaskId,
+    executionId: execution.executionId,
+    run,
+    workflow: execution.workflow,
+    version: execution.version,
+    state: "pending",
+    attempt: 1,
+    leaseOwner: null,
+    leaseUntilMs: null,
+    availableMs: now,
+    createdMs: now,
+  });
+  await tx.appendEvent(execution.executionId, "WorkflowContinuedAsNew", { run, input }, now);
+  return reread(tx, execution.executionId);
+}
+
+/** A cancel reached the worker: RUNNING → COMPENSATING (`CompensationStarted`). Idempotent. */
+export async function startCompensating(tx: StoreOps, held: Held, now: number): Promise<Execution> {
+  const { execution } = held;
+  if (execution.cancelReason === null) {
+    throw new OrbitError(
+      "CONFLICT",
+      `execution ${execution.executionId} has no cancel requested; nothing to compensate`,
+    );
+  }
+  if (execution.status === "RUNNING") {
+    await tx.updateExecution(execution.executionId, { status: "COMPENSATING" });
+    await tx.appendEvent(execution.executionId, "CompensationStarted", { reason: execution.cancelReason }, now);
+  }
+  return reread(tx, execution.executionId);
+}
+
+/** One step's compensation ran (or failed, with the error). */
+export async function recordCompensation(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  step: string,
+  error: JsonObject | null,
+): Promise<void> {
+  const { execution, task } = held;
+  if (execution.status !== "COMPENSATING") {
+    throw new OrbitError("CONFLICT", `execution ${execution.executionId} is ${execution.status}, not COMPENSATING`);
+  }
+  if (error === null) {
+    if (await tx.markStepCompensated(execution.executionId, task.run, step, now)) {
+      await tx.appendEvent(execution.executionId, "CompensationCompleted", { step, run: task.run }, now);
+    }
+  } else {
+    await tx.appendEvent(execution.executionId, "CompensationFailed", { step, run: task.run, error }, now);
+  }
+}
+
+/** After the compensations and `onCancel`: CANCELLED with the reason (`WorkflowCancelled`). */
+export async function finishCancel(
+  tx: StoreOps,
+  held: Held,
+  now: number,
+  onCancelError: JsonObject | null,
+): Promise<Execution> {
+  const { execution } = held;
+  if (execution.cancelReason === null || !isActiveStatus(execution.status)) {
+    throw new OrbitError("CONFLICT", `execution ${execution.executionId} has no cancel requested`);
+  }
+  if (onCancelError !== null) {
+    await tx.appendEvent(execution.executionId, "CancelHandlerFailed", { error: onCancelError }, now);
+  }
+  return endWith(tx, held, now, "CANCELLED", {});
+}

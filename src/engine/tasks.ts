@@ -1,0 +1,284 @@
+/**
+ * The server side of the worker protocol (docs/workflows.md): long-poll leasing, heartbeats and
+ * every report a worker makes about its task. Leases are rows (orbit_worker_tasks); a lease that
+ * is not renewed is put back by the reaper (task-reaper.ts) for attempt + 1.
+ */
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
+import { type Execution, isActiveStatus } from "../domain/execution.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type {
+  HeartbeatResponseJson,
+  PollRequestJson,
+  StepRequestJson,
+  TaskJson,
+  WorkflowOfferJson,
+} from "../domain/worker-protocol.js";
+import type { Store, StoreOps } from "../store/store.js";
+import type { TaskLease } from "../store/task-store.js";
+import type { Executions } from "./executions.js";
+import * as T from "./task-transitions.js";
+import type { TaskWakeups } from "./task-wakeups.js";
+import type { Workflows } from "./workflows.js";
+
+export interface WorkerTasksOptions {
+  store: Store;
+  clock: Clock;
+  executions: Executions;
+  workflows: Workflows;
+  /** The same instance Executions' `onTaskQueued` wakes. */
+  wakeups: TaskWakeups;
+  /** How long a lease lasts after each heartbeat. Default 30 000 ms. */
+  leaseMs?: number;
+  /** How often workers are told to heartbeat. Default 5 000 ms. */
+  heartbeatMs?: number;
+  /** Longest a poll is held when nothing is available. Default 20 000 ms. */
+  pollTimeoutMs?: number;
+  /** Makes task ids (continue-as-new). Default `crypto.randomUUID`. */
+  newId?: () => string;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_HEARTBEAT_MS = 5_000;
+export const DEFAULT_POLL_TIMEOUT_MS = 20_000;
+/** Most tasks one poll may lease. */
+export const MAX_TASKS_PER_POLL = 100;
+
+export class WorkerTasks {
+  readonly leaseMs: number;
+  readonly heartbeatMs: number;
+  readonly pollTimeoutMs: number;
+  private readonly newId: () => string;
+
+  constructor(private readonly o: WorkerTasksOptions) {
+    this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+    this.heartbeatMs = o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.pollTimeoutMs = o.pollTimeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+    this.newId = o.newId ?? randomUUID;
+  }
+
+  /**
+   * Leases up to `max_tasks` tasks of the offered workflows; when none is available, waits for a
+   * wake-up (a new or requeued task), the end of a back-off, the poll timeout or `signal`.
+   */
+  async poll(request: PollRequestJson, signal?: AbortSignal): Promise<TaskJson[]> {
+    if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
+    const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
+    const deadline = this.o.clock.now() + wait;
+    for (;;) {
+      const armed = this.o.wakeups.arm();
+      const tasks = await this.claim(request);
+      if (tasks.length || signal?.aborted) {
+        armed.disarm();
+        return tasks;
+      }
+      const now = this.o.clock.now();
+      const next = await this.o.store.nextAvailableTaskMs(request.workflows);
+      if (now >= deadline) {
+        armed.disarm();
+        return [];
+      }
+      const until = next !== null && next > now ? Math.min(next, deadline) : deadline;
+      await armed.wait(Math.max(1, until - now), signal);
+    }
+  }
+
+  /** One transaction: pending tasks of the offered workflows, leased to the worker. */
+  async claim(request: PollRequestJson): Promise<TaskJson[]> {
+    const limit = Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
+    return this.o.store.transaction(async (t) => {
+      const now = this.o.clock.now();
+      const out: TaskJson[] = [];
+      const candidates = await t.listClaimableTasks({
+        workflows: request.workflows,
+        availableAtOrBeforeMs: now,
+        limit,
+        skipLocked: true,
+      });
+      for (const task of candidates) {
+        // SKIP LOCKED on the execution too: a cancel holding it is let through, never waited for.
+        const execution = await t.lockExecutionIfFree(task.executionId);
+        if (!execution) continue;
+        if (!isActiveStatus(execution.status)) {
+          await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
+          continue;
+        }
+        const offer = offerFor(request.workflows, task);
+        const leased = await t.leaseTask(task.taskId, {
+          owner: request.worker_id,
+          leaseUntilMs: now + this.leaseMs,
+          maxAttempts: offer.max_attempts,
+          backoffMs: offer.backoff_ms,
+        });
+        if (!leased) continue;
+        await t.appendEvent(
+          execution.executionId,
+          "WorkflowTaskStarted",
+          { worker_id: request.worker_id, run: task.run, attempt: task.attempt },
+          now,
+        );
+        out.push(await this.taskJson(t, task, execution));
+      }
+      return out;
+    });
+  }
+
+  /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */
+  async heartbeat(workerId: string, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
+    const now = this.o.clock.now();
+    const held = new Set(await this.o.store.extendLeases(workerId, taskIds, now + this.leaseMs));
+    const tasks: HeartbeatResponseJson["tasks"] = {};
+    for (const id of taskIds) {
+      if (!held.has(id)) {
+        tasks[id] = { lease: "lost", cancel_requested: null };
+        continue;
+      }
+      const task = await this.o.store.getTaskLease(id);
+      const execution = task ? await this.o.store.getExecution(task.executionId) : null;
+      tasks[id] = { lease: "held", cancel_requested: execution?.cancelReason ?? null };
+    }
+    return { tasks };
+  }
+
+  /** Journals a completed step (before the worker treats it as done). */
+  async step(taskId: string, body: StepRequestJson): Promise<{ cancel_requested: string | null }> {
+    return this.o.store.transaction(async (t) => {
+      const held = await T.holdTask(t, taskId, body.worker_id);
+      await T.recordStep(t, held, this.o.clock.now(), {
+        name: body.step,
+        seq: body.seq,
+        result: body.result,
+        compensable: body.compensable,
+      });
+      return { cancel_requested: held.execution.cancelReason };
+    });
+  }
+
+  complete(taskId: string, workerId: string, result: JsonValue): Promise<Execution> {
+    return this.o.executions.runTransition(async (t, now) =>
+      T.endWith(t, await T.holdTask(t, taskId, workerId), now, "COMPLETED", { result }),
+    );
+  }
+
+  /** A failed attempt: retried by the task's policy, else the execution is FAILED. */
+  async fail(taskId: string, workerId: string, error: JsonObject, retryable: boolean): Promise<Execution> {
+    let retried = false;
+    const execution = await this.o.executions.runTransition(async (t, now) => {
+      const outcome = await T.failAttempt(t, await T.holdTask(t, taskId, workerId), now, error, retryable);
+      retried = outcome.retried;
+      return outcome.execution;
+    });
+    if (retried) this.o.wakeups.wake();
+    return execution;
+  }
+
+  async continueAsNew(taskId: string, workerId: string, input: unknown): Promise<Execution> {
+    const execution = await this.o.executions.runTransition(async (t, now) => {
+      const held = await T.holdTask(t, taskId, workerId);
+      const workflow = await this.o.workflows.resolve(held.execution.workflow, held.execution.version, t);
+      const valid = this.o.workflows.validateInput(workflow, input);
+      return T.continueAsNew(t, held, now, valid, this.newId());
+    });
+    this.o.wakeups.wake();
+    return execution;
+  }
+
+  /** RUNNING → COMPENSATING; answers the run's journaled steps (the worker compensates them in reverse). */
+  startCompensating(taskId: string, workerId: string): Promise<TaskJson> {
+    return this.o.store.transaction(async (t) => {
+      const held = await T.holdTask(t, taskId, workerId);
+      const execution = await T.startCompensating(t, held, this.o.clock.now());
+      return this.taskJson(t, held.task, execution);
+    });
+  }
+
+  compensated(taskId: string, workerId: string, step: string, error: JsonObject | null): Promise<void> {
+    return this.o.store.transaction(async (t) =>
+      T.recordCompensation(t, await T.holdTask(t, taskId, workerId), this.o.clock.now(), step, error),
+    );
+  }
+
+  cancelled(taskId: string, workerId: string, onCancelError: JsonObject | null): Promise<Execution> {
+    return this.o.executions.runTransition(async (t, now) =>
+      T.finishCancel(t, await T.holdTask(t, taskId, workerId), now, onCancelError),
+    );
+  }
+
+  /** A worker closing hands its tasks back: pending again at once, same attempt. */
+  async release(workerId: string, taskIds: readonly string[]): Promise<string[]> {
+    const released: string[] = [];
+    for (const id of taskIds) {
+      try {
+        await this.o.store.transaction(async (t) => {
+          const { task, execution } = await T.holdTask(t, id, workerId);
+          const now = this.o.clock.now();
+          await t.updateTask(task.taskId, { state: "pending", leaseOwner: null, leaseUntilMs: null, availableMs: now });
+          await t.appendEvent(execution.executionId, "WorkflowTaskReleased", { worker_id: workerId }, now);
+        });
+        released.push(id);
+      } catch (err) {
+        if (!(err instanceof OrbitError)) throw err;
+      }
+    }
+    if (released.length) this.o.wakeups.wake();
+    return released;
+  }
+
+  /** Puts back one expired lease (attempt + 1, back-off), or fails the execution after too many. */
+  async reap(taskId: string): Promise<boolean> {
+    let requeued = false;
+    await this.o.executions.runTransition(async (t, now) => {
+      const peek = await t.getTaskLease(taskId);
+      if (!peek) throw new OrbitError("NOT_FOUND", `worker task ${taskId} does not exist`);
+      const execution = await T.lockExecution(t, peek.executionId);
+      const task = await t.getTaskLease(taskId, { forUpdate: true });
+      if (task?.state !== "leased" || task.leaseUntilMs === null || task.leaseUntilMs >= now) return execution;
+      if (!isActiveStatus(execution.status)) {
+        await t.updateTask(task.taskId, { state: "done" });
+        return execution;
+      }
+      const held = { task, execution };
+      if (task.attempt >= T.MAX_LEASE_ATTEMPTS) {
+        const message = `the execution lost its worker ${task.attempt} times (lease expired); giving up`;
+        return T.endWith(t, held, now, "FAILED", { error: { message, type: "LeaseExpired" } });
+      }
+      requeued = true;
+      return T.requeue(t, held, now, "WorkflowTaskLeaseExpired", { worker_id: task.leaseOwner });
+    });
+    if (requeued) this.o.wakeups.wake();
+    return requeued;
+  }
+
+  private async taskJson(t: StoreOps, task: TaskLease, execution: Execution): Promise<TaskJson> {
+    const steps = await t.listStepResults(execution.executionId, task.run);
+    return {
+      task_id: task.taskId,
+      execution_id: execution.executionId,
+      workflow: execution.workflow,
+      version: execution.version,
+      run: task.run,
+      attempt: task.attempt,
+      input: execution.input,
+      trigger: execution.trigger,
+      schedule_id: execution.scheduleId,
+      status: execution.status === "COMPENSATING" ? "COMPENSATING" : "RUNNING",
+      cancel_requested: execution.cancelReason,
+      steps: steps.map((s) => ({
+        name: s.step,
+        seq: s.seq,
+        result: s.result,
+        compensable: s.hasCompensation,
+        compensated: s.compensatedMs !== null,
+      })),
+      lease_ms: this.leaseMs,
+      heartbeat_ms: this.heartbeatMs,
+    };
+  }
+}
+
+function offerFor(offers: readonly WorkflowOfferJson[], task: TaskLease): WorkflowOfferJson {
+  const offer = offers.find((o) => o.name === task.workflow && o.version === task.version);
+  if (!offer) throw new Error(`task ${task.taskId} matched no offered workflow`);
+  return offer;
+}

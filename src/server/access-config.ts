@@ -1,0 +1,164 @@
+/**
+ * Access control (SPEC §9): the identities file named by `--config`, bearer-token authentication
+ * and the per-workflow action checks the routes ask for. Validated once at start, then frozen.
+ *
+ * ```yaml
+ * identities:
+ *   - name: ci
+ *     token_sha256: 9f86d08…   # sha256 of the token, hex
+ *     kind: client             # or worker
+ *     allow:
+ *       - workflows: "Order*"  # glob (* and ?), or a list of globs
+ *         actions: [schedule, start, read, cancel]
+ * ```
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { type Static, Type } from "@sinclair/typebox";
+import AjvModule from "ajv";
+import type { FastifyRequest } from "fastify";
+import { parse as parseYaml } from "yaml";
+import type { AccessControl, Action } from "../api/deps.js";
+import type { ApiRequest, Caller } from "../api/route.js";
+import { describeValidationError } from "../api/validation.js";
+import { OrbitError } from "../domain/errors.js";
+
+const ACTIONS = ["schedule", "start", "read", "cancel"] as const;
+
+const ConfigSchema = Type.Object(
+  {
+    identities: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1 }),
+          token_sha256: Type.String({ pattern: "^[0-9a-fA-F]{64}$" }),
+          kind: Type.Union([Type.Literal("client"), Type.Literal("worker")]),
+          allow: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  workflows: Type.Union([Type.String(), Type.Array(Type.String())]),
+                  actions: Type.Optional(Type.Array(Type.Union(ACTIONS.map((a) => Type.Literal(a))))),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+type Config = Static<typeof ConfigSchema>;
+
+interface Rule {
+  patterns: RegExp[];
+  text: string;
+  actions: ReadonlySet<Action>;
+}
+interface Identity extends Caller {
+  rules: Rule[];
+}
+
+const glob = (pattern: string): RegExp =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+  );
+
+export interface AccessConfig {
+  authenticate(request: FastifyRequest): Caller;
+  access: AccessControl;
+}
+
+/** Reads and validates the identities file; refuses it with a message naming the file and the problem. */
+export function loadAccessConfig(path: string): AccessConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${(err as Error).message}`);
+  }
+  const validate = new AjvModule.default({ verbose: true, allErrors: false, strict: false }).compile(ConfigSchema);
+  if (!validate(raw)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `--config ${path}: ${describeValidationError(validate.errors ?? [], "body").replace("the request body", "the file")}`,
+    );
+  }
+  return fromConfig(raw as Config, path);
+}
+
+export function fromConfig(config: Config, path = "config"): AccessConfig {
+  const byHash = new Map<string, Identity>();
+  for (const i of config.identities) {
+    const hash = i.token_sha256.toLowerCase();
+    if (byHash.has(hash))
+      throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: two identities share a token (${i.name})`);
+    byHash.set(
+      hash,
+      Object.freeze({
+        name: i.name,
+        kind: i.kind,
+        rules: (i.allow ?? []).map((a) => {
+          const patterns = [a.workflows].flat();
+          return { patterns: patterns.map(glob), text: patterns.join(", "), actions: new Set<Action>(a.actions ?? []) };
+        }),
+      }),
+    );
+  }
+  const identityOf = (r: ApiRequest): Identity => {
+    if (r.caller === null) throw new OrbitError("UNAUTHENTICATED", "this server requires a bearer token");
+    return r.caller as Identity;
+  };
+  const allows = (r: ApiRequest, action: Action, workflow: string): boolean => {
+    const id = identityOf(r);
+    return id.rules.some(
+      (rule) =>
+        rule.patterns.some((p) => p.test(workflow)) &&
+        (rule.actions.has(action) || (id.kind === "worker" && action === "read")),
+    );
+  };
+  return {
+    authenticate(request) {
+      const header = request.headers.authorization;
+      if (header === undefined) {
+        throw new OrbitError(
+          "UNAUTHENTICATED",
+          "this server requires a bearer token: send Authorization: Bearer <token> (orbit --token or ORBIT_TOKEN)",
+        );
+      }
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (m === null) throw new OrbitError("UNAUTHENTICATED", 'the Authorization header must be "Bearer <token>"');
+      const identity = byHash.get(createHash("sha256").update(m[1]!).digest("hex"));
+      if (identity === undefined)
+        throw new OrbitError("UNAUTHENTICATED", "the bearer token is not one this server knows");
+      return identity;
+    },
+    access: {
+      allows,
+      require(r, action, workflow) {
+        if (allows(r, action, workflow)) return;
+        const id = identityOf(r);
+        const granted = id.rules.map((rule) => `${[...rule.actions].join("/") || "-"} on "${rule.text}"`).join("; ");
+        throw new OrbitError(
+          "PERMISSION_DENIED",
+          `identity ${id.name} may not ${action} workflow ${JSON.stringify(workflow)} (it may: ${granted || "nothing"})`,
+        );
+      },
+      requireClient(r) {
+        const id = identityOf(r);
+        if (id.kind !== "client") {
+          throw new OrbitError(
+            "PERMISSION_DENIED",
+            `identity ${id.name} is a worker: workers use the worker protocol and may not manage schedules`,
+          );
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Leadership for `--cluster active-standby` (SPEC §8): a session advisory lock held on a dedicated
+ * PostgreSQL connection. The holder is the leader and fires; the others serve the API and retry
+ * the lock every second, so a standby takes over within about a second of the leader's connection
+ * dying (PostgreSQL releases a session lock when its connection ends).
+ *
+ * The leader stops firing the moment it may have lost the lock: on the connection's 'error' or
+ * 'end', and when the `SELECT 1` it sends every second fails or takes longer than
+ * {@link LEADERSHIP_QUERY_TIMEOUT_MS} (a half-open connection: the database may already have
+ * dropped the session and given the lock to a standby). Exactly-once never depends on this: a fire
+ * is one transaction guarded by a compare-and-set, so two servers that both believe they lead for a
+ * moment still start each occurrence once (docs/cluster.md).
+ */
+import pg from "pg";
+
+/** How often a standby retries the lock and a leader checks its connection. */
+export const LEADERSHIP_POLL_MS = 1000;
+/** A leadership query (or connect) slower than this counts as a lost connection. */
+export const LEADERSHIP_QUERY_TIMEOUT_MS = 3000;
+
+export interface LeadershipOptions {
+  connectionString: string;
+  /** search_path of the connection: the lock is per schema, so deployments in two schemas do not share it. */
+  searchPath?: string;
+  /** Called when this server becomes the leader or stops being it. */
+  onChange(leader: boolean): void;
+  onError(err: unknown): void;
+}
+
+// hashtext() is int4, so the key never collides with Orbit's bigint keys (ADVISORY_LOCK_KEYS).
+const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('orbit-leader:' || current_schema())) AS held";
+const UNLOCK = "SELECT pg_advisory_unlock(hashtext('orbit-leader:' || current_schema()))";
+
+export class Leadership {
+  private client: pg.Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private leader = false;
+  private closed = false;
+  private busy = false;
+  private since: number | null = null;
+
+  constructor(private readonly o: LeadershipOptions) {}
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** Epoch ms since which this server leads, or null while it is a standby. */
+  get leaderSinceMs(): number | null {
+    return this.since;
+  }
+
+  /** Tries once at once (so a lone server leads from its first tick), then every second. */
+  async start(): Promise<void> {
+    await this.poll();
+    this.timer = setInterval(() => void this.poll(), LEADERSHIP_POLL_MS);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.busy || this.closed) return;
+    this.busy = true;
+    try {
+      if (this.client === null) {
+        const client = new pg.Client({
+          connectionString: this.o.connectionString,
+          ...(this.o.searchPath ? { options: `-c search_path=${this.o.searchPath}` } : {}),
+          connectionTimeoutMillis: LEADERSHIP_QUERY_TIMEOUT_MS,
+          query_timeout: LEADERSHIP_QUERY_TIMEOUT_MS,
+          keepAlive: true,
+        });
+        client.on("error", (err) => {
+          if (this.client !== client) return;
+          this.o.onError(err);
+          this.drop();
+        });
+        client.on("end", () => {
+          if (this.client !== client) return;
+          this.o.onError(new Error("the leadership connection ended"));
+          this.drop();
+        });
+        try {
+          await client.connect();
+        } catch (err) {
+          await client.end().catch(() => undefined);
+          throw err;
+        }
+        this.client = client;
+      }
+      if (this.leader) await this.client.query("SELECT 1");
+      else {
+        const { rows } = await this.client.query<{ held: boolean }>(TRY_LOCK);
+        if (rows[0]?.held === true) this.set(true);
+      }
+    } catch (err) {
+      this.o.onError(err);
+      this.drop();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private set(leader: boolean): void {
+    if (leader === this.leader) return;
+    this.leader = leader;
+    this.since = leader ? Date.now() : null;
+    this.o.onChange(leader);
+  }
+
+  /** The connection failed: the lock went with it. */
+  private drop(): void {
+    const client = this.client;
+    this.client = null;
+    this.set(false);
+    void client?.end().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    const client = this.client;
+    this.client = null;
+    this.since = null;
+    if (client !== null) {
+      if (this.leader) await client.query(UNLOCK).catch(() => undefined);
+      await client.end().catch(() => undefined);
+    }
+    this.leader = false;
+  }
+}

@@ -1,0 +1,55 @@
+/** The options of `orbit server` (SPEC §1) and their defaults. */
+import type { LevelWithSilentOrString, Logger } from "pino";
+import type { WorkerProtocolOptions } from "../api/worker-routes.js";
+import type { Clock } from "../domain/clock.js";
+
+export type ClusterMode = "single" | "active-standby" | "shared";
+
+export interface ServerOptions {
+  /** TCP port. Default 7233; 0 picks any free port (see {@link RunningServer.port}). */
+  port?: number;
+  /** Interface to listen on. Default "127.0.0.1"; another host without `config` is logged as a warning. */
+  host?: string;
+  /** Folder of the SQLite database `<dataDir>/orbit.db`. Default "./.orbit". Unused with PostgreSQL. */
+  dataDir?: string;
+  /** A postgres:// URL. Default: env ORBIT_DATABASE_URL, else SQLite in `dataDir`. */
+  database?: string;
+  /** PostgreSQL search_path (one schema per deployment or test). Default: the server's default. */
+  databaseSchema?: string;
+  /**
+   * `single` (default): this server fires. `active-standby`: only the holder of a PostgreSQL advisory
+   * lock fires. `shared`: every server fires, due times compared with the database clock.
+   * The last two need PostgreSQL.
+   */
+  cluster?: ClusterMode;
+  /** Most RUNNING + COMPENSATING executions; starts beyond it are 429. Default: no limit. */
+  maxActiveExecutions?: number;
+  /** How late an occurrence may be and still start as late rather than missed, ms. Default 60000. */
+  misfireGraceMs?: number;
+  /** Default: the system clock. Tests inject a ManualClock. */
+  clock?: Clock;
+  /** A pino logger, or the level of the default one (JSON on stdout). Default "info". */
+  logger?: Logger | LevelWithSilentOrString;
+  /** Identities file (YAML or JSON, SPEC §9): every request then needs a bearer token. Default: open server. */
+  config?: string;
+  /** Worker protocol timings (lease 30 s, heartbeat 5 s, poll 20 s by default). */
+  worker?: WorkerProtocolOptions;
+}
+
+export interface RunningServer {
+  /** `http://host:port`. */
+  url: string;
+  /** The port listened on (the one picked when `port` was 0). */
+  port: number;
+  /** Every route registered, `METHOD /path` (for the OpenAPI coverage test). */
+  routes: readonly string[];
+  /** Stops firing, finishes in-flight requests, closes the store. Idempotent; takes at most a few seconds. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 7233;
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_DATA_DIR = "./.orbit";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith("127.");

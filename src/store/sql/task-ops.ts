@@ -1,0 +1,166 @@
+/**
+ * Worker-protocol operations (see src/store/task-store.ts) in portable SQL: task leases and the
+ * step journal. Sits between ExecutionOps and SqlOps so that both dialects get them.
+ */
+import type { Execution } from "../../domain/execution.js";
+import type { JsonObject } from "../../domain/json.js";
+import type { LockOption } from "../store.js";
+import type {
+  ClaimableTaskQuery,
+  NewLease,
+  StepResultRow,
+  TaskLease,
+  TaskStoreOps,
+  WorkflowRef,
+} from "../task-store.js";
+import { ExecutionOps } from "./execution-ops.js";
+import type { SqlParam, SqlRow } from "./executor.js";
+import { jsonParam } from "./row-mappers.js";
+
+const EXECUTION_COLUMNS =
+  'execution_id, workflow, version, input, status, schedule_id, "trigger", result, error, cancel_reason, concurrency_key, run, attempt, created_ms, started_ms, ended_ms';
+
+/** `((workflow = ? AND version = ?) OR …)` for a worker's workflow versions. */
+function workflowFilter(workflows: readonly WorkflowRef[]): { sql: string; params: SqlParam[] } {
+  if (!workflows.length) throw new Error("a task query needs at least one workflow");
+  return {
+    sql: `(${workflows.map(() => "(workflow = ? AND version = ?)").join(" OR ")})`,
+    params: workflows.flatMap((w) => [w.name, w.version]),
+  };
+}
+
+export class TaskOps extends ExecutionOps implements TaskStoreOps {
+  private lease(row: SqlRow): TaskLease {
+    return { ...this.map.task(row), maxAttempts: Number(row.max_attempts), backoffMs: Number(row.backoff_ms) };
+  }
+
+  private step(row: SqlRow): StepResultRow {
+    const result = row.result == null ? null : this.sqlDialect.readJson(row.result);
+    return {
+      executionId: String(row.execution_id),
+      run: Number(row.run),
+      step: String(row.step),
+      seq: Number(row.seq),
+      result: result as StepResultRow["result"],
+      hasCompensation: Boolean(row.has_compensation),
+      compensatedMs: row.compensated_ms == null ? null : Number(row.compensated_ms),
+      completedMs: Number(row.completed_ms),
+    };
+  }
+
+  async listClaimableTasks(q: ClaimableTaskQuery): Promise<TaskLease[]> {
+    const f = workflowFilter(q.workflows);
+    const rows = await this.exec.all(
+      `SELECT * FROM orbit_worker_tasks WHERE state = 'pending' AND available_ms <= ? AND ${f.sql}
+       ORDER BY available_ms, created_ms LIMIT ?${q.skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}`,
+      [q.availableAtOrBeforeMs, ...f.params, q.limit],
+    );
+    return rows.map((r) => this.lease(r));
+  }
+
+  async nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null> {
+    const f = workflowFilter(workflows);
+    const rows = await this.exec.all(
+      `SELECT MIN(available_ms) AS next FROM orbit_worker_tasks WHERE state = 'pending' AND ${f.sql}`,
+      f.params,
+    );
+    const next = rows[0]?.next;
+    return next == null ? null : Number(next);
+  }
+
+  async getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null> {
+    const rows = await this.exec.all(`SELECT * FROM orbit_worker_tasks WHERE task_id = ?${this.lock(lock)}`, [taskId]);
+    return rows[0] ? this.lease(rows[0]) : null;
+  }
+
+  async leaseTask(taskId: string, l: NewLease): Promise<boolean> {
+    const changed = await this.exec.run(
+      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_until_ms = ?, max_attempts = ?, backoff_ms = ?
+       WHERE task_id = ? AND state = 'pending'`,
+      [l.owner, l.leaseUntilMs, l.maxAttempts, l.backoffMs, taskId],
+    );
+    return changed === 1;
+  }
+
+  async extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number): Promise<string[]> {
+    if (!taskIds.length) return [];
+    const rows = await this.exec.all(
+      `UPDATE orbit_worker_tasks SET lease_until_ms = ?
+       WHERE lease_owner = ? AND state = 'leased' AND task_id IN (${taskIds.map(() => "?").join(", ")})
+       RETURNING task_id`,
+      [leaseUntilMs, owner, ...taskIds],
+    );
+    return rows.map((r) => String(r.task_id));
+  }
+
+  async listExpiredLeases(beforeMs: number, limit: number, skipLocked = false): Promise<TaskLease[]> {
+    // `state = 'leased'` is a literal so SQLite can use the partial index orbit_worker_tasks_lease.
+    const rows = await this.exec.all(
+      `SELECT * FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?
+       ORDER BY lease_until_ms LIMIT ?${skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}`,
+      [beforeMs, limit],
+    );
+    return rows.map((r) => this.lease(r));
+  }
+
+  async nextLeaseExpiryMs(): Promise<number | null> {
+    const rows = await this.exec.all(
+      "SELECT MIN(lease_until_ms) AS next FROM orbit_worker_tasks WHERE state = 'leased'",
+      [],
+    );
+    const next = rows[0]?.next;
+    return next == null ? null : Number(next);
+  }
+
+  async lockExecutionIfFree(executionId: string): Promise<Execution | null> {
+    const rows = await this.exec.all(
+      `SELECT ${EXECUTION_COLUMNS} FROM orbit_executions WHERE execution_id = ?${this.sqlDialect.forUpdateSkipLocked}`,
+      [executionId],
+    );
+    return rows[0] ? this.map.execution(rows[0]) : null;
+  }
+
+  async setExecutionInput(executionId: string, input: JsonObject): Promise<boolean> {
+    return (
+      (await this.exec.run("UPDATE orbit_executions SET input = ? WHERE execution_id = ?", [
+        jsonParam(input),
+        executionId,
+      ])) > 0
+    );
+  }
+
+  async insertStepResult(s: StepResultRow): Promise<boolean> {
+    const changed = await this.exec.run(
+      `INSERT INTO orbit_step_results (execution_id, run, step, seq, result, error, has_compensation, compensated_ms, completed_ms)
+       VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (execution_id, run, step) DO NOTHING`,
+      [
+        s.executionId,
+        s.run,
+        s.step,
+        s.seq,
+        jsonParam(s.result),
+        s.hasCompensation ? 1 : 0,
+        s.compensatedMs,
+        s.completedMs,
+      ],
+    );
+    return changed === 1;
+  }
+
+  async listStepResults(executionId: string, run: number): Promise<StepResultRow[]> {
+    const rows = await this.exec.all(
+      "SELECT * FROM orbit_step_results WHERE execution_id = ? AND run = ? ORDER BY seq, completed_ms",
+      [executionId, run],
+    );
+    return rows.map((r) => this.step(r));
+  }
+
+  async markStepCompensated(executionId: string, run: number, step: string, atMs: number): Promise<boolean> {
+    const changed = await this.exec.run(
+      `UPDATE orbit_step_results SET compensated_ms = ?
+       WHERE execution_id = ? AND run = ? AND step = ? AND compensated_ms IS NULL`,
+      [atMs, executionId, run, step],
+    );
+    return changed === 1;
+  }
+}

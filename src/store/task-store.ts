@@ -1,0 +1,76 @@
+/**
+ * The Store operations of the worker protocol (src/engine/tasks.ts): leasing tasks, extending and
+ * reaping leases, and the step journal (orbit_step_results). Part of {@link StoreOps}; the SQL is
+ * in src/store/sql/task-ops.ts, shared by both dialects.
+ */
+import type { Execution } from "../domain/execution.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { WorkerTask } from "./rows.js";
+import type { LockOption } from "./store.js";
+
+/** A worker task with the retry policy it was leased under (set by the lease; default 1 attempt, no back-off). */
+export interface TaskLease extends WorkerTask {
+  maxAttempts: number;
+  backoffMs: number;
+}
+
+/** A workflow version a worker can run. */
+export interface WorkflowRef {
+  name: string;
+  version: string;
+}
+
+export interface ClaimableTaskQuery {
+  /** Only tasks of these workflow versions (at least one). */
+  workflows: readonly WorkflowRef[];
+  /** Only tasks available at or before this instant. */
+  availableAtOrBeforeMs: number;
+  limit: number;
+  /** PostgreSQL: `FOR UPDATE SKIP LOCKED`, so pollers on several servers take different tasks. Default false. */
+  skipLocked?: boolean;
+}
+
+export interface NewLease {
+  owner: string;
+  leaseUntilMs: number;
+  maxAttempts: number;
+  backoffMs: number;
+}
+
+/** One journaled step of one run: it completed, and its result is what a retried run receives. */
+export interface StepResultRow {
+  executionId: string;
+  run: number;
+  step: string;
+  /** Order of completion within the run, from 1; compensations run in reverse. */
+  seq: number;
+  result: JsonValue | null;
+  hasCompensation: boolean;
+  compensatedMs: number | null;
+  completedMs: number;
+}
+
+export interface TaskStoreOps {
+  /** Pending tasks of the given workflows available now, oldest available first. */
+  listClaimableTasks(query: ClaimableTaskQuery): Promise<TaskLease[]>;
+  /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
+  nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null>;
+  getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;
+  /** Pending → leased to `owner` with the policy; false when the task was no longer pending. */
+  leaseTask(taskId: string, lease: NewLease): Promise<boolean>;
+  /** Moves `lease_until_ms` of those of the tasks still leased to `owner`; returns their ids. */
+  extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number): Promise<string[]>;
+  /** Leased tasks whose lease ended before the instant, earliest first (PostgreSQL: SKIP LOCKED when asked). */
+  listExpiredLeases(beforeMs: number, limit: number, skipLocked?: boolean): Promise<TaskLease[]>;
+  /** The earliest lease expiry of any leased task, or null: when the reaper should look next. */
+  nextLeaseExpiryMs(): Promise<number | null>;
+  /** The execution locked `FOR UPDATE SKIP LOCKED` (PostgreSQL): null when missing or another transaction holds it. */
+  lockExecutionIfFree(executionId: string): Promise<Execution | null>;
+  /** Replaces the input (continue-as-new starts the next run with a new input). */
+  setExecutionInput(executionId: string, input: JsonObject): Promise<boolean>;
+  /** Inserts unless (execution, run, step) exists; true when inserted. */
+  insertStepResult(row: StepResultRow): Promise<boolean>;
+  /** The run's journaled steps, by `seq`. */
+  listStepResults(executionId: string, run: number): Promise<StepResultRow[]>;
+  markStepCompensated(executionId: string, run: number, step: string, atMs: number): Promise<boolean>;
+}

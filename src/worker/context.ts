@@ -1,0 +1,93 @@
+/**
+ * The `ctx` of one task: its identity, the cancel signal, and `step`, which runs a step once per
+ * run (journaled in the server before it counts as done) and replays journaled results.
+ */
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { TaskJson } from "../domain/worker-protocol.js";
+import { CancelledError, ContinueAsNewSignal, HandBackSignal, NonRetryableError } from "./errors.js";
+import type { TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
+
+export interface TaskHooks {
+  /** Journals a completed step; answers a cancel request if there is one. */
+  journal(step: { step: string; seq: number; result: JsonValue; compensable: boolean }): Promise<void>;
+  /** The cancel reason once cancelled (the signal is aborted then). */
+  cancelReason(): string | null;
+  /** True while the worker closes: no new step starts, the task is handed back. */
+  draining(): boolean;
+}
+
+export type Compensation = (result: never) => Promise<void> | void;
+
+export class TaskContext implements WorkflowContext {
+  readonly executionId: string;
+  readonly workflow: string;
+  readonly version: string;
+  readonly attempt: number;
+  readonly run: number;
+  readonly trigger: TriggerInfo | null;
+  /** Compensations by step name, registered as steps complete or replay. */
+  readonly compensations = new Map<string, Compensation>();
+  /** The step whose function threw last (reported with the error). */
+  failedStep: string | null = null;
+  private readonly journaled: Map<string, JsonValue | null>;
+  private readonly used = new Set<string>();
+  private nextSeq: number;
+
+  constructor(
+    task: TaskJson,
+    readonly signal: AbortSignal,
+    readonly log: WorkflowLogger,
+    private readonly hooks: TaskHooks,
+  ) {
+    this.executionId = task.execution_id;
+    this.workflow = task.workflow;
+    this.version = task.version;
+    this.attempt = task.attempt;
+    this.run = task.run;
+    this.trigger = task.trigger as TriggerInfo | null;
+    this.journaled = new Map(task.steps.map((s) => [s.name, s.result]));
+    this.nextSeq = task.steps.reduce((max, s) => Math.max(max, s.seq), 0) + 1;
+  }
+
+  async step<T>(
+    name: string,
+    fn: (signal: AbortSignal) => Promise<T> | T,
+    options: { compensate?: (result: T) => Promise<void> | void } = {},
+  ): Promise<T> {
+    if (this.used.has(name)) {
+      throw new NonRetryableError(
+        `step name ${JSON.stringify(name)} was used twice in one run; step names must be unique`,
+      );
+    }
+    this.used.add(name);
+    if (this.journaled.has(name)) {
+      const result = this.journaled.get(name) as T;
+      if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
+      return result;
+    }
+    const reason = this.hooks.cancelReason();
+    if (reason !== null) throw new CancelledError(reason);
+    if (this.hooks.draining()) throw new HandBackSignal();
+    let value: T;
+    try {
+      value = await fn(this.signal);
+    } catch (err) {
+      this.failedStep = name;
+      throw err;
+    }
+    // What the journal holds is what a replay returns, so both paths return the JSON form.
+    const result = (value === undefined ? null : JSON.parse(JSON.stringify(value))) as JsonValue;
+    await this.hooks.journal({
+      step: name,
+      seq: this.nextSeq++,
+      result,
+      compensable: options.compensate !== undefined,
+    });
+    if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
+    return result as T;
+  }
+
+  continueAsNew(input: JsonObject): never {
+    throw new ContinueAsNewSignal(input);
+  }
+}

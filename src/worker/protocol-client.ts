@@ -1,0 +1,116 @@
+/**
+ * The worker's side of the HTTP protocol (docs/workflows.md § Protocol), over src/client/http.ts.
+ * Reports retry while the server cannot be reached (a restart, a network blip) until `retryForMs`;
+ * a 409 on a task means the lease is gone and becomes {@link LeaseLostError}.
+ */
+
+import { type HttpOptions, request, ServerUnreachableError } from "../client/http.js";
+import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { HeartbeatResponseJson, PollRequestJson, PollResponseJson, TaskJson } from "../domain/worker-protocol.js";
+import { LeaseLostError } from "./errors.js";
+
+export interface ProtocolClientOptions {
+  server: string;
+  token?: string | null;
+  workerId: string;
+  clock: Clock;
+  /** Aborts held polls (closing). */
+  signal: AbortSignal;
+}
+
+const seg = encodeURIComponent;
+
+export class ProtocolClient {
+  private readonly http: HttpOptions;
+  private readonly pollHttp: HttpOptions;
+
+  constructor(private readonly o: ProtocolClientOptions) {
+    const baseUrl = o.server.replace(/\/+$/, "");
+    this.http = { baseUrl, token: o.token ?? null };
+    const signal = o.signal;
+    this.pollHttp = {
+      ...this.http,
+      timeoutMs: 90_000,
+      fetch: (url, init) => fetch(url, { ...init, signal: AbortSignal.any([init?.signal ?? signal, signal]) }),
+    };
+  }
+
+  get workerId(): string {
+    return this.o.workerId;
+  }
+
+  async poll(body: Omit<PollRequestJson, "worker_id">): Promise<TaskJson[]> {
+    const res = await request<PollResponseJson>(this.pollHttp, {
+      method: "POST",
+      path: "/v1/worker/poll",
+      body: { worker_id: this.o.workerId, ...body },
+    });
+    return res.body.tasks;
+  }
+
+  async heartbeat(taskIds: string[]): Promise<HeartbeatResponseJson> {
+    return this.post("/v1/worker/heartbeat", { task_ids: taskIds }, 0);
+  }
+
+  async release(taskIds: string[]): Promise<void> {
+    if (taskIds.length) await this.post("/v1/worker/release", { task_ids: taskIds }, 0);
+  }
+
+  step(
+    taskId: string,
+    step: { step: string; seq: number; result: JsonValue; compensable: boolean },
+    retryForMs: number,
+  ): Promise<{ cancel_requested: string | null }> {
+    return this.post(`/v1/worker/tasks/${seg(taskId)}/steps`, step, retryForMs);
+  }
+
+  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<unknown> {
+    return this.post(`/v1/worker/tasks/${seg(taskId)}/complete`, { result }, retryForMs);
+  }
+
+  fail(taskId: string, error: JsonObject, retryable: boolean, retryForMs: number): Promise<unknown> {
+    return this.post(`/v1/worker/tasks/${seg(taskId)}/fail`, { error, retryable }, retryForMs);
+  }
+
+  continueAsNew(taskId: string, input: JsonValue, retryForMs: number): Promise<unknown> {
+    return this.post(`/v1/worker/tasks/${seg(taskId)}/continue`, { input }, retryForMs);
+  }
+
+  compensating(taskId: string, retryForMs: number): Promise<TaskJson> {
+    return this.post(`/v1/worker/tasks/${seg(taskId)}/compensating`, {}, retryForMs);
+  }
+
+  compensation(taskId: string, step: string, error: JsonObject | null, retryForMs: number): Promise<unknown> {
+    return this.post(
+      `/v1/worker/tasks/${seg(taskId)}/compensations`,
+      error === null ? { step } : { step, error },
+      retryForMs,
+    );
+  }
+
+  cancelled(taskId: string, error: JsonObject | null, retryForMs: number): Promise<unknown> {
+    return this.post(`/v1/worker/tasks/${seg(taskId)}/cancelled`, error === null ? {} : { error }, retryForMs);
+  }
+
+  private async post<T>(path: string, body: object, retryForMs: number): Promise<T> {
+    const until = this.o.clock.now() + retryForMs;
+    for (;;) {
+      try {
+        const res = await request<T>(this.http, {
+          method: "POST",
+          path,
+          body: { worker_id: this.o.workerId, ...body },
+        });
+        return res.body;
+      } catch (err) {
+        if (err instanceof OrbitError && err.code === "CONFLICT" && path.startsWith("/v1/worker/tasks/")) {
+          throw new LeaseLostError(err.message);
+        }
+        if (!(err instanceof ServerUnreachableError) || this.o.clock.now() >= until) throw err;
+        await this.o.clock.sleep(500);
+      }
+    }
+  }
+}

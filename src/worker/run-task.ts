@@ -1,0 +1,167 @@
+/**
+ * Runs one leased task to its report: completed, failed (retryable or not), continued as new,
+ * handed back, or — after a cancel — compensated in reverse order, `onCancel`, cancelled.
+ */
+import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { TaskJson } from "../domain/worker-protocol.js";
+import { type Compensation, TaskContext } from "./context.js";
+import {
+  CancelledError,
+  ContinueAsNewSignal,
+  errorJson,
+  HandBackSignal,
+  LeaseLostError,
+  NonRetryableError,
+} from "./errors.js";
+import type { ProtocolClient } from "./protocol-client.js";
+import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
+
+/** The worker's handle on a running task: the heartbeat loop feeds it. */
+export class TaskControl {
+  private readonly abort = new AbortController();
+  private reason: string | null = null;
+  private lost = false;
+
+  constructor(
+    readonly task: TaskJson,
+    private readonly isDraining: () => boolean,
+  ) {
+    if (task.cancel_requested !== null) this.cancel(task.cancel_requested);
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+  get cancelReason(): string | null {
+    return this.reason;
+  }
+  get leaseLost(): boolean {
+    return this.lost;
+  }
+  draining(): boolean {
+    return this.isDraining();
+  }
+
+  cancel(reason: string): void {
+    if (this.reason !== null || this.lost) return;
+    this.reason = reason;
+    this.abort.abort(new CancelledError(reason));
+  }
+
+  loseLease(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.abort.abort(new LeaseLostError(`lost the lease on task ${this.task.task_id}`));
+  }
+}
+
+type Outcome =
+  | { kind: "completed"; result: unknown }
+  | { kind: "continue"; input: unknown }
+  | { kind: "handback" }
+  | { kind: "error"; error: unknown };
+
+export async function runTask(
+  def: WorkflowDefinition,
+  control: TaskControl,
+  api: ProtocolClient,
+  log: WorkflowLogger,
+): Promise<void> {
+  const { task } = control;
+  const retryFor = task.lease_ms;
+  const ctx = new TaskContext(task, control.signal, log, {
+    journal: async (step) => {
+      const answer = await api.step(task.task_id, step, retryFor);
+      if (answer.cancel_requested !== null) control.cancel(answer.cancel_requested);
+    },
+    cancelReason: () => control.cancelReason,
+    draining: () => control.draining(),
+  });
+  try {
+    const outcome = await attempt(def, ctx, task);
+    if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
+      log.warn("lost the task's lease; another worker may run it", { task_id: task.task_id });
+      return;
+    }
+    const reason = control.cancelReason;
+    if (task.status === "COMPENSATING" || (reason !== null && outcome.kind !== "completed")) {
+      await compensate(def, ctx, control, api, reason ?? task.cancel_requested ?? "cancelled");
+      return;
+    }
+    switch (outcome.kind) {
+      case "completed":
+        await api.complete(task.task_id, toJson(outcome.result), retryFor);
+        return;
+      case "continue":
+        await api.continueAsNew(task.task_id, toJson(outcome.input), retryFor);
+        return;
+      case "handback":
+        await api.release([task.task_id]);
+        return;
+      case "error": {
+        const retryable = !(outcome.error instanceof NonRetryableError);
+        await api.fail(task.task_id, errorJson(outcome.error, ctx.failedStep), retryable, retryFor);
+        return;
+      }
+    }
+  } catch (err) {
+    if (err instanceof LeaseLostError) log.warn("lost the task's lease while reporting", { task_id: task.task_id });
+    else
+      log.error("could not report the task's outcome; its lease will expire and it will be retried", {
+        task_id: task.task_id,
+        error: errorJson(err),
+      });
+  }
+}
+
+async function attempt(def: WorkflowDefinition, ctx: TaskContext, task: TaskJson): Promise<Outcome> {
+  try {
+    return { kind: "completed", result: await def.run(ctx, task.input) };
+  } catch (error) {
+    if (error instanceof ContinueAsNewSignal) return { kind: "continue", input: error.input };
+    if (error instanceof HandBackSignal) return { kind: "handback" };
+    return { kind: "error", error };
+  }
+}
+
+/** COMPENSATING, the completed steps' compensations newest first, `onCancel`, then CANCELLED. */
+async function compensate(
+  def: WorkflowDefinition,
+  ctx: TaskContext,
+  control: TaskControl,
+  api: ProtocolClient,
+  reason: string,
+): Promise<void> {
+  const { task } = control;
+  const retryFor = task.lease_ms;
+  const current = await api.compensating(task.task_id, retryFor);
+  const steps = [...current.steps].filter((s) => s.compensable && !s.compensated).sort((a, b) => b.seq - a.seq);
+  for (const step of steps) {
+    const fn = ctx.compensations.get(step.name) as ((result: JsonValue | null) => unknown) | undefined;
+    let error: JsonObject | null = null;
+    if (!fn) {
+      error = {
+        message: `no compensation for step ${step.name}: the workflow did not reach it again when replayed`,
+        type: "Error",
+      };
+    } else {
+      try {
+        await (fn as Compensation as (r: JsonValue | null) => Promise<void>)(step.result);
+      } catch (err) {
+        error = errorJson(err, step.name);
+      }
+    }
+    await api.compensation(task.task_id, step.name, error, retryFor);
+  }
+  let onCancelError: JsonObject | null = null;
+  try {
+    await def.onCancel?.(ctx, reason);
+  } catch (err) {
+    onCancelError = errorJson(err);
+  }
+  await api.cancelled(task.task_id, onCancelError, retryFor);
+}
+
+function toJson(value: unknown): JsonValue {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+}

@@ -1,0 +1,195 @@
+/**
+ * The Worker: registers its workflows, long-polls the server for tasks (up to `concurrency` at
+ * once), runs them, and heartbeats their leases. `close()` stops polling and lets each running
+ * execution finish its current step; the rest of it is handed back to the server for another worker.
+ */
+
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { OrbitClient } from "../client/client.js";
+import { SystemClock } from "../clock/system-clock.js";
+import type { Clock } from "../domain/clock.js";
+import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
+import { errorJson } from "./errors.js";
+import { ProtocolClient } from "./protocol-client.js";
+import { runTask, TaskControl } from "./run-task.js";
+import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
+
+export interface WorkerOptions {
+  /** The Orbit server, e.g. `http://127.0.0.1:7233`. Required. */
+  server: string;
+  /** Bearer token of a worker identity, for a server with access control. Default none. */
+  token?: string | null;
+  /** The workflows this worker runs (from `defineWorkflow`). Required, at least one. */
+  // biome-ignore lint/suspicious/noExplicitAny: definitions of any input type run here.
+  workflows: readonly WorkflowDefinition<any>[];
+  /** Most executions run at once. Default 10. */
+  concurrency?: number;
+  /** The lease owner's name. Default `<hostname>:<pid>:<random>`. */
+  workerId?: string;
+  /** Where the worker and `ctx.log` write. Default: console, one line per message. */
+  logger?: WorkflowLogger;
+  /** Default the system clock. */
+  clock?: Clock;
+  /** How long `close()` waits for running steps before handing their tasks back anyway. Default 30 000 ms. */
+  closeTimeoutMs?: number;
+}
+
+const DEFAULT_HEARTBEAT_MS = 5_000;
+
+export class Worker {
+  readonly workerId: string;
+  private readonly o: WorkerOptions;
+  private readonly clock: Clock;
+  private readonly log: WorkflowLogger;
+  private readonly byKey = new Map<string, WorkflowDefinition>();
+  private readonly offers: WorkflowOfferJson[];
+  private readonly concurrency: number;
+  private readonly closing = new AbortController();
+  private readonly api: ProtocolClient;
+  private readonly running = new Map<string, { control: TaskControl; done: Promise<void> }>();
+  private slotFreed: (() => void) | null = null;
+  private heartbeatMs = DEFAULT_HEARTBEAT_MS;
+  /** Aborted to cut the heartbeat loop's sleep short (a task asked for a shorter interval). */
+  private heartbeatWake = new AbortController();
+  private runPromise: Promise<void> | null = null;
+
+  constructor(options: WorkerOptions) {
+    if (!options.workflows.length) throw new TypeError("a Worker needs at least one workflow");
+    this.o = options;
+    this.clock = options.clock ?? new SystemClock();
+    this.log = options.logger ?? consoleLogger();
+    this.concurrency = options.concurrency ?? 10;
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
+      throw new TypeError("concurrency must be a positive integer");
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    for (const w of options.workflows) this.byKey.set(`${w.name}@${w.version}`, w as WorkflowDefinition);
+    this.offers = options.workflows.map((w) => ({
+      name: w.name,
+      version: w.version,
+      max_attempts: w.retry?.maxAttempts ?? 3,
+      backoff_ms: w.retry?.backoffMs ?? 1000,
+    }));
+    this.api = new ProtocolClient({
+      server: options.server,
+      token: options.token ?? null,
+      workerId: this.workerId,
+      clock: this.clock,
+      signal: this.closing.signal,
+    });
+  }
+
+  /** Registers the workflows, then works until `close()`; resolves once closed. */
+  run(): Promise<void> {
+    this.runPromise ??= this.work();
+    return this.runPromise;
+  }
+
+  /** Stops polling; running executions finish their current step, then are handed back. Idempotent. */
+  async close(): Promise<void> {
+    this.closing.abort();
+    this.slotFreed?.();
+    if (this.runPromise === null) return;
+    const timeout = new AbortController();
+    const all = Promise.all([...this.running.values()].map((r) => r.done));
+    await Promise.race([all, this.clock.sleep(this.o.closeTimeoutMs ?? 30_000, timeout.signal)]);
+    timeout.abort();
+    const left = [...this.running.keys()];
+    if (left.length) {
+      for (const id of left) this.running.get(id)?.control.loseLease();
+      await this.api.release(left).catch(() => undefined);
+    }
+    await this.runPromise;
+  }
+
+  private async work(): Promise<void> {
+    await this.register();
+    const heartbeats = this.heartbeatLoop();
+    while (!this.closing.signal.aborted) {
+      const free = this.concurrency - this.running.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => {
+          this.slotFreed = resolve;
+        });
+        this.slotFreed = null;
+        continue;
+      }
+      let tasks: TaskJson[];
+      try {
+        tasks = await this.api.poll({ workflows: this.offers, max_tasks: free });
+      } catch (err) {
+        if (this.closing.signal.aborted) break;
+        this.log.warn("polling failed; retrying in 1 s", { error: errorJson(err).message });
+        await this.clock.sleep(1000, this.closing.signal);
+        continue;
+      }
+      if (this.closing.signal.aborted) {
+        await this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);
+        break;
+      }
+      for (const task of tasks) this.start(task);
+    }
+    await Promise.all([...this.running.values()].map((r) => r.done));
+    await heartbeats;
+  }
+
+  private async register(): Promise<void> {
+    const client = new OrbitClient({ baseUrl: this.o.server, token: this.o.token ?? null });
+    for (const w of this.byKey.values()) {
+      await client.registerWorkflow({
+        name: w.name,
+        version: w.version,
+        ...(w.input !== undefined ? { input_schema: w.input } : {}),
+        ...(w.description !== undefined ? { description: w.description } : {}),
+      });
+    }
+  }
+
+  private start(task: TaskJson): void {
+    if (task.heartbeat_ms < this.heartbeatMs) {
+      this.heartbeatMs = task.heartbeat_ms;
+      this.heartbeatWake.abort();
+    }
+    const def = this.byKey.get(`${task.workflow}@${task.version}`);
+    const control = new TaskControl(task, () => this.closing.signal.aborted);
+    const done = def
+      ? runTask(def, control, this.api, this.log)
+      : Promise.resolve(this.log.error("leased a task of an unknown workflow", { workflow: task.workflow }));
+    const finished = done.finally(() => {
+      this.running.delete(task.task_id);
+      this.slotFreed?.();
+    });
+    this.running.set(task.task_id, { control, done: finished });
+  }
+
+  private async heartbeatLoop(): Promise<void> {
+    while (!this.closing.signal.aborted || this.running.size > 0) {
+      const wake = this.heartbeatWake.signal;
+      await this.clock.sleep(this.heartbeatMs, this.running.size ? wake : AbortSignal.any([wake, this.closing.signal]));
+      if (wake.aborted) this.heartbeatWake = new AbortController();
+      const ids = [...this.running.keys()];
+      if (!ids.length) continue;
+      try {
+        const answer = await this.api.heartbeat(ids);
+        for (const [id, status] of Object.entries(answer.tasks)) {
+          const control = this.running.get(id)?.control;
+          if (!control) continue;
+          if (status.lease === "lost") control.loseLease();
+          else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
+        }
+      } catch (err) {
+        this.log.warn("heartbeat failed", { error: errorJson(err).message });
+      }
+    }
+  }
+}
+
+function consoleLogger(): WorkflowLogger {
+  const line = (level: string, message: string, fields?: Record<string, unknown>) =>
+    `${new Date().toISOString()} ${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`;
+  return {
+    info: (m, f) => console.log(line("info", m, f)),
+    warn: (m, f) => console.warn(line("warn", m, f)),
+    error: (m, f) => console.error(line("error", m, f)),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Workflow definitions and the context their code runs with. `defineWorkflow` only checks and
+ * freezes the definition; a Worker registers it with the server and runs it.
+ */
+import semver from "semver";
+import type { JsonObject } from "../domain/json.js";
+
+/** How a failed attempt is retried (the whole run again; completed steps are not run again). */
+export interface RetryPolicy {
+  /** Attempts in all, the first included; 1 means no retry. Default 3. */
+  maxAttempts: number;
+  /** Delay before the second attempt, doubling for each further one (at most 10 minutes). Default 1 000 ms. */
+  backoffMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 3, backoffMs: 1000 });
+
+/** What started the execution (SPEC §5.8), when a schedule did. */
+export interface TriggerInfo {
+  type: "cron" | "interval" | "manual" | "backfill";
+  schedule_id: string;
+  occurrence_id: string;
+  scheduled_for: string;
+  started_at: string;
+  timezone?: string;
+  attempt?: number;
+  concurrency_key?: string;
+  [key: string]: unknown;
+}
+
+export interface WorkflowLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface StepOptions<T> {
+  /** Undoes the step when the execution is cancelled later; receives the step's journaled result. */
+  compensate?: (result: T) => Promise<void> | void;
+}
+
+export interface WorkflowContext {
+  readonly executionId: string;
+  readonly workflow: string;
+  readonly version: string;
+  /** 1 for the first attempt of the run; +1 for each retry (failure or lost worker). */
+  readonly attempt: number;
+  /** Continue-as-new counter: 1 for the first run. */
+  readonly run: number;
+  readonly trigger: TriggerInfo | null;
+  /** Aborts when the execution is cancelled (or this worker lost the task). */
+  readonly signal: AbortSignal;
+  readonly log: WorkflowLogger;
+  /**
+   * Runs `fn` once per run: its result (JSON) is journaled in the server before `step` returns, and
+   * a retried attempt gets the journaled result without running `fn` again. Step names must be
+   * unique within a run.
+   */
+  step<T>(name: string, fn: (signal: AbortSignal) => Promise<T> | T, options?: StepOptions<T>): Promise<T>;
+  /** Ends this run and starts the next one of the same execution with `input`. Never returns. */
+  continueAsNew(input: JsonObject): never;
+}
+
+export interface WorkflowDefinition<I extends JsonObject = JsonObject> {
+  readonly name: string;
+  /** Semver, e.g. `1.0.0`. */
+  readonly version: string;
+  /** JSON Schema (draft 2020-12) of the input; the server validates and applies defaults. Default: any object. */
+  readonly input?: JsonObject;
+  readonly description?: string;
+  /** The workflow's code; its return value (JSON) is the execution's result. */
+  run(ctx: WorkflowContext, input: I): Promise<unknown> | unknown;
+  /** Runs after the compensations when the execution is cancelled. Default: nothing. */
+  onCancel?(ctx: WorkflowContext, reason: string): Promise<void> | void;
+  /** Default {@link DEFAULT_RETRY}. */
+  readonly retry?: RetryPolicy;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+export function defineWorkflow<I extends JsonObject = JsonObject>(
+  definition: WorkflowDefinition<I>,
+): WorkflowDefinition<I> {
+  if (!NAME.test(definition.name)) {
+    throw new TypeError(
+      `workflow name ${JSON.stringify(definition.name)} must be 1-128 of [A-Za-z0-9_.-], starting with a letter or digit`,
+    );
+  }
+  if (semver.valid(definition.version) !== definition.version) {
+    throw new TypeError(
+      `workflow ${definition.name}: version ${JSON.stringify(definition.version)} is not semver (e.g. 1.0.0)`,
+    );
+  }
+  const retry = definition.retry ?? DEFAULT_RETRY;
+  if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1 || !(retry.backoffMs >= 0)) {
+    throw new TypeError(`workflow ${definition.name}: retry needs maxAttempts >= 1 and backoffMs >= 0`);
+  }
+  return Object.freeze({ ...definition, retry: Object.freeze({ ...retry }) });
+}

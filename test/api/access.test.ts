@@ -1,0 +1,107 @@
+/** Access control (SPEC §9): bearer tokens from a --config file, 401/403, filtered lists, workers. */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+
+const sha = (token: string) => createHash("sha256").update(token).digest("hex");
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+
+let t: TestServer;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "orbit-access-"));
+  const config = join(dir, "identities.yaml");
+  writeFileSync(
+    config,
+    `identities:
+  - name: admin
+    token_sha256: ${sha("admin-token")}
+    kind: client
+    allow:
+      - workflows: "*"
+        actions: [schedule, start, read, cancel]
+  - name: orders
+    token_sha256: ${sha("orders-token")}
+    kind: client
+    allow:
+      - workflows: "Order*"
+        actions: [schedule, read]
+  - name: runner
+    token_sha256: ${sha("worker-token")}
+    kind: worker
+    allow:
+      - workflows: "*"
+`,
+  );
+  t = await startTestServer({ config });
+  for (const name of ["OrderProcessing", "Billing"]) {
+    await t.call("POST", "/v1/workflows", { name, version: "1.0.0" }, as("admin-token"));
+  }
+  await t.call("POST", "/v1/schedules", SEED_SCHEDULE, as("admin-token"));
+  await t.call(
+    "POST",
+    "/v1/schedules",
+    { ...SEED_SCHEDULE, schedule_id: "billing", workflow: "Billing" },
+    as("admin-token"),
+  );
+});
+afterAll(async () => {
+  await t.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("answers 401 without a token or with an unknown one; health stays open", async () => {
+  const none = await t.call("GET", "/v1/schedules");
+  expect(none.status).toBe(401);
+  expect(none.body.code).toBe("UNAUTHENTICATED");
+  expect(none.body.message).toMatch(/Authorization: Bearer <token>/);
+  expect((await t.call("GET", "/v1/schedules", undefined, as("wrong"))).body.message).toBe(
+    "the bearer token is not one this server knows",
+  );
+  expect((await t.call("GET", "/v1/schedules", undefined, { authorization: "Basic x" })).status).toBe(401);
+  expect((await t.call("GET", "/healthz")).status).toBe(200);
+  expect((await t.call("GET", "/v1/openapi.json")).status).toBe(200);
+});
+
+it("lists only the schedules of workflows the client may schedule", async () => {
+  const admin = await t.call("GET", "/v1/schedules", undefined, as("admin-token"));
+  expect(admin.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual([
+    "billing",
+    "orders-every-10s",
+  ]);
+  const orders = await t.call("GET", "/v1/schedules", undefined, as("orders-token"));
+  expect(orders.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["orders-every-10s"]);
+});
+
+it("answers 403 for an action not granted on the workflow, changing nothing", async () => {
+  const r = await t.call("POST", "/v1/schedules/billing/pause", {}, as("orders-token"));
+  expect(r.status).toBe(403);
+  expect(r.body).toEqual({
+    code: "PERMISSION_DENIED",
+    message: 'identity orders may not schedule workflow "Billing" (it may: schedule/read on "Order*")',
+  });
+  expect((await t.call("GET", "/v1/schedules/billing", undefined, as("admin-token"))).body.paused).toBe(false);
+  expect((await t.call("POST", "/v1/schedules/orders-every-10s/pause", {}, as("orders-token"))).status).toBe(200);
+  const start = await t.call("POST", "/v1/executions", { workflow: "OrderProcessing" }, as("orders-token"));
+  expect(start.status).toBe(403);
+  expect(start.body.message).toMatch(/may not start workflow "OrderProcessing"/);
+});
+
+it("refuses worker identities on /v1/schedules", async () => {
+  const r = await t.call("GET", "/v1/schedules", undefined, as("worker-token"));
+  expect(r.status).toBe(403);
+  expect(r.body.message).toBe(
+    "identity runner is a worker: workers use the worker protocol and may not manage schedules",
+  );
+  const register = await t.call("POST", "/v1/workflows", { name: "Shipping", version: "1.0.0" }, as("worker-token"));
+  expect(register.status).toBe(201);
+});
+
+it("refuses an invalid identities file at start", async () => {
+  const bad = join(dir, "bad.yaml");
+  writeFileSync(bad, "identities:\n  - name: x\n    token: abc\n    kind: client\n");
+  await expect(startTestServer({ config: bad })).rejects.toThrow(/bad\.yaml: identities\.0 needs "token_sha256"/);
+});

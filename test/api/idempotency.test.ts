@@ -1,0 +1,78 @@
+/** Idempotency-Key on writes: replay, 422 on reuse with another request, refused requests store nothing. */
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+
+let t: TestServer;
+beforeEach(async () => {
+  t = await startTestServer();
+  await t.registerOrders();
+});
+afterEach(async () => {
+  await t.stop();
+});
+
+it("replays the first answer (status and body) for the same key and body", async () => {
+  const key = { "idempotency-key": "create-1" };
+  const first = await t.call("POST", "/v1/schedules", SEED_SCHEDULE, key);
+  expect(first.status).toBe(201);
+  t.clock.advance(5000);
+  const again = await t.call("POST", "/v1/schedules", SEED_SCHEDULE, key);
+  expect(again.status).toBe(201);
+  expect(again.text).toBe(first.text);
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  expect(again.headers.get("etag")).toBe('"1"');
+  // Without the key the same request is a new one, and refused.
+  expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE)).status).toBe(409);
+});
+
+it("answers 422 INVALID_ARGUMENT for the same key with another body", async () => {
+  const key = { "idempotency-key": "k" };
+  expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE, key)).status).toBe(201);
+  const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: "other" }, key);
+  expect(r.status).toBe(422);
+  expect(r.body.code).toBe("INVALID_ARGUMENT");
+  expect(r.body.message).toMatch(/Idempotency-Key "k" was already used for a different request/);
+  expect((await t.call("GET", "/v1/schedules/other")).status).toBe(404);
+});
+
+it("keeps keys per route: the same key on another path is another request", async () => {
+  await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+  await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: "second" });
+  const key = { "idempotency-key": "pause" };
+  expect((await t.call("POST", "/v1/schedules/orders-every-10s/pause", {}, key)).body.revision).toBe(2);
+  expect((await t.call("POST", "/v1/schedules/second/pause", {}, key)).body.revision).toBe(2);
+  const replay = await t.call("POST", "/v1/schedules/second/pause", {}, key);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect((await t.call("GET", "/v1/schedules/second")).body.revision).toBe(2);
+});
+
+it("stores nothing for a refused request, so the key can be used again", async () => {
+  const key = { "idempotency-key": "retry-me" };
+  const refused = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, interval: "0s" }, key);
+  expect(refused.status).toBe(400);
+  const ok = await t.call("POST", "/v1/schedules", SEED_SCHEDULE, key);
+  expect(ok.status).toBe(201);
+});
+
+it("replays a DELETE's 204 and a trigger's answer", async () => {
+  await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+  const trig = { "idempotency-key": "trigger-1" };
+  const first = await t.call("POST", "/v1/schedules/orders-every-10s/trigger", {}, trig);
+  t.clock.advance(1000);
+  const again = await t.call("POST", "/v1/schedules/orders-every-10s/trigger", {}, trig);
+  expect(again.status).toBe(201);
+  expect(again.body).toEqual(first.body);
+  expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.fired).toBe(1);
+  const del = { "idempotency-key": "delete-1" };
+  expect((await t.call("DELETE", "/v1/schedules/orders-every-10s", undefined, del)).status).toBe(204);
+  const replay = await t.call("DELETE", "/v1/schedules/orders-every-10s", undefined, del);
+  expect(replay.status).toBe(204);
+  expect(replay.text).toBe("");
+});
+
+it("refuses a malformed key", async () => {
+  const r = await t.call("POST", "/v1/schedules", SEED_SCHEDULE, { "idempotency-key": "has space" });
+  expect(r.status).toBe(400);
+  expect(r.body.message).toMatch(/Idempotency-Key must be/);
+  expect((await t.call("GET", "/v1/schedules")).body.schedules).toEqual([]);
+});

@@ -1,0 +1,259 @@
+/** /v1/schedules over HTTP on a real server: the seed's example, CRUD, fences, actions, errors. */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+
+const SEED_ORDER = [
+  "schedule_id",
+  "workflow",
+  "input",
+  "interval",
+  "overlap",
+  "catchup",
+  "paused",
+  "next_fire_at",
+  "next_fire_times",
+  "last_fire_at",
+  "last_execution_id",
+  "fired",
+  "skipped",
+  "last_error",
+  "created_at",
+  "updated_at",
+];
+
+let t: TestServer;
+beforeEach(async () => {
+  t = await startTestServer();
+  await t.registerOrders();
+});
+afterEach(async () => {
+  await t.stop();
+});
+
+describe("POST /v1/schedules", () => {
+  it("answers the seed's curl example field for field, in the seed's order", async () => {
+    const r = await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+    expect(r.status).toBe(201);
+    expect(r.headers.get("etag")).toBe('"1"');
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+    const keys = Object.keys(r.body);
+    expect(keys.slice(0, SEED_ORDER.length)).toEqual(SEED_ORDER);
+    expect(keys.slice(SEED_ORDER.length)).toEqual(["state", "revision", "last_tick", "dead_letters"]);
+    // The seed's line, up to its JSON number formatting (120.0 is 120 in JSON).
+    expect(r.text).toContain(
+      '{"schedule_id":"orders-every-10s","workflow":"OrderProcessing","input":{"order_id":"R-1","customer_id":"cust-1","amount":120,"items":[{"sku":"BOOK-1","quantity":1}]},"interval":"10s","overlap":"skip","catchup":"skip_missed","paused":false,"next_fire_at":"2026-11-15T18:51:10Z","next_fire_times":["2026-11-15T18:51:10Z","2026-11-15T18:51:20Z","2026-11-15T18:51:30Z","2026-11-15T18:51:40Z","2026-11-15T18:51:50Z"],"last_fire_at":null,"last_execution_id":null,"fired":0,"skipped":0,"last_error":null,"created_at":"2026-11-15T18:51:00.347Z","updated_at":"2026-11-15T18:51:00.347Z"',
+    );
+    expect(r.body).toMatchObject({ state: "active", revision: 1, last_tick: null, dead_letters: [] });
+  });
+
+  it("refuses an invalid cron with the seed's message (400 INVALID_SCHEDULE)", async () => {
+    const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, interval: undefined, cron: "0 25 * * *" });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      code: "INVALID_SCHEDULE",
+      message: "cron `0 25 * * *`: `25` is out of range for the hour field (0-23)",
+    });
+  });
+
+  it("refuses an unknown setting naming the closest one, and stores nothing", async () => {
+    const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, misfire_polcy: "skip" });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      code: "INVALID_ARGUMENT",
+      message: 'unknown setting "misfire_polcy"; did you mean "catchup"?',
+    });
+    const list = await t.call("GET", "/v1/schedules");
+    expect(list.body).toEqual({ schedules: [], next_cursor: null });
+  });
+
+  it("refuses a setting of the wrong type naming it", async () => {
+    const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, paused: "yes" });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe("paused must be a boolean or null");
+  });
+
+  it("answers 409 ALREADY_EXISTS for an existing id", async () => {
+    expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE)).status).toBe(201);
+    const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, interval: "1m" });
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ code: "ALREADY_EXISTS", message: "schedule orders-every-10s already exists" });
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.interval).toBe("10s");
+  });
+
+  it("answers 404 for an unregistered workflow", async () => {
+    const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, workflow: "Nope" });
+    expect(r.status).toBe(404);
+    expect(r.body.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("reading and listing", () => {
+  it("reads a schedule with its ETag, and 404 for an unknown one", async () => {
+    await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+    const r = await t.call("GET", "/v1/schedules/orders-every-10s");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("etag")).toBe('"1"');
+    expect(r.body.schedule_id).toBe("orders-every-10s");
+    const missing = await t.call("GET", "/v1/schedules/nope");
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ code: "NOT_FOUND", message: "schedule nope does not exist" });
+  });
+
+  it("pages by id with a cursor, and filters by workflow and state", async () => {
+    for (const id of ["c", "a", "b"]) await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: id });
+    await t.call("POST", "/v1/schedules/b/pause");
+    const first = await t.call("GET", "/v1/schedules?limit=2");
+    expect(first.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["a", "b"]);
+    expect(first.body.next_cursor).toBe("b");
+    const second = await t.call("GET", `/v1/schedules?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ next_cursor: null });
+    expect(second.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["c"]);
+    const paused = await t.call("GET", "/v1/schedules?state=paused");
+    expect(paused.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["b"]);
+    expect((await t.call("GET", "/v1/schedules?workflow=Other")).body.schedules).toEqual([]);
+    expect((await t.call("GET", "/v1/schedules?state=gone")).body).toEqual({
+      code: "INVALID_ARGUMENT",
+      message: "query parameter state must be one of active, paused, ended",
+    });
+    expect((await t.call("GET", "/v1/schedules?limit=0")).body.message).toBe(
+      "query parameter limit must be at least 1",
+    );
+    expect((await t.call("GET", "/v1/schedules?colour=red")).body.message).toMatch(
+      /^unknown field "colour" in the query string/,
+    );
+  });
+});
+
+describe("changes with fences", () => {
+  beforeEach(async () => {
+    await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+  });
+
+  it("PATCH recomputes timing, moves the revision and unsets with null", async () => {
+    t.clock.advance(1000);
+    const r = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m", description: "every minute" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("etag")).toBe('"2"');
+    expect(r.body).toMatchObject({
+      interval: "1m",
+      description: "every minute",
+      next_fire_at: "2026-11-15T18:52:00Z",
+      revision: 2,
+    });
+    const unset = await t.call("PATCH", "/v1/schedules/orders-every-10s", { description: null });
+    expect(unset.body.description).toBeUndefined();
+    const bad = await t.call("PATCH", "/v1/schedules/orders-every-10s", { schedule_id: "other" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/schedule_id/);
+  });
+
+  it("If-Match on a stale revision is 412 and changes nothing", async () => {
+    const r = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"7"' });
+    expect(r.status).toBe(412);
+    expect(r.body).toEqual({
+      code: "PRECONDITION_FAILED",
+      message: "schedule orders-every-10s is at revision 1, not 7 (If-Match); read it again",
+    });
+    const ok = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"1"' });
+    expect(ok.status).toBe(200);
+    expect(
+      (await t.call("POST", "/v1/schedules/orders-every-10s/pause", {}, { "if-match": "nonsense" })).body.code,
+    ).toBe("INVALID_ARGUMENT");
+  });
+
+  it("?expected_revision on a stale revision is 409 CONFLICT", async () => {
+    const r = await t.call("POST", "/v1/schedules/orders-every-10s/pause?expected_revision=5", { note: "x" });
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe("CONFLICT");
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.paused).toBe(false);
+    const ok = await t.call("POST", "/v1/schedules/orders-every-10s/pause?expected_revision=1", {
+      note: "maintenance",
+    });
+    expect(ok.body).toMatchObject({ paused: true, pause_note: "maintenance", state: "paused", revision: 2 });
+  });
+
+  it("DELETE answers 204 without a body, then 404", async () => {
+    expect((await t.call("DELETE", "/v1/schedules/orders-every-10s", undefined, { "if-match": '"9"' })).status).toBe(
+      412,
+    );
+    const r = await t.call("DELETE", "/v1/schedules/orders-every-10s");
+    expect(r.status).toBe(204);
+    expect(r.text).toBe("");
+    expect((await t.call("DELETE", "/v1/schedules/orders-every-10s")).status).toBe(404);
+  });
+
+  it("pause, resume and a refused pause body", async () => {
+    const bad = await t.call("POST", "/v1/schedules/orders-every-10s/pause", { nte: "typo" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('unknown field "nte" in the request body; did you mean "note"? (known: note)');
+    expect((await t.call("POST", "/v1/schedules/orders-every-10s/pause")).body.state).toBe("paused");
+    const resumed = await t.call("POST", "/v1/schedules/orders-every-10s/resume", { catch_up: false });
+    expect(resumed.body).toMatchObject({ paused: false, state: "active", revision: 3 });
+    expect((await t.call("POST", "/v1/schedules/orders-every-10s/resume", { catch_up: "yes" })).body.message).toBe(
+      "catch_up must be a boolean",
+    );
+  });
+});
+
+describe("trigger, backfill, occurrences and firing", () => {
+  beforeEach(async () => {
+    await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+  });
+
+  it("trigger starts (201), then overlap skip refuses (200 started: false)", async () => {
+    const first = await t.call("POST", "/v1/schedules/orders-every-10s/trigger", {});
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({
+      started: true,
+      execution_id: "orders-every-10s:manual:2026-11-15T18:51:00.347Z",
+      overlap: "skip",
+    });
+    const second = await t.call("POST", "/v1/schedules/orders-every-10s/trigger");
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({
+      started: false,
+      execution_id: null,
+      message: "not started: the previous execution of orders-every-10s is still running (overlap: skip)",
+      overlap: "skip",
+    });
+    const exec = await t.call("GET", `/v1/executions/${encodeURIComponent(first.body.execution_id)}`);
+    expect(exec.body).toMatchObject({ schedule_id: "orders-every-10s", status: "RUNNING" });
+    expect(exec.body.trigger.type).toBe("manual");
+  });
+
+  it("backfill starts past occurrences once; occurrences page newest first", async () => {
+    const body = { start_at: "2026-11-15T18:00:00Z", end_at: "2026-11-15T18:00:30Z" };
+    const r = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", body);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ ...body, occurrences: 4, started: 4, already_existed: 0 });
+    const again = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", body);
+    expect(again.body).toMatchObject({ started: 0, already_existed: 4 });
+    const page = await t.call("GET", "/v1/schedules/orders-every-10s/occurrences?limit=3");
+    expect(page.body.occurrences).toHaveLength(3);
+    expect(page.body.occurrences[0]).toMatchObject({ kind: "started", occurrence: "2026-11-15T18:00:30Z" });
+    const rest = await t.call("GET", `/v1/schedules/orders-every-10s/occurrences?cursor=${page.body.next_cursor}`);
+    expect(rest.body).toMatchObject({ next_cursor: null });
+    expect(rest.body.occurrences.map((o: { occurrence: string }) => o.occurrence)).toEqual(["2026-11-15T18:00:00Z"]);
+    expect((await t.call("POST", "/v1/schedules/orders-every-10s/backfill", { start_at: "x" })).body.message).toBe(
+      'the request body needs "end_at"',
+    );
+  });
+
+  it("the loop fires when the clock reaches the occurrence", async () => {
+    t.clock.set(Date.parse("2026-11-15T18:51:10Z"));
+    const s = await t.until(
+      async () => (await t.call("GET", "/v1/schedules/orders-every-10s")).body,
+      (b) => b.fired === 1,
+      "the first fire",
+    );
+    expect(s).toMatchObject({
+      last_execution_id: "orders-every-10s:2026-11-15T18:51:10Z",
+      next_fire_at: "2026-11-15T18:51:20Z",
+      last_tick: { kind: "started", occurrence: "2026-11-15T18:51:10Z" },
+    });
+    const execs = await t.call("GET", "/v1/executions?schedule_id=orders-every-10s");
+    expect(execs.body.executions.map((e: { execution_id: string }) => e.execution_id)).toEqual([
+      "orders-every-10s:2026-11-15T18:51:10Z",
+    ]);
+  });
+});

@@ -1,0 +1,171 @@
+/** Health, readiness, metrics, the OpenAPI document, the docs/errors.md registry and shutdown. */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ServerMetrics } from "../../src/api/metrics.js";
+import { ERROR_CODES } from "../../src/domain/errors.js";
+import { startServer } from "../../src/server/server.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { makeHarness } from "../scheduler/harness.js";
+import { SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+
+let t: TestServer;
+beforeEach(async () => {
+  t = await startTestServer();
+});
+afterEach(async () => {
+  await t.stop();
+});
+
+describe("health and readiness", () => {
+  it("/healthz and /readyz", async () => {
+    expect((await t.call("GET", "/healthz")).body).toEqual({ status: "ok" });
+    expect((await t.call("GET", "/readyz")).body).toEqual({ status: "ready", role: "single" });
+  });
+});
+
+describe("/metrics", () => {
+  it("shows the schedule metrics after a fire, on a registry of its own", async () => {
+    await t.registerOrders();
+    await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+    t.clock.set(Date.parse("2026-11-15T18:51:10Z"));
+    await t.until(
+      async () => (await t.call("GET", "/v1/schedules/orders-every-10s")).body.fired,
+      (n) => n === 1,
+      "a fire",
+    );
+    // The execution is still RUNNING: the next occurrence is skipped by the overlap policy.
+    t.clock.set(Date.parse("2026-11-15T18:51:20Z"));
+    await t.until(
+      async () => (await t.call("GET", "/v1/schedules/orders-every-10s")).body.skipped,
+      (n) => n === 1,
+      "a skip",
+    );
+    const r = await t.call("GET", "/metrics");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(r.text).toMatch(/^orbit_schedules_fired_total 1$/m);
+    expect(r.text).toMatch(/^orbit_schedules_skipped_total\{reason="overlap"\} 1$/m);
+    expect(r.text).toMatch(/^orbit_schedule_fire_lag_seconds_count 1$/m);
+    expect(r.text).toMatch(/^orbit_schedules_overdue 0$/m);
+    expect(r.text).toMatch(/^orbit_executions\{status="RUNNING"\} 1$/m);
+    expect(r.text).toMatch(
+      /^orbit_http_request_duration_seconds_count\{method="GET",route="\/v1\/schedules\/:id",status="200"\} \d+$/m,
+    );
+    expect(r.text).toMatch(/^process_cpu_user_seconds_total /m);
+  });
+
+  it("counts a schedule overdue when it is due longer ago than the grace and not fired", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orbit-overdue-"));
+    const store = new SqliteStore({ dataDir: dir });
+    await store.open();
+    try {
+      // No firing loop runs here: the schedule stays due, as on a server that cannot fire.
+      const h = await makeHarness(store);
+      await h.scheduler.schedules.create({ ...SEED_SCHEDULE });
+      let now = h.clock.now();
+      const metrics = new ServerMetrics({ store, graceMs: 60_000, now: async () => now });
+      expect(await metrics.text()).toMatch(/^orbit_schedules_overdue 0$/m);
+      now = Date.parse("2026-11-15T18:52:10.001Z"); // due 18:51:10, grace 60 s
+      expect(await metrics.text()).toMatch(/^orbit_schedules_overdue 1$/m);
+      await h.scheduler.actions.pause("orders-every-10s", {});
+      expect(await metrics.text()).toMatch(/^orbit_schedules_overdue 0$/m);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("/v1/openapi.json", () => {
+  it("serves the web UI at / with its files' content types, and 404 for anything else", async () => {
+    const page = await fetch(`${t.server.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await page.text()).toContain("<html");
+    const script = await fetch(`${t.server.url}/app.js`);
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await fetch(`${t.server.url}/nothing.js`)).status).toBe(404);
+    expect((await fetch(`${t.server.url}/..%2Fpackage.json`)).status).toBe(404);
+  });
+
+  it("documents every registered route, and every documented route exists", async () => {
+    const doc = (await t.call("GET", "/v1/openapi.json")).body;
+    expect(doc.openapi).toBe("3.1.0");
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
+    }
+    // The web UI's static files (`/`, `/{name}`) are not part of the API document.
+    const registered = new Set(
+      t.server.routes.map((r) => r.replace(/:(\w+)/g, "{$1}")).filter((r) => r !== "GET /" && r !== "GET /{name}"),
+    );
+    expect([...registered].sort()).toEqual([...documented].sort());
+    for (const route of [
+      "POST /v1/schedules",
+      "GET /v1/schedules/{id}/occurrences",
+      "POST /v1/schedules/{id}/backfill",
+      "POST /v1/executions/{id}/cancel",
+      "GET /v1/workflows/{name}",
+      "GET /metrics",
+    ]) {
+      expect(documented).toContain(route);
+    }
+    // Every documented route answers with something other than "no route".
+    for (const entry of documented) {
+      const [method, path] = entry.split(" ") as [string, string];
+      const r = await t.call(method, path.replace(/\{(\w+)\}/g, "x"), method === "GET" ? undefined : {});
+      expect(r.text).not.toMatch(/no route/);
+    }
+    const patch = doc.paths["/v1/schedules/{id}"].patch;
+    expect(patch.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "id",
+      "expected_revision",
+      "If-Match",
+      "Idempotency-Key",
+    ]);
+    expect(patch.requestBody.content["application/json"].schema.properties.catchup.enum).toContain("run_once");
+  });
+});
+
+describe("docs/errors.md", () => {
+  it("documents exactly the codes of src/domain/errors.ts with their statuses", () => {
+    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+    const documented = [...doc.matchAll(/^## `([A-Z_]+)` \((\d{3})\)$/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(documented).toEqual(Object.entries(ERROR_CODES));
+  });
+});
+
+describe("startup and shutdown", () => {
+  it("refuses a cluster mode on SQLite with a clear message", async () => {
+    await expect(startServer({ port: 0, dataDir: t.dir, cluster: "shared", logger: "silent" })).rejects.toThrow(
+      "--cluster shared needs PostgreSQL (--database postgres://…): SQLite is one process's file",
+    );
+  });
+
+  it("close() finishes an in-flight request, stops listening and is idempotent", async () => {
+    const s = await startTestServer();
+    await s.registerOrders();
+    await s.call("POST", "/v1/schedules", SEED_SCHEDULE);
+    // A backfill of 3,000 occurrences runs in batches; close() arrives while it is running.
+    const inflight = s.call("POST", "/v1/schedules/orders-every-10s/backfill", {
+      start_at: "2026-11-01T00:00:00Z",
+      end_at: "2026-11-01T08:19:50Z",
+    });
+    await s.until(
+      async () => (await s.call("GET", "/v1/executions?schedule_id=orders-every-10s&limit=1")).body.executions.length,
+      (n) => n > 0,
+      "the backfill to start",
+    );
+    const started = Date.now();
+    await Promise.all([s.server.close(), s.server.close()]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const r = await inflight;
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ occurrences: 3000, started: 3000 });
+    await expect(fetch(`${s.server.url}/healthz`)).rejects.toThrow();
+    await s.server.close();
+    await s.stop();
+  });
+});

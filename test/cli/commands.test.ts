@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import { FakeServer } from "./fake-server.js";
+import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
+import { runCli } from "./run-cli.js";
+
+const CRON_ERROR = "cron `0 25 * * *`: `25` is out of range for the hour field (0-23)";
+
+describe("orbit schedule create / get / list", () => {
+  it("sends the flags as settings and prints the block", async () => {
+    const server = new FakeServer((req) =>
+      req.method === "POST" && req.path === "/v1/schedules" ? { status: 201, body: nightlyOrders } : undefined,
+    );
+    const r = await server.run([
+      "schedule",
+      "create",
+      "nightly-orders",
+      "--workflow",
+      "OrderProcessing",
+      "--cron",
+      "0 2 * * *",
+      "--timezone",
+      "Europe/Berlin",
+      "--input",
+      '{"order_id": "N-1", "customer_id": "cust-1", "amount": 120.0, "items": [{"sku": "BOOK-1", "quantity": 1}]}',
+      "--description",
+      "Nightly reconciliation order",
+      "--idempotency-key",
+      "k1",
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n")[0]).toBe('active nightly-orders  cron "0 2 * * *" Europe/Berlin');
+    const [req] = server.requests;
+    expect(req?.body).toEqual({
+      schedule_id: "nightly-orders",
+      workflow: "OrderProcessing",
+      cron: "0 2 * * *",
+      timezone: "Europe/Berlin",
+      input: { order_id: "N-1", customer_id: "cust-1", amount: 120, items: [{ sku: "BOOK-1", quantity: 1 }] },
+      description: "Nightly reconciliation order",
+    });
+    expect(req?.headers["idempotency-key"]).toBe("k1");
+    expect(req?.headers["content-type"]).toBe("application/json");
+  });
+
+  it("refuses with the server's message and exit 1", async () => {
+    const server = new FakeServer(() => ({ status: 400, body: { code: "INVALID_SCHEDULE", message: CRON_ERROR } }));
+    const r = await server.run(["schedule", "create", "bad", "--workflow", "W", "--cron", "0 25 * * *"]);
+    expect(r).toEqual({ code: 1, stdout: "", stderr: `orbit: ${CRON_ERROR}\n` });
+  });
+
+  it("sends the token as a bearer token", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+    await server.run(["schedule", "get", "nightly-orders", "--token", "s3cret"]);
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer s3cret");
+    expect(server.requests[0]?.path).toBe("/v1/schedules/nightly-orders");
+  });
+
+  it("prints the server's JSON with --json", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+    const r = await server.run(["schedule", "get", "nightly-orders", "--json"]);
+    expect(JSON.parse(r.stdout)).toEqual(nightlyOrders);
+    expect(r.stdout.endsWith("}\n")).toBe(true);
+  });
+
+  it("follows next_cursor to list every schedule", async () => {
+    const server = new FakeServer((req) =>
+      req.path.includes("cursor=c2")
+        ? { status: 200, body: { schedules: [nightlyOrders], next_cursor: null } }
+        : { status: 200, body: { schedules: [hourlyCheck], next_cursor: "c2" } },
+    );
+    const r = await server.run(["schedule", "list"]);
+    expect(r.stdout.split("\n").map((l) => l.split(" ")[0])).toEqual([
+      "SCHEDULE",
+      "hourly-check",
+      "nightly-orders",
+      "",
+    ]);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("orbit schedule trigger, pause, resume, delete, update", () => {
+  it("prints started and not-started, both with exit 0", async () => {
+    let calls = 0;
+    const server = new FakeServer(() =>
+      calls++ === 0
+        ? { status: 201, body: { started: true, execution_id: manualRun.execution_id, overlap: "skip" } }
+        : {
+            status: 200,
+            body: {
+              started: false,
+              execution_id: null,
+              message: "not started: the previous execution of nightly-orders is still running (overlap: skip)",
+              overlap: "skip",
+            },
+          },
+    );
+    const first = await server.run(["schedule", "trigger", "nightly-orders"]);
+    const second = await server.run(["schedule", "trigger", "nightly-orders"]);
+    expect(first).toEqual({
+      code: 0,
+      stdout: "started execution nightly-orders:manual:2026-11-15T18:52:22.296Z\n",
+      stderr: "",
+    });
+    expect(second).toEqual({
+      code: 0,
+      stdout: "not started: the previous execution of nightly-orders is still running (overlap: skip)\n",
+      stderr: "",
+    });
+  });
+
+  it("sends the fences and prints short confirmations", async () => {
+    const server = new FakeServer((req) => {
+      if (req.method === "DELETE") return { status: 204 };
+      if (req.path.includes("/pause"))
+        return { status: 200, body: { ...nightlyOrders, paused: true, state: "paused" } };
+      return { status: 200, body: nightlyOrders };
+    });
+    const pause = await server.run(["schedule", "pause", "nightly-orders", "--if-match", "3", "--note", "freeze"]);
+    const resume = await server.run(["schedule", "resume", "nightly-orders", "--catch-up", "--expected-revision", "4"]);
+    const del = await server.run(["schedule", "delete", "nightly-orders"]);
+    expect([pause.stdout, resume.stdout, del.stdout]).toEqual([
+      "paused nightly-orders (freeze)\n",
+      "resumed nightly-orders (next fire 2026-11-16T01:00:00Z)\n",
+      "deleted nightly-orders\n",
+    ]);
+    const [p, r] = server.requests;
+    expect(p?.headers["if-match"]).toBe('"3"');
+    expect(p?.body).toEqual({ note: "freeze" });
+    expect(r?.path).toBe("/v1/schedules/nightly-orders/resume?expected_revision=4");
+    expect(r?.body).toEqual({ catch_up: true });
+  });
+
+  it("sends only the given settings in an update, null for --unset", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+    const r = await server.run(["schedule", "update", "nightly-orders", "--cron", "30 2 * * *", "--unset", "jitter"]);
+    expect(r.code).toBe(0);
+    expect(server.requests[0]).toMatchObject({ method: "PATCH", body: { cron: "30 2 * * *", jitter: null } });
+  });
+});
+
+describe("orbit ps, status, cancel, workflow", () => {
+  it("lists executions with their age and filters", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: { executions: everyTenSeconds, next_cursor: "more" } }));
+    const r = await server.run(["ps", "--workflow", "OrderProcessing", "--limit", "3"], { now: PS_NOW });
+    expect(r.stdout.split("\n")[1]).toBe(
+      "orders-every-10s:2026-11-15T18:51:30Z  OrderProcessing          1.0.0      COMPLETED     259ms",
+    );
+    expect(server.requests[0]?.path).toBe("/v1/executions?workflow=OrderProcessing&limit=3");
+  });
+
+  it("prints an execution and a cancel", async () => {
+    const server = new FakeServer((req) =>
+      req.method === "POST"
+        ? { status: 200, body: { ...manualRun, status: "CANCELLED", cancel_reason: "operator" } }
+        : { status: 200, body: manualRun },
+    );
+    const status = await server.run(["status", manualRun.execution_id]);
+    expect(status.stdout).toBe(
+      "COMPLETED nightly-orders:manual:2026-11-15T18:52:22.296Z  OrderProcessing@1.0.0\n  schedule: nightly-orders\n  elapsed: 33ms\n",
+    );
+    const cancel = await server.run(["cancel", manualRun.execution_id, "--reason", "operator"]);
+    expect(cancel.stdout).toBe(`cancelled ${manualRun.execution_id}\n`);
+    expect(server.requests[1]?.body).toEqual({ reason: "operator" });
+  });
+
+  it("says whether a workflow version was new", async () => {
+    const wf = { name: "OrderProcessing", version: "1.0.0", input_schema: null, description: null, created_at: "x" };
+    let status = 201;
+    const server = new FakeServer(() => ({ status, body: wf }));
+    const args = ["workflow", "register", "--name", "OrderProcessing", "--version", "1.0.0", "--input-schema", "{}"];
+    expect((await server.run(args)).stdout).toBe("registered OrderProcessing@1.0.0\n");
+    status = 200;
+    expect((await server.run(args)).stdout).toBe("already registered OrderProcessing@1.0.0\n");
+    expect(server.requests[0]?.body).toEqual({ name: "OrderProcessing", version: "1.0.0", input_schema: {} });
+  });
+});
+
+describe("usage errors and an unreachable server", () => {
+  it.each([
+    ["an unknown flag", ["schedule", "list", "--colour"], /unknown option '--colour'/],
+    ["malformed --input", ["schedule", "trigger", "x", "--input", "{nope"], /is not JSON/],
+    ["an --input that is not an object", ["schedule", "trigger", "x", "--input", "[1]"], /JSON object/],
+    ["create without timing", ["schedule", "create", "x", "--workflow", "W"], /give --cron/],
+    ["create without --workflow", ["schedule", "create", "x", "--cron", "* * * * *"], /--workflow <name>/],
+    ["an update without settings", ["schedule", "update", "x"], /nothing to change/],
+    ["a bad --cluster", ["server", "--cluster", "ring"], /Allowed choices are single, active-standby, shared/],
+    ["a bad --misfire-grace", ["server", "--misfire-grace", "soon"], /is not a duration/],
+  ])("exits 2 on %s", async (_name, args, message) => {
+    const server = new FakeServer(() => undefined);
+    const r = await server.run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("exits 1 with a clear message when nothing listens", async () => {
+    const refused = (async () => {
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) });
+    }) as typeof fetch;
+    const r = await runCli(["ps"], { fetch: refused });
+    expect(r).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "orbit: cannot reach the Orbit server at http://127.0.0.1:7233 (is `orbit server` running?)\n",
+    });
+  });
+
+  it("turns a non-JSON error answer into a message", async () => {
+    const proxy = (async () =>
+      new Response("upstream down", { status: 502, statusText: "Bad Gateway" })) as typeof fetch;
+    const r = await runCli(["ps"], { fetch: proxy });
+    expect(r).toEqual({ code: 1, stdout: "", stderr: "orbit: the server answered 502 Bad Gateway: upstream down\n" });
+  });
+});

@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import { shortDuration } from "../../src/cli/durations.js";
+import { executionTable, statusBlock, workflowTable } from "../../src/cli/execution-format.js";
+import { occurrenceTable, scheduleBlock, scheduleTable } from "../../src/cli/schedule-format.js";
+import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
+
+const lines = (...l: string[]): string => `${l.join("\n")}\n`;
+
+describe("the schedule block (create, get, update)", () => {
+  it("prints the seed's block (the input's 120.0 reads back as 120)", () => {
+    expect(scheduleBlock(nightlyOrders)).toBe(
+      lines(
+        'active nightly-orders  cron "0 2 * * *" Europe/Berlin',
+        "  workflow:   OrderProcessing (latest version)",
+        '  input:      {"order_id":"N-1","customer_id":"cust-1","amount":120,"items":[{"sku":"BOOK-1","quantity":1}]}',
+        "  overlap:    skip   catchup: skip_missed",
+        "  description: Nightly reconciliation order",
+        "  fired:      0   skipped: 0",
+        "  last fire:  -",
+        "  last run:   -",
+        "  next fires:",
+        "    2026-11-16T01:00:00Z",
+        "    2026-11-17T01:00:00Z",
+        "    2026-11-18T01:00:00Z",
+        "    2026-11-19T01:00:00Z",
+        "    2026-11-20T01:00:00Z",
+      ),
+    );
+  });
+
+  it("shows a pinned version, optional settings after the description, and the last run", () => {
+    const block = scheduleBlock({
+      ...nightlyOrders,
+      version: "1.0.0",
+      state: "paused",
+      paused: true,
+      pause_note: "inventory freeze",
+      dst: "wall_clock",
+      jitter: "30s",
+      concurrency_key: "orders",
+      last_error: "workflow OrderProcessing is not registered",
+      fired: 3,
+      skipped: 1,
+      last_fire_at: "2026-11-15T01:00:00Z",
+      last_execution_id: "nightly-orders:2026-11-15T01:00:00Z",
+      next_fire_at: null,
+    });
+    expect(block.split("\n").slice(0, 14)).toEqual([
+      'paused nightly-orders  cron "0 2 * * *" Europe/Berlin',
+      "  workflow:   OrderProcessing@1.0.0",
+      expect.stringMatching(/^ {2}input: {6}\{/),
+      "  overlap:    skip   catchup: skip_missed",
+      "  description: Nightly reconciliation order",
+      "  dst:        wall_clock",
+      "  concurrency key: orders",
+      "  jitter:     30s",
+      "  paused:     inventory freeze",
+      "  last error: workflow OrderProcessing is not registered",
+      "  fired:      3   skipped: 1",
+      "  last fire:  2026-11-15T01:00:00Z",
+      "  last run:   nightly-orders:2026-11-15T01:00:00Z",
+      "  next fires:",
+    ]);
+  });
+
+  it("prints an interval and an ended schedule", () => {
+    const block = scheduleBlock({ ...hourlyCheck, state: "ended", next_fire_at: null, next_fire_times: [] });
+    expect(block.split("\n")[0]).toBe("ended hourly-check  every 1h");
+    expect(block).toContain("  jitter:     30s\n");
+    expect(block.endsWith("  next fires: -\n")).toBe(true);
+  });
+});
+
+describe("orbit schedule list", () => {
+  it("prints the seed's table, to the character", () => {
+    expect(scheduleTable([hourlyCheck, nightlyOrders])).toBe(
+      lines(
+        "SCHEDULE                 WORKFLOW             TIMING                           STATE    NEXT FIRE              LAST EXECUTION",
+        "hourly-check             OrderProcessing      every 1h                         active   2026-11-15T19:00:12.359Z -",
+        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   2026-11-16T01:00:00Z   -',
+      ),
+    );
+  });
+
+  it("pushes a long value on with one space and shows a paused schedule's missing fire as -", () => {
+    const long = {
+      ...nightlyOrders,
+      schedule_id: "a-very-long-schedule-id-over-25",
+      state: "paused",
+      next_fire_at: null,
+    };
+    expect(scheduleTable([long]).split("\n")[1]).toBe(
+      'a-very-long-schedule-id-over-25 OrderProcessing      cron "0 2 * * *" Europe/Berlin   paused   -                      -',
+    );
+  });
+});
+
+describe("orbit ps", () => {
+  it("prints the seed's table, to the character", () => {
+    expect(executionTable(everyTenSeconds, PS_NOW)).toBe(
+      lines(
+        "EXECUTION                              WORKFLOW                 VERSION    STATUS        AGE",
+        "orders-every-10s:2026-11-15T18:51:30Z  OrderProcessing          1.0.0      COMPLETED     259ms",
+        "orders-every-10s:2026-11-15T18:51:20Z  OrderProcessing          1.0.0      COMPLETED     10.3s",
+        "orders-every-10s:2026-11-15T18:51:10Z  OrderProcessing          1.0.0      COMPLETED     20.3s",
+      ),
+    );
+  });
+
+  it.each([
+    [0, "0ms"],
+    [259, "259ms"],
+    [999, "999ms"],
+    [1000, "1.0s"],
+    [10_259, "10.3s"],
+    [59_940, "59.9s"],
+    [59_960, "1m00s"],
+    [312_000, "5m12s"],
+    [3_599_999, "59m59s"],
+    [3 * 3_600_000 + 4 * 60_000, "3h04m"],
+    [2 * 86_400_000 + 5 * 3_600_000, "2d05h"],
+    [-50, "0ms"],
+  ])("AGE of %i ms is %s", (ms, text) => {
+    expect(shortDuration(ms)).toBe(text);
+  });
+});
+
+describe("orbit status", () => {
+  it("prints the seed's block", () => {
+    expect(statusBlock(manualRun, PS_NOW)).toBe(
+      lines(
+        "COMPLETED nightly-orders:manual:2026-11-15T18:52:22.296Z  OrderProcessing@1.0.0",
+        "  schedule: nightly-orders",
+        "  elapsed: 33ms",
+      ),
+    );
+  });
+
+  it("counts a running execution up to now and adds cancel reason and error", () => {
+    const running = { ...manualRun, status: "RUNNING", ended_at: null, schedule_id: null };
+    expect(statusBlock(running, Date.parse("2026-11-15T18:52:32.796Z"))).toBe(
+      lines("RUNNING nightly-orders:manual:2026-11-15T18:52:22.296Z  OrderProcessing@1.0.0", "  elapsed: 10.5s"),
+    );
+    const failed = { ...manualRun, status: "CANCELLED", cancel_reason: "operator", error: { message: "boom" } };
+    expect(statusBlock(failed, 0).split("\n").slice(3)).toEqual([
+      "  cancel reason: operator",
+      '  error: {"message":"boom"}',
+      "",
+    ]);
+  });
+});
+
+describe("other tables", () => {
+  it("prints ledger rows with their detail", () => {
+    const text = occurrenceTable([
+      {
+        id: 3,
+        kind: "skipped",
+        occurrence: "2026-11-15T18:51:40Z",
+        reason: "missed",
+        count: 12,
+        range_from: "2026-11-15T18:50:00Z",
+        range_to: "2026-11-15T18:51:50Z",
+        recorded_at: "2026-11-15T18:52:00.001Z",
+      },
+      { id: 2, kind: "skipped", occurrence: null, reason: "overlap", recorded_at: "2026-11-15T18:51:31.5Z" },
+      {
+        id: 1,
+        kind: "started",
+        occurrence: "2026-11-15T18:51:30Z",
+        execution_id: "orders-every-10s:2026-11-15T18:51:30Z",
+        recorded_at: "2026-11-15T18:51:30.1Z",
+      },
+    ]);
+    expect(text).toBe(
+      lines(
+        "RECORDED                  KIND         OCCURRENCE                DETAIL",
+        "2026-11-15T18:52:00.001Z  skipped      2026-11-15T18:51:40Z      missed  count 12 (from 2026-11-15T18:50:00Z to 2026-11-15T18:51:50Z)",
+        "2026-11-15T18:51:31.5Z    skipped      -                         overlap",
+        "2026-11-15T18:51:30.1Z    started      2026-11-15T18:51:30Z      orders-every-10s:2026-11-15T18:51:30Z",
+      ),
+    );
+  });
+
+  it("prints workflows", () => {
+    expect(
+      workflowTable([
+        { name: "OrderProcessing", version: "1.0.0", input_schema: null, description: null, created_at: "x" },
+      ]),
+    ).toBe(lines("NAME                     VERSION    DESCRIPTION", "OrderProcessing          1.0.0      -"));
+  });
+});

@@ -1,0 +1,66 @@
+/** Cluster tests: a fresh PostgreSQL schema per test, and a few queries on it. */
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import pg from "pg";
+import { describe } from "vitest";
+import { PG_URL } from "../helpers/db.js";
+
+export const CLUSTER_DB = PG_URL ?? "";
+
+/** `describe` that runs only with ORBIT_TEST_DATABASE_URL, warning plainly otherwise. */
+export function describeCluster(title: string, body: () => void): void {
+  if (!PG_URL) console.warn(`skipped: "${title}": ORBIT_TEST_DATABASE_URL is not set (cluster tests need PostgreSQL)`);
+  describe.skipIf(!PG_URL)(title, body);
+}
+
+export async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = [], schema?: string) {
+  const client = new pg.Client({
+    connectionString: CLUSTER_DB,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createSchema(): Promise<string> {
+  const schema = `orbit_c_${randomBytes(5).toString("hex")}`;
+  await query(`CREATE SCHEMA ${schema}`);
+  return schema;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/** Resolves when `check` returns a value other than null/undefined/false; rejects after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => null);
+    if (value !== null && value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Newest execution creation time in the schema (0 when none). */
+export async function newestExecutionMs(schema: string): Promise<number> {
+  const rows = await query<{ t: string | null }>("SELECT max(created_ms) AS t FROM orbit_executions", [], schema);
+  return Number(rows[0]?.t ?? 0);
+}

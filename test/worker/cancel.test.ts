@@ -1,0 +1,73 @@
+/**
+ * Cancellation with real processes: compensations in reverse order, then onCancel, status
+ * COMPENSATING then CANCELLED with the reason; and the schedule's cancel_previous takes that path.
+ */
+import { expect, it } from "vitest";
+import { describeEachDialect } from "../helpers/db.js";
+import { useWorkerCluster, waitFor } from "./harness.js";
+
+describeEachDialect("cancellation", (dialect) => {
+  const cluster = useWorkerCluster(dialect, { leaseMs: 2000 });
+
+  it("compensates the completed steps in reverse, runs onCancel, ends CANCELLED with the reason", async () => {
+    const { client } = cluster;
+    await cluster.startWorker("A");
+    await client.startExecution({ execution_id: "order-1", workflow: "Compensating", input: {} });
+    await waitFor("step ship", async () => cluster.marks("order-1").includes("A order-1 run ship"));
+    await client.cancelExecution("order-1", { reason: "customer changed their mind" });
+    const done = await waitFor("CANCELLED", async () => {
+      const e = await client.getExecution("order-1");
+      return e.status === "CANCELLED" ? e : undefined;
+    });
+    expect(done.cancel_reason).toBe("customer changed their mind");
+    expect(cluster.marks("order-1")).toEqual([
+      "A order-1 run ship",
+      "A order-1 compensate charge",
+      "A order-1 compensate reserve",
+      "A order-1 onCancel customer changed their mind",
+    ]);
+    const events = (await client.executionEvents("order-1")).map((e) => [e.type, e.data.step ?? e.data.reason ?? null]);
+    expect(events.slice(-5)).toEqual([
+      ["CancelRequested", "customer changed their mind"],
+      ["CompensationStarted", "customer changed their mind"],
+      ["CompensationCompleted", "charge"],
+      ["CompensationCompleted", "reserve"],
+      ["WorkflowCancelled", "customer changed their mind"],
+    ]);
+  });
+
+  it("is the path a schedule's cancel_previous takes", async () => {
+    const { client } = cluster;
+    await cluster.startWorker("A");
+    await client.createSchedule({
+      schedule_id: "replace",
+      workflow: "Compensating",
+      interval: "1s",
+      overlap: "cancel_previous",
+    });
+    const reason = "schedule `replace`: replaced by the next occurrence (overlap cancel_previous)";
+    // The worker usually holds an execution when the next occurrence replaces it; wait for one.
+    const id = await waitFor("a replaced execution that was compensated", async () => {
+      const page = await client.listExecutions({ schedule_id: "replace", status: "CANCELLED" });
+      return page.executions
+        .map((e) => e.execution_id)
+        .find((x) => cluster.marks(x).some((m) => m.includes("onCancel")));
+    });
+    await client.pauseSchedule("replace");
+    expect((await client.getExecution(id)).cancel_reason).toBe(reason);
+    expect(cluster.marks(id)).toEqual([
+      `A ${id} run ship`,
+      `A ${id} compensate charge`,
+      `A ${id} compensate reserve`,
+      `A ${id} onCancel ${reason}`,
+    ]);
+    const types = (await client.executionEvents(id)).map((e) => e.type);
+    expect(types.slice(-5)).toEqual([
+      "CancelRequested",
+      "CompensationStarted",
+      "CompensationCompleted",
+      "CompensationCompleted",
+      "WorkflowCancelled",
+    ]);
+  });
+});

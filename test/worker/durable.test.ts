@@ -1,0 +1,86 @@
+/**
+ * Durable execution with real processes: a worker killed mid-step is replaced without re-running
+ * completed steps; failures are retried by the policy; continue-as-new keeps the execution RUNNING.
+ */
+import { expect, it } from "vitest";
+import { describeEachDialect } from "../helpers/db.js";
+import { stop, useWorkerCluster, waitFor } from "./harness.js";
+
+describeEachDialect("durable execution", (dialect) => {
+  const cluster = useWorkerCluster(dialect, { leaseMs: 1000 });
+
+  it("replaces a worker killed during step 2 of 3 without running step 1 again", async () => {
+    const { client } = cluster;
+    const a = await cluster.startWorker("A");
+    const { value: started } = await client.startExecution({
+      execution_id: "kill-1",
+      workflow: "ThreeSteps",
+      input: {},
+    });
+    expect(started.status).toBe("RUNNING");
+    await waitFor("step two on A", async () => cluster.marks("kill-1").includes("A kill-1 run two attempt=1"));
+    await stop(a, "SIGKILL");
+    await cluster.startWorker("B");
+    const done = await waitFor("COMPLETED", async () => {
+      const e = await client.getExecution("kill-1");
+      return e.status === "COMPLETED" ? e : undefined;
+    });
+    expect(done.result).toEqual({ total: 3 });
+    expect(cluster.marks("kill-1")).toEqual([
+      "A kill-1 run one",
+      "A kill-1 run two attempt=1",
+      "B kill-1 run two attempt=2",
+      "B kill-1 run three",
+    ]);
+    const types = (await client.executionEvents("kill-1")).map((e) => e.type);
+    expect(types).toEqual([
+      "WorkflowCreated",
+      "WorkflowTaskStarted",
+      "StepCompleted",
+      "WorkflowTaskLeaseExpired",
+      "WorkflowTaskStarted",
+      "StepCompleted",
+      "StepCompleted",
+      "WorkflowCompleted",
+    ]);
+  });
+
+  it("retries a failing step by the policy, then fails the execution with the error", async () => {
+    const { client } = cluster;
+    await cluster.startWorker("A");
+    await client.startExecution({ execution_id: "flaky-1", workflow: "Flaky", input: {} });
+    const failed = await waitFor("FAILED", async () => {
+      const e = await client.getExecution("flaky-1");
+      return e.status === "FAILED" ? e : undefined;
+    });
+    expect(failed.error).toEqual({ message: "card declined", type: "Error", step: "charge" });
+    expect(cluster.marks("flaky-1")).toEqual([
+      "A flaky-1 run validate",
+      "A flaky-1 run charge attempt=1",
+      "A flaky-1 run charge attempt=2",
+      "A flaky-1 run charge attempt=3",
+    ]);
+    const events = await client.executionEvents("flaky-1");
+    expect(events.filter((e) => e.type === "WorkflowAttemptFailed").map((e) => e.data.attempt)).toEqual([1, 2]);
+    expect(events.at(-1)?.type).toBe("WorkflowFailed");
+  });
+
+  it("keeps a continued-as-new execution RUNNING until its final run ends", async () => {
+    const { client } = cluster;
+    await cluster.startWorker("A", { ORBIT_TEST_STEP_MS: "300" });
+    await client.startExecution({ execution_id: "loop-1", workflow: "Looper", input: { of: 3 } });
+    const seen = new Set<string>();
+    const done = await waitFor("COMPLETED", async () => {
+      const e = await client.getExecution("loop-1");
+      seen.add(e.status);
+      return e.status === "COMPLETED" ? e : undefined;
+    });
+    expect([...seen]).toEqual(["RUNNING", "COMPLETED"]);
+    expect(done.result).toEqual({ runs: 3 });
+    expect(done.input).toEqual({ n: 3, of: 3 });
+    expect(cluster.marks("loop-1")).toEqual(["A loop-1 run 1 n=1", "A loop-1 run 2 n=2", "A loop-1 run 3 n=3"]);
+    const events = await client.executionEvents("loop-1");
+    expect(events.filter((e) => e.type === "WorkflowContinuedAsNew").map((e) => e.data.run)).toEqual([2, 3]);
+    expect(events.filter((e) => e.type === "WorkflowCompleted")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,316 @@
+/**
+ * The two pictures of the detail view, as plain SVG: the upcoming fires on a time strip, and the
+ * ledger over time. Each mark carries a <title> (hover text) and data-kind / data-reason
+ * attributes; the pictures compute no occurrences themselves, they draw what the API returned.
+ */
+import { h, s, title } from "./dom.js";
+import { localText, tickLabel } from "./format.js";
+
+const WIDTH = 800;
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const STEPS = [
+  SECOND,
+  2 * SECOND,
+  5 * SECOND,
+  10 * SECOND,
+  15 * SECOND,
+  30 * SECOND,
+  MINUTE,
+  2 * MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+  2 * DAY,
+  7 * DAY,
+  30 * DAY,
+  365 * DAY,
+];
+
+/** A linear time scale from [lo, hi] to [left, right] pixels. */
+function scale(lo, hi, left, right) {
+  const span = Math.max(hi - lo, 1);
+  return (t) => left + ((t - lo) / span) * (right - left);
+}
+
+/** Axis ticks at round UTC instants, at most about `max` of them. */
+function ticks(lo, hi, max = 8) {
+  const span = hi - lo;
+  const step = STEPS.find((st) => span / st <= max) ?? STEPS[STEPS.length - 1];
+  const out = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) out.push(t);
+  return out;
+}
+
+function axis(lo, hi, x, y, top) {
+  const g = s("g", { class: "axis", "aria-hidden": "true" });
+  g.append(s("line", { x1: x(lo), x2: x(hi), y1: y, y2: y, class: "axis-line" }));
+  for (const t of ticks(lo, hi)) {
+    g.append(
+      s("line", { x1: x(t), x2: x(t), y1: top, y2: y + 4, class: "grid-line" }),
+      s("text", { x: x(t), y: y + 18, class: "tick-label", "text-anchor": "middle", text: tickLabel(t, hi - lo) }),
+    );
+  }
+  return g;
+}
+
+function nowMarker(now, lo, hi, x, top, bottom) {
+  if (now < lo || now > hi) return null;
+  return s(
+    "g",
+    { class: "now", "aria-hidden": "true" },
+    s("line", { x1: x(now), x2: x(now), y1: top, y2: bottom, class: "now-line" }),
+    s("text", { x: x(now) + 4, y: top + 10, class: "now-label", text: "now" }),
+  );
+}
+
+/** The window choices of the upcoming strip. */
+export const WINDOWS = {
+  fit: { label: "The next 5", ms: null },
+  day: { label: "24 h", ms: DAY },
+  week: { label: "7 days", ms: 7 * DAY },
+};
+
+/** The window a schedule's strip opens with: the smallest that shows its points apart. */
+export function defaultWindow(times, now) {
+  if (times.length === 0) return "day";
+  const first = Date.parse(times[0]);
+  const last = Date.parse(times[times.length - 1]);
+  if (last - first < HOUR) return "fit";
+  return last - Math.min(now, first) <= DAY ? "day" : "week";
+}
+
+/**
+ * The upcoming fires (`next_fire_times`) on a strip covering `windowKey` from now. A schedule
+ * whose first fire lies before the browser's "now" (another clock) starts the strip at that fire.
+ */
+export function upcomingStrip(times, windowKey, now = Date.now()) {
+  const WIDTH = 560;
+  const points = times.map((t) => Date.parse(t));
+  const height = 96;
+  const y = 48;
+  const left = 20;
+  const right = WIDTH - 20;
+  let lo;
+  let hi;
+  const windowMs = WINDOWS[windowKey]?.ms ?? null;
+  if (windowMs === null) {
+    const first = points[0] ?? now;
+    const last = points[points.length - 1] ?? now + MINUTE;
+    const pad = Math.max((last - first) * 0.08, SECOND);
+    lo = first - pad;
+    hi = last + pad;
+  } else {
+    lo = points.length > 0 && points[0] < now ? points[0] - windowMs * 0.02 : now;
+    hi = lo + windowMs;
+  }
+  const x = scale(lo, hi, left, right);
+  const inside = points.filter((p) => p >= lo && p <= hi);
+  const later = points.filter((p) => p > hi).length;
+  const desc = `${inside.length} of the next ${points.length} fires between ${new Date(lo).toISOString()} and ${new Date(hi).toISOString()}`;
+  const svg = s(
+    "svg",
+    {
+      viewBox: `0 0 ${WIDTH} ${height}`,
+      class: "chart upcoming-chart",
+      role: "img",
+      "aria-labelledby": "upcoming-title upcoming-desc",
+    },
+    s("title", { id: "upcoming-title", text: "Upcoming fires" }),
+    s("desc", { id: "upcoming-desc", text: desc }),
+    s("rect", { x: left, y: y - 14, width: right - left, height: 28, rx: 6, class: "strip-band" }),
+    axis(lo, hi, x, y + 14, y - 14),
+    nowMarker(now, lo, hi, x, 6, height - 20),
+  );
+  points.forEach((p, i) => {
+    if (p < lo || p > hi) return;
+    const iso = times[i];
+    svg.append(
+      s(
+        "g",
+        { class: "mark fire", dataset: { mark: "fire" } },
+        s("circle", { cx: x(p), cy: y, r: 7 }),
+        s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) }),
+        title(`fire ${i + 1}: ${iso}\nlocal: ${localText(iso)}`),
+      ),
+    );
+  });
+  if (later > 0) {
+    svg.append(s("text", { x: right, y: 14, "text-anchor": "end", class: "later-label", text: `+${later} later →` }));
+  }
+  return svg;
+}
+
+/** How a ledger row is drawn: lane, colour class, label. */
+function kindOf(row) {
+  if (row.kind === "skipped") return { lane: 1, cls: `skipped reason-${row.reason ?? "other"}` };
+  if (row.kind === "buffered") return { lane: 2, cls: "buffered" };
+  if (row.kind === "dead_letter") return { lane: 3, cls: "dead-letter" };
+  return { lane: 0, cls: "started" };
+}
+
+const LANES = ["started", "skipped", "buffered", "dead letter"];
+
+/** The instants a row covers: [from, to] (equal for a single occurrence). */
+function spanOf(row) {
+  const from = Date.parse(row.range_from ?? row.occurrence ?? row.recorded_at);
+  const to = Date.parse(row.range_to ?? row.occurrence ?? row.recorded_at);
+  return [from, to];
+}
+
+/** A mark's shape, shared by the picture and its legend. */
+function shape(kind, reason, cx, cy) {
+  if (kind === "started") return s("circle", { cx, cy, r: 5 });
+  if (kind === "buffered") return s("circle", { cx, cy, r: 5, class: "hollow" });
+  if (kind === "dead_letter") {
+    return s("path", {
+      d: `M${cx - 5} ${cy - 5}L${cx + 5} ${cy + 5}M${cx + 5} ${cy - 5}L${cx - 5} ${cy + 5}`,
+      class: "cross",
+    });
+  }
+  if (reason === "buffer_full") return s("rect", { x: cx - 5, y: cy - 5, width: 10, height: 10 });
+  return s("path", { d: `M${cx} ${cy - 6}L${cx + 6} ${cy}L${cx} ${cy + 6}L${cx - 6} ${cy}Z` });
+}
+
+function rowTitle(row) {
+  const lines = [];
+  if (row.kind === "skipped" && row.reason === "missed" && row.range_from !== undefined) {
+    lines.push(`skipped (missed): ${row.count ?? 1} occurrence(s) from ${row.range_from} to ${row.range_to}`);
+  } else {
+    const what = row.kind === "skipped" ? `skipped (${row.reason})` : row.kind.replace("_", " ");
+    lines.push(`${what}: ${row.occurrence ?? "-"}`);
+    if (row.occurrence) lines.push(`local: ${localText(row.occurrence)}`);
+  }
+  if (row.execution_id) lines.push(`execution ${row.execution_id}`);
+  if (row.error) lines.push(`error: ${row.error}`);
+  lines.push(`recorded ${row.recorded_at}`);
+  return lines.join("\n");
+}
+
+/** The ledger rows (any order) on a time axis, one lane per kind. */
+export function ledgerTimeline(rows, now = Date.now()) {
+  const height = 176;
+  const left = 104;
+  const right = WIDTH - 16;
+  const laneY = (i) => 26 + i * 32;
+  const axisY = laneY(LANES.length - 1) + 22;
+  const spans = rows.map(spanOf);
+  let lo = Math.min(...spans.map(([f]) => f));
+  let hi = Math.max(...spans.map(([, t]) => t));
+  if (!Number.isFinite(lo)) {
+    lo = now - HOUR;
+    hi = now;
+  }
+  const pad = Math.max((hi - lo) * 0.04, 5 * SECOND);
+  lo -= pad;
+  hi += pad;
+  const x = scale(lo, hi, left, right);
+  const counts = summarize(rows);
+  const svg = s(
+    "svg",
+    {
+      viewBox: `0 0 ${WIDTH} ${height}`,
+      class: "chart ledger-chart",
+      role: "img",
+      "aria-labelledby": "ledger-title ledger-desc",
+    },
+    s("title", { id: "ledger-title", text: "The ledger over time" }),
+    s("desc", { id: "ledger-desc", text: summaryText(counts) }),
+    axis(lo, hi, x, axisY, 10),
+  );
+  LANES.forEach((name, i) => {
+    svg.append(
+      s("line", { x1: left, x2: right, y1: laneY(i), y2: laneY(i), class: "lane-line", "aria-hidden": "true" }),
+      s("text", { x: left - 10, y: laneY(i) + 4, "text-anchor": "end", class: "lane-label", text: name }),
+    );
+  });
+  // Oldest first, so that the newest mark is on top where they overlap.
+  const ordered = rows.map((row, i) => ({ row, span: spans[i] })).sort((a, b) => a.span[0] - b.span[0]);
+  for (const { row, span } of ordered) {
+    const { lane, cls } = kindOf(row);
+    const cy = laneY(lane);
+    const data = { kind: row.kind, ...(row.reason ? { reason: row.reason } : {}) };
+    const g = s("g", { class: `mark ${cls}`, dataset: data });
+    if (row.kind === "skipped" && row.reason === "missed" && span[1] > span[0]) {
+      const x0 = x(span[0]);
+      const w = Math.max(x(span[1]) - x0, 4);
+      g.append(
+        s("rect", { x: x0, y: cy - 6, width: w, height: 12, rx: 3, class: "range" }),
+        s("text", {
+          x: x0 + w / 2,
+          y: cy - 10,
+          "text-anchor": "middle",
+          class: "mark-label",
+          text: `${row.count} missed`,
+        }),
+      );
+    } else {
+      g.append(shape(row.kind, row.reason, x(span[0]), cy));
+    }
+    g.append(title(rowTitle(row)));
+    svg.append(g);
+  }
+  svg.append(nowMarker(now, lo, hi, x, 8, axisY));
+  return svg;
+}
+
+/** Counts per legend entry. */
+export function summarize(rows) {
+  const c = { started: 0, overlap: 0, concurrency: 0, buffer_full: 0, missed: 0, buffered: 0, dead_letter: 0 };
+  for (const row of rows) {
+    if (row.kind === "skipped") {
+      const key = row.reason in c ? row.reason : "overlap";
+      c[key] += row.reason === "missed" ? (row.count ?? 1) : 1;
+    } else if (row.kind in c) c[row.kind] += 1;
+  }
+  return c;
+}
+
+const LEGEND = [
+  ["started", "started", undefined, "started"],
+  ["overlap", "skipped", "overlap", "skipped: overlap"],
+  ["concurrency", "skipped", "concurrency", "skipped: concurrency"],
+  ["buffer_full", "skipped", "buffer_full", "skipped: buffer full"],
+  ["missed", "skipped", "missed", "skipped: missed (bar = range)"],
+  ["buffered", "buffered", undefined, "buffered"],
+  ["dead_letter", "dead_letter", undefined, "dead letter"],
+];
+
+function summaryText(c) {
+  return LEGEND.map(([key, , , label]) => `${label.replace(/ \(.*\)$/, "")}: ${c[key]}`).join(", ");
+}
+
+/** The legend under the ledger picture, with each category's count. */
+export function ledgerLegend(rows) {
+  const c = summarize(rows);
+  return h(
+    "ul",
+    { class: "legend", "aria-label": "Legend" },
+    LEGEND.map(([key, kind, reason, label]) => {
+      const { cls } = kindOf({ kind, reason });
+      return h(
+        "li",
+        { dataset: { legend: key } },
+        s(
+          "svg",
+          { viewBox: "0 0 16 16", width: 16, height: 16, "aria-hidden": "true", class: `mark ${cls}` },
+          key === "missed"
+            ? s("rect", { x: 1, y: 5, width: 14, height: 6, rx: 2, class: "range" })
+            : shape(kind, reason, 8, 8),
+        ),
+        ` ${label} `,
+        h("span", { class: "count", text: `(${c[key]})` }),
+      );
+    }),
+  );
+}

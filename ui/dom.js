@@ -1,0 +1,84 @@
+/**
+ * A tiny DOM builder: every text goes in through textContent, never innerHTML, so nothing the
+ * server returns (ids, notes, error messages) can inject markup.
+ */
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function apply(el, attrs) {
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "text") el.textContent = String(value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** `h("a", {href: "#/"}, "text", child)`: an HTML element. */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  apply(el, attrs);
+  return append(el, children);
+}
+
+/** The same for SVG elements. */
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  apply(el, attrs);
+  return append(el, children);
+}
+
+/** An SVG `<title>` child: the hover text of a mark (and its accessible name). */
+export function title(text) {
+  return s("title", { text });
+}
+
+/**
+ * A modal question (pause note, delete confirmation) in a native `<dialog>`. Resolves to the text
+ * entered (or "" without an input) when confirmed, and to null when cancelled or dismissed.
+ */
+export function ask({ heading, body, inputLabel, confirmLabel, danger }) {
+  return new Promise((resolve) => {
+    const input = inputLabel ? h("textarea", { id: "dialog-input", rows: 3, maxlength: 1000 }) : null;
+    const dialog = h(
+      "dialog",
+      { class: "dialog", "aria-labelledby": "dialog-heading" },
+      h(
+        "form",
+        { method: "dialog" },
+        h("h2", { id: "dialog-heading", text: heading }),
+        body ? h("p", { text: body }) : null,
+        input ? [h("label", { for: "dialog-input", text: inputLabel }), input] : null,
+        h(
+          "div",
+          { class: "dialog-buttons" },
+          h("button", { type: "submit", value: "cancel", class: "button", text: "Cancel" }),
+          h("button", {
+            type: "submit",
+            value: "ok",
+            class: danger ? "button danger" : "button primary",
+            text: confirmLabel,
+          }),
+        ),
+      ),
+    );
+    dialog.addEventListener("close", () => {
+      const ok = dialog.returnValue === "ok";
+      const value = input ? input.value.trim() : "";
+      dialog.remove();
+      resolve(ok ? value : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    (input ?? dialog.querySelector("button[value=ok]")).focus();
+  });
+}
