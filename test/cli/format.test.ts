@@ -2,17 +2,22 @@ import { describe, expect, it } from "vitest";
 import { shortDuration } from "../../src/cli/durations.js";
 import { executionTable, statusBlock, workflowTable } from "../../src/cli/execution-format.js";
 import { occurrenceTable, scheduleBlock, scheduleTable } from "../../src/cli/schedule-format.js";
+import type { ScheduleJson } from "../../src/client/types.js";
+import { parseJsonText } from "../../src/domain/json-text.js";
 import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
 
 const lines = (...l: string[]): string => `${l.join("\n")}\n`;
 
 describe("the schedule block (create, get, update)", () => {
-  it("prints the seed's block (the input's 120.0 reads back as 120)", () => {
-    expect(scheduleBlock(nightlyOrders)).toBe(
+  it("prints the seed's block, the input's numbers as written (120.0)", () => {
+    const input = parseJsonText(
+      '{"order_id":"N-1","customer_id":"cust-1","amount":120.0,"items":[{"sku":"BOOK-1","quantity":1}]}',
+    ) as ScheduleJson["input"];
+    expect(scheduleBlock({ ...nightlyOrders, input })).toBe(
       lines(
         'active nightly-orders  cron "0 2 * * *" Europe/Berlin',
         "  workflow:   OrderProcessing (latest version)",
-        '  input:      {"order_id":"N-1","customer_id":"cust-1","amount":120,"items":[{"sku":"BOOK-1","quantity":1}]}',
+        '  input:      {"order_id":"N-1","customer_id":"cust-1","amount":120.0,"items":[{"sku":"BOOK-1","quantity":1}]}',
         "  overlap:    skip   catchup: skip_missed",
         "  description: Nightly reconciliation order",
         "  fired:      0   skipped: 0",

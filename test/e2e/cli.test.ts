@@ -18,7 +18,7 @@ import {
 const INPUT = (id: string): string =>
   `{"order_id": "${id}", "customer_id": "cust-1", "amount": 120.0, "items": [{"sku": "BOOK-1", "quantity": 1}]}`;
 const INPUT_JSON = (id: string): string =>
-  `{"order_id":"${id}","customer_id":"cust-1","amount":120,"items":[{"sku":"BOOK-1","quantity":1}]}`;
+  `{"order_id":"${id}","customer_id":"cust-1","amount":120.0,"items":[{"sku":"BOOK-1","quantity":1}]}`;
 
 describe.skipIf(!HAS_SERVER)(e2eTitle("orbit CLI against a real server (e2e)"), () => {
   let server: OrbitServer;
