@@ -28,11 +28,7 @@ export function registerUi(app: FastifyInstance, dir: string = UI_DIR): void {
     } catch {
       return reply.callNotFound();
     }
-    return reply
-      .type(type)
-      .header("cache-control", "no-cache")
-      .header("x-content-type-options", "nosniff")
-      .send(body);
+    return reply.type(type).header("cache-control", "no-cache").header("x-content-type-options", "nosniff").send(body);
   };
   app.get("/", (_request, reply) => serve("index.html", reply));
   app.get<{ Params: { name: string } }>("/:name", (request, reply) => serve(request.params.name, reply));

@@ -48,11 +48,18 @@ export class ScheduleActions {
     return this.schedules.o;
   }
 
-  private async write(id: string, fence: Fence, change: (row: ScheduleRow, now: number) => ScheduleRow): Promise<JsonObject> {
+  private async write(
+    id: string,
+    fence: Fence,
+    change: (row: ScheduleRow, now: number) => ScheduleRow,
+  ): Promise<JsonObject> {
     const now = this.o.clock.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.schedules.fenced(tx, id, fence);
-      const updated = await tx.updateSchedule({ ...change(row, now), updatedMs: now }, { expectedRevision: row.revision });
+      const updated = await tx.updateSchedule(
+        { ...change(row, now), updatedMs: now },
+        { expectedRevision: row.revision },
+      );
       if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
       return this.schedules.view(updated, tx);
     });
@@ -82,7 +89,8 @@ export class ScheduleActions {
    */
   resume(id: string, body: unknown, fence: Fence = {}): Promise<JsonObject> {
     const { catch_up: catchUp } = bodyObject(body, ["catch_up"]);
-    if (catchUp !== undefined && typeof catchUp !== "boolean") throw new OrbitError("INVALID_ARGUMENT", "catch_up must be true or false");
+    if (catchUp !== undefined && typeof catchUp !== "boolean")
+      throw new OrbitError("INVALID_ARGUMENT", "catch_up must be true or false");
     return this.write(id, fence, (row, now) => {
       const c = compiledFor(row);
       const { pause_note: _dropped, ...rest } = row.spec;
@@ -97,7 +105,14 @@ export class ScheduleActions {
         pauseNote: null,
         state,
         nextFireMs: next,
-        dueMs: next === null ? (row.buffered.length > 0 ? now : null) : keep ? now : dueTime(row.scheduleId, next, c.jitterMs),
+        dueMs:
+          next === null
+            ? row.buffered.length > 0
+              ? now
+              : null
+            : keep
+              ? now
+              : dueTime(row.scheduleId, next, c.jitterMs),
         retryMs: null,
       };
     });
@@ -120,8 +135,17 @@ export class ScheduleActions {
       const decision = decideTrigger(s.overlap, await blockerOf(tx, row, s));
       if (decision === "not_started") {
         const message = `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;
-        await tx.appendOccurrence({ scheduleId: id, kind: "skipped", occurrenceMs: null, reason: "overlap", recordedMs: now });
-        const updated = await tx.updateSchedule({ ...row, skipped: row.skipped + 1 }, { expectedRevision: row.revision });
+        await tx.appendOccurrence({
+          scheduleId: id,
+          kind: "skipped",
+          occurrenceMs: null,
+          reason: "overlap",
+          recordedMs: now,
+        });
+        const updated = await tx.updateSchedule(
+          { ...row, skipped: row.skipped + 1 },
+          { expectedRevision: row.revision },
+        );
         if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
         return { started: false, execution_id: null, message, overlap: s.overlap };
       }
@@ -176,7 +200,13 @@ export class ScheduleActions {
         `the range holds ${total} occurrences; one backfill starts at most ${MAX_BACKFILL}: split it`,
       );
     }
-    const result: BackfillResult = { start_at: formatInstant(from), end_at: formatInstant(to), occurrences: total, started: 0, already_existed: 0 };
+    const result: BackfillResult = {
+      start_at: formatInstant(from),
+      end_at: formatInstant(to),
+      occurrences: total,
+      started: 0,
+      already_existed: 0,
+    };
     let cursor = from - 1;
     let progressed = true;
     while (progressed && result.started + result.already_existed < total) {
@@ -208,7 +238,13 @@ export class ScheduleActions {
           if (r.created) {
             result.started++;
             fired++;
-            await tx.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: o, executionId, recordedMs: now });
+            await tx.appendOccurrence({
+              scheduleId: id,
+              kind: "started",
+              occurrenceMs: o,
+              executionId,
+              recordedMs: now,
+            });
           } else result.already_existed++;
         }
         if (fired > 0) {

@@ -9,7 +9,7 @@ import type { Workflows } from "../engine/workflows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { ScheduleActions } from "./actions.js";
 import type { FireReport } from "./fire.js";
-import { type LoopOptions, SchedulerLoop, type SchedulerLogger } from "./loop.js";
+import { type LoopOptions, type SchedulerLogger, SchedulerLoop } from "./loop.js";
 import { Schedules } from "./schedules.js";
 
 /** Default misfire grace (SPEC §5.5, `--misfire-grace`). */

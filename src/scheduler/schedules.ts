@@ -14,7 +14,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { compiledFor } from "./compiled.js";
 import { dueTime } from "./decide.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
-import { occurrenceView, scheduleView, settingsOf } from "./view.js";
+import { occurrenceView, scheduleView } from "./view.js";
 
 /** How many dead letters a schedule read shows. */
 export const DEAD_LETTERS_SHOWN = 5;

@@ -18,7 +18,11 @@ export function editDistance(a: string, b: string): number {
  * The known key nearest `key` (case-insensitive), looking through `aliases` (other products' names
  * for the same setting, mapped to Orbit's) too; null when nothing is near enough to be a typo.
  */
-export function suggestKey(key: string, known: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | null {
+export function suggestKey(
+  key: string,
+  known: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): string | null {
   const lower = key.toLowerCase();
   let best: string | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;

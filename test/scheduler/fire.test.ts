@@ -268,7 +268,12 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("a woken buffer whose blocker still runs leaves the schedule due at its next occurrence, and the loop never spins", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", overlap: "allow" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "allow",
+    });
     await h.fireAt("2026-11-15T00:01:00Z");
     await h.fireAt("2026-11-15T00:02:00Z");
     await h.scheduler.schedules.update("s", { overlap: "buffer_one" });
