@@ -229,7 +229,10 @@ export class Executions {
    * create it plainly: the id or trigger is refused, the workflow is missing, the input is invalid.
    * Use start() for those, which throws the error (or finds an existing execution).
    */
-  async prepareStart(request: StartExecutionRequest & { execution_id: string }, tx: StoreOps): Promise<PreparedStart | null> {
+  async prepareStart(
+    request: StartExecutionRequest & { execution_id: string },
+    tx: StoreOps,
+  ): Promise<PreparedStart | null> {
     const id = request.execution_id;
     const trigger = request.trigger ?? null;
     let workflow: Workflow;

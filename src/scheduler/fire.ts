@@ -315,7 +315,10 @@ export async function fireSchedules(
 ): Promise<FireReport[]> {
   const reports: FireReport[] = new Array(rows.length);
   const plain = (row: ScheduleRow): boolean =>
-    !row.paused && row.state === "active" && row.concurrencyKey === null && settingsOf(row).concurrency_key === undefined;
+    !row.paused &&
+    row.state === "active" &&
+    row.concurrencyKey === null &&
+    settingsOf(row).concurrency_key === undefined;
   // What blocks the plain candidates: their previous executions' statuses, in one read.
   const previous = rows.filter((r) => plain(r) && r.lastExecutionId !== null).map((r) => r.lastExecutionId as string);
   const statuses = await tx.getExecutionStatuses(previous);
@@ -366,7 +369,11 @@ export async function fireSchedules(
   }
   if (pending.length === 0) return reports;
 
-  if (!(await deps.executions.startPrepared(pending.flatMap((p) => p.starts), tx))) {
+  const admitted = await deps.executions.startPrepared(
+    pending.flatMap((p) => p.starts),
+    tx,
+  );
+  if (!admitted) {
     // Admission refuses some: one by one, as ever (the first refused start fails its fire).
     for (const p of pending) reports[p.index] = await fireSchedule(tx, p.row, now, deps);
     return reports;

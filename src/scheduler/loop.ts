@@ -8,8 +8,8 @@
  * decided twice.
  */
 import type { Clock } from "../domain/clock.js";
-import type { Store, StoreOps } from "../store/store.js";
 import type { ScheduleRow } from "../store/rows.js";
+import type { Store, StoreOps } from "../store/store.js";
 import {
   ConcurrentChange,
   type FireDeps,
@@ -103,6 +103,8 @@ export class SchedulerLoop {
       const { fired, seen } = await this.fireBatch(now);
       total += fired;
       if (seen < this.batchSize || this.abort.signal.aborted) return total;
+      // cluster (docs/cluster.md): a leader that lost its lock stops between batches, not after the herd.
+      if (!(this.o.mayFire?.() ?? true)) return total;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

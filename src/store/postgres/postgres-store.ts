@@ -59,6 +59,11 @@ function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames):
   return {
     all: async (sql, params) => (await query(sql, params)).rows,
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+    runMany: async (sql, rows) => {
+      const changed: number[] = [];
+      for (const params of rows) changed.push((await query(sql, params)).rowCount ?? 0);
+      return changed;
+    },
   };
 }
 

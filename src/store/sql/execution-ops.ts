@@ -35,6 +35,49 @@ const TASK_PATCH_COLUMNS: Record<keyof WorkerTaskPatch, string> = {
   availableMs: "available_ms",
 };
 
+const INSERT_EXECUTION = `INSERT INTO orbit_executions (${EXECUTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (execution_id) DO NOTHING`;
+
+function executionParams(e: Execution): SqlParam[] {
+  return [
+    e.executionId,
+    e.workflow,
+    e.version,
+    jsonParam(e.input),
+    e.status,
+    e.scheduleId,
+    jsonParam(e.trigger),
+    jsonParam(e.result),
+    jsonParam(e.error),
+    e.cancelReason,
+    e.concurrencyKey,
+    e.run,
+    e.attempt,
+    e.createdMs,
+    e.startedMs,
+    e.endedMs,
+  ];
+}
+
+const INSERT_TASK = `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner, lease_until_ms, available_ms, created_ms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function taskParams(t: WorkerTask): SqlParam[] {
+  return [
+    t.taskId,
+    t.executionId,
+    t.run,
+    t.workflow,
+    t.version,
+    t.state,
+    t.attempt,
+    t.leaseOwner,
+    t.leaseUntilMs,
+    t.availableMs,
+    t.createdMs,
+  ];
+}
+
 /** Highest semver first; SQL orders by the numeric parts, this settles prereleases exactly. */
 function bySemverDesc(a: Workflow, b: Workflow): number {
   return a.name === b.name ? semver.rcompare(a.version, b.version) : a.name < b.name ? -1 : 1;
@@ -101,37 +144,14 @@ export class ExecutionOps {
   // Executions
 
   async insertExecution(e: Execution): Promise<boolean> {
-    const changed = await this.exec.run(
-      `INSERT INTO orbit_executions (${EXECUTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (execution_id) DO NOTHING`,
-      [
-        e.executionId,
-        e.workflow,
-        e.version,
-        jsonParam(e.input),
-        e.status,
-        e.scheduleId,
-        jsonParam(e.trigger),
-        jsonParam(e.result),
-        jsonParam(e.error),
-        e.cancelReason,
-        e.concurrencyKey,
-        e.run,
-        e.attempt,
-        e.createdMs,
-        e.startedMs,
-        e.endedMs,
-      ],
-    );
-    return changed === 1;
+    return (await this.exec.run(INSERT_EXECUTION, executionParams(e))) === 1;
   }
 
   async insertExecutions(executions: readonly Execution[]): Promise<string[]> {
     if (executions.length === 0) return [];
     if (this.sqlDialect.name !== "postgres") {
-      const inserted: string[] = [];
-      for (const e of executions) if (await this.insertExecution(e)) inserted.push(e.executionId);
-      return inserted;
+      const changed = await this.exec.runMany(INSERT_EXECUTION, executions.map(executionParams));
+      return executions.filter((_, i) => changed[i] === 1).map((e) => e.executionId);
     }
     const rows = await this.exec.all(
       `INSERT INTO orbit_executions (${EXECUTION_COLUMNS})
@@ -270,12 +290,10 @@ export class ExecutionOps {
   async insertFirstEvents(events: readonly FirstEvent[]): Promise<void> {
     if (events.length === 0) return;
     if (this.sqlDialect.name !== "postgres") {
-      for (const e of events) {
-        await this.exec.run(
-          "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms) VALUES (?, 1, ?, ?, ?)",
-          [e.executionId, e.type, jsonParam(e.data), e.atMs],
-        );
-      }
+      await this.exec.runMany(
+        "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms) VALUES (?, 1, ?, ?, ?)",
+        events.map((e) => [e.executionId, e.type, jsonParam(e.data), e.atMs]),
+      );
       return;
     }
     await this.exec.run(
@@ -301,29 +319,13 @@ export class ExecutionOps {
   // Worker tasks
 
   async insertTask(t: WorkerTask): Promise<void> {
-    await this.exec.run(
-      `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner, lease_until_ms, available_ms, created_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        t.taskId,
-        t.executionId,
-        t.run,
-        t.workflow,
-        t.version,
-        t.state,
-        t.attempt,
-        t.leaseOwner,
-        t.leaseUntilMs,
-        t.availableMs,
-        t.createdMs,
-      ],
-    );
+    await this.exec.run(INSERT_TASK, taskParams(t));
   }
 
   async insertTasks(tasks: readonly WorkerTask[]): Promise<void> {
     if (tasks.length === 0) return;
     if (this.sqlDialect.name !== "postgres") {
-      for (const t of tasks) await this.insertTask(t);
+      await this.exec.runMany(INSERT_TASK, tasks.map(taskParams));
       return;
     }
     await this.exec.run(

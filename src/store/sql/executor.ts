@@ -10,4 +10,9 @@ export interface SqlExecutor {
   all(sql: string, params: readonly SqlParam[]): Promise<SqlRow[]>;
   /** Runs a statement for its effect; resolves to the number of rows changed. */
   run(sql: string, params: readonly SqlParam[]): Promise<number>;
+  /**
+   * Runs one statement once per parameter row, in order, for its effect; resolves to the number of
+   * rows each run changed. SQLite runs them all in one synchronous call (batched writes).
+   */
+  runMany(sql: string, rows: readonly (readonly SqlParam[])[]): Promise<number[]>;
 }

@@ -123,14 +123,18 @@ export class SqlOps extends TaskOps implements StoreOps {
   async advanceSchedules(advances: readonly ScheduleAdvance[]): Promise<string[]> {
     if (advances.length === 0) return [];
     if (this.sqlDialect.name !== "postgres") {
-      const matched: string[] = [];
-      for (const a of advances) {
-        const params = [...advanceParams(a.row), a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs];
-        if ((await this.exec.run(ADVANCE_SQLITE, params)) === 1) matched.push(a.row.scheduleId);
-      }
-      return matched;
+      const changed = await this.exec.runMany(
+        ADVANCE_SQLITE,
+        advances.map((a) => [...advanceParams(a.row), a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs]),
+      );
+      return advances.filter((_, i) => changed[i] === 1).map((a) => a.row.scheduleId);
     }
-    const columns = advances.map((a) => [a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs, ...advanceParams(a.row)]);
+    const columns = advances.map((a) => [
+      a.row.scheduleId,
+      a.expectedRevision,
+      a.expectedNextFireMs,
+      ...advanceParams(a.row),
+    ]);
     const rows = await this.exec.all(
       ADVANCE_POSTGRES,
       Array.from({ length: 3 + ADVANCE_COLUMNS.length }, (_, i) => pgColumn(columns, (c) => c[i] ?? null)),
@@ -217,12 +221,10 @@ export class SqlOps extends TaskOps implements StoreOps {
   async appendOccurrences(occurrences: readonly NewOccurrence[]): Promise<void> {
     if (occurrences.length === 0) return;
     if (this.sqlDialect.name !== "postgres") {
-      for (const o of occurrences) {
-        await this.exec.run(
-          `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          occurrenceParams(o),
-        );
-      }
+      await this.exec.runMany(
+        `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        occurrences.map(occurrenceParams),
+      );
       return;
     }
     const columns = occurrences.map(occurrenceParams);

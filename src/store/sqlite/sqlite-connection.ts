@@ -21,6 +21,7 @@ export class SqliteConnection {
   readonly locked: SqlExecutor = {
     all: (sql, params) => this.exclusive(() => this.allNow(sql, params)),
     run: (sql, params) => this.exclusive(() => this.runNow(sql, params)),
+    runMany: (sql, rows) => this.exclusive(() => this.runManyNow(sql, rows)),
   };
 
   attach(db: Database.Database): void {
@@ -55,6 +56,10 @@ export class SqliteConnection {
         run: async (sql, params) => {
           guard();
           return this.runNow(sql, params);
+        },
+        runMany: async (sql, rows) => {
+          guard();
+          return this.runManyNow(sql, rows);
         },
       };
       // IMMEDIATE takes the write lock now rather than at the first write, so two processes on one
@@ -105,6 +110,12 @@ export class SqliteConnection {
     if (statement.reader) return statement.all(...params);
     statement.run(...params);
     return [];
+  }
+
+  private runManyNow(sql: string, rows: readonly (readonly SqlParam[])[]): number[] {
+    const statement = this.statement(sql);
+    if (statement.reader) return rows.map((params) => statement.all(...params).length);
+    return rows.map((params) => statement.run(...params).changes);
   }
 
   private runNow(sql: string, params: readonly SqlParam[]): number {

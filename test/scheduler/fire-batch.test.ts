@@ -1,0 +1,122 @@
+/**
+ * The batched fire (fireSchedules): plain fires write with multi-row statements, everything else
+ * goes one by one, and the outcome is the one-by-one path's, on both dialects.
+ */
+import { expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { makeHarness, ORDER_INPUT } from "./harness.js";
+
+async function kinds(store: Store, id: string): Promise<string[]> {
+  return (await store.listOccurrences(id, { limit: 1000 })).reverse().map((o) => o.kind);
+}
+
+describeEachDialect("scheduler: batched firing", (dialect) => {
+  const db = useStore(dialect);
+
+  it("starts plain fires like start() does: execution, WorkflowCreated with the trigger, pending task, ledger, row", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    for (const id of ["a", "b", "c"]) {
+      await h.scheduler.schedules.create({
+        schedule_id: id,
+        workflow: "OrderProcessing",
+        interval: "1m",
+        input: ORDER_INPUT,
+      });
+    }
+    expect(await h.fireAt("2026-11-15T00:01:00.250Z")).toBe(3);
+    for (const id of ["a", "b", "c"]) {
+      const executionId = `${id}:2026-11-15T00:01:00Z`;
+      const execution = await h.executions.get(executionId);
+      expect(execution).toMatchObject({
+        status: "RUNNING",
+        workflow: "OrderProcessing",
+        version: "1.0.0",
+        input: ORDER_INPUT,
+        scheduleId: id,
+        run: 1,
+        attempt: 1,
+        createdMs: Date.parse("2026-11-15T00:01:00.250Z"),
+      });
+      const trigger = {
+        type: "interval",
+        schedule_id: id,
+        occurrence_id: executionId,
+        scheduled_for: "2026-11-15T00:01:00Z",
+        started_at: "2026-11-15T00:01:00.250Z",
+        timezone: "UTC",
+        attempt: 1,
+      };
+      expect(execution.trigger).toEqual(trigger);
+      expect(await h.executions.events(executionId)).toEqual([
+        {
+          executionId,
+          seq: 1,
+          type: "WorkflowCreated",
+          data: { workflow: "OrderProcessing", version: "1.0.0", input: ORDER_INPUT, schedule_id: id, trigger },
+          atMs: Date.parse("2026-11-15T00:01:00.250Z"),
+        },
+      ]);
+      expect(await db.store.getTaskForExecution(executionId)).toMatchObject({ state: "pending", run: 1, attempt: 1 });
+      expect(await kinds(db.store, id)).toEqual(["started"]);
+      expect(await h.scheduler.schedules.get(id)).toMatchObject({
+        next_fire_at: "2026-11-15T00:02:00Z",
+        fired: 1,
+        last_execution_id: executionId,
+        last_fire_at: "2026-11-15T00:01:00.250Z",
+        revision: 2,
+      });
+    }
+    expect(h.reports.map((r) => [r.scheduleId, r.started, r.advanced, r.lagsMs])).toEqual([
+      ["a", 1, true, [250]],
+      ["b", 1, true, [250]],
+      ["c", 1, true, [250]],
+    ]);
+    // The second fire sees the first executions running (overlap skip), from one status read.
+    await h.executions.complete("b:2026-11-15T00:01:00Z", {});
+    expect(await h.fireAt("2026-11-15T00:02:00Z")).toBe(3);
+    expect(await kinds(db.store, "a")).toEqual(["started", "skipped"]);
+    expect(await kinds(db.store, "b")).toEqual(["started", "started"]);
+    expect(await h.scheduler.schedules.get("a")).toMatchObject({ fired: 1, skipped: 1 });
+  });
+
+  it("an execution id that exists rolls the batch back and fires one by one: nothing twice, the others fire", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    for (const id of ["a", "b"]) {
+      await h.scheduler.schedules.create({ schedule_id: id, workflow: "OrderProcessing", interval: "1m" });
+    }
+    // Started ahead of its fire (e.g. by a backfill).
+    await h.executions.start({ execution_id: "a:2026-11-15T00:01:00Z", workflow: "OrderProcessing", schedule_id: "a" });
+    expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(2);
+    expect(h.reports.map((r) => [r.scheduleId, r.started])).toEqual([
+      ["a", 0],
+      ["b", 1],
+    ]);
+    expect(await h.scheduler.schedules.get("a")).toMatchObject({
+      fired: 0,
+      last_execution_id: "a:2026-11-15T00:01:00Z",
+    });
+    expect(await h.executions.events("a:2026-11-15T00:01:00Z")).toHaveLength(1);
+    expect(await kinds(db.store, "a")).toEqual(["started"]);
+    expect(await kinds(db.store, "b")).toEqual(["started"]);
+  });
+
+  it("a start that would fail rolls the batch back to one by one: it retries in 5 s, the others fire", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    await h.scheduler.schedules.create({ schedule_id: "ok", workflow: "OrderProcessing", interval: "1m" });
+    await h.scheduler.schedules.create({ schedule_id: "bad", workflow: "OrderProcessing", interval: "1m" });
+    // A new latest version whose schema the schedules' input ({}) no longer satisfies, for "bad"
+    // only: "ok" pins 1.0.0.
+    await h.scheduler.schedules.update("ok", { version: "1.0.0" });
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["order_id"] },
+    });
+    expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(1);
+    expect(await h.scheduler.schedules.get("ok")).toMatchObject({ fired: 1, next_fire_at: "2026-11-15T00:02:00Z" });
+    const bad = await h.scheduler.schedules.get("bad");
+    expect(bad).toMatchObject({ fired: 0, next_fire_at: "2026-11-15T00:01:05Z" });
+    expect(bad.last_error).toContain("order_id");
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * The batched operations of a fire batch (insertExecutions, insertFirstEvents, insertTasks,
+ * getExecutionStatuses, advanceSchedules, appendOccurrences): the same rows as their one-row
+ * counterparts, on both dialects.
+ */
+import { expect, it } from "vitest";
+import type { WorkerTask } from "../../src/store/rows.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { execution, schedule, T0 } from "./fixtures/records.js";
+
+const task = (id: string, executionId: string): WorkerTask => ({
+  taskId: id,
+  executionId,
+  run: 1,
+  workflow: "W",
+  version: "1.0.0",
+  state: "pending",
+  attempt: 1,
+  leaseOwner: null,
+  leaseUntilMs: null,
+  availableMs: T0,
+  createdMs: T0,
+});
+
+describeEachDialect("store batched fire operations", (dialect) => {
+  const db = useStore(dialect);
+
+  it("inserts executions, first events and tasks in one go, skipping ids that exist", async () => {
+    await db.store.insertExecution(execution("old"));
+    const quote = { text: 'a "quoted" \\ back\\slash, {braces}, ünïcode', n: [1, 2.5, null] };
+    const batch = [
+      execution("a", { input: quote, trigger: { type: "cron", schedule_id: "s" }, scheduleId: "s" }),
+      execution("old"),
+      execution("b", { concurrencyKey: "k" }),
+    ];
+    const inserted = await db.store.transaction((tx) => tx.insertExecutions(batch));
+    expect(inserted.sort()).toEqual(["a", "b"]);
+    expect(await db.store.getExecution("a")).toEqual(batch[0]);
+    expect(await db.store.getExecution("b")).toEqual(batch[2]);
+    expect(await db.store.transaction((tx) => tx.insertExecutions([]))).toEqual([]);
+
+    await db.store.transaction(async (tx) => {
+      await tx.insertFirstEvents([
+        { executionId: "a", type: "WorkflowCreated", data: { input: quote }, atMs: T0 },
+        { executionId: "b", type: "WorkflowCreated", data: {}, atMs: T0 + 1 },
+      ]);
+      await tx.insertTasks([task("t-a", "a"), task("t-b", "b")]);
+    });
+    expect(await db.store.listEvents("a")).toEqual([
+      { executionId: "a", seq: 1, type: "WorkflowCreated", data: { input: quote }, atMs: T0 },
+    ]);
+    expect((await db.store.appendEvent("a", "Next", {}, T0)).seq).toBe(2);
+    expect(await db.store.getTaskForExecution("b")).toEqual(task("t-b", "b"));
+    // A first event that exists fails the statement (the caller's transaction rolls back).
+    await expect(
+      db.store.transaction((tx) => tx.insertFirstEvents([{ executionId: "a", type: "X", data: {}, atMs: T0 }])),
+    ).rejects.toThrow();
+
+    const statuses = await db.store.getExecutionStatuses(["a", "missing", "old"]);
+    expect(statuses).toEqual(
+      new Map([
+        ["a", "RUNNING"],
+        ["old", "RUNNING"],
+      ]),
+    );
+    expect((await db.store.getExecutionStatuses([])).size).toBe(0);
+  });
+
+  it("advances schedules under their compare-and-set, writing only what a fire changes", async () => {
+    await db.store.insertSchedule(schedule("s1"));
+    await db.store.insertSchedule(schedule("s2"));
+    await db.store.insertSchedule(schedule("s3", { nextFireMs: null, dueMs: T0, buffered: [T0] }));
+    const fired = (id: string) => ({
+      ...schedule(id),
+      // Not written by advanceSchedules: the stored values stay.
+      workflow: "Changed",
+      spec: { changed: true },
+      updatedMs: T0 + 99,
+      // Written:
+      nextFireMs: T0 + 20_000,
+      dueMs: T0 + 20_001,
+      fired: 1,
+      skipped: 2,
+      lastFireMs: T0 + 10_000,
+      lastExecutionId: `${id}:x`,
+      lastError: null,
+      buffered: [T0 + 5, T0 + 6],
+    });
+    const matched = await db.store.transaction((tx) =>
+      tx.advanceSchedules([
+        { row: fired("s1"), expectedRevision: 1, expectedNextFireMs: T0 + 10_000 },
+        { row: fired("s2"), expectedRevision: 1, expectedNextFireMs: T0 }, // next_fire_ms differs
+        {
+          row: { ...fired("s3"), state: "ended", nextFireMs: null, dueMs: null, buffered: [] },
+          expectedRevision: 1,
+          expectedNextFireMs: null,
+        },
+      ]),
+    );
+    expect(matched.sort()).toEqual(["s1", "s3"]);
+    expect(await db.store.getSchedule("s1")).toEqual({
+      ...schedule("s1"),
+      nextFireMs: T0 + 20_000,
+      dueMs: T0 + 20_001,
+      fired: 1,
+      skipped: 2,
+      lastFireMs: T0 + 10_000,
+      lastExecutionId: "s1:x",
+      buffered: [T0 + 5, T0 + 6],
+      revision: 2,
+    });
+    expect(await db.store.getSchedule("s2")).toEqual(schedule("s2"));
+    expect(await db.store.getSchedule("s3")).toMatchObject({
+      state: "ended",
+      nextFireMs: null,
+      dueMs: null,
+      revision: 2,
+    });
+    // The same claim cannot win twice.
+    expect(
+      await db.store.advanceSchedules([{ row: fired("s1"), expectedRevision: 1, expectedNextFireMs: T0 + 10_000 }]),
+    ).toEqual([]);
+  });
+
+  it("appends ledger rows in the order given", async () => {
+    await db.store.appendOccurrences([
+      { scheduleId: "s", kind: "started", occurrenceMs: T0, executionId: "s:0", recordedMs: T0 },
+      { scheduleId: "t", kind: "buffered", occurrenceMs: T0, recordedMs: T0 },
+      {
+        scheduleId: "s",
+        kind: "skipped",
+        occurrenceMs: null,
+        rangeFromMs: T0,
+        rangeToMs: T0 + 9000,
+        count: 10,
+        reason: "missed",
+        recordedMs: T0,
+      },
+      { scheduleId: "s", kind: "dead_letter", occurrenceMs: T0 + 1, error: 'bad "input"', recordedMs: T0 + 2 },
+    ]);
+    await db.store.appendOccurrences([]);
+    const rows = await db.store.listOccurrences("s", { limit: 10 });
+    expect(rows.map((r) => r.kind)).toEqual(["dead_letter", "skipped", "started"]);
+    expect(rows[0]).toMatchObject({ error: 'bad "input"', count: 1, recordedMs: T0 + 2 });
+    expect(rows[1]).toMatchObject({
+      count: 10,
+      rangeFromMs: T0,
+      rangeToMs: T0 + 9000,
+      reason: "missed",
+      executionId: null,
+    });
+    expect(rows[2]).toMatchObject({ executionId: "s:0", occurrenceMs: T0, count: 1, reason: null });
+    expect(await db.store.listOccurrences("t", { limit: 10 })).toHaveLength(1);
+  });
+});
