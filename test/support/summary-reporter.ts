@@ -25,7 +25,7 @@ export default class SummaryReporter implements Reporter {
       }
     }
     if (skippedSuites.size > 0) {
-      process.stdout.write(`\nSkipped suites:\n${[...skippedSuites].map((s) => `  - ${s}`).join("\n")}\n`);
+      process.stdout.write(`\nSkipped tests, by suite:\n${[...skippedSuites].map((s) => `  - ${s}`).join("\n")}\n`);
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
