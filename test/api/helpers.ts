@@ -1,29 +1,14 @@
 /** A real server in-process on a temp SQLite file (or a PostgreSQL schema), driven with fetch. */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.js";
 import { parseInstant } from "../../src/time/format.js";
+import { ORDER_INPUT, ORDER_SCHEMA } from "../helpers/seed.js";
 
 export const SEED_NOW = "2026-11-15T18:51:00.347Z";
-
-export const ORDER_INPUT = {
-  order_id: "R-1",
-  customer_id: "cust-1",
-  amount: 120.0,
-  items: [{ sku: "BOOK-1", quantity: 1 }],
-};
-
-export const ORDER_SCHEMA = {
-  type: "object",
-  properties: {
-    order_id: { type: "string" },
-    customer_id: { type: "string" },
-    amount: { type: "number" },
-    items: { type: "array" },
-  },
-};
 
 /** The seed's curl body. */
 export const SEED_SCHEDULE = {
@@ -100,3 +85,5 @@ export async function startTestServer(options: Partial<ServerOptions> = {}, now 
     },
   };
 }
+
+export { ORDER_INPUT, ORDER_SCHEMA };

@@ -1,4 +1,5 @@
 /** A scheduler on a real store with a manual clock: tests move time and call fireDue(). */
+
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Executions } from "../../src/engine/executions.js";
 import { Workflows } from "../../src/engine/workflows.js";
@@ -6,24 +7,7 @@ import type { FireReport } from "../../src/scheduler/fire.js";
 import { Scheduler, wakeBuffers } from "../../src/scheduler/scheduler.js";
 import type { Store } from "../../src/store/store.js";
 import { parseInstant } from "../../src/time/format.js";
-
-export const ORDER_INPUT = {
-  order_id: "R-1",
-  customer_id: "cust-1",
-  amount: 120.0,
-  items: [{ sku: "BOOK-1", quantity: 1 }],
-};
-
-export const ORDER_SCHEMA = {
-  type: "object",
-  properties: {
-    order_id: { type: "string" },
-    customer_id: { type: "string" },
-    amount: { type: "number" },
-    items: { type: "array" },
-  },
-  additionalProperties: true,
-};
+import { ORDER_INPUT, ORDER_SCHEMA } from "../helpers/seed.js";
 
 export interface Harness {
   clock: ManualClock;
@@ -73,3 +57,5 @@ export async function makeHarness(
     },
   };
 }
+
+export { ORDER_INPUT, ORDER_SCHEMA };

@@ -199,20 +199,8 @@ export class SqlOps extends TaskOps implements StoreOps {
 
   async appendOccurrence(o: NewOccurrence): Promise<OccurrenceRow> {
     const rows = await this.exec.all(
-      `INSERT INTO orbit_occurrences (schedule_id, kind, occurrence_ms, range_from_ms, range_to_ms, count, reason, execution_id, error, recorded_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      [
-        o.scheduleId,
-        o.kind,
-        o.occurrenceMs,
-        o.rangeFromMs ?? null,
-        o.rangeToMs ?? null,
-        o.count ?? 1,
-        o.reason ?? null,
-        o.executionId ?? null,
-        o.error ?? null,
-        o.recordedMs,
-      ],
+      `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      occurrenceParams(o),
     );
     if (!rows[0]) throw new Error("INSERT … RETURNING returned no row");
     return this.map.occurrence(rows[0]);
