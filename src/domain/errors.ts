@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   PRECONDITION_FAILED: 412,
   RESOURCE_EXHAUSTED: 429,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -64,6 +64,8 @@ export class Leadership {
       if (this.client === null) {
         const client = new pg.Client({
           connectionString: this.o.connectionString,
+          // Named in pg_stat_activity; `?application_name=` in the URL wins.
+          application_name: "orbit",
           ...(this.o.searchPath ? { options: `-c search_path=${this.o.searchPath}` } : {}),
           connectionTimeoutMillis: LEADERSHIP_QUERY_TIMEOUT_MS,
           query_timeout: LEADERSHIP_QUERY_TIMEOUT_MS,

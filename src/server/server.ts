@@ -78,6 +78,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           connectionString: database,
           ...(options.databaseSchema ? { searchPath: options.databaseSchema } : {}),
           onPoolError: (err) => log.warn({ err }, "an idle database connection failed"),
+          onClientError: (err) =>
+            log.warn({ err }, "a database connection failed mid-transaction; the request fails 503"),
         });
   await store.open();
   const where = database === undefined ? join(options.dataDir ?? DEFAULT_DATA_DIR, "orbit.db") : redact(database);

@@ -33,6 +33,8 @@ export class PostgresListener {
   async start(): Promise<void> {
     const client = new pg.Client({
       connectionString: this.o.connectionString,
+      // Named in pg_stat_activity; `?application_name=` in the URL wins.
+      application_name: "orbit",
       ...(this.o.searchPath ? { options: `-c search_path=${this.o.searchPath}` } : {}),
     });
     let schema: string | null = null;

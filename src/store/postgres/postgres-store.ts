@@ -9,6 +9,7 @@ import { SqlOps } from "../sql/sql-ops.js";
 import type { Store, StoreOps } from "../store.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { migratePostgres } from "./migrate.js";
+import { asUnavailable } from "./unavailable.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`. Required. */
@@ -19,7 +20,12 @@ export interface PostgresStoreOptions {
   searchPath?: string;
   /** Receives errors of idle pooled connections (the pool has already dropped them). Default: ignored. */
   onPoolError?: (error: Error) => void;
+  /** Receives errors of connections inside a transaction (the transaction fails with UNAVAILABLE). */
+  onClientError?: (error: Error) => void;
 }
+
+/** A connection attempt slower than this fails the request with UNAVAILABLE instead of hanging it. */
+export const CONNECT_TIMEOUT_MS = 5000;
 
 const INT8_OID = 20;
 
@@ -52,9 +58,13 @@ class StatementNames {
 
 /** Runs the shared SQL on whatever `target()` returns: the pool, or the transaction's client. */
 function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames): SqlExecutor {
-  const query = (sql: string, params: readonly SqlParam[]) => {
+  const query = async (sql: string, params: readonly SqlParam[]) => {
     const { name, text } = names.get(sql);
-    return target().query<SqlRow>({ name, text, values: params as SqlParam[] });
+    try {
+      return await target().query<SqlRow>({ name, text, values: params as SqlParam[] });
+    } catch (err) {
+      throw asUnavailable(err);
+    }
   };
   return {
     all: async (sql, params) => (await query(sql, params)).rows,
@@ -89,16 +99,21 @@ export class PostgresStore extends SqlOps implements Store {
     if (this.state !== "new") throw new Error(`the PostgreSQL store cannot be opened: it is ${this.state}`);
     const pool = new pg.Pool({
       connectionString: this.options.connectionString,
+      // Named in pg_stat_activity; `?application_name=` in the URL wins.
+      application_name: "orbit",
       max: this.options.maxConnections ?? 10,
       types,
+      // A database that is gone must fail requests quickly (503), not queue them forever.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
       ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
     });
     pool.on("error", (error) => this.options.onPoolError?.(error));
     try {
       await migratePostgres(pool);
     } catch (error) {
-      await pool.end();
-      throw error;
+      await pool.end().catch(() => undefined);
+      throw asUnavailable(error);
     }
     this.holder.pool = pool;
     this.state = "open";
@@ -113,9 +128,22 @@ export class PostgresStore extends SqlOps implements Store {
   }
 
   async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
-    const client = await requirePool(this.holder).connect();
+    let client: pg.PoolClient;
+    try {
+      client = await requirePool(this.holder).connect();
+    } catch (err) {
+      throw asUnavailable(err);
+    }
     let active = true;
     let broken = false;
+    // A checked-out client has no listener of the pool's: without this one, a connection dropped
+    // mid-transaction (pg_terminate_backend, a restart, a failover) is an unhandled 'error' event
+    // that kills the process. The query in flight fails on its own; the client is then discarded.
+    const onError = (err: Error) => {
+      broken = true;
+      this.options.onClientError?.(err);
+    };
+    client.on("error", onError);
     const exec = executor(() => {
       if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
       return client;
@@ -126,14 +154,17 @@ export class PostgresStore extends SqlOps implements Store {
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      try {
-        await client.query("ROLLBACK");
-      } catch {
-        broken = true; // the connection itself failed: do not return it to the pool
+      if (!broken) {
+        try {
+          await client.query("ROLLBACK");
+        } catch {
+          broken = true; // the connection itself failed: do not return it to the pool
+        }
       }
-      throw error;
+      throw asUnavailable(error);
     } finally {
       active = false;
+      client.removeListener("error", onError);
       client.release(broken);
     }
   }

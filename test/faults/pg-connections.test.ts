@@ -1,0 +1,181 @@
+/**
+ * Fault suite, PostgreSQL (docs/security.md "Faults"): the server's own database connections are
+ * terminated with pg_terminate_backend while eight clients write. Scoped by application_name to this
+ * test's server, so other suites on the same PostgreSQL are untouched. The server must stay up (an
+ * unhandled 'error' event would fail the test run), answer only 2xx or 503 UNAVAILABLE, keep every
+ * write it acknowledged, report not-ready while the database refuses it, and fire again afterwards.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ORDER_INPUT, startTestServer } from "../api/helpers.js";
+import { PG_URL } from "../helpers/db.js";
+import { DbProxy } from "./db-proxy.js";
+
+async function admin<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Terminates every backend of one application name; resolves to how many there were. */
+async function terminate(appName: string): Promise<number> {
+  const rows = await admin<{ n: string }>(
+    "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = $1",
+    [appName],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+function withAppName(url: string, appName: string): string {
+  const u = new URL(url);
+  u.searchParams.set("application_name", appName);
+  return u.toString();
+}
+
+describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are terminated under write load", () => {
+  const schema = `orbit_fault_${randomBytes(5).toString("hex")}`;
+  beforeAll(() => admin(`CREATE SCHEMA ${schema}`));
+  afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+
+  it.each(["single", "active-standby"] as const)(
+    "%s: stays up, answers 2xx or 503, keeps every acknowledged write and fires again",
+    async (cluster) => {
+      const appName = `orbit_fault_${randomBytes(4).toString("hex")}`;
+      const t = await startTestServer({ database: withAppName(PG_URL!, appName), databaseSchema: schema, cluster });
+      try {
+        await t.registerOrders();
+        const created = await t.call("POST", "/v1/schedules", {
+          schedule_id: `tick-${cluster}`,
+          workflow: "OrderProcessing",
+          interval: "10s",
+          input: ORDER_INPUT,
+        });
+        expect(created.status).toBe(201);
+
+        const acked: string[] = [];
+        const statuses = new Map<number, number>();
+        let stop = false;
+        const writer = async (w: number) => {
+          for (let i = 0; !stop; i++) {
+            const id = `${cluster}-w${w}-${i}`;
+            const body = { execution_id: id, workflow: "OrderProcessing", input: ORDER_INPUT };
+            const r = await t.call("POST", "/v1/executions", body);
+            statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+            if (r.status >= 200 && r.status < 300) acked.push(id);
+            else expect(r.body).toEqual({ code: "UNAVAILABLE", message: expect.stringContaining("database") });
+          }
+        };
+        const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+        const ackedAtLeast = (n: number) =>
+          t.until(
+            async () => acked.length,
+            (k) => k >= n,
+            `${n} acknowledged writes`,
+          );
+        let terminated = 0;
+        for (let round = 1; round <= 5; round++) {
+          await ackedAtLeast(round * 25);
+          terminated += await terminate(appName);
+        }
+        // Recovery: writes are acknowledged again after the last termination.
+        const afterLast = acked.length;
+        await ackedAtLeast(afterLast + 25);
+        stop = true;
+        await Promise.all(writers);
+
+        expect(terminated).toBeGreaterThan(5);
+        expect([...statuses.keys()].filter((s) => s !== 201 && s !== 503)).toEqual([]);
+        const stored = await admin<{ execution_id: string }>(
+          `SELECT execution_id FROM ${schema}.orbit_executions WHERE execution_id = ANY($1)`,
+          [acked],
+        );
+        const present = new Set(stored.map((r) => r.execution_id));
+        expect(acked.filter((id) => !present.has(id))).toEqual([]);
+
+        // The firing loop survived its failed rounds and fires the next occurrence.
+        await t.until(
+          async () => (await t.call("GET", "/readyz")).status,
+          (s) => s === 200,
+          "ready again",
+        );
+        await t.until(
+          async () => {
+            t.clock.advance(1000);
+            return (await t.call("GET", `/v1/schedules/tick-${cluster}`)).body.fired;
+          },
+          (n) => n >= 1,
+          "the schedule to fire after the terminations",
+        );
+        console.log(
+          `pg-terminate ${cluster}: ${terminated} backends terminated in 5 rounds; answers ${JSON.stringify(Object.fromEntries(statuses))}; ${acked.length} acknowledged writes, all stored`,
+        );
+      } finally {
+        await t.stop();
+      }
+    },
+    60_000,
+  );
+
+  it("survives the database going away and coming back: 503 and not-ready meanwhile, then recovers by itself", async () => {
+    const target = new URL(PG_URL!);
+    const proxy = new DbProxy(target.hostname, Number(target.port || 5432));
+    await proxy.up();
+    const t = await startTestServer({ database: proxy.url(PG_URL!), databaseSchema: schema });
+    try {
+      await t.registerOrders();
+      const start = (id: string) =>
+        t.call("POST", "/v1/executions", { execution_id: id, workflow: "OrderProcessing", input: ORDER_INPUT });
+      expect(
+        (
+          await t.call("POST", "/v1/schedules", {
+            schedule_id: "restart-tick",
+            workflow: "OrderProcessing",
+            interval: "10s",
+            input: ORDER_INPUT,
+          })
+        ).status,
+      ).toBe(201);
+      expect((await start("before-restart")).status).toBe(201);
+
+      await proxy.down();
+      const during = await start("during-restart");
+      expect(during.status).toBe(503);
+      expect(during.body.code).toBe("UNAVAILABLE");
+      expect((await t.call("GET", "/v1/schedules/restart-tick")).status).toBe(503);
+      const ready = await t.call("GET", "/readyz");
+      expect(ready.status).toBe(503);
+      expect(ready.body.message).toMatch(/database/);
+      expect((await t.call("GET", "/healthz")).status).toBe(200);
+      // The firing loop meets the outage too, and keeps retrying.
+      t.clock.advance(10_000);
+
+      await proxy.up();
+      await t.until(
+        async () => (await t.call("GET", "/readyz")).status,
+        (s) => s === 200,
+        "ready again",
+      );
+      expect((await start("after-restart")).status).toBe(201);
+      await t.until(
+        async () => {
+          t.clock.advance(1000);
+          return (await t.call("GET", "/v1/schedules/restart-tick")).body.fired;
+        },
+        (n) => n >= 1,
+        "firing after the restart",
+      );
+      const ids = await admin<{ execution_id: string }>(
+        `SELECT execution_id FROM ${schema}.orbit_executions WHERE execution_id LIKE '%restart' ORDER BY 1`,
+      );
+      expect(ids.map((r) => r.execution_id)).toEqual(["after-restart", "before-restart"]);
+    } finally {
+      await t.stop();
+      await proxy.down();
+    }
+  }, 60_000);
+});
