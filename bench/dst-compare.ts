@@ -3,7 +3,7 @@
  * cron-parser return around the 2026 DST changes of Europe/Berlin, America/New_York and
  * Australia/Lord_Howe. Prints Markdown: one table per (night, expression) listing every instant any
  * of them returns, then a summary of where croner and cron-parser disagree with Orbit. Orbit follows
- * SPEC §4.3; the libraries are compared with it, not the other way round.
+ * docs/design.md § Time zones and DST; the libraries are compared with it, not the other way round.
  */
 import { cronerJob, cronParserIterator, errorText, iso, orbitTiming, toCronerExpression } from "./lib/cron-libs.js";
 

@@ -1,5 +1,5 @@
 /**
- * The `orbit` package: the worker SDK (SPEC §1). `import { defineWorkflow, Worker } from "orbit"`.
+ * The `orbit` package: the worker SDK (docs/design.md § Parts). `import { defineWorkflow, Worker } from "orbit"`.
  * The typed HTTP client is exported too, for code that starts, reads or cancels executions.
  */
 export { OrbitClient, type OrbitClientOptions } from "./client/client.js";

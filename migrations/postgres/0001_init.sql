@@ -34,7 +34,7 @@ CREATE TABLE orbit_executions (
   ended_ms BIGINT
 );
 CREATE INDEX orbit_executions_status ON orbit_executions (status);
--- Overlap checks across schedules that share a concurrency key (SPEC §5.4): running holders only.
+-- Overlap checks across schedules that share a concurrency key (docs/design.md § Overlap): running holders only.
 CREATE INDEX orbit_executions_running_key ON orbit_executions (concurrency_key) WHERE status IN ('RUNNING', 'COMPENSATING') AND concurrency_key IS NOT NULL;
 CREATE INDEX orbit_executions_created ON orbit_executions (created_ms DESC, execution_id DESC);
 CREATE INDEX orbit_executions_workflow_created ON orbit_executions (workflow, created_ms DESC, execution_id DESC);

@@ -1,4 +1,4 @@
--- Several servers (SPEC §8): a schedule that becomes due earlier than a firing loop may be sleeping
+-- Several servers (docs/cluster.md): a schedule that becomes due earlier than a firing loop may be sleeping
 -- for (created, resumed, updated to an earlier time, a buffer released by an ended execution) wakes
 -- the firing loops of every server through NOTIFY orbit_schedules. Fires only move due_ms later and
 -- notify nothing, so the commit-time NOTIFY lock stays off the hot path. The payload is the schema,

@@ -12,7 +12,7 @@ import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import type { ScheduleRow } from "../../src/store/rows.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
 
-/** The store keeps at most this many ledger rows per schedule (SPEC §5.6): older ones may be gone. */
+/** The store keeps at most this many ledger rows per schedule (docs/design.md § The model): older ones may be gone. */
 const LEDGER_RETENTION = 1000;
 
 export interface ScheduleCount {

@@ -15,7 +15,7 @@ export interface Readiness {
   message?: string;
 }
 
-/** Access checks (SPEC §9); absent on an open server. */
+/** Access checks (docs/design.md § Access control); absent on an open server. */
 export interface AccessControl {
   /** Refuses (403) unless the caller may do `action` on workflow `workflow`. */
   require(request: ApiRequest, action: Action, workflow: string): void;

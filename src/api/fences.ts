@@ -1,5 +1,5 @@
 /**
- * Revision fences on schedule writes (SPEC §5.7): `If-Match: "<revision>"` (412 on mismatch) and
+ * Revision fences on schedule writes (docs/design.md § Changes): `If-Match: "<revision>"` (412 on mismatch) and
  * `?expected_revision=N` (409). Parsed here; checked by the scheduler inside the write's transaction.
  */
 import { OrbitError } from "../domain/errors.js";

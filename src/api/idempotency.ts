@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on writes (SPEC §5.7): the first successful answer to a key is stored (status
+ * `Idempotency-Key` on writes (docs/design.md § Changes): the first successful answer to a key is stored (status
  * and body) and replayed for a repeat with the same request; the same key with another request is
  * 422. Keys are scoped to method, path and caller identity, and kept 24 hours. A refused request
  * (any 4xx/5xx) stores nothing, so it can be retried with the same key.

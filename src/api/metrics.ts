@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one server (SPEC §10), on a registry of its own (never prom-client's global
+ * Prometheus metrics of one server (docs/server.md § Metrics), on a registry of its own (never prom-client's global
  * one), from zero at start. Counters and the lag histogram come from the firing loop's reports;
  * the overdue and per-status gauges are read from the database on each scrape.
  */

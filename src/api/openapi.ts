@@ -94,7 +94,11 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
     components: {
       schemas: { Error: plain(ErrorBody) },
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "with --config identities (SPEC §9)" },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "with --config identities (docs/design.md § Access control)",
+        },
       },
     },
   };

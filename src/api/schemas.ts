@@ -83,7 +83,7 @@ const settingProperties = {
 };
 
 /**
- * Schedule settings (SPEC §3). Unknown keys pass the schema on purpose: the settings validator
+ * Schedule settings (docs/design.md § Settings). Unknown keys pass the schema on purpose: the settings validator
  * (src/scheduler/settings.ts) refuses them with a suggestion (`did you mean "catchup"?`).
  */
 export const CreateScheduleBody = Type.Partial(Type.Object(settingProperties), {
@@ -212,7 +212,7 @@ export const Execution = open("an execution", {
   input: Type.Object({}, { additionalProperties: true }),
   status: Type.Union(EXECUTION_STATUSES.map((s) => Type.Literal(s))),
   schedule_id: nullable("string", "the schedule that started it"),
-  trigger: nullable("object", "what started it (SPEC §5.8)"),
+  trigger: nullable("object", "what started it (docs/design.md § What the execution receives)"),
   result: Type.Unknown(),
   error: Type.Unknown(),
   created_at: instant,

@@ -1,5 +1,5 @@
 /**
- * The web UI (SPEC §1: at `/`): the static files of the package's `ui/` folder, no build step.
+ * The web UI (docs/design.md § Parts: at `/`): the static files of the package's `ui/` folder, no build step.
  * `/` is ui/index.html; `/<name>` a file directly in ui/ (no sub-folders, no listing). The UI calls
  * the API from the browser; it routes with `#/…`, so the server needs no fallback.
  */

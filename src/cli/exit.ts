@@ -1,4 +1,4 @@
-/** The CLI's exit codes (SPEC §7) and the usage error commands raise for bad flags. */
+/** The CLI's exit codes (docs/cli.md) and the usage error commands raise for bad flags. */
 
 /** The command did what was asked. */
 export const EXIT_OK = 0;

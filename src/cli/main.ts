@@ -1,5 +1,5 @@
 /**
- * The `orbit` command line (SPEC §7). `run()` builds a fresh commander program per call, runs it and
+ * The `orbit` command line (docs/cli.md). `run()` builds a fresh commander program per call, runs it and
  * turns the outcome into an exit code; it never calls `process.exit`, so tests run it in-process
  * with a memory CliIO.
  *

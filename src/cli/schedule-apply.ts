@@ -1,6 +1,6 @@
 /**
  * `orbit schedule apply -f FILE [--prune] [--dry-run]`: make the server's schedules match a file
- * (SPEC §7). Creates the missing ones, PATCHes the settings that differ (only the settings the file
+ * (docs/cli.md). Creates the missing ones, PATCHes the settings that differ (only the settings the file
  * gives), leaves equal ones alone and, with --prune, deletes the schedules the file does not name.
  */
 import { readFile } from "node:fs/promises";

@@ -1,5 +1,5 @@
 /**
- * The settings flags of `orbit schedule create` and `update` (SPEC §3), and the request body they
+ * The settings flags of `orbit schedule create` and `update` (docs/design.md § Settings), and the request body they
  * make. Values are sent as given: the server validates them and its message is the CLI's (exit 1),
  * so the CLI and the API refuse the same things with the same words.
  */

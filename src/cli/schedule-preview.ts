@@ -1,5 +1,5 @@
 /**
- * `orbit schedule preview` (SPEC §4.5): the next N nominal occurrences of a timing, computed locally
+ * `orbit schedule preview` (docs/design.md § Preview): the next N nominal occurrences of a timing, computed locally
  * with the same time engine the server uses, and no server.
  *
  * Output is streamed: lines are generated into chunks of about 64 KiB and each chunk awaits the

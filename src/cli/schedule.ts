@@ -1,5 +1,5 @@
 /**
- * `orbit schedule …` (SPEC §7): create, get, list, update, pause, resume, trigger, delete,
+ * `orbit schedule …` (docs/cli.md): create, get, list, update, pause, resume, trigger, delete,
  * occurrences, backfill, apply and preview. The commands that talk to the server resolve
  * `--server` / `--token` with clientFor() and go through src/client/; `preview` runs offline.
  */

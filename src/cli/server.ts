@@ -1,5 +1,5 @@
 /**
- * `orbit server` (SPEC §1): starts the HTTP API, the scheduler and the UI in this process, prints
+ * `orbit server` (docs/design.md § Parts): starts the HTTP API, the scheduler and the UI in this process, prints
  * one line saying where it listens and what it stores in, and runs until SIGINT or SIGTERM, when
  * it closes (finishing in-flight fires and requests) and exits 0.
  */

@@ -6,7 +6,10 @@ import type { CliIO } from "./io.js";
 export interface VersionInfo {
   readonly orbit: string;
   readonly node: string;
-  /** ICU's tz database version (SPEC §4.3: every server of one release computes the same times). */
+  /**
+   * ICU's tz database version: every server of one release computes the same times
+   * (docs/design.md § Time zones and DST).
+   */
   readonly tzdata: string;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { JsonObject, JsonValue } from "../domain/json.js";
 
-/** Schedule settings as sent in a create or an update (SPEC §3); `null` unsets in an update. */
+/** Schedule settings as sent in a create or an update (docs/design.md § Settings); `null` unsets in an update. */
 export type ScheduleSettingsBody = Record<string, JsonValue>;
 
 /** A ledger row (`GET /v1/schedules/{id}/occurrences`). */

@@ -1,5 +1,6 @@
 /**
- * A schedule's settings (SPEC §3) as validated and stored, and the policy vocabularies.
+ * A schedule's settings (docs/design.md § Settings) as validated and stored, and the policy
+ * vocabularies. The words (occurrence, fire, overlap, catch-up…) are defined in glossary.ts.
  * The settings object keeps the API's snake_case names: it is stored verbatim (the `spec` column)
  * and read back into the API's schedule JSON.
  */

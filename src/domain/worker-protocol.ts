@@ -42,7 +42,7 @@ export interface TaskJson {
   run: number;
   attempt: number;
   input: JsonObject;
-  /** SPEC §5.8, when a schedule started the execution. */
+  /** docs/design.md § What the execution receives, when a schedule started the execution. */
   trigger: JsonObject | null;
   schedule_id: string | null;
   status: "RUNNING" | "COMPENSATING";

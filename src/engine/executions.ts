@@ -1,6 +1,6 @@
 /**
  * Executions: start (idempotent on the id), read, list, and the state transitions
- * (cancel, complete, fail; see transitions.ts). SPEC §2.
+ * (cancel, complete, fail; see transitions.ts). docs/design.md § Executions and tasks.
  */
 import { randomUUID } from "node:crypto";
 import { OrbitError } from "../domain/errors.js";
@@ -32,7 +32,7 @@ export interface StartExecutionRequest {
   input?: unknown;
   schedule_id?: string | null;
   trigger?: JsonObject | null;
-  /** A schedule's concurrency key (SPEC §5.4), held while the execution runs. */
+  /** A schedule's concurrency key (docs/design.md § Overlap), held while the execution runs. */
   concurrency_key?: string | null;
 }
 

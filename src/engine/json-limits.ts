@@ -1,6 +1,6 @@
 /**
- * Input safety (SPEC §9): a JSON value Orbit stores must be plain JSON, at most 1 MB serialized and
- * at most 64 levels deep. Checked before anything else touches the value (deep nesting would
+ * Input safety (docs/design.md § Input safety): a JSON value Orbit stores must be plain JSON, at
+ * most 1 MB serialized and at most 64 levels deep. Checked before anything else touches the value (deep nesting would
  * overflow JSON.stringify's stack, and Ajv's).
  */
 import { OrbitError } from "../domain/errors.js";

@@ -1,4 +1,7 @@
-/** The API's JSON views of engine records (SPEC §2 field names, RFC 3339 UTC instants). */
+/**
+ * The API's JSON views of engine records: the field names of docs/design.md § Executions and tasks,
+ * RFC 3339 UTC instants.
+ */
 import type { Execution, ExecutionEvent, ExecutionStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";

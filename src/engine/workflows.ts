@@ -1,5 +1,5 @@
 /**
- * Workflow registration, lookup and input validation (SPEC §2).
+ * Workflow registration, lookup and input validation (docs/design.md § Executions and tasks).
  * Versions are immutable once registered, so validators are cached per (name, version).
  */
 import semver from "semver";

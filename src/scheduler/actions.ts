@@ -1,6 +1,6 @@
 /**
- * Pause, resume, trigger and backfill (SPEC §5.5, §5.7). Each is one transaction on the schedule row
- * and moves its revision.
+ * Pause, resume, trigger and backfill (docs/design.md § Changes, § Catch-up). Each is one
+ * transaction on the schedule row and moves its revision.
  */
 import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";

@@ -1,5 +1,5 @@
 /**
- * What a fire does, as a pure function (SPEC §5.3-5.5): given the schedule's timing and policies,
+ * What a fire does, as a pure function (docs/design.md § Policies): given the schedule's timing and policies,
  * the first undecided occurrence, `now`, the misfire grace and whether a running execution blocks,
  * return which occurrences start (oldest first), which are skipped and why, which are buffered,
  * whether the previous execution is cancelled, and where the schedule advances to.

@@ -17,9 +17,9 @@ import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, decide, dueTime, type FirePlan } from "./decide.js";
 import { settingsOf } from "./view.js";
 
-/** How long a failed start waits before the same occurrence is tried again (SPEC §5.2). */
+/** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
 export const RETRY_DELAY_MS = 5000;
-/** Ledger rows kept per schedule (SPEC §5.6). */
+/** Ledger rows kept per schedule (docs/design.md § The model). */
 export const LEDGER_RETENTION = 1000;
 
 export const cancelPreviousReason = (scheduleId: string): string =>
@@ -28,7 +28,7 @@ export const cancelPreviousReason = (scheduleId: string): string =>
 export const occurrenceExecutionId = (scheduleId: string, occurrence: number): string =>
   `${scheduleId}:${formatInstant(occurrence)}`;
 
-/** Counters a fire reports to metrics (SPEC §10). */
+/** Counters a fire reports to metrics (docs/server.md § Metrics). */
 export interface FireReport {
   scheduleId: string;
   started: number;
@@ -63,7 +63,7 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   "INVALID_SCHEDULE",
 ]);
 
-/** What blocks a new start of this schedule right now (SPEC §5.3, §5.4). */
+/** What blocks a new start of this schedule right now (docs/design.md § Overlap). */
 export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
   if (row.lastExecutionId !== null) {
     const last = await tx.getExecution(row.lastExecutionId);
@@ -151,7 +151,8 @@ function settle(
   deadLetters: number,
 ): ScheduleRow {
   const base = { scheduleId: row.scheduleId, recordedMs: now };
-  // A retried occurrence that catch-up now leaves behind is a dead letter too (SPEC §5.2).
+  // A retried occurrence that catch-up now leaves behind is a dead letter too
+  // (docs/design.md § The firing transaction).
   if (row.retryMs !== null && row.lastError !== null && row.nextFireMs !== null && !started.has(row.nextFireMs)) {
     ledger.push({ ...base, kind: "dead_letter", occurrenceMs: row.nextFireMs, error: row.lastError });
   }

@@ -12,7 +12,7 @@ import type { FireReport } from "./fire.js";
 import { type LoopOptions, type SchedulerLogger, SchedulerLoop } from "./loop.js";
 import { Schedules } from "./schedules.js";
 
-/** Default misfire grace (SPEC §5.5, `--misfire-grace`). */
+/** Default misfire grace (docs/design.md § Catch-up, `--misfire-grace`). */
 export const DEFAULT_GRACE_MS = 60_000;
 
 export interface SchedulerOptions {

@@ -1,5 +1,5 @@
 /**
- * Schedules as a service: create, read, list, update, delete, with the revision fences of SPEC §5.7.
+ * Schedules as a service: create, read, list, update, delete, with the revision fences of docs/design.md § Changes.
  * Pause, resume, trigger and backfill are in actions.ts. Every write moves `revision` and wakes the
  * firing loop; every read is a view of one row plus its newest ledger rows.
  */

@@ -1,5 +1,5 @@
 /**
- * Validation of schedule settings (SPEC §3) at create and update: unknown keys refused with a
+ * Validation of schedule settings (docs/design.md § Settings) at create and update: unknown keys refused with a
  * suggestion, every value checked, the timing compiled. Everything here is pure; the workflow's
  * existence and the input's schema are checked by the engine.
  */

@@ -1,5 +1,5 @@
 /**
- * A schedule as the API shows it (SPEC §6): the seed's fields in the seed's order, every optional
+ * A schedule as the API shows it (docs/api.md): the seed's fields in the seed's order, every optional
  * setting that is set next to its kin, then Orbit's additions (state, revision, last_tick,
  * dead_letters).
  */

@@ -1,6 +1,6 @@
 /**
- * Access control (SPEC §9): the identities file named by `--config`, bearer-token authentication
- * and the per-workflow action checks the routes ask for. Validated once at start, then frozen.
+ * Access control (docs/design.md § Access control): the identities file named by `--config`,
+ * bearer-token authentication and the per-workflow action checks the routes ask for. Validated once at start, then frozen.
  *
  * ```yaml
  * identities:

@@ -1,5 +1,5 @@
 /**
- * Leadership for `--cluster active-standby` (SPEC §8): a session advisory lock held on a dedicated
+ * Leadership for `--cluster active-standby` (docs/cluster.md): a session advisory lock held on a dedicated
  * PostgreSQL connection. The holder is the leader and fires; the others serve the API and retry
  * the lock every second, so a standby takes over within about a second of the leader's connection
  * dying (PostgreSQL releases a session lock when its connection ends).

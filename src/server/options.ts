@@ -1,4 +1,4 @@
-/** The options of `orbit server` (SPEC §1) and their defaults. */
+/** The options of `orbit server` (docs/design.md § Parts) and their defaults. */
 import type { LevelWithSilentOrString, Logger } from "pino";
 import type { WorkerProtocolOptions } from "../api/worker-routes.js";
 import type { Clock } from "../domain/clock.js";
@@ -30,7 +30,10 @@ export interface ServerOptions {
   clock?: Clock;
   /** A pino logger, or the level of the default one (JSON on stdout). Default "info". */
   logger?: Logger | LevelWithSilentOrString;
-  /** Identities file (YAML or JSON, SPEC §9): every request then needs a bearer token. Default: open server. */
+  /**
+   * Identities file (YAML or JSON, docs/design.md § Access control): every request then needs a
+   * bearer token. Default: open server.
+   */
   config?: string;
   /** Worker protocol timings (lease 30 s, heartbeat 5 s, poll 20 s by default). */
   worker?: WorkerProtocolOptions;

@@ -1,5 +1,5 @@
 /**
- * The composition root (SPEC §1, STYLE "one composition root"): config → store (open + migrate) →
+ * The composition root (docs/design.md § Parts, STYLE "one composition root"): config → store (open + migrate) →
  * workflows → executions → scheduler → HTTP app → listen → firing. The only place that builds
  * concrete stores, clocks, loggers and servers.
  */

@@ -13,7 +13,7 @@ export interface ScheduleRow {
   /** `null`: the latest version at each start. */
   version: string | null;
   input: JsonObject;
-  /** Every setting of SPEC §3 as the user gave it (cron or interval, timezone, overlap …). */
+  /** Every setting of docs/design.md § Settings as the user gave it (cron or interval, timezone, overlap …). */
   spec: JsonObject;
   paused: boolean;
   pauseNote: string | null;

@@ -1,5 +1,5 @@
 /**
- * Cron grammar (SPEC §4.1): 5 fields (minute hour day-of-month month day-of-week) or 6 with a
+ * Cron grammar (docs/design.md § Cron): 5 fields (minute hour day-of-month month day-of-week) or 6 with a
  * leading seconds field; values, ranges, steps (`*\/n`, `a-b/n`, `a/n`), lists, names, day of week
  * 0-7, macros, and the Quartz extensions `L`, `L-n`, `nW`, `LW` (day of month), `nL`, `n#k`
  * (day of week) and `?`. Parsing is pure and produces plain sets; cron-matcher.ts compiles them.

@@ -1,4 +1,4 @@
-/** DST modes (SPEC §4.3): what a cron occurrence does in a gap and in a repeated hour. */
+/** DST modes (docs/design.md § Time zones and DST): what a cron occurrence does in a gap and in a repeated hour. */
 import { invalidSchedule } from "../domain/errors.js";
 
 export type GapRule = "shift" | "skip";

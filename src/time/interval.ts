@@ -1,4 +1,4 @@
-/** Interval timing (SPEC §4.2): fixed durations aligned to `start_at` or to the Unix epoch. */
+/** Interval timing (docs/design.md § Intervals): fixed durations aligned to `start_at` or to the Unix epoch. */
 import { invalidSchedule } from "../domain/errors.js";
 import type { Timing } from "./timing.js";
 

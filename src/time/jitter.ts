@@ -1,5 +1,5 @@
 /**
- * Deterministic jitter (SPEC §4.4): delay = hash(schedule_id, nominal occurrence) mod jitter.
+ * Deterministic jitter (docs/design.md § Jitter): delay = hash(schedule_id, nominal occurrence) mod jitter.
  * The hash is the first 48 bits of SHA-256 over `<schedule_id>\n<occurrence RFC 3339>`, so every
  * server, every release and every language computes the same delay.
  */

@@ -15,7 +15,7 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 3, backoffMs: 1000 });
 
-/** What started the execution (SPEC §5.8), when a schedule did. */
+/** What started the execution (docs/design.md § What the execution receives), when a schedule did. */
 export interface TriggerInfo {
   type: "cron" | "interval" | "manual" | "backfill";
   schedule_id: string;

@@ -1,4 +1,7 @@
-/** Access control (SPEC §9): bearer tokens from a --config file, 401/403, filtered lists, workers. */
+/**
+ * Access control (docs/design.md § Access control): bearer tokens from a --config file, 401/403,
+ * filtered lists, workers.
+ */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

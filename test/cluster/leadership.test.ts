@@ -1,5 +1,5 @@
 /**
- * Active-standby in one process (SPEC §8): exactly one of two servers leads and /readyz says which;
+ * Active-standby in one process (docs/cluster.md): exactly one of two servers leads and /readyz says which;
  * a schedule created through the standby wakes the leader's idle firing loop at once (NOTIFY
  * orbit_schedules, migration 0004) instead of after its 30-second idle sleep; a leader whose lock
  * connection is cut stops leading at once and one server leads again within seconds.

@@ -1,4 +1,4 @@
-/** SPEC §8: the cluster modes need PostgreSQL; on SQLite the server refuses to start, saying why. */
+/** docs/cluster.md: the cluster modes need PostgreSQL; on SQLite the server refuses to start, saying why. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

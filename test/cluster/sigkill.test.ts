@@ -1,5 +1,5 @@
 /**
- * The seed's end-to-end check on a cluster (SPEC §8): two `orbit server` processes on one
+ * The seed's end-to-end check on a cluster (docs/cluster.md): two `orbit server` processes on one
  * PostgreSQL schema fire a 1-second schedule; one of them (the leader, in active-standby) is killed
  * with SIGKILL and restarted. Every occurrence between the first and the last execution was started
  * exactly once or counted skipped. The failover time is printed, not asserted (goal: under 5 s).

@@ -1,4 +1,4 @@
-/** Revision fences, refusals that change nothing, delete and list (SPEC §5.7), on both dialects. */
+/** Revision fences, refusals that change nothing, delete and list (docs/design.md § Changes), on both dialects. */
 import { expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";

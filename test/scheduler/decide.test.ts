@@ -45,7 +45,7 @@ describe("decide: on time", () => {
   });
 });
 
-describe("decide: catch-up (SPEC §5.5 and the seed's examples)", () => {
+describe("decide: catch-up (docs/design.md § Catch-up and the seed's examples)", () => {
   // The seed: a 10-minute schedule whose server was down from 00:00 to 00:35.
   const down = { nextFireMs: t("2026-11-15T00:10:00Z"), now: t("2026-11-15T00:35:00Z") };
 
@@ -123,7 +123,7 @@ describe("decide: catch-up (SPEC §5.5 and the seed's examples)", () => {
   });
 });
 
-describe("decide: overlap (SPEC §5.3, §5.4)", () => {
+describe("decide: overlap (docs/design.md § Overlap)", () => {
   it("skip while the previous runs", () => {
     const plan = decide(input({ blocker: "schedule" }));
     expect(plan.starts).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Firing on a real store (both dialects) with a manual clock: every policy of SPEC §5 and the
+ * Firing on a real store (both dialects) with a manual clock: every policy of docs/design.md § Policies and the
  * seed's own examples.
  */
 import { expect, it } from "vitest";

@@ -18,7 +18,7 @@ function refusal(body: Record<string, unknown>): OrbitError {
 }
 
 describe("schedule settings", () => {
-  it("applies the defaults of SPEC §3", () => {
+  it("applies the defaults of docs/design.md § Settings", () => {
     const { settings } = validateSettings(base, NOW);
     expect(settings).toEqual({
       schedule_id: "s",

@@ -5,7 +5,7 @@
  * meaning (a set or a predicate per field), so the reference does not parse either. It decides each
  * day with Date UTC arithmetic, reads offsets straight from Intl.DateTimeFormat#formatToParts (memoized
  * per hour, minute or second block only when both ends of the block agree), and scans every minute
- * (5 fields) or second (6 fields) of a window, applying SPEC §4.3 literally:
+ * (5 fields) or second (6 fields) of a window, applying docs/design.md § Time zones and DST literally:
  *
  * - an instant t is a regular occurrence when its wall reading matches and, if that reading also
  *   belongs to another instant t' (a repeat), the policy admits it (`first`: t < t', `last`: t > t');

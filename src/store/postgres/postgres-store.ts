@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store: a pg Pool for plain operations, one pooled client per transaction
  * (READ COMMITTED; operations that need it take row locks or advisory locks). Required for
- * several servers (SPEC §8).
+ * several servers (docs/cluster.md).
  */
 import pg from "pg";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";

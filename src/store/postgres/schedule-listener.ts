@@ -1,8 +1,9 @@
 /**
  * LISTEN on the channel migration 0004's triggers NOTIFY when a schedule becomes due earlier than
  * before (created, resumed, moved earlier, a buffer released), so a change made through one server
- * wakes the firing loops of the others at once instead of after their sleep (SPEC §5.2, §8). The
- * payload is the schema: deployments in other schemas of the database are ignored.
+ * wakes the firing loops of the others at once instead of after their sleep (docs/cluster.md,
+ * docs/design.md § The firing transaction). The payload is the schema: deployments in other schemas
+ * of the database are ignored.
  */
 import { PostgresListener, type PostgresListenerOptions } from "./listener.js";
 
