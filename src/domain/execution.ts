@@ -1,3 +1,4 @@
+/** Executions, their events and statuses (docs/design.md § The model; words in glossary.ts). */
 import type { JsonObject, JsonValue } from "./json.js";
 
 export const EXECUTION_STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"] as const;
@@ -24,13 +25,13 @@ export interface Execution {
   status: ExecutionStatus;
   /** The schedule that started it, if one did. */
   scheduleId: string | null;
-  /** What started it (SPEC §5.8), when a schedule did. */
+  /** What started it (docs/design.md § What the execution receives), when a schedule did. */
   trigger: JsonObject | null;
   result: JsonValue | null;
   error: JsonValue | null;
   /** Set when a cancel was requested (the execution may still be running its compensations). */
   cancelReason: string | null;
-  /** The schedule's concurrency key, held while the execution runs (SPEC §5.4). */
+  /** The schedule's concurrency key, held while the execution runs (docs/design.md § Overlap). */
   concurrencyKey: string | null;
   /** Continue-as-new counter: 1 for the first run. */
   run: number;
