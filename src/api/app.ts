@@ -13,6 +13,7 @@ import { openApiDocument } from "./openapi.js";
 import { type Caller, type RouteDef, registerRoutes } from "./route.js";
 import { scheduleRoutes } from "./schedules-routes.js";
 import { systemRoutes } from "./system-routes.js";
+import { uiRoutes } from "./ui-routes.js";
 import { registerUi } from "./ui-static.js";
 import { validatorCompiler } from "./validation.js";
 import { workflowRoutes } from "./workflows-routes.js";
@@ -85,6 +86,7 @@ export function buildApp(o: AppOptions): App {
     ...scheduleRoutes(o.deps),
     ...workflowRoutes(o.deps),
     ...executionRoutes(o.deps),
+    ...uiRoutes(o.deps),
     ...systemRoutes(o.deps, () => {
       document ??= openApiDocument(table, VERSION);
       return document;

@@ -23,6 +23,14 @@ export interface AccessControl {
   allows(request: ApiRequest, action: Action, workflow: string): boolean;
   /** Refuses worker identities (403) on client-only routes such as /v1/schedules. */
   requireClient(request: ApiRequest): void;
+  /** The caller's name, kind and grants, for `GET /v1/me` (the web UI hides what it may not do). */
+  describe?(request: ApiRequest): IdentityView;
+}
+
+export interface IdentityView {
+  name: string;
+  kind: "client" | "worker";
+  allow: { workflows: string[]; actions: Action[] }[];
 }
 
 export type Action = "schedule" | "start" | "read" | "cancel";

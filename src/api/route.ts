@@ -5,6 +5,7 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { conditional } from "./conditional.js";
 import { etagOf } from "./fences.js";
 import { IdempotencyKeys } from "./idempotency.js";
 
@@ -110,6 +111,13 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         reply.code(answer.status);
         if (route.etag) reply.headers(etagOf(answer.body));
         if (answer.headers) reply.headers(answer.headers);
+        if (route.method === "GET" && !route.etag && answer.status === 200 && answer.body !== undefined) {
+          // Lists and reads without a revision: a content ETag, 304 when the client has it (conditional.ts).
+          const c = conditional(answer.body, request.headers["if-none-match"]);
+          reply.header("etag", c.etag);
+          if (c.notModified) return reply.code(304).send();
+          if (typeof answer.body !== "string") return reply.type("application/json; charset=utf-8").send(c.text);
+        }
         return answer.body === undefined ? reply.send() : reply.send(answer.body);
       },
     });

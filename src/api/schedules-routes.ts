@@ -2,6 +2,7 @@
 
 import type { JsonObject } from "../domain/json.js";
 import { inputTextOf } from "../domain/json-text.js";
+import type { ListSchedulesQuery } from "../scheduler/schedules.js";
 import type { ApiDeps } from "./deps.js";
 import { fenceOf } from "./fences.js";
 import type { ApiRequest, RouteDef } from "./route.js";
@@ -45,13 +46,13 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "GET",
       url: "/v1/schedules",
-      summary: "List schedules by id",
+      summary: "List schedules by id, or search them (q, outcome, overdue, sort, order)",
       tag: "schedules",
       query: S.ListSchedulesQuery,
       responses: { 200: { description: "a page of schedules", schema: S.ScheduleList } },
       guard: (r) => access?.requireClient(r),
       handler: async (r) => {
-        const q = r.query as { workflow?: string; state?: string; cursor?: string; limit?: number };
+        const q = r.query as Omit<ListSchedulesQuery, "visible">;
         const page = await schedules.list({
           ...q,
           ...(access !== null ? { visible: (w: string) => access.allows(r, "schedule", w) } : {}),

@@ -6,6 +6,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
+import { SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
 
 const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
 const text = (description: string): TSchema => nullable("string", description);
@@ -35,6 +36,18 @@ export const ListSchedulesQuery = Type.Object(
   {
     workflow: Type.Optional(Type.String({ description: "only schedules of this workflow" })),
     state: Type.Optional(oneOf(["active", "paused", "ended"])),
+    q: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: "search: case-insensitive text in schedule_id, workflow or description",
+      }),
+    ),
+    outcome: Type.Optional(oneOf(["succeeded", "failed", "none"], "search: the schedule's last outcome")),
+    overdue: Type.Optional(
+      Type.Boolean({ description: "search: only active schedules whose next fire is over 60 s late" }),
+    ),
+    sort: Type.Optional(oneOf([...SCHEDULE_SORTS], "search: the order (default id); ties by schedule_id")),
+    order: Type.Optional(oneOf(["asc", "desc"], "search: ascending (default) or descending; nulls last")),
     cursor,
     limit: limit(1000, 100),
   },
@@ -48,6 +61,12 @@ export const ListExecutionsQuery = Type.Object(
     workflow: Type.Optional(Type.String()),
     status: Type.Optional(oneOf(EXECUTION_STATUSES)),
     schedule_id: Type.Optional(Type.String()),
+    created_after: Type.Optional(
+      Type.String({ format: "date-time", description: "only executions created at or after this instant" }),
+    ),
+    created_before: Type.Optional(
+      Type.String({ format: "date-time", description: "only executions created before this instant" }),
+    ),
     cursor,
     limit: limit(1000, 50),
   },
@@ -180,7 +199,17 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
 });
 
 const nextCursor = nullable("string", "null on the last page");
-export const ScheduleList = Type.Object({ schedules: Type.Array(Schedule), next_cursor: nextCursor });
+export const ScheduleList = Type.Object({
+  schedules: Type.Array(Schedule),
+  next_cursor: nextCursor,
+  total: Type.Optional(Type.Integer({ description: "search only: how many schedules match (all pages)" })),
+  counts: Type.Optional(
+    Type.Object(
+      { active: Type.Integer(), paused: Type.Integer(), ended: Type.Integer() },
+      { description: "search only: the matches by state, before the state filter" },
+    ),
+  ),
+});
 export const OccurrenceList = Type.Object({ occurrences: Type.Array(Occurrence), next_cursor: nextCursor });
 export const TriggerResult = open("whether the trigger started an execution", {
   started: Type.Boolean(),

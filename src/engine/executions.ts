@@ -46,6 +46,9 @@ export interface ListExecutionsQuery {
   workflow?: string;
   status?: string;
   schedule_id?: string;
+  /** RFC 3339 instants: created at or after / before. */
+  created_after?: string;
+  created_before?: string;
   /** From a previous page's `nextCursor`. */
   cursor?: string;
   /** Default 50, at most 1000. */
@@ -401,6 +404,8 @@ export class Executions {
       ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
       ...(status !== undefined ? { status } : {}),
       ...(query.schedule_id !== undefined ? { scheduleId: query.schedule_id } : {}),
+      ...(query.created_after !== undefined ? { createdFromMs: instantMs(query.created_after, "created_after") } : {}),
+      ...(query.created_before !== undefined ? { createdToMs: instantMs(query.created_before, "created_before") } : {}),
       ...(query.cursor !== undefined ? { before: decodeCursor(query.cursor) } : {}),
       limit: limit + 1, // one more than asked tells whether another page exists
     });
@@ -466,4 +471,12 @@ function checkExecutionId(id: unknown): void {
       `execution_id must be 1-${MAX_EXECUTION_ID_LENGTH} characters without control characters`,
     );
   }
+}
+
+/** An RFC 3339 query parameter in ms, or INVALID_ARGUMENT naming it. */
+function instantMs(text: string, name: string): number {
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms))
+    throw new OrbitError("INVALID_ARGUMENT", `${name} must be an RFC 3339 instant, got ${JSON.stringify(text)}`);
+  return ms;
 }

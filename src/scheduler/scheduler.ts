@@ -44,8 +44,11 @@ export class Scheduler {
   readonly schedules: Schedules;
   readonly actions: ScheduleActions;
   readonly loop: SchedulerLoop;
+  /** The injected clock (the API's preview computes from it). */
+  readonly clock: Clock;
 
   constructor(o: SchedulerOptions) {
+    this.clock = o.clock;
     const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
     this.loop = new SchedulerLoop({
       store: o.store,

@@ -13,6 +13,7 @@ import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { compiledFor } from "./compiled.js";
 import { dueTime } from "./decide.js";
+import { type ScheduleSort, type SearchResult, searchSchedules } from "./schedule-search.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleView } from "./view.js";
 
@@ -43,6 +44,20 @@ export interface ListSchedulesQuery {
   limit?: number;
   /** Only schedules of workflows this predicate allows (access control). */
   visible?: (workflow: string) => boolean;
+  /** Any of these makes it a search (schedule-search.ts): the answer adds `total` and `counts`. */
+  q?: string;
+  outcome?: string;
+  overdue?: boolean;
+  sort?: ScheduleSort;
+  order?: "asc" | "desc";
+}
+
+/** A page of schedules; a search adds how many match and their states. */
+export interface SchedulePage {
+  schedules: JsonObject[];
+  next_cursor: string | null;
+  total?: number;
+  counts?: SearchResult["counts"];
 }
 
 /** The input's JSON text as the request wrote it, when JavaScript would write it differently (json-text.ts). */
@@ -152,11 +167,13 @@ export class Schedules {
     return scheduleView(row, this.o.clock.now(), { lastTick: lastTick ?? null, deadLetters });
   }
 
-  async list(query: ListSchedulesQuery = {}): Promise<{ schedules: JsonObject[]; next_cursor: string | null }> {
+  async list(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
     const limit = query.limit ?? 100;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
       throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
     }
+    const { q, outcome, overdue, sort, order } = query;
+    if ([q, outcome, overdue, sort, order].some((v) => v !== undefined)) return this.search({ ...query, limit });
     const out: ScheduleRow[] = [];
     let after = query.cursor;
     // Filters apply after the keyset read; read on until the page is full or the table ends.
@@ -177,6 +194,28 @@ export class Schedules {
     return {
       schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
       next_cursor: out.length > limit ? (page[page.length - 1]?.scheduleId ?? null) : null,
+    };
+  }
+
+  /** Reads the whole table by keyset pages, then searches it in memory (schedule-search.ts). */
+  private async search(query: ListSchedulesQuery & { limit: number }): Promise<SchedulePage> {
+    const all: ScheduleRow[] = [];
+    for (;;) {
+      const after = all[all.length - 1]?.scheduleId;
+      const rows = await this.o.store.listSchedules({
+        ...(after !== undefined ? { afterId: after } : {}),
+        limit: 5000,
+      });
+      all.push(...rows);
+      if (rows.length < 5000) break;
+    }
+    const now = this.o.clock.now();
+    const found = searchSchedules(all, query, now);
+    return {
+      schedules: found.rows.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
+      next_cursor: found.next_cursor,
+      total: found.total,
+      counts: found.counts,
     };
   }
 

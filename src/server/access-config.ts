@@ -55,6 +55,7 @@ type Config = Static<typeof ConfigSchema>;
 
 interface Rule {
   patterns: RegExp[];
+  globs: string[];
   text: string;
   actions: ReadonlySet<Action>;
 }
@@ -106,7 +107,12 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
         kind: i.kind,
         rules: (i.allow ?? []).map((a) => {
           const patterns = [a.workflows].flat();
-          return { patterns: patterns.map(glob), text: patterns.join(", "), actions: new Set<Action>(a.actions ?? []) };
+          return {
+            patterns: patterns.map(glob),
+            globs: patterns,
+            text: patterns.join(", "),
+            actions: new Set<Action>(a.actions ?? []),
+          };
         }),
       }),
     );
@@ -141,6 +147,14 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
     },
     access: {
       allows,
+      describe(r) {
+        const id = identityOf(r);
+        return {
+          name: id.name,
+          kind: id.kind,
+          allow: id.rules.map((rule) => ({ workflows: rule.globs, actions: [...rule.actions] })),
+        };
+      },
       require(r, action, workflow) {
         if (allows(r, action, workflow)) return;
         const id = identityOf(r);

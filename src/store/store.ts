@@ -32,6 +32,10 @@ export interface ExecutionFilter {
   workflow?: string;
   status?: ExecutionStatus;
   scheduleId?: string;
+  /** Created at or after this instant (ms). */
+  createdFromMs?: number;
+  /** Created before this instant (ms). */
+  createdToMs?: number;
   /** Keyset cursor: only executions strictly older than this (created_ms, execution_id) pair. */
   before?: { createdMs: number; executionId: string };
   limit: number;

@@ -262,6 +262,14 @@ export class ExecutionOps {
     equal("workflow", filter.workflow);
     equal("status", filter.status);
     equal("schedule_id", filter.scheduleId);
+    if (filter.createdFromMs !== undefined) {
+      where.push("created_ms >= ?");
+      params.push(filter.createdFromMs);
+    }
+    if (filter.createdToMs !== undefined) {
+      where.push("created_ms < ?");
+      params.push(filter.createdToMs);
+    }
     if (filter.before) {
       where.push("(created_ms, execution_id) < (?, ?)");
       params.push(filter.before.createdMs, filter.before.executionId);
