@@ -1,11 +1,11 @@
 /**
  * `npm start`: an Orbit server on the embedded SQLite default (./.orbit, reused by later runs), a
  * worker running OrderProcessing, and the demo schedule `orders-every-10s`. Ctrl-C stops both.
+ * It imports Orbit by its package name, as an application would: `npm run build` compiles it to
+ * examples/dist/ and `npm start` runs that with plain Node (no TypeScript loader at run time).
  */
-import { OrbitClient } from "../src/client/client.js";
-import { OrbitError } from "../src/domain/errors.js";
-import { Worker } from "../src/index.js";
-import { startServer } from "../src/server/server.js";
+import { OrbitClient, OrbitError, Worker } from "orbit-scheduler";
+import { startServer } from "orbit-scheduler/server";
 import { OrderProcessing } from "./order-processing.js";
 
 const SCHEDULE = "orders-every-10s";

@@ -3,7 +3,7 @@
  * charged and shipped in durable steps; a cancel releases the stock and refunds the charge.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { defineWorkflow } from "../src/index.js";
+import { defineWorkflow } from "orbit-scheduler";
 
 /** The seed's order input. */
 export type Order = {

@@ -1,8 +1,12 @@
 /**
- * The `orbit` package: the worker SDK (docs/design.md § Parts). `import { defineWorkflow, Worker } from "orbit"`.
- * The typed HTTP client is exported too, for code that starts, reads or cancels executions.
+ * The `orbit-scheduler` package: the worker SDK (docs/workflows.md, docs/design.md § Parts).
+ * `import { defineWorkflow, Worker } from "orbit-scheduler"`. The typed HTTP client is exported too,
+ * for code that starts, reads or cancels executions, with the error class its refusals throw.
+ * The server is the `orbit-scheduler/server` entry point (src/server/server.ts), kept apart so a
+ * worker does not load fastify, the stores or the SQLite driver.
  */
 export { OrbitClient, type OrbitClientOptions } from "./client/client.js";
+export { type ErrorCode, OrbitError } from "./domain/errors.js";
 export type { JsonObject, JsonValue } from "./domain/json.js";
 export { CancelledError, LeaseLostError, NonRetryableError } from "./worker/errors.js";
 export { Worker, type WorkerOptions } from "./worker/worker.js";
