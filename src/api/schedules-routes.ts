@@ -1,7 +1,7 @@
 /** /v1/schedules: the schedule service and its actions over HTTP (docs/api.md § Schedules). */
 
 import type { JsonObject } from "../domain/json.js";
-import { inputTextOf } from "../domain/json-text.js";
+import { inputTextOf, inputTextsOf } from "../domain/json-text.js";
 import type { ListSchedulesQuery } from "../scheduler/schedules.js";
 import type { ApiDeps } from "./deps.js";
 import { fenceOf } from "./fences.js";
@@ -42,6 +42,32 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
         status: 201,
         body: await schedules.create(asObject(r.body), { inputText: inputTextOf(r.rawBody) }),
       }),
+    },
+    {
+      method: "POST",
+      url: "/v1/schedules/batch",
+      summary: "Create many schedules at once, all or none",
+      tag: "schedules",
+      body: S.CreateSchedulesBody,
+      responses: {
+        201: { description: "how many were created, and their ids in the order given", schema: S.ScheduleBatch },
+      },
+      guard: (r) => {
+        if (access === null) return;
+        access.requireClient(r);
+        for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
+          const workflow = item?.workflow;
+          access.require(r, "schedule", typeof workflow === "string" ? workflow : "");
+        }
+      },
+      handler: async (r) => {
+        const items = (asObject(r.body).schedules ?? []) as Record<string, unknown>[];
+        const texts = inputTextsOf(r.rawBody, "schedules");
+        const created = await schedules.createMany(
+          items.map((body, i) => ({ body: body ?? {}, text: { inputText: texts[i] } })),
+        );
+        return { status: 201, body: { created: created.length, schedule_ids: created } };
+      },
     },
     {
       method: "GET",

@@ -199,6 +199,13 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
 });
 
 const nextCursor = nullable("string", "null on the last page");
+/** Most schedules one batch create takes (one transaction). */
+export const MAX_SCHEDULES_PER_BATCH = 1000;
+export const CreateSchedulesBody = Type.Object(
+  { schedules: Type.Array(CreateScheduleBody, { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH }) },
+  { additionalProperties: false },
+);
+export const ScheduleBatch = Type.Object({ created: Type.Integer(), schedule_ids: Type.Array(Type.String()) });
 export const ScheduleList = Type.Object({
   schedules: Type.Array(Schedule),
   next_cursor: nextCursor,

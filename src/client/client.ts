@@ -75,6 +75,14 @@ export class OrbitClient {
     return this.call({ ...opts, method: "POST", path: "/v1/schedules", body: settings });
   }
 
+  /** Creates up to 1000 schedules in one request and one transaction, all or none (docs/api.md). */
+  createSchedules(
+    settings: readonly ScheduleSettingsBody[],
+    opts: WriteOptions = {},
+  ): Promise<{ created: number; schedule_ids: string[] }> {
+    return this.call({ ...opts, method: "POST", path: "/v1/schedules/batch", body: { schedules: settings } });
+  }
+
   listSchedules(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
     return this.call({ method: "GET", path: "/v1/schedules", query: { ...query } });
   }

@@ -49,6 +49,22 @@ export function inputTextOf(rawBody: string | undefined): string | undefined {
   }
 }
 
+/** {@link inputTextOf} for each element of the body's array member `key` (the batch create). */
+export function inputTextsOf(rawBody: string | undefined, key: string): (string | undefined)[] {
+  if (rawBody === undefined || rawBody.trim() === "") return [];
+  try {
+    const body = parseJsonText(rawBody) as Record<string, unknown>;
+    const items = body?.[key];
+    if (!Array.isArray(items)) return [];
+    return items.map((item) => {
+      const input = (item as Record<string, unknown> | null)?.input;
+      return input === undefined || !hasLosslessNumber(input) ? undefined : stringifyJsonText(input);
+    });
+  } catch {
+    return [];
+  }
+}
+
 /** A value whose JSON text is given: serialised verbatim by {@link serializeJson}, as `value` by JSON.stringify. */
 export class RawJson {
   constructor(

@@ -138,7 +138,15 @@ export interface ValidatedSchedule {
  * Validates a complete settings object (a create body, or an existing schedule merged with a patch)
  * and compiles its timing. `now` is used for the "never fires in the next five years" check.
  */
-export function validateSettings(body: Record<string, unknown>, now: number): ValidatedSchedule {
+/**
+ * `compile` lets a caller validating many schedules at once (Schedules.createMany) share one compiled
+ * timing between identical settings; default compileTiming.
+ */
+export function validateSettings(
+  body: Record<string, unknown>,
+  now: number,
+  compile: typeof compileTiming = compileTiming,
+): ValidatedSchedule {
   refuseUnknownKeys(body, SETTING_KEYS);
   const scheduleId = str(body, "schedule_id");
   if (scheduleId === undefined) throw invalidArgument("schedule_id is required");
@@ -199,7 +207,7 @@ export function validateSettings(body: Record<string, unknown>, now: number): Va
   const timezone = str(body, "timezone");
   const dst = str(body, "dst");
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
-  const timing = compileTiming({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
+  const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
 
   const settings: ScheduleSettings = {
     schedule_id: scheduleId,

@@ -12,6 +12,12 @@ export interface ServerOptions {
   host?: string;
   /** Folder of the SQLite database `<dataDir>/orbit.db`. Default "./.orbit". Unused with PostgreSQL. */
   dataDir?: string;
+  /**
+   * SQLite `synchronous` under WAL (docs/storage.md § Durability): `full` fsyncs every commit;
+   * `normal` survives a process crash (kill -9) but may lose the last commits on power loss.
+   * Default `full`. Unused with PostgreSQL.
+   */
+  sqliteSynchronous?: "full" | "normal";
   /** A postgres:// URL. Default: env ORBIT_DATABASE_URL, else SQLite in `dataDir`. */
   database?: string;
   /** PostgreSQL search_path (one schema per deployment or test). Default: the server's default. */

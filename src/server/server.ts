@@ -73,7 +73,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // store
   const store: Store =
     database === undefined
-      ? new SqliteStore({ dataDir: options.dataDir ?? DEFAULT_DATA_DIR })
+      ? new SqliteStore({
+          dataDir: options.dataDir ?? DEFAULT_DATA_DIR,
+          ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
+        })
       : new PostgresStore({
           connectionString: database,
           ...(options.databaseSchema ? { searchPath: options.databaseSchema } : {}),

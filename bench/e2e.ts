@@ -1,0 +1,235 @@
+/**
+ * `npm run bench:e2e`: from an occurrence's instant to the user's handler, side by side (docs/benchmarks.md
+ * § End to end). For each system: S per-minute cron schedules (`* * * * *`), a no-op handler that
+ * records when it starts, lag = handler start − the occurrence's nominal instant, over M measured
+ * minutes; misses (occurrences whose handler never started) and doubles (started twice) counted;
+ * the RSS of every process of the system sampled each second. Systems run one after another in one
+ * run, each in fresh child processes, so that the rows of one run can be compared.
+ *
+ *   npm run bench:e2e -- --schedules 1000 --minutes 3 --systems orbit-sqlite,bullmq
+ *
+ * Systems: orbit-sqlite, orbit-sqlite-c100, orbit-pg, orbit-pg-c100 (Orbit server + worker process,
+ * default worker concurrency or 100), bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
+ * redis://127.0.0.1:6379), graphile, graphile-c100 (graphile-worker on PostgreSQL). PostgreSQL is
+ * ORBIT_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in throwaway schemas.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { OrbitClient } from "../src/client/client.js";
+import type { ChildSettings, Start } from "./lib/e2e-child.js";
+import { type MinuteStats, summarise } from "./lib/e2e-stats.js";
+
+const { values: args } = parseArgs({
+  options: {
+    schedules: { type: "string", default: process.env.BENCH_SCHEDULES ?? "1000" },
+    minutes: { type: "string", default: process.env.BENCH_MINUTES ?? "3" },
+    systems: {
+      type: "string",
+      default:
+        process.env.BENCH_SYSTEMS ??
+        "orbit-sqlite,orbit-sqlite-c100,orbit-pg,orbit-pg-c100,bullmq,bullmq-c100,graphile",
+    },
+    "sqlite-synchronous": { type: "string", default: "" },
+  },
+});
+const S = Number(args.schedules);
+const MINUTES = Number(args.minutes);
+const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
+const here = new URL("./lib/", import.meta.url).pathname;
+
+interface Proc {
+  child: ChildProcess;
+  label: string;
+  rssMaxMb: number;
+}
+
+interface Row {
+  system: string;
+  createMs: number;
+  minutes: MinuteStats[];
+  p50: number;
+  p99: number;
+  max: number;
+  misses: number;
+  doubles: number;
+  rss: string;
+  load: string;
+}
+
+function spawn(file: string, label: string, s: ChildSettings, onStarts: (rows: Start[]) => void): Proc {
+  const child = fork(join(here, file), [JSON.stringify(s)], { execArgv: ["--import", "tsx"], stdio: "inherit" });
+  child.on("message", (m: { type?: string; rows?: Start[] }) => {
+    if (m.type === "starts" && m.rows) onStarts(m.rows);
+  });
+  return { child, label, rssMaxMb: 0 };
+}
+
+function message<T>(p: Proc, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const on = (m: { type?: string }) => {
+      if (m.type === type) {
+        p.child.off("message", on);
+        resolve(m as T);
+      }
+    };
+    p.child.on("message", on);
+    p.child.once("exit", (code) => reject(new Error(`${p.label} exited (${code}) before "${type}"`)));
+  });
+}
+
+function rssMb(pid: number | undefined): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function stop(p: Proc): Promise<void> {
+  if (p.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => p.child.once("exit", resolve));
+  p.child.send({ type: "stop" });
+  const kill = setTimeout(() => p.child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(kill);
+}
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+
+async function runSystem(system: string): Promise<Row> {
+  const [kind, variant] = system.split("-c") as [string, string | undefined];
+  const concurrency = variant ? Number(variant) : null;
+  const starts: Start[] = [];
+  const onStarts = (rows: Start[]) => {
+    for (const r of rows) starts.push(r);
+  };
+  const procs: Proc[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  const loadBefore = load();
+  let createMs = 0;
+  const sampler = setInterval(() => {
+    for (const p of procs) p.rssMaxMb = Math.max(p.rssMaxMb, rssMb(p.child.pid));
+  }, 1000);
+  try {
+    if (kind === "orbit-sqlite" || kind === "orbit-pg") {
+      let target: string;
+      let schema: string | undefined;
+      if (kind === "orbit-pg") {
+        target = PG_URL;
+        schema = `orbit_e2e_${randomBytes(4).toString("hex")}`;
+        await admin(`CREATE SCHEMA ${schema}`);
+        cleanups.push(() => admin(`DROP SCHEMA ${schema} CASCADE`));
+      } else {
+        target = mkdtempSync(join(tmpdir(), "orbit-e2e-"));
+        cleanups.push(async () => rmSync(target, { recursive: true, force: true }));
+      }
+      const sync = args["sqlite-synchronous"] === "normal" ? "normal" : undefined;
+      const base = { system, schedules: S, concurrency, target, ...(schema ? { schema } : {}) };
+      const server = spawn(
+        "e2e-orbit-server.ts",
+        "server",
+        { ...base, ...(sync ? { synchronous: sync } : {}) },
+        onStarts,
+      );
+      procs.push(server);
+      const { url } = await message<{ url: string }>(server, "ready");
+      const client = new OrbitClient({ baseUrl: url });
+      await client.registerWorkflow({ name: "Noop", version: "1.0.0" });
+      const t0 = performance.now();
+      for (let i = 0; i < S; i += 1000) {
+        const batch = [];
+        for (let j = i; j < Math.min(S, i + 1000); j++) {
+          batch.push({ schedule_id: `s${j}`, workflow: "Noop", cron: "* * * * *", timezone: "UTC" });
+        }
+        await client.createSchedules(batch);
+      }
+      createMs = performance.now() - t0;
+      const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts);
+      procs.push(worker);
+      await message(worker, "ready");
+    } else if (kind === "bullmq") {
+      const p = spawn("e2e-bullmq.ts", "bullmq", { system, schedules: S, concurrency, target: REDIS_URL }, onStarts);
+      procs.push(p);
+      createMs = (await message<{ createMs: number }>(p, "ready")).createMs;
+    } else if (kind === "graphile") {
+      const schema = `graphile_e2e_${randomBytes(4).toString("hex")}`;
+      cleanups.push(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      const p = spawn(
+        "e2e-graphile.ts",
+        "graphile",
+        { system, schedules: S, concurrency, target: PG_URL, schema },
+        onStarts,
+      );
+      procs.push(p);
+      createMs = (await message<{ createMs: number }>(p, "ready")).createMs;
+    } else {
+      throw new Error(`unknown system ${system}`);
+    }
+
+    // The measured minutes: the first whole minute starting at least 5 s from now, and the next ones.
+    const first = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
+    const nominals = Array.from({ length: MINUTES }, (_, i) => first + i * 60_000);
+    const last = nominals[nominals.length - 1]!;
+    const wanted = new Set(nominals);
+    const complete = (): boolean => {
+      let n = 0;
+      for (const r of starts) if (wanted.has(r[1])) n++;
+      return n >= S * MINUTES;
+    };
+    console.error(
+      `${system}: created ${S} schedules in ${Math.round(createMs)} ms; measuring ${MINUTES} minute(s) from ${new Date(first).toISOString()}`,
+    );
+    // Until every measured occurrence started, or 60 s after the last measured minute.
+    while (Date.now() < last + 60_000 && !(Date.now() > last && complete())) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const sum = summarise(starts, nominals, S);
+    const rss = procs.map((p) => `${Math.round(p.rssMaxMb)}`).join(" + ");
+    return { system, createMs, ...sum, rss, load: `${loadBefore} → ${load()}` };
+  } finally {
+    clearInterval(sampler);
+    for (const p of [...procs].reverse()) await stop(p);
+    for (const c of cleanups) await c().catch((err) => console.error(err));
+  }
+}
+
+const s1 = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+
+console.log(`bench:e2e  S=${S}, ${MINUTES} measured minute(s), node ${process.version}, load ${load()}`);
+console.log(
+  "| system | S | create | p50 lag | p99 lag | all handlers started, per minute | misses | doubles | RSS MB | load (1/5/15 min) before → after |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
+  try {
+    const r = await runSystem(system);
+    const per = r.minutes
+      .map((m) => (m.started < S ? `${s1(m.maxLag)} (${m.started}/${S})` : s1(m.maxLag)))
+      .join(" / ");
+    console.log(
+      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${r.rss} | ${r.load} |`,
+    );
+  } catch (err) {
+    console.log(`| ${system} | ${S} | failed: ${(err as Error).message} |`);
+  }
+}
