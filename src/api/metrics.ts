@@ -52,7 +52,7 @@ export class ServerMetrics {
     });
     new Gauge({
       name: "orbit_schedules_overdue",
-      help: "Active, unpaused schedules due longer ago than the misfire grace and not fired",
+      help: "Active, unpaused schedules due and not starting: due longer ago than the misfire grace, or retrying a failed start",
       registers,
       async collect() {
         this.set(await o.store.countOverdueSchedules((await o.now()) - o.graceMs));

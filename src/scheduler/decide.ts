@@ -90,24 +90,63 @@ function collectDue(inp: DecideInput): Collected {
   return { bulkCount, bulkFrom: nextFireMs, bulkEnd, tail, last };
 }
 
-/** The occurrences catch-up lets start, oldest first. */
+/**
+ * The occurrences catch-up lets start, oldest first. The freshest due occurrence still inside the
+ * grace always starts; every other due occurrence is missed (more than the grace late, or
+ * superseded by a fresher one) and goes to the catch-up policy: `skip_missed` starts none,
+ * `run_once` the most recent one when nothing fresh starts, `catch_up` the most recent
+ * `max_catch_up` ones, all inside `catchup_window`.
+ */
 function chooseStarts(inp: DecideInput, c: Collected): number[] {
-  const late = c.tail.filter((t) => !t.missed).map((t) => t.occurrence);
-  const lateStart = late.length > 0 ? [late[late.length - 1] as number] : [];
-  if (inp.catchup === "skip_missed") return lateStart;
-  if (inp.catchup === "run_once" && lateStart.length > 0) return lateStart;
+  let freshAt = -1;
+  for (let i = c.tail.length - 1; i >= 0; i--) {
+    if (!(c.tail[i] as { missed: boolean }).missed) {
+      freshAt = i;
+      break;
+    }
+  }
+  const fresh = freshAt >= 0 ? [(c.tail[freshAt] as { occurrence: number }).occurrence] : [];
+  if (inp.catchup === "skip_missed") return fresh;
+  if (inp.catchup === "run_once" && fresh.length > 0) return fresh;
   const want = inp.catchup === "run_once" ? 1 : (inp.maxCatchUp ?? 1);
   const oldest = inp.catchupWindowMs === null ? Number.NEGATIVE_INFINITY : inp.now - inp.catchupWindowMs;
-  const tailMissed = c.tail.filter((t) => t.missed && t.occurrence >= oldest).map((t) => t.occurrence);
-  const picked = tailMissed.slice(-want);
+  const tailMissed = c.tail
+    .filter((t, i) => i !== freshAt && t.occurrence >= oldest)
+    .map((t) => t.occurrence)
+    .slice(-want);
+  const picked: number[] = [];
   // Then the most recent eligible ones of the bulk, newest first until `want` are picked.
   const bulkLo = Math.max(c.bulkFrom - 1, oldest - 1);
-  for (let k = 1; picked.length < want && c.bulkCount > 0; k++) {
+  for (let k = 1; picked.length + tailMissed.length < want && c.bulkCount > 0; k++) {
     const o = kthLast(inp.timing, bulkLo, c.bulkEnd, k);
     if (o === null) break;
     picked.unshift(o);
   }
-  return [...picked, ...lateStart];
+  return [...picked, ...tailMissed, ...fresh].sort((a, b) => a - b);
+}
+
+/**
+ * The missed rows: one per run of consecutive due occurrences that do not start, each with its
+ * exact count and ends, so the ledger accounts for every occurrence once.
+ */
+function missedRuns(inp: DecideInput, c: Collected, starts: readonly number[]): LedgerEntry[] {
+  if (c.last === null) return [];
+  const out: LedgerEntry[] = [];
+  const run = (after: number, upTo: number): void => {
+    if (upTo <= after) return;
+    const count = inp.timing.countBetween(after, upTo);
+    if (count <= 0) return;
+    const from = inp.timing.nextAfter(after) as number;
+    const to = count === 1 ? from : (kthLast(inp.timing, after, upTo, 1) as number);
+    out.push({ kind: "missed", count, from, to });
+  };
+  let after = inp.nextFireMs - 1;
+  for (const s of starts) {
+    run(after, s - 1);
+    after = s;
+  }
+  run(after, c.last);
+  return out;
 }
 
 export function decide(inp: DecideInput): FirePlan {
@@ -115,24 +154,13 @@ export function decide(inp: DecideInput): FirePlan {
   const toStart = chooseStarts(inp, c);
   const plan: FirePlan = {
     starts: [],
-    ledger: [],
+    ledger: missedRuns(inp, c, toStart),
     buffered: [...inp.buffered],
     skipped: 0,
     nextFireMs: inp.nextFireMs,
     advanced: c.last !== null,
   };
-
-  const considered = c.bulkCount + c.tail.length;
-  const notStarted = considered - toStart.length;
-  if (notStarted > 0) {
-    const started = new Set(toStart);
-    let from: number | null = c.bulkCount > 0 ? inp.timing.nextAfter(c.bulkFrom - 1) : (c.tail[0]?.occurrence ?? null);
-    while (from !== null && started.has(from)) from = inp.timing.nextAfter(from);
-    let to = c.last;
-    for (let k = 2; to !== null && started.has(to); k++) to = kthLast(inp.timing, c.bulkFrom - 1, c.last as number, k);
-    plan.ledger.push({ kind: "missed", count: notStarted, from: from as number, to: to as number });
-    plan.skipped += notStarted;
-  }
+  for (const m of plan.ledger) if (m.kind === "missed") plan.skipped += m.count;
 
   let blocker = inp.blocker;
   if (blocker === "none" && plan.buffered.length > 0) {

@@ -14,7 +14,7 @@ import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { ScheduleAdvance, StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
-import { type Blocker, decide, dueTime, type FirePlan } from "./decide.js";
+import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry } from "./decide.js";
 import { settingsOf } from "./view.js";
 
 /** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
@@ -98,6 +98,8 @@ export function triggerOf(
   return trigger;
 }
 
+const bufferedOf = (row: ScheduleRow): number[] => row.buffered.filter((v): v is number => typeof v === "number");
+
 /** The decision for `row` (active, unpaused) at `now` given what blocks it: pure. */
 function planOf(
   row: ScheduleRow,
@@ -107,7 +109,7 @@ function planOf(
   now: number,
   graceMs: number,
 ): FirePlan {
-  const buffered = row.buffered.filter((v): v is number => typeof v === "number");
+  const buffered = bufferedOf(row);
   return row.nextFireMs === null
     ? drainOnly(buffered, blocker)
     : decide({
@@ -149,15 +151,27 @@ function settle(
   lastExecutionId: string | null,
   ledger: NewOccurrence[],
   deadLetters: number,
+  retry: Retry | null = null,
 ): ScheduleRow {
   const base = { scheduleId: row.scheduleId, recordedMs: now };
-  // A retried occurrence that catch-up now leaves behind is a dead letter too
-  // (docs/design.md § The firing transaction).
-  if (row.retryMs !== null && row.lastError !== null && row.nextFireMs !== null && !started.has(row.nextFireMs)) {
-    ledger.push({ ...base, kind: "dead_letter", occurrenceMs: row.nextFireMs, error: row.lastError });
+  // A retried occurrence that catch-up now leaves behind is a dead letter (docs/design.md § The
+  // firing transaction, docs/scheduling.md), and only that: the missed row that would cover it
+  // starts after it. With a buffer, the failed start was the buffer's (it goes first), not this one.
+  const retried =
+    row.retryMs !== null && row.lastError !== null && row.buffered.length === 0 ? row.nextFireMs : null;
+  let entries = plan.ledger;
+  if (retried !== null && !started.has(retried) && retry?.occurrence !== retried) {
+    const i = entries.findIndex((e) => e.kind === "missed" && e.from === retried);
+    if (i >= 0) {
+      ledger.push({ ...base, kind: "dead_letter", occurrenceMs: retried, error: row.lastError as string });
+      const m = entries[i] as Extract<LedgerEntry, { kind: "missed" }>;
+      const rest: LedgerEntry[] =
+        m.count > 1 ? [{ ...m, count: m.count - 1, from: c.timing.nextAfter(retried) as number }] : [];
+      entries = [...entries.slice(0, i), ...rest, ...entries.slice(i + 1)];
+    }
   }
   const skipped: Partial<Record<SkipReason, number>> = {};
-  for (const entry of plan.ledger) {
+  for (const entry of entries) {
     switch (entry.kind) {
       case "started": {
         const executionId = started.get(entry.occurrence);
@@ -191,18 +205,49 @@ function settle(
   report.skipped = skipped;
   const nextFireMs = plan.nextFireMs;
   const ended = nextFireMs === null && plan.buffered.length === 0;
+  if (retry !== null) report.retryError = retry.error;
   return {
     ...row,
     state: ended ? "ended" : "active",
     nextFireMs,
-    dueMs: nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
-    retryMs: null,
+    dueMs: retry !== null ? retry.at : nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
+    retryMs: retry?.at ?? null,
     fired: row.fired + report.started,
     skipped: row.skipped + plan.skipped + deadLetters,
     lastFireMs: started.size > 0 ? now : row.lastFireMs,
     lastExecutionId,
-    lastError: started.size > 0 || deadLetters === 0 ? null : row.lastError,
+    lastError: retry !== null ? retry.error : started.size > 0 || deadLetters === 0 ? null : row.lastError,
     buffered: plan.buffered,
+  };
+}
+
+/** A start that failed inside the grace: that occurrence is tried again at `at`. */
+interface Retry {
+  occurrence: number;
+  at: number;
+  error: string;
+}
+
+/**
+ * The part of `plan` decided before `occurrence` (a start that failed inside the grace): what came
+ * before it stands (its starts are done), it and everything after it stay undecided, so a blocked
+ * start on a short interval never holds back the decisions about older occurrences.
+ */
+function planBefore(plan: FirePlan, occurrence: number, buffered: readonly number[]): FirePlan {
+  const ledger = plan.ledger.filter((e) => (e.kind === "missed" ? e.to : e.occurrence) < occurrence);
+  let skipped = 0;
+  for (const e of ledger) skipped += e.kind === "missed" ? e.count : e.kind === "skipped" ? 1 : 0;
+  const drained = plan.starts.some((s) => s.fromBuffer);
+  const kept = (drained ? buffered.slice(1) : [...buffered]).concat(
+    ledger.filter((e) => e.kind === "buffered").map((e) => (e as { occurrence: number }).occurrence),
+  );
+  return {
+    starts: plan.starts.filter((s) => s.occurrence < occurrence),
+    ledger,
+    buffered: kept,
+    skipped,
+    nextFireMs: occurrence,
+    advanced: true,
   };
 }
 
@@ -242,6 +287,7 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
   const base = { scheduleId: row.scheduleId, recordedMs: now };
   let lastExecutionId = row.lastExecutionId;
   let deadLetters = 0;
+  let retry: Retry | null = null;
   const started = new Map<number, string>();
   for (const start of plan.starts) {
     if (start.cancelBefore && lastExecutionId !== null) {
@@ -269,13 +315,18 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
     } catch (err) {
       if (!(err instanceof OrbitError) || !RETRYABLE.has(err.code)) throw err;
       const late = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
-      if (start.fromBuffer || late <= deps.graceMs) throw new StartFailed(start.occurrence, err);
+      if (start.fromBuffer) throw new StartFailed(start.occurrence, err);
+      if (late <= deps.graceMs) {
+        retry = { occurrence: start.occurrence, at: now + RETRY_DELAY_MS, error: err.message };
+        break;
+      }
       // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
       ledger.push({ ...base, kind: "dead_letter", occurrenceMs: start.occurrence, error: err.message });
       deadLetters++;
     }
   }
-  const next = settle(row, c, plan, now, report, started, lastExecutionId, ledger, deadLetters);
+  const decided = retry === null ? plan : planBefore(plan, retry.occurrence, bufferedOf(row));
+  const next = settle(row, c, decided, now, report, started, lastExecutionId, ledger, deadLetters, retry);
   const updated = await tx.updateSchedule(next, {
     expectedRevision: row.revision,
     expectedNextFireMs: row.nextFireMs,

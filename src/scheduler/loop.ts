@@ -136,7 +136,15 @@ export class SchedulerLoop {
       }
       if (ids.length === 0) throw new Error("could not read due schedules");
     }
-    for (const r of reports) if (r.advanced) this.o.onFire?.(r, now);
+    for (const r of reports) {
+      if (r.retryError !== null) {
+        this.o.log?.warn(
+          { scheduleId: r.scheduleId, error: r.retryError },
+          "start failed; retrying the occurrence in 5 s",
+        );
+      }
+      if (r.advanced) this.o.onFire?.(r, now);
+    }
     return { fired: reports.filter((r) => r.advanced).length, seen };
   }
 

@@ -183,8 +183,9 @@ export interface StoreOps extends TaskStoreOps {
   /** The earliest due_ms of any active schedule, or null: when the loop should wake next. */
   nextDueMs(): Promise<number | null>;
   /**
-   * Active, unpaused schedules whose due_ms is before the instant: with `now - grace`, the schedules
-   * that should have fired and did not (`orbit_schedules_overdue`).
+   * Active, unpaused schedules whose due_ms is before the instant, or that wait to retry a start
+   * that failed: with `now - grace`, the schedules that are due and not starting
+   * (`orbit_schedules_overdue`).
    */
   countOverdueSchedules(dueBeforeMs: number): Promise<number>;
 

@@ -189,7 +189,7 @@ export class SqlOps extends TaskOps implements StoreOps {
   async countOverdueSchedules(dueBeforeMs: number): Promise<number> {
     const rows = await this.exec.all(
       `SELECT COUNT(*) AS n FROM orbit_schedules
-       WHERE state = 'active' AND NOT paused AND due_ms IS NOT NULL AND due_ms < ?`,
+       WHERE state = 'active' AND NOT paused AND due_ms IS NOT NULL AND (due_ms < ? OR retry_ms IS NOT NULL)`,
       [dueBeforeMs],
     );
     return Number(rows[0]?.n ?? 0);

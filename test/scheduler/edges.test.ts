@@ -1,0 +1,167 @@
+/**
+ * The policies at their edges (issue 10, items 1-3), on both dialects with a manual clock: a
+ * blocked start on a short interval, catch-up keeping the freshest missed occurrences, and missed
+ * rows that describe exactly the occurrences they cover.
+ */
+import { expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
+import { formatInstant, parseInstant } from "../../src/time/format.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { accountsOf, settled } from "./audit.js";
+import { type Harness, makeHarness } from "./harness.js";
+
+const t = (s: string): number => parseInstant(s);
+
+async function startedIds(store: Store, scheduleId: string): Promise<string[]> {
+  const rows = await store.listExecutions({ scheduleId, limit: 1000 });
+  return rows.map((e) => e.executionId.slice(scheduleId.length + 1)).sort();
+}
+
+/** Moves the clock second by second from `from` to `to`, firing whatever is due. */
+async function runSeconds(h: Harness, from: string, to: string): Promise<void> {
+  for (let ms = t(from); ms <= t(to); ms += 1000) await h.fireAt(formatInstant(ms));
+}
+
+/** The occurrences of a 10 s schedule from `from` to `to`, inclusive, as instants. */
+function every10s(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let ms = t(from); ms <= t(to); ms += 10_000) out.push(formatInstant(ms));
+  return out;
+}
+
+describeEachDialect("scheduler: the policies at their edges", (dialect) => {
+  const db = useStore(dialect);
+
+  for (const overlap of ["skip", "allow"] as const) {
+    it(`a start blocked by --max-active-executions on a 5 s interval (${overlap}) dead-letters each occurrence and keeps going`, async () => {
+      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
+      await h.executions.start({ execution_id: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+      await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "5s", overlap });
+      await runSeconds(h, "2026-11-15T00:00:01Z", "2026-11-15T00:03:00Z");
+      const s = await h.scheduler.schedules.get("s");
+      expect(s.fired).toBe(0);
+      expect(s.last_error).toContain("--max-active-executions");
+      // Never minutes behind: the first undecided occurrence is at most a retry (5 s) old.
+      const next = t(String((s.next_fire_times as string[])[0]));
+      expect(t("2026-11-15T00:03:00Z") - next).toBeLessThanOrEqual(5000);
+      // Every occurrence before it is in the ledger exactly once: dead letters or missed.
+      const accounts = settled(await accountsOf(db.store, "s"));
+      const expected = [];
+      for (let o = t("2026-11-15T00:00:05Z"); o < next; o += 5000) expected.push(o);
+      expect([...accounts.keys()].sort((a, b) => a - b)).toEqual(expected);
+      for (const a of accounts.values()) expect(["dead_letter", "skipped:missed"]).toContain(a);
+      expect(s.skipped).toBe(expected.length);
+      expect((s.dead_letters as unknown[]).length).toBeGreaterThan(0);
+      // The overdue gauge's query sees it: due, and not starting.
+      expect(await db.store.countOverdueSchedules(t("2026-11-15T00:03:00Z") - 60_000)).toBe(1);
+      // Once the blocker ends, the schedule starts again at once; under allow its own execution
+      // then holds the one slot, so the next start is refused again and it shows as overdue.
+      await h.executions.complete("blocker", {});
+      await runSeconds(h, "2026-11-15T00:03:01Z", "2026-11-15T00:03:10Z");
+      expect((await h.scheduler.schedules.get("s")).fired).toBe(1);
+      expect(await db.store.countOverdueSchedules(t("2026-11-15T00:03:10Z") - 60_000)).toBe(overlap === "skip" ? 0 : 1);
+    });
+  }
+
+  it("a 3 s interval whose input the latest version refuses (catch_up) dead-letters past the grace and keeps going", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "3s",
+      catchup: "catch_up",
+      max_catch_up: 5,
+      overlap: "allow",
+    });
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["order_id"] },
+    });
+    await runSeconds(h, "2026-11-15T00:00:01Z", "2026-11-15T00:04:00Z");
+    const s = await h.scheduler.schedules.get("s");
+    expect(s.fired).toBe(0);
+    expect(s.last_error).toContain("order_id");
+    const next = t(String((s.next_fire_times as string[])[0]));
+    // Catch-up retries an occurrence until it is past the grace, then dead-letters it.
+    expect(t("2026-11-15T00:04:00Z") - next).toBeLessThanOrEqual(60_000 + 5000);
+    const accounts = settled(await accountsOf(db.store, "s"));
+    const expected = [];
+    for (let o = t("2026-11-15T00:00:03Z"); o < next; o += 3000) expected.push(o);
+    expect([...accounts.keys()].sort((a, b) => a - b)).toEqual(expected);
+    expect(s.skipped).toBe(expected.length);
+    expect(await db.store.countOverdueSchedules(t("2026-11-15T00:04:00Z") - 60_000)).toBe(1);
+  });
+
+  it("catch_up after an outage from 00:00:05 to 00:02:00 starts every missed occurrence, the freshest included", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      catchup: "catch_up",
+      max_catch_up: 100,
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:02:00Z");
+    expect(await startedIds(db.store, "s")).toEqual(every10s("2026-11-15T00:00:10Z", "2026-11-15T00:02:00Z"));
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 12, skipped: 0 });
+  });
+
+  it("resume {catch_up: true} over the same hole starts every paused occurrence", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      catchup: "catch_up",
+      max_catch_up: 100,
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:00:05Z");
+    await h.scheduler.actions.pause("s", {});
+    await h.fireAt("2026-11-15T00:02:00Z");
+    await h.scheduler.actions.resume("s", { catch_up: true });
+    await h.fireAt("2026-11-15T00:02:00Z");
+    expect(await startedIds(db.store, "s")).toEqual(every10s("2026-11-15T00:00:10Z", "2026-11-15T00:02:00Z"));
+  });
+
+  it("catchup_window 50s starts exactly the occurrences of the last 50 s, the freshest included", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      catchup: "catch_up",
+      max_catch_up: 100,
+      catchup_window: "50s",
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:02:00Z");
+    expect(await startedIds(db.store, "s")).toEqual(every10s("2026-11-15T00:01:10Z", "2026-11-15T00:02:00Z"));
+    const accounts = settled(await accountsOf(db.store, "s"));
+    for (const o of every10s("2026-11-15T00:00:10Z", "2026-11-15T00:01:00Z")) {
+      expect(accounts.get(t(o))).toBe("skipped:missed");
+    }
+  });
+
+  it("max_catch_up 3 over a 2-minute hole: the missed row covers exactly the occurrences that did not start", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      catchup: "catch_up",
+      max_catch_up: 3,
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:02:00Z");
+    const started = await startedIds(db.store, "s");
+    expect(started).toEqual(every10s("2026-11-15T00:01:30Z", "2026-11-15T00:02:00Z"));
+    const accounts = settled(await accountsOf(db.store, "s"));
+    for (const o of every10s("2026-11-15T00:00:10Z", "2026-11-15T00:02:00Z")) {
+      expect(accounts.get(t(o))).toBe(started.includes(o) ? "started" : "skipped:missed");
+    }
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 4, skipped: 8 });
+  });
+});
