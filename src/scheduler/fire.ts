@@ -157,8 +157,7 @@ function settle(
   // A retried occurrence that catch-up now leaves behind is a dead letter (docs/design.md § The
   // firing transaction, docs/scheduling.md), and only that: the missed row that would cover it
   // starts after it. With a buffer, the failed start was the buffer's (it goes first), not this one.
-  const retried =
-    row.retryMs !== null && row.lastError !== null && row.buffered.length === 0 ? row.nextFireMs : null;
+  const retried = row.retryMs !== null && row.lastError !== null && row.buffered.length === 0 ? row.nextFireMs : null;
   let entries = plan.ledger;
   if (retried !== null && !started.has(retried) && retry?.occurrence !== retried) {
     const i = entries.findIndex((e) => e.kind === "missed" && e.from === retried);
