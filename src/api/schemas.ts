@@ -99,6 +99,15 @@ const settingProperties = {
   paused: nullable("boolean", "default false"),
   pause_note: text("why it is paused"),
   description: text("free text, at most 1000 characters"),
+  run_timeout: text("duration 1s-365d: the whole execution, across retries (default: the workflow's)"),
+  start_timeout: text("duration 1s-365d: created → first taken by a worker (default: the workflow's)"),
+  pause_on_failure: nullable("integer", "1-1000: pause after this many consecutive failed executions"),
+  max_runs: nullable("integer", "1-1e9: the schedule ends after this many starts"),
+  notify: Type.Unsafe({
+    type: ["string", "object", "array", "null"],
+    description:
+      'webhook(s): a URL, {"url","events"} or a list of up to 5; events: failure, timeout, dead_letter, paused, recovery (default all)',
+  }),
 };
 
 /**
@@ -173,8 +182,22 @@ export const Occurrence = open("a ledger row", {
   id: Type.Integer(),
   kind: Type.Union(["started", "skipped", "buffered", "dead_letter"].map((k) => Type.Literal(k))),
   occurrence: nullable("string", "nominal occurrence"),
+  status: Type.Optional(
+    Type.String({ description: "started rows: the execution's status now (final once it ended)" }),
+  ),
   recorded_at: instant,
 });
+
+export const ScheduleOutcome = Type.Object(
+  {
+    status: Type.Union(EXECUTION_STATUSES.map((s) => Type.Literal(s))),
+    execution_id: Type.String(),
+    ended_at: instant,
+    error: nullable("string", "the error message (FAILED) or cancel reason (CANCELLED)"),
+    error_type: Type.Optional(Type.String({ description: "the error's type, e.g. Timeout" })),
+  },
+  { description: "the last execution of the schedule that ended" },
+);
 
 export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   schedule_id: Type.String(),
@@ -194,6 +217,11 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   updated_at: instant,
   state: Type.Union([Type.Literal("active"), Type.Literal("paused"), Type.Literal("ended")]),
   revision: Type.Integer(),
+  last_outcome: Type.Union([ScheduleOutcome, Type.Null()]),
+  last_success_at: nullable("string", "RFC 3339: when an execution last COMPLETED"),
+  last_failure_at: nullable("string", "RFC 3339: when an execution last FAILED"),
+  consecutive_failures: Type.Integer({ description: "FAILED executions since the last COMPLETED one" }),
+  failures: Type.Integer({ description: "every FAILED execution of the schedule" }),
   last_tick: Type.Union([Occurrence, Type.Null()]),
   dead_letters: Type.Array(Occurrence),
 });
@@ -254,6 +282,8 @@ export const Execution = open("an execution", {
   created_at: instant,
   started_at: nullable("string", "RFC 3339"),
   ended_at: nullable("string", "RFC 3339"),
+  run: Type.Integer({ description: "1 for the first run; +1 per continue-as-new or retry" }),
+  attempt: Type.Integer({ description: "worker attempt of the current run" }),
 });
 export const ExecutionList = Type.Object({ executions: Type.Array(Execution), next_cursor: nextCursor });
 export const EventList = Type.Object({

@@ -58,6 +58,10 @@ export function statusBlock(e: ExecutionJson, now: number): string {
   if (e.schedule_id !== null) out += `  schedule: ${e.schedule_id}\n`;
   const elapsed = elapsedMs(e, now);
   out += `  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}\n`;
+  if (e.run !== undefined && (e.run > 1 || (e.attempt ?? 1) > 1))
+    out += `  run: ${e.run}   attempt: ${e.attempt ?? 1}\n`;
+  if (e.waiting !== undefined) out += `  waiting: ${e.waiting.message}\n`;
+  if (e.result !== null && e.status === "COMPLETED") out += `  result: ${valueText(e.result)}\n`;
   if (e.cancel_reason !== undefined) out += `  cancel reason: ${e.cancel_reason}\n`;
   if (e.error !== null) out += `  error: ${valueText(e.error)}\n`;
   return out;

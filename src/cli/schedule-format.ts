@@ -68,16 +68,45 @@ export function scheduleBlock(s: ScheduleJson): string {
   out += line("fired", `${s.fired}   skipped: ${s.skipped}`);
   out += line("last fire", s.last_fire_at ?? "-");
   out += line("last run", s.last_execution_id ?? "-");
+  out += outcomeLines(s);
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
   return `${out}  next fires:\n${s.next_fire_times.map((t) => `    ${t}\n`).join("")}`;
 }
 
-/** The seed's `orbit schedule list` columns (widths measured from the seed). */
+/** `COMPLETED`, `FAILED ×3` (consecutive), `TIMED OUT`, `CANCELLED`, or `-` before any ended. */
+export function outcomeText(s: ScheduleJson): string {
+  const o = s.last_outcome ?? null;
+  if (o === null) return "-";
+  if (o.status !== "FAILED") return o.status;
+  const label = o.error_type === "Timeout" ? "TIMED OUT" : "FAILED";
+  const n = s.consecutive_failures ?? 0;
+  return n > 1 ? `${label} x${n}` : label;
+}
+
+/**
+ * After the seed's `last run:`, once an execution of the schedule ended:
+ * ```
+ *   outcome:    FAILED x3  nightly-orders:2026-11-15T01:00:00Z at 2026-11-15T01:00:02.120Z
+ *   error:      card declined
+ *   last ok:    2026-11-12T01:00:01.870Z
+ * ```
+ */
+function outcomeLines(s: ScheduleJson): string {
+  const o = s.last_outcome ?? null;
+  if (o === null) return "";
+  let out = line("outcome", `${outcomeText(s)}  ${o.execution_id} at ${o.ended_at}`);
+  if (o.error !== null) out += line(o.status === "CANCELLED" ? "reason" : "error", o.error);
+  if (o.status !== "COMPLETED") out += line("last ok", s.last_success_at ?? "never");
+  return out;
+}
+
+/** The seed's `orbit schedule list` columns (widths measured from the seed), plus OUTCOME. */
 export const SCHEDULE_COLUMNS: readonly Column[] = [
   { header: "SCHEDULE", width: 25 },
   { header: "WORKFLOW", width: 21 },
   { header: "TIMING", width: 33 },
   { header: "STATE", width: 9 },
+  { header: "OUTCOME", width: 14 },
   { header: "NEXT FIRE", width: 23 },
   { header: "LAST EXECUTION", width: 0 },
 ];
@@ -90,6 +119,7 @@ export function scheduleTable(schedules: readonly ScheduleJson[]): string {
       workflowText(s),
       timingText(s),
       s.state,
+      outcomeText(s),
       s.next_fire_at ?? "-",
       s.last_execution_id ?? "-",
     ]),
@@ -112,6 +142,7 @@ export function occurrenceDetail(o: OccurrenceJson): string {
     const range = o.range_from === undefined ? "" : ` (from ${o.range_from} to ${o.range_to ?? "?"})`;
     parts.push(`count ${o.count}${range}`);
   }
+  if (o.status !== undefined) parts.push(o.status);
   if (o.error !== undefined) parts.push(o.error);
   return parts.length === 0 ? "-" : parts.join("  ");
 }

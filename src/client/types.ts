@@ -18,7 +18,20 @@ export interface OccurrenceJson {
   range_from?: string;
   range_to?: string;
   error?: string;
+  /** A started row: its execution's status now (final once it ended). */
+  status?: string;
   recorded_at: string;
+}
+
+/** The last execution of a schedule that ended (docs/outcomes.md). */
+export interface ScheduleOutcomeJson {
+  status: ExecutionStatus | (string & {});
+  execution_id: string;
+  ended_at: string;
+  /** The error message (FAILED) or cancel reason (CANCELLED); null for COMPLETED. */
+  error: string | null;
+  /** The error's type, e.g. `Timeout`. */
+  error_type?: string;
 }
 
 /** A schedule as the server reads it (src/scheduler/view.ts); optional settings only when set. */
@@ -42,6 +55,11 @@ export interface ScheduleJson {
   paused: boolean;
   pause_note?: string;
   description?: string;
+  run_timeout?: string;
+  start_timeout?: string;
+  pause_on_failure?: number;
+  max_runs?: number;
+  notify?: Array<{ url: string; events?: string[] }>;
   next_fire_at: string | null;
   next_fire_times: string[];
   last_fire_at: string | null;
@@ -53,6 +71,12 @@ export interface ScheduleJson {
   updated_at: string;
   state: "active" | "paused" | "ended" | (string & {});
   revision: number;
+  /** Outcome fields (docs/outcomes.md); absent from servers before them. */
+  last_outcome?: ScheduleOutcomeJson | null;
+  last_success_at?: string | null;
+  last_failure_at?: string | null;
+  consecutive_failures?: number;
+  failures?: number;
   last_tick: OccurrenceJson | null;
   dead_letters: OccurrenceJson[];
 }
@@ -101,6 +125,12 @@ export interface ExecutionJson {
   ended_at: string | null;
   /** Present only once a cancel was requested. */
   cancel_reason?: string;
+  /** Continue-as-new and retry counter: 1 for the first run. */
+  run?: number;
+  /** Worker attempt of the current run. */
+  attempt?: number;
+  /** Why a running execution is not being worked on (docs/outcomes.md § Stalls). */
+  waiting?: { reason: string; message: string };
 }
 
 export interface ExecutionPage {

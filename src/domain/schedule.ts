@@ -44,6 +44,16 @@ export interface ScheduleSettings {
   paused: boolean;
   pause_note?: string;
   description?: string;
+  /** Duration: the whole execution, across retries, must end within it (docs/outcomes.md). */
+  run_timeout?: string;
+  /** Duration: a worker must take the execution within it after it was created. */
+  start_timeout?: string;
+  /** 1-1000: pause after this many consecutive failed executions. */
+  pause_on_failure?: number;
+  /** 1-1e9: the schedule ends after this many starts. */
+  max_runs?: number;
+  /** Webhooks called on failure, timeout, dead letter, pause-on-failure and recovery. */
+  notify?: Array<{ url: string; events?: string[] }>;
 }
 
 /** The settings a schedule has when they are not given. */

@@ -22,6 +22,10 @@ export interface ExecutionJson {
   ended_at: string | null;
   /** Present only once a cancel was requested. */
   cancel_reason?: string;
+  /** Continue-as-new and retry counter: 1 for the first run. */
+  run: number;
+  /** Worker attempt of the current run. */
+  attempt: number;
 }
 
 export function executionToJson(e: Execution): ExecutionJson {
@@ -39,6 +43,8 @@ export function executionToJson(e: Execution): ExecutionJson {
     started_at: formatInstantOrNull(e.startedMs),
     ended_at: formatInstantOrNull(e.endedMs),
     ...(e.cancelReason !== null ? { cancel_reason: e.cancelReason } : {}),
+    run: e.run,
+    attempt: e.attempt,
   };
 }
 

@@ -10,6 +10,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { ScheduleActions } from "./actions.js";
 import type { FireReport } from "./fire.js";
 import { type LoopOptions, type SchedulerLogger, SchedulerLoop } from "./loop.js";
+import { recordOutcome } from "./outcomes.js";
 import { Schedules } from "./schedules.js";
 
 /** Default misfire grace (docs/design.md § Catch-up, `--misfire-grace`). */
@@ -30,14 +31,16 @@ export interface SchedulerOptions {
 }
 
 /**
- * The engine hook that makes buffered occurrences due when the execution ahead of them ends: the
- * schedule's own, or every schedule sharing the ended execution's concurrency key.
+ * The engine's execution-ended hook: makes buffered occurrences due when the execution ahead of
+ * them ends (the schedule's own, or every schedule sharing the ended execution's concurrency key),
+ * then records the outcome on the schedule (outcomes.ts: counters, pause_on_failure, notify).
  */
 export async function wakeBuffers(tx: StoreOps, execution: Execution, now: number): Promise<void> {
   if (execution.scheduleId !== null) await tx.wakeBufferedSchedules({ scheduleId: execution.scheduleId }, now);
   if (execution.concurrencyKey !== null) {
     await tx.wakeBufferedSchedules({ concurrencyKey: execution.concurrencyKey }, now);
   }
+  await recordOutcome(tx, execution, now);
 }
 
 export class Scheduler {

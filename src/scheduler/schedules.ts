@@ -223,7 +223,12 @@ export class Schedules {
   async view(row: ScheduleRow, tx: StoreOps = this.o.store): Promise<JsonObject> {
     const [lastTick] = await tx.listOccurrences(row.scheduleId, { limit: 1 });
     const deadLetters = await tx.listOccurrences(row.scheduleId, { limit: DEAD_LETTERS_SHOWN, kinds: ["dead_letter"] });
-    return scheduleView(row, this.o.clock.now(), { lastTick: lastTick ?? null, deadLetters });
+    const statuses = lastTick?.executionId ? await tx.getExecutionStatuses([lastTick.executionId]) : undefined;
+    return scheduleView(row, this.o.clock.now(), {
+      lastTick: lastTick ?? null,
+      deadLetters,
+      ...(statuses ? { statuses } : {}),
+    });
   }
 
   async list(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
@@ -344,8 +349,11 @@ export class Schedules {
       ...(before !== undefined ? { beforeId: before } : {}),
     });
     const page = rows.slice(0, limit);
+    // The ledger links each started row to its execution's status (a started run that failed shows FAILED).
+    const ids = page.flatMap((r) => (r.kind === "started" && r.executionId !== null ? [r.executionId] : []));
+    const statuses = await this.o.store.getExecutionStatuses(ids);
     return {
-      occurrences: page.map(occurrenceView),
+      occurrences: page.map((r) => occurrenceView(r, statuses)),
       next_cursor: rows.length > limit ? String(page[page.length - 1]?.id) : null,
     };
   }

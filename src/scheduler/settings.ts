@@ -16,6 +16,7 @@ import {
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import { validateOutcomeSettings } from "./outcome-settings.js";
 import { suggestKey } from "./suggest.js";
 
 export const SETTING_KEYS = [
@@ -38,6 +39,11 @@ export const SETTING_KEYS = [
   "paused",
   "pause_note",
   "description",
+  "run_timeout",
+  "start_timeout",
+  "pause_on_failure",
+  "max_runs",
+  "notify",
 ] as const;
 
 /** Names other schedulers use for Orbit's settings: a typo of one still finds its Orbit name. */
@@ -74,6 +80,21 @@ const ALIASES: Readonly<Record<string, string>> = {
   pause: "paused",
   note: "pause_note",
   notes: "description",
+  timeout_ms: "run_timeout",
+  timeout: "run_timeout",
+  runTimeout: "run_timeout",
+  execution_timeout: "run_timeout",
+  schedule_to_start_timeout: "start_timeout",
+  starting_deadline_seconds: "start_timeout",
+  startingDeadlineSeconds: "start_timeout",
+  pause_on_failures: "pause_on_failure",
+  pauseOnFailure: "pause_on_failure",
+  limit: "max_runs",
+  remaining_actions: "max_runs",
+  maxRuns: "max_runs",
+  webhook: "notify",
+  webhooks: "notify",
+  alert: "notify",
 };
 
 export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -202,6 +223,8 @@ export function validateSettings(
     throw invalidArgument(`pause_note is ${pauseNote.length} characters long; the most is ${MAX_DESCRIPTION}`);
   }
 
+  const outcomeSettings = validateOutcomeSettings(body);
+
   const cron = str(body, "cron");
   const interval = str(body, "interval");
   const timezone = str(body, "timezone");
@@ -234,6 +257,7 @@ export function validateSettings(
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;
+  Object.assign(settings, outcomeSettings);
   return { settings, timing, startAtMs, endAtMs, jitterMs, catchupWindowMs };
 }
 

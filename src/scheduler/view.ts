@@ -6,7 +6,7 @@
 import type { JsonObject } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
-import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
+import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import { nextOccurrences } from "../time/timing.js";
 import { compiledFor } from "./compiled.js";
@@ -24,10 +24,13 @@ export interface OccurrenceView {
   range_from?: string;
   range_to?: string;
   error?: string;
+  /** For a started row: its execution's status now (final once it ended; docs/outcomes.md). */
+  status?: string;
   recorded_at: string;
 }
 
-export function occurrenceView(row: OccurrenceRow): OccurrenceView {
+/** `statuses`: the current status of the rows' executions, when the caller looked them up. */
+export function occurrenceView(row: OccurrenceRow, statuses?: ReadonlyMap<string, string>): OccurrenceView {
   const view: OccurrenceView = {
     id: row.id,
     kind: row.kind,
@@ -40,12 +43,40 @@ export function occurrenceView(row: OccurrenceRow): OccurrenceView {
   if (row.rangeFromMs !== null) view.range_from = formatInstant(row.rangeFromMs);
   if (row.rangeToMs !== null) view.range_to = formatInstant(row.rangeToMs);
   if (row.error !== null) view.error = row.error;
+  if (row.kind === "started" && row.executionId !== null) {
+    const status = statuses?.get(row.executionId);
+    if (status !== undefined) view.status = status;
+  }
   return view;
 }
 
 export interface ScheduleExtras {
   lastTick: OccurrenceRow | null;
   deadLetters: OccurrenceRow[];
+  /** Statuses of the executions the extras name. */
+  statuses?: ReadonlyMap<string, string>;
+}
+
+/** `last_outcome` as the API shows it (docs/outcomes.md). */
+export function outcomeView(row: ScheduleRow): JsonObject {
+  const o = row.outcomes ?? NO_OUTCOMES;
+  const last = o.lastOutcome;
+  return {
+    last_outcome:
+      last === null
+        ? null
+        : {
+            status: last.status,
+            execution_id: last.executionId,
+            ended_at: formatInstant(last.endedMs),
+            error: last.error,
+            ...(last.errorType !== null ? { error_type: last.errorType } : {}),
+          },
+    last_success_at: formatInstantOrNull(o.lastSuccessMs),
+    last_failure_at: formatInstantOrNull(o.lastFailureMs),
+    consecutive_failures: o.consecutiveFailures,
+    failures: o.failures,
+  };
 }
 
 /** The settings stored in the row's `spec` column. */
@@ -72,6 +103,9 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   v.paused = row.paused;
   if (row.pauseNote !== null) v.pause_note = row.pauseNote;
   if (s.description !== undefined) v.description = s.description;
+  for (const k of ["run_timeout", "start_timeout", "pause_on_failure", "max_runs", "notify"] as const) {
+    if (s[k] !== undefined) v[k] = s[k];
+  }
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
@@ -86,7 +120,8 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   v.updated_at = formatInstant(row.updatedMs);
   v.state = row.state;
   v.revision = row.revision;
-  v.last_tick = extras.lastTick === null ? null : occurrenceView(extras.lastTick);
-  v.dead_letters = extras.deadLetters.map(occurrenceView);
+  Object.assign(v, outcomeView(row));
+  v.last_tick = extras.lastTick === null ? null : occurrenceView(extras.lastTick, extras.statuses);
+  v.dead_letters = extras.deadLetters.map((d) => occurrenceView(d));
   return v as JsonObject;
 }

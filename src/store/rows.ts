@@ -3,6 +3,7 @@
  * the occurrence ledger, worker tasks and idempotency keys. Instants are epoch milliseconds.
  * The scheduler owns the meaning of the schedule columns; the store only persists them.
  */
+import type { ExecutionStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 
 export type ScheduleState = "active" | "paused" | "ended";
@@ -36,7 +37,42 @@ export interface ScheduleRow {
   concurrencyKey: string | null;
   createdMs: number;
   updatedMs: number;
+  /**
+   * What its executions came to (docs/outcomes.md). Read from the database; written only by the
+   * execution-ended hook ({@link StoreOps.setScheduleOutcomes}), never by updates or fires, so a
+   * row built in code may leave it out.
+   */
+  outcomes?: ScheduleOutcomes;
 }
+
+/** The last execution of a schedule that ended. */
+export interface ScheduleOutcome {
+  status: ExecutionStatus;
+  executionId: string;
+  endedMs: number;
+  /** The error's message, for FAILED (and the cancel reason for CANCELLED). */
+  error: string | null;
+  /** The error's `type` (e.g. `Timeout`), when it has one. */
+  errorType: string | null;
+}
+
+export interface ScheduleOutcomes {
+  lastOutcome: ScheduleOutcome | null;
+  lastSuccessMs: number | null;
+  lastFailureMs: number | null;
+  /** FAILED executions since the last COMPLETED one (CANCELLED ones count neither way). */
+  consecutiveFailures: number;
+  /** Every FAILED execution of the schedule (the metric `orbit_schedule_failures_total`). */
+  failures: number;
+}
+
+export const NO_OUTCOMES: ScheduleOutcomes = {
+  lastOutcome: null,
+  lastSuccessMs: null,
+  lastFailureMs: null,
+  consecutiveFailures: 0,
+  failures: 0,
+};
 
 export type OccurrenceKind = "started" | "skipped" | "buffered" | "dead_letter";
 

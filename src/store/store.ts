@@ -10,6 +10,7 @@
 import type { Execution, ExecutionEvent, ExecutionStatus } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
+import type { OutcomeStoreOps } from "./outcome-store.js";
 import type {
   IdempotencyRecord,
   NewOccurrence,
@@ -90,8 +91,8 @@ export interface FirstEvent {
   atMs: number;
 }
 
-/** Every operation; the worker protocol's are in task-store.ts. */
-export interface StoreOps extends TaskStoreOps {
+/** Every operation; the worker protocol's are in task-store.ts, the outcomes' in outcome-store.ts. */
+export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   // Workflows
   /** Inserts unless (name, version) exists; true when inserted. */
   insertWorkflow(workflow: Workflow): Promise<boolean>;

@@ -100,7 +100,9 @@ export async function runTask(
         return;
       case "error": {
         const retryable = !(outcome.error instanceof NonRetryableError);
-        await api.fail(task.task_id, errorJson(outcome.error, ctx.failedStep), retryable, retryFor);
+        const error = errorJson(outcome.error, ctx.failedStep);
+        const answer = (await api.fail(task.task_id, error, retryable, retryFor)) as { status?: string } | null;
+        logFailure(log, task, error, answer?.status === "FAILED" ? "final" : "retry");
         return;
       }
     }
@@ -160,6 +162,28 @@ async function compensate(
     onCancelError = errorJson(err);
   }
   await api.cancelled(task.task_id, onCancelError, retryFor);
+}
+
+/**
+ * A failed attempt at warn (the server retries it), the last one at error (the execution FAILED):
+ * workflow, execution, attempt, run, step and error, so a worker's log answers "what failed".
+ */
+function logFailure(
+  log: WorkflowLogger,
+  task: TaskJson,
+  error: { message: string; type: string; step?: string },
+  kind: "retry" | "final",
+): void {
+  const fields = {
+    workflow: `${task.workflow}@${task.version}`,
+    execution_id: task.execution_id,
+    run: task.run,
+    attempt: task.attempt,
+    step: error.step ?? null,
+    error: `${error.type}: ${error.message}`,
+  };
+  if (kind === "final") log.error("execution failed", fields);
+  else log.warn("attempt failed; the server retries it", fields);
 }
 
 function toJson(value: unknown): JsonValue {

@@ -80,9 +80,9 @@ describe("orbit schedule list", () => {
   it("prints the seed's table, to the character", () => {
     expect(scheduleTable([hourlyCheck, nightlyOrders])).toBe(
       lines(
-        "SCHEDULE                 WORKFLOW             TIMING                           STATE    NEXT FIRE              LAST EXECUTION",
-        "hourly-check             OrderProcessing      every 1h                         active   2026-11-15T19:00:12.359Z -",
-        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   2026-11-16T01:00:00Z   -',
+        "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
+        "hourly-check             OrderProcessing      every 1h                         active   -             2026-11-15T19:00:12.359Z -",
+        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   -             2026-11-16T01:00:00Z   -',
       ),
     );
   });
@@ -95,7 +95,7 @@ describe("orbit schedule list", () => {
       next_fire_at: null,
     };
     expect(scheduleTable([long]).split("\n")[1]).toBe(
-      'a-very-long-schedule-id-over-25 OrderProcessing      cron "0 2 * * *" Europe/Berlin   paused   -                      -',
+      'a-very-long-schedule-id-over-25 OrderProcessing      cron "0 2 * * *" Europe/Berlin   paused   -             -                      -',
     );
   });
 });

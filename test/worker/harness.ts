@@ -61,6 +61,10 @@ export async function waitFor<T>(
 export interface WorkerCluster {
   readonly client: OrbitClient;
   readonly location: TestLocation;
+  /** The server's base URL (for the CLI's --server). */
+  readonly url: string;
+  /** A file in the test's temporary directory (deleted after the test). */
+  file(name: string): string;
   startWorker(tag: string, env?: Record<string, string>): Promise<Child>;
   /** Mark lines written by the workers: `<worker> <execution> <what>`. */
   marks(executionId?: string): string[];
@@ -95,6 +99,12 @@ export function useWorkerCluster(dialect: TestDialect, opts: { leaseMs: number }
     },
     get location() {
       return current().location;
+    },
+    get url() {
+      return current().server.ready;
+    },
+    file(name) {
+      return join(current().dir, name);
     },
     async startWorker(tag, env = {}) {
       const s = current();

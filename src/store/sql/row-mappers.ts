@@ -9,6 +9,7 @@ import type {
   IdempotencyRecord,
   OccurrenceKind,
   OccurrenceRow,
+  ScheduleOutcome,
   ScheduleRow,
   ScheduleState,
   WorkerTask,
@@ -130,6 +131,13 @@ export class RowMapper {
       concurrencyKey: optStr(row, "concurrency_key"),
       createdMs: num(row, "created_ms"),
       updatedMs: num(row, "updated_ms"),
+      outcomes: {
+        lastOutcome: this.json(row, "last_outcome") as unknown as ScheduleOutcome | null,
+        lastSuccessMs: optNum(row, "last_success_ms"),
+        lastFailureMs: optNum(row, "last_failure_ms"),
+        consecutiveFailures: row.consecutive_failures == null ? 0 : num(row, "consecutive_failures"),
+        failures: row.failures == null ? 0 : num(row, "failures"),
+      },
     };
   }
 

@@ -15,8 +15,8 @@ import type {
 } from "../store.js";
 import { pgColumn } from "./batch.js";
 import type { SqlParam } from "./executor.js";
+import { OutcomeOps } from "./outcome-ops.js";
 import { jsonParam, SCHEDULE_MUTABLE_COLUMNS, scheduleParams } from "./row-mappers.js";
-import { TaskOps } from "./task-ops.js";
 
 const SCHEDULE_INSERT_COLUMNS = ["schedule_id", ...SCHEDULE_MUTABLE_COLUMNS, "revision", "created_ms"].join(", ");
 const SCHEDULE_INSERT_MARKS = Array.from({ length: SCHEDULE_MUTABLE_COLUMNS.length + 3 }, () => "?").join(", ");
@@ -79,7 +79,7 @@ function occurrenceParams(o: NewOccurrence): SqlParam[] {
 
 const SCHEDULE_SETS = [...SCHEDULE_MUTABLE_COLUMNS.map((c) => `${c} = ?`), "revision = ?"].join(", ");
 
-export class SqlOps extends TaskOps implements StoreOps {
+export class SqlOps extends OutcomeOps implements StoreOps {
   // Schedules
 
   async insertSchedule(row: ScheduleRow): Promise<boolean> {

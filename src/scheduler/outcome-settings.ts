@@ -1,0 +1,89 @@
+/**
+ * Validation of the outcome settings (docs/outcomes.md) of a schedule and of a workflow:
+ * run_timeout, start_timeout, pause_on_failure, max_runs and notify.
+ */
+import { invalidArgument } from "../domain/errors.js";
+import { isJsonObject } from "../domain/json.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import { parseDuration } from "../time/interval.js";
+import { NOTIFY_EVENTS } from "./outcomes.js";
+
+const MIN_TIMEOUT_MS = 1000;
+const MAX_TIMEOUT_MS = 365 * 86_400_000;
+const MAX_TARGETS = 5;
+const MAX_URL = 2000;
+
+export type OutcomeSettings = Pick<
+  ScheduleSettings,
+  "run_timeout" | "start_timeout" | "pause_on_failure" | "max_runs" | "notify"
+>;
+
+/** A timeout duration (1s-365d) in milliseconds; undefined when absent. */
+export function timeoutMs(value: unknown, key: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw invalidArgument(`${key} must be a duration such as 30s, 15m or 2h`);
+  const ms = parseDuration(value, key);
+  if (ms < MIN_TIMEOUT_MS || ms > MAX_TIMEOUT_MS)
+    throw invalidArgument(`${key} "${value}" must be between 1s and 365d`);
+  return ms;
+}
+
+function wholeNumber(value: unknown, key: string, max: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw invalidArgument(`${key} must be a whole number from 1 to ${max}`);
+  }
+  return value;
+}
+
+/** `notify`: a URL, `{url, events}`, or a list of those (at most 5), as a list of targets. */
+export function validateNotify(value: unknown, key = "notify"): Array<{ url: string; events?: string[] }> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length > MAX_TARGETS) throw invalidArgument(`${key} takes at most ${MAX_TARGETS} webhooks`);
+  return list.map((item, i) => {
+    const where = Array.isArray(value) ? `${key}[${i}]` : key;
+    const target = typeof item === "string" ? { url: item } : item;
+    if (!isJsonObject(target)) throw invalidArgument(`${where} must be a URL or {"url": …, "events": […]}`);
+    for (const k of Object.keys(target)) {
+      if (k !== "url" && k !== "events") throw invalidArgument(`${where} has unknown key "${k}": use url and events`);
+    }
+    const url = target.url;
+    let parsed: URL | null = null;
+    try {
+      parsed = typeof url === "string" && url.length <= MAX_URL ? new URL(url) : null;
+    } catch {
+      parsed = null;
+    }
+    if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      throw invalidArgument(`${where}.url must be an http or https URL of at most ${MAX_URL} characters`);
+    }
+    const out: { url: string; events?: string[] } = { url: url as string };
+    if (target.events !== undefined && target.events !== null) {
+      const events = target.events;
+      if (
+        !Array.isArray(events) ||
+        events.some((e) => typeof e !== "string" || !(NOTIFY_EVENTS as readonly string[]).includes(e))
+      ) {
+        throw invalidArgument(`${where}.events must be a list of: ${NOTIFY_EVENTS.join(", ")}`);
+      }
+      out.events = events as string[];
+    }
+    return out;
+  });
+}
+
+/** The outcome settings of a schedule body, validated; absent ones are left out. */
+export function validateOutcomeSettings(body: Record<string, unknown>): OutcomeSettings {
+  const out: OutcomeSettings = {};
+  for (const key of ["run_timeout", "start_timeout"] as const) {
+    if (timeoutMs(body[key], key) !== undefined) out[key] = body[key] as string;
+  }
+  const pause = wholeNumber(body.pause_on_failure, "pause_on_failure", 1000);
+  if (pause !== undefined) out.pause_on_failure = pause;
+  const maxRuns = wholeNumber(body.max_runs, "max_runs", 1_000_000_000);
+  if (maxRuns !== undefined) out.max_runs = maxRuns;
+  const notify = validateNotify(body.notify);
+  if (notify !== undefined) out.notify = notify;
+  return out;
+}

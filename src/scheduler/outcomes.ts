@@ -1,0 +1,180 @@
+/**
+ * What happens to a schedule when one of its executions ends (docs/outcomes.md): the last outcome
+ * and the failure counters move, `pause_on_failure` pauses it after N consecutive failures, and
+ * `notify` webhooks are queued (sent after the commit by src/engine/notifier.ts). All of it runs
+ * inside the transaction that ends the execution, so an outcome is never lost or counted twice.
+ */
+import type { Execution } from "../domain/execution.js";
+import { isJsonObject, type JsonObject } from "../domain/json.js";
+import type { NewNotification } from "../store/outcome-store.js";
+import { NO_OUTCOMES, type ScheduleOutcome, type ScheduleOutcomes, type ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
+import { formatInstant } from "../time/format.js";
+
+/** The events a `notify` target may ask for; all of them when it names none. */
+export const NOTIFY_EVENTS = ["failure", "timeout", "dead_letter", "paused", "recovery"] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+export interface NotifyTarget {
+  url: string;
+  events?: NotifyEvent[];
+}
+
+/** The message and type of an execution's error, whatever shape the worker reported. */
+export function errorSummary(error: unknown): { message: string | null; type: string | null } {
+  if (error === null || error === undefined) return { message: null, type: null };
+  if (isJsonObject(error)) {
+    const message = typeof error.message === "string" ? error.message : JSON.stringify(error);
+    return { message, type: typeof error.type === "string" ? error.type : null };
+  }
+  return { message: typeof error === "string" ? error : JSON.stringify(error), type: null };
+}
+
+/** The counters after `execution` ended. */
+export function nextOutcomes(prev: ScheduleOutcomes, execution: Execution, now: number): ScheduleOutcomes {
+  const ended = execution.endedMs ?? now;
+  const { message, type } =
+    execution.status === "CANCELLED" ? { message: execution.cancelReason, type: null } : errorSummary(execution.error);
+  const lastOutcome: ScheduleOutcome = {
+    status: execution.status,
+    executionId: execution.executionId,
+    endedMs: ended,
+    error: execution.status === "COMPLETED" ? null : message,
+    errorType: execution.status === "FAILED" ? type : null,
+  };
+  if (execution.status === "COMPLETED") {
+    return { ...prev, lastOutcome, lastSuccessMs: ended, consecutiveFailures: 0 };
+  }
+  if (execution.status === "FAILED") {
+    return {
+      ...prev,
+      lastOutcome,
+      lastFailureMs: ended,
+      consecutiveFailures: prev.consecutiveFailures + 1,
+      failures: prev.failures + 1,
+    };
+  }
+  return { ...prev, lastOutcome };
+}
+
+/** The `notify` setting as stored (a URL, a target, or a list of targets), as a list of targets. */
+export function notifyTargets(value: unknown): NotifyTarget[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((t) => (typeof t === "string" ? { url: t } : (t as NotifyTarget)));
+}
+
+function wants(target: NotifyTarget, event: NotifyEvent): boolean {
+  return target.events === undefined || target.events.length === 0 || target.events.includes(event);
+}
+
+/** The JSON a webhook receives (docs/outcomes.md § Notifications). */
+export function notificationPayload(
+  event: NotifyEvent,
+  execution: Pick<Execution, "executionId" | "workflow" | "version" | "status" | "scheduleId" | "error"> | null,
+  extra: JsonObject,
+  now: number,
+): JsonObject {
+  const body: JsonObject = { event, at: formatInstant(now) };
+  if (execution !== null) {
+    body.schedule_id = execution.scheduleId;
+    body.workflow = execution.workflow;
+    body.execution_id = execution.executionId;
+    body.version = execution.version;
+    body.status = execution.status;
+    body.error = execution.error;
+  }
+  return { ...body, ...extra };
+}
+
+/** Queues one notification per target asking for the event: the schedule's and the workflow's. */
+export async function queueNotifications(
+  tx: StoreOps,
+  event: NotifyEvent,
+  schedule: ScheduleRow | null,
+  workflow: string,
+  payload: JsonObject,
+  now: number,
+): Promise<number> {
+  const targets = [...notifyTargets(schedule?.spec.notify)];
+  const wf = await tx.getWorkflowSettings(workflow);
+  targets.push(...notifyTargets(wf.notify));
+  const rows: NewNotification[] = targets
+    .filter((t) => wants(t, event))
+    .map((t) => ({ scheduleId: schedule?.scheduleId ?? null, workflow, event, url: t.url, payload, createdMs: now }));
+  await tx.insertNotifications(rows, now);
+  return rows.length;
+}
+
+/** The longest pause note (the settings validator's limit). */
+const MAX_NOTE = 1000;
+
+/**
+ * The engine's execution-ended hook for outcomes; runs in the transaction that ended the execution.
+ * Returns true when it queued a notification (the caller wakes the notifier after the commit).
+ */
+export async function recordOutcome(tx: StoreOps, execution: Execution, now: number): Promise<boolean> {
+  const failed = execution.status === "FAILED";
+  const timedOut = failed && errorSummary(execution.error).type === "Timeout";
+  if (execution.scheduleId === null) {
+    if (!failed) return false;
+    const event = timedOut ? "timeout" : "failure";
+    return (
+      (await queueNotifications(
+        tx,
+        event,
+        null,
+        execution.workflow,
+        notificationPayload(event, execution, {}, now),
+        now,
+      )) > 0
+    );
+  }
+  const row = await tx.getSchedule(execution.scheduleId, { forUpdate: true });
+  if (row === null) return false;
+  const prev = row.outcomes ?? NO_OUTCOMES;
+  const next = nextOutcomes(prev, execution, now);
+  await tx.setScheduleOutcomes(row.scheduleId, next);
+  let queued = 0;
+  const counters = { consecutive_failures: next.consecutiveFailures };
+  if (failed) {
+    const event = timedOut ? "timeout" : "failure";
+    queued += await queueNotifications(
+      tx,
+      event,
+      row,
+      execution.workflow,
+      notificationPayload(event, execution, counters, now),
+      now,
+    );
+    const limit = row.spec.pause_on_failure;
+    if (typeof limit === "number" && next.consecutiveFailures >= limit && !row.paused && row.state !== "ended") {
+      const message = next.lastOutcome?.error ?? "no error message";
+      const note =
+        `paused after ${next.consecutiveFailures} consecutive failures (pause_on_failure ${limit}); last: execution ${execution.executionId} failed: ${message}`.slice(
+          0,
+          MAX_NOTE,
+        );
+      const paused = await tx.updateSchedule(
+        {
+          ...row,
+          paused: true,
+          pauseNote: note,
+          state: "paused",
+          dueMs: null,
+          spec: { ...row.spec, paused: true, pause_note: note },
+          updatedMs: now,
+        },
+        { expectedRevision: row.revision },
+      );
+      if (paused !== null) {
+        const payload = notificationPayload("paused", execution, { ...counters, pause_note: note }, now);
+        queued += await queueNotifications(tx, "paused", row, execution.workflow, payload, now);
+      }
+    }
+  } else if (execution.status === "COMPLETED" && prev.consecutiveFailures > 0) {
+    const payload = notificationPayload("recovery", execution, { failures_before: prev.consecutiveFailures }, now);
+    queued += await queueNotifications(tx, "recovery", row, execution.workflow, payload, now);
+  }
+  return queued > 0;
+}

@@ -1,0 +1,92 @@
+/**
+ * The Store operations of outcomes (docs/outcomes.md): a schedule's last outcome and failure
+ * counters, execution deadlines, workers seen polling, per-workflow settings, deprecated versions
+ * and the notify webhook outbox. Part of {@link StoreOps}; the SQL is in src/store/sql/outcome-ops.ts.
+ */
+import type { JsonObject } from "../domain/json.js";
+import type { ScheduleOutcomes } from "./rows.js";
+import type { WorkflowRef } from "./task-store.js";
+
+/** Which deadline an execution passed. */
+export type TimeoutKind = "start_timeout" | "run_timeout";
+
+export interface ExpiredDeadline {
+  executionId: string;
+  kind: TimeoutKind;
+}
+
+export interface WorkerRow {
+  workerId: string;
+  workflows: WorkflowRef[];
+  firstSeenMs: number;
+  lastPollMs: number;
+}
+
+export type NotificationState = "pending" | "delivered" | "failed";
+
+export interface NewNotification {
+  scheduleId: string | null;
+  workflow: string;
+  /** failure, timeout, dead_letter, paused, recovery. */
+  event: string;
+  url: string;
+  payload: JsonObject;
+  createdMs: number;
+}
+
+export interface NotificationRow extends NewNotification {
+  id: number;
+  state: NotificationState;
+  attempts: number;
+  nextAttemptMs: number | null;
+  lastError: string | null;
+  deliveredMs: number | null;
+}
+
+export interface NotificationPatch {
+  state: NotificationState;
+  attempts: number;
+  nextAttemptMs: number | null;
+  lastError: string | null;
+  deliveredMs: number | null;
+}
+
+export interface OutcomeStoreOps {
+  /** Writes the outcome columns only (the revision does not move); true when the schedule exists. */
+  setScheduleOutcomes(scheduleId: string, outcomes: ScheduleOutcomes): Promise<boolean>;
+
+  /** Sets the deadlines of just-started executions (only those with a timeout). */
+  setExecutionDeadlines(
+    executionIds: readonly string[],
+    startDeadlineMs: number | null,
+    runDeadlineMs: number | null,
+  ): Promise<void>;
+  /** A worker took the execution's task: the start deadline no longer applies. */
+  clearStartDeadline(executionId: string): Promise<void>;
+  /** Running executions past a deadline at the instant, earliest first. */
+  listExpiredDeadlines(atOrBeforeMs: number, limit: number): Promise<ExpiredDeadline[]>;
+  /** The earliest deadline of a running execution, or null. */
+  nextDeadlineMs(): Promise<number | null>;
+
+  /** Inserts or refreshes a worker's row. */
+  upsertWorker(workerId: string, workflows: readonly WorkflowRef[], nowMs: number): Promise<void>;
+  /** Workers polled at or after the instant, by id. */
+  listWorkers(seenSinceMs: number): Promise<WorkerRow[]>;
+  /** Leased tasks per worker (lease owner). */
+  countLeasedTasks(): Promise<Map<string, number>>;
+
+  /** The settings of a workflow name (`{}` when none were set). */
+  getWorkflowSettings(name: string): Promise<JsonObject>;
+  putWorkflowSettings(name: string, settings: JsonObject, nowMs: number): Promise<void>;
+  /** Marks (a number) or unmarks (null) a version deprecated; true when it exists. */
+  setWorkflowDeprecated(name: string, version: string, deprecatedMs: number | null): Promise<boolean>;
+
+  insertNotifications(rows: readonly NewNotification[], firstAttemptMs: number): Promise<void>;
+  /** Pending deliveries due at the instant, oldest first. */
+  listDueNotifications(atOrBeforeMs: number, limit: number): Promise<NotificationRow[]>;
+  /** The earliest next attempt of a pending delivery, or null. */
+  nextNotificationMs(): Promise<number | null>;
+  updateNotification(id: number, patch: NotificationPatch): Promise<void>;
+  /** A schedule's deliveries, newest first. */
+  listNotifications(scheduleId: string, limit: number): Promise<NotificationRow[]>;
+}

@@ -1,0 +1,224 @@
+/**
+ * Outcome operations (src/store/outcome-store.ts) in portable SQL. Sits between TaskOps and SqlOps
+ * so that both dialects get them.
+ */
+import type { JsonObject } from "../../domain/json.js";
+import type {
+  ExpiredDeadline,
+  NewNotification,
+  NotificationPatch,
+  NotificationRow,
+  NotificationState,
+  OutcomeStoreOps,
+  TimeoutKind,
+  WorkerRow,
+} from "../outcome-store.js";
+import type { ScheduleOutcomes } from "../rows.js";
+import type { WorkflowRef } from "../task-store.js";
+import { pgColumn } from "./batch.js";
+import type { SqlParam, SqlRow } from "./executor.js";
+import { jsonParam } from "./row-mappers.js";
+import { TaskOps } from "./task-ops.js";
+
+const ACTIVE = "status IN ('RUNNING', 'COMPENSATING')";
+
+export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
+  async setScheduleOutcomes(scheduleId: string, o: ScheduleOutcomes): Promise<boolean> {
+    const changed = await this.exec.run(
+      `UPDATE orbit_schedules SET last_outcome = ?, last_success_ms = ?, last_failure_ms = ?, consecutive_failures = ?,
+         failures = ? WHERE schedule_id = ?`,
+      [
+        jsonParam(o.lastOutcome as unknown as JsonObject | null),
+        o.lastSuccessMs,
+        o.lastFailureMs,
+        o.consecutiveFailures,
+        o.failures,
+        scheduleId,
+      ],
+    );
+    return changed > 0;
+  }
+
+  async setExecutionDeadlines(
+    executionIds: readonly string[],
+    startDeadlineMs: number | null,
+    runDeadlineMs: number | null,
+  ): Promise<void> {
+    if (executionIds.length === 0) return;
+    if (this.sqlDialect.name === "postgres") {
+      await this.exec.run(
+        "UPDATE orbit_executions SET start_deadline_ms = ?, run_deadline_ms = ? WHERE execution_id = ANY(?::text[])",
+        [startDeadlineMs, runDeadlineMs, pgColumn(executionIds, (id) => id)],
+      );
+      return;
+    }
+    await this.exec.run(
+      "UPDATE orbit_executions SET start_deadline_ms = ?, run_deadline_ms = ? WHERE execution_id IN (SELECT value FROM json_each(?))",
+      [startDeadlineMs, runDeadlineMs, JSON.stringify(executionIds)],
+    );
+  }
+
+  async clearStartDeadline(executionId: string): Promise<void> {
+    await this.exec.run(
+      "UPDATE orbit_executions SET start_deadline_ms = NULL WHERE execution_id = ? AND start_deadline_ms IS NOT NULL",
+      [executionId],
+    );
+  }
+
+  async listExpiredDeadlines(atOrBeforeMs: number, limit: number): Promise<ExpiredDeadline[]> {
+    // Two index range reads (one per partial index), merged here.
+    const read = async (column: string, kind: TimeoutKind) =>
+      (
+        await this.exec.all(
+          `SELECT execution_id, ${column} AS at FROM orbit_executions
+           WHERE ${ACTIVE} AND ${column} IS NOT NULL AND ${column} <= ? ORDER BY ${column} LIMIT ?`,
+          [atOrBeforeMs, limit],
+        )
+      ).map((r) => ({ executionId: String(r.execution_id), kind, at: Number(r.at) }));
+    const all = [
+      ...(await read("start_deadline_ms", "start_timeout")),
+      ...(await read("run_deadline_ms", "run_timeout")),
+    ];
+    all.sort((a, b) => a.at - b.at);
+    const seen = new Set<string>();
+    const out: ExpiredDeadline[] = [];
+    for (const d of all) {
+      if (seen.has(d.executionId)) continue;
+      seen.add(d.executionId);
+      out.push({ executionId: d.executionId, kind: d.kind });
+    }
+    return out.slice(0, limit);
+  }
+
+  async nextDeadlineMs(): Promise<number | null> {
+    const rows = await this.exec.all(
+      `SELECT (SELECT MIN(start_deadline_ms) FROM orbit_executions WHERE ${ACTIVE} AND start_deadline_ms IS NOT NULL) AS s,
+              (SELECT MIN(run_deadline_ms) FROM orbit_executions WHERE ${ACTIVE} AND run_deadline_ms IS NOT NULL) AS r`,
+      [],
+    );
+    const s = rows[0]?.s == null ? null : Number(rows[0].s);
+    const r = rows[0]?.r == null ? null : Number(rows[0].r);
+    if (s === null) return r;
+    if (r === null) return s;
+    return Math.min(s, r);
+  }
+
+  async upsertWorker(workerId: string, workflows: readonly WorkflowRef[], nowMs: number): Promise<void> {
+    const list = workflows.map((w) => ({ name: w.name, version: w.version }));
+    await this.exec.run(
+      `INSERT INTO orbit_workers (worker_id, workflows, first_seen_ms, last_poll_ms) VALUES (?, ?, ?, ?)
+       ON CONFLICT (worker_id) DO UPDATE SET workflows = excluded.workflows, last_poll_ms = excluded.last_poll_ms`,
+      [workerId, JSON.stringify(list), nowMs, nowMs],
+    );
+  }
+
+  async listWorkers(seenSinceMs: number): Promise<WorkerRow[]> {
+    const rows = await this.exec.all(
+      "SELECT * FROM orbit_workers WHERE last_poll_ms >= ? ORDER BY worker_id LIMIT 10000",
+      [seenSinceMs],
+    );
+    return rows.map((r) => ({
+      workerId: String(r.worker_id),
+      workflows: this.sqlDialect.readJson(r.workflows) as WorkflowRef[],
+      firstSeenMs: Number(r.first_seen_ms),
+      lastPollMs: Number(r.last_poll_ms),
+    }));
+  }
+
+  async countLeasedTasks(): Promise<Map<string, number>> {
+    const rows = await this.exec.all(
+      "SELECT lease_owner, COUNT(*) AS n FROM orbit_worker_tasks WHERE state = 'leased' GROUP BY lease_owner",
+      [],
+    );
+    return new Map(rows.map((r) => [String(r.lease_owner), Number(r.n)]));
+  }
+
+  async getWorkflowSettings(name: string): Promise<JsonObject> {
+    const rows = await this.exec.all("SELECT settings FROM orbit_workflow_settings WHERE name = ?", [name]);
+    return rows[0] ? (this.sqlDialect.readJson(rows[0].settings) as JsonObject) : {};
+  }
+
+  async putWorkflowSettings(name: string, settings: JsonObject, nowMs: number): Promise<void> {
+    await this.exec.run(
+      `INSERT INTO orbit_workflow_settings (name, settings, updated_ms) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, updated_ms = excluded.updated_ms`,
+      [name, JSON.stringify(settings), nowMs],
+    );
+  }
+
+  async setWorkflowDeprecated(name: string, version: string, deprecatedMs: number | null): Promise<boolean> {
+    const changed = await this.exec.run("UPDATE orbit_workflows SET deprecated_ms = ? WHERE name = ? AND version = ?", [
+      deprecatedMs,
+      name,
+      version,
+    ]);
+    return changed > 0;
+  }
+
+  async insertNotifications(rows: readonly NewNotification[], firstAttemptMs: number): Promise<void> {
+    if (rows.length === 0) return;
+    await this.exec.runMany(
+      `INSERT INTO orbit_notifications (schedule_id, workflow, event, url, payload, state, attempts, next_attempt_ms, created_ms)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      rows.map((n): SqlParam[] => [
+        n.scheduleId,
+        n.workflow,
+        n.event,
+        n.url,
+        JSON.stringify(n.payload),
+        firstAttemptMs,
+        n.createdMs,
+      ]),
+    );
+  }
+
+  async listDueNotifications(atOrBeforeMs: number, limit: number): Promise<NotificationRow[]> {
+    const rows = await this.exec.all(
+      `SELECT * FROM orbit_notifications WHERE state = 'pending' AND next_attempt_ms <= ?
+       ORDER BY next_attempt_ms, id LIMIT ?`,
+      [atOrBeforeMs, limit],
+    );
+    return rows.map((r) => this.notification(r));
+  }
+
+  async nextNotificationMs(): Promise<number | null> {
+    const rows = await this.exec.all(
+      "SELECT MIN(next_attempt_ms) AS at FROM orbit_notifications WHERE state = 'pending'",
+      [],
+    );
+    return rows[0]?.at == null ? null : Number(rows[0].at);
+  }
+
+  async updateNotification(id: number, p: NotificationPatch): Promise<void> {
+    await this.exec.run(
+      "UPDATE orbit_notifications SET state = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, delivered_ms = ? WHERE id = ?",
+      [p.state, p.attempts, p.nextAttemptMs, p.lastError, p.deliveredMs, id],
+    );
+  }
+
+  async listNotifications(scheduleId: string, limit: number): Promise<NotificationRow[]> {
+    const rows = await this.exec.all(
+      "SELECT * FROM orbit_notifications WHERE schedule_id = ? ORDER BY id DESC LIMIT ?",
+      [scheduleId, limit],
+    );
+    return rows.map((r) => this.notification(r));
+  }
+
+  private notification(r: SqlRow): NotificationRow {
+    const num = (v: unknown) => (v == null ? null : Number(v));
+    return {
+      id: Number(r.id),
+      scheduleId: r.schedule_id == null ? null : String(r.schedule_id),
+      workflow: String(r.workflow),
+      event: String(r.event),
+      url: String(r.url),
+      payload: this.sqlDialect.readJson(r.payload) as JsonObject,
+      createdMs: Number(r.created_ms),
+      state: String(r.state) as NotificationState,
+      attempts: Number(r.attempts),
+      nextAttemptMs: num(r.next_attempt_ms),
+      lastError: r.last_error == null ? null : String(r.last_error),
+      deliveredMs: num(r.delivered_ms),
+    };
+  }
+}
