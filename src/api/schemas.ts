@@ -182,9 +182,7 @@ export const Occurrence = open("a ledger row", {
   id: Type.Integer(),
   kind: Type.Union(["started", "skipped", "buffered", "dead_letter"].map((k) => Type.Literal(k))),
   occurrence: nullable("string", "nominal occurrence"),
-  status: Type.Optional(
-    Type.String({ description: "started rows: the execution's status now (final once it ended)" }),
-  ),
+  status: Type.Optional(Type.String({ description: "started rows: the execution's status now (final once it ended)" })),
   recorded_at: instant,
 });
 

@@ -64,6 +64,8 @@ describe("/v1/executions", () => {
       "created_at",
       "started_at",
       "ended_at",
+      "run",
+      "attempt",
     ]);
     expect((await t.call("POST", "/v1/executions", start)).status).toBe(200);
     t.clock.advance(1000);

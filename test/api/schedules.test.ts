@@ -43,7 +43,17 @@ describe("POST /v1/schedules", () => {
     expect(r.headers.get("content-type")).toMatch(/^application\/json/);
     const keys = Object.keys(r.body);
     expect(keys.slice(0, SEED_ORDER.length)).toEqual(SEED_ORDER);
-    expect(keys.slice(SEED_ORDER.length)).toEqual(["state", "revision", "last_tick", "dead_letters"]);
+    expect(keys.slice(SEED_ORDER.length)).toEqual([
+      "state",
+      "revision",
+      "last_outcome",
+      "last_success_at",
+      "last_failure_at",
+      "consecutive_failures",
+      "failures",
+      "last_tick",
+      "dead_letters",
+    ]);
     // The seed's line, to the character.
     expect(r.text).toContain(
       '{"schedule_id":"orders-every-10s","workflow":"OrderProcessing","input":{"order_id":"R-1","customer_id":"cust-1","amount":120.0,"items":[{"sku":"BOOK-1","quantity":1}]},"interval":"10s","overlap":"skip","catchup":"skip_missed","paused":false,"next_fire_at":"2026-11-15T18:51:10Z","next_fire_times":["2026-11-15T18:51:10Z","2026-11-15T18:51:20Z","2026-11-15T18:51:30Z","2026-11-15T18:51:40Z","2026-11-15T18:51:50Z"],"last_fire_at":null,"last_execution_id":null,"fired":0,"skipped":0,"last_error":null,"created_at":"2026-11-15T18:51:00.347Z","updated_at":"2026-11-15T18:51:00.347Z"',

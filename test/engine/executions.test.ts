@@ -72,6 +72,8 @@ describeEachDialect("executions", (dialect) => {
       created_at: "2026-11-15T18:51:00Z",
       started_at: "2026-11-15T18:51:00Z",
       ended_at: null,
+      run: 1,
+      attempt: 1,
     });
   });
 
