@@ -1,4 +1,6 @@
 /** /v1/executions: start, list, read and cancel executions (docs/api.md § Executions). */
+
+import { OrbitError } from "../domain/errors.js";
 import type { ListExecutionsQuery, StartExecutionRequest } from "../engine/executions.js";
 import { eventToJson, executionToJson } from "../engine/serialize.js";
 import type { ApiDeps } from "./deps.js";
@@ -25,7 +27,10 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
         201: { description: "started", schema: S.Execution },
         200: { description: "the id existed", schema: S.Execution },
       },
-      guard: (r) => access?.require(r, "start", String((r.body as { workflow?: unknown }).workflow)),
+      guard: (r) => {
+        refuseReservedId((r.body as { execution_id?: unknown }).execution_id);
+        access?.require(r, "start", String((r.body as { workflow?: unknown }).workflow));
+      },
       handler: async (r) => {
         const body = r.body as StartExecutionRequest;
         const { execution: e, created } = await d.executions.start({
@@ -34,6 +39,11 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
           ...(body.version !== undefined ? { version: body.version } : {}),
           ...(body.input !== undefined ? { input: body.input } : {}),
         });
+        // An existing id answers only what the caller may read (docs/security.md): otherwise a
+        // start would be a way round GET's 403.
+        if (!created && access !== null && !access.allows(r, "read", e.workflow)) {
+          throw new OrbitError("ALREADY_EXISTS", `execution ${e.executionId} already exists`);
+        }
         return { status: created ? 201 : 200, body: executionToJson(e) };
       },
     },
@@ -90,4 +100,20 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
       },
     },
   ];
+}
+
+/**
+ * `<schedule>:<RFC 3339 instant>` and `<schedule>:manual:…` are the ids a schedule gives its
+ * occurrences and triggers (docs/scheduling.md): a start through the API may not take one, or it
+ * could pre-empt another schedule's occurrence with its own workflow (docs/security.md).
+ */
+const OCCURRENCE_ID = /:(manual:.*|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))$/i;
+
+function refuseReservedId(id: unknown): void {
+  if (typeof id === "string" && OCCURRENCE_ID.test(id)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `execution_id ${JSON.stringify(id)} has the form of a schedule's occurrence (<schedule>:<time> or <schedule>:manual:…); those ids are reserved for schedules, choose another`,
+    );
+  }
 }

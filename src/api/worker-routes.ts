@@ -18,6 +18,7 @@ import { WorkerTasks } from "../engine/tasks.js";
 import type { Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
 import type { Caller, RouteDef } from "./route.js";
+import { WorkerAccess, type WorkerBody } from "./worker-access.js";
 import * as S from "./worker-schemas.js";
 
 export interface WorkerProtocolOptions {
@@ -40,6 +41,8 @@ export interface WorkerRouteDeps {
   wakeups: TaskWakeups;
   /** The caller of a request (throws UNAUTHENTICATED); absent or null: open server. */
   authenticate?: (request: FastifyRequest) => Caller | null;
+  /** Whether a worker identity may lease and report tasks of a workflow (its `allow` rules). */
+  mayWork?: (caller: Caller, workflow: string) => boolean;
   /** PostgreSQL: the LISTEN connection (PostgresTaskListener) waking `wakeups`. Default none. */
   listener?: { start(): Promise<void>; close(): Promise<void> };
   options?: WorkerProtocolOptions;
@@ -84,7 +87,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     await d.listener?.close();
   });
 
-  const guard = (request: FastifyRequest): void => {
+  const guard = (request: FastifyRequest): Caller | null => {
     const caller = d.authenticate?.(request) ?? null;
     if (caller !== null && caller.kind !== "worker") {
       throw new OrbitError(
@@ -92,7 +95,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         `${caller.name} is a client identity; /v1/worker needs a worker identity`,
       );
     }
+    return caller;
   };
+  const workerAccess = new WorkerAccess(d.store, d.mayWork ?? (() => false));
   const documented: RouteDef[] = [];
   const route = <B>(
     url: string,
@@ -114,8 +119,10 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       url,
       schema,
       handler: async (request, reply) => {
-        guard(request);
+        const caller = guard(request);
         const taskId = (request.params as { task_id?: string }).task_id ?? "";
+        // With identities, a worker touches only tasks of the workflows its rules name (docs/security.md).
+        if (caller !== null) await workerAccess.check(caller, request.body as WorkerBody, taskId);
         const body = await handler(request.body as Body<B>, taskId, request, reply);
         return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
       },

@@ -306,6 +306,15 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
         },
         tx,
       );
+      if (!result.created && result.execution.scheduleId !== row.scheduleId) {
+        // The id was taken by someone else's execution (docs/security.md): the occurrence did not
+        // run, so it is a dead letter rather than a start that never happened.
+        const other = result.execution.workflow;
+        const error = `execution id ${executionId} is taken by an execution of workflow ${other} that this schedule did not start; the occurrence was not started`;
+        ledger.push({ ...base, kind: "dead_letter", occurrenceMs: start.occurrence, error });
+        deadLetters++;
+        continue;
+      }
       if (result.created) report.started++;
       started.set(start.occurrence, executionId);
       lastExecutionId = executionId;

@@ -74,6 +74,8 @@ const glob = (pattern: string): RegExp =>
 export interface AccessConfig {
   authenticate(request: FastifyRequest): Caller;
   access: AccessControl;
+  /** Whether a worker identity may lease and report tasks of `workflow`: one of its rules names it. */
+  mayWork(caller: Caller, workflow: string): boolean;
 }
 
 /** Reads and validates the identities file; refuses it with a message naming the file and the problem. */
@@ -130,6 +132,10 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
     );
   };
   return {
+    mayWork(caller, workflow) {
+      const id = caller as Identity;
+      return id.kind === "worker" && id.rules.some((rule) => rule.patterns.some((p) => p.test(workflow)));
+    },
     authenticate(request) {
       const header = request.headers.authorization;
       if (header === undefined) {

@@ -1,0 +1,40 @@
+/**
+ * Which tasks a worker identity may touch (docs/security.md): a worker identity's `allow` rules
+ * name the workflows it runs, and every worker route is checked against them: the workflows a poll
+ * offers, and the workflow of every task a heartbeat, release or report names. Without this, a
+ * worker trusted with `Order*` could lease `Billing` tasks (and read their inputs) or complete them
+ * with a forged result. A task that does not exist is left to the route (404).
+ */
+import { OrbitError } from "../domain/errors.js";
+import type { Store } from "../store/store.js";
+import type { Caller } from "./route.js";
+
+/** The fields of a worker route's body this check reads. */
+export interface WorkerBody {
+  workflows?: { name?: unknown }[];
+  task_ids?: unknown[];
+}
+
+export class WorkerAccess {
+  constructor(
+    private readonly store: Store,
+    private readonly mayWork: (caller: Caller, workflow: string) => boolean,
+  ) {}
+
+  async check(caller: Caller, body: WorkerBody | undefined, taskId: string): Promise<void> {
+    for (const w of body?.workflows ?? []) this.require(caller, String(w.name), "lease tasks of");
+    const ids = [...(body?.task_ids ?? []).map(String), ...(taskId === "" ? [] : [taskId])];
+    for (const id of ids) {
+      const task = await this.store.getTaskLease(id);
+      if (task !== null) this.require(caller, task.workflow, `report on task ${id} of`);
+    }
+  }
+
+  private require(caller: Caller, workflow: string, what: string): void {
+    if (this.mayWork(caller, workflow)) return;
+    throw new OrbitError(
+      "PERMISSION_DENIED",
+      `worker identity ${caller.name} may not ${what} workflow ${JSON.stringify(workflow)}: no rule of its allow list names it`,
+    );
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The access bypasses of issue 11 (docs/security.md), each as a test: a worker identity limited to
+ * its workflows on every worker route, a start that hits an existing id answering only what the
+ * caller may read, and schedule occurrence ids reserved for their schedule.
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { parseInstant } from "../../src/time/format.js";
+import { ORDER_INPUT, SEED_NOW, startTestServer, type TestServer } from "./helpers.js";
+
+const sha = (token: string) => createHash("sha256").update(token).digest("hex");
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+const CARD = { card_number: "4111111111111111" };
+const poll = (workflow: string) => ({
+  worker_id: "w-1",
+  workflows: [{ name: workflow, version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+  wait_ms: 0,
+});
+
+let t: TestServer;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "orbit-bypass-"));
+  const config = join(dir, "identities.yaml");
+  writeFileSync(
+    config,
+    `identities:
+  - name: admin
+    token_sha256: ${sha("admin")}
+    kind: client
+    allow:
+      - workflows: "*"
+        actions: [schedule, start, read, cancel]
+  - name: starter
+    token_sha256: ${sha("starter")}
+    kind: client
+    allow:
+      - workflows: "Order*"
+        actions: [start]
+  - name: order-worker
+    token_sha256: ${sha("order-worker")}
+    kind: worker
+    allow:
+      - workflows: "Order*"
+  - name: billing-worker
+    token_sha256: ${sha("billing-worker")}
+    kind: worker
+    allow:
+      - workflows: "Billing"
+`,
+  );
+  t = await startTestServer({ config });
+  for (const name of ["OrderProcessing", "Billing"]) {
+    expect((await t.call("POST", "/v1/workflows", { name, version: "1.0.0" }, as("admin"))).status).toBe(201);
+  }
+});
+afterAll(async () => {
+  await t.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a worker identity works only on its workflows", () => {
+  it("may not poll for another workflow's tasks, nor heartbeat, step, complete or fail them", async () => {
+    const billing = await t.call(
+      "POST",
+      "/v1/executions",
+      { execution_id: "bill-1", workflow: "Billing", input: CARD },
+      as("admin"),
+    );
+    expect(billing.status).toBe(201);
+
+    const stolen = await t.call("POST", "/v1/worker/poll", poll("Billing"), as("order-worker"));
+    expect(stolen.status).toBe(403);
+    expect(stolen.body).toEqual({
+      code: "PERMISSION_DENIED",
+      message:
+        'worker identity order-worker may not lease tasks of workflow "Billing": no rule of its allow list names it',
+    });
+    expect(stolen.text).not.toContain("4111");
+
+    const leased = await t.call("POST", "/v1/worker/poll", poll("Billing"), as("billing-worker"));
+    expect(leased.status).toBe(200);
+    const taskId: string = leased.body.tasks[0].task_id;
+    const reports: [string, object][] = [
+      ["/v1/worker/heartbeat", { worker_id: "w-1", task_ids: [taskId] }],
+      ["/v1/worker/release", { worker_id: "w-1", task_ids: [taskId] }],
+      [`/v1/worker/tasks/${taskId}/steps`, { worker_id: "w-1", step: "s", seq: 1, result: 1, compensable: false }],
+      [`/v1/worker/tasks/${taskId}/complete`, { worker_id: "w-1", result: { forged: true } }],
+      [`/v1/worker/tasks/${taskId}/fail`, { worker_id: "w-1", error: { message: "x" }, retryable: false }],
+      [`/v1/worker/tasks/${taskId}/cancelled`, { worker_id: "w-1" }],
+    ];
+    for (const [path, body] of reports) {
+      const r = await t.call("POST", path, body, as("order-worker"));
+      expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 403, code: "PERMISSION_DENIED" });
+    }
+    const after = await t.call("GET", "/v1/executions/bill-1", undefined, as("admin"));
+    expect(after.body.status).toBe("RUNNING");
+    expect(after.body.result).toBeNull();
+
+    // Its own workflow's tasks are fine, and the rightful worker can still complete.
+    expect((await t.call("POST", "/v1/worker/poll", poll("OrderProcessing"), as("order-worker"))).status).toBe(200);
+    const done = await t.call(
+      "POST",
+      `/v1/worker/tasks/${taskId}/complete`,
+      { worker_id: "w-1", result: { ok: true } },
+      as("billing-worker"),
+    );
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe("COMPLETED");
+  });
+});
+
+describe("a start that hits an existing id", () => {
+  it("answers 409 without the execution when the caller may not read it", async () => {
+    await t.call("POST", "/v1/executions", { execution_id: "bill-2", workflow: "Billing", input: CARD }, as("admin"));
+    expect((await t.call("GET", "/v1/executions/bill-2", undefined, as("starter"))).status).toBe(403);
+    const r = await t.call(
+      "POST",
+      "/v1/executions",
+      { execution_id: "bill-2", workflow: "OrderProcessing", input: ORDER_INPUT },
+      as("starter"),
+    );
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ code: "ALREADY_EXISTS", message: "execution bill-2 already exists" });
+    expect(r.text).not.toContain("4111");
+    // One that may read it gets it back, as before.
+    const admin = await t.call("POST", "/v1/executions", { execution_id: "bill-2", workflow: "Billing" }, as("admin"));
+    expect(admin.status).toBe(200);
+    expect(admin.body.input).toEqual(CARD);
+  });
+});
+
+describe("occurrence ids belong to their schedule", () => {
+  it("refuses <schedule>:<time> and <schedule>:manual:… ids from a start", async () => {
+    for (const id of ["victim:2026-11-15T18:51:10Z", "victim:2026-11-15T18:51:10.123Z", "victim:manual:x"]) {
+      const r = await t.call(
+        "POST",
+        "/v1/executions",
+        { execution_id: id, workflow: "OrderProcessing", input: ORDER_INPUT },
+        as("starter"),
+      );
+      expect({ id, status: r.status }).toEqual({ id, status: 400 });
+      expect(r.body.message).toMatch(/reserved for schedules/);
+    }
+    expect((await t.call("GET", "/v1/executions?limit=1000", undefined, as("admin"))).text).not.toContain("victim:");
+  });
+
+  it("a schedule whose occurrence id is taken by another execution records a dead letter, not a start", async () => {
+    // An id taken some other way (here: straight through the engine, as data from before this
+    // check would be): the schedule must not count that execution as its own.
+    const store = new SqliteStore({ filename: join(t.dir, "orbit.db"), busyTimeoutMs: 5000 });
+    await store.open();
+    try {
+      const clock = new ManualClock(parseInstant(SEED_NOW));
+      const executions = new Executions({ store, clock, workflows: new Workflows({ store, clock }) });
+      await executions.start({ execution_id: "victim:2026-11-15T18:51:10Z", workflow: "Billing", input: CARD });
+    } finally {
+      await store.close();
+    }
+    const created = await t.call(
+      "POST",
+      "/v1/schedules",
+      { schedule_id: "victim", workflow: "OrderProcessing", interval: "10s", input: ORDER_INPUT },
+      as("admin"),
+    );
+    expect(created.body.next_fire_at).toBe("2026-11-15T18:51:10Z");
+    t.clock.set(Date.parse("2026-11-15T18:51:10Z"));
+    const s = await t.until(
+      async () => (await t.call("GET", "/v1/schedules/victim", undefined, as("admin"))).body,
+      (b) => b.next_fire_at === "2026-11-15T18:51:20Z",
+      "the fire",
+    );
+    expect(s.fired).toBe(0);
+    expect(s.last_execution_id).toBeNull();
+    const occurrences = await t.call("GET", "/v1/schedules/victim/occurrences", undefined, as("admin"));
+    expect(JSON.stringify(occurrences.body)).toMatch(/dead_letter/);
+    expect(JSON.stringify(occurrences.body)).toMatch(/taken by an execution of workflow Billing/);
+  });
+});
