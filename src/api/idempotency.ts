@@ -3,6 +3,12 @@
  * and body) and replayed for a repeat with the same request; the same key with another request is
  * 422. Keys are scoped to method, path and caller identity, and kept 24 hours. A refused request
  * (any 4xx/5xx) stores nothing, so it can be retried with the same key.
+ *
+ * On PostgreSQL (several servers may share the database) the key is claimed in the database, in the
+ * same transaction as the request's writes (Store.atomically): a concurrent request with the key,
+ * on any server, waits on the claimed row and then replays the committed answer; a request that
+ * fails rolls its claim back with its writes. On SQLite, one process owns the file and an
+ * in-process queue per key does the same.
  */
 
 import { createHash } from "node:crypto";
@@ -46,6 +52,12 @@ export class IdempotencyKeys {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /**
+     * Called after a request's transaction commits (PostgreSQL). Wake-ups its writes sent while
+     * the transaction was open (the firing loop, long polls) looked before the commit, so they
+     * are sent again. Default: nothing.
+     */
+    private readonly afterCommit: () => void = () => undefined,
   ) {}
 
   /** The key of a request, validated; undefined when the header is absent. */
@@ -87,16 +99,11 @@ export class IdempotencyKeys {
     const now = this.clock.now();
     await this.purge(now);
     const stored = await this.store.getIdempotencyKey(request.scope, request.key);
-    if (stored !== null && stored.createdMs >= now - IDEMPOTENCY_TTL_MS) {
-      if (stored.requestHash !== hash) {
-        throw new IdempotencyKeyReused(
-          `Idempotency-Key "${request.key}" was already used for a different request to this route; use a new key for a new request`,
-        );
-      }
-      const body = typeof stored.response === "string" ? (JSON.parse(stored.response) as unknown) : null;
-      return { status: stored.status, body, replayed: true };
+    if (stored !== null && stored.createdMs >= now - IDEMPOTENCY_TTL_MS && stored.status !== 0) {
+      return this.replay(request, stored, hash);
     }
     if (stored !== null) await this.purge(now, true);
+    if (this.store.atomically !== undefined) return this.claimed(request, hash, now, handle);
     const answer = await handle();
     if (answer.status < 400) {
       await this.store.insertIdempotencyKey({
@@ -110,6 +117,51 @@ export class IdempotencyKeys {
       });
     }
     return { ...answer, replayed: false };
+  }
+
+  /** PostgreSQL: claim, write and record the answer in one transaction (see the header). */
+  private async claimed(
+    request: IdempotentRequest,
+    hash: string,
+    now: number,
+    handle: () => Promise<StoredAnswer>,
+  ): Promise<StoredAnswer & { replayed: boolean }> {
+    const { scope, key } = request;
+    const answer = await this.store.atomically!(async (tx) => {
+      // Blocks while another transaction holds an uncommitted claim of the key; then either
+      // inserts (the other rolled back) or finds its committed answer.
+      const claim = { scope, key, requestHash: hash, response: null, status: 0, createdMs: now };
+      if (!(await tx.insertIdempotencyKey(claim))) {
+        const stored = await tx.getIdempotencyKey(scope, key);
+        if (stored === null || stored.status === 0) {
+          throw new OrbitError("CONFLICT", `Idempotency-Key "${key}" is being used by another request; retry`);
+        }
+        return this.replay(request, stored, hash);
+      }
+      const answer = await handle();
+      if (answer.status < 400) {
+        // As text: PostgreSQL's JSONB would reorder the keys, and a replay must read as the first answer.
+        const text = answer.body === undefined || answer.body === null ? null : serializeJson(answer.body);
+        await tx.setIdempotencyAnswer(scope, key, answer.status, text);
+      } else await tx.deleteIdempotencyKey(scope, key);
+      return { ...answer, replayed: false };
+    });
+    if (!answer.replayed) this.afterCommit();
+    return answer;
+  }
+
+  private replay(
+    request: IdempotentRequest,
+    stored: { requestHash: string; response: unknown; status: number },
+    hash: string,
+  ): StoredAnswer & { replayed: boolean } {
+    if (stored.requestHash !== hash) {
+      throw new IdempotencyKeyReused(
+        `Idempotency-Key "${request.key}" was already used for a different request to this route; use a new key for a new request`,
+      );
+    }
+    const body = typeof stored.response === "string" ? (JSON.parse(stored.response) as unknown) : null;
+    return { status: stored.status, body, replayed: true };
   }
 
   private async purge(now: number, force = false): Promise<void> {

@@ -155,7 +155,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     const { app, routes, table } = buildApp({
       deps: { workflows, executions, scheduler, metrics, readiness, access: accessConfig?.access ?? null },
-      idempotency: new IdempotencyKeys(store, clock),
+      idempotency: new IdempotencyKeys(store, clock, () => {
+        scheduler.loop.wake();
+        wakeups.wake();
+      }),
       logger: log,
       ...(accessConfig !== null ? { authenticate: accessConfig.authenticate } : {}),
     });
@@ -165,7 +168,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       executions,
       workflows,
       wakeups,
-      ...(accessConfig !== null ? { authenticate: accessConfig.authenticate } : {}),
+      ...(accessConfig !== null ? { authenticate: accessConfig.authenticate, mayWork: accessConfig.mayWork } : {}),
       ...(database !== undefined
         ? {
             listener: new PostgresTaskListener({

@@ -203,6 +203,9 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   /** Inserts unless (scope, key) exists; true when inserted. */
   insertIdempotencyKey(record: IdempotencyRecord): Promise<boolean>;
   getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | null>;
+  /** Records the answer of a claimed key (inserted with status 0 inside the same transaction). */
+  setIdempotencyAnswer(scope: string, key: string, status: number, response: string | null): Promise<boolean>;
+  deleteIdempotencyKey(scope: string, key: string): Promise<boolean>;
   /** Deletes keys created before the instant; returns how many. */
   deleteIdempotencyKeysBefore(createdBeforeMs: number): Promise<number>;
 
@@ -222,4 +225,10 @@ export interface Store extends StoreOps {
    * transaction would wait for the transaction to end, so it throws instead.
    */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL: runs `fn` in one transaction that every call on this store made while it runs
+   * joins (nested transactions become savepoints), so a request's writes and its Idempotency-Key
+   * commit together. Absent on SQLite, which one process owns.
+   */
+  atomically?<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
 }

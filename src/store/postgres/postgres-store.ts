@@ -3,6 +3,7 @@
  * (READ COMMITTED; operations that need it take row locks or advisory locks). Required for
  * several servers (docs/cluster.md).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
@@ -77,22 +78,33 @@ function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames):
   };
 }
 
+/** The transaction of {@link PostgresStore.atomically} that store calls made inside it join. */
+interface Ambient {
+  client: pg.PoolClient;
+  savepoints: number;
+  ended: boolean;
+}
+
 export class PostgresStore extends SqlOps implements Store {
   readonly dialect = "postgres" as const;
   private readonly holder: { pool: pg.Pool | null };
   private readonly names: StatementNames;
+  private readonly ambient: AsyncLocalStorage<Ambient>;
   private state: "new" | "open" | "closed" = "new";
 
   constructor(private readonly options: PostgresStoreOptions) {
     const holder: { pool: pg.Pool | null } = { pool: null };
     const names = new StatementNames();
-    // The pool exists only between open() and close(), so the executor looks it up per call.
+    const ambient = new AsyncLocalStorage<Ambient>();
+    // The pool exists only between open() and close(), so the executor looks it up per call;
+    // inside atomically() the call joins that transaction instead.
     super(
-      executor(() => requirePool(holder), names),
+      executor(() => joined(ambient)?.client ?? requirePool(holder), names),
       postgresDialect,
     );
     this.holder = holder;
     this.names = names;
+    this.ambient = ambient;
   }
 
   async open(): Promise<void> {
@@ -127,7 +139,27 @@ export class PostgresStore extends SqlOps implements Store {
     await pool?.end();
   }
 
-  async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in one transaction that every call on this store made while it runs joins: plain
+   * calls use its connection and nested transactions become savepoints. The Idempotency-Key layer
+   * (src/api/idempotency.ts) claims a key and makes the request's writes in one transaction this
+   * way, so the claim and the write commit or roll back together, across servers.
+   */
+  atomically<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    if (joined(this.ambient) !== undefined) return this.transaction(fn);
+    return this.transaction(async (tx, client) => {
+      const ambient: Ambient = { client: client!, savepoints: 0, ended: false };
+      try {
+        return await this.ambient.run(ambient, () => fn(tx));
+      } finally {
+        ambient.ended = true;
+      }
+    });
+  }
+
+  async transaction<T>(fn: (tx: StoreOps, client?: pg.PoolClient) => Promise<T>): Promise<T> {
+    const outer = joined(this.ambient);
+    if (outer !== undefined) return this.savepoint(outer, fn);
     let client: pg.PoolClient;
     try {
       client = await requirePool(this.holder).connect();
@@ -150,7 +182,7 @@ export class PostgresStore extends SqlOps implements Store {
     }, this.names);
     try {
       await client.query("BEGIN");
-      const result = await fn(new SqlOps(exec, postgresDialect));
+      const result = await fn(new SqlOps(exec, postgresDialect), client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
@@ -168,6 +200,26 @@ export class PostgresStore extends SqlOps implements Store {
       client.release(broken);
     }
   }
+
+  /** A nested transaction inside atomically(): a savepoint, so its failure undoes only its own writes. */
+  private async savepoint<T>(outer: Ambient, fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    const name = `orbit_sp_${++outer.savepoints}`;
+    const exec = executor(() => outer.client, this.names);
+    try {
+      await outer.client.query(`SAVEPOINT ${name}`);
+      const result = await fn(new SqlOps(exec, postgresDialect));
+      await outer.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      await outer.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
+      throw asUnavailable(error);
+    }
+  }
+}
+
+function joined(ambient: AsyncLocalStorage<Ambient>): Ambient | undefined {
+  const a = ambient.getStore();
+  return a === undefined || a.ended ? undefined : a;
 }
 
 function requirePool(holder: { pool: pg.Pool | null }): pg.Pool {

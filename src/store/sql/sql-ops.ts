@@ -270,6 +270,18 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     return rows[0] ? this.map.idempotency(rows[0]) : null;
   }
 
+  async setIdempotencyAnswer(scope: string, key: string, status: number, response: string | null): Promise<boolean> {
+    const changed = await this.exec.run(
+      "UPDATE orbit_idempotency_keys SET status = ?, response = ? WHERE scope = ? AND key = ?",
+      [status, jsonParam(response), scope, key],
+    );
+    return changed === 1;
+  }
+
+  async deleteIdempotencyKey(scope: string, key: string): Promise<boolean> {
+    return (await this.exec.run("DELETE FROM orbit_idempotency_keys WHERE scope = ? AND key = ?", [scope, key])) === 1;
+  }
+
   async deleteIdempotencyKeysBefore(createdBeforeMs: number): Promise<number> {
     return this.exec.run("DELETE FROM orbit_idempotency_keys WHERE created_ms < ?", [createdBeforeMs]);
   }
