@@ -71,13 +71,11 @@ export async function wire(
   onFire: (report: FireReport, firedAtMs: number) => void,
 ): Promise<Wired> {
   const workflows = new Workflows({ store, clock });
-  const holder: { scheduler?: Scheduler } = {};
   const executions = new Executions({
     store,
     clock,
     workflows,
     onEnded: wakeBuffers,
-    afterEnded: () => holder.scheduler?.loop.wake(),
   });
   const scheduler = new Scheduler({
     store,
@@ -90,7 +88,7 @@ export async function wire(
       error: (obj, msg) => console.error("scheduler error:", msg, obj),
     },
   });
-  holder.scheduler = scheduler;
+  executions.subscribeEnded(() => scheduler.loop.wake());
   await workflows.register({ name: WORKFLOW, version: "1.0.0", input_schema: INPUT_SCHEMA });
   return { workflows, executions, scheduler };
 }

@@ -9,3 +9,6 @@ export interface Clock {
   /** Resolves after `ms` (or at once when `signal` aborts, without rejecting). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
+
+/** The part of {@link Clock} code that only reads the time needs (the engine): any Clock is one. */
+export type NowClock = Pick<Clock, "now">;

@@ -14,7 +14,7 @@ import {
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
-import type { Clock } from "./clock.js";
+import type { NowClock as Clock } from "../domain/clock.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
@@ -77,8 +77,6 @@ export interface ExecutionsOptions {
    * scheduler can make a waiting buffer due in the same commit. Default: nothing.
    */
   onEnded?: (tx: StoreOps, execution: Execution, now: number) => Promise<void>;
-  /** Called after such a transaction committed (wake the firing loop). Default: nothing. */
-  afterEnded?: (execution: Execution) => void;
   /**
    * Called when start queued a worker task, inside its transaction (the worker protocol's in-process
    * wake-up; on PostgreSQL a trigger also NOTIFYs at commit). Default: nothing.
@@ -123,7 +121,8 @@ export class Executions {
   private readonly maxActive: number | undefined;
   private readonly newId: () => string;
   private readonly onEnded: ExecutionsOptions["onEnded"];
-  private readonly afterEnded: ExecutionsOptions["afterEnded"];
+  /** Listeners of {@link subscribeEnded}. */
+  private readonly endedListeners = new Set<(execution: Execution) => void>();
   private readonly onTaskQueued: ExecutionsOptions["onTaskQueued"];
   /** Inputs validated inside a transaction, per (workflow version, input JSON): see prepareStart. */
   private readonly validatedInTx = new WeakMap<StoreOps, Map<string, JsonObject | null>>();
@@ -135,7 +134,6 @@ export class Executions {
     this.maxActive = options.maxActiveExecutions;
     this.newId = options.newId ?? randomUUID;
     this.onEnded = options.onEnded;
-    this.afterEnded = options.afterEnded;
     this.onTaskQueued = options.onTaskQueued;
     if (this.maxActive !== undefined && !(Number.isSafeInteger(this.maxActive) && this.maxActive >= 1)) {
       throw new Error(`maxActiveExecutions must be a positive integer, got ${this.maxActive}`);
@@ -424,6 +422,16 @@ export class Executions {
     return this.transition(tx, fn);
   }
 
+  /**
+   * Calls `listener` after each transaction that ended an execution has committed (the server wakes
+   * the firing loop with it). A subscription rather than a constructor option, because the scheduler
+   * that listens is built after, and from, this object. Returns the unsubscribe function.
+   */
+  subscribeEnded(listener: (execution: Execution) => void): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
   /** Runs a state transition; when it ended the execution, tells the scheduler (in and after the transaction). */
   private async transition(
     tx: StoreOps | undefined,
@@ -437,7 +445,7 @@ export class Executions {
       if (ended && this.onEnded) await this.onEnded(t, result, now);
       return result;
     });
-    if (ended) this.afterEnded?.(execution);
+    if (ended) for (const listener of this.endedListeners) listener(execution);
     return execution;
   }
 

@@ -7,7 +7,7 @@ import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
-import type { Clock } from "./clock.js";
+import type { NowClock as Clock } from "../domain/clock.js";
 import { compileInputSchema, describeSchemaErrors, type InputValidator } from "./input-schema.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { inTransaction } from "./tx.js";

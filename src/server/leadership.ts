@@ -22,8 +22,8 @@ export interface LeadershipOptions {
   connectionString: string;
   /** search_path of the connection: the lock is per schema, so deployments in two schemas do not share it. */
   searchPath?: string;
-  /** Called when this server becomes the leader or stops being it. */
-  onChange(leader: boolean): void;
+  /** Called when this server becomes the leader or stops being it (see also {@link Leadership.subscribe}). */
+  onChange?(leader: boolean): void;
   onError(err: unknown): void;
 }
 
@@ -39,7 +39,15 @@ export class Leadership {
   private busy = false;
   private since: number | null = null;
 
+  private readonly listeners = new Set<(leader: boolean) => void>();
+
   constructor(private readonly o: LeadershipOptions) {}
+
+  /** Calls `listener` on each change of leadership, after onChange; returns the unsubscribe function. */
+  subscribe(listener: (leader: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   get isLeader(): boolean {
     return this.leader;
@@ -106,7 +114,8 @@ export class Leadership {
     if (leader === this.leader) return;
     this.leader = leader;
     this.since = leader ? Date.now() : null;
-    this.o.onChange(leader);
+    this.o.onChange?.(leader);
+    for (const listener of this.listeners) listener(leader);
   }
 
   /** The connection failed: the lock went with it. */

@@ -4,12 +4,14 @@
  * named by ORBIT_TEST_DATABASE_URL (suites skip, saying so, when it is unset). Each location is
  * destroyed after use: stores closed, schema dropped, directory removed.
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, beforeEach, describe } from "vitest";
+import { ManualClock as SrcManualClock } from "../../src/clock/manual-clock.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { DialectName, Store } from "../../src/store/store.js";
@@ -145,13 +147,12 @@ export function useStore(dialect: TestDialect): { readonly store: Store; readonl
   };
 }
 
-/** A clock tests move by hand. Starts at 2026-11-15T18:51:00Z. */
-export class ManualClock {
-  constructor(public ms = Date.UTC(2026, 10, 15, 18, 51, 0)) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
+/** The engine suites' start instant (2026-11-15T18:51:00Z). */
+export const ENGINE_EPOCH_MS = Date.UTC(2026, 10, 15, 18, 51, 0);
+
+/** src/clock/manual-clock.ts (the one manual clock), starting at {@link ENGINE_EPOCH_MS} unless told. */
+export class ManualClock extends SrcManualClock {
+  constructor(ms = ENGINE_EPOCH_MS) {
+    super(ms);
   }
 }

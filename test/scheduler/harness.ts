@@ -25,14 +25,12 @@ export async function makeHarness(
 ): Promise<Harness> {
   const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
   const workflows = new Workflows({ store, clock });
-  const holder: { scheduler?: Scheduler } = {};
   const executions = new Executions({
     store,
     clock,
     workflows,
     ...(options.maxActiveExecutions !== undefined ? { maxActiveExecutions: options.maxActiveExecutions } : {}),
     onEnded: wakeBuffers,
-    afterEnded: () => holder.scheduler?.loop.wake(),
   });
   const reports: FireReport[] = [];
   const scheduler = new Scheduler({
@@ -43,7 +41,7 @@ export async function makeHarness(
     ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     onFire: (r) => reports.push(r),
   });
-  holder.scheduler = scheduler;
+  executions.subscribeEnded(() => scheduler.loop.wake());
   await workflows.register({ name: "OrderProcessing", version: "1.0.0", input_schema: ORDER_SCHEMA });
   return {
     clock,

@@ -1,0 +1,98 @@
+/**
+ * startServer's first part: the options checked and completed with their defaults, the logger and
+ * the access configuration (docs/server.md). Nothing is opened here, so a refusal leaves nothing
+ * to close.
+ */
+import { join } from "node:path";
+import { type Logger, pino } from "pino";
+import { SystemClock } from "../clock/system-clock.js";
+import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
+import { DEFAULT_GRACE_MS } from "../scheduler/scheduler.js";
+import { type AccessConfig, loadAccessConfig } from "./access-config.js";
+import {
+  type ClusterMode,
+  DEFAULT_DATA_DIR,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  isLoopback,
+  type ServerOptions,
+} from "./options.js";
+
+export interface ServerConfig {
+  options: ServerOptions;
+  log: Logger;
+  cluster: ClusterMode;
+  host: string;
+  port: number;
+  graceMs: number;
+  clock: Clock;
+  /** The PostgreSQL URL, or undefined for SQLite. */
+  database: string | undefined;
+  dataDir: string;
+  /** Where the data is, for messages: the SQLite file, or the URL without its password. */
+  where: string;
+  access: AccessConfig | null;
+}
+
+function makeLogger(logger: ServerOptions["logger"]): Logger {
+  if (typeof logger === "object") return logger;
+  return pino({ name: "orbit", level: logger ?? "info" });
+}
+
+export function resolveConfig(options: ServerOptions): ServerConfig {
+  const log = makeLogger(options.logger);
+  const cluster = options.cluster ?? "single";
+  const host = options.host ?? DEFAULT_HOST;
+  const port = options.port ?? DEFAULT_PORT;
+  const graceMs = options.misfireGraceMs ?? DEFAULT_GRACE_MS;
+  const database = options.database ?? nonEmpty(process.env.ORBIT_DATABASE_URL);
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
+  if (!["single", "active-standby", "shared"].includes(cluster)) {
+    throw new OrbitError("INVALID_ARGUMENT", `--cluster ${cluster} is not one of single, active-standby, shared`);
+  }
+  if (database === undefined && cluster !== "single") {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `--cluster ${cluster} needs PostgreSQL (--database postgres://…): SQLite is one process's file`,
+    );
+  }
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0) {
+    throw new OrbitError("INVALID_ARGUMENT", `--misfire-grace must be a duration of 0 or more, got ${graceMs} ms`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new OrbitError("INVALID_ARGUMENT", `--port must be a whole number from 0 to 65535, got ${port}`);
+  }
+  const access = options.config === undefined ? null : loadAccessConfig(options.config);
+  if (access === null && !isLoopback(host)) {
+    log.warn({ host }, `listening on ${host} without --config: anyone who can reach it can use the API`);
+  }
+  return {
+    options,
+    log,
+    cluster,
+    host,
+    port,
+    graceMs,
+    clock: options.clock ?? new SystemClock(),
+    database,
+    dataDir,
+    where: database === undefined ? join(dataDir, "orbit.db") : redact(database),
+    access,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** A database URL without its password, for the log and error messages. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://…";
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * startServer's second part: the store (opened and migrated), the engine, the scheduler and the
+ * cluster wiring, each registered in `parts` as soon as it exists. Nothing here listens or fires
+ * yet: startServer starts the firing after the HTTP server listens.
+ */
+import type { ServerMetrics as ServerMetricsType } from "../api/metrics.js";
+import { ServerMetrics } from "../api/metrics.js";
+import { Executions } from "../engine/executions.js";
+import { TaskWakeups } from "../engine/task-wakeups.js";
+import { Workflows } from "../engine/workflows.js";
+import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
+import { PostgresStore } from "../store/postgres/postgres-store.js";
+import { PostgresScheduleListener } from "../store/postgres/schedule-listener.js";
+import { SqliteStore } from "../store/sqlite/sqlite-store.js";
+import type { Store } from "../store/store.js";
+import type { ServerConfig } from "./config.js";
+import { Leadership } from "./leadership.js";
+import type { StartedParts } from "./parts.js";
+import { reasonOf, StartupError } from "./startup-error.js";
+
+export interface Services {
+  store: Store;
+  workflows: Workflows;
+  executions: Executions;
+  scheduler: Scheduler;
+  metrics: ServerMetricsType;
+  wakeups: TaskWakeups;
+  /** `--cluster active-standby`: the advisory-lock holder fires. */
+  leadership: Leadership | null;
+  /** `--cluster active-standby | shared`: schedule changes made through other servers wake this loop. */
+  scheduleListener: PostgresScheduleListener | null;
+}
+
+/** Opens (and migrates) the store; a failure names the file or URL and the cause. */
+export async function openStore(config: ServerConfig, parts: StartedParts): Promise<Store> {
+  const { options, log, database } = config;
+  const store: Store =
+    database === undefined
+      ? new SqliteStore({
+          dataDir: config.dataDir,
+          ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
+        })
+      : new PostgresStore({
+          connectionString: database,
+          ...(options.databaseSchema ? { searchPath: options.databaseSchema } : {}),
+          onPoolError: (err) => log.warn({ err }, "an idle database connection failed"),
+          onClientError: (err) =>
+            log.warn({ err }, "a database connection failed mid-transaction; the request fails 503"),
+        });
+  try {
+    await store.open();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    const what =
+      database === undefined ? `open the SQLite database ${config.where}` : `open PostgreSQL at ${config.where}`;
+    throw new StartupError(config.where, `cannot ${what}: ${reasonOf(err)}`, { cause: err });
+  }
+  parts.add("store", () => store.close());
+  log.info({ dialect: store.dialect, database: config.where }, "store opened");
+  return store;
+}
+
+export function buildServices(config: ServerConfig, store: Store, parts: StartedParts): Services {
+  const { options, log, clock, cluster, database } = config;
+  const searchPath = options.databaseSchema ? { searchPath: options.databaseSchema } : {};
+  const workflows = new Workflows({ store, clock });
+  const wakeups = new TaskWakeups(clock);
+  const executions = new Executions({
+    store,
+    clock,
+    workflows,
+    onTaskQueued: () => wakeups.wake(),
+    ...(options.maxActiveExecutions !== undefined ? { maxActiveExecutions: options.maxActiveExecutions } : {}),
+    onEnded: wakeBuffers,
+  });
+  const dueNow = cluster === "shared" ? () => store.databaseNow() : async () => clock.now();
+  const metrics = new ServerMetrics({ store, graceMs: config.graceMs, now: dueNow });
+  const leadership =
+    cluster === "active-standby"
+      ? new Leadership({
+          connectionString: database!,
+          ...searchPath,
+          onError: (err) => log.warn({ err }, "leadership connection failed; retrying"),
+        })
+      : null;
+  const lead = leadership;
+  const scheduler = new Scheduler({
+    store,
+    clock,
+    workflows,
+    executions,
+    graceMs: config.graceMs,
+    onFire: (report) => metrics.onFire(report),
+    log: log.child({ component: "scheduler" }),
+    ...(cluster === "shared" ? { dueClock: () => store.databaseNow() } : {}),
+    ...(lead !== null ? { mayFire: () => lead.isLeader } : {}),
+  });
+  // The executions ↔ scheduler cycle, as subscriptions: an ended execution may let a buffered
+  // occurrence start, and a new leader must look at what is due at once.
+  executions.subscribeEnded(() => scheduler.loop.wake());
+  leadership?.subscribe((leader) => {
+    log.info({ leader }, leader ? "this server is the leader: it fires" : "this server is a standby");
+    if (leader) scheduler.loop.wake();
+  });
+  const scheduleListener =
+    cluster === "single"
+      ? null
+      : new PostgresScheduleListener({
+          connectionString: database!,
+          ...searchPath,
+          onNotify: () => scheduler.loop.wake(),
+          onError: (err) => log.warn({ err }, "schedule LISTEN connection failed; retrying"),
+        });
+  return { store, workflows, executions, scheduler, metrics, wakeups, leadership, scheduleListener };
+}
+
+/** Starts the cluster wiring and the firing loop: the last parts, so they close first. */
+export async function startFiring(services: Services, parts: StartedParts): Promise<void> {
+  const { leadership, scheduleListener, scheduler } = services;
+  if (leadership !== null) {
+    parts.add("leadership", () => leadership.close());
+    await leadership.start();
+  }
+  if (scheduleListener !== null) {
+    parts.add("schedule listener", () => scheduleListener.close());
+    await scheduleListener.start();
+  }
+  parts.add("scheduler", () => scheduler.close());
+  scheduler.start();
+}

@@ -1,0 +1,38 @@
+/**
+ * A server that cannot start says what it could not use and why (docs/operations.md § Start-up):
+ * `cannot listen on 127.0.0.1:7233: the address is already in use`, `cannot open the SQLite
+ * database .orbit/orbit.db: …`, `cannot connect to PostgreSQL at postgres://orbit@db:5432/orbit: …`.
+ * `orbit server` prints the message and exits 1.
+ */
+import { OrbitError } from "../domain/errors.js";
+
+export class StartupError extends OrbitError {
+  constructor(
+    /** The file, address or URL (without password) that could not be used. */
+    readonly target: string,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super("INTERNAL", message, { target });
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** A short reason: the system error's explanation when there is one, else the error's message. */
+export function reasonOf(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | null;
+  const explained: Record<string, string> = {
+    EADDRINUSE: "the address is already in use (another server, or another orbit server, listens there)",
+    EACCES: "permission denied",
+    EADDRNOTAVAIL: "no interface of this machine has that address",
+    ECONNREFUSED: "connection refused (is the database running and listening there?)",
+    ENOTFOUND: "the host name does not resolve",
+    ETIMEDOUT: "the connection timed out",
+    ENOENT: "no such file or directory",
+    EROFS: "the file system is read-only",
+  };
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  if (code !== undefined && explained[code] !== undefined) return explained[code];
+  const message = err instanceof Error ? err.message : String(err);
+  return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
+}
