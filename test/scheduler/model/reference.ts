@@ -1,0 +1,280 @@
+/**
+ * The reference model of the scheduling policies: a deliberately naive simulation, occurrence by
+ * occurrence, of what docs/scheduling.md says a schedule does. No arithmetic counting, no batching,
+ * no storage: a list of due occurrences, the catch-up policy picks from it, the overlap policy
+ * decides each pick in order, and every occurrence gets exactly one account. The model-based test
+ * (model.test.ts) drives the real scheduler and this model with the same events and compares them.
+ *
+ * Interval schedules only, anchored at the epoch, without jitter: enough to exercise overlap ×
+ * catch-up × grace × buffer × concurrency key × pause/resume × outage × blocked starts × triggers.
+ */
+import type { CatchupPolicy, OverlapPolicy } from "../../../src/domain/schedule.js";
+import { formatInstant } from "../../../src/time/format.js";
+
+export const RETRY_MS = 5000;
+const MAX_BUFFER_ALL = 1000;
+
+export interface ModelSettings {
+  id: string;
+  intervalMs: number;
+  overlap: OverlapPolicy;
+  catchup: CatchupPolicy;
+  maxCatchUp: number | null;
+  windowMs: number | null;
+  key: string | null;
+}
+
+export interface MSchedule extends ModelSettings {
+  /** The first undecided occurrence. */
+  nextFire: number;
+  /** When the loop fires it; null while paused. */
+  due: number | null;
+  /** Set while a failed start waits for its retry. */
+  retryAt: number | null;
+  paused: boolean;
+  buffered: number[];
+  lastExec: string | null;
+  fired: number;
+  skipped: number;
+  /** Occurrence → started | buffered | dead_letter | skipped:<reason>. */
+  accounts: Map<number, string>;
+}
+
+export interface MExecution {
+  id: string;
+  scheduleId: string;
+  key: string | null;
+  active: boolean;
+}
+
+type Blocker = "none" | "schedule" | "key";
+
+export class ReferenceModel {
+  readonly schedules = new Map<string, MSchedule>();
+  readonly executions = new Map<string, MExecution>();
+  /** Starts fail (the latest workflow version refuses the input). */
+  blocked = false;
+
+  constructor(
+    public now: number,
+    readonly graceMs: number,
+  ) {}
+
+  private nextAfter(s: ModelSettings, t: number): number {
+    return (Math.floor(t / s.intervalMs) + 1) * s.intervalMs;
+  }
+
+  create(settings: ModelSettings): void {
+    const nextFire = this.nextAfter(settings, this.now);
+    this.schedules.set(settings.id, {
+      ...settings,
+      nextFire,
+      due: nextFire,
+      retryAt: null,
+      paused: false,
+      buffered: [],
+      lastExec: null,
+      fired: 0,
+      skipped: 0,
+      accounts: new Map(),
+    });
+  }
+
+  /** The earliest instant any schedule is due, or null. */
+  nextDue(): number | null {
+    let min: number | null = null;
+    for (const s of this.schedules.values()) if (s.due !== null && (min === null || s.due < min)) min = s.due;
+    return min;
+  }
+
+  private blockerOf(s: MSchedule): Blocker {
+    if (s.lastExec !== null && this.executions.get(s.lastExec)?.active) return "schedule";
+    if (s.key !== null) {
+      const holders = [...this.executions.values()].filter((e) => e.active && e.key === s.key);
+      if (holders.length > 0) return holders.some((e) => e.scheduleId !== s.id) ? "key" : "schedule";
+    }
+    return "none";
+  }
+
+  private end(executionId: string): void {
+    const e = this.executions.get(executionId);
+    if (e === undefined || !e.active) return;
+    e.active = false;
+    // Buffers waiting behind it become due now.
+    for (const s of this.schedules.values()) {
+      const mine = s.id === e.scheduleId || (e.key !== null && s.key === e.key);
+      if (mine && !s.paused && s.buffered.length > 0 && (s.due === null || s.due > this.now)) s.due = this.now;
+    }
+  }
+
+  complete(executionId: string): void {
+    this.end(executionId);
+  }
+
+  /** One round of the loop at `now`: every schedule due then, by due time then id. */
+  fireDue(now: number): void {
+    this.now = now;
+    const due = [...this.schedules.values()]
+      .filter((s) => !s.paused && s.due !== null && s.due <= now)
+      .sort((a, b) => (a.due as number) - (b.due as number) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const s of due) this.fire(s, now);
+  }
+
+  private fire(s: MSchedule, now: number): void {
+    const dueList: number[] = [];
+    for (let o = s.nextFire; o <= now; o += s.intervalMs) dueList.push(o);
+    const blocker0 = this.blockerOf(s);
+    if (dueList.length === 0 && !(blocker0 === "none" && s.buffered.length > 0)) {
+      s.due = s.nextFire;
+      s.retryAt = null;
+      return;
+    }
+    // Catch-up: the freshest due occurrence inside the grace starts; the others are missed.
+    const last = dueList[dueList.length - 1];
+    const fresh = last !== undefined && now - last <= this.graceMs ? last : null;
+    const missed = fresh === null ? dueList : dueList.slice(0, -1);
+    const eligible = missed.filter((o) => s.windowMs === null || o >= now - s.windowMs);
+    let picks: number[] = [];
+    if (s.catchup === "run_once") picks = fresh !== null ? [] : eligible.slice(-1);
+    if (s.catchup === "catch_up") picks = eligible.slice(-(s.maxCatchUp ?? 1));
+    if (fresh !== null) picks.push(fresh);
+
+    // The plan, decided as if every start succeeds.
+    type Step = { o: number; act: "start" | "cancel_start" | "buffer" | `skip:${string}`; fromBuffer: boolean };
+    const plan: Step[] = [];
+    let blocker = blocker0;
+    let bufferLen = s.buffered.length;
+    if (blocker === "none" && s.buffered.length > 0) {
+      plan.push({ o: s.buffered[0] as number, act: "start", fromBuffer: true });
+      bufferLen--;
+      blocker = "schedule";
+    }
+    for (const o of picks) {
+      if (blocker === "none" || s.overlap === "allow") {
+        plan.push({ o, act: "start", fromBuffer: false });
+        blocker = "schedule";
+      } else if (s.overlap === "skip") {
+        plan.push({ o, act: blocker === "key" ? "skip:concurrency" : "skip:overlap", fromBuffer: false });
+      } else if (s.overlap === "cancel_previous") {
+        if (blocker === "schedule") plan.push({ o, act: "cancel_start", fromBuffer: false });
+        else plan.push({ o, act: "skip:concurrency", fromBuffer: false });
+      } else if (bufferLen < (s.overlap === "buffer_one" ? 1 : MAX_BUFFER_ALL)) {
+        plan.push({ o, act: "buffer", fromBuffer: false });
+        bufferLen++;
+      } else plan.push({ o, act: "skip:buffer_full", fromBuffer: false });
+    }
+
+    // Carry it out; a failed start inside the grace stops the fire there.
+    const accounts = new Map<number, string>();
+    const cancels: string[] = [];
+    const starts: MExecution[] = [];
+    let buffered = [...s.buffered];
+    let lastExec = s.lastExec;
+    let retryOccurrence: number | null = null;
+    for (const step of plan) {
+      if (step.act.startsWith("skip:")) {
+        accounts.set(step.o, `skipped:${step.act.slice(5)}`);
+        continue;
+      }
+      if (step.act === "buffer") {
+        buffered.push(step.o);
+        accounts.set(step.o, "buffered");
+        continue;
+      }
+      if (step.act === "cancel_start" && lastExec !== null) cancels.push(lastExec);
+      if (this.blocked) {
+        if (step.fromBuffer) {
+          // Nothing of this fire stays: the buffered occurrence is tried again in 5 s.
+          for (const id of cancels) this.end(id);
+          s.due = now + RETRY_MS;
+          s.retryAt = now + RETRY_MS;
+          return;
+        }
+        if (now - step.o <= this.graceMs) {
+          retryOccurrence = step.o;
+          break;
+        }
+        accounts.set(step.o, "dead_letter");
+        continue;
+      }
+      const id = `${s.id}:${formatInstant(step.o)}`;
+      starts.push({ id, scheduleId: s.id, key: s.key, active: true });
+      accounts.set(step.o, "started");
+      if (step.fromBuffer) buffered = buffered.slice(1);
+      lastExec = id;
+    }
+    const decidedUpTo = retryOccurrence ?? Number.POSITIVE_INFINITY;
+    for (const o of dueList)
+      if (o < decidedUpTo && !accounts.has(o) && !picks.includes(o)) accounts.set(o, "skipped:missed");
+    // A retried occurrence that catch-up leaves behind is a dead letter, not missed.
+    const retried = s.retryAt !== null && s.buffered.length === 0 ? s.nextFire : null;
+    if (retried !== null && accounts.get(retried) === "skipped:missed") accounts.set(retried, "dead_letter");
+
+    for (const e of starts) this.executions.set(e.id, e);
+    for (const id of cancels) this.end(id);
+    for (const [o, a] of accounts) {
+      if (o >= decidedUpTo) continue;
+      s.accounts.set(o, a);
+      if (a === "started") s.fired++;
+      else if (a !== "buffered") s.skipped++;
+    }
+    s.buffered = buffered;
+    s.lastExec = lastExec;
+    if (retryOccurrence !== null) {
+      s.nextFire = retryOccurrence;
+      s.due = now + RETRY_MS;
+      s.retryAt = now + RETRY_MS;
+    } else {
+      if (last !== undefined) s.nextFire = last + s.intervalMs;
+      s.due = s.nextFire;
+      s.retryAt = null;
+    }
+  }
+
+  pause(id: string): void {
+    const s = this.get(id);
+    s.paused = true;
+    s.due = null;
+  }
+
+  resume(id: string, catchUp: boolean): void {
+    const s = this.get(id);
+    const keep = catchUp && s.nextFire <= this.now;
+    s.paused = false;
+    if (!keep) s.nextFire = this.nextAfter(s, this.now);
+    s.due = keep ? this.now : s.nextFire;
+    s.retryAt = null;
+  }
+
+  /** A policy change: the timing restarts from now. */
+  update(id: string, patch: Partial<Pick<ModelSettings, "overlap" | "catchup" | "maxCatchUp">>): void {
+    const s = this.get(id);
+    Object.assign(s, patch);
+    s.nextFire = this.nextAfter(s, this.now);
+    s.due = s.paused ? null : s.nextFire;
+    s.retryAt = null;
+  }
+
+  /** A manual trigger: "started" (its id), "not_started", or "failed" (a start the workflow refuses). */
+  trigger(id: string, executionId: string): "started" | "not_started" | "failed" {
+    const s = this.get(id);
+    const blocker = this.blockerOf(s);
+    const cancel = blocker === "schedule" && s.overlap === "cancel_previous";
+    if (blocker !== "none" && s.overlap !== "allow" && !cancel) {
+      s.skipped++;
+      return "not_started";
+    }
+    if (this.blocked) return "failed";
+    if (cancel && s.lastExec !== null) this.end(s.lastExec);
+    this.executions.set(executionId, { id: executionId, scheduleId: id, key: s.key, active: true });
+    s.fired++;
+    s.lastExec = executionId;
+    return "started";
+  }
+
+  get(id: string): MSchedule {
+    const s = this.schedules.get(id);
+    if (s === undefined) throw new Error(`model has no schedule ${id}`);
+    return s;
+  }
+}
