@@ -152,7 +152,11 @@ export class ScheduleActions {
       if (decision === "cancel_and_start" && row.lastExecutionId !== null) {
         await this.o.executions.cancel(row.lastExecutionId, { reason: cancelPreviousReason(id) }, tx);
       }
-      const executionId = `${id}:manual:${new Date(now).toISOString()}`;
+      // Triggers in the same millisecond get distinct ids (-2, -3, …): every "started" answer is
+      // one execution. The row lock above serializes triggers of one schedule, so the check holds.
+      const base = `${id}:manual:${new Date(now).toISOString()}`;
+      let executionId = base;
+      for (let k = 2; (await tx.getExecution(executionId)) !== null; k++) executionId = `${base}-${k}`;
       const c = compiledFor(row);
       const started = await this.o.executions.start(
         {
