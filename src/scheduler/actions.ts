@@ -149,8 +149,11 @@ export class ScheduleActions {
         if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
         return { started: false, execution_id: null, message, overlap: s.overlap };
       }
+      let current = row;
       if (decision === "cancel_and_start" && row.lastExecutionId !== null) {
         await this.o.executions.cancel(row.lastExecutionId, { reason: cancelPreviousReason(id) }, tx);
+        // The cancel may have woken this schedule's own buffer (a new due time and revision): keep it.
+        current = (await tx.getSchedule(id)) ?? row;
       }
       // Triggers in the same millisecond get distinct ids (-2, -3, …): every "started" answer is
       // one execution. The row lock above serializes triggers of one schedule, so the check holds.
@@ -172,8 +175,8 @@ export class ScheduleActions {
       );
       await tx.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: null, executionId, recordedMs: now });
       const updated = await tx.updateSchedule(
-        { ...row, fired: row.fired + (started.created ? 1 : 0), lastFireMs: now, lastExecutionId: executionId },
-        { expectedRevision: row.revision },
+        { ...current, fired: current.fired + (started.created ? 1 : 0), lastFireMs: now, lastExecutionId: executionId },
+        { expectedRevision: current.revision },
       );
       if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
       return { started: true, execution_id: executionId, overlap: s.overlap };

@@ -287,10 +287,14 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
   let lastExecutionId = row.lastExecutionId;
   let deadLetters = 0;
   let retry: Retry | null = null;
+  let revision = row.revision;
   const started = new Map<number, string>();
   for (const start of plan.starts) {
     if (start.cancelBefore && lastExecutionId !== null) {
       await deps.executions.cancel(lastExecutionId, { reason: cancelPreviousReason(row.scheduleId) }, tx);
+      // The cancel's execution-ended hook may have woken this row's own buffer (moving its
+      // revision): that is this fire's own doing, not a concurrent change; the row stays locked.
+      revision = (await tx.getSchedule(row.scheduleId))?.revision ?? revision;
     }
     const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
     try {
@@ -336,7 +340,7 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
   const decided = retry === null ? plan : planBefore(plan, retry.occurrence, bufferedOf(row));
   const next = settle(row, c, decided, now, report, started, lastExecutionId, ledger, deadLetters, retry);
   const updated = await tx.updateSchedule(next, {
-    expectedRevision: row.revision,
+    expectedRevision: revision,
     expectedNextFireMs: row.nextFireMs,
   });
   if (updated === null) throw new ConcurrentChange(row.scheduleId);

@@ -164,4 +164,29 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     }
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 4, skipped: 8 });
   });
+
+  it("cancel_previous on a schedule that still holds a buffer (switched from buffer_one) fires and triggers, never stalls", async () => {
+    // Found by the model-based test: the cancel's execution-ended hook woke the row's own buffer,
+    // which moved its revision and made the fire's (and the trigger's) compare-and-set fail forever.
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      overlap: "buffer_one",
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    expect((await db.store.getSchedule("s"))?.buffered).toEqual([t("2026-11-15T00:00:20Z")]);
+    await h.scheduler.schedules.update("s", { overlap: "cancel_previous" });
+    await h.fireAt("2026-11-15T00:00:30Z");
+    expect((await h.executions.get("s:2026-11-15T00:00:10Z")).status).toBe("CANCELLED");
+    expect((await h.executions.get("s:2026-11-15T00:00:30Z")).status).not.toBe("CANCELLED");
+    const triggered = await h.scheduler.actions.trigger("s", {});
+    expect(triggered.started).toBe(true);
+    expect((await h.executions.get("s:2026-11-15T00:00:30Z")).status).toBe("CANCELLED");
+    // The woken buffer finds the triggered execution running: it stays, the row moves on.
+    await h.fireAt("2026-11-15T00:00:30Z");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 3, next_fire_at: "2026-11-15T00:00:40Z" });
+  });
 });
