@@ -10,6 +10,7 @@ import { BODY_LIMIT_BYTES, installErrorHandlers } from "./errors.js";
 import { executionRoutes } from "./executions-routes.js";
 import type { IdempotencyKeys } from "./idempotency.js";
 import { openApiDocument } from "./openapi.js";
+import { outcomeRoutes } from "./outcome-routes.js";
 import { type Caller, type RouteDef, registerRoutes } from "./route.js";
 import { scheduleRoutes } from "./schedules-routes.js";
 import { systemRoutes } from "./system-routes.js";
@@ -86,6 +87,7 @@ export function buildApp(o: AppOptions): App {
     ...scheduleRoutes(o.deps),
     ...workflowRoutes(o.deps),
     ...executionRoutes(o.deps),
+    ...outcomeRoutes(o.deps),
     ...uiRoutes(o.deps),
     ...systemRoutes(o.deps, () => {
       document ??= openApiDocument(table, VERSION);

@@ -69,7 +69,11 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
       params: S.ExecutionIdParams,
       responses: { 200: execution },
       guard: guardStored("read"),
-      handler: async (r) => ({ status: 200, body: executionToJson(await d.executions.get(String(r.params.id))) }),
+      handler: async (r) => {
+        const e = await d.executions.get(String(r.params.id));
+        const waiting = await d.executions.workers.waiting(e);
+        return { status: 200, body: { ...executionToJson(e), ...(waiting !== null ? { waiting } : {}) } };
+      },
     },
     {
       method: "GET",

@@ -15,6 +15,7 @@ import { addConnectionOptions } from "./connection.js";
 import { registerExecutionCommands } from "./executions.js";
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit.js";
 import { type CliIO, OutputClosedError, processIO } from "./io.js";
+import { registerOutcomeCommands } from "./outcomes.js";
 import { registerScheduleCommands } from "./schedule.js";
 import { registerServerCommand } from "./server.js";
 import { registerVersionCommand } from "./version.js";
@@ -24,6 +25,7 @@ import { registerWorkflowCommands } from "./workflow.js";
 const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
   registerScheduleCommands,
   registerExecutionCommands,
+  registerOutcomeCommands,
   registerWorkflowCommands,
   registerServerCommand,
   registerVersionCommand,

@@ -27,6 +27,11 @@ export interface SettingsFlags {
   paused?: boolean;
   pauseNote?: string;
   description?: string;
+  runTimeout?: string;
+  startTimeout?: string;
+  pauseOnFailure?: number;
+  maxRuns?: number;
+  notify?: string[];
   unset?: string[];
 }
 
@@ -50,6 +55,11 @@ const SETTING_OF: ReadonlyArray<[keyof SettingsFlags, string]> = [
   ["paused", "paused"],
   ["pauseNote", "pause_note"],
   ["description", "description"],
+  ["runTimeout", "run_timeout"],
+  ["startTimeout", "start_timeout"],
+  ["pauseOnFailure", "pause_on_failure"],
+  ["maxRuns", "max_runs"],
+  ["notify", "notify"],
 ];
 
 /** The optional settings `update --unset` may clear. */
@@ -65,6 +75,11 @@ export const UNSETTABLE = [
   "jitter",
   "pause_note",
   "description",
+  "run_timeout",
+  "start_timeout",
+  "pause_on_failure",
+  "max_runs",
+  "notify",
 ] as const;
 
 /** Adds the settings flags; `update` makes every one optional and adds `--no-paused` and `--unset`. */
@@ -89,7 +104,16 @@ export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Comma
     .option("--jitter <duration>", "delay each fire by a deterministic amount below this duration")
     .option("--paused", mode === "create" ? "create the schedule paused" : "pause the schedule")
     .option("--pause-note <text>", "why the schedule is paused")
-    .option("--description <text>", "free text, at most 1000 characters");
+    .option("--description <text>", "free text, at most 1000 characters")
+    .option("--run-timeout <duration>", "the whole execution must end within it, retries included (1s to 365d)")
+    .option("--start-timeout <duration>", "a worker must take the execution within it (1s to 365d)")
+    .option("--pause-on-failure <n>", "pause after n consecutive failed executions", wholeNumber(0, 1e9))
+    .option("--max-runs <n>", "end the schedule after n starts", wholeNumber(0, 1e12))
+    .option(
+      "--notify <url>",
+      "webhook called on failure, timeout, dead letter, pause and recovery (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    );
   if (mode === "update") {
     cmd
       .option("--no-paused", "resume the schedule (as `orbit schedule resume`)")

@@ -36,6 +36,11 @@ function optionalLines(s: ScheduleJson): string {
     const next = s.next_fire_at === null ? "" : ` (next fire ${s.next_fire_at})`;
     out += line("jitter", `${s.jitter}${next}`);
   }
+  if (s.run_timeout !== undefined) out += line("run timeout", s.run_timeout);
+  if (s.start_timeout !== undefined) out += line("start timeout", s.start_timeout);
+  if (s.pause_on_failure !== undefined) out += line("pause on failure", String(s.pause_on_failure));
+  if (s.max_runs !== undefined) out += line("max runs", String(s.max_runs));
+  for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);
   if (s.pause_note !== undefined) out += line("paused", s.pause_note);
   if (s.last_error !== null) out += line("last error", s.last_error);
   if (s.dead_letters.length > 0) {

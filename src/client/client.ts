@@ -17,6 +17,7 @@ import type {
   ScheduleSettingsBody,
   StartExecutionBody,
   TriggerResultJson,
+  WorkerJson,
   WorkflowJson,
   WorkflowVersionsJson,
 } from "./types.js";
@@ -175,6 +176,15 @@ export class OrbitClient {
 
   cancelExecution(id: string, body: { reason?: string } = {}, opts: WriteOptions = {}): Promise<ExecutionJson> {
     return this.call({ ...opts, method: "POST", path: `/v1/executions/${seg(id)}/cancel`, body });
+  }
+
+  /** Re-runs a FAILED or CANCELLED execution as its next run (docs/outcomes.md § Retry). */
+  retryExecution(id: string, opts: WriteOptions = {}): Promise<ExecutionJson> {
+    return this.call({ ...opts, method: "POST", path: `/v1/executions/${seg(id)}/retry`, body: {} });
+  }
+
+  async listWorkers(): Promise<WorkerJson[]> {
+    return (await this.call<{ workers: WorkerJson[] }>({ method: "GET", path: "/v1/workers" })).workers;
   }
 
   // Other

@@ -171,3 +171,13 @@ export interface RegisterWorkflowBody {
   input_schema?: JsonObject;
   description?: string;
 }
+
+/** A worker as `GET /v1/workers` lists it (docs/outcomes.md). */
+export interface WorkerJson {
+  worker_id: string;
+  status: "live" | "gone" | (string & {});
+  workflows: Array<{ name: string; version: string }>;
+  first_seen_at: string;
+  last_seen_at: string;
+  running_tasks: number;
+}

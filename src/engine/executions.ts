@@ -17,8 +17,11 @@ import type { Store, StoreOps } from "../store/store.js";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { checkJsonLimits } from "./json-limits.js";
+import { retryExecution } from "./retry.js";
+import { resolveTimeouts } from "./timeouts.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
 import { inTransaction } from "./tx.js";
+import { WorkerRegistry } from "./workers.js";
 import type { Workflows } from "./workflows.js";
 
 /** The body of `POST /v1/executions`, plus what a schedule adds. */
@@ -115,6 +118,8 @@ export const MAX_EXECUTION_ID_LENGTH = 255;
 const MAX_REASON_LENGTH = 1000;
 
 export class Executions {
+  /** Workers seen polling, and why an execution waits for one (docs/outcomes.md). */
+  readonly workers: WorkerRegistry;
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly workflows: Workflows;
@@ -135,6 +140,7 @@ export class Executions {
     this.newId = options.newId ?? randomUUID;
     this.onEnded = options.onEnded;
     this.onTaskQueued = options.onTaskQueued;
+    this.workers = new WorkerRegistry(options.store, options.clock);
     if (this.maxActive !== undefined && !(Number.isSafeInteger(this.maxActive) && this.maxActive >= 1)) {
       throw new Error(`maxActiveExecutions must be a positive integer, got ${this.maxActive}`);
     }
@@ -367,6 +373,31 @@ export class Executions {
   fail(executionId: string, error: JsonValue, tx?: StoreOps): Promise<Execution> {
     checkJsonLimits(error, "error");
     return this.transition(tx, (t, now) => finishExecution(t, executionId, { status: "FAILED", error }, now));
+  }
+
+  /**
+   * Re-runs a FAILED or CANCELLED execution as run + 1 of the same id (retry.ts), under the same
+   * admission limit as a start. CONFLICT for any other status.
+   */
+  async retry(executionId: string): Promise<Execution> {
+    const execution = await this.store.transaction(async (t) => {
+      await this.admit(t);
+      const deadlines = await this.timeoutsFor(t, executionId);
+      return retryExecution(t, executionId, this.clock.now(), this.newId(), deadlines);
+    });
+    this.onTaskQueued?.();
+    return execution;
+  }
+
+  /** The timeouts a (re)started execution gets: its schedule's, else its workflow's (docs/outcomes.md). */
+  async timeoutsFor(
+    tx: StoreOps,
+    executionId: string,
+  ): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
+    const e = await tx.getExecution(executionId);
+    if (!e) return { startTimeoutMs: null, runTimeoutMs: null };
+    const schedule = e.scheduleId === null ? null : await tx.getSchedule(e.scheduleId);
+    return resolveTimeouts(schedule?.spec ?? {}, await tx.getWorkflowSettings(e.workflow));
   }
 
   async get(executionId: string, tx?: StoreOps): Promise<Execution> {

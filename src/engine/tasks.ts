@@ -64,6 +64,7 @@ export class WorkerTasks {
    */
   async poll(request: PollRequestJson, signal?: AbortSignal): Promise<TaskJson[]> {
     if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
+    await this.o.executions.workers.seen(request.worker_id, request.workflows);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
     const deadline = this.o.clock.now() + wait;
     for (;;) {
@@ -126,6 +127,7 @@ export class WorkerTasks {
 
   /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */
   async heartbeat(workerId: string, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
+    await this.o.executions.workers.seen(workerId);
     const now = this.o.clock.now();
     const held = new Set(await this.o.store.extendLeases(workerId, taskIds, now + this.leaseMs));
     const tasks: HeartbeatResponseJson["tasks"] = {};

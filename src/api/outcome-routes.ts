@@ -1,0 +1,62 @@
+/**
+ * Routes of docs/outcomes.md: workers (`GET /v1/workers`), retry, workflow settings and
+ * deprecation, and a schedule's webhook deliveries.
+ */
+import { Type } from "@sinclair/typebox";
+import { executionToJson } from "../engine/serialize.js";
+import type { ApiDeps } from "./deps.js";
+import type { ApiRequest, RouteDef } from "./route.js";
+import * as S from "./schemas.js";
+
+const instant = Type.String({ description: "RFC 3339 UTC" });
+
+export const WorkerList = Type.Object({
+  workers: Type.Array(
+    Type.Object({
+      worker_id: Type.String(),
+      status: Type.Union([Type.Literal("live"), Type.Literal("gone")], {
+        description: "live: polled or heartbeat within the last 60 s",
+      }),
+      workflows: Type.Array(Type.Object({ name: Type.String(), version: Type.String() })),
+      first_seen_at: instant,
+      last_seen_at: instant,
+      running_tasks: Type.Integer({ description: "tasks it holds the lease of" }),
+    }),
+  ),
+});
+
+export function outcomeRoutes(d: ApiDeps): RouteDef[] {
+  const access = d.access;
+  const guardStored = (action: "read" | "start") => async (r: ApiRequest) => {
+    if (access === null) return;
+    const e = await d.executions.get(String(r.params.id));
+    access.require(r, action, e.workflow);
+  };
+  return [
+    {
+      method: "GET",
+      url: "/v1/workers",
+      summary: "Workers seen in the last hour: their workflows, last poll, running tasks",
+      tag: "worker",
+      responses: { 200: { description: "the workers, by id", schema: WorkerList } },
+      handler: async (r) => {
+        const workers = await d.executions.workers.list();
+        const visible =
+          access === null
+            ? workers
+            : workers.map((w) => ({ ...w, workflows: w.workflows.filter((f) => access.allows(r, "read", f.name)) }));
+        return { status: 200, body: { workers: visible } };
+      },
+    },
+    {
+      method: "POST",
+      url: "/v1/executions/:id/retry",
+      summary: "Re-run a FAILED or CANCELLED execution as its next run (same id, history kept)",
+      tag: "executions",
+      params: S.ExecutionIdParams,
+      responses: { 200: { description: "the execution, RUNNING with run + 1", schema: S.Execution } },
+      guard: guardStored("start"),
+      handler: async (r) => ({ status: 200, body: executionToJson(await d.executions.retry(String(r.params.id))) }),
+    },
+  ];
+}

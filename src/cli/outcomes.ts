@@ -1,0 +1,110 @@
+/**
+ * `orbit start`, `orbit retry`, `orbit events` and `orbit workers` (docs/cli.md, docs/outcomes.md).
+ */
+import type { Command } from "commander";
+import type { ExecutionEventJson, WorkerJson } from "../client/types.js";
+import { stringifyJsonText } from "../domain/json-text.js";
+import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
+import { addConnectionOptions, clientFor } from "./connection.js";
+import { shortDuration } from "./durations.js";
+import type { CliIO } from "./io.js";
+import { type Column, table } from "./table.js";
+
+export const EVENT_COLUMNS: readonly Column[] = [
+  { header: "SEQ", width: 5 },
+  { header: "AT", width: 26 },
+  { header: "TYPE", width: 26 },
+  { header: "DATA", width: 0 },
+];
+
+export function eventTable(events: readonly ExecutionEventJson[]): string {
+  return table(
+    EVENT_COLUMNS,
+    events.map((e) => [String(e.seq), e.at, e.type, stringifyJsonText(e.data)]),
+  );
+}
+
+export const WORKER_COLUMNS: readonly Column[] = [
+  { header: "WORKER", width: 34 },
+  { header: "STATUS", width: 7 },
+  { header: "LAST SEEN", width: 10 },
+  { header: "RUNNING", width: 8 },
+  { header: "WORKFLOWS", width: 0 },
+];
+
+/** LAST SEEN is `now − last_seen_at` (`3.1s` ago). */
+export function workerTable(workers: readonly WorkerJson[], now: number): string {
+  return table(
+    WORKER_COLUMNS,
+    workers.map((w) => [
+      w.worker_id,
+      w.status,
+      shortDuration(Math.max(0, now - Date.parse(w.last_seen_at))),
+      String(w.running_tasks),
+      w.workflows.map((f) => `${f.name}@${f.version}`).join(", ") || "-",
+    ]),
+  );
+}
+
+export function registerOutcomeCommands(program: Command, io: CliIO): void {
+  addWriteOptions(
+    addConnectionOptions(program.command("start"))
+      .description("start an execution of a workflow now, without a schedule")
+      .argument("<workflow>", "the workflow name")
+      .option("--version <version>", "the version to run (default: the latest that is not deprecated)")
+      .option("--input <json>", "the input, a JSON object or @file (default {})", parseJsonObjectArg)
+      .option("--id <execution-id>", "the execution id (starting an existing id returns it); default a UUID")
+      .option("--json", "print the server's JSON"),
+    false,
+  ).action(
+    async (
+      workflow: string,
+      opts: { version?: string; input?: Record<string, never>; id?: string; json?: boolean } & WriteFlags,
+      cmd: Command,
+    ) => {
+      const { created, value } = await clientFor(cmd, io).startExecution(
+        {
+          workflow,
+          input: opts.input ?? {},
+          ...(opts.version !== undefined ? { version: opts.version } : {}),
+          ...(opts.id !== undefined ? { execution_id: opts.id } : {}),
+        },
+        writeOptionsOf(opts),
+      );
+      if (opts.json === true) return printJson(io, value);
+      const what = created ? "started execution" : "execution exists:";
+      await io.stdout.write(`${what} ${value.execution_id}  ${value.workflow}@${value.version}\n`);
+    },
+  );
+
+  addWriteOptions(
+    addConnectionOptions(program.command("retry"))
+      .description("re-run a FAILED or CANCELLED execution as its next run (same id, history kept)")
+      .argument("<execution-id>")
+      .option("--json", "print the server's JSON"),
+    false,
+  ).action(async (id: string, opts: { json?: boolean } & WriteFlags, cmd: Command) => {
+    const e = await clientFor(cmd, io).retryExecution(id, writeOptionsOf(opts));
+    if (opts.json === true) return printJson(io, e);
+    await io.stdout.write(`retrying ${e.execution_id} as run ${e.run ?? "?"}\n`);
+  });
+
+  addConnectionOptions(program.command("events"))
+    .description("print an execution's history, oldest first")
+    .argument("<execution-id>")
+    .option("--json", 'print the server\'s JSON ({"events":[…]})')
+    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+      const events = await clientFor(cmd, io).executionEvents(id);
+      if (opts.json === true) return printJson(io, { events });
+      await io.stdout.write(eventTable(events));
+    });
+
+  addConnectionOptions(program.command("workers"))
+    .description("list the workers seen in the last hour: workflows they run, last poll, running tasks")
+    .option("--json", 'print the server\'s JSON ({"workers":[…]})')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const workers = await clientFor(cmd, io).listWorkers();
+      if (opts.json === true) return printJson(io, { workers });
+      await io.stdout.write(workerTable(workers, io.now()));
+    });
+}

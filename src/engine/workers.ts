@@ -1,0 +1,116 @@
+/**
+ * Workers as the server sees them (docs/outcomes.md § Workers and stalls): each poll and heartbeat
+ * records the worker (at most one write per worker every few seconds, so the poll path stays one
+ * read when nothing changed), `GET /v1/workers` lists them, and an execution waiting for a worker
+ * says why: no worker polls its workflow, none polls its version, a back-off, or all are busy.
+ */
+
+import type { Execution } from "../domain/execution.js";
+import type { Store } from "../store/store.js";
+import type { WorkflowRef } from "../store/task-store.js";
+import { formatInstant } from "../time/format.js";
+import type { Clock } from "./clock.js";
+
+/** A worker seen within this long is live; polls return at least every 20 s, heartbeats every 5 s. */
+export const LIVE_WORKER_MS = 60_000;
+/** `GET /v1/workers` lists workers seen within this long (live or not). */
+export const LISTED_WORKER_MS = 3_600_000;
+/** The longest a worker's row goes without a write while it polls. */
+const WRITE_EVERY_MS = 5_000;
+
+export interface WorkerJson {
+  worker_id: string;
+  /** `live`: seen within the last minute; `gone`: not since. */
+  status: "live" | "gone";
+  workflows: WorkflowRef[];
+  first_seen_at: string;
+  last_seen_at: string;
+  /** Tasks it holds the lease of now. */
+  running_tasks: number;
+}
+
+export interface Waiting {
+  /** `no_worker`, `no_worker_for_version`, `retry_backoff` or `queued`. */
+  reason: string;
+  message: string;
+}
+
+export class WorkerRegistry {
+  private readonly written = new Map<string, { at: number; key: string; workflows: WorkflowRef[] }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A poll (with its workflows) or a heartbeat (without): records the worker when due. */
+  async seen(workerId: string, workflows?: readonly WorkflowRef[]): Promise<void> {
+    const now = this.clock.now();
+    const last = this.written.get(workerId);
+    const list = workflows?.map((w) => ({ name: w.name, version: w.version })) ?? last?.workflows;
+    if (list === undefined) return; // a heartbeat from a worker this server never saw poll
+    const key = list.map((w) => `${w.name}@${w.version}`).join(",");
+    if (last !== undefined && last.key === key && now - last.at < WRITE_EVERY_MS) return;
+    if (this.written.size > 10_000) this.forgetOld(now);
+    this.written.set(workerId, { at: now, key, workflows: list });
+    await this.store.upsertWorker(workerId, list, now);
+  }
+
+  async list(): Promise<WorkerJson[]> {
+    const now = this.clock.now();
+    const rows = await this.store.listWorkers(now - LISTED_WORKER_MS);
+    const running = await this.store.countLeasedTasks();
+    return rows.map((w) => ({
+      worker_id: w.workerId,
+      status: now - w.lastPollMs <= LIVE_WORKER_MS ? "live" : "gone",
+      workflows: w.workflows,
+      first_seen_at: formatInstant(w.firstSeenMs),
+      last_seen_at: formatInstant(w.lastPollMs),
+      running_tasks: running.get(w.workerId) ?? 0,
+    }));
+  }
+
+  /** Why a RUNNING execution is not being worked on, or null when a worker holds it (or it ended). */
+  async waiting(execution: Execution): Promise<Waiting | null> {
+    if (execution.status !== "RUNNING" || execution.cancelReason !== null) return null;
+    const task = await this.store.getTaskForExecution(execution.executionId);
+    if (task === null || task.state !== "pending") return null;
+    const now = this.clock.now();
+    const label = `${execution.workflow}@${execution.version}`;
+    const live = (await this.store.listWorkers(now - LIVE_WORKER_MS)).filter((w) =>
+      w.workflows.some((f) => f.name === execution.workflow),
+    );
+    if (live.length === 0) {
+      return {
+        reason: "no_worker",
+        message: `no worker polls workflow ${execution.workflow} (none seen in the last ${LIVE_WORKER_MS / 1000} s): start a worker that runs ${label}`,
+      };
+    }
+    const forVersion = live.filter((w) =>
+      w.workflows.some((f) => f.name === execution.workflow && f.version === execution.version),
+    );
+    if (forVersion.length === 0) {
+      const versions = [
+        ...new Set(live.flatMap((w) => w.workflows.filter((f) => f.name === execution.workflow).map((f) => f.version))),
+      ].sort();
+      return {
+        reason: "no_worker_for_version",
+        message: `no worker polls ${label}; live workers run version ${versions.join(", ")}: deploy a worker with ${label}, or deprecate it so "latest" skips it`,
+      };
+    }
+    if (task.availableMs > now) {
+      return {
+        reason: "retry_backoff",
+        message: `attempt ${task.attempt} waits for its back-off until ${formatInstant(task.availableMs)}`,
+      };
+    }
+    return {
+      reason: "queued",
+      message: `waiting for a free worker: ${forVersion.length} live worker(s) run ${label}`,
+    };
+  }
+
+  private forgetOld(now: number): void {
+    for (const [id, w] of this.written) if (now - w.at > LIVE_WORKER_MS) this.written.delete(id);
+  }
+}
