@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -5,8 +6,14 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Real processes and databases: separate forks, one per core.
+    // Real processes and databases: separate forks. Every file works in its own SQLite directory or
+    // PostgreSQL schema, and binds port 0, so files share nothing and may run side by side. Most of
+    // the slow files wait on child processes, not on this process's CPU, so more forks than cores
+    // finish sooner (docs/testing.md); ORBIT_TEST_WORKERS overrides the count.
     pool: "forks",
+    maxWorkers: Number(process.env.ORBIT_TEST_WORKERS) || Math.max(2, availableParallelism() + 1),
+    // Child processes run a transpiled copy of the sources (test/helpers/child.ts).
+    globalSetup: ["./test/support/child-build.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

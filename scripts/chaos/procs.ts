@@ -7,7 +7,8 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ClusterMode } from "../../src/server/options.js";
 
-const ENTRY = fileURLToPath(new URL("./server-entry.ts", import.meta.url));
+/** The server process's entry point. */
+export const SERVER_ENTRY = fileURLToPath(new URL("./server-entry.ts", import.meta.url));
 
 export interface ServerSpec {
   database: string;
@@ -18,6 +19,8 @@ export interface ServerSpec {
   graceMs?: number;
   /** Appends the server's stdout and stderr here. Default: discarded. */
   logFile?: string;
+  /** The node arguments that run SERVER_ENTRY. Default: through tsx; the tests pass a prebuilt copy. */
+  nodeArgs?: string[];
 }
 
 export class ServerProcess {
@@ -39,7 +42,7 @@ export class ServerProcess {
 
   /** Starts the process and resolves once it listens (rejects if it exits first or takes over 30 s). */
   start(): Promise<void> {
-    const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
+    const child = spawn(process.execPath, this.spec.nodeArgs ?? ["--import", "tsx", SERVER_ENTRY], {
       env: {
         ...process.env,
         ORBIT_CHAOS_DATABASE: this.spec.database,

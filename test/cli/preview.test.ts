@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { addConnectionOptions, DEFAULT_SERVER, resolveConnection } from "../../src/cli/connection.js";
 import { type CliIO, memoryWriter, streamWriter, type Writer } from "../../src/cli/io.js";
+import { childArgs } from "../helpers/child.js";
 import { runCli } from "./run-cli.js";
 
 const SEED_CRON = ["schedule", "preview", "--cron", "0 2 * * *", "--timezone", "Europe/Berlin"];
@@ -343,7 +344,7 @@ describe("orbit as a process", () => {
     const entry = fileURLToPath(new URL("../../src/cli/entry.ts", import.meta.url));
     const exec = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+        const child = spawn(process.execPath, [...childArgs(entry), ...args], {
           cwd: fileURLToPath(new URL("../..", import.meta.url)),
           env: { ...process.env, TZ: "Asia/Tokyo" },
         });

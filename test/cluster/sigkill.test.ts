@@ -6,9 +6,10 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { checkLedger } from "../../scripts/chaos/ledger.js";
-import { findLeader, ServerProcess } from "../../scripts/chaos/procs.js";
+import { findLeader, SERVER_ENTRY, ServerProcess } from "../../scripts/chaos/procs.js";
 import { OrbitClient } from "../../src/client/client.js";
 import type { ClusterMode } from "../../src/server/options.js";
+import { childArgs } from "../helpers/child.js";
 import {
   CLUSTER_DB,
   createSchema,
@@ -35,7 +36,10 @@ for (const mode of ["shared", "active-standby"] as ClusterMode[]) {
     it("every occurrence between the first and the last execution started exactly once or counted skipped", async () => {
       schema = await createSchema();
       const ports = [await freePort(), await freePort()];
-      servers = ports.map((port) => new ServerProcess({ database: CLUSTER_DB, schema, cluster: mode, port }));
+      servers = ports.map(
+        (port) =>
+          new ServerProcess({ database: CLUSTER_DB, schema, cluster: mode, port, nodeArgs: childArgs(SERVER_ENTRY) }),
+      );
       await Promise.all(servers.map((s) => s.start()));
       const [a, b] = servers as [ServerProcess, ServerProcess];
       const client = new OrbitClient({ baseUrl: a.url });

@@ -1,7 +1,7 @@
 /**
  * Real processes for the end-to-end tests: an `orbit server` on a free port with a temporary data
- * directory, and the `orbit` CLI run as a subprocess against it — both from the sources through tsx,
- * exactly as `node --import tsx src/cli/entry.ts …`.
+ * directory, and the `orbit` CLI run as a subprocess against it — both from the sources, as
+ * `node src/cli/entry.ts …` transpiled once per run (test/helpers/child.ts).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childArgs } from "../helpers/child.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRY = join(ROOT, "src/cli/entry.ts");
@@ -32,7 +33,7 @@ export function orbit(args: readonly string[], env: Record<string, string> = {})
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", ENTRY, ...args],
+      [...childArgs(ENTRY), ...args],
       { cwd: ROOT, env: { ...clean, ...env }, timeout: 30_000 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
@@ -69,7 +70,7 @@ export async function startOrbitServer(extra: readonly string[] = []): Promise<O
   const dataDir = mkdtempSync(join(tmpdir(), "orbit-e2e-"));
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", "tsx", ENTRY, "server", "--port", "0", "--data-dir", dataDir, "--log-level", "warn", ...extra],
+    [...childArgs(ENTRY), "server", "--port", "0", "--data-dir", dataDir, "--log-level", "warn", ...extra],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -11,6 +11,7 @@ import { Workflows } from "../../src/engine/workflows.js";
 import { compiledFor } from "../../src/scheduler/compiled.js";
 import type { Store } from "../../src/store/store.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
+import { childArgs } from "../helpers/child.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/fire-child.ts", import.meta.url));
@@ -18,7 +19,7 @@ const BASE = parseInstant("2026-11-15T00:00:00.5Z");
 const RATE = 60;
 
 function startChild(env: Record<string, string>, anchor: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+  const child = spawn(process.execPath, childArgs(CHILD), {
     env: {
       ...process.env,
       ...env,

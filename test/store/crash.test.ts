@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
+import { childArgs } from "../helpers/child.js";
 import { describeEachDialect, type TestLocation } from "../helpers/db.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
@@ -19,7 +20,7 @@ interface Run {
 }
 
 function runChild(location: TestLocation, env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+  const child = spawn(process.execPath, childArgs(CHILD), {
     env: { ...process.env, ...location.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

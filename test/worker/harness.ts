@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach } from "vitest";
 import { OrbitClient } from "../../src/client/client.js";
+import { childArgs } from "../helpers/child.js";
 import type { TestDialect, TestLocation } from "../helpers/db.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -20,7 +21,7 @@ export interface Child {
 }
 
 export function spawnChild(file: string, env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ["--import", "tsx", fixture(file)], {
+  const proc = spawn(process.execPath, childArgs(fixture(file)), {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
