@@ -7,11 +7,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real processes and databases: separate forks. Every file works in its own SQLite directory or
-    // PostgreSQL schema, and binds port 0, so files share nothing and may run side by side. Most of
-    // the slow files wait on child processes, not on this process's CPU, so more forks than cores
-    // finish sooner (docs/testing.md); ORBIT_TEST_WORKERS overrides the count.
+    // PostgreSQL schema, and binds port 0, so files share nothing and may run side by side: one fork
+    // per core (vitest's default leaves one core idle, which on two cores runs the files one by one
+    // while most of them wait on child processes). ORBIT_TEST_WORKERS overrides it (docs/testing.md).
     pool: "forks",
-    maxWorkers: Number(process.env.ORBIT_TEST_WORKERS) || Math.max(2, availableParallelism() + 1),
+    maxWorkers: Number(process.env.ORBIT_TEST_WORKERS) || Math.max(2, availableParallelism()),
     // Child processes run a transpiled copy of the sources (test/helpers/child.ts).
     globalSetup: ["./test/support/child-build.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
