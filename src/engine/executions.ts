@@ -3,6 +3,7 @@
  * (cancel, complete, fail; see transitions.ts). docs/design.md § Executions and tasks.
  */
 import { randomUUID } from "node:crypto";
+import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import {
   type Execution,
@@ -14,7 +15,6 @@ import {
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
-import type { NowClock as Clock } from "../domain/clock.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { retryExecution } from "./retry.js";

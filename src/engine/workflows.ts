@@ -3,11 +3,11 @@
  * Versions are immutable once registered, so validators are cached per (name, version).
  */
 import semver from "semver";
+import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
-import type { NowClock as Clock } from "../domain/clock.js";
 import { compileInputSchema, describeSchemaErrors, type InputValidator } from "./input-schema.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { inTransaction } from "./tx.js";
