@@ -52,16 +52,9 @@ interface World {
 async function makeReal(store: Store): Promise<Real> {
   const clock = new ManualClock(BASE);
   const workflows = new Workflows({ store, clock });
-  const holder: { scheduler?: Scheduler } = {};
-  const executions = new Executions({
-    store,
-    clock,
-    workflows,
-    onEnded: wakeBuffers,
-    afterEnded: () => holder.scheduler?.loop.wake(),
-  });
+  const executions = new Executions({ store, clock, workflows, onEnded: wakeBuffers });
   const scheduler = new Scheduler({ store, clock, workflows, executions, graceMs: GRACE_MS });
-  holder.scheduler = scheduler;
+  executions.subscribeEnded(() => scheduler.loop.wake());
   return { store, clock, workflows, executions, scheduler };
 }
 
