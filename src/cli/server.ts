@@ -22,6 +22,8 @@ export interface StartServerOptions {
   config?: string;
   /** The level of the server's log (JSON lines on stdout). */
   logger?: string;
+  /** docs/operations.md § Retention. */
+  retention?: { maxAgeMs?: number; maxCount?: number; byWorkflow?: Record<string, number> };
 }
 
 export interface RunningServer {
@@ -42,6 +44,27 @@ interface ServerFlags {
   config?: string;
   misfireGrace?: number;
   logLevel?: string;
+  retention?: number;
+  retentionWorkflow?: Record<string, number>;
+  retentionMax?: number;
+}
+
+function durationFlag(flag: string): (text: string) => number {
+  return (text) => {
+    try {
+      return parseDuration(text, flag);
+    } catch (err) {
+      if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
+      throw err;
+    }
+  };
+}
+
+/** `--retention-workflow Audit=365d`, repeatable: collected into {Audit: ms}. */
+function retentionWorkflow(text: string, previous: Record<string, number> = {}): Record<string, number> {
+  const at = text.indexOf("=");
+  if (at <= 0) throw new InvalidArgumentError(`give WORKFLOW=DURATION, for example Audit=365d; got "${text}".`);
+  return { ...previous, [text.slice(0, at)]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
 }
 
 function parseGrace(text: string): number {
@@ -106,6 +129,17 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     .option("--max-active-executions <n>", "refuse starts beyond n running executions (429)", wholeNumber(1, 1e9))
     .option("--config <file>", "identities and tokens (access control); without it the server is open")
     .option("--misfire-grace <duration>", "how late an occurrence may be and still start (default: 60s)", parseGrace)
+    .option(
+      "--retention <duration>",
+      "delete ended executions older than this, e.g. 30d (default: keep)",
+      durationFlag("--retention"),
+    )
+    .option(
+      "--retention-workflow <name=duration>",
+      "a workflow's own retention, e.g. Audit=365d (repeatable)",
+      retentionWorkflow,
+    )
+    .option("--retention-max <n>", "keep only the newest n ended executions", wholeNumber(1, Number.MAX_SAFE_INTEGER))
     .addOption(
       new Option("--log-level <level>", "log level of the JSON log on stdout (default: info)").choices([
         "trace",
@@ -138,6 +172,13 @@ Examples:
         config: flags.config,
         logger: flags.logLevel,
       };
+      if (flags.retention !== undefined || flags.retentionWorkflow !== undefined || flags.retentionMax !== undefined) {
+        options.retention = {
+          ...(flags.retention !== undefined ? { maxAgeMs: flags.retention } : {}),
+          ...(flags.retentionWorkflow !== undefined ? { byWorkflow: flags.retentionWorkflow } : {}),
+          ...(flags.retentionMax !== undefined ? { maxCount: flags.retentionMax } : {}),
+        };
+      }
       for (const key of Object.keys(options) as Array<keyof StartServerOptions>) {
         if (options[key] === undefined) delete options[key];
       }

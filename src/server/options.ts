@@ -2,6 +2,7 @@
 import type { LevelWithSilentOrString, Logger } from "pino";
 import type { WorkerProtocolOptions } from "../api/worker-routes.js";
 import type { Clock } from "../domain/clock.js";
+import type { RetentionPolicy } from "../engine/retention.js";
 
 export type ClusterMode = "single" | "active-standby" | "shared";
 
@@ -41,6 +42,11 @@ export interface ServerOptions {
    * bearer token. Default: open server.
    */
   config?: string;
+  /**
+   * Deleting ended executions (with their events, step results and tasks) by age and count, in
+   * small batches off the fire path (docs/operations.md § Retention). Default: kept forever.
+   */
+  retention?: RetentionPolicy;
   /** Worker protocol timings (lease 30 s, heartbeat 5 s, poll 20 s by default). */
   worker?: WorkerProtocolOptions;
 }

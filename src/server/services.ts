@@ -6,6 +6,7 @@
 import type { ServerMetrics as ServerMetricsType } from "../api/metrics.js";
 import { ServerMetrics } from "../api/metrics.js";
 import { Executions } from "../engine/executions.js";
+import { Retention } from "../engine/retention.js";
 import { TaskWakeups } from "../engine/task-wakeups.js";
 import { Workflows } from "../engine/workflows.js";
 import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
@@ -29,6 +30,8 @@ export interface Services {
   leadership: Leadership | null;
   /** `--cluster active-standby | shared`: schedule changes made through other servers wake this loop. */
   scheduleListener: PostgresScheduleListener | null;
+  /** Deletes ended executions past `options.retention` (does nothing without it). */
+  retention: Retention;
 }
 
 /** Opens (and migrates) the store; a failure names the file or URL and the cause. */
@@ -111,7 +114,13 @@ export function buildServices(config: ServerConfig, store: Store, parts: Started
           onNotify: () => scheduler.loop.wake(),
           onError: (err) => log.warn({ err }, "schedule LISTEN connection failed; retrying"),
         });
-  return { store, workflows, executions, scheduler, metrics, wakeups, leadership, scheduleListener };
+  const retention = new Retention({
+    store,
+    clock,
+    ...options.retention,
+    log: log.child({ component: "retention" }),
+  });
+  return { store, workflows, executions, scheduler, metrics, wakeups, leadership, scheduleListener, retention };
 }
 
 /** Starts the cluster wiring and the firing loop: the last parts, so they close first. */
@@ -127,4 +136,6 @@ export async function startFiring(services: Services, parts: StartedParts): Prom
   }
   parts.add("scheduler", () => scheduler.close());
   scheduler.start();
+  parts.add("retention", () => services.retention.close());
+  services.retention.start();
 }

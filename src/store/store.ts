@@ -83,6 +83,16 @@ export interface ScheduleAdvance {
   expectedNextFireMs: number | null;
 }
 
+/** One batch of retention (see {@link StoreOps.pruneExecutions}). */
+export interface PruneQuery {
+  endedBeforeMs: number;
+  /** Only this workflow's executions. */
+  workflow?: string;
+  /** Not these workflows' (they have their own retention). */
+  exceptWorkflows?: readonly string[];
+  limit: number;
+}
+
 /** A first event of a new execution (sequence number 1). */
 export interface FirstEvent {
   executionId: string;
@@ -208,6 +218,16 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   deleteIdempotencyKey(scope: string, key: string): Promise<boolean>;
   /** Deletes keys created before the instant; returns how many. */
   deleteIdempotencyKeysBefore(createdBeforeMs: number): Promise<number>;
+
+  // Retention (src/engine/retention.ts)
+  /**
+   * Deletes up to `limit` ended executions (COMPLETED, FAILED, CANCELLED) that ended before the
+   * instant, oldest first, with their events, step results and tasks; never one that is a schedule's
+   * last execution. Call inside a transaction. Returns how many executions were deleted.
+   */
+  pruneExecutions(query: PruneQuery): Promise<number>;
+  /** The ended_ms of the `keep`-th newest ended execution (those that ended before it are beyond a count limit), or null. */
+  endedCutoffKeeping(keep: number): Promise<number | null>;
 
   /** The database server's clock, epoch ms (shared-mode due checks compare against it). */
   databaseNow(): Promise<number>;

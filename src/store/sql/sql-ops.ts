@@ -9,6 +9,7 @@ import type {
   DueScheduleQuery,
   LockOption,
   OccurrenceQuery,
+  PruneQuery,
   ScheduleAdvance,
   ScheduleCas,
   StoreOps,
@@ -16,6 +17,7 @@ import type {
 import { pgColumn } from "./batch.js";
 import type { SqlParam } from "./executor.js";
 import { OutcomeOps } from "./outcome-ops.js";
+import { endedCutoffKeeping, pruneExecutionsBatch } from "./retention-ops.js";
 import { jsonParam, SCHEDULE_MUTABLE_COLUMNS, scheduleParams } from "./row-mappers.js";
 
 const SCHEDULE_INSERT_COLUMNS = ["schedule_id", ...SCHEDULE_MUTABLE_COLUMNS, "revision", "created_ms"].join(", ");
@@ -284,6 +286,14 @@ export class SqlOps extends OutcomeOps implements StoreOps {
 
   async deleteIdempotencyKeysBefore(createdBeforeMs: number): Promise<number> {
     return this.exec.run("DELETE FROM orbit_idempotency_keys WHERE created_ms < ?", [createdBeforeMs]);
+  }
+
+  pruneExecutions(query: PruneQuery): Promise<number> {
+    return pruneExecutionsBatch(this.exec, query);
+  }
+
+  endedCutoffKeeping(keep: number): Promise<number | null> {
+    return endedCutoffKeeping(this.exec, keep);
   }
 
   async databaseNow(): Promise<number> {

@@ -1,0 +1,104 @@
+/**
+ * Retention (docs/operations.md § Retention): ended executions older than the retention (per
+ * workflow where one is set), or beyond the newest `maxCount`, are deleted with their events, step
+ * results and worker tasks. Off the fire path: its own loop, small batches of one short transaction
+ * each, yielding between batches so fires and requests interleave. Never a running execution, never
+ * a schedule's last execution (overlap and outcomes read it); the ledger keeps its own per-schedule
+ * cap and is not touched here.
+ */
+import { setImmediate as yieldTurn } from "node:timers/promises";
+import type { Clock } from "../domain/clock.js";
+import type { PruneQuery, Store } from "../store/store.js";
+
+export interface RetentionPolicy {
+  /** Ended executions older than this (ms since they ended) are deleted. Default: kept forever. */
+  maxAgeMs?: number;
+  /** Per workflow name, a retention that replaces `maxAgeMs` for that workflow's executions. */
+  byWorkflow?: Readonly<Record<string, number>>;
+  /**
+   * Only the newest this many ended executions are kept (the oldest go first; executions that ended
+   * in the same millisecond as the last one kept stay too). Default: no limit.
+   */
+  maxCount?: number;
+  /** Executions per transaction. Default 500. */
+  batchSize?: number;
+  /** How often a pass runs. Default 60 000 ms (the first pass runs at start). */
+  intervalMs?: number;
+}
+
+export interface RetentionOptions extends RetentionPolicy {
+  store: Store;
+  clock: Clock;
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export const DEFAULT_RETENTION_BATCH = 500;
+export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
+
+export class Retention {
+  private readonly stop = new AbortController();
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly o: RetentionOptions) {}
+
+  /** True when the policy deletes anything at all. */
+  get enabled(): boolean {
+    const o = this.o;
+    return o.maxAgeMs !== undefined || o.maxCount !== undefined || Object.keys(o.byWorkflow ?? {}).length > 0;
+  }
+
+  /** One pass: deletes everything the policy allows now, batch by batch. Returns how many executions. */
+  async runOnce(): Promise<number> {
+    const { store, clock } = this.o;
+    const limit = this.o.batchSize ?? DEFAULT_RETENTION_BATCH;
+    const now = clock.now();
+    const overrides = Object.entries(this.o.byWorkflow ?? {});
+    let deleted = 0;
+    for (const [workflow, ageMs] of overrides) {
+      deleted += await this.drain({ endedBeforeMs: now - ageMs, workflow, limit });
+    }
+    if (this.o.maxAgeMs !== undefined) {
+      const exceptWorkflows = overrides.map(([w]) => w);
+      deleted += await this.drain({ endedBeforeMs: now - this.o.maxAgeMs, exceptWorkflows, limit });
+    }
+    if (this.o.maxCount !== undefined) {
+      const cutoff = await store.endedCutoffKeeping(this.o.maxCount);
+      if (cutoff !== null) deleted += await this.drain({ endedBeforeMs: cutoff, limit });
+    }
+    return deleted;
+  }
+
+  private async drain(query: PruneQuery): Promise<number> {
+    let total = 0;
+    while (!this.stop.signal.aborted) {
+      const n = await this.o.store.transaction((tx) => tx.pruneExecutions(query));
+      total += n;
+      if (n < query.limit) break;
+      await yieldTurn(); // let the firing loop and requests take the store between batches
+    }
+    return total;
+  }
+
+  /** Runs a pass now and then every `intervalMs` until close(). Does nothing when not enabled. */
+  start(): void {
+    if (!this.enabled || this.running !== null) return;
+    const every = this.o.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS;
+    this.running = (async () => {
+      while (!this.stop.signal.aborted) {
+        try {
+          const n = await this.runOnce();
+          if (n > 0) this.o.log?.info({ deleted: n }, "retention deleted ended executions");
+        } catch (err) {
+          if (!this.stop.signal.aborted) this.o.log?.warn({ err }, "retention pass failed; retrying next interval");
+        }
+        await this.o.clock.sleep(every, this.stop.signal);
+      }
+    })();
+  }
+
+  /** Stops after the current batch. */
+  async close(): Promise<void> {
+    this.stop.abort();
+    await this.running;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Retention's statements (docs/operations.md § Retention): one batch of ended executions, oldest
+ * first, with their events, step results and worker tasks. Portable SQL over the SqlExecutor.
+ * Run inside a transaction so an execution and its rows go together.
+ */
+import type { PruneQuery } from "../store.js";
+import type { SqlExecutor, SqlParam } from "./executor.js";
+
+/** Ended statuses only: a RUNNING or COMPENSATING execution is never pruned, whatever its age. */
+const ENDED = "status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND ended_ms IS NOT NULL";
+
+export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Promise<number> {
+  const params: SqlParam[] = [q.endedBeforeMs];
+  let where = `${ENDED} AND ended_ms < ?`;
+  if (q.workflow !== undefined) {
+    where += " AND workflow = ?";
+    params.push(q.workflow);
+  }
+  if (q.exceptWorkflows !== undefined && q.exceptWorkflows.length > 0) {
+    where += ` AND workflow NOT IN (${q.exceptWorkflows.map(() => "?").join(", ")})`;
+    params.push(...q.exceptWorkflows);
+  }
+  // A schedule's last execution stays: overlap, buffers and outcomes read it (docs/design.md § Overlap).
+  where += " AND NOT EXISTS (SELECT 1 FROM orbit_schedules s WHERE s.last_execution_id = e.execution_id)";
+  params.push(q.limit);
+  const rows = await exec.all(
+    `SELECT execution_id FROM orbit_executions e WHERE ${where} ORDER BY ended_ms, execution_id LIMIT ?`,
+    params,
+  );
+  const ids = rows.map((r) => String(r.execution_id));
+  if (ids.length === 0) return 0;
+  const marks = ids.map(() => "?").join(", ");
+  for (const table of ["orbit_execution_events", "orbit_step_results", "orbit_worker_tasks"]) {
+    await exec.run(`DELETE FROM ${table} WHERE execution_id IN (${marks})`, ids);
+  }
+  // Re-checks the status: nothing can restart an ended execution, but the guard costs nothing.
+  return exec.run(`DELETE FROM orbit_executions WHERE execution_id IN (${marks}) AND ${ENDED}`, ids);
+}
+
+/**
+ * The ended_ms of the `keep`-th newest ended execution (count-based retention), or null when there
+ * are not that many: executions that ended before it are beyond the limit (ties at it all stay).
+ */
+export async function endedCutoffKeeping(exec: SqlExecutor, keep: number): Promise<number | null> {
+  const rows = await exec.all(
+    `SELECT ended_ms FROM orbit_executions WHERE ${ENDED} ORDER BY ended_ms DESC LIMIT 1 OFFSET ?`,
+    [Math.max(0, keep - 1)],
+  );
+  return rows[0] ? Number(rows[0].ended_ms) : null;
+}
