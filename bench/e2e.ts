@@ -63,7 +63,12 @@ interface Row {
 }
 
 function spawn(file: string, label: string, s: ChildSettings, onStarts: (rows: Start[]) => void): Proc {
-  const child = fork(join(here, file), [JSON.stringify(s)], { execArgv: ["--import", "tsx"], stdio: "inherit" });
+  // BENCH_CPU_PROF=dir: a V8 CPU profile of every child, to see where the time goes.
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(join(here, file), [JSON.stringify(s)], {
+    execArgv: ["--import", "tsx", ...prof],
+    stdio: "inherit",
+  });
   child.on("message", (m: { type?: string; rows?: Start[] }) => {
     if (m.type === "starts" && m.rows) onStarts(m.rows);
   });

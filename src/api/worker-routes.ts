@@ -150,6 +150,16 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     released: await tasks.release(b.worker_id, b.task_ids),
   }));
 
+  route<{ tasks: { task_id: string; result?: unknown }[] }>(
+    "/v1/worker/complete",
+    { body: S.CompleteManyBody },
+    async (b) => ({
+      tasks: await tasks.completeMany(
+        b.worker_id,
+        b.tasks.map((t) => ({ task_id: t.task_id, result: (t.result ?? null) as JsonValue })),
+      ),
+    }),
+  );
   const task = { params: S.TaskIdParams };
   route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id) =>
     tasks.step(id, { ...b, result: (b.result ?? null) as JsonValue }),

@@ -46,6 +46,18 @@ export const StepBody = Type.Object(
 const errorJson = Type.Object({ message: Type.String() }, { additionalProperties: true });
 
 export const CompleteBody = Type.Object({ worker_id: workerId, result: Type.Unknown() }, strict);
+/** Most tasks one batched complete carries. */
+export const MAX_COMPLETES_PER_BATCH = 1000;
+export const CompleteManyBody = Type.Object(
+  {
+    worker_id: workerId,
+    tasks: Type.Array(Type.Object({ task_id: Type.String({ minLength: 1 }), result: Type.Unknown() }, strict), {
+      minItems: 1,
+      maxItems: MAX_COMPLETES_PER_BATCH,
+    }),
+  },
+  strict,
+);
 export const FailBody = Type.Object({ worker_id: workerId, error: errorJson, retryable: Type.Boolean() }, strict);
 export const ContinueBody = Type.Object({ worker_id: workerId, input: Type.Unknown() }, strict);
 export const WorkerOnlyBody = Type.Object({ worker_id: workerId }, strict);

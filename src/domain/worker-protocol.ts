@@ -94,3 +94,8 @@ export interface FailRequestJson {
 export interface ErrorJson extends JsonObject {
   message: string;
 }
+
+/** `POST /v1/worker/complete`: per task, COMPLETED or the error that refused it (CONFLICT: lease gone). */
+export interface CompleteManyResponseJson {
+  tasks: Record<string, { status: "COMPLETED" } | { code: string; message: string }>;
+}

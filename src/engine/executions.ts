@@ -463,6 +463,14 @@ export class Executions {
     return () => this.endedListeners.delete(listener);
   }
 
+  /**
+   * Tells the listeners again that an execution ended, for a transition run inside a caller's
+   * transaction (`runTransition(fn, tx)`): its own call came before the caller's commit.
+   */
+  notifyEnded(execution: Execution): void {
+    if (!isActiveStatus(execution.status)) for (const listener of this.endedListeners) listener(execution);
+  }
+
   /** Runs a state transition; when it ended the execution, tells the scheduler (in and after the transaction). */
   private async transition(
     tx: StoreOps | undefined,

@@ -39,6 +39,9 @@ export interface WorkerTasksOptions {
   newId?: () => string;
 }
 
+/** One task's answer in a batched complete: done, or why not (CONFLICT: the lease is gone). */
+export type CompleteAnswer = { status: "COMPLETED" } | { code: string; message: string };
+
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_POLL_TIMEOUT_MS = 20_000;
@@ -161,6 +164,40 @@ export class WorkerTasks {
     return this.o.executions.runTransition(async (t, now) =>
       T.endWith(t, await T.holdTask(t, taskId, workerId), now, "COMPLETED", { result }),
     );
+  }
+
+  /**
+   * Many completions in one transaction (docs/workflows.md § Batched completes): one commit (one
+   * fsync) for the batch instead of one per task. Each task is checked and ended as `complete`
+   * does; a task the worker no longer holds is answered with its error and the others still
+   * complete. Both refusals (holdTask, endWith) come before any write of that task, so a refused
+   * task leaves nothing half-written in the shared transaction.
+   */
+  async completeMany(
+    workerId: string,
+    items: readonly { task_id: string; result: JsonValue }[],
+  ): Promise<Record<string, CompleteAnswer>> {
+    const answers: Record<string, CompleteAnswer> = {};
+    const ended: Execution[] = [];
+    await this.o.store.transaction(async (tx) => {
+      for (const item of items) {
+        try {
+          const execution = await this.o.executions.runTransition(
+            async (t, now) =>
+              T.endWith(t, await T.holdTask(t, item.task_id, workerId), now, "COMPLETED", { result: item.result }),
+            tx,
+          );
+          ended.push(execution);
+          answers[item.task_id] = { status: "COMPLETED" };
+        } catch (err) {
+          if (!(err instanceof OrbitError)) throw err;
+          answers[item.task_id] = { code: err.code, message: err.message };
+        }
+      }
+    });
+    // Inside the batch's transaction the scheduler was told before the commit; tell it again now.
+    for (const execution of ended) this.o.executions.notifyEnded(execution);
+    return answers;
   }
 
   /** A failed attempt: retried by the task's policy, else the execution is FAILED. */

@@ -8,7 +8,14 @@ import { type HttpOptions, request, ServerUnreachableError } from "../client/htt
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import type { HeartbeatResponseJson, PollRequestJson, PollResponseJson, TaskJson } from "../domain/worker-protocol.js";
+import type {
+  CompleteManyResponseJson,
+  HeartbeatResponseJson,
+  PollRequestJson,
+  PollResponseJson,
+  TaskJson,
+} from "../domain/worker-protocol.js";
+import { Completions } from "./completions.js";
 import { LeaseLostError } from "./errors.js";
 
 export interface ProtocolClientOptions {
@@ -25,6 +32,7 @@ const seg = encodeURIComponent;
 export class ProtocolClient {
   private readonly http: HttpOptions;
   private readonly pollHttp: HttpOptions;
+  private readonly completions = new Completions(this);
 
   constructor(private readonly o: ProtocolClientOptions) {
     const baseUrl = o.server.replace(/\/+$/, "");
@@ -66,8 +74,14 @@ export class ProtocolClient {
     return this.post(`/v1/worker/tasks/${seg(taskId)}/steps`, step, retryForMs);
   }
 
-  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<unknown> {
-    return this.post(`/v1/worker/tasks/${seg(taskId)}/complete`, { result }, retryForMs);
+  /** Batched with other tasks completing at the same time (completions.ts). */
+  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<void> {
+    return this.completions.complete(taskId, result, retryForMs);
+  }
+
+  /** One request, one transaction: per task COMPLETED or the error that refused it. */
+  completeMany(tasks: { task_id: string; result: JsonValue }[], retryForMs: number): Promise<CompleteManyResponseJson> {
+    return this.post("/v1/worker/complete", { tasks }, retryForMs);
   }
 
   fail(taskId: string, error: JsonObject, retryable: boolean, retryForMs: number): Promise<unknown> {

@@ -1,0 +1,124 @@
+/**
+ * Kill -9 during batched leases and batched completes (WorkerTasks.claim, completeMany): reopen the
+ * database and check that every batch reported committed is there whole, and that the batch that
+ * was open left nothing: each execution is either COMPLETED once (its event, its task done) or still
+ * RUNNING with its task leased and no completion, ready for the lease reaper to hand it out again.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
+import { describeEachDialect, type TestLocation } from "../helpers/db.js";
+
+const CHILD = fileURLToPath(new URL("./fixtures/batch-crash-child.ts", import.meta.url));
+
+interface Run {
+  child: ChildProcess;
+  leased: string[];
+  completed: string[];
+  waitFor(until: (line: string) => boolean): Promise<string>;
+  exited: Promise<NodeJS.Signals | null>;
+}
+
+function runChild(location: TestLocation, mode: string): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+    env: { ...process.env, ...location.env, ORBIT_CRASH_MODE: mode },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const run: Run = {
+    child,
+    leased: [],
+    completed: [],
+    waitFor: () => Promise.resolve(""),
+    exited: Promise.resolve(null),
+  };
+  let stderr = "";
+  let buffer = "";
+  const waiters: { until: (line: string) => boolean; resolve: (line: string) => void }[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdout!.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const [kind, ...ids] = line.split(" ");
+      if (kind === "leased") run.leased.push(...ids);
+      if (kind === "completed") run.completed.push(...ids);
+      for (const w of waiters.splice(0)) {
+        if (w.until(line)) w.resolve(line);
+        else waiters.push(w);
+      }
+    }
+  });
+  run.exited = new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+  run.waitFor = (until) =>
+    new Promise((resolve, reject) => {
+      waiters.push({ until, resolve });
+      void run.exited.then(() => reject(new Error(`child exited before the expected output; stderr:\n${stderr}`)));
+    });
+  return run;
+}
+
+/** Every execution is whole: COMPLETED once with its task done, or RUNNING, leased, never completed. */
+async function expectWhole(store: Store, run: Run): Promise<void> {
+  const all = await store.listExecutions({ limit: 10_000 });
+  const completed = new Set(run.completed);
+  for (const e of all) {
+    const events = (await store.listEvents(e.executionId)).map((x) => x.type);
+    const task = await store.getTaskForExecution(e.executionId);
+    const completions = events.filter((t) => t === "WorkflowCompleted").length;
+    if (e.status === "COMPLETED") {
+      expect(completions, `${e.executionId}: one completion`).toBe(1);
+      expect(task?.state, `${e.executionId}: its task is done`).toBe("done");
+      expect(e.result).toEqual({ ok: e.executionId });
+    } else {
+      expect(completed.has(e.executionId), `${e.executionId} was reported completed`).toBe(false);
+      expect(e.status).toBe("RUNNING");
+      expect(completions, `${e.executionId} is half-completed`).toBe(0);
+      expect(task?.state).toMatch(/^(pending|leased)$/);
+      if (run.leased.includes(e.executionId)) expect(task?.leaseOwner ?? "w").toBe("w");
+    }
+  }
+  for (const id of completed) expect(all.find((e) => e.executionId === id)?.status, id).toBe("COMPLETED");
+}
+
+describeEachDialect("batched leases and completes survive kill -9", (dialect) => {
+  let location: TestLocation | null = null;
+  let child: ChildProcess | null = null;
+  afterEach(async () => {
+    child?.kill("SIGKILL");
+    await location?.destroy();
+    location = child = null;
+  });
+
+  it("shows nothing of the batch whose transaction was open, and all of the batches before it", async () => {
+    location = await dialect.createLocation();
+    const run = runChild(location, "hang");
+    child = run.child;
+    const open = await run.waitFor((line) => line.startsWith("open "));
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    expect(run.completed).toHaveLength(20);
+    expect(run.leased).toHaveLength(40);
+    const store = await location.open();
+    await expectWhole(store, run);
+    // Ten of the open batch's tasks were written before the kill: none of it is visible.
+    const stuck = await store.getExecution(open.slice("open ".length));
+    expect(stuck?.status).toBe("RUNNING");
+    const running = (await store.listExecutions({ limit: 100 })).filter((e) => e.status === "RUNNING");
+    expect(running).toHaveLength(20);
+  });
+
+  it("loses no completed batch when killed at an arbitrary point of a stream of batches", async () => {
+    location = await dialect.createLocation();
+    const run = runChild(location, "stream");
+    child = run.child;
+    await run.waitFor(() => run.completed.length >= 100);
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    const store = await location.open();
+    await expectWhole(store, run);
+  });
+});

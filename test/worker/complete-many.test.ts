@@ -1,0 +1,50 @@
+/** WorkerTasks.completeMany (POST /v1/worker/complete): one transaction, an answer per task. */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { TaskWakeups } from "../../src/engine/task-wakeups.js";
+import { WorkerTasks } from "../../src/engine/tasks.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+
+const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+
+describeEachDialect("batched completes", (dialect) => {
+  const db = useStore(dialect);
+
+  it("completes every task the worker holds and answers CONFLICT for the others, which stay as they were", async () => {
+    const store = db.store;
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const workflows = new Workflows({ store, clock });
+    const ended: string[] = [];
+    const executions = new Executions({ store, clock, workflows });
+    executions.subscribeEnded((e) => ended.push(e.executionId));
+    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+    await workflows.register({ name: "W", version: "1.0.0" });
+    for (const id of ["a", "b", "c"]) await executions.start({ execution_id: id, workflow: "W", input: {} });
+    const mine = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 2 });
+    const theirs = await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 1 });
+    expect(mine).toHaveLength(2);
+    expect(theirs).toHaveLength(1);
+    const [a, b] = mine;
+    const answers = await tasks.completeMany("w1", [
+      { task_id: a!.task_id, result: { n: 1 } },
+      { task_id: theirs[0]!.task_id, result: { n: 2 } },
+      { task_id: b!.task_id, result: null },
+      { task_id: a!.task_id, result: { n: 3 } },
+      { task_id: "no-such-task", result: null },
+    ]);
+    expect(answers[a!.task_id]).toMatchObject({ code: "CONFLICT" }); // the repeat: already done
+    expect(answers[b!.task_id]).toEqual({ status: "COMPLETED" });
+    expect(answers[theirs[0]!.task_id]).toMatchObject({ code: "CONFLICT" });
+    expect(answers["no-such-task"]).toMatchObject({ code: "NOT_FOUND" });
+    const first = await store.getExecution(a!.execution_id);
+    expect(first).toMatchObject({ status: "COMPLETED", result: { n: 1 } });
+    expect(await store.getExecution(b!.execution_id)).toMatchObject({ status: "COMPLETED", result: null });
+    expect(await store.getExecution(theirs[0]!.execution_id)).toMatchObject({ status: "RUNNING" });
+    expect((await store.listEvents(a!.execution_id)).filter((e) => e.type === "WorkflowCompleted")).toHaveLength(1);
+    expect((await store.getTaskForExecution(theirs[0]!.execution_id))?.leaseOwner).toBe("w2");
+    // The scheduler hears of both ends after the commit too.
+    expect(ended.filter((id) => id === a!.execution_id).length).toBeGreaterThanOrEqual(2);
+  });
+});
