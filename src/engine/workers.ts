@@ -5,11 +5,11 @@
  * says why: no worker polls its workflow, none polls its version, a back-off, or all are busy.
  */
 
+import type { NowClock as Clock } from "../domain/clock.js";
 import type { Execution } from "../domain/execution.js";
 import type { Store } from "../store/store.js";
 import type { WorkflowRef } from "../store/task-store.js";
 import { formatInstant } from "../time/format.js";
-import type { NowClock as Clock } from "../domain/clock.js";
 
 /** A worker seen within this long is live; polls return at least every 20 s, heartbeats every 5 s. */
 export const LIVE_WORKER_MS = 60_000;
