@@ -5,8 +5,16 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { serializeJson } from "../domain/json-text.js";
 import { VERSION } from "../version.js";
+import { checkText, scanJsonText } from "./body-guard.js";
 import type { ApiDeps } from "./deps.js";
-import { BODY_LIMIT_BYTES, installErrorHandlers } from "./errors.js";
+import {
+  BODY_LIMIT_BYTES,
+  clientErrorHandler,
+  frameworkErrors,
+  HEADERS_TIMEOUT_MS,
+  installErrorHandlers,
+  REQUEST_TIMEOUT_MS,
+} from "./errors.js";
 import { executionRoutes } from "./executions-routes.js";
 import type { IdempotencyKeys } from "./idempotency.js";
 import { openApiDocument } from "./openapi.js";
@@ -43,8 +51,16 @@ export function buildApp(o: AppOptions): App {
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: "idle",
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids are up to 255 characters (more once percent-encoded); fastify's default is 100.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // A client that stalls its headers or body does not hold a connection forever; long polls
+    // are not affected (these bound receiving the request, not answering it).
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    frameworkErrors,
+    clientErrorHandler,
   });
+  // Headers must arrive well within the request timeout.
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS);
   const routes: string[] = [];
   app.addHook("onRoute", (r) => {
     for (const m of [r.method].flat()) if (m !== "HEAD") routes.push(`${m} ${r.url}`);
@@ -58,8 +74,31 @@ export function buildApp(o: AppOptions): App {
     const text = typeof body === "string" ? body : body.toString("utf8");
     // Kept for the schedule routes, which store an input's text as given (`120.0`, json-text.ts).
     (request as FastifyRequest & { rawBody?: string }).rawBody = text;
-    if (text.trim() === "") done(null, undefined);
-    else void json(request, text, done);
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      scanJsonText(text); // depth, NUL and lone surrogates, before JSON.parse builds anything
+    } catch (err) {
+      return done(err as Error, undefined);
+    }
+    void json(request, text, done);
+  });
+  // Before the body is read: who is calling (an unknown caller's body is never parsed), and path
+  // and query values that no store could keep (docs/security.md).
+  const publicRoutes = new Set<string>();
+  const authenticate = o.authenticate;
+  app.addHook("onRequest", async (request) => {
+    const url = request.routeOptions.url;
+    if (url === undefined) return;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    if (authenticate !== undefined && url.startsWith("/v1/") && !publicRoutes.has(`${method} ${url}`)) {
+      authenticate(request);
+    }
+    for (const [k, v] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+      checkText(v, `path parameter ${k}`);
+    }
+    for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+      checkText(v, `query parameter ${k}`);
+    }
   });
   app.addHook("preValidation", async (request) => {
     if (request.body === undefined && (request.method === "POST" || request.method === "PATCH")) request.body = {};
@@ -94,6 +133,7 @@ export function buildApp(o: AppOptions): App {
       return document;
     }),
   );
+  for (const r of table) if (r.public) publicRoutes.add(`${r.method} ${r.url}`);
   registerRoutes(app, table, { idempotency: o.idempotency, authenticate: o.authenticate ?? (() => null) });
   registerUi(app);
   return { app, routes, table };

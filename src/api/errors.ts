@@ -3,12 +3,18 @@
  * ERROR_CODES (src/domain/errors.ts), the one place statuses are mapped. Fastify's own refusals
  * (validation, malformed JSON, a body too large, an unknown route) become Orbit codes here too.
  */
-import type { FastifyError, FastifyInstance } from "fastify";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
 import { describeValidationError } from "./validation.js";
 
 /** The request body limit: above the engine's 1 MB input limit, so its message is what users see. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+/** Longest a client may take to send a whole request (headers and body). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Longest a client may take to send its headers. */
+export const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
  * A reused Idempotency-Key with another body: code INVALID_ARGUMENT, but status 422 (docs/api.md),
@@ -90,4 +96,35 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const err = new OrbitError("NOT_FOUND", `no route ${request.method} ${path}; see /v1/openapi.json`);
     return reply.code(err.status).send(err.toJSON());
   });
+}
+
+/**
+ * Fastify's refusals before routing (a malformed URL, a path parameter too long): the same
+ * `{code, message}` body as every other error.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = errorReply(err);
+  void reply.code(status).send(body);
+}
+
+/**
+ * Node's refusals before fastify sees a request (headers too large 431, a request not received in
+ * time 408, an unparsable request 400), answered with a `{code, message}` body and the connection
+ * closed: the one place statuses outside the code map are used (docs/errors.md).
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "the request headers are larger than the server accepts (16 KB)"]
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "the request was not received in time; send its headers and body without pausing"]
+        : [400, "the request is not valid HTTP"];
+  const body = JSON.stringify({ code: "INVALID_ARGUMENT", message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

@@ -11,6 +11,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { PollRequestJson, StepRequestJson } from "../domain/worker-protocol.js";
 import type { Executions } from "../engine/executions.js";
+import { checkJsonLimits } from "../engine/json-limits.js";
 import { executionToJson } from "../engine/serialize.js";
 import { TaskReaper } from "../engine/task-reaper.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
@@ -161,12 +162,20 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     }),
   );
   const task = { params: S.TaskIdParams };
-  route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id) =>
-    tasks.step(id, { ...b, result: (b.result ?? null) as JsonValue }),
-  );
-  route<{ result?: unknown }>("/v1/worker/tasks/:task_id/complete", { ...task, body: S.CompleteBody }, async (b, id) =>
-    executionToJson(await tasks.complete(id, b.worker_id, (b.result ?? null) as JsonValue)),
-  );
+  route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id) => {
+    checkJsonLimits(b.result ?? null, `the result of step ${b.step}`);
+    return tasks.step(id, { ...b, result: (b.result ?? null) as JsonValue });
+  });
+  route<{ result?: unknown }>("/v1/worker/tasks/:task_id/complete", { ...task, body: S.CompleteBody }, async (b, id) => {
+    const refused = resultRefusal(b.result ?? null);
+    if (refused !== null) {
+      // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
+      // rather than leaving the execution RUNNING (docs/security.md).
+      await tasks.fail(id, b.worker_id, { message: refused.message, type: "ResultRefused" }, false);
+      throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
+    }
+    return executionToJson(await tasks.complete(id, b.worker_id, (b.result ?? null) as JsonValue));
+  });
   route<{ error: JsonObject; retryable: boolean }>(
     "/v1/worker/tasks/:task_id/fail",
     { ...task, body: S.FailBody },
@@ -192,4 +201,14 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     async (b, id) => executionToJson(await tasks.cancelled(id, b.worker_id, b.error ?? null)),
   );
   return { tasks, reaper, documented };
+}
+
+function resultRefusal(result: unknown): OrbitError | null {
+  try {
+    checkJsonLimits(result, "result");
+    return null;
+  } catch (err) {
+    if (err instanceof OrbitError) return err;
+    throw err;
+  }
 }

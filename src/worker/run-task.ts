@@ -2,6 +2,7 @@
  * Runs one leased task to its report: completed, failed (retryable or not), continued as new,
  * handed back, or — after a cancel — compensated in reverse order, `onCancel`, cancelled.
  */
+import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
 import { type Compensation, TaskContext } from "./context.js";
@@ -90,7 +91,16 @@ export async function runTask(
     }
     switch (outcome.kind) {
       case "completed":
-        await api.complete(task.task_id, toJson(outcome.result), retryFor);
+        try {
+          await api.complete(task.task_id, toJson(outcome.result), retryFor);
+        } catch (err) {
+          if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
+          // The server refused the result (over 1 MB, deeper than 64, a NUL …): the attempt fails
+          // with that reason instead of its lease running out and the run repeating forever.
+          const error = { message: `the result was refused: ${err.message}`, type: "ResultRefused" };
+          await api.fail(task.task_id, error, false, retryFor).catch(() => undefined);
+          logFailure(log, task, error, "final");
+        }
         return;
       case "continue":
         await api.continueAsNew(task.task_id, toJson(outcome.input), retryFor);

@@ -184,3 +184,18 @@ describe("occurrence ids belong to their schedule", () => {
     expect(JSON.stringify(occurrences.body)).toMatch(/taken by an execution of workflow Billing/);
   });
 });
+
+describe("the caller is known before the body is read", () => {
+  it("answers 401 to a body that would be refused anyway, without parsing it", async () => {
+    for (const body of ["{not json", `${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`]) {
+      const r = await t.call("POST", "/v1/executions", body);
+      expect(r.status).toBe(401);
+      expect(r.body.code).toBe("UNAUTHENTICATED");
+    }
+    const worker = await t.call("POST", "/v1/worker/poll", "{not json");
+    expect(worker.status).toBe(401);
+    // With a token the same body is a 400: it was parsed only then.
+    expect((await t.call("POST", "/v1/executions", "{not json", as("admin"))).status).toBe(400);
+    expect((await t.call("GET", "/healthz")).status).toBe(200);
+  });
+});

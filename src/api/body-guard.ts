@@ -1,0 +1,103 @@
+/**
+ * Hostile-input checks that run before a request body is parsed or a parameter is used
+ * (docs/security.md § Limits). One linear scan of the body's JSON text, so a 2 MB body costs the
+ * same whatever its shape:
+ *
+ * - nesting deeper than {@link MAX_BODY_DEPTH} is refused before JSON.parse builds anything (a
+ *   million-deep body used to block the event loop for seconds and keep ~50 MB per request);
+ * - a NUL character (`\u0000`) or a lone UTF-16 surrogate (`\ud800` without its pair) in any
+ *   string, key or value, is refused: PostgreSQL cannot store either (TEXT and JSONB refuse NUL,
+ *   JSONB refuses lone surrogates) and SQLite would store an id that can never be fetched again,
+ *   so both dialects refuse the same data with the same 400.
+ *
+ * Raw control characters and malformed escapes are left to JSON.parse, which refuses them.
+ */
+import { OrbitError } from "../domain/errors.js";
+import { MAX_JSON_DEPTH } from "../engine/json-limits.js";
+
+/**
+ * Deepest nesting of a whole request body: an input or result may nest 64 levels (json-limits.ts)
+ * and sits a few levels down in its body (`{"schedules": [{"input": …}]}`); the exact 64 is checked
+ * on the value itself, with its path in the message.
+ */
+export const MAX_BODY_DEPTH = MAX_JSON_DEPTH + 8;
+
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+
+function hex4(text: string, at: number): number {
+  const n = Number.parseInt(text.slice(at, at + 4), 16);
+  return /^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4)) ? n : -1;
+}
+
+/** Throws INVALID_ARGUMENT for a body too deep, or holding NUL or a lone surrogate. */
+export function scanJsonText(text: string): void {
+  let depth = 0;
+  let inString = false;
+  // A high surrogate escape just read, waiting for its low half (as the very next escape).
+  let pendingHigh = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) {
+        const next = text.charCodeAt(i + 1);
+        if (next === 0x75 /* u */) {
+          const unit = hex4(text, i + 2);
+          if (unit === 0) throw nul();
+          if (unit >= 0xdc00 && unit <= 0xdfff) {
+            if (!pendingHigh) throw loneSurrogate();
+            pendingHigh = false;
+          } else {
+            if (pendingHigh) throw loneSurrogate();
+            pendingHigh = unit >= 0xd800 && unit <= 0xdbff;
+          }
+          i += 5;
+          continue;
+        }
+        if (pendingHigh) throw loneSurrogate();
+        i += 1;
+        continue;
+      }
+      if (pendingHigh) throw loneSurrogate();
+      if (c === QUOTE) inString = false;
+      else if (c === 0) throw nul();
+      else if (c >= 0xd800 && c <= 0xdfff) {
+        // A raw surrogate in the decoded text: well-formed only as a high-low pair.
+        const d = text.charCodeAt(i + 1);
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) i += 1;
+        else throw loneSurrogate();
+      }
+      continue;
+    }
+    if (c === QUOTE) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > MAX_BODY_DEPTH) {
+        throw new OrbitError(
+          "INVALID_ARGUMENT",
+          `the request body nests deeper than ${MAX_BODY_DEPTH} levels; an input or result may nest at most ${MAX_JSON_DEPTH}`,
+        );
+      }
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Throws INVALID_ARGUMENT when a path or query value holds NUL or a lone surrogate. */
+export function checkText(value: unknown, what: string): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) throw nul(what);
+    if (LONE_SURROGATE.test(value)) throw loneSurrogate(what);
+  } else if (Array.isArray(value)) for (const v of value) checkText(v, what);
+}
+
+function nul(where = "a string of the request body"): OrbitError {
+  return new OrbitError("INVALID_ARGUMENT", `${where} contains a NUL character (\\u0000), which Orbit does not store`);
+}
+
+function loneSurrogate(where = "a string of the request body"): OrbitError {
+  return new OrbitError(
+    "INVALID_ARGUMENT",
+    `${where} contains a lone UTF-16 surrogate (e.g. \\ud800 without its pair), which is not valid Unicode`,
+  );
+}

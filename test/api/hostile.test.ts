@@ -1,0 +1,139 @@
+/**
+ * Hostile bodies and strings (docs/security.md § Limits), on both dialects: the caller is known
+ * before its body is read, deep nesting is refused while scanning, NUL and lone surrogates are
+ * refused with the same 400 everywhere, and worker results obey the inputs' limits.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PG_URL } from "../helpers/db.js";
+import { ORDER_INPUT, startTestServer, type TestServer } from "./helpers.js";
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const schema = `orbit_hostile_${randomBytes(5).toString("hex")}`;
+const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+const nested = (n: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+};
+
+for (const dialect of ["sqlite", "postgres"] as const) {
+  describe.skipIf(dialect === "postgres" && !PG_URL)(`hostile input (${dialect})`, () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      if (dialect === "postgres") await admin(`CREATE SCHEMA ${schema}`);
+      t = await startTestServer(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {});
+      await t.registerOrders();
+      await t.call("POST", "/v1/schedules", {
+        schedule_id: "s",
+        workflow: "OrderProcessing",
+        interval: "1h",
+        input: ORDER_INPUT,
+      });
+    });
+    afterAll(async () => {
+      await t.stop();
+      if (dialect === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    });
+
+    it("refuses a body nested a million deep with a 400, also with an Idempotency-Key or as trigger input", async () => {
+      const million = deep(1_000_000);
+      for (const [path, headers] of [
+        ["/v1/executions", {}],
+        ["/v1/executions", { "idempotency-key": "deep-1" }],
+        ["/v1/schedules/s/trigger", {}],
+      ] as const) {
+        const r = await t.call("POST", path, million, headers);
+        expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 400, code: "INVALID_ARGUMENT" });
+        expect(r.body.message).toMatch(/nests deeper than 72 levels/);
+      }
+      const text = `{"workflow": "OrderProcessing", "input": {"x": ${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}}`;
+      const r = await t.call("POST", "/v1/executions", text, { "idempotency-key": "deep-2" });
+      expect(r.status).toBe(400);
+      // Within the body's scan limit, the input's own 64 levels are checked with a path.
+      const r65 = await t.call("POST", "/v1/executions", { workflow: "OrderProcessing", input: { x: nested(65) } });
+      expect(r65.status).toBe(400);
+      expect(r65.body.message).toMatch(/nests deeper than 64 levels/);
+    });
+
+    it("refuses NUL and lone surrogates in ids, bodies, keys and queries with the same 400, storing nothing", async () => {
+      const bad = ["a\u0000b", "a\ud800b", "a\udc00", "\ud83d"];
+      for (const s of bad) {
+        const answers = [
+          await t.call("POST", "/v1/schedules", {
+            schedule_id: s,
+            workflow: "OrderProcessing",
+            interval: "1h",
+            input: ORDER_INPUT,
+          }),
+          await t.call("POST", "/v1/executions", { workflow: "OrderProcessing", input: { ...ORDER_INPUT, note: s } }),
+          await t.call("POST", "/v1/executions", { workflow: "OrderProcessing", input: { ...ORDER_INPUT, [s]: 1 } }),
+          await t.call("POST", "/v1/schedules/s/pause", { note: s }),
+          await t.call("GET", `/v1/schedules/${encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ""))}%00`),
+          await t.call("GET", "/v1/executions?workflow=%00"),
+        ];
+        for (const a of answers) {
+          expect({ s: JSON.stringify(s), status: a.status, code: a.body.code }).toEqual({
+            s: JSON.stringify(s),
+            status: 400,
+            code: "INVALID_ARGUMENT",
+          });
+        }
+      }
+      // A correctly paired surrogate (an emoji) is fine, in an id and in a value.
+      const emoji = await t.call("POST", "/v1/executions", {
+        execution_id: "smile-\ud83d\ude00",
+        workflow: "OrderProcessing",
+        input: { ...ORDER_INPUT, note: "\ud83d\ude00" },
+      });
+      expect(emoji.status).toBe(201);
+      expect((await t.call("GET", `/v1/executions/${encodeURIComponent("smile-\ud83d\ude00")}`)).status).toBe(200);
+      expect((await t.call("GET", "/v1/schedules/s")).body.paused).toBe(false);
+      const list = await t.call("GET", "/v1/executions?limit=1000");
+      expect(list.body.executions.map((e: { execution_id: string }) => e.execution_id)).toEqual(["smile-😀"]);
+    });
+
+    it("fails the attempt of a worker result over the limits instead of leaving it RUNNING", async () => {
+      const poll = {
+        worker_id: "w",
+        workflows: [{ name: "OrderProcessing", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }],
+        wait_ms: 0,
+        max_tasks: 100,
+      };
+      for (const [id, result, why] of [
+        ["deep-result", nested(66), /result nests deeper than 64 levels/],
+        ["big-result", { blob: "x".repeat(1_100_000) }, /result is 1,100,011 bytes serialized; the limit is 1,048,576/],
+      ] as const) {
+        await t.call("POST", "/v1/executions", { execution_id: id, workflow: "OrderProcessing", input: ORDER_INPUT });
+        const leased = await t.call("POST", "/v1/worker/poll", poll);
+        const task = leased.body.tasks.find((k: { execution_id: string }) => k.execution_id === id);
+        const r = await t.call("POST", `/v1/worker/tasks/${task.task_id}/complete`, { worker_id: "w", result });
+        expect(r.status).toBe(400);
+        expect(r.body.message).toMatch(why);
+        const e = await t.call("GET", `/v1/executions/${id}`);
+        expect(e.body.status).toBe("FAILED");
+        expect(JSON.stringify(e.body.error)).toMatch(why);
+      }
+    });
+
+    it("answers fastify's own refusals in the {code, message} shape", async () => {
+      const long = await fetch(`${t.server.url}/v1/schedules/${"x".repeat(100_000)}`);
+      expect(long.status).toBeGreaterThanOrEqual(400);
+      expect(long.status).toBeLessThan(500);
+      expect(Object.keys((await long.json()) as object)).toEqual(["code", "message"]);
+      const badUrl = await fetch(`${t.server.url}/v1/schedules/%ED%A0%80`);
+      expect(badUrl.status).toBe(400);
+      expect(Object.keys((await badUrl.json()) as object)).toEqual(["code", "message"]);
+    });
+  });
+}
