@@ -166,16 +166,20 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     checkJsonLimits(b.result ?? null, `the result of step ${b.step}`);
     return tasks.step(id, { ...b, result: (b.result ?? null) as JsonValue });
   });
-  route<{ result?: unknown }>("/v1/worker/tasks/:task_id/complete", { ...task, body: S.CompleteBody }, async (b, id) => {
-    const refused = resultRefusal(b.result ?? null);
-    if (refused !== null) {
-      // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
-      // rather than leaving the execution RUNNING (docs/security.md).
-      await tasks.fail(id, b.worker_id, { message: refused.message, type: "ResultRefused" }, false);
-      throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
-    }
-    return executionToJson(await tasks.complete(id, b.worker_id, (b.result ?? null) as JsonValue));
-  });
+  route<{ result?: unknown }>(
+    "/v1/worker/tasks/:task_id/complete",
+    { ...task, body: S.CompleteBody },
+    async (b, id) => {
+      const refused = resultRefusal(b.result ?? null);
+      if (refused !== null) {
+        // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
+        // rather than leaving the execution RUNNING (docs/security.md).
+        await tasks.fail(id, b.worker_id, { message: refused.message, type: "ResultRefused" }, false);
+        throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
+      }
+      return executionToJson(await tasks.complete(id, b.worker_id, (b.result ?? null) as JsonValue));
+    },
+  );
   route<{ error: JsonObject; retryable: boolean }>(
     "/v1/worker/tasks/:task_id/fail",
     { ...task, body: S.FailBody },
