@@ -7,10 +7,12 @@
  * `orbit: <message>` on stderr), 2 bad usage (commander's parse errors and the commands' own usage
  * checks, on stderr).
  */
+
 import { Command, CommanderError } from "commander";
 import { ServerUnreachableError } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
 import { VERSION } from "../version.js";
+import { registerBackupCommands } from "./backup.js";
 import { addConnectionOptions } from "./connection.js";
 import { registerExecutionCommands } from "./executions.js";
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit.js";
@@ -28,6 +30,7 @@ const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
   registerOutcomeCommands,
   registerWorkflowCommands,
   registerServerCommand,
+  registerBackupCommands,
   registerVersionCommand,
 ];
 

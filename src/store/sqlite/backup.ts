@@ -1,0 +1,84 @@
+/**
+ * `orbit backup` / `orbit restore` for SQLite (docs/operations.md § Back up and restore).
+ *
+ * backup uses SQLite's online backup API on its own read-only connection: it copies a consistent
+ * snapshot while the server keeps running and writing (WAL readers do not block the writer).
+ * restore checks that the file is an Orbit database this release can open (not one from a newer
+ * release) and copies it into place; the server must be stopped, and on its next start it decides
+ * every occurrence that came due since the backup by the schedule's catch-up policy, once.
+ */
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import { OrbitError } from "../../domain/errors.js";
+import { loadMigrations, MIGRATIONS_TABLE, pendingMigrations } from "../migrations.js";
+
+export interface BackupReport {
+  file: string;
+  pages: number;
+  /** The newest migration in the copy (the release it needs at least). */
+  migration: number;
+}
+
+/** The migrations applied in an Orbit SQLite file; refuses a file that is not one. */
+function appliedMigrations(db: Database.Database, file: string): number[] {
+  try {
+    return db.prepare<[], number>(`SELECT version FROM ${MIGRATIONS_TABLE}`).pluck().all();
+  } catch (err) {
+    throw new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+  }
+}
+
+export async function backupSqlite(source: string, destination: string): Promise<BackupReport> {
+  if (!existsSync(source)) throw new OrbitError("NOT_FOUND", `no Orbit database at ${source}`);
+  if (existsSync(destination)) throw new OrbitError("ALREADY_EXISTS", `${destination} exists; give a new file name`);
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma("busy_timeout = 5000");
+    const applied = appliedMigrations(db, source);
+    mkdirSync(dirname(destination), { recursive: true });
+    const progress = await db.backup(destination);
+    return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied) };
+  } catch (err) {
+    rmSync(destination, { force: true });
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Puts a backup in place as `<dataDir>/orbit.db` (the server must be stopped). Refuses a file that is
+ * not an Orbit database or comes from a newer release, and an existing database unless `force`.
+ */
+export function restoreSqlite(backup: string, dataDir: string, force = false): { file: string; migration: number } {
+  if (!existsSync(backup)) throw new OrbitError("NOT_FOUND", `no backup file at ${backup}`);
+  const check = new Database(backup, { readonly: true, fileMustExist: true });
+  let applied: number[];
+  try {
+    applied = appliedMigrations(check, backup);
+    const integrity = check.pragma("quick_check", { simple: true });
+    if (integrity !== "ok") throw new OrbitError("INVALID_ARGUMENT", `${backup} is damaged: ${String(integrity)}`);
+  } finally {
+    check.close();
+  }
+  try {
+    pendingMigrations(loadMigrations("sqlite"), applied, "sqlite");
+  } catch (err) {
+    throw new OrbitError("INVALID_ARGUMENT", `cannot restore ${backup}: ${(err as Error).message}`);
+  }
+  const file = join(dataDir, "orbit.db");
+  if (existsSync(file) && !force) {
+    throw new OrbitError(
+      "ALREADY_EXISTS",
+      `${file} exists; stop the server and add --force to replace it with ${backup}`,
+    );
+  }
+  mkdirSync(dataDir, { recursive: true });
+  // Copy next to it, then rename: a crash half-way never leaves a half-written orbit.db.
+  const partial = `${file}.restoring`;
+  copyFileSync(backup, partial);
+  for (const stale of [`${file}-wal`, `${file}-shm`]) rmSync(stale, { force: true });
+  renameSync(partial, file);
+  return { file, migration: Math.max(0, ...applied) };
+}
