@@ -38,7 +38,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const parts = new StartedParts(config.log);
   try {
     const store = await openStore(config, parts);
-    const services = buildServices(config, store, parts);
+    const services = buildServices(config, store);
     const http = await startHttp(config, services, parts);
     await startFiring(services, parts);
     http.setReady(true);

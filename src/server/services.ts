@@ -63,7 +63,7 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
   return store;
 }
 
-export function buildServices(config: ServerConfig, store: Store, parts: StartedParts): Services {
+export function buildServices(config: ServerConfig, store: Store): Services {
   const { options, log, clock, cluster, database } = config;
   const searchPath = options.databaseSchema ? { searchPath: options.databaseSchema } : {};
   const workflows = new Workflows({ store, clock });
