@@ -5,8 +5,11 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
+import type { SkipReason } from "../domain/schedule.js";
 import type { FireReport } from "../scheduler/fire.js";
 import type { Store } from "../store/store.js";
+
+const SKIP_REASONS: readonly SkipReason[] = ["overlap", "concurrency", "missed", "buffer_full"];
 
 export interface MetricsOptions {
   store: Store;
@@ -37,6 +40,8 @@ export class ServerMetrics {
       labelNames: ["reason"],
       registers,
     });
+    // Every reason's series exists from the start (at 0), so rate() and alerts see it before the first skip.
+    for (const reason of SKIP_REASONS) this.skipped.inc({ reason }, 0);
     this.lag = new Histogram({
       name: "orbit_schedule_fire_lag_seconds",
       help: "Fire time minus due time of the occurrences started on time",

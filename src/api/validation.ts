@@ -8,6 +8,7 @@ import type { ErrorObject } from "ajv";
 import AjvModule from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
+import { FIELD_ALIASES, VALUE_ALIASES } from "../scheduler/aliases.js";
 import { suggestKey } from "../scheduler/suggest.js";
 
 // Both packages are CommonJS; under NodeNext their classes arrive as `.default`.
@@ -79,7 +80,7 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
     case "additionalProperties": {
       const key = String(p.additionalProperty);
       const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      const hint = suggestKey(key, known);
+      const hint = suggestKey(key, known, FIELD_ALIASES);
       const container = path === "" ? names.container : `${names.field}${path}`;
       return `unknown field "${key}" in ${container}${hint === null ? "" : `; did you mean "${hint}"?`}${known.length > 0 ? ` (known: ${known.join(", ")})` : ""}`;
     }
@@ -87,8 +88,14 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
       return `${field} needs "${String(p.missingProperty)}"`;
     case "type":
       return `${field} must be ${describeType(p.type)}`;
-    case "enum":
-      return `${field} must be one of ${(p.allowedValues as unknown[]).map(String).join(", ")}`;
+    case "enum": {
+      // Another product's name for a value (overlap "cancel_other"): point at Orbit's.
+      const allowed = (p.allowedValues as unknown[]).map(String);
+      const value = typeof error.data === "string" ? error.data : null;
+      const name = path.split(".").pop() ?? "";
+      const hint = value === null ? null : (VALUE_ALIASES[name]?.[value] ?? suggestKey(value, allowed));
+      return `${field} must be one of ${allowed.join(", ")}${hint === null ? "" : `; did you mean "${hint}"?`}`;
+    }
     case "minimum":
     case "exclusiveMinimum":
       return `${field} must be at least ${String(p.limit)}`;

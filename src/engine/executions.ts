@@ -496,7 +496,7 @@ export class Executions {
     if (active >= this.maxActive) {
       throw new OrbitError(
         "RESOURCE_EXHAUSTED",
-        `${active} executions are running, the most allowed (--max-active-executions) is ${this.maxActive}; retry when some have finished`,
+        `${active} ${active === 1 ? "execution is" : "executions are"} running, the most allowed (--max-active-executions) is ${this.maxActive}; retry when some have finished`,
       );
     }
   }

@@ -6,6 +6,7 @@ import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import type { ScheduleRow } from "../store/rows.js";
 import { formatInstant, parseInstant } from "../time/format.js";
+import { FIELD_ALIASES } from "./aliases.js";
 import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./fire.js";
@@ -37,6 +38,12 @@ export interface BackfillResult {
 function bodyObject(body: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (!isJsonObject(body)) throw new OrbitError("INVALID_ARGUMENT", "the request body must be a JSON object");
+  for (const key of Object.keys(body)) {
+    const hint = FIELD_ALIASES[key];
+    if (!allowed.includes(key) && hint !== undefined && allowed.includes(hint)) {
+      throw new OrbitError("INVALID_ARGUMENT", `unknown field "${key}"; did you mean "${hint}"?`);
+    }
+  }
   refuseUnknownKeys(body, allowed);
   return body;
 }

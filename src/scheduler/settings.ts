@@ -3,7 +3,7 @@
  * suggestion, every value checked, the timing compiled. Everything here is pure; the workflow's
  * existence and the input's schema are checked by the engine.
  */
-import { invalidArgument, invalidSchedule } from "../domain/errors.js";
+import { invalidArgument, invalidSchedule, OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import {
   CATCHUP_POLICIES,
@@ -16,6 +16,7 @@ import {
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import { VALUE_ALIASES } from "./aliases.js";
 import { validateOutcomeSettings } from "./outcome-settings.js";
 import { suggestKey } from "./suggest.js";
 
@@ -125,15 +126,31 @@ function str(body: Record<string, unknown>, key: string): string | undefined {
 function oneOf<T extends string>(body: Record<string, unknown>, key: string, values: readonly T[]): T | undefined {
   const v = str(body, key);
   if (v === undefined) return undefined;
-  if (!(values as readonly string[]).includes(v))
-    throw invalidArgument(`${key} "${v}" is not one of ${values.join(", ")}`);
+  if (!(values as readonly string[]).includes(v)) {
+    const hint = VALUE_ALIASES[key]?.[v] ?? suggestKey(v, values);
+    throw invalidArgument(
+      `${key} "${v}" is not one of ${values.join(", ")}${hint === null ? "" : `; did you mean "${hint}"?`}`,
+    );
+  }
   return v as T;
+}
+
+/** A duration setting that is not the timing (catchup_window, jitter): every refusal is INVALID_ARGUMENT. */
+function durationSetting(text: string, what: string): number {
+  try {
+    return parseDuration(text, what);
+  } catch (err) {
+    if (err instanceof OrbitError) throw invalidArgument(err.message);
+    throw err;
+  }
 }
 
 /** Refuses secret references anywhere in a schedule's input (it is stored verbatim on every execution). */
 export function refuseSecretReferences(value: unknown, path = "input"): void {
   if (typeof value === "string") {
-    const prefix = SECRET_PREFIXES.find((p) => value.startsWith(p));
+    // Any case, any leading blanks: "ENV://X" is as much a reference as "env://X".
+    const text = value.trimStart().toLowerCase();
+    const prefix = SECRET_PREFIXES.find((p) => text.startsWith(p));
     if (prefix !== undefined) {
       throw invalidArgument(
         `${path} holds a secret reference ("${prefix}…"): secrets are refused in schedule input, which is stored verbatim on every execution; read the secret inside the workflow`,
@@ -142,7 +159,11 @@ export function refuseSecretReferences(value: unknown, path = "input"): void {
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) refuseSecretReferences(v, `${path}[${i}]`);
   } else if (isJsonObject(value)) {
-    for (const [k, v] of Object.entries(value)) refuseSecretReferences(v, `${path}.${k}`);
+    for (const [k, v] of Object.entries(value)) {
+      // Keys are strings of the input too.
+      refuseSecretReferences(k, `${path} key "${k}"`);
+      refuseSecretReferences(v, `${path}.${k}`);
+    }
   }
 }
 
@@ -174,6 +195,10 @@ export function validateSettings(
   if (!SCHEDULE_ID.test(scheduleId)) {
     throw invalidArgument(`schedule_id "${scheduleId}" is invalid: use 1 to 100 letters, digits, "-", "_" or "."`);
   }
+  // "." and ".." are path segments of their own: /v1/schedules/.. would never reach the schedule.
+  if (scheduleId === "." || scheduleId === "..") {
+    throw invalidArgument(`schedule_id "${scheduleId}" is invalid: it must not be "." or ".."`);
+  }
   const workflow = str(body, "workflow");
   if (workflow === undefined || workflow === "") throw invalidArgument("workflow is required");
   const version = str(body, "version");
@@ -199,12 +224,12 @@ export function validateSettings(
     throw invalidArgument('catchup "catch_up" needs max_catch_up (1 to 1000): how many missed occurrences may start');
   }
   const windowText = str(body, "catchup_window");
-  const catchupWindowMs = windowText === undefined ? null : parseDuration(windowText, "catchup_window");
+  const catchupWindowMs = windowText === undefined ? null : durationSetting(windowText, "catchup_window");
   if (catchupWindowMs !== null && (catchupWindowMs < MIN_WINDOW_MS || catchupWindowMs > MAX_WINDOW_MS)) {
     throw invalidArgument(`catchup_window "${windowText}" must be between 10s and 365d`);
   }
   const jitterText = str(body, "jitter");
-  const jitterMs = jitterText === undefined ? 0 : parseDuration(jitterText, "jitter");
+  const jitterMs = jitterText === undefined ? 0 : durationSetting(jitterText, "jitter");
   if (jitterText !== undefined && (jitterMs < 1 || jitterMs > MAX_JITTER_MS)) {
     throw invalidArgument(`jitter "${jitterText}" must be between 1ms and 1d`);
   }
