@@ -16,7 +16,12 @@ const dir = mkdtempSync(join(tmpdir(), "orbit-fixture-"));
 const store = new SqliteStore({ dataDir: dir });
 await store.open();
 const h = await makeHarness(store, { now: "2026-11-15T18:51:00.000Z" });
-await h.scheduler.schedules.create({ schedule_id: "every-10m", workflow: "OrderProcessing", interval: "10m", input: ORDER_INPUT });
+await h.scheduler.schedules.create({
+  schedule_id: "every-10m",
+  workflow: "OrderProcessing",
+  interval: "10m",
+  input: ORDER_INPUT,
+});
 await h.scheduler.schedules.create({
   schedule_id: "berlin-hourly",
   workflow: "OrderProcessing",
