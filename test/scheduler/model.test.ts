@@ -239,7 +239,7 @@ const worldArb = fc.record({
 
 describeEachDialect("scheduler: model-based test against the reference model", (dialect) => {
   const db = useStore(dialect);
-  const totals = { sequences: 0, steps: 0 };
+  const totals = { sequences: 0, steps: 0, disagreements: 0 };
   afterAll(() => {
     if (process.env.ORBIT_FUZZ_RUNS !== undefined) {
       console.log(
@@ -249,49 +249,56 @@ describeEachDialect("scheduler: model-based test against the reference model", (
   });
 
   const RUNS = runsFor(dialect.name);
-  it(`${RUNS} random sequences: started set, ledger and counters agree with the model after every step`, async () => {
-    const real = await makeReal(db.store);
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(worldArb, fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (world, cmds) => {
-        run++;
-        const start = BASE + run * 10 * DAY + world.startOffsetMs;
-        real.clock.set(start);
-        const w: World = { real, run, workflow: `W${run}`, version: 1, ids: [], steps: 0 };
-        await real.workflows.register({ name: w.workflow, version: "1.0.0" });
-        const m = new ReferenceModel(start, GRACE_MS);
-        for (const [k, s] of world.schedules.entries()) {
-          const settings: ModelSettings = {
-            id: `r${run}-${k}`,
-            intervalMs: s.intervalS * 1000,
-            overlap: s.overlap,
-            catchup: s.catchup[0],
-            maxCatchUp: s.catchup[1],
-            windowMs: s.windowS === null ? null : s.windowS * 1000,
-            key: world.sharedKey ? `k${run}` : null,
-          };
-          await real.scheduler.schedules.create({
-            schedule_id: settings.id,
-            workflow: w.workflow,
-            interval: `${s.intervalS}s`,
-            overlap: settings.overlap,
-            catchup: settings.catchup,
-            ...(settings.maxCatchUp !== null ? { max_catch_up: settings.maxCatchUp } : {}),
-            ...(s.windowS !== null ? { catchup_window: `${s.windowS}s` } : {}),
-            ...(settings.key !== null ? { concurrency_key: settings.key } : {}),
-          });
-          m.create(settings);
-          w.ids.push(settings.id);
-        }
-        try {
-          await fc.asyncModelRun(() => ({ model: m, real: w }), cmds);
-        } finally {
-          totals.sequences++;
-          totals.steps += w.steps;
-          for (const id of w.ids) await real.scheduler.schedules.delete(id);
-        }
-      }),
-      { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
-    );
-  }, 600_000);
+  it(
+    `${RUNS} random sequences: started set, ledger and counters agree with the model after every step`,
+    async () => {
+      const real = await makeReal(db.store);
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(worldArb, fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (world, cmds) => {
+          run++;
+          const start = BASE + run * 10 * DAY + world.startOffsetMs;
+          real.clock.set(start);
+          const w: World = { real, run, workflow: `W${run}`, version: 1, ids: [], steps: 0 };
+          await real.workflows.register({ name: w.workflow, version: "1.0.0" });
+          const m = new ReferenceModel(start, GRACE_MS);
+          for (const [k, s] of world.schedules.entries()) {
+            const settings: ModelSettings = {
+              id: `r${run}-${k}`,
+              intervalMs: s.intervalS * 1000,
+              overlap: s.overlap,
+              catchup: s.catchup[0],
+              maxCatchUp: s.catchup[1],
+              windowMs: s.windowS === null ? null : s.windowS * 1000,
+              key: world.sharedKey ? `k${run}` : null,
+            };
+            await real.scheduler.schedules.create({
+              schedule_id: settings.id,
+              workflow: w.workflow,
+              interval: `${s.intervalS}s`,
+              overlap: settings.overlap,
+              catchup: settings.catchup,
+              ...(settings.maxCatchUp !== null ? { max_catch_up: settings.maxCatchUp } : {}),
+              ...(s.windowS !== null ? { catchup_window: `${s.windowS}s` } : {}),
+              ...(settings.key !== null ? { concurrency_key: settings.key } : {}),
+            });
+            m.create(settings);
+            w.ids.push(settings.id);
+          }
+          try {
+            await fc.asyncModelRun(() => ({ model: m, real: w }), cmds);
+          } catch (err) {
+            totals.disagreements++;
+            throw err;
+          } finally {
+            totals.sequences++;
+            totals.steps += w.steps;
+            for (const id of w.ids) await real.scheduler.schedules.delete(id);
+          }
+        }),
+        { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+      );
+    },
+    Math.max(600_000, RUNS * 3000),
+  );
 });
