@@ -12,6 +12,10 @@ export default defineConfig({
     // while most of them wait on child processes). ORBIT_TEST_WORKERS overrides it (docs/testing.md).
     pool: "forks",
     maxWorkers: Number(process.env.ORBIT_TEST_WORKERS) || Math.max(2, availableParallelism()),
+    // A fork keeps its modules from one file to the next instead of importing src/ again for every
+    // file: a third less CPU for the suite. Safe because no test mocks modules or changes globals
+    // it does not restore; ORBIT_TEST_ISOLATE=1 isolates every file again.
+    isolate: process.env.ORBIT_TEST_ISOLATE === "1",
     // Child processes run a transpiled copy of the sources (test/helpers/child.ts).
     globalSetup: ["./test/support/child-build.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
