@@ -3,11 +3,23 @@
 import { OrbitError } from "../domain/errors.js";
 import type { ListExecutionsQuery, StartExecutionRequest } from "../engine/executions.js";
 import { eventToJson, executionToJson } from "../engine/serialize.js";
+import { timeoutMs } from "../scheduler/outcome-settings.js";
 import type { ApiDeps } from "./deps.js";
 import type { ApiRequest, RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 
 const execution = { description: "the execution", schema: S.Execution };
+
+/** `run_timeout` / `start_timeout` of a start request, validated (docs/outcomes.md). */
+function startTimeouts(body: unknown): Pick<StartExecutionRequest, "timeouts"> {
+  const b = (body ?? {}) as { run_timeout?: string | null; start_timeout?: string | null };
+  const out: { run_timeout?: string; start_timeout?: string } = {};
+  for (const key of ["run_timeout", "start_timeout"] as const) {
+    const value = b[key];
+    if (value != null && timeoutMs(value, key) !== undefined) out[key] = value;
+  }
+  return Object.keys(out).length ? { timeouts: out } : {};
+}
 
 export function executionRoutes(d: ApiDeps): RouteDef[] {
   const access = d.access;
@@ -38,6 +50,7 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
           workflow: body.workflow,
           ...(body.version !== undefined ? { version: body.version } : {}),
           ...(body.input !== undefined ? { input: body.input } : {}),
+          ...startTimeouts(r.body),
         });
         // An existing id answers only what the caller may read (docs/security.md): otherwise a
         // start would be a way round GET's 403.

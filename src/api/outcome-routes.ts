@@ -25,6 +25,16 @@ export const WorkerList = Type.Object({
   ),
 });
 
+const settingFields = {
+  run_timeout: Type.Optional(S.text("duration 1s-365d: default run_timeout of its executions")),
+  start_timeout: Type.Optional(S.text("duration 1s-365d: default start_timeout of its executions")),
+  notify: Type.Optional(
+    Type.Unsafe({ type: ["string", "object", "array", "null"], description: "webhooks, as a schedule's notify" }),
+  ),
+};
+export const WorkflowSettingsBody = Type.Object(settingFields, { additionalProperties: false });
+export const WorkflowSettings = Type.Object({ name: Type.String(), ...settingFields });
+
 export function outcomeRoutes(d: ApiDeps): RouteDef[] {
   const access = d.access;
   const guardStored = (action: "read" | "start") => async (r: ApiRequest) => {
@@ -46,6 +56,35 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
             ? workers
             : workers.map((w) => ({ ...w, workflows: w.workflows.filter((f) => access.allows(r, "read", f.name)) }));
         return { status: 200, body: { workers: visible } };
+      },
+    },
+    {
+      method: "GET",
+      url: "/v1/workflows/:name/settings",
+      summary: "A workflow's settings across its versions: default timeouts, notify webhooks",
+      tag: "workflows",
+      params: S.WorkflowNameParams,
+      responses: { 200: { description: "the settings", schema: WorkflowSettings } },
+      guard: (r) => access?.require(r, "read", String(r.params.name)),
+      handler: async (r) => {
+        const name = String(r.params.name);
+        await d.workflows.get(name);
+        return { status: 200, body: { name, ...(await d.workflows.settings(name)) } };
+      },
+    },
+    {
+      method: "PATCH",
+      url: "/v1/workflows/:name/settings",
+      summary: "Change a workflow's settings (null unsets one)",
+      tag: "workflows",
+      params: S.WorkflowNameParams,
+      body: WorkflowSettingsBody,
+      responses: { 200: { description: "the settings", schema: WorkflowSettings } },
+      guard: (r) => access?.require(r, "start", String(r.params.name)),
+      handler: async (r) => {
+        const name = String(r.params.name);
+        const settings = await d.workflows.updateSettings(name, (r.body ?? {}) as Record<string, unknown>);
+        return { status: 200, body: { name, ...settings } };
       },
     },
     {

@@ -9,7 +9,7 @@ import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
 import { SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
 
 const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
-const text = (description: string): TSchema => nullable("string", description);
+export const text = (description: string): TSchema => nullable("string", description);
 const limit = (max: number, def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `page size, at most ${max} (default ${def})` }));
 /** A string from a list (an `enum`, so a refusal lists the values). */
@@ -161,6 +161,8 @@ export const StartExecutionBody = Type.Object(
     workflow: Type.String(),
     version: Type.Optional(text("absent: the latest version")),
     input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    run_timeout: Type.Optional(text("duration 1s-365d; default: the workflow's (docs/outcomes.md)")),
+    start_timeout: Type.Optional(text("duration 1s-365d; default: the workflow's")),
   },
   { additionalProperties: false },
 );

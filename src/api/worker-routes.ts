@@ -16,6 +16,7 @@ import { executionToJson } from "../engine/serialize.js";
 import { TaskReaper } from "../engine/task-reaper.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
 import { WorkerTasks } from "../engine/tasks.js";
+import { TimeoutSweeper } from "../engine/timeout-sweeper.js";
 import type { Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
 import type { Caller, RouteDef } from "./route.js";
@@ -75,16 +76,28 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     o.reaper === false
       ? null
       : new TaskReaper({ store: d.store, clock: d.clock, tasks, ...(d.log ? { log: d.log } : {}) });
+  const sweeper =
+    o.reaper === false
+      ? null
+      : new TimeoutSweeper({
+          store: d.store,
+          clock: d.clock,
+          executions: d.executions,
+          onChanged: () => d.wakeups.wake(),
+          ...(d.log ? { log: d.log } : {}),
+        });
   const closing = new AbortController();
 
   app.addHook("onReady", async () => {
     reaper?.start();
+    sweeper?.start();
     await d.listener?.start();
   });
   // Held polls answer at once (with no task) so that closing does not wait for their timeout.
   app.addHook("preClose", async () => closing.abort());
   app.addHook("onClose", async () => {
     await reaper?.close();
+    await sweeper?.close();
     await d.listener?.close();
   });
 

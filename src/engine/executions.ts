@@ -37,6 +37,11 @@ export interface StartExecutionRequest {
   trigger?: JsonObject | null;
   /** A schedule's concurrency key (docs/design.md § Overlap), held while the execution runs. */
   concurrency_key?: string | null;
+  /**
+   * Timeouts of this start (a schedule's settings, or the start request's): durations such as
+   * `30m`, overriding the workflow's defaults (docs/outcomes.md § Timeouts).
+   */
+  timeouts?: { run_timeout?: string | undefined; start_timeout?: string | undefined } | null;
 }
 
 export interface StartExecutionResult {
@@ -99,6 +104,9 @@ export interface PreparedStart {
   readonly scheduleId: string | null;
   readonly trigger: JsonObject | null;
   readonly concurrencyKey: string | null;
+  /** The timeouts that apply (docs/outcomes.md), in ms; null: none. */
+  readonly startTimeoutMs?: number | null;
+  readonly runTimeoutMs?: number | null;
 }
 
 /**
@@ -129,6 +137,8 @@ export class Executions {
   /** Listeners of {@link subscribeEnded}. */
   private readonly endedListeners = new Set<(execution: Execution) => void>();
   private readonly onTaskQueued: ExecutionsOptions["onTaskQueued"];
+  /** Workflow settings read inside a transaction, per workflow name (timeouts of a fire batch). */
+  private readonly settingsInTx = new WeakMap<StoreOps, Map<string, JsonObject>>();
   /** Inputs validated inside a transaction, per (workflow version, input JSON): see prepareStart. */
   private readonly validatedInTx = new WeakMap<StoreOps, Map<string, JsonObject | null>>();
 
@@ -224,6 +234,14 @@ export class Executions {
         availableMs: now,
         createdMs: now,
       });
+      const timeouts = await this.timeoutsOf(t, workflow.name, request.timeouts);
+      if (timeouts.startTimeoutMs !== null || timeouts.runTimeoutMs !== null) {
+        await t.setExecutionDeadlines(
+          [id],
+          deadline(now, timeouts.startTimeoutMs),
+          deadline(now, timeouts.runTimeoutMs),
+        );
+      }
       this.onTaskQueued?.();
       return { execution, created: true };
     });
@@ -272,6 +290,7 @@ export class Executions {
       if (key !== null) validated.set(key, input);
     }
     if (input === null) return null;
+    const timeouts = await this.timeoutsOf(tx, workflow.name, request.timeouts);
     return {
       executionId: id,
       workflow,
@@ -279,6 +298,8 @@ export class Executions {
       scheduleId: request.schedule_id ?? null,
       trigger,
       concurrencyKey: request.concurrency_key ?? null,
+      ...(timeouts.startTimeoutMs !== null ? { startTimeoutMs: timeouts.startTimeoutMs } : {}),
+      ...(timeouts.runTimeoutMs !== null ? { runTimeoutMs: timeouts.runTimeoutMs } : {}),
     };
   }
 
@@ -345,6 +366,17 @@ export class Executions {
         createdMs: now,
       })),
     );
+    // Deadlines only for starts with a timeout: plain fires write nothing more.
+    const byDeadlines = new Map<string, string[]>();
+    for (const p of starts) {
+      if (p.startTimeoutMs == null && p.runTimeoutMs == null) continue;
+      const key = `${p.startTimeoutMs ?? ""}/${p.runTimeoutMs ?? ""}`;
+      byDeadlines.set(key, [...(byDeadlines.get(key) ?? []), p.executionId]);
+    }
+    for (const [key, ids] of byDeadlines) {
+      const [startMs, runMs] = key.split("/").map((v) => (v === "" ? null : Number(v)));
+      await tx.setExecutionDeadlines(ids, deadline(now, startMs ?? null), deadline(now, runMs ?? null));
+    }
     this.onTaskQueued?.();
     return true;
   }
@@ -389,7 +421,7 @@ export class Executions {
     return execution;
   }
 
-  /** The timeouts a (re)started execution gets: its schedule's, else its workflow's (docs/outcomes.md). */
+  /** The timeouts a retried execution gets: its schedule's, else its workflow's (docs/outcomes.md). */
   async timeoutsFor(
     tx: StoreOps,
     executionId: string,
@@ -398,6 +430,25 @@ export class Executions {
     if (!e) return { startTimeoutMs: null, runTimeoutMs: null };
     const schedule = e.scheduleId === null ? null : await tx.getSchedule(e.scheduleId);
     return resolveTimeouts(schedule?.spec ?? {}, await tx.getWorkflowSettings(e.workflow));
+  }
+
+  /** The given timeouts over the workflow's defaults (read once per workflow per transaction). */
+  private async timeoutsOf(
+    tx: StoreOps,
+    workflow: string,
+    given: StartExecutionRequest["timeouts"],
+  ): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
+    let cache = this.settingsInTx.get(tx);
+    if (cache === undefined) {
+      cache = new Map();
+      this.settingsInTx.set(tx, cache);
+    }
+    let settings = cache.get(workflow);
+    if (settings === undefined) {
+      settings = await tx.getWorkflowSettings(workflow);
+      cache.set(workflow, settings);
+    }
+    return resolveTimeouts(given ?? {}, settings);
   }
 
   async get(executionId: string, tx?: StoreOps): Promise<Execution> {
@@ -500,6 +551,10 @@ export class Executions {
       );
     }
   }
+}
+
+function deadline(now: number, timeoutMs: number | null): number | null {
+  return timeoutMs === null ? null : now + timeoutMs;
 }
 
 /** True when the text holds a C0 control character or DEL (ids end up in logs, URLs and terminals). */

@@ -8,6 +8,7 @@ import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
+import { isTimeoutError } from "./timeouts.js";
 
 /** Lost leases are retried whatever the retry policy (the code did not fail), but not forever. */
 export const MAX_LEASE_ATTEMPTS = 20;
@@ -141,7 +142,8 @@ export async function endWith(
     throw new OrbitError("CONFLICT", `execution ${id} is ${execution.status}; it cannot become COMPLETED`);
   }
   if (status === "COMPLETED") {
-    await tx.updateExecution(id, { status, result: data.result ?? null, endedMs: now });
+    // error: null clears a timeout's marker when the code completed before it saw the cancel.
+    await tx.updateExecution(id, { status, result: data.result ?? null, error: null, endedMs: now });
     await tx.appendEvent(id, "WorkflowCompleted", { result: data.result ?? null }, now);
   } else if (status === "FAILED") {
     await tx.updateExecution(id, { status, error: data.error ?? null, endedMs: now });
@@ -242,5 +244,7 @@ export async function finishCancel(
   if (onCancelError !== null) {
     await tx.appendEvent(execution.executionId, "CancelHandlerFailed", { error: onCancelError }, now);
   }
+  // A timeout's cancel (timeouts.ts): compensated like a cancel, but it ends FAILED with the timeout error.
+  if (isTimeoutError(execution.error)) return endWith(tx, held, now, "FAILED", { error: execution.error });
   return endWith(tx, held, now, "CANCELLED", {});
 }

@@ -3,6 +3,13 @@
  * the executions past a deadline. `start_timeout` runs from creation until a worker first takes the
  * task; `run_timeout` from creation (or a retry) until the execution ends, across attempts.
  */
+import { OrbitError } from "../domain/errors.js";
+import { type Execution, isActiveStatus } from "../domain/execution.js";
+import { isJsonObject, type JsonObject } from "../domain/json.js";
+import type { TimeoutKind } from "../store/outcome-store.js";
+import type { WorkerTask } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
+import { formatInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 
 /** A duration setting (already validated where it was stored), in milliseconds, or null. */
@@ -23,4 +30,73 @@ export function resolveTimeouts(
       durationMs(scheduleSettings.run_timeout, "run_timeout") ??
       durationMs(workflowSettings.run_timeout, "run_timeout"),
   };
+}
+
+/** How long a worker has to run the compensations of a timed-out execution before it ends FAILED anyway. */
+export const TIMEOUT_GRACE_MS = 60_000;
+
+/** A timed-out execution's error (also the marker, while its worker compensates, that its cancel is a timeout). */
+export function isTimeoutError(error: unknown): boolean {
+  return isJsonObject(error) && error.type === "Timeout";
+}
+
+/**
+ * The transition of an execution past a deadline, under its lock; a deadline that no longer
+ * applies (moved, or a worker took the task before the start deadline) changes nothing. With no
+ * worker involved the execution ends FAILED at once; otherwise its worker is told to cancel (the code
+ * sees `ctx.signal` abort, the compensations run) and reports, which ends it FAILED with the timeout
+ * error (task-transitions.ts finishCancel). A worker that never reports gets TIMEOUT_GRACE_MS.
+ */
+export async function timeOutExecution(
+  tx: StoreOps,
+  executionId: string,
+  kind: TimeoutKind,
+  now: number,
+): Promise<Execution> {
+  const execution = await tx.getExecution(executionId, { forUpdate: true });
+  if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
+  if (!isActiveStatus(execution.status)) return execution;
+  const deadlines = await tx.getExecutionDeadlines(executionId);
+  const at = kind === "start_timeout" ? deadlines.startDeadlineMs : deadlines.runDeadlineMs;
+  if (at === null || at > now) return execution;
+  const task = await tx.getTaskForExecution(executionId, { forUpdate: true });
+  const workerInvolved = task !== null && (task.state !== "pending" || task.attempt > 1);
+  if (kind === "start_timeout" && workerInvolved) {
+    await tx.clearDeadlines(executionId, "start");
+    return execution;
+  }
+  if (isTimeoutError(execution.error) && execution.cancelReason !== null) {
+    // The grace for the compensations ran out: end it as it is.
+    return endFailed(tx, execution, task, now, execution.error as JsonObject);
+  }
+  const deadline = formatInstant(at);
+  const message =
+    kind === "start_timeout"
+      ? `start_timeout exceeded: no worker took the execution by ${deadline}`
+      : `run_timeout exceeded: the execution did not end by ${deadline}`;
+  const error: JsonObject = { message, type: "Timeout", timeout: kind, deadline };
+  await tx.appendEvent(executionId, "WorkflowTimedOut", { timeout: kind, deadline }, now);
+  if (!workerInvolved) return endFailed(tx, execution, task, now, error);
+  if (task.state === "pending") await tx.updateTask(task.taskId, { availableMs: now }); // no back-off for a cancel
+  await tx.updateExecution(executionId, { cancelReason: `timeout: ${message}`, error });
+  await tx.appendEvent(executionId, "CancelRequested", { reason: `timeout: ${message}` }, now);
+  await tx.setExecutionDeadlines([executionId], null, now + TIMEOUT_GRACE_MS);
+  return (await tx.getExecution(executionId)) ?? execution;
+}
+
+async function endFailed(
+  tx: StoreOps,
+  execution: Execution,
+  task: WorkerTask | null,
+  now: number,
+  error: JsonObject,
+): Promise<Execution> {
+  const id = execution.executionId;
+  if (task !== null && (task.state === "pending" || task.state === "leased")) {
+    await tx.updateTask(task.taskId, { state: "done" });
+  }
+  await tx.updateExecution(id, { status: "FAILED", error, endedMs: now });
+  await tx.appendEvent(id, "WorkflowFailed", { error }, now);
+  await tx.clearDeadlines(id, "both");
+  return (await tx.getExecution(id)) ?? execution;
 }

@@ -11,6 +11,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { compileInputSchema, describeSchemaErrors, type InputValidator } from "./input-schema.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { inTransaction } from "./tx.js";
+import { validateWorkflowSettings } from "./workflow-settings.js";
 
 /** The body of `POST /v1/workflows`. */
 export interface RegisterWorkflowRequest {
@@ -62,6 +63,26 @@ export class Workflows {
         );
       }
       return { workflow: existing, created: false };
+    });
+  }
+
+  /** A workflow name's settings (docs/outcomes.md): default timeouts, notify webhooks. */
+  settings(name: string): Promise<JsonObject> {
+    return this.store.getWorkflowSettings(name);
+  }
+
+  /** Merges a patch into the settings (null unsets one); NOT_FOUND when no version is registered. */
+  async updateSettings(name: string, patch: Record<string, unknown>): Promise<JsonObject> {
+    return inTransaction(this.store, undefined, async (t) => {
+      await this.get(name, t);
+      const merged: Record<string, unknown> = { ...(await t.getWorkflowSettings(name)) };
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      const settings = validateWorkflowSettings(merged);
+      await t.putWorkflowSettings(name, settings, this.clock.now());
+      return settings;
     });
   }
 

@@ -61,8 +61,9 @@ export interface OutcomeStoreOps {
     startDeadlineMs: number | null,
     runDeadlineMs: number | null,
   ): Promise<void>;
-  /** A worker took the execution's task: the start deadline no longer applies. */
-  clearStartDeadline(executionId: string): Promise<void>;
+  /** Clears the start deadline (a worker took the task) or both (the execution timed out). */
+  clearDeadlines(executionId: string, which: "start" | "both"): Promise<void>;
+  getExecutionDeadlines(executionId: string): Promise<{ startDeadlineMs: number | null; runDeadlineMs: number | null }>;
   /** Running executions past a deadline at the instant, earliest first. */
   listExpiredDeadlines(atOrBeforeMs: number, limit: number): Promise<ExpiredDeadline[]>;
   /** The earliest deadline of a running execution, or null. */

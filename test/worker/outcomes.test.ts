@@ -92,5 +92,5 @@ describeEachDialect("schedule outcomes with a worker", (dialect) => {
     expect(recovered.last_success_at).toBe(recovered.last_outcome?.ended_at);
     expect(recovered.last_failure_at).toBe(last.ended_at);
     expect(existsSync(log)).toBe(true);
-  });
+  }, 240_000);
 });

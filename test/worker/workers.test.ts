@@ -80,5 +80,5 @@ describeEachDialect("workers, stalls and retry", (dialect) => {
     const again = await client.retryExecution(early.value.execution_id).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(OrbitError);
     expect(again).toMatchObject({ code: "CONFLICT" });
-  });
+  }, 240_000);
 });

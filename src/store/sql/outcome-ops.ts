@@ -58,11 +58,23 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     );
   }
 
-  async clearStartDeadline(executionId: string): Promise<void> {
-    await this.exec.run(
-      "UPDATE orbit_executions SET start_deadline_ms = NULL WHERE execution_id = ? AND start_deadline_ms IS NOT NULL",
+  async clearDeadlines(executionId: string, which: "start" | "both"): Promise<void> {
+    const sets = which === "start" ? "start_deadline_ms = NULL" : "start_deadline_ms = NULL, run_deadline_ms = NULL";
+    await this.exec.run(`UPDATE orbit_executions SET ${sets} WHERE execution_id = ?`, [executionId]);
+  }
+
+  async getExecutionDeadlines(
+    executionId: string,
+  ): Promise<{ startDeadlineMs: number | null; runDeadlineMs: number | null }> {
+    const rows = await this.exec.all(
+      "SELECT start_deadline_ms, run_deadline_ms FROM orbit_executions WHERE execution_id = ?",
       [executionId],
     );
+    const r = rows[0];
+    return {
+      startDeadlineMs: r?.start_deadline_ms == null ? null : Number(r.start_deadline_ms),
+      runDeadlineMs: r?.run_deadline_ms == null ? null : Number(r.run_deadline_ms),
+    };
   }
 
   async listExpiredDeadlines(atOrBeforeMs: number, limit: number): Promise<ExpiredDeadline[]> {
