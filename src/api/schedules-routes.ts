@@ -3,6 +3,7 @@
 import type { JsonObject } from "../domain/json.js";
 import { inputTextOf, inputTextsOf } from "../domain/json-text.js";
 import type { ListSchedulesQuery } from "../scheduler/schedules.js";
+import { validateScheduleFile } from "../scheduler/validate-file.js";
 import type { ApiDeps } from "./deps.js";
 import { fenceOf } from "./fences.js";
 import type { ApiRequest, RouteDef } from "./route.js";
@@ -67,6 +68,27 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
           items.map((body, i) => ({ body: body ?? {}, text: { inputText: texts[i] } })),
         );
         return { status: 201, body: { created: created.length, schedule_ids: created } };
+      },
+    },
+    {
+      method: "POST",
+      url: "/v1/schedules/validate",
+      summary: "Check a whole schedules file as apply would write it; writes nothing",
+      tag: "schedules",
+      body: S.ValidateSchedulesBody,
+      responses: { 200: { description: "every entry is valid", schema: S.ScheduleFileCheck } },
+      guard: (r) => {
+        if (access === null) return;
+        access.requireClient(r);
+        for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
+          const workflow = item?.workflow;
+          if (typeof workflow === "string") access.require(r, "schedule", workflow);
+        }
+      },
+      handler: async (r) => {
+        const entries = (asObject(r.body).schedules ?? []) as Record<string, unknown>[];
+        const check = await validateScheduleFile(schedules, entries);
+        return { status: 200, body: { valid: entries.length, actions: check.actions } };
       },
     },
     {

@@ -233,6 +233,24 @@ export const CreateSchedulesBody = Type.Object(
   { schedules: Type.Array(CreateScheduleBody, { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH }) },
   { additionalProperties: false },
 );
+export const ValidateSchedulesBody = Type.Object(
+  {
+    schedules: Type.Array(
+      Type.Object(
+        { schedule_id: Type.String({ minLength: 1 }) },
+        { additionalProperties: true, description: "a new schedule's settings, or the settings to change" },
+      ),
+      { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH },
+    ),
+  },
+  { additionalProperties: false },
+);
+export const ScheduleFileCheck = Type.Object({
+  valid: Type.Integer({ description: "how many entries were checked" }),
+  actions: Type.Array(Type.Union([Type.Literal("create"), Type.Literal("update")]), {
+    description: "per entry, in order: what applying it would do",
+  }),
+});
 export const ScheduleBatch = Type.Object({ created: Type.Integer(), schedule_ids: Type.Array(Type.String()) });
 export const ScheduleList = Type.Object({
   schedules: Type.Array(Schedule),

@@ -16,6 +16,8 @@ export interface ApplyStep {
   id: string;
   /** create: the whole entry; update: only the settings that differ; else empty. */
   body: ScheduleSettingsBody;
+  /** update: the server's value of each changed setting (for the diff). */
+  from?: ScheduleSettingsBody;
 }
 
 const refuse = (file: string, message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", `${file}: ${message}`);
@@ -98,9 +100,11 @@ export function planApply(
     const current = byId.get(id);
     if (current === undefined) return { action: "create", id, body: entry };
     const changed = changedSettings(entry, current);
-    return Object.keys(changed).length === 0
-      ? { action: "unchanged", id, body: {} }
-      : { action: "update", id, body: changed };
+    if (Object.keys(changed).length === 0) return { action: "unchanged", id, body: {} };
+    const server = current as unknown as Record<string, JsonValue | undefined>;
+    const from: ScheduleSettingsBody = {};
+    for (const key of Object.keys(changed)) from[key] = server[key] ?? DEFAULTS[key] ?? null;
+    return { action: "update", id, body: changed, from };
   });
   if (prune) {
     const named = new Set(entries.map((e) => e.schedule_id as string));
@@ -123,9 +127,19 @@ const WOULD: Record<ApplyAction, string> = {
   delete: "would delete",
 };
 
-/** `created nightly-orders`, or with a dry run `would create nightly-orders`. */
+/**
+ * `created nightly-orders`, or with a dry run `would create nightly-orders`; an update is followed
+ * by its diff, one changed setting a line: `  timezone: "UTC" → "Europe/Paris"`.
+ */
 export function stepLine(step: ApplyStep, dryRun: boolean): string {
-  return `${(dryRun ? WOULD : PAST)[step.action]} ${step.id}\n`;
+  let text = `${(dryRun ? WOULD : PAST)[step.action]} ${step.id}\n`;
+  if (step.action === "update") {
+    for (const [key, to] of Object.entries(step.body)) {
+      const from = step.from?.[key] ?? null;
+      text += `  ${key}: ${canonical(from as JsonValue)} → ${canonical((to ?? null) as JsonValue)}\n`;
+    }
+  }
+  return text;
 }
 
 /** `1 created, 0 updated, 1 unchanged, 0 deleted` (a dry run says so first). */

@@ -22,7 +22,7 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
     .description("make the server's schedules match a YAML or JSON file (declarative schedules)")
     .requiredOption("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}")
     .option("--prune", "delete the server's schedules that the file does not name")
-    .option("--dry-run", "print what would change and change nothing")
+    .option("--dry-run", "check the whole file on the server and print what would change; change nothing")
     .addHelpText(
       "after",
       `
@@ -53,14 +53,21 @@ Example schedules.yaml:
       const client = clientFor(cmd, io);
       const steps = planApply(entries, await client.listAllSchedules(), opts.prune === true);
       const dryRun = opts.dryRun === true;
-      for (const step of steps) {
-        if (!dryRun) {
-          if (step.action === "create") await client.createSchedule(step.body);
-          else if (step.action === "update") await client.updateSchedule(step.id, step.body);
+      // The server checks the whole file first, as it would write it: a dry run refuses exactly
+      // what the real run would, and a real run writes nothing when one entry is wrong.
+      if (entries.length > 0) {
+        await client.validateSchedules(entries);
+      }
+      if (!dryRun) {
+        // Every create in one transaction (all or none), then the updates and deletions.
+        const creates = steps.filter((s) => s.action === "create").map((s) => s.body);
+        if (creates.length > 0) await client.createSchedules(creates);
+        for (const step of steps) {
+          if (step.action === "update") await client.updateSchedule(step.id, step.body);
           else if (step.action === "delete") await client.deleteSchedule(step.id);
         }
-        await io.stdout.write(stepLine(step, dryRun));
       }
+      for (const step of steps) await io.stdout.write(stepLine(step, dryRun));
       await io.stdout.write(summaryLine(steps, dryRun));
     });
 }

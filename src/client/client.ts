@@ -76,7 +76,15 @@ export class OrbitClient {
     return this.call({ ...opts, method: "POST", path: "/v1/schedules", body: settings });
   }
 
+  /** Checks a whole schedules file as `apply` would write it (POST /v1/schedules/validate); writes nothing. */
+  validateSchedules(
+    schedules: readonly ScheduleSettingsBody[],
+  ): Promise<{ valid: number; actions: ("create" | "update")[] }> {
+    return this.call({ method: "POST", path: "/v1/schedules/validate", body: { schedules } });
+  }
+
   /** Creates up to 1000 schedules in one request and one transaction, all or none (docs/api.md). */
+
   createSchedules(
     settings: readonly ScheduleSettingsBody[],
     opts: WriteOptions = {},

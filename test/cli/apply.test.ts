@@ -67,7 +67,12 @@ describe("the apply plan", () => {
     const entries = parseScheduleFile(YAML, "s.yaml");
     const server: ScheduleJson[] = [{ ...nightlyOrders, description: "old" }, hourlyCheck];
     expect(planApply(entries, server, true)).toEqual([
-      { action: "update", id: "nightly-orders", body: { description: "Nightly reconciliation order" } },
+      {
+        action: "update",
+        id: "nightly-orders",
+        body: { description: "Nightly reconciliation order" },
+        from: { description: "old" },
+      },
       { action: "create", id: "orders-every-10s", body: entries[1] },
       { action: "delete", id: "hourly-check", body: {} },
     ]);
@@ -79,9 +84,12 @@ describe("orbit schedule apply", () => {
   const file = join(mkdtempSync(join(tmpdir(), "orbit-apply-")), "schedules.yaml");
   writeFileSync(file, YAML);
   const list = { status: 200, body: { schedules: [nightlyOrders, hourlyCheck], next_cursor: null } };
+  const valid = { status: 200, body: { valid: 2, actions: ["update", "create"] } };
 
   it("prints what it would do and changes nothing with --dry-run", async () => {
-    const server = new FakeServer((req) => (req.method === "GET" ? list : undefined));
+    const server = new FakeServer((req) =>
+      req.method === "GET" ? list : req.path === "/v1/schedules/validate" ? valid : undefined,
+    );
     const r = await server.run(["schedule", "apply", "-f", file, "--prune", "--dry-run"]);
     expect(r).toEqual({
       code: 0,
@@ -89,13 +97,19 @@ describe("orbit schedule apply", () => {
         "unchanged nightly-orders\nwould create orders-every-10s\nwould delete hourly-check\ndry run, nothing changed: 1 created, 0 updated, 1 unchanged, 1 deleted\n",
       stderr: "",
     });
-    expect(server.requests.map((q) => q.method)).toEqual(["GET"]);
+    // The server checks the whole file (and writes nothing); no write follows a dry run.
+    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+      "GET /v1/schedules?limit=1000",
+      "POST /v1/schedules/validate",
+    ]);
   });
 
   it("creates and prunes", async () => {
     const server = new FakeServer((req) => {
       if (req.method === "GET") return list;
-      if (req.method === "POST") return { status: 201, body: nightlyOrders };
+      if (req.path === "/v1/schedules/validate") return valid;
+      if (req.path === "/v1/schedules/batch")
+        return { status: 201, body: { created: 1, schedule_ids: ["orders-every-10s"] } };
       if (req.method === "DELETE") return { status: 204 };
       return undefined;
     });
@@ -105,7 +119,8 @@ describe("orbit schedule apply", () => {
     );
     expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
       "GET /v1/schedules?limit=1000",
-      "POST /v1/schedules",
+      "POST /v1/schedules/validate",
+      "POST /v1/schedules/batch",
       "DELETE /v1/schedules/hourly-check",
     ]);
   });

@@ -61,7 +61,7 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     writeFileSync(file, FILE.replace('"0 6 * * MON"', '"0 7 * * MON"'));
     const r = await cli("schedule", "apply", "-f", file, "--prune");
     expect(r.stdout).toBe(
-      "unchanged nightly-orders\nupdated weekly-report\ndeleted orders-every-10s\n0 created, 1 updated, 1 unchanged, 1 deleted\n",
+      'unchanged nightly-orders\nupdated weekly-report\n  cron: "0 6 * * MON" → "0 7 * * MON"\ndeleted orders-every-10s\n0 created, 1 updated, 1 unchanged, 1 deleted\n',
     );
     expect((await cli("schedule", "get", "weekly-report")).stdout.split("\n")[0]).toBe(
       'active weekly-report  cron "0 7 * * MON" UTC',
@@ -73,7 +73,29 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     writeFileSync(file, "- {schedule_id: broken, workflow: OrderProcessing, cron: '0 25 * * *'}\n");
     const r = await cli("schedule", "apply", "-f", file);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("orbit: cron `0 25 * * *`: `25` is out of range for the hour field (0-23)\n");
+    expect(r.stderr).toBe(
+      "orbit: schedules[0] (broken): cron `0 25 * * *`: `25` is out of range for the hour field (0-23)\n",
+    );
+  });
+
+  it("--dry-run refuses what the real run would refuse (an unknown zone), and a bad entry stops the whole file", async () => {
+    writeFileSync(
+      file,
+      [
+        "- {schedule_id: fine, workflow: OrderProcessing, cron: '0 3 * * *'}",
+        "- {schedule_id: typo, workflow: OrderProcessing, cron: '0 3 * * *', timezone: Europe/Pariss}",
+        "",
+      ].join("\n"),
+    );
+    const dry = await cli("schedule", "apply", "-f", file, "--dry-run");
+    const real = await cli("schedule", "apply", "-f", file);
+    for (const r of [dry, real]) {
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(/^orbit: schedules\[1\] \(typo\): .*Europe\/Pariss/);
+    }
+    // All or nothing: the valid entry before the bad one was not created either.
+    expect((await cli("schedule", "list")).stdout).not.toMatch(/\bfine\b/);
   });
 });
 

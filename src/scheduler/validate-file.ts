@@ -1,0 +1,50 @@
+/**
+ * The server-side check of a whole schedules file (`orbit schedule apply`, docs/cli.md): every entry
+ * validated as the write it would become — a new schedule's full settings, or an existing
+ * schedule's settings with the entry merged over them — including its workflow and input, before
+ * anything is written. `apply --dry-run` and the real apply run the same check, so a dry run
+ * refuses exactly what the real run would (an unknown zone such as `Europe/Pariss` included).
+ * Nothing is written here.
+ */
+import { OrbitError } from "../domain/errors.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import type { Schedules } from "./schedules.js";
+import { mergeSettings, validateSettings } from "./settings.js";
+
+export interface FileCheck {
+  /** Per entry, in order: whether it would create a schedule or update an existing one. */
+  actions: ("create" | "update")[];
+}
+
+export async function validateScheduleFile(
+  schedules: Schedules,
+  entries: readonly Record<string, unknown>[],
+): Promise<FileCheck> {
+  const { store, clock } = schedules.o;
+  const now = clock.now();
+  const seen = new Set<string>();
+  const actions: FileCheck["actions"] = [];
+  for (const [i, entry] of entries.entries()) {
+    const id = entry.schedule_id;
+    const where = `schedules[${i}]${typeof id === "string" ? ` (${id})` : ""}`;
+    try {
+      if (typeof id !== "string" || id === "") throw new OrbitError("INVALID_ARGUMENT", "schedule_id is required");
+      if (seen.has(id)) throw new OrbitError("INVALID_ARGUMENT", `schedule_id ${id} appears twice`);
+      seen.add(id);
+      const row = await store.getSchedule(id);
+      let body: Record<string, unknown> = entry;
+      if (row !== null) {
+        const { input_text: _kept, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
+        const { schedule_id: _id, ...patch } = entry;
+        body = mergeSettings(current, patch);
+      }
+      const v = validateSettings(body, now);
+      await schedules.checkWorkflow(store, v.settings);
+      actions.push(row === null ? "create" : "update");
+    } catch (err) {
+      if (err instanceof OrbitError) throw new OrbitError(err.code, `${where}: ${err.message}`, err.details);
+      throw err;
+    }
+  }
+  return { actions };
+}
