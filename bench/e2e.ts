@@ -8,8 +8,9 @@
  *
  *   npm run bench:e2e -- --schedules 1000 --minutes 3 --systems orbit-sqlite,bullmq
  *
- * Systems: orbit-sqlite, orbit-sqlite-c100, orbit-pg, orbit-pg-c100 (Orbit server + worker process,
- * default worker concurrency or 100), bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
+ * Systems: orbit-sqlite, orbit-pg (Orbit server + worker process, default worker settings); a
+ * suffix -c<N> sets the worker's concurrency (orbit-sqlite-c10, orbit-pg-c200) and +normal the
+ * SQLite server's synchronous=NORMAL (orbit-sqlite-c200+normal); bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
  * redis://127.0.0.1:6379), graphile, graphile-c100 (graphile-worker on PostgreSQL). PostgreSQL is
  * ORBIT_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in throwaway schemas.
  */
@@ -122,7 +123,9 @@ const load = (): string =>
     .join(" ");
 
 async function runSystem(system: string): Promise<Row> {
-  const [kind, variant] = system.split("-c") as [string, string | undefined];
+  // `<kind>[-c<concurrency>][+normal]`: +normal runs the SQLite server with synchronous=NORMAL.
+  const normal = system.endsWith("+normal");
+  const [kind, variant] = system.replace(/\+normal$/, "").split("-c") as [string, string | undefined];
   const concurrency = variant ? Number(variant) : null;
   const starts: Start[] = [];
   const onStarts = (rows: Start[]) => {
@@ -148,7 +151,7 @@ async function runSystem(system: string): Promise<Row> {
         target = mkdtempSync(join(tmpdir(), "orbit-e2e-"));
         cleanups.push(async () => rmSync(target, { recursive: true, force: true }));
       }
-      const sync = args["sqlite-synchronous"] === "normal" ? "normal" : undefined;
+      const sync = normal || args["sqlite-synchronous"] === "normal" ? "normal" : undefined;
       const base = { system, schedules: S, concurrency, target, ...(schema ? { schema } : {}) };
       const server = spawn(
         "e2e-orbit-server.ts",

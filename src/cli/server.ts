@@ -15,6 +15,7 @@ export interface StartServerOptions {
   port?: number;
   host?: string;
   dataDir?: string;
+  sqliteSynchronous?: "full" | "normal";
   database?: string;
   cluster?: "single" | "active-standby" | "shared";
   maxActiveExecutions?: number;
@@ -38,6 +39,7 @@ interface ServerFlags {
   port?: number;
   host?: string;
   dataDir?: string;
+  sqliteSynchronous?: "full" | "normal";
   database?: string;
   cluster?: StartServerOptions["cluster"];
   maxActiveExecutions?: number;
@@ -118,6 +120,14 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     .option("--port <port>", "port to listen on; 0 picks a free one (default: 7233)", wholeNumber(0, 65535))
     .option("--host <host>", "address to listen on (default: 127.0.0.1; another warns unless --config)")
     .option("--data-dir <dir>", "folder of the SQLite database orbit.db (default: ./.orbit)")
+    .option(
+      "--sqlite-synchronous <mode>",
+      "full (default): fsync every commit; normal: survives a crash, may lose the last commits on power loss",
+      (text: string) => {
+        if (text !== "full" && text !== "normal") throw new InvalidArgumentError("full or normal.");
+        return text;
+      },
+    )
     .option("--database <url>", "PostgreSQL URL postgres://… instead of SQLite (env: ORBIT_DATABASE_URL)")
     .addOption(
       new Option("--cluster <mode>", "several servers on one PostgreSQL database (default: single)").choices([
@@ -165,6 +175,7 @@ Examples:
         port: flags.port,
         host: flags.host,
         dataDir: flags.dataDir,
+        sqliteSynchronous: flags.sqliteSynchronous,
         database,
         cluster: flags.cluster,
         maxActiveExecutions: flags.maxActiveExecutions,

@@ -23,7 +23,12 @@ export interface WorkerOptions {
   /** The workflows this worker runs (from `defineWorkflow`). Required, at least one. */
   // biome-ignore lint/suspicious/noExplicitAny: definitions of any input type run here.
   workflows: readonly WorkflowDefinition<any>[];
-  /** Most executions run at once. Default 10. */
+  /**
+   * Most executions run at once. Default 100: a slot costs only memory while its execution waits
+   * on I/O, and with 10 a burst of short executions (a minute's herd of schedules) was drained in
+   * rounds of 10, three round trips each (docs/benchmarks.md § End to end). Lower it for executions
+   * that use much CPU or memory.
+   */
   concurrency?: number;
   /** The lease owner's name. Default `<hostname>:<pid>:<random>`. */
   workerId?: string;
@@ -36,6 +41,9 @@ export interface WorkerOptions {
 }
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
+export const DEFAULT_CONCURRENCY = 100;
+/** The server leases at most this many tasks per poll (MAX_TASKS_PER_POLL). */
+const MAX_TASKS_PER_POLL = 100;
 
 export class Worker {
   readonly workerId: string;
@@ -59,7 +67,7 @@ export class Worker {
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
     this.log = options.logger ?? consoleLogger();
-    this.concurrency = options.concurrency ?? 10;
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
       throw new TypeError("concurrency must be a positive integer");
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -116,7 +124,7 @@ export class Worker {
       }
       let tasks: TaskJson[];
       try {
-        tasks = await this.api.poll({ workflows: this.offers, max_tasks: free });
+        tasks = await this.api.poll({ workflows: this.offers, max_tasks: Math.min(free, MAX_TASKS_PER_POLL) });
       } catch (err) {
         if (this.closing.signal.aborted) break;
         this.log.warn("polling failed; retrying in 1 s", { error: errorJson(err).message });
