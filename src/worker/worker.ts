@@ -24,10 +24,8 @@ export interface WorkerOptions {
   // biome-ignore lint/suspicious/noExplicitAny: definitions of any input type run here.
   workflows: readonly WorkflowDefinition<any>[];
   /**
-   * Most executions run at once. Default 100: a slot costs only memory while its execution waits
-   * on I/O, and with 10 a burst of short executions (a minute's herd of schedules) was drained in
-   * rounds of 10, three round trips each (docs/benchmarks.md § End to end). Lower it for executions
-   * that use much CPU or memory.
+   * Most executions run at once. Default 10. For bursts of short executions (a minute's herd of
+   * schedules) 100 or more drains far faster (docs/benchmarks.md § End to end).
    */
   concurrency?: number;
   /** The lease owner's name. Default `<hostname>:<pid>:<random>`. */
@@ -41,7 +39,7 @@ export interface WorkerOptions {
 }
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
-export const DEFAULT_CONCURRENCY = 100;
+export const DEFAULT_CONCURRENCY = 10;
 /** The server leases at most this many tasks per poll (MAX_TASKS_PER_POLL). */
 const MAX_TASKS_PER_POLL = 100;
 
