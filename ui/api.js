@@ -19,8 +19,9 @@ export class ApiError extends Error {
 /** One request; resolves to the parsed JSON body (null for 204), rejects with ApiError. */
 export async function api(method, path, body) {
   const init = { method, headers: { accept: "application/json" } };
+  // Every write says JSON, even without a body: the server refuses writes that do not (docs/security.md).
+  if (method !== "GET") init.headers["content-type"] = "application/json";
   if (body !== undefined) {
-    init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
   }
   let res;

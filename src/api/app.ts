@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import { serializeJson } from "../domain/json-text.js";
 import { VERSION } from "../version.js";
 import { checkText, scanJsonText } from "./body-guard.js";
+import { checkHostAndOrigin, checkStateChanging } from "./cross-site.js";
 import type { ApiDeps } from "./deps.js";
 import {
   BODY_LIMIT_BYTES,
@@ -31,6 +32,11 @@ export interface AppOptions {
   deps: ApiDeps;
   idempotency: IdempotencyKeys;
   logger: FastifyBaseLogger;
+  /**
+   * Refuse requests whose Host is not loopback or whose Origin is another site (an open server on
+   * loopback: src/api/cross-site.ts). Default false.
+   */
+  hostCheck?: boolean;
   /** The caller of a request; throws UNAUTHENTICATED. Default: every request is anonymous (open server). */
   authenticate?: (request: FastifyRequest) => Caller | null;
 }
@@ -87,8 +93,11 @@ export function buildApp(o: AppOptions): App {
   const publicRoutes = new Set<string>();
   const authenticate = o.authenticate;
   app.addHook("onRequest", async (request) => {
+    // Every request, the UI's pages included: a rebound name must not even read them.
+    if (o.hostCheck === true) checkHostAndOrigin(request);
     const url = request.routeOptions.url;
     if (url === undefined) return;
+    if (url.startsWith("/v1/")) checkStateChanging(request);
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (authenticate !== undefined && url.startsWith("/v1/") && !publicRoutes.has(`${method} ${url}`)) {
       authenticate(request);

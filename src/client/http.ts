@@ -60,7 +60,9 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
   }
   if (req.expectedRevision !== undefined) url.searchParams.set("expected_revision", String(req.expectedRevision));
   const headers: Record<string, string> = { accept: "application/json" };
-  if (req.body !== undefined) headers["content-type"] = "application/json";
+  // Always on a write, even without a body: the server refuses state-changing requests without it
+  // (a browser cannot send it cross-site; docs/security.md).
+  if (req.body !== undefined || req.method !== "GET") headers["content-type"] = "application/json";
   if (http.token) headers.authorization = `Bearer ${http.token}`;
   if (req.ifMatch !== undefined) headers["if-match"] = `"${String(req.ifMatch).replace(/^"|"$/g, "")}"`;
   if (req.idempotencyKey !== undefined) headers["idempotency-key"] = req.idempotencyKey;

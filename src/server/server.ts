@@ -10,6 +10,7 @@
  */
 
 import { buildApp } from "../api/app.js";
+import { isLoopback } from "./options.js";
 import type { Readiness, ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
@@ -92,7 +93,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
       wakeups.wake();
     }),
     logger: log,
-    ...(access !== null ? { authenticate: access.authenticate } : {}),
+    ...(access !== null ? { authenticate: access.authenticate } : { hostCheck: isLoopback(config.host) }),
   });
   // Registered before listen: a failed listen must still stop the lease reaper (started onReady).
   parts.add("http", async () => {

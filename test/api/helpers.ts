@@ -43,7 +43,12 @@ export async function startTestServer(options: Partial<ServerOptions> = {}, now 
   const clock = new ManualClock(parseInstant(now));
   const server = await startServer({ port: 0, dataDir: dir, clock, logger: "silent", ...options });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const init: RequestInit = { method, headers: { ...headers } };
+    // Writes say JSON even without a body, as every Orbit client does (docs/security.md).
+    const init: RequestInit = {
+      method,
+      headers:
+        method === "GET" || method === "HEAD" ? { ...headers } : { "content-type": "application/json", ...headers },
+    };
     if (body !== undefined) {
       init.headers = { "content-type": "application/json", ...headers };
       init.body = typeof body === "string" ? body : JSON.stringify(body);

@@ -1,0 +1,70 @@
+/**
+ * Cross-site requests and DNS rebinding (docs/security.md § Browsers). A web page the user visits
+ * can make the browser send requests to 127.0.0.1, and a rebound DNS name can even read the
+ * answers; an open server (no identities) has nothing else to stop them. So:
+ *
+ * - a state-changing request (POST, PATCH, PUT, DELETE) must say `content-type: application/json`
+ *   (or carry an `X-Orbit-Client` header): a page cannot send either cross-site without a CORS
+ *   preflight, which Orbit never answers, so a form post or a body-less `fetch` is refused;
+ * - on an open server listening on loopback, `Host` must name a loopback address (a rebound name
+ *   such as `attacker.example` is refused), and an `Origin`, when sent, must be the same host.
+ */
+import type { FastifyRequest } from "fastify";
+import { OrbitError } from "../domain/errors.js";
+
+const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** The message of a refused media type, the same as fastify's own refusal (src/api/errors.ts). */
+export const NOT_JSON = "the request body must be JSON (content-type: application/json)";
+
+export function checkStateChanging(request: FastifyRequest): void {
+  if (!STATE_CHANGING.has(request.method)) return;
+  const type = request.headers["content-type"];
+  if (type !== undefined && JSON_TYPE.test(type)) return;
+  if (request.headers["x-orbit-client"] !== undefined) return;
+  throw new OrbitError(
+    "INVALID_ARGUMENT",
+    type === undefined
+      ? `${request.method} requests must send content-type: application/json (or an X-Orbit-Client header), even with no body; this refuses cross-site requests`
+      : NOT_JSON,
+  );
+}
+
+function hostnameOf(host: string): string {
+  const m = /^\[([^\]]+)\](?::\d+)?$/.exec(host) ?? /^([^:]+)(?::\d+)?$/.exec(host);
+  return (m?.[1] ?? host).toLowerCase();
+}
+
+const isLoopbackName = (name: string): boolean =>
+  name === "localhost" || name === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+
+/** Open server on loopback: Host must be loopback, Origin (if any) the same host. */
+export function checkHostAndOrigin(request: FastifyRequest): void {
+  const host = request.headers.host;
+  if (host === undefined || !isLoopbackName(hostnameOf(host))) {
+    throw new OrbitError(
+      "PERMISSION_DENIED",
+      `Host ${JSON.stringify(host ?? "")} is not a loopback address: this server has no identities and answers only requests to localhost or 127.0.0.1 (docs/security.md)`,
+    );
+  }
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === "null") {
+    if (origin === "null") throw crossOrigin(origin);
+    return;
+  }
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    throw crossOrigin(origin);
+  }
+  if (originHost.toLowerCase() !== host.toLowerCase()) throw crossOrigin(origin);
+}
+
+function crossOrigin(origin: string): OrbitError {
+  return new OrbitError(
+    "PERMISSION_DENIED",
+    `cross-origin request from ${origin} refused: this server has no identities, so only its own pages (and non-browser clients) may call it`,
+  );
+}
