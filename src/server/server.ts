@@ -10,7 +10,6 @@
  */
 
 import { buildApp } from "../api/app.js";
-import { isLoopback } from "./options.js";
 import type { Readiness, ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
@@ -18,6 +17,7 @@ import { PostgresTaskListener } from "../store/postgres/task-listener.js";
 import { VERSION } from "../version.js";
 import { resolveConfig, type ServerConfig } from "./config.js";
 import type { RunningServer, ServerOptions } from "./options.js";
+import { isLoopback } from "./options.js";
 import { StartedParts } from "./parts.js";
 import { buildServices, openStore, type Services, startFiring } from "./services.js";
 import { reasonOf, StartupError } from "./startup-error.js";
