@@ -4,6 +4,7 @@
  * rows that describe exactly the occurrences they cover.
  */
 import { expect, it } from "vitest";
+import { isActiveStatus } from "../../src/domain/execution.js";
 import type { Store } from "../../src/store/store.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
@@ -188,5 +189,30 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     // The woken buffer finds the triggered execution running: it stays, the row moves on.
     await h.fireAt("2026-11-15T00:00:30Z");
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 3, next_fire_at: "2026-11-15T00:00:40Z" });
+  });
+
+  it("item 10: three buffer_one schedules on one concurrency key are served in the order of their occurrences", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    for (const id of ["a", "b", "c"]) {
+      await h.scheduler.schedules.create({
+        schedule_id: id,
+        workflow: "OrderProcessing",
+        interval: "10s",
+        overlap: "buffer_one",
+        concurrency_key: "k",
+      });
+    }
+    // Each round: the occurrences fire, then whoever holds the key finishes.
+    for (let round = 1; round <= 12; round++) {
+      const at = formatInstant(t("2026-11-15T00:00:00Z") + round * 10_000);
+      await h.fireAt(at);
+      const holders = await db.store.listExecutions({ limit: 1000 });
+      for (const e of holders) if (isActiveStatus(e.status)) await h.executions.complete(e.executionId, {});
+      await h.fireAt(at);
+    }
+    const counts = await Promise.all(["a", "b", "c"].map(async (id) => (await startedIds(db.store, id)).length));
+    // The key is shared evenly (by schedule id, "c" used to get one turn in twelve rounds).
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(4);
   });
 });

@@ -171,11 +171,19 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   ): Promise<number> {
     const [column, value] =
       "scheduleId" in target ? ["schedule_id", target.scheduleId] : ["concurrency_key", target.concurrencyKey];
+    // Due at the oldest buffered occurrence (it is in the past): the loop fires due rows oldest
+    // first, so waiters on a concurrency key are served in the order of their occurrences, not
+    // by schedule id (docs/scheduling.md, "Concurrency keys").
+    const oldest =
+      this.sqlDialect.name === "postgres"
+        ? "(buffered->>0)::bigint"
+        : "CAST(json_extract(buffered, '$[0]') AS INTEGER)";
+    const wakeAt = `(CASE WHEN ${oldest} < ? THEN ${oldest} ELSE ? END)`;
     return this.exec.run(
-      `UPDATE orbit_schedules SET due_ms = ?, revision = revision + 1
+      `UPDATE orbit_schedules SET due_ms = ${wakeAt}, revision = revision + 1
        WHERE ${column} = ? AND state = 'active' AND NOT paused AND buffered <> '[]'
-         AND (due_ms IS NULL OR due_ms > ?)`,
-      [dueMs, value, dueMs],
+         AND (due_ms IS NULL OR due_ms > ${wakeAt})`,
+      [dueMs, dueMs, value, dueMs, dueMs],
     );
   }
 

@@ -103,7 +103,9 @@ export class ReferenceModel {
     // Buffers waiting behind it become due now.
     for (const s of this.schedules.values()) {
       const mine = s.id === e.scheduleId || (e.key !== null && s.key === e.key);
-      if (mine && !s.paused && s.buffered.length > 0 && (s.due === null || s.due > this.now)) s.due = this.now;
+      // Due at the oldest buffered occurrence, so the oldest waiter on a key goes first.
+      const at = Math.min(this.now, s.buffered[0] ?? this.now);
+      if (mine && !s.paused && s.buffered.length > 0 && (s.due === null || s.due > at)) s.due = at;
     }
   }
 
