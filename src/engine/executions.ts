@@ -18,6 +18,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { retryExecution } from "./retry.js";
+import { startRecords } from "./start-records.js";
 import { resolveTimeouts } from "./timeouts.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
 import { inTransaction } from "./tx.js";
@@ -191,25 +192,17 @@ export class Executions {
       }
       await this.admit(t);
       const now = this.clock.now();
-      const execution: Execution = {
-        executionId: id,
-        workflow: workflow.name,
-        version: workflow.version,
-        input,
-        status: "RUNNING",
-        scheduleId: request.schedule_id ?? null,
-        trigger,
-        result: null,
-        error: null,
-        cancelReason: null,
-        concurrencyKey: request.concurrency_key ?? null,
-        run: 1,
-        attempt: 1,
-        createdMs: now,
-        // RUNNING covers "waiting for a worker": the execution has started once it exists.
-        startedMs: now,
-        endedMs: null,
-      };
+      const { execution, firstEvent, task } = startRecords(
+        {
+          executionId: id,
+          workflow,
+          input,
+          scheduleId: request.schedule_id ?? null,
+          trigger,
+          concurrencyKey: request.concurrency_key ?? null,
+        },
+        now,
+      );
       // ON CONFLICT DO NOTHING: a concurrent start of the same id (another server, another
       // occurrence claim) waits for ours and then finds it, instead of failing.
       if (!(await t.insertExecution(execution))) {
@@ -217,23 +210,8 @@ export class Executions {
         if (!existing) throw new Error(`execution ${id} neither inserted nor found`);
         return { execution: existing, created: false };
       }
-      const created: JsonObject = { workflow: workflow.name, version: workflow.version, input };
-      if (execution.scheduleId !== null) created.schedule_id = execution.scheduleId;
-      if (trigger !== null) created.trigger = trigger;
-      await t.appendEvent(id, "WorkflowCreated", created, now);
-      await t.insertTask({
-        taskId: this.newId(),
-        executionId: id,
-        run: 1,
-        workflow: workflow.name,
-        version: workflow.version,
-        state: "pending",
-        attempt: 1,
-        leaseOwner: null,
-        leaseUntilMs: null,
-        availableMs: now,
-        createdMs: now,
-      });
+      await t.appendEvent(id, firstEvent.type, firstEvent.data, now);
+      await t.insertTask(task(this.newId()));
       const timeouts = await this.timeoutsOf(t, workflow.name, request.timeouts);
       if (timeouts.startTimeoutMs !== null || timeouts.runTimeoutMs !== null) {
         await t.setExecutionDeadlines(
@@ -318,54 +296,15 @@ export class Executions {
       if ((await tx.countActiveExecutions()) + starts.length > this.maxActive) return false;
     }
     const now = this.clock.now();
-    const executions = starts.map(
-      (p): Execution => ({
-        executionId: p.executionId,
-        workflow: p.workflow.name,
-        version: p.workflow.version,
-        input: p.input,
-        status: "RUNNING",
-        scheduleId: p.scheduleId,
-        trigger: p.trigger,
-        result: null,
-        error: null,
-        cancelReason: null,
-        concurrencyKey: p.concurrencyKey,
-        run: 1,
-        attempt: 1,
-        createdMs: now,
-        startedMs: now,
-        endedMs: null,
-      }),
-    );
+    const records = starts.map((p) => startRecords(p, now));
+    const executions = records.map((r) => r.execution);
     const inserted = await tx.insertExecutions(executions);
     if (inserted.length !== executions.length) {
       const got = new Set(inserted);
       throw new BatchStartConflict(executions.filter((e) => !got.has(e.executionId)).map((e) => e.executionId));
     }
-    await tx.insertFirstEvents(
-      starts.map((p) => {
-        const created: JsonObject = { workflow: p.workflow.name, version: p.workflow.version, input: p.input };
-        if (p.scheduleId !== null) created.schedule_id = p.scheduleId;
-        if (p.trigger !== null) created.trigger = p.trigger;
-        return { executionId: p.executionId, type: "WorkflowCreated", data: created, atMs: now };
-      }),
-    );
-    await tx.insertTasks(
-      starts.map((p) => ({
-        taskId: this.newId(),
-        executionId: p.executionId,
-        run: 1,
-        workflow: p.workflow.name,
-        version: p.workflow.version,
-        state: "pending",
-        attempt: 1,
-        leaseOwner: null,
-        leaseUntilMs: null,
-        availableMs: now,
-        createdMs: now,
-      })),
-    );
+    await tx.insertFirstEvents(records.map((r) => r.firstEvent));
+    await tx.insertTasks(records.map((r) => r.task(this.newId())));
     // Deadlines only for starts with a timeout: plain fires write nothing more.
     const byDeadlines = new Map<string, string[]>();
     for (const p of starts) {

@@ -1,0 +1,70 @@
+/**
+ * What a new execution is made of, built in one place for every way of starting one (a single
+ * start, a fire batch): the execution (RUNNING, run 1, attempt 1), its first event
+ * `WorkflowCreated`, and its pending worker task. Pure: the caller writes them.
+ */
+import type { Execution } from "../domain/execution.js";
+import type { JsonObject } from "../domain/json.js";
+import type { Workflow } from "../domain/workflow.js";
+import type { WorkerTask } from "../store/rows.js";
+import type { FirstEvent } from "../store/store.js";
+
+/** A start whose workflow is resolved and whose input is validated (defaults applied). */
+export interface CheckedStart {
+  readonly executionId: string;
+  readonly workflow: Workflow;
+  readonly input: JsonObject;
+  readonly scheduleId: string | null;
+  readonly trigger: JsonObject | null;
+  readonly concurrencyKey: string | null;
+}
+
+export interface StartRecords {
+  execution: Execution;
+  firstEvent: FirstEvent;
+  /** The pending task; its id is asked for only once the execution is inserted, as before. */
+  task(taskId: string): WorkerTask;
+}
+
+export function startRecords(s: CheckedStart, now: number): StartRecords {
+  const execution: Execution = {
+    executionId: s.executionId,
+    workflow: s.workflow.name,
+    version: s.workflow.version,
+    input: s.input,
+    status: "RUNNING",
+    scheduleId: s.scheduleId,
+    trigger: s.trigger,
+    result: null,
+    error: null,
+    cancelReason: null,
+    concurrencyKey: s.concurrencyKey,
+    run: 1,
+    attempt: 1,
+    createdMs: now,
+    // RUNNING covers "waiting for a worker": the execution has started once it exists.
+    startedMs: now,
+    endedMs: null,
+  };
+  const created: JsonObject = { workflow: s.workflow.name, version: s.workflow.version, input: s.input };
+  if (s.scheduleId !== null) created.schedule_id = s.scheduleId;
+  if (s.trigger !== null) created.trigger = s.trigger;
+  const task = (taskId: string): WorkerTask => ({
+    taskId,
+    executionId: s.executionId,
+    run: 1,
+    workflow: s.workflow.name,
+    version: s.workflow.version,
+    state: "pending",
+    attempt: 1,
+    leaseOwner: null,
+    leaseUntilMs: null,
+    availableMs: now,
+    createdMs: now,
+  });
+  return {
+    execution,
+    firstEvent: { executionId: s.executionId, type: "WorkflowCreated", data: created, atMs: now },
+    task,
+  };
+}
