@@ -4,6 +4,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { executionToJson } from "../engine/serialize.js";
+import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import type { ApiDeps } from "./deps.js";
 import type { ApiRequest, RouteDef } from "./route.js";
 import * as S from "./schemas.js";
@@ -85,6 +86,41 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
         const name = String(r.params.name);
         const settings = await d.workflows.updateSettings(name, (r.body ?? {}) as Record<string, unknown>);
         return { status: 200, body: { name, ...settings } };
+      },
+    },
+    {
+      method: "GET",
+      url: "/v1/schedules/:id/notifications",
+      summary: "A schedule's webhook deliveries, newest first (the last 100)",
+      tag: "schedules",
+      params: S.ScheduleIdParams,
+      responses: { 200: { description: "the deliveries" } },
+      guard: async (r) => {
+        if (access === null) return;
+        const row = await d.scheduler.schedules.row(String(r.params.id));
+        access.require(r, "read", row.workflow);
+      },
+      handler: async (r) => {
+        const id = String(r.params.id);
+        await d.scheduler.schedules.row(id);
+        const rows = await d.scheduler.schedules.o.store.listNotifications(id, 100);
+        return {
+          status: 200,
+          body: {
+            notifications: rows.map((n) => ({
+              id: n.id,
+              event: n.event,
+              url: n.url,
+              state: n.state,
+              attempts: n.attempts,
+              last_error: n.lastError,
+              created_at: formatInstant(n.createdMs),
+              delivered_at: formatInstantOrNull(n.deliveredMs),
+              next_attempt_at: formatInstantOrNull(n.nextAttemptMs),
+              payload: n.payload,
+            })),
+          },
+        };
       },
     },
     {

@@ -102,7 +102,7 @@ const settingProperties = {
   run_timeout: text("duration 1s-365d: the whole execution, across retries (default: the workflow's)"),
   start_timeout: text("duration 1s-365d: created → first taken by a worker (default: the workflow's)"),
   pause_on_failure: nullable("integer", "1-1000: pause after this many consecutive failed executions"),
-  max_runs: nullable("integer", "1-1e9: the schedule ends after this many starts"),
+  max_runs: nullable("integer", "not supported yet: refused (docs/outcomes.md)"),
   notify: Type.Unsafe({
     type: ["string", "object", "array", "null"],
     description:

@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { PollRequestJson, StepRequestJson } from "../domain/worker-protocol.js";
 import type { Executions } from "../engine/executions.js";
 import { checkJsonLimits } from "../engine/json-limits.js";
+import { Notifier } from "../engine/notifier.js";
 import { executionToJson } from "../engine/serialize.js";
 import { TaskReaper } from "../engine/task-reaper.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
@@ -86,11 +87,21 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
           onChanged: () => d.wakeups.wake(),
           ...(d.log ? { log: d.log } : {}),
         });
+  const notifier =
+    o.reaper === false
+      ? null
+      : new Notifier({
+          store: d.store,
+          clock: d.clock,
+          secret: process.env.ORBIT_NOTIFY_SECRET || null,
+          ...(d.log ? { log: d.log } : {}),
+        });
   const closing = new AbortController();
 
   app.addHook("onReady", async () => {
     reaper?.start();
     sweeper?.start();
+    notifier?.start();
     await d.listener?.start();
   });
   // Held polls answer at once (with no task) so that closing does not wait for their timeout.
@@ -98,6 +109,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   app.addHook("onClose", async () => {
     await reaper?.close();
     await sweeper?.close();
+    await notifier?.close();
     await d.listener?.close();
   });
 

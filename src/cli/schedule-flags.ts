@@ -30,7 +30,6 @@ export interface SettingsFlags {
   runTimeout?: string;
   startTimeout?: string;
   pauseOnFailure?: number;
-  maxRuns?: number;
   notify?: string[];
   unset?: string[];
 }
@@ -58,7 +57,6 @@ const SETTING_OF: ReadonlyArray<[keyof SettingsFlags, string]> = [
   ["runTimeout", "run_timeout"],
   ["startTimeout", "start_timeout"],
   ["pauseOnFailure", "pause_on_failure"],
-  ["maxRuns", "max_runs"],
   ["notify", "notify"],
 ];
 
@@ -78,7 +76,6 @@ export const UNSETTABLE = [
   "run_timeout",
   "start_timeout",
   "pause_on_failure",
-  "max_runs",
   "notify",
 ] as const;
 
@@ -108,7 +105,6 @@ export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Comma
     .option("--run-timeout <duration>", "the whole execution must end within it, retries included (1s to 365d)")
     .option("--start-timeout <duration>", "a worker must take the execution within it (1s to 365d)")
     .option("--pause-on-failure <n>", "pause after n consecutive failed executions", wholeNumber(0, 1e9))
-    .option("--max-runs <n>", "end the schedule after n starts", wholeNumber(0, 1e12))
     .option(
       "--notify <url>",
       "webhook called on failure, timeout, dead letter, pause and recovery (repeatable)",
