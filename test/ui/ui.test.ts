@@ -40,9 +40,11 @@ describe.skipIf(!haveChromium)("web UI", () => {
   let page: Page;
 
   async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+    // Writes say JSON even without a body, as the server requires (docs/security.md).
     const res = await fetch(server.url + path, {
       method,
-      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      ...(method === "GET" ? {} : { headers: { "content-type": "application/json" } }),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
     return { status: res.status, body: text === "" ? null : JSON.parse(text) };
