@@ -1,26 +1,56 @@
+// @ts-check
 /**
- * The schedule actions shared by the list and the detail view: pause (with a note), resume,
- * trigger and delete (confirmed). Each reports in the status line and then calls `done`.
+ * The actions shared by the pages: schedule pause (with a note), resume, trigger and delete
+ * (confirmed); execution cancel and retry. Each reports in the status line and then calls `done`.
+ * A refusal is shown as the server words it; a 403 says plainly that the identity may not.
  */
-import { deleteSchedule, pauseSchedule, resumeSchedule, triggerSchedule } from "./api.js";
-import { ask, h } from "./dom.js";
+import {
+  ApiError,
+  cancelExecution,
+  deleteSchedule,
+  pauseSchedule,
+  resumeSchedule,
+  retryExecution,
+  triggerSchedule,
+} from "./api.js";
+import { may } from "./auth.js";
+import { ask, byId, h } from "./dom.js";
 
-/** Shows a message in the page's status line (role=status, read by screen readers). */
+/**
+ * Shows a message in the page's status line (role=status, read by screen readers).
+ * @param {string} text
+ * @param {"ok" | "warn" | "error"} [tone]
+ */
 export function say(text, tone = "ok") {
-  const box = document.getElementById("status");
-  box.replaceChildren(h("p", { class: `message ${tone}`, text }));
+  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text }));
 }
 
+/**
+ * An error as the page shows it: a 403 as "Not allowed: <the server's reason>".
+ * @param {unknown} err
+ */
+export function errorText(err) {
+  if (err instanceof ApiError && err.status === 403) return `Not allowed (403 ${err.code}): ${err.message}`;
+  return String(err);
+}
+
+/**
+ * @param {() => Promise<void>} what
+ * @param {() => Promise<void> | void} done
+ */
 async function run(what, done) {
   try {
     await what();
   } catch (err) {
-    say(String(err), "error");
+    say(errorText(err), "error");
   } finally {
     await done();
   }
 }
 
+/** @typedef {(id: string, done: () => Promise<void> | void) => Promise<void>} Action */
+
+/** @type {Action} */
 export function pause(id, done) {
   return (async () => {
     const note = await ask({
@@ -37,6 +67,7 @@ export function pause(id, done) {
   })();
 }
 
+/** @type {Action} */
 export function resume(id, done) {
   return run(async () => {
     await resumeSchedule(id);
@@ -44,7 +75,7 @@ export function resume(id, done) {
   }, done);
 }
 
-/** Starts an execution now; the answer is the CLI's: "started execution …" or "not started: …". */
+/** Starts an execution now; the answer is the CLI's: "started execution …" or "not started: …". @type {Action} */
 export function trigger(id, done) {
   return run(async () => {
     const r = await triggerSchedule(id);
@@ -53,6 +84,7 @@ export function trigger(id, done) {
   }, done);
 }
 
+/** @type {Action} */
 export function remove(id, done) {
   return (async () => {
     const ok = await ask({
@@ -69,23 +101,64 @@ export function remove(id, done) {
   })();
 }
 
-/** The buttons of one schedule; `key` keeps keyboard focus across a refresh. */
+/** @type {Action} */
+export function cancel(id, done) {
+  return (async () => {
+    const reason = await ask({
+      heading: `Cancel ${id}?`,
+      body: "The execution stops; compensations run if it has any.",
+      inputLabel: "Reason (optional)",
+      confirmLabel: "Cancel execution",
+      danger: true,
+    });
+    if (reason === null) return;
+    await run(async () => {
+      const e = await cancelExecution(id, reason);
+      say(`cancel requested for ${id}: ${e.status}`);
+    }, done);
+  })();
+}
+
+/** @type {Action} */
+export function retry(id, done) {
+  return run(async () => {
+    const e = await retryExecution(id);
+    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`);
+  }, done);
+}
+
+/**
+ * A small action button; `focusKey` keeps keyboard focus across a refresh.
+ * @param {string} label
+ * @param {string} id
+ * @param {Action} action
+ * @param {() => Promise<void> | void} done
+ * @param {string} [cls]
+ */
+export function actionButton(label, id, action, done, cls = "") {
+  return h("button", {
+    type: "button",
+    class: `button small ${cls}`,
+    "aria-label": `${label} ${id}`,
+    dataset: { action: label.toLowerCase(), focusKey: `${label}:${id}` },
+    onclick: () => action(id, done),
+    text: label,
+  });
+}
+
+/**
+ * The buttons of one schedule, only those the identity may use (`schedule` on its workflow).
+ * @param {any} sch
+ * @param {() => Promise<void> | void} done
+ */
 export function actionButtons(sch, done, afterDelete = done) {
   const id = sch.schedule_id;
-  const button = (label, action, cls = "") =>
-    h("button", {
-      type: "button",
-      class: `button small ${cls}`,
-      "aria-label": `${label} ${id}`,
-      dataset: { action: label.toLowerCase(), focusKey: `${label}:${id}` },
-      onclick: () => action(id, label === "Delete" ? afterDelete : done),
-      text: label,
-    });
+  if (!may("schedule", sch.workflow)) return h("span", { class: "muted small", text: "read only" });
   return h(
     "div",
     { class: "actions" },
-    sch.paused ? button("Resume", resume) : button("Pause", pause),
-    button("Trigger", trigger),
-    button("Delete", remove, "danger"),
+    sch.paused ? actionButton("Resume", id, resume, done) : actionButton("Pause", id, pause, done),
+    actionButton("Trigger", id, trigger, done),
+    actionButton("Delete", id, remove, afterDelete, "danger"),
   );
 }

@@ -1,9 +1,34 @@
+// @ts-check
 /**
  * The HTTP API (docs/api.md) from the browser. Same origin: the server serves this UI at `/` and
  * the API under `/v1`. Errors come back as ApiError with the server's `{code, message}`.
+ *
+ * - The bearer token of the sign-in lives in sessionStorage (this tab only, gone when it closes).
+ * - Every state-changing request sends `content-type: application/json` and a JSON body.
+ * - GETs are conditional: the last ETag of each URL is sent as If-None-Match, and a 304 answer
+ *   reuses the body kept here, so an unchanged refresh costs a few hundred bytes.
  */
 
+const TOKEN_KEY = "orbit.token";
+
+/** @returns {string | null} */
+export function getToken() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** @param {string | null} token */
+export function setToken(token) {
+  if (token === null || token === "") sessionStorage.removeItem(TOKEN_KEY);
+  else sessionStorage.setItem(TOKEN_KEY, token);
+  cache.clear();
+}
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
   constructor(status, code, message) {
     super(message);
     this.status = status;
@@ -16,20 +41,45 @@ export class ApiError extends Error {
   }
 }
 
-/** One request; resolves to the parsed JSON body (null for 204), rejects with ApiError. */
-export async function api(method, path, body) {
-  const init = { method, headers: { accept: "application/json" } };
-  // Every write says JSON, even without a body: the server refuses writes that do not (docs/security.md).
-  if (method !== "GET") init.headers["content-type"] = "application/json";
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
+/** @type {Map<string, {etag: string, body: any}>} */
+const cache = new Map();
+/** At most this many URLs keep their last body (each list page and filter is one URL). */
+const CACHE_MAX = 200;
+
+/** Hooks the app sets: what to do when the server asks for a token. */
+export const hooks = {
+  /** @type {(err: ApiError) => void} */
+  unauthenticated: () => {},
+};
+
+/**
+ * One request; resolves to the parsed JSON body (null for 204), rejects with ApiError.
+ * @param {"GET" | "POST" | "PATCH" | "DELETE"} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [extraHeaders]
+ * @returns {Promise<any>}
+ */
+export async function api(method, path, body, extraHeaders = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: "application/json", ...extraHeaders };
+  const token = getToken();
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  /** @type {RequestInit} */
+  const init = { method, headers, cache: "no-store" };
+  const cached = method === "GET" ? cache.get(path) : undefined;
+  if (cached) headers["if-none-match"] = cached.etag;
+  if (method !== "GET") {
+    headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body ?? {});
   }
   let res;
   try {
     res = await fetch(path, init);
   } catch (err) {
-    throw new ApiError(0, "UNAVAILABLE", `the server does not answer (${err.message})`);
+    throw new ApiError(0, "UNAVAILABLE", `the server does not answer (${/** @type {Error} */ (err).message})`);
   }
+  if (res.status === 304 && cached) return cached.body;
   const text = await res.text();
   let parsed = null;
   try {
@@ -38,36 +88,74 @@ export async function api(method, path, body) {
     parsed = null;
   }
   if (!res.ok) {
-    if (parsed && typeof parsed.code === "string") throw new ApiError(res.status, parsed.code, parsed.message ?? "");
-    throw new ApiError(res.status, `HTTP_${res.status}`, text.slice(0, 200) || res.statusText);
+    const err =
+      parsed && typeof parsed.code === "string"
+        ? new ApiError(res.status, parsed.code, parsed.message ?? "")
+        : new ApiError(res.status, `HTTP_${res.status}`, text.slice(0, 200) || res.statusText);
+    if (res.status === 401) hooks.unauthenticated(err);
+    throw err;
+  }
+  const etag = res.headers.get("etag");
+  if (method === "GET" && etag !== null && etag.startsWith("W/")) {
+    if (cache.size >= CACHE_MAX) cache.delete(/** @type {string} */ (cache.keys().next().value));
+    cache.set(path, { etag, body: parsed });
   }
   return parsed;
 }
 
 const enc = encodeURIComponent;
 
-/** Every schedule, following cursors (at most `maxPages` pages of 1,000). */
-export async function listSchedules(maxPages = 5) {
-  const all = [];
-  let cursor = null;
-  for (let page = 0; page < maxPages; page++) {
-    const q = cursor === null ? "" : `&cursor=${enc(cursor)}`;
-    const body = await api("GET", `/v1/schedules?limit=1000${q}`);
-    all.push(...body.schedules);
-    cursor = body.next_cursor;
-    if (cursor === null) return { schedules: all, truncated: false };
-  }
-  return { schedules: all, truncated: true };
+/**
+ * `?a=1&b=x` from the defined, non-empty values.
+ * @param {Record<string, string | number | boolean | null | undefined>} params
+ */
+export function query(params) {
+  const parts = Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== null && v !== "" && v !== false)
+    .map(([k, v]) => `${enc(k)}=${enc(String(v))}`);
+  return parts.length === 0 ? "" : `?${parts.join("&")}`;
 }
 
+/** @param {Record<string, string | number | boolean | null | undefined>} params */
+export const searchSchedules = (params) => api("GET", `/v1/schedules${query(params)}`);
+/** @param {string} id */
 export const getSchedule = (id) => api("GET", `/v1/schedules/${enc(id)}`);
+/** @param {object} body */
 export const createSchedule = (body) => api("POST", "/v1/schedules", body);
+/**
+ * @param {string} id
+ * @param {object} body
+ * @param {number} revision the revision the form was filled from (If-Match: 412 when it moved)
+ */
+export const patchSchedule = (id, body, revision) =>
+  api("PATCH", `/v1/schedules/${enc(id)}`, body, { "if-match": `"${revision}"` });
+/** @param {string} id */
 export const deleteSchedule = (id) => api("DELETE", `/v1/schedules/${enc(id)}`);
+/** @param {string} id @param {string} note */
 export const pauseSchedule = (id, note) => api("POST", `/v1/schedules/${enc(id)}/pause`, note ? { note } : {});
+/** @param {string} id */
 export const resumeSchedule = (id) => api("POST", `/v1/schedules/${enc(id)}/resume`, {});
+/** @param {string} id */
 export const triggerSchedule = (id) => api("POST", `/v1/schedules/${enc(id)}/trigger`, {});
+/** @param {string} id @param {string} from @param {string} to */
+export const backfillSchedule = (id, from, to) =>
+  api("POST", `/v1/schedules/${enc(id)}/backfill`, { start_at: from, end_at: to });
+/** @param {string} id */
 export const listOccurrences = (id, limit = 500) =>
   api("GET", `/v1/schedules/${enc(id)}/occurrences?limit=${limit}`).then((b) => b.occurrences);
-export const listExecutions = (id, limit = 20) =>
-  api("GET", `/v1/executions?schedule_id=${enc(id)}&limit=${limit}`).then((b) => b.executions);
+/** @param {Record<string, string | number | boolean | null | undefined>} params */
+export const listExecutions = (params) => api("GET", `/v1/executions${query(params)}`);
+/** @param {string} id */
+export const getExecution = (id) => api("GET", `/v1/executions/${enc(id)}`);
+/** @param {string} id */
+export const executionEvents = (id) => api("GET", `/v1/executions/${enc(id)}/events`).then((b) => b.events);
+/** @param {string} id @param {string} reason */
+export const cancelExecution = (id, reason) =>
+  api("POST", `/v1/executions/${enc(id)}/cancel`, reason ? { reason } : {});
+/** @param {string} id */
+export const retryExecution = (id) => api("POST", `/v1/executions/${enc(id)}/retry`, {});
 export const listWorkflows = () => api("GET", "/v1/workflows").then((b) => b.workflows);
+export const listWorkers = () => api("GET", "/v1/workers");
+export const whoAmI = () => api("GET", "/v1/me");
+/** @param {Record<string, string | number | undefined>} params */
+export const previewTiming = (params) => api("GET", `/v1/preview${query(params)}`);

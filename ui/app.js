@@ -1,20 +1,52 @@
+// @ts-check
 /**
- * Orbit's web UI: a hash router over two views (the schedules list at `#/`, one schedule at
- * `#/schedules/<id>`) and the auto-refresh. Static files, no build step; the API is same-origin.
+ * Orbit's web UI: a hash router over the pages and the auto-refresh. Static files, no build step;
+ * the API is same-origin. Pages: schedules `#/` (filters in the query: `#/?q=…`), one schedule
+ * `#/schedules/<id>`, executions `#/executions`, one execution `#/executions/<id>`, workflows
+ * `#/workflows[/<name>]`, workers `#/workers`, sign-in `#/signin`.
  */
-import { say } from "./actions.js";
+import { errorText, say } from "./actions.js";
+import { getToken, hooks } from "./api.js";
+import { currentIdentity, loadIdentity, signInView, signOut } from "./auth.js";
 import { detailView } from "./detail.js";
+import { byId, h } from "./dom.js";
+import { executionsView, executionView } from "./executions.js";
 import { listView } from "./list.js";
+import { workersView, workflowsView } from "./workflows.js";
 
 const REFRESH_MS = 5000;
 
-let current = null;
-let timer = null;
+/** @typedef {{el: HTMLElement, refresh: () => Promise<void>, title: string}} View */
 
+/** @type {View | null} */
+let current = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let timer;
+/** Why the sign-in page is shown (the server's 401 sentence). */
+let signInReason = "";
+
+/**
+ * @param {string} hash
+ * @returns {View}
+ */
 function viewFor(hash) {
-  const m = /^#\/schedules\/(.+)$/.exec(hash);
-  if (m) return detailView(decodeURIComponent(m[1]));
-  return listView();
+  const [path = "", search = ""] = hash.replace(/^#/, "").split("?");
+  const params = new URLSearchParams(search);
+  const m = (/** @type {RegExp} */ re) => {
+    const r = re.exec(path);
+    return r ? decodeURIComponent(r[1] ?? "") : null;
+  };
+  if (path === "/signin") return signInView(signInReason);
+  const schedule = m(/^\/schedules\/(.+)$/);
+  if (schedule !== null) return detailView(schedule);
+  const execution = m(/^\/executions\/(.+)$/);
+  if (execution !== null) return executionView(execution);
+  if (path === "/executions") return executionsView(params);
+  const workflow = m(/^\/workflows\/(.+)$/);
+  if (workflow !== null) return workflowsView(workflow);
+  if (path === "/workflows") return workflowsView(null);
+  if (path === "/workers") return workersView();
+  return listView(params);
 }
 
 async function refresh() {
@@ -23,37 +55,94 @@ async function refresh() {
   try {
     await view.refresh();
     if (view !== current) return;
-    document.getElementById("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    byId("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
     document.body.dataset.loaded = "true";
   } catch (err) {
-    say(`could not refresh: ${err}`, "error");
+    say(`could not refresh: ${errorText(err)}`, "error");
+    document.body.dataset.loaded = "true";
   }
 }
 
 function schedule() {
   clearTimeout(timer);
   timer = setTimeout(async () => {
-    const auto = document.getElementById("auto-refresh").checked;
+    const auto = byId("auto-refresh").checked;
     // Not while a dialog asks something: the refresh would not disturb it, but it is pointless work.
     if (auto && !document.hidden && document.querySelector("dialog[open]") === null) await refresh();
     schedule();
   }, REFRESH_MS);
 }
 
+/** The signed-in identity in the top bar, with a sign-out button when a token is kept. */
+function renderIdentity() {
+  const box = byId("identity");
+  const me = currentIdentity();
+  if (getToken() === null) {
+    box.replaceChildren(me === null ? h("a", { href: "#/signin", text: "Sign in" }) : "");
+    return;
+  }
+  box.replaceChildren(
+    h("span", { class: "muted small", text: `signed in as ${me?.name ?? "?"}` }),
+    " ",
+    h("button", {
+      type: "button",
+      id: "sign-out",
+      class: "button small",
+      text: "Sign out",
+      onclick: () => {
+        signOut();
+        location.hash = "#/signin";
+      },
+    }),
+  );
+}
+
 async function route() {
-  const main = document.getElementById("main");
+  const main = byId("main");
+  delete document.body.dataset.loaded;
+  byId("status").replaceChildren();
+  if (!location.hash.startsWith("#/signin")) {
+    const me = await loadIdentity();
+    if (me === null) {
+      signInReason = signInReason || "This server requires a bearer token.";
+      location.replace("#/signin");
+      return;
+    }
+  }
+  renderIdentity();
   current = viewFor(location.hash);
   document.title = `${current.title} · Orbit`;
-  delete document.body.dataset.loaded;
   main.replaceChildren(current.el);
+  for (const a of document.querySelectorAll("nav[aria-label=Main] a")) {
+    const href = a.getAttribute("href") ?? "";
+    const here = location.hash.replace(/\?.*$/, "") || "#/";
+    const on = href === "#/" ? here === "#/" || here.startsWith("#/schedules") : here.startsWith(href);
+    if (on) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
   await refresh();
   schedule();
 }
 
+hooks.unauthenticated = (err) => {
+  signInReason = err.message;
+  if (!location.hash.startsWith("#/signin")) {
+    signOut();
+    location.hash = "#/signin";
+  }
+};
+
+/** The hash changes on every link; the filter forms use replaceState, which fires no event. */
 window.addEventListener("hashchange", () => {
-  void route().then(() => document.getElementById("main").focus({ preventScroll: true }));
+  void route().then(() => byId("main").focus({ preventScroll: true }));
 });
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) void refresh();
 });
 void route();
+
+// The skip link would change the hash (and so the page): move focus instead.
+document.querySelector(".skip-link")?.addEventListener("click", (event) => {
+  event.preventDefault();
+  byId("main").focus();
+});

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The two pictures of the detail view, as plain SVG: the upcoming fires on a time strip, and the
  * ledger over time. Each mark carries a <title> (hover text) and data-kind / data-reason
@@ -191,14 +192,14 @@ function rowTitle(row) {
     lines.push(`${what}: ${row.occurrence ?? "-"}`);
     if (row.occurrence) lines.push(`local: ${localText(row.occurrence)}`);
   }
-  if (row.execution_id) lines.push(`execution ${row.execution_id}`);
+  if (row.execution_id) lines.push(`execution ${row.execution_id}${row.status ? ` ${row.status}` : ""}`);
   if (row.error) lines.push(`error: ${row.error}`);
   lines.push(`recorded ${row.recorded_at}`);
   return lines.join("\n");
 }
 
 /** The ledger rows (any order) on a time axis, one lane per kind. */
-export function ledgerTimeline(rows, now = Date.now()) {
+export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
   const height = 176;
   const left = 104;
   const right = WIDTH - 16;
@@ -239,8 +240,10 @@ export function ledgerTimeline(rows, now = Date.now()) {
   for (const { row, span } of ordered) {
     const { lane, cls } = kindOf(row);
     const cy = laneY(lane);
-    const data = { kind: row.kind, ...(row.reason ? { reason: row.reason } : {}) };
-    const g = s("g", { class: `mark ${cls}`, dataset: data });
+    // A started occurrence whose execution failed is drawn red (the execution statuses the page read).
+    const status = row.execution_id ? statuses.get(row.execution_id) : undefined;
+    const data = { kind: row.kind, ...(row.reason ? { reason: row.reason } : {}), ...(status ? { status } : {}) };
+    const g = s("g", { class: `mark ${cls}${status === "FAILED" ? " failed" : ""}`, dataset: data });
     if (row.kind === "skipped" && row.reason === "missed" && span[1] > span[0]) {
       const x0 = x(span[0]);
       const w = Math.max(x(span[1]) - x0, 4);
@@ -257,10 +260,11 @@ export function ledgerTimeline(rows, now = Date.now()) {
     } else {
       g.append(shape(row.kind, row.reason, x(span[0]), cy));
     }
-    g.append(title(rowTitle(row)));
+    g.append(title(rowTitle(status ? { ...row, status } : row)));
     svg.append(g);
   }
-  svg.append(nowMarker(now, lo, hi, x, 8, axisY));
+  const marker = nowMarker(now, lo, hi, x, 8, axisY);
+  if (marker !== null) svg.append(marker);
   return svg;
 }
 
@@ -276,6 +280,7 @@ export function summarize(rows) {
   return c;
 }
 
+/** @type {[string, string, string | undefined, string][]} */
 const LEGEND = [
   ["started", "started", undefined, "started"],
   ["overlap", "skipped", "overlap", "skipped: overlap"],

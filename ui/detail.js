@@ -1,15 +1,37 @@
-/** One schedule: its settings, the upcoming fires, the ledger over time and its recent executions. */
-import { actionButtons } from "./actions.js";
-import { ApiError, getSchedule, listExecutions, listOccurrences } from "./api.js";
+// @ts-check
+/**
+ * One schedule: its last outcome at a glance, its next fire in UTC, in its own zone and in the
+ * viewer's, the settings (editable, with a live preview), backfill, the upcoming fires, the ledger
+ * over time and by day (failed runs red) and its recent executions.
+ */
+import { actionButton, actionButtons, errorText, say } from "./actions.js";
+import { ApiError, backfillSchedule, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
+import { may } from "./auth.js";
 import { defaultWindow, ledgerLegend, ledgerTimeline, upcomingStrip, WINDOWS } from "./charts.js";
-import { h } from "./dom.js";
-import { localText, relativeText, stateBadge, statusBadge, timeEl, timingText, workflowText } from "./format.js";
+import { ask, h } from "./dom.js";
+import {
+  executionLink,
+  localText,
+  outcomeEl,
+  relativeText,
+  stateBadge,
+  statusBadge,
+  timeEl,
+  timingText,
+  viewerZone,
+  workflowLink,
+  zoneText,
+} from "./format.js";
+import { occurrenceGrid } from "./grid.js";
+import { scheduleForm } from "./schedule-form.js";
 
 const LEDGER_ROWS_LISTED = 25;
 
+/** @param {any} sch */
 function settingsList(sch) {
+  /** @type {[string, any][]} */
   const rows = [
-    ["Workflow", workflowText(sch)],
+    ["Workflow", [workflowLink(sch.workflow), sch.version ? `@${sch.version}` : ""]],
     ["Timing", h("code", { text: timingText(sch) })],
     ["Overlap", sch.overlap],
     ["Catch-up", sch.catchup],
@@ -24,10 +46,11 @@ function settingsList(sch) {
     ["jitter", "Jitter"],
   ];
   for (const [key, label] of optional) if (sch[key] !== undefined) rows.push([label, String(sch[key])]);
+  if (sch.timezone && sch.next_fire_at) rows.push(["Next fire in its zone", zoneText(sch.next_fire_at, sch.timezone)]);
   rows.push(
     ["Next fire", timeEl(sch.next_fire_at)],
     ["Last fire", timeEl(sch.last_fire_at)],
-    ["Last execution", h("span", { class: "mono", text: sch.last_execution_id ?? "-" })],
+    ["Last execution", sch.last_execution_id ? executionLink(sch.last_execution_id) : "-"],
     ["Fired / skipped", `${sch.fired} / ${sch.skipped}`],
     ["Created", timeEl(sch.created_at)],
     ["Updated", [timeEl(sch.updated_at), ` (revision ${sch.revision})`]],
@@ -40,10 +63,16 @@ function settingsList(sch) {
   );
 }
 
+/**
+ * @param {any} sch
+ * @param {{window: string | null}} state
+ * @param {() => void} rerender
+ */
 function upcomingSection(sch, state, rerender) {
   const times = sch.next_fire_times;
   const now = Date.now();
   state.window ??= defaultWindow(times, now);
+  const win = state.window ?? "day";
   const buttons = h(
     "div",
     { class: "segmented", role: "group", "aria-label": "Time window" },
@@ -69,15 +98,16 @@ function upcomingSection(sch, state, rerender) {
     { class: "card", "aria-labelledby": "upcoming-heading" },
     h("div", { class: "card-head" }, h("h2", { id: "upcoming-heading", text: "Upcoming fires" }), buttons),
     note ? h("p", { class: "muted", text: note }) : null,
-    times.length > 0 ? upcomingStrip(times, state.window, now) : null,
+    times.length > 0 ? upcomingStrip(times, win, now) : null,
     h(
       "ol",
       { class: "fire-list" },
-      times.map((t) =>
+      times.map((/** @type {string} */ t) =>
         h(
           "li",
           {},
           h("time", { datetime: t, class: "mono", text: t }),
+          sch.timezone ? h("span", { class: "zone", text: zoneText(t, sch.timezone) }) : null,
           h("span", { class: "local", text: localText(t) }),
           h("span", { class: "muted", text: relativeText(t, now) }),
         ),
@@ -86,8 +116,9 @@ function upcomingSection(sch, state, rerender) {
   );
 }
 
+/** @param {any} row */
 function ledgerDetail(row) {
-  if (row.execution_id) return h("span", { class: "mono", text: row.execution_id });
+  if (row.execution_id) return executionLink(row.execution_id);
   if (row.kind === "skipped" && row.reason === "missed" && row.range_from) {
     return `${row.count} missed, ${row.range_from} … ${row.range_to}`;
   }
@@ -95,7 +126,11 @@ function ledgerDetail(row) {
   return row.reason ?? "";
 }
 
-function ledgerSection(rows) {
+/**
+ * @param {any[]} rows
+ * @param {Map<string, string>} statuses
+ */
+function ledgerSection(rows, statuses) {
   const listed = rows.slice(0, LEDGER_ROWS_LISTED);
   return h(
     "section",
@@ -107,7 +142,15 @@ function ledgerSection(rows) {
     }),
     rows.length === 0
       ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
-      : [ledgerTimeline(rows), ledgerLegend(rows)],
+      : [ledgerTimeline(rows, Date.now(), statuses), ledgerLegend(rows)],
+    rows.length === 0
+      ? null
+      : h(
+          "div",
+          { class: "grid-wrap" },
+          h("h3", { text: "By day (UTC), one square per occurrence" }),
+          occurrenceGrid(rows, statuses),
+        ),
     rows.length === 0
       ? null
       : h(
@@ -129,7 +172,7 @@ function ledgerSection(rows) {
             h(
               "tbody",
               {},
-              listed.map((row) =>
+              listed.map((/** @type {any} */ row) =>
                 h(
                   "tr",
                   {},
@@ -152,6 +195,7 @@ function ledgerSection(rows) {
   );
 }
 
+/** @param {any[]} executions */
 function executionsSection(executions) {
   return h(
     "section",
@@ -177,24 +221,117 @@ function executionsSection(executions) {
             h(
               "tbody",
               {},
-              executions.map((e) =>
-                h(
-                  "tr",
-                  { dataset: { status: e.status } },
-                  h("td", { class: "mono small", text: e.execution_id }),
-                  h("td", { text: e.trigger?.type ?? "-" }),
-                  h("td", {}, statusBadge(e.status)),
-                  h("td", {}, timeEl(e.created_at)),
-                  h("td", {}, timeEl(e.ended_at)),
+              executions
+                .slice(0, 20)
+                .map((/** @type {any} */ e) =>
+                  h(
+                    "tr",
+                    { dataset: { status: e.status } },
+                    h("td", { class: "small" }, executionLink(e.execution_id)),
+                    h("td", { text: e.trigger?.type ?? "-" }),
+                    h("td", {}, statusBadge(e.status)),
+                    h("td", {}, timeEl(e.created_at)),
+                    h("td", {}, timeEl(e.ended_at)),
+                  ),
                 ),
-              ),
             ),
           ),
         ),
   );
 }
 
-/** The detail view of schedule `id`. */
+/**
+ * Last outcome and failures at a glance, and the next fire in three zones.
+ * @param {any} sch
+ */
+function glance(sch) {
+  const o = sch.last_outcome;
+  const failures = sch.consecutive_failures ?? 0;
+  const next = sch.next_fire_at;
+  const zone = sch.timezone ?? "UTC";
+  return h(
+    "section",
+    { class: `glance card${failures > 0 ? " failing" : ""}`, "aria-label": "At a glance" },
+    h(
+      "div",
+      { class: "glance-item" },
+      h("span", { class: "glance-label", text: "Last outcome" }),
+      outcomeEl(sch),
+      o?.execution_id ? h("div", { class: "small" }, executionLink(o.execution_id)) : null,
+      o?.error ? h("div", { class: "error-text small", text: o.error }) : null,
+    ),
+    h(
+      "div",
+      { class: "glance-item" },
+      h("span", { class: "glance-label", text: "Consecutive failures" }),
+      h("strong", { class: failures > 0 ? "error-text big" : "big", text: String(failures) }),
+      sch.failures !== undefined ? h("div", { class: "muted small", text: `${sch.failures} failed in all` }) : null,
+    ),
+    h(
+      "div",
+      { class: "glance-item" },
+      h("span", { class: "glance-label", text: "Last success / failure" }),
+      h("div", { class: "small" }, "✓ ", timeEl(sch.last_success_at)),
+      h("div", { class: "small" }, "✗ ", timeEl(sch.last_failure_at)),
+    ),
+    h(
+      "div",
+      { class: "glance-item zones" },
+      h("span", { class: "glance-label", text: "Next fire" }),
+      next
+        ? h(
+            "dl",
+            { class: "zone-list" },
+            h("dt", { text: "UTC" }),
+            h("dd", {}, h("time", { datetime: next, class: "mono", text: next })),
+            zone !== "UTC"
+              ? [h("dt", { text: zone }), h("dd", { dataset: { zone: "schedule" }, text: zoneText(next, zone) })]
+              : null,
+            h("dt", { text: `You (${viewerZone()})` }),
+            h("dd", { dataset: { zone: "viewer" }, text: zoneText(next) }),
+          )
+        : h("span", { class: "muted", text: sch.paused ? "paused" : "none" }),
+    ),
+  );
+}
+
+/**
+ * Backfill: the occurrences of a past range start now (each once: they are idempotent).
+ * @param {any} sch
+ * @param {() => Promise<void>} done
+ */
+async function backfill(sch, done) {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const dayAgo = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const from = h("input", { id: "backfill-from", value: dayAgo, class: "mono", autocomplete: "off" });
+  const to = h("input", { id: "backfill-to", value: now, class: "mono", autocomplete: "off" });
+  const ok = await ask({
+    heading: `Backfill ${sch.schedule_id}?`,
+    body: "Starts every occurrence of the range (both ends inclusive) that has not started yet.",
+    confirmLabel: "Backfill",
+    extra: [
+      h("label", { for: "backfill-from", text: "From (RFC 3339, UTC)" }),
+      from,
+      h("label", { for: "backfill-to", text: "To (RFC 3339, UTC)" }),
+      to,
+    ],
+  });
+  if (ok === null) return;
+  try {
+    const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
+    say(
+      `backfill ${r.start_at} … ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed`,
+    );
+  } catch (err) {
+    say(errorText(err), "error");
+  }
+  await done();
+}
+
+/**
+ * The detail view of schedule `id`.
+ * @param {string} id
+ */
 export function detailView(id) {
   const body = h("div", { class: "detail-body" });
   const heading = h("h1", {}, id);
@@ -205,18 +342,64 @@ export function detailView(id) {
     heading,
     body,
   );
+  /** @type {{window: string | null}} */
   const state = { window: null };
+  /** @type {any} */
   let last = null;
+  let editing = false;
+  /** @type {string[]} */
+  let workflowNames = [];
 
   function render() {
     const { sch, rows, executions } = last;
+    /** @type {Map<string, string>} */
+    const statuses = new Map(executions.map((/** @type {any} */ e) => [e.execution_id, e.status]));
     heading.replaceChildren(`${sch.schedule_id} `, stateBadge(sch.state));
-    const focused = document.activeElement?.dataset?.focusKey ?? document.activeElement?.dataset?.window;
+    const active = /** @type {HTMLElement | null} */ (document.activeElement);
+    const focused = active?.dataset?.focusKey ?? active?.dataset?.window;
+    const mayEdit = may("schedule", sch.workflow);
+    const buttons = actionButtons(sch, refresh, async () => {
+      location.hash = "#/";
+    });
+    if (mayEdit) {
+      buttons.prepend(
+        actionButton(
+          "Edit",
+          sch.schedule_id,
+          async () => {
+            editing = !editing;
+            render();
+            document.getElementById("e-timing")?.focus();
+          },
+          () => {},
+        ),
+        actionButton(
+          "Backfill",
+          sch.schedule_id,
+          () => backfill(sch, refresh),
+          () => {},
+        ),
+      );
+    }
     const parts = [
       sch.description ? h("p", { class: "description", text: sch.description }) : null,
-      actionButtons(sch, refresh, async () => {
-        location.hash = "#/";
-      }),
+      buttons,
+      editing && mayEdit
+        ? h(
+            "section",
+            { class: "card edit" },
+            scheduleForm({
+              sch,
+              workflows: workflowNames,
+              saved: async (updated) => {
+                editing = false;
+                say(`saved ${updated.schedule_id} (revision ${updated.revision}): ${timingText(updated)}`);
+                await refresh();
+              },
+            }),
+          )
+        : null,
+      glance(sch),
       sch.pause_note ? h("p", { class: "note" }, h("strong", { text: "Pause note: " }), sch.pause_note) : null,
       sch.last_error
         ? h("p", { class: "alert", role: "alert" }, h("strong", { text: "Last error: " }), sch.last_error)
@@ -229,7 +412,7 @@ export function detailView(id) {
             h(
               "ul",
               {},
-              sch.dead_letters.map((d) => h("li", {}, timeEl(d.occurrence), ` ${d.error ?? ""}`)),
+              sch.dead_letters.map((/** @type {any} */ d) => h("li", {}, timeEl(d.occurrence), ` ${d.error ?? ""}`)),
             ),
           )
         : null,
@@ -244,25 +427,41 @@ export function detailView(id) {
         ),
         upcomingSection(sch, state, render),
       ),
-      ledgerSection(rows),
+      ledgerSection(rows, statuses),
       executionsSection(executions),
     ];
     // replaceChildren would turn a null into the text "null".
     body.replaceChildren(...parts.filter((p) => p !== null));
     if (focused)
-      body.querySelector(`[data-focus-key="${CSS.escape(focused)}"], [data-window="${CSS.escape(focused)}"]`)?.focus();
+      /** @type {HTMLElement | null} */ (
+        body.querySelector(`[data-focus-key="${CSS.escape(focused)}"], [data-window="${CSS.escape(focused)}"]`)
+      )?.focus();
   }
 
   async function refresh() {
     try {
-      const [sch, rows, executions] = await Promise.all([getSchedule(id), listOccurrences(id), listExecutions(id)]);
+      const [sch, rows, page] = await Promise.all([
+        getSchedule(id),
+        listOccurrences(id),
+        listExecutions({ schedule_id: id, limit: 200 }),
+      ]);
+      const executions = page.executions;
+      if (last !== null && last.sch.revision === sch.revision && last.rows === rows && last.executions === executions)
+        return; // nothing moved (the lists answered 304): keep the page as it is, edits included
+      if (editing && last !== null) {
+        // Do not redraw under someone typing; the save is fenced by the revision anyway.
+        last = { sch: last.sch, rows, executions };
+        return;
+      }
       last = { sch, rows, executions };
+      if (workflowNames.length === 0)
+        workflowNames = [...new Set((await listWorkflows().catch(() => [])).map((/** @type {any} */ w) => w.name))];
       render();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
         heading.textContent = id;
         body.replaceChildren(
-          h("p", { class: "alert", role: "alert", text: `${err}` }),
+          h("p", { class: "alert", role: "alert", text: errorText(err) }),
           h("p", {}, h("a", { href: "#/", text: "Back to all schedules" })),
         );
         return;

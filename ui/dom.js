@@ -1,20 +1,37 @@
+// @ts-check
 /**
  * A tiny DOM builder: every text goes in through textContent, never innerHTML, so nothing the
  * server returns (ids, notes, error messages) can inject markup.
  */
 
+/**
+ * What `h` returns: typed loosely as the union of the elements the pages build, so that `.value`,
+ * `.checked`, `.reset()` read without casts; the DOM checks the rest at run time.
+ * @typedef {HTMLElement & HTMLInputElement & Pick<HTMLFormElement, "reset" | "requestSubmit">} El
+ */
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+/**
+ * @param {Element} el
+ * @param {Record<string, any> | null | undefined} attrs
+ */
 function apply(el, attrs) {
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
     else if (key === "text") el.textContent = String(value);
-    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "dataset") Object.assign(/** @type {HTMLElement} */ (el).dataset, value);
     else el.setAttribute(key, value === true ? "" : String(value));
   }
 }
 
+/**
+ * @template {Element} E
+ * @param {E} el
+ * @param {any[]} children
+ * @returns {E}
+ */
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
@@ -23,53 +40,86 @@ function append(el, children) {
   return el;
 }
 
-/** `h("a", {href: "#/"}, "text", child)`: an HTML element. */
+/**
+ * `h("a", {href: "#/"}, "text", child)`: an HTML element.
+ * @param {string} tag
+ * @param {Record<string, any> | null} [attrs]
+ * @param {...any} children
+ * @returns {El}
+ */
 export function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
+  const el = /** @type {El} */ (document.createElement(tag));
   apply(el, attrs);
   return append(el, children);
 }
 
-/** The same for SVG elements. */
+/**
+ * The same for SVG elements.
+ * @param {string} tag
+ * @param {Record<string, any> | null} [attrs]
+ * @param {...any} children
+ * @returns {SVGElement}
+ */
 export function s(tag, attrs, ...children) {
   const el = document.createElementNS(SVG_NS, tag);
   apply(el, attrs);
   return append(el, children);
 }
 
-/** An SVG `<title>` child: the hover text of a mark (and its accessible name). */
+/**
+ * An SVG `<title>` child: the hover text of a mark (and its accessible name).
+ * @param {string} text
+ */
 export function title(text) {
   return s("title", { text });
 }
 
 /**
+ * An element of the page by id (index.html has them all).
+ * @param {string} id
+ * @returns {El}
+ */
+export function byId(id) {
+  const el = document.getElementById(id);
+  if (el === null) throw new Error(`#${id} is missing`);
+  return /** @type {El} */ (/** @type {unknown} */ (el));
+}
+
+/**
  * A modal question (pause note, delete confirmation) in a native `<dialog>`. Resolves to the text
  * entered (or "" without an input) when confirmed, and to null when cancelled or dismissed.
+ * @param {{heading: string, body?: string, inputLabel?: string, confirmLabel: string, danger?: boolean, extra?: HTMLElement[]}} o
+ * @returns {Promise<string | null>}
  */
-export function ask({ heading, body, inputLabel, confirmLabel, danger }) {
+export function ask({ heading, body, inputLabel, confirmLabel, danger, extra }) {
   return new Promise((resolve) => {
     const input = inputLabel ? h("textarea", { id: "dialog-input", rows: 3, maxlength: 1000 }) : null;
-    const dialog = h(
-      "dialog",
-      { class: "dialog", "aria-labelledby": "dialog-heading" },
-      h(
-        "form",
-        { method: "dialog" },
-        h("h2", { id: "dialog-heading", text: heading }),
-        body ? h("p", { text: body }) : null,
-        input ? [h("label", { for: "dialog-input", text: inputLabel }), input] : null,
+    const dialog = /** @type {HTMLDialogElement} */ (
+      /** @type {unknown} */ (
         h(
-          "div",
-          { class: "dialog-buttons" },
-          h("button", { type: "submit", value: "cancel", class: "button", text: "Cancel" }),
-          h("button", {
-            type: "submit",
-            value: "ok",
-            class: danger ? "button danger" : "button primary",
-            text: confirmLabel,
-          }),
-        ),
-      ),
+          "dialog",
+          { class: "dialog", "aria-labelledby": "dialog-heading" },
+          h(
+            "form",
+            { method: "dialog" },
+            h("h2", { id: "dialog-heading", text: heading }),
+            body ? h("p", { text: body }) : null,
+            input ? [h("label", { for: "dialog-input", text: inputLabel }), input] : null,
+            extra ?? null,
+            h(
+              "div",
+              { class: "dialog-buttons" },
+              h("button", { type: "submit", value: "cancel", class: "button", text: "Cancel" }),
+              h("button", {
+                type: "submit",
+                value: "ok",
+                class: danger ? "button danger" : "button primary",
+                text: confirmLabel,
+              }),
+            ),
+          ),
+        )
+      )
     );
     dialog.addEventListener("close", () => {
       const ok = dialog.returnValue === "ok";
@@ -79,6 +129,16 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger }) {
     });
     document.body.append(dialog);
     dialog.showModal();
-    (input ?? dialog.querySelector("button[value=ok]")).focus();
+    (input ?? /** @type {HTMLElement} */ (dialog.querySelector("button[value=ok]"))).focus();
   });
+}
+
+/**
+ * `el.replaceChildren(...)` that skips null, false and undefined (replaceChildren would write "null").
+ * @param {Element} el
+ * @param {...any} children
+ */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
 }

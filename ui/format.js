@@ -1,33 +1,68 @@
-/** How schedules and instants read in the UI: the CLI's words, UTC first, local time on hover. */
+// @ts-check
+/** How schedules and instants read in the UI: the CLI's words, UTC first, other zones beside. */
 import { h } from "./dom.js";
 
-/** `cron "0 2 * * *" Europe/Berlin` or `every 10s`, as `orbit schedule list` prints it. */
+/**
+ * `cron "0 2 * * *" Europe/Berlin` or `every 10s`, as `orbit schedule list` prints it.
+ * @param {any} s
+ */
 export function timingText(s) {
   if (s.cron !== undefined) return `cron "${s.cron}" ${s.timezone ?? "UTC"}`;
   return `every ${s.interval ?? "?"}`;
 }
 
-/** The workflow, with `@version` when the schedule pins one. */
+/**
+ * The workflow, with `@version` when the schedule pins one.
+ * @param {any} s
+ */
 export function workflowText(s) {
-  return s.version === undefined ? s.workflow : `${s.workflow}@${s.version}`;
+  return s.version === undefined || s.version === null ? s.workflow : `${s.workflow}@${s.version}`;
 }
 
-const localFormat = new Intl.DateTimeFormat(undefined, {
-  year: "numeric",
-  month: "short",
-  day: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  timeZoneName: "short",
-});
+/** @type {Map<string, Intl.DateTimeFormat>} */
+const formats = new Map();
 
-/** The browser's local rendering of an instant, e.g. `Nov 15, 2026, 07:51:10 PM GMT+1`. */
+/**
+ * An instant in a zone (undefined: the browser's), e.g. `15 Nov 2026, 19:51:10 CET`.
+ * @param {string} iso
+ * @param {string} [zone]
+ */
+export function zoneText(iso, zone) {
+  const key = zone ?? "";
+  let f = formats.get(key);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(undefined, {
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      timeZoneName: "short",
+      ...(zone ? { timeZone: zone } : {}),
+    });
+    formats.set(key, f);
+  }
+  return f.format(new Date(iso));
+}
+
+/**
+ * The browser's local rendering of an instant, e.g. `Nov 15, 2026, 07:51:10 PM GMT+1`.
+ * @param {string} iso
+ */
 export function localText(iso) {
-  return localFormat.format(new Date(iso));
+  return zoneText(iso);
 }
 
-/** `in 9s`, `3 min ago`: relative to the browser's clock. */
+/** The browser's zone name, e.g. `Europe/Berlin`. */
+export function viewerZone() {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/**
+ * `in 9s`, `3 min ago`: relative to the browser's clock.
+ * @param {string} iso
+ */
 export function relativeText(iso, now = Date.now()) {
   const diff = Date.parse(iso) - now;
   const abs = Math.abs(diff);
@@ -40,13 +75,20 @@ export function relativeText(iso, now = Date.now()) {
   return diff > 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** A `<time>` showing the API's UTC instant, with the local time as its hover title. */
+/**
+ * A `<time>` showing the API's UTC instant, with the local time as its hover title.
+ * @param {string | null | undefined} iso
+ */
 export function timeEl(iso, fallback = "-") {
   if (iso === null || iso === undefined) return h("span", { class: "muted", text: fallback });
   return h("time", { datetime: iso, title: `local: ${localText(iso)}`, text: iso });
 }
 
-/** The short UTC label of an axis tick: `18:50` within a day, `Nov 15` beyond. */
+/**
+ * The short UTC label of an axis tick: `18:50` within a day, `Nov 15` beyond.
+ * @param {number} ms
+ * @param {number} spanMs
+ */
 export function tickLabel(ms, spanMs) {
   const iso = new Date(ms).toISOString();
   if (spanMs <= 120_000) return `${iso.slice(11, 19)}Z`;
@@ -54,12 +96,58 @@ export function tickLabel(ms, spanMs) {
   return `${iso.slice(5, 10)} ${iso.slice(11, 16)}Z`;
 }
 
-/** The state badge: active, paused, ended. */
+/**
+ * The state badge: active, paused, ended.
+ * @param {string} state
+ */
 export function stateBadge(state) {
   return h("span", { class: `badge state-${state}`, text: state });
 }
 
-/** The status badge of an execution: RUNNING, COMPLETED, FAILED, CANCELLED, COMPENSATING. */
+/**
+ * The status badge of an execution: RUNNING, COMPLETED, FAILED, CANCELLED, COMPENSATING.
+ * @param {string} status
+ */
 export function statusBadge(status) {
   return h("span", { class: `badge status-${String(status).toLowerCase()}`, text: status });
+}
+
+/**
+ * A schedule's last outcome (docs/outcomes.md): its status badge and consecutive failures, or "-".
+ * @param {any} sch
+ */
+export function outcomeEl(sch) {
+  const o = sch.last_outcome;
+  if (o === undefined || o === null) return h("span", { class: "muted", text: "-" });
+  const failures = sch.consecutive_failures ?? 0;
+  return h(
+    "span",
+    { class: "outcome" },
+    statusBadge(o.status),
+    failures > 0 ? h("span", { class: "error-text small", text: ` ${failures}× in a row` }) : null,
+  );
+}
+
+/**
+ * The hash link of an execution.
+ * @param {string} id
+ */
+export function executionLink(id) {
+  return h("a", { href: `#/executions/${encodeURIComponent(id)}`, class: "mono", text: id });
+}
+
+/**
+ * The hash link of a schedule.
+ * @param {string} id
+ */
+export function scheduleLink(id) {
+  return h("a", { href: `#/schedules/${encodeURIComponent(id)}`, text: id });
+}
+
+/**
+ * The hash link of a workflow.
+ * @param {string} name
+ */
+export function workflowLink(name, label = name) {
+  return h("a", { href: `#/workflows/${encodeURIComponent(name)}`, text: label });
 }

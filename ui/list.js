@@ -1,173 +1,176 @@
-/** The schedules list: a table refreshed in place, the row actions, and the create form. */
+// @ts-check
+/**
+ * The schedules list at any size: server-side search, filters, sort and cursor paging
+ * (docs/api.md § Listing and searching schedules). Only one page (50 rows) is ever in the page;
+ * the refresh asks for the same page with If-None-Match and redraws only when it changed.
+ */
 import { actionButtons, say } from "./actions.js";
-import { createSchedule, listSchedules, listWorkflows } from "./api.js";
+import { listWorkflows, searchSchedules } from "./api.js";
+import { currentIdentity, may } from "./auth.js";
 import { h } from "./dom.js";
-import { relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
+import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
+import { scheduleForm } from "./schedule-form.js";
 
-const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
-const CATCHUP = ["skip_missed", "run_once", "catch_up"];
+const PAGE_SIZE = 50;
+const SORTS = [
+  ["id", "Schedule id"],
+  ["next_fire", "Next fire"],
+  ["last_fire", "Last fire"],
+  ["workflow", "Workflow"],
+  ["failures", "Consecutive failures"],
+  ["fired", "Fired"],
+  ["skipped", "Skipped"],
+  ["updated", "Last changed"],
+];
 
+/**
+ * @param {any} sch
+ * @param {() => Promise<void>} refresh
+ */
 function scheduleRow(sch, refresh) {
   const href = `#/schedules/${encodeURIComponent(sch.schedule_id)}`;
   const next = sch.next_fire_at;
+  const failing = (sch.consecutive_failures ?? 0) > 0 || sch.last_outcome?.status === "FAILED";
   return h(
     "tr",
-    { dataset: { scheduleId: sch.schedule_id } },
-    h("th", { scope: "row" }, h("a", { href, text: sch.schedule_id })),
-    h("td", { text: workflowText(sch) }),
-    h("td", {}, h("code", { text: timingText(sch) })),
-    h("td", {}, stateBadge(sch.state), sch.pause_note ? h("div", { class: "note", text: sch.pause_note }) : null),
-    h("td", {}, timeEl(next), next ? h("div", { class: "muted small", text: relativeText(next) }) : null),
-    h("td", { class: "mono small", text: sch.last_execution_id ?? "-" }),
+    { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : "" },
+    h(
+      "th",
+      { scope: "row", "data-label": "Schedule" },
+      h("a", { href, text: sch.schedule_id }),
+      sch.description ? h("div", { class: "muted small clip", text: sch.description, title: sch.description }) : null,
+    ),
+    h("td", { "data-label": "Workflow", text: workflowText(sch) }),
+    h("td", { "data-label": "Timing" }, h("code", { class: "timing", text: timingText(sch) })),
     h(
       "td",
-      { class: "num" },
+      { "data-label": "State" },
+      stateBadge(sch.state),
+      sch.pause_note ? h("div", { class: "note", text: sch.pause_note }) : null,
+    ),
+    h("td", { "data-label": "Last outcome" }, outcomeEl(sch)),
+    h(
+      "td",
+      { "data-label": "Next fire (UTC)" },
+      timeEl(next),
+      next ? h("div", { class: "muted small", text: relativeText(next) }) : null,
+    ),
+    h(
+      "td",
+      { class: "num", "data-label": "Fired / skipped" },
       `${sch.fired} / `,
       h("span", { class: sch.skipped > 0 ? "warn-text" : "", text: sch.skipped }),
     ),
-    h("td", {}, actionButtons(sch, refresh)),
+    h("td", { class: "actions-cell", "data-label": "Actions" }, actionButtons(sch, refresh)),
   );
 }
 
-function field(id, label, control, hint) {
-  return h(
-    "div",
-    { class: "field" },
-    h("label", { for: id, text: label }),
-    control,
-    hint ? h("small", { id: `${id}-hint`, class: "muted", text: hint }) : null,
-  );
-}
-
-function select(id, values, value) {
-  return h(
-    "select",
-    { id, name: id },
-    values.map((v) => h("option", { value: v, selected: v === value, text: v })),
-  );
-}
-
-/** The create form; `created(id)` after the server accepted it. */
-function createForm(created) {
-  const error = h("p", { id: "form-error", class: "form-error", role: "alert" });
-  const timingInput = h("input", { id: "f-timing", required: true, placeholder: "0 2 * * *", autocomplete: "off" });
-  const timingLabel = h("label", { for: "f-timing", text: "Cron expression" });
-  const zone = h("input", { id: "f-timezone", value: "UTC", list: "tz-names", autocomplete: "off" });
-  const maxCatchUp = h("input", { id: "f-max-catch-up", type: "number", min: 1, max: 1000, value: 10 });
-  const maxField = field("f-max-catch-up", "Max catch-up", maxCatchUp, "required with catch_up");
-  maxField.hidden = true;
-  const catchup = select("f-catchup", CATCHUP, "skip_missed");
-  catchup.addEventListener("change", () => {
-    maxField.hidden = catchup.value !== "catch_up";
-  });
-  const kindRadio = (value, label) =>
-    h(
-      "label",
-      { class: "radio" },
-      h("input", { type: "radio", name: "f-kind", value, checked: value === "cron", onchange: () => setKind(value) }),
-      ` ${label}`,
-    );
-  const setKind = (kind) => {
-    timingLabel.textContent = kind === "cron" ? "Cron expression" : "Interval";
-    timingInput.placeholder = kind === "cron" ? "0 2 * * *" : "10s";
-    zone.disabled = kind !== "cron";
+/** @param {URLSearchParams} params */
+function filtersFrom(params) {
+  return {
+    q: params.get("q") ?? "",
+    state: params.get("state") ?? "",
+    workflow: params.get("workflow") ?? "",
+    outcome: params.get("outcome") ?? "",
+    overdue: params.get("overdue") === "1",
+    sort: params.get("sort") ?? "id",
+    order: params.get("order") === "desc" ? "desc" : "asc",
   };
-  const tzNames = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
-  const form = h(
-    "form",
-    { id: "create-form", class: "create-form", "aria-labelledby": "create-heading", novalidate: true },
-    h("h2", { id: "create-heading", text: "New schedule" }),
-    h(
-      "div",
-      { class: "grid" },
-      field(
-        "f-id",
-        "Schedule id",
-        h("input", { id: "f-id", required: true, maxlength: 100, autocomplete: "off" }),
-        "letters, digits, - _ .",
-      ),
-      field(
-        "f-workflow",
-        "Workflow",
-        h("input", { id: "f-workflow", required: true, list: "workflow-names", autocomplete: "off" }),
-      ),
-      h(
-        "fieldset",
-        { class: "field timing" },
-        h("legend", { text: "Timing" }),
-        h("div", { class: "radios" }, kindRadio("cron", "cron"), kindRadio("interval", "interval")),
-        timingLabel,
-        timingInput,
-      ),
-      field("f-timezone", "Time zone (cron only)", zone, "IANA name, e.g. Europe/Berlin"),
-      field("f-overlap", "Overlap", select("f-overlap", OVERLAP, "skip")),
-      field("f-catchup", "Catch-up", catchup),
-      maxField,
-      field("f-input", "Input (JSON object)", h("textarea", { id: "f-input", rows: 4, class: "mono", text: "{}" })),
-      field("f-description", "Description", h("textarea", { id: "f-description", rows: 4, maxlength: 1000 })),
-    ),
-    h(
-      "datalist",
-      { id: "tz-names" },
-      tzNames.map((z) => h("option", { value: z })),
-    ),
-    h("datalist", { id: "workflow-names" }),
-    error,
-    h(
-      "div",
-      { class: "form-buttons" },
-      h("button", { type: "submit", class: "button primary", text: "Create schedule" }),
-    ),
-  );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    error.textContent = "";
-    const value = (id) => form.querySelector(`#${id}`).value.trim();
-    const kind = form.querySelector("input[name=f-kind]:checked").value;
-    let input;
-    try {
-      input = JSON.parse(value("f-input") || "{}");
-    } catch (err) {
-      error.textContent = `INVALID_ARGUMENT: the input is not valid JSON (${err.message})`;
-      return;
-    }
-    const body = { schedule_id: value("f-id"), workflow: value("f-workflow"), input };
-    body[kind] = value("f-timing");
-    if (kind === "cron" && value("f-timezone") !== "" && value("f-timezone") !== "UTC") {
-      body.timezone = value("f-timezone");
-    }
-    body.overlap = value("f-overlap");
-    body.catchup = value("f-catchup");
-    if (body.catchup === "catch_up") body.max_catch_up = Number(value("f-max-catch-up"));
-    if (value("f-description") !== "") body.description = value("f-description");
-    try {
-      const sch = await createSchedule(body);
-      form.reset();
-      setKind("cron");
-      maxField.hidden = true;
-      say(`created ${sch.schedule_id}: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`);
-      await created(sch.schedule_id);
-    } catch (err) {
-      error.textContent = String(err);
-    }
-  });
-  return form;
 }
 
-/** The list view: returns its element and a refresh function for the auto-refresh. */
-export function listView() {
+/**
+ * The list view: returns its element and a refresh function for the auto-refresh.
+ * @param {URLSearchParams} params the filters in the hash (`#/?q=…&state=paused`), so a view can be linked
+ */
+export function listView(params) {
+  const f = filtersFrom(params);
+  /** @type {(string | null)[]} the cursors of the pages before this one */
+  const stack = [];
+  /** @type {string | null} */
+  let cursor = null;
+  /** @type {any} */
+  let shown = null;
   const tbody = h("tbody");
-  const summary = h("p", { class: "muted", id: "list-summary" });
-  const empty = h(
-    "p",
-    { class: "empty", hidden: true },
-    "No schedules yet. Create one below, or with ",
-    h("code", { text: "orbit schedule create" }),
-    ".",
+  const summary = h("p", { class: "muted", id: "list-summary", "aria-live": "polite" });
+  const empty = h("p", { class: "empty", hidden: true, text: "No schedule matches." });
+
+  const search = h("input", {
+    id: "search",
+    type: "search",
+    placeholder: "id, workflow or description",
+    value: f.q,
+    autocomplete: "off",
+  });
+  const stateSel = h(
+    "select",
+    { id: "filter-state" },
+    [
+      ["", "any state"],
+      ["active", "active"],
+      ["paused", "paused"],
+      ["ended", "ended"],
+    ].map(([v, t]) => h("option", { value: v, selected: v === f.state, text: t })),
   );
+  const outcomeSel = h(
+    "select",
+    { id: "filter-outcome" },
+    [
+      ["", "any outcome"],
+      ["failed", "failed"],
+      ["succeeded", "succeeded"],
+      ["cancelled", "cancelled"],
+      ["none", "none yet"],
+    ].map(([v, t]) => h("option", { value: v, selected: v === f.outcome, text: t })),
+  );
+  const workflowSel = h(
+    "select",
+    { id: "filter-workflow" },
+    h("option", { value: "", text: "any workflow" }),
+    f.workflow ? h("option", { value: f.workflow, selected: true, text: f.workflow }) : null,
+  );
+  const overdue = h("input", { id: "filter-overdue", type: "checkbox", checked: f.overdue });
+  const sortSel = h(
+    "select",
+    { id: "sort" },
+    SORTS.map(([v, t]) => h("option", { value: v, selected: v === f.sort, text: t })),
+  );
+  const orderBtn = h("button", {
+    type: "button",
+    id: "order",
+    class: "button small",
+    "aria-label": f.order === "desc" ? "Descending: switch to ascending" : "Ascending: switch to descending",
+    text: f.order === "desc" ? "↓ desc" : "↑ asc",
+  });
+  const prev = h("button", {
+    type: "button",
+    id: "page-prev",
+    class: "button small",
+    text: "← Previous",
+    disabled: true,
+  });
+  const next = h("button", { type: "button", id: "page-next", class: "button small", text: "Next →", disabled: true });
+  const pageInfo = h("span", { id: "page-info", class: "muted small" });
+
+  const filters = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Search and filter schedules" },
+    h("div", { class: "field grow" }, h("label", { for: "search", text: "Search" }), search),
+    h("div", { class: "field" }, h("label", { for: "filter-state", text: "State" }), stateSel),
+    h("div", { class: "field" }, h("label", { for: "filter-outcome", text: "Last outcome" }), outcomeSel),
+    h("div", { class: "field" }, h("label", { for: "filter-workflow", text: "Workflow" }), workflowSel),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "sort", text: "Sort by" }),
+      h("div", { class: "row" }, sortSel, orderBtn),
+    ),
+    h("label", { class: "check" }, overdue, " overdue only"),
+  );
+  filters.addEventListener("submit", (e) => e.preventDefault());
+
   const table = h(
     "table",
-    { class: "schedules", "aria-describedby": "list-summary" },
+    { class: "schedules responsive", "aria-describedby": "list-summary" },
     h(
       "thead",
       {},
@@ -179,8 +182,8 @@ export function listView() {
           "Workflow",
           "Timing",
           "State",
+          "Last outcome",
           "Next fire (UTC)",
-          "Last execution",
           "Fired / skipped",
           "Actions",
         ].map((c) => h("th", { scope: "col", text: c })),
@@ -188,31 +191,124 @@ export function listView() {
     ),
     tbody,
   );
-  const form = createForm(async () => refresh());
+  const createSlot = h("div");
   const el = h(
     "div",
     { class: "list-view" },
     h("h1", { text: "Schedules" }),
+    filters,
     summary,
     h("div", { class: "table-wrap" }, table),
     empty,
-    form,
+    h("nav", { class: "pager", "aria-label": "Pages" }, prev, pageInfo, next),
+    createSlot,
   );
 
+  /** Writes the filters into the hash (replaceState: no history entry per keystroke) and reloads page 1. */
+  function changed() {
+    const q = new URLSearchParams();
+    if (search.value.trim()) q.set("q", search.value.trim());
+    if (stateSel.value) q.set("state", stateSel.value);
+    if (outcomeSel.value) q.set("outcome", outcomeSel.value);
+    if (workflowSel.value) q.set("workflow", workflowSel.value);
+    if (overdue.checked) q.set("overdue", "1");
+    if (sortSel.value !== "id") q.set("sort", sortSel.value);
+    if (orderBtn.dataset.order === "desc") q.set("order", "desc");
+    const text = q.toString();
+    history.replaceState(null, "", `#/${text ? `?${text}` : ""}`);
+    stack.length = 0;
+    cursor = null;
+    void refresh();
+  }
+  orderBtn.dataset.order = f.order;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let typing;
+  search.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(changed, 200);
+  });
+  for (const c of [stateSel, outcomeSel, workflowSel, sortSel, overdue]) c.addEventListener("change", changed);
+  orderBtn.addEventListener("click", () => {
+    const desc = orderBtn.dataset.order !== "desc";
+    orderBtn.dataset.order = desc ? "desc" : "asc";
+    orderBtn.textContent = desc ? "↓ desc" : "↑ asc";
+    orderBtn.setAttribute("aria-label", desc ? "Descending: switch to ascending" : "Ascending: switch to descending");
+    changed();
+  });
+  next.addEventListener("click", () => {
+    if (!shown?.next_cursor) return;
+    stack.push(cursor);
+    cursor = shown.next_cursor;
+    void refresh().then(() => table.scrollIntoView({ block: "start" }));
+  });
+  prev.addEventListener("click", () => {
+    if (stack.length === 0) return;
+    cursor = stack.pop() ?? null;
+    void refresh();
+  });
+
+  let workflowsLoaded = false;
+  async function loadWorkflows() {
+    if (workflowsLoaded) return;
+    workflowsLoaded = true;
+    const workflows = await listWorkflows().catch(() => []);
+    const names = [...new Set(workflows.map((/** @type {any} */ w) => w.name))];
+    workflowSel.replaceChildren(
+      h("option", { value: "", text: "any workflow" }),
+      ...names.map((n) => h("option", { value: n, selected: n === f.workflow, text: n })),
+    );
+    const me = currentIdentity();
+    if (me !== null && me.kind === "client" && me.allow.some((g) => g.actions.includes("schedule"))) {
+      createSlot.replaceChildren(
+        h(
+          "details",
+          { class: "card create", id: "create" },
+          h("summary", { text: "New schedule" }),
+          scheduleForm({
+            workflows: names.filter((n) => may("schedule", n)),
+            saved: async (sch) => {
+              say(`created ${sch.schedule_id}: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`);
+              await refresh();
+            },
+          }),
+        ),
+      );
+    }
+  }
+
   async function refresh() {
-    const [{ schedules, truncated }, workflows] = await Promise.all([listSchedules(), listWorkflows().catch(() => [])]);
-    const focused = document.activeElement?.dataset?.focusKey;
-    tbody.replaceChildren(...schedules.map((sch) => scheduleRow(sch, refresh)));
-    if (focused) tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
-    const by = (st) => schedules.filter((x) => x.state === st).length;
+    const body = await searchSchedules({
+      q: search.value.trim(),
+      state: stateSel.value,
+      outcome: outcomeSel.value,
+      workflow: workflowSel.value || f.workflow,
+      overdue: overdue.checked,
+      sort: sortSel.value,
+      order: orderBtn.dataset.order === "desc" ? "desc" : undefined,
+      limit: PAGE_SIZE,
+      cursor: cursor ?? undefined,
+    });
+    void loadWorkflows();
+    // A 304 hands back the very same object: nothing to redraw (and focus stays where it is).
+    if (body === shown) return;
+    shown = body;
+    const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.focusKey;
+    tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh)));
+    if (focused)
+      /** @type {HTMLElement | null} */ (tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
+    const first = stack.length * PAGE_SIZE + 1;
+    const last = stack.length * PAGE_SIZE + body.schedules.length;
+    const c = body.counts ?? { active: 0, paused: 0, ended: 0 };
+    const total = body.total ?? body.schedules.length;
     summary.textContent =
-      `${schedules.length} schedule${schedules.length === 1 ? "" : "s"}: ${by("active")} active, ` +
-      `${by("paused")} paused, ${by("ended")} ended${truncated ? " (the first 5,000 shown)" : ""}. ` +
-      "Hover a time to see it in your local time zone.";
-    table.hidden = schedules.length === 0;
-    empty.hidden = schedules.length > 0;
-    const names = [...new Set(workflows.map((w) => w.name))];
-    form.querySelector("#workflow-names").replaceChildren(...names.map((n) => h("option", { value: n })));
+      `${total.toLocaleString("en")} schedule${total === 1 ? "" : "s"} match: ${c.active} active, ${c.paused} paused, ` +
+      `${c.ended} ended. Hover a time to see it in your local time zone.`;
+    pageInfo.textContent =
+      total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;
+    prev.disabled = stack.length === 0;
+    next.disabled = body.next_cursor === null;
+    table.hidden = body.schedules.length === 0;
+    empty.hidden = body.schedules.length > 0;
   }
 
   return { el, refresh, title: "Schedules" };

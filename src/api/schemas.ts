@@ -6,7 +6,7 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
-import { SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
+import { SCHEDULE_OUTCOMES, SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
 
 const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
 export const text = (description: string): TSchema => nullable("string", description);
@@ -42,7 +42,7 @@ export const ListSchedulesQuery = Type.Object(
         description: "search: case-insensitive text in schedule_id, workflow or description",
       }),
     ),
-    outcome: Type.Optional(oneOf(["succeeded", "failed", "none"], "search: the schedule's last outcome")),
+    outcome: Type.Optional(oneOf([...SCHEDULE_OUTCOMES], "search: the schedule's last outcome")),
     overdue: Type.Optional(
       Type.Boolean({ description: "search: only active schedules whose next fire is over 60 s late" }),
     ),

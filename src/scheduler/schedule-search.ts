@@ -3,14 +3,24 @@
  * (docs/api.md § Listing and searching schedules): a text match on id, workflow and description,
  * filters, a sort and a cursor that stays valid while the list changes.
  *
- * It works on the rows in memory: the whole table is read (10,000 rows take tens of milliseconds on
- * either dialect) and no per-row view is built until the page is chosen, so the cost is a scan,
- * not 10,000 cron evaluations. A SQL version would need a text index per dialect for the same answers.
+ * Two ways to the same answers: the database does it (src/store/sql/schedule-search-sql.ts) for
+ * everything but what only code can decide; with access control (a predicate per workflow), an
+ * outcome filter or the failures sort, the table is read and searched here in memory instead.
  */
 import { OrbitError } from "../domain/errors.js";
 import type { ScheduleRow } from "../store/rows.js";
 
-export const SCHEDULE_SORTS = ["id", "workflow", "next_fire", "last_fire", "fired", "skipped", "updated"] as const;
+export const SCHEDULE_SORTS = [
+  "id",
+  "workflow",
+  "next_fire",
+  "last_fire",
+  "fired",
+  "skipped",
+  "updated",
+  "failures",
+] as const;
+export const SCHEDULE_OUTCOMES = ["succeeded", "failed", "cancelled", "none"] as const;
 export type ScheduleSort = (typeof SCHEDULE_SORTS)[number];
 
 /** A schedule whose next fire is this far in the past and has not happened is overdue. */
@@ -21,7 +31,7 @@ export interface ScheduleSearch {
   q?: string;
   workflow?: string;
   state?: string;
-  /** The schedule's last outcome (`succeeded`, `failed`, `none`), when the rows carry one. */
+  /** The schedule's last outcome (`succeeded`, `failed`, `cancelled`, `none`). */
   outcome?: string;
   overdue?: boolean;
   sort?: ScheduleSort;
@@ -40,16 +50,16 @@ export interface SearchResult {
   counts: { active: number; paused: number; ended: number };
 }
 
-type Key = string | number | null;
+export type Key = string | number | null;
 
-function keyOf(row: ScheduleRow, sort: ScheduleSort): Key {
+export function keyOf(row: ScheduleRow, sort: ScheduleSort): Key {
   switch (sort) {
     case "id":
       return row.scheduleId;
     case "workflow":
       return row.workflow;
     case "next_fire":
-      return row.paused || row.state === "ended" ? null : row.dueMs;
+      return row.state === "active" ? row.dueMs : null;
     case "last_fire":
       return row.lastFireMs;
     case "fired":
@@ -58,6 +68,8 @@ function keyOf(row: ScheduleRow, sort: ScheduleSort): Key {
       return row.skipped;
     case "updated":
       return row.updatedMs;
+    case "failures":
+      return outcomesOf(row)?.consecutiveFailures ?? 0;
   }
 }
 
@@ -72,21 +84,32 @@ function compare(a: Key, aId: string, b: Key, bId: string, desc: boolean): numbe
   return aId < bId ? -1 : aId > bId ? 1 : 0;
 }
 
-/** The outcome a row reports, from the columns issue 13 adds when present. */
+/** The outcome columns of issue 13 (docs/outcomes.md), read structurally: absent on older rows. */
+function outcomesOf(
+  row: ScheduleRow,
+): { lastOutcome?: { status?: string } | null; consecutiveFailures?: number } | undefined {
+  return (row as unknown as { outcomes?: { lastOutcome?: { status?: string } | null; consecutiveFailures?: number } })
+    .outcomes;
+}
+
+/** `succeeded` (COMPLETED), `failed` (FAILED), `cancelled` (CANCELLED) or `none` (nothing ended yet). */
 export function outcomeOf(row: ScheduleRow): string {
-  const r = row as unknown as { lastOutcome?: string | null };
-  return r.lastOutcome ?? "none";
+  const status = outcomesOf(row)?.lastOutcome?.status;
+  if (status === "COMPLETED") return "succeeded";
+  if (status === "FAILED") return "failed";
+  if (status === "CANCELLED") return "cancelled";
+  return "none";
 }
 
 export function isOverdue(row: ScheduleRow, now: number): boolean {
   return row.state === "active" && !row.paused && row.dueMs !== null && row.dueMs < now - OVERDUE_AFTER_MS;
 }
 
-function encodeCursor(key: Key, id: string): string {
+export function encodeCursor(key: Key, id: string): string {
   return Buffer.from(JSON.stringify([key, id]), "utf8").toString("base64url");
 }
 
-function decodeCursor(text: string): [Key, string] {
+export function decodeCursor(text: string): [Key, string] {
   try {
     const v = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown;
     if (Array.isArray(v) && v.length === 2 && typeof v[1] === "string" && ["string", "number"].includes(typeof v[0]))

@@ -14,7 +14,15 @@ import type { Store, StoreOps } from "../store/store.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { compiledFor } from "./compiled.js";
 import { dueTime } from "./decide.js";
-import { type ScheduleSort, type SearchResult, searchSchedules } from "./schedule-search.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  keyOf,
+  OVERDUE_AFTER_MS,
+  type ScheduleSort,
+  type SearchResult,
+  searchSchedules,
+} from "./schedule-search.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleView } from "./view.js";
 
@@ -261,8 +269,35 @@ export class Schedules {
     };
   }
 
-  /** Reads the whole table by keyset pages, then searches it in memory (schedule-search.ts). */
+  /**
+   * A search (schedule-search.ts): by the database when it can decide every filter, otherwise by
+   * reading the table and searching it in memory.
+   */
   private async search(query: ListSchedulesQuery & { limit: number }): Promise<SchedulePage> {
+    const now = this.o.clock.now();
+    const sort = query.sort ?? "id";
+    if (query.visible === undefined && query.outcome === undefined && sort !== "failures") {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const { rows, counts } = await this.o.store.searchSchedules({
+        ...(query.q !== undefined ? { q: query.q.trim() } : {}),
+        ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
+        ...(query.state !== undefined ? { state: query.state } : {}),
+        ...(query.overdue === true ? { overdueBeforeMs: now - OVERDUE_AFTER_MS } : {}),
+        sort,
+        order: query.order ?? "asc",
+        ...(after !== undefined ? { after: { key: after[0], id: after[1] } } : {}),
+        limit: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      const c = { active: counts.active ?? 0, paused: counts.paused ?? 0, ended: counts.ended ?? 0 };
+      return {
+        schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
+        next_cursor: rows.length > query.limit && last ? encodeCursor(keyOf(last, sort), last.scheduleId) : null,
+        total: query.state === undefined ? c.active + c.paused + c.ended : (c[query.state as keyof typeof c] ?? 0),
+        counts: c,
+      };
+    }
     const all: ScheduleRow[] = [];
     for (;;) {
       const after = all[all.length - 1]?.scheduleId;
@@ -273,7 +308,6 @@ export class Schedules {
       all.push(...rows);
       if (rows.length < 5000) break;
     }
-    const now = this.o.clock.now();
     const found = searchSchedules(all, query, now);
     return {
       schedules: found.rows.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),

@@ -42,6 +42,20 @@ export interface ExecutionFilter {
   limit: number;
 }
 
+/** A schedule search done by the database (docs/api.md § Listing and searching schedules). */
+export interface ScheduleSearchFilter {
+  q?: string;
+  workflow?: string;
+  state?: string;
+  /** Only active schedules due before this instant (ms). */
+  overdueBeforeMs?: number;
+  sort: "id" | "workflow" | "next_fire" | "last_fire" | "fired" | "skipped" | "updated";
+  order: "asc" | "desc";
+  /** Keyset cursor: the previous page's last sort key and id. */
+  after?: { key: string | number | null; id: string };
+  limit: number;
+}
+
 /** Row locking for reads inside a transaction. Ignored on SQLite, where the write lock serialises. */
 export interface LockOption {
   /** PostgreSQL: `FOR UPDATE`. Meaningful only inside a transaction. */
@@ -166,6 +180,8 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null>;
   /** Schedules ordered by id, after `afterId` when given. */
   listSchedules(opts: { afterId?: string; limit: number }): Promise<ScheduleRow[]>;
+  /** A page of a schedule search and the matches by state (src/store/sql/schedule-search-sql.ts). */
+  searchSchedules(filter: ScheduleSearchFilter): Promise<{ rows: ScheduleRow[]; counts: Record<string, number> }>;
   /**
    * Writes every column of `row` except `schedule_id` and `created_ms`, with `revision` set to
    * `cas.expectedRevision + 1`, only if the stored row still has the expected revision (and

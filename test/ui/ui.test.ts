@@ -1,382 +1,349 @@
 /**
  * The web UI in a real browser (Debian's Chromium through playwright-core) against a real server
- * with a manual clock: the list, the create form, the actions, and the detail view's pictures.
- * Skipped, with a warning, where /usr/bin/chromium is not installed.
+ * with a manual clock: the schedules list and its filters, the create form with the live preview,
+ * the actions, a schedule's page (outcomes, zones, ledger, grid, edit, backfill), executions with
+ * their history, cancel and retry, workflows and workers, and the screenshots of docs/ui.md.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/clock/manual-clock.js";
-import { type RunningServer, startServer } from "../../src/server/server.js";
-import { startUiProxy, type UiProxy } from "./static-proxy.js";
+import { haveChromium, type Json, SHOTS, startRig, type UiRig } from "./browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const UI_DIR = join(ROOT, "ui");
-const SHOTS = join(ROOT, "docs/ui");
-const SEED_NOW = "2026-11-15T18:51:00.347Z";
 const ORDER_INPUT = { order_id: "R-1", customer_id: "cust-1", amount: 120, items: [{ sku: "BOOK-1", quantity: 1 }] };
 
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.warn(
-    `test/ui: ${CHROMIUM} is missing, so the web UI tests are skipped (install it: apt-get install chromium)`,
-  );
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field
-type Json = any;
-
 describe.skipIf(!haveChromium)("web UI", () => {
-  let dir: string;
-  let profile: string;
-  let clock: ManualClock;
-  let server: RunningServer;
-  let proxy: UiProxy;
-  let context: BrowserContext;
-  let page: Page;
-
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-    // Writes say JSON even without a body, as the server requires (docs/security.md).
-    const res = await fetch(server.url + path, {
-      method,
-      ...(method === "GET" ? {} : { headers: { "content-type": "application/json" } }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === "" ? null : JSON.parse(text) };
-  }
-
-  async function ok(method: string, path: string, body?: unknown): Promise<Json> {
-    const r = await call(method, path, body);
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body;
-  }
-
-  /** Polls the API until `check` holds (the scheduler fires on its own loop). */
-  async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, what: string): Promise<T> {
-    for (let i = 0; i < 500; i++) {
-      const v = await read();
-      if (check(v)) return v;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
-
-  const schedule = (id: string) => ok("GET", `/v1/schedules/${id}`);
-
-  /** Moves the server's clock, and the browser's with it. */
-  async function setClock(iso: string): Promise<void> {
-    clock.set(Date.parse(iso));
-    await page.clock.setFixedTime(new Date(clock.now()));
-  }
-
-  /** Opens a view and waits for its first load from the API. */
-  async function open(hash: string): Promise<void> {
-    // From a blank page, so that the same URL loads afresh rather than only changing the hash.
-    await page.goto("about:blank");
-    await page.goto(`${proxy.url}/${hash}`);
-    await page.waitForSelector("body[data-loaded=true]");
-  }
+  let r: UiRig;
+  const shot = (name: string) => r.page.screenshot({ path: join(SHOTS, name), fullPage: true });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "orbit-ui-"));
-    profile = mkdtempSync(join(tmpdir(), "orbit-ui-chromium-"));
-    clock = new ManualClock(Date.parse(SEED_NOW));
-    server = await startServer({ port: 0, dataDir: dir, clock, logger: "silent" });
-    proxy = await startUiProxy(UI_DIR, server.url);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-      viewport: { width: 1280, height: 900 },
-      locale: "en-GB",
-      timezoneId: "Europe/Berlin",
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
-    page.on("pageerror", (err) => {
-      throw err;
-    });
-    await page.clock.setFixedTime(new Date(clock.now()));
-    await ok("POST", "/v1/workflows", { name: "OrderProcessing", version: "1.0.0" });
-    mkdirSync(SHOTS, { recursive: true });
+    r = await startRig();
+    await r.ok("POST", "/v1/workflows", { name: "OrderProcessing", version: "1.0.0" });
   });
-
   afterAll(async () => {
-    await context?.close();
-    await proxy?.close();
-    await server?.close();
-    for (const d of [dir, profile]) if (d) rmSync(d, { recursive: true, force: true });
+    await r?.close();
   });
 
-  it("serves the page with its content types, and no request leaves the machine", async () => {
-    const types = async (path: string) => (await fetch(proxy.url + path)).headers.get("content-type");
-    expect(await types("/")).toBe("text/html; charset=utf-8");
-    expect(await types("/app.js")).toBe("text/javascript; charset=utf-8");
-    expect(await types("/style.css")).toBe("text/css; charset=utf-8");
+  it("serves the page, and no request leaves the machine", async () => {
+    const type = async (path: string) => (await fetch(r.proxy.url + path)).headers.get("content-type");
+    expect(await type("/")).toBe("text/html; charset=utf-8");
+    expect(await type("/app.js")).toBe("text/javascript; charset=utf-8");
     const outside: string[] = [];
-    page.on("request", (r) => {
-      if (!r.url().startsWith(proxy.url)) outside.push(r.url());
+    r.page.on("request", (q) => {
+      if (!q.url().startsWith(r.proxy.url)) outside.push(q.url());
     });
-    await open("#/");
-    expect(await page.title()).toBe("Schedules · Orbit");
+    await r.open("#/");
+    expect(await r.page.title()).toBe("Schedules · Orbit");
+    expect(await r.page.locator("nav[aria-label=Main] a").allInnerTexts()).toEqual([
+      "Schedules",
+      "Executions",
+      "Workflows",
+      "Workers",
+    ]);
     expect(outside).toEqual([]);
   });
 
-  it("lists the schedules created through the API", async () => {
-    await ok("POST", "/v1/schedules", {
+  it("lists schedules, searches and filters them on the server", async () => {
+    await r.ok("POST", "/v1/schedules", {
       schedule_id: "nightly-orders",
       workflow: "OrderProcessing",
-      cron: "0 2 * * *",
-      timezone: "Europe/Berlin",
+      cron: "30 9 * * *",
+      timezone: "Asia/Kolkata",
       input: { ...ORDER_INPUT, order_id: "N-1" },
       description: "Nightly reconciliation order",
     });
-    await ok("POST", "/v1/schedules", {
+    await r.ok("POST", "/v1/schedules", {
       schedule_id: "orders-every-10s",
       workflow: "OrderProcessing",
       interval: "10s",
       input: ORDER_INPUT,
     });
-    await open("#/");
-    const nightly = page.locator('tr[data-schedule-id="nightly-orders"]');
+    await r.open("#/");
+    const nightly = r.page.locator('tr[data-schedule-id="nightly-orders"]');
     const cells = await nightly.locator("th, td").allInnerTexts();
-    expect(cells.slice(0, 3)).toEqual(["nightly-orders", "OrderProcessing", 'cron "0 2 * * *" Europe/Berlin']);
-    expect(cells[3]).toBe("active");
-    expect(cells[4]).toContain("2026-11-16T01:00:00Z");
-    expect(cells[5]).toBe("-");
-    expect(cells[6]).toBe("0 / 0");
-    const next = nightly.locator("time");
-    expect(await next.getAttribute("datetime")).toBe("2026-11-16T01:00:00Z");
-    // Hover shows the browser's local time: Berlin, where the fire is at 02:00.
-    expect(await next.getAttribute("title")).toMatch(/^local: .*02:00:00/);
-    const interval = await page.locator('tr[data-schedule-id="orders-every-10s"] td').nth(1).innerText();
-    expect(interval).toBe("every 10s");
-    expect(await page.locator("#list-summary").innerText()).toMatch(/^2 schedules: 2 active, 0 paused, 0 ended\./);
+    expect(cells[0]).toBe("nightly-orders\nNightly reconciliation order");
+    expect(cells.slice(1, 4)).toEqual(["OrderProcessing", 'cron "30 9 * * *" Asia/Kolkata', "active"]);
+    expect(cells[5]).toContain("2026-11-16T04:00:00Z");
+    expect(await nightly.locator("time").getAttribute("title")).toMatch(/^local: .*05:00:00/);
+    expect(await r.page.locator("#list-summary").innerText()).toMatch(
+      /^2 schedules match: 2 active, 0 paused, 0 ended\./,
+    );
+
+    await r.page.fill("#search", "reconciliation");
+    await r.page.locator("tr[data-schedule-id]").nth(1).waitFor({ state: "detached" });
+    expect(await r.page.locator("tr[data-schedule-id]").count()).toBe(1);
+    expect(r.page.url()).toContain("#/?q=reconciliation");
+    await r.page.fill("#search", "");
+    await r.page.selectOption("#filter-state", "paused");
+    await r.page.locator(".empty:not([hidden])").waitFor();
+    expect(await r.page.locator("#list-summary").innerText()).toMatch(/^0 schedules match: 2 active/);
+    await r.page.selectOption("#filter-state", "");
+    await r.page.selectOption("#sort", "next_fire");
+    await r.page.locator('tr[data-schedule-id="nightly-orders"]').waitFor();
+    expect(
+      await r.page
+        .locator("tr[data-schedule-id]")
+        .evaluateAll((rows) => rows.map((x) => x.getAttribute("data-schedule-id"))),
+    ).toEqual(["orders-every-10s", "nightly-orders"]);
   });
 
-  it("creates a schedule through the form and shows the server's error inline", async () => {
-    await open("#/");
-    await page.fill("#f-id", "form-made");
-    await page.fill("#f-workflow", "OrderProcessing");
-    await page.fill("#f-timing", "0 25 * * *");
-    await page.click("#create-form button[type=submit]");
-    const error = page.locator("#form-error");
-    await error.filter({ hasText: "INVALID_SCHEDULE" }).waitFor();
-    expect(await error.innerText()).toBe(
+  it("creates a schedule, describing the cron and previewing its fires as you type", async () => {
+    await r.open("#/");
+    await r.page.click("#create > summary");
+    await r.page.fill("#f-id", "form-made");
+    await r.page.fill("#f-workflow", "OrderProcessing");
+    await r.page.fill("#f-timing", "30 9 * * MON-FRI");
+    await r.page.fill("#f-timezone", "Asia/Kolkata");
+    const preview = r.page.locator("#timing-preview");
+    await preview.locator("text=Asia/Kolkata").waitFor();
+    expect(await preview.locator(".preview-description").innerText()).toMatch(/09:30/);
+    // UTC, the schedule's zone and the viewer's (Berlin), for each of the next five fires.
+    const first = await preview.locator("tbody tr").first().locator("td").allInnerTexts();
+    expect(first[0]).toBe("2026-11-16T04:00:00Z");
+    expect(first[1]).toMatch(/09:30:00/);
+    expect(first[2]).toMatch(/05:00:00/);
+    expect(await preview.locator("tbody tr").count()).toBe(5);
+    // A mistake shows as you type, in the server's words.
+    await r.page.fill("#f-timing", "0 25 * * *");
+    await preview.locator(".form-error").waitFor();
+    expect(await preview.innerText()).toBe(
       "INVALID_SCHEDULE: cron `0 25 * * *`: `25` is out of range for the hour field (0-23)",
     );
-    expect((await call("GET", "/v1/schedules/form-made")).status).toBe(404);
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#f-form-error").filter({ hasText: "INVALID_SCHEDULE" }).waitFor();
+    expect((await r.call("GET", "/v1/schedules/form-made")).status).toBe(404);
 
-    await page.fill("#f-input", "{not json");
-    await page.click("#create-form button[type=submit]");
-    await error.filter({ hasText: "not valid JSON" }).waitFor();
-
-    await page.fill("#f-timing", "30 9 * * MON-FRI");
-    await page.fill("#f-timezone", "America/New_York");
-    await page.selectOption("#f-overlap", "allow");
-    await page.selectOption("#f-catchup", "catch_up");
-    await page.fill("#f-max-catch-up", "3");
-    await page.fill("#f-input", JSON.stringify({ ...ORDER_INPUT, order_id: "F-1" }));
-    await page.fill("#f-description", "Made in the web UI");
-    await page.click("#create-form button[type=submit]");
-    await page.locator('tr[data-schedule-id="form-made"]').waitFor();
-    expect(await error.innerText()).toBe("");
-    expect(await page.locator("#status").innerText()).toMatch(/^created form-made: cron "30 9 \* \* MON-FRI"/);
-    const made = await schedule("form-made");
-    expect(made).toMatchObject({
-      workflow: "OrderProcessing",
+    await r.page.fill("#f-timing", "30 9 * * MON-FRI");
+    await r.page.selectOption("#f-overlap", "allow");
+    await r.page.selectOption("#f-catchup", "catch_up");
+    await r.page.fill("#f-max-catch-up", "3");
+    await r.page.fill("#f-input", JSON.stringify({ ...ORDER_INPUT, order_id: "F-1" }));
+    await r.page.fill("#f-description", "Made in the web UI");
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#status").filter({ hasText: "created form-made" }).waitFor();
+    expect(await r.ok("GET", "/v1/schedules/form-made")).toMatchObject({
       cron: "30 9 * * MON-FRI",
-      timezone: "America/New_York",
+      timezone: "Asia/Kolkata",
       overlap: "allow",
       catchup: "catch_up",
       max_catch_up: 3,
       input: { ...ORDER_INPUT, order_id: "F-1" },
       description: "Made in the web UI",
-      state: "active",
     });
-    // The form is ready for the next one.
-    expect(await page.inputValue("#f-id")).toBe("");
   });
 
-  it("pauses with a note, resumes, triggers and deletes through the UI", async () => {
-    await ok("POST", "/v1/schedules", {
-      schedule_id: "actions-demo",
-      workflow: "OrderProcessing",
-      interval: "1h",
-      input: ORDER_INPUT,
-    });
-    await open("#/");
-    const row = page.locator('tr[data-schedule-id="actions-demo"]');
-
-    await page.click('button[aria-label="Pause actions-demo"]');
-    await page.fill("dialog #dialog-input", "maintenance window");
-    await page.click("dialog button[value=ok]");
-    const paused = await until(
-      () => schedule("actions-demo"),
-      (s) => s.paused,
-      "the pause",
-    );
-    expect(paused).toMatchObject({ state: "paused", pause_note: "maintenance window", next_fire_at: null });
+  it("pauses with a note, resumes, triggers and deletes, sending JSON on every write", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "actions-demo", workflow: "OrderProcessing", interval: "1h" });
+    const writes: { method: string; type: string | undefined }[] = [];
+    const onRequest = (q: import("playwright-core").Request) => {
+      if (q.method() !== "GET") writes.push({ method: q.method(), type: q.headers()["content-type"] });
+    };
+    r.page.on("request", onRequest);
+    await r.open("#/?q=actions-demo");
+    const row = r.page.locator('tr[data-schedule-id="actions-demo"]');
+    await r.page.click('button[aria-label="Pause actions-demo"]');
+    await r.page.fill("dialog #dialog-input", "maintenance window");
+    await r.page.click("dialog button[value=ok]");
     await row.locator(".badge.state-paused").waitFor();
     expect(await row.locator(".note").innerText()).toBe("maintenance window");
-
-    await page.click('button[aria-label="Resume actions-demo"]');
-    await until(
-      () => schedule("actions-demo"),
-      (s) => !s.paused,
-      "the resume",
-    );
+    expect((await r.ok("GET", "/v1/schedules/actions-demo")).pause_note).toBe("maintenance window");
+    await r.page.click('button[aria-label="Resume actions-demo"]');
     await row.locator(".badge.state-active").waitFor();
-
-    await page.click('button[aria-label="Trigger actions-demo"]');
-    const status = page.locator("#status");
+    await r.page.click('button[aria-label="Trigger actions-demo"]');
+    const status = r.page.locator("#status");
     await status.filter({ hasText: "started execution" }).waitFor();
-    const triggered = await schedule("actions-demo");
-    expect(triggered.last_execution_id).toMatch(/^actions-demo:manual:/);
+    const triggered = await r.ok("GET", "/v1/schedules/actions-demo");
     expect(await status.innerText()).toBe(`started execution ${triggered.last_execution_id}`);
-    const execs = await ok("GET", "/v1/executions?schedule_id=actions-demo");
-    expect(execs.executions.map((e: Json) => e.execution_id)).toEqual([triggered.last_execution_id]);
-
-    // No worker runs it, so it is still running: the overlap policy (skip) refuses the next one.
-    await page.click('button[aria-label="Trigger actions-demo"]');
+    await r.page.click('button[aria-label="Trigger actions-demo"]');
     await status.filter({ hasText: "not started" }).waitFor();
-    expect(await status.innerText()).toBe(
-      "not started: the previous execution of actions-demo is still running (overlap: skip)",
-    );
-
-    await page.click('button[aria-label="Delete actions-demo"]');
-    await page.click("dialog button[value=cancel]");
-    expect((await call("GET", "/v1/schedules/actions-demo")).status).toBe(200);
-    await page.click('button[aria-label="Delete actions-demo"]');
-    await page.click("dialog button[value=ok]");
-    await until(
-      async () => (await call("GET", "/v1/schedules/actions-demo")).status,
-      (s) => s === 404,
-      "the delete",
-    );
+    await r.page.click('button[aria-label="Delete actions-demo"]');
+    await r.page.click("dialog button[value=cancel]");
+    expect((await r.call("GET", "/v1/schedules/actions-demo")).status).toBe(200);
+    await r.page.click('button[aria-label="Delete actions-demo"]');
+    await r.page.click("dialog button[value=ok]");
     await row.waitFor({ state: "detached" });
-    expect(await status.innerText()).toBe("deleted actions-demo");
+    expect((await r.call("GET", "/v1/schedules/actions-demo")).status).toBe(404);
+    r.page.off("request", onRequest);
+    expect(writes.map((w) => w.method)).toEqual(["POST", "POST", "POST", "POST", "DELETE"]);
+    expect(writes.every((w) => w.type === "application/json")).toBe(true);
   });
 
-  it("draws the upcoming fires and the ledger over time, and lists the executions", async () => {
-    // A ledger with every kind of row, made by the scheduler itself as the manual clock moves.
-    await ok("POST", "/v1/workflows", { name: "LedgerDemo", version: "1.0.0" });
-    await ok("POST", "/v1/schedules", {
-      schedule_id: "ledger-demo",
-      workflow: "LedgerDemo",
-      interval: "10s",
+  /** Leases the tasks of `workflow` as a worker would (docs/api.md § Worker protocol). */
+  async function lease(workflow: string): Promise<Json[]> {
+    const body = await r.ok("POST", "/v1/worker/poll", {
+      worker_id: "ui-test-worker",
+      workflows: [{ name: workflow, version: "1.0.0", max_attempts: 2, backoff_ms: 0 }],
+      max_tasks: 10,
+      wait_ms: 0,
+    });
+    return body.tasks;
+  }
+
+  it("shows a schedule's outcomes, zones, ledger and grid with failed runs red; edits and backfills", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "kolkata-report",
+      workflow: "Reports",
+      cron: "*/10 * * * *",
+      timezone: "Asia/Kolkata",
       overlap: "allow",
-      input: { order_id: "L-1" },
-      description: "Every kind of ledger row",
+      description: "Every ten minutes, in Kolkata",
     });
-    const demo = () => schedule("ledger-demo");
-    await setClock("2026-11-15T18:51:10Z");
-    await until(demo, (s) => s.fired === 1, "the first start");
-    await setClock("2026-11-15T18:51:20Z");
-    await until(demo, (s) => s.fired === 2, "the second start");
-    await ok("PATCH", "/v1/schedules/ledger-demo", { overlap: "skip" });
-    await setClock("2026-11-15T18:51:30Z");
-    await until(demo, (s) => s.skipped === 1, "an overlap skip");
-    await setClock("2026-11-15T18:51:40Z");
-    await until(demo, (s) => s.skipped === 2, "a second overlap skip");
-    await ok("PATCH", "/v1/schedules/ledger-demo", { overlap: "buffer_one" });
-    await setClock("2026-11-15T18:51:50Z");
-    await until(demo, (s) => s.last_tick?.kind === "buffered", "a buffered occurrence");
-    await setClock("2026-11-15T18:52:00Z");
-    await until(demo, (s) => s.skipped === 3, "a buffer_full skip");
-    // The previous execution ends: the buffered occurrence starts.
-    await ok("POST", "/v1/executions/ledger-demo:2026-11-15T18:51:20Z/cancel", { reason: "UI test" });
-    await until(demo, (s) => s.fired === 3, "the buffered start");
-    // Three minutes of downtime: the missed ones are one row with their count and range.
-    await setClock("2026-11-15T18:55:05Z");
-    await until(demo, (s) => s.next_fire_at === "2026-11-15T18:55:10Z", "the catch-up");
-    // An hourly cron whose start keeps failing past the grace becomes a dead letter.
-    await ok("PATCH", "/v1/schedules/ledger-demo", { interval: null, cron: "0 * * * *", overlap: "allow" });
-    await ok("POST", "/v1/workflows", {
-      name: "LedgerDemo",
+    const report = () => r.ok("GET", "/v1/schedules/kolkata-report");
+    // Three fires; the worker completes the first, fails the second twice (no more attempts), the third runs.
+    for (const t of ["2026-11-15T19:00:00Z", "2026-11-15T19:10:00Z", "2026-11-15T19:20:00Z"]) {
+      const n = (await report()).fired;
+      await r.setClock(t);
+      await r.until(report, (s) => s.fired === n + 1, `the fire at ${t}`);
+    }
+    const tasks = await lease("Reports");
+    const byOcc = (t: string) => tasks.find((x: Json) => x.execution_id.endsWith(t));
+    const ok1 = byOcc("2026-11-15T19:00:00Z");
+    await r.ok("POST", `/v1/worker/tasks/${ok1.task_id}/steps`, {
+      worker_id: "ui-test-worker",
+      step: "collect",
+      seq: 1,
+      result: { rows: 3 },
+      compensable: false,
+    });
+    await r.ok("POST", `/v1/worker/tasks/${ok1.task_id}/complete`, {
+      worker_id: "ui-test-worker",
+      result: { sent: true },
+    });
+    const bad = byOcc("2026-11-15T19:10:00Z");
+    await r.ok("POST", `/v1/worker/tasks/${bad.task_id}/fail`, {
+      worker_id: "ui-test-worker",
+      error: { message: "mail server refused" },
+      retryable: true,
+    });
+    const again = (await lease("Reports")).find((x: Json) => x.execution_id === bad.execution_id);
+    await r.ok("POST", `/v1/worker/tasks/${again.task_id}/fail`, {
+      worker_id: "ui-test-worker",
+      error: { message: "mail server refused" },
+      retryable: true,
+    });
+    const failed = await r.ok("GET", `/v1/executions/${encodeURIComponent(bad.execution_id)}`);
+    expect(failed.status).toBe("FAILED");
+
+    await r.open("#/schedules/kolkata-report");
+    // Next fire in UTC, in the schedule's zone and in the viewer's.
+    const next = (await report()).next_fire_at;
+    expect(await r.page.locator(".zone-list time").innerText()).toBe(next);
+    expect(await r.page.locator('.zone-list [data-zone="schedule"]').innerText()).toMatch(/GMT\+5:30|IST/);
+    expect(await r.page.locator('.zone-list [data-zone="viewer"]').innerText()).toMatch(/CET/);
+    // The failed run is red in the ledger picture and in the grid; the grid links to the executions.
+    const failedMark = r.page.locator("svg.ledger-chart g.mark.failed");
+    expect(await failedMark.count()).toBe(1);
+    expect(await failedMark.locator("title").textContent()).toContain(`execution ${bad.execution_id} FAILED`);
+    const cells = r.page.locator(".occurrence-grid a.cell");
+    expect(await cells.count()).toBe(3);
+    expect(await r.page.locator(".occurrence-grid .cell.status-failed").count()).toBe(1);
+    expect(await r.page.locator(".occurrence-grid .cell.status-completed").count()).toBe(1);
+    expect(await r.page.locator(".occurrence-grid .cell.status-running").count()).toBe(1);
+    expect(await r.page.locator(".occurrence-grid tr").getAttribute("data-day")).toBe("2026-11-15");
+    expect(await r.page.locator(".occurrence-grid .cell.status-failed").getAttribute("href")).toBe(
+      `#/executions/${encodeURIComponent(bad.execution_id)}`,
+    );
+    // Execution ids are links.
+    expect(await r.page.locator("table.executions a").count()).toBe(3);
+    const s = await report();
+    if (s.last_outcome !== undefined) {
+      // Outcome fields (issue 13) when the server has them.
+      expect(await r.page.locator(".glance").innerText()).toContain(s.last_outcome?.status ?? "-");
+    }
+    await shot("schedule-1280.png");
+
+    // Edit: the cron with its live description, saved as a PATCH fenced by the revision.
+    await r.page.click('button[aria-label="Edit kolkata-report"]');
+    await r.page.fill("#e-timing", "15 10 * * *");
+    await r.page.locator("#timing-preview").filter({ hasText: "10:15" }).waitFor();
+    await r.page.fill("#e-description", "Daily at 10:15 in Kolkata");
+    await r.page.click("#edit-form button[type=submit]");
+    await r.page.locator("#status").filter({ hasText: "saved kolkata-report" }).waitFor();
+    const edited = await report();
+    expect(edited).toMatchObject({
+      cron: "15 10 * * *",
+      timezone: "Asia/Kolkata",
+      description: "Daily at 10:15 in Kolkata",
+    });
+    expect(edited.revision).toBeGreaterThan(s.revision);
+
+    // Backfill a past range: the occurrences that have not started start now.
+    await r.page.click('button[aria-label="Backfill kolkata-report"]');
+    await r.page.fill("#backfill-from", "2026-11-13T00:00:00Z");
+    await r.page.fill("#backfill-to", "2026-11-14T23:59:59Z");
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#status").filter({ hasText: "backfill" }).waitFor();
+    expect(await r.page.locator("#status").innerText()).toMatch(/2 occurrences, 2 started, 0 already existed/);
+  });
+
+  it("lists executions with filters and shows one execution's history, cancel and retry", async () => {
+    await r.open("#/executions?workflow=Reports");
+    expect(await r.page.inputValue("#x-workflow")).toBe("Reports");
+    const rows = r.page.locator("tr[data-execution-id]");
+    expect(await rows.count()).toBeGreaterThanOrEqual(5);
+    await r.page.selectOption("#x-status", "FAILED");
+    await r.page.locator('tr[data-status="RUNNING"]').first().waitFor({ state: "detached" });
+    expect(await rows.count()).toBe(1);
+    const failedId = await rows.first().getAttribute("data-execution-id");
+    // A time range that ends before the first execution: nothing.
+    await r.page.fill("#x-before", "2026-11-15T18:00:00");
+    await r.page.click(".filters button[type=submit]");
+    await r.page.locator(".empty:not([hidden])").waitFor();
+    await r.page.fill("#x-before", "");
+    await r.page.click(".filters button[type=submit]");
+    await rows.first().waitFor();
+    await shot("executions-1280.png");
+
+    await rows.first().locator("a").first().click();
+    await r.page.waitForSelector(".timeline");
+    await r.page.waitForSelector("body[data-loaded=true]");
+    const types = await r.page
+      .locator(".timeline .event")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-type")));
+    const events: Json[] = (await r.ok("GET", `/v1/executions/${encodeURIComponent(failedId as string)}/events`))
+      .events;
+    expect(types).toEqual(events.map((e) => e.type));
+    expect(types).toContain("WorkflowFailed");
+    expect(await r.page.locator(".timeline .event.tone-bad").count()).toBeGreaterThanOrEqual(1);
+    expect(await r.page.locator("#x-error").innerText()).toContain("mail server refused");
+    expect(await r.page.locator(".execution-view a[href='#/schedules/kolkata-report']").count()).toBe(1);
+    expect(await r.page.locator(".execution-view a[href='#/workflows/Reports']").count()).toBe(1);
+    await shot("execution-1280.png");
+    // Retry (issue 13's endpoint): shown for a failed execution; its answer or refusal is reported.
+    expect(await r.page.locator('button[data-action="retry"]').count()).toBe(1);
+    expect(await r.page.locator('button[data-action="cancel"]').count()).toBe(0);
+
+    // A running one can be cancelled from its page.
+    const running = (await r.ok("GET", "/v1/executions?workflow=Reports&status=RUNNING")).executions[0];
+    await r.open(`#/executions/${encodeURIComponent(running.execution_id)}`);
+    await r.page.click('button[data-action="cancel"]');
+    await r.page.fill("dialog #dialog-input", "from the UI");
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#status").filter({ hasText: "cancel requested" }).waitFor();
+    const after = await r.ok("GET", `/v1/executions/${encodeURIComponent(running.execution_id)}`);
+    expect(after.cancel_reason).toBe("from the UI");
+  });
+
+  it("shows workflows with their versions and schemas, and the workers page", async () => {
+    await r.ok("POST", "/v1/workflows", {
+      name: "Reports",
       version: "2.0.0",
-      input_schema: { type: "object", required: ["priority"] },
+      input_schema: { type: "object", required: ["day"] },
     });
-    await setClock("2026-11-15T19:00:00Z");
-    await until(demo, (s) => s.last_error !== null, "a failed start");
-    await setClock("2026-11-15T19:01:30Z");
-    const sch = await until(demo, (s) => s.dead_letters.length === 1, "the dead letter");
-    const rows: Json[] = (await ok("GET", "/v1/schedules/ledger-demo/occurrences?limit=1000")).occurrences;
-    const kinds = (kind: string, reason?: string) =>
-      rows.filter((r) => r.kind === kind && (reason === undefined || r.reason === reason)).length;
-    expect([kinds("started"), kinds("skipped", "overlap"), kinds("buffered"), kinds("skipped", "buffer_full")]).toEqual(
-      [3, 2, 2, 1],
-    );
-    expect(kinds("skipped", "missed")).toBe(2); // 17 in a range, then the dead letter's own occurrence
-    expect(kinds("dead_letter")).toBe(1);
-
-    await open("#/schedules/ledger-demo");
-    expect(await page.locator("h1").textContent()).toBe("ledger-demo active");
-    expect(await page.locator(".dead-letters li").innerText()).toBe(
-      "2026-11-15T19:00:00Z input does not match LedgerDemo@2.0.0: /priority is required",
-    );
-
-    // (a) upcoming fires: the five next_fire_times (hourly) on a 24-hour strip, and listed.
-    expect(sch.next_fire_times).toHaveLength(5);
-    const upcoming = page.locator("svg.upcoming-chart");
-    expect(await page.locator("[data-window=day]").getAttribute("aria-pressed")).toBe("true");
-    expect(await upcoming.locator("[data-mark=fire]").count()).toBe(5);
-    expect(await upcoming.locator("[data-mark=fire] title").first().textContent()).toBe(
-      `fire 1: ${sch.next_fire_times[0]}\nlocal: 15 Nov 2026, 21:00:00 CET`,
-    );
-    expect(await page.locator(".fire-list li time").allInnerTexts()).toEqual(sch.next_fire_times);
-    await page.click("[data-window=week]");
-    expect(await page.locator("svg.upcoming-chart [data-mark=fire]").count()).toBe(5);
-    await page.click("[data-window=day]");
-
-    // (b) the ledger: one mark per row, by kind and reason, the missed range as a bar with its count.
-    const ledger = page.locator("svg.ledger-chart");
-    expect(await ledger.locator("g.mark").count()).toBe(rows.length);
-    expect(await ledger.locator('g.mark[data-kind="started"] circle').count()).toBe(3);
-    expect(await ledger.locator('g.mark[data-reason="overlap"]').count()).toBe(2);
-    expect(await ledger.locator('g.mark[data-reason="buffer_full"] rect').count()).toBe(1);
-    expect(await ledger.locator('g.mark[data-kind="buffered"] circle.hollow').count()).toBe(2);
-    expect(await ledger.locator('g.mark[data-kind="dead_letter"] path.cross').count()).toBe(1);
-    const bar = ledger.locator('g.mark[data-reason="missed"]:has(rect.range)');
-    expect(await bar.count()).toBe(1);
-    expect(await bar.locator("text").textContent()).toBe("17 missed");
-    expect(await bar.locator("title").textContent()).toMatch(
-      /^skipped \(missed\): 17 occurrence\(s\) from 2026-11-15T18:52:10Z to 2026-11-15T18:54:50Z/,
-    );
-    expect(await ledger.locator('g.mark[data-kind="dead_letter"] title').textContent()).toContain(
-      "error: input does not match LedgerDemo@2.0.0: /priority is required",
-    );
-    const legend = async (key: string) => page.locator(`.legend li[data-legend="${key}"] .count`).innerText();
-    expect([await legend("started"), await legend("missed"), await legend("dead_letter")]).toEqual([
-      "(3)",
-      "(18)",
-      "(1)",
-    ]);
-
-    // Recent executions with their status colours.
-    const executions: Json[] = (await ok("GET", "/v1/executions?schedule_id=ledger-demo")).executions;
-    const trs = page.locator("table.executions tbody tr");
-    expect(await trs.count()).toBe(executions.length);
-    expect(await trs.locator("td").first().innerText()).toBe(executions[0].execution_id);
-    expect(await page.locator("table.executions .badge.status-cancelled").count()).toBe(1);
-    expect(await page.locator("table.executions .badge.status-running").count()).toBe(executions.length - 1);
-
-    await page.screenshot({ path: join(SHOTS, "detail.png"), fullPage: true });
-    await open("#/");
-    await page.screenshot({ path: join(SHOTS, "list.png"), fullPage: true });
+    await r.open("#/workflows");
+    const reports = r.page.locator('section[data-workflow="Reports"]');
+    expect(
+      await reports.locator("tr[data-version]").evaluateAll((els) => els.map((e) => e.getAttribute("data-version"))),
+    ).toEqual(["2.0.0", "1.0.0"]);
+    expect(await reports.locator('tr[data-version="2.0.0"] pre').textContent()).toContain('"required"');
+    const workers = await r.call("GET", "/v1/workers");
+    if (workers.status === 200) {
+      // A version no worker polls carries the warning (the test's worker polled Reports@1.0.0 only).
+      expect(await reports.locator('tr[data-version="2.0.0"]').innerText()).toContain("no worker polls this version");
+    } else {
+      expect(await r.page.locator(".workflows-view").innerText()).toContain("does not list workers");
+    }
+    await shot("workflows-1280.png");
+    await r.open("#/workers");
+    expect(await r.page.locator("h1").innerText()).toBe("Workers");
   });
 });

@@ -12,6 +12,7 @@ import type {
   PruneQuery,
   ScheduleAdvance,
   ScheduleCas,
+  ScheduleSearchFilter,
   StoreOps,
 } from "../store.js";
 import { pgColumn } from "./batch.js";
@@ -19,6 +20,7 @@ import type { SqlParam } from "./executor.js";
 import { OutcomeOps } from "./outcome-ops.js";
 import { endedCutoffKeeping, pruneExecutionsBatch } from "./retention-ops.js";
 import { jsonParam, SCHEDULE_MUTABLE_COLUMNS, scheduleParams } from "./row-mappers.js";
+import { scheduleSearchSql } from "./schedule-search-sql.js";
 
 const SCHEDULE_INSERT_COLUMNS = ["schedule_id", ...SCHEDULE_MUTABLE_COLUMNS, "revision", "created_ms"].join(", ");
 const SCHEDULE_INSERT_MARKS = Array.from({ length: SCHEDULE_MUTABLE_COLUMNS.length + 3 }, () => "?").join(", ");
@@ -109,6 +111,20 @@ export class SqlOps extends OutcomeOps implements StoreOps {
             opts.limit,
           ]);
     return rows.map((r) => this.map.schedule(r));
+  }
+
+  async searchSchedules(
+    filter: ScheduleSearchFilter,
+  ): Promise<{ rows: ScheduleRow[]; counts: Record<string, number> }> {
+    const q = scheduleSearchSql(this.sqlDialect.name, filter);
+    const [rows, counts] = [
+      await this.exec.all(q.page.sql, q.page.params),
+      await this.exec.all(q.counts.sql, q.counts.params),
+    ];
+    return {
+      rows: rows.map((r) => this.map.schedule(r)),
+      counts: Object.fromEntries(counts.map((c) => [String(c.state), Number(c.n)])),
+    };
   }
 
   async updateSchedule(row: ScheduleRow, cas: ScheduleCas): Promise<ScheduleRow | null> {

@@ -1,0 +1,77 @@
+/**
+ * The schedule search of docs/api.md § Listing and searching schedules, as SQL on either dialect:
+ * the filters in WHERE, the sort as `ORDER BY (key IS NULL), key, schedule_id` (nulls last in both
+ * orders, ties by id) and the cursor as a keyset condition on (key, id). The page reads `limit + 1`
+ * rows; the state counts are one GROUP BY over the same filters without the state one. No text
+ * index: a LIKE over 10,000 rows is a scan of one table, cheaper than reading and mapping them.
+ */
+import type { DialectName, ScheduleSearchFilter } from "../store.js";
+import type { SqlParam } from "./executor.js";
+
+/** The sort key of each sort, as an SQL expression (null where the schedule has none). */
+const KEYS: Readonly<Record<ScheduleSearchFilter["sort"], string>> = {
+  id: "schedule_id",
+  workflow: "workflow",
+  next_fire: "CASE WHEN state = 'active' THEN due_ms END",
+  last_fire: "last_fire_ms",
+  fired: "fired",
+  skipped: "skipped",
+  updated: "updated_ms",
+};
+
+export interface SearchSql {
+  page: { sql: string; params: SqlParam[] };
+  counts: { sql: string; params: SqlParam[] };
+}
+
+/** `%text%` for LIKE, with the pattern characters escaped (ESCAPE '\'). */
+const contains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function scheduleSearchSql(dialect: DialectName, f: ScheduleSearchFilter): SearchSql {
+  const where: string[] = [];
+  const params: SqlParam[] = [];
+  if (f.q !== undefined && f.q !== "") {
+    const description = dialect === "postgres" ? "spec->>'description'" : "json_extract(spec, '$.description')";
+    const like = (col: string) => `LOWER(${col}) LIKE ? ESCAPE '\\'`;
+    where.push(`(${like("schedule_id")} OR ${like("workflow")} OR ${like(description)})`);
+    const p = contains(f.q);
+    params.push(p, p, p);
+  }
+  if (f.workflow !== undefined) {
+    where.push("workflow = ?");
+    params.push(f.workflow);
+  }
+  if (f.overdueBeforeMs !== undefined) {
+    where.push("state = 'active' AND due_ms IS NOT NULL AND due_ms < ?");
+    params.push(f.overdueBeforeMs);
+  }
+  const countWhere = [...where];
+  const countParams = [...params];
+  if (f.state !== undefined) {
+    where.push("state = ?");
+    params.push(f.state);
+  }
+  const key = KEYS[f.sort];
+  const desc = f.order === "desc";
+  if (f.after !== undefined) {
+    const { key: k, id } = f.after;
+    if (k === null) {
+      where.push(`(${key} IS NULL AND schedule_id > ?)`);
+      params.push(id);
+    } else {
+      where.push(`(${key} IS NULL OR ${key} ${desc ? "<" : ">"} ? OR (${key} = ? AND schedule_id > ?))`);
+      params.push(k, k, id);
+    }
+  }
+  const w = (list: string[]) => (list.length === 0 ? "" : ` WHERE ${list.join(" AND ")}`);
+  return {
+    page: {
+      sql: `SELECT * FROM orbit_schedules${w(where)} ORDER BY (${key} IS NULL), ${key}${desc ? " DESC" : ""}, schedule_id LIMIT ?`,
+      params: [...params, f.limit],
+    },
+    counts: {
+      sql: `SELECT state, COUNT(*) AS n FROM orbit_schedules${w(countWhere)} GROUP BY state`,
+      params: countParams,
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// @ts-check
+/**
+ * Who is signed in and what they may do. `GET /v1/me` answers the identity's grants (workflow
+ * globs and actions); the pages ask `may(action, workflow)` and leave out what would be refused.
+ * The server still decides: a 403 is shown as it comes (the server's own sentence).
+ */
+import { ApiError, getToken, setToken, whoAmI } from "./api.js";
+import { h } from "./dom.js";
+
+/** @typedef {{workflows: string[], actions: string[]}} Grant */
+/** @typedef {{name: string | null, kind: string, allow: Grant[]}} Identity */
+
+/** @type {Identity | null} */
+let identity = null;
+
+/** @param {string} pattern */
+function glob(pattern) {
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
+  return new RegExp(`^${re}$`);
+}
+
+/** The identity, read once per sign-in; null when the server wants a token we do not have. */
+export async function loadIdentity() {
+  if (identity !== null) return identity;
+  try {
+    identity = await whoAmI();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return null;
+    // A server without /v1/me (older): assume everything; the server still refuses with 403.
+    identity = {
+      name: null,
+      kind: "client",
+      allow: [{ workflows: ["*"], actions: ["schedule", "start", "read", "cancel"] }],
+    };
+  }
+  return identity;
+}
+
+export function currentIdentity() {
+  return identity;
+}
+
+/**
+ * Whether the signed-in identity may do `action` on `workflow` (the server's rule, docs/api.md).
+ * @param {"schedule" | "start" | "read" | "cancel"} action
+ * @param {string} workflow
+ */
+export function may(action, workflow) {
+  if (identity === null) return false;
+  if (identity.kind !== "client" && action !== "read") return false;
+  return identity.allow.some((g) => g.actions.includes(action) && g.workflows.some((w) => glob(w).test(workflow)));
+}
+
+export function signOut() {
+  setToken(null);
+  identity = null;
+}
+
+/**
+ * The sign-in page: a token field; the token is checked with /v1/me before it is kept.
+ * @param {string} [reason] why the page is shown (the server's 401 message)
+ */
+export function signInView(reason) {
+  const error = h("p", { id: "signin-error", class: "form-error", role: "alert" });
+  const input = h("input", {
+    id: "signin-token",
+    type: "password",
+    autocomplete: "current-password",
+    required: true,
+    "aria-describedby": "signin-hint",
+  });
+  const form = h(
+    "form",
+    { class: "signin card", "aria-labelledby": "signin-heading" },
+    h("h1", { id: "signin-heading", text: "Sign in" }),
+    reason ? h("p", { class: "muted", text: reason }) : null,
+    h("label", { for: "signin-token", text: "Access token" }),
+    input,
+    h("small", {
+      id: "signin-hint",
+      class: "muted",
+      text: "The bearer token of an identity in the server's --config file. It is kept in this tab only (sessionStorage).",
+    }),
+    error,
+    h("div", { class: "form-buttons" }, h("button", { type: "submit", class: "button primary", text: "Sign in" })),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    setToken(/** @type {HTMLInputElement} */ (input).value.trim());
+    identity = null;
+    try {
+      const me = await whoAmI();
+      identity = me;
+      location.hash = "#/";
+    } catch (err) {
+      setToken(null);
+      error.textContent = String(err);
+    }
+  });
+  return { el: form, refresh: async () => {}, title: "Sign in", signedIn: getToken() !== null };
+}

@@ -1,0 +1,292 @@
+// @ts-check
+/**
+ * Executions: the list (filters: status, workflow, schedule, creation time range; cursor pages)
+ * and one execution's page: status, input, result or error, runs, the event history as a
+ * timeline, cancel and retry, links to its schedule and workflow.
+ */
+import { actionButton, cancel, errorText, retry } from "./actions.js";
+import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
+import { may } from "./auth.js";
+import { fill, h } from "./dom.js";
+import { executionLink, relativeText, scheduleLink, statusBadge, timeEl, workflowLink } from "./format.js";
+
+const STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"];
+const PAGE_SIZE = 50;
+
+/** `2026-11-15T18:51` (a datetime-local value, read as UTC) → RFC 3339. @param {string} v */
+const utc = (v) => (v === "" ? undefined : `${v.length === 16 ? `${v}:00` : v}Z`);
+
+/** @param {URLSearchParams} params */
+export function executionsView(params) {
+  const input = (/** @type {string} */ id, /** @type {string} */ key, /** @type {Record<string, any>} */ extra = {}) =>
+    h("input", { id, value: params.get(key) ?? "", autocomplete: "off", ...extra });
+  const status = h(
+    "select",
+    { id: "x-status" },
+    h("option", { value: "", text: "any status" }),
+    STATUSES.map((s) => h("option", { value: s, selected: params.get("status") === s, text: s })),
+  );
+  const workflow = input("x-workflow", "workflow", { placeholder: "e.g. OrderProcessing" });
+  const schedule = input("x-schedule", "schedule_id", { placeholder: "schedule id" });
+  const after = input("x-after", "after", { type: "datetime-local", step: 1 });
+  const before = input("x-before", "before", { type: "datetime-local", step: 1 });
+  const tbody = h("tbody");
+  const empty = h("p", { class: "empty", hidden: true, text: "No execution matches." });
+  const more = h("button", { type: "button", id: "x-next", class: "button small", text: "Next →", disabled: true });
+  const first = h("button", {
+    type: "button",
+    id: "x-first",
+    class: "button small",
+    text: "← First page",
+    disabled: true,
+  });
+  const form = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Filter executions" },
+    h("div", { class: "field" }, h("label", { for: "x-status", text: "Status" }), status),
+    h("div", { class: "field" }, h("label", { for: "x-workflow", text: "Workflow" }), workflow),
+    h("div", { class: "field" }, h("label", { for: "x-schedule", text: "Schedule" }), schedule),
+    h("div", { class: "field" }, h("label", { for: "x-after", text: "Created after (UTC)" }), after),
+    h("div", { class: "field" }, h("label", { for: "x-before", text: "Created before (UTC)" }), before),
+    h("div", { class: "field" }, h("button", { type: "submit", class: "button primary", text: "Apply" })),
+  );
+  /** @type {string | null} */
+  let cursor = null;
+  /** @type {any} */
+  let shown = null;
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    if (status.value) q.set("status", status.value);
+    if (workflow.value.trim()) q.set("workflow", workflow.value.trim());
+    if (schedule.value.trim()) q.set("schedule_id", schedule.value.trim());
+    if (after.value) q.set("after", after.value);
+    if (before.value) q.set("before", before.value);
+    history.replaceState(null, "", `#/executions${q.size ? `?${q}` : ""}`);
+    cursor = null;
+    void refresh();
+  });
+  status.addEventListener("change", () => form.requestSubmit());
+  more.addEventListener("click", () => {
+    cursor = shown?.next_cursor ?? null;
+    void refresh();
+  });
+  first.addEventListener("click", () => {
+    cursor = null;
+    void refresh();
+  });
+  const table = h(
+    "table",
+    { class: "executions responsive" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Execution", "Workflow", "Schedule", "Status", "Created", "Ended"].map((c) =>
+          h("th", { scope: "col", text: c }),
+        ),
+      ),
+    ),
+    tbody,
+  );
+  const el = h(
+    "div",
+    { class: "executions-view" },
+    h("h1", { text: "Executions" }),
+    form,
+    h("div", { class: "table-wrap" }, table),
+    empty,
+    h("nav", { class: "pager", "aria-label": "Pages" }, first, more),
+  );
+  async function refresh() {
+    const body = await listExecutions({
+      status: status.value,
+      workflow: workflow.value.trim(),
+      schedule_id: schedule.value.trim(),
+      created_after: utc(after.value),
+      created_before: utc(before.value),
+      limit: PAGE_SIZE,
+      cursor: cursor ?? undefined,
+    });
+    if (body === shown) return;
+    shown = body;
+    tbody.replaceChildren(
+      ...body.executions.map((/** @type {any} */ e) =>
+        h(
+          "tr",
+          { dataset: { executionId: e.execution_id, status: e.status } },
+          h("th", { scope: "row", "data-label": "Execution" }, executionLink(e.execution_id)),
+          h("td", { "data-label": "Workflow" }, workflowLink(e.workflow, `${e.workflow}@${e.version}`)),
+          h("td", { "data-label": "Schedule" }, e.schedule_id ? scheduleLink(e.schedule_id) : "-"),
+          h("td", { "data-label": "Status" }, statusBadge(e.status)),
+          h("td", { "data-label": "Created" }, timeEl(e.created_at)),
+          h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
+        ),
+      ),
+    );
+    table.hidden = body.executions.length === 0;
+    empty.hidden = body.executions.length > 0;
+    more.disabled = body.next_cursor === null;
+    first.disabled = cursor === null;
+  }
+  return { el, refresh, title: "Executions" };
+}
+
+/** What kind of step an event is, for its colour on the timeline. @param {string} type */
+function eventTone(type) {
+  if (/Failed|Expired|TimedOut/.test(type)) return "bad";
+  if (/Retry|Retried|Released/.test(type)) return "retry";
+  if (/Compensation/.test(type)) return "compensation";
+  if (/Cancel/.test(type)) return "cancel";
+  if (/Completed/.test(type)) return "good";
+  return "info";
+}
+
+/**
+ * The event history, oldest first, as a vertical timeline with the offset from the first event.
+ * @param {any[]} events
+ */
+function timeline(events) {
+  if (events.length === 0) return h("p", { class: "empty", text: "No events." });
+  const t0 = Date.parse(events[0].at);
+  return h(
+    "ol",
+    { class: "timeline", "aria-label": "Event history" },
+    events.map((ev) => {
+      const dt = Date.parse(ev.at) - t0;
+      const data = ev.data ?? {};
+      const keys = Object.keys(data);
+      return h(
+        "li",
+        { class: `event tone-${eventTone(ev.type)}`, dataset: { type: ev.type, seq: ev.seq } },
+        h("span", { class: "dot", "aria-hidden": "true" }),
+        h(
+          "div",
+          { class: "event-head" },
+          h("strong", { text: ev.type }),
+          " ",
+          h("time", { datetime: ev.at, class: "mono small", text: ev.at }),
+          h("span", { class: "muted small", text: ` +${(dt / 1000).toFixed(3).replace(/\.?0+$/, "")}s` }),
+        ),
+        keys.length === 0
+          ? null
+          : h(
+              "details",
+              { class: "event-data" },
+              h("summary", { text: keys.slice(0, 4).join(", ") + (keys.length > 4 ? ", …" : "") }),
+              h("pre", { class: "json", text: JSON.stringify(data, null, 2) }),
+            ),
+      );
+    }),
+  );
+}
+
+/** @param {string} id */
+export function executionView(id) {
+  const heading = h("h1", {}, id);
+  const body = h("div", { class: "execution-body" });
+  const el = h(
+    "div",
+    { class: "execution-view" },
+    h("p", { class: "breadcrumb" }, h("a", { href: "#/executions", text: "← All executions" })),
+    heading,
+    body,
+  );
+  /** @type {any} */
+  let last = null;
+  async function refresh() {
+    let e;
+    let events;
+    try {
+      [e, events] = await Promise.all([getExecution(id), executionEvents(id)]);
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
+        body.replaceChildren(h("p", { class: "alert", role: "alert", text: errorText(err) }));
+        return;
+      }
+      throw err;
+    }
+    if (last !== null && last.e.status === e.status && last.events === events) return;
+    last = { e, events };
+    heading.replaceChildren(`${id} `, statusBadge(e.status));
+    const live = e.status === "RUNNING" || e.status === "COMPENSATING";
+    const buttons = h("div", { class: "actions" });
+    if (live && may("cancel", e.workflow)) buttons.append(actionButton("Cancel", id, cancel, refresh, "danger"));
+    if ((e.status === "FAILED" || e.status === "CANCELLED") && may("start", e.workflow))
+      buttons.append(actionButton("Retry", id, retry, refresh));
+    /** @type {[string, any][]} */
+    const facts = [
+      ["Status", statusBadge(e.status)],
+      ["Workflow", workflowLink(e.workflow, `${e.workflow}@${e.version}`)],
+      ["Schedule", e.schedule_id ? scheduleLink(e.schedule_id) : "-"],
+      [
+        "Trigger",
+        e.trigger ? `${e.trigger.type}${e.trigger.occurrence ? ` (occurrence ${e.trigger.occurrence})` : ""}` : "-",
+      ],
+      ["Created", timeEl(e.created_at)],
+      ["Started", timeEl(e.started_at)],
+      ["Ended", [timeEl(e.ended_at), e.ended_at ? ` (${relativeText(e.ended_at)})` : ""]],
+    ];
+    if (e.run !== undefined) facts.push(["Run", String(e.run)]);
+    if (e.attempt !== undefined) facts.push(["Attempt", String(e.attempt)]);
+    if (e.cancel_reason !== undefined) facts.push(["Cancel reason", e.cancel_reason ?? "-"]);
+    const runs = events.filter((/** @type {any} */ ev) => /ContinuedAsNew|Retried|Retry/.test(ev.type));
+    fill(
+      body,
+      buttons,
+      h(
+        "div",
+        { class: "detail-grid" },
+        h(
+          "section",
+          { class: "card", "aria-labelledby": "facts-heading" },
+          h("h2", { id: "facts-heading", text: "Execution" }),
+          h(
+            "dl",
+            { class: "settings" },
+            facts.map(([k, v]) => [h("dt", { text: k }), h("dd", {}, v)]),
+          ),
+        ),
+        h(
+          "section",
+          { class: "card", "aria-labelledby": "io-heading" },
+          h("h2", { id: "io-heading", text: "Input and result" }),
+          h("h3", { text: "Input" }),
+          h("pre", { class: "json", id: "x-input", text: JSON.stringify(e.input, null, 2) }),
+          e.error !== null && e.error !== undefined
+            ? [
+                h("h3", { text: "Error" }),
+                h("pre", { class: "json error-text", id: "x-error", text: JSON.stringify(e.error, null, 2) }),
+              ]
+            : null,
+          e.result !== null && e.result !== undefined
+            ? [
+                h("h3", { text: "Result" }),
+                h("pre", { class: "json", id: "x-result", text: JSON.stringify(e.result, null, 2) }),
+              ]
+            : null,
+        ),
+      ),
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "history-heading" },
+        h("h2", { id: "history-heading", text: `Event history (${events.length})` }),
+        runs.length > 0
+          ? h("p", { class: "muted", text: `${runs.length + 1} runs: retries and continue-as-new are marked.` })
+          : null,
+        timeline(events),
+      ),
+      e.schedule_id
+        ? h(
+            "p",
+            {},
+            "More of this schedule: ",
+            h("a", { href: `#/executions?schedule_id=${encodeURIComponent(e.schedule_id)}`, text: "its executions" }),
+          )
+        : null,
+    );
+  }
+  return { el, refresh, title: `${id} · Executions` };
+}

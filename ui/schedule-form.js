@@ -1,0 +1,360 @@
+// @ts-check
+/**
+ * The schedule form, for creating one and for editing every setting of one. The timing is
+ * described in English with its next fires as you type, by the server's own code
+ * (`GET /v1/preview`), in UTC, in the schedule's zone and in the viewer's.
+ */
+
+import { errorText } from "./actions.js";
+import { createSchedule, patchSchedule, previewTiming } from "./api.js";
+import { h } from "./dom.js";
+import { viewerZone, zoneText } from "./format.js";
+
+const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
+const CATCHUP = ["skip_missed", "run_once", "catch_up"];
+/** Optional text settings: form id, API field, label, hint. */
+const TEXT_SETTINGS = [
+  ["f-version", "version", "Version (pinned)", "empty: the latest at each start"],
+  ["f-dst", "dst", "DST rule (cron only)", "once (default), wall_clock or <gap>:<repeat>"],
+  ["f-concurrency-key", "concurrency_key", "Concurrency key", "schedules with the same key run one at a time"],
+  ["f-catchup-window", "catchup_window", "Catch-up window", "e.g. 1h: older missed occurrences are skipped"],
+  ["f-start-at", "start_at", "Start at (RFC 3339)", "e.g. 2026-12-01T00:00:00Z"],
+  ["f-end-at", "end_at", "End at (RFC 3339)", "no fires after it"],
+  ["f-jitter", "jitter", "Jitter", "e.g. 30s: each fire is delayed by up to this"],
+];
+
+/**
+ * @param {string} id
+ * @param {string} label
+ * @param {HTMLElement} control
+ * @param {string} [hint]
+ */
+function field(id, label, control, hint) {
+  if (hint) control.setAttribute("aria-describedby", `${id}-hint`);
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id, text: label }),
+    control,
+    hint ? h("small", { id: `${id}-hint`, class: "muted", text: hint }) : null,
+  );
+}
+
+/**
+ * @param {string} id
+ * @param {string[]} values
+ * @param {string} value
+ */
+function select(id, values, value) {
+  return h(
+    "select",
+    { id, name: id },
+    values.map((v) => h("option", { value: v, selected: v === value, text: v })),
+  );
+}
+
+/**
+ * The live preview under the timing fields.
+ * @param {() => Record<string, string | undefined>} timing
+ */
+function previewBox(timing) {
+  const box = h("div", { id: "timing-preview", class: "preview", "aria-live": "polite" });
+  let seq = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const update = async () => {
+    const t = timing();
+    const mine = ++seq;
+    if (!t.cron && !t.interval) {
+      box.replaceChildren(h("p", { class: "muted", text: "Type a cron expression or an interval to preview it." }));
+      return;
+    }
+    try {
+      const p = await previewTiming({ ...t, count: 5 });
+      if (mine !== seq) return;
+      const zone = p.timezone;
+      const viewer = viewerZone();
+      box.replaceChildren(
+        h("p", { class: "preview-description" }, h("strong", { text: p.description })),
+        h(
+          "table",
+          { class: "preview-times" },
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", { scope: "col", text: "UTC" }),
+              zone !== "UTC" ? h("th", { scope: "col", text: zone }) : null,
+              h("th", { scope: "col", text: `You (${viewer})` }),
+            ),
+          ),
+          h(
+            "tbody",
+            {},
+            p.next_fire_times.map((/** @type {string} */ t) =>
+              h(
+                "tr",
+                {},
+                h("td", { class: "mono", text: t }),
+                zone !== "UTC" ? h("td", { text: zoneText(t, zone) }) : null,
+                h("td", { text: zoneText(t) }),
+              ),
+            ),
+          ),
+        ),
+      );
+    } catch (err) {
+      if (mine !== seq) return;
+      box.replaceChildren(h("p", { class: "form-error", text: errorText(err) }));
+    }
+  };
+  return {
+    box,
+    /** Debounced: one preview request per pause in typing. */
+    schedule() {
+      clearTimeout(timer);
+      timer = setTimeout(update, 250);
+    },
+    now: update,
+  };
+}
+
+/**
+ * The form. `sch` given: edit it (PATCH of what changed, fenced by its revision).
+ * @param {{sch?: any, workflows?: string[], saved: (sch: any) => Promise<void> | void}} o
+ */
+export function scheduleForm({ sch, workflows = [], saved }) {
+  const editing = sch !== undefined;
+  const p = editing ? "e" : "f";
+  const fid = (/** @type {string} */ name) => (editing ? name.replace(/^f-/, "e-") : name);
+  const error = h("p", { id: `${p}-form-error`, class: "form-error", role: "alert" });
+  const kind0 = editing && sch.interval !== undefined ? "interval" : "cron";
+  const timingInput = h("input", {
+    id: fid("f-timing"),
+    required: true,
+    placeholder: kind0 === "cron" ? "0 2 * * *" : "10s",
+    autocomplete: "off",
+    spellcheck: "false",
+    value: editing ? (sch.cron ?? sch.interval ?? "") : "",
+  });
+  const timingLabel = h("label", { for: fid("f-timing"), text: kind0 === "cron" ? "Cron expression" : "Interval" });
+  const zone = h("input", {
+    id: fid("f-timezone"),
+    value: editing ? (sch.timezone ?? "UTC") : "UTC",
+    list: "tz-names",
+    autocomplete: "off",
+    disabled: kind0 !== "cron",
+  });
+  const maxCatchUp = h("input", {
+    id: fid("f-max-catch-up"),
+    type: "number",
+    min: 1,
+    max: 1000,
+    value: editing ? (sch.max_catch_up ?? 10) : 10,
+  });
+  const maxField = field(fid("f-max-catch-up"), "Max catch-up", maxCatchUp, "required with catch_up");
+  const catchup = select(fid("f-catchup"), CATCHUP, editing ? sch.catchup : "skip_missed");
+  maxField.hidden = catchup.value !== "catch_up";
+  catchup.addEventListener("change", () => {
+    maxField.hidden = catchup.value !== "catch_up";
+  });
+  let kind = kind0;
+  const text = (/** @type {string} */ id) =>
+    /** @type {HTMLInputElement} */ (form.querySelector(`#${fid(id)}`)).value.trim();
+  const preview = previewBox(() => {
+    const v = timingInput.value.trim();
+    const dst = text("f-dst");
+    const startAt = text("f-start-at");
+    return kind === "cron"
+      ? { cron: v, timezone: zone.value.trim() || undefined, dst: dst || undefined }
+      : { interval: v, start_at: startAt || undefined };
+  });
+  const setKind = (/** @type {string} */ k) => {
+    kind = k;
+    timingLabel.textContent = k === "cron" ? "Cron expression" : "Interval";
+    timingInput.placeholder = k === "cron" ? "0 2 * * *" : "10s";
+    zone.disabled = k !== "cron";
+    preview.schedule();
+  };
+  const kindRadio = (/** @type {string} */ value, /** @type {string} */ label) =>
+    h(
+      "label",
+      { class: "radio" },
+      h("input", {
+        type: "radio",
+        name: `${p}-kind`,
+        value,
+        checked: value === kind0,
+        onchange: () => setKind(value),
+      }),
+      ` ${label}`,
+    );
+  const tzNames = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  const optional = TEXT_SETTINGS.map(([id, key, label, hint]) =>
+    field(
+      fid(id),
+      label,
+      h("input", { id: fid(id), autocomplete: "off", value: editing ? (sch[key] ?? "") : "" }),
+      hint,
+    ),
+  );
+  const form = h(
+    "form",
+    {
+      id: editing ? "edit-form" : "create-form",
+      class: "schedule-form",
+      "aria-labelledby": `${p}-heading`,
+      novalidate: true,
+    },
+    h("h2", { id: `${p}-heading`, text: editing ? `Edit ${sch.schedule_id}` : "New schedule" }),
+    h(
+      "div",
+      { class: "grid" },
+      editing
+        ? null
+        : field(
+            "f-id",
+            "Schedule id",
+            h("input", { id: "f-id", required: true, maxlength: 100, autocomplete: "off" }),
+            "letters, digits, - _ .",
+          ),
+      field(
+        fid("f-workflow"),
+        "Workflow",
+        h("input", {
+          id: fid("f-workflow"),
+          required: true,
+          list: "workflow-names",
+          autocomplete: "off",
+          value: editing ? sch.workflow : "",
+        }),
+      ),
+      h(
+        "fieldset",
+        { class: "field timing" },
+        h("legend", { text: "Timing" }),
+        h("div", { class: "radios" }, kindRadio("cron", "cron"), kindRadio("interval", "interval")),
+        timingLabel,
+        timingInput,
+      ),
+      field(fid("f-timezone"), "Time zone (cron only)", zone, "IANA name, e.g. Asia/Kolkata"),
+      field(fid("f-overlap"), "Overlap", select(fid("f-overlap"), OVERLAP, editing ? sch.overlap : "skip")),
+      field(fid("f-catchup"), "Catch-up", catchup),
+      maxField,
+      field(
+        fid("f-input"),
+        "Input (JSON object)",
+        h("textarea", {
+          id: fid("f-input"),
+          rows: 4,
+          class: "mono",
+          text: editing ? JSON.stringify(sch.input ?? {}, null, 2) : "{}",
+        }),
+      ),
+      field(
+        fid("f-description"),
+        "Description",
+        h("textarea", {
+          id: fid("f-description"),
+          rows: 4,
+          maxlength: 1000,
+          text: editing ? (sch.description ?? "") : "",
+        }),
+      ),
+      h(
+        "details",
+        { class: "more-settings" },
+        h("summary", { text: "More settings" }),
+        h("div", { class: "grid" }, optional),
+      ),
+    ),
+    h("section", { class: "preview-wrap", "aria-label": "Timing preview" }, preview.box),
+    tzNames.length > 0 && document.getElementById("tz-names") === null
+      ? h(
+          "datalist",
+          { id: "tz-names" },
+          tzNames.map((z) => h("option", { value: z })),
+        )
+      : null,
+    document.getElementById("workflow-names") === null
+      ? h(
+          "datalist",
+          { id: "workflow-names" },
+          workflows.map((n) => h("option", { value: n })),
+        )
+      : null,
+    error,
+    h(
+      "div",
+      { class: "form-buttons" },
+      h("button", { type: "submit", class: "button primary", text: editing ? "Save changes" : "Create schedule" }),
+    ),
+  );
+  for (const el of [
+    timingInput,
+    zone,
+    form.querySelector(`#${fid("f-dst")}`),
+    form.querySelector(`#${fid("f-start-at")}`),
+  ]) {
+    el?.addEventListener("input", () => preview.schedule());
+  }
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    let input;
+    try {
+      input = JSON.parse(text("f-input") || "{}");
+    } catch (err) {
+      error.textContent = `INVALID_ARGUMENT: the input is not valid JSON (${/** @type {Error} */ (err).message})`;
+      return;
+    }
+    /** @type {Record<string, unknown>} */
+    const body = { workflow: text("f-workflow"), input };
+    if (kind === "cron") {
+      body.cron = timingInput.value.trim();
+      body.timezone = zone.value.trim() === "" || zone.value.trim() === "UTC" ? null : zone.value.trim();
+      if (editing) body.interval = null;
+    } else {
+      body.interval = timingInput.value.trim();
+      body.timezone = null;
+      if (editing) body.cron = null;
+    }
+    body.overlap = text("f-overlap");
+    body.catchup = text("f-catchup");
+    body.max_catch_up = body.catchup === "catch_up" ? Number(text("f-max-catch-up")) : null;
+    body.description = text("f-description") === "" ? null : text("f-description");
+    for (const [id, key] of TEXT_SETTINGS) body[key] = text(id) === "" ? null : text(id);
+    try {
+      let result;
+      if (editing) {
+        // Only what changed; null unsets. Unchanged unset settings are left out.
+        /** @type {Record<string, unknown>} */
+        const patch = {};
+        for (const [k, v] of Object.entries(body)) {
+          const was = sch[k] ?? null;
+          if (JSON.stringify(was) !== JSON.stringify(v)) patch[k] = v;
+        }
+        if (Object.keys(patch).length === 0) {
+          error.textContent = "Nothing changed.";
+          return;
+        }
+        result = await patchSchedule(sch.schedule_id, patch, sch.revision);
+      } else {
+        /** @type {Record<string, unknown>} */
+        const create = { schedule_id: text("f-id") };
+        for (const [k, v] of Object.entries(body)) if (v !== null) create[k] = v;
+        result = await createSchedule(create);
+        form.reset();
+        setKind("cron");
+        maxField.hidden = true;
+      }
+      await saved(result);
+    } catch (err) {
+      error.textContent = errorText(err);
+    }
+  });
+  void preview.now();
+  return form;
+}
