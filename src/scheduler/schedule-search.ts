@@ -3,9 +3,9 @@
  * (docs/api.md § Listing and searching schedules): a text match on id, workflow and description,
  * filters, a sort and a cursor that stays valid while the list changes.
  *
- * Two ways to the same answers: the database does it (src/store/sql/schedule-search-sql.ts) for
- * everything but what only code can decide; with access control (a predicate per workflow), an
- * outcome filter or the failures sort, the table is read and searched here in memory instead.
+ * Two ways to the same answers: the database does it (src/store/sql/schedule-search-sql.ts),
+ * except with access control on (a predicate per workflow, decided in code): then the table is read
+ * and searched here in memory.
  */
 import { OrbitError } from "../domain/errors.js";
 import type { ScheduleRow } from "../store/rows.js";

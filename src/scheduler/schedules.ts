@@ -276,13 +276,14 @@ export class Schedules {
   private async search(query: ListSchedulesQuery & { limit: number }): Promise<SchedulePage> {
     const now = this.o.clock.now();
     const sort = query.sort ?? "id";
-    if (query.visible === undefined && query.outcome === undefined && sort !== "failures") {
+    if (query.visible === undefined) {
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const { rows, counts } = await this.o.store.searchSchedules({
         ...(query.q !== undefined ? { q: query.q.trim() } : {}),
         ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
         ...(query.state !== undefined ? { state: query.state } : {}),
         ...(query.overdue === true ? { overdueBeforeMs: now - OVERDUE_AFTER_MS } : {}),
+        ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
         sort,
         order: query.order ?? "asc",
         ...(after !== undefined ? { after: { key: after[0], id: after[1] } } : {}),

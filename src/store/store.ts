@@ -49,7 +49,9 @@ export interface ScheduleSearchFilter {
   state?: string;
   /** Only active schedules due before this instant (ms). */
   overdueBeforeMs?: number;
-  sort: "id" | "workflow" | "next_fire" | "last_fire" | "fired" | "skipped" | "updated";
+  /** `succeeded`, `failed`, `cancelled` or `none` (docs/outcomes.md's last_outcome). */
+  outcome?: string;
+  sort: "id" | "workflow" | "next_fire" | "last_fire" | "fired" | "skipped" | "updated" | "failures";
   order: "asc" | "desc";
   /** Keyset cursor: the previous page's last sort key and id. */
   after?: { key: string | number | null; id: string };

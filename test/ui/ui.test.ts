@@ -250,6 +250,15 @@ describe.skipIf(!haveChromium)("web UI", () => {
       expect(await r.page.locator(".glance").innerText()).toContain(s.last_outcome?.status ?? "-");
     }
     await shot("schedule-1280.png");
+    // The list's last-outcome filter finds it, its row marked as failing.
+    await r.open("#/?outcome=failed");
+    expect(
+      await r.page
+        .locator("tr[data-schedule-id]")
+        .evaluateAll((rows) => rows.map((x) => x.getAttribute("data-schedule-id"))),
+    ).toEqual(["kolkata-report"]);
+    expect(await r.page.locator('tr[data-schedule-id="kolkata-report"]').getAttribute("class")).toBe("failing");
+    await r.open("#/schedules/kolkata-report");
 
     // Edit: the cron with its live description, saved as a PATCH fenced by the revision.
     await r.page.click('button[aria-label="Edit kolkata-report"]');

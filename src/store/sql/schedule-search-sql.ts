@@ -17,6 +17,14 @@ const KEYS: Readonly<Record<ScheduleSearchFilter["sort"], string>> = {
   fired: "fired",
   skipped: "skipped",
   updated: "updated_ms",
+  failures: "consecutive_failures",
+};
+
+/** The last outcome filter's values and the execution status each stands for. */
+const OUTCOME_STATUS: Readonly<Record<string, string>> = {
+  succeeded: "COMPLETED",
+  failed: "FAILED",
+  cancelled: "CANCELLED",
 };
 
 export interface SearchSql {
@@ -40,6 +48,15 @@ export function scheduleSearchSql(dialect: DialectName, f: ScheduleSearchFilter)
   if (f.workflow !== undefined) {
     where.push("workflow = ?");
     params.push(f.workflow);
+  }
+  if (f.outcome !== undefined) {
+    const status = dialect === "postgres" ? "last_outcome->>'status'" : "json_extract(last_outcome, '$.status')";
+    const wanted = OUTCOME_STATUS[f.outcome];
+    if (wanted === undefined) where.push("last_outcome IS NULL");
+    else {
+      where.push(`${status} = ?`);
+      params.push(wanted);
+    }
   }
   if (f.overdueBeforeMs !== undefined) {
     where.push("state = 'active' AND due_ms IS NOT NULL AND due_ms < ?");
