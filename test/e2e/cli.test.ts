@@ -144,7 +144,7 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit CLI against a real server (e2e)"), 
     const status = await cli("status", manualId);
     expect(status.stdout).toMatch(
       new RegExp(
-        `^RUNNING ${manualId} {2}OrderProcessing@1\\.0\\.0\\n {2}schedule: nightly-orders\\n {2}elapsed: \\S+\\n$`,
+        `^RUNNING ${manualId} {2}OrderProcessing@1\\.0\\.0\\n {2}schedule: nightly-orders\\n {2}elapsed: \\S+\\n {2}waiting: no worker polls workflow OrderProcessing \\(none seen in the last 60 s\\): start a worker that runs OrderProcessing@1\\.0\\.0\\n$`,
       ),
     );
     expect((await cli("cancel", manualId, "--reason", "operator")).stdout).toBe(`cancelled ${manualId}\n`);
@@ -183,7 +183,7 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit CLI against a real server (e2e)"), 
     const lines = (await cli("schedule", "occurrences", "nightly-orders")).stdout.split("\n");
     expect(lines[0]).toBe("RECORDED                  KIND         OCCURRENCE                DETAIL");
     expect(lines[1]).toMatch(/^\S+Z +skipped {6}- {25}overlap$/);
-    expect(lines[2]).toMatch(new RegExp(`^\\S+Z +started {6}- {25}${manualId}$`));
+    expect(lines[2]).toMatch(new RegExp(`^\\S+Z +started {6}- {25}${manualId} {2}CANCELLED$`));
   });
 
   it("refuses a bad cron (exit 1, the seed's message), a missing schedule, and bad usage (exit 2)", async () => {
