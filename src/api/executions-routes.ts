@@ -1,7 +1,8 @@
 /** /v1/executions: start, list, read and cancel executions (docs/api.md § Executions). */
 
 import { OrbitError } from "../domain/errors.js";
-import type { ListExecutionsQuery, StartExecutionRequest } from "../engine/executions.js";
+import type { ListExecutionsQuery } from "../engine/execution-query.js";
+import type { StartExecutionRequest } from "../engine/executions.js";
 import { eventToJson, executionToJson } from "../engine/serialize.js";
 import { timeoutMs } from "../scheduler/outcome-settings.js";
 import type { ApiDeps } from "./deps.js";

@@ -5,17 +5,12 @@
 import { randomUUID } from "node:crypto";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
-import {
-  type Execution,
-  type ExecutionEvent,
-  type ExecutionStatus,
-  isActiveStatus,
-  isExecutionStatus,
-} from "../domain/execution.js";
+import { type Execution, type ExecutionEvent, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
+import { encodeCursor } from "./cursor.js";
+import { executionFilterOf, type ListExecutionsQuery } from "./execution-query.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { retryExecution } from "./retry.js";
 import { startRecords } from "./start-records.js";
@@ -49,19 +44,6 @@ export interface StartExecutionResult {
   execution: Execution;
   /** False when the id existed: nothing was changed and the existing execution is returned. */
   created: boolean;
-}
-
-export interface ListExecutionsQuery {
-  workflow?: string;
-  status?: string;
-  schedule_id?: string;
-  /** RFC 3339 instants: created at or after / before. */
-  created_after?: string;
-  created_before?: string;
-  /** From a previous page's `nextCursor`. */
-  cursor?: string;
-  /** Default 50, at most 1000. */
-  limit?: number;
 }
 
 export interface ExecutionPage {
@@ -120,8 +102,6 @@ export class BatchStartConflict extends Error {
   }
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
 /** Longest accepted execution id; a schedule's ids are at most ~130 characters. */
 export const MAX_EXECUTION_ID_LENGTH = 255;
 const MAX_REASON_LENGTH = 1000;
@@ -405,29 +385,10 @@ export class Executions {
 
   /** Newest first, filtered, `limit` per page with an opaque cursor. */
   async list(query: ListExecutionsQuery = {}, tx?: StoreOps): Promise<ExecutionPage> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}, got ${limit}`);
-    }
-    let status: ExecutionStatus | undefined;
-    if (query.status !== undefined) {
-      if (!isExecutionStatus(query.status)) {
-        throw new OrbitError(
-          "INVALID_ARGUMENT",
-          `status ${JSON.stringify(query.status)} is not one of RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED`,
-        );
-      }
-      status = query.status;
-    }
-    const rows = await (tx ?? this.store).listExecutions({
-      ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(query.schedule_id !== undefined ? { scheduleId: query.schedule_id } : {}),
-      ...(query.created_after !== undefined ? { createdFromMs: instantMs(query.created_after, "created_after") } : {}),
-      ...(query.created_before !== undefined ? { createdToMs: instantMs(query.created_before, "created_before") } : {}),
-      ...(query.cursor !== undefined ? { before: decodeCursor(query.cursor) } : {}),
-      limit: limit + 1, // one more than asked tells whether another page exists
-    });
+    const filter = executionFilterOf(query);
+    const limit = filter.limit;
+    // One more than asked tells whether another page exists.
+    const rows = await (tx ?? this.store).listExecutions({ ...filter, limit: limit + 1 });
     const executions = rows.slice(0, limit);
     const last = executions[executions.length - 1];
     const nextCursor =
@@ -512,12 +473,4 @@ function checkExecutionId(id: unknown): void {
       `execution_id must be 1-${MAX_EXECUTION_ID_LENGTH} characters without control characters`,
     );
   }
-}
-
-/** An RFC 3339 query parameter in ms, or INVALID_ARGUMENT naming it. */
-function instantMs(text: string, name: string): number {
-  const ms = Date.parse(text);
-  if (!Number.isFinite(ms))
-    throw new OrbitError("INVALID_ARGUMENT", `${name} must be an RFC 3339 instant, got ${JSON.stringify(text)}`);
-  return ms;
 }

@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
 import type { NotificationRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
+import { DeadlineLoop } from "./deadline-loop.js";
 
 export const MAX_ATTEMPTS = 8;
 const FIRST_BACKOFF_MS = 1000;
@@ -21,8 +22,7 @@ export function signature(secret: string, body: string, atMs: number): string {
 }
 
 export class Notifier {
-  private readonly abort = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly loop: DeadlineLoop;
 
   constructor(
     private readonly o: {
@@ -32,15 +32,23 @@ export class Notifier {
       secret: string | null;
       log?: { warn?(obj: object, msg: string): void; error(obj: object, msg: string): void };
     },
-  ) {}
+  ) {
+    this.loop = new DeadlineLoop({
+      clock: o.clock,
+      pass: () => this.deliverDue(),
+      nextDueMs: () => o.store.nextNotificationMs(),
+      maxSleepMs: MAX_SLEEP_MS,
+      minSleepMs: 10,
+      onError: (err) => o.log?.error({ err }, "sending webhooks failed; retrying"),
+    });
+  }
 
   start(): void {
-    this.running ??= this.run();
+    this.loop.start();
   }
 
   async close(): Promise<void> {
-    this.abort.abort();
-    await this.running;
+    await this.loop.close();
   }
 
   /** Sends every due delivery once; returns how many it attempted. */
@@ -66,7 +74,7 @@ export class Notifier {
         method: "POST",
         headers,
         body,
-        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.abort.signal]),
+        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.loop.signal]),
         redirect: "manual",
       });
       await res.arrayBuffer().catch(() => undefined);
@@ -96,19 +104,5 @@ export class Notifier {
       lastError: error,
       deliveredMs: null,
     });
-  }
-
-  private async run(): Promise<void> {
-    while (!this.abort.signal.aborted) {
-      let sleep = MAX_SLEEP_MS;
-      try {
-        await this.deliverDue();
-        const next = await this.o.store.nextNotificationMs();
-        if (next !== null) sleep = Math.min(MAX_SLEEP_MS, next - this.o.clock.now());
-      } catch (err) {
-        this.o.log?.error({ err }, "sending webhooks failed; retrying");
-      }
-      await this.o.clock.sleep(Math.max(10, sleep), this.abort.signal);
-    }
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../domain/clock.js";
 import type { Store } from "../store/store.js";
+import { DeadlineLoop } from "./deadline-loop.js";
 import type { WorkerTasks } from "./tasks.js";
 
 export interface TaskReaperOptions {
@@ -22,20 +23,31 @@ export interface TaskReaperOptions {
 const BATCH = 100;
 
 export class TaskReaper {
-  private readonly abort = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly loop: DeadlineLoop;
 
-  constructor(private readonly o: TaskReaperOptions) {}
+  constructor(private readonly o: TaskReaperOptions) {
+    this.loop = new DeadlineLoop({
+      clock: o.clock,
+      pass: () => this.reapExpired(),
+      // +1: a lease is expired once now is past lease_until_ms.
+      nextDueMs: async () => {
+        const next = await o.store.nextLeaseExpiryMs();
+        return next === null ? null : next + 1;
+      },
+      maxSleepMs: o.maxSleepMs ?? o.tasks.leaseMs,
+      minSleepMs: o.minSleepMs ?? 100,
+      errorSleepMs: 1000,
+      onError: (err) => o.log?.error({ err }, "reaping expired worker leases failed; retrying"),
+    });
+  }
 
   start(): void {
-    if (this.running !== null) return;
-    this.running = this.run();
+    this.loop.start();
   }
 
   /** Stops the loop and waits for the current pass. Idempotent. */
   async close(): Promise<void> {
-    this.abort.abort();
-    await this.running;
+    await this.loop.close();
   }
 
   /** One pass: every lease expired by now; returns how many tasks were put back. */
@@ -45,25 +57,7 @@ export class TaskReaper {
       const now = this.o.clock.now();
       const expired = await this.o.store.listExpiredLeases(now, BATCH);
       for (const task of expired) if (await this.o.tasks.reap(task.taskId)) requeued++;
-      if (expired.length < BATCH || this.abort.signal.aborted) return requeued;
-    }
-  }
-
-  private async run(): Promise<void> {
-    const maxSleep = this.o.maxSleepMs ?? this.o.tasks.leaseMs;
-    const minSleep = this.o.minSleepMs ?? 100;
-    while (!this.abort.signal.aborted) {
-      let sleep = maxSleep;
-      try {
-        await this.reapExpired();
-        const next = await this.o.store.nextLeaseExpiryMs();
-        // +1: a lease is expired once now is past lease_until_ms.
-        if (next !== null) sleep = Math.min(maxSleep, next + 1 - this.o.clock.now());
-      } catch (err) {
-        this.o.log?.error({ err }, "reaping expired worker leases failed; retrying");
-        sleep = 1000;
-      }
-      await this.o.clock.sleep(Math.max(minSleep, sleep), this.abort.signal);
+      if (expired.length < BATCH || this.loop.signal.aborted) return requeued;
     }
   }
 }

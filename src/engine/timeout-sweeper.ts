@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../domain/clock.js";
 import type { Store } from "../store/store.js";
+import { DeadlineLoop } from "./deadline-loop.js";
 import type { Executions } from "./executions.js";
 import { timeOutExecution } from "./timeouts.js";
 
@@ -13,8 +14,7 @@ const BATCH = 100;
 const MAX_SLEEP_MS = 1000;
 
 export class TimeoutSweeper {
-  private readonly abort = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly loop: DeadlineLoop;
 
   constructor(
     private readonly o: {
@@ -25,15 +25,27 @@ export class TimeoutSweeper {
       onChanged?: () => void;
       log?: { error(obj: object, msg: string): void };
     },
-  ) {}
+  ) {
+    this.loop = new DeadlineLoop({
+      clock: o.clock,
+      pass: () => this.sweep(),
+      // +1: a deadline has passed once now is beyond it.
+      nextDueMs: async () => {
+        const next = await o.store.nextDeadlineMs();
+        return next === null ? null : next + 1;
+      },
+      maxSleepMs: MAX_SLEEP_MS,
+      minSleepMs: 10,
+      onError: (err) => o.log?.error({ err }, "applying execution timeouts failed; retrying"),
+    });
+  }
 
   start(): void {
-    this.running ??= this.run();
+    this.loop.start();
   }
 
   async close(): Promise<void> {
-    this.abort.abort();
-    await this.running;
+    await this.loop.close();
   }
 
   /** One pass: every deadline passed by now; returns how many executions it looked at. */
@@ -45,23 +57,9 @@ export class TimeoutSweeper {
         await this.o.executions.runTransition((t, now) => timeOutExecution(t, d.executionId, d.kind, now));
       }
       seen += expired.length;
-      if (expired.length < BATCH || this.abort.signal.aborted) break;
+      if (expired.length < BATCH || this.loop.signal.aborted) break;
     }
     if (seen > 0) this.o.onChanged?.();
     return seen;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.abort.signal.aborted) {
-      let sleep = MAX_SLEEP_MS;
-      try {
-        await this.sweep();
-        const next = await this.o.store.nextDeadlineMs();
-        if (next !== null) sleep = Math.min(MAX_SLEEP_MS, next + 1 - this.o.clock.now());
-      } catch (err) {
-        this.o.log?.error({ err }, "applying execution timeouts failed; retrying");
-      }
-      await this.o.clock.sleep(Math.max(10, sleep), this.abort.signal);
-    }
   }
 }

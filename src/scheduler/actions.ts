@@ -9,9 +9,9 @@ import { formatInstant, parseInstant } from "../time/format.js";
 import { FIELD_ALIASES } from "./aliases.js";
 import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
-import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./fire.js";
 import type { Fence, Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
+import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
 
 /** The most occurrences one backfill request may start. */

@@ -7,14 +7,13 @@
  */
 import { OrbitError } from "../domain/errors.js";
 import { isActiveStatus } from "../domain/execution.js";
-import type { JsonObject } from "../domain/json.js";
 import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
 import type { Executions, PreparedStart } from "../engine/executions.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { ScheduleAdvance, StoreOps } from "../store/store.js";
-import { formatInstant } from "../time/format.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry } from "./decide.js";
+import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
 
 /** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
@@ -22,13 +21,6 @@ export const RETRY_DELAY_MS = 5000;
 /** Ledger rows kept per schedule (docs/design.md § The model). */
 export const LEDGER_RETENTION = 1000;
 
-export const cancelPreviousReason = (scheduleId: string): string =>
-  `schedule \`${scheduleId}\`: replaced by the next occurrence (overlap cancel_previous)`;
-
-export const occurrenceExecutionId = (scheduleId: string, occurrence: number): string =>
-  `${scheduleId}:${formatInstant(occurrence)}`;
-
-/** Counters a fire reports to metrics (docs/server.md § Metrics). */
 export interface FireReport {
   scheduleId: string;
   started: number;
@@ -62,41 +54,6 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   "INVALID_ARGUMENT",
   "INVALID_SCHEDULE",
 ]);
-
-/** What blocks a new start of this schedule right now (docs/design.md § Overlap). */
-export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
-  if (row.lastExecutionId !== null) {
-    const last = await tx.getExecution(row.lastExecutionId);
-    if (last !== null && isActiveStatus(last.status)) return "schedule";
-  }
-  if (s.concurrency_key !== undefined) {
-    const holder = await tx.findActiveExecutionWithKey(s.concurrency_key);
-    if (holder !== null) return holder.scheduleId === row.scheduleId ? "schedule" : "key";
-  }
-  return "none";
-}
-
-export function triggerOf(
-  row: ScheduleRow,
-  s: ScheduleSettings,
-  c: CompiledSchedule,
-  type: "cron" | "interval" | "manual" | "backfill",
-  occurrenceId: string,
-  scheduledFor: number,
-  now: number,
-): JsonObject {
-  const trigger: JsonObject = {
-    type,
-    schedule_id: row.scheduleId,
-    occurrence_id: occurrenceId,
-    scheduled_for: formatInstant(scheduledFor),
-    started_at: formatInstant(now),
-    timezone: c.kind === "cron" ? (s.timezone ?? "UTC") : "UTC",
-    attempt: 1,
-  };
-  if (s.concurrency_key !== undefined) trigger.concurrency_key = s.concurrency_key;
-  return trigger;
-}
 
 const bufferedOf = (row: ScheduleRow): number[] => row.buffered.filter((v): v is number => typeof v === "number");
 

@@ -1,0 +1,55 @@
+/**
+ * What a start of one of a schedule's occurrences is made of, for the fire, a manual trigger and a
+ * backfill alike: the execution id derived from (schedule, occurrence), the trigger object the
+ * execution receives, what blocks the start (overlap, concurrency key) and cancel_previous's reason.
+ */
+import { isActiveStatus } from "../domain/execution.js";
+import type { JsonObject } from "../domain/json.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import type { ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
+import { formatInstant } from "../time/format.js";
+import type { CompiledSchedule } from "./compiled.js";
+import type { Blocker } from "./decide.js";
+
+export const cancelPreviousReason = (scheduleId: string): string =>
+  `schedule \`${scheduleId}\`: replaced by the next occurrence (overlap cancel_previous)`;
+
+export const occurrenceExecutionId = (scheduleId: string, occurrence: number): string =>
+  `${scheduleId}:${formatInstant(occurrence)}`;
+
+/** Counters a fire reports to metrics (docs/server.md § Metrics). */
+/** What blocks a new start of this schedule right now (docs/design.md § Overlap). */
+export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
+  if (row.lastExecutionId !== null) {
+    const last = await tx.getExecution(row.lastExecutionId);
+    if (last !== null && isActiveStatus(last.status)) return "schedule";
+  }
+  if (s.concurrency_key !== undefined) {
+    const holder = await tx.findActiveExecutionWithKey(s.concurrency_key);
+    if (holder !== null) return holder.scheduleId === row.scheduleId ? "schedule" : "key";
+  }
+  return "none";
+}
+
+export function triggerOf(
+  row: ScheduleRow,
+  s: ScheduleSettings,
+  c: CompiledSchedule,
+  type: "cron" | "interval" | "manual" | "backfill",
+  occurrenceId: string,
+  scheduledFor: number,
+  now: number,
+): JsonObject {
+  const trigger: JsonObject = {
+    type,
+    schedule_id: row.scheduleId,
+    occurrence_id: occurrenceId,
+    scheduled_for: formatInstant(scheduledFor),
+    started_at: formatInstant(now),
+    timezone: c.kind === "cron" ? (s.timezone ?? "UTC") : "UTC",
+    attempt: 1,
+  };
+  if (s.concurrency_key !== undefined) trigger.concurrency_key = s.concurrency_key;
+  return trigger;
+}
