@@ -44,8 +44,19 @@ function settingsList(sch) {
     ["start_at", "Start at"],
     ["end_at", "End at"],
     ["jitter", "Jitter"],
+    ["run_timeout", "Run timeout"],
+    ["start_timeout", "Start timeout"],
+    ["pause_on_failure", "Pause on failure"],
+    ["max_runs", "Max runs"],
   ];
   for (const [key, label] of optional) if (sch[key] !== undefined) rows.push([label, String(sch[key])]);
+  if (sch.notify !== undefined) {
+    const hooks = Array.isArray(sch.notify) ? sch.notify : [sch.notify];
+    const shown = hooks.map((n) =>
+      typeof n === "string" ? n : `${n.url}${n.events ? ` (${n.events.join(", ")})` : ""}`,
+    );
+    rows.push(["Notify", shown.join("; ")]);
+  }
   if (sch.timezone && sch.next_fire_at) rows.push(["Next fire in its zone", zoneText(sch.next_fire_at, sch.timezone)]);
   rows.push(
     ["Next fire", timeEl(sch.next_fire_at)],

@@ -21,7 +21,31 @@ const TEXT_SETTINGS = [
   ["f-start-at", "start_at", "Start at (RFC 3339)", "e.g. 2026-12-01T00:00:00Z"],
   ["f-end-at", "end_at", "End at (RFC 3339)", "no fires after it"],
   ["f-jitter", "jitter", "Jitter", "e.g. 30s: each fire is delayed by up to this"],
+  [
+    "f-run-timeout",
+    "run_timeout",
+    "Run timeout",
+    "e.g. 30m: the whole execution, across retries; empty: the workflow's",
+  ],
+  ["f-start-timeout", "start_timeout", "Start timeout", "e.g. 5m: created → first taken by a worker"],
 ];
+
+/**
+ * What the notify field holds: empty (none), a webhook URL, or JSON (`{"url","events"}` or a list).
+ * @param {string} raw
+ * @returns {unknown}
+ */
+export function parseNotify(raw) {
+  const t = raw.trim();
+  if (t === "") return null;
+  return t.startsWith("{") || t.startsWith("[") ? JSON.parse(t) : t;
+}
+
+/** @param {unknown} notify */
+function notifyText(notify) {
+  if (notify === undefined || notify === null) return "";
+  return typeof notify === "string" ? notify : JSON.stringify(notify);
+}
 
 /**
  * @param {string} id
@@ -200,6 +224,32 @@ export function scheduleForm({ sch, workflows = [], saved }) {
       hint,
     ),
   );
+  optional.push(
+    field(
+      fid("f-pause-on-failure"),
+      "Pause on failure",
+      h("input", {
+        id: fid("f-pause-on-failure"),
+        type: "number",
+        min: 1,
+        max: 1000,
+        autocomplete: "off",
+        value: editing ? (sch.pause_on_failure ?? "") : "",
+      }),
+      "pause after this many consecutive failed runs; empty: never",
+    ),
+    field(
+      fid("f-notify"),
+      "Notify (webhook)",
+      h("input", {
+        id: fid("f-notify"),
+        autocomplete: "off",
+        class: "mono",
+        value: editing ? notifyText(sch.notify) : "",
+      }),
+      'a URL, or JSON: {"url": …, "events": ["failure", "timeout", "dead_letter", "paused", "recovery"]}',
+    ),
+  );
   const form = h(
     "form",
     {
@@ -326,6 +376,13 @@ export function scheduleForm({ sch, workflows = [], saved }) {
     body.max_catch_up = body.catchup === "catch_up" ? Number(text("f-max-catch-up")) : null;
     body.description = text("f-description") === "" ? null : text("f-description");
     for (const [id, key] of TEXT_SETTINGS) body[key] = text(id) === "" ? null : text(id);
+    body.pause_on_failure = text("f-pause-on-failure") === "" ? null : Number(text("f-pause-on-failure"));
+    try {
+      body.notify = parseNotify(text("f-notify"));
+    } catch (err) {
+      error.textContent = `INVALID_ARGUMENT: notify is neither a URL nor valid JSON (${/** @type {Error} */ (err).message})`;
+      return;
+    }
     try {
       let result;
       if (editing) {

@@ -245,10 +245,9 @@ describe.skipIf(!haveChromium)("web UI", () => {
     // Execution ids are links.
     expect(await r.page.locator("table.executions a").count()).toBe(3);
     const s = await report();
-    if (s.last_outcome !== undefined) {
-      // Outcome fields (issue 13) when the server has them.
-      expect(await r.page.locator(".glance").innerText()).toContain(s.last_outcome?.status ?? "-");
-    }
+    // The last outcome is the third run, still running; the failed one counts as a failure.
+    expect(s.last_failure_at).toEqual(expect.any(String));
+    expect(await r.page.locator(".glance").innerText()).toContain(s.last_outcome.status);
     await shot("schedule-1280.png");
     // The list's last-outcome filter finds it, its row marked as failing.
     await r.open("#/?outcome=failed");
@@ -265,6 +264,11 @@ describe.skipIf(!haveChromium)("web UI", () => {
     await r.page.fill("#e-timing", "15 10 * * *");
     await r.page.locator("#timing-preview").filter({ hasText: "10:15" }).waitFor();
     await r.page.fill("#e-description", "Daily at 10:15 in Kolkata");
+    // The outcome settings (issue 13) are in the form too: timeouts, pause on failure, a webhook.
+    await r.page.click("#edit-form details.more-settings summary");
+    await r.page.fill("#e-run-timeout", "30m");
+    await r.page.fill("#e-pause-on-failure", "3");
+    await r.page.fill("#e-notify", '{"url": "https://hooks.example.test/orbit", "events": ["failure"]}');
     await r.page.click("#edit-form button[type=submit]");
     await r.page.locator("#status").filter({ hasText: "saved kolkata-report" }).waitFor();
     const edited = await report();
@@ -272,8 +276,25 @@ describe.skipIf(!haveChromium)("web UI", () => {
       cron: "15 10 * * *",
       timezone: "Asia/Kolkata",
       description: "Daily at 10:15 in Kolkata",
+      run_timeout: "30m",
+      pause_on_failure: 3,
+      notify: [{ url: "https://hooks.example.test/orbit", events: ["failure"] }],
     });
+    expect(edited).not.toHaveProperty("start_timeout");
     expect(edited.revision).toBeGreaterThan(s.revision);
+    await r.page.locator("dl.settings").filter({ hasText: "Pause on failure" }).waitFor();
+    const shown = await r.page.locator("dl.settings").innerText();
+    expect(shown).toContain("30m");
+    expect(shown).toContain("https://hooks.example.test/orbit (failure)");
+    // Editing again shows the stored values; a notify that is not JSON nor a URL is refused in the page.
+    await r.page.click('button[aria-label="Edit kolkata-report"]');
+    expect(await r.page.inputValue("#e-run-timeout")).toBe("30m");
+    expect(await r.page.inputValue("#e-pause-on-failure")).toBe("3");
+    await r.page.click("#edit-form details.more-settings summary");
+    await r.page.fill("#e-notify", "{not json");
+    await r.page.click("#edit-form button[type=submit]");
+    await r.page.locator("#edit-form").filter({ hasText: "notify is neither a URL nor valid JSON" }).waitFor();
+    expect((await report()).revision).toBe(edited.revision);
 
     // Backfill a past range: the occurrences that have not started start now.
     await r.page.click('button[aria-label="Backfill kolkata-report"]');
@@ -317,9 +338,17 @@ describe.skipIf(!haveChromium)("web UI", () => {
     expect(await r.page.locator(".execution-view a[href='#/schedules/kolkata-report']").count()).toBe(1);
     expect(await r.page.locator(".execution-view a[href='#/workflows/Reports']").count()).toBe(1);
     await shot("execution-1280.png");
-    // Retry (issue 13's endpoint): shown for a failed execution; its answer or refusal is reported.
+    // Retry: shown for a failed execution; it re-runs the same execution as run 2.
     expect(await r.page.locator('button[data-action="retry"]').count()).toBe(1);
     expect(await r.page.locator('button[data-action="cancel"]').count()).toBe(0);
+    await r.page.click('button[data-action="retry"]');
+    await r.page
+      .locator("#status")
+      .filter({ hasText: `retried ${failedId}` })
+      .waitFor();
+    const retried = await r.ok("GET", `/v1/executions/${encodeURIComponent(failedId as string)}`);
+    expect(retried.status).not.toBe("FAILED");
+    expect(retried.run).toBe(2);
 
     // A running one can be cancelled from its page.
     const running = (await r.ok("GET", "/v1/executions?workflow=Reports&status=RUNNING")).executions[0];
