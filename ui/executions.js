@@ -166,6 +166,8 @@ function timeline(events) {
           "div",
           { class: "event-head" },
           h("strong", { text: ev.type }),
+          // A step's events name the step in the line itself, not only in the folded data.
+          typeof data.step === "string" ? h("code", { class: "event-step", text: ` ${data.step}` }) : null,
           " ",
           h("time", { datetime: ev.at, class: "mono small", text: ev.at }),
           h("span", { class: "muted small", text: ` +${(dt / 1000).toFixed(3).replace(/\.?0+$/, "")}s` }),

@@ -350,15 +350,42 @@ describe.skipIf(!haveChromium)("web UI", () => {
     expect(retried.status).not.toBe("FAILED");
     expect(retried.run).toBe(2);
 
-    // A running one can be cancelled from its page.
-    const running = (await r.ok("GET", "/v1/executions?workflow=Reports&status=RUNNING")).executions[0];
-    await r.open(`#/executions/${encodeURIComponent(running.execution_id)}`);
+    // A running one is cancelled from its page; the worker compensates its step, and the timeline
+    // shows the cancel and the compensation in their own colours.
+    const started = await r.ok("POST", "/v1/executions", {
+      execution_id: "ui-cancel-me",
+      workflow: "Reports",
+      version: "1.0.0",
+    });
+    const task = (await lease("Reports")).find((x: Json) => x.execution_id === started.execution_id);
+    const worker = { worker_id: "ui-test-worker" };
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/steps`, {
+      ...worker,
+      step: "reserve-slot",
+      seq: 1,
+      result: { slot: 7 },
+      compensable: true,
+    });
+    await r.open("#/executions/ui-cancel-me");
     await r.page.click('button[data-action="cancel"]');
     await r.page.fill("dialog #dialog-input", "from the UI");
     await r.page.click("dialog button[value=ok]");
     await r.page.locator("#status").filter({ hasText: "cancel requested" }).waitFor();
-    const after = await r.ok("GET", `/v1/executions/${encodeURIComponent(running.execution_id)}`);
+    const after = await r.ok("GET", "/v1/executions/ui-cancel-me");
     expect(after.cancel_reason).toBe("from the UI");
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/compensating`, worker);
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/compensations`, { ...worker, step: "reserve-slot" });
+    expect((await r.ok("POST", `/v1/worker/tasks/${task.task_id}/cancelled`, worker)).status).toBe("CANCELLED");
+    await r.open("#/executions/ui-cancel-me");
+    await r.page.waitForSelector("body[data-loaded=true]");
+    const tone = (type: string) => r.page.locator(`.timeline .event[data-type="${type}"]`).getAttribute("class");
+    expect(await tone("CompensationStarted")).toContain("tone-compensation");
+    expect(await tone("CompensationCompleted")).toContain("tone-compensation");
+    expect(await tone("WorkflowCancelled")).toContain("tone-cancel");
+    expect(await r.page.locator(".timeline .event[data-type=CompensationCompleted]").innerText()).toContain(
+      "reserve-slot",
+    );
+    expect(await r.page.locator('button[data-action="retry"]').count()).toBe(1);
   });
 
   it("shows workflows with their versions and schemas, and the workers page", async () => {
