@@ -47,26 +47,23 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     r = await startRig();
     await r.ok("POST", "/v1/workflows", { name: "Bulk", version: "1.0.0" });
     await r.ok("POST", "/v1/workflows", { name: "Invoices", version: "1.0.0" });
-    let next = 0;
-    const worker = async () => {
-      while (next < N) {
-        const i = next++;
-        const id = `bulk-${String(i).padStart(5, "0")}`;
-        const body =
-          i === 7345
-            ? {
-                schedule_id: id,
-                workflow: "Invoices",
-                cron: "30 9 * * *",
-                timezone: "Asia/Kolkata",
-                description: "the needle",
-              }
-            : { schedule_id: id, workflow: "Bulk", interval: `${(i % 50) + 1}h`, description: `bulk schedule ${i}` };
-        await r.ok("POST", "/v1/schedules", body);
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, worker));
-  }, 600_000);
+    // Through the bulk endpoint, 1,000 per request (one transaction each), as `orbit apply` does.
+    const all = Array.from({ length: N }, (_, i) => {
+      const id = `bulk-${String(i).padStart(5, "0")}`;
+      return i === 7345
+        ? {
+            schedule_id: id,
+            workflow: "Invoices",
+            cron: "30 9 * * *",
+            timezone: "Asia/Kolkata",
+            description: "the needle",
+          }
+        : { schedule_id: id, workflow: "Bulk", interval: `${(i % 50) + 1}h`, description: `bulk schedule ${i}` };
+    });
+    for (let at = 0; at < N; at += 1000) {
+      await r.ok("POST", "/v1/schedules/batch", { schedules: all.slice(at, at + 1000) });
+    }
+  }, 120_000);
   afterAll(async () => {
     await r?.close();
   });
