@@ -13,6 +13,7 @@ import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry } from "./decide.js";
+import { queueDeadLetters } from "./outcomes.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
 
@@ -303,6 +304,7 @@ export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, 
   });
   if (updated === null) throw new ConcurrentChange(row.scheduleId);
   for (const entry of ledger) await tx.appendOccurrence(entry);
+  await queueDeadLetters(tx, [row], ledger, now);
   if (prunesNow(row)) await tx.pruneOccurrences(row.scheduleId, LEDGER_RETENTION);
   report.advanced = true;
   return report;
@@ -424,6 +426,12 @@ export async function fireSchedules(
   const lost = pending.find((p) => !matched.has(p.row.scheduleId));
   if (lost !== undefined) throw new ConcurrentChange(lost.row.scheduleId);
   await tx.appendOccurrences(ledger);
+  await queueDeadLetters(
+    tx,
+    pending.map((p) => p.row),
+    ledger,
+    now,
+  );
   for (const p of pending) if (prunesNow(p.row)) await tx.pruneOccurrences(p.row.scheduleId, LEDGER_RETENTION);
   return reports;
 }

@@ -7,7 +7,13 @@
 import type { Execution } from "../domain/execution.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import type { NewNotification } from "../store/outcome-store.js";
-import { NO_OUTCOMES, type ScheduleOutcome, type ScheduleOutcomes, type ScheduleRow } from "../store/rows.js";
+import {
+  type NewOccurrence,
+  NO_OUTCOMES,
+  type ScheduleOutcome,
+  type ScheduleOutcomes,
+  type ScheduleRow,
+} from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
 
@@ -104,6 +110,38 @@ export async function queueNotifications(
     .map((t) => ({ scheduleId: schedule?.scheduleId ?? null, workflow, event, url: t.url, payload, createdMs: now }));
   await tx.insertNotifications(rows, now);
   return rows.length;
+}
+
+/**
+ * Queues a `dead_letter` notification for each dead letter among a fire's ledger rows, in the
+ * fire's transaction (docs/outcomes.md § Notifications). `rows`: the schedules the fire decided.
+ * Reads nothing when there is no dead letter, so a plain fire costs no more than a scan of its rows.
+ */
+export async function queueDeadLetters(
+  tx: StoreOps,
+  rows: readonly ScheduleRow[],
+  ledger: readonly NewOccurrence[],
+  now: number,
+): Promise<number> {
+  let queued = 0;
+  for (const entry of ledger) {
+    if (entry.kind !== "dead_letter") continue;
+    const row = rows.find((r) => r.scheduleId === entry.scheduleId);
+    if (row === undefined) continue;
+    const payload = notificationPayload(
+      "dead_letter",
+      null,
+      {
+        schedule_id: row.scheduleId,
+        workflow: row.workflow,
+        occurrence: entry.occurrenceMs === null ? null : formatInstant(entry.occurrenceMs),
+        error: { message: entry.error ?? "the start failed" },
+      },
+      now,
+    );
+    queued += await queueNotifications(tx, "dead_letter", row, row.workflow, payload, now);
+  }
+  return queued;
 }
 
 /** The longest pause note (the settings validator's limit). */

@@ -1,6 +1,7 @@
 /**
  * notify webhooks (docs/outcomes.md § Notifications), for real: a receiver on loopback gets signed
- * JSON calls for a failure and the pause-on-failure that follows; a call answered 500 is retried.
+ * JSON calls for a failure and the pause-on-failure that follows; a call answered 500 is retried;
+ * a start that stays blocked is a dead letter, and that is a call too.
  */
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
@@ -76,5 +77,37 @@ describeEachDialect("notify webhooks", (dialect) => {
     const byEvent = Object.fromEntries(notifications.map((n) => [n.event, n]));
     expect(byEvent.failure).toMatchObject({ state: "delivered", attempts: 2, last_error: null, url });
     expect(byEvent.paused).toMatchObject({ state: "delivered", attempts: 1 });
+  }, 240_000);
+
+  it("calls the receiver for a dead letter (a start that keeps failing)", async () => {
+    const { client } = cluster;
+    await client.registerWorkflow({ name: "Strict", version: "1.0.0" });
+    await client.createSchedule({
+      schedule_id: "blocked",
+      workflow: "Strict",
+      interval: "1s",
+      paused: true,
+      notify: { url, events: ["dead_letter"] },
+    });
+    // "latest" is now a version whose schema the schedule's input fails: every start is refused,
+    // retried 5 s later, and the occurrence left behind is a dead letter.
+    await client.registerWorkflow({
+      name: "Strict",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["order_id"] },
+    });
+    await client.resumeSchedule("blocked");
+    const call = await waitFor("a dead_letter call", async () =>
+      calls.find((c) => c.headers["orbit-event"] === "dead_letter"),
+    );
+    const body = JSON.parse(call.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ event: "dead_letter", schedule_id: "blocked", workflow: "Strict" });
+    expect(String((body.error as { message: string }).message)).toContain("/order_id is required");
+    const { occurrences } = (await (await fetch(`${cluster.url}/v1/schedules/blocked/occurrences`)).json()) as {
+      occurrences: Array<Record<string, unknown>>;
+    };
+    const dead = occurrences.filter((o) => o.kind === "dead_letter").map((o) => o.occurrence);
+    expect(dead).toContain(body.occurrence);
+    expect(calls.every((c) => c.headers["orbit-event"] === "dead_letter")).toBe(true);
   }, 240_000);
 });
