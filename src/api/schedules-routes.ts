@@ -2,6 +2,7 @@
 
 import type { JsonObject } from "../domain/json.js";
 import { inputTextOf, inputTextsOf } from "../domain/json-text.js";
+import { applySchedules } from "../scheduler/apply.js";
 import type { ListSchedulesQuery } from "../scheduler/schedules.js";
 import { validateScheduleFile } from "../scheduler/validate-file.js";
 import type { ApiDeps } from "./deps.js";
@@ -89,6 +90,34 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
         const entries = (asObject(r.body).schedules ?? []) as Record<string, unknown>[];
         const check = await validateScheduleFile(schedules, entries);
         return { status: 200, body: { valid: entries.length, actions: check.actions } };
+      },
+    },
+    {
+      method: "POST",
+      url: "/v1/schedules/apply",
+      summary: "Make the schedules match a file in one transaction (scoped prune, dry run)",
+      tag: "schedules",
+      body: S.ApplySchedulesBody,
+      responses: { 200: { description: "what changed (or would, with dry_run)", schema: S.ApplyResult } },
+      guard: (r) => {
+        if (access === null) return;
+        access.requireClient(r);
+        for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
+          const workflow = item?.workflow;
+          if (typeof workflow === "string") access.require(r, "schedule", workflow);
+        }
+      },
+      handler: async (r) => {
+        const b = asObject(r.body);
+        const result = await applySchedules(schedules, {
+          schedules: (b.schedules ?? []) as Record<string, unknown>[],
+          inputTexts: inputTextsOf(r.rawBody, "schedules"),
+          scope: b.scope,
+          prune: b.prune === true,
+          dryRun: b.dry_run === true,
+          ...(access !== null ? { requireWorkflow: (w: string) => access.require(r, "schedule", w) } : {}),
+        });
+        return { status: 200, body: result as unknown as JsonObject };
       },
     },
     {

@@ -108,6 +108,11 @@ const settingProperties = {
     description:
       'webhook(s): a URL, {"url","events"} or a list of up to 5; events: failure, timeout, dead_letter, paused, recovery (default all)',
   }),
+  labels: Type.Unsafe({
+    type: ["object", "null"],
+    additionalProperties: { type: "string" },
+    description: "up to 20 name → value strings; `orbit schedule apply --owner/--selector` scopes by them",
+  }),
 };
 
 /**
@@ -250,6 +255,47 @@ export const ScheduleFileCheck = Type.Object({
   actions: Type.Array(Type.Union([Type.Literal("create"), Type.Literal("update")]), {
     description: "per entry, in order: what applying it would do",
   }),
+});
+export const ApplySchedulesBody = Type.Object(
+  {
+    schedules: Type.Array(
+      Type.Object(
+        { schedule_id: Type.String({ minLength: 1 }) },
+        { additionalProperties: true, description: "a new schedule's settings, or the settings it should have" },
+      ),
+      { maxItems: MAX_SCHEDULES_PER_BATCH },
+    ),
+    scope: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          "the apply set's labels: stamped on every schedule written; prune deletes only schedules with all of them",
+      }),
+    ),
+    prune: Type.Optional(Type.Boolean({ description: "delete the scope's schedules the file does not name" })),
+    dry_run: Type.Optional(Type.Boolean({ description: "validate and plan everything, then roll back" })),
+  },
+  { additionalProperties: false },
+);
+const settingChange = Type.Object({
+  setting: Type.String(),
+  from: Type.Unknown({ description: "the stored value (its default when unset, else null)" }),
+  to: Type.Unknown({ description: "the file's value (null unsets)" }),
+});
+export const ApplyResult = Type.Object({
+  dry_run: Type.Boolean(),
+  scope: Type.Record(Type.String(), Type.String()),
+  steps: Type.Array(
+    Type.Object({
+      action: Type.Union(["create", "update", "unchanged", "delete"].map((a) => Type.Literal(a))),
+      schedule_id: Type.String(),
+      changes: Type.Optional(Type.Array(settingChange)),
+    }),
+    { description: "the file's entries in order, then the deletions by id" },
+  ),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  unchanged: Type.Integer(),
+  deleted: Type.Integer(),
 });
 export const ScheduleBatch = Type.Object({ created: Type.Integer(), schedule_ids: Type.Array(Type.String()) });
 export const ScheduleList = Type.Object({

@@ -1,24 +1,14 @@
 /**
- * The plan of `orbit schedule apply` (declarative schedules): read a file of schedules, compare it
- * with the server's, and say what to create, update, leave alone and (with --prune) delete.
- * Pure: no I/O, so the rules are tested on their own.
+ * The file and the output of `orbit schedule apply` (declarative schedules, docs/cli.md): read a
+ * file of schedules, and print the server's answer (what it created, updated, left alone and
+ * pruned). The plan itself is made and carried out by the server in one transaction
+ * (POST /v1/schedules/apply). Pure: no I/O.
  */
 import { isLosslessNumber } from "lossless-json";
 import { parse } from "yaml";
-import type { ScheduleJson, ScheduleSettingsBody } from "../client/types.js";
+import type { ApplyAction, ApplyResultJson, ApplyStepJson, ScheduleSettingsBody } from "../client/types.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
-
-export type ApplyAction = "create" | "update" | "unchanged" | "delete";
-
-export interface ApplyStep {
-  action: ApplyAction;
-  id: string;
-  /** create: the whole entry; update: only the settings that differ; else empty. */
-  body: ScheduleSettingsBody;
-  /** update: the server's value of each changed setting (for the diff). */
-  from?: ScheduleSettingsBody;
-}
 
 const refuse = (file: string, message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", `${file}: ${message}`);
 
@@ -47,34 +37,20 @@ export function parseScheduleFile(text: string, file: string): ScheduleSettingsB
   });
 }
 
-/** What a schedule reads as when a setting is absent from the server's JSON. */
-const DEFAULTS: Readonly<Record<string, JsonValue>> = {
-  input: {},
-  timezone: "UTC",
-  dst: "once",
-  overlap: "skip",
-  catchup: "skip_missed",
-  paused: false,
-};
-
-/** The settings of `entry` whose value differs from the server's (only the keys the file gives). */
-export function changedSettings(entry: ScheduleSettingsBody, current: ScheduleJson): ScheduleSettingsBody {
-  const server = current as unknown as Record<string, JsonValue | undefined>;
-  const changed: ScheduleSettingsBody = {};
-  for (const [key, wanted] of Object.entries(entry)) {
-    if (key === "schedule_id") continue;
-    const have = server[key] ?? DEFAULTS[key] ?? null;
-    const want = wanted ?? DEFAULTS[key] ?? null;
-    if (!sameSetting(key, want, have)) changed[key] = wanted;
+/** `--owner` and `--selector` as the apply scope (the server validates names and values). */
+export function applyScope(owner: string | undefined, selectors: readonly string[]): Record<string, string> {
+  const scope: Record<string, string> = {};
+  for (const text of selectors) {
+    for (const part of text.split(",")) {
+      const pair = part.trim();
+      if (pair === "") continue;
+      const eq = pair.indexOf("=");
+      if (eq <= 0) throw new OrbitError("INVALID_ARGUMENT", `--selector "${pair}" is not key=value`);
+      scope[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+    }
   }
-  return changed;
-}
-
-function sameSetting(key: string, want: JsonValue, have: JsonValue): boolean {
-  if ((key === "start_at" || key === "end_at") && typeof want === "string" && typeof have === "string") {
-    return Date.parse(want) === Date.parse(have);
-  }
-  return canonical(want) === canonical(have);
+  if (owner !== undefined) scope["orbit/owner"] = owner;
+  return scope;
 }
 
 /** JSON with object keys sorted, so key order does not count as a change. */
@@ -86,32 +62,6 @@ function canonical(value: JsonValue): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k] as JsonValue)}`).join(",")}}`;
   }
   return JSON.stringify(value);
-}
-
-/** The steps, in file order, then the deletions (by id) when pruning. */
-export function planApply(
-  entries: readonly ScheduleSettingsBody[],
-  server: readonly ScheduleJson[],
-  prune: boolean,
-): ApplyStep[] {
-  const byId = new Map(server.map((s) => [s.schedule_id, s]));
-  const steps: ApplyStep[] = entries.map((entry) => {
-    const id = entry.schedule_id as string;
-    const current = byId.get(id);
-    if (current === undefined) return { action: "create", id, body: entry };
-    const changed = changedSettings(entry, current);
-    if (Object.keys(changed).length === 0) return { action: "unchanged", id, body: {} };
-    const server = current as unknown as Record<string, JsonValue | undefined>;
-    const from: ScheduleSettingsBody = {};
-    for (const key of Object.keys(changed)) from[key] = server[key] ?? DEFAULTS[key] ?? null;
-    return { action: "update", id, body: changed, from };
-  });
-  if (prune) {
-    const named = new Set(entries.map((e) => e.schedule_id as string));
-    const gone = server.filter((s) => !named.has(s.schedule_id)).map((s) => s.schedule_id);
-    for (const id of gone.sort()) steps.push({ action: "delete", id, body: {} });
-  }
-  return steps;
 }
 
 const PAST: Record<ApplyAction, string> = {
@@ -131,22 +81,16 @@ const WOULD: Record<ApplyAction, string> = {
  * `created nightly-orders`, or with a dry run `would create nightly-orders`; an update is followed
  * by its diff, one changed setting a line: `  timezone: "UTC" → "Europe/Paris"`.
  */
-export function stepLine(step: ApplyStep, dryRun: boolean): string {
-  let text = `${(dryRun ? WOULD : PAST)[step.action]} ${step.id}\n`;
-  if (step.action === "update") {
-    for (const [key, to] of Object.entries(step.body)) {
-      const from = step.from?.[key] ?? null;
-      text += `  ${key}: ${canonical(from as JsonValue)} → ${canonical((to ?? null) as JsonValue)}\n`;
-    }
-  }
+export function stepLine(step: ApplyStepJson, dryRun: boolean): string {
+  let text = `${(dryRun ? WOULD : PAST)[step.action]} ${step.schedule_id}\n`;
+  for (const c of step.changes ?? []) text += `  ${c.setting}: ${canonical(c.from)} → ${canonical(c.to)}\n`;
   return text;
 }
 
 /** `1 created, 0 updated, 1 unchanged, 0 deleted` (a dry run says so first). */
-export function summaryLine(steps: readonly ApplyStep[], dryRun: boolean): string {
-  const n = (a: ApplyAction): number => steps.filter((s) => s.action === a).length;
-  const counts = `${n("create")} created, ${n("update")} updated, ${n("unchanged")} unchanged, ${n("delete")} deleted`;
-  return dryRun ? `dry run, nothing changed: ${counts}\n` : `${counts}\n`;
+export function summaryLine(r: ApplyResultJson): string {
+  const counts = `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.deleted} deleted`;
+  return r.dry_run ? `dry run, nothing changed: ${counts}\n` : `${counts}\n`;
 }
 
 function isObject(value: unknown): value is Record<string, JsonValue> {

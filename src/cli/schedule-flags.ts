@@ -3,7 +3,7 @@
  * make. Values are sent as given: the server validates them and its message is the CLI's (exit 1),
  * so the CLI and the API refuse the same things with the same words.
  */
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ScheduleSettingsBody } from "../client/types.js";
 import type { JsonObject } from "../domain/json.js";
 import { parseJsonObjectArg, wholeNumber } from "./args.js";
@@ -31,6 +31,7 @@ export interface SettingsFlags {
   startTimeout?: string;
   pauseOnFailure?: number;
   notify?: string[];
+  label?: Record<string, string>;
   unset?: string[];
 }
 
@@ -58,6 +59,7 @@ const SETTING_OF: ReadonlyArray<[keyof SettingsFlags, string]> = [
   ["startTimeout", "start_timeout"],
   ["pauseOnFailure", "pause_on_failure"],
   ["notify", "notify"],
+  ["label", "labels"],
 ];
 
 /** The optional settings `update --unset` may clear. */
@@ -77,6 +79,7 @@ export const UNSETTABLE = [
   "start_timeout",
   "pause_on_failure",
   "notify",
+  "labels",
 ] as const;
 
 /** Adds the settings flags; `update` makes every one optional and adds `--no-paused` and `--unset`. */
@@ -109,6 +112,11 @@ export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Comma
       "--notify <url>",
       "webhook called on failure, timeout, dead letter, pause and recovery (repeatable)",
       (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      "--label <key=value>",
+      mode === "create" ? "a label (repeatable)" : "a label (repeatable; the labels given replace the schedule's)",
+      labelArg,
     );
   if (mode === "update") {
     cmd
@@ -120,6 +128,13 @@ export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Comma
       );
   }
   return cmd;
+}
+
+/** `--label key=value`, accumulated into one object (the server validates names and values). */
+function labelArg(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw new InvalidArgumentError(`"${value}" is not key=value`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 /** The request body: the settings the flags give, `null` for each `--unset`. */

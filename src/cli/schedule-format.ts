@@ -41,6 +41,14 @@ function optionalLines(s: ScheduleJson): string {
   if (s.pause_on_failure !== undefined) out += line("pause on failure", String(s.pause_on_failure));
   if (s.max_runs !== undefined) out += line("max runs", String(s.max_runs));
   for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);
+  if (s.labels !== undefined && Object.keys(s.labels).length > 0) {
+    out += line(
+      "labels",
+      Object.entries(s.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+    );
+  }
   if (s.pause_note !== undefined) out += line("paused", s.pause_note);
   if (s.last_error !== null) out += line("last error", s.last_error);
   if (s.dead_letters.length > 0) {

@@ -6,6 +6,8 @@
 import type { JsonObject } from "../domain/json.js";
 import { type HttpOptions, type RequestOptions, request, type WriteOptions } from "./http.js";
 import type {
+  ApplyRequestJson,
+  ApplyResultJson,
   BackfillResultJson,
   ExecutionEventJson,
   ExecutionJson,
@@ -81,6 +83,14 @@ export class OrbitClient {
     schedules: readonly ScheduleSettingsBody[],
   ): Promise<{ valid: number; actions: ("create" | "update")[] }> {
     return this.call({ method: "POST", path: "/v1/schedules/validate", body: { schedules } });
+  }
+
+  /**
+   * Makes the schedules match a file in one transaction (POST /v1/schedules/apply): all or nothing;
+   * `prune` deletes only the scope's schedules; `dry_run` plans and rolls back.
+   */
+  applySchedules(request: ApplyRequestJson): Promise<ApplyResultJson> {
+    return this.call({ method: "POST", path: "/v1/schedules/apply", body: request });
   }
 
   /** Creates up to 1000 schedules in one request and one transaction, all or none (docs/api.md). */

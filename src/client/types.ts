@@ -60,6 +60,8 @@ export interface ScheduleJson {
   pause_on_failure?: number;
   max_runs?: number;
   notify?: Array<{ url: string; events?: string[] }>;
+  /** Names to values (docs/cli.md § orbit schedule apply). */
+  labels?: Record<string, string>;
   next_fire_at: string | null;
   next_fire_times: string[];
   last_fire_at: string | null;
@@ -79,6 +81,33 @@ export interface ScheduleJson {
   failures?: number;
   last_tick: OccurrenceJson | null;
   dead_letters: OccurrenceJson[];
+}
+
+export type ApplyAction = "create" | "update" | "unchanged" | "delete";
+
+/** One step of `POST /v1/schedules/apply`: an entry of the file, or a pruned schedule. */
+export interface ApplyStepJson {
+  action: ApplyAction;
+  schedule_id: string;
+  changes?: Array<{ setting: string; from: JsonValue; to: JsonValue }>;
+}
+
+export interface ApplyResultJson {
+  dry_run: boolean;
+  scope: Record<string, string>;
+  steps: ApplyStepJson[];
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+}
+
+/** The body of `POST /v1/schedules/apply` (docs/api.md). */
+export interface ApplyRequestJson {
+  schedules: ScheduleSettingsBody[];
+  scope?: Record<string, string>;
+  prune?: boolean;
+  dry_run?: boolean;
 }
 
 export interface SchedulePage {

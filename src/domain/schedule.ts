@@ -54,6 +54,8 @@ export interface ScheduleSettings {
   max_runs?: number;
   /** Webhooks called on failure, timeout, dead letter, pause-on-failure and recovery. */
   notify?: Array<{ url: string; events?: string[] }>;
+  /** Names to values; `orbit schedule apply --owner/--selector` scopes its prune by them (docs/cli.md). */
+  labels?: Record<string, string>;
 }
 
 /** The settings a schedule has when they are not given. */

@@ -191,7 +191,7 @@ export class Schedules {
     return rows.map((row) => row.scheduleId);
   }
 
-  private newRow(v: ValidatedSchedule, text: InputText, now: number): ScheduleRow {
+  newRow(v: ValidatedSchedule, text: InputText, now: number): ScheduleRow {
     return {
       scheduleId: v.settings.schedule_id,
       workflow: v.settings.workflow,
@@ -331,30 +331,46 @@ export class Schedules {
     const now = this.o.clock.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.fenced(tx, id, fence);
-      const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
-      const v = validateSettings(mergeSettings(current, patch), now);
-      await this.checkWorkflow(tx, v.settings);
-      const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;
-      const next: ScheduleRow = {
-        ...row,
-        workflow: v.settings.workflow,
-        version: v.settings.version ?? null,
-        input: v.settings.input,
-        spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
-        paused: v.settings.paused,
-        pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
-        ...this.timingState(v, now),
-        retryMs: null,
-        concurrencyKey: v.settings.concurrency_key ?? null,
-        updatedMs: now,
-      };
-      if (next.state === "ended" && row.buffered.length > 0) next.state = "active";
-      const updated = await tx.updateSchedule(next, { expectedRevision: row.revision });
-      if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
-      return this.view(updated, tx);
+      return this.view(await this.updateIn(tx, row, patch, now, text), tx);
     });
     this.o.onChange?.();
     return out;
+  }
+
+  /**
+   * The update of `row` by `patch` inside `tx` (PATCH, and `apply` for many at once): validated as
+   * a whole, the workflow checked by `check`, written with a compare-and-set on the revision.
+   */
+  async updateIn(
+    tx: StoreOps,
+    row: ScheduleRow,
+    patch: Record<string, unknown>,
+    now: number,
+    text: InputText = {},
+    check: (tx: StoreOps, s: ScheduleSettings) => Promise<void> = (t, s) => this.checkWorkflow(t, s),
+  ): Promise<ScheduleRow> {
+    const id = row.scheduleId;
+    const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
+    const v = validateSettings(mergeSettings(current, patch), now);
+    await check(tx, v.settings);
+    const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;
+    const next: ScheduleRow = {
+      ...row,
+      workflow: v.settings.workflow,
+      version: v.settings.version ?? null,
+      input: v.settings.input,
+      spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
+      paused: v.settings.paused,
+      pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
+      ...this.timingState(v, now),
+      retryMs: null,
+      concurrencyKey: v.settings.concurrency_key ?? null,
+      updatedMs: now,
+    };
+    if (next.state === "ended" && row.buffered.length > 0) next.state = "active";
+    const updated = await tx.updateSchedule(next, { expectedRevision: row.revision });
+    if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
+    return updated;
   }
 
   async delete(id: string, fence: Fence = {}): Promise<void> {

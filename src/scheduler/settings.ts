@@ -17,6 +17,7 @@ import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { VALUE_ALIASES } from "./aliases.js";
+import { validateLabels } from "./labels.js";
 import { validateOutcomeSettings } from "./outcome-settings.js";
 import { suggestKey } from "./suggest.js";
 
@@ -45,6 +46,7 @@ export const SETTING_KEYS = [
   "pause_on_failure",
   "max_runs",
   "notify",
+  "labels",
 ] as const;
 
 /** Names other schedulers use for Orbit's settings: a typo of one still finds its Orbit name. */
@@ -96,6 +98,9 @@ const ALIASES: Readonly<Record<string, string>> = {
   webhook: "notify",
   webhooks: "notify",
   alert: "notify",
+  label: "labels",
+  tags: "labels",
+  metadata: "labels",
 };
 
 export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -249,6 +254,7 @@ export function validateSettings(
   }
 
   const outcomeSettings = validateOutcomeSettings(body);
+  const labels = validateLabels(body.labels);
 
   const cron = str(body, "cron");
   const interval = str(body, "interval");
@@ -279,6 +285,7 @@ export function validateSettings(
     ["jitter", jitterText],
     ["pause_note", pauseNote],
     ["description", description],
+    ["labels", labels],
   ];
   for (const [key, value] of optional)
     if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;

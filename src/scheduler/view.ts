@@ -103,7 +103,7 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   v.paused = row.paused;
   if (row.pauseNote !== null) v.pause_note = row.pauseNote;
   if (s.description !== undefined) v.description = s.description;
-  for (const k of ["run_timeout", "start_timeout", "pause_on_failure", "max_runs", "notify"] as const) {
+  for (const k of ["run_timeout", "start_timeout", "pause_on_failure", "max_runs", "notify", "labels"] as const) {
     if (s[k] !== undefined) v[k] = s[k];
   }
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { changedSettings, parseScheduleFile, planApply } from "../../src/cli/apply-plan.js";
-import type { ScheduleJson } from "../../src/client/types.js";
+import { applyScope, parseScheduleFile } from "../../src/cli/apply-plan.js";
+import { changedSettings, scopedLabels } from "../../src/scheduler/apply-diff.js";
 import { FakeServer } from "./fake-server.js";
-import { hourlyCheck, nightlyOrders } from "./fixtures/api.js";
+import { nightlyOrders } from "./fixtures/api.js";
 
 const YAML = `schedules:
   - schedule_id: nightly-orders
@@ -37,11 +37,13 @@ describe("the apply file", () => {
   });
 });
 
-describe("the apply plan", () => {
+describe("the apply diff (server side)", () => {
   it("compares only the settings the file gives, with defaults and key order not counting", () => {
-    const s = nightlyOrders;
-    expect(changedSettings({ schedule_id: s.schedule_id, workflow: "OrderProcessing" }, s)).toEqual({});
-    expect(changedSettings({ schedule_id: "x", overlap: "skip", dst: "once", paused: false }, s)).toEqual({});
+    const s = nightlyOrders as unknown as Record<string, unknown>;
+    expect(changedSettings({ schedule_id: "x", workflow: "OrderProcessing" }, s)).toEqual([]);
+    expect(changedSettings({ schedule_id: "x", overlap: "skip", dst: "once", paused: false, labels: {} }, s)).toEqual(
+      [],
+    );
     expect(
       changedSettings(
         {
@@ -50,79 +52,101 @@ describe("the apply plan", () => {
         },
         s,
       ),
-    ).toEqual({});
+    ).toEqual([]);
     expect(
       changedSettings(
         { schedule_id: "x", start_at: "2026-11-15T20:00:00+01:00" },
         { ...s, start_at: "2026-11-15T19:00:00Z" },
       ),
-    ).toEqual({});
-    expect(changedSettings({ schedule_id: "x", cron: "30 2 * * *", jitter: null }, { ...s, jitter: "30s" })).toEqual({
-      cron: "30 2 * * *",
-      jitter: null,
-    });
+    ).toEqual([]);
+    expect(changedSettings({ schedule_id: "x", cron: "30 2 * * *", jitter: null }, { ...s, jitter: "30s" })).toEqual([
+      { setting: "cron", from: "0 2 * * *", to: "30 2 * * *" },
+      { setting: "jitter", from: "30s", to: null },
+    ]);
   });
 
-  it("creates, updates, leaves alone and prunes", () => {
-    const entries = parseScheduleFile(YAML, "s.yaml");
-    const server: ScheduleJson[] = [{ ...nightlyOrders, description: "old" }, hourlyCheck];
-    expect(planApply(entries, server, true)).toEqual([
-      {
-        action: "update",
-        id: "nightly-orders",
-        body: { description: "Nightly reconciliation order" },
-        from: { description: "old" },
-      },
-      { action: "create", id: "orders-every-10s", body: entries[1] },
-      { action: "delete", id: "hourly-check", body: {} },
-    ]);
-    expect(planApply(entries, server, false).map((s) => s.action)).toEqual(["update", "create"]);
+  it("stamps the scope's labels over the file's, or over the stored ones when the file gives none", () => {
+    expect(scopedLabels(undefined, { team: "ops" }, {})).toBeUndefined();
+    expect(scopedLabels({ a: "1" }, { team: "ops" }, {})).toEqual({ a: "1" });
+    expect(scopedLabels(undefined, { team: "ops" }, { "orbit/owner": "b" })).toEqual({
+      team: "ops",
+      "orbit/owner": "b",
+    });
+    expect(scopedLabels({ a: "1" }, { team: "ops" }, { "orbit/owner": "b" })).toEqual({ a: "1", "orbit/owner": "b" });
+  });
+});
+
+describe("the apply scope", () => {
+  it("reads --owner and --selector pairs", () => {
+    expect(applyScope("billing", ["team=ops,env=prod", "tier=1"])).toEqual({
+      team: "ops",
+      env: "prod",
+      tier: "1",
+      "orbit/owner": "billing",
+    });
+    expect(() => applyScope(undefined, ["team"])).toThrow('--selector "team" is not key=value');
   });
 });
 
 describe("orbit schedule apply", () => {
   const file = join(mkdtempSync(join(tmpdir(), "orbit-apply-")), "schedules.yaml");
   writeFileSync(file, YAML);
-  const list = { status: 200, body: { schedules: [nightlyOrders, hourlyCheck], next_cursor: null } };
-  const valid = { status: 200, body: { valid: 2, actions: ["update", "create"] } };
+  const answer = (dryRun: boolean) => ({
+    status: 200,
+    body: {
+      dry_run: dryRun,
+      scope: { "orbit/owner": "billing" },
+      steps: [
+        {
+          action: "update",
+          schedule_id: "nightly-orders",
+          changes: [{ setting: "timezone", from: "UTC", to: "Europe/Berlin" }],
+        },
+        { action: "create", schedule_id: "orders-every-10s" },
+        { action: "delete", schedule_id: "hourly-check" },
+      ],
+      created: 1,
+      updated: 1,
+      unchanged: 0,
+      deleted: 1,
+    },
+  });
 
-  it("prints what it would do and changes nothing with --dry-run", async () => {
-    const server = new FakeServer((req) =>
-      req.method === "GET" ? list : req.path === "/v1/schedules/validate" ? valid : undefined,
-    );
-    const r = await server.run(["schedule", "apply", "-f", file, "--prune", "--dry-run"]);
+  it("sends the whole file, the scope and the flags in one request, and prints the server's plan", async () => {
+    const server = new FakeServer((req) => (req.path === "/v1/schedules/apply" ? answer(true) : undefined));
+    const r = await server.run(["schedule", "apply", "-f", file, "--owner", "billing", "--prune", "--dry-run"]);
     expect(r).toEqual({
       code: 0,
       stdout:
-        "unchanged nightly-orders\nwould create orders-every-10s\nwould delete hourly-check\ndry run, nothing changed: 1 created, 0 updated, 1 unchanged, 1 deleted\n",
+        'would update nightly-orders\n  timezone: "UTC" → "Europe/Berlin"\nwould create orders-every-10s\nwould delete hourly-check\ndry run, nothing changed: 1 created, 1 updated, 0 unchanged, 1 deleted\n',
       stderr: "",
     });
-    // The server checks the whole file (and writes nothing); no write follows a dry run.
-    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
-      "GET /v1/schedules?limit=1000",
-      "POST /v1/schedules/validate",
-    ]);
+    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual(["POST /v1/schedules/apply"]);
+    const body = server.requests[0]?.body as Record<string, unknown>;
+    expect(body.scope).toEqual({ "orbit/owner": "billing" });
+    expect(body.prune).toBe(true);
+    expect(body.dry_run).toBe(true);
+    expect((body.schedules as unknown[]).length).toBe(2);
   });
 
-  it("creates and prunes", async () => {
-    const server = new FakeServer((req) => {
-      if (req.method === "GET") return list;
-      if (req.path === "/v1/schedules/validate") return valid;
-      if (req.path === "/v1/schedules/batch")
-        return { status: 201, body: { created: 1, schedule_ids: ["orders-every-10s"] } };
-      if (req.method === "DELETE") return { status: 204 };
-      return undefined;
-    });
-    const r = await server.run(["schedule", "apply", "--file", file, "--prune"]);
+  it("prints what it did", async () => {
+    const server = new FakeServer((req) => (req.path === "/v1/schedules/apply" ? answer(false) : undefined));
+    const r = await server.run(["schedule", "apply", "--file", file, "--selector", "orbit/owner=billing", "--prune"]);
     expect(r.stdout).toBe(
-      "unchanged nightly-orders\ncreated orders-every-10s\ndeleted hourly-check\n1 created, 0 updated, 1 unchanged, 1 deleted\n",
+      'updated nightly-orders\n  timezone: "UTC" → "Europe/Berlin"\ncreated orders-every-10s\ndeleted hourly-check\n1 created, 1 updated, 0 unchanged, 1 deleted\n',
     );
-    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
-      "GET /v1/schedules?limit=1000",
-      "POST /v1/schedules/validate",
-      "POST /v1/schedules/batch",
-      "DELETE /v1/schedules/hourly-check",
-    ]);
+  });
+
+  it("refuses --prune without --owner or --selector before sending anything", async () => {
+    const server = new FakeServer(() => undefined);
+    const r = await server.run(["schedule", "apply", "-f", file, "--prune"]);
+    expect(r).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "orbit: --prune needs --owner NAME or --selector key=value: it deletes only the schedules of that apply set\n",
+    });
+    expect(server.requests).toEqual([]);
   });
 
   it("refuses a missing file with exit 1", async () => {

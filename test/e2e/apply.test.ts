@@ -1,4 +1,7 @@
-/** `orbit schedule apply` against a real server: dry run, create, unchanged, update, prune; and a clean stop. */
+/**
+ * `orbit schedule apply` against a real server: dry run, create, unchanged, update, prune scoped to
+ * the apply set (--owner), all or nothing; and a clean stop.
+ */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,14 +36,13 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
   });
 
   it("says what it would do with --dry-run and changes nothing", async () => {
-    const r = await cli("schedule", "apply", "-f", file, "--prune", "--dry-run");
+    const r = await cli("schedule", "apply", "-f", file, "--owner", "shop", "--prune", "--dry-run");
     expect(r).toEqual({
       code: 0,
       stdout: [
         "would create nightly-orders",
         "would create weekly-report",
-        "would delete orders-every-10s",
-        "dry run, nothing changed: 2 created, 0 updated, 0 unchanged, 1 deleted",
+        "dry run, nothing changed: 2 created, 0 updated, 0 unchanged, 0 deleted",
         "",
       ].join("\n"),
       stderr: "",
@@ -49,24 +51,45 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
   });
 
   it("creates, then finds everything unchanged", async () => {
-    expect((await cli("schedule", "apply", "-f", file)).stdout).toBe(
+    expect((await cli("schedule", "apply", "-f", file, "--owner", "shop")).stdout).toBe(
       "created nightly-orders\ncreated weekly-report\n2 created, 0 updated, 0 unchanged, 0 deleted\n",
     );
-    expect((await cli("schedule", "apply", "-f", file)).stdout).toBe(
+    expect((await cli("schedule", "apply", "-f", file, "--owner", "shop")).stdout).toBe(
       "unchanged nightly-orders\nunchanged weekly-report\n0 created, 0 updated, 2 unchanged, 0 deleted\n",
     );
+    expect((await cli("schedule", "get", "weekly-report")).stdout).toMatch(/labels: +orbit\/owner=shop/);
   });
 
-  it("updates only what changed and prunes what the file does not name", async () => {
+  it("updates only what changed; --prune deletes this set's schedules only (not hand-made ones)", async () => {
     writeFileSync(file, FILE.replace('"0 6 * * MON"', '"0 7 * * MON"'));
-    const r = await cli("schedule", "apply", "-f", file, "--prune");
+    const r = await cli("schedule", "apply", "-f", file, "--owner", "shop", "--prune");
     expect(r.stdout).toBe(
-      'unchanged nightly-orders\nupdated weekly-report\n  cron: "0 6 * * MON" → "0 7 * * MON"\ndeleted orders-every-10s\n0 created, 1 updated, 1 unchanged, 1 deleted\n',
+      'unchanged nightly-orders\nupdated weekly-report\n  cron: "0 6 * * MON" → "0 7 * * MON"\n0 created, 1 updated, 1 unchanged, 0 deleted\n',
     );
     expect((await cli("schedule", "get", "weekly-report")).stdout.split("\n")[0]).toBe(
       'active weekly-report  cron "0 7 * * MON" UTC',
     );
-    expect((await cli("schedule", "list")).stdout).not.toContain("orders-every-10s");
+    // The file drops weekly-report: the dry run says it would go, the real run deletes it; the
+    // hand-made orders-every-10s stays through both.
+    writeFileSync(file, FILE.slice(0, FILE.indexOf("  - schedule_id: weekly-report")));
+    const dry = await cli("schedule", "apply", "-f", file, "--owner", "shop", "--prune", "--dry-run");
+    expect(dry.stdout).toBe(
+      "unchanged nightly-orders\nwould delete weekly-report\ndry run, nothing changed: 0 created, 0 updated, 1 unchanged, 1 deleted\n",
+    );
+    const real = await cli("schedule", "apply", "-f", file, "--owner", "shop", "--prune");
+    expect(real.stdout).toBe(
+      "unchanged nightly-orders\ndeleted weekly-report\n0 created, 0 updated, 1 unchanged, 1 deleted\n",
+    );
+    const list = (await cli("schedule", "list")).stdout;
+    expect(list).toContain("orders-every-10s");
+    expect(list).not.toContain("weekly-report");
+    // Another apply set cannot prune or take over shop's schedules.
+    const other = await cli("schedule", "apply", "-f", file, "--owner", "reports", "--prune");
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(
+      /^orbit: schedules\[0\] \(nightly-orders\): schedule nightly-orders belongs to another apply set/,
+    );
+    expect((await cli("schedule", "apply", "-f", file, "--prune")).stderr).toMatch(/--prune needs --owner/);
   });
 
   it("stops at the server's refusal with exit 1", async () => {
@@ -96,6 +119,21 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     }
     // All or nothing: the valid entry before the bad one was not created either.
     expect((await cli("schedule", "list")).stdout).not.toMatch(/\bfine\b/);
+  });
+
+  it("rolls back an update made before a refused entry (one transaction)", async () => {
+    writeFileSync(
+      file,
+      [
+        "- {schedule_id: nightly-orders, workflow: OrderProcessing, cron: '0 4 * * *'}",
+        "- {schedule_id: broken, workflow: OrderProcessing, cron: '0 3 * * *', overlap: sometimes}",
+        "",
+      ].join("\n"),
+    );
+    const r = await cli("schedule", "apply", "-f", file, "--owner", "shop");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^orbit: schedules\[1\] \(broken\): overlap "sometimes"/);
+    expect((await cli("schedule", "get", "nightly-orders")).stdout.split("\n")[0]).toContain('"0 2 * * *"');
   });
 });
 

@@ -105,6 +105,23 @@ describe("schedule settings", () => {
     expect(refusal({ ...base, description: "x".repeat(1001) }).message).toContain("the most is 1000");
   });
 
+  it("accepts labels (keys sorted), refuses bad names, values and too many", () => {
+    expect(
+      validateSettings({ ...base, labels: { team: "ops", "orbit/owner": "billing" } }, NOW).settings.labels,
+    ).toEqual({
+      "orbit/owner": "billing",
+      team: "ops",
+    });
+    expect(validateSettings(base, NOW).settings.labels).toBeUndefined();
+    expect(refusal({ ...base, labels: ["a"] }).message).toBe("labels must be an object of names to string values");
+    expect(refusal({ ...base, labels: { "-x": "v" } }).message).toMatch(/^labels name "-x" is invalid/);
+    expect(refusal({ ...base, labels: { team: 1 } }).message).toMatch(/^labels\.team must be a string/);
+    expect(refusal({ ...base, labels: { team: "a,b" } }).message).toMatch(/^labels\.team must be a string/);
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, "v"]));
+    expect(refusal({ ...base, labels: many }).message).toBe("labels holds 21 labels; the most is 20");
+    expect(refusal({ ...base, tags: {} }).message).toBe('unknown setting "tags"; did you mean "labels"?');
+  });
+
   it("merges a patch: null unsets, cron replaces interval", () => {
     const { settings } = validateSettings({ ...base, jitter: "5s" }, NOW);
     const merged = mergeSettings(settings, { cron: "*/5 * * * *", timezone: "Europe/Berlin", jitter: null });

@@ -1,0 +1,186 @@
+/**
+ * `POST /v1/schedules/apply` (`orbit schedule apply`, docs/cli.md): make the stored schedules match a
+ * file, in ONE transaction: every entry is validated as the write it becomes and written, then
+ * (with `prune`) the schedules of the same apply scope that the file does not name are deleted.
+ * Any refusal rolls the whole file back, so a file with one bad entry changes nothing; a dry run
+ * runs exactly the same code and rolls back at the end, so it refuses exactly what the real run would.
+ *
+ * The scope is a set of labels (`--owner NAME` is `orbit/owner=NAME`, `--selector k=v`): apply
+ * stamps them on every schedule it writes, and prune deletes only schedules that carry all of them.
+ * A hand-made schedule, or one of another apply set, is never pruned.
+ */
+import { invalidArgument, OrbitError } from "../domain/errors.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import type { ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
+import { changedSettings, type SettingChange, scopedLabels } from "./apply-diff.js";
+import { type Labels, matchesSelector, selectorText, validateLabels } from "./labels.js";
+import type { InputText, Schedules } from "./schedules.js";
+import { validateSettings } from "./settings.js";
+
+export interface ApplyRequest {
+  /** The file's entries: a new schedule's settings, or the settings an existing one should have. */
+  schedules: readonly Record<string, unknown>[];
+  /** The input's JSON text per entry, when it must be kept as written (json-text.ts). */
+  inputTexts?: readonly (string | undefined)[];
+  /** The apply set's labels: stamped on every schedule written, and what prune selects by. */
+  scope?: unknown;
+  prune?: boolean;
+  dryRun?: boolean;
+  /** Access control: throws when the caller may not write schedules of this workflow. */
+  requireWorkflow?: (workflow: string) => void;
+}
+
+export type ApplyAction = "create" | "update" | "unchanged" | "delete";
+
+export interface ApplyStep {
+  action: ApplyAction;
+  schedule_id: string;
+  /** update: each changed setting, its stored value and the file's. */
+  changes?: SettingChange[];
+}
+
+export interface ApplyResult {
+  dry_run: boolean;
+  scope: Labels;
+  steps: ApplyStep[];
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+}
+
+/** Thrown at the end of a dry run so the transaction rolls back; carries the answer out. */
+class DryRunDone extends Error {
+  constructor(readonly result: ApplyResult) {
+    super("dry run");
+  }
+}
+
+export async function applySchedules(schedules: Schedules, req: ApplyRequest): Promise<ApplyResult> {
+  const scope = validateLabels(req.scope ?? {}, "scope") ?? {};
+  if (req.prune === true && Object.keys(scope).length === 0) {
+    throw invalidArgument(
+      "prune needs a scope (orbit schedule apply --owner NAME or --selector key=value): it deletes only the schedules that carry all of its labels",
+    );
+  }
+  const { store, clock } = schedules.o;
+  const now = clock.now();
+  const requireWorkflow = req.requireWorkflow ?? (() => undefined);
+  let result: ApplyResult;
+  try {
+    result = await store.transaction(async (tx) => {
+      const steps: ApplyStep[] = [];
+      const named = new Set<string>();
+      for (const [i, entry] of req.schedules.entries()) {
+        const id = entry.schedule_id;
+        const where = `schedules[${i}]${typeof id === "string" ? ` (${id})` : ""}`;
+        try {
+          if (typeof id !== "string" || id === "") throw invalidArgument("schedule_id is required");
+          if (named.has(id)) throw invalidArgument(`schedule_id ${id} appears twice`);
+          named.add(id);
+          steps.push(
+            await applyEntry(schedules, tx, entry, scope, now, { inputText: req.inputTexts?.[i] }, requireWorkflow),
+          );
+        } catch (err) {
+          if (err instanceof OrbitError) throw new OrbitError(err.code, `${where}: ${err.message}`, err.details);
+          throw err;
+        }
+      }
+      if (req.prune === true) steps.push(...(await prune(tx, named, scope, requireWorkflow)));
+      const n = (a: ApplyAction): number => steps.filter((s) => s.action === a).length;
+      const out: ApplyResult = {
+        dry_run: req.dryRun === true,
+        scope,
+        steps,
+        created: n("create"),
+        updated: n("update"),
+        unchanged: n("unchanged"),
+        deleted: n("delete"),
+      };
+      if (req.dryRun === true) throw new DryRunDone(out);
+      return out;
+    });
+  } catch (err) {
+    if (err instanceof DryRunDone) return err.result;
+    throw err;
+  }
+  if (result.created + result.updated + result.deleted > 0) schedules.o.onChange?.();
+  return result;
+}
+
+async function applyEntry(
+  schedules: Schedules,
+  tx: StoreOps,
+  entry: Record<string, unknown>,
+  scope: Labels,
+  now: number,
+  text: InputText,
+  requireWorkflow: (workflow: string) => void,
+): Promise<ApplyStep> {
+  const id = entry.schedule_id as string;
+  const row = await tx.getSchedule(id, { forUpdate: true });
+  const stored = row === null ? undefined : (row.spec as unknown as ScheduleSettings);
+  if (row !== null) refuseForeign(row, stored?.labels, scope);
+  const labels = scopedLabels(entry.labels, stored?.labels, scope);
+  const body = labels === undefined ? entry : { ...entry, labels };
+  if (row === null) {
+    const v = validateSettings(body, now);
+    requireWorkflow(v.settings.workflow);
+    await schedules.checkWorkflow(tx, v.settings);
+    if (!(await tx.insertSchedule(schedules.newRow(v, text, now)))) {
+      throw new OrbitError("ALREADY_EXISTS", `schedule ${id} already exists`);
+    }
+    return { action: "create", schedule_id: id };
+  }
+  requireWorkflow(row.workflow);
+  const changes = changedSettings(body, stored as unknown as Record<string, unknown>);
+  if (changes.length === 0) return { action: "unchanged", schedule_id: id };
+  const patch: Record<string, unknown> = {};
+  for (const c of changes) patch[c.setting] = body[c.setting] ?? null;
+  if (typeof patch.workflow === "string") requireWorkflow(patch.workflow);
+  await schedules.updateIn(tx, row, patch, now, text);
+  return { action: "update", schedule_id: id, changes };
+}
+
+/** A schedule that carries one of the scope's label names with another value belongs to another apply set. */
+function refuseForeign(row: ScheduleRow, labels: Labels | undefined, scope: Labels): void {
+  for (const [key, value] of Object.entries(scope)) {
+    const have = labels?.[key];
+    if (have !== undefined && have !== value) {
+      throw new OrbitError(
+        "CONFLICT",
+        `schedule ${row.scheduleId} belongs to another apply set (${key}=${have}, not ${value}): rename it in this file, or remove it from the other set first`,
+      );
+    }
+  }
+}
+
+/** Deletes, by id, the schedules that carry every scope label and that the file does not name. */
+async function prune(
+  tx: StoreOps,
+  named: ReadonlySet<string>,
+  scope: Labels,
+  requireWorkflow: (workflow: string) => void,
+): Promise<ApplyStep[]> {
+  const steps: ApplyStep[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const rows = await tx.listSchedules({ ...(after !== undefined ? { afterId: after } : {}), limit: 1000 });
+    for (const row of rows) {
+      if (named.has(row.scheduleId)) continue;
+      if (!matchesSelector((row.spec as unknown as ScheduleSettings).labels, scope)) continue;
+      requireWorkflow(row.workflow);
+      if (!(await tx.deleteSchedule(row.scheduleId, row.revision))) {
+        throw new OrbitError(
+          "CONFLICT",
+          `schedule ${row.scheduleId} changed meanwhile (${selectorText(scope)}); apply again`,
+        );
+      }
+      steps.push({ action: "delete", schedule_id: row.scheduleId });
+    }
+    if (rows.length < 1000) break;
+    after = rows[rows.length - 1]?.scheduleId;
+  }
+  return steps;
+}

@@ -1,0 +1,170 @@
+/**
+ * POST /v1/schedules/apply (`orbit schedule apply`): one transaction for the whole file, prune
+ * scoped to the apply set's labels, a dry run that runs the same checks and rolls back. On SQLite
+ * and, with ORBIT_TEST_DATABASE_URL, PostgreSQL.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PG_URL } from "../helpers/db.js";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+if (!PG_URL)
+  console.warn("skipped: test/api/schedules-apply.test.ts on PostgreSQL: ORBIT_TEST_DATABASE_URL is not set");
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const dialects = [
+  { name: "sqlite", enabled: true },
+  { name: "postgres", enabled: PG_URL !== undefined },
+];
+
+const entry = (id: string, extra: Record<string, unknown> = {}) => ({
+  schedule_id: id,
+  workflow: "Billing",
+  cron: "0 3 * * *",
+  ...extra,
+});
+
+describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled }) => {
+  let t: TestServer;
+  const schema = `orbit_apply_${randomBytes(5).toString("hex")}`;
+  const apply = (body: Record<string, unknown>) => t.call("POST", "/v1/schedules/apply", body);
+  const ids = async (): Promise<string[]> =>
+    (await t.call("GET", "/v1/schedules")).body.schedules.map((s: { schedule_id: string }) => s.schedule_id);
+
+  beforeEach(async () => {
+    if (!enabled) return;
+    if (name === "postgres") {
+      await admin(`CREATE SCHEMA ${schema}`);
+      t = await startTestServer({ database: PG_URL as string, databaseSchema: schema });
+    } else t = await startTestServer();
+    await t.call("POST", "/v1/workflows", { name: "Billing", version: "1.0.0" });
+  });
+  afterEach(async () => {
+    if (!enabled) return;
+    await t.stop();
+    if (name === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  it.skipIf(!enabled)("prunes only the apply set's schedules: never hand-made ones nor another set's", async () => {
+    expect((await t.call("POST", "/v1/schedules", entry("by-hand"))).status).toBe(201);
+    expect((await t.call("POST", "/v1/schedules", entry("labelled", { labels: { team: "ops" } }))).status).toBe(201);
+    const other = await apply({ schedules: [entry("other-1")], scope: { "orbit/owner": "reports" } });
+    expect(other.status).toBe(200);
+    const first = await apply({
+      schedules: [entry("a"), entry("b")],
+      scope: { "orbit/owner": "billing" },
+      prune: true,
+    });
+    expect(first.body).toMatchObject({ created: 2, deleted: 0, scope: { "orbit/owner": "billing" } });
+    expect((await t.call("GET", "/v1/schedules/a")).body.labels).toEqual({ "orbit/owner": "billing" });
+
+    // The file drops b: the dry run shows it would go, and changes nothing.
+    const dry = await apply({
+      schedules: [entry("a")],
+      scope: { "orbit/owner": "billing" },
+      prune: true,
+      dry_run: true,
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.steps).toEqual([
+      { action: "unchanged", schedule_id: "a" },
+      { action: "delete", schedule_id: "b" },
+    ]);
+    expect(dry.body.dry_run).toBe(true);
+    expect(await ids()).toEqual(["a", "b", "by-hand", "labelled", "other-1"]);
+
+    const real = await apply({ schedules: [entry("a")], scope: { "orbit/owner": "billing" }, prune: true });
+    expect(real.body.steps).toEqual(dry.body.steps);
+    expect(await ids()).toEqual(["a", "by-hand", "labelled", "other-1"]);
+
+    // A selector prunes what carries all of its labels, nothing else.
+    const bySelector = await apply({ schedules: [], scope: { team: "ops" }, prune: true });
+    expect(bySelector.body.steps).toEqual([{ action: "delete", schedule_id: "labelled" }]);
+    expect(await ids()).toEqual(["a", "by-hand", "other-1"]);
+  });
+
+  it.skipIf(!enabled)(
+    "refuses an unscoped prune, and taking over another set's schedule; nothing changes",
+    async () => {
+      await apply({ schedules: [entry("mine")], scope: { "orbit/owner": "billing" } });
+      const unscoped = await apply({ schedules: [entry("new-1")], prune: true });
+      expect(unscoped.status).toBe(400);
+      expect(unscoped.body.message).toMatch(/^prune needs a scope/);
+      const takeover = await apply({ schedules: [entry("new-2"), entry("mine")], scope: { "orbit/owner": "reports" } });
+      expect(takeover.status).toBe(409);
+      expect(takeover.body.message).toBe(
+        "schedules[1] (mine): schedule mine belongs to another apply set (orbit/owner=billing, not reports): rename it in this file, or remove it from the other set first",
+      );
+      expect(await ids()).toEqual(["mine"]);
+    },
+  );
+
+  it.skipIf(!enabled)("adopts a hand-made schedule the file names (its labels gain the scope)", async () => {
+    await t.call("POST", "/v1/schedules", entry("adopted", { labels: { team: "ops" } }));
+    const r = await apply({ schedules: [entry("adopted")], scope: { "orbit/owner": "billing" } });
+    expect(r.body.steps).toEqual([
+      {
+        action: "update",
+        schedule_id: "adopted",
+        changes: [{ setting: "labels", from: { team: "ops" }, to: { team: "ops", "orbit/owner": "billing" } }],
+      },
+    ]);
+    expect((await t.call("GET", "/v1/schedules/adopted")).body.labels).toEqual({
+      "orbit/owner": "billing",
+      team: "ops",
+    });
+  });
+
+  it.skipIf(!enabled)(
+    "is all or nothing: a bad last entry undoes the creates, updates and deletions before it",
+    async () => {
+      await apply({ schedules: [entry("keep"), entry("gone")], scope: { "orbit/owner": "billing" } });
+      const before = (await t.call("GET", "/v1/schedules/keep")).body;
+      const body = {
+        schedules: [entry("keep", { cron: "0 4 * * *" }), entry("fresh"), entry("typo", { timezone: "Europe/Pariss" })],
+        scope: { "orbit/owner": "billing" },
+        prune: true,
+      };
+      for (const dryRun of [true, false]) {
+        const r = await apply({ ...body, dry_run: dryRun });
+        expect(r.status).toBe(400);
+        expect(r.body.message).toMatch(/^schedules\[2\] \(typo\): .*Europe\/Pariss/);
+      }
+      expect(await ids()).toEqual(["gone", "keep"]);
+      const after = (await t.call("GET", "/v1/schedules/keep")).body;
+      expect(after.cron).toBe("0 3 * * *");
+      expect(after.revision).toBe(before.revision);
+      // Fixed, the same file applies whole: an update with its diff, a create, a prune.
+      body.schedules[2] = entry("typo", { timezone: "Europe/Paris" });
+      const r = await apply(body);
+      expect(r.status).toBe(200);
+      expect(r.body.steps).toEqual([
+        { action: "update", schedule_id: "keep", changes: [{ setting: "cron", from: "0 3 * * *", to: "0 4 * * *" }] },
+        { action: "create", schedule_id: "fresh" },
+        { action: "create", schedule_id: "typo" },
+        { action: "delete", schedule_id: "gone" },
+      ]);
+      expect(await ids()).toEqual(["fresh", "keep", "typo"]);
+    },
+  );
+
+  it.skipIf(!enabled)("refuses bad labels and scopes with 400", async () => {
+    const bad = await t.call("POST", "/v1/schedules", entry("x", { labels: { "bad key": "v" } }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^labels name "bad key" is invalid/);
+    const scope = await apply({ schedules: [entry("y")], scope: { owner: "a,b" } });
+    expect(scope.status).toBe(400);
+    expect(scope.body.message).toMatch(/^scope\.owner must be a string/);
+    expect(await ids()).toEqual([]);
+  });
+});
