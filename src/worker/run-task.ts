@@ -14,6 +14,7 @@ import {
   LeaseLostError,
   NonRetryableError,
 } from "./errors.js";
+import { inputMismatch } from "./input-check.js";
 import type { ProtocolClient } from "./protocol-client.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
@@ -79,6 +80,13 @@ export async function runTask(
     draining: () => control.draining(),
   });
   try {
+    // Input this definition's schema refuses fails the task, not the worker (docs/outcomes.md).
+    const mismatch = task.status === "COMPENSATING" ? null : inputMismatch(def, task);
+    if (mismatch !== null) {
+      await api.fail(task.task_id, mismatch, false, retryFor);
+      logFailure(log, task, mismatch, "final");
+      return;
+    }
     const outcome = await attempt(def, ctx, task);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
       log.warn("lost the task's lease; another worker may run it", { task_id: task.task_id });

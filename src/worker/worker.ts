@@ -9,6 +9,7 @@ import { hostname } from "node:os";
 import { OrbitClient } from "../client/client.js";
 import { SystemClock } from "../clock/system-clock.js";
 import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { errorJson } from "./errors.js";
 import { ProtocolClient } from "./protocol-client.js";
@@ -142,12 +143,22 @@ export class Worker {
   private async register(): Promise<void> {
     const client = new OrbitClient({ baseUrl: this.o.server, token: this.o.token ?? null });
     for (const w of this.byKey.values()) {
-      await client.registerWorkflow({
-        name: w.name,
-        version: w.version,
-        ...(w.input !== undefined ? { input_schema: w.input } : {}),
-        ...(w.description !== undefined ? { description: w.description } : {}),
-      });
+      try {
+        await client.registerWorkflow({
+          name: w.name,
+          version: w.version,
+          ...(w.input !== undefined ? { input_schema: w.input } : {}),
+          ...(w.description !== undefined ? { description: w.description } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof OrbitError) || err.code !== "ALREADY_EXISTS") throw err;
+        // The server holds this version with another input schema: run it anyway, and fail each
+        // task whose input this definition's schema refuses (docs/outcomes.md).
+        this.log.warn("the server has this workflow version with another input schema", {
+          workflow: `${w.name}@${w.version}`,
+          error: err.message,
+        });
+      }
     }
   }
 
