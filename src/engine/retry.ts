@@ -7,6 +7,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { Execution } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
+import { triggerPatch } from "./task-transitions.js";
 
 export async function retryExecution(
   tx: StoreOps,
@@ -35,6 +36,7 @@ export async function retryExecution(
     run,
     attempt: 1,
     endedMs: null,
+    ...triggerPatch(execution, 1, now),
   });
   await tx.insertTask({
     taskId: newTaskId,

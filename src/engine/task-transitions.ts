@@ -8,6 +8,7 @@ import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
+import { formatInstant } from "../time/format.js";
 import { isTimeoutError } from "./timeouts.js";
 
 /** Lost leases are retried whatever the retry policy (the code did not fail), but not forever. */
@@ -47,6 +48,16 @@ export async function holdTask(tx: StoreOps, taskId: string, workerId: string): 
   return { execution, task };
 }
 
+/**
+ * The trigger as attempt `attempt` sees it (docs/design.md § What the execution receives): `attempt`
+ * and `started_at` follow the attempts, so `ctx.trigger.attempt` is always `ctx.attempt` and
+ * `started_at` is when this attempt became due. An execution without a trigger keeps none.
+ */
+export function triggerPatch(execution: Execution, attempt: number, startedMs: number): { trigger?: JsonObject } {
+  const trigger = execution.trigger;
+  return trigger === null ? {} : { trigger: { ...trigger, attempt, started_at: formatInstant(startedMs) } };
+}
+
 /** Back-off before attempt `attempt + 1`: backoff × 2^(attempt − 1), at most 10 minutes. */
 export function backoffMs(task: TaskLease, attempt: number): number {
   return Math.min(MAX_BACKOFF_MS, task.backoffMs * 2 ** Math.max(0, attempt - 1));
@@ -70,7 +81,7 @@ export async function requeue(
     leaseUntilMs: null,
     availableMs,
   });
-  await tx.updateExecution(execution.executionId, { attempt: next });
+  await tx.updateExecution(execution.executionId, { attempt: next, ...triggerPatch(execution, next, availableMs) });
   await tx.appendEvent(
     execution.executionId,
     event,
@@ -174,7 +185,7 @@ export async function continueAsNew(
   }
   const run = task.run + 1;
   await tx.updateTask(task.taskId, { state: "done" });
-  await tx.updateExecution(execution.executionId, { run, attempt: 1 });
+  await tx.updateExecution(execution.executionId, { run, attempt: 1, ...triggerPatch(execution, 1, now) });
   await tx.setExecutionInput(execution.executionId, input);
   await tx.insertTask({
     taskId: newTaskId,

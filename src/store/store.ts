@@ -26,7 +26,10 @@ export type DialectName = "sqlite" | "postgres";
 
 /** The fields of an execution a state transition may change. */
 export type ExecutionPatch = Partial<
-  Pick<Execution, "status" | "result" | "error" | "cancelReason" | "run" | "attempt" | "startedMs" | "endedMs">
+  Pick<
+    Execution,
+    "status" | "result" | "error" | "cancelReason" | "run" | "attempt" | "startedMs" | "endedMs" | "trigger"
+  >
 >;
 
 export interface ExecutionFilter {

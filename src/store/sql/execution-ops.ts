@@ -25,6 +25,7 @@ const EXECUTION_PATCH_COLUMNS: Record<keyof ExecutionPatch, string> = {
   attempt: "attempt",
   startedMs: "started_ms",
   endedMs: "ended_ms",
+  trigger: '"trigger"',
 };
 
 const TASK_PATCH_COLUMNS: Record<keyof WorkerTaskPatch, string> = {
@@ -216,7 +217,9 @@ export class ExecutionOps {
       if (!(key in patch) || patch[key] === undefined) continue;
       sets.push(`${column} = ?`);
       const value = patch[key];
-      params.push(key === "result" || key === "error" ? jsonParam(patch[key]) : (value as SqlParam));
+      params.push(
+        key === "result" || key === "error" || key === "trigger" ? jsonParam(patch[key]) : (value as SqlParam),
+      );
     }
     if (!sets.length) return (await this.getExecution(executionId)) !== null;
     params.push(executionId);
