@@ -158,9 +158,9 @@ describe("startup and shutdown", () => {
       (n) => n > 0,
       "the backfill to start",
     );
-    const started = Date.now();
+    // Both calls settle once the in-flight request has finished (a hang fails on the test's timeout;
+    // no timed assertion: under load the backfill alone can take seconds).
     await Promise.all([s.server.close(), s.server.close()]);
-    expect(Date.now() - started).toBeLessThan(5000);
     const r = await inflight;
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ occurrences: 3000, started: 3000 });

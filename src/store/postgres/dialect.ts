@@ -1,4 +1,5 @@
 /** Everything PostgreSQL-specific the shared SQL needs (see ../sql/dialect.ts). */
+import { arrayParam } from "../sql/columns.js";
 import type { SqlDialect } from "../sql/dialect.js";
 
 /** Advisory lock keys Orbit uses, fixed so that every server of a cluster agrees on them. */
@@ -17,6 +18,10 @@ export const postgresDialect: SqlDialect = {
   admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEYS.admission})`,
   // node-postgres already parses json/jsonb columns.
   readJson: (value) => value,
+  batch: "unnest",
+  jsonText: (column, key) => `${column}->>'${key}'`,
+  jsonFirstInteger: (column) => `(${column}->>0)::bigint`,
+  inList: (column, values) => ({ sql: `${column} = ANY(?::text[])`, param: arrayParam(values) }),
 };
 
 /**

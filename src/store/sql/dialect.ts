@@ -6,6 +6,7 @@
  * and `RETURNING`.
  */
 import type { DialectName } from "../store.js";
+import type { SqlParam } from "./executor.js";
 
 export interface SqlDialect {
   readonly name: DialectName;
@@ -22,4 +23,19 @@ export interface SqlDialect {
   readonly admissionLock: string | null;
   /** Decodes a JSON column as the driver returns it (text on SQLite, parsed on PostgreSQL). */
   readJson(value: unknown): unknown;
+  /**
+   * How a batch is written: `unnest`, one statement per batch with one array parameter per column
+   * (a round trip saved per row); `rows`, the single-row statement once per row (SQLite, where a
+   * statement is a function call). See columns.ts `batchInsertSql`.
+   */
+  readonly batch: "unnest" | "rows";
+  /** The text of a JSON object column's top-level key, as an SQL expression. */
+  jsonText(column: string, key: string): string;
+  /** The first element of a JSON array column as an integer, as an SQL expression. */
+  jsonFirstInteger(column: string): string;
+  /**
+   * `column` is one of a list bound as one parameter: `{ sql, param }` where `sql` holds one `?`
+   * (PostgreSQL `= ANY(?::text[])`, SQLite `IN (SELECT value FROM json_each(?))`).
+   */
+  inList(column: string, values: readonly string[]): { sql: string; param: SqlParam };
 }

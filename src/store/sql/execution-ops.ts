@@ -8,76 +8,39 @@ import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
 import type { ExecutionFilter, ExecutionPatch, FirstEvent, LockOption } from "../store.js";
-import { pgColumn } from "./batch.js";
+import { batchInsertSql, columnSet, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
-import { jsonParam, RowMapper } from "./row-mappers.js";
+import { RowMapper } from "./row-mappers.js";
+import { EVENTS, EXECUTION_ALL, EXECUTIONS, TASK_ALL, TASKS } from "./tables.js";
 
-const EXECUTION_COLUMNS =
-  'execution_id, workflow, version, input, status, schedule_id, "trigger", result, error, cancel_reason, concurrency_key, run, attempt, created_ms, started_ms, ended_ms';
+const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
+  tail: "ON CONFLICT (execution_id) DO NOTHING",
+});
+const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL);
+/** A first event (seq 1), batched with the execution it starts. */
+const FIRST_EVENT = columnSet(EVENTS);
+const INSERT_FIRST_EVENT = batchInsertSql(EVENTS, FIRST_EVENT);
 
-const EXECUTION_PATCH_COLUMNS: Record<keyof ExecutionPatch, string> = {
-  status: "status",
-  result: "result",
-  error: "error",
-  cancelReason: "cancel_reason",
-  run: "run",
-  attempt: "attempt",
-  startedMs: "started_ms",
-  endedMs: "ended_ms",
-  trigger: '"trigger"',
-};
-
-const TASK_PATCH_COLUMNS: Record<keyof WorkerTaskPatch, string> = {
-  state: "state",
-  attempt: "attempt",
-  leaseOwner: "lease_owner",
-  leaseUntilMs: "lease_until_ms",
-  availableMs: "available_ms",
-};
-
-const INSERT_EXECUTION = `INSERT INTO orbit_executions (${EXECUTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (execution_id) DO NOTHING`;
-
-function executionParams(e: Execution): SqlParam[] {
-  return [
-    e.executionId,
-    e.workflow,
-    e.version,
-    jsonParam(e.input),
-    e.status,
-    e.scheduleId,
-    jsonParam(e.trigger),
-    jsonParam(e.result),
-    jsonParam(e.error),
-    e.cancelReason,
-    e.concurrencyKey,
-    e.run,
-    e.attempt,
-    e.createdMs,
-    e.startedMs,
-    e.endedMs,
-  ];
-}
-
-const INSERT_TASK = `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner, lease_until_ms, available_ms, created_ms)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-function taskParams(t: WorkerTask): SqlParam[] {
-  return [
-    t.taskId,
-    t.executionId,
-    t.run,
-    t.workflow,
-    t.version,
-    t.state,
-    t.attempt,
-    t.leaseOwner,
-    t.leaseUntilMs,
-    t.availableMs,
-    t.createdMs,
-  ];
-}
+/** The columns an execution patch may set, by the patch's field. */
+const EXECUTION_PATCH: readonly (keyof ExecutionPatch & keyof Execution)[] = [
+  "status",
+  "result",
+  "error",
+  "cancelReason",
+  "run",
+  "attempt",
+  "startedMs",
+  "endedMs",
+  "trigger",
+];
+const TASK_PATCH: readonly (keyof WorkerTaskPatch)[] = [
+  "state",
+  "attempt",
+  "leaseOwner",
+  "leaseUntilMs",
+  "availableMs",
+];
 
 /** Highest semver first; SQL orders by the numeric parts, this settles prereleases exactly. */
 function bySemverDesc(a: Workflow, b: Workflow): number {
@@ -145,43 +108,18 @@ export class ExecutionOps {
   // Executions
 
   async insertExecution(e: Execution): Promise<boolean> {
-    return (await this.exec.run(INSERT_EXECUTION, executionParams(e))) === 1;
+    return (await this.exec.run(INSERT_EXECUTION.single, EXECUTION_ALL.params(e))) === 1;
   }
 
   async insertExecutions(executions: readonly Execution[]): Promise<string[]> {
     if (executions.length === 0) return [];
-    if (this.sqlDialect.name !== "postgres") {
-      const changed = await this.exec.runMany(INSERT_EXECUTION, executions.map(executionParams));
+    if (this.sqlDialect.batch === "rows") {
+      const changed = await this.exec.runMany(INSERT_EXECUTION.single, executions.map(EXECUTION_ALL.params));
       return executions.filter((_, i) => changed[i] === 1).map((e) => e.executionId);
     }
     const rows = await this.exec.all(
-      `INSERT INTO orbit_executions (${EXECUTION_COLUMNS})
-       SELECT u.execution_id, u.workflow, u.version, u.input::jsonb, u.status, u.schedule_id, u.trig::jsonb,
-              u.result::jsonb, u.error::jsonb, u.cancel_reason, u.concurrency_key, u.run, u.attempt, u.created_ms,
-              u.started_ms, u.ended_ms
-       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-                   ?::text[], ?::text[], ?::int[], ?::int[], ?::bigint[], ?::bigint[], ?::bigint[])
-         AS u(execution_id, workflow, version, input, status, schedule_id, trig, result, error, cancel_reason,
-              concurrency_key, run, attempt, created_ms, started_ms, ended_ms)
-       ON CONFLICT (execution_id) DO NOTHING RETURNING execution_id`,
-      [
-        pgColumn(executions, (e) => e.executionId),
-        pgColumn(executions, (e) => e.workflow),
-        pgColumn(executions, (e) => e.version),
-        pgColumn(executions, (e) => jsonParam(e.input)),
-        pgColumn(executions, (e) => e.status),
-        pgColumn(executions, (e) => e.scheduleId),
-        pgColumn(executions, (e) => jsonParam(e.trigger)),
-        pgColumn(executions, (e) => jsonParam(e.result)),
-        pgColumn(executions, (e) => jsonParam(e.error)),
-        pgColumn(executions, (e) => e.cancelReason),
-        pgColumn(executions, (e) => e.concurrencyKey),
-        pgColumn(executions, (e) => e.run),
-        pgColumn(executions, (e) => e.attempt),
-        pgColumn(executions, (e) => e.createdMs),
-        pgColumn(executions, (e) => e.startedMs),
-        pgColumn(executions, (e) => e.endedMs),
-      ],
+      `${INSERT_EXECUTION.unnest} RETURNING execution_id`,
+      EXECUTION_ALL.arrays(executions),
     );
     return rows.map((r) => String(r.execution_id));
   }
@@ -189,41 +127,31 @@ export class ExecutionOps {
   async getExecutionStatuses(executionIds: readonly string[]): Promise<Map<string, ExecutionStatus>> {
     const statuses = new Map<string, ExecutionStatus>();
     if (executionIds.length === 0) return statuses;
-    const rows =
-      this.sqlDialect.name === "postgres"
-        ? await this.exec.all("SELECT execution_id, status FROM orbit_executions WHERE execution_id = ANY(?::text[])", [
-            pgColumn(executionIds, (id) => id),
-          ])
-        : await this.exec.all(
-            "SELECT execution_id, status FROM orbit_executions WHERE execution_id IN (SELECT value FROM json_each(?))",
-            [JSON.stringify(executionIds)],
-          );
+    const ids = this.sqlDialect.inList("execution_id", executionIds);
+    const rows = await this.exec.all(`SELECT execution_id, status FROM orbit_executions WHERE ${ids.sql}`, [ids.param]);
     for (const row of rows) statuses.set(String(row.execution_id), String(row.status) as ExecutionStatus);
     return statuses;
   }
 
   async getExecution(executionId: string, lock?: LockOption): Promise<Execution | null> {
     const rows = await this.exec.all(
-      `SELECT ${EXECUTION_COLUMNS} FROM orbit_executions WHERE execution_id = ?${this.lock(lock)}`,
+      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions WHERE execution_id = ?${this.lock(lock)}`,
       [executionId],
     );
     return rows[0] ? this.map.execution(rows[0]) : null;
   }
 
   async updateExecution(executionId: string, patch: ExecutionPatch): Promise<boolean> {
-    const sets: string[] = [];
-    const params: SqlParam[] = [];
-    for (const [key, column] of Object.entries(EXECUTION_PATCH_COLUMNS) as [keyof ExecutionPatch, string][]) {
-      if (!(key in patch) || patch[key] === undefined) continue;
-      sets.push(`${column} = ?`);
-      const value = patch[key];
-      params.push(
-        key === "result" || key === "error" || key === "trigger" ? jsonParam(patch[key]) : (value as SqlParam),
-      );
-    }
-    if (!sets.length) return (await this.getExecution(executionId)) !== null;
-    params.push(executionId);
-    return (await this.exec.run(`UPDATE orbit_executions SET ${sets.join(", ")} WHERE execution_id = ?`, params)) > 0;
+    const fields = EXECUTION_PATCH.filter((k) => patch[k] !== undefined);
+    if (!fields.length) return (await this.getExecution(executionId)) !== null;
+    const set = columnSet(EXECUTIONS, fields);
+    const params = set.params(patch as Execution);
+    return (
+      (await this.exec.run(`UPDATE orbit_executions SET ${set.sets} WHERE execution_id = ?`, [
+        ...params,
+        executionId,
+      ])) > 0
+    );
   }
 
   async countActiveExecutions(): Promise<number> {
@@ -243,7 +171,7 @@ export class ExecutionOps {
 
   async findActiveExecutionWithKey(key: string): Promise<Execution | null> {
     const rows = await this.exec.all(
-      `SELECT ${EXECUTION_COLUMNS} FROM orbit_executions
+      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions
        WHERE concurrency_key = ? AND status IN ('RUNNING', 'COMPENSATING') LIMIT 1`,
       [key],
     );
@@ -279,7 +207,7 @@ export class ExecutionOps {
     }
     params.push(filter.limit);
     const rows = await this.exec.all(
-      `SELECT ${EXECUTION_COLUMNS} FROM orbit_executions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
+      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
        ORDER BY created_ms DESC, execution_id DESC LIMIT ?`,
       params,
     );
@@ -300,24 +228,12 @@ export class ExecutionOps {
 
   async insertFirstEvents(events: readonly FirstEvent[]): Promise<void> {
     if (events.length === 0) return;
-    if (this.sqlDialect.name !== "postgres") {
-      await this.exec.runMany(
-        "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms) VALUES (?, 1, ?, ?, ?)",
-        events.map((e) => [e.executionId, e.type, jsonParam(e.data), e.atMs]),
-      );
+    const rows = events.map((e) => ({ ...e, seq: 1 }));
+    if (this.sqlDialect.batch === "rows") {
+      await this.exec.runMany(INSERT_FIRST_EVENT.single, rows.map(FIRST_EVENT.params));
       return;
     }
-    await this.exec.run(
-      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
-       SELECT u.execution_id, 1, u.type, u.data::jsonb, u.at_ms
-       FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`,
-      [
-        pgColumn(events, (e) => e.executionId),
-        pgColumn(events, (e) => e.type),
-        pgColumn(events, (e) => jsonParam(e.data)),
-        pgColumn(events, (e) => e.atMs),
-      ],
-    );
+    await this.exec.run(INSERT_FIRST_EVENT.unnest, FIRST_EVENT.arrays(rows));
   }
 
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
@@ -330,33 +246,16 @@ export class ExecutionOps {
   // Worker tasks
 
   async insertTask(t: WorkerTask): Promise<void> {
-    await this.exec.run(INSERT_TASK, taskParams(t));
+    await this.exec.run(INSERT_TASK.single, TASK_ALL.params(t));
   }
 
   async insertTasks(tasks: readonly WorkerTask[]): Promise<void> {
     if (tasks.length === 0) return;
-    if (this.sqlDialect.name !== "postgres") {
-      await this.exec.runMany(INSERT_TASK, tasks.map(taskParams));
+    if (this.sqlDialect.batch === "rows") {
+      await this.exec.runMany(INSERT_TASK.single, tasks.map(TASK_ALL.params));
       return;
     }
-    await this.exec.run(
-      `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner, lease_until_ms, available_ms, created_ms)
-       SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[],
-                            ?::bigint[], ?::bigint[], ?::bigint[])`,
-      [
-        pgColumn(tasks, (t) => t.taskId),
-        pgColumn(tasks, (t) => t.executionId),
-        pgColumn(tasks, (t) => t.run),
-        pgColumn(tasks, (t) => t.workflow),
-        pgColumn(tasks, (t) => t.version),
-        pgColumn(tasks, (t) => t.state),
-        pgColumn(tasks, (t) => t.attempt),
-        pgColumn(tasks, (t) => t.leaseOwner),
-        pgColumn(tasks, (t) => t.leaseUntilMs),
-        pgColumn(tasks, (t) => t.availableMs),
-        pgColumn(tasks, (t) => t.createdMs),
-      ],
-    );
+    await this.exec.run(INSERT_TASK.unnest, TASK_ALL.arrays(tasks));
   }
 
   async getTaskForExecution(executionId: string, lock?: LockOption): Promise<WorkerTask | null> {
@@ -368,15 +267,14 @@ export class ExecutionOps {
   }
 
   async updateTask(taskId: string, patch: WorkerTaskPatch): Promise<boolean> {
-    const sets: string[] = [];
-    const params: SqlParam[] = [];
-    for (const [key, column] of Object.entries(TASK_PATCH_COLUMNS) as [keyof WorkerTaskPatch, string][]) {
-      if (patch[key] === undefined) continue;
-      sets.push(`${column} = ?`);
-      params.push(patch[key]);
-    }
-    if (!sets.length) return false;
-    params.push(taskId);
-    return (await this.exec.run(`UPDATE orbit_worker_tasks SET ${sets.join(", ")} WHERE task_id = ?`, params)) > 0;
+    const fields = TASK_PATCH.filter((k) => patch[k] !== undefined);
+    if (!fields.length) return false;
+    const set = columnSet(TASKS, fields);
+    return (
+      (await this.exec.run(`UPDATE orbit_worker_tasks SET ${set.sets} WHERE task_id = ?`, [
+        ...set.params(patch as WorkerTask),
+        taskId,
+      ])) > 0
+    );
   }
 }

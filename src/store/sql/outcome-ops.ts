@@ -15,9 +15,8 @@ import type {
 } from "../outcome-store.js";
 import type { ScheduleOutcomes } from "../rows.js";
 import type { WorkflowRef } from "../task-store.js";
-import { pgColumn } from "./batch.js";
+import { jsonParam } from "./columns.js";
 import type { SqlParam, SqlRow } from "./executor.js";
-import { jsonParam } from "./row-mappers.js";
 import { TaskOps } from "./task-ops.js";
 
 const ACTIVE = "status IN ('RUNNING', 'COMPENSATING')";
@@ -45,17 +44,12 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     runDeadlineMs: number | null,
   ): Promise<void> {
     if (executionIds.length === 0) return;
-    if (this.sqlDialect.name === "postgres") {
-      await this.exec.run(
-        "UPDATE orbit_executions SET start_deadline_ms = ?, run_deadline_ms = ? WHERE execution_id = ANY(?::text[])",
-        [startDeadlineMs, runDeadlineMs, pgColumn(executionIds, (id) => id)],
-      );
-      return;
-    }
-    await this.exec.run(
-      "UPDATE orbit_executions SET start_deadline_ms = ?, run_deadline_ms = ? WHERE execution_id IN (SELECT value FROM json_each(?))",
-      [startDeadlineMs, runDeadlineMs, JSON.stringify(executionIds)],
-    );
+    const ids = this.sqlDialect.inList("execution_id", executionIds);
+    await this.exec.run(`UPDATE orbit_executions SET start_deadline_ms = ?, run_deadline_ms = ? WHERE ${ids.sql}`, [
+      startDeadlineMs,
+      runDeadlineMs,
+      ids.param,
+    ]);
   }
 
   async clearDeadlines(executionId: string, which: "start" | "both"): Promise<void> {

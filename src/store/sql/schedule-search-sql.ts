@@ -5,7 +5,8 @@
  * rows; the state counts are one GROUP BY over the same filters without the state one. No text
  * index: a LIKE over 10,000 rows is a scan of one table, cheaper than reading and mapping them.
  */
-import type { DialectName, ScheduleSearchFilter } from "../store.js";
+import type { ScheduleSearchFilter } from "../store.js";
+import type { SqlDialect } from "./dialect.js";
 import type { SqlParam } from "./executor.js";
 
 /** The sort key of each sort, as an SQL expression (null where the schedule has none). */
@@ -35,11 +36,11 @@ export interface SearchSql {
 /** `%text%` for LIKE, with the pattern characters escaped (ESCAPE '\'). */
 const contains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function scheduleSearchSql(dialect: DialectName, f: ScheduleSearchFilter): SearchSql {
+export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter): SearchSql {
   const where: string[] = [];
   const params: SqlParam[] = [];
   if (f.q !== undefined && f.q !== "") {
-    const description = dialect === "postgres" ? "spec->>'description'" : "json_extract(spec, '$.description')";
+    const description = dialect.jsonText("spec", "description");
     const like = (col: string) => `LOWER(${col}) LIKE ? ESCAPE '\\'`;
     where.push(`(${like("schedule_id")} OR ${like("workflow")} OR ${like(description)})`);
     const p = contains(f.q);
@@ -50,7 +51,7 @@ export function scheduleSearchSql(dialect: DialectName, f: ScheduleSearchFilter)
     params.push(f.workflow);
   }
   if (f.outcome !== undefined) {
-    const status = dialect === "postgres" ? "last_outcome->>'status'" : "json_extract(last_outcome, '$.status')";
+    const status = dialect.jsonText("last_outcome", "status");
     const wanted = OUTCOME_STATUS[f.outcome];
     if (wanted === undefined) where.push("last_outcome IS NULL");
     else {

@@ -15,84 +15,62 @@ import type {
   ScheduleSearchFilter,
   StoreOps,
 } from "../store.js";
-import { pgColumn } from "./batch.js";
+import { batchInsertSql, jsonParam } from "./columns.js";
 import type { SqlParam } from "./executor.js";
 import { OutcomeOps } from "./outcome-ops.js";
 import { endedCutoffKeeping, pruneExecutionsBatch } from "./retention-ops.js";
-import { jsonParam, SCHEDULE_MUTABLE_COLUMNS, scheduleParams } from "./row-mappers.js";
 import { scheduleSearchSql } from "./schedule-search-sql.js";
+import {
+  IDEMPOTENCY_ALL,
+  IDEMPOTENCY_KEYS,
+  OCCURRENCE_NEW,
+  OCCURRENCES,
+  SCHEDULE_ADVANCE,
+  SCHEDULE_ALL,
+  SCHEDULE_UPDATE,
+  SCHEDULES,
+} from "./tables.js";
 
-const SCHEDULE_INSERT_COLUMNS = ["schedule_id", ...SCHEDULE_MUTABLE_COLUMNS, "revision", "created_ms"].join(", ");
-const SCHEDULE_INSERT_MARKS = Array.from({ length: SCHEDULE_MUTABLE_COLUMNS.length + 3 }, () => "?").join(", ");
-/** The columns a fire changes (advanceSchedules), bound in this order after the CAS. */
-const ADVANCE_COLUMNS = [
-  "state",
-  "next_fire_ms",
-  "due_ms",
-  "retry_ms",
-  "fired",
-  "skipped",
-  "last_fire_ms",
-  "last_execution_id",
-  "last_error",
-  "buffered",
-] as const;
-const ADVANCE_SQLITE = `UPDATE orbit_schedules SET ${ADVANCE_COLUMNS.map((c) => `${c} = ?`).join(", ")}, revision = revision + 1
+const INSERT_SCHEDULE = batchInsertSql(SCHEDULES, SCHEDULE_ALL, { tail: "ON CONFLICT (schedule_id) DO NOTHING" });
+/** A fire's compare-and-set: the schedule's revision and nominal next fire must be what it read. */
+const ADVANCE_SQLITE = `UPDATE orbit_schedules SET ${SCHEDULE_ADVANCE.sets}, revision = revision + 1
   WHERE schedule_id = ? AND revision = ? AND next_fire_ms IS NOT DISTINCT FROM ?`;
-const ADVANCE_POSTGRES = `UPDATE orbit_schedules AS s SET ${ADVANCE_COLUMNS.map((c) => `${c} = u.${c}${c === "buffered" ? "::jsonb" : ""}`).join(", ")},
+const ADVANCE_POSTGRES = `UPDATE orbit_schedules AS s SET ${SCHEDULE_ADVANCE.setsFromUnnest},
     revision = s.revision + 1
-  FROM unnest(?::text[], ?::int[], ?::bigint[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[],
-              ?::bigint[], ?::text[], ?::text[], ?::text[])
-    AS u(schedule_id, expected_revision, expected_next_fire_ms, ${ADVANCE_COLUMNS.join(", ")})
+  FROM unnest(?::text[], ?::int[], ?::bigint[], ${SCHEDULE_ADVANCE.arrayMarks})
+    AS u(schedule_id, expected_revision, expected_next_fire_ms, ${SCHEDULE_ADVANCE.list})
   WHERE s.schedule_id = u.schedule_id AND s.revision = u.expected_revision
     AND s.next_fire_ms IS NOT DISTINCT FROM u.expected_next_fire_ms
   RETURNING s.schedule_id`;
 
-function advanceParams(row: ScheduleRow): SqlParam[] {
-  return [
-    row.state,
-    row.nextFireMs,
-    row.dueMs,
-    row.retryMs,
-    row.fired,
-    row.skipped,
-    row.lastFireMs,
-    row.lastExecutionId,
-    row.lastError,
-    jsonParam(row.buffered),
-  ];
+/** A new ledger row with its defaults, in the table's shape (the id is the database's). */
+function occurrence(o: NewOccurrence) {
+  return {
+    id: 0,
+    scheduleId: o.scheduleId,
+    kind: o.kind,
+    occurrenceMs: o.occurrenceMs,
+    rangeFromMs: o.rangeFromMs ?? null,
+    rangeToMs: o.rangeToMs ?? null,
+    count: o.count ?? 1,
+    reason: o.reason ?? null,
+    executionId: o.executionId ?? null,
+    error: o.error ?? null,
+    recordedMs: o.recordedMs,
+  };
 }
+const occurrenceParams = (o: NewOccurrence): SqlParam[] => OCCURRENCE_NEW.params(occurrence(o));
+const INSERT_OCCURRENCE = batchInsertSql(OCCURRENCES, OCCURRENCE_NEW, { ordered: true });
 
-const OCCURRENCE_COLUMNS =
-  "schedule_id, kind, occurrence_ms, range_from_ms, range_to_ms, count, reason, execution_id, error, recorded_ms";
-
-function occurrenceParams(o: NewOccurrence): SqlParam[] {
-  return [
-    o.scheduleId,
-    o.kind,
-    o.occurrenceMs,
-    o.rangeFromMs ?? null,
-    o.rangeToMs ?? null,
-    o.count ?? 1,
-    o.reason ?? null,
-    o.executionId ?? null,
-    o.error ?? null,
-    o.recordedMs,
-  ];
-}
-
-const SCHEDULE_SETS = [...SCHEDULE_MUTABLE_COLUMNS.map((c) => `${c} = ?`), "revision = ?"].join(", ");
+const INSERT_IDEMPOTENCY_KEY = batchInsertSql(IDEMPOTENCY_KEYS, IDEMPOTENCY_ALL, {
+  tail: "ON CONFLICT (scope, key) DO NOTHING",
+});
 
 export class SqlOps extends OutcomeOps implements StoreOps {
   // Schedules
 
   async insertSchedule(row: ScheduleRow): Promise<boolean> {
-    const changed = await this.exec.run(
-      `INSERT INTO orbit_schedules (${SCHEDULE_INSERT_COLUMNS}) VALUES (${SCHEDULE_INSERT_MARKS})
-       ON CONFLICT (schedule_id) DO NOTHING`,
-      [row.scheduleId, ...scheduleParams(row), row.revision, row.createdMs],
-    );
-    return changed === 1;
+    return (await this.exec.run(INSERT_SCHEDULE.single, SCHEDULE_ALL.params(row))) === 1;
   }
 
   async getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null> {
@@ -116,7 +94,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   async searchSchedules(
     filter: ScheduleSearchFilter,
   ): Promise<{ rows: ScheduleRow[]; counts: Record<string, number> }> {
-    const q = scheduleSearchSql(this.sqlDialect.name, filter);
+    const q = scheduleSearchSql(this.sqlDialect, filter);
     const [rows, counts] = [
       await this.exec.all(q.page.sql, q.page.params),
       await this.exec.all(q.counts.sql, q.counts.params),
@@ -128,35 +106,47 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async updateSchedule(row: ScheduleRow, cas: ScheduleCas): Promise<ScheduleRow | null> {
-    const params: SqlParam[] = [...scheduleParams(row), cas.expectedRevision + 1, row.scheduleId, cas.expectedRevision];
+    const params: SqlParam[] = [
+      ...SCHEDULE_UPDATE.params(row),
+      cas.expectedRevision + 1,
+      row.scheduleId,
+      cas.expectedRevision,
+    ];
     let guard = "schedule_id = ? AND revision = ?";
     if (cas.expectedNextFireMs !== undefined) {
       guard += " AND next_fire_ms IS NOT DISTINCT FROM ?";
       params.push(cas.expectedNextFireMs);
     }
-    const rows = await this.exec.all(`UPDATE orbit_schedules SET ${SCHEDULE_SETS} WHERE ${guard} RETURNING *`, params);
+    const rows = await this.exec.all(
+      `UPDATE orbit_schedules SET ${SCHEDULE_UPDATE.sets}, revision = ? WHERE ${guard} RETURNING *`,
+      params,
+    );
     return rows[0] ? this.map.schedule(rows[0]) : null;
   }
 
   async advanceSchedules(advances: readonly ScheduleAdvance[]): Promise<string[]> {
     if (advances.length === 0) return [];
-    if (this.sqlDialect.name !== "postgres") {
+    if (this.sqlDialect.batch === "rows") {
       const changed = await this.exec.runMany(
         ADVANCE_SQLITE,
-        advances.map((a) => [...advanceParams(a.row), a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs]),
+        advances.map((a) => [
+          ...SCHEDULE_ADVANCE.params(a.row),
+          a.row.scheduleId,
+          a.expectedRevision,
+          a.expectedNextFireMs,
+        ]),
       );
       return advances.filter((_, i) => changed[i] === 1).map((a) => a.row.scheduleId);
     }
-    const columns = advances.map((a) => [
-      a.row.scheduleId,
-      a.expectedRevision,
-      a.expectedNextFireMs,
-      ...advanceParams(a.row),
+    const guards = [
+      advances.map((a) => a.row.scheduleId),
+      advances.map((a) => a.expectedRevision),
+      advances.map((a) => a.expectedNextFireMs),
+    ] as unknown as SqlParam[];
+    const rows = await this.exec.all(ADVANCE_POSTGRES, [
+      ...guards,
+      ...SCHEDULE_ADVANCE.arrays(advances.map((a) => a.row)),
     ]);
-    const rows = await this.exec.all(
-      ADVANCE_POSTGRES,
-      Array.from({ length: 3 + ADVANCE_COLUMNS.length }, (_, i) => pgColumn(columns, (c) => c[i] ?? null)),
-    );
     return rows.map((r) => String(r.schedule_id));
   }
 
@@ -190,10 +180,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     // Due at the oldest buffered occurrence (it is in the past): the loop fires due rows oldest
     // first, so waiters on a concurrency key are served in the order of their occurrences, not
     // by schedule id (docs/scheduling.md, "Concurrency keys").
-    const oldest =
-      this.sqlDialect.name === "postgres"
-        ? "(buffered->>0)::bigint"
-        : "CAST(json_extract(buffered, '$[0]') AS INTEGER)";
+    const oldest = this.sqlDialect.jsonFirstInteger("buffered");
     const wakeAt = `(CASE WHEN ${oldest} < ? THEN ${oldest} ELSE ? END)`;
     return this.exec.run(
       `UPDATE orbit_schedules SET due_ms = ${wakeAt}, revision = revision + 1
@@ -224,36 +211,19 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   // Occurrence ledger
 
   async appendOccurrence(o: NewOccurrence): Promise<OccurrenceRow> {
-    const rows = await this.exec.all(
-      `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      occurrenceParams(o),
-    );
+    const rows = await this.exec.all(`${INSERT_OCCURRENCE.single} RETURNING *`, occurrenceParams(o));
     if (!rows[0]) throw new Error("INSERT … RETURNING returned no row");
     return this.map.occurrence(rows[0]);
   }
 
   async appendOccurrences(occurrences: readonly NewOccurrence[]): Promise<void> {
     if (occurrences.length === 0) return;
-    if (this.sqlDialect.name !== "postgres") {
-      await this.exec.runMany(
-        `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        occurrences.map(occurrenceParams),
-      );
+    if (this.sqlDialect.batch === "rows") {
+      await this.exec.runMany(INSERT_OCCURRENCE.single, occurrences.map(occurrenceParams));
       return;
     }
-    const columns = occurrences.map(occurrenceParams);
     // WITH ORDINALITY … ORDER BY: ids are assigned in the order given.
-    await this.exec.run(
-      `INSERT INTO orbit_occurrences (${OCCURRENCE_COLUMNS})
-       SELECT u.schedule_id, u.kind, u.occurrence_ms, u.range_from_ms, u.range_to_ms, u.count, u.reason, u.execution_id,
-              u.error, u.recorded_ms
-       FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::text[], ?::text[],
-                   ?::text[], ?::bigint[]) WITH ORDINALITY
-         AS u(schedule_id, kind, occurrence_ms, range_from_ms, range_to_ms, count, reason, execution_id, error,
-              recorded_ms, ord)
-       ORDER BY u.ord`,
-      Array.from({ length: 10 }, (_, i) => pgColumn(columns, (c) => c[i] ?? null)),
-    );
+    await this.exec.run(INSERT_OCCURRENCE.unnest, OCCURRENCE_NEW.arrays(occurrences.map(occurrence)));
   }
 
   async listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]> {
@@ -283,12 +253,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   // Idempotency keys
 
   async insertIdempotencyKey(r: IdempotencyRecord): Promise<boolean> {
-    const changed = await this.exec.run(
-      `INSERT INTO orbit_idempotency_keys (scope, key, request_hash, response, status, created_ms)
-       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING`,
-      [r.scope, r.key, r.requestHash, jsonParam(r.response), r.status, r.createdMs],
-    );
-    return changed === 1;
+    return (await this.exec.run(INSERT_IDEMPOTENCY_KEY.single, IDEMPOTENCY_ALL.params(r))) === 1;
   }
 
   async getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | null> {

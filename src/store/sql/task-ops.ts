@@ -13,12 +13,10 @@ import type {
   TaskStoreOps,
   WorkflowRef,
 } from "../task-store.js";
+import { jsonParam } from "./columns.js";
 import { ExecutionOps } from "./execution-ops.js";
 import type { SqlParam, SqlRow } from "./executor.js";
-import { jsonParam } from "./row-mappers.js";
-
-const EXECUTION_COLUMNS =
-  'execution_id, workflow, version, input, status, schedule_id, "trigger", result, error, cancel_reason, concurrency_key, run, attempt, created_ms, started_ms, ended_ms';
+import { EXECUTION_ALL } from "./tables.js";
 
 /** `((workflow = ? AND version = ?) OR …)` for a worker's workflow versions. */
 function workflowFilter(workflows: readonly WorkflowRef[]): { sql: string; params: SqlParam[] } {
@@ -114,7 +112,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
 
   async lockExecutionIfFree(executionId: string): Promise<Execution | null> {
     const rows = await this.exec.all(
-      `SELECT ${EXECUTION_COLUMNS} FROM orbit_executions WHERE execution_id = ?${this.sqlDialect.forUpdateSkipLocked}`,
+      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions WHERE execution_id = ?${this.sqlDialect.forUpdateSkipLocked}`,
       [executionId],
     );
     return rows[0] ? this.map.execution(rows[0]) : null;

@@ -10,4 +10,8 @@ export const sqliteDialect: SqlDialect = {
   nowMs: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
   admissionLock: null,
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
+  batch: "rows",
+  jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
+  jsonFirstInteger: (column) => `CAST(json_extract(${column}, '$[0]') AS INTEGER)`,
+  inList: (column, values) => ({ sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(values) }),
 };

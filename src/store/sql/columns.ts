@@ -1,0 +1,195 @@
+/**
+ * Each table's columns, declared once (docs/storage.md § Column tables). A table is an object from
+ * a record's field to its column: the column's name, its PostgreSQL type, how the field is bound
+ * and how the driver's value is read back. Everything that must agree by position — the column
+ * list of an INSERT, its `?` marks, the parameters, PostgreSQL's `unnest(?::type[])` casts for a
+ * batch, and the row mapper — is generated from that one declaration, in its key order, so a
+ * column cannot be bound in the wrong place or read with the wrong type, and the compiler names a
+ * field that has no column.
+ */
+import type { JsonObject, JsonValue } from "../../domain/json.js";
+import type { SqlDialect } from "./dialect.js";
+import type { SqlParam, SqlRow } from "./executor.js";
+
+/** PostgreSQL's type for the column (SQLite's affinity follows from the migration). */
+type PgType = "text" | "int" | "bigint" | "jsonb" | "boolean";
+
+export interface Column<T> {
+  readonly name: string;
+  readonly pg: PgType;
+  encode(value: T): SqlParam;
+  decode(value: unknown, dialect: SqlDialect, name: string): T;
+}
+
+/** A record type's columns: one per field, every field present (the compiler checks). */
+export type Columns<R> = { readonly [K in keyof R]-?: Column<R[K]> };
+
+export interface Table<R> {
+  readonly name: string;
+  readonly columns: Columns<R>;
+}
+
+function fail(name: string, expected: string, value: unknown): never {
+  throw new Error(`column ${name}: expected ${expected}, got ${typeof value}`);
+}
+
+/** The JSON text both dialects bind for a JSON column. */
+export function jsonParam(value: JsonValue | null | undefined): string | null {
+  return value == null ? null : JSON.stringify(value);
+}
+
+export const col = {
+  text<T extends string = string>(name: string): Column<T> {
+    return {
+      name,
+      pg: "text",
+      encode: (v) => v,
+      decode: (v, _d, n) => (typeof v === "string" ? (v as T) : fail(n, "text", v)),
+    };
+  },
+  optText<T extends string = string>(name: string): Column<T | null> {
+    return {
+      name,
+      pg: "text",
+      encode: (v) => v,
+      decode: (v, _d, n) => (v == null ? null : typeof v === "string" ? (v as T) : fail(n, "text", v)),
+    };
+  },
+  int(name: string, pg: "int" | "bigint" = "int"): Column<number> {
+    return {
+      name,
+      pg,
+      encode: (v) => v,
+      decode: (v, _d, n) => (typeof v === "number" ? v : fail(n, "a number", v)),
+    };
+  },
+  optInt(name: string, pg: "int" | "bigint" = "bigint"): Column<number | null> {
+    return {
+      name,
+      pg,
+      encode: (v) => v,
+      decode: (v, _d, n) => (v == null ? null : typeof v === "number" ? v : fail(n, "a number", v)),
+    };
+  },
+  /** An instant in epoch milliseconds. */
+  ms(name: string): Column<number> {
+    return col.int(name, "bigint");
+  },
+  optMs(name: string): Column<number | null> {
+    return col.optInt(name, "bigint");
+  },
+  /** A boolean: SQLite stores 0/1, PostgreSQL a boolean (which takes 0/1 as input). */
+  bool(name: string): Column<boolean> {
+    return { name, pg: "boolean", encode: (v) => (v ? 1 : 0), decode: (v) => Boolean(v) };
+  },
+  json<T extends JsonValue | null = JsonValue | null>(name: string): Column<T> {
+    return {
+      name,
+      pg: "jsonb",
+      encode: (v) => jsonParam(v),
+      decode: (v, d) => (v == null ? null : d.readJson(v)) as T,
+    };
+  },
+  /** A JSON column that reads back as `fallback` when NULL. */
+  jsonOr<T extends JsonValue>(name: string, fallback: () => T): Column<T> {
+    return {
+      name,
+      pg: "jsonb",
+      encode: (v) => jsonParam(v),
+      decode: (v, d) => (v == null ? fallback() : (d.readJson(v) as T)),
+    };
+  },
+  jsonObject(name: string): Column<JsonObject> {
+    return col.jsonOr<JsonObject>(name, () => ({}));
+  },
+};
+
+export function table<R>(name: string, columns: Columns<R>): Table<R> {
+  return { name, columns };
+}
+
+type Entry<R> = [keyof R & string, Column<unknown>];
+
+function entries<R>(t: Table<R>, fields?: readonly (keyof R)[]): Entry<R>[] {
+  const all = Object.entries(t.columns) as Entry<R>[];
+  return fields === undefined ? all : fields.map((f) => all.find(([k]) => k === f) as Entry<R>);
+}
+
+/** A subset of a table's columns, in the order given (an UPDATE's SET list, a partial insert). */
+export interface ColumnSet<R> {
+  /** `a, b, "c"`: the names, quoted where they are SQL keywords. */
+  readonly list: string;
+  readonly names: readonly string[];
+  /** `?, ?, ?`. */
+  readonly marks: string;
+  /** `a = ?, b = ?`. */
+  readonly sets: string;
+  /** The parameters of one record, in the columns' order. */
+  params(row: R): SqlParam[];
+  /** PostgreSQL: `?::text[], ?::bigint[]`, one array parameter per column. */
+  readonly arrayMarks: string;
+  /** PostgreSQL: `u.a, u.b::jsonb`: the unnested columns cast back to the column types. */
+  readonly unnested: string;
+  /** PostgreSQL: `a = u.a, b = u.b::jsonb`: an UPDATE … FROM unnest(…) AS u. */
+  readonly setsFromUnnest: string;
+  /** PostgreSQL: one array per column, for {@link arrayMarks}. */
+  arrays(rows: readonly R[]): SqlParam[];
+}
+
+const KEYWORDS = new Set(["trigger", "key", "count"]);
+export const quote = (name: string): string => (KEYWORDS.has(name) ? `"${name}"` : name);
+
+/** Arrays of JSON go over the wire as text[] and are cast per element. */
+const arrayType = (pg: PgType): string => (pg === "jsonb" ? "text" : pg);
+
+const unnested = (c: Column<unknown>): string => `u.${quote(c.name)}${c.pg === "jsonb" ? "::jsonb" : ""}`;
+
+export function columnSet<R>(t: Table<R>, fields?: readonly (keyof R)[]): ColumnSet<R> {
+  const cols = entries(t, fields);
+  const names = cols.map(([, c]) => c.name);
+  return {
+    names,
+    list: names.map(quote).join(", "),
+    marks: names.map(() => "?").join(", "),
+    sets: names.map((n) => `${quote(n)} = ?`).join(", "),
+    params: (row) => cols.map(([k, c]) => c.encode(row[k])),
+    arrayMarks: cols.map(([, c]) => `?::${arrayType(c.pg)}[]`).join(", "),
+    unnested: cols.map(([, c]) => unnested(c)).join(", "),
+    setsFromUnnest: cols.map(([, c]) => `${quote(c.name)} = ${unnested(c)}`).join(", "),
+    // node-postgres binds a JS array as an array literal (each element quoted, null as NULL); the
+    // executor's parameter type names scalars only, hence the cast.
+    arrays: (rows) => cols.map(([k, c]) => rows.map((r) => c.encode(r[k])) as unknown as SqlParam),
+  };
+}
+
+/** One column of values as a PostgreSQL array parameter (e.g. for `= ANY(?::text[])`). */
+export function arrayParam(values: readonly (string | number | null)[]): SqlParam {
+  return values as unknown as SqlParam;
+}
+
+/** Reads a driver row into the record the table declares. */
+export function readRow<R>(t: Table<R>, row: SqlRow, dialect: SqlDialect): R {
+  const out: Record<string, unknown> = {};
+  for (const [field, c] of Object.entries(t.columns) as Entry<R>[]) out[field] = c.decode(row[c.name], dialect, c.name);
+  return out as R;
+}
+
+/**
+ * A batch insert: on PostgreSQL one statement whatever the batch's size (one array per column,
+ * `unnest`ed into rows, so the statement text and its plan are the same for every batch); on
+ * SQLite, where a statement is a function call and not a round trip, the single-row statement
+ * once per row. `ordered` keeps the rows' order for a serial id; `tail` is e.g. `ON CONFLICT …`.
+ */
+export function batchInsertSql<R>(
+  t: Table<R>,
+  set: ColumnSet<R>,
+  opts: { tail?: string; ordered?: boolean } = {},
+): { single: string; unnest: string } {
+  const tail = opts.tail ? ` ${opts.tail}` : "";
+  const single = `INSERT INTO ${t.name} (${set.list}) VALUES (${set.marks})${tail}`;
+  const alias = set.names.map(quote).join(", ");
+  const unnest = opts.ordered
+    ? `INSERT INTO ${t.name} (${set.list}) SELECT ${set.unnested} FROM unnest(${set.arrayMarks}) WITH ORDINALITY AS u(${alias}, ord) ORDER BY u.ord${tail}`
+    : `INSERT INTO ${t.name} (${set.list}) SELECT ${set.unnested} FROM unnest(${set.arrayMarks}) AS u(${alias})${tail}`;
+  return { single, unnest };
+}
