@@ -106,6 +106,10 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
           const workflow = item?.workflow;
           if (typeof workflow === "string") access.require(r, "schedule", workflow);
         }
+        // Registering a workflow needs `start` on it, as POST /v1/workflows does for a client.
+        for (const w of (asObject(r.body).workflows ?? []) as Record<string, unknown>[]) {
+          access.require(r, "start", String(w?.name));
+        }
       },
       handler: async (r) => {
         const b = asObject(r.body);
@@ -113,6 +117,8 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
           schedules: (b.schedules ?? []) as Record<string, unknown>[],
           inputTexts: inputTextsOf(r.rawBody, "schedules"),
           scope: b.scope,
+          workflows: (b.workflows ?? []) as Record<string, unknown>[],
+          allowUnregistered: b.allow_unregistered === true,
           prune: b.prune === true,
           dryRun: b.dry_run === true,
           ...(access !== null ? { requireWorkflow: (w: string) => access.require(r, "schedule", w) } : {}),

@@ -271,6 +271,15 @@ export const ApplySchedulesBody = Type.Object(
           "the apply set's labels: stamped on every schedule written; prune deletes only schedules with all of them",
       }),
     ),
+    workflows: Type.Optional(
+      Type.Array(RegisterWorkflowBody, {
+        maxItems: MAX_SCHEDULES_PER_BATCH,
+        description: "`kind: workflow` entries: registered first, as POST /v1/workflows would",
+      }),
+    ),
+    allow_unregistered: Type.Optional(
+      Type.Boolean({ description: "accept schedules whose workflow is not registered (they wait for it)" }),
+    ),
     prune: Type.Optional(Type.Boolean({ description: "delete the scope's schedules the file does not name" })),
     dry_run: Type.Optional(Type.Boolean({ description: "validate and plan everything, then roll back" })),
   },
@@ -284,11 +293,19 @@ const settingChange = Type.Object({
 export const ApplyResult = Type.Object({
   dry_run: Type.Boolean(),
   scope: Type.Record(Type.String(), Type.String()),
+  workflows: Type.Array(
+    Type.Object({
+      action: Type.Union([Type.Literal("register"), Type.Literal("unchanged")]),
+      name: Type.String(),
+      version: Type.String(),
+    }),
+  ),
   steps: Type.Array(
     Type.Object({
       action: Type.Union(["create", "update", "unchanged", "delete"].map((a) => Type.Literal(a))),
       schedule_id: Type.String(),
       changes: Type.Optional(Type.Array(settingChange)),
+      waiting: Type.Optional(Type.String({ description: "allow_unregistered: why it cannot start executions yet" })),
     }),
     { description: "the file's entries in order, then the deletions by id" },
   ),

@@ -6,35 +6,73 @@
  */
 import { isLosslessNumber } from "lossless-json";
 import { parse } from "yaml";
-import type { ApplyAction, ApplyResultJson, ApplyStepJson, ScheduleSettingsBody } from "../client/types.js";
+import type {
+  ApplyAction,
+  ApplyResultJson,
+  ApplyStepJson,
+  RegisterWorkflowBody,
+  ScheduleSettingsBody,
+} from "../client/types.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
 
 const refuse = (file: string, message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", `${file}: ${message}`);
 
-/** A YAML or JSON file: a list of schedule objects, or `{schedules: [...]}`. */
-export function parseScheduleFile(text: string, file: string): ScheduleSettingsBody[] {
+/** What an apply file declares: its schedules, and the workflows they may name (`kind: workflow`). */
+export interface ApplyFile {
+  schedules: ScheduleSettingsBody[];
+  workflows: RegisterWorkflowBody[];
+}
+
+/**
+ * A YAML or JSON file: a list of entries, or `{schedules: [...], workflows: [...]}`. An entry is a
+ * schedule (`kind: schedule`, the default) or a workflow version to register (`kind: workflow`,
+ * with `name`, `version`, optional `input_schema` and `description`).
+ */
+export function parseApplyFile(text: string, file: string): ApplyFile {
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (err) {
     throw refuse(file, `not YAML or JSON: ${(err as Error).message.split("\n")[0]}`);
   }
+  let entries: unknown[];
   if (isObject(doc)) {
-    const extra = Object.keys(doc).filter((k) => k !== "schedules");
-    if (extra.length > 0) throw refuse(file, `unknown top-level key "${extra[0]}"; the file holds {schedules: [...]}`);
-    doc = doc.schedules;
-  }
-  if (!Array.isArray(doc)) throw refuse(file, "give a list of schedules, or {schedules: [...]}");
+    const extra = Object.keys(doc).filter((k) => k !== "schedules" && k !== "workflows");
+    if (extra.length > 0) {
+      throw refuse(file, `unknown top-level key "${extra[0]}"; the file holds {schedules: [...], workflows: [...]}`);
+    }
+    const { schedules = [], workflows = [] } = doc;
+    if (!Array.isArray(schedules) || !Array.isArray(workflows)) throw refuse(file, "schedules and workflows are lists");
+    entries = [
+      ...workflows.map((w) => (isObject(w) && w.kind === undefined ? { kind: "workflow", ...w } : w)),
+      ...schedules,
+    ];
+  } else if (Array.isArray(doc)) entries = doc;
+  else throw refuse(file, "give a list of schedules, or {schedules: [...]}");
+  const out: ApplyFile = { schedules: [], workflows: [] };
   const seen = new Set<string>();
-  return doc.map((entry: unknown, i) => {
-    if (!isObject(entry)) throw refuse(file, `schedule ${i + 1} is not an object`);
-    const id = entry.schedule_id;
-    if (typeof id !== "string" || id === "") throw refuse(file, `schedule ${i + 1} has no schedule_id`);
+  for (const [i, entry] of entries.entries()) {
+    if (!isObject(entry)) throw refuse(file, `entry ${i + 1} is not an object`);
+    const { kind = "schedule", ...rest } = entry;
+    if (kind === "workflow") {
+      const { name, version } = rest;
+      if (typeof name !== "string" || typeof version !== "string") {
+        throw refuse(file, `entry ${i + 1} (kind: workflow) needs name and version`);
+      }
+      out.workflows.push(rest as unknown as RegisterWorkflowBody);
+      continue;
+    }
+    if (kind !== "schedule")
+      throw refuse(file, `entry ${i + 1} has kind ${JSON.stringify(kind)}: use schedule or workflow`);
+    const id = rest.schedule_id;
+    if (typeof id !== "string" || id === "")
+      throw refuse(file, `schedule ${out.schedules.length + 1} has no schedule_id`);
     if (seen.has(id)) throw refuse(file, `schedule_id "${id}" appears twice`);
     seen.add(id);
-    return entry as ScheduleSettingsBody;
-  });
+    out.schedules.push(rest as ScheduleSettingsBody);
+  }
+  return out;
 }
 
 /** `--owner` and `--selector` as the apply scope (the server validates names and values). */
@@ -82,14 +120,26 @@ const WOULD: Record<ApplyAction, string> = {
  * by its diff, one changed setting a line: `  timezone: "UTC" → "Europe/Paris"`.
  */
 export function stepLine(step: ApplyStepJson, dryRun: boolean): string {
-  let text = `${(dryRun ? WOULD : PAST)[step.action]} ${step.schedule_id}\n`;
+  const waiting = step.waiting === undefined ? "" : ` (waiting: ${step.waiting})`;
+  let text = `${(dryRun ? WOULD : PAST)[step.action]} ${step.schedule_id}${waiting}\n`;
   for (const c of step.changes ?? []) text += `  ${c.setting}: ${canonical(c.from)} → ${canonical(c.to)}\n`;
   return text;
 }
 
-/** `1 created, 0 updated, 1 unchanged, 0 deleted` (a dry run says so first). */
+/** `registered workflow Report@1.0.0`, `would register …`, or `unchanged workflow …`. */
+export function workflowLine(w: ApplyResultJson["workflows"][number], dryRun: boolean): string {
+  const verb = w.action === "unchanged" ? "unchanged" : dryRun ? "would register" : "registered";
+  return `${verb} workflow ${w.name}@${w.version}\n`;
+}
+
+/**
+ * `1 created, 0 updated, 1 unchanged, 0 deleted` (a dry run says so first; a file with workflows
+ * adds how many were registered).
+ */
 export function summaryLine(r: ApplyResultJson): string {
-  const counts = `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.deleted} deleted`;
+  const registered = (r.workflows ?? []).filter((w) => w.action === "register").length;
+  const workflows = (r.workflows ?? []).length > 0 ? `, ${registered} workflows registered` : "";
+  const counts = `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.deleted} deleted${workflows}`;
   return r.dry_run ? `dry run, nothing changed: ${counts}\n` : `${counts}\n`;
 }
 

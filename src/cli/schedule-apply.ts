@@ -1,5 +1,6 @@
 /**
- * `orbit schedule apply -f FILE [--owner NAME] [--selector k=v] [--prune] [--dry-run]`: make the
+ * `orbit schedule apply -f FILE [--owner NAME] [--selector k=v] [--prune] [--allow-unregistered]
+ * [--dry-run]`: make the
  * server's schedules match a file (docs/cli.md). The server validates and writes the whole file in
  * one transaction (POST /v1/schedules/apply): it creates the missing schedules, updates the settings
  * that differ (only those the file gives), leaves equal ones alone and, with --prune, deletes the
@@ -8,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
-import { applyScope, parseScheduleFile, stepLine, summaryLine } from "./apply-plan.js";
+import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 
@@ -18,6 +19,7 @@ interface ApplyFlags {
   selector?: string[];
   prune?: boolean;
   dryRun?: boolean;
+  allowUnregistered?: boolean;
 }
 
 export function addApplyCommand(schedule: Command, io: CliIO): void {
@@ -35,12 +37,18 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option("--prune", "delete this apply set's schedules (--owner/--selector) that the file does not name")
+    .option(
+      "--allow-unregistered",
+      "accept schedules whose workflow is not registered (and not declared with kind: workflow); they wait for it",
+    )
     .option("--dry-run", "check and plan the whole file on the server, print what would change; change nothing")
     .addHelpText(
       "after",
       `
 Each schedule in the file has the API's settings (schedule_id, workflow, cron or interval, …).
 Only the settings the file gives are compared; a setting left out keeps the server's value.
+An entry with kind: workflow (name, version, input_schema) registers that workflow version first,
+so the file's schedules may name it before any worker has run.
 The whole file is applied in one transaction: one refused entry changes nothing.
 --prune needs --owner or --selector, and never deletes a schedule without all of their labels.
 
@@ -71,13 +79,16 @@ Example schedules.yaml:
         const code = (err as NodeJS.ErrnoException).code ?? String(err);
         throw new OrbitError("INVALID_ARGUMENT", `cannot read ${opts.file}: ${code}`);
       }
-      const entries = parseScheduleFile(text, opts.file);
+      const file = parseApplyFile(text, opts.file);
       const result = await clientFor(cmd, io).applySchedules({
-        schedules: entries,
+        schedules: file.schedules,
+        ...(file.workflows.length > 0 ? { workflows: file.workflows } : {}),
+        ...(opts.allowUnregistered === true ? { allow_unregistered: true } : {}),
         ...(Object.keys(scope).length > 0 ? { scope } : {}),
         ...(opts.prune === true ? { prune: true } : {}),
         ...(opts.dryRun === true ? { dry_run: true } : {}),
       });
+      for (const w of result.workflows ?? []) await io.stdout.write(workflowLine(w, result.dry_run));
       for (const step of result.steps) await io.stdout.write(stepLine(step, result.dry_run));
       await io.stdout.write(summaryLine(result));
     });

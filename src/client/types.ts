@@ -90,11 +90,14 @@ export interface ApplyStepJson {
   action: ApplyAction;
   schedule_id: string;
   changes?: Array<{ setting: string; from: JsonValue; to: JsonValue }>;
+  /** With allow_unregistered: why the schedule cannot start executions yet. */
+  waiting?: string;
 }
 
 export interface ApplyResultJson {
   dry_run: boolean;
   scope: Record<string, string>;
+  workflows: Array<{ action: "register" | "unchanged"; name: string; version: string }>;
   steps: ApplyStepJson[];
   created: number;
   updated: number;
@@ -105,6 +108,9 @@ export interface ApplyResultJson {
 /** The body of `POST /v1/schedules/apply` (docs/api.md). */
 export interface ApplyRequestJson {
   schedules: ScheduleSettingsBody[];
+  /** `kind: workflow` entries of the file. */
+  workflows?: RegisterWorkflowBody[];
+  allow_unregistered?: boolean;
   scope?: Record<string, string>;
   prune?: boolean;
   dry_run?: boolean;

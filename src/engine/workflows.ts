@@ -152,11 +152,15 @@ export class Workflows {
     return copy;
   }
 
+  /**
+   * Keyed by the schema's text too: a version registered inside a transaction that rolled back (an
+   * `apply --dry-run`, a refused file) must not leave its validator for another schema of that version.
+   */
   private validatorFor(workflow: Workflow): InputValidator {
-    const key = label(workflow);
+    const key = `${label(workflow)}\u0000${JSON.stringify(workflow.inputSchema)}`;
     let validator = this.validators.get(key);
     if (!validator) {
-      validator = compileInputSchema(workflow.inputSchema ?? {}, key);
+      validator = compileInputSchema(workflow.inputSchema ?? {}, label(workflow));
       this.validators.set(key, validator);
     }
     return validator;

@@ -8,9 +8,15 @@
  * The scope is a set of labels (`--owner NAME` is `orbit/owner=NAME`, `--selector k=v`): apply
  * stamps them on every schedule it writes, and prune deletes only schedules that carry all of them.
  * A hand-made schedule, or one of another apply set, is never pruned.
+ *
+ * The file may declare workflows (`kind: workflow`): they are registered first, in the same
+ * transaction, exactly as `POST /v1/workflows` would, so its schedules may name them before any
+ * worker has run. `allowUnregistered` accepts schedules whose workflow is not registered at all:
+ * they are stored with `last_error` saying so (their input is checked once the workflow is).
  */
 import { invalidArgument, OrbitError } from "../domain/errors.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
+import type { RegisterWorkflowRequest } from "../engine/workflows.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { changedSettings, type SettingChange, scopedLabels } from "./apply-diff.js";
@@ -23,6 +29,10 @@ export interface ApplyRequest {
   schedules: readonly Record<string, unknown>[];
   /** The input's JSON text per entry, when it must be kept as written (json-text.ts). */
   inputTexts?: readonly (string | undefined)[];
+  /** `kind: workflow` entries: registered first, as `POST /v1/workflows` would. */
+  workflows?: readonly Record<string, unknown>[];
+  /** Accept schedules naming a workflow (or pinned version) that is not registered. */
+  allowUnregistered?: boolean;
   /** The apply set's labels: stamped on every schedule written, and what prune selects by. */
   scope?: unknown;
   prune?: boolean;
@@ -38,11 +48,21 @@ export interface ApplyStep {
   schedule_id: string;
   /** update: each changed setting, its stored value and the file's. */
   changes?: SettingChange[];
+  /** create/update with allowUnregistered: why the schedule cannot start executions yet. */
+  waiting?: string;
+}
+
+/** A `kind: workflow` entry: registered now, or already registered identically. */
+export interface WorkflowStep {
+  action: "register" | "unchanged";
+  name: string;
+  version: string;
 }
 
 export interface ApplyResult {
   dry_run: boolean;
   scope: Labels;
+  workflows: WorkflowStep[];
   steps: ApplyStep[];
   created: number;
   updated: number;
@@ -70,6 +90,24 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
   let result: ApplyResult;
   try {
     result = await store.transaction(async (tx) => {
+      const workflows: WorkflowStep[] = [];
+      for (const [i, w] of (req.workflows ?? []).entries()) {
+        try {
+          const { workflow, created } = await schedules.o.workflows.register(
+            w as unknown as RegisterWorkflowRequest,
+            tx,
+          );
+          workflows.push({
+            action: created ? "register" : "unchanged",
+            name: workflow.name,
+            version: workflow.version,
+          });
+        } catch (err) {
+          if (err instanceof OrbitError) throw new OrbitError(err.code, `workflows[${i}]: ${err.message}`, err.details);
+          throw err;
+        }
+      }
+      const check = checkOf(schedules, req.allowUnregistered === true);
       const steps: ApplyStep[] = [];
       const named = new Set<string>();
       for (const [i, entry] of req.schedules.entries()) {
@@ -79,9 +117,8 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
           if (typeof id !== "string" || id === "") throw invalidArgument("schedule_id is required");
           if (named.has(id)) throw invalidArgument(`schedule_id ${id} appears twice`);
           named.add(id);
-          steps.push(
-            await applyEntry(schedules, tx, entry, scope, now, { inputText: req.inputTexts?.[i] }, requireWorkflow),
-          );
+          const text = { inputText: req.inputTexts?.[i] };
+          steps.push(await applyEntry(schedules, tx, entry, scope, now, text, requireWorkflow, check));
         } catch (err) {
           if (err instanceof OrbitError) throw new OrbitError(err.code, `${where}: ${err.message}`, err.details);
           throw err;
@@ -92,6 +129,7 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
       const out: ApplyResult = {
         dry_run: req.dryRun === true,
         scope,
+        workflows,
         steps,
         created: n("create"),
         updated: n("update"),
@@ -109,6 +147,24 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
   return result;
 }
 
+/**
+ * The workflow check of each written schedule: the engine's (registered, input valid), or, with
+ * allowUnregistered, a missing workflow turned into the reason the schedule waits.
+ */
+type Check = (tx: StoreOps, s: ScheduleSettings) => Promise<string | undefined>;
+
+function checkOf(schedules: Schedules, allowUnregistered: boolean): Check {
+  return async (tx, s) => {
+    try {
+      await schedules.checkWorkflow(tx, s);
+      return undefined;
+    } catch (err) {
+      if (!allowUnregistered || !(err instanceof OrbitError) || err.code !== "NOT_FOUND") throw err;
+      return `${err.message}: no execution starts until it is (applied with --allow-unregistered)`;
+    }
+  };
+}
+
 async function applyEntry(
   schedules: Schedules,
   tx: StoreOps,
@@ -117,6 +173,7 @@ async function applyEntry(
   now: number,
   text: InputText,
   requireWorkflow: (workflow: string) => void,
+  check: Check,
 ): Promise<ApplyStep> {
   const id = entry.schedule_id as string;
   const row = await tx.getSchedule(id, { forUpdate: true });
@@ -127,11 +184,13 @@ async function applyEntry(
   if (row === null) {
     const v = validateSettings(body, now);
     requireWorkflow(v.settings.workflow);
-    await schedules.checkWorkflow(tx, v.settings);
-    if (!(await tx.insertSchedule(schedules.newRow(v, text, now)))) {
+    const waiting = await check(tx, v.settings);
+    const row = schedules.newRow(v, text, now);
+    if (waiting !== undefined) row.lastError = waiting;
+    if (!(await tx.insertSchedule(row))) {
       throw new OrbitError("ALREADY_EXISTS", `schedule ${id} already exists`);
     }
-    return { action: "create", schedule_id: id };
+    return { action: "create", schedule_id: id, ...(waiting !== undefined ? { waiting } : {}) };
   }
   requireWorkflow(row.workflow);
   const changes = changedSettings(body, stored as unknown as Record<string, unknown>);
@@ -139,8 +198,11 @@ async function applyEntry(
   const patch: Record<string, unknown> = {};
   for (const c of changes) patch[c.setting] = body[c.setting] ?? null;
   if (typeof patch.workflow === "string") requireWorkflow(patch.workflow);
-  await schedules.updateIn(tx, row, patch, now, text);
-  return { action: "update", schedule_id: id, changes };
+  let waiting: string | undefined;
+  await schedules.updateIn(tx, row, patch, now, text, async (t, s) => {
+    waiting = await check(t, s);
+  });
+  return { action: "update", schedule_id: id, changes, ...(waiting !== undefined ? { waiting } : {}) };
 }
 
 /** A schedule that carries one of the scope's label names with another value belongs to another apply set. */

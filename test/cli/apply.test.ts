@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyScope, parseScheduleFile } from "../../src/cli/apply-plan.js";
+import { applyScope, parseApplyFile } from "../../src/cli/apply-plan.js";
 import { changedSettings, scopedLabels } from "../../src/scheduler/apply-diff.js";
 import { FakeServer } from "./fake-server.js";
 import { nightlyOrders } from "./fixtures/api.js";
@@ -21,19 +21,36 @@ const YAML = `schedules:
 
 describe("the apply file", () => {
   it("reads YAML with {schedules: [...]} and a JSON list", () => {
-    expect(parseScheduleFile(YAML, "s.yaml").map((s) => s.schedule_id)).toEqual(["nightly-orders", "orders-every-10s"]);
-    expect(parseScheduleFile('[{"schedule_id":"a","workflow":"W","interval":"1m"}]', "s.json")).toHaveLength(1);
+    expect(parseApplyFile(YAML, "s.yaml").schedules.map((s) => s.schedule_id)).toEqual([
+      "nightly-orders",
+      "orders-every-10s",
+    ]);
+    expect(parseApplyFile('[{"schedule_id":"a","workflow":"W","interval":"1m"}]', "s.json").schedules).toHaveLength(1);
+  });
+
+  it("reads kind: workflow entries, in a list or under workflows:", () => {
+    const list =
+      "- {kind: workflow, name: Report, version: 1.0.0}\n- {kind: schedule, schedule_id: r, workflow: Report, cron: '0 1 * * *'}\n";
+    expect(parseApplyFile(list, "s.yaml")).toEqual({
+      workflows: [{ name: "Report", version: "1.0.0" }],
+      schedules: [{ schedule_id: "r", workflow: "Report", cron: "0 1 * * *" }],
+    });
+    const keyed =
+      "workflows: [{name: Report, version: 1.0.0}]\nschedules: [{schedule_id: r, workflow: Report, cron: '0 1 * * *'}]\n";
+    expect(parseApplyFile(keyed, "s.yaml")).toEqual(parseApplyFile(list, "s.yaml"));
   });
 
   it.each([
     ["{schedule: []}", /unknown top-level key "schedule"/],
-    ["- 1", /schedule 1 is not an object/],
+    ["- 1", /entry 1 is not an object/],
+    ["- {kind: workflow, name: W}", /entry 1 \(kind: workflow\) needs name and version/],
+    ["- {kind: job, schedule_id: a}", /entry 1 has kind "job": use schedule or workflow/],
     ["- {workflow: W}", /schedule 1 has no schedule_id/],
     ["- {schedule_id: a}\n- {schedule_id: a}", /"a" appears twice/],
     ["a: [", /not YAML or JSON/],
     ["42", /give a list of schedules/],
   ])("refuses %j", (text, message) => {
-    expect(() => parseScheduleFile(text, "s.yaml")).toThrow(message);
+    expect(() => parseApplyFile(text, "s.yaml")).toThrow(message);
   });
 });
 
@@ -96,6 +113,7 @@ describe("orbit schedule apply", () => {
     body: {
       dry_run: dryRun,
       scope: { "orbit/owner": "billing" },
+      workflows: [],
       steps: [
         {
           action: "update",

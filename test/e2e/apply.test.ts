@@ -135,6 +135,38 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     expect(r.stderr).toMatch(/^orbit: schedules\[1\] \(broken\): overlap "sometimes"/);
     expect((await cli("schedule", "get", "nightly-orders")).stdout.split("\n")[0]).toContain('"0 2 * * *"');
   });
+
+  it("declares workflows with kind: workflow; refuses an unregistered one unless --allow-unregistered", async () => {
+    writeFileSync(
+      file,
+      [
+        "- {kind: workflow, name: Report, version: 1.0.0, input_schema: {type: object, required: [day]}}",
+        "- {schedule_id: report, workflow: Report, cron: '0 6 * * MON', input: {day: mon}}",
+        "",
+      ].join("\n"),
+    );
+    expect((await cli("schedule", "apply", "-f", file, "--owner", "reports", "--dry-run")).stdout).toBe(
+      "would register workflow Report@1.0.0\nwould create report\ndry run, nothing changed: 1 created, 0 updated, 0 unchanged, 0 deleted, 1 workflows registered\n",
+    );
+    expect((await cli("schedule", "apply", "-f", file, "--owner", "reports")).stdout).toBe(
+      "registered workflow Report@1.0.0\ncreated report\n1 created, 0 updated, 0 unchanged, 0 deleted, 1 workflows registered\n",
+    );
+    expect((await cli("workflow", "list")).stdout).toContain("Report");
+
+    writeFileSync(file, "- {schedule_id: later, workflow: NotYet, interval: 1h}\n");
+    const refused = await cli("schedule", "apply", "-f", file, "--owner", "reports");
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "orbit: schedules[0] (later): workflow NotYet is not registered\n",
+    });
+    const allowed = await cli("schedule", "apply", "-f", file, "--owner", "reports", "--allow-unregistered");
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toBe(
+      "created later (waiting: workflow NotYet is not registered: no execution starts until it is (applied with --allow-unregistered))\n1 created, 0 updated, 0 unchanged, 0 deleted\n",
+    );
+    expect((await cli("schedule", "get", "later")).stdout).toMatch(/last error: +workflow NotYet is not registered/);
+  });
 });
 
 describe("orbit server flags (e2e)", () => {
