@@ -3,7 +3,7 @@
  * deprecation, and a schedule's webhook deliveries.
  */
 import { Type } from "@sinclair/typebox";
-import { executionToJson } from "../engine/serialize.js";
+import { executionToJson, workflowToJson } from "../engine/serialize.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import type { ApiDeps } from "./deps.js";
 import type { ApiRequest, RouteDef } from "./route.js";
@@ -35,6 +35,11 @@ const settingFields = {
 };
 export const WorkflowSettingsBody = Type.Object(settingFields, { additionalProperties: false });
 export const WorkflowSettings = Type.Object({ name: Type.String(), ...settingFields });
+
+const WorkflowVersionParams = Type.Object({
+  name: Type.String({ description: "workflow name" }),
+  version: Type.String({ description: "semver version" }),
+});
 
 export function outcomeRoutes(d: ApiDeps): RouteDef[] {
   const access = d.access;
@@ -88,6 +93,28 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
         return { status: 200, body: { name, ...settings } };
       },
     },
+    ...(["deprecate", "undeprecate"] as const).map(
+      (action): RouteDef => ({
+        method: "POST",
+        url: `/v1/workflows/:name/versions/:version/${action}`,
+        summary:
+          action === "deprecate"
+            ? 'Deprecate a workflow version: "latest" skips it (a pinned version still starts)'
+            : 'Undeprecate a workflow version: "latest" may start it again',
+        tag: "workflows",
+        params: WorkflowVersionParams,
+        responses: { 200: { description: "the workflow version", schema: S.Workflow } },
+        guard: (r) => access?.require(r, "start", String(r.params.name)),
+        handler: async (r) => {
+          const w = await d.workflows.deprecate(
+            String(r.params.name),
+            String(r.params.version),
+            action === "deprecate",
+          );
+          return { status: 200, body: workflowToJson(w) };
+        },
+      }),
+    ),
     {
       method: "GET",
       url: "/v1/schedules/:id/notifications",

@@ -346,6 +346,7 @@ export const Workflow = Type.Object({
   input_schema: nullable("object", "JSON Schema"),
   description: nullable("string", "free text"),
   created_at: instant,
+  deprecated_at: nullable("string", 'RFC 3339 UTC: when it was deprecated ("latest" skips it), or null'),
 });
 export const WorkflowList = Type.Object({ workflows: Type.Array(Workflow) });
 export const WorkflowVersions = Type.Object({ name: Type.String(), versions: Type.Array(Workflow) });

@@ -76,6 +76,12 @@ export const WORKFLOW_COLUMNS: readonly Column[] = [
 export function workflowTable(workflows: readonly WorkflowJson[]): string {
   return table(
     WORKFLOW_COLUMNS,
-    workflows.map((w) => [w.name, w.version, w.description ?? "-"]),
+    workflows.map((w) => [
+      w.name,
+      w.version,
+      w.deprecated_at === null || w.deprecated_at === undefined
+        ? (w.description ?? "-")
+        : `[deprecated]${w.description === null ? "" : ` ${w.description}`}`,
+    ]),
   );
 }

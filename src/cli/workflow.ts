@@ -1,4 +1,4 @@
-/** `orbit workflow register|list`: the workflow versions schedules and executions start. */
+/** `orbit workflow register|list|deprecate|undeprecate`: the workflow versions schedules and executions start. */
 import type { Command } from "commander";
 import type { JsonObject } from "../domain/json.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
@@ -15,7 +15,7 @@ interface RegisterFlags extends WriteFlags {
 }
 
 export function registerWorkflowCommands(program: Command, io: CliIO): void {
-  const workflow = program.command("workflow").description("register and list workflow versions");
+  const workflow = program.command("workflow").description("register, list and deprecate workflow versions");
 
   addWriteOptions(
     workflow
@@ -59,5 +59,22 @@ Example:
       const workflows = await clientFor(cmd, io).listWorkflows();
       await (opts.json === true ? printJson(io, { workflows }) : io.stdout.write(workflowTable(workflows)));
     });
+  for (const action of ["deprecate", "undeprecate"] as const) {
+    addWriteOptions(
+      workflow
+        .command(`${action} <name> <version>`)
+        .description(
+          action === "deprecate"
+            ? 'deprecate a version: "latest" skips it (schedules and starts without a version); a pinned version still runs'
+            : 'undeprecate a version: "latest" may start it again',
+        )
+        .option("--json", "print the server's JSON"),
+      false,
+    ).action(async (name: string, version: string, opts: WriteFlags & { json?: boolean }, cmd: Command) => {
+      const w = await clientFor(cmd, io).deprecateWorkflow(name, version, action === "deprecate", writeOptionsOf(opts));
+      if (opts.json === true) return printJson(io, w);
+      await io.stdout.write(`${action}d ${w.name}@${w.version}\n`);
+    });
+  }
   for (const command of workflow.commands) addConnectionOptions(command);
 }

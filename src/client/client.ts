@@ -169,6 +169,17 @@ export class OrbitClient {
     return this.call({ method: "GET", path: `/v1/workflows/${seg(name)}` });
   }
 
+  /** Deprecates (or, with `false`, undeprecates) a version: "latest" skips it (docs/outcomes.md). */
+  deprecateWorkflow(name: string, version: string, deprecated = true, opts: WriteOptions = {}): Promise<WorkflowJson> {
+    const action = deprecated ? "deprecate" : "undeprecate";
+    return this.call({
+      ...opts,
+      method: "POST",
+      path: `/v1/workflows/${seg(name)}/versions/${seg(version)}/${action}`,
+      body: {},
+    });
+  }
+
   // Executions
 
   async startExecution(body: StartExecutionBody, opts: WriteOptions = {}): Promise<Created<ExecutionJson>> {

@@ -186,6 +186,8 @@ export interface WorkflowJson {
   input_schema: JsonObject | null;
   description: string | null;
   created_at: string;
+  /** When it was deprecated ("latest" skips it), or null. */
+  deprecated_at: string | null;
 }
 
 export interface WorkflowVersionsJson {

@@ -13,4 +13,6 @@ export interface Workflow {
   inputSchema: JsonObject | null;
   description: string | null;
   createdMs: number;
+  /** When the version was deprecated ("latest" skips it; docs/outcomes.md), or null/absent. */
+  deprecatedMs?: number | null;
 }

@@ -65,6 +65,8 @@ export interface WorkflowJson {
   input_schema: JsonObject | null;
   description: string | null;
   created_at: string;
+  /** When it was deprecated ("latest" skips it), or null. */
+  deprecated_at: string | null;
 }
 
 export function workflowToJson(w: Workflow): WorkflowJson {
@@ -74,5 +76,6 @@ export function workflowToJson(w: Workflow): WorkflowJson {
     input_schema: w.inputSchema,
     description: w.description,
     created_at: formatInstant(w.createdMs),
+    deprecated_at: formatInstantOrNull(w.deprecatedMs ?? null),
   };
 }

@@ -98,10 +98,31 @@ export class Workflows {
     return versions;
   }
 
-  /** The highest semver version. */
+  /** The highest semver version that is not deprecated (docs/outcomes.md § Deprecated versions). */
   async latest(name: string, tx?: StoreOps): Promise<Workflow> {
-    const [latest] = await this.get(name, tx);
-    return latest!;
+    const versions = await this.get(name, tx);
+    const latest = versions.find((w) => w.deprecatedMs == null);
+    if (latest === undefined) {
+      throw new OrbitError(
+        "NOT_FOUND",
+        `every version of workflow ${name} is deprecated (${versions.map((w) => w.version).join(", ")}): undeprecate one, register a new one, or pin a version`,
+      );
+    }
+    return latest;
+  }
+
+  /**
+   * Marks a version deprecated (`true`), so "latest" skips it, or not (`false`). A pinned version
+   * still starts. Idempotent: deprecating a deprecated version keeps its first instant.
+   */
+  async deprecate(name: string, version: string, deprecated: boolean): Promise<Workflow> {
+    return inTransaction(this.store, undefined, async (t) => {
+      const existing = await t.getWorkflow(name, version);
+      if (!existing) throw new OrbitError("NOT_FOUND", `workflow ${name}@${version} is not registered`);
+      const at = deprecated ? (existing.deprecatedMs ?? this.clock.now()) : null;
+      if (at !== (existing.deprecatedMs ?? null)) await t.setWorkflowDeprecated(name, version, at);
+      return { ...existing, deprecatedMs: at };
+    });
   }
 
   /**

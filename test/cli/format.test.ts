@@ -190,8 +190,29 @@ describe("other tables", () => {
   it("prints workflows", () => {
     expect(
       workflowTable([
-        { name: "OrderProcessing", version: "1.0.0", input_schema: null, description: null, created_at: "x" },
+        {
+          name: "OrderProcessing",
+          version: "1.0.0",
+          input_schema: null,
+          description: null,
+          created_at: "x",
+          deprecated_at: null,
+        },
+        {
+          name: "OrderProcessing",
+          version: "0.9.0",
+          input_schema: null,
+          description: "old",
+          created_at: "x",
+          deprecated_at: "y",
+        },
       ]),
-    ).toBe(lines("NAME                     VERSION    DESCRIPTION", "OrderProcessing          1.0.0      -"));
+    ).toBe(
+      lines(
+        "NAME                     VERSION    DESCRIPTION",
+        "OrderProcessing          1.0.0      -",
+        "OrderProcessing          0.9.0      [deprecated] old",
+      ),
+    );
   });
 });

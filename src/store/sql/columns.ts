@@ -67,7 +67,8 @@ export const col = {
     return {
       name,
       pg,
-      encode: (v) => v,
+      // `?? null`: an optional field a record built in code leaves out binds as NULL.
+      encode: (v) => v ?? null,
       decode: (v, _d, n) => (v == null ? null : typeof v === "number" ? v : fail(n, "a number", v)),
     };
   },

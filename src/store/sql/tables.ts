@@ -24,6 +24,7 @@ export const WORKFLOWS = table<Workflow>("orbit_workflows", {
   inputSchema: col.json<JsonObject | null>("input_schema"),
   description: col.optText("description"),
   createdMs: col.ms("created_ms"),
+  deprecatedMs: col.optMs("deprecated_ms"),
 });
 
 export const EXECUTIONS = table<Execution>("orbit_executions", {
