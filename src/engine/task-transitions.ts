@@ -33,8 +33,12 @@ export async function reread(tx: StoreOps, executionId: string): Promise<Executi
   return execution;
 }
 
-/** The task and its execution, locked, if `workerId` holds the task's lease; CONFLICT otherwise. */
-export async function holdTask(tx: StoreOps, taskId: string, workerId: string): Promise<Held> {
+/**
+ * The task and its execution, locked, if `workerId` holds the task's lease at `now`; CONFLICT
+ * otherwise. A lease past its end is gone even before the reaper has handed the task back: a worker
+ * that stalled past it may not report, since the task may be about to run elsewhere (docs/workflows.md § Leases).
+ */
+export async function holdTask(tx: StoreOps, taskId: string, workerId: string, now: number): Promise<Held> {
   const peek = await tx.getTaskLease(taskId);
   if (!peek) throw new OrbitError("NOT_FOUND", `worker task ${taskId} does not exist`);
   const execution = await lockExecution(tx, peek.executionId);
@@ -43,6 +47,12 @@ export async function holdTask(tx: StoreOps, taskId: string, workerId: string): 
     throw new OrbitError(
       "CONFLICT",
       `worker task ${taskId} (execution ${peek.executionId}) is not leased to worker ${workerId}: its lease expired and it was handed back, or it has ended; stop working on it`,
+    );
+  }
+  if (task.leaseUntilMs === null || task.leaseUntilMs < now) {
+    throw new OrbitError(
+      "CONFLICT",
+      `worker task ${taskId} (execution ${peek.executionId}): the lease of worker ${workerId} expired ${task.leaseUntilMs === null ? "" : `${now - task.leaseUntilMs} ms ago `}without a heartbeat, so the task will be handed back; stop working on it`,
     );
   }
   return { execution, task };

@@ -132,7 +132,8 @@ export class WorkerTasks {
   async heartbeat(workerId: string, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
     await this.o.executions.workers.seen(workerId);
     const now = this.o.clock.now();
-    const held = new Set(await this.o.store.extendLeases(workerId, taskIds, now + this.leaseMs));
+    // A lease already past its end is not renewed (answered "lost"), reaped or not (docs/workflows.md § Leases).
+    const held = new Set(await this.o.store.extendLeases(workerId, taskIds, now + this.leaseMs, now));
     const tasks: HeartbeatResponseJson["tasks"] = {};
     for (const id of taskIds) {
       if (!held.has(id)) {
@@ -149,8 +150,9 @@ export class WorkerTasks {
   /** Journals a completed step (before the worker treats it as done). */
   async step(taskId: string, body: StepRequestJson): Promise<{ cancel_requested: string | null }> {
     return this.o.store.transaction(async (t) => {
-      const held = await T.holdTask(t, taskId, body.worker_id);
-      await T.recordStep(t, held, this.o.clock.now(), {
+      const now = this.o.clock.now();
+      const held = await T.holdTask(t, taskId, body.worker_id, now);
+      await T.recordStep(t, held, now, {
         name: body.step,
         seq: body.seq,
         result: body.result,
@@ -162,7 +164,7 @@ export class WorkerTasks {
 
   complete(taskId: string, workerId: string, result: JsonValue): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.endWith(t, await T.holdTask(t, taskId, workerId), now, "COMPLETED", { result }),
+      T.endWith(t, await T.holdTask(t, taskId, workerId, now), now, "COMPLETED", { result }),
     );
   }
 
@@ -184,7 +186,7 @@ export class WorkerTasks {
         try {
           const execution = await this.o.executions.runTransition(
             async (t, now) =>
-              T.endWith(t, await T.holdTask(t, item.task_id, workerId), now, "COMPLETED", { result: item.result }),
+              T.endWith(t, await T.holdTask(t, item.task_id, workerId, now), now, "COMPLETED", { result: item.result }),
             tx,
           );
           ended.push(execution);
@@ -204,7 +206,7 @@ export class WorkerTasks {
   async fail(taskId: string, workerId: string, error: JsonObject, retryable: boolean): Promise<Execution> {
     let retried = false;
     const execution = await this.o.executions.runTransition(async (t, now) => {
-      const outcome = await T.failAttempt(t, await T.holdTask(t, taskId, workerId), now, error, retryable);
+      const outcome = await T.failAttempt(t, await T.holdTask(t, taskId, workerId, now), now, error, retryable);
       retried = outcome.retried;
       return outcome.execution;
     });
@@ -214,7 +216,7 @@ export class WorkerTasks {
 
   async continueAsNew(taskId: string, workerId: string, input: unknown): Promise<Execution> {
     const execution = await this.o.executions.runTransition(async (t, now) => {
-      const held = await T.holdTask(t, taskId, workerId);
+      const held = await T.holdTask(t, taskId, workerId, now);
       const workflow = await this.o.workflows.resolve(held.execution.workflow, held.execution.version, t);
       const valid = this.o.workflows.validateInput(workflow, input);
       return T.continueAsNew(t, held, now, valid, this.newId());
@@ -226,21 +228,23 @@ export class WorkerTasks {
   /** RUNNING → COMPENSATING; answers the run's journaled steps (the worker compensates them in reverse). */
   startCompensating(taskId: string, workerId: string): Promise<TaskJson> {
     return this.o.store.transaction(async (t) => {
-      const held = await T.holdTask(t, taskId, workerId);
-      const execution = await T.startCompensating(t, held, this.o.clock.now());
+      const now = this.o.clock.now();
+      const held = await T.holdTask(t, taskId, workerId, now);
+      const execution = await T.startCompensating(t, held, now);
       return this.taskJson(t, held.task, execution);
     });
   }
 
   compensated(taskId: string, workerId: string, step: string, error: JsonObject | null): Promise<void> {
-    return this.o.store.transaction(async (t) =>
-      T.recordCompensation(t, await T.holdTask(t, taskId, workerId), this.o.clock.now(), step, error),
-    );
+    return this.o.store.transaction(async (t) => {
+      const now = this.o.clock.now();
+      return T.recordCompensation(t, await T.holdTask(t, taskId, workerId, now), now, step, error);
+    });
   }
 
   cancelled(taskId: string, workerId: string, onCancelError: JsonObject | null): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.finishCancel(t, await T.holdTask(t, taskId, workerId), now, onCancelError),
+      T.finishCancel(t, await T.holdTask(t, taskId, workerId, now), now, onCancelError),
     );
   }
 
@@ -250,8 +254,8 @@ export class WorkerTasks {
     for (const id of taskIds) {
       try {
         await this.o.store.transaction(async (t) => {
-          const { task, execution } = await T.holdTask(t, id, workerId);
           const now = this.o.clock.now();
+          const { task, execution } = await T.holdTask(t, id, workerId, now);
           await t.updateTask(task.taskId, { state: "pending", leaseOwner: null, leaseUntilMs: null, availableMs: now });
           await t.appendEvent(execution.executionId, "WorkflowTaskReleased", { worker_id: workerId }, now);
         });

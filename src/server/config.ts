@@ -48,6 +48,8 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
   const graceMs = options.misfireGraceMs ?? DEFAULT_GRACE_MS;
   const database = options.database ?? nonEmpty(process.env.ORBIT_DATABASE_URL);
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
+  // Named as the user gave it: the CLI passes ORBIT_DATABASE_URL on as `database`.
+  if (database !== undefined) refuseOtherDatabases(database, database === process.env.ORBIT_DATABASE_URL);
   if (!["single", "active-standby", "shared"].includes(cluster)) {
     throw new OrbitError("INVALID_ARGUMENT", `--cluster ${cluster} is not one of single, active-standby, shared`);
   }
@@ -80,6 +82,22 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
     where: database === undefined ? join(dataDir, "orbit.db") : redact(database),
     access,
   };
+}
+
+/**
+ * Orbit speaks PostgreSQL and SQLite only: any other URL (`mysql://…`, a file path, a typo) is
+ * refused rather than handed to the PostgreSQL driver, which would try it as PostgreSQL and fail
+ * with a confusing connection error (docs/server.md).
+ */
+function refuseOtherDatabases(url: string, fromEnv: boolean): void {
+  if (/^postgres(ql)?:\/\//i.test(url)) return;
+  // Only the scheme is repeated: the rest may hold a password.
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
+  const flag = fromEnv ? "ORBIT_DATABASE_URL" : "--database";
+  throw new OrbitError(
+    "INVALID_ARGUMENT",
+    `${scheme === undefined ? `${flag} is not a URL` : `${flag} ${scheme}://…: Orbit does not support ${scheme}`}; give a PostgreSQL URL (postgres://user@host:5432/db or postgresql://…), or leave it unset to use SQLite in --data-dir`,
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

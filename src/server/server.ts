@@ -81,6 +81,8 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
     if (!ready) return { ready: false, role: role(), message: "starting or stopping" };
     try {
       await store.databaseNow();
+      const unwritable = await store.writeProblem?.();
+      if (unwritable) return { ready: false, role: role(), message: `the database cannot be written: ${unwritable}` };
       return { ready: true, role: role() };
     } catch (err) {
       return { ready: false, role: role(), message: `the database does not answer: ${(err as Error).message}` };

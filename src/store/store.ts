@@ -272,4 +272,9 @@ export interface Store extends StoreOps {
    * commit together. Absent on SQLite, which one process owns.
    */
   atomically?<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  /**
+   * SQLite: why the database file cannot be written (a write failed on a read-only file, folder or
+   * file system, or a full disk), or null; readiness reports not-ready while it is not null.
+   */
+  writeProblem?(): Promise<string | null>;
 }

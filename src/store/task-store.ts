@@ -58,8 +58,11 @@ export interface TaskStoreOps {
   getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;
   /** Pending → leased to `owner` with the policy; false when the task was no longer pending. */
   leaseTask(taskId: string, lease: NewLease): Promise<boolean>;
-  /** Moves `lease_until_ms` of those of the tasks still leased to `owner`; returns their ids. */
-  extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number): Promise<string[]>;
+  /**
+   * Moves `lease_until_ms` of those of the tasks still leased to `owner` whose lease has not ended
+   * before `nowMs` (an expired lease is not revived, reaped or not); returns their ids.
+   */
+  extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number, nowMs: number): Promise<string[]>;
   /** Leased tasks whose lease ended before the instant, earliest first (PostgreSQL: SKIP LOCKED when asked). */
   listExpiredLeases(beforeMs: number, limit: number, skipLocked?: boolean): Promise<TaskLease[]>;
   /** The earliest lease expiry of any leased task, or null: when the reaper should look next. */

@@ -118,6 +118,15 @@ class Parser {
     const n = Number(text);
     if (n === 0)
       throw this.fail(`step \`0\` in \`${element}\` is not allowed in the ${f.label} field (steps start at 1)`);
+    // A step up to the field's size still means "every n": `*/60` minutes is hourly, `*/12` months
+    // yearly. A larger one selects only the first value, so `*/99999999999999999999` would read as
+    // "every hour" while saying otherwise: refused. Day of week has 7 days (7 is Sunday again).
+    const size = f === DAY_OF_WEEK ? 7 : f.max - f.min + 1;
+    if (n > size) {
+      throw this.fail(
+        `step \`${text}\` in \`${element}\` is larger than the ${f.label} field (at most ${size}, its number of values)`,
+      );
+    }
     return n;
   }
 

@@ -25,6 +25,10 @@ export function parseInstant(text: string, what = "time"): number {
   if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
     throw invalidArgument(`${what} "${text}" is not a valid date and time`);
   }
+  // RFC 3339's offset is hours 00-23 and minutes 00-59: `+25:00` is not an offset.
+  if (oh !== undefined && (Number(oh) > 23 || Number(om) > 59)) {
+    throw invalidArgument(`${what} "${text}" has an invalid UTC offset ${sign}${oh}:${om} (from -23:59 to +23:59)`);
+  }
   const date = new Date(0);
   date.setUTCFullYear(Number(y), month - 1, day);
   if (date.getUTCDate() !== day) throw invalidArgument(`${what} "${text}" is not a valid date and time`);

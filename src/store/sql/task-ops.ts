@@ -80,13 +80,19 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return changed === 1;
   }
 
-  async extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number): Promise<string[]> {
+  async extendLeases(
+    owner: string,
+    taskIds: readonly string[],
+    leaseUntilMs: number,
+    nowMs: number,
+  ): Promise<string[]> {
     if (!taskIds.length) return [];
     const rows = await this.exec.all(
       `UPDATE orbit_worker_tasks SET lease_until_ms = ?
-       WHERE lease_owner = ? AND state = 'leased' AND task_id IN (${taskIds.map(() => "?").join(", ")})
+       WHERE lease_owner = ? AND state = 'leased' AND lease_until_ms >= ?
+         AND task_id IN (${taskIds.map(() => "?").join(", ")})
        RETURNING task_id`,
-      [leaseUntilMs, owner, ...taskIds],
+      [leaseUntilMs, owner, nowMs, ...taskIds],
     );
     return rows.map((r) => String(r.task_id));
   }

@@ -4,10 +4,23 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type Database from "better-sqlite3";
+import { OrbitError } from "../../domain/errors.js";
 import { Mutex } from "../mutex.js";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
 
 type Statement = Database.Statement<SqlParam[], SqlRow>;
+
+/**
+ * SQLite errors that mean the file cannot be written (read-only file, folder or file system, a
+ * full disk, an I/O error): the request fails with 503 UNAVAILABLE naming the cause, and the
+ * server reports not-ready until a write succeeds again (docs/server.md § Health).
+ */
+const STORAGE_ERROR = /^SQLITE_(READONLY|IOERR|FULL|CANTOPEN|PERM)/;
+
+function storageError(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && STORAGE_ERROR.test(code) ? `${code}: ${(err as Error).message}` : null;
+}
 
 export class SqliteConnection {
   private db: Database.Database | null = null;
@@ -16,13 +29,65 @@ export class SqliteConnection {
   /** Marks the async context of the open transaction, to catch the store being used from inside it. */
   private readonly txScope = new AsyncLocalStorage<object>();
   private openTx: object | null = null;
+  /** The cause of the last write that failed for want of a writable file; null once one succeeds. */
+  private writeFailure: string | null = null;
 
   /** Plain operations: each statement waits for the mutex, so never runs inside someone's transaction. */
   readonly locked: SqlExecutor = {
-    all: (sql, params) => this.exclusive(() => this.allNow(sql, params)),
-    run: (sql, params) => this.exclusive(() => this.runNow(sql, params)),
-    runMany: (sql, rows) => this.exclusive(() => this.runManyNow(sql, rows)),
+    all: (sql, params) => this.exclusive(() => this.writing(() => this.allNow(sql, params))),
+    run: (sql, params) => this.exclusive(() => this.writing(() => this.runNow(sql, params))),
+    runMany: (sql, rows) => this.exclusive(() => this.writing(() => this.runManyNow(sql, rows))),
   };
+
+  /** Why the database cannot be written, or null (readiness). */
+  get unwritable(): string | null {
+    return this.writeFailure;
+  }
+
+  /**
+   * Whether the file can be written now: takes the write lock and commits an unchanged
+   * `user_version` (a real write, so a file made read-only under the running server is seen).
+   * Returns the cause, or null; clears the failure it had recorded when the write succeeds.
+   */
+  async probeWrite(): Promise<string | null> {
+    return this.exclusive(() => {
+      const db = this.requireDb();
+      try {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const version = Number(db.pragma("user_version", { simple: true }));
+          db.pragma(`user_version = ${version}`);
+          db.exec("COMMIT");
+        } finally {
+          if (db.inTransaction) db.exec("ROLLBACK");
+        }
+        this.writeFailure = null;
+        return null;
+      } catch (err) {
+        this.writeFailure = storageError(err) ?? (err as Error).message;
+        return this.writeFailure;
+      }
+    });
+  }
+
+  /** Runs a statement or a transaction, turning a storage failure into UNAVAILABLE (recorded). */
+  private writing<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw this.storageFailure(err);
+    }
+  }
+
+  private storageFailure(err: unknown): unknown {
+    const cause = storageError(err);
+    if (cause === null) return err;
+    this.writeFailure = cause;
+    return new OrbitError(
+      "UNAVAILABLE",
+      `the SQLite database cannot be written (${cause}); check the file, its folder and the disk, then retry`,
+    );
+  }
 
   attach(db: Database.Database): void {
     this.db = db;
@@ -64,15 +129,16 @@ export class SqliteConnection {
       };
       // IMMEDIATE takes the write lock now rather than at the first write, so two processes on one
       // file cannot both read and then fail to upgrade (SQLITE_BUSY mid-transaction).
-      this.statement("BEGIN IMMEDIATE").run();
+      this.writing(() => this.statement("BEGIN IMMEDIATE").run());
       this.openTx = token;
       try {
         const result = await this.txScope.run(token, () => fn(exec));
-        this.statement("COMMIT").run();
+        this.writing(() => this.statement("COMMIT").run());
+        this.writeFailure = null;
         return result;
       } catch (error) {
         if (db.inTransaction) this.statement("ROLLBACK").run();
-        throw error;
+        throw this.storageFailure(error);
       } finally {
         active = false;
         this.openTx = null;

@@ -55,12 +55,22 @@ export class SqliteStore extends SqlOps implements Store {
       // 64 MB page cache (the default is 2 MB): executions, events and tasks use random-key B-trees.
       db.pragma("cache_size = -65536");
       migrateSqlite(db);
+      refuseReadOnly(db);
     } catch (error) {
       db.close();
       throw error;
     }
     this.connection.attach(db);
     this.state = "open";
+  }
+
+  /**
+   * Why the file cannot be written, or null: checked again (with a real write) only after a write
+   * failed for want of a writable file, so a ready server costs nothing extra (readiness).
+   */
+  async writeProblem(): Promise<string | null> {
+    if (this.connection.unwritable === null) return null;
+    return this.connection.probeWrite();
   }
 
   async close(): Promise<void> {
@@ -71,5 +81,24 @@ export class SqliteStore extends SqlOps implements Store {
 
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     return this.connection.transaction((exec) => fn(new SqlOps(exec, sqliteDialect)));
+  }
+}
+
+/**
+ * A file SQLite cannot write is opened read-only without a word, and then every write fails: refuse
+ * to start instead (docs/operations.md § Start-up). A write, rolled back, tells.
+ */
+function refuseReadOnly(db: Database.Database): void {
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.pragma(`user_version = ${Number(db.pragma("user_version", { simple: true }))}`);
+    } finally {
+      db.exec("ROLLBACK");
+    }
+  } catch (err) {
+    throw new Error(
+      `the database file is read-only (${(err as { code?: string }).code ?? "error"}: ${(err as Error).message}); Orbit must write to it: check the permissions of the file and its folder, and that the file system is not mounted read-only`,
+    );
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * Timings that would silently mean something else are refused (issue 11, item 10; docs/design.md §
+ * Cron, § Time zones and DST): a cron step larger than its field (`*\/99999999999999999999` used to
+ * read as "every hour") and a UTC offset outside RFC 3339's ±23:59 (`+25:00` used to shift by 25
+ * hours). Every route that takes a timing or an instant answers 400 with the cause and stores nothing.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ORDER_INPUT, SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.registerOrders();
+  await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
+});
+afterAll(() => t.stop());
+
+const base = { workflow: "OrderProcessing", input: ORDER_INPUT };
+
+it("refuses a cron step larger than its field's number of values, naming the field and the largest step", async () => {
+  const cases: [string, string][] = [
+    ["*/99999999999999999999 * * * *", "larger than the minute field (at most 60, its number of values)"],
+    ["0 */99999999999999999999 * * *", "larger than the hour field (at most 24, its number of values)"],
+    ["*/61 * * * *", "larger than the minute field (at most 60"],
+    ["1/9007199254740993 * * * *", "larger than the minute field (at most 60"],
+    ["0 0 */32 * *", "larger than the day of month field (at most 31"],
+    ["0 0 1 */13 *", "larger than the month field (at most 12"],
+    ["0 0 * * */8", "larger than the day of week field (at most 7"],
+    ["*/61 * * * * *", "larger than the second field (at most 60"],
+  ];
+  for (const [cron, says] of cases) {
+    const r = await t.call("POST", "/v1/schedules", { ...base, schedule_id: "bad", cron });
+    expect({ cron, status: r.status, code: r.body.code }).toEqual({ cron, status: 400, code: "INVALID_SCHEDULE" });
+    expect(r.body.message).toContain(says);
+    const patch = await t.call("PATCH", "/v1/schedules/orders-every-10s", { cron, interval: null });
+    expect({ cron, status: patch.status }).toEqual({ cron, status: 400 });
+    const preview = await t.call("GET", `/v1/preview?cron=${encodeURIComponent(cron)}`);
+    expect({ cron, status: preview.status, code: preview.body.code }).toEqual({
+      cron,
+      status: 400,
+      code: "INVALID_SCHEDULE",
+    });
+  }
+  // The largest steps are fine: every 60 minutes is hourly, every 12 months yearly.
+  for (const cron of ["*/60 * * * *", "0 */24 * * *", "0 0 */31 * *", "0 0 1 */12 *", "0 0 * * */7"]) {
+    expect((await t.call("GET", `/v1/preview?cron=${encodeURIComponent(cron)}`)).status).toBe(200);
+  }
+  const list = await t.call("GET", "/v1/schedules");
+  expect(list.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["orders-every-10s"]);
+  expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.interval).toBe("10s");
+});
+
+it("refuses a UTC offset beyond ±23:59 in every instant it reads", async () => {
+  for (const offset of ["+25:00", "-25:00", "+24:00", "+23:60", "+99:99"]) {
+    const at = `2026-12-01T00:00:00${offset}`;
+    const create = await t.call("POST", "/v1/schedules", {
+      ...base,
+      schedule_id: "bad",
+      cron: "0 * * * *",
+      start_at: at,
+    });
+    expect({ offset, status: create.status, body: create.body }).toEqual({
+      offset,
+      status: 400,
+      body: {
+        code: "INVALID_ARGUMENT",
+        message: `start_at "${at}" has an invalid UTC offset ${offset} (from -23:59 to +23:59)`,
+      },
+    });
+    const end = await t.call("PATCH", "/v1/schedules/orders-every-10s", { end_at: at });
+    expect({ offset, status: end.status, code: end.body.code }).toEqual({
+      offset,
+      status: 400,
+      code: "INVALID_ARGUMENT",
+    });
+    const backfill = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", {
+      start_at: at,
+      end_at: "2026-12-01T01:00:00Z",
+    });
+    expect({ offset, status: backfill.status }).toEqual({ offset, status: 400 });
+    const preview = await t.call("GET", `/v1/preview?cron=0%20*%20*%20*%20*&from=${encodeURIComponent(at)}`);
+    expect({ offset, status: preview.status }).toEqual({ offset, status: 400 });
+    const list = await t.call("GET", `/v1/executions?created_after=${encodeURIComponent(at)}`);
+    expect({ offset, status: list.status }).toEqual({ offset, status: 400 });
+  }
+  // RFC 3339's extremes are real offsets.
+  const ok = await t.call("POST", "/v1/schedules", {
+    ...base,
+    schedule_id: "edge",
+    cron: "0 * * * *",
+    start_at: "2026-12-01T00:00:00+23:59",
+  });
+  expect(ok.status).toBe(201);
+  expect(ok.body.start_at).toBe("2026-12-01T00:00:00+23:59"); // kept as given
+  expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.end_at).toBeUndefined();
+  expect((await t.call("GET", "/v1/executions")).body.executions).toEqual([]);
+});

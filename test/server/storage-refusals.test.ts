@@ -1,0 +1,138 @@
+/**
+ * Storage the server cannot use is refused or reported, not served with 500s (issue 11, item 10;
+ * docs/operations.md § Start-up, docs/server.md § Health): a database URL of another kind than PostgreSQL is refused at
+ * start; a read-only `orbit.db` is refused at start; a file that becomes unwritable under a running
+ * server fails writes with 503 UNAVAILABLE and makes /readyz not-ready until it is writable again.
+ *
+ * Read-only is made with `chattr +i` when running as root (root writes through any mode bits), else
+ * with `chmod 0444`; the running-server case needs `chattr` (an open file keeps its write access
+ * after chmod) and is skipped, saying so, without it.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { StartupError, startServer } from "../../src/server/server.js";
+import { orbit } from "../e2e/harness.js";
+
+const root = process.getuid?.() === 0;
+const chattr = (flag: "+i" | "-i", file: string): boolean => {
+  try {
+    execFileSync("chattr", [flag, file], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** Whether this machine can make a file immutable under a running process. */
+const immutable = (() => {
+  if (!root) return false;
+  const probe = mkdtempSync(join(tmpdir(), "orbit-chattr-"));
+  const file = join(probe, "f");
+  execFileSync("touch", [file]);
+  const ok = chattr("+i", file) && chattr("-i", file);
+  rmSync(probe, { recursive: true, force: true });
+  return ok;
+})();
+
+/** Makes `file` read-only for this process; returns the undo. */
+function readOnly(file: string): () => void {
+  if (root) {
+    if (!chattr("+i", file)) throw new Error("chattr +i failed");
+    return () => void chattr("-i", file);
+  }
+  chmodSync(file, 0o444);
+  return () => chmodSync(file, 0o644);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "orbit-storage-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("database URLs", () => {
+  it("refuses mysql:// (and anything not PostgreSQL) at start, naming the scheme but not the password", async () => {
+    const r = await orbit(["server", "--port", "0", "--database", "mysql://app:s3cret@db:3306/orbit"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "orbit: --database mysql://…: Orbit does not support mysql; give a PostgreSQL URL (postgres://user@host:5432/db or postgresql://…), or leave it unset to use SQLite in --data-dir\n",
+    );
+    const env = await orbit(["server", "--port", "0"], { ORBIT_DATABASE_URL: "sqlite:///tmp/x.db" });
+    expect(env.code).toBe(1);
+    expect(env.stderr).toMatch(/^orbit: ORBIT_DATABASE_URL sqlite:\/\/…: Orbit does not support sqlite; /);
+    for (const database of ["mysql://root@localhost/orbit", "mongodb+srv://x", "db.example.com:5432/orbit", "orbit"]) {
+      const err = await startServer({ port: 0, database, dataDir: join(dir, "never"), logger: "silent" }).then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+      expect({ database, message: err?.message }).toMatchObject({
+        database,
+        message: expect.stringMatching(/^--database .*give a PostgreSQL URL/),
+      });
+    }
+  });
+});
+
+describe("a read-only SQLite database", () => {
+  it("is refused at start with the file and the cause (it used to start and answer ready)", async () => {
+    const data = join(dir, "ro-start");
+    const first = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await first.close();
+    const undo = readOnly(join(data, "orbit.db"));
+    try {
+      const err = await startServer({ port: 0, dataDir: data, logger: "silent" }).then(
+        (s) => s.close().then(() => null),
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StartupError);
+      expect((err as Error).message).toBe(
+        `cannot open the SQLite database ${data}/orbit.db: the database file is read-only (SQLITE_READONLY: attempt to write a readonly database); Orbit must write to it: check the permissions of the file and its folder, and that the file system is not mounted read-only`,
+      );
+    } finally {
+      undo();
+    }
+    const again = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await again.close();
+  });
+
+  it.skipIf(!immutable)(
+    "made unwritable under a running server: writes are 503 and /readyz not-ready, until it is writable again",
+    async () => {
+      const data = join(dir, "ro-running");
+      const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+      const register = (name: string) =>
+        fetch(`${s.url}/v1/workflows`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name, version: "1.0.0" }),
+        });
+      const ready = async () => {
+        const r = await fetch(`${s.url}/readyz`);
+        return { status: r.status, body: (await r.json()) as { status: string; message?: string } };
+      };
+      try {
+        expect((await register("A")).status).toBe(201);
+        const files = [join(data, "orbit.db"), join(data, "orbit.db-wal")];
+        for (const f of files) chattr("+i", f);
+        try {
+          const refused = await register("B");
+          expect(refused.status).toBe(503);
+          const body = (await refused.json()) as { code: string; message: string };
+          expect(body.code).toBe("UNAVAILABLE");
+          expect(body.message).toMatch(/^the SQLite database cannot be written \(SQLITE_IOERR/);
+          const r = await ready();
+          expect(r.status).toBe(503);
+          expect(r.body.status).toBe("not_ready");
+          expect(r.body.message).toMatch(/^the database cannot be written: SQLITE_/);
+        } finally {
+          for (const f of files) chattr("-i", f);
+        }
+        expect(await ready()).toEqual({ status: 200, body: { status: "ready", role: "single" } });
+        expect((await register("C")).status).toBe(201);
+        const names = (await (await fetch(`${s.url}/v1/workflows`)).json()) as { workflows: { name: string }[] };
+        expect(names.workflows.map((w) => w.name)).toEqual(["A", "C"]);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+});
