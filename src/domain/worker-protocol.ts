@@ -97,5 +97,11 @@ export interface ErrorJson extends JsonObject {
 
 /** `POST /v1/worker/complete`: per task, COMPLETED or the error that refused it (CONFLICT: lease gone). */
 export interface CompleteManyResponseJson {
-  tasks: Record<string, { status: "COMPLETED" } | { code: string; message: string }>;
+  tasks: Record<
+    string,
+    | { status: "COMPLETED" }
+    /** A cancel was requested before the completion: compensate, run onCancel, report `cancelled`. */
+    | { status: "CANCEL_REQUESTED"; cancel_requested: string }
+    | { code: string; message: string }
+  >;
 }

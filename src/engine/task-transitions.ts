@@ -129,6 +129,25 @@ export async function recordStep(
   }
 }
 
+/**
+ * Whether a cancel requested before a completion or failure report wins over it (docs/workflows.md §
+ * Cancellation and compensation): the report then ends nothing, its result or error is recorded
+ * (`CompletionAfterCancel` / `FailureAfterCancel`), and the execution stays RUNNING with its cancel
+ * reason, for the worker to compensate, run `onCancel` and report `cancelled`. A timeout's cancel
+ * does not win: code that completes before it sees the timeout ends COMPLETED (docs/outcomes.md § Timeouts).
+ */
+export function cancelWins(execution: Execution): boolean {
+  return execution.cancelReason !== null && !isTimeoutError(execution.error);
+}
+
+/** A completion report: COMPLETED, unless a cancel was requested first (then see cancelWins). */
+export async function completeAttempt(tx: StoreOps, held: Held, now: number, result: JsonValue): Promise<Execution> {
+  const { execution } = held;
+  if (!cancelWins(execution)) return endWith(tx, held, now, "COMPLETED", { result });
+  await tx.appendEvent(execution.executionId, "CompletionAfterCancel", { result }, now);
+  return execution;
+}
+
 /** A failure report: retried by the policy (attempt + 1 after the back-off), else FAILED. */
 export async function failAttempt(
   tx: StoreOps,
@@ -138,6 +157,10 @@ export async function failAttempt(
   retryable: boolean,
 ): Promise<{ execution: Execution; retried: boolean }> {
   const { task, execution } = held;
+  if (cancelWins(execution)) {
+    await tx.appendEvent(execution.executionId, "FailureAfterCancel", { error }, now);
+    return { execution, retried: false };
+  }
   if (
     retryable &&
     task.attempt < task.maxAttempts &&

@@ -9,6 +9,7 @@ import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type {
+  CompleteManyResponseJson,
   HeartbeatResponseJson,
   PollRequestJson,
   StepRequestJson,
@@ -39,8 +40,11 @@ export interface WorkerTasksOptions {
   newId?: () => string;
 }
 
-/** One task's answer in a batched complete: done, or why not (CONFLICT: the lease is gone). */
-export type CompleteAnswer = { status: "COMPLETED" } | { code: string; message: string };
+/**
+ * One task's answer in a batched complete: done; a cancel requested first (compensate, then report
+ * `cancelled`); or why not (CONFLICT: the lease is gone).
+ */
+export type CompleteAnswer = CompleteManyResponseJson["tasks"][string];
 
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
@@ -162,9 +166,10 @@ export class WorkerTasks {
     });
   }
 
+  /** COMPLETED; or, when a cancel was requested first, still RUNNING with its cancel reason (T.cancelWins). */
   complete(taskId: string, workerId: string, result: JsonValue): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.endWith(t, await T.holdTask(t, taskId, workerId, now), now, "COMPLETED", { result }),
+      T.completeAttempt(t, await T.holdTask(t, taskId, workerId, now), now, result),
     );
   }
 
@@ -185,12 +190,16 @@ export class WorkerTasks {
       for (const item of items) {
         try {
           const execution = await this.o.executions.runTransition(
-            async (t, now) =>
-              T.endWith(t, await T.holdTask(t, item.task_id, workerId, now), now, "COMPLETED", { result: item.result }),
+            async (t, now) => T.completeAttempt(t, await T.holdTask(t, item.task_id, workerId, now), now, item.result),
             tx,
           );
-          ended.push(execution);
-          answers[item.task_id] = { status: "COMPLETED" };
+          if (execution.status === "COMPLETED") {
+            ended.push(execution);
+            answers[item.task_id] = { status: "COMPLETED" };
+          } else {
+            // A cancel was requested first: the worker compensates instead (T.cancelWins).
+            answers[item.task_id] = { status: "CANCEL_REQUESTED", cancel_requested: execution.cancelReason ?? "" };
+          }
         } catch (err) {
           if (!(err instanceof OrbitError)) throw err;
           answers[item.task_id] = { code: err.code, message: err.message };

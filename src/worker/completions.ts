@@ -17,7 +17,7 @@ interface Pending {
   taskId: string;
   result: JsonValue;
   retryForMs: number;
-  resolve: () => void;
+  resolve: (cancelReason: string | null) => void;
   reject: (err: unknown) => void;
 }
 
@@ -27,8 +27,12 @@ export class Completions {
 
   constructor(private readonly api: ProtocolClient) {}
 
-  /** Resolves once the server recorded the completion; LeaseLostError when the lease was gone. */
-  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<void> {
+  /**
+   * Resolves with null once the server recorded the completion, or with the cancel reason when a
+   * cancel was requested before it (the execution is not completed: the worker compensates);
+   * LeaseLostError when the lease was gone.
+   */
+  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<string | null> {
     return new Promise((resolve, reject) => {
       this.queue.push({ taskId, result, retryForMs, resolve, reject });
       if (!this.sending) {
@@ -48,7 +52,7 @@ export class Completions {
         );
         for (const p of batch) {
           const a = answer.tasks[p.taskId];
-          if (a && "status" in a) p.resolve();
+          if (a && "status" in a) p.resolve(a.status === "CANCEL_REQUESTED" ? a.cancel_requested : null);
           else if (a?.code === "CONFLICT") p.reject(new LeaseLostError(a.message));
           else {
             const code = (a?.code ?? "INTERNAL") as ErrorCode;

@@ -74,8 +74,11 @@ export class ProtocolClient {
     return this.post(`/v1/worker/tasks/${seg(taskId)}/steps`, step, retryForMs);
   }
 
-  /** Batched with other tasks completing at the same time (completions.ts). */
-  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<void> {
+  /**
+   * Batched with other tasks completing at the same time (completions.ts). Resolves with null once
+   * COMPLETED, or with the cancel reason when a cancel was requested first (then compensate).
+   */
+  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<string | null> {
     return this.completions.complete(taskId, result, retryForMs);
   }
 
@@ -84,7 +87,13 @@ export class ProtocolClient {
     return this.post("/v1/worker/complete", { tasks }, retryForMs);
   }
 
-  fail(taskId: string, error: JsonObject, retryable: boolean, retryForMs: number): Promise<unknown> {
+  /** The execution after the report: RUNNING (retried, or a cancel came first: cancel_reason), or FAILED. */
+  fail(
+    taskId: string,
+    error: JsonObject,
+    retryable: boolean,
+    retryForMs: number,
+  ): Promise<{ status?: string; cancel_reason?: string | null } | null> {
     return this.post(`/v1/worker/tasks/${seg(taskId)}/fail`, { error, retryable }, retryForMs);
   }
 

@@ -97,10 +97,18 @@ export async function runTask(
       await compensate(def, ctx, control, api, reason ?? task.cancel_requested ?? "cancelled");
       return;
     }
+    // A run that returned or threw is reported; a cancel requested before the report wins over
+    // it, and the server answers with the reason: compensate, then onCancel (docs/workflows.md §
+    // Cancellation and compensation). The server decides, so a timeout's cancel can still complete.
+    const cancelFirst = async (cancelReason: string): Promise<void> => {
+      control.cancel(cancelReason);
+      await compensate(def, ctx, control, api, cancelReason);
+    };
     switch (outcome.kind) {
-      case "completed":
+      case "completed": {
+        let cancelReason: string | null;
         try {
-          await api.complete(task.task_id, toJson(outcome.result), retryFor);
+          cancelReason = await api.complete(task.task_id, toJson(outcome.result), retryFor);
         } catch (err) {
           if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
           // The server refused the result (over 1 MB, deeper than 64, a NUL …): the attempt fails
@@ -108,8 +116,11 @@ export async function runTask(
           const error = { message: `the result was refused: ${err.message}`, type: "ResultRefused" };
           await api.fail(task.task_id, error, false, retryFor).catch(() => undefined);
           logFailure(log, task, error, "final");
+          return;
         }
+        if (cancelReason !== null) await cancelFirst(cancelReason);
         return;
+      }
       case "continue":
         await api.continueAsNew(task.task_id, toJson(outcome.input), retryFor);
         return;
@@ -119,7 +130,11 @@ export async function runTask(
       case "error": {
         const retryable = !(outcome.error instanceof NonRetryableError);
         const error = errorJson(outcome.error, ctx.failedStep);
-        const answer = (await api.fail(task.task_id, error, retryable, retryFor)) as { status?: string } | null;
+        const answer = await api.fail(task.task_id, error, retryable, retryFor);
+        if (answer?.status === "RUNNING" && typeof answer.cancel_reason === "string") {
+          await cancelFirst(answer.cancel_reason);
+          return;
+        }
         logFailure(log, task, error, answer?.status === "FAILED" ? "final" : "retry");
         return;
       }
