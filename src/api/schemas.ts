@@ -5,7 +5,7 @@
  */
 import { type TSchema, Type } from "@sinclair/typebox";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
-import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
+import { SETTING_SCHEMAS } from "../domain/setting-table.js";
 import { SCHEDULE_OUTCOMES, SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
 
 const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
@@ -75,45 +75,8 @@ export const ListExecutionsQuery = Type.Object(
 
 // ---- request bodies
 
-const settingProperties = {
-  schedule_id: Type.String({ description: "[A-Za-z0-9_.-]{1,100}" }),
-  workflow: Type.String({ description: "the workflow to start" }),
-  version: text("pinned version; absent: the latest at each start"),
-  input: nullable("object", "the input of every start (default {})"),
-  cron: text("cron expression (5 or 6 fields, macros, Quartz extensions)"),
-  interval: text("duration such as 10s or 1h30m (at least 1s)"),
-  timezone: text("IANA zone of the cron expression (default UTC)"),
-  dst: text("once (default), wall_clock or <gap>:<repeat>"),
-  overlap: Type.Unsafe({ type: ["string", "null"], enum: [...OVERLAP_POLICIES, null], description: "default skip" }),
-  concurrency_key: text("schedules with the same key serialise"),
-  catchup: Type.Unsafe({
-    type: ["string", "null"],
-    enum: [...CATCHUP_POLICIES, null],
-    description: "default skip_missed",
-  }),
-  max_catch_up: nullable("integer", "1-1000, required with catchup catch_up"),
-  catchup_window: text("duration 10s-365d: older missed occurrences never start"),
-  start_at: text("RFC 3339: no occurrence before"),
-  end_at: text("RFC 3339: no occurrence after"),
-  jitter: text("duration: deterministic delay below it"),
-  paused: nullable("boolean", "default false"),
-  pause_note: text("why it is paused"),
-  description: text("free text, at most 1000 characters"),
-  run_timeout: text("duration 1s-365d: the whole execution, across retries (default: the workflow's)"),
-  start_timeout: text("duration 1s-365d: created → first taken by a worker (default: the workflow's)"),
-  pause_on_failure: nullable("integer", "1-1000: pause after this many consecutive failed executions"),
-  max_runs: nullable("integer", "not supported yet: refused (docs/outcomes.md)"),
-  notify: Type.Unsafe({
-    type: ["string", "object", "array", "null"],
-    description:
-      'webhook(s): a URL, {"url","events"} or a list of up to 5; events: failure, timeout, dead_letter, paused, recovery (default all)',
-  }),
-  labels: Type.Unsafe({
-    type: ["object", "null"],
-    additionalProperties: { type: "string" },
-    description: "up to 20 name → value strings; `orbit schedule apply --owner/--selector` scopes by them",
-  }),
-};
+/** Each setting's schema, declared once with its default, flag and docs (src/domain/setting-table.ts). */
+const settingProperties = SETTING_SCHEMAS;
 
 /**
  * Schedule settings (docs/design.md § Settings). Unknown keys pass the schema on purpose: the settings validator

@@ -58,5 +58,4 @@ export interface ScheduleSettings {
   labels?: Record<string, string>;
 }
 
-/** The settings a schedule has when they are not given. */
-export const SCHEDULE_DEFAULTS = { overlap: "skip", catchup: "skip_missed", paused: false } as const;
+// Each setting's schema, default, flag and whether it may be unset: setting-table.ts.

@@ -10,9 +10,9 @@ import {
   type CatchupPolicy,
   OVERLAP_POLICIES,
   type OverlapPolicy,
-  SCHEDULE_DEFAULTS,
   type ScheduleSettings,
 } from "../domain/schedule.js";
+import { SCHEDULE_DEFAULTS, SETTING_KEYS } from "../domain/setting-table.js";
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
@@ -21,33 +21,7 @@ import { validateLabels } from "./labels.js";
 import { validateOutcomeSettings } from "./outcome-settings.js";
 import { suggestKey } from "./suggest.js";
 
-export const SETTING_KEYS = [
-  "schedule_id",
-  "workflow",
-  "version",
-  "input",
-  "cron",
-  "interval",
-  "timezone",
-  "dst",
-  "overlap",
-  "concurrency_key",
-  "catchup",
-  "max_catch_up",
-  "catchup_window",
-  "start_at",
-  "end_at",
-  "jitter",
-  "paused",
-  "pause_note",
-  "description",
-  "run_timeout",
-  "start_timeout",
-  "pause_on_failure",
-  "max_runs",
-  "notify",
-  "labels",
-] as const;
+export { SETTING_KEYS } from "../domain/setting-table.js";
 
 /** Names other schedulers use for Orbit's settings: a typo of one still finds its Orbit name. */
 const ALIASES: Readonly<Record<string, string>> = {

@@ -6,6 +6,7 @@
 import type { JsonObject } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
+import { SETTING_KEYS, type SettingKey } from "../domain/setting-table.js";
 import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import { nextOccurrences } from "../time/timing.js";
@@ -87,24 +88,20 @@ export function settingsOf(row: ScheduleRow): ScheduleSettings {
 export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtras): JsonObject {
   const s = settingsOf(row);
   const { timing } = compiledFor(row);
-  const v: Record<string, unknown> = { schedule_id: row.scheduleId, workflow: row.workflow };
-  if (s.version !== undefined) v.version = s.version;
+  // Every setting, in the settings table's order (src/domain/setting-table.ts): from its column
+  // where the row has one, else as stored in `spec`; unset ones are left out.
   const inputText = (row.spec as { input_text?: unknown }).input_text;
-  v.input = typeof inputText === "string" ? new RawJson(inputText, row.input) : row.input;
-  if (s.cron !== undefined) v.cron = s.cron;
-  if (s.interval !== undefined) v.interval = s.interval;
-  for (const k of ["timezone", "dst"] as const) if (s[k] !== undefined) v[k] = s[k];
-  v.overlap = s.overlap;
-  if (s.concurrency_key !== undefined) v.concurrency_key = s.concurrency_key;
-  v.catchup = s.catchup;
-  for (const k of ["max_catch_up", "catchup_window", "start_at", "end_at", "jitter"] as const) {
-    if (s[k] !== undefined) v[k] = s[k];
-  }
-  v.paused = row.paused;
-  if (row.pauseNote !== null) v.pause_note = row.pauseNote;
-  if (s.description !== undefined) v.description = s.description;
-  for (const k of ["run_timeout", "start_timeout", "pause_on_failure", "max_runs", "notify", "labels"] as const) {
-    if (s[k] !== undefined) v[k] = s[k];
+  const fromRow: Partial<Record<SettingKey, unknown>> = {
+    schedule_id: row.scheduleId,
+    workflow: row.workflow,
+    input: typeof inputText === "string" ? new RawJson(inputText, row.input) : row.input,
+    paused: row.paused,
+    pause_note: row.pauseNote ?? undefined,
+  };
+  const v: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const value = key in fromRow ? fromRow[key] : s[key];
+    if (value !== undefined) v[key] = value;
   }
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
