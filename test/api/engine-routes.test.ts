@@ -15,7 +15,14 @@ describe("/v1/workflows", () => {
     const body = { name: "OrderProcessing", version: "1.0.0", input_schema: ORDER_SCHEMA, description: "orders" };
     const first = await t.call("POST", "/v1/workflows", body);
     expect(first.status).toBe(201);
-    expect(Object.keys(first.body)).toEqual(["name", "version", "input_schema", "description", "created_at", "deprecated_at"]);
+    expect(Object.keys(first.body)).toEqual([
+      "name",
+      "version",
+      "input_schema",
+      "description",
+      "created_at",
+      "deprecated_at",
+    ]);
     expect((await t.call("POST", "/v1/workflows", body)).status).toBe(200);
     const other = await t.call("POST", "/v1/workflows", { ...body, input_schema: { type: "object" } });
     expect(other.status).toBe(409);
