@@ -122,10 +122,13 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       tag: "schedules",
       params: S.ScheduleIdParams,
       responses: { 200: { description: "the deliveries" } },
+      // As every /v1/schedules route: a client that may `schedule` the workflow (the deliveries
+      // show the webhook URLs, which GET of the schedule shows only to it); never a worker.
       guard: async (r) => {
         if (access === null) return;
+        access.requireClient(r);
         const row = await d.scheduler.schedules.row(String(r.params.id));
-        access.require(r, "read", row.workflow);
+        access.require(r, "schedule", row.workflow);
       },
       handler: async (r) => {
         const id = String(r.params.id);

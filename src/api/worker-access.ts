@@ -1,9 +1,9 @@
 /**
  * Which tasks a worker identity may touch (docs/security.md): a worker identity's `allow` rules
  * name the workflows it runs, and every worker route is checked against them: the workflows a poll
- * offers, and the workflow of every task a heartbeat, release or report names. Without this, a
- * worker trusted with `Order*` could lease `Billing` tasks (and read their inputs) or complete them
- * with a forged result. A task that does not exist is left to the route (404).
+ * offers, and the workflow of every task a heartbeat, release, report or batched complete names.
+ * Without this, a worker trusted with `Order*` could lease `Billing` tasks (and read their inputs)
+ * or complete them with a forged result. A task that does not exist is left to the route (404).
  */
 import { OrbitError } from "../domain/errors.js";
 import type { Store } from "../store/store.js";
@@ -13,6 +13,8 @@ import type { Caller } from "./route.js";
 export interface WorkerBody {
   workflows?: { name?: unknown }[];
   task_ids?: unknown[];
+  /** A batched complete's tasks (`POST /v1/worker/complete`). */
+  tasks?: { task_id?: unknown }[];
 }
 
 export class WorkerAccess {
@@ -23,7 +25,11 @@ export class WorkerAccess {
 
   async check(caller: Caller, body: WorkerBody | undefined, taskId: string): Promise<void> {
     for (const w of body?.workflows ?? []) this.require(caller, String(w.name), "lease tasks of");
-    const ids = [...(body?.task_ids ?? []).map(String), ...(taskId === "" ? [] : [taskId])];
+    const ids = [
+      ...(body?.task_ids ?? []).map(String),
+      ...(body?.tasks ?? []).map((t) => String(t?.task_id)),
+      ...(taskId === "" ? [] : [taskId]),
+    ];
     for (const id of ids) {
       const task = await this.store.getTaskLease(id);
       if (task !== null) this.require(caller, task.workflow, `report on task ${id} of`);
