@@ -7,6 +7,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import type { SkipReason } from "../domain/schedule.js";
 import type { FireReport } from "../scheduler/fire.js";
+import type { ScheduleOutcomeAggregate, ScheduleOutcomeFigures } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
 
 const SKIP_REASONS: readonly SkipReason[] = ["overlap", "concurrency", "missed", "buffer_full"];
@@ -17,7 +18,15 @@ export interface MetricsOptions {
   graceMs: number;
   /** The instant due times are compared with (the database clock in shared mode). */
   now: () => Promise<number>;
+  /**
+   * Most schedules exported with a `schedule` label (docs/outcomes.md § Metrics); with more, the
+   * per-schedule metrics lose the label and aggregate. Default {@link DEFAULT_SCHEDULE_LABELS}.
+   */
+  scheduleLabels?: number;
 }
+
+/** Default of `--metrics-schedule-labels`: enough for most fleets, bounded for Prometheus. */
+export const DEFAULT_SCHEDULE_LABELS = 1000;
 
 export class ServerMetrics {
   readonly registry = new Registry();
@@ -63,6 +72,7 @@ export class ServerMetrics {
         this.set(await o.store.countOverdueSchedules((await o.now()) - o.graceMs));
       },
     });
+    this.scheduleMetrics(o, registers);
     new Gauge({
       name: "orbit_executions",
       help: "Executions in the database by status",
@@ -71,6 +81,67 @@ export class ServerMetrics {
       async collect() {
         const counts = await o.store.countExecutionsByStatus();
         for (const status of EXECUTION_STATUSES) this.set({ status }, counts[status] ?? 0);
+      },
+    });
+  }
+
+  /**
+   * The per-schedule outcome metrics, read from the database on each scrape: one series per
+   * schedule up to `scheduleLabels` schedules, else one unlabelled series each (the oldest last
+   * success, the longest run of failures, the sum of failures), so the label set stays bounded.
+   */
+  private scheduleMetrics(o: MetricsOptions, registers: Registry[]): void {
+    const limit = o.scheduleLabels ?? DEFAULT_SCHEDULE_LABELS;
+    // One database read per scrape serves the three metrics: the first collect() reads, the other two reuse it.
+    let pending: Promise<ScheduleFigures> | null = null;
+    const read = (): Promise<ScheduleFigures> => {
+      pending ??= readFigures(o.store, limit).finally(() => {
+        setImmediate(() => {
+          pending = null;
+        });
+      });
+      return pending;
+    };
+    const labelNames = ["schedule"] as const;
+    new Gauge({
+      name: "orbit_schedule_last_success_timestamp_seconds",
+      help: "Unix time of the schedule's last COMPLETED execution (absent before the first); unlabelled past --metrics-schedule-labels schedules: the oldest of them",
+      labelNames,
+      registers,
+      async collect() {
+        const f = await read();
+        this.reset();
+        if (f.perSchedule === null) {
+          if (f.aggregate.oldestLastSuccessMs !== null) this.set(f.aggregate.oldestLastSuccessMs / 1000);
+          return;
+        }
+        for (const s of f.perSchedule) {
+          if (s.lastSuccessMs !== null) this.set({ schedule: s.scheduleId }, s.lastSuccessMs / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: "orbit_schedule_consecutive_failures",
+      help: "FAILED executions of the schedule since its last COMPLETED one; unlabelled past --metrics-schedule-labels schedules: the most of any schedule",
+      labelNames,
+      registers,
+      async collect() {
+        const f = await read();
+        this.reset();
+        if (f.perSchedule === null) this.set(f.aggregate.maxConsecutiveFailures);
+        else for (const s of f.perSchedule) this.set({ schedule: s.scheduleId }, s.consecutiveFailures);
+      },
+    });
+    new Counter({
+      name: "orbit_schedule_failures_total",
+      help: "FAILED executions of the schedule (timeouts included), from the database; unlabelled past --metrics-schedule-labels schedules: their sum",
+      labelNames,
+      registers,
+      async collect() {
+        const f = await read();
+        this.reset();
+        if (f.perSchedule === null) this.inc(f.aggregate.failures);
+        else for (const s of f.perSchedule) this.inc({ schedule: s.scheduleId }, s.failures);
       },
     });
   }
@@ -103,4 +174,21 @@ export class ServerMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+interface ScheduleFigures {
+  /** null: more schedules than the label limit. */
+  perSchedule: ScheduleOutcomeFigures[] | null;
+  aggregate: ScheduleOutcomeAggregate;
+}
+
+async function readFigures(store: Store, limit: number): Promise<ScheduleFigures> {
+  const rows = limit > 0 ? await store.listScheduleOutcomeFigures(limit + 1) : null;
+  if (rows !== null && rows.length <= limit) {
+    return {
+      perSchedule: rows,
+      aggregate: { schedules: rows.length, oldestLastSuccessMs: null, maxConsecutiveFailures: 0, failures: 0 },
+    };
+  }
+  return { perSchedule: null, aggregate: await store.aggregateScheduleOutcomes() };
 }

@@ -19,6 +19,7 @@ export interface StartServerOptions {
   database?: string;
   cluster?: "single" | "active-standby" | "shared";
   maxActiveExecutions?: number;
+  metricsScheduleLabels?: number;
   misfireGraceMs?: number;
   config?: string;
   /** The level of the server's log (JSON lines on stdout). */
@@ -43,6 +44,7 @@ interface ServerFlags {
   database?: string;
   cluster?: StartServerOptions["cluster"];
   maxActiveExecutions?: number;
+  metricsScheduleLabels?: number;
   config?: string;
   misfireGrace?: number;
   logLevel?: string;
@@ -137,6 +139,11 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       ]),
     )
     .option("--max-active-executions <n>", "refuse starts beyond n running executions (429)", wholeNumber(1, 1e9))
+    .option(
+      "--metrics-schedule-labels <n>",
+      "most schedules /metrics labels one by one; beyond, their outcome metrics aggregate (default: 1000)",
+      wholeNumber(0, 1_000_000),
+    )
     .option("--config <file>", "identities and tokens (access control); without it the server is open")
     .option("--misfire-grace <duration>", "how late an occurrence may be and still start (default: 60s)", parseGrace)
     .option(
@@ -179,6 +186,7 @@ Examples:
         database,
         cluster: flags.cluster,
         maxActiveExecutions: flags.maxActiveExecutions,
+        metricsScheduleLabels: flags.metricsScheduleLabels,
         misfireGraceMs: flags.misfireGrace,
         config: flags.config,
         logger: flags.logLevel,

@@ -62,6 +62,13 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) {
     throw new OrbitError("INVALID_ARGUMENT", `--misfire-grace must be a duration of 0 or more, got ${graceMs} ms`);
   }
+  const labels = options.metricsScheduleLabels;
+  if (labels !== undefined && (!Number.isSafeInteger(labels) || labels < 0 || labels > 1_000_000)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `--metrics-schedule-labels must be a whole number from 0 to 1000000, got ${labels}`,
+    );
+  }
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new OrbitError("INVALID_ARGUMENT", `--port must be a whole number from 0 to 65535, got ${port}`);
   }

@@ -31,6 +31,11 @@ export interface ServerOptions {
   cluster?: ClusterMode;
   /** Most RUNNING + COMPENSATING executions; starts beyond it are 429. Default: no limit. */
   maxActiveExecutions?: number;
+  /**
+   * Most schedules whose outcome metrics carry a `schedule` label; with more, they aggregate
+   * unlabelled (docs/outcomes.md § Metrics). 0: always aggregate. Default 1000.
+   */
+  metricsScheduleLabels?: number;
   /** How late an occurrence may be and still start as late rather than missed, ms. Default 60000. */
   misfireGraceMs?: number;
   /** Default: the system clock. Tests inject a ManualClock. */

@@ -77,7 +77,12 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     onEnded: wakeBuffers,
   });
   const dueNow = cluster === "shared" ? () => store.databaseNow() : async () => clock.now();
-  const metrics = new ServerMetrics({ store, graceMs: config.graceMs, now: dueNow });
+  const metrics = new ServerMetrics({
+    store,
+    graceMs: config.graceMs,
+    now: dueNow,
+    ...(options.metricsScheduleLabels !== undefined ? { scheduleLabels: options.metricsScheduleLabels } : {}),
+  });
   const leadership =
     cluster === "active-standby"
       ? new Leadership({

@@ -51,6 +51,22 @@ export interface NotificationPatch {
   deliveredMs: number | null;
 }
 
+/** A schedule's outcome figures, as the per-schedule metrics show them (docs/outcomes.md § Metrics). */
+export interface ScheduleOutcomeFigures {
+  scheduleId: string;
+  lastSuccessMs: number | null;
+  consecutiveFailures: number;
+  failures: number;
+}
+
+/** The same figures over every schedule: the oldest last success, the worst run of failures, the sum. */
+export interface ScheduleOutcomeAggregate {
+  schedules: number;
+  oldestLastSuccessMs: number | null;
+  maxConsecutiveFailures: number;
+  failures: number;
+}
+
 export interface OutcomeStoreOps {
   /** Writes the outcome columns only (the revision does not move); true when the schedule exists. */
   setScheduleOutcomes(scheduleId: string, outcomes: ScheduleOutcomes): Promise<boolean>;
@@ -90,4 +106,8 @@ export interface OutcomeStoreOps {
   updateNotification(id: number, patch: NotificationPatch): Promise<void>;
   /** A schedule's deliveries, newest first. */
   listNotifications(scheduleId: string, limit: number): Promise<NotificationRow[]>;
+
+  /** The outcome figures of the first `limit` schedules by id. */
+  listScheduleOutcomeFigures(limit: number): Promise<ScheduleOutcomeFigures[]>;
+  aggregateScheduleOutcomes(): Promise<ScheduleOutcomeAggregate>;
 }

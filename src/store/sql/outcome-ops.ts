@@ -10,6 +10,8 @@ import type {
   NotificationRow,
   NotificationState,
   OutcomeStoreOps,
+  ScheduleOutcomeAggregate,
+  ScheduleOutcomeFigures,
   TimeoutKind,
   WorkerRow,
 } from "../outcome-store.js";
@@ -225,6 +227,34 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
       nextAttemptMs: num(r.next_attempt_ms),
       lastError: r.last_error == null ? null : String(r.last_error),
       deliveredMs: num(r.delivered_ms),
+    };
+  }
+
+  async listScheduleOutcomeFigures(limit: number): Promise<ScheduleOutcomeFigures[]> {
+    const rows = await this.exec.all(
+      `SELECT schedule_id, last_success_ms, consecutive_failures, failures FROM orbit_schedules
+       ORDER BY schedule_id LIMIT ?`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      scheduleId: String(r.schedule_id),
+      lastSuccessMs: r.last_success_ms == null ? null : Number(r.last_success_ms),
+      consecutiveFailures: Number(r.consecutive_failures ?? 0),
+      failures: Number(r.failures ?? 0),
+    }));
+  }
+
+  async aggregateScheduleOutcomes(): Promise<ScheduleOutcomeAggregate> {
+    const [r] = await this.exec.all(
+      `SELECT COUNT(*) AS n, MIN(last_success_ms) AS oldest, MAX(consecutive_failures) AS worst,
+         SUM(failures) AS failures FROM orbit_schedules`,
+      [],
+    );
+    return {
+      schedules: Number(r?.n ?? 0),
+      oldestLastSuccessMs: r?.oldest == null ? null : Number(r.oldest),
+      maxConsecutiveFailures: Number(r?.worst ?? 0),
+      failures: Number(r?.failures ?? 0),
     };
   }
 }
