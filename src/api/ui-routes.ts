@@ -66,7 +66,7 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
       responses: { 200: { description: "the preview", schema: Preview } },
       handler: async (r) => {
         const q = r.query as Record<string, string | undefined> & { count?: number };
-        const now = d.scheduler.clock.now();
+        const now = await d.scheduler.schedules.now();
         const from = q.from === undefined ? now : parseInstant(q.from, "from");
         const startAt = q.start_at === undefined ? null : parseInstant(q.start_at, "start_at");
         const endAt = q.end_at === undefined ? null : parseInstant(q.end_at, "end_at");

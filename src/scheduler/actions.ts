@@ -60,7 +60,7 @@ export class ScheduleActions {
     fence: Fence,
     change: (row: ScheduleRow, now: number) => ScheduleRow,
   ): Promise<JsonObject> {
-    const now = this.o.clock.now();
+    const now = await this.schedules.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.schedules.fenced(tx, id, fence);
       const updated = await tx.updateSchedule(
@@ -68,7 +68,7 @@ export class ScheduleActions {
         { expectedRevision: row.revision },
       );
       if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
-      return this.schedules.view(updated, tx);
+      return this.schedules.view(updated, tx, now);
     });
     this.o.onChange?.();
     return out;
@@ -135,7 +135,7 @@ export class ScheduleActions {
       if (!isJsonObject(input)) throw new OrbitError("INVALID_ARGUMENT", "input must be a JSON object");
       refuseSecretReferences(input);
     }
-    const now = this.o.clock.now();
+    const now = await this.schedules.now();
     const result = await this.o.store.transaction(async (tx): Promise<TriggerResult> => {
       const row = await this.schedules.fenced(tx, id, fence);
       const s = settingsOf(row);
@@ -237,7 +237,7 @@ export class ScheduleActions {
           cursor = o;
           progressed = true;
           const executionId = occurrenceExecutionId(id, o);
-          const now = this.o.clock.now();
+          const now = await this.schedules.now();
           const r = await this.o.executions.start(
             {
               execution_id: executionId,

@@ -84,8 +84,8 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
       "prune needs a scope (orbit schedule apply --owner NAME or --selector key=value): it deletes only the schedules that carry all of its labels",
     );
   }
-  const { store, clock } = schedules.o;
-  const now = clock.now();
+  const { store } = schedules.o;
+  const now = await schedules.now();
   const requireWorkflow = req.requireWorkflow ?? (() => undefined);
   let result: ApplyResult;
   try {

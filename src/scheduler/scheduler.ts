@@ -70,6 +70,7 @@ export class Scheduler {
       workflows: o.workflows,
       executions: o.executions,
       graceMs,
+      ...(o.dueClock !== undefined ? { dueClock: o.dueClock } : {}),
       onChange: () => this.loop.wake(),
     });
     this.actions = new ScheduleActions(this.schedules);

@@ -41,6 +41,12 @@ export interface SchedulesOptions {
   workflows: Workflows;
   executions: Executions;
   graceMs: number;
+  /**
+   * `--cluster shared`: the database clock (the one the firing loop compares due times with), for
+   * every instant a write decides with or stamps (docs/cluster.md § shared: every server fires). Default:
+   * `clock`.
+   */
+  dueClock?: () => Promise<number>;
   /** Called after every committed change, so the firing loop looks again. */
   onChange?: () => void;
 }
@@ -84,6 +90,15 @@ function withInputText(settings: ScheduleSettings, inputText: string | undefined
 export class Schedules {
   constructor(readonly o: SchedulesOptions) {}
 
+  /**
+   * The instant a schedule write decides with (start_at past or future, the first next fire, a
+   * resume's catch-up) and stamps (created_at, updated_at, the ledger): the database clock in
+   * shared mode, so that no server's own clock skew moves a schedule.
+   */
+  async now(): Promise<number> {
+    return this.o.dueClock ? this.o.dueClock() : this.o.clock.now();
+  }
+
   notFound(id: string): OrbitError {
     return new OrbitError("NOT_FOUND", `schedule ${id} does not exist`);
   }
@@ -122,7 +137,7 @@ export class Schedules {
   }
 
   async create(body: Record<string, unknown>, text: InputText = {}): Promise<JsonObject> {
-    const now = this.o.clock.now();
+    const now = await this.now();
     const v = validateSettings(body, now);
     const row = await this.o.store.transaction(async (tx) => {
       await this.checkWorkflow(tx, v.settings);
@@ -133,7 +148,7 @@ export class Schedules {
       return row;
     });
     this.o.onChange?.();
-    return this.view(row);
+    return this.view(row, this.o.store, now);
   }
 
   /**
@@ -143,7 +158,7 @@ export class Schedules {
    * the answer is the ids only (a full view of each would cost as much again to build and send).
    */
   async createMany(items: readonly { body: Record<string, unknown>; text?: InputText }[]): Promise<string[]> {
-    const now = this.o.clock.now();
+    const now = await this.now();
     const at = <T>(i: number, fn: () => T): T => {
       try {
         return fn();
@@ -228,11 +243,11 @@ export class Schedules {
     return row;
   }
 
-  async view(row: ScheduleRow, tx: StoreOps = this.o.store): Promise<JsonObject> {
+  async view(row: ScheduleRow, tx: StoreOps = this.o.store, now?: number): Promise<JsonObject> {
     const [lastTick] = await tx.listOccurrences(row.scheduleId, { limit: 1 });
     const deadLetters = await tx.listOccurrences(row.scheduleId, { limit: DEAD_LETTERS_SHOWN, kinds: ["dead_letter"] });
     const statuses = lastTick?.executionId ? await tx.getExecutionStatuses([lastTick.executionId]) : undefined;
-    return scheduleView(row, this.o.clock.now(), {
+    return scheduleView(row, now ?? (await this.now()), {
       lastTick: lastTick ?? null,
       deadLetters,
       ...(statuses ? { statuses } : {}),
@@ -262,7 +277,7 @@ export class Schedules {
       after = rows[rows.length - 1]?.scheduleId;
     }
     const page = out.slice(0, limit);
-    const now = this.o.clock.now();
+    const now = await this.now();
     return {
       schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
       next_cursor: out.length > limit ? (page[page.length - 1]?.scheduleId ?? null) : null,
@@ -274,7 +289,7 @@ export class Schedules {
    * reading the table and searching it in memory.
    */
   private async search(query: ListSchedulesQuery & { limit: number }): Promise<SchedulePage> {
-    const now = this.o.clock.now();
+    const now = await this.now();
     const sort = query.sort ?? "id";
     if (query.visible === undefined) {
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -328,10 +343,10 @@ export class Schedules {
     fence: Fence = {},
     text: InputText = {},
   ): Promise<JsonObject> {
-    const now = this.o.clock.now();
+    const now = await this.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.fenced(tx, id, fence);
-      return this.view(await this.updateIn(tx, row, patch, now, text), tx);
+      return this.view(await this.updateIn(tx, row, patch, now, text), tx, now);
     });
     this.o.onChange?.();
     return out;

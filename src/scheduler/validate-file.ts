@@ -20,8 +20,8 @@ export async function validateScheduleFile(
   schedules: Schedules,
   entries: readonly Record<string, unknown>[],
 ): Promise<FileCheck> {
-  const { store, clock } = schedules.o;
-  const now = clock.now();
+  const { store } = schedules.o;
+  const now = await schedules.now();
   const seen = new Set<string>();
   const actions: FileCheck["actions"] = [];
   for (const [i, entry] of entries.entries()) {

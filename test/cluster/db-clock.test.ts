@@ -1,0 +1,77 @@
+/**
+ * Issue 10 item 6: in `--cluster shared` every instant that decides scheduling comes from the
+ * database clock, at create, update and resume time too (docs/cluster.md § shared: every server
+ * fires). The server's own clock is injected 20 s ahead of PostgreSQL's; a `start_at` 15 s in the
+ * database's future must stay the first fire, and created_at / updated_at are the database's time.
+ */
+import { afterEach, expect, it } from "vitest";
+import { OrbitClient } from "../../src/client/client.js";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { type RunningServer, startServer } from "../../src/server/server.js";
+import { formatInstant } from "../../src/time/format.js";
+import { CLUSTER_DB, createSchema, describeCluster, dropSchema, query } from "./support.js";
+
+const AHEAD_MS = 20_000;
+
+async function databaseNow(): Promise<number> {
+  const rows = await query<{ t: string }>("SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint AS t");
+  return Number(rows[0]?.t);
+}
+
+describeCluster("shared mode decides with the database clock", () => {
+  let schema = "";
+  let server: RunningServer | null = null;
+  afterEach(async () => {
+    await server?.close();
+    server = null;
+    if (schema) await dropSchema(schema);
+  });
+
+  it("a start_at 15 s ahead of the database stays the first fire on a server 20 s ahead", async () => {
+    schema = await createSchema();
+    const before = await databaseNow();
+    server = await startServer({
+      database: CLUSTER_DB,
+      databaseSchema: schema,
+      cluster: "shared",
+      port: 0,
+      logger: "silent",
+      clock: new ManualClock(before + AHEAD_MS),
+    });
+    const client = new OrbitClient({ baseUrl: server.url });
+    await client.registerWorkflow({ name: "Tick", version: "1.0.0" });
+    const startAt = Math.ceil((before + 15_000) / 1000) * 1000;
+    const inDbTime = (instant: string, from: number, to: number) => {
+      const ms = Date.parse(instant);
+      expect(ms).toBeGreaterThanOrEqual(from);
+      expect(ms).toBeLessThanOrEqual(to);
+    };
+
+    const created = await client.createSchedule({
+      schedule_id: "hourly",
+      workflow: "Tick",
+      interval: "1h",
+      start_at: formatInstant(startAt),
+    });
+    let after = await databaseNow();
+    expect(created.next_fire_at).toBe(formatInstant(startAt));
+    inDbTime(created.created_at, before, after);
+    inDbTime(created.updated_at, before, after);
+
+    // An update recomputes the next fire from the database's now, and stamps its time.
+    const t1 = await databaseNow();
+    const updated = await client.updateSchedule("hourly", { description: "still starts at start_at" });
+    after = await databaseNow();
+    expect(updated.next_fire_at).toBe(formatInstant(startAt));
+    inDbTime(updated.updated_at, t1, after);
+
+    // So does a resume.
+    await client.pauseSchedule("hourly");
+    const t2 = await databaseNow();
+    const resumed = await client.resumeSchedule("hourly");
+    after = await databaseNow();
+    expect(resumed.next_fire_at).toBe(formatInstant(startAt));
+    inDbTime(resumed.updated_at, t2, after);
+    expect((await client.getSchedule("hourly")).next_fire_at).toBe(formatInstant(startAt));
+  });
+});
