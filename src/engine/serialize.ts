@@ -2,31 +2,11 @@
  * The API's JSON views of engine records: the field names of docs/design.md § Executions and tasks,
  * RFC 3339 UTC instants.
  */
-import type { Execution, ExecutionEvent, ExecutionStatus } from "../domain/execution.js";
-import type { JsonObject, JsonValue } from "../domain/json.js";
+
+import type { ExecutionEventJson, ExecutionJson, WorkflowJson } from "../domain/api-json.js";
+import type { Execution, ExecutionEvent } from "../domain/execution.js";
 import type { Workflow } from "../domain/workflow.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
-
-export interface ExecutionJson {
-  execution_id: string;
-  workflow: string;
-  version: string;
-  input: JsonObject;
-  status: ExecutionStatus;
-  schedule_id: string | null;
-  trigger: JsonObject | null;
-  result: JsonValue | null;
-  error: JsonValue | null;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  /** Present only once a cancel was requested. */
-  cancel_reason?: string;
-  /** Continue-as-new and retry counter: 1 for the first run. */
-  run: number;
-  /** Worker attempt of the current run. */
-  attempt: number;
-}
 
 export function executionToJson(e: Execution): ExecutionJson {
   return {
@@ -48,25 +28,8 @@ export function executionToJson(e: Execution): ExecutionJson {
   };
 }
 
-export interface ExecutionEventJson {
-  seq: number;
-  type: string;
-  at: string;
-  data: JsonObject;
-}
-
 export function eventToJson(e: ExecutionEvent): ExecutionEventJson {
   return { seq: e.seq, type: e.type, at: formatInstant(e.atMs), data: e.data };
-}
-
-export interface WorkflowJson {
-  name: string;
-  version: string;
-  input_schema: JsonObject | null;
-  description: string | null;
-  created_at: string;
-  /** When it was deprecated ("latest" skips it), or null. */
-  deprecated_at: string | null;
 }
 
 export function workflowToJson(w: Workflow): WorkflowJson {
@@ -79,3 +42,5 @@ export function workflowToJson(w: Workflow): WorkflowJson {
     deprecated_at: formatInstantOrNull(w.deprecatedMs ?? null),
   };
 }
+
+export type { ExecutionEventJson, ExecutionJson, WorkflowJson };

@@ -3,6 +3,7 @@
  * setting that is set next to its kin, then Orbit's additions (state, revision, last_tick,
  * dead_letters).
  */
+import type { OccurrenceJson } from "../domain/api-json.js";
 import type { JsonObject } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
@@ -15,20 +16,8 @@ import { compiledFor } from "./compiled.js";
 /** How many upcoming nominal occurrences a schedule read lists. */
 export const NEXT_FIRE_TIMES = 5;
 
-export interface OccurrenceView {
-  id: number;
-  kind: string;
-  occurrence: string | null;
-  execution_id?: string;
-  reason?: string;
-  count?: number;
-  range_from?: string;
-  range_to?: string;
-  error?: string;
-  /** For a started row: its execution's status now (final once it ended; docs/outcomes.md). */
-  status?: string;
-  recorded_at: string;
-}
+/** A ledger row as the API shows it (the contract in src/domain/api-json.ts). */
+export type OccurrenceView = OccurrenceJson;
 
 /** `statuses`: the current status of the rows' executions, when the caller looked them up. */
 export function occurrenceView(row: OccurrenceRow, statuses?: ReadonlyMap<string, string>): OccurrenceView {

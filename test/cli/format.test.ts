@@ -91,7 +91,7 @@ describe("orbit schedule list", () => {
     const long = {
       ...nightlyOrders,
       schedule_id: "a-very-long-schedule-id-over-25",
-      state: "paused",
+      state: "paused" as const,
       next_fire_at: null,
     };
     expect(scheduleTable([long]).split("\n")[1]).toBe(
@@ -142,11 +142,16 @@ describe("orbit status", () => {
   });
 
   it("counts a running execution up to now and adds cancel reason and error", () => {
-    const running = { ...manualRun, status: "RUNNING", ended_at: null, schedule_id: null };
+    const running = { ...manualRun, status: "RUNNING" as const, ended_at: null, schedule_id: null };
     expect(statusBlock(running, Date.parse("2026-11-15T18:52:32.796Z"))).toBe(
       lines("RUNNING nightly-orders:manual:2026-11-15T18:52:22.296Z  OrderProcessing@1.0.0", "  elapsed: 10.5s"),
     );
-    const failed = { ...manualRun, status: "CANCELLED", cancel_reason: "operator", error: { message: "boom" } };
+    const failed = {
+      ...manualRun,
+      status: "CANCELLED" as const,
+      cancel_reason: "operator",
+      error: { message: "boom" },
+    };
     expect(statusBlock(failed, 0).split("\n").slice(3)).toEqual([
       "  cancel reason: operator",
       '  error: {"message":"boom"}',

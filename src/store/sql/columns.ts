@@ -163,6 +163,11 @@ export function columnSet<R>(t: Table<R>, fields?: readonly (keyof R)[]): Column
   };
 }
 
+/** Every field of a table but those named, in the table's order. */
+export function fieldsExcept<R>(t: Table<R>, left: readonly (keyof R)[]): (keyof R)[] {
+  return (Object.keys(t.columns) as (keyof R)[]).filter((k) => !left.includes(k));
+}
+
 /** One column of values as a PostgreSQL array parameter (e.g. for `= ANY(?::text[])`). */
 export function arrayParam(values: readonly (string | number | null)[]): SqlParam {
   return values as unknown as SqlParam;

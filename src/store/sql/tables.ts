@@ -16,7 +16,7 @@ import type {
   WorkerTask,
   WorkerTaskState,
 } from "../rows.js";
-import { col, columnSet, table } from "./columns.js";
+import { col, columnSet, fieldsExcept, table } from "./columns.js";
 
 export const WORKFLOWS = table<Workflow>("orbit_workflows", {
   name: col.text("name"),
@@ -98,26 +98,7 @@ export const SCHEDULES = table<ScheduleColumns>("orbit_schedules", {
 });
 export const SCHEDULE_ALL = columnSet(SCHEDULES);
 /** What an update writes: everything but the id, the revision (the guard sets it) and created_ms. */
-export const SCHEDULE_UPDATE = columnSet(SCHEDULES, [
-  "workflow",
-  "version",
-  "input",
-  "spec",
-  "paused",
-  "pauseNote",
-  "state",
-  "nextFireMs",
-  "dueMs",
-  "retryMs",
-  "fired",
-  "skipped",
-  "lastFireMs",
-  "lastExecutionId",
-  "lastError",
-  "buffered",
-  "concurrencyKey",
-  "updatedMs",
-]);
+export const SCHEDULE_UPDATE = columnSet(SCHEDULES, fieldsExcept(SCHEDULES, ["scheduleId", "revision", "createdMs"]));
 /** What a fire changes (advanceSchedules). */
 export const SCHEDULE_ADVANCE = columnSet(SCHEDULES, [
   "state",
@@ -146,18 +127,7 @@ export const OCCURRENCES = table<OccurrenceRow>("orbit_occurrences", {
   recordedMs: col.ms("recorded_ms"),
 });
 /** A new ledger row: every column but the id, which the database assigns in insertion order. */
-export const OCCURRENCE_NEW = columnSet(OCCURRENCES, [
-  "scheduleId",
-  "kind",
-  "occurrenceMs",
-  "rangeFromMs",
-  "rangeToMs",
-  "count",
-  "reason",
-  "executionId",
-  "error",
-  "recordedMs",
-]);
+export const OCCURRENCE_NEW = columnSet(OCCURRENCES, fieldsExcept(OCCURRENCES, ["id"]));
 
 export const IDEMPOTENCY_KEYS = table<IdempotencyRecord>("orbit_idempotency_keys", {
   scope: col.text("scope"),
