@@ -343,6 +343,17 @@ export const EventList = Type.Object({
 });
 
 export const Health = Type.Object({ status: Type.Literal("ok") });
+export const DoctorReport = Type.Object({
+  server_time: Type.String({ description: "this server's clock, RFC 3339" }),
+  checks: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      status: Type.Union([Type.Literal("ok"), Type.Literal("warn"), Type.Literal("fail")]),
+      message: Type.String(),
+      hint: Type.Optional(Type.String({ description: "what to do about a warn or fail" })),
+    }),
+  ),
+});
 export const Ready = Type.Object({
   status: Type.String({ description: "ready, or not_ready with 503" }),
   role: Type.Union(["single", "leader", "standby", "shared"].map((r) => Type.Literal(r))),

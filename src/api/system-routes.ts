@@ -1,4 +1,6 @@
 /** Health, readiness, metrics and the OpenAPI document (docs/api.md § Other). */
+import type { JsonObject } from "../domain/json.js";
+import { runDoctor } from "../scheduler/doctor.js";
 import type { ApiDeps } from "./deps.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
@@ -31,6 +33,18 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
           body: { status: r.ready ? "ready" : "not_ready", role: r.role, ...(r.message ? { message: r.message } : {}) },
         };
       },
+    },
+    {
+      method: "GET",
+      url: "/v1/doctor",
+      summary: "The server's checks for `orbit doctor`: database, migrations, clock skew, workers, overdue schedules",
+      tag: "system",
+      responses: { 200: { description: "each check: ok, warn or fail, with a fix", schema: S.DoctorReport } },
+      guard: (r) => d.access?.requireClient(r),
+      handler: async () => ({
+        status: 200,
+        body: (await runDoctor(d.scheduler.schedules.o.store, d.scheduler.clock)) as unknown as JsonObject,
+      }),
     },
     {
       method: "GET",

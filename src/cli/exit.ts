@@ -6,3 +6,10 @@ export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
 /** Bad usage: unknown command or option, missing or malformed flag; the message is on stderr. */
 export const EXIT_USAGE = 2;
+
+/** A command that printed its own report and ends with `code` (`orbit doctor`: 1 when a check failed). */
+export class ExitWith extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}

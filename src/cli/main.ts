@@ -14,8 +14,9 @@ import { OrbitError } from "../domain/errors.js";
 import { VERSION } from "../version.js";
 import { registerBackupCommands } from "./backup.js";
 import { addConnectionOptions } from "./connection.js";
+import { registerDoctorCommand } from "./doctor.js";
 import { registerExecutionCommands } from "./executions.js";
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from "./exit.js";
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, ExitWith } from "./exit.js";
 import { type CliIO, OutputClosedError, processIO } from "./io.js";
 import { registerOutcomeCommands } from "./outcomes.js";
 import { registerScheduleCommands } from "./schedule.js";
@@ -30,6 +31,7 @@ const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
   registerOutcomeCommands,
   registerWorkflowCommands,
   registerServerCommand,
+  registerDoctorCommand,
   registerBackupCommands,
   registerVersionCommand,
 ];
@@ -73,6 +75,7 @@ function exitCodeOf(err: unknown, io: CliIO): number {
     // printed through outputError.
     return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
   }
+  if (err instanceof ExitWith) return err.code;
   // The reader went away (`orbit … | head`): nothing left to say to it.
   if (err instanceof OutputClosedError) return EXIT_OK;
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {

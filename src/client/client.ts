@@ -9,6 +9,7 @@ import type {
   ApplyRequestJson,
   ApplyResultJson,
   BackfillResultJson,
+  DoctorReportJson,
   ExecutionEventJson,
   ExecutionJson,
   ExecutionPage,
@@ -224,5 +225,15 @@ export class OrbitClient {
 
   ready(): Promise<{ status: string; role: string }> {
     return this.call({ method: "GET", path: "/readyz" });
+  }
+
+  /** The caller's identity and grants (`GET /v1/me`; an open server answers `name: null`). */
+  me(): Promise<{ name: string | null; kind: "client" | "worker" }> {
+    return this.call({ method: "GET", path: "/v1/me" });
+  }
+
+  /** The server's `orbit doctor` checks (GET /v1/doctor). */
+  doctor(): Promise<DoctorReportJson> {
+    return this.call({ method: "GET", path: "/v1/doctor" });
   }
 }

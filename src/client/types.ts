@@ -60,6 +60,19 @@ export interface ApplyRequestJson {
   dry_run?: boolean;
 }
 
+/** `GET /v1/doctor`: the server's checks (docs/operations.md § Doctor). */
+export interface DoctorCheckJson {
+  name: string;
+  status: "ok" | "warn" | "fail";
+  message: string;
+  hint?: string;
+}
+
+export interface DoctorReportJson {
+  server_time: string;
+  checks: DoctorCheckJson[];
+}
+
 export interface SchedulePage {
   schedules: ScheduleJson[];
   next_cursor: string | null;

@@ -252,6 +252,8 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
 
   /** The database server's clock, epoch ms (shared-mode due checks compare against it). */
   databaseNow(): Promise<number>;
+  /** The migration versions recorded in the database, ascending (`orbit doctor`). */
+  appliedMigrations(): Promise<number[]>;
 }
 
 export interface Store extends StoreOps {

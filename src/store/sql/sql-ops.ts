@@ -4,6 +4,7 @@
  * class over its connection for plain calls, and a fresh one over the transaction's connection
  * for each transaction.
  */
+import { MIGRATIONS_TABLE } from "../migrations.js";
 import type { IdempotencyRecord, NewOccurrence, OccurrenceRow, ScheduleRow } from "../rows.js";
 import type {
   DueScheduleQuery,
@@ -288,5 +289,10 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   async databaseNow(): Promise<number> {
     const rows = await this.exec.all(`SELECT ${this.sqlDialect.nowMs} AS now`, []);
     return Number(rows[0]?.now);
+  }
+
+  async appliedMigrations(): Promise<number[]> {
+    const rows = await this.exec.all(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`, []);
+    return rows.map((r) => Number(r.version));
   }
 }

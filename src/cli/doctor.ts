@@ -1,0 +1,142 @@
+/**
+ * `orbit doctor`: the things a newcomer gets wrong, checked one by one against the server the CLI
+ * talks to (docs/operations.md § Doctor). This side checks what only the client can see (the server
+ * answers, it is ready, the token is accepted, this machine's clock); the server checks the rest
+ * (GET /v1/doctor: database writable, migrations, clock against the database, workflows and workers
+ * of the active schedules, overdue schedules). Each check prints ok, warn or fail and, when not ok,
+ * a fix. Exit 1 when a check failed, else 0.
+ */
+import type { Command } from "commander";
+import type { DoctorCheckJson } from "../client/types.js";
+import { OrbitError } from "../domain/errors.js";
+import { addConnectionOptions, clientFor, resolveConnection } from "./connection.js";
+import { EXIT_OK, EXIT_REFUSED, ExitWith } from "./exit.js";
+import type { CliIO } from "./io.js";
+
+/** This machine's clock against the server's: warn above this. */
+const LOCAL_SKEW_WARN_MS = 5_000;
+
+export function registerDoctorCommand(program: Command, io: CliIO): void {
+  addConnectionOptions(program.command("doctor"))
+    .description("check the server, token, database, migrations, clocks, workers and overdue schedules; print fixes")
+    .option("--json", "print the checks as JSON")
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const checks = await runChecks(cmd, io);
+      const failed = checks.some((c) => c.status === "fail");
+      if (opts.json === true) await io.stdout.write(`${JSON.stringify({ ok: !failed, checks })}\n`);
+      else await io.stdout.write(report(checks));
+      throw new ExitWith(failed ? EXIT_REFUSED : EXIT_OK);
+    });
+}
+
+async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
+  const { server, token } = resolveConnection(cmd, io);
+  const client = clientFor(cmd, io);
+  const checks: DoctorCheckJson[] = [];
+  const skipped = (why: string): DoctorCheckJson[] => [
+    ...checks,
+    { name: "other checks", status: "fail", message: `not run: ${why}` },
+  ];
+
+  try {
+    await client.health();
+  } catch (err) {
+    checks.push({
+      name: "server",
+      status: "fail",
+      message: (err as Error).message,
+      hint: `start \`orbit server\`, or point the CLI at yours with --server URL or ORBIT_SERVER (now ${server})`,
+    });
+    return skipped("the server does not answer");
+  }
+  try {
+    const ready = await client.ready();
+    checks.push({ name: "server", status: "ok", message: `${server} answers; ready (role ${ready.role})` });
+  } catch (err) {
+    checks.push({
+      name: "server",
+      status: "fail",
+      message: `${server} answers but is not ready: ${(err as Error).message}`,
+      hint: "read the server's log: it names the database error or says it is starting or stopping",
+    });
+  }
+
+  try {
+    const me = await client.me();
+    if (me.name === null) {
+      checks.push(
+        token === null
+          ? {
+              name: "token",
+              status: "ok",
+              message: "none needed: the server has no access control (keep it on loopback)",
+            }
+          : {
+              name: "token",
+              status: "warn",
+              message: "a token is set, but the server has no access control: anyone who reaches it may do anything",
+              hint: "give the server a --config with tokens before it listens beyond loopback (docs/security.md)",
+            },
+      );
+    } else {
+      checks.push({ name: "token", status: "ok", message: `accepted: ${me.kind} "${me.name}"` });
+    }
+  } catch (err) {
+    if (!(err instanceof OrbitError)) throw err;
+    checks.push({
+      name: "token",
+      status: "fail",
+      message: `the server refused ${token === null ? "a request without a token" : "the token"}: ${err.message}`,
+      hint:
+        token === null
+          ? "this server has access control: pass --token or set ORBIT_TOKEN to a client token from its --config"
+          : "check --token / ORBIT_TOKEN against the tokens in the server's --config (a worker token is not enough)",
+    });
+    return skipped("the server refused the token");
+  }
+
+  let serverTime: number;
+  try {
+    const r = await client.doctor();
+    checks.push(...r.checks);
+    serverTime = Date.parse(r.server_time);
+  } catch (err) {
+    if (!(err instanceof OrbitError)) throw err;
+    checks.push({
+      name: "server checks",
+      status: "fail",
+      message: `GET /v1/doctor: ${err.message}`,
+      hint:
+        err.code === "PERMISSION_DENIED"
+          ? "use a client token (not a worker's)"
+          : "upgrade the server to this CLI's release",
+    });
+    return checks;
+  }
+  const skew = io.now() - serverTime;
+  const text = `this machine's clock is ${Math.round(Math.abs(skew) / 1000)} s ${skew >= 0 ? "ahead of" : "behind"} the server's`;
+  checks.push(
+    Math.abs(skew) > LOCAL_SKEW_WARN_MS
+      ? {
+          name: "local clock",
+          status: "warn",
+          message: text,
+          hint: "synchronise this machine's clock (NTP): the CLI's local times and ages use it",
+        }
+      : { name: "local clock", status: "ok", message: text },
+  );
+  return checks;
+}
+
+/** One line per check (`ok    database    …`), its fix under it, then the counts. */
+export function report(checks: readonly DoctorCheckJson[]): string {
+  const width = Math.max(...checks.map((c) => c.name.length));
+  let out = "";
+  for (const c of checks) {
+    out += `${c.status.padEnd(5)} ${c.name.padEnd(width)}  ${c.message}\n`;
+    if (c.hint !== undefined) out += `${" ".repeat(6 + width + 2)}fix: ${c.hint}\n`;
+  }
+  const n = (s: DoctorCheckJson["status"]): number => checks.filter((c) => c.status === s).length;
+  out += `${n("ok")} ok, ${n("warn")} warning(s), ${n("fail")} failed\n`;
+  return out;
+}

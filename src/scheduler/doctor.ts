@@ -1,0 +1,208 @@
+/**
+ * The server's half of `orbit doctor` (docs/operations.md § Doctor): the checks only the server can
+ * make — the database takes a write, its migrations match this release, this server's clock agrees
+ * with the database's, every workflow an active schedule names is registered and polled by a live
+ * worker, no schedule is overdue. Each check says ok, warn or fail, what it found, and a fix.
+ * Nothing is changed (the write probe is rolled back).
+ */
+import { randomUUID } from "node:crypto";
+import type { NowClock as Clock } from "../domain/clock.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import { LIVE_WORKER_MS } from "../engine/workers.js";
+import { loadMigrations } from "../store/migrations.js";
+import type { ScheduleRow } from "../store/rows.js";
+import type { Store } from "../store/store.js";
+import { OVERDUE_AFTER_MS } from "./schedule-search.js";
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+export interface DoctorCheck {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  /** What to do about a warn or fail. */
+  hint?: string;
+}
+
+export interface DoctorReport {
+  /** This server's clock, RFC 3339 (the CLI compares its own clock with it). */
+  server_time: string;
+  checks: DoctorCheck[];
+}
+
+/** Clock skew between this server and the database: warn above, fail above. */
+export const SKEW_WARN_MS = 1_000;
+export const SKEW_FAIL_MS = 30_000;
+/** The most schedules the answer names in one check. */
+const NAMED = 5;
+
+class ProbeDone extends Error {}
+
+export async function runDoctor(store: Store, clock: Clock): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  checks.push(await writable(store, clock));
+  checks.push(await migrations(store));
+  checks.push(await clockSkew(store, clock));
+  checks.push(...(await schedulesAndWorkers(store, clock)));
+  return { server_time: new Date(clock.now()).toISOString(), checks };
+}
+
+async function writable(store: Store, clock: Clock): Promise<DoctorCheck> {
+  const started = Date.now();
+  try {
+    await store.transaction(async (tx) => {
+      const probe = { scope: "orbit doctor", key: randomUUID(), requestHash: "", response: null, status: 0 };
+      await tx.insertIdempotencyKey({ ...probe, createdMs: clock.now() });
+      throw new ProbeDone();
+    });
+  } catch (err) {
+    if (!(err instanceof ProbeDone)) {
+      return {
+        name: "database",
+        status: "fail",
+        message: `a write to the ${store.dialect} database failed: ${(err as Error).message}`,
+        hint:
+          store.dialect === "sqlite"
+            ? "check that the data directory and orbit.db are writable by this server's user and the disk is not full"
+            : "check the database role's privileges (INSERT, UPDATE, DELETE on Orbit's tables), that the database is not read-only (a replica), and disk space",
+      };
+    }
+  }
+  return {
+    name: "database",
+    status: "ok",
+    message: `${store.dialect}: a write (rolled back) took ${Date.now() - started} ms`,
+  };
+}
+
+async function migrations(store: Store): Promise<DoctorCheck> {
+  const known = loadMigrations(store.dialect);
+  const newestKnown = known[known.length - 1];
+  const applied = await store.appliedMigrations();
+  const newest = applied[applied.length - 1] ?? 0;
+  const label = (v: number): string => {
+    const m = known.find((k) => k.version === v);
+    return m === undefined ? String(v).padStart(4, "0") : `${String(v).padStart(4, "0")}_${m.name}`;
+  };
+  if (newest > (newestKnown?.version ?? 0)) {
+    return {
+      name: "migrations",
+      status: "warn",
+      message: `the database has migration ${newest}; this server knows up to ${label(newestKnown?.version ?? 0)}: a newer Orbit migrated it`,
+      hint: "finish the rolling upgrade: restart this server on the newer orbit-scheduler (docs/operations.md § Upgrade)",
+    };
+  }
+  const missing = known.filter((m) => !applied.includes(m.version));
+  if (missing.length > 0) {
+    return {
+      name: "migrations",
+      status: "fail",
+      message: `migrations not applied: ${missing.map((m) => label(m.version)).join(", ")}`,
+      hint: "restart the server: it applies pending migrations at start (docs/operations.md § Upgrade)",
+    };
+  }
+  return { name: "migrations", status: "ok", message: `current: ${applied.length} applied, newest ${label(newest)}` };
+}
+
+async function clockSkew(store: Store, clock: Clock): Promise<DoctorCheck> {
+  const before = clock.now();
+  const db = await store.databaseNow();
+  const after = clock.now();
+  // The database read its clock somewhere in [before, after]: compare with the middle.
+  const skew = Math.round((before + after) / 2 - db);
+  const text = `this server's clock is ${Math.abs(skew)} ms ${skew >= 0 ? "ahead of" : "behind"} the database's`;
+  const hint =
+    "synchronise the clocks with NTP (chrony, systemd-timesyncd) on this host and the database host: schedules fire by this server's clock, and by the database's with --cluster shared";
+  if (Math.abs(skew) > SKEW_FAIL_MS) return { name: "clock", status: "fail", message: text, hint };
+  if (Math.abs(skew) > SKEW_WARN_MS) return { name: "clock", status: "warn", message: text, hint };
+  return { name: "clock", status: "ok", message: text };
+}
+
+async function allSchedules(store: Store): Promise<ScheduleRow[]> {
+  const all: ScheduleRow[] = [];
+  for (;;) {
+    const after = all[all.length - 1]?.scheduleId;
+    const rows = await store.listSchedules({ ...(after !== undefined ? { afterId: after } : {}), limit: 5000 });
+    all.push(...rows);
+    if (rows.length < 5000) return all;
+  }
+}
+
+const named = (ids: readonly string[]): string =>
+  ids.slice(0, NAMED).join(", ") + (ids.length > NAMED ? ` and ${ids.length - NAMED} more` : "");
+
+async function schedulesAndWorkers(store: Store, clock: Clock): Promise<DoctorCheck[]> {
+  const now = clock.now();
+  const active = (await allSchedules(store)).filter((r) => r.state === "active");
+  const workflows = await store.listWorkflows();
+  const registered = new Set(workflows.map((w) => `${w.name}@${w.version}`));
+  // Listed by name, highest version first: an unpinned schedule starts the latest.
+  const latest = new Map<string, string>();
+  for (const w of workflows) if (!latest.has(w.name)) latest.set(w.name, w.version);
+  const live = await store.listWorkers(now - LIVE_WORKER_MS);
+  const polled = new Set(live.flatMap((w) => w.workflows.map((f) => `${f.name}@${f.version}`)));
+
+  // Per workflow (and pinned version) an active schedule names: registered? polled by a live worker?
+  const byTarget = new Map<string, string[]>();
+  for (const row of active) {
+    const pinned = (row.spec as unknown as ScheduleSettings).version;
+    const target = pinned === undefined ? row.workflow : `${row.workflow}@${pinned}`;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), row.scheduleId]);
+  }
+  const unregistered: string[] = [];
+  const unpolled: string[] = [];
+  for (const [target, ids] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
+    const version = target.includes("@") ? target : latest.has(target) ? `${target}@${latest.get(target)}` : null;
+    const known = version !== null && registered.has(version);
+    const what = version === null || version === target ? target : `${version} (latest)`;
+    const line = `${what}, ${ids.length} schedule${ids.length === 1 ? "" : "s"}: ${named(ids)}`;
+    if (!known) unregistered.push(line);
+    else if (!polled.has(version)) unpolled.push(line);
+  }
+  const checks: DoctorCheck[] = [];
+  if (unregistered.length > 0) {
+    checks.push({
+      name: "workflows",
+      status: "fail",
+      message: `active schedules name workflows that are not registered: ${unregistered.join("; ")}`,
+      hint: "start a worker that runs them (it registers them), or `orbit workflow register`; until then each occurrence is a dead letter",
+    });
+  } else {
+    checks.push({
+      name: "workflows",
+      status: "ok",
+      message: `every workflow of the ${active.length} active schedules is registered`,
+    });
+  }
+  if (unpolled.length > 0) {
+    checks.push({
+      name: "workers",
+      status: "fail",
+      message: `no live worker (seen in the last ${LIVE_WORKER_MS / 1000} s) polls: ${unpolled.join("; ")}`,
+      hint: "start a worker with these workflows (new Worker({ server, workflows: [...] }).run()) pointed at this server; `orbit workers` lists the ones seen",
+    });
+  } else {
+    const n = byTarget.size - unregistered.length;
+    checks.push({
+      name: "workers",
+      status: "ok",
+      message: `${live.length} live worker(s); every scheduled workflow (${n}) is polled`,
+    });
+  }
+  const overdue = active
+    .filter((r) => r.dueMs !== null && r.dueMs < now - OVERDUE_AFTER_MS)
+    .sort((a, b) => (a.dueMs ?? 0) - (b.dueMs ?? 0));
+  if (overdue.length > 0) {
+    const oldest = overdue[0];
+    const late = Math.round((now - (oldest?.dueMs ?? now)) / 1000);
+    checks.push({
+      name: "schedules",
+      status: "fail",
+      message: `${overdue.length} schedule(s) overdue (due over ${OVERDUE_AFTER_MS / 1000} s ago and not fired): ${named(overdue.map((r) => r.scheduleId))}; the oldest is ${late} s late`,
+      hint: "the firing loop is behind or not running: check /readyz (a standby does not fire), this server's log lines with component scheduler, and orbit_fire_lag_seconds",
+    });
+  } else {
+    checks.push({ name: "schedules", status: "ok", message: `${active.length} active, none overdue` });
+  }
+  return checks;
+}

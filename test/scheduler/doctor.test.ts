@@ -1,0 +1,98 @@
+/**
+ * The server's `orbit doctor` checks (src/scheduler/doctor.ts) on both dialects, on a real store
+ * with the injected clock and no firing loop: clock skew against the database, overdue schedules,
+ * scheduled workflows that are not registered or that no live worker polls, migrations.
+ */
+import { expect, it } from "vitest";
+import { runDoctor } from "../../src/scheduler/doctor.js";
+import { loadMigrations } from "../../src/store/migrations.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { makeHarness, ORDER_INPUT } from "./harness.js";
+
+describeEachDialect("orbit doctor checks", (dialect) => {
+  const db = useStore(dialect);
+
+  async function setup() {
+    // The harness's clock starts at the database's now, so the skew is only the round trip.
+    const h = await makeHarness(db.store, { now: new Date(await db.store.databaseNow()).toISOString() });
+    const byName = async () => Object.fromEntries((await runDoctor(db.store, h.clock)).checks.map((c) => [c.name, c]));
+    return { h, byName };
+  }
+
+  it("passes on a fresh store: writable, migrations current, clocks agree, nothing scheduled", async () => {
+    const { byName } = await setup();
+    const c = await byName();
+    expect(Object.keys(c)).toEqual(["database", "migrations", "clock", "workflows", "workers", "schedules"]);
+    for (const check of Object.values(c)) expect(check).toMatchObject({ status: "ok" });
+    const newest = loadMigrations(dialect.name).at(-1);
+    expect(c.migrations?.message).toBe(
+      `current: ${newest?.version} applied, newest ${String(newest?.version).padStart(4, "0")}_${newest?.name}`,
+    );
+  });
+
+  it("fails the clock check when this server's clock is off the database's", async () => {
+    const { h, byName } = await setup();
+    h.clock.advance(5_000);
+    expect((await byName()).clock).toMatchObject({
+      status: "warn",
+      message: expect.stringMatching(/ahead of the database's/),
+    });
+    h.clock.advance(-65_000);
+    const c = (await byName()).clock;
+    expect(c?.status).toBe("fail");
+    expect(c?.message).toMatch(/^this server's clock is 6\d\d\d\d ms behind the database's$/);
+    expect(c?.hint).toMatch(/NTP/);
+  });
+
+  it("fails workers when no live worker polls a scheduled workflow, and schedules when one is overdue", async () => {
+    const { h, byName } = await setup();
+    await h.scheduler.schedules.create({
+      schedule_id: "orders",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      input: ORDER_INPUT,
+    });
+    let c = await byName();
+    expect(c.workflows?.status).toBe("ok");
+    expect(c.workers).toMatchObject({
+      status: "fail",
+      message: "no live worker (seen in the last 60 s) polls: OrderProcessing@1.0.0 (latest), 1 schedule: orders",
+    });
+    expect(c.schedules).toMatchObject({ status: "ok", message: "1 active, none overdue" });
+
+    await db.store.upsertWorker("w-1", [{ name: "OrderProcessing", version: "1.0.0" }], h.clock.now());
+    expect((await byName()).workers).toMatchObject({ status: "ok" });
+
+    // No loop fires here: five minutes on, the schedule is overdue (and the worker no longer live).
+    h.clock.advance(300_000);
+    c = await byName();
+    expect(c.schedules?.status).toBe("fail");
+    expect(c.schedules?.message).toMatch(
+      /^1 schedule\(s\) overdue \(due over 60 s ago and not fired\): orders; the oldest is 29\d s late$/,
+    );
+    expect(c.workers?.status).toBe("fail");
+  });
+
+  it("fails workflows when an active schedule names an unregistered one", async () => {
+    const { h, byName } = await setup();
+    const row = await h.scheduler.schedules.create({
+      schedule_id: "orders",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      input: ORDER_INPUT,
+    });
+    expect(row.schedule_id).toBe("orders");
+    // Re-point it at a name nobody registered, behind the API's back (as a restore of an old backup might).
+    const stored = await db.store.getSchedule("orders");
+    if (stored === null) throw new Error("no schedule");
+    await db.store.updateSchedule(
+      { ...stored, workflow: "Missing", spec: { ...stored.spec, workflow: "Missing" } },
+      { expectedRevision: stored.revision },
+    );
+    const c = await byName();
+    expect(c.workflows).toMatchObject({
+      status: "fail",
+      message: "active schedules name workflows that are not registered: Missing, 1 schedule: orders",
+    });
+  });
+});
