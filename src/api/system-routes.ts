@@ -41,10 +41,12 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
       tag: "system",
       responses: { 200: { description: "each check: ok, warn or fail, with a fix", schema: S.DoctorReport } },
       guard: (r) => d.access?.requireClient(r),
-      handler: async () => ({
-        status: 200,
-        body: (await runDoctor(d.scheduler.schedules.o.store, d.scheduler.clock)) as unknown as JsonObject,
-      }),
+      handler: async (r) => {
+        const access = d.access;
+        const visible = access === null ? undefined : (w: string) => access.allows(r, "schedule", w);
+        const report = await runDoctor(d.scheduler.schedules.o.store, d.scheduler.clock, visible);
+        return { status: 200, body: report as unknown as JsonObject };
+      },
     },
     {
       method: "GET",

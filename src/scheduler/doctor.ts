@@ -38,12 +38,20 @@ const NAMED = 5;
 
 class ProbeDone extends Error {}
 
-export async function runDoctor(store: Store, clock: Clock): Promise<DoctorReport> {
+/**
+ * `visible`: access control — the schedule checks consider only schedules of workflows the caller
+ * may `schedule` (as GET /v1/schedules lists them), so their messages name no other schedule.
+ */
+export async function runDoctor(
+  store: Store,
+  clock: Clock,
+  visible: (workflow: string) => boolean = () => true,
+): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   checks.push(await writable(store, clock));
   checks.push(await migrations(store));
   checks.push(await clockSkew(store, clock));
-  checks.push(...(await schedulesAndWorkers(store, clock)));
+  checks.push(...(await schedulesAndWorkers(store, clock, visible)));
   return { server_time: new Date(clock.now()).toISOString(), checks };
 }
 
@@ -131,9 +139,13 @@ async function allSchedules(store: Store): Promise<ScheduleRow[]> {
 const named = (ids: readonly string[]): string =>
   ids.slice(0, NAMED).join(", ") + (ids.length > NAMED ? ` and ${ids.length - NAMED} more` : "");
 
-async function schedulesAndWorkers(store: Store, clock: Clock): Promise<DoctorCheck[]> {
+async function schedulesAndWorkers(
+  store: Store,
+  clock: Clock,
+  visible: (workflow: string) => boolean,
+): Promise<DoctorCheck[]> {
   const now = clock.now();
-  const active = (await allSchedules(store)).filter((r) => r.state === "active");
+  const active = (await allSchedules(store)).filter((r) => r.state === "active" && visible(r.workflow));
   const workflows = await store.listWorkflows();
   const registered = new Set(workflows.map((w) => `${w.name}@${w.version}`));
   // Listed by name, highest version first: an unpinned schedule starts the latest.

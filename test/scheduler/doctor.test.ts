@@ -60,6 +60,11 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     });
     expect(c.schedules).toMatchObject({ status: "ok", message: "1 active, none overdue" });
 
+    // A caller who may not schedule OrderProcessing is told nothing of its schedules.
+    const hidden = await runDoctor(db.store, h.clock, (w) => w !== "OrderProcessing");
+    expect(JSON.stringify(hidden)).not.toContain("orders");
+    expect(hidden.checks.find((x) => x.name === "workers")?.status).toBe("ok");
+
     await db.store.upsertWorker("w-1", [{ name: "OrderProcessing", version: "1.0.0" }], h.clock.now());
     expect((await byName()).workers).toMatchObject({ status: "ok" });
 
