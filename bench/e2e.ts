@@ -23,7 +23,8 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { OrbitClient } from "../src/client/client.js";
 import type { ChildSettings, Start } from "./lib/e2e-child.js";
-import { type MinuteStats, summarise } from "./lib/e2e-stats.js";
+import { type Phases, readPhases } from "./lib/e2e-phases.js";
+import { type MinuteStats, pct, summarise } from "./lib/e2e-stats.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -36,6 +37,8 @@ const { values: args } = parseArgs({
         "orbit-sqlite,orbit-sqlite-c100,orbit-pg,orbit-pg-c100,bullmq,bullmq-c100,graphile",
     },
     "sqlite-synchronous": { type: "string", default: "" },
+    /** A checkout of another commit (its node_modules beside it): systems named `before:<system>` run its code. */
+    before: { type: "string", default: "" },
   },
 });
 const S = Number(args.schedules);
@@ -61,12 +64,14 @@ interface Row {
   doubles: number;
   rss: string;
   load: string;
+  /** Orbit only: fire and lease lags read from the server's database. */
+  phases: Phases | null;
 }
 
-function spawn(file: string, label: string, s: ChildSettings, onStarts: (rows: Start[]) => void): Proc {
+function spawn(file: string, label: string, s: ChildSettings, onStarts: (rows: Start[]) => void, dir = here): Proc {
   // BENCH_CPU_PROF=dir: a V8 CPU profile of every child, to see where the time goes.
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(join(here, file), [JSON.stringify(s)], {
+  const child = fork(join(dir, file), [JSON.stringify(s)], {
     execArgv: ["--import", "tsx", ...prof],
     stdio: "inherit",
   });
@@ -122,7 +127,12 @@ const load = (): string =>
     .map((x) => x.toFixed(2))
     .join(" ");
 
-async function runSystem(system: string): Promise<Row> {
+async function runSystem(named: string): Promise<Row> {
+  // `before:<system>`: the same system from the --before checkout, so that before and after share a run.
+  const isBefore = named.startsWith("before:");
+  if (isBefore && !args.before) throw new Error("before:… systems need --before <checkout>");
+  const system = named.replace(/^before:/, "");
+  const childDir = isBefore ? join(args.before ?? "", "bench/lib") : here;
   // `<kind>[-c<concurrency>][+normal]`: +normal runs the SQLite server with synchronous=NORMAL.
   const normal = system.endsWith("+normal");
   const [kind, variant] = system.replace(/\+normal$/, "").split("-c") as [string, string | undefined];
@@ -135,6 +145,7 @@ async function runSystem(system: string): Promise<Row> {
   const cleanups: (() => Promise<void>)[] = [];
   const loadBefore = load();
   let createMs = 0;
+  let phasesFrom: Parameters<typeof readPhases>[0] | null = null;
   const sampler = setInterval(() => {
     for (const p of procs) p.rssMaxMb = Math.max(p.rssMaxMb, rssMb(p.child.pid));
   }, 1000);
@@ -151,6 +162,7 @@ async function runSystem(system: string): Promise<Row> {
         target = mkdtempSync(join(tmpdir(), "orbit-e2e-"));
         cleanups.push(async () => rmSync(target, { recursive: true, force: true }));
       }
+      phasesFrom = schema ? { url: PG_URL, schema } : { sqliteFile: join(target, "orbit.db") };
       const sync = normal || args["sqlite-synchronous"] === "normal" ? "normal" : undefined;
       const base = { system, schedules: S, concurrency, target, ...(schema ? { schema } : {}) };
       const server = spawn(
@@ -158,6 +170,7 @@ async function runSystem(system: string): Promise<Row> {
         "server",
         { ...base, ...(sync ? { synchronous: sync } : {}) },
         onStarts,
+        childDir,
       );
       procs.push(server);
       const { url } = await message<{ url: string }>(server, "ready");
@@ -172,7 +185,7 @@ async function runSystem(system: string): Promise<Row> {
         await client.createSchedules(batch);
       }
       createMs = performance.now() - t0;
-      const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts);
+      const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts, childDir);
       procs.push(worker);
       await message(worker, "ready");
     } else if (kind === "bullmq") {
@@ -213,7 +226,9 @@ async function runSystem(system: string): Promise<Row> {
     }
     const sum = summarise(starts, nominals, S);
     const rss = procs.map((p) => `${Math.round(p.rssMaxMb)}`).join(" + ");
-    return { system, createMs, ...sum, rss, load: `${loadBefore} → ${load()}` };
+    const loadAfter = load();
+    const phases = phasesFrom ? await readPhases(phasesFrom, nominals).catch(() => null) : null;
+    return { system: named, createMs, ...sum, rss, load: `${loadBefore} → ${loadAfter}`, phases };
   } finally {
     clearInterval(sampler);
     for (const p of [...procs].reverse()) await stop(p);
@@ -225,9 +240,15 @@ const s1 = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` :
 
 console.log(`bench:e2e  S=${S}, ${MINUTES} measured minute(s), node ${process.version}, load ${load()}`);
 console.log(
-  "| system | S | create | p50 lag | p99 lag | all handlers started, per minute | misses | doubles | RSS MB | load (1/5/15 min) before → after |",
+  "| system | S | create | p50 lag | p99 lag | all handlers started, per minute | misses | doubles | fire lag p50 / p99 | lease lag p50 / p99 | RSS MB | load (1/5/15 min) before → after |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+// Fire lag: the ledger's started row − nominal; lease lag: WorkflowTaskStarted − nominal (e2e-phases.ts).
+const phase = (lags: number[] | undefined): string => {
+  if (!lags?.length) return "–";
+  const sorted = [...lags].sort((a, b) => a - b);
+  return `${s1(pct(sorted, 50))} / ${s1(pct(sorted, 99))}`;
+};
 for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
   try {
     const r = await runSystem(system);
@@ -235,7 +256,7 @@ for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
       .map((m) => (m.started < S ? `${s1(m.maxLag)} (${m.started}/${S})` : s1(m.maxLag)))
       .join(" / ");
     console.log(
-      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${r.rss} | ${r.load} |`,
+      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${phase(r.phases?.fire)} | ${phase(r.phases?.lease)} | ${r.rss} | ${r.load} |`,
     );
   } catch (err) {
     console.log(`| ${system} | ${S} | failed: ${(err as Error).message} |`);

@@ -11,7 +11,7 @@ export interface MinuteStats {
   maxLag: number;
 }
 
-const pct = (sorted: number[], p: number): number =>
+export const pct = (sorted: number[], p: number): number =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN;
 
 export function summarise(
