@@ -147,7 +147,7 @@ export class Executions {
     checkExecutionId(id);
     const trigger = request.trigger ?? null;
     if (trigger !== null) checkJsonLimits(trigger, "trigger");
-    return inTransaction(this.store, tx, async (t) => {
+    const result = await inTransaction(this.store, tx, async (t) => {
       const existing = async (): Promise<StartExecutionResult | null> => {
         const found = request.execution_id === undefined ? null : await t.getExecution(id);
         return found ? { execution: found, created: false } : null;
@@ -203,6 +203,10 @@ export class Executions {
       this.onTaskQueued?.();
       return { execution, created: true };
     });
+    // Again after our own commit: a poller woken above on PostgreSQL may have looked before the task
+    // was visible (a caller's transaction wakes after its own commit, as the firing loop does).
+    if (tx === undefined && result.created) this.onTaskQueued?.();
+    return result;
   }
 
   /**

@@ -17,7 +17,7 @@ import type {
   WorkflowOfferJson,
 } from "../domain/worker-protocol.js";
 import type { Store, StoreOps } from "../store/store.js";
-import type { TaskLease } from "../store/task-store.js";
+import type { StepResultRow, TaskLease } from "../store/task-store.js";
 import type { Executions } from "./executions.js";
 import * as T from "./task-transitions.js";
 import type { TaskWakeups } from "./task-wakeups.js";
@@ -92,43 +92,65 @@ export class WorkerTasks {
     }
   }
 
-  /** One transaction: pending tasks of the offered workflows, leased to the worker. */
+  /**
+   * One transaction: pending tasks of the offered workflows, leased to the worker. A constant number
+   * of statements whatever the batch (docs/workflows.md § Leasing): the candidates, their executions
+   * locked at once, one lease UPDATE per retry policy, the `WorkflowTaskStarted` events and the
+   * journaled steps. The lease is still the row's CAS (`state = 'pending'`), so a task is leased once.
+   */
   async claim(request: PollRequestJson): Promise<TaskJson[]> {
     const limit = Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
     return this.o.store.transaction(async (t) => {
       const now = this.o.clock.now();
-      const out: TaskJson[] = [];
       const candidates = await t.listClaimableTasks({
         workflows: request.workflows,
         availableAtOrBeforeMs: now,
         limit,
         skipLocked: true,
       });
+      if (!candidates.length) return [];
+      // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
+      const locked = new Map(
+        (await t.lockExecutionsIfFree(candidates.map((c) => c.executionId))).map((e) => [e.executionId, e]),
+      );
+      const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
       for (const task of candidates) {
-        // SKIP LOCKED on the execution too: a cancel holding it is let through, never waited for.
-        const execution = await t.lockExecutionIfFree(task.executionId);
+        const execution = locked.get(task.executionId);
         if (!execution) continue;
+        locked.delete(task.executionId); // one task per execution per claim (its events take one seq each)
         if (!isActiveStatus(execution.status)) {
           await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
           continue;
         }
-        const offer = offerFor(request.workflows, task);
-        const leased = await t.leaseTask(task.taskId, {
-          owner: request.worker_id,
-          leaseUntilMs: now + this.leaseMs,
-          maxAttempts: offer.max_attempts,
-          backoffMs: offer.backoff_ms,
-        });
-        if (!leased) continue;
-        await t.appendEvent(
-          execution.executionId,
-          "WorkflowTaskStarted",
-          { worker_id: request.worker_id, run: task.run, attempt: task.attempt },
-          now,
-        );
-        out.push(await this.taskJson(t, task, execution));
+        chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
       }
-      return out;
+      const leased = new Set<string>();
+      for (const [policy, group] of groupBy(chosen, (c) => `${c.offer.max_attempts}/${c.offer.backoff_ms}`)) {
+        const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
+        const ids = await t.leaseTasks(
+          group.map((c) => c.task.taskId),
+          { owner: request.worker_id, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
+        );
+        for (const id of ids) leased.add(id);
+      }
+      const out = chosen.filter((c) => leased.has(c.task.taskId));
+      if (!out.length) return [];
+      await t.appendEvents(
+        out.map((c) => ({
+          executionId: c.execution.executionId,
+          type: "WorkflowTaskStarted",
+          data: { worker_id: request.worker_id, run: c.task.run, attempt: c.task.attempt },
+          atMs: now,
+        })),
+      );
+      const steps = groupBy(await t.listStepResultsOf(out.map((c) => c.execution.executionId)), (s) => s.executionId);
+      return out.map((c) =>
+        this.toTaskJson(
+          c.task,
+          c.execution,
+          (steps.get(c.execution.executionId) ?? []).filter((s) => s.run === c.task.run),
+        ),
+      );
     });
   }
 
@@ -303,7 +325,10 @@ export class WorkerTasks {
   }
 
   private async taskJson(t: StoreOps, task: TaskLease, execution: Execution): Promise<TaskJson> {
-    const steps = await t.listStepResults(execution.executionId, task.run);
+    return this.toTaskJson(task, execution, await t.listStepResults(execution.executionId, task.run));
+  }
+
+  private toTaskJson(task: TaskLease, execution: Execution, steps: readonly StepResultRow[]): TaskJson {
     return {
       task_id: task.taskId,
       execution_id: execution.executionId,
@@ -327,6 +352,17 @@ export class WorkerTasks {
       heartbeat_ms: this.heartbeatMs,
     };
   }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }
 
 function offerFor(offers: readonly WorkflowOfferJson[], task: TaskLease): WorkflowOfferJson {

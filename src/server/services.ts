@@ -98,7 +98,12 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     workflows,
     executions,
     graceMs: config.graceMs,
-    onFire: (report) => metrics.onFire(report),
+    onFire: (report) => {
+      metrics.onFire(report);
+      // Eager dispatch: onFire runs after the fire's commit, so a woken long poll leases the new
+      // tasks at once (its in-transaction wake may have come before they were visible, on PostgreSQL).
+      if (report.started > 0) wakeups.wake();
+    },
     log: log.child({ component: "scheduler" }),
     ...(cluster === "shared" ? { dueClock: () => store.databaseNow() } : {}),
     ...(lead !== null ? { mayFire: () => lead.isLeader } : {}),

@@ -6,7 +6,7 @@
 import type { Execution } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { WorkerTask } from "./rows.js";
-import type { LockOption } from "./store.js";
+import type { FirstEvent, LockOption } from "./store.js";
 
 /** A worker task with the retry policy it was leased under (set by the lease; default 1 attempt, no back-off). */
 export interface TaskLease extends WorkerTask {
@@ -58,6 +58,14 @@ export interface TaskStoreOps {
   getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;
   /** Pending → leased to `owner` with the policy; false when the task was no longer pending. */
   leaseTask(taskId: string, lease: NewLease): Promise<boolean>;
+  /** {@link leaseTask} for many tasks in one statement; returns the ids of those that were still pending. */
+  leaseTasks(taskIds: readonly string[], lease: NewLease): Promise<string[]>;
+  /** {@link lockExecutionIfFree} for many in one statement: those that exist and no other transaction holds. */
+  lockExecutionsIfFree(executionIds: readonly string[]): Promise<Execution[]>;
+  /** One event appended to each of several executions (at most one per execution), each at its next seq. */
+  appendEvents(events: readonly FirstEvent[]): Promise<void>;
+  /** The journaled steps of several executions, every run, by execution, run and `seq`. */
+  listStepResultsOf(executionIds: readonly string[]): Promise<StepResultRow[]>;
   /**
    * Moves `lease_until_ms` of those of the tasks still leased to `owner` whose lease has not ended
    * before `nowMs` (an expired lease is not revived, reaped or not); returns their ids.

@@ -1,6 +1,7 @@
 /**
  * The batched operations of a fire batch (insertExecutions, insertFirstEvents, insertTasks,
- * getExecutionStatuses, advanceSchedules, appendOccurrences): the same rows as their one-row
+ * getExecutionStatuses, advanceSchedules, appendOccurrences) and of a poll (leaseTasks,
+ * lockExecutionsIfFree, appendEvents, listStepResultsOf): the same rows as their one-row
  * counterparts, on both dialects.
  */
 import { expect, it } from "vitest";
@@ -151,5 +152,72 @@ describeEachDialect("store batched fire operations", (dialect) => {
     });
     expect(rows[2]).toMatchObject({ executionId: "s:0", occurrenceMs: T0, count: 1, reason: null });
     expect(await db.store.listOccurrences("t", { limit: 10 })).toHaveLength(1);
+  });
+
+  it("leases a poll's tasks in one statement, once: the lease is the pending row's compare-and-set", async () => {
+    for (const id of ["a", "b", "c"]) await db.store.insertExecution(execution(id));
+    await db.store.transaction((tx) => tx.insertTasks([task("t-a", "a"), task("t-b", "b"), task("t-c", "c")]));
+    const lease = { owner: "w1", leaseUntilMs: T0 + 30_000, maxAttempts: 3, backoffMs: 1000 };
+    const first = await db.store.transaction((tx) => tx.leaseTasks(["t-a", "t-b", "missing"], lease));
+    expect(first.sort()).toEqual(["t-a", "t-b"]);
+    // Leased already: a second lease of the same tasks (another poll, another server) gets none of them.
+    const second = await db.store.transaction((tx) => tx.leaseTasks(["t-a", "t-b", "t-c"], { ...lease, owner: "w2" }));
+    expect(second).toEqual(["t-c"]);
+    expect(await db.store.getTaskLease("t-a")).toMatchObject({
+      state: "leased",
+      leaseOwner: "w1",
+      leaseUntilMs: T0 + 30_000,
+      maxAttempts: 3,
+      backoffMs: 1000,
+    });
+    expect(await db.store.transaction((tx) => tx.leaseTasks([], lease))).toEqual([]);
+
+    const locked = await db.store.transaction((tx) => tx.lockExecutionsIfFree(["a", "c", "missing"]));
+    expect(locked.map((e) => e.executionId).sort()).toEqual(["a", "c"]);
+    expect(locked.find((e) => e.executionId === "a")).toEqual(execution("a"));
+
+    await db.store.appendEvent("a", "WorkflowCreated", {}, T0);
+    await db.store.transaction((tx) =>
+      tx.appendEvents([
+        { executionId: "a", type: "WorkflowTaskStarted", data: { worker_id: "w1" }, atMs: T0 + 1 },
+        { executionId: "b", type: "WorkflowTaskStarted", data: { worker_id: "w1" }, atMs: T0 + 2 },
+      ]),
+    );
+    expect((await db.store.listEvents("a")).map((e) => [e.seq, e.type, e.data])).toEqual([
+      [1, "WorkflowCreated", {}],
+      [2, "WorkflowTaskStarted", { worker_id: "w1" }],
+    ]);
+    expect((await db.store.listEvents("b")).map((e) => [e.seq, e.atMs])).toEqual([[1, T0 + 2]]);
+    await expect(
+      db.store.transaction((tx) =>
+        tx.appendEvents([
+          { executionId: "c", type: "X", data: {}, atMs: T0 },
+          { executionId: "c", type: "Y", data: {}, atMs: T0 },
+        ]),
+      ),
+    ).rejects.toThrow(/one event per execution/);
+
+    const step = (executionId: string, run: number, name: string, seq: number) => ({
+      executionId,
+      run,
+      step: name,
+      seq,
+      result: { n: seq },
+      hasCompensation: false,
+      compensatedMs: null,
+      completedMs: T0 + seq,
+    });
+    await db.store.insertStepResult(step("a", 1, "two", 2));
+    await db.store.insertStepResult(step("a", 1, "one", 1));
+    await db.store.insertStepResult(step("a", 2, "again", 1));
+    await db.store.insertStepResult(step("c", 1, "other", 1));
+    const steps = await db.store.listStepResultsOf(["a", "b"]);
+    expect(steps.map((s) => [s.executionId, s.run, s.step])).toEqual([
+      ["a", 1, "one"],
+      ["a", 1, "two"],
+      ["a", 2, "again"],
+    ]);
+    expect(steps[0]).toEqual(step("a", 1, "one", 1));
+    expect(await db.store.listStepResultsOf([])).toEqual([]);
   });
 });

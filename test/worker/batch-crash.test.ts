@@ -3,10 +3,16 @@
  * database and check that every batch reported committed is there whole, and that the batch that
  * was open left nothing: each execution is either COMPLETED once (its event, its task done) or still
  * RUNNING with its task leased and no completion, ready for the lease reaper to hand it out again.
+ * A poll killed inside its transaction leases nothing: its tasks are pending, without an event.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
+import { SystemClock } from "../../src/clock/system-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { TaskWakeups } from "../../src/engine/task-wakeups.js";
+import { WorkerTasks } from "../../src/engine/tasks.js";
+import { Workflows } from "../../src/engine/workflows.js";
 import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, type TestLocation } from "../helpers/db.js";
 
@@ -109,6 +115,40 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
     expect(stuck?.status).toBe("RUNNING");
     const running = (await store.listExecutions({ limit: 100 })).filter((e) => e.status === "RUNNING");
     expect(running).toHaveLength(20);
+  });
+
+  it("leases nothing of a poll killed between its lease UPDATE and its commit; the next poll leases it once", async () => {
+    location = await dialect.createLocation();
+    const run = runChild(location, "hang-lease");
+    child = run.child;
+    const open = await run.waitFor((line) => line.startsWith("open-lease "));
+    const openTasks = open.slice("open-lease ".length).split(" ");
+    expect(openTasks).toHaveLength(20);
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    expect(run.completed).toHaveLength(20);
+    const store = await location.open();
+    await expectWhole(store, run);
+    for (const id of openTasks) {
+      const task = await store.getTaskLease(id);
+      expect(task?.state, `${id}: its lease was rolled back`).toBe("pending");
+      expect(task?.leaseOwner ?? null).toBeNull();
+      const events = (await store.listEvents(task!.executionId)).map((e) => e.type);
+      expect(events, `${task!.executionId} has no WorkflowTaskStarted`).toEqual(["WorkflowCreated"]);
+    }
+    // A poll after the restart leases the open batch's tasks, each once.
+    const clock = new SystemClock();
+    const workflows = new Workflows({ store, clock });
+    const executions = new Executions({ store, clock, workflows });
+    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+    const offer = [{ name: "Crash", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+    const again = await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 100 });
+    expect(again.map((t) => t.task_id).sort()).toEqual([...openTasks].sort());
+    expect(await tasks.claim({ worker_id: "w3", workflows: offer, max_tasks: 100 })).toEqual([]);
+    for (const t of again) {
+      const started = (await store.listEvents(t.execution_id)).filter((e) => e.type === "WorkflowTaskStarted");
+      expect(started.map((e) => e.data.worker_id)).toEqual(["w2"]);
+    }
   });
 
   it("loses no completed batch when killed at an arbitrary point of a stream of batches", async () => {

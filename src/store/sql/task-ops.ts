@@ -4,7 +4,7 @@
  */
 import type { Execution } from "../../domain/execution.js";
 import type { JsonObject } from "../../domain/json.js";
-import type { LockOption } from "../store.js";
+import type { FirstEvent, LockOption } from "../store.js";
 import type {
   ClaimableTaskQuery,
   NewLease,
@@ -13,7 +13,7 @@ import type {
   TaskStoreOps,
   WorkflowRef,
 } from "../task-store.js";
-import { jsonParam } from "./columns.js";
+import { arrayParam, jsonParam } from "./columns.js";
 import { ExecutionOps } from "./execution-ops.js";
 import type { SqlParam, SqlRow } from "./executor.js";
 import { EXECUTION_ALL } from "./tables.js";
@@ -78,6 +78,66 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       [l.owner, l.leaseUntilMs, l.maxAttempts, l.backoffMs, taskId],
     );
     return changed === 1;
+  }
+
+  async leaseTasks(taskIds: readonly string[], l: NewLease): Promise<string[]> {
+    if (!taskIds.length) return [];
+    const ids = this.sqlDialect.inList("task_id", taskIds);
+    const rows = await this.exec.all(
+      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_until_ms = ?, max_attempts = ?, backoff_ms = ?
+       WHERE ${ids.sql} AND state = 'pending' RETURNING task_id`,
+      [l.owner, l.leaseUntilMs, l.maxAttempts, l.backoffMs, ids.param],
+    );
+    return rows.map((r) => String(r.task_id));
+  }
+
+  async lockExecutionsIfFree(executionIds: readonly string[]): Promise<Execution[]> {
+    if (!executionIds.length) return [];
+    const ids = this.sqlDialect.inList("execution_id", executionIds);
+    const rows = await this.exec.all(
+      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions WHERE ${ids.sql}${this.sqlDialect.forUpdateSkipLocked}`,
+      [ids.param],
+    );
+    return rows.map((r) => this.map.execution(r));
+  }
+
+  async appendEvents(events: readonly FirstEvent[]): Promise<void> {
+    if (!events.length) return;
+    if (new Set(events.map((e) => e.executionId)).size !== events.length) {
+      // One statement sees the events as they were before it: two rows of one execution would take the same seq.
+      throw new Error("appendEvents takes at most one event per execution");
+    }
+    if (this.sqlDialect.batch === "rows") {
+      await this.exec.runMany(
+        `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
+         VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM orbit_execution_events WHERE execution_id = ?), ?, ?, ?)`,
+        events.map((e) => [e.executionId, e.executionId, e.type, jsonParam(e.data), e.atMs]),
+      );
+      return;
+    }
+    await this.exec.run(
+      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
+       SELECT u.execution_id,
+              (SELECT COALESCE(MAX(e.seq), 0) + 1 FROM orbit_execution_events e WHERE e.execution_id = u.execution_id),
+              u.type, u.data::jsonb, u.at_ms
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`,
+      [
+        arrayParam(events.map((e) => e.executionId)),
+        arrayParam(events.map((e) => e.type)),
+        arrayParam(events.map((e) => jsonParam(e.data))),
+        arrayParam(events.map((e) => e.atMs)),
+      ],
+    );
+  }
+
+  async listStepResultsOf(executionIds: readonly string[]): Promise<StepResultRow[]> {
+    if (!executionIds.length) return [];
+    const ids = this.sqlDialect.inList("execution_id", executionIds);
+    const rows = await this.exec.all(
+      `SELECT * FROM orbit_step_results WHERE ${ids.sql} ORDER BY execution_id, run, seq, completed_ms`,
+      [ids.param],
+    );
+    return rows.map((r) => this.step(r));
   }
 
   async extendLeases(
