@@ -21,6 +21,8 @@ export interface ServerSpec {
   logFile?: string;
   /** The node arguments that run SERVER_ENTRY. Default: through tsx; the tests pass a prebuilt copy. */
   nodeArgs?: string[];
+  /** More environment for the process (another entry point's settings). Default none. */
+  env?: Record<string, string>;
 }
 
 export class ServerProcess {
@@ -50,6 +52,7 @@ export class ServerProcess {
         ORBIT_CHAOS_CLUSTER: this.spec.cluster,
         ORBIT_CHAOS_PORT: String(this.spec.port),
         ORBIT_CHAOS_GRACE_MS: String(this.spec.graceMs ?? 60_000),
+        ...this.spec.env,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -4,11 +4,13 @@
  * 422. Keys are scoped to method, path and caller identity, and kept 24 hours. A refused request
  * (any 4xx/5xx) stores nothing, so it can be retried with the same key.
  *
- * On PostgreSQL (several servers may share the database) the key is claimed in the database, in the
- * same transaction as the request's writes (Store.atomically): a concurrent request with the key,
- * on any server, waits on the claimed row and then replays the committed answer; a request that
- * fails rolls its claim back with its writes. On SQLite, one process owns the file and an
- * in-process queue per key does the same.
+ * The key is claimed in the database, in the same transaction as the request's writes
+ * (Store.atomically), on both dialects: the write and its key commit together, so a server killed
+ * between them cannot leave a write whose retry runs it again (test/faults/sigkill-sqlite.test.ts).
+ * On PostgreSQL (several servers may share the database) a concurrent request with the key, on any
+ * server, waits on the claimed row and then replays the committed answer; a request that fails
+ * rolls its claim back with its writes. Within one process an in-process queue per key also makes
+ * a concurrent repeat wait for the first answer.
  */
 
 import { createHash } from "node:crypto";

@@ -269,9 +269,9 @@ export interface Store extends StoreOps {
    */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
   /**
-   * PostgreSQL: runs `fn` in one transaction that every call on this store made while it runs
-   * joins (nested transactions become savepoints), so a request's writes and its Idempotency-Key
-   * commit together. Absent on SQLite, which one process owns.
+   * Runs `fn` in one transaction that every call on this store made while it runs joins (nested
+   * transactions become savepoints), so a request's writes and its Idempotency-Key commit
+   * together: on PostgreSQL across servers, on SQLite across a crash between the two.
    */
   atomically?<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
   /**

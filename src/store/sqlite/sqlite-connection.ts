@@ -31,13 +31,65 @@ export class SqliteConnection {
   private openTx: object | null = null;
   /** The cause of the last write that failed for want of a writable file; null once one succeeds. */
   private writeFailure: string | null = null;
+  /** The transaction of {@link atomically} that store calls made inside it join. */
+  private readonly ambient = new AsyncLocalStorage<{ ended: boolean; savepoints: number }>();
 
-  /** Plain operations: each statement waits for the mutex, so never runs inside someone's transaction. */
+  /**
+   * Plain operations: each statement waits for the mutex, so never runs inside someone's
+   * transaction; inside {@link atomically} it joins that transaction instead.
+   */
   readonly locked: SqlExecutor = {
-    all: (sql, params) => this.exclusive(() => this.writing(() => this.allNow(sql, params))),
-    run: (sql, params) => this.exclusive(() => this.writing(() => this.runNow(sql, params))),
-    runMany: (sql, rows) => this.exclusive(() => this.writing(() => this.runManyNow(sql, rows))),
+    all: (sql, params) => this.run(() => this.allNow(sql, params)),
+    run: (sql, params) => this.run(() => this.runNow(sql, params)),
+    runMany: (sql, rows) => this.run(() => this.runManyNow(sql, rows)),
   };
+
+  private run<T>(fn: () => T): Promise<T> {
+    if (this.joined() !== undefined) return Promise.resolve().then(() => this.writing(fn));
+    return this.exclusive(() => this.writing(fn));
+  }
+
+  private joined(): { ended: boolean; savepoints: number } | undefined {
+    const ambient = this.ambient.getStore();
+    return ambient !== undefined && !ambient.ended ? ambient : undefined;
+  }
+
+  /**
+   * Runs `fn` in one transaction that every call on this connection made while it runs joins
+   * (plain statements run in it, nested transactions become savepoints): the Idempotency-Key of a
+   * request and the request's writes commit together (src/api/idempotency.ts), so a process killed
+   * between the two can no longer leave a write without its key. Holds the connection for the
+   * whole of `fn`, as any transaction does.
+   */
+  atomically<T>(fn: (exec: SqlExecutor) => Promise<T>): Promise<T> {
+    if (this.joined() !== undefined) return this.transaction(fn);
+    return this.transaction(async (exec) => {
+      const ambient = { ended: false, savepoints: 0 };
+      try {
+        return await this.ambient.run(ambient, () => fn(exec));
+      } finally {
+        ambient.ended = true;
+      }
+    });
+  }
+
+  /** A nested transaction inside {@link atomically}: a savepoint of the joined transaction. */
+  private async savepoint<T>(outer: { savepoints: number }, fn: (exec: SqlExecutor) => Promise<T>): Promise<T> {
+    const db = this.requireDb();
+    const name = `orbit_sp_${++outer.savepoints}`;
+    db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(this.locked);
+      db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      if (db.inTransaction) {
+        db.exec(`ROLLBACK TO ${name}`);
+        db.exec(`RELEASE ${name}`);
+      }
+      throw this.storageFailure(error);
+    }
+  }
 
   /** Why the database cannot be written, or null (readiness). */
   get unwritable(): string | null {
@@ -106,6 +158,8 @@ export class SqliteConnection {
   }
 
   async transaction<T>(fn: (exec: SqlExecutor) => Promise<T>): Promise<T> {
+    const outer = this.joined();
+    if (outer !== undefined) return this.savepoint(outer, fn);
     return this.exclusive(async () => {
       const db = this.requireDb();
       const token = {};

@@ -82,6 +82,11 @@ export class SqliteStore extends SqlOps implements Store {
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     return this.connection.transaction((exec) => fn(new SqlOps(exec, sqliteDialect)));
   }
+
+  /** See Store.atomically: store calls made inside `fn` join its transaction (sqlite-connection.ts). */
+  atomically<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    return this.connection.atomically((exec) => fn(new SqlOps(exec, sqliteDialect)));
+  }
 }
 
 /**
