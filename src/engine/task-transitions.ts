@@ -210,6 +210,12 @@ export async function continueAsNew(
   newTaskId: string,
 ): Promise<Execution> {
   const { execution, task } = held;
+  if (execution.cancelReason !== null && execution.status === "RUNNING") {
+    // A cancel (or a timeout) came first: no next run; the answer, still RUNNING with the reason,
+    // tells the worker to compensate (the worker protocol's continue route, docs/workflows.md).
+    await tx.appendEvent(execution.executionId, "ContinueAfterCancel", { input }, now);
+    return execution;
+  }
   if (execution.cancelReason !== null || execution.status !== "RUNNING") {
     throw new OrbitError(
       "CONFLICT",

@@ -97,7 +97,12 @@ export class ProtocolClient {
     return this.post(`/v1/worker/tasks/${seg(taskId)}/fail`, { error, retryable }, retryForMs);
   }
 
-  continueAsNew(taskId: string, input: JsonValue, retryForMs: number): Promise<unknown> {
+  /** The execution: RUNNING with run + 1, or RUNNING with `cancel_reason` when a cancel came first (compensate). */
+  continueAsNew(
+    taskId: string,
+    input: JsonValue,
+    retryForMs: number,
+  ): Promise<{ status?: string; cancel_reason?: string | null } | null> {
     return this.post(`/v1/worker/tasks/${seg(taskId)}/continue`, { input }, retryForMs);
   }
 

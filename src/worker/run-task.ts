@@ -114,16 +114,20 @@ export async function runTask(
           // The server refused the result (over 1 MB, deeper than 64, a NUL …): the attempt fails
           // with that reason instead of its lease running out and the run repeating forever.
           const error = { message: `the result was refused: ${err.message}`, type: "ResultRefused" };
-          await api.fail(task.task_id, error, false, retryFor).catch(() => undefined);
-          logFailure(log, task, error, "final");
-          return;
+          cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor).catch(() => null));
+          if (cancelReason === null) {
+            logFailure(log, task, error, "final");
+            return;
+          }
         }
         if (cancelReason !== null) await cancelFirst(cancelReason);
         return;
       }
-      case "continue":
-        await api.continueAsNew(task.task_id, toJson(outcome.input), retryFor);
+      case "continue": {
+        const cancelReason = cancelAnswered(await api.continueAsNew(task.task_id, toJson(outcome.input), retryFor));
+        if (cancelReason !== null) await cancelFirst(cancelReason);
         return;
+      }
       case "handback":
         await api.release([task.task_id]);
         return;
@@ -131,8 +135,9 @@ export async function runTask(
         const retryable = !(outcome.error instanceof NonRetryableError);
         const error = errorJson(outcome.error, ctx.failedStep);
         const answer = await api.fail(task.task_id, error, retryable, retryFor);
-        if (answer?.status === "RUNNING" && typeof answer.cancel_reason === "string") {
-          await cancelFirst(answer.cancel_reason);
+        const cancelReason = cancelAnswered(answer);
+        if (cancelReason !== null) {
+          await cancelFirst(cancelReason);
           return;
         }
         logFailure(log, task, error, answer?.status === "FAILED" ? "final" : "retry");
@@ -217,6 +222,11 @@ function logFailure(
   };
   if (kind === "final") log.error("execution failed", fields);
   else log.warn("attempt failed; the server retries it", fields);
+}
+
+/** The cancel reason when a fail report was answered "a cancel came first" (still RUNNING, with its reason). */
+function cancelAnswered(answer: { status?: string; cancel_reason?: string | null } | null): string | null {
+  return answer?.status === "RUNNING" && typeof answer.cancel_reason === "string" ? answer.cancel_reason : null;
 }
 
 function toJson(value: unknown): JsonValue {
