@@ -32,6 +32,7 @@ for (let from = 0; from < N; from += 5000) {
       result: { ok: true },
       error: null,
       cancelReason: null,
+      traceParent: null,
       concurrencyKey: null,
       run: 1,
       attempt: 1,

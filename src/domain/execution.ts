@@ -40,6 +40,8 @@ export interface Execution {
   createdMs: number;
   startedMs: number | null;
   endedMs: number | null;
+  /** The W3C traceparent of its creation span, when an OpenTelemetry SDK records (domain/tracing.ts). */
+  traceParent: string | null;
 }
 
 /** Event types the engine writes today; workers add more later. */

@@ -54,6 +54,8 @@ export interface TaskJson {
   lease_ms: number;
   /** Heartbeat at least this often. */
   heartbeat_ms: number;
+  /** The execution's W3C traceparent (docs/operations.md § Tracing): the worker's spans are its children. */
+  traceparent?: string;
 }
 
 export interface PollResponseJson {

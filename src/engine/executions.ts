@@ -2,11 +2,13 @@
  * Executions: start (idempotent on the id), read, list, and the state transitions
  * (cancel, complete, fail; see transitions.ts). docs/design.md § Executions and tasks.
  */
+
 import { randomUUID } from "node:crypto";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, type ExecutionEvent, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { markSpan } from "../domain/tracing.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { encodeCursor } from "./cursor.js";
@@ -423,7 +425,17 @@ export class Executions {
    * transaction (`runTransition(fn, tx)`): its own call came before the caller's commit.
    */
   notifyEnded(execution: Execution): void {
-    if (!isActiveStatus(execution.status)) for (const listener of this.endedListeners) listener(execution);
+    if (!isActiveStatus(execution.status)) this.ended(execution);
+  }
+
+  /** After the commit that ended an execution: its trace's last span, then the listeners. */
+  private ended(execution: Execution): void {
+    markSpan("orbit.execution.end", execution.traceParent, {
+      "orbit.execution_id": execution.executionId,
+      "orbit.status": execution.status,
+      "orbit.run": execution.run,
+    });
+    for (const listener of this.endedListeners) listener(execution);
   }
 
   /** Runs a state transition; when it ended the execution, tells the scheduler (in and after the transaction). */
@@ -439,7 +451,7 @@ export class Executions {
       if (ended && this.onEnded) await this.onEnded(t, result, now);
       return result;
     });
-    if (ended) for (const listener of this.endedListeners) listener(execution);
+    if (ended) this.ended(execution);
     return execution;
   }
 

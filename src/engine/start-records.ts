@@ -3,8 +3,10 @@
  * start, a fire batch): the execution (RUNNING, run 1, attempt 1), its first event
  * `WorkflowCreated`, and its pending worker task. Pure: the caller writes them.
  */
+import { SpanKind } from "@opentelemetry/api";
 import type { Execution } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
+import { traceparentOf, tracer } from "../domain/tracing.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { WorkerTask } from "../store/rows.js";
 import type { FirstEvent } from "../store/store.js";
@@ -27,6 +29,17 @@ export interface StartRecords {
 }
 
 export function startRecords(s: CheckedStart, now: number): StartRecords {
+  // The execution's trace starts here, as a child of the active span (a fire, a request).
+  const span = tracer.startSpan("orbit.execution.start", {
+    kind: SpanKind.PRODUCER,
+    attributes: {
+      "orbit.execution_id": s.executionId,
+      "orbit.workflow": s.workflow.name,
+      "orbit.workflow_version": s.workflow.version,
+      ...(s.scheduleId !== null ? { "orbit.schedule_id": s.scheduleId } : {}),
+    },
+  });
+  span.end();
   const execution: Execution = {
     executionId: s.executionId,
     workflow: s.workflow.name,
@@ -45,6 +58,7 @@ export function startRecords(s: CheckedStart, now: number): StartRecords {
     // RUNNING covers "waiting for a worker": the execution has started once it exists.
     startedMs: now,
     endedMs: null,
+    traceParent: traceparentOf(span),
   };
   const created: JsonObject = { workflow: s.workflow.name, version: s.workflow.version, input: s.input };
   if (s.scheduleId !== null) created.schedule_id = s.scheduleId;

@@ -3,11 +3,13 @@
  * every report a worker makes about its task. Leases are rows (orbit_worker_tasks); a lease that
  * is not renewed is put back by the reaper (task-reaper.ts) for attempt + 1.
  */
+
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { markSpan } from "../domain/tracing.js";
 import type {
   CompleteManyResponseJson,
   HeartbeatResponseJson,
@@ -329,6 +331,12 @@ export class WorkerTasks {
   }
 
   private toTaskJson(task: TaskLease, execution: Execution, steps: readonly StepResultRow[]): TaskJson {
+    markSpan("orbit.task.lease", execution.traceParent, {
+      "orbit.execution_id": execution.executionId,
+      "orbit.task_id": task.taskId,
+      "orbit.run": task.run,
+      "orbit.attempt": task.attempt,
+    });
     return {
       task_id: task.taskId,
       execution_id: execution.executionId,
@@ -350,6 +358,7 @@ export class WorkerTasks {
       })),
       lease_ms: this.leaseMs,
       heartbeat_ms: this.heartbeatMs,
+      ...(execution.traceParent !== null ? { traceparent: execution.traceParent } : {}),
     };
   }
 }

@@ -7,7 +7,9 @@
  * the loop sleep longer, because a fire always moves next_fire past what it decided, so nothing is
  * decided twice.
  */
+
 import type { Clock } from "../domain/clock.js";
+import { inSpan } from "../domain/tracing.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import {
@@ -100,7 +102,12 @@ export class SchedulerLoop {
     let total = 0;
     for (;;) {
       const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
-      const { fired, seen } = await this.fireBatch(now);
+      // One span per batch: the executions it starts are its children (docs/operations.md § Tracing).
+      const { fired, seen } = await inSpan("orbit.fire", {}, async (span) => {
+        const batch = await this.fireBatch(now);
+        span.setAttributes({ "orbit.schedules_seen": batch.seen, "orbit.schedules_fired": batch.fired });
+        return batch;
+      });
       total += fired;
       if (seen < this.batchSize || this.abort.signal.aborted) return total;
       // cluster (docs/cluster.md): a leader that lost its lock stops between batches, not after the herd.

@@ -2,7 +2,9 @@
  * The `ctx` of one task: its identity, the cancel signal, and `step`, which runs a step once per
  * run (journaled in the server before it counts as done) and replays journaled results.
  */
+
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
 import { CancelledError, ContinueAsNewSignal, HandBackSignal, NonRetryableError } from "./errors.js";
 import type { TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
@@ -70,7 +72,9 @@ export class TaskContext implements WorkflowContext {
     if (this.hooks.draining()) throw new HandBackSignal();
     let value: T;
     try {
-      value = await fn(this.signal);
+      value = await inSpan("orbit.step", { attributes: { "orbit.step": name } }, () =>
+        Promise.resolve(fn(this.signal)),
+      );
     } catch (err) {
       this.failedStep = name;
       throw err;

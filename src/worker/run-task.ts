@@ -2,8 +2,10 @@
  * Runs one leased task to its report: completed, failed (retryable or not), continued as new,
  * handed back, or — after a cancel — compensated in reverse order, `onCancel`, cancelled.
  */
+import { SpanKind } from "@opentelemetry/api";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { contextFrom, inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
 import { type Compensation, TaskContext } from "./context.js";
 import {
@@ -63,7 +65,29 @@ type Outcome =
   | { kind: "handback" }
   | { kind: "error"; error: unknown };
 
-export async function runTask(
+/** Runs one task in its span, a child of the execution's trace (docs/operations.md § Tracing). */
+export function runTask(
+  def: WorkflowDefinition,
+  control: TaskControl,
+  api: ProtocolClient,
+  log: WorkflowLogger,
+): Promise<void> {
+  const { task } = control;
+  const attributes = {
+    "orbit.execution_id": task.execution_id,
+    "orbit.workflow": task.workflow,
+    "orbit.workflow_version": task.version,
+    "orbit.run": task.run,
+    "orbit.attempt": task.attempt,
+  };
+  return inSpan(
+    "orbit.workflow.run",
+    { kind: SpanKind.CONSUMER, parent: contextFrom(task.traceparent), attributes },
+    () => runTaskInSpan(def, control, api, log),
+  );
+}
+
+async function runTaskInSpan(
   def: WorkflowDefinition,
   control: TaskControl,
   api: ProtocolClient,

@@ -44,6 +44,7 @@ export const EXECUTIONS = table<Execution>("orbit_executions", {
   createdMs: col.ms("created_ms"),
   startedMs: col.optMs("started_ms"),
   endedMs: col.optMs("ended_ms"),
+  traceParent: col.optText("trace_parent"),
 });
 export const EXECUTION_ALL = columnSet(EXECUTIONS);
 
