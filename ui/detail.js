@@ -50,6 +50,12 @@ function settingsList(sch) {
     ["max_runs", "Max runs"],
   ];
   for (const [key, label] of optional) if (sch[key] !== undefined) rows.push([label, String(sch[key])]);
+  if (sch.remaining_runs !== undefined) {
+    rows.push([
+      "Runs left",
+      sch.remaining_runs === 0 ? "0: every run started, the schedule ended" : String(sch.remaining_runs),
+    ]);
+  }
   if (sch.notify !== undefined) {
     const hooks = Array.isArray(sch.notify) ? sch.notify : [sch.notify];
     const shown = hooks.map((n) =>

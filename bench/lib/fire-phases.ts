@@ -72,6 +72,7 @@ export function scheduleRow(r: BulkRow, now: number): ScheduleRow {
     revision: 1,
     fired: 0,
     skipped: 0,
+    runs: 0,
     lastFireMs: null,
     lastExecutionId: null,
     lastError: null,

@@ -178,6 +178,9 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   next_fire_times: Type.Array(instant),
   last_fire_at: nullable("string", "RFC 3339"),
   last_execution_id: nullable("string", "the last execution the schedule started"),
+  remaining_runs: Type.Optional(
+    Type.Integer({ description: "with max_runs: occurrences still to start before the schedule ends" }),
+  ),
   fired: Type.Integer(),
   skipped: Type.Integer(),
   last_error: nullable("string", "why the last start failed"),

@@ -39,7 +39,10 @@ function optionalLines(s: ScheduleJson): string {
   if (s.run_timeout !== undefined) out += line("run timeout", s.run_timeout);
   if (s.start_timeout !== undefined) out += line("start timeout", s.start_timeout);
   if (s.pause_on_failure !== undefined) out += line("pause on failure", String(s.pause_on_failure));
-  if (s.max_runs !== undefined) out += line("max runs", String(s.max_runs));
+  if (s.max_runs !== undefined) {
+    const left = s.remaining_runs ?? s.max_runs;
+    out += line("max runs", `${s.max_runs} (${left === 0 ? "all started: the schedule ended" : `${left} to go`})`);
+  }
   for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);
   if (s.labels !== undefined && Object.keys(s.labels).length > 0) {
     out += line(

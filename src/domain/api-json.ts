@@ -48,6 +48,8 @@ export interface ScheduleOutcomesJson {
  * ones only when set), then its state.
  */
 export interface ScheduleJson extends ScheduleSettings, ScheduleOutcomesJson {
+  /** With max_runs: occurrences still to start before the schedule ends (docs/outcomes.md). */
+  remaining_runs?: number;
   next_fire_at: string | null;
   next_fire_times: string[];
   last_fire_at: string | null;

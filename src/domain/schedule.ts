@@ -50,7 +50,7 @@ export interface ScheduleSettings {
   start_timeout?: string;
   /** 1-1000: pause after this many consecutive failed executions. */
   pause_on_failure?: number;
-  /** 1-1e9: the schedule ends after this many starts. */
+  /** 1-1e9: the schedule ends after its timing started this many occurrences (docs/outcomes.md). */
   max_runs?: number;
   /** Webhooks called on failure, timeout, dead letter, pause-on-failure and recovery. */
   notify?: Array<{ url: string; events?: string[] }>;

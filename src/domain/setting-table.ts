@@ -59,7 +59,10 @@ export const SCHEDULE_SETTINGS = {
   version: {
     schema: text("pinned version; absent: the latest at each start"),
     unsettable: true,
-    flag: { spec: "--version <semver>", help: "pin a workflow version (default: the latest registered at each start)" },
+    flag: {
+      spec: "--version <semver>",
+      help: "pin a workflow version (default: the latest not deprecated at each start)",
+    },
   },
   input: {
     schema: nullable("object", "the input of every start (default {})"),
@@ -178,8 +181,16 @@ export const SCHEDULE_SETTINGS = {
     flag: { spec: "--pause-on-failure <n>", help: "pause after n consecutive failed executions", value: "whole" },
   },
   max_runs: {
-    schema: nullable("integer", "not supported yet: refused (docs/outcomes.md)"),
+    schema: nullable(
+      "integer",
+      "1-1000000000: the schedule ends after its timing started this many occurrences (triggers and backfills do not count; docs/outcomes.md)",
+    ),
     unsettable: true,
+    flag: {
+      spec: "--max-runs <n>",
+      help: "end the schedule after n occurrences started (triggers and backfills do not count)",
+      value: "whole",
+    },
   },
   notify: {
     schema: Type.Unsafe({

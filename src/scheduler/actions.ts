@@ -103,7 +103,9 @@ export class ScheduleActions {
       const { pause_note: _dropped, ...rest } = row.spec;
       const spec = { ...rest, paused: false };
       const keep = catchUp === true && row.nextFireMs !== null && row.nextFireMs <= now;
-      const next = keep ? row.nextFireMs : c.timing.nextAfter(now);
+      const maxRuns = (row.spec as { max_runs?: number }).max_runs;
+      const spent = maxRuns !== undefined && row.runs >= maxRuns; // stays ended (docs/outcomes.md)
+      const next = spent ? null : keep ? row.nextFireMs : c.timing.nextAfter(now);
       const state = next === null && row.buffered.length === 0 ? "ended" : "active";
       return {
         ...row,

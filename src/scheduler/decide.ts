@@ -34,6 +34,11 @@ export interface DecideInput {
   /** Pending buffered occurrences, oldest first. */
   buffered: readonly number[];
   blocker: Blocker;
+  /**
+   * `max_runs`: how many more due occurrences this fire may start or buffer ({@link startsLeft});
+   * reaching it ends the schedule. Absent or null: no limit.
+   */
+  maxStarts?: number | null;
 }
 
 export type LedgerEntry =
@@ -55,6 +60,14 @@ export interface FirePlan {
   nextFireMs: number | null;
   /** True when at least one occurrence was decided (the schedule advanced). */
   advanced: boolean;
+}
+
+/**
+ * What `max_runs` leaves for a fire to start or buffer: the limit less the occurrences already
+ * started (`runs`) and those waiting in the buffer (each will start). Null without a limit.
+ */
+export function startsLeft(maxRuns: number | undefined, runs: number, buffered: number): number | null {
+  return maxRuns === undefined ? null : Math.max(0, maxRuns - runs - buffered);
 }
 
 export function dueTime(scheduleId: string, occurrence: number, jitterMs: number): number {
@@ -169,11 +182,22 @@ export function decide(inp: DecideInput): FirePlan {
     plan.ledger.push({ kind: "started", occurrence, buffered: true });
     blocker = "schedule";
   }
+  const limit = inp.maxStarts ?? null;
+  let left = limit;
+  /** The last occurrence decided before max_runs ended the schedule. */
+  let lastCounted: number | null = null;
   for (const occurrence of toStart) {
+    if (left !== null && left <= 0) break;
+    const counted = (): void => {
+      if (left === null) return;
+      left--;
+      lastCounted = occurrence;
+    };
     const start = (cancelBefore: boolean): void => {
       plan.starts.push({ occurrence, cancelBefore, fromBuffer: false });
       plan.ledger.push({ kind: "started", occurrence, buffered: false });
       blocker = "schedule";
+      counted();
     };
     const skip = (reason: Exclude<SkipReason, "missed">): void => {
       plan.ledger.push({ kind: "skipped", occurrence, reason });
@@ -196,12 +220,30 @@ export function decide(inp: DecideInput): FirePlan {
         if (plan.buffered.length < (inp.overlap === "buffer_one" ? 1 : MAX_BUFFERED)) {
           plan.buffered.push(occurrence);
           plan.ledger.push({ kind: "buffered", occurrence });
+          counted();
         } else skip("buffer_full");
         break;
     }
   }
   if (c.last !== null) plan.nextFireMs = inp.timing.nextAfter(c.last);
+  if (left !== null && left <= 0) endByMaxRuns(plan, lastCounted);
   return plan;
+}
+
+/**
+ * `max_runs` is reached (docs/outcomes.md § Run-count limit): the schedule ends. What was decided up
+ * to the last counted occurrence stands; the due occurrences after it are not decided and not
+ * recorded (not missed: the schedule had ended), and there is no next occurrence. `last` is null
+ * when the limit was reached before this fire (nothing of it counts; a buffered start still goes).
+ */
+function endByMaxRuns(plan: FirePlan, last: number | null): void {
+  plan.ledger = plan.ledger.filter((e) =>
+    e.kind === "started" && e.buffered ? true : last !== null && (e.kind === "missed" ? e.to : e.occurrence) <= last,
+  );
+  plan.skipped = 0;
+  for (const e of plan.ledger) plan.skipped += e.kind === "missed" ? e.count : e.kind === "skipped" ? 1 : 0;
+  plan.nextFireMs = null;
+  plan.advanced = true;
 }
 
 /** A manual trigger under the overlap policy: start, cancel-then-start, or not start. */

@@ -12,7 +12,7 @@ import type { Executions, PreparedStart } from "../engine/executions.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
-import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry } from "./decide.js";
+import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startsLeft } from "./decide.js";
 import { queueDeadLetters } from "./outcomes.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
@@ -83,6 +83,7 @@ function planOf(
         graceMs,
         buffered,
         blocker,
+        maxStarts: startsLeft(s.max_runs, row.runs, buffered.length),
       });
 }
 
@@ -170,6 +171,8 @@ function settle(
     dueMs: retry !== null ? retry.at : nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
     retryMs: retry?.at ?? null,
     fired: row.fired + report.started,
+    // max_runs counts every occurrence the timing decided to start, dead letters included (docs/outcomes.md).
+    runs: row.runs + plan.starts.length,
     skipped: row.skipped + plan.skipped + deadLetters,
     lastFireMs: started.size > 0 ? now : row.lastFireMs,
     lastExecutionId,

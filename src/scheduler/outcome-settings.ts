@@ -81,10 +81,8 @@ export function validateOutcomeSettings(body: Record<string, unknown>): OutcomeS
   }
   const pause = wholeNumber(body.pause_on_failure, "pause_on_failure", 1000);
   if (pause !== undefined) out.pause_on_failure = pause;
-  // Not enforced yet (docs/outcomes.md): refused rather than stored and ignored.
-  if (body.max_runs !== undefined && body.max_runs !== null) {
-    throw invalidArgument("max_runs is not supported yet: use end_at, or delete the schedule after its last run");
-  }
+  const maxRuns = wholeNumber(body.max_runs, "max_runs", 1_000_000_000);
+  if (maxRuns !== undefined) out.max_runs = maxRuns;
   const notify = validateNotify(body.notify);
   if (notify !== undefined) out.notify = notify;
   return out;

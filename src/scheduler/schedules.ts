@@ -128,9 +128,13 @@ export class Schedules {
     this.o.workflows.validateInput(workflow, s.input);
   }
 
-  /** Where a schedule stands after a (re)computation from `now`. */
-  timingState(v: ValidatedSchedule, now: number): Pick<ScheduleRow, "nextFireMs" | "dueMs" | "state"> {
-    const next = v.timing.timing.nextAfter(now);
+  /**
+   * Where a schedule stands after a (re)computation from `now`; `runs`: the occurrences it started
+   * so far, so a schedule at its `max_runs` stays ended (docs/outcomes.md § Run-count limit).
+   */
+  timingState(v: ValidatedSchedule, now: number, runs = 0): Pick<ScheduleRow, "nextFireMs" | "dueMs" | "state"> {
+    const spent = v.settings.max_runs !== undefined && runs >= v.settings.max_runs;
+    const next = spent ? null : v.timing.timing.nextAfter(now);
     const due = next === null ? null : dueTime(v.settings.schedule_id, next, v.jitterMs);
     if (v.settings.paused) return { nextFireMs: next, dueMs: null, state: "paused" };
     return { nextFireMs: next, dueMs: due, state: next === null ? "ended" : "active" };
@@ -220,6 +224,7 @@ export class Schedules {
       revision: 1,
       fired: 0,
       skipped: 0,
+      runs: 0,
       lastFireMs: null,
       lastExecutionId: null,
       lastError: null,
@@ -377,7 +382,7 @@ export class Schedules {
       spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
       paused: v.settings.paused,
       pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
-      ...this.timingState(v, now),
+      ...this.timingState(v, now, row.runs),
       retryMs: null,
       concurrencyKey: v.settings.concurrency_key ?? null,
       updatedMs: now,

@@ -92,6 +92,8 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
     const value = key in fromRow ? fromRow[key] : s[key];
     if (value !== undefined) v[key] = value;
   }
+  // Occurrences still to start before max_runs ends the schedule (docs/outcomes.md § Run-count limit).
+  if (s.max_runs !== undefined) v.remaining_runs = Math.max(0, s.max_runs - row.runs);
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);

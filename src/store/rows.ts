@@ -28,6 +28,8 @@ export interface ScheduleRow {
   revision: number;
   fired: number;
   skipped: number;
+  /** Occurrences the timing started (triggers and backfills excluded): what `max_runs` counts. */
+  runs: number;
   lastFireMs: number | null;
   lastExecutionId: string | null;
   lastError: string | null;

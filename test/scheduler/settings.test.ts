@@ -122,6 +122,17 @@ describe("schedule settings", () => {
     expect(refusal({ ...base, tags: {} }).message).toBe('unknown setting "tags"; did you mean "labels"?');
   });
 
+  it("takes max_runs from 1 to 1e9, refuses anything else, and suggests it for Temporal's and BullMQ's names", () => {
+    expect(validateSettings({ ...base, max_runs: 3 }, NOW).settings.max_runs).toBe(3);
+    expect(validateSettings({ ...base, max_runs: 1_000_000_000 }, NOW).settings.max_runs).toBe(1_000_000_000);
+    expect(validateSettings({ ...base, max_runs: null }, NOW).settings.max_runs).toBeUndefined();
+    for (const bad of [0, -1, 1.5, 1_000_000_001, "3"]) {
+      expect(refusal({ ...base, max_runs: bad }).message).toBe("max_runs must be a whole number from 1 to 1000000000");
+    }
+    expect(refusal({ ...base, remaining_actions: 3 }).message).toContain('did you mean "max_runs"?');
+    expect(refusal({ ...base, limit: 3 }).message).toContain('did you mean "max_runs"?');
+  });
+
   it("merges a patch: null unsets, cron replaces interval", () => {
     const { settings } = validateSettings({ ...base, jitter: "5s" }, NOW);
     const merged = mergeSettings(settings, { cron: "*/5 * * * *", timezone: "Europe/Berlin", jitter: null });
