@@ -20,6 +20,7 @@ import { executionRoutes } from "./executions-routes.js";
 import type { IdempotencyKeys } from "./idempotency.js";
 import { openApiDocument } from "./openapi.js";
 import { outcomeRoutes } from "./outcome-routes.js";
+import { idsOfRequest } from "./request-ids.js";
 import { type Caller, type RouteDef, registerRoutes } from "./route.js";
 import { scheduleRoutes } from "./schedules-routes.js";
 import { systemRoutes } from "./system-routes.js";
@@ -122,7 +123,13 @@ export function buildApp(o: AppOptions): App {
   });
   app.addHook("onResponse", async (request, reply) => {
     request.log.debug(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        ...idsOfRequest(request),
+      },
       "request",
     );
   });

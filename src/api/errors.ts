@@ -3,10 +3,12 @@
  * ERROR_CODES (src/domain/errors.ts), the one place statuses are mapped. Fastify's own refusals
  * (validation, malformed JSON, a body too large, an unknown route) become Orbit codes here too.
  */
+
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
+import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
 
 /** The request body limit: above the engine's 1 MB input limit, so its message is what users see. */
@@ -88,7 +90,7 @@ function isFastifyError(err: unknown): err is FastifyError & { validationContext
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const { status, body, internal } = errorReply(err);
-    if (internal) request.log.error({ err }, "request failed");
+    if (internal) request.log.error({ err, ...idsOfRequest(request) }, "request failed");
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -95,8 +95,17 @@ export class Notifier {
       return;
     }
     const giveUp = attempts >= MAX_ATTEMPTS;
-    if (giveUp) this.o.log?.error({ url: n.url, event: n.event, error }, "webhook delivery failed; giving up");
-    else this.o.log?.warn?.({ url: n.url, event: n.event, attempts, error }, "webhook delivery failed; retrying");
+    // The ids of what the webhook is about, on the line (docs/operations.md § Monitor).
+    const executionId = n.payload.execution_id;
+    const ids = {
+      notification_id: n.id,
+      schedule_id: n.scheduleId,
+      ...(typeof executionId === "string" ? { execution_id: executionId } : {}),
+      workflow: n.workflow,
+    };
+    const fields = { ...ids, url: n.url, event: n.event, attempts, error };
+    if (giveUp) this.o.log?.error(fields, "webhook delivery failed; giving up");
+    else this.o.log?.warn?.(fields, "webhook delivery failed; retrying");
     await this.o.store.updateNotification(n.id, {
       state: giveUp ? "failed" : "pending",
       attempts,

@@ -25,9 +25,24 @@ import {
 /** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
 const IDLE_SLEEP_MS = 30_000;
 
+/**
+ * The loop's logger (pino's shape). Every line about a schedule carries its `schedule_id` (a child
+ * logger bound to it; docs/operations.md § Monitor).
+ */
 export interface SchedulerLogger {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
+  child?(bindings: { schedule_id: string }): SchedulerLogger;
+}
+
+/** The logger for lines about one schedule: a child bound to its id, or the fields added by hand. */
+export function scheduleLog(log: SchedulerLogger | undefined, scheduleId: string): SchedulerLogger | undefined {
+  if (log === undefined) return undefined;
+  if (log.child !== undefined) return log.child({ schedule_id: scheduleId });
+  return {
+    warn: (obj, msg) => log.warn({ schedule_id: scheduleId, ...obj }, msg),
+    error: (obj, msg) => log.error({ schedule_id: scheduleId, ...obj }, msg),
+  };
 }
 
 export interface LoopOptions extends FireDeps {
@@ -145,8 +160,8 @@ export class SchedulerLoop {
     }
     for (const r of reports) {
       if (r.retryError !== null) {
-        this.o.log?.warn(
-          { scheduleId: r.scheduleId, error: r.retryError },
+        scheduleLog(this.o.log, r.scheduleId)?.warn(
+          { error: r.retryError },
           "start failed; retrying the occurrence in 5 s",
         );
       }
@@ -162,16 +177,17 @@ export class SchedulerLoop {
         return row === null ? null : fireSchedule(tx, row, now, this.o);
       });
     } catch (err) {
+      const log = scheduleLog(this.o.log, scheduleId);
       if (err instanceof ConcurrentChange) {
-        this.o.log?.warn({ scheduleId }, err.message);
+        log?.warn({}, err.message);
         return null;
       }
       if (isStartFailed(err)) {
         await this.o.store.transaction((tx) => recordRetry(tx, scheduleId, err.message, now));
-        this.o.log?.warn({ scheduleId, error: err.message }, "start failed; retrying the occurrence in 5 s");
+        log?.warn({ error: err.message }, "start failed; retrying the occurrence in 5 s");
         return null;
       }
-      this.o.log?.error({ err, scheduleId }, "fire failed");
+      log?.error({ err }, "fire failed");
       return null;
     }
   }

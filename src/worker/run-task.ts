@@ -91,9 +91,11 @@ async function runTaskInSpan(
   def: WorkflowDefinition,
   control: TaskControl,
   api: ProtocolClient,
-  log: WorkflowLogger,
+  workerLog: WorkflowLogger,
 ): Promise<void> {
   const { task } = control;
+  // Every line about this task — the SDK's and the workflow code's ctx.log — carries its ids.
+  const log = withTaskIds(workerLog, task);
   const retryFor = task.lease_ms;
   const ctx = new TaskContext(task, control.signal, log, {
     journal: async (step) => {
@@ -224,6 +226,22 @@ async function compensate(
     onCancelError = errorJson(err);
   }
   await api.cancelled(task.task_id, onCancelError, retryFor);
+}
+
+/** `log` with the task's execution_id, workflow, task_id and schedule_id on every line. */
+export function withTaskIds(log: WorkflowLogger, task: TaskJson): WorkflowLogger {
+  const ids = {
+    execution_id: task.execution_id,
+    workflow: `${task.workflow}@${task.version}`,
+    task_id: task.task_id,
+    ...(task.schedule_id !== null ? { schedule_id: task.schedule_id } : {}),
+  };
+  const bind = (fields?: Record<string, unknown>) => ({ ...ids, ...fields });
+  return {
+    info: (message, fields) => log.info(message, bind(fields)),
+    warn: (message, fields) => log.warn(message, bind(fields)),
+    error: (message, fields) => log.error(message, bind(fields)),
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { errorJson } from "./errors.js";
 import { ProtocolClient } from "./protocol-client.js";
-import { runTask, TaskControl } from "./run-task.js";
+import { runTask, TaskControl, withTaskIds } from "./run-task.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 export interface WorkerOptions {
@@ -171,7 +171,7 @@ export class Worker {
     const control = new TaskControl(task, () => this.closing.signal.aborted);
     const done = def
       ? runTask(def, control, this.api, this.log)
-      : Promise.resolve(this.log.error("leased a task of an unknown workflow", { workflow: task.workflow }));
+      : Promise.resolve(withTaskIds(this.log, task).error("leased a task of an unknown workflow"));
     const finished = done.finally(() => {
       this.running.delete(task.task_id);
       this.slotFreed?.();

@@ -77,6 +77,9 @@ describeEachDialect("schedule outcomes with a worker", (dialect) => {
       attempt: 2,
       step: "pay",
       error: "NonRetryableError: card declined",
+      // Every line about a task carries its ids (docs/operations.md § Monitor).
+      task_id: expect.any(String),
+      schedule_id: "checkout",
     });
 
     // Fixed: the next run completes, the counter resets and the outcome says so.
