@@ -11,6 +11,7 @@ import type { ScheduleRow } from "../store/rows.js";
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import { settingsOf } from "./stored-settings.js";
 
 export interface CompiledSchedule extends CompiledTiming {
   jitterMs: number;
@@ -43,7 +44,7 @@ function timingKey(s: ScheduleSettings): string {
 }
 
 export function compiledFor(row: ScheduleRow): CompiledSchedule {
-  const settings = row.spec as unknown as ScheduleSettings;
+  const settings = settingsOf(row);
   const key = timingKey(settings);
   let compiled = cache.get(key);
   if (compiled === undefined) {

@@ -12,6 +12,7 @@ import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import { nextOccurrences } from "../time/timing.js";
 import { compiledFor } from "./compiled.js";
+import { settingsOf } from "./stored-settings.js";
 
 /** How many upcoming nominal occurrences a schedule read lists. */
 export const NEXT_FIRE_TIMES = 5;
@@ -69,10 +70,7 @@ export function outcomeView(row: ScheduleRow): JsonObject {
   };
 }
 
-/** The settings stored in the row's `spec` column. */
-export function settingsOf(row: ScheduleRow): ScheduleSettings {
-  return row.spec as unknown as ScheduleSettings;
-}
+export { settingsOf } from "./stored-settings.js";
 
 export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtras): JsonObject {
   const s = settingsOf(row);
