@@ -126,7 +126,15 @@ export function workflowsView(only = null) {
                   return h(
                     "tr",
                     { dataset: { version: v.version } },
-                    h("th", { scope: "row", "data-label": "Version", class: "mono", text: v.version }),
+                    h(
+                      "th",
+                      { scope: "row", "data-label": "Version", class: "mono" },
+                      v.version,
+                      // "latest" skips a deprecated version (docs/outcomes.md § Deprecated versions).
+                      ...(v.deprecated_at
+                        ? [" ", h("span", { class: "badge", title: `since ${v.deprecated_at}`, text: "deprecated" })]
+                        : []),
+                    ),
                     h("td", { "data-label": "Registered" }, timeEl(v.created_at)),
                     h(
                       "td",

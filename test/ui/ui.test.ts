@@ -408,6 +408,12 @@ describe.skipIf(!haveChromium)("web UI", () => {
       expect(await r.page.locator(".workflows-view").innerText()).toContain("does not list workers");
     }
     await shot("workflows-1280.png");
+    // A deprecated version is marked ("latest" skips it).
+    await r.ok("POST", "/v1/workflows/Reports/versions/1.0.0/deprecate", {});
+    await r.open("#/workflows");
+    await reports.locator('tr[data-version="1.0.0"] .badge').waitFor();
+    expect(await reports.locator('tr[data-version="1.0.0"] th').innerText()).toMatch(/^1\.0\.0\s+deprecated$/);
+    expect(await reports.locator('tr[data-version="2.0.0"] th').innerText()).toBe("2.0.0");
     await r.open("#/workers");
     expect(await r.page.locator("h1").innerText()).toBe("Workers");
   });
