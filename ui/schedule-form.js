@@ -239,6 +239,19 @@ export function scheduleForm({ sch, workflows = [], saved }) {
       "pause after this many consecutive failed runs; empty: never",
     ),
     field(
+      fid("f-max-runs"),
+      "Max runs",
+      h("input", {
+        id: fid("f-max-runs"),
+        type: "number",
+        min: 1,
+        max: 1000000000,
+        autocomplete: "off",
+        value: editing ? (sch.max_runs ?? "") : "",
+      }),
+      "end the schedule after this many occurrences started (triggers do not count); empty: never",
+    ),
+    field(
       fid("f-notify"),
       "Notify (webhook)",
       h("input", {
@@ -377,6 +390,7 @@ export function scheduleForm({ sch, workflows = [], saved }) {
     body.description = text("f-description") === "" ? null : text("f-description");
     for (const [id, key] of TEXT_SETTINGS) body[key] = text(id) === "" ? null : text(id);
     body.pause_on_failure = text("f-pause-on-failure") === "" ? null : Number(text("f-pause-on-failure"));
+    body.max_runs = text("f-max-runs") === "" ? null : Number(text("f-max-runs"));
     try {
       body.notify = parseNotify(text("f-notify"));
     } catch (err) {

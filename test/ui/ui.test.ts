@@ -268,6 +268,7 @@ describe.skipIf(!haveChromium)("web UI", () => {
     await r.page.click("#edit-form details.more-settings summary");
     await r.page.fill("#e-run-timeout", "30m");
     await r.page.fill("#e-pause-on-failure", "3");
+    await r.page.fill("#e-max-runs", "500");
     await r.page.fill("#e-notify", '{"url": "https://hooks.example.test/orbit", "events": ["failure"]}');
     await r.page.click("#edit-form button[type=submit]");
     await r.page.locator("#status").filter({ hasText: "saved kolkata-report" }).waitFor();
@@ -278,6 +279,7 @@ describe.skipIf(!haveChromium)("web UI", () => {
       description: "Daily at 10:15 in Kolkata",
       run_timeout: "30m",
       pause_on_failure: 3,
+      max_runs: 500,
       notify: [{ url: "https://hooks.example.test/orbit", events: ["failure"] }],
     });
     expect(edited).not.toHaveProperty("start_timeout");
@@ -286,10 +288,15 @@ describe.skipIf(!haveChromium)("web UI", () => {
     const shown = await r.page.locator("dl.settings").innerText();
     expect(shown).toContain("30m");
     expect(shown).toContain("https://hooks.example.test/orbit (failure)");
+    // The occurrences it already started count (docs/outcomes.md § Run-count limit); nothing
+    // triggered it so far, so `fired` is exactly those.
+    expect(edited.remaining_runs).toBe(500 - edited.fired);
+    expect(shown).toContain(`Runs left\n${edited.remaining_runs}`);
     // Editing again shows the stored values; a notify that is not JSON nor a URL is refused in the page.
     await r.page.click('button[aria-label="Edit kolkata-report"]');
     expect(await r.page.inputValue("#e-run-timeout")).toBe("30m");
     expect(await r.page.inputValue("#e-pause-on-failure")).toBe("3");
+    expect(await r.page.inputValue("#e-max-runs")).toBe("500");
     await r.page.click("#edit-form details.more-settings summary");
     await r.page.fill("#e-notify", "{not json");
     await r.page.click("#edit-form button[type=submit]");
