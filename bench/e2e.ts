@@ -9,7 +9,8 @@
  *   npm run bench:e2e -- --schedules 1000 --minutes 3 --systems orbit-sqlite,bullmq
  *
  * Systems: orbit-sqlite, orbit-pg (Orbit server + worker process, default worker settings); a
- * suffix -c<N> sets the worker's concurrency (orbit-sqlite-c10, orbit-pg-c200) and +normal the
+ * suffix -c<N> sets the worker's concurrency (orbit-sqlite-c10, orbit-pg-c200; -c0: no worker, for the
+ * fire lag of a server without worker traffic) and +normal the
  * SQLite server's synchronous=NORMAL (orbit-sqlite-c200+normal); bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
  * redis://127.0.0.1:6379), graphile, graphile-c100 (graphile-worker on PostgreSQL). PostgreSQL is
  * ORBIT_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in throwaway schemas.
@@ -185,9 +186,12 @@ async function runSystem(named: string): Promise<Row> {
         await client.createSchedules(batch);
       }
       createMs = performance.now() - t0;
-      const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts, childDir);
-      procs.push(worker);
-      await message(worker, "ready");
+      // -c0: no worker at all, to read the fire lag of an idle server beside a busy one.
+      if (concurrency !== 0) {
+        const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts, childDir);
+        procs.push(worker);
+        await message(worker, "ready");
+      }
     } else if (kind === "bullmq") {
       const p = spawn("e2e-bullmq.ts", "bullmq", { system, schedules: S, concurrency, target: REDIS_URL }, onStarts);
       procs.push(p);
@@ -221,7 +225,8 @@ async function runSystem(named: string): Promise<Row> {
       `${system}: created ${S} schedules in ${Math.round(createMs)} ms; measuring ${MINUTES} minute(s) from ${new Date(first).toISOString()}`,
     );
     // Until every measured occurrence started, or 60 s after the last measured minute.
-    while (Date.now() < last + 60_000 && !(Date.now() > last && complete())) {
+    const until = last + (concurrency === 0 ? 5_000 : 60_000);
+    while (Date.now() < until && !(Date.now() > last && complete())) {
       await new Promise((r) => setTimeout(r, 500));
     }
     const sum = summarise(starts, nominals, S);

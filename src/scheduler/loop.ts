@@ -22,6 +22,12 @@ import {
   recordRetry,
 } from "./fire.js";
 
+/**
+ * The loop's fire transactions go ahead of queued worker traffic on SQLite's one connection, so a
+ * worker draining a herd never makes the next occurrences fire late (docs/storage.md § SQLite).
+ */
+const URGENT = { urgent: true } as const;
+
 /** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
 const IDLE_SLEEP_MS = 30_000;
 
@@ -114,6 +120,16 @@ export class SchedulerLoop {
 
   /** Fires everything due now, batch after batch; returns how many schedules advanced. */
   async fireDue(): Promise<number> {
+    // SQLite: worker traffic waits until everything due has fired (docs/storage.md § SQLite).
+    const release = this.o.store.prioritize?.();
+    try {
+      return await this.fireAll();
+    } finally {
+      release?.();
+    }
+  }
+
+  private async fireAll(): Promise<number> {
     let total = 0;
     for (;;) {
       const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
@@ -149,7 +165,7 @@ export class SchedulerLoop {
         seen = rows.length;
         ids = rows.map((r) => r.scheduleId);
         reports.push(...(await fireSchedules(tx, rows, now, this.o)));
-      });
+      }, URGENT);
     } catch {
       reports.length = 0;
       for (const id of ids) {
@@ -175,7 +191,7 @@ export class SchedulerLoop {
       return await this.o.store.transaction(async (tx) => {
         const row = await lockedDue(tx, scheduleId, now);
         return row === null ? null : fireSchedule(tx, row, now, this.o);
-      });
+      }, URGENT);
     } catch (err) {
       const log = scheduleLog(this.o.log, scheduleId);
       if (err instanceof ConcurrentChange) {
@@ -183,7 +199,7 @@ export class SchedulerLoop {
         return null;
       }
       if (isStartFailed(err)) {
-        await this.o.store.transaction((tx) => recordRetry(tx, scheduleId, err.message, now));
+        await this.o.store.transaction((tx) => recordRetry(tx, scheduleId, err.message, now), URGENT);
         log?.warn({ error: err.message }, "start failed; retrying the occurrence in 5 s");
         return null;
       }

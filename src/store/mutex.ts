@@ -1,26 +1,58 @@
 /**
- * A FIFO async mutex. The SQLite store has one connection; every operation takes this lock so that
- * nothing runs on the connection while a transaction is open there (it would silently become part
- * of that transaction, and be rolled back with it).
+ * An async mutex with two lanes. The SQLite store has one connection; every operation takes this
+ * lock so that nothing runs on the connection while a transaction is open there (it would silently
+ * become part of that transaction, and be rolled back with it). Waiters are served in order within
+ * their lane, and the urgent lane first: the firing loop's transactions go ahead of queued worker
+ * requests, so a busy worker protocol never makes occurrences fire late (docs/storage.md § SQLite).
+ * The holder is never interrupted; urgent only means "next".
  */
 export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
+  private busy = false;
+  private readonly urgent: (() => void)[] = [];
+  private readonly normal: (() => void)[] = [];
   private held = 0;
+  private reserved = 0;
 
-  /** Runs `fn` once every earlier holder has finished; releases even when `fn` throws. */
-  async run<T>(fn: () => Promise<T> | T): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+  /** Runs `fn` once the lock is free and every earlier waiter of its lane (and, if not urgent, of the urgent lane) has run. */
+  async run<T>(fn: () => Promise<T> | T, urgent = false): Promise<T> {
     this.held++;
     try {
-      await previous;
+      if (this.busy || (!urgent && this.reserved > 0)) {
+        await new Promise<void>((resolve) => (urgent ? this.urgent : this.normal).push(resolve));
+      } else {
+        this.busy = true;
+        await undefined; // as when waiting: fn never starts in the caller's synchronous turn
+      }
       return await fn();
     } finally {
       this.held--;
-      release();
+      // Hand the lock straight to the next waiter (busy stays true), so nobody can slip in between.
+      this.busy = false;
+      this.startNext();
+    }
+  }
+
+  /**
+   * Until the returned function is called, only urgent waiters get the lock: the firing loop holds
+   * this while it fires a herd batch after batch, so the worker traffic queued in the gaps between
+   * its batches waits until the herd has fired. Idempotent release.
+   */
+  reserve(): () => void {
+    this.reserved++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved--;
+      if (!this.busy) this.startNext();
+    };
+  }
+
+  private startNext(): void {
+    const next = this.urgent.shift() ?? (this.reserved > 0 ? undefined : this.normal.shift());
+    if (next) {
+      this.busy = true;
+      next();
     }
   }
 

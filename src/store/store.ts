@@ -256,6 +256,16 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   appliedMigrations(): Promise<number[]>;
 }
 
+export interface TransactionOptions {
+  /**
+   * SQLite: this transaction goes ahead of every queued operation that is not urgent (the firing
+   * loop's batches, so that worker traffic never makes occurrences fire late). It never interrupts
+   * the transaction that holds the connection. PostgreSQL ignores it: each transaction has its own
+   * connection. Default false.
+   */
+  urgent?: boolean;
+}
+
 export interface Store extends StoreOps {
   readonly dialect: DialectName;
   /** Connects, creates what is missing and applies pending migrations. */
@@ -267,13 +277,19 @@ export interface Store extends StoreOps {
    * is rethrown). Use only `tx` inside; on SQLite, calling the store itself from inside its own
    * transaction would wait for the transaction to end, so it throws instead.
    */
-  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs `fn` in one transaction that every call on this store made while it runs joins (nested
    * transactions become savepoints), so a request's writes and its Idempotency-Key commit
    * together: on PostgreSQL across servers, on SQLite across a crash between the two.
    */
   atomically?<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  /**
+   * SQLite: until the returned function is called, only urgent transactions get the connection
+   * (the firing loop, while it fires a herd). Absent on PostgreSQL, where each transaction has its
+   * own connection.
+   */
+  prioritize?(): () => void;
   /**
    * SQLite: why the database file cannot be written (a write failed on a read-only file, folder or
    * file system, or a full disk), or null; readiness reports not-ready while it is not null.

@@ -157,7 +157,13 @@ export class SqliteConnection {
     this.db = null;
   }
 
-  async transaction<T>(fn: (exec: SqlExecutor) => Promise<T>): Promise<T> {
+  /** Only urgent transactions until the returned function is called (Mutex.reserve). */
+  reserve(): () => void {
+    return this.mutex.reserve();
+  }
+
+  /** `urgent`: ahead of the queued operations that are not (Mutex, the firing loop's batches). */
+  async transaction<T>(fn: (exec: SqlExecutor) => Promise<T>, urgent = false): Promise<T> {
     const outer = this.joined();
     if (outer !== undefined) return this.savepoint(outer, fn);
     return this.exclusive(async () => {
@@ -197,10 +203,10 @@ export class SqliteConnection {
         active = false;
         this.openTx = null;
       }
-    });
+    }, urgent);
   }
 
-  private exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+  private exclusive<T>(fn: () => T | Promise<T>, urgent = false): Promise<T> {
     const tx = this.txScope.getStore();
     if (tx !== undefined && tx === this.openTx) {
       // Waiting for the mutex here would wait for our own transaction: a deadlock. Fail loudly.
@@ -208,7 +214,7 @@ export class SqliteConnection {
         new Error("the SQLite store was called directly inside its own transaction; use the tx argument instead"),
       );
     }
-    return this.mutex.run(fn);
+    return this.mutex.run(fn, urgent);
   }
 
   private requireDb(): Database.Database {

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { SqlOps } from "../sql/sql-ops.js";
-import type { Store, StoreOps } from "../store.js";
+import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
 import { migrateSqlite } from "./migrate.js";
 import { SqliteConnection } from "./sqlite-connection.js";
@@ -79,8 +79,12 @@ export class SqliteStore extends SqlOps implements Store {
     await this.connection.close();
   }
 
-  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
-    return this.connection.transaction((exec) => fn(new SqlOps(exec, sqliteDialect)));
+  prioritize(): () => void {
+    return this.connection.reserve();
+  }
+
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.connection.transaction((exec) => fn(new SqlOps(exec, sqliteDialect)), options?.urgent ?? false);
   }
 
   /** See Store.atomically: store calls made inside `fn` join its transaction (sqlite-connection.ts). */
