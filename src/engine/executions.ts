@@ -9,13 +9,12 @@ import { OrbitError } from "../domain/errors.js";
 import { type Execution, type ExecutionEvent, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { markSpan } from "../domain/tracing.js";
-import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { encodeCursor } from "./cursor.js";
 import { executionFilterOf, type ListExecutionsQuery } from "./execution-query.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { retryExecution } from "./retry.js";
-import { startRecords } from "./start-records.js";
+import { checkExecutionId, StartBatch, tooManyActive } from "./start-batch.js";
 import { resolveTimeouts } from "./timeouts.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
 import { inTransaction } from "./tx.js";
@@ -77,35 +76,8 @@ export interface ExecutionsOptions {
   onTaskQueued?: () => void;
 }
 
-/**
- * A start checked by {@link Executions.prepareStart} and not yet written: what
- * {@link Executions.startPrepared} inserts.
- */
-export interface PreparedStart {
-  readonly executionId: string;
-  readonly workflow: Workflow;
-  /** The validated input with defaults applied (may be shared by starts with the same input). */
-  readonly input: JsonObject;
-  readonly scheduleId: string | null;
-  readonly trigger: JsonObject | null;
-  readonly concurrencyKey: string | null;
-  /** The timeouts that apply (docs/outcomes.md), in ms; null: none. */
-  readonly startTimeoutMs?: number | null;
-  readonly runTimeoutMs?: number | null;
-}
+export { MAX_EXECUTION_ID_LENGTH } from "./start-batch.js";
 
-/**
- * A batched start found an execution id that exists. Nothing about it is wrong, but the batch wrote
- * the others already: the caller rolls its transaction back and starts them one by one.
- */
-export class BatchStartConflict extends Error {
-  constructor(readonly executionIds: readonly string[]) {
-    super(`batched start: ${executionIds.length} execution id(s) exist already (e.g. ${executionIds[0]})`);
-  }
-}
-
-/** Longest accepted execution id; a schedule's ids are at most ~130 characters. */
-export const MAX_EXECUTION_ID_LENGTH = 255;
 const MAX_REASON_LENGTH = 1000;
 
 export class Executions {
@@ -122,8 +94,8 @@ export class Executions {
   private readonly onTaskQueued: ExecutionsOptions["onTaskQueued"];
   /** Workflow settings read inside a transaction, per workflow name (timeouts of a fire batch). */
   private readonly settingsInTx = new WeakMap<StoreOps, Map<string, JsonObject>>();
-  /** Inputs validated inside a transaction, per (workflow version, input JSON): see prepareStart. */
-  private readonly validatedInTx = new WeakMap<StoreOps, Map<string, JsonObject | null>>();
+  /** Inputs validated inside a transaction, per (workflow version, input JSON): see StartBatch. */
+  private readonly validatedInTx = new WeakMap<StoreOps, Map<string, JsonObject | OrbitError>>();
 
   constructor(options: ExecutionsOptions) {
     this.store = options.store;
@@ -143,6 +115,7 @@ export class Executions {
    * Starts an execution: status RUNNING, a `WorkflowCreated` event and a pending worker task, in
    * one transaction (the caller's, when given). An id that exists is a no-op returning the existing
    * execution with `created: false`, even when the limit is reached or the workflow changed since.
+   * A batch of one (start-batch.ts): the fire starts its executions the same way, many at once.
    */
   async start(request: StartExecutionRequest, tx?: StoreOps): Promise<StartExecutionResult> {
     const id = request.execution_id ?? this.newId();
@@ -150,60 +123,14 @@ export class Executions {
     const trigger = request.trigger ?? null;
     if (trigger !== null) checkJsonLimits(trigger, "trigger");
     const result = await inTransaction(this.store, tx, async (t) => {
-      const existing = async (): Promise<StartExecutionResult | null> => {
-        const found = request.execution_id === undefined ? null : await t.getExecution(id);
-        return found ? { execution: found, created: false } : null;
-      };
-      // An existing id wins over everything below. Without a limit, the INSERT … ON CONFLICT finds
-      // it, so the common case (a new id: every scheduled start) saves a read; a failed workflow
-      // lookup or validation looks for it before failing. With a limit, look first (admission
-      // must not refuse an id that exists).
-      if (this.maxActive !== undefined) {
-        const found = await existing();
-        if (found) return found;
-      }
-      let workflow: Workflow;
-      let input: JsonObject;
-      try {
-        workflow = await this.workflows.resolve(request.workflow, request.version, t);
-        input = this.workflows.validateInput(workflow, request.input ?? {});
-      } catch (error) {
-        const found = await existing();
-        if (found) return found;
-        throw error;
-      }
-      await this.admit(t);
-      const now = this.clock.now();
-      const { execution, firstEvent, task } = startRecords(
-        {
-          executionId: id,
-          workflow,
-          input,
-          scheduleId: request.schedule_id ?? null,
-          trigger,
-          concurrencyKey: request.concurrency_key ?? null,
-        },
-        now,
-      );
-      // ON CONFLICT DO NOTHING: a concurrent start of the same id (another server, another
-      // occurrence claim) waits for ours and then finds it, instead of failing.
-      if (!(await t.insertExecution(execution))) {
-        const existing = await t.getExecution(id);
-        if (!existing) throw new Error(`execution ${id} neither inserted nor found`);
-        return { execution: existing, created: false };
-      }
-      await t.appendEvent(id, firstEvent.type, firstEvent.data, now);
-      await t.insertTask(task(this.newId()));
-      const timeouts = await this.timeoutsOf(t, workflow.name, request.timeouts);
-      if (timeouts.startTimeoutMs !== null || timeouts.runTimeoutMs !== null) {
-        await t.setExecutionDeadlines(
-          [id],
-          deadline(now, timeouts.startTimeoutMs),
-          deadline(now, timeouts.runTimeoutMs),
-        );
-      }
-      this.onTaskQueued?.();
-      return { execution, created: true };
+      const batch = this.startBatch(t);
+      const attempt = await batch.add({ ...request, execution_id: id }, request.execution_id !== undefined);
+      if (attempt.kind === "refused") throw attempt.error;
+      if (attempt.kind === "exists") return { execution: attempt.execution, created: false };
+      await batch.flush();
+      const written = batch.result(id);
+      if (written === undefined) throw new Error(`execution ${id} was queued but not written`);
+      return written;
     });
     // Again after our own commit: a poller woken above on PostgreSQL may have looked before the task
     // was visible (a caller's transaction wakes after its own commit, as the firing loop does).
@@ -212,98 +139,24 @@ export class Executions {
   }
 
   /**
-   * The checks of {@link start} for a start with a given id, without writing: resolves the workflow
-   * and validates the input (once per workflow version and input per transaction: a fire batch
-   * starts many executions of the same input). Returns null when start() would do anything but
-   * create it plainly: the id or trigger is refused, the workflow is missing, the input is invalid.
-   * Use start() for those, which throws the error (or finds an existing execution).
+   * A batch of starts inside `tx` (see {@link StartBatch}): each start is checked as {@link start}
+   * checks it, and the queued ones are written together by `flush()`.
    */
-  async prepareStart(
-    request: StartExecutionRequest & { execution_id: string },
-    tx: StoreOps,
-  ): Promise<PreparedStart | null> {
-    const id = request.execution_id;
-    const trigger = request.trigger ?? null;
-    let workflow: Workflow;
-    try {
-      checkExecutionId(id);
-      if (trigger !== null) checkJsonLimits(trigger, "trigger");
-      workflow = await this.workflows.resolve(request.workflow, request.version, tx);
-    } catch {
-      return null;
-    }
+  startBatch(tx: StoreOps): StartBatch {
     let validated = this.validatedInTx.get(tx);
     if (validated === undefined) {
       validated = new Map();
       this.validatedInTx.set(tx, validated);
     }
-    const raw = request.input ?? {};
-    let input: JsonObject | null | undefined;
-    // Only plain JSON objects are cached by their text (anything else fails validation anyway).
-    const key =
-      raw !== null && typeof raw === "object" && !Array.isArray(raw)
-        ? `${workflow.name}@${workflow.version}\u0000${JSON.stringify(raw)}`
-        : null;
-    if (key !== null) input = validated.get(key);
-    if (input === undefined) {
-      try {
-        input = this.workflows.validateInput(workflow, raw);
-      } catch {
-        input = null;
-      }
-      if (key !== null) validated.set(key, input);
-    }
-    if (input === null) return null;
-    const timeouts = await this.timeoutsOf(tx, workflow.name, request.timeouts);
-    return {
-      executionId: id,
-      workflow,
-      input,
-      scheduleId: request.schedule_id ?? null,
-      trigger,
-      concurrencyKey: request.concurrency_key ?? null,
-      ...(timeouts.startTimeoutMs !== null ? { startTimeoutMs: timeouts.startTimeoutMs } : {}),
-      ...(timeouts.runTimeoutMs !== null ? { runTimeoutMs: timeouts.runTimeoutMs } : {}),
-    };
-  }
-
-  /**
-   * Creates prepared starts at once, as start() would one by one: executions (RUNNING), their
-   * `WorkflowCreated` events and pending worker tasks, with multi-row statements. Returns false,
-   * having written nothing, when admission (`--max-active-executions`) would refuse any of them.
-   * Throws {@link BatchStartConflict} when an id existed: the caller must roll back its transaction.
-   */
-  async startPrepared(starts: readonly PreparedStart[], tx: StoreOps): Promise<boolean> {
-    if (starts.length === 0) return true;
-    if (this.maxActive !== undefined) {
-      // One by one, each start checks active < limit with the previous ones counted: the same as
-      // active + n <= limit for all of them.
-      await tx.lockExecutionAdmission();
-      if ((await tx.countActiveExecutions()) + starts.length > this.maxActive) return false;
-    }
-    const now = this.clock.now();
-    const records = starts.map((p) => startRecords(p, now));
-    const executions = records.map((r) => r.execution);
-    const inserted = await tx.insertExecutions(executions);
-    if (inserted.length !== executions.length) {
-      const got = new Set(inserted);
-      throw new BatchStartConflict(executions.filter((e) => !got.has(e.executionId)).map((e) => e.executionId));
-    }
-    await tx.insertFirstEvents(records.map((r) => r.firstEvent));
-    await tx.insertTasks(records.map((r) => r.task(this.newId())));
-    // Deadlines only for starts with a timeout: plain fires write nothing more.
-    const byDeadlines = new Map<string, string[]>();
-    for (const p of starts) {
-      if (p.startTimeoutMs == null && p.runTimeoutMs == null) continue;
-      const key = `${p.startTimeoutMs ?? ""}/${p.runTimeoutMs ?? ""}`;
-      byDeadlines.set(key, [...(byDeadlines.get(key) ?? []), p.executionId]);
-    }
-    for (const [key, ids] of byDeadlines) {
-      const [startMs, runMs] = key.split("/").map((v) => (v === "" ? null : Number(v)));
-      await tx.setExecutionDeadlines(ids, deadline(now, startMs ?? null), deadline(now, runMs ?? null));
-    }
-    this.onTaskQueued?.();
-    return true;
+    return new StartBatch(tx, {
+      clock: this.clock,
+      workflows: this.workflows,
+      maxActive: this.maxActive,
+      newId: this.newId,
+      onTaskQueued: this.onTaskQueued,
+      timeoutsOf: (t, workflow, given) => this.timeoutsOf(t, workflow, given),
+      validated,
+    });
   }
 
   /**
@@ -460,33 +313,6 @@ export class Executions {
     if (this.maxActive === undefined) return;
     await tx.lockExecutionAdmission();
     const active = await tx.countActiveExecutions();
-    if (active >= this.maxActive) {
-      throw new OrbitError(
-        "RESOURCE_EXHAUSTED",
-        `${active} ${active === 1 ? "execution is" : "executions are"} running, the most allowed (--max-active-executions) is ${this.maxActive}; retry when some have finished`,
-      );
-    }
-  }
-}
-
-function deadline(now: number, timeoutMs: number | null): number | null {
-  return timeoutMs === null ? null : now + timeoutMs;
-}
-
-/** True when the text holds a C0 control character or DEL (ids end up in logs, URLs and terminals). */
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
-}
-
-function checkExecutionId(id: unknown): void {
-  if (typeof id !== "string" || id.length < 1 || id.length > MAX_EXECUTION_ID_LENGTH || hasControlCharacter(id)) {
-    throw new OrbitError(
-      "INVALID_ARGUMENT",
-      `execution_id must be 1-${MAX_EXECUTION_ID_LENGTH} characters without control characters`,
-    );
+    if (active >= this.maxActive) throw tooManyActive(active, this.maxActive);
   }
 }

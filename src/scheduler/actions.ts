@@ -11,7 +11,7 @@ import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
 import type { Fence, Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
-import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./start-request.js";
+import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
 
 /** The most occurrences one backfill request may start. */
@@ -171,16 +171,7 @@ export class ScheduleActions {
       for (let k = 2; (await tx.getExecution(executionId)) !== null; k++) executionId = `${base}-${k}`;
       const c = compiledFor(row);
       const started = await this.o.executions.start(
-        {
-          execution_id: executionId,
-          workflow: row.workflow,
-          version: row.version,
-          input: input ?? row.input,
-          schedule_id: id,
-          concurrency_key: s.concurrency_key ?? null,
-          timeouts: { run_timeout: s.run_timeout, start_timeout: s.start_timeout },
-          trigger: triggerOf(row, s, c, "manual", executionId, now, now),
-        },
+        startRequestOf(row, s, c, { type: "manual", executionId, scheduledFor: now, now, input }),
         tx,
       );
       await tx.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: null, executionId, recordedMs: now });
@@ -241,16 +232,7 @@ export class ScheduleActions {
           const executionId = occurrenceExecutionId(id, o);
           const now = await this.schedules.now();
           const r = await this.o.executions.start(
-            {
-              execution_id: executionId,
-              workflow: current.workflow,
-              version: current.version,
-              input: current.input,
-              schedule_id: id,
-              concurrency_key: s.concurrency_key ?? null,
-              timeouts: { run_timeout: s.run_timeout, start_timeout: s.start_timeout },
-              trigger: triggerOf(current, s, c, "backfill", executionId, o, now),
-            },
+            startRequestOf(current, s, c, { type: "backfill", executionId, scheduledFor: o, now }),
             tx,
           );
           if (r.created) {

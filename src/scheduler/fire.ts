@@ -1,26 +1,40 @@
 /**
- * A fire: decide a schedule's due occurrences and apply the decision in the caller's transaction —
- * start (or cancel the previous, buffer, skip), write the ledger, advance next_fire and the counters
- * — guarded by a compare-and-set on (revision, next_fire_ms). A server that dies mid-fire leaves
- * nothing: the transaction rolls back, and the deterministic execution id makes a repeated start a
- * no-op.
+ * A fire batch: decide each due schedule's occurrences and apply the decisions in the caller's
+ * transaction — start (or cancel the previous, buffer, skip), write the ledger, advance next_fire and
+ * the counters — each row guarded by a compare-and-set on (revision, next_fire_ms). This is the only
+ * firing path: one schedule's fire is a batch of one. A server that dies mid-fire leaves nothing:
+ * the transaction rolls back, and the deterministic execution id makes a repeated start a no-op.
+ *
+ * The shape (docs/design.md § The firing transaction): for each row, read what blocks it and decide
+ * purely (fire-plan.ts), then check its starts and queue them (engine/start-batch.ts); then write
+ * the queued starts with one statement per table, settle each fire into its ledger rows and its row,
+ * and write those with one statement each. What happened to each schedule comes back as a value.
  */
-import { OrbitError } from "../domain/errors.js";
+
+import type { ExecutionStatus } from "../domain/execution.js";
 import { isActiveStatus } from "../domain/execution.js";
-import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
-import type { Executions, PreparedStart } from "../engine/executions.js";
+import type { SkipReason } from "../domain/schedule.js";
+import type { Executions } from "../engine/executions.js";
+import type { StartBatch } from "../engine/start-batch.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
-import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startsLeft } from "./decide.js";
+import { type Blocker, dueTime, type FirePlan } from "./decide.js";
+import {
+  type DeadLetter,
+  LEDGER_RETENTION,
+  planOf,
+  prunesNow,
+  RETRY_DELAY_MS,
+  type Retry,
+  type StartsDone,
+  settle,
+} from "./fire-plan.js";
 import { queueDeadLetters } from "./outcomes.js";
-import { blockerOf, cancelPreviousReason, occurrenceExecutionId, triggerOf } from "./start-request.js";
+import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
 
-/** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
-export const RETRY_DELAY_MS = 5000;
-/** Ledger rows kept per schedule (docs/design.md § The model). */
-export const LEDGER_RETENTION = 1000;
+export { LEDGER_RETENTION, RETRY_DELAY_MS } from "./fire-plan.js";
 
 export interface FireReport {
   scheduleId: string;
@@ -39,16 +53,22 @@ export interface FireDeps {
   graceMs: number;
 }
 
-/** A start that failed for a reason the schedule can wait out (429, missing workflow, invalid input). */
-class StartFailed extends Error {
-  constructor(
-    readonly occurrence: number,
-    readonly error: OrbitError,
-  ) {
-    super(error.message);
-  }
-}
+/** What one schedule's fire came to. */
+export type FireOutcome =
+  /** Nothing to decide (paused, ended, a buffer still blocked): at most the due time moved. */
+  | { kind: "unchanged"; report: FireReport }
+  /** Decided and advanced; `deadLetters` are occurrences that will never start, with why. */
+  | { kind: "fired"; report: FireReport; deadLetters: readonly DeadLetter[] }
+  /**
+   * A start failed for a reason the schedule can wait out: `occurrence` stays undecided and is due
+   * again in 5 s. What was decided before it stands (`report.advanced`); a failed buffered start
+   * decides nothing.
+   */
+  | { kind: "retry"; report: FireReport; deadLetters: readonly DeadLetter[]; occurrence: number; error: string }
+  /** The row changed under the fire (an update, a pause, another server): the change wins. */
+  | { kind: "lost_cas"; report: FireReport };
 
+/** Failures a schedule can wait out (429, a missing workflow, an input no longer valid). */
 const RETRYABLE: ReadonlySet<string> = new Set([
   "RESOURCE_EXHAUSTED",
   "NOT_FOUND",
@@ -56,35 +76,33 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   "INVALID_SCHEDULE",
 ]);
 
-const bufferedOf = (row: ScheduleRow): number[] => row.buffered.filter((v): v is number => typeof v === "number");
+/** One start of a fire, as far as it got. */
+type Attempt = { occurrence: number; fromBuffer: boolean; executionId: string } & (
+  | { kind: "queued" }
+  | { kind: "exists"; scheduleId: string | null; workflow: string }
+  | { kind: "failed"; error: string }
+);
 
-/** The decision for `row` (active, unpaused) at `now` given what blocks it: pure. */
-function planOf(
-  row: ScheduleRow,
-  s: ScheduleSettings,
-  c: CompiledSchedule,
-  blocker: Blocker,
-  now: number,
-  graceMs: number,
-): FirePlan {
-  const buffered = bufferedOf(row);
-  return row.nextFireMs === null
-    ? drainOnly(buffered, blocker)
-    : decide({
-        scheduleId: row.scheduleId,
-        timing: c.timing,
-        overlap: s.overlap,
-        catchup: s.catchup,
-        maxCatchUp: s.max_catch_up ?? null,
-        catchupWindowMs: c.catchupWindowMs,
-        jitterMs: c.jitterMs,
-        nextFireMs: row.nextFireMs,
-        now,
-        graceMs,
-        buffered,
-        blocker,
-        maxStarts: startsLeft(s.max_runs, row.runs, buffered.length),
-      });
+/** A fire being carried through the batch. */
+interface Fire {
+  row: ScheduleRow;
+  c: CompiledSchedule;
+  plan: FirePlan;
+  /** The revision the compare-and-set expects (a cancel's wake-up of the row's own buffer moves it). */
+  revision: number;
+  attempts: Attempt[];
+  retry: Retry | null;
+  /** A buffered start failed: nothing of the plan applies, the row only waits 5 s. */
+  held: Retry | null;
+}
+
+/** A fire's writes and its outcome, before the compare-and-set says whether they stand. */
+interface Planned {
+  scheduleId: string;
+  outcome: FireOutcome;
+  advance: ScheduleAdvance | null;
+  ledger: NewOccurrence[];
+  prune: boolean;
 }
 
 const newReport = (scheduleId: string): FireReport => ({
@@ -96,383 +114,252 @@ const newReport = (scheduleId: string): FireReport => ({
   retryError: null,
 });
 
-/**
- * What a fire writes once its starts are done: the ledger rows (after `ledger`, which holds the
- * dead letters of failed starts) and the schedule row as it leaves it; fills `report.skipped`.
- */
-function settle(
-  row: ScheduleRow,
-  c: CompiledSchedule,
-  plan: FirePlan,
-  now: number,
-  report: FireReport,
-  started: ReadonlyMap<number, string>,
-  lastExecutionId: string | null,
-  ledger: NewOccurrence[],
-  deadLetters: number,
-  retry: Retry | null = null,
-): ScheduleRow {
-  const base = { scheduleId: row.scheduleId, recordedMs: now };
-  // A retried occurrence that catch-up now leaves behind is a dead letter (docs/design.md § The
-  // firing transaction, docs/scheduling.md), and only that: the missed row that would cover it
-  // starts after it. With a buffer, the failed start was the buffer's (it goes first), not this one.
-  const retried = row.retryMs !== null && row.lastError !== null && row.buffered.length === 0 ? row.nextFireMs : null;
-  let entries = plan.ledger;
-  if (retried !== null && !started.has(retried) && retry?.occurrence !== retried) {
-    const i = entries.findIndex((e) => e.kind === "missed" && e.from === retried);
-    if (i >= 0) {
-      ledger.push({ ...base, kind: "dead_letter", occurrenceMs: retried, error: row.lastError as string });
-      const m = entries[i] as Extract<LedgerEntry, { kind: "missed" }>;
-      const rest: LedgerEntry[] =
-        m.count > 1 ? [{ ...m, count: m.count - 1, from: c.timing.nextAfter(retried) as number }] : [];
-      entries = [...entries.slice(0, i), ...rest, ...entries.slice(i + 1)];
-    }
-  }
-  const skipped: Partial<Record<SkipReason, number>> = {};
-  for (const entry of entries) {
-    switch (entry.kind) {
-      case "started": {
-        const executionId = started.get(entry.occurrence);
-        if (executionId !== undefined) {
-          ledger.push({ ...base, kind: "started", occurrenceMs: entry.occurrence, executionId });
-        }
-        break;
-      }
-      case "skipped":
-        ledger.push({ ...base, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
-        skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
-        break;
-      case "missed":
-        ledger.push({
-          ...base,
-          kind: "skipped",
-          reason: "missed",
-          occurrenceMs: entry.count === 1 ? entry.from : null,
-          rangeFromMs: entry.from,
-          rangeToMs: entry.to,
-          count: entry.count,
-        });
-        skipped.missed = (skipped.missed ?? 0) + entry.count;
-        break;
-      case "buffered":
-        ledger.push({ ...base, kind: "buffered", occurrenceMs: entry.occurrence });
-        break;
-    }
-  }
-  if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
-  report.skipped = skipped;
-  const nextFireMs = plan.nextFireMs;
-  const ended = nextFireMs === null && plan.buffered.length === 0;
-  if (retry !== null) report.retryError = retry.error;
-  return {
-    ...row,
-    state: ended ? "ended" : "active",
-    nextFireMs,
-    dueMs: retry !== null ? retry.at : nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
-    retryMs: retry?.at ?? null,
-    fired: row.fired + report.started,
-    // max_runs counts every occurrence the timing decided to start, dead letters included (docs/outcomes.md).
-    runs: row.runs + plan.starts.length,
-    skipped: row.skipped + plan.skipped + deadLetters,
-    lastFireMs: started.size > 0 ? now : row.lastFireMs,
-    lastExecutionId,
-    lastError: retry !== null ? retry.error : started.size > 0 || deadLetters === 0 ? null : row.lastError,
-    buffered: plan.buffered,
-  };
-}
-
-/** A start that failed inside the grace: that occurrence is tried again at `at`. */
-interface Retry {
-  occurrence: number;
-  at: number;
-  error: string;
-}
+const hasKey = (row: ScheduleRow): boolean =>
+  row.concurrencyKey !== null || settingsOf(row).concurrency_key !== undefined;
 
 /**
- * The part of `plan` decided before `occurrence` (a start that failed inside the grace): what came
- * before it stands (its starts are done), it and everything after it stay undecided, so a blocked
- * start on a short interval never holds back the decisions about older occurrences.
- */
-function planBefore(plan: FirePlan, occurrence: number, buffered: readonly number[]): FirePlan {
-  const ledger = plan.ledger.filter((e) => (e.kind === "missed" ? e.to : e.occurrence) < occurrence);
-  let skipped = 0;
-  for (const e of ledger) skipped += e.kind === "missed" ? e.count : e.kind === "skipped" ? 1 : 0;
-  const drained = plan.starts.some((s) => s.fromBuffer);
-  const kept = (drained ? buffered.slice(1) : [...buffered]).concat(
-    ledger.filter((e) => e.kind === "buffered").map((e) => (e as { occurrence: number }).occurrence),
-  );
-  return {
-    starts: plan.starts.filter((s) => s.occurrence < occurrence),
-    ledger,
-    buffered: kept,
-    skipped,
-    nextFireMs: occurrence,
-    advanced: true,
-  };
-}
-
-/** Every 64th fire, not the first: a schedule's first fire has (almost) no ledger to prune. */
-const prunesNow = (row: ScheduleRow): boolean => {
-  const decided = row.fired + row.skipped;
-  return decided > 0 && decided % 64 === 0;
-};
-
-/**
- * Fires `row` (read inside `tx`, locked on PostgreSQL) at `now`. Throws when the CAS loses (the
- * caller rolls back). A start failure inside the grace rolls back too: the caller then records the
- * retry with {@link recordRetry}.
- */
-export async function fireSchedule(tx: StoreOps, row: ScheduleRow, now: number, deps: FireDeps): Promise<FireReport> {
-  const s = settingsOf(row);
-  const c = compiledFor(row);
-  const report = newReport(row.scheduleId);
-  if (row.paused || row.state !== "active") return report;
-  const blocker = await blockerOf(tx, row, s);
-  const plan = planOf(row, s, c, blocker, now, deps.graceMs);
-  if (!plan.advanced && plan.starts.length === 0) {
-    // Nothing to decide (a woken buffer whose blocker still runs, a retry of nothing): the row must
-    // still stop being due now, or the loop would find it due again at once, forever.
-    const due = row.nextFireMs === null ? null : dueTime(row.scheduleId, row.nextFireMs, c.jitterMs);
-    if (row.dueMs !== null && row.dueMs <= now && due !== row.dueMs) {
-      const updated = await tx.updateSchedule(
-        { ...row, dueMs: due, retryMs: null },
-        { expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs },
-      );
-      if (updated === null) throw new ConcurrentChange(row.scheduleId);
-    }
-    return report;
-  }
-
-  const ledger: NewOccurrence[] = [];
-  const base = { scheduleId: row.scheduleId, recordedMs: now };
-  let lastExecutionId = row.lastExecutionId;
-  let deadLetters = 0;
-  let retry: Retry | null = null;
-  let revision = row.revision;
-  const started = new Map<number, string>();
-  for (const start of plan.starts) {
-    if (start.cancelBefore && lastExecutionId !== null) {
-      await deps.executions.cancel(lastExecutionId, { reason: cancelPreviousReason(row.scheduleId) }, tx);
-      // The cancel's execution-ended hook may have woken this row's own buffer (moving its
-      // revision): that is this fire's own doing, not a concurrent change; the row stays locked.
-      revision = (await tx.getSchedule(row.scheduleId))?.revision ?? revision;
-    }
-    const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
-    try {
-      const result = await deps.executions.start(
-        {
-          execution_id: executionId,
-          workflow: row.workflow,
-          version: row.version,
-          input: row.input,
-          schedule_id: row.scheduleId,
-          concurrency_key: s.concurrency_key ?? null,
-          timeouts: { run_timeout: s.run_timeout, start_timeout: s.start_timeout },
-          trigger: triggerOf(row, s, c, c.kind, executionId, start.occurrence, now),
-        },
-        tx,
-      );
-      if (!result.created && result.execution.scheduleId !== row.scheduleId) {
-        // The id was taken by someone else's execution (docs/security.md): the occurrence did not
-        // run, so it is a dead letter rather than a start that never happened.
-        const other = result.execution.workflow;
-        const error = `execution id ${executionId} is taken by an execution of workflow ${other} that this schedule did not start; the occurrence was not started`;
-        ledger.push({ ...base, kind: "dead_letter", occurrenceMs: start.occurrence, error });
-        deadLetters++;
-        continue;
-      }
-      if (result.created) report.started++;
-      started.set(start.occurrence, executionId);
-      lastExecutionId = executionId;
-      const lag = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
-      if (!start.fromBuffer && lag <= deps.graceMs) report.lagsMs.push(lag);
-    } catch (err) {
-      if (!(err instanceof OrbitError) || !RETRYABLE.has(err.code)) throw err;
-      const late = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
-      if (start.fromBuffer) throw new StartFailed(start.occurrence, err);
-      if (late <= deps.graceMs) {
-        retry = { occurrence: start.occurrence, at: now + RETRY_DELAY_MS, error: err.message };
-        break;
-      }
-      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
-      ledger.push({ ...base, kind: "dead_letter", occurrenceMs: start.occurrence, error: err.message });
-      deadLetters++;
-    }
-  }
-  const decided = retry === null ? plan : planBefore(plan, retry.occurrence, bufferedOf(row));
-  const next = settle(row, c, decided, now, report, started, lastExecutionId, ledger, deadLetters, retry);
-  const updated = await tx.updateSchedule(next, {
-    expectedRevision: revision,
-    expectedNextFireMs: row.nextFireMs,
-  });
-  if (updated === null) throw new ConcurrentChange(row.scheduleId);
-  for (const entry of ledger) await tx.appendOccurrence(entry);
-  await queueDeadLetters(tx, [row], ledger, now);
-  if (prunesNow(row)) await tx.pruneOccurrences(row.scheduleId, LEDGER_RETENTION);
-  report.advanced = true;
-  return report;
-}
-
-/** A fire of the batched path: decided, its starts checked, nothing written yet. */
-interface PendingFire {
-  index: number;
-  row: ScheduleRow;
-  c: CompiledSchedule;
-  plan: FirePlan;
-  starts: PreparedStart[];
-}
-
-/**
- * Fires the due `rows` (read inside `tx`, locked on PostgreSQL) at `now`, with the same outcome as
- * {@link fireSchedule} on each in turn, and the same reports (in the order of `rows`), but with the
- * writes of the plain fires batched: one statement per table for the whole batch on PostgreSQL.
- *
- * A fire is plain when its schedule has no concurrency key, cancels no previous execution, and
- * every start it decides would simply create (the workflow resolves, the input validates).
- * Everything else goes through fireSchedule, first. Then the plain fires' starts are written at
- * once (when admission refuses any of them, they too go through fireSchedule), their ledger rows,
- * and their schedule rows under the same compare-and-set. An existing execution id or a lost CAS
- * throws, like fireSchedule's lost CAS: the caller rolls the batch back and fires one by one.
+ * Fires the due `rows` (read inside `tx`, locked on PostgreSQL) at `now`, in order; returns one
+ * outcome per row, in the order of `rows`. When any outcome is `lost_cas`, the starts of that fire
+ * are written but its row is not: the caller must roll the transaction back.
  */
 export async function fireSchedules(
   tx: StoreOps,
   rows: readonly ScheduleRow[],
   now: number,
   deps: FireDeps,
-): Promise<FireReport[]> {
-  const reports: FireReport[] = new Array(rows.length);
-  const plain = (row: ScheduleRow): boolean =>
-    !row.paused &&
-    row.state === "active" &&
-    row.concurrencyKey === null &&
-    settingsOf(row).concurrency_key === undefined;
-  // What blocks the plain candidates: their previous executions' statuses, in one read.
-  const previous = rows.filter((r) => plain(r) && r.lastExecutionId !== null).map((r) => r.lastExecutionId as string);
-  const statuses = await tx.getExecutionStatuses(previous);
-
-  const pending: PendingFire[] = [];
-  for (const [index, row] of rows.entries()) {
-    if (!plain(row)) {
-      reports[index] = await fireSchedule(tx, row, now, deps);
-      continue;
-    }
-    const s = settingsOf(row);
-    const c = compiledFor(row);
-    const last = row.lastExecutionId === null ? undefined : statuses.get(row.lastExecutionId);
-    const blocker: Blocker = last !== undefined && isActiveStatus(last) ? "schedule" : "none";
-    const plan = planOf(row, s, c, blocker, now, deps.graceMs);
-    if (!plan.advanced && plan.starts.length === 0) {
-      // Nothing to decide: fireSchedule moves due_ms off "now" (a woken buffer still blocked).
-      reports[index] = await fireSchedule(tx, row, now, deps);
-      continue;
-    }
-    let starts: PreparedStart[] | null = [];
-    for (const start of plan.starts) {
-      if (start.cancelBefore) {
-        starts = null;
-        break;
-      }
-      const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
-      const prepared = await deps.executions.prepareStart(
-        {
-          execution_id: executionId,
-          workflow: row.workflow,
-          version: row.version,
-          input: row.input,
-          schedule_id: row.scheduleId,
-          concurrency_key: null,
-          timeouts: { run_timeout: s.run_timeout, start_timeout: s.start_timeout },
-          trigger: triggerOf(row, s, c, c.kind, executionId, start.occurrence, now),
-        },
-        tx,
-      );
-      if (prepared === null) {
-        starts = null;
-        break;
-      }
-      starts.push(prepared);
-    }
-    if (starts === null) reports[index] = await fireSchedule(tx, row, now, deps);
-    else pending.push({ index, row, c, plan, starts });
+): Promise<FireOutcome[]> {
+  const batch = deps.executions.startBatch(tx);
+  // What blocks the schedules without a concurrency key: their last executions' statuses, in one read.
+  const firing = (r: ScheduleRow): boolean => !r.paused && r.state === "active";
+  const last = rows.filter((r) => firing(r) && r.lastExecutionId !== null && !hasKey(r));
+  const statuses = await tx.getExecutionStatuses(last.map((r) => r.lastExecutionId as string));
+  const outcomes: FireOutcome[] = [];
+  let decided: Array<Fire | ScheduleRow> = [];
+  // A cancel's execution-ended hook reads and wakes schedule rows (a buffer waiting on the
+  // cancelled execution): the fires decided before it are written first, as if fired one by one.
+  const applyDecided = async (): Promise<void> => {
+    outcomes.push(...(await apply(tx, decided, batch, now, deps.graceMs)));
+    decided = [];
+  };
+  for (const row of rows) {
+    // Not `decided.push(await …)`: startsOf may apply (and replace) `decided` before it returns.
+    const fire = firing(row) ? await startsOf(tx, row, now, deps, batch, statuses, applyDecided) : row;
+    decided.push(fire);
   }
-  if (pending.length === 0) return reports;
+  await applyDecided();
+  return outcomes;
+}
 
-  const admitted = await deps.executions.startPrepared(
-    pending.flatMap((p) => p.starts),
-    tx,
+/** Writes the queued starts, then each fire's row under its compare-and-set and its ledger rows. */
+async function apply(
+  tx: StoreOps,
+  fires: ReadonlyArray<Fire | ScheduleRow>,
+  batch: StartBatch,
+  now: number,
+  graceMs: number,
+): Promise<FireOutcome[]> {
+  await batch.flush();
+  const planned = fires.map((f) => ("plan" in f ? writesOf(f, batch, now, graceMs) : unchanged(f)));
+  const advances = planned.flatMap((p) => (p.advance === null ? [] : [p.advance]));
+  const matched = new Set(advances.length === 0 ? [] : await tx.advanceSchedules(advances));
+  const outcomes = planned.map(
+    (p): FireOutcome =>
+      p.advance === null || matched.has(p.scheduleId)
+        ? p.outcome
+        : { kind: "lost_cas", report: newReport(p.scheduleId) },
   );
-  if (!admitted) {
-    // Admission refuses some: one by one, as ever (the first refused start fails its fire).
-    for (const p of pending) reports[p.index] = await fireSchedule(tx, p.row, now, deps);
-    return reports;
-  }
-  const advances: ScheduleAdvance[] = [];
-  const ledger: NewOccurrence[] = [];
-  for (const { index, row, c, plan, starts } of pending) {
-    const report = newReport(row.scheduleId);
-    const started = new Map<number, string>();
-    let lastExecutionId = row.lastExecutionId;
-    for (const [k, start] of plan.starts.entries()) {
-      const executionId = (starts[k] as PreparedStart).executionId;
-      report.started++;
-      started.set(start.occurrence, executionId);
-      lastExecutionId = executionId;
-      const lag = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs);
-      if (!start.fromBuffer && lag <= deps.graceMs) report.lagsMs.push(lag);
-    }
-    const next = settle(row, c, plan, now, report, started, lastExecutionId, ledger, 0);
-    advances.push({ row: next, expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs });
-    report.advanced = true;
-    reports[index] = report;
-  }
-  const matched = new Set(await tx.advanceSchedules(advances));
-  const lost = pending.find((p) => !matched.has(p.row.scheduleId));
-  if (lost !== undefined) throw new ConcurrentChange(lost.row.scheduleId);
+  if (outcomes.some((o) => o.kind === "lost_cas")) return outcomes;
+  const ledger = planned.flatMap((p) => p.ledger);
   await tx.appendOccurrences(ledger);
   await queueDeadLetters(
     tx,
-    pending.map((p) => p.row),
+    fires.map((f) => ("plan" in f ? f.row : f)),
     ledger,
     now,
   );
-  for (const p of pending) if (prunesNow(p.row)) await tx.pruneOccurrences(p.row.scheduleId, LEDGER_RETENTION);
-  return reports;
+  for (const p of planned) if (p.prune) await tx.pruneOccurrences(p.scheduleId, LEDGER_RETENTION);
+  return outcomes;
 }
 
-/** A schedule whose timing ended still starts what it buffered, one at a time. */
-function drainOnly(buffered: number[], blocker: Blocker): FirePlan {
-  const plan: FirePlan = { starts: [], ledger: [], buffered, skipped: 0, nextFireMs: null, advanced: false };
-  if (blocker === "none" && buffered.length > 0) {
-    const occurrence = buffered[0] as number;
-    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
-    plan.ledger.push({ kind: "started", occurrence, buffered: true });
-    plan.buffered = buffered.slice(1);
+/** Decides `row` and checks and queues its starts, in the plan's order. */
+async function startsOf(
+  tx: StoreOps,
+  row: ScheduleRow,
+  now: number,
+  deps: FireDeps,
+  batch: StartBatch,
+  statuses: ReadonlyMap<string, ExecutionStatus>,
+  beforeCancel: () => Promise<void>,
+): Promise<Fire> {
+  const s = settingsOf(row);
+  const c = compiledFor(row);
+  const blocker = await blockerFor(tx, row, batch, statuses);
+  const fire: Fire = {
+    row,
+    c,
+    plan: planOf(row, s, c, blocker, now, deps.graceMs),
+    revision: row.revision,
+    attempts: [],
+    retry: null,
+    held: null,
+  };
+  for (const start of fire.plan.starts) {
+    if (start.cancelBefore) {
+      // The execution to cancel may be one this fire just queued: write it (and the fires before).
+      await beforeCancel();
+      await cancelPrevious(tx, fire, batch, now, deps);
+    }
+    const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
+    const request = startRequestOf(row, s, c, { type: c.kind, executionId, scheduledFor: start.occurrence, now });
+    const attempt = await batch.add(request);
+    const at = { occurrence: start.occurrence, fromBuffer: start.fromBuffer, executionId };
+    if (attempt.kind === "queued") fire.attempts.push({ ...at, kind: "queued" });
+    else if (attempt.kind === "exists") {
+      const { scheduleId, workflow } = attempt.execution;
+      fire.attempts.push({ ...at, kind: "exists", scheduleId, workflow });
+    } else {
+      const { error } = attempt;
+      if (!RETRYABLE.has(error.code)) throw error;
+      const retry = { occurrence: start.occurrence, at: now + RETRY_DELAY_MS, error: error.message };
+      if (start.fromBuffer) {
+        fire.held = retry;
+        break;
+      }
+      if (now - dueTime(row.scheduleId, start.occurrence, c.jitterMs) <= deps.graceMs) {
+        fire.retry = retry;
+        break;
+      }
+      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
+      fire.attempts.push({ ...at, kind: "failed", error: error.message });
+    }
   }
-  return plan;
+  return fire;
 }
 
-/** The schedule row changed under a fire (an update, a pause, another server): the change wins. */
-export class ConcurrentChange extends Error {
-  constructor(readonly scheduleId: string) {
-    super(`schedule ${scheduleId} changed while it was firing; the change wins`);
+/** What blocks a start of `row` now (docs/design.md § Overlap). */
+async function blockerFor(
+  tx: StoreOps,
+  row: ScheduleRow,
+  batch: StartBatch,
+  statuses: ReadonlyMap<string, ExecutionStatus>,
+): Promise<Blocker> {
+  if (hasKey(row)) {
+    // Another fire of this batch may have queued a start holding the key: write it first.
+    await batch.flush();
+    return blockerOf(tx, row, settingsOf(row));
   }
+  const status = row.lastExecutionId === null ? undefined : statuses.get(row.lastExecutionId);
+  return status !== undefined && isActiveStatus(status) ? "schedule" : "none";
 }
 
-export function isStartFailed(err: unknown): err is StartFailed {
-  return err instanceof StartFailed;
+/** cancel_previous: cancels the schedule's last execution (written: the batch was applied so far). */
+async function cancelPrevious(tx: StoreOps, fire: Fire, batch: StartBatch, now: number, deps: FireDeps): Promise<void> {
+  const id = fire.row.scheduleId;
+  const previous = startsDone(fire, batch, now, deps.graceMs).lastExecutionId;
+  if (previous === null) return;
+  await deps.executions.cancel(previous, { reason: cancelPreviousReason(id) }, tx);
+  // The cancel's execution-ended hook may have woken this row's own buffer (moving its revision):
+  // that is this fire's own doing, not a concurrent change; the row stays locked.
+  fire.revision = (await tx.getSchedule(id))?.revision ?? fire.revision;
+  batch.recount();
 }
 
-/**
- * After a start failed inside the grace: keep the occurrence, show the error, try again in 5 s.
- * Runs in its own transaction, after the fire's was rolled back.
- */
-export async function recordRetry(tx: StoreOps, scheduleId: string, error: string, now: number): Promise<boolean> {
-  const row = await tx.getSchedule(scheduleId, { forUpdate: true });
-  if (row === null || row.state !== "active" || row.paused) return false;
-  const retryMs = now + RETRY_DELAY_MS;
-  const updated = await tx.updateSchedule(
-    { ...row, dueMs: retryMs, retryMs, lastError: error },
-    { expectedRevision: row.revision, expectedNextFireMs: row.nextFireMs },
+/** What the fire's starts came to (the queued ones as far as the batch has written them). */
+function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number): StartsDone & { lagsMs: number[] } {
+  const { row, c } = fire;
+  const started = new Map<number, string>();
+  const deadLetters: DeadLetter[] = [];
+  const lagsMs: number[] = [];
+  let created = 0;
+  let lastExecutionId = row.lastExecutionId;
+  for (const a of fire.attempts) {
+    let owner: string | null = row.scheduleId;
+    let workflow = row.workflow;
+    if (a.kind === "failed") {
+      deadLetters.push({ occurrence: a.occurrence, error: a.error });
+      continue;
+    }
+    if (a.kind === "exists") ({ scheduleId: owner, workflow } = a);
+    else {
+      const result = batch.result(a.executionId);
+      if (result === undefined) continue; // not written yet
+      if (result.created) created++;
+      else ({ scheduleId: owner, workflow } = result.execution);
+    }
+    if (owner !== row.scheduleId) {
+      // The id was taken by someone else's execution (docs/security.md): the occurrence did not
+      // run, so it is a dead letter rather than a start that never happened.
+      const error = `execution id ${a.executionId} is taken by an execution of workflow ${workflow} that this schedule did not start; the occurrence was not started`;
+      deadLetters.push({ occurrence: a.occurrence, error });
+      continue;
+    }
+    started.set(a.occurrence, a.executionId);
+    lastExecutionId = a.executionId;
+    const lag = now - dueTime(row.scheduleId, a.occurrence, c.jitterMs);
+    if (!a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
+  }
+  return { started, created, lastExecutionId, deadLetters, retry: fire.retry, lagsMs };
+}
+
+/** A row that is not firing (paused, ended): nothing to write. */
+function unchanged(row: ScheduleRow): Planned {
+  const outcome: FireOutcome = { kind: "unchanged", report: newReport(row.scheduleId) };
+  return { scheduleId: row.scheduleId, outcome, advance: null, ledger: [], prune: false };
+}
+
+/** The fire's plan of writes: its row under the compare-and-set, its ledger rows, and its outcome. */
+function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): Planned {
+  const { row, c, plan } = fire;
+  const id = row.scheduleId;
+  const cas = { expectedRevision: fire.revision, expectedNextFireMs: row.nextFireMs };
+  const report = newReport(id);
+  const held = fire.held;
+  if (held !== null) {
+    // Keep the occurrence, show the error, try again in 5 s.
+    const advance = { row: { ...row, dueMs: held.at, retryMs: held.at, lastError: held.error }, ...cas };
+    const outcome: FireOutcome = {
+      kind: "retry",
+      report,
+      deadLetters: [],
+      occurrence: held.occurrence,
+      error: held.error,
+    };
+    return { scheduleId: id, outcome, advance, ledger: [], prune: false };
+  }
+  if (!plan.advanced && plan.starts.length === 0) {
+    // Nothing to decide (a woken buffer whose blocker still runs, a retry of nothing): the row must
+    // still stop being due now, or the loop would find it due again at once, forever.
+    const due = row.nextFireMs === null ? null : dueTime(id, row.nextFireMs, c.jitterMs);
+    const moves = row.dueMs !== null && row.dueMs <= now && due !== row.dueMs;
+    const advance = moves ? { row: { ...row, dueMs: due, retryMs: null }, ...cas } : null;
+    return { scheduleId: id, outcome: { kind: "unchanged", report }, advance, ledger: [], prune: false };
+  }
+  const done = startsDone(fire, batch, now, graceMs);
+  const settled = settle({ row, c, plan, now, done });
+  report.started = done.created;
+  report.skipped = settled.skipped;
+  report.lagsMs = done.lagsMs;
+  report.advanced = true;
+  report.retryError = done.retry?.error ?? null;
+  // Every dead letter the fire writes, also a retried occurrence that catch-up left behind.
+  const deadLetters = settled.ledger.flatMap((e) =>
+    e.kind === "dead_letter" && e.occurrenceMs != null ? [{ occurrence: e.occurrenceMs, error: e.error ?? "" }] : [],
   );
-  return updated !== null;
+  const outcome: FireOutcome =
+    done.retry === null
+      ? { kind: "fired", report, deadLetters }
+      : {
+          kind: "retry",
+          report,
+          deadLetters,
+          occurrence: done.retry.occurrence,
+          error: done.retry.error,
+        };
+  return {
+    scheduleId: id,
+    outcome,
+    advance: { row: settled.row, ...cas },
+    ledger: settled.ledger,
+    prune: prunesNow(row),
+  };
 }

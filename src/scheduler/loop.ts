@@ -12,15 +12,7 @@ import type { Clock } from "../domain/clock.js";
 import { inSpan } from "../domain/tracing.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
-import {
-  ConcurrentChange,
-  type FireDeps,
-  type FireReport,
-  fireSchedule,
-  fireSchedules,
-  isStartFailed,
-  recordRetry,
-} from "./fire.js";
+import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
 
 /**
  * The loop's fire transactions go ahead of queued worker traffic on SQLite's one connection, so a
@@ -36,6 +28,7 @@ const IDLE_SLEEP_MS = 30_000;
  * logger bound to it; docs/operations.md § Monitor).
  */
 export interface SchedulerLogger {
+  debug?(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
   child?(bindings: { schedule_id: string }): SchedulerLogger;
@@ -46,6 +39,7 @@ export function scheduleLog(log: SchedulerLogger | undefined, scheduleId: string
   if (log === undefined) return undefined;
   if (log.child !== undefined) return log.child({ schedule_id: scheduleId });
   return {
+    debug: (obj, msg) => log.debug?.({ schedule_id: scheduleId, ...obj }, msg),
     warn: (obj, msg) => log.warn({ schedule_id: scheduleId, ...obj }, msg),
     error: (obj, msg) => log.error({ schedule_id: scheduleId, ...obj }, msg),
   };
@@ -148,65 +142,87 @@ export class SchedulerLoop {
   }
 
   /**
-   * One transaction for a whole batch (fast on SQLite, where every commit is a sync), whose plain
-   * fires write with one statement per table (see fireSchedules). If any fire of the batch cannot
-   * commit (a lost CAS, a failed start, an execution id that exists), the batch is rolled back and
-   * its schedules are fired one transaction each, so one schedule's trouble never holds back the
-   * others.
+   * One transaction for a whole batch (fast on SQLite, where every commit is a sync): see
+   * fireSchedules. When a fire of the batch lost its compare-and-set (its starts are written, its
+   * row is not) or failed unexpectedly, the batch is rolled back and its schedules are fired again
+   * one transaction each, each row read afresh, so one schedule's trouble never holds back the
+   * others. Every outcome is logged.
    */
   private async fireBatch(now: number): Promise<{ fired: number; seen: number }> {
-    const reports: FireReport[] = [];
     let seen = 0;
     let ids: string[] = [];
+    let outcomes: FireOutcome[];
     try {
-      await this.o.store.transaction(async (tx) => {
-        reports.length = 0;
+      outcomes = await this.o.store.transaction(async (tx) => {
         const rows = await tx.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize, skipLocked: true });
         seen = rows.length;
         ids = rows.map((r) => r.scheduleId);
-        reports.push(...(await fireSchedules(tx, rows, now, this.o)));
+        return committable(await fireSchedules(tx, rows, now, this.o));
       }, URGENT);
-    } catch {
-      reports.length = 0;
+    } catch (err) {
+      if (ids.length === 0) throw err;
+      const lost = err instanceof RolledBack ? err.outcomes.filter((o) => o.kind === "lost_cas") : [];
+      this.o.log?.warn(
+        lost.length > 0
+          ? { schedules: ids.length, changed: lost.map((o) => o.report.scheduleId) }
+          : { schedules: ids.length, err },
+        lost.length > 0
+          ? "fire batch rolled back: a schedule changed while it was firing; firing each schedule on its own"
+          : "fire batch failed and was rolled back; firing each schedule on its own",
+      );
+      outcomes = [];
       for (const id of ids) {
-        const report = await this.fireOne(id, now);
-        if (report !== null) reports.push(report);
+        const outcome = await this.fireOne(id, now);
+        if (outcome !== null) outcomes.push(outcome);
       }
-      if (ids.length === 0) throw new Error("could not read due schedules");
     }
-    for (const r of reports) {
-      if (r.retryError !== null) {
-        scheduleLog(this.o.log, r.scheduleId)?.warn(
-          { error: r.retryError },
-          "start failed; retrying the occurrence in 5 s",
-        );
-      }
-      if (r.advanced) this.o.onFire?.(r, now);
+    for (const o of outcomes) {
+      this.logOutcome(o);
+      if (o.report.advanced) this.o.onFire?.(o.report, now);
     }
-    return { fired: reports.filter((r) => r.advanced).length, seen };
+    return { fired: outcomes.filter((o) => o.report.advanced).length, seen };
   }
 
-  private async fireOne(scheduleId: string, now: number): Promise<FireReport | null> {
+  /** A batch of one, in its own transaction, the row read afresh. */
+  private async fireOne(scheduleId: string, now: number): Promise<FireOutcome | null> {
     try {
       return await this.o.store.transaction(async (tx) => {
         const row = await lockedDue(tx, scheduleId, now);
-        return row === null ? null : fireSchedule(tx, row, now, this.o);
+        return row === null ? null : (committable(await fireSchedules(tx, [row], now, this.o))[0] ?? null);
       }, URGENT);
     } catch (err) {
-      const log = scheduleLog(this.o.log, scheduleId);
-      if (err instanceof ConcurrentChange) {
-        log?.warn({}, err.message);
-        return null;
-      }
-      if (isStartFailed(err)) {
-        await this.o.store.transaction((tx) => recordRetry(tx, scheduleId, err.message, now), URGENT);
-        log?.warn({ error: err.message }, "start failed; retrying the occurrence in 5 s");
-        return null;
-      }
-      log?.error({ err }, "fire failed");
+      if (err instanceof RolledBack) return err.outcomes[0] ?? null;
+      scheduleLog(this.o.log, scheduleId)?.error({ err }, "fire failed");
       return null;
     }
   }
+
+  private logOutcome(o: FireOutcome): void {
+    if (this.o.log === undefined || o.kind === "unchanged") return;
+    const scheduleId = o.report.scheduleId;
+    const log = scheduleLog(this.o.log, scheduleId) as SchedulerLogger;
+    if (o.kind === "lost_cas") {
+      log.warn({}, `schedule ${scheduleId} changed while it was firing; the change wins`);
+      return;
+    }
+    for (const d of o.deadLetters) log.warn({ occurrence: d.occurrence, error: d.error }, "occurrence dead-lettered");
+    if (o.kind === "retry") {
+      log.warn({ occurrence: o.occurrence, error: o.error }, "start failed; retrying the occurrence in 5 s");
+    } else log.debug?.({ started: o.report.started, skipped: o.report.skipped }, "fired");
+  }
+}
+
+/** Rolls a fire transaction back (the store rolls back on a throw), carrying its outcomes. */
+class RolledBack extends Error {
+  constructor(readonly outcomes: readonly FireOutcome[]) {
+    super("a schedule changed while it was firing; the fire transaction was rolled back");
+  }
+}
+
+/** The outcomes, when they may commit: a lost compare-and-set leaves starts without their row. */
+function committable(outcomes: FireOutcome[]): FireOutcome[] {
+  if (outcomes.some((o) => o.kind === "lost_cas")) throw new RolledBack(outcomes);
+  return outcomes;
 }
 
 async function lockedDue(tx: StoreOps, scheduleId: string, now: number): Promise<ScheduleRow | null> {

@@ -6,6 +6,7 @@
 import { isActiveStatus } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
+import type { StartExecutionRequest } from "../engine/executions.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
@@ -18,7 +19,6 @@ export const cancelPreviousReason = (scheduleId: string): string =>
 export const occurrenceExecutionId = (scheduleId: string, occurrence: number): string =>
   `${scheduleId}:${formatInstant(occurrence)}`;
 
-/** Counters a fire reports to metrics (docs/server.md § Metrics). */
 /** What blocks a new start of this schedule right now (docs/design.md § Overlap). */
 export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
   if (row.lastExecutionId !== null) {
@@ -32,7 +32,40 @@ export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSetti
   return "none";
 }
 
-export function triggerOf(
+/** How a start of this schedule came about, and for which instant. */
+export interface StartOf {
+  type: "cron" | "interval" | "manual" | "backfill";
+  executionId: string;
+  /** The nominal occurrence (a manual trigger: now). */
+  scheduledFor: number;
+  now: number;
+  /** A manual trigger's input override; default the schedule's input. */
+  input?: unknown;
+}
+
+/**
+ * The start request of one of the schedule's executions, the same for a fire, a manual trigger and
+ * a backfill: its workflow, pinned version, input, concurrency key, timeouts and trigger.
+ */
+export function startRequestOf(
+  row: ScheduleRow,
+  s: ScheduleSettings,
+  c: CompiledSchedule,
+  start: StartOf,
+): StartExecutionRequest & { execution_id: string } {
+  return {
+    execution_id: start.executionId,
+    workflow: row.workflow,
+    version: row.version,
+    input: start.input ?? row.input,
+    schedule_id: row.scheduleId,
+    concurrency_key: s.concurrency_key ?? null,
+    timeouts: { run_timeout: s.run_timeout, start_timeout: s.start_timeout },
+    trigger: triggerOf(row, s, c, start.type, start.executionId, start.scheduledFor, start.now),
+  };
+}
+
+function triggerOf(
   row: ScheduleRow,
   s: ScheduleSettings,
   c: CompiledSchedule,

@@ -1,6 +1,7 @@
 /**
- * The batched fire (fireSchedules): plain fires write with multi-row statements, everything else
- * goes one by one, and the outcome is the one-by-one path's, on both dialects.
+ * The batched fire (fireSchedules, the only firing path): starts, ledger rows and schedule rows are
+ * written with multi-row statements, and the outcome is what firing one by one gives, on both
+ * dialects.
  */
 import { expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
@@ -80,7 +81,7 @@ describeEachDialect("scheduler: batched firing", (dialect) => {
     expect(await h.scheduler.schedules.get("a")).toMatchObject({ fired: 1, skipped: 1 });
   });
 
-  it("an execution id that exists rolls the batch back and fires one by one: nothing twice, the others fire", async () => {
+  it("an execution id that exists is not started again: counted as this schedule's start, the others fire", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
     for (const id of ["a", "b"]) {
       await h.scheduler.schedules.create({ schedule_id: id, workflow: "OrderProcessing", interval: "1m" });
@@ -119,5 +120,81 @@ describeEachDialect("scheduler: batched firing", (dialect) => {
     const bad = await h.scheduler.schedules.get("bad");
     expect(bad).toMatchObject({ fired: 0, next_fire_at: "2026-11-15T00:01:05Z" });
     expect(bad.last_error).toContain("order_id");
+  });
+
+  it("a cancel_previous wakes a buffer that an earlier fire of the same batch filled, as one by one would", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    // "b-cancel" starts first and holds the key; "a-buf" (first in the batch) then buffers behind
+    // it, and "b-cancel"'s cancel of its previous execution must find that buffer and wake it.
+    await h.scheduler.schedules.create({
+      schedule_id: "b-cancel",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "cancel_previous",
+      concurrency_key: "k",
+    });
+    expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(1);
+    await h.scheduler.schedules.create({
+      schedule_id: "a-buf",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "buffer_one",
+      concurrency_key: "k",
+    });
+    const t = Date.parse("2026-11-15T00:02:00Z");
+    h.clock.set(t);
+    await h.scheduler.loop.fireDue();
+    expect((await h.executions.get("b-cancel:2026-11-15T00:01:00Z")).status).toBe("CANCELLED");
+    expect((await h.executions.get("b-cancel:2026-11-15T00:02:00Z")).status).toBe("RUNNING");
+    const buffered = await db.store.getSchedule("a-buf");
+    expect(buffered).toMatchObject({ buffered: [t], dueMs: t });
+    expect(await kinds(db.store, "a-buf")).toEqual(["buffered"]);
+  });
+
+  it("logs the outcomes worth a look: a retried start and each dead letter, with the occurrence and why", async () => {
+    const log: Array<{ obj: object; msg: string }> = [];
+    const record = (obj: object, msg: string): void => {
+      log.push({ obj, msg });
+    };
+    const h = await makeHarness(db.store, {
+      now: "2026-11-15T00:00:30Z",
+      graceMs: 1000,
+      log: { warn: record, error: record },
+    });
+    await h.scheduler.schedules.create({
+      schedule_id: "bad",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      catchup: "run_once",
+    });
+    // The latest version refuses the schedule's input ({}).
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["order_id"] },
+    });
+    const at = (time: string): number => Date.parse(time);
+    const why = expect.stringContaining("order_id");
+    await h.fireAt("2026-11-15T00:01:00.500Z");
+    expect(log).toEqual([
+      {
+        obj: { schedule_id: "bad", occurrence: at("2026-11-15T00:01:00Z"), error: why },
+        msg: "start failed; retrying the occurrence in 5 s",
+      },
+    ]);
+    log.length = 0;
+    // Past the grace: run_once tries 00:03 (a dead letter), and the retried 00:01 is left behind.
+    await h.fireAt("2026-11-15T00:03:30Z");
+    expect(log).toEqual([
+      {
+        obj: { schedule_id: "bad", occurrence: at("2026-11-15T00:03:00Z"), error: why },
+        msg: "occurrence dead-lettered",
+      },
+      {
+        obj: { schedule_id: "bad", occurrence: at("2026-11-15T00:01:00Z"), error: why },
+        msg: "occurrence dead-lettered",
+      },
+    ]);
+    expect(await kinds(db.store, "bad")).toEqual(["dead_letter", "dead_letter", "skipped"]);
   });
 });

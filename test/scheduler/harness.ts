@@ -4,6 +4,7 @@ import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Executions } from "../../src/engine/executions.js";
 import { Workflows } from "../../src/engine/workflows.js";
 import type { FireReport } from "../../src/scheduler/fire.js";
+import type { SchedulerLogger } from "../../src/scheduler/loop.js";
 import { Scheduler, wakeBuffers } from "../../src/scheduler/scheduler.js";
 import type { Store } from "../../src/store/store.js";
 import { parseInstant } from "../../src/time/format.js";
@@ -21,7 +22,7 @@ export interface Harness {
 
 export async function makeHarness(
   store: Store,
-  options: { now?: string; maxActiveExecutions?: number; graceMs?: number } = {},
+  options: { now?: string; maxActiveExecutions?: number; graceMs?: number; log?: SchedulerLogger } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
   const workflows = new Workflows({ store, clock });
@@ -39,6 +40,7 @@ export async function makeHarness(
     workflows,
     executions,
     ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    ...(options.log !== undefined ? { log: options.log } : {}),
     onFire: (r) => reports.push(r),
   });
   executions.subscribeEnded(() => scheduler.loop.wake());

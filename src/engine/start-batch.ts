@@ -1,0 +1,229 @@
+/**
+ * The one way an execution is started: a batch of starts inside the caller's transaction. A single
+ * start (`Executions.start`) is a batch of one; a fire batch queues all of its starts and writes them
+ * with one statement per table. `add` checks a start as `start` always has (an existing id wins,
+ * then the workflow and the input, then admission) and answers with a value, never an exception;
+ * `flush` writes what was queued. docs/design.md § Executions and tasks.
+ */
+import type { NowClock as Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
+import type { Execution } from "../domain/execution.js";
+import type { JsonObject } from "../domain/json.js";
+import type { Workflow } from "../domain/workflow.js";
+import type { StoreOps } from "../store/store.js";
+import type { StartExecutionRequest } from "./executions.js";
+import { checkJsonLimits } from "./json-limits.js";
+import { startRecords } from "./start-records.js";
+import type { Workflows } from "./workflows.js";
+
+/** A start whose checks passed, queued until {@link StartBatch.flush}. */
+export interface PreparedStart {
+  readonly executionId: string;
+  readonly workflow: Workflow;
+  /** The validated input with defaults applied (may be shared by starts with the same input). */
+  readonly input: JsonObject;
+  readonly scheduleId: string | null;
+  readonly trigger: JsonObject | null;
+  readonly concurrencyKey: string | null;
+  /** The timeouts that apply (docs/outcomes.md), in ms; null: none. */
+  readonly startTimeoutMs: number | null;
+  readonly runTimeoutMs: number | null;
+}
+
+/** What {@link StartBatch.add} made of a start. */
+export type StartAttempt =
+  /** Checked and queued: written by the next flush (then {@link StartBatch.result} says how). */
+  | { kind: "queued"; executionId: string }
+  /** The id exists: nothing is written, the existing execution is the answer. */
+  | { kind: "exists"; execution: Execution }
+  /** Refused (workflow missing, input invalid, the active limit reached…), with the reason. */
+  | { kind: "refused"; error: OrbitError };
+
+/** What a flush did with a queued start. */
+export type StartResult = { created: true; execution: Execution } | { created: false; execution: Execution };
+
+/** What the batch needs from `Executions` (its options and per-transaction caches). */
+export interface StartContext {
+  clock: Clock;
+  workflows: Workflows;
+  maxActive: number | undefined;
+  newId: () => string;
+  onTaskQueued: (() => void) | undefined;
+  timeoutsOf(
+    tx: StoreOps,
+    workflow: string,
+    given: StartExecutionRequest["timeouts"],
+  ): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }>;
+  /** Inputs validated in this transaction, per (workflow version, input JSON). */
+  validated: Map<string, JsonObject | OrbitError>;
+}
+
+/** Longest accepted execution id; a schedule's ids are at most ~130 characters. */
+export const MAX_EXECUTION_ID_LENGTH = 255;
+
+export class StartBatch {
+  private queued: PreparedStart[] = [];
+  private readonly results = new Map<string, StartResult>();
+  /** Executions active in the database when last counted (admission), null: count again. */
+  private active: number | null = null;
+
+  constructor(
+    private readonly tx: StoreOps,
+    private readonly e: StartContext,
+  ) {}
+
+  /**
+   * Checks one start. `idGiven`: the caller chose the id (so it may exist); a generated one is not
+   * looked up. With `--max-active-executions`, an existing id is looked for first (admission must
+   * not refuse an id that exists); without, the INSERT … ON CONFLICT of the flush finds it.
+   */
+  async add(request: StartExecutionRequest & { execution_id: string }, idGiven = true): Promise<StartAttempt> {
+    const id = request.execution_id;
+    if (this.e.maxActive !== undefined && idGiven) {
+      const found = await this.tx.getExecution(id);
+      if (found !== null) return { kind: "exists", execution: found };
+    }
+    const prepared = await this.prepare(request);
+    if (prepared instanceof OrbitError) {
+      const found = idGiven ? await this.tx.getExecution(id) : null;
+      return found !== null ? { kind: "exists", execution: found } : { kind: "refused", error: prepared };
+    }
+    if (this.e.maxActive !== undefined) {
+      if (this.active === null) {
+        await this.tx.lockExecutionAdmission();
+        this.active = await this.tx.countActiveExecutions();
+      }
+      // One by one, each start sees the ones before it as running.
+      const running = this.active + this.queued.length;
+      if (running >= this.e.maxActive) return { kind: "refused", error: tooManyActive(running, this.e.maxActive) };
+    }
+    this.queued.push(prepared);
+    return { kind: "queued", executionId: id };
+  }
+
+  /** Something outside the batch may have ended executions (a cancel): admission counts again. */
+  recount(): void {
+    this.active = null;
+  }
+
+  /**
+   * Writes the queued starts: executions (RUNNING), their `WorkflowCreated` events, pending tasks
+   * and deadlines, one statement per table. An id that turned out to exist is left as it is and
+   * answered as existing.
+   */
+  async flush(): Promise<void> {
+    if (this.queued.length === 0) return;
+    const starts = this.queued;
+    this.queued = [];
+    const now = this.e.clock.now();
+    const records = starts.map((p) => startRecords(p, now));
+    const inserted = new Set(await this.tx.insertExecutions(records.map((r) => r.execution)));
+    const fresh = records.filter((r) => inserted.has(r.execution.executionId));
+    for (const r of records) {
+      const id = r.execution.executionId;
+      if (inserted.has(id)) continue;
+      const existing = await this.tx.getExecution(id);
+      if (existing === null) throw new Error(`execution ${id} neither inserted nor found`);
+      this.results.set(id, { created: false, execution: existing });
+    }
+    await this.tx.insertFirstEvents(fresh.map((r) => r.firstEvent));
+    await this.tx.insertTasks(fresh.map((r) => r.task(this.e.newId())));
+    // Deadlines only for starts with a timeout: plain starts write nothing more.
+    const byDeadlines = new Map<string, string[]>();
+    for (const p of starts) {
+      if (!inserted.has(p.executionId) || (p.startTimeoutMs === null && p.runTimeoutMs === null)) continue;
+      const key = `${p.startTimeoutMs ?? ""}/${p.runTimeoutMs ?? ""}`;
+      byDeadlines.set(key, [...(byDeadlines.get(key) ?? []), p.executionId]);
+    }
+    for (const [key, ids] of byDeadlines) {
+      const [startMs, runMs] = key.split("/").map((v) => (v === "" ? null : Number(v)));
+      await this.tx.setExecutionDeadlines(ids, deadline(now, startMs ?? null), deadline(now, runMs ?? null));
+    }
+    for (const r of fresh) this.results.set(r.execution.executionId, { created: true, execution: r.execution });
+    if (this.active !== null) this.active += fresh.length;
+    if (fresh.length > 0) this.e.onTaskQueued?.();
+  }
+
+  /** How a flushed start ended; undefined before its flush. */
+  result(executionId: string): StartResult | undefined {
+    return this.results.get(executionId);
+  }
+
+  /** The checks of a start, without writing; the refusal as a value. Other failures throw. */
+  private async prepare(
+    request: StartExecutionRequest & { execution_id: string },
+  ): Promise<PreparedStart | OrbitError> {
+    try {
+      const trigger = request.trigger ?? null;
+      checkExecutionId(request.execution_id);
+      if (trigger !== null) checkJsonLimits(trigger, "trigger");
+      const workflow = await this.e.workflows.resolve(request.workflow, request.version, this.tx);
+      const input = this.validate(workflow, request.input ?? {});
+      if (input instanceof OrbitError) return input;
+      const timeouts = await this.e.timeoutsOf(this.tx, workflow.name, request.timeouts);
+      return {
+        executionId: request.execution_id,
+        workflow,
+        input,
+        scheduleId: request.schedule_id ?? null,
+        trigger,
+        concurrencyKey: request.concurrency_key ?? null,
+        startTimeoutMs: timeouts.startTimeoutMs,
+        runTimeoutMs: timeouts.runTimeoutMs,
+      };
+    } catch (err) {
+      if (err instanceof OrbitError) return err;
+      throw err;
+    }
+  }
+
+  /** Validates once per workflow version and input per transaction: a fire batch repeats inputs. */
+  private validate(workflow: Workflow, raw: unknown): JsonObject | OrbitError {
+    // Only plain JSON objects are cached by their text (anything else fails validation anyway).
+    const key =
+      raw !== null && typeof raw === "object" && !Array.isArray(raw)
+        ? `${workflow.name}@${workflow.version}\u0000${JSON.stringify(raw)}`
+        : null;
+    const cached = key === null ? undefined : this.e.validated.get(key);
+    if (cached !== undefined) return cached;
+    let result: JsonObject | OrbitError;
+    try {
+      result = this.e.workflows.validateInput(workflow, raw);
+    } catch (err) {
+      if (!(err instanceof OrbitError)) throw err;
+      result = err;
+    }
+    if (key !== null) this.e.validated.set(key, result);
+    return result;
+  }
+}
+
+/** The refusal of a start beyond `--max-active-executions`. */
+export function tooManyActive(active: number, max: number): OrbitError {
+  return new OrbitError(
+    "RESOURCE_EXHAUSTED",
+    `${active} ${active === 1 ? "execution is" : "executions are"} running, the most allowed (--max-active-executions) is ${max}; retry when some have finished`,
+  );
+}
+
+export function deadline(now: number, timeoutMs: number | null): number | null {
+  return timeoutMs === null ? null : now + timeoutMs;
+}
+
+/** True when the text holds a C0 control character or DEL (ids end up in logs, URLs and terminals). */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+export function checkExecutionId(id: unknown): void {
+  if (typeof id !== "string" || id.length < 1 || id.length > MAX_EXECUTION_ID_LENGTH || hasControlCharacter(id)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `execution_id must be 1-${MAX_EXECUTION_ID_LENGTH} characters without control characters`,
+    );
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The pure half of a fire (docs/design.md § The firing transaction): the decision for a schedule
+ * row (`planOf`), and, once its starts are done, what the fire writes (`settle`): the ledger rows and
+ * the row as the fire leaves it. Nothing here reads the store or the clock.
+ */
+import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
+import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
+import type { CompiledSchedule } from "./compiled.js";
+import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startsLeft } from "./decide.js";
+
+/** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
+export const RETRY_DELAY_MS = 5000;
+/** Ledger rows kept per schedule (docs/design.md § The model). */
+export const LEDGER_RETENTION = 1000;
+
+/** A start that failed inside the grace: that occurrence is tried again at `at`. */
+export interface Retry {
+  occurrence: number;
+  at: number;
+  error: string;
+}
+
+/** An occurrence that will not start, and why (docs/design.md § Every occurrence accounted for). */
+export interface DeadLetter {
+  occurrence: number;
+  error: string;
+}
+
+/** What a fire's starts came to, in the order of the plan's starts. */
+export interface StartsDone {
+  /** Occurrence → execution id of each start that ran (created, or found as this schedule's). */
+  started: ReadonlyMap<number, string>;
+  /** How many of them the fire created. */
+  created: number;
+  /** The schedule's last execution after these starts. */
+  lastExecutionId: string | null;
+  /** Starts that failed for good (past the grace, or an id someone else holds), in order. */
+  deadLetters: readonly DeadLetter[];
+  /** The start that failed inside the grace: it and everything after it stay undecided. */
+  retry: Retry | null;
+}
+
+/** What a fire writes: its ledger rows in order, the row as it leaves it, and its skips by reason. */
+export interface Settled {
+  row: ScheduleRow;
+  ledger: NewOccurrence[];
+  skipped: Partial<Record<SkipReason, number>>;
+}
+
+export const bufferedOf = (row: ScheduleRow): number[] =>
+  row.buffered.filter((v): v is number => typeof v === "number");
+
+/** The decision for `row` (active, unpaused) at `now` given what blocks it: pure. */
+export function planOf(
+  row: ScheduleRow,
+  s: ScheduleSettings,
+  c: CompiledSchedule,
+  blocker: Blocker,
+  now: number,
+  graceMs: number,
+): FirePlan {
+  const buffered = bufferedOf(row);
+  return row.nextFireMs === null
+    ? drainOnly(buffered, blocker)
+    : decide({
+        scheduleId: row.scheduleId,
+        timing: c.timing,
+        overlap: s.overlap,
+        catchup: s.catchup,
+        maxCatchUp: s.max_catch_up ?? null,
+        catchupWindowMs: c.catchupWindowMs,
+        jitterMs: c.jitterMs,
+        nextFireMs: row.nextFireMs,
+        now,
+        graceMs,
+        buffered,
+        blocker,
+        maxStarts: startsLeft(s.max_runs, row.runs, buffered.length),
+      });
+}
+
+/** A schedule whose timing ended still starts what it buffered, one at a time. */
+function drainOnly(buffered: number[], blocker: Blocker): FirePlan {
+  const plan: FirePlan = { starts: [], ledger: [], buffered, skipped: 0, nextFireMs: null, advanced: false };
+  if (blocker === "none" && buffered.length > 0) {
+    const occurrence = buffered[0] as number;
+    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
+    plan.ledger.push({ kind: "started", occurrence, buffered: true });
+    plan.buffered = buffered.slice(1);
+  }
+  return plan;
+}
+
+/**
+ * The part of `plan` decided before `occurrence` (a start that failed inside the grace): what came
+ * before it stands (its starts are done), it and everything after it stay undecided, so a blocked
+ * start on a short interval never holds back the decisions about older occurrences.
+ */
+function planBefore(plan: FirePlan, occurrence: number, buffered: readonly number[]): FirePlan {
+  const ledger = plan.ledger.filter((e) => (e.kind === "missed" ? e.to : e.occurrence) < occurrence);
+  let skipped = 0;
+  for (const e of ledger) skipped += e.kind === "missed" ? e.count : e.kind === "skipped" ? 1 : 0;
+  const drained = plan.starts.some((s) => s.fromBuffer);
+  const kept = (drained ? buffered.slice(1) : [...buffered]).concat(
+    ledger.filter((e) => e.kind === "buffered").map((e) => (e as { occurrence: number }).occurrence),
+  );
+  return {
+    starts: plan.starts.filter((s) => s.occurrence < occurrence),
+    ledger,
+    buffered: kept,
+    skipped,
+    nextFireMs: occurrence,
+    advanced: true,
+  };
+}
+
+/** The ledger rows of the plan's entries, and its skips by reason. */
+function ledgerOf(
+  entries: readonly LedgerEntry[],
+  started: ReadonlyMap<number, string>,
+  base: { scheduleId: string; recordedMs: number },
+): { ledger: NewOccurrence[]; skipped: Partial<Record<SkipReason, number>> } {
+  const ledger: NewOccurrence[] = [];
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  for (const entry of entries) {
+    switch (entry.kind) {
+      case "started": {
+        const executionId = started.get(entry.occurrence);
+        if (executionId !== undefined) {
+          ledger.push({ ...base, kind: "started", occurrenceMs: entry.occurrence, executionId });
+        }
+        break;
+      }
+      case "skipped":
+        ledger.push({ ...base, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
+        skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
+        break;
+      case "missed":
+        ledger.push({
+          ...base,
+          kind: "skipped",
+          reason: "missed",
+          occurrenceMs: entry.count === 1 ? entry.from : null,
+          rangeFromMs: entry.from,
+          rangeToMs: entry.to,
+          count: entry.count,
+        });
+        skipped.missed = (skipped.missed ?? 0) + entry.count;
+        break;
+      case "buffered":
+        ledger.push({ ...base, kind: "buffered", occurrenceMs: entry.occurrence });
+        break;
+    }
+  }
+  return { ledger, skipped };
+}
+
+/**
+ * What a fire writes once its starts are done: the dead letters first, then the plan's ledger rows
+ * (only what was decided before a retried start), and the schedule row as it leaves it.
+ */
+export function settle(f: {
+  row: ScheduleRow;
+  c: CompiledSchedule;
+  plan: FirePlan;
+  now: number;
+  done: StartsDone;
+}): Settled {
+  const { row, c, now, done } = f;
+  const { retry, started } = done;
+  const plan = retry === null ? f.plan : planBefore(f.plan, retry.occurrence, bufferedOf(row));
+  const base = { scheduleId: row.scheduleId, recordedMs: now };
+  const ledger: NewOccurrence[] = done.deadLetters.map((d) => ({
+    ...base,
+    kind: "dead_letter",
+    occurrenceMs: d.occurrence,
+    error: d.error,
+  }));
+  // A retried occurrence that catch-up now leaves behind is a dead letter (docs/design.md § The
+  // firing transaction, docs/scheduling.md), and only that: the missed row that would cover it
+  // starts after it. With a buffer, the failed start was the buffer's (it goes first), not this one.
+  const retried = row.retryMs !== null && row.lastError !== null && row.buffered.length === 0 ? row.nextFireMs : null;
+  let entries = plan.ledger;
+  if (retried !== null && !started.has(retried) && retry?.occurrence !== retried) {
+    const i = entries.findIndex((e) => e.kind === "missed" && e.from === retried);
+    if (i >= 0) {
+      ledger.push({ ...base, kind: "dead_letter", occurrenceMs: retried, error: row.lastError as string });
+      const m = entries[i] as Extract<LedgerEntry, { kind: "missed" }>;
+      const rest: LedgerEntry[] =
+        m.count > 1 ? [{ ...m, count: m.count - 1, from: c.timing.nextAfter(retried) as number }] : [];
+      entries = [...entries.slice(0, i), ...rest, ...entries.slice(i + 1)];
+    }
+  }
+  const decided = ledgerOf(entries, started, base);
+  ledger.push(...decided.ledger);
+  const skipped = decided.skipped;
+  const deadLetters = done.deadLetters.length;
+  if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
+  const nextFireMs = plan.nextFireMs;
+  const ended = nextFireMs === null && plan.buffered.length === 0;
+  const next: ScheduleRow = {
+    ...row,
+    state: ended ? "ended" : "active",
+    nextFireMs,
+    dueMs: retry !== null ? retry.at : nextFireMs === null ? null : dueTime(row.scheduleId, nextFireMs, c.jitterMs),
+    retryMs: retry?.at ?? null,
+    fired: row.fired + done.created,
+    // max_runs counts every occurrence the timing decided to start, dead letters included (docs/outcomes.md).
+    runs: row.runs + plan.starts.length,
+    skipped: row.skipped + plan.skipped + deadLetters,
+    lastFireMs: started.size > 0 ? now : row.lastFireMs,
+    lastExecutionId: done.lastExecutionId,
+    lastError: retry !== null ? retry.error : started.size > 0 || deadLetters === 0 ? null : row.lastError,
+    buffered: plan.buffered,
+  };
+  return { row: next, ledger, skipped };
+}
+
+/** Every 64th fire, not the first: a schedule's first fire has (almost) no ledger to prune. */
+export const prunesNow = (row: ScheduleRow): boolean => {
+  const decided = row.fired + row.skipped;
+  return decided > 0 && decided % 64 === 0;
+};
