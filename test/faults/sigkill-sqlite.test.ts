@@ -1,6 +1,6 @@
 /**
  * SIGKILL under write bursts on SQLite (issue 11, "fault suite"; docs/security.md § Faults): a real
- * server process on a SQLite file is killed with SIGKILL four times while eight clients write
+ * server process on a SQLite file is killed with SIGKILL four times while sixteen clients write
  * (create schedules, update them, start executions, each request with an Idempotency-Key and
  * retried with the same key until it is answered), and restarted. Then, read from the file:
  * every acknowledged write is there (each created schedule, each update's value, each started
@@ -24,8 +24,8 @@ import { childArgs } from "../helpers/child.js";
 import { accountsOf, settled } from "../scheduler/audit.js";
 
 const ENTRY = fileURLToPath(new URL("./fixtures/sqlite-server.ts", import.meta.url));
-const WRITERS = 8;
-const OPS_PER_WRITER = 60;
+const WRITERS = 16;
+const OPS_PER_WRITER = 30;
 const KILLS = 4;
 const TICKS = ["tick-allow", "tick-skip"];
 
@@ -129,9 +129,11 @@ it("every acknowledged write survives four SIGKILLs mid-burst, nothing doubles, 
   const lastDescription = new Map<string, string>();
   const started = new Map<string, string>(); // key → execution id
   let replays = 0;
+  let killing = true;
   const writer = async (w: number) => {
     const mine: string[] = [];
-    for (let n = 0; n < OPS_PER_WRITER; n++) {
+    // At least OPS_PER_WRITER writes each, and on until the last kill: every kill lands mid-burst.
+    for (let n = 0; n < OPS_PER_WRITER || killing; n++) {
       const key = `w${w}-${n}`;
       if (n % 3 === 0 || mine.length === 0) {
         const id = `s-${key}`;
@@ -184,6 +186,7 @@ it("every acknowledged write survives four SIGKILLs mid-burst, nothing doubles, 
     }
     firedAfterRestart.push(k);
   }
+  killing = false;
   await writing;
   await server.stop();
 
