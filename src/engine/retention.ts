@@ -6,7 +6,7 @@
  * a schedule's last execution (overlap and outcomes read it); the ledger keeps its own per-schedule
  * cap and is not touched here.
  */
-import { setImmediate as yieldTurn } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "../domain/clock.js";
 import type { PruneQuery, Store } from "../store/store.js";
 
@@ -35,9 +35,16 @@ export interface RetentionOptions extends RetentionPolicy {
 export const DEFAULT_RETENTION_BATCH = 500;
 export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 
+/** The time a batch should hold the store: a fire waiting behind one waits about this long. */
+const TARGET_BATCH_MS = 25;
+/** The smallest batch: below it, the per-transaction cost (a commit, an fsync) dominates. */
+const MIN_BATCH = 50;
+
 export class Retention {
   private readonly stop = new AbortController();
   private running: Promise<void> | null = null;
+  /** The batch size the last batches settled on (see drain). */
+  private size = MIN_BATCH * 5;
 
   constructor(private readonly o: RetentionOptions) {}
 
@@ -68,13 +75,28 @@ export class Retention {
     return deleted;
   }
 
+  /**
+   * Deletes batch after batch. A batch holds the store's write lock (all of it on SQLite), so a fire
+   * that comes due meanwhile waits for it: the batch size adapts so that each transaction takes
+   * about {@link TARGET_BATCH_MS}, between {@link MIN_BATCH} and `batchSize` executions, and the
+   * loop rests between batches (docs/operations.md § Retention).
+   */
   private async drain(query: PruneQuery): Promise<number> {
     let total = 0;
+    let size = Math.min(query.limit, this.size);
     while (!this.stop.signal.aborted) {
-      const n = await this.o.store.transaction((tx) => tx.pruneExecutions(query));
+      const started = performance.now();
+      const n = await this.o.store.transaction((tx) => tx.pruneExecutions({ ...query, limit: size }));
+      const tookMs = Math.max(performance.now() - started, 0.5);
       total += n;
-      if (n < query.limit) break;
-      await yieldTurn(); // let the firing loop and requests take the store between batches
+      if (n < size) break;
+      // At most double per batch, so one fast batch (a warm cache) does not jump to the maximum.
+      size = Math.max(MIN_BATCH, Math.min(query.limit, 2 * size, Math.round((size * TARGET_BATCH_MS) / tookMs)));
+      this.size = size;
+      // Rest as long as the batch took: retention takes at most half of the store's time,
+      // and a fire or request that comes due finds the store free (wall time, not the injected clock:
+      // this shares the process, whatever time the schedules run on).
+      await sleep(Math.min(tookMs, 100));
     }
     return total;
   }
