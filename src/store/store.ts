@@ -182,7 +182,15 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   // Schedules (the scheduler builds its CRUD and fire on these)
   /** Inserts unless the id exists; true when inserted. */
   insertSchedule(row: ScheduleRow): Promise<boolean>;
+  /**
+   * {@link insertSchedule} for many rows at once (a batch create, `apply`): one statement on
+   * PostgreSQL whatever the number of rows; returns the ids inserted, in the rows' order (an id that
+   * existed is absent).
+   */
+  insertSchedules(rows: readonly ScheduleRow[]): Promise<string[]>;
   getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null>;
+  /** The schedules that exist among `scheduleIds`, by id (one statement; `lock` takes them all). */
+  getSchedules(scheduleIds: readonly string[], lock?: LockOption): Promise<ScheduleRow[]>;
   /** Schedules ordered by id, after `afterId` when given. */
   listSchedules(opts: { afterId?: string; limit: number }): Promise<ScheduleRow[]>;
   /** A page of a schedule search and the matches by state (src/store/sql/schedule-search-sql.ts). */

@@ -1,8 +1,8 @@
 /**
  * The batched operations of a fire batch (insertExecutions, insertFirstEvents, insertTasks,
  * getExecutionStatuses, advanceSchedules, appendOccurrences) and of a poll (leaseTasks,
- * lockExecutionsIfFree, appendEvents, listStepResultsOf): the same rows as their one-row
- * counterparts, on both dialects.
+ * lockExecutionsIfFree, appendEvents, listStepResultsOf), and of a batch create or apply
+ * (insertSchedules, getSchedules): the same rows as their one-row counterparts, on both dialects.
  */
 import { expect, it } from "vitest";
 import type { WorkerTask } from "../../src/store/rows.js";
@@ -65,6 +65,37 @@ describeEachDialect("store batched fire operations", (dialect) => {
       ]),
     );
     expect((await db.store.getExecutionStatuses([])).size).toBe(0);
+  });
+
+  it("inserts schedules in one go, every column as insertSchedule writes it, skipping ids that exist", async () => {
+    await db.store.insertSchedule(schedule("old", { workflow: "Kept" }));
+    const quote = { text: 'a "quoted" \\ back\\slash, {braces}, ünïcode', n: [1, 2.5, null] };
+    const rows = [
+      schedule("b", { input: quote, spec: { cron: "* * * * *", input: quote }, buffered: [T0, T0 + 1] }),
+      schedule("old"),
+      schedule("a", {
+        version: "1.2.3",
+        paused: true,
+        pauseNote: "note",
+        state: "paused",
+        dueMs: null,
+        nextFireMs: null,
+        lastError: "waiting",
+        concurrencyKey: "k",
+      }),
+    ];
+    const inserted = await db.store.transaction((tx) => tx.insertSchedules(rows));
+    expect(inserted).toEqual(["b", "a"]);
+    expect(await db.store.getSchedule("b")).toEqual(rows[0]);
+    expect(await db.store.getSchedule("a")).toEqual(rows[2]);
+    expect((await db.store.getSchedule("old"))?.workflow).toBe("Kept");
+    expect(await db.store.transaction((tx) => tx.insertSchedules([]))).toEqual([]);
+
+    // getSchedules: those that exist among the ids, by id, locked when asked.
+    const got = await db.store.transaction((tx) => tx.getSchedules(["old", "missing", "a", "b"], { forUpdate: true }));
+    expect(got.map((r) => r.scheduleId)).toEqual(["a", "b", "old"]);
+    expect(got[0]).toEqual(rows[2]);
+    expect(await db.store.getSchedules([])).toEqual([]);
   });
 
   it("advances schedules under their compare-and-set, writing only what a fire changes", async () => {

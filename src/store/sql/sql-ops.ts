@@ -74,6 +74,27 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     return (await this.exec.run(INSERT_SCHEDULE.single, SCHEDULE_ALL.params(row))) === 1;
   }
 
+  async insertSchedules(rows: readonly ScheduleRow[]): Promise<string[]> {
+    if (rows.length === 0) return [];
+    if (this.sqlDialect.batch === "rows") {
+      const changed = await this.exec.runMany(INSERT_SCHEDULE.single, rows.map(SCHEDULE_ALL.params));
+      return rows.filter((_, i) => changed[i] === 1).map((r) => r.scheduleId);
+    }
+    const inserted = await this.exec.all(`${INSERT_SCHEDULE.unnest} RETURNING schedule_id`, SCHEDULE_ALL.arrays(rows));
+    const ids = new Set(inserted.map((r) => String(r.schedule_id)));
+    return rows.filter((r) => ids.has(r.scheduleId)).map((r) => r.scheduleId);
+  }
+
+  async getSchedules(scheduleIds: readonly string[], lock?: LockOption): Promise<ScheduleRow[]> {
+    if (scheduleIds.length === 0) return [];
+    const ids = this.sqlDialect.inList("schedule_id", scheduleIds);
+    const rows = await this.exec.all(
+      `SELECT * FROM orbit_schedules WHERE ${ids.sql} ORDER BY schedule_id${this.lock(lock)}`,
+      [ids.param],
+    );
+    return rows.map((r) => this.map.schedule(r));
+  }
+
   async getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null> {
     const rows = await this.exec.all(`SELECT * FROM orbit_schedules WHERE schedule_id = ?${this.lock(lock)}`, [
       scheduleId,
