@@ -200,6 +200,12 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
 const nextCursor = nullable("string", "null on the last page");
 /** Most schedules one batch create takes (one transaction). */
 export const MAX_SCHEDULES_PER_BATCH = 1000;
+/**
+ * Most schedules one apply takes: a whole file is one transaction (all or nothing, and prune must
+ * see the whole set), so it cannot be split into requests; 10,000 plain entries are about 1 MB of the
+ * 2 MB a request body may hold (docs/cli.md § orbit schedule apply).
+ */
+export const MAX_SCHEDULES_PER_APPLY = 10_000;
 export const CreateSchedulesBody = Type.Object(
   { schedules: Type.Array(CreateScheduleBody, { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH }) },
   { additionalProperties: false },
@@ -229,7 +235,7 @@ export const ApplySchedulesBody = Type.Object(
         { schedule_id: Type.String({ minLength: 1 }) },
         { additionalProperties: true, description: "a new schedule's settings, or the settings it should have" },
       ),
-      { maxItems: MAX_SCHEDULES_PER_BATCH },
+      { maxItems: MAX_SCHEDULES_PER_APPLY },
     ),
     scope: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
