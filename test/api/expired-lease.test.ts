@@ -5,30 +5,19 @@
  * (heartbeat: "lost"; the others 409 CONFLICT) and changes nothing. Both dialects.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const LEASE_MS = 30_000;
 const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const schema = `orbit_lease_${randomBytes(5).toString("hex")}`;
 for (const dialect of ["sqlite", "postgres"] as const) {
   describe.skipIf(dialect === "postgres" && !PG_URL)(`an expired, unreaped lease (${dialect})`, () => {
     let t: TestServer;
     beforeAll(async () => {
-      if (dialect === "postgres") await admin(`CREATE SCHEMA ${schema}`);
+      if (dialect === "postgres") await adminQuery(`CREATE SCHEMA ${schema}`);
       t = await startTestServer({
         ...(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {}),
         worker: { reaper: false, leaseMs: LEASE_MS, pollTimeoutMs: 0 },
@@ -37,7 +26,7 @@ for (const dialect of ["sqlite", "postgres"] as const) {
     });
     afterAll(async () => {
       await t.stop();
-      if (dialect === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      if (dialect === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     });
 
     /** Starts an execution and leases its task to w1; returns the task id. */

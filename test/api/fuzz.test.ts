@@ -7,9 +7,8 @@
  * ORBIT_FUZZ_ROUNDS (default 1, the short run inside `npm test`).
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { ORDER_INPUT, SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
 
 const ROUNDS = Number(process.env.ORBIT_FUZZ_ROUNDS ?? 1);
@@ -38,16 +37,6 @@ const HOSTILE: unknown[] = [
 ];
 const MALFORMED = ["{", '{"a":}', "[1,]", "nul", '{"a":"\\x"}', `${"[".repeat(5000)}`];
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 interface Op {
   method: string;
   path: string;
@@ -59,7 +48,7 @@ for (const dialect of ["sqlite", "postgres"] as const) {
   describe.skipIf(dialect === "postgres" && !PG_URL)(`fuzz from the OpenAPI document (${dialect})`, () => {
     let t: TestServer;
     beforeAll(async () => {
-      if (dialect === "postgres") await admin(`CREATE SCHEMA ${schema}`);
+      if (dialect === "postgres") await adminQuery(`CREATE SCHEMA ${schema}`);
       t = await startTestServer(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {});
       await t.registerOrders();
       await t.call("POST", "/v1/schedules", SEED_SCHEDULE);
@@ -67,7 +56,7 @@ for (const dialect of ["sqlite", "postgres"] as const) {
     });
     afterAll(async () => {
       await t.stop();
-      if (dialect === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      if (dialect === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     });
 
     const stored = async () =>

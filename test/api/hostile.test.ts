@@ -4,20 +4,9 @@
  * refused with the same 400 everywhere, and worker results obey the inputs' limits.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { ORDER_INPUT, startTestServer, type TestServer } from "./helpers.js";
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const schema = `orbit_hostile_${randomBytes(5).toString("hex")}`;
 const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
@@ -31,7 +20,7 @@ for (const dialect of ["sqlite", "postgres"] as const) {
   describe.skipIf(dialect === "postgres" && !PG_URL)(`hostile input (${dialect})`, () => {
     let t: TestServer;
     beforeAll(async () => {
-      if (dialect === "postgres") await admin(`CREATE SCHEMA ${schema}`);
+      if (dialect === "postgres") await adminQuery(`CREATE SCHEMA ${schema}`);
       t = await startTestServer(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {});
       await t.registerOrders();
       await t.call("POST", "/v1/schedules", {
@@ -43,7 +32,7 @@ for (const dialect of ["sqlite", "postgres"] as const) {
     });
     afterAll(async () => {
       await t.stop();
-      if (dialect === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      if (dialect === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     });
 
     it("refuses a body nested a million deep with a 400, also with an Idempotency-Key or as trigger input", async () => {

@@ -3,20 +3,9 @@
  * manual clock, on SQLite and (with ORBIT_TEST_DATABASE_URL) PostgreSQL where storage matters.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { startTestServer, type TestServer } from "./helpers.js";
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The value of one sample of the metrics text, or null when the series is absent. */
 function sample(text: string, series: string): number | null {
@@ -32,7 +21,7 @@ const schemas: string[] = [];
 /** A fresh PostgreSQL schema per server, so one test's executions never count against another's limit. */
 async function pgOptions(): Promise<{ database: string; databaseSchema: string }> {
   const schema = `orbit_edges_${randomBytes(5).toString("hex")}`;
-  await admin(`CREATE SCHEMA ${schema}`);
+  await adminQuery(`CREATE SCHEMA ${schema}`);
   schemas.push(schema);
   return { database: PG_URL as string, databaseSchema: schema };
 }
@@ -41,7 +30,7 @@ const dialects = [
   { name: "postgres", enabled: PG_URL !== undefined && PG_URL !== "", options: pgOptions },
 ];
 afterAll(async () => {
-  for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  for (const schema of schemas) await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 });
 
 for (const d of dialects) {

@@ -1,26 +1,15 @@
 /** The API on PostgreSQL: one server in single mode, and two in active-standby (one leader). */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { SEED_SCHEDULE, startTestServer } from "./helpers.js";
 
 if (!PG_URL) console.warn("skipped: test/api/postgres.test.ts: ORBIT_TEST_DATABASE_URL is not set");
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 describe.skipIf(!PG_URL)("the API on PostgreSQL", () => {
   const schema = `orbit_api_${randomBytes(5).toString("hex")}`;
-  beforeAll(() => admin(`CREATE SCHEMA ${schema}`));
-  afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+  beforeAll(() => adminQuery(`CREATE SCHEMA ${schema}`));
+  afterAll(() => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 
   it("creates, fences, replays and fires like on SQLite", async () => {
     const t = await startTestServer({ database: PG_URL!, databaseSchema: schema });

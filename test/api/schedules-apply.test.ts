@@ -4,23 +4,12 @@
  * and, with ORBIT_TEST_DATABASE_URL, PostgreSQL.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 if (!PG_URL)
   console.warn("skipped: test/api/schedules-apply.test.ts on PostgreSQL: ORBIT_TEST_DATABASE_URL is not set");
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const dialects = [
   { name: "sqlite", enabled: true },
@@ -44,7 +33,7 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
   beforeEach(async () => {
     if (!enabled) return;
     if (name === "postgres") {
-      await admin(`CREATE SCHEMA ${schema}`);
+      await adminQuery(`CREATE SCHEMA ${schema}`);
       t = await startTestServer({ database: PG_URL as string, databaseSchema: schema });
     } else t = await startTestServer();
     await t.call("POST", "/v1/workflows", { name: "Billing", version: "1.0.0" });
@@ -52,7 +41,7 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
   afterEach(async () => {
     if (!enabled) return;
     await t.stop();
-    if (name === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    if (name === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   });
 
   it.skipIf(!enabled)("prunes only the apply set's schedules: never hand-made ones nor another set's", async () => {

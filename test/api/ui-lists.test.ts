@@ -5,22 +5,11 @@
  * and on PostgreSQL when ORBIT_TEST_DATABASE_URL is set.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PG_URL } from "../helpers/db.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 if (!PG_URL) console.warn("skipped: test/api/ui-lists.test.ts on PostgreSQL: ORBIT_TEST_DATABASE_URL is not set");
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const dialects = [
   { name: "sqlite", enabled: true },
@@ -35,7 +24,7 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
   beforeAll(async () => {
     if (!enabled) return;
     if (name === "postgres") {
-      await admin(`CREATE SCHEMA ${schema}`);
+      await adminQuery(`CREATE SCHEMA ${schema}`);
       t = await startTestServer({ database: PG_URL as string, databaseSchema: schema });
     } else t = await startTestServer();
     for (const w of ["Billing", "Reports", "Adhoc"])
@@ -56,7 +45,7 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
   afterAll(async () => {
     if (!enabled) return;
     await t.stop();
-    if (name === "postgres") await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    if (name === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   });
 
   it.skipIf(!enabled)("searches id, workflow and description, case-insensitively, with a total", async () => {

@@ -5,21 +5,10 @@
  * losers refused with the documented code, never a 5xx and never a duplicate.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SystemClock } from "../../src/clock/system-clock.js";
 import { type Answer, ORDER_INPUT, startTestServer, type TestServer } from "../api/helpers.js";
-import { PG_URL } from "../helpers/db.js";
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+import { adminQuery, PG_URL } from "../helpers/db.js";
 
 const schema = `orbit_race_${randomBytes(5).toString("hex")}`;
 const setups: { name: string; enabled: boolean; start(): Promise<TestServer[]> }[] = [
@@ -48,12 +37,12 @@ const setups: { name: string; enabled: boolean; start(): Promise<TestServer[]> }
 
 if (PG_URL) {
   beforeAll(async () => {
-    await admin(`CREATE SCHEMA ${schema}_a`);
-    await admin(`CREATE SCHEMA ${schema}_b`);
+    await adminQuery(`CREATE SCHEMA ${schema}_a`);
+    await adminQuery(`CREATE SCHEMA ${schema}_b`);
   });
   afterAll(async () => {
-    await admin(`DROP SCHEMA IF EXISTS ${schema}_a CASCADE`);
-    await admin(`DROP SCHEMA IF EXISTS ${schema}_b CASCADE`);
+    await adminQuery(`DROP SCHEMA IF EXISTS ${schema}_a CASCADE`);
+    await adminQuery(`DROP SCHEMA IF EXISTS ${schema}_b CASCADE`);
   });
 }
 

@@ -93,17 +93,18 @@ const postgres: TestDialect = {
   async createLocation() {
     const url = PG_URL!;
     const schema = `orbit_t_${randomBytes(6).toString("hex")}`;
-    await adminQuery(url, `CREATE SCHEMA ${schema}`);
+    await adminQuery(`CREATE SCHEMA ${schema}`, url);
     return tracking(
       () => new PostgresStore({ connectionString: url, searchPath: schema, maxConnections: 5 }),
-      () => adminQuery(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+      () => adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`, url),
       "postgres",
       { ORBIT_TEST_DIALECT: "postgres", ORBIT_TEST_PG_URL: url, ORBIT_TEST_PG_SCHEMA: schema },
     );
   },
 };
 
-async function adminQuery(url: string, sql: string): Promise<void> {
+/** Runs one statement on the test database as its owner (creating and dropping test schemas). */
+export async function adminQuery(sql: string, url: string = PG_URL ?? ""): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
