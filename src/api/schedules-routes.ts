@@ -24,6 +24,16 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
   };
   const asObject = (body: unknown): Record<string, unknown> => (body ?? {}) as Record<string, unknown>;
   const fence = (r: ApiRequest) => fenceOf(r.headers, r.query);
+  /** A body of many schedules (batch, validate, apply): `schedule` on each one's workflow. */
+  const guardEachSchedule = (r: ApiRequest): void => {
+    if (access === null) return;
+    access.requireClient(r);
+    for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
+      const workflow = item?.workflow;
+      // An entry without a workflow name is refused by validation, naming it.
+      if (typeof workflow === "string") access.require(r, "schedule", workflow);
+    }
+  };
 
   return [
     {
@@ -54,14 +64,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       responses: {
         201: { description: "how many were created, and their ids in the order given", schema: S.ScheduleBatch },
       },
-      guard: (r) => {
-        if (access === null) return;
-        access.requireClient(r);
-        for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
-          const workflow = item?.workflow;
-          access.require(r, "schedule", typeof workflow === "string" ? workflow : "");
-        }
-      },
+      guard: guardEachSchedule,
       handler: async (r) => {
         const items = (asObject(r.body).schedules ?? []) as Record<string, unknown>[];
         const texts = inputTextsOf(r.rawBody, "schedules");
@@ -78,14 +81,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       tag: "schedules",
       body: S.ValidateSchedulesBody,
       responses: { 200: { description: "every entry is valid", schema: S.ScheduleFileCheck } },
-      guard: (r) => {
-        if (access === null) return;
-        access.requireClient(r);
-        for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
-          const workflow = item?.workflow;
-          if (typeof workflow === "string") access.require(r, "schedule", workflow);
-        }
-      },
+      guard: guardEachSchedule,
       handler: async (r) => {
         const entries = (asObject(r.body).schedules ?? []) as Record<string, unknown>[];
         const check = await validateScheduleFile(schedules, entries);
@@ -100,12 +96,8 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       body: S.ApplySchedulesBody,
       responses: { 200: { description: "what changed (or would, with dry_run)", schema: S.ApplyResult } },
       guard: (r) => {
+        guardEachSchedule(r);
         if (access === null) return;
-        access.requireClient(r);
-        for (const item of (asObject(r.body).schedules ?? []) as Record<string, unknown>[]) {
-          const workflow = item?.workflow;
-          if (typeof workflow === "string") access.require(r, "schedule", workflow);
-        }
         // Registering a workflow needs `start` on it, as POST /v1/workflows does for a client.
         for (const w of (asObject(r.body).workflows ?? []) as Record<string, unknown>[]) {
           access.require(r, "start", String(w?.name));
