@@ -78,7 +78,8 @@ describe("column tables", () => {
     expect(EXECUTION_ALL.list).toContain('"trigger"');
     expect(TASK_ALL.names[0]).toBe("task_id");
     expect(SCHEDULE_ADVANCE.arrayMarks).toBe(
-      "?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::text[], ?::text[], ?::text[]",
+      // state, next_fire_ms, due_ms, retry_ms, fired, skipped, runs, last_fire_ms, last_execution_id, last_error, buffered
+      "?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::int[], ?::int[], ?::int[], ?::bigint[], ?::text[], ?::text[], ?::text[]",
     );
   });
 
