@@ -160,7 +160,8 @@ async function apply(
 ): Promise<FireOutcome[]> {
   await batch.flush();
   const planned = fires.map((f) => ("plan" in f ? writesOf(f, batch, now, graceMs) : unchanged(f)));
-  const advances = planned.flatMap((p) => (p.advance === null ? [] : [p.advance]));
+  const advances: ScheduleAdvance[] = [];
+  for (const p of planned) if (p.advance !== null) advances.push(p.advance);
   const matched = new Set(advances.length === 0 ? [] : await tx.advanceSchedules(advances));
   const outcomes = planned.map(
     (p): FireOutcome =>
@@ -169,7 +170,8 @@ async function apply(
         : { kind: "lost_cas", report: newReport(p.scheduleId) },
   );
   if (outcomes.some((o) => o.kind === "lost_cas")) return outcomes;
-  const ledger = planned.flatMap((p) => p.ledger);
+  const ledger: NewOccurrence[] = [];
+  for (const p of planned) for (const e of p.ledger) ledger.push(e);
   await tx.appendOccurrences(ledger);
   await queueDeadLetters(
     tx,
@@ -213,7 +215,8 @@ async function startsOf(
     const request = startRequestOf(row, s, c, { type: c.kind, executionId, scheduledFor: start.occurrence, now });
     const attempt = await batch.add(request);
     const at = { occurrence: start.occurrence, fromBuffer: start.fromBuffer, executionId };
-    if (attempt.kind === "queued") fire.attempts.push({ ...at, kind: "queued" });
+    if (attempt.kind === "queued")
+      fire.attempts.push({ occurrence: at.occurrence, fromBuffer: at.fromBuffer, executionId, kind: "queued" });
     else if (attempt.kind === "exists") {
       const { scheduleId, workflow } = attempt.execution;
       fire.attempts.push({ ...at, kind: "exists", scheduleId, workflow });
@@ -342,9 +345,11 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
   report.advanced = true;
   report.retryError = done.retry?.error ?? null;
   // Every dead letter the fire writes, also a retried occurrence that catch-up left behind.
-  const deadLetters = settled.ledger.flatMap((e) =>
-    e.kind === "dead_letter" && e.occurrenceMs != null ? [{ occurrence: e.occurrenceMs, error: e.error ?? "" }] : [],
-  );
+  const deadLetters: DeadLetter[] = [];
+  for (const e of settled.ledger) {
+    if (e.kind === "dead_letter" && e.occurrenceMs != null)
+      deadLetters.push({ occurrence: e.occurrenceMs, error: e.error ?? "" });
+  }
   const outcome: FireOutcome =
     done.retry === null
       ? { kind: "fired", report, deadLetters }
@@ -358,7 +363,7 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
   return {
     scheduleId: id,
     outcome,
-    advance: { row: settled.row, ...cas },
+    advance: { row: settled.row, expectedRevision: fire.revision, expectedNextFireMs: row.nextFireMs },
     ledger: settled.ledger,
     prune: prunesNow(row),
   };

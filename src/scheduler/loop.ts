@@ -200,6 +200,11 @@ export class SchedulerLoop {
   private logOutcome(o: FireOutcome): void {
     if (this.o.log === undefined || o.kind === "unchanged") return;
     const scheduleId = o.report.scheduleId;
+    if (o.kind === "fired" && o.deadLetters.length === 0) {
+      // The common case, once per fire: no child logger (a herd fires thousands per second).
+      this.o.log.debug?.({ schedule_id: scheduleId, started: o.report.started, skipped: o.report.skipped }, "fired");
+      return;
+    }
     const log = scheduleLog(this.o.log, scheduleId) as SchedulerLogger;
     if (o.kind === "lost_cas") {
       log.warn({}, `schedule ${scheduleId} changed while it was firing; the change wins`);
