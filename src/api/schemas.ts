@@ -217,7 +217,7 @@ export const ValidateSchedulesBody = Type.Object(
         { schedule_id: Type.String({ minLength: 1 }) },
         { additionalProperties: true, description: "a new schedule's settings, or the settings to change" },
       ),
-      { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH },
+      { minItems: 1, maxItems: MAX_SCHEDULES_PER_APPLY },
     ),
   },
   { additionalProperties: false },

@@ -147,19 +147,25 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
     },
   );
 
-  it.skipIf(!enabled)("takes a file of 10,000 in one request and one transaction, and refuses 10,001", async () => {
-    const file = Array.from({ length: 10_000 }, (_, i) => entry(`f-${i}`));
-    const bad = await apply({ schedules: [...file.slice(0, 9999), entry("f-9999", { cron: "61 * * * *" })] });
-    expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/^schedules\[9999\] \(f-9999\): /);
-    expect(await ids()).toEqual([]);
-    const r = await apply({ schedules: file, scope: { "orbit/owner": "big" } });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ created: 10_000, updated: 0, unchanged: 0, deleted: 0 });
-    const again = await apply({ schedules: file, scope: { "orbit/owner": "big" }, prune: true });
-    expect(again.body).toMatchObject({ created: 0, updated: 0, unchanged: 10_000, deleted: 0 });
-    expect((await apply({ schedules: [...file, entry("one-more")] })).status).toBe(400);
-  });
+  it.skipIf(!enabled)(
+    "validates and applies a file of 10,000 in one request and one transaction, and refuses 10,001",
+    async () => {
+      const file = Array.from({ length: 10_000 }, (_, i) => entry(`f-${i}`));
+      const bad = await apply({ schedules: [...file.slice(0, 9999), entry("f-9999", { cron: "61 * * * *" })] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/^schedules\[9999\] \(f-9999\): /);
+      expect(await ids()).toEqual([]);
+      const check = await t.call("POST", "/v1/schedules/validate", { schedules: file });
+      expect(check.status).toBe(200);
+      expect(check.body.valid).toBe(10_000);
+      const r = await apply({ schedules: file, scope: { "orbit/owner": "big" } });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ created: 10_000, updated: 0, unchanged: 0, deleted: 0 });
+      const again = await apply({ schedules: file, scope: { "orbit/owner": "big" }, prune: true });
+      expect(again.body).toMatchObject({ created: 0, updated: 0, unchanged: 10_000, deleted: 0 });
+      expect((await apply({ schedules: [...file, entry("one-more")] })).status).toBe(400);
+    },
+  );
 
   it.skipIf(!enabled)("refuses bad labels and scopes with 400", async () => {
     const bad = await t.call("POST", "/v1/schedules", entry("x", { labels: { "bad key": "v" } }));

@@ -7,6 +7,7 @@ import { expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
 import { applySchedules } from "../../src/scheduler/apply.js";
 import { insertAll } from "../../src/scheduler/schedules.js";
+import { validateScheduleFile } from "../../src/scheduler/validate-file.js";
 import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { schedule } from "../store/fixtures/records.js";
@@ -103,5 +104,27 @@ describeEachDialect("scheduler: creating many schedules", (dialect) => {
     expect(await count(db.store)).toBe(2500);
     const stored = await schedules.get("s-2499");
     expect(stored).toMatchObject({ schedule_id: "s-2499", labels: { "orbit/owner": "bench" }, state: "active" });
+  });
+
+  it("validate: a file of 2,500 checked with one read, as apply would write it; writes nothing", async () => {
+    const h = await makeHarness(db.store);
+    const { schedules } = h.scheduler;
+    await schedules.create({ ...entry(7), cron: "*/5 * * * *" });
+    const file: Record<string, unknown>[] = bodies(2500);
+    const check = await validateScheduleFile(schedules, file);
+    expect(check.actions).toHaveLength(2500);
+    expect(check.actions[7]).toBe("update");
+    expect(check.actions.filter((a) => a === "update")).toHaveLength(1);
+    // An update is checked merged over the stored settings: the stored schedule's input stays valid.
+    file[7] = { schedule_id: "s-7", workflow: "OrderProcessing", version: "9.9.9" };
+    file[2000] = { ...entry(2000), input: { ...ORDER_INPUT, amount: "a lot" } };
+    expect(await refusal(validateScheduleFile(schedules, file))).toEqual({
+      code: "NOT_FOUND",
+      message: "schedules[7] (s-7): workflow OrderProcessing@9.9.9 is not registered",
+    });
+    file[7] = entry(7);
+    const bad = await refusal(validateScheduleFile(schedules, file));
+    expect(bad.message).toMatch(/^schedules\[2000\] \(s-2000\): input does not match OrderProcessing@1\.0\.0: /);
+    expect(await count(db.store)).toBe(1);
   });
 });
