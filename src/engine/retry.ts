@@ -3,10 +3,12 @@
  * same execution id. Its history is kept (a `WorkflowRetried` event names the previous status and
  * error); the new run starts with attempt 1, an empty step journal and fresh deadlines.
  */
+
 import { OrbitError } from "../domain/errors.js";
 import type { Execution } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
+import { pendingTask } from "./start-records.js";
 import { triggerPatch } from "./task-transitions.js";
 
 export async function retryExecution(
@@ -38,19 +40,7 @@ export async function retryExecution(
     endedMs: null,
     ...triggerPatch(execution, 1, now),
   });
-  await tx.insertTask({
-    taskId: newTaskId,
-    executionId,
-    run,
-    workflow: execution.workflow,
-    version: execution.version,
-    state: "pending",
-    attempt: 1,
-    leaseOwner: null,
-    leaseUntilMs: null,
-    availableMs: now,
-    createdMs: now,
-  });
+  await tx.insertTask(pendingTask(newTaskId, execution, run, now));
   const { startTimeoutMs, runTimeoutMs } = deadlines;
   await tx.setExecutionDeadlines(
     [executionId],

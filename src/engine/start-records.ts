@@ -63,22 +63,32 @@ export function startRecords(s: CheckedStart, now: number): StartRecords {
   const created: JsonObject = { workflow: s.workflow.name, version: s.workflow.version, input: s.input };
   if (s.scheduleId !== null) created.schedule_id = s.scheduleId;
   if (s.trigger !== null) created.trigger = s.trigger;
-  const task = (taskId: string): WorkerTask => ({
+  const task = (taskId: string): WorkerTask => pendingTask(taskId, execution, 1, now);
+  return {
+    execution,
+    firstEvent: { executionId: s.executionId, type: "WorkflowCreated", data: created, atMs: now },
+    task,
+  };
+}
+
+/** The pending task of a run of an execution (its first, a retry's, a continue-as-new's): attempt 1, due now. */
+export function pendingTask(
+  taskId: string,
+  execution: Pick<Execution, "executionId" | "workflow" | "version">,
+  run: number,
+  now: number,
+): WorkerTask {
+  return {
     taskId,
-    executionId: s.executionId,
-    run: 1,
-    workflow: s.workflow.name,
-    version: s.workflow.version,
+    executionId: execution.executionId,
+    run,
+    workflow: execution.workflow,
+    version: execution.version,
     state: "pending",
     attempt: 1,
     leaseOwner: null,
     leaseUntilMs: null,
     availableMs: now,
     createdMs: now,
-  });
-  return {
-    execution,
-    firstEvent: { executionId: s.executionId, type: "WorkflowCreated", data: created, atMs: now },
-    task,
   };
 }

@@ -3,12 +3,14 @@
  * Like transitions.ts they lock the execution row first and the task row second, and check that the
  * reporting worker still holds the lease (CONFLICT otherwise: the worker must stop working on it).
  */
+
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
 import { formatInstant } from "../time/format.js";
+import { pendingTask } from "./start-records.js";
 import { isTimeoutError } from "./timeouts.js";
 
 /** Lost leases are retried whatever the retry policy (the code did not fail), but not forever. */
@@ -226,19 +228,7 @@ export async function continueAsNew(
   await tx.updateTask(task.taskId, { state: "done" });
   await tx.updateExecution(execution.executionId, { run, attempt: 1, ...triggerPatch(execution, 1, now) });
   await tx.setExecutionInput(execution.executionId, input);
-  await tx.insertTask({
-    taskId: newTaskId,
-    executionId: execution.executionId,
-    run,
-    workflow: execution.workflow,
-    version: execution.version,
-    state: "pending",
-    attempt: 1,
-    leaseOwner: null,
-    leaseUntilMs: null,
-    availableMs: now,
-    createdMs: now,
-  });
+  await tx.insertTask(pendingTask(newTaskId, execution, run, now));
   await tx.appendEvent(execution.executionId, "WorkflowContinuedAsNew", { run, input }, now);
   return reread(tx, execution.executionId);
 }
