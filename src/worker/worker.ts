@@ -25,8 +25,8 @@ export interface WorkerOptions {
   // biome-ignore lint/suspicious/noExplicitAny: definitions of any input type run here.
   workflows: readonly WorkflowDefinition<any>[];
   /**
-   * Most executions run at once. Default 10. For bursts of short executions (a minute's herd of
-   * schedules) 100 or more drains far faster (docs/benchmarks.md § End to end).
+   * Most executions run at once. Default 100: a minute's herd of schedules drains in polls of up to
+   * 100 tasks (docs/benchmarks.md § End to end); set it lower for handlers that each hold a lot.
    */
   concurrency?: number;
   /** The lease owner's name. Default `<hostname>:<pid>:<random>`. */
@@ -40,7 +40,7 @@ export interface WorkerOptions {
 }
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
-export const DEFAULT_CONCURRENCY = 10;
+export const DEFAULT_CONCURRENCY = 100;
 /** The server leases at most this many tasks per poll (MAX_TASKS_PER_POLL). */
 const MAX_TASKS_PER_POLL = 100;
 
