@@ -27,6 +27,9 @@ export type Columns<R> = { readonly [K in keyof R]-?: Column<R[K]> };
 export interface Table<R> {
   readonly name: string;
   readonly columns: Columns<R>;
+  /** The fields and their columns in order, computed once (the row reader runs per row read). */
+  readonly fields: readonly (keyof R & string)[];
+  readonly columnList: readonly Column<unknown>[];
 }
 
 function fail(name: string, expected: string, value: unknown): never {
@@ -106,7 +109,8 @@ export const col = {
 };
 
 export function table<R>(name: string, columns: Columns<R>): Table<R> {
-  return { name, columns };
+  const fields = Object.keys(columns) as (keyof R & string)[];
+  return { name, columns, fields, columnList: fields.map((f) => columns[f] as Column<unknown>) };
 }
 
 type Entry<R> = [keyof R & string, Column<unknown>];
@@ -176,7 +180,11 @@ export function arrayParam(values: readonly (string | number | null)[]): SqlPara
 /** Reads a driver row into the record the table declares. */
 export function readRow<R>(t: Table<R>, row: SqlRow, dialect: SqlDialect): R {
   const out: Record<string, unknown> = {};
-  for (const [field, c] of Object.entries(t.columns) as Entry<R>[]) out[field] = c.decode(row[c.name], dialect, c.name);
+  const { fields, columnList } = t;
+  for (let i = 0; i < fields.length; i++) {
+    const c = columnList[i] as Column<unknown>;
+    out[fields[i] as string] = c.decode(row[c.name], dialect, c.name);
+  }
   return out as R;
 }
 
