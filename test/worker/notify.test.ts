@@ -72,9 +72,16 @@ describeEachDialect("notify webhooks", (dialect) => {
     const paused = bodies.find((b) => b.event === "paused");
     expect(String(paused?.pause_note)).toContain(`execution ${execution_id} failed: card declined`);
 
-    const res = await fetch(`${cluster.url}/v1/schedules/alerting/notifications`);
-    const { notifications } = (await res.json()) as { notifications: Array<Record<string, unknown>> };
-    const byEvent = Object.fromEntries(notifications.map((n) => [n.event, n]));
+    // The receiver answered before the server recorded the delivery: wait for the record.
+    const recorded = async () => {
+      const res = await fetch(`${cluster.url}/v1/schedules/alerting/notifications`);
+      const { notifications } = (await res.json()) as { notifications: Array<Record<string, unknown>> };
+      return Object.fromEntries(notifications.map((n) => [n.event, n])) as Record<string, Record<string, unknown>>;
+    };
+    await waitFor("both deliveries recorded", async () =>
+      Object.values(await recorded()).every((n) => n.state === "delivered"),
+    );
+    const byEvent = await recorded();
     expect(byEvent.failure).toMatchObject({ state: "delivered", attempts: 2, last_error: null, url });
     expect(byEvent.paused).toMatchObject({ state: "delivered", attempts: 1 });
   }, 240_000);
