@@ -18,8 +18,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { Queue } from "bullmq";
-import pg from "pg";
 import { OrbitClient } from "../src/client/client.js";
+import { adminSql } from "./lib/pg-admin.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,16 +43,6 @@ const load = (): string =>
     .map((x) => x.toFixed(2))
     .join(" ");
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 /** A fresh Orbit server process on a fresh database; `close` stops it and drops the database. */
 async function orbitServer(dialect: "sqlite" | "pg"): Promise<{ url: string; close: () => Promise<void> }> {
   let target: string;
@@ -61,8 +51,8 @@ async function orbitServer(dialect: "sqlite" | "pg"): Promise<{ url: string; clo
   if (dialect === "pg") {
     target = PG_URL;
     schema = `orbit_create_${randomBytes(4).toString("hex")}`;
-    await admin(`CREATE SCHEMA ${schema}`);
-    drop = () => admin(`DROP SCHEMA ${schema} CASCADE`);
+    await adminSql(`CREATE SCHEMA ${schema}`);
+    drop = () => adminSql(`DROP SCHEMA ${schema} CASCADE`);
   } else {
     target = mkdtempSync(join(tmpdir(), "orbit-create-"));
     drop = async () => rmSync(target, { recursive: true, force: true });
@@ -176,7 +166,7 @@ async function viaBullmq(): Promise<number> {
 
 async function pgReachable(): Promise<string | null> {
   try {
-    await admin("SELECT 1");
+    await adminSql("SELECT 1");
     return null;
   } catch (err) {
     return String((err as Error).message ?? err);

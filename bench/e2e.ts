@@ -21,11 +21,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { OrbitClient } from "../src/client/client.js";
 import type { ChildSettings, Start } from "./lib/e2e-child.js";
 import { type Phases, readPhases } from "./lib/e2e-phases.js";
 import { type MinuteStats, pct, summarise } from "./lib/e2e-stats.js";
+import { adminSql } from "./lib/pg-admin.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -113,16 +113,6 @@ async function stop(p: Proc): Promise<void> {
   clearTimeout(kill);
 }
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 const load = (): string =>
   loadavg()
     .map((x) => x.toFixed(2))
@@ -157,8 +147,8 @@ async function runSystem(named: string): Promise<Row> {
       if (kind === "orbit-pg") {
         target = PG_URL;
         schema = `orbit_e2e_${randomBytes(4).toString("hex")}`;
-        await admin(`CREATE SCHEMA ${schema}`);
-        cleanups.push(() => admin(`DROP SCHEMA ${schema} CASCADE`));
+        await adminSql(`CREATE SCHEMA ${schema}`);
+        cleanups.push(() => adminSql(`DROP SCHEMA ${schema} CASCADE`));
       } else {
         target = mkdtempSync(join(tmpdir(), "orbit-e2e-"));
         cleanups.push(async () => rmSync(target, { recursive: true, force: true }));
@@ -198,7 +188,7 @@ async function runSystem(named: string): Promise<Row> {
       createMs = (await message<{ createMs: number }>(p, "ready")).createMs;
     } else if (kind === "graphile") {
       const schema = `graphile_e2e_${randomBytes(4).toString("hex")}`;
-      cleanups.push(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      cleanups.push(() => adminSql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
       const p = spawn(
         "e2e-graphile.ts",
         "graphile",

@@ -15,13 +15,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import pg from "pg";
 import { OrbitClient } from "../src/client/client.js";
 import { defineWorkflow, Worker } from "../src/index.js";
 import { startServer } from "../src/server/server.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { startWorkerServer } from "../test/worker/fixtures/worker-server.js";
+import { adminSql } from "./lib/pg-admin.js";
 
 const N_SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 20);
 const LATENCY_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -66,7 +66,7 @@ async function serve(dir: string, database: string | undefined): Promise<{ url: 
       url: server.url,
       close: async () => {
         await server.close();
-        if (database && schema) await admin(database, `DROP SCHEMA ${schema} CASCADE`);
+        if (database && schema) await adminSql(`DROP SCHEMA ${schema} CASCADE`, database);
       },
     };
   }
@@ -81,7 +81,7 @@ async function serve(dir: string, database: string | undefined): Promise<{ url: 
     url: server2.url,
     close: async () => {
       await server2.close();
-      if (database && schema) await admin(database, `DROP SCHEMA ${schema} CASCADE`);
+      if (database && schema) await adminSql(`DROP SCHEMA ${schema} CASCADE`, database);
     },
   };
 }
@@ -89,18 +89,8 @@ async function serve(dir: string, database: string | undefined): Promise<{ url: 
 /** PostgreSQL: a throwaway schema, dropped when the bench closes its server. */
 async function scratchSchema(url: string): Promise<string> {
   const schema = `orbit_bench_${randomBytes(4).toString("hex")}`;
-  await admin(url, `CREATE SCHEMA ${schema}`);
+  await adminSql(`CREATE SCHEMA ${schema}`, url);
   return schema;
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 async function drained(client: OrbitClient): Promise<void> {

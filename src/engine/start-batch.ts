@@ -13,18 +13,11 @@ import type { Workflow } from "../domain/workflow.js";
 import type { StoreOps } from "../store/store.js";
 import type { StartExecutionRequest } from "./executions.js";
 import { checkJsonLimits } from "./json-limits.js";
-import { startRecords } from "./start-records.js";
+import { type CheckedStart, startRecords } from "./start-records.js";
 import type { Workflows } from "./workflows.js";
 
 /** A start whose checks passed, queued until {@link StartBatch.flush}. */
-export interface PreparedStart {
-  readonly executionId: string;
-  readonly workflow: Workflow;
-  /** The validated input with defaults applied (may be shared by starts with the same input). */
-  readonly input: JsonObject;
-  readonly scheduleId: string | null;
-  readonly trigger: JsonObject | null;
-  readonly concurrencyKey: string | null;
+export interface PreparedStart extends CheckedStart {
   /** The timeouts that apply (docs/outcomes.md), in ms; null: none. */
   readonly startTimeoutMs: number | null;
   readonly runTimeoutMs: number | null;

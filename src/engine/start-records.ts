@@ -30,15 +30,16 @@ export interface StartRecords {
 
 export function startRecords(s: CheckedStart, now: number): StartRecords {
   // The execution's trace starts here, as a child of the active span (a fire, a request).
-  const span = tracer.startSpan("orbit.execution.start", {
-    kind: SpanKind.PRODUCER,
-    attributes: {
+  const span = tracer.startSpan("orbit.execution.start", { kind: SpanKind.PRODUCER });
+  // On the start path of every fire: the attributes are built only when an SDK records.
+  if (span.isRecording()) {
+    span.setAttributes({
       "orbit.execution_id": s.executionId,
       "orbit.workflow": s.workflow.name,
       "orbit.workflow_version": s.workflow.version,
       ...(s.scheduleId !== null ? { "orbit.schedule_id": s.scheduleId } : {}),
-    },
-  });
+    });
+  }
   span.end();
   const execution: Execution = {
     executionId: s.executionId,

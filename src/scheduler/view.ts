@@ -6,7 +6,6 @@
 import type { OccurrenceJson } from "../domain/api-json.js";
 import type { JsonObject } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
-import type { ScheduleSettings } from "../domain/schedule.js";
 import { SETTING_KEYS, type SettingKey } from "../domain/setting-table.js";
 import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
