@@ -571,7 +571,11 @@ function check(c: Case): void {
   }
 }
 
-describe("the engine against the brute-force reference", () => {
+// CPU-bound runs of thousands of cases: 7 s alone on this 2-core machine, and once over the
+// suite's 60 s at load 13. They cannot hang, so the bound is only how slow a loaded CI box may be.
+const PROPERTY_TIMEOUT_MS = 240_000;
+
+describe("the engine against the brute-force reference", { timeout: PROPERTY_TIMEOUT_MS }, () => {
   it("the reference finds the transitions the tests are built around", () => {
     expect(TRANSITIONS["Europe/Berlin"]?.map(iso)).toEqual([
       "2025-03-30T01:00:00.000Z",
