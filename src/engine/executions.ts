@@ -65,10 +65,11 @@ export interface ExecutionsOptions {
   /** Makes ids for starts that give none (and worker task ids). Default `crypto.randomUUID`. */
   newId?: () => string;
   /**
-   * Called inside the transaction that ends an execution (COMPLETED, FAILED, CANCELLED), so the
-   * scheduler can make a waiting buffer due in the same commit. Default: nothing.
+   * Called inside the transaction that ends executions (COMPLETED, FAILED, CANCELLED): one, or the
+   * batch of a batched complete, so the scheduler can make a waiting buffer due in the same commit.
+   * Default: nothing.
    */
-  onEnded?: (tx: StoreOps, execution: Execution, now: number) => Promise<void>;
+  onEnded?: (tx: StoreOps, executions: readonly Execution[], now: number) => Promise<void>;
   /**
    * Called when start queued a worker task, inside its transaction (the worker protocol's in-process
    * wake-up; on PostgreSQL a trigger also NOTIFYs at commit). Default: nothing.
@@ -274,8 +275,16 @@ export class Executions {
   }
 
   /**
-   * Tells the listeners again that an execution ended, for a transition run inside a caller's
-   * transaction (`runTransition(fn, tx)`): its own call came before the caller's commit.
+   * The ended-hook for executions a caller ended together inside its transaction `tx` (a batched
+   * complete, src/engine/complete-batch.ts); the caller calls {@link notifyEnded} after its commit.
+   */
+  async endedInTransaction(tx: StoreOps, executions: readonly Execution[], now: number): Promise<void> {
+    if (executions.length && this.onEnded) await this.onEnded(tx, executions, now);
+  }
+
+  /**
+   * Tells the listeners that an execution ended, for a transition run inside a caller's
+   * transaction (`runTransition(fn, tx)`, {@link endedInTransaction}), after the caller's commit.
    */
   notifyEnded(execution: Execution): void {
     if (!isActiveStatus(execution.status)) this.ended(execution);
@@ -301,7 +310,7 @@ export class Executions {
       const now = this.clock.now();
       const result = await fn(t, now);
       ended = result.endedMs === now && !isActiveStatus(result.status);
-      if (ended && this.onEnded) await this.onEnded(t, result, now);
+      if (ended && this.onEnded) await this.onEnded(t, [result], now);
       return result;
     });
     if (ended) this.ended(execution);

@@ -45,19 +45,32 @@ export async function holdTask(tx: StoreOps, taskId: string, workerId: string, n
   if (!peek) throw new OrbitError("NOT_FOUND", `worker task ${taskId} does not exist`);
   const execution = await lockExecution(tx, peek.executionId);
   const task = await tx.getTaskLease(taskId, { forUpdate: true });
+  const refused = leaseRefusal(taskId, peek.executionId, task, workerId, now);
+  if (refused !== null) throw refused;
+  return { execution, task: task! };
+}
+
+/** Why `workerId` does not hold the task's lease at `now` (CONFLICT), or null when it does. */
+export function leaseRefusal(
+  taskId: string,
+  executionId: string,
+  task: TaskLease | null,
+  workerId: string,
+  now: number,
+): OrbitError | null {
   if (task?.state !== "leased" || task.leaseOwner !== workerId) {
-    throw new OrbitError(
+    return new OrbitError(
       "CONFLICT",
-      `worker task ${taskId} (execution ${peek.executionId}) is not leased to worker ${workerId}: its lease expired and it was handed back, or it has ended; stop working on it`,
+      `worker task ${taskId} (execution ${executionId}) is not leased to worker ${workerId}: its lease expired and it was handed back, or it has ended; stop working on it`,
     );
   }
   if (task.leaseUntilMs === null || task.leaseUntilMs < now) {
-    throw new OrbitError(
+    return new OrbitError(
       "CONFLICT",
-      `worker task ${taskId} (execution ${peek.executionId}): the lease of worker ${workerId} expired ${task.leaseUntilMs === null ? "" : `${now - task.leaseUntilMs} ms ago `}without a heartbeat, so the task will be handed back; stop working on it`,
+      `worker task ${taskId} (execution ${executionId}): the lease of worker ${workerId} expired ${task.leaseUntilMs === null ? "" : `${now - task.leaseUntilMs} ms ago `}without a heartbeat, so the task will be handed back; stop working on it`,
     );
   }
-  return { execution, task };
+  return null;
 }
 
 /**

@@ -20,6 +20,7 @@ import type {
 } from "../domain/worker-protocol.js";
 import type { Store, StoreOps } from "../store/store.js";
 import type { StepResultRow, TaskLease } from "../store/task-store.js";
+import { type CompleteItem, completeBatch } from "./complete-batch.js";
 import type { Executions } from "./executions.js";
 import * as T from "./task-transitions.js";
 import type { TaskWakeups } from "./task-wakeups.js";
@@ -162,15 +163,12 @@ export class WorkerTasks {
     const now = this.o.clock.now();
     // A lease already past its end is not renewed (answered "lost"), reaped or not (docs/workflows.md § Leases).
     const held = new Set(await this.o.store.extendLeases(workerId, taskIds, now + this.leaseMs, now));
+    const reasons = await this.o.store.cancelReasonsOfTasks([...held]);
     const tasks: HeartbeatResponseJson["tasks"] = {};
     for (const id of taskIds) {
-      if (!held.has(id)) {
-        tasks[id] = { lease: "lost", cancel_requested: null };
-        continue;
-      }
-      const task = await this.o.store.getTaskLease(id);
-      const execution = task ? await this.o.store.getExecution(task.executionId) : null;
-      tasks[id] = { lease: "held", cancel_requested: execution?.cancelReason ?? null };
+      tasks[id] = held.has(id)
+        ? { lease: "held", cancel_requested: reasons.get(id) ?? null }
+        : { lease: "lost", cancel_requested: null };
     }
     return { tasks };
   }
@@ -199,39 +197,18 @@ export class WorkerTasks {
 
   /**
    * Many completions in one transaction (docs/workflows.md § Batched completes): one commit (one
-   * fsync) for the batch instead of one per task. Each task is checked and ended as `complete`
-   * does; a task the worker no longer holds is answered with its error and the others still
-   * complete. Both refusals (holdTask, endWith) come before any write of that task, so a refused
-   * task leaves nothing half-written in the shared transaction.
+   * fsync) and a constant number of statements for the batch (complete-batch.ts). Each task is
+   * checked and ended as `complete` does; a task the worker no longer holds is answered with its
+   * error and the others still complete.
    */
-  async completeMany(
-    workerId: string,
-    items: readonly { task_id: string; result: JsonValue }[],
-  ): Promise<Record<string, CompleteAnswer>> {
-    const answers: Record<string, CompleteAnswer> = {};
-    const ended: Execution[] = [];
-    await this.o.store.transaction(async (tx) => {
-      for (const item of items) {
-        try {
-          const execution = await this.o.executions.runTransition(
-            async (t, now) => T.completeAttempt(t, await T.holdTask(t, item.task_id, workerId, now), now, item.result),
-            tx,
-          );
-          if (execution.status === "COMPLETED") {
-            ended.push(execution);
-            answers[item.task_id] = { status: "COMPLETED" };
-          } else {
-            // A cancel was requested first: the worker compensates instead (T.cancelWins).
-            answers[item.task_id] = { status: "CANCEL_REQUESTED", cancel_requested: execution.cancelReason ?? "" };
-          }
-        } catch (err) {
-          if (!(err instanceof OrbitError)) throw err;
-          answers[item.task_id] = { code: err.code, message: err.message };
-        }
-      }
-    });
-    // Inside the batch's transaction the scheduler was told before the commit; tell it again now.
-    for (const execution of ended) this.o.executions.notifyEnded(execution);
+  async completeMany(workerId: string, items: readonly CompleteItem[]): Promise<Record<string, CompleteAnswer>> {
+    const executions = this.o.executions;
+    const { answers, ended } = await this.o.store.transaction((tx) =>
+      completeBatch(tx, workerId, items, this.o.clock.now(), (t, list, now) =>
+        executions.endedInTransaction(t, list, now),
+      ),
+    );
+    for (const execution of ended) executions.notifyEnded(execution);
     return answers;
   }
 

@@ -148,6 +148,43 @@ export async function queueDeadLetters(
 const MAX_NOTE = 1000;
 
 /**
+ * {@link recordOutcome} for executions ended in one transaction, in their order. The common case, a
+ * completion of a scheduled execution after no failure (it only moves the counters), is folded per
+ * schedule and written with one read of the schedules (locked, in id order) and one write; every
+ * other execution, and any after it of the same schedule, goes through recordOutcome one by one.
+ * Returns true when a notification was queued.
+ */
+export async function recordOutcomes(tx: StoreOps, executions: readonly Execution[], now: number): Promise<boolean> {
+  if (executions.length === 1) return recordOutcome(tx, executions[0]!, now);
+  const ids = new Set<string>();
+  for (const e of executions) if (e.scheduleId !== null && e.status === "COMPLETED") ids.add(e.scheduleId);
+  const rows = new Map((await tx.getSchedules([...ids], { forUpdate: true })).map((r) => [r.scheduleId, r]));
+  const folded = new Map<string, ScheduleOutcomes>();
+  const rest: Execution[] = [];
+  const slow = new Set<string | null>();
+  for (const e of executions) {
+    const row = e.scheduleId === null ? undefined : rows.get(e.scheduleId);
+    const prev = row === undefined ? undefined : (folded.get(row.scheduleId) ?? row.outcomes ?? NO_OUTCOMES);
+    if (
+      row === undefined ||
+      prev === undefined ||
+      e.status !== "COMPLETED" ||
+      prev.consecutiveFailures > 0 ||
+      slow.has(e.scheduleId)
+    ) {
+      slow.add(e.scheduleId);
+      rest.push(e);
+      continue;
+    }
+    folded.set(row.scheduleId, nextOutcomes(prev, e, now));
+  }
+  await tx.setSchedulesOutcomes([...folded].map(([scheduleId, outcomes]) => ({ scheduleId, outcomes })));
+  let queued = false;
+  for (const e of rest) queued = (await recordOutcome(tx, e, now)) || queued;
+  return queued;
+}
+
+/**
  * The engine's execution-ended hook for outcomes; runs in the transaction that ended the execution.
  * Returns true when it queued a notification (the caller wakes the notifier after the commit).
  */

@@ -10,7 +10,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { ScheduleActions } from "./actions.js";
 import type { FireReport } from "./fire.js";
 import { type LoopOptions, type SchedulerLogger, SchedulerLoop } from "./loop.js";
-import { recordOutcome } from "./outcomes.js";
+import { recordOutcomes } from "./outcomes.js";
 import { Schedules } from "./schedules.js";
 
 /** Default misfire grace (docs/design.md § Catch-up, `--misfire-grace`). */
@@ -31,16 +31,20 @@ export interface SchedulerOptions {
 }
 
 /**
- * The engine's execution-ended hook: makes buffered occurrences due when the execution ahead of
- * them ends (the schedule's own, or every schedule sharing the ended execution's concurrency key),
- * then records the outcome on the schedule (outcomes.ts: counters, pause_on_failure, notify).
+ * The engine's execution-ended hook, for one execution or a batch ended in one transaction: makes
+ * buffered occurrences due when the executions ahead of them end (their schedules', and every
+ * schedule sharing one of their concurrency keys; one statement), then records the outcomes on the
+ * schedules (outcomes.ts: counters, pause_on_failure, notify).
  */
-export async function wakeBuffers(tx: StoreOps, execution: Execution, now: number): Promise<void> {
-  if (execution.scheduleId !== null) await tx.wakeBufferedSchedules({ scheduleId: execution.scheduleId }, now);
-  if (execution.concurrencyKey !== null) {
-    await tx.wakeBufferedSchedules({ concurrencyKey: execution.concurrencyKey }, now);
+export async function wakeBuffers(tx: StoreOps, executions: readonly Execution[], now: number): Promise<void> {
+  const scheduleIds = new Set<string>();
+  const concurrencyKeys = new Set<string>();
+  for (const e of executions) {
+    if (e.scheduleId !== null) scheduleIds.add(e.scheduleId);
+    if (e.concurrencyKey !== null) concurrencyKeys.add(e.concurrencyKey);
   }
-  await recordOutcome(tx, execution, now);
+  await tx.wakeBufferedSchedules({ scheduleIds: [...scheduleIds], concurrencyKeys: [...concurrencyKeys] }, now);
+  await recordOutcomes(tx, executions, now);
 }
 
 export class Scheduler {

@@ -70,6 +70,8 @@ export interface ScheduleOutcomeAggregate {
 export interface OutcomeStoreOps {
   /** Writes the outcome columns only (the revision does not move); true when the schedule exists. */
   setScheduleOutcomes(scheduleId: string, outcomes: ScheduleOutcomes): Promise<boolean>;
+  /** {@link setScheduleOutcomes} for many schedules, each once (one statement on PostgreSQL). */
+  setSchedulesOutcomes(entries: readonly { scheduleId: string; outcomes: ScheduleOutcomes }[]): Promise<void>;
 
   /** Sets the deadlines of just-started executions (only those with a timeout). */
   setExecutionDeadlines(

@@ -216,10 +216,13 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]>;
   /**
    * Makes active, unpaused schedules that hold buffered occurrences due at `dueMs` (if later), so
-   * the loop starts the buffer when the execution ahead of it ended: the schedule itself, or every
-   * schedule sharing the concurrency key. Moves their revision; returns how many.
+   * the loop starts the buffer when the executions ahead of it ended: the schedules named, and every
+   * schedule sharing one of the concurrency keys (one statement). Moves their revision; returns how many.
    */
-  wakeBufferedSchedules(target: { scheduleId: string } | { concurrencyKey: string }, dueMs: number): Promise<number>;
+  wakeBufferedSchedules(
+    target: { scheduleIds: readonly string[]; concurrencyKeys: readonly string[] },
+    dueMs: number,
+  ): Promise<number>;
   /** The earliest due_ms of any active schedule, or null: when the loop should wake next. */
   nextDueMs(): Promise<number | null>;
   /**

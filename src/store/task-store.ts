@@ -5,7 +5,7 @@
  */
 import type { Execution } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import type { WorkerTask } from "./rows.js";
+import type { WorkerTask, WorkerTaskState } from "./rows.js";
 import type { FirstEvent, LockOption } from "./store.js";
 
 /** A worker task with the retry policy it was leased under (set by the lease; default 1 attempt, no back-off). */
@@ -64,6 +64,17 @@ export interface TaskStoreOps {
   lockExecutionsIfFree(executionIds: readonly string[]): Promise<Execution[]>;
   /** One event appended to each of several executions (at most one per execution), each at its next seq. */
   appendEvents(events: readonly FirstEvent[]): Promise<void>;
+  /**
+   * A batch of reports' locks (docs/workflows.md § Batched completes): the executions of those of
+   * the tasks that exist, then the tasks, each set locked (`FOR UPDATE`) in one statement in id
+   * order, so that concurrent batches take their locks in one order. Executions before tasks, as
+   * every report locks them. Missing ids are absent.
+   */
+  lockTasksAndExecutions(taskIds: readonly string[]): Promise<{ tasks: TaskLease[]; executions: Execution[] }>;
+  /** RUNNING → COMPLETED with each its result, `ended_ms` set and `error` cleared: one statement. */
+  completeExecutions(rows: readonly { executionId: string; result: JsonValue }[], endedMs: number): Promise<void>;
+  /** Sets the state of every one of the tasks (one statement). */
+  setTasksState(taskIds: readonly string[], state: WorkerTaskState): Promise<void>;
   /** The journaled steps of several executions, every run, by execution, run and `seq`. */
   listStepResultsOf(executionIds: readonly string[]): Promise<StepResultRow[]>;
   /**
@@ -71,6 +82,8 @@ export interface TaskStoreOps {
    * before `nowMs` (an expired lease is not revived, reaped or not); returns their ids.
    */
   extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number, nowMs: number): Promise<string[]>;
+  /** The cancel reason (null: none) of each of the tasks' executions, by task id (one statement). */
+  cancelReasonsOfTasks(taskIds: readonly string[]): Promise<Map<string, string | null>>;
   /** Leased tasks whose lease ended before the instant, earliest first (PostgreSQL: SKIP LOCKED when asked). */
   listExpiredLeases(beforeMs: number, limit: number, skipLocked?: boolean): Promise<TaskLease[]>;
   /** The earliest lease expiry of any leased task, or null: when the reaper should look next. */

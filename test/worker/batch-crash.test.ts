@@ -110,9 +110,13 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
     expect(run.leased).toHaveLength(40);
     const store = await location.open();
     await expectWhole(store, run);
-    // Ten of the open batch's tasks were written before the kill: none of it is visible.
-    const stuck = await store.getExecution(open.slice("open ".length));
-    expect(stuck?.status).toBe("RUNNING");
+    // The open batch's executions, tasks and events were all written before the kill: none of it is visible.
+    const openIds = open.slice("open ".length).split(" ");
+    expect(openIds).toHaveLength(20);
+    for (const id of openIds) {
+      expect((await store.getExecution(id))?.status, id).toBe("RUNNING");
+      expect((await store.getTaskForExecution(id))?.state, id).toBe("leased");
+    }
     const running = (await store.listExecutions({ limit: 100 })).filter((e) => e.status === "RUNNING");
     expect(running).toHaveLength(20);
   });

@@ -17,7 +17,7 @@ import type {
 } from "../outcome-store.js";
 import type { ScheduleOutcomes } from "../rows.js";
 import type { WorkflowRef } from "../task-store.js";
-import { jsonParam } from "./columns.js";
+import { arrayParam, jsonParam } from "./columns.js";
 import type { SqlParam, SqlRow } from "./executor.js";
 import { TaskOps } from "./task-ops.js";
 
@@ -38,6 +38,30 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
       ],
     );
     return changed > 0;
+  }
+
+  async setSchedulesOutcomes(entries: readonly { scheduleId: string; outcomes: ScheduleOutcomes }[]): Promise<void> {
+    if (!entries.length) return;
+    if (this.sqlDialect.batch === "rows") {
+      for (const e of entries) await this.setScheduleOutcomes(e.scheduleId, e.outcomes);
+      return;
+    }
+    const column = <T>(f: (o: ScheduleOutcomes) => T) => arrayParam(entries.map((e) => f(e.outcomes) as SqlParam));
+    await this.exec.run(
+      `UPDATE orbit_schedules AS s SET last_outcome = u.last_outcome::jsonb, last_success_ms = u.last_success_ms,
+         last_failure_ms = u.last_failure_ms, consecutive_failures = u.consecutive_failures, failures = u.failures
+       FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::int[], ?::int[])
+         AS u(schedule_id, last_outcome, last_success_ms, last_failure_ms, consecutive_failures, failures)
+       WHERE s.schedule_id = u.schedule_id`,
+      [
+        arrayParam(entries.map((e) => e.scheduleId)),
+        column((o) => jsonParam(o.lastOutcome as unknown as JsonObject | null)),
+        column((o) => o.lastSuccessMs),
+        column((o) => o.lastFailureMs),
+        column((o) => o.consecutiveFailures),
+        column((o) => o.failures),
+      ],
+    );
   }
 
   async setExecutionDeadlines(

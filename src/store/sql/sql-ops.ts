@@ -194,11 +194,21 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async wakeBufferedSchedules(
-    target: { scheduleId: string } | { concurrencyKey: string },
+    target: { scheduleIds: readonly string[]; concurrencyKeys: readonly string[] },
     dueMs: number,
   ): Promise<number> {
-    const [column, value] =
-      "scheduleId" in target ? ["schedule_id", target.scheduleId] : ["concurrency_key", target.concurrencyKey];
+    const which: string[] = [];
+    const params: SqlParam[] = [];
+    for (const [column, values] of [
+      ["schedule_id", target.scheduleIds],
+      ["concurrency_key", target.concurrencyKeys],
+    ] as const) {
+      if (!values.length) continue;
+      const list = this.sqlDialect.inList(column, values);
+      which.push(list.sql);
+      params.push(list.param);
+    }
+    if (!which.length) return 0;
     // Due at the oldest buffered occurrence (it is in the past): the loop fires due rows oldest
     // first, so waiters on a concurrency key are served in the order of their occurrences, not
     // by schedule id (docs/scheduling.md, "Concurrency keys").
@@ -206,9 +216,9 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     const wakeAt = `(CASE WHEN ${oldest} < ? THEN ${oldest} ELSE ? END)`;
     return this.exec.run(
       `UPDATE orbit_schedules SET due_ms = ${wakeAt}, revision = revision + 1
-       WHERE ${column} = ? AND state = 'active' AND NOT paused AND buffered <> '[]'
+       WHERE (${which.join(" OR ")}) AND state = 'active' AND NOT paused AND buffered <> '[]'
          AND (due_ms IS NULL OR due_ms > ${wakeAt})`,
-      [dueMs, dueMs, value, dueMs, dueMs],
+      [dueMs, dueMs, ...params, dueMs, dueMs],
     );
   }
 

@@ -3,7 +3,8 @@
  * step journal. Sits between ExecutionOps and SqlOps so that both dialects get them.
  */
 import type { Execution } from "../../domain/execution.js";
-import type { JsonObject } from "../../domain/json.js";
+import type { JsonObject, JsonValue } from "../../domain/json.js";
+import type { WorkerTaskState } from "../rows.js";
 import type { FirstEvent, LockOption } from "../store.js";
 import type {
   ClaimableTaskQuery,
@@ -130,6 +131,47 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     );
   }
 
+  async lockTasksAndExecutions(taskIds: readonly string[]): Promise<{ tasks: TaskLease[]; executions: Execution[] }> {
+    if (!taskIds.length) return { tasks: [], executions: [] };
+    const ids = this.sqlDialect.inList("task_id", taskIds);
+    const executions = await this.exec.all(
+      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions
+       WHERE execution_id IN (SELECT execution_id FROM orbit_worker_tasks WHERE ${ids.sql})
+       ORDER BY execution_id${this.sqlDialect.forUpdate}`,
+      [ids.param],
+    );
+    const tasks = await this.exec.all(
+      `SELECT * FROM orbit_worker_tasks WHERE ${ids.sql} ORDER BY task_id${this.sqlDialect.forUpdate}`,
+      [ids.param],
+    );
+    return { tasks: tasks.map((r) => this.lease(r)), executions: executions.map((r) => this.map.execution(r)) };
+  }
+
+  async completeExecutions(
+    rows: readonly { executionId: string; result: JsonValue }[],
+    endedMs: number,
+  ): Promise<void> {
+    if (!rows.length) return;
+    if (this.sqlDialect.batch === "rows") {
+      await this.exec.runMany(
+        `UPDATE orbit_executions SET status = 'COMPLETED', result = ?, error = NULL, ended_ms = ? WHERE execution_id = ?`,
+        rows.map((r) => [jsonParam(r.result), endedMs, r.executionId]),
+      );
+      return;
+    }
+    await this.exec.run(
+      `UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::jsonb, error = NULL, ended_ms = ?
+       FROM unnest(?::text[], ?::text[]) AS u(execution_id, result) WHERE e.execution_id = u.execution_id`,
+      [endedMs, arrayParam(rows.map((r) => r.executionId)), arrayParam(rows.map((r) => jsonParam(r.result)))],
+    );
+  }
+
+  async setTasksState(taskIds: readonly string[], state: WorkerTaskState): Promise<void> {
+    if (!taskIds.length) return;
+    const ids = this.sqlDialect.inList("task_id", taskIds);
+    await this.exec.run(`UPDATE orbit_worker_tasks SET state = ? WHERE ${ids.sql}`, [state, ids.param]);
+  }
+
   async listStepResultsOf(executionIds: readonly string[]): Promise<StepResultRow[]> {
     if (!executionIds.length) return [];
     const ids = this.sqlDialect.inList("execution_id", executionIds);
@@ -155,6 +197,19 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       [leaseUntilMs, owner, nowMs, ...taskIds],
     );
     return rows.map((r) => String(r.task_id));
+  }
+
+  async cancelReasonsOfTasks(taskIds: readonly string[]): Promise<Map<string, string | null>> {
+    const reasons = new Map<string, string | null>();
+    if (!taskIds.length) return reasons;
+    const ids = this.sqlDialect.inList("t.task_id", taskIds);
+    const rows = await this.exec.all(
+      `SELECT t.task_id, e.cancel_reason FROM orbit_worker_tasks t
+       JOIN orbit_executions e ON e.execution_id = t.execution_id WHERE ${ids.sql}`,
+      [ids.param],
+    );
+    for (const r of rows) reasons.set(String(r.task_id), r.cancel_reason == null ? null : String(r.cancel_reason));
+    return reasons;
   }
 
   async listExpiredLeases(beforeMs: number, limit: number, skipLocked = false): Promise<TaskLease[]> {
