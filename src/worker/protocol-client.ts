@@ -1,7 +1,9 @@
 /**
  * The worker's side of the HTTP protocol (docs/workflows.md § Protocol), over src/client/http.ts.
- * Reports retry while the server cannot be reached (a restart, a network blip) until `retryForMs`;
- * a 409 on a task means the lease is gone and becomes {@link LeaseLostError}.
+ * Reports retry while the server cannot be reached (a restart, a network blip) or answers 503
+ * `UNAVAILABLE` (its database restarting or failing over) until `retryForMs`, so an outcome is not
+ * lost to an outage and the run repeated after its lease; a 409 on a task means the lease is gone
+ * and becomes {@link LeaseLostError}.
  */
 
 import { type HttpOptions, request, ServerUnreachableError } from "../client/http.js";
@@ -136,9 +138,14 @@ export class ProtocolClient {
         if (err instanceof OrbitError && err.code === "CONFLICT" && path.startsWith("/v1/worker/tasks/")) {
           throw new LeaseLostError(err.message);
         }
-        if (!(err instanceof ServerUnreachableError) || this.o.clock.now() >= until) throw err;
+        if (!retryable(err) || this.o.clock.now() >= until) throw err;
         await this.o.clock.sleep(500);
       }
     }
   }
+}
+
+/** The server could not be reached, or could not reach its database: the same report may succeed shortly. */
+function retryable(err: unknown): boolean {
+  return err instanceof ServerUnreachableError || (err instanceof OrbitError && err.code === "UNAVAILABLE");
 }

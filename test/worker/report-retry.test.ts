@@ -1,0 +1,74 @@
+/**
+ * A worker's reports ride out a server whose database is restarting (docs/workflows.md § Protocol):
+ * a 503 UNAVAILABLE is retried like an unreachable server, until the lease would be over, so a
+ * completion is not lost and the run is not repeated after its lease. Other refusals are not
+ * retried. The server here is a stub that answers the worker protocol's complete with what the
+ * test scripts; the same behaviour under a real PostgreSQL restart is in
+ * test/faults/pg-restart.test.ts.
+ */
+import { createServer, type Server } from "node:http";
+import { afterEach, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { Clock } from "../../src/domain/clock.js";
+import { OrbitError } from "../../src/domain/errors.js";
+import { ProtocolClient } from "../../src/worker/protocol-client.js";
+
+let server: Server | null = null;
+afterEach(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  server = null;
+});
+
+/** A stub whose answers to POST /v1/worker/complete are taken from `answers` in order. */
+async function stub(answers: { status: number; body: unknown }[]): Promise<{ url: string; calls: () => number }> {
+  let calls = 0;
+  server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const a = answers[Math.min(calls++, answers.length - 1)] as { status: number; body: unknown };
+      res.writeHead(a.status, { "content-type": "application/json" }).end(JSON.stringify(a.body));
+    });
+  });
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, calls: () => calls };
+}
+
+/** Time moves only by the client's own retry sleeps, so "until the lease is over" is exact. */
+function retryClock(): Clock {
+  const clock = new ManualClock(0);
+  return { now: () => clock.now(), sleep: async (ms) => clock.advance(ms) };
+}
+
+const UNAVAILABLE = {
+  status: 503,
+  body: { code: "UNAVAILABLE", message: "the database is unavailable (connect ECONNREFUSED); retry shortly" },
+};
+const COMPLETED = { status: 200, body: { tasks: { t1: { status: "COMPLETED" } } } };
+
+function client(url: string): ProtocolClient {
+  return new ProtocolClient({ server: url, workerId: "w1", clock: retryClock(), signal: new AbortController().signal });
+}
+
+it("retries a completion answered 503 UNAVAILABLE until it is recorded", async () => {
+  const s = await stub([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, COMPLETED]);
+  await expect(client(s.url).complete("t1", { ok: true }, 30_000)).resolves.toBeNull();
+  expect(s.calls()).toBe(4);
+});
+
+it("gives up with UNAVAILABLE once the lease would be over", async () => {
+  const s = await stub([UNAVAILABLE]);
+  const err = await client(s.url)
+    .complete("t1", { ok: true }, 2_000)
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OrbitError);
+  expect((err as OrbitError).code).toBe("UNAVAILABLE");
+  expect(s.calls()).toBe(5); // at 0, 500, 1000, 1500 and 2000 ms of the client's clock
+});
+
+it("does not retry another refusal", async () => {
+  const s = await stub([{ status: 500, body: { code: "INTERNAL", message: "boom" } }, COMPLETED]);
+  await expect(client(s.url).complete("t1", { ok: true }, 30_000)).rejects.toMatchObject({ code: "INTERNAL" });
+  expect(s.calls()).toBe(1);
+});
