@@ -120,7 +120,12 @@ export class PostgresStore extends SqlOps implements Store {
       keepAlive: true,
       ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
     });
-    pool.on("error", (error) => this.options.onPoolError?.(error));
+    pool.on("error", (error) => {
+      // pg-pool hangs the dropped client on the error: a logger would write all of it (its
+      // connection parameters, every prepared statement) for each idle connection a restart drops.
+      delete (error as Error & { client?: unknown }).client;
+      this.options.onPoolError?.(error);
+    });
     try {
       await migratePostgres(pool);
     } catch (error) {
