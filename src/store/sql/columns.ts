@@ -27,9 +27,10 @@ export type Columns<R> = { readonly [K in keyof R]-?: Column<R[K]> };
 export interface Table<R> {
   readonly name: string;
   readonly columns: Columns<R>;
-  /** The fields and their columns in order, computed once (the row reader runs per row read). */
+  /** The fields in the declaration's order. */
   readonly fields: readonly (keyof R & string)[];
-  readonly columnList: readonly Column<unknown>[];
+  /** Reads a driver row into the record: a function generated once per table ({@link rowReader}). */
+  readonly read: (row: SqlRow, dialect: SqlDialect) => R;
 }
 
 function fail(name: string, expected: string, value: unknown): never {
@@ -110,7 +111,48 @@ export const col = {
 
 export function table<R>(name: string, columns: Columns<R>): Table<R> {
   const fields = Object.keys(columns) as (keyof R & string)[];
-  return { name, columns, fields, columnList: fields.map((f) => columns[f] as Column<unknown>) };
+  return { name, columns, fields, read: rowReader<R>(columns, fields) };
+}
+
+/**
+ * The fire path reads, binds and maps thousands of rows a second, so the per-row work is not a
+ * loop over the columns: each table's reader and each column set's parameter builders are
+ * functions generated once, at module load, from the declaration — one object literal or array
+ * literal with a fixed shape, one call per column to that column's own encoder or decoder (each
+ * call site sees one function, which V8 inlines). Only names from the declarations go into the
+ * generated code, and only as JSON string literals.
+ */
+function generate<F>(bound: Record<string, unknown>, body: string): F {
+  const names = Object.keys(bound);
+  return new Function(...names, body)(...names.map((n) => bound[n])) as F;
+}
+
+const lit = (text: string): string => JSON.stringify(text);
+
+/** Extra fields a reader computes from the whole row (a schedule's outcome columns). */
+export type ExtraReaders<X> = { readonly [K in keyof X]: (row: SqlRow, dialect: SqlDialect) => X[K] };
+
+/**
+ * The generated row reader of a table's columns: `{ field: decode(row.column), … }` in the
+ * declaration's order, then the `extra` fields.
+ */
+export function rowReader<R, X = unknown>(
+  columns: Columns<R>,
+  fields: readonly (keyof R & string)[] = Object.keys(columns) as (keyof R & string)[],
+  extra?: ExtraReaders<X>,
+): (row: SqlRow, dialect: SqlDialect) => R & X {
+  const bound: Record<string, unknown> = {};
+  const props: string[] = [];
+  fields.forEach((f, i) => {
+    const c = columns[f] as Column<unknown>;
+    bound[`d${i}`] = c.decode;
+    props.push(`${lit(f)}: d${i}(row[${lit(c.name)}], dialect, ${lit(c.name)})`);
+  });
+  Object.entries(extra ?? {}).forEach(([k, read], i) => {
+    bound[`x${i}`] = read;
+    props.push(`${lit(k)}: x${i}(row, dialect)`);
+  });
+  return generate(bound, `return function readRow(row, dialect) { return { ${props.join(", ")} }; };`);
 }
 
 type Entry<R> = [keyof R & string, Column<unknown>];
@@ -152,18 +194,36 @@ const unnested = (c: Column<unknown>): string => `u.${quote(c.name)}${c.pg === "
 export function columnSet<R>(t: Table<R>, fields?: readonly (keyof R)[]): ColumnSet<R> {
   const cols = entries(t, fields);
   const names = cols.map(([, c]) => c.name);
+  const bound: Record<string, unknown> = {};
+  cols.forEach(([, c], i) => {
+    bound[`e${i}`] = c.encode;
+  });
+  const encoded = (row: string) => cols.map(([k], i) => `e${i}(${row}[${lit(k)}])`);
   return {
     names,
     list: names.map(quote).join(", "),
     marks: names.map(() => "?").join(", "),
     sets: names.map((n) => `${quote(n)} = ?`).join(", "),
-    params: (row) => cols.map(([k, c]) => c.encode(row[k])),
+    params: generate(bound, `return function params(row) { return [${encoded("row").join(", ")}]; };`),
     arrayMarks: cols.map(([, c]) => `?::${arrayType(c.pg)}[]`).join(", "),
     unnested: cols.map(([, c]) => unnested(c)).join(", "),
     setsFromUnnest: cols.map(([, c]) => `${quote(c.name)} = ${unnested(c)}`).join(", "),
     // node-postgres binds a JS array as an array literal (each element quoted, null as NULL); the
-    // executor's parameter type names scalars only, hence the cast.
-    arrays: (rows) => cols.map(([k, c]) => rows.map((r) => c.encode(r[k])) as unknown as SqlParam),
+    // executor's parameter type names scalars only, hence the cast. One pass over the rows.
+    arrays: generate(
+      bound,
+      `return function arrays(rows) {
+        const n = rows.length;
+        ${cols.map((_, i) => `const a${i} = new Array(n);`).join(" ")}
+        for (let i = 0; i < n; i++) {
+          const r = rows[i];
+          ${encoded("r")
+            .map((e, i) => `a${i}[i] = ${e};`)
+            .join(" ")}
+        }
+        return [${cols.map((_, i) => `a${i}`).join(", ")}];
+      };`,
+    ),
   };
 }
 
@@ -179,13 +239,7 @@ export function arrayParam(values: readonly (string | number | null)[]): SqlPara
 
 /** Reads a driver row into the record the table declares. */
 export function readRow<R>(t: Table<R>, row: SqlRow, dialect: SqlDialect): R {
-  const out: Record<string, unknown> = {};
-  const { fields, columnList } = t;
-  for (let i = 0; i < fields.length; i++) {
-    const c = columnList[i] as Column<unknown>;
-    out[fields[i] as string] = c.decode(row[c.name], dialect, c.name);
-  }
-  return out as R;
+  return t.read(row, dialect);
 }
 
 /**

@@ -6,52 +6,52 @@
 import type { Execution, ExecutionEvent } from "../../domain/execution.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { IdempotencyRecord, OccurrenceRow, ScheduleOutcome, ScheduleRow, WorkerTask } from "../rows.js";
-import { readRow } from "./columns.js";
+import { rowReader } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlRow } from "./executor.js";
 import { EVENTS, EXECUTIONS, IDEMPOTENCY_KEYS, OCCURRENCES, SCHEDULES, TASKS, WORKFLOWS } from "./tables.js";
 
 const optNumber = (v: unknown): number | null => (v == null ? null : Number(v));
 
+/** A schedule with its outcome columns (migration 0005; written only by setScheduleOutcomes). */
+const readSchedule = rowReader(SCHEDULES.columns, SCHEDULES.fields, {
+  outcomes: (row, dialect): ScheduleRow["outcomes"] => ({
+    lastOutcome: (row.last_outcome == null ? null : dialect.readJson(row.last_outcome)) as ScheduleOutcome | null,
+    lastSuccessMs: optNumber(row.last_success_ms),
+    lastFailureMs: optNumber(row.last_failure_ms),
+    consecutiveFailures: Number(row.consecutive_failures ?? 0),
+    failures: Number(row.failures ?? 0),
+  }),
+});
+
 export class RowMapper {
   constructor(private readonly dialect: SqlDialect) {}
 
   workflow(row: SqlRow): Workflow {
-    return readRow(WORKFLOWS, row, this.dialect);
+    return WORKFLOWS.read(row, this.dialect);
   }
 
   execution(row: SqlRow): Execution {
-    return readRow(EXECUTIONS, row, this.dialect);
+    return EXECUTIONS.read(row, this.dialect);
   }
 
   event(row: SqlRow): ExecutionEvent {
-    return readRow(EVENTS, row, this.dialect);
+    return EVENTS.read(row, this.dialect);
   }
 
   task(row: SqlRow): WorkerTask {
-    return readRow(TASKS, row, this.dialect);
+    return TASKS.read(row, this.dialect);
   }
 
-  /** A schedule with its outcome columns (migration 0005; written only by setScheduleOutcomes). */
   schedule(row: SqlRow): ScheduleRow {
-    const lastOutcome = row.last_outcome == null ? null : this.dialect.readJson(row.last_outcome);
-    return {
-      ...readRow(SCHEDULES, row, this.dialect),
-      outcomes: {
-        lastOutcome: lastOutcome as ScheduleOutcome | null,
-        lastSuccessMs: optNumber(row.last_success_ms),
-        lastFailureMs: optNumber(row.last_failure_ms),
-        consecutiveFailures: Number(row.consecutive_failures ?? 0),
-        failures: Number(row.failures ?? 0),
-      },
-    };
+    return readSchedule(row, this.dialect);
   }
 
   occurrence(row: SqlRow): OccurrenceRow {
-    return readRow(OCCURRENCES, row, this.dialect);
+    return OCCURRENCES.read(row, this.dialect);
   }
 
   idempotency(row: SqlRow): IdempotencyRecord {
-    return readRow(IDEMPOTENCY_KEYS, row, this.dialect);
+    return IDEMPOTENCY_KEYS.read(row, this.dialect);
   }
 }

@@ -151,12 +151,11 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     if (this.sqlDialect.batch === "rows") {
       const changed = await this.exec.runMany(
         ADVANCE_SQLITE,
-        advances.map((a) => [
-          ...SCHEDULE_ADVANCE.params(a.row),
-          a.row.scheduleId,
-          a.expectedRevision,
-          a.expectedNextFireMs,
-        ]),
+        advances.map((a) => {
+          const params = SCHEDULE_ADVANCE.params(a.row);
+          params.push(a.row.scheduleId, a.expectedRevision, a.expectedNextFireMs);
+          return params;
+        }),
       );
       return advances.filter((_, i) => changed[i] === 1).map((a) => a.row.scheduleId);
     }
