@@ -13,7 +13,7 @@ import type { Workflow } from "../domain/workflow.js";
 import type { StoreOps } from "../store/store.js";
 import type { StartExecutionRequest } from "./executions.js";
 import { checkJsonLimits } from "./json-limits.js";
-import { type CheckedStart, startRecords } from "./start-records.js";
+import { type CheckedStart, pendingTask, startRecords } from "./start-records.js";
 import type { Workflows } from "./workflows.js";
 
 /** A start whose checks passed, queued until {@link StartBatch.flush}. */
@@ -54,9 +54,20 @@ export interface StartContext {
 /** Longest accepted execution id; a schedule's ids are at most ~130 characters. */
 export const MAX_EXECUTION_ID_LENGTH = 255;
 
+/** A start's workflow, resolved, and the timeouts that apply to it (null until asked for). */
+interface Target {
+  workflow: Workflow;
+  timeouts: { startTimeoutMs: number | null; runTimeoutMs: number | null } | null;
+}
+
 export class StartBatch {
   private queued: PreparedStart[] = [];
   private readonly results = new Map<string, StartResult>();
+  /**
+   * Targets resolved in this batch, by workflow, version and the timeouts given: a fire batch's
+   * starts mostly share one, and a hit needs no await (a promise per start on the fire path).
+   */
+  private readonly targets = new Map<string, Target>();
   /** Executions active in the database when last counted (admission), null: count again. */
   private active: number | null = null;
 
@@ -110,8 +121,11 @@ export class StartBatch {
     this.queued = [];
     const now = this.e.clock.now();
     const records = starts.map((p) => startRecords(p, now));
-    const inserted = new Set(await this.tx.insertExecutions(records.map((r) => r.execution)));
-    const fresh = records.filter((r) => inserted.has(r.execution.executionId));
+    const executions = records.map((r) => r.execution);
+    const ids = await this.tx.insertExecutions(executions);
+    const inserted = new Set(ids);
+    const fresh =
+      ids.length === records.length ? records : records.filter((r) => inserted.has(r.execution.executionId));
     for (const r of records) {
       const id = r.execution.executionId;
       if (inserted.has(id)) continue;
@@ -120,7 +134,8 @@ export class StartBatch {
       this.results.set(id, { created: false, execution: existing });
     }
     await this.tx.insertFirstEvents(fresh.map((r) => r.firstEvent));
-    await this.tx.insertTasks(fresh.map((r) => r.task(this.e.newId())));
+    // Task ids are asked for only once their executions are inserted.
+    await this.tx.insertTasks(fresh.map((r) => pendingTask(this.e.newId(), r.execution, 1, now)));
     // Deadlines only for starts with a timeout: plain starts write nothing more.
     const byDeadlines = new Map<string, string[]>();
     for (const p of starts) {
@@ -150,13 +165,16 @@ export class StartBatch {
       const trigger = request.trigger ?? null;
       checkExecutionId(request.execution_id);
       if (trigger !== null) checkJsonLimits(trigger, "trigger");
-      const workflow = await this.e.workflows.resolve(request.workflow, request.version, this.tx);
-      const input = this.validate(workflow, request.input ?? {});
+      const given = request.timeouts;
+      const key = `${request.workflow}\u0000${request.version ?? ""}\u0000${given?.start_timeout ?? ""}\u0000${given?.run_timeout ?? ""}`;
+      const target = this.targets.get(key) ?? (await this.target(key, request));
+      const input = this.validate(target.workflow, request.input ?? {});
       if (input instanceof OrbitError) return input;
-      const timeouts = await this.e.timeoutsOf(this.tx, workflow.name, request.timeouts);
+      if (target.timeouts === null) target.timeouts = await this.e.timeoutsOf(this.tx, target.workflow.name, given);
+      const timeouts = target.timeouts;
       return {
         executionId: request.execution_id,
-        workflow,
+        workflow: target.workflow,
         input,
         scheduleId: request.schedule_id ?? null,
         trigger,
@@ -168,6 +186,16 @@ export class StartBatch {
       if (err instanceof OrbitError) return err;
       throw err;
     }
+  }
+
+  /** Resolves the workflow of a start and keeps it under `key`. */
+  private async target(key: string, request: StartExecutionRequest): Promise<Target> {
+    const target: Target = {
+      workflow: await this.e.workflows.resolve(request.workflow, request.version, this.tx),
+      timeouts: null,
+    };
+    this.targets.set(key, target);
+    return target;
   }
 
   /** Validates once per workflow version and input per transaction: a fire batch repeats inputs. */

@@ -21,11 +21,10 @@ export interface CheckedStart {
   readonly concurrencyKey: string | null;
 }
 
+/** The execution and its first event; its pending task is {@link pendingTask}, built once the execution is inserted. */
 export interface StartRecords {
   execution: Execution;
   firstEvent: FirstEvent;
-  /** The pending task; its id is asked for only once the execution is inserted, as before. */
-  task(taskId: string): WorkerTask;
 }
 
 export function startRecords(s: CheckedStart, now: number): StartRecords {
@@ -64,12 +63,7 @@ export function startRecords(s: CheckedStart, now: number): StartRecords {
   const created: JsonObject = { workflow: s.workflow.name, version: s.workflow.version, input: s.input };
   if (s.scheduleId !== null) created.schedule_id = s.scheduleId;
   if (s.trigger !== null) created.trigger = s.trigger;
-  const task = (taskId: string): WorkerTask => pendingTask(taskId, execution, 1, now);
-  return {
-    execution,
-    firstEvent: { executionId: s.executionId, type: "WorkflowCreated", data: created, atMs: now },
-    task,
-  };
+  return { execution, firstEvent: { executionId: s.executionId, type: "WorkflowCreated", data: created, atMs: now } };
 }
 
 /** The pending task of a run of an execution (its first, a retry's, a continue-as-new's): attempt 1, due now. */

@@ -145,21 +145,23 @@ function chooseStarts(inp: DecideInput, c: Collected): number[] {
 function missedRuns(inp: DecideInput, c: Collected, starts: readonly number[]): LedgerEntry[] {
   if (c.last === null) return [];
   const out: LedgerEntry[] = [];
-  const run = (after: number, upTo: number): void => {
-    if (upTo <= after) return;
-    const count = inp.timing.countBetween(after, upTo);
-    if (count <= 0) return;
-    const from = inp.timing.nextAfter(after) as number;
-    const to = count === 1 ? from : (kthLast(inp.timing, after, upTo, 1) as number);
-    out.push({ kind: "missed", count, from, to });
-  };
   let after = inp.nextFireMs - 1;
   for (const s of starts) {
-    run(after, s - 1);
+    missedRun(out, inp.timing, after, s - 1);
     after = s;
   }
-  run(after, c.last);
+  missedRun(out, inp.timing, after, c.last);
   return out;
+}
+
+/** The missed row of the occurrences in (after, upTo], if any. */
+function missedRun(out: LedgerEntry[], timing: Timing, after: number, upTo: number): void {
+  if (upTo <= after) return;
+  const count = timing.countBetween(after, upTo);
+  if (count <= 0) return;
+  const from = timing.nextAfter(after) as number;
+  const to = count === 1 ? from : (kthLast(timing, after, upTo, 1) as number);
+  out.push({ kind: "missed", count, from, to });
 }
 
 export function decide(inp: DecideInput): FirePlan {
@@ -186,43 +188,26 @@ export function decide(inp: DecideInput): FirePlan {
   let left = limit;
   /** The last occurrence decided before max_runs ended the schedule. */
   let lastCounted: number | null = null;
+  // No closures in here: this loop runs for every due occurrence of every fire.
   for (const occurrence of toStart) {
     if (left !== null && left <= 0) break;
-    const counted = (): void => {
-      if (left === null) return;
-      left--;
-      lastCounted = occurrence;
-    };
-    const start = (cancelBefore: boolean): void => {
-      plan.starts.push({ occurrence, cancelBefore, fromBuffer: false });
+    const verdict = overlapVerdict(inp.overlap, blocker, plan.buffered.length);
+    if (verdict === "start" || verdict === "cancel_and_start") {
+      plan.starts.push({ occurrence, cancelBefore: verdict === "cancel_and_start", fromBuffer: false });
       plan.ledger.push({ kind: "started", occurrence, buffered: false });
       blocker = "schedule";
-      counted();
-    };
-    const skip = (reason: Exclude<SkipReason, "missed">): void => {
-      plan.ledger.push({ kind: "skipped", occurrence, reason });
+    } else if (verdict === "buffer") {
+      plan.buffered.push(occurrence);
+      plan.ledger.push({ kind: "buffered", occurrence });
+    } else {
+      plan.ledger.push({ kind: "skipped", occurrence, reason: verdict });
       plan.skipped++;
-    };
-    if (blocker === "none" || inp.overlap === "allow") {
-      start(false);
       continue;
     }
-    switch (inp.overlap) {
-      case "skip":
-        skip(blocker === "key" ? "concurrency" : "overlap");
-        break;
-      case "cancel_previous":
-        if (blocker === "schedule") start(true);
-        else skip("concurrency");
-        break;
-      case "buffer_one":
-      case "buffer_all":
-        if (plan.buffered.length < (inp.overlap === "buffer_one" ? 1 : MAX_BUFFERED)) {
-          plan.buffered.push(occurrence);
-          plan.ledger.push({ kind: "buffered", occurrence });
-          counted();
-        } else skip("buffer_full");
-        break;
+    // Started or buffered: it counts toward max_runs.
+    if (left !== null) {
+      left--;
+      lastCounted = occurrence;
     }
   }
   if (c.last !== null) plan.nextFireMs = inp.timing.nextAfter(c.last);
@@ -244,6 +229,20 @@ function endByMaxRuns(plan: FirePlan, last: number | null): void {
   for (const e of plan.ledger) plan.skipped += e.kind === "missed" ? e.count : e.kind === "skipped" ? 1 : 0;
   plan.nextFireMs = null;
   plan.advanced = true;
+}
+
+/** What the overlap policy does with one due occurrence, given what blocks it and the buffer's length. */
+function overlapVerdict(
+  overlap: OverlapPolicy,
+  blocker: Blocker,
+  buffered: number,
+): "start" | "cancel_and_start" | "buffer" | Exclude<SkipReason, "missed"> {
+  const verdict = decideTrigger(overlap, blocker);
+  if (verdict !== "not_started") return verdict;
+  if (overlap === "buffer_one" || overlap === "buffer_all") {
+    return buffered < (overlap === "buffer_one" ? 1 : MAX_BUFFERED) ? "buffer" : "buffer_full";
+  }
+  return overlap === "skip" && blocker !== "key" ? "overlap" : "concurrency";
 }
 
 /** A manual trigger under the overlap policy: start, cancel-then-start, or not start. */

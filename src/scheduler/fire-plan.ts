@@ -114,30 +114,35 @@ function planBefore(plan: FirePlan, occurrence: number, buffered: readonly numbe
   };
 }
 
-/** The ledger rows of the plan's entries, and its skips by reason. */
+/**
+ * Appends the ledger rows of the plan's entries to `ledger` and counts its skips by reason into
+ * `skipped`. Each row is one object literal (no spread of a shared base: this runs per fire).
+ */
 function ledgerOf(
   entries: readonly LedgerEntry[],
   started: ReadonlyMap<number, string>,
-  base: { scheduleId: string; recordedMs: number },
-): { ledger: NewOccurrence[]; skipped: Partial<Record<SkipReason, number>> } {
-  const ledger: NewOccurrence[] = [];
-  const skipped: Partial<Record<SkipReason, number>> = {};
+  scheduleId: string,
+  recordedMs: number,
+  ledger: NewOccurrence[],
+  skipped: Partial<Record<SkipReason, number>>,
+): void {
   for (const entry of entries) {
     switch (entry.kind) {
       case "started": {
         const executionId = started.get(entry.occurrence);
         if (executionId !== undefined) {
-          ledger.push({ ...base, kind: "started", occurrenceMs: entry.occurrence, executionId });
+          ledger.push({ scheduleId, recordedMs, kind: "started", occurrenceMs: entry.occurrence, executionId });
         }
         break;
       }
       case "skipped":
-        ledger.push({ ...base, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
+        ledger.push({ scheduleId, recordedMs, kind: "skipped", occurrenceMs: entry.occurrence, reason: entry.reason });
         skipped[entry.reason] = (skipped[entry.reason] ?? 0) + 1;
         break;
       case "missed":
         ledger.push({
-          ...base,
+          scheduleId,
+          recordedMs,
           kind: "skipped",
           reason: "missed",
           occurrenceMs: entry.count === 1 ? entry.from : null,
@@ -148,11 +153,10 @@ function ledgerOf(
         skipped.missed = (skipped.missed ?? 0) + entry.count;
         break;
       case "buffered":
-        ledger.push({ ...base, kind: "buffered", occurrenceMs: entry.occurrence });
+        ledger.push({ scheduleId, recordedMs, kind: "buffered", occurrenceMs: entry.occurrence });
         break;
     }
   }
-  return { ledger, skipped };
 }
 
 /**
@@ -169,13 +173,11 @@ export function settle(f: {
   const { row, c, now, done } = f;
   const { retry, started } = done;
   const plan = retry === null ? f.plan : planBefore(f.plan, retry.occurrence, bufferedOf(row));
-  const base = { scheduleId: row.scheduleId, recordedMs: now };
-  const ledger: NewOccurrence[] = done.deadLetters.map((d) => ({
-    ...base,
-    kind: "dead_letter",
-    occurrenceMs: d.occurrence,
-    error: d.error,
-  }));
+  const scheduleId = row.scheduleId;
+  const ledger: NewOccurrence[] = [];
+  for (const d of done.deadLetters) {
+    ledger.push({ scheduleId, recordedMs: now, kind: "dead_letter", occurrenceMs: d.occurrence, error: d.error });
+  }
   // A retried occurrence that catch-up now leaves behind is a dead letter (docs/design.md § The
   // firing transaction, docs/scheduling.md), and only that: the missed row that would cover it
   // starts after it. With a buffer, the failed start was the buffer's (it goes first), not this one.
@@ -184,16 +186,21 @@ export function settle(f: {
   if (retried !== null && !started.has(retried) && retry?.occurrence !== retried) {
     const i = entries.findIndex((e) => e.kind === "missed" && e.from === retried);
     if (i >= 0) {
-      ledger.push({ ...base, kind: "dead_letter", occurrenceMs: retried, error: row.lastError as string });
+      ledger.push({
+        scheduleId,
+        recordedMs: now,
+        kind: "dead_letter",
+        occurrenceMs: retried,
+        error: row.lastError as string,
+      });
       const m = entries[i] as Extract<LedgerEntry, { kind: "missed" }>;
       const rest: LedgerEntry[] =
         m.count > 1 ? [{ ...m, count: m.count - 1, from: c.timing.nextAfter(retried) as number }] : [];
       entries = [...entries.slice(0, i), ...rest, ...entries.slice(i + 1)];
     }
   }
-  const decided = ledgerOf(entries, started, base);
-  ledger.push(...decided.ledger);
-  const skipped = decided.skipped;
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  ledgerOf(entries, started, scheduleId, now, ledger, skipped);
   const deadLetters = done.deadLetters.length;
   if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
   const nextFireMs = plan.nextFireMs;

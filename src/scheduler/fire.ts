@@ -105,6 +105,16 @@ interface Planned {
   prune: boolean;
 }
 
+/** Shared by every fire without dead letters (most of them): never written to. */
+const NO_DEAD_LETTERS: readonly DeadLetter[] = Object.freeze([]);
+
+/** `list` with `item` appended; the list is made on the first item (most fires have none). */
+function appended<T>(list: T[] | null, item: T): T[] {
+  if (list === null) return [item];
+  list.push(item);
+  return list;
+}
+
 const newReport = (scheduleId: string): FireReport => ({
   scheduleId,
   started: 0,
@@ -195,7 +205,8 @@ async function startsOf(
 ): Promise<Fire> {
   const s = settingsOf(row);
   const c = compiledFor(row);
-  const blocker = await blockerFor(tx, row, batch, statuses);
+  // Without a concurrency key, the blocker is in `statuses` (no await: this runs once per fire).
+  const blocker = hasKey(row) ? await keyedBlocker(tx, row, batch) : scheduleBlocker(row, statuses);
   const fire: Fire = {
     row,
     c,
@@ -214,12 +225,11 @@ async function startsOf(
     const executionId = occurrenceExecutionId(row.scheduleId, start.occurrence);
     const request = startRequestOf(row, s, c, { type: c.kind, executionId, scheduledFor: start.occurrence, now });
     const attempt = await batch.add(request);
-    const at = { occurrence: start.occurrence, fromBuffer: start.fromBuffer, executionId };
-    if (attempt.kind === "queued")
-      fire.attempts.push({ occurrence: at.occurrence, fromBuffer: at.fromBuffer, executionId, kind: "queued" });
+    const { occurrence, fromBuffer } = start;
+    if (attempt.kind === "queued") fire.attempts.push({ occurrence, fromBuffer, executionId, kind: "queued" });
     else if (attempt.kind === "exists") {
       const { scheduleId, workflow } = attempt.execution;
-      fire.attempts.push({ ...at, kind: "exists", scheduleId, workflow });
+      fire.attempts.push({ occurrence, fromBuffer, executionId, kind: "exists", scheduleId, workflow });
     } else {
       const { error } = attempt;
       if (!RETRYABLE.has(error.code)) throw error;
@@ -233,24 +243,21 @@ async function startsOf(
         break;
       }
       // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
-      fire.attempts.push({ ...at, kind: "failed", error: error.message });
+      fire.attempts.push({ occurrence, fromBuffer, executionId, kind: "failed", error: error.message });
     }
   }
   return fire;
 }
 
-/** What blocks a start of `row` now (docs/design.md § Overlap). */
-async function blockerFor(
-  tx: StoreOps,
-  row: ScheduleRow,
-  batch: StartBatch,
-  statuses: ReadonlyMap<string, ExecutionStatus>,
-): Promise<Blocker> {
-  if (hasKey(row)) {
-    // Another fire of this batch may have queued a start holding the key: write it first.
-    await batch.flush();
-    return blockerOf(tx, row, settingsOf(row));
-  }
+/** What blocks a start of `row` (with a concurrency key) now (docs/design.md § Overlap). */
+async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): Promise<Blocker> {
+  // Another fire of this batch may have queued a start holding the key: write it first.
+  await batch.flush();
+  return blockerOf(tx, row, settingsOf(row));
+}
+
+/** What blocks a start of `row` (without a concurrency key): its last execution, if still active. */
+function scheduleBlocker(row: ScheduleRow, statuses: ReadonlyMap<string, ExecutionStatus>): Blocker {
   const status = row.lastExecutionId === null ? undefined : statuses.get(row.lastExecutionId);
   return status !== undefined && isActiveStatus(status) ? "schedule" : "none";
 }
@@ -271,7 +278,7 @@ async function cancelPrevious(tx: StoreOps, fire: Fire, batch: StartBatch, now: 
 function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number): StartsDone & { lagsMs: number[] } {
   const { row, c } = fire;
   const started = new Map<number, string>();
-  const deadLetters: DeadLetter[] = [];
+  let deadLetters: DeadLetter[] | null = null;
   const lagsMs: number[] = [];
   let created = 0;
   let lastExecutionId = row.lastExecutionId;
@@ -279,7 +286,7 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     let owner: string | null = row.scheduleId;
     let workflow = row.workflow;
     if (a.kind === "failed") {
-      deadLetters.push({ occurrence: a.occurrence, error: a.error });
+      deadLetters = appended(deadLetters, { occurrence: a.occurrence, error: a.error });
       continue;
     }
     if (a.kind === "exists") ({ scheduleId: owner, workflow } = a);
@@ -293,7 +300,7 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
       // The id was taken by someone else's execution (docs/security.md): the occurrence did not
       // run, so it is a dead letter rather than a start that never happened.
       const error = `execution id ${a.executionId} is taken by an execution of workflow ${workflow} that this schedule did not start; the occurrence was not started`;
-      deadLetters.push({ occurrence: a.occurrence, error });
+      deadLetters = appended(deadLetters, { occurrence: a.occurrence, error });
       continue;
     }
     started.set(a.occurrence, a.executionId);
@@ -301,7 +308,7 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     const lag = now - dueTime(row.scheduleId, a.occurrence, c.jitterMs);
     if (!a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
   }
-  return { started, created, lastExecutionId, deadLetters, retry: fire.retry, lagsMs };
+  return { started, created, lastExecutionId, deadLetters: deadLetters ?? NO_DEAD_LETTERS, retry: fire.retry, lagsMs };
 }
 
 /** A row that is not firing (paused, ended): nothing to write. */
@@ -323,7 +330,7 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
     const outcome: FireOutcome = {
       kind: "retry",
       report,
-      deadLetters: [],
+      deadLetters: NO_DEAD_LETTERS,
       occurrence: held.occurrence,
       error: held.error,
     };
@@ -345,18 +352,18 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
   report.advanced = true;
   report.retryError = done.retry?.error ?? null;
   // Every dead letter the fire writes, also a retried occurrence that catch-up left behind.
-  const deadLetters: DeadLetter[] = [];
+  let deadLetters: DeadLetter[] | null = null;
   for (const e of settled.ledger) {
     if (e.kind === "dead_letter" && e.occurrenceMs != null)
-      deadLetters.push({ occurrence: e.occurrenceMs, error: e.error ?? "" });
+      deadLetters = appended(deadLetters, { occurrence: e.occurrenceMs, error: e.error ?? "" });
   }
   const outcome: FireOutcome =
     done.retry === null
-      ? { kind: "fired", report, deadLetters }
+      ? { kind: "fired", report, deadLetters: deadLetters ?? NO_DEAD_LETTERS }
       : {
           kind: "retry",
           report,
-          deadLetters,
+          deadLetters: deadLetters ?? NO_DEAD_LETTERS,
           occurrence: done.retry.occurrence,
           error: done.retry.error,
         };

@@ -16,8 +16,25 @@ import type { Blocker } from "./decide.js";
 export const cancelPreviousReason = (scheduleId: string): string =>
   `schedule \`${scheduleId}\`: replaced by the next occurrence (overlap cancel_previous)`;
 
+/**
+ * The last two instants formatted, and their text: a fire batch formats the same few instants for
+ * every start (a herd's occurrence, the batch's `now`), three times per start.
+ */
+const recent = { a: Number.NaN, aText: "", b: Number.NaN, bText: "" };
+
+function instantText(ms: number): string {
+  if (ms === recent.a) return recent.aText;
+  if (ms === recent.b) return recent.bText;
+  const text = formatInstant(ms);
+  recent.b = recent.a;
+  recent.bText = recent.aText;
+  recent.a = ms;
+  recent.aText = text;
+  return text;
+}
+
 export const occurrenceExecutionId = (scheduleId: string, occurrence: number): string =>
-  `${scheduleId}:${formatInstant(occurrence)}`;
+  `${scheduleId}:${instantText(occurrence)}`;
 
 /** What blocks a new start of this schedule right now (docs/design.md § Overlap). */
 export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
@@ -78,8 +95,8 @@ function triggerOf(
     type,
     schedule_id: row.scheduleId,
     occurrence_id: occurrenceId,
-    scheduled_for: formatInstant(scheduledFor),
-    started_at: formatInstant(now),
+    scheduled_for: instantText(scheduledFor),
+    started_at: instantText(now),
     timezone: c.kind === "cron" ? (s.timezone ?? "UTC") : "UTC",
     attempt: 1,
   };
