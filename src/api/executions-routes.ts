@@ -1,8 +1,9 @@
 /** /v1/executions: start, list, read and cancel executions (docs/api.md § Executions). */
 
 import { OrbitError } from "../domain/errors.js";
+import type { JsonObject } from "../domain/json.js";
 import type { ListExecutionsQuery } from "../engine/execution-query.js";
-import type { StartExecutionRequest } from "../engine/executions.js";
+import type { StartRequest } from "../engine/executions.js";
 import { eventToJson, executionToJson } from "../engine/serialize.js";
 import { timeoutMs } from "../scheduler/outcome-settings.js";
 import type { ApiDeps } from "./deps.js";
@@ -11,15 +12,32 @@ import * as S from "./schemas.js";
 
 const execution = { description: "the execution", schema: S.Execution };
 
-/** `run_timeout` / `start_timeout` of a start request, validated (docs/outcomes.md). */
-function startTimeouts(body: unknown): Pick<StartExecutionRequest, "timeouts"> {
-  const b = (body ?? {}) as { run_timeout?: string | null; start_timeout?: string | null };
-  const out: { run_timeout?: string; start_timeout?: string } = {};
-  for (const key of ["run_timeout", "start_timeout"] as const) {
-    const value = b[key];
-    if (value != null && timeoutMs(value, key) !== undefined) out[key] = value;
-  }
-  return Object.keys(out).length ? { timeouts: out } : {};
+/** The body of `POST /v1/executions` (src/api/schemas.ts StartExecutionBody), as validated. */
+interface StartExecutionBody {
+  execution_id?: string;
+  workflow: string;
+  version?: string | null;
+  input?: JsonObject;
+  run_timeout?: string | null;
+  start_timeout?: string | null;
+}
+
+/** The engine's start request of a `POST /v1/executions` body; the timeouts are checked here (docs/outcomes.md). */
+function toStartRequest(body: StartExecutionBody): StartRequest {
+  const request: StartRequest = { workflow: body.workflow };
+  if (body.execution_id !== undefined) request.executionId = body.execution_id;
+  if (body.version !== undefined) request.version = body.version;
+  if (body.input !== undefined) request.input = body.input;
+  const runTimeout = duration(body, "run_timeout");
+  const startTimeout = duration(body, "start_timeout");
+  if (runTimeout !== undefined || startTimeout !== undefined) request.timeouts = { runTimeout, startTimeout };
+  return request;
+}
+
+/** A timeout of the body, checked (1s-365d); undefined when not given. */
+function duration(body: StartExecutionBody, key: "run_timeout" | "start_timeout"): string | undefined {
+  const value = body[key];
+  return timeoutMs(value, key) === undefined ? undefined : (value as string);
 }
 
 export function executionRoutes(d: ApiDeps): RouteDef[] {
@@ -45,14 +63,7 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
         access?.require(r, "start", String((r.body as { workflow?: unknown }).workflow));
       },
       handler: async (r) => {
-        const body = r.body as StartExecutionRequest;
-        const { execution: e, created } = await d.executions.start({
-          ...(body.execution_id !== undefined ? { execution_id: body.execution_id } : {}),
-          workflow: body.workflow,
-          ...(body.version !== undefined ? { version: body.version } : {}),
-          ...(body.input !== undefined ? { input: body.input } : {}),
-          ...startTimeouts(r.body),
-        });
+        const { execution: e, created } = await d.executions.start(toStartRequest(r.body as StartExecutionBody));
         // An existing id answers only what the caller may read (docs/security.md): otherwise a
         // start would be a way round GET's 403.
         if (!created && access !== null && !access.allows(r, "read", e.workflow)) {

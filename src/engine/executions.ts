@@ -15,31 +15,35 @@ import { executionFilterOf, type ListExecutionsQuery } from "./execution-query.j
 import { checkJsonLimits } from "./json-limits.js";
 import { retryExecution } from "./retry.js";
 import { checkExecutionId, StartBatch, tooManyActive } from "./start-batch.js";
-import { resolveTimeouts } from "./timeouts.js";
+import { resolveTimeouts, type StartTimeouts } from "./timeouts.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
 import { inTransaction } from "./tx.js";
 import { WorkerRegistry } from "./workers.js";
 import type { Workflows } from "./workflows.js";
 
-/** The body of `POST /v1/executions`, plus what a schedule adds. */
-export interface StartExecutionRequest {
+/**
+ * A start of an execution, as the engine takes it: `POST /v1/executions` maps its body to it
+ * (src/api/executions-routes.ts), a schedule builds it for its occurrences
+ * (src/scheduler/start-request.ts).
+ */
+export interface StartRequest {
   /** Given by the caller (a schedule derives it from the occurrence), else a UUID. */
-  execution_id?: string;
+  executionId?: string;
   workflow: string;
   /** Absent: the latest version at this moment. */
   version?: string | null;
   /** Default `{}`. Validated against the workflow's schema, defaults applied. */
   input?: unknown;
-  schedule_id?: string | null;
+  scheduleId?: string | null;
   trigger?: JsonObject | null;
   /** A schedule's concurrency key (docs/design.md § Overlap), held while the execution runs. */
-  concurrency_key?: string | null;
-  /**
-   * Timeouts of this start (a schedule's settings, or the start request's): durations such as
-   * `30m`, overriding the workflow's defaults (docs/outcomes.md § Timeouts).
-   */
-  timeouts?: { run_timeout?: string | undefined; start_timeout?: string | undefined } | null;
+  concurrencyKey?: string | null;
+  /** Timeouts of this start (a schedule's settings, or the start request's); default the workflow's. */
+  timeouts?: StartTimeouts | null;
 }
+
+/** A start whose id is chosen: what a batch checks and writes (start-batch.ts). */
+export type IdentifiedStart = StartRequest & { executionId: string };
 
 export interface StartExecutionResult {
   execution: Execution;
@@ -118,14 +122,14 @@ export class Executions {
    * execution with `created: false`, even when the limit is reached or the workflow changed since.
    * A batch of one (start-batch.ts): the fire starts its executions the same way, many at once.
    */
-  async start(request: StartExecutionRequest, tx?: StoreOps): Promise<StartExecutionResult> {
-    const id = request.execution_id ?? this.newId();
+  async start(request: StartRequest, tx?: StoreOps): Promise<StartExecutionResult> {
+    const id = request.executionId ?? this.newId();
     checkExecutionId(id);
     const trigger = request.trigger ?? null;
     if (trigger !== null) checkJsonLimits(trigger, "trigger");
     const result = await inTransaction(this.store, tx, async (t) => {
       const batch = this.startBatch(t);
-      const attempt = await batch.add({ ...request, execution_id: id }, request.execution_id !== undefined);
+      const attempt = await batch.add({ ...request, executionId: id }, request.executionId !== undefined);
       if (attempt.kind === "refused") throw attempt.error;
       if (attempt.kind === "exists") return { execution: attempt.execution, created: false };
       await batch.flush();
@@ -207,15 +211,18 @@ export class Executions {
   ): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
     const e = await tx.getExecution(executionId);
     if (!e) return { startTimeoutMs: null, runTimeoutMs: null };
-    const schedule = e.scheduleId === null ? null : await tx.getSchedule(e.scheduleId);
-    return resolveTimeouts(schedule?.spec ?? {}, await tx.getWorkflowSettings(e.workflow));
+    const spec = e.scheduleId === null ? undefined : (await tx.getSchedule(e.scheduleId))?.spec;
+    // The stored settings were validated when written; a duration is text.
+    const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+    const given = { runTimeout: text(spec?.run_timeout), startTimeout: text(spec?.start_timeout) };
+    return resolveTimeouts(given, await tx.getWorkflowSettings(e.workflow));
   }
 
   /** The given timeouts over the workflow's defaults (read once per workflow per transaction). */
   private async timeoutsOf(
     tx: StoreOps,
     workflow: string,
-    given: StartExecutionRequest["timeouts"],
+    given: StartRequest["timeouts"],
   ): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
     let cache = this.settingsInTx.get(tx);
     if (cache === undefined) {

@@ -11,7 +11,7 @@ import type { Execution } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { StoreOps } from "../store/store.js";
-import type { StartExecutionRequest } from "./executions.js";
+import type { IdentifiedStart, StartRequest } from "./executions.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { type CheckedStart, pendingTask, startRecords } from "./start-records.js";
 import type { Workflows } from "./workflows.js";
@@ -45,7 +45,7 @@ export interface StartContext {
   timeoutsOf(
     tx: StoreOps,
     workflow: string,
-    given: StartExecutionRequest["timeouts"],
+    given: StartRequest["timeouts"],
   ): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }>;
   /** Inputs validated in this transaction, per (workflow version, input JSON). */
   validated: Map<string, JsonObject | OrbitError>;
@@ -81,8 +81,8 @@ export class StartBatch {
    * looked up. With `--max-active-executions`, an existing id is looked for first (admission must
    * not refuse an id that exists); without, the INSERT … ON CONFLICT of the flush finds it.
    */
-  async add(request: StartExecutionRequest & { execution_id: string }, idGiven = true): Promise<StartAttempt> {
-    const id = request.execution_id;
+  async add(request: IdentifiedStart, idGiven = true): Promise<StartAttempt> {
+    const id = request.executionId;
     if (this.e.maxActive !== undefined && idGiven) {
       const found = await this.tx.getExecution(id);
       if (found !== null) return { kind: "exists", execution: found };
@@ -158,27 +158,25 @@ export class StartBatch {
   }
 
   /** The checks of a start, without writing; the refusal as a value. Other failures throw. */
-  private async prepare(
-    request: StartExecutionRequest & { execution_id: string },
-  ): Promise<PreparedStart | OrbitError> {
+  private async prepare(request: IdentifiedStart): Promise<PreparedStart | OrbitError> {
     try {
       const trigger = request.trigger ?? null;
-      checkExecutionId(request.execution_id);
+      checkExecutionId(request.executionId);
       if (trigger !== null) checkJsonLimits(trigger, "trigger");
       const given = request.timeouts;
-      const key = `${request.workflow}\u0000${request.version ?? ""}\u0000${given?.start_timeout ?? ""}\u0000${given?.run_timeout ?? ""}`;
+      const key = `${request.workflow}\u0000${request.version ?? ""}\u0000${given?.startTimeout ?? ""}\u0000${given?.runTimeout ?? ""}`;
       const target = this.targets.get(key) ?? (await this.target(key, request));
       const input = this.validate(target.workflow, request.input ?? {});
       if (input instanceof OrbitError) return input;
       if (target.timeouts === null) target.timeouts = await this.e.timeoutsOf(this.tx, target.workflow.name, given);
       const timeouts = target.timeouts;
       return {
-        executionId: request.execution_id,
+        executionId: request.executionId,
         workflow: target.workflow,
         input,
-        scheduleId: request.schedule_id ?? null,
+        scheduleId: request.scheduleId ?? null,
         trigger,
-        concurrencyKey: request.concurrency_key ?? null,
+        concurrencyKey: request.concurrencyKey ?? null,
         startTimeoutMs: timeouts.startTimeoutMs,
         runTimeoutMs: timeouts.runTimeoutMs,
       };
@@ -189,7 +187,7 @@ export class StartBatch {
   }
 
   /** Resolves the workflow of a start and keeps it under `key`. */
-  private async target(key: string, request: StartExecutionRequest): Promise<Target> {
+  private async target(key: string, request: StartRequest): Promise<Target> {
     const target: Target = {
       workflow: await this.e.workflows.resolve(request.workflow, request.version, this.tx),
       timeouts: null,

@@ -17,18 +17,25 @@ function durationMs(value: unknown, key: string): number | null {
   return typeof value === "string" ? parseDuration(value, key) : null;
 }
 
-/** The schedule's setting wins over the workflow's default. */
+/**
+ * The timeouts given for a start (a schedule's settings, or the start request's): durations such as
+ * `30m`, validated where they were given. Absent: the workflow's default.
+ */
+export interface StartTimeouts {
+  runTimeout?: string | undefined;
+  startTimeout?: string | undefined;
+}
+
+/** The timeouts given for the start win over the workflow's defaults. */
 export function resolveTimeouts(
-  scheduleSettings: Record<string, unknown>,
+  given: StartTimeouts,
   workflowSettings: Record<string, unknown>,
 ): { startTimeoutMs: number | null; runTimeoutMs: number | null } {
   return {
     startTimeoutMs:
-      durationMs(scheduleSettings.start_timeout, "start_timeout") ??
-      durationMs(workflowSettings.start_timeout, "start_timeout"),
+      durationMs(given.startTimeout, "start_timeout") ?? durationMs(workflowSettings.start_timeout, "start_timeout"),
     runTimeoutMs:
-      durationMs(scheduleSettings.run_timeout, "run_timeout") ??
-      durationMs(workflowSettings.run_timeout, "run_timeout"),
+      durationMs(given.runTimeout, "run_timeout") ?? durationMs(workflowSettings.run_timeout, "run_timeout"),
   };
 }
 

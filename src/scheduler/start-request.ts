@@ -6,7 +6,7 @@
 import { isActiveStatus } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
-import type { StartExecutionRequest } from "../engine/executions.js";
+import type { IdentifiedStart } from "../engine/executions.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
@@ -69,15 +69,15 @@ export function startRequestOf(
   s: ScheduleSettings,
   c: CompiledSchedule,
   start: StartOf,
-): StartExecutionRequest & { execution_id: string } {
+): IdentifiedStart {
   return {
-    execution_id: start.executionId,
+    executionId: start.executionId,
     workflow: row.workflow,
     version: row.version,
     input: start.input ?? row.input,
-    schedule_id: row.scheduleId,
-    concurrency_key: s.concurrency_key ?? null,
-    timeouts: { run_timeout: s.run_timeout, start_timeout: s.start_timeout },
+    scheduleId: row.scheduleId,
+    concurrencyKey: s.concurrency_key ?? null,
+    timeouts: { runTimeout: s.run_timeout, startTimeout: s.start_timeout },
     trigger: triggerOf(row, s, c, start.type, start.executionId, start.scheduledFor, start.now),
   };
 }

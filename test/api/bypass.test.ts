@@ -160,7 +160,7 @@ describe("occurrence ids belong to their schedule", () => {
     try {
       const clock = new ManualClock(parseInstant(SEED_NOW));
       const executions = new Executions({ store, clock, workflows: new Workflows({ store, clock }) });
-      await executions.start({ execution_id: "victim:2026-11-15T18:51:10Z", workflow: "Billing", input: CARD });
+      await executions.start({ executionId: "victim:2026-11-15T18:51:10Z", workflow: "Billing", input: CARD });
     } finally {
       await store.close();
     }

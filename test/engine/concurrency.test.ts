@@ -34,7 +34,7 @@ describe.skipIf(!postgresDialect.enabled)("concurrent servers [postgres]", () =>
     for (let round = 0; round < 5; round++) {
       const id = `race-${round}`;
       const results = await Promise.all(
-        engines().map((e) => e.start({ execution_id: id, workflow: "W", input: { round } })),
+        engines().map((e) => e.start({ executionId: id, workflow: "W", input: { round } })),
       );
       expect(results.filter((r) => r.created)).toHaveLength(1);
       for (const r of results) expect(r.execution.executionId).toBe(id);
@@ -44,7 +44,7 @@ describe.skipIf(!postgresDialect.enabled)("concurrent servers [postgres]", () =>
 
   it("admits no more than maxActiveExecutions across servers", async () => {
     const results = await Promise.allSettled(
-      engines(3).map((e, i) => e.start({ execution_id: `m${i}`, workflow: "W" })),
+      engines(3).map((e, i) => e.start({ executionId: `m${i}`, workflow: "W" })),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
     for (const r of results) {

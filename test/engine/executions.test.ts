@@ -25,10 +25,10 @@ describeEachDialect("executions", (dialect) => {
     const { executions } = await engine();
     const trigger = { type: "cron", schedule_id: "nightly", scheduled_for: "2026-11-16T01:00:00Z" };
     const { execution, created } = await executions.start({
-      execution_id: "nightly:2026-11-16T01:00:00Z",
+      executionId: "nightly:2026-11-16T01:00:00Z",
       workflow: "OrderProcessing",
       input: ORDER,
-      schedule_id: "nightly",
+      scheduleId: "nightly",
       trigger,
     });
     expect(created).toBe(true);
@@ -88,9 +88,9 @@ describeEachDialect("executions", (dialect) => {
 
   it("is a no-op for an id that exists: same execution, created false, nothing added", async () => {
     const { executions } = await engine();
-    const first = await executions.start({ execution_id: "x", workflow: "OrderProcessing", input: ORDER });
+    const first = await executions.start({ executionId: "x", workflow: "OrderProcessing", input: ORDER });
     clock.advance(5000);
-    const again = await executions.start({ execution_id: "x", workflow: "Other", input: { different: true } });
+    const again = await executions.start({ executionId: "x", workflow: "Other", input: { different: true } });
     expect(again.created).toBe(false);
     expect(again.execution).toEqual(first.execution);
     expect(await executions.events("x")).toHaveLength(1);
@@ -125,26 +125,26 @@ describeEachDialect("executions", (dialect) => {
 
   it("refuses starts beyond maxActiveExecutions with RESOURCE_EXHAUSTED, counting COMPENSATING too", async () => {
     const { executions } = await engine({ maxActiveExecutions: 2 });
-    await executions.start({ execution_id: "a", workflow: "Other" });
-    await executions.start({ execution_id: "b", workflow: "Other" });
-    const full = await refusal(executions.start({ execution_id: "c", workflow: "Other" }));
+    await executions.start({ executionId: "a", workflow: "Other" });
+    await executions.start({ executionId: "b", workflow: "Other" });
+    const full = await refusal(executions.start({ executionId: "c", workflow: "Other" }));
     expect(full.code).toBe("RESOURCE_EXHAUSTED");
     expect(full.message).toMatch(/2 executions are running, the most allowed \(--max-active-executions\) is 2/);
     expect(await db.store.getExecution("c")).toBeNull();
     // An existing id is still a no-op at the limit.
-    expect((await executions.start({ execution_id: "a", workflow: "Other" })).created).toBe(false);
+    expect((await executions.start({ executionId: "a", workflow: "Other" })).created).toBe(false);
 
     await db.store.updateExecution("a", { status: "COMPENSATING" });
-    expect((await refusal(executions.start({ execution_id: "c", workflow: "Other" }))).code).toBe("RESOURCE_EXHAUSTED");
+    expect((await refusal(executions.start({ executionId: "c", workflow: "Other" }))).code).toBe("RESOURCE_EXHAUSTED");
     await executions.complete("b", { ok: true });
-    expect((await executions.start({ execution_id: "c", workflow: "Other" })).created).toBe(true);
+    expect((await executions.start({ executionId: "c", workflow: "Other" })).created).toBe(true);
   });
 
   it("cancels a pending execution at once, records the request on a held one, ignores finished ones", async () => {
     const { executions } = await engine();
-    await executions.start({ execution_id: "pending", workflow: "Other" });
-    await executions.start({ execution_id: "held", workflow: "Other" });
-    await executions.start({ execution_id: "done", workflow: "Other" });
+    await executions.start({ executionId: "pending", workflow: "Other" });
+    await executions.start({ executionId: "held", workflow: "Other" });
+    await executions.start({ executionId: "done", workflow: "Other" });
     const task = await db.store.getTaskForExecution("held");
     await db.store.updateTask(task!.taskId, {
       state: "leased",
@@ -180,8 +180,8 @@ describeEachDialect("executions", (dialect) => {
 
   it("completes and fails only running executions", async () => {
     const { executions } = await engine();
-    await executions.start({ execution_id: "ok", workflow: "Other" });
-    await executions.start({ execution_id: "bad", workflow: "Other" });
+    await executions.start({ executionId: "ok", workflow: "Other" });
+    await executions.start({ executionId: "bad", workflow: "Other" });
     clock.advance(250);
     expect(await executions.complete("ok", { n: 1 })).toMatchObject({ status: "COMPLETED", endedMs: clock.now() });
     expect(await executions.fail("bad", { message: "boom" })).toMatchObject({
@@ -204,10 +204,10 @@ describeEachDialect("executions", (dialect) => {
       for (const suffix of ["a", "b"]) {
         const id = `e${i}${suffix}`;
         await executions.start({
-          execution_id: id,
+          executionId: id,
           workflow: i % 2 ? "Other" : "OrderProcessing",
           input: i % 2 ? {} : ORDER,
-          schedule_id: i < 3 ? "s1" : null,
+          scheduleId: i < 3 ? "s1" : null,
         });
         expected.unshift(id);
       }

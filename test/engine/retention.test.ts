@@ -18,7 +18,7 @@ describeEachDialect("retention", (dialect) => {
     const h = await makeHarness(db.store);
     await h.workflows.register({ name: "Audit", version: "1.0.0" });
     const start = async (id: string, workflow = "OrderProcessing") =>
-      (await h.executions.start({ execution_id: id, workflow, input: workflow === "Audit" ? {} : ORDER_INPUT }))
+      (await h.executions.start({ executionId: id, workflow, input: workflow === "Audit" ? {} : ORDER_INPUT }))
         .execution;
     return { h, start };
   }

@@ -36,7 +36,7 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
   for (const overlap of ["skip", "allow"] as const) {
     it(`a start blocked by --max-active-executions on a 5 s interval (${overlap}) dead-letters each occurrence and keeps going`, async () => {
       const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
-      await h.executions.start({ execution_id: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+      await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
       await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "5s", overlap });
       await runSeconds(h, "2026-11-15T00:00:01Z", "2026-11-15T00:03:00Z");
       const s = await h.scheduler.schedules.get("s");

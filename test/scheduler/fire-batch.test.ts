@@ -87,7 +87,7 @@ describeEachDialect("scheduler: batched firing", (dialect) => {
       await h.scheduler.schedules.create({ schedule_id: id, workflow: "OrderProcessing", interval: "1m" });
     }
     // Started ahead of its fire (e.g. by a backfill).
-    await h.executions.start({ execution_id: "a:2026-11-15T00:01:00Z", workflow: "OrderProcessing", schedule_id: "a" });
+    await h.executions.start({ executionId: "a:2026-11-15T00:01:00Z", workflow: "OrderProcessing", scheduleId: "a" });
     expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(2);
     expect(h.reports.map((r) => [r.scheduleId, r.started])).toEqual([
       ["a", 0],

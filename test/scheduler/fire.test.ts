@@ -313,7 +313,7 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("a start refused for max-active-executions keeps the occurrence, shows last_error and retries 5 s later", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z", maxActiveExecutions: 1 });
-    await h.executions.start({ execution_id: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
     await h.fireAt("2026-11-15T00:01:00Z");
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ next_fire_at: "2026-11-15T00:01:05Z", fired: 0 });
@@ -326,7 +326,7 @@ describeEachDialect("scheduler: firing", (dialect) => {
 
   it("an occurrence blocked past the grace becomes a dead letter and the schedule moves on", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z", maxActiveExecutions: 1 });
-    await h.executions.start({ execution_id: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10m" });
     await h.fireAt("2026-11-15T00:10:00Z");
     await h.fireAt("2026-11-15T00:11:05Z");

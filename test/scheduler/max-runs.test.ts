@@ -108,7 +108,7 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
 
   it("a start retried inside the grace counts once it is decided; a decided start that dead-letters counts", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z", maxActiveExecutions: 1 });
-    await h.executions.start({ execution_id: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
     await h.scheduler.schedules.create({
       schedule_id: "s",
       workflow: "OrderProcessing",
@@ -127,7 +127,7 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
     // Down until 00:05:30 with the admission full: catch-up decides 00:04 (the limit's last), refused
     // 90 s late (past the grace), a dead letter; it counts, and the schedule ends without 00:05.
     await h.executions.complete("s:2026-11-15T00:01:00Z", {});
-    await h.executions.start({ execution_id: "blocker-2", workflow: "OrderProcessing", input: { order_id: "c" } });
+    await h.executions.start({ executionId: "blocker-2", workflow: "OrderProcessing", input: { order_id: "c" } });
     await h.fireAt("2026-11-15T00:05:30Z");
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ remaining_runs: 0, state: "ended" });
     expect((await ledger(db.store, "s")).map(([kind, o, n]) => `${kind} ${o} ${n}`)).toEqual([

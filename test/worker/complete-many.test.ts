@@ -21,7 +21,7 @@ describeEachDialect("batched completes", (dialect) => {
     executions.subscribeEnded((e) => ended.push(e.executionId));
     const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
     await workflows.register({ name: "W", version: "1.0.0" });
-    for (const id of ["a", "b", "c"]) await executions.start({ execution_id: id, workflow: "W", input: {} });
+    for (const id of ["a", "b", "c"]) await executions.start({ executionId: id, workflow: "W", input: {} });
     const mine = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 2 });
     const theirs = await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 1 });
     expect(mine).toHaveLength(2);
