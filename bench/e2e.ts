@@ -7,6 +7,7 @@
  * run, each in fresh child processes, so that the rows of one run can be compared.
  *
  *   npm run bench:e2e -- --schedules 1000 --minutes 3 --systems orbit-sqlite,bullmq
+ *   npm run bench:e2e -- --schedules 1000 --cron '* * * * * *' --seconds 60 --systems orbit-sqlite,bullmq
  *
  * Systems: orbit-sqlite, orbit-pg (Orbit server + worker process, default worker settings); a
  * suffix -c<N> sets the worker's concurrency (orbit-sqlite-c10, orbit-pg-c200; -c0: no worker, for the
@@ -37,13 +38,21 @@ const { values: args } = parseArgs({
         process.env.BENCH_SYSTEMS ??
         "orbit-sqlite,orbit-sqlite-c100,orbit-pg,orbit-pg-c100,bullmq,bullmq-c100,graphile",
     },
+    /** The schedules' cron; `* * * * * *` (every second) with --seconds. BullMQ takes it too; graphile-worker only per-minute. */
+    cron: { type: "string", default: "* * * * *" },
+    /** Measure this many 1-second periods instead of --minutes (with a per-second --cron). */
+    seconds: { type: "string", default: "" },
     "sqlite-synchronous": { type: "string", default: "" },
     /** A checkout of another commit (its node_modules beside it): systems named `before:<system>` run its code. */
     before: { type: "string", default: "" },
   },
 });
 const S = Number(args.schedules);
-const MINUTES = Number(args.minutes);
+const CRON = args.cron ?? "* * * * *";
+// The measured periods: --seconds N one-second periods, else --minutes M minutes.
+const PERIOD_MS = args.seconds ? 1000 : 60_000;
+const PERIODS = args.seconds ? Number(args.seconds) : Number(args.minutes);
+if (args.seconds && CRON.trim().split(/\s+/).length !== 6) throw new Error("--seconds needs a per-second --cron");
 const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
 const here = new URL("./lib/", import.meta.url).pathname;
@@ -151,7 +160,11 @@ async function runSystem(named: string): Promise<Row> {
         cleanups.push(() => adminSql(`DROP SCHEMA ${schema} CASCADE`));
       } else {
         target = mkdtempSync(join(tmpdir(), "orbit-e2e-"));
-        cleanups.push(async () => rmSync(target, { recursive: true, force: true }));
+        // BENCH_KEEP=1 keeps the data folder, to read the batches' sizes and times from the database.
+        const keep = Boolean(process.env.BENCH_KEEP);
+        cleanups.push(async () =>
+          keep ? console.error(`kept ${target}`) : rmSync(target, { recursive: true, force: true }),
+        );
       }
       phasesFrom = schema ? { url: PG_URL, schema } : { sqliteFile: join(target, "orbit.db") };
       const sync = normal || args["sqlite-synchronous"] === "normal" ? "normal" : undefined;
@@ -171,7 +184,7 @@ async function runSystem(named: string): Promise<Row> {
       for (let i = 0; i < S; i += 1000) {
         const batch = [];
         for (let j = i; j < Math.min(S, i + 1000); j++) {
-          batch.push({ schedule_id: `s${j}`, workflow: "Noop", cron: "* * * * *", timezone: "UTC" });
+          batch.push({ schedule_id: `s${j}`, workflow: "Noop", cron: CRON, timezone: "UTC" });
         }
         await client.createSchedules(batch);
       }
@@ -183,10 +196,16 @@ async function runSystem(named: string): Promise<Row> {
         await message(worker, "ready");
       }
     } else if (kind === "bullmq") {
-      const p = spawn("e2e-bullmq.ts", "bullmq", { system, schedules: S, concurrency, target: REDIS_URL }, onStarts);
+      const p = spawn(
+        "e2e-bullmq.ts",
+        "bullmq",
+        { system, schedules: S, concurrency, target: REDIS_URL, cron: CRON },
+        onStarts,
+      );
       procs.push(p);
       createMs = (await message<{ createMs: number }>(p, "ready")).createMs;
     } else if (kind === "graphile") {
+      if (CRON !== "* * * * *") throw new Error("graphile-worker's crontab is per minute only");
       const schema = `graphile_e2e_${randomBytes(4).toString("hex")}`;
       cleanups.push(() => adminSql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
       const p = spawn(
@@ -201,21 +220,21 @@ async function runSystem(named: string): Promise<Row> {
       throw new Error(`unknown system ${system}`);
     }
 
-    // The measured minutes: the first whole minute starting at least 5 s from now, and the next ones.
-    const first = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
-    const nominals = Array.from({ length: MINUTES }, (_, i) => first + i * 60_000);
+    // The measured periods: the first whole period starting at least 5 s from now, and the next ones.
+    const first = Math.ceil((Date.now() + 5000) / PERIOD_MS) * PERIOD_MS;
+    const nominals = Array.from({ length: PERIODS }, (_, i) => first + i * PERIOD_MS);
     const last = nominals[nominals.length - 1]!;
     const wanted = new Set(nominals);
     const complete = (): boolean => {
       let n = 0;
       for (const r of starts) if (wanted.has(r[1])) n++;
-      return n >= S * MINUTES;
+      return n >= S * PERIODS;
     };
     console.error(
-      `${system}: created ${S} schedules in ${Math.round(createMs)} ms; measuring ${MINUTES} minute(s) from ${new Date(first).toISOString()}`,
+      `${system}: created ${S} schedules in ${Math.round(createMs)} ms; measuring ${PERIODS} period(s) of ${PERIOD_MS} ms from ${new Date(first).toISOString()}`,
     );
-    // Until every measured occurrence started, or 60 s after the last measured minute.
-    const until = last + (concurrency === 0 ? 5_000 : 60_000);
+    // Until every measured occurrence started, or 60 s after the last measured period (10 s for seconds).
+    const until = last + (concurrency === 0 ? 5_000 : PERIOD_MS === 1000 ? 10_000 : 60_000);
     while (Date.now() < until && !(Date.now() > last && complete())) {
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -233,11 +252,13 @@ async function runSystem(named: string): Promise<Row> {
 
 const s1 = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
-console.log(`bench:e2e  S=${S}, ${MINUTES} measured minute(s), node ${process.version}, load ${load()}`);
 console.log(
-  "| system | S | create | p50 lag | p99 lag | all handlers started, per minute | misses | doubles | fire lag p50 / p99 | lease lag p50 / p99 | RSS MB | load (1/5/15 min) before → after |",
+  `bench:e2e  S=${S}, cron ${CRON}, ${PERIODS} measured ${PERIOD_MS === 1000 ? "second" : "minute"}(s), node ${process.version}, load ${load()}`,
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log(
+  "| system | S | create | p50 lag | p99 lag | all handlers started, per period | misses | doubles | drain /s per minute | fire lag p50 / p99 | lease lag p50 / p99 | RSS MB | load (1/5/15 min) before → after |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 // Fire lag: the ledger's started row − nominal; lease lag: WorkflowTaskStarted − nominal (e2e-phases.ts).
 const phase = (lags: number[] | undefined): string => {
   if (!lags?.length) return "–";
@@ -247,11 +268,17 @@ const phase = (lags: number[] | undefined): string => {
 for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
   try {
     const r = await runSystem(system);
-    const per = r.minutes
-      .map((m) => (m.started < S ? `${s1(m.maxLag)} (${m.started}/${S})` : s1(m.maxLag)))
-      .join(" / ");
+    // Per-second runs have many periods: the worst one and how many were complete instead of each.
+    const per =
+      r.minutes.length <= 5
+        ? r.minutes.map((m) => (m.started < S ? `${s1(m.maxLag)} (${m.started}/${S})` : s1(m.maxLag))).join(" / ")
+        : `worst ${s1(Math.max(...r.minutes.map((m) => m.maxLag)))}; ${r.minutes.filter((m) => m.started === S).length} of ${r.minutes.length} complete`;
+    // The herd's drain rate: a minute's handlers started ÷ the time from its first start to its last.
+    const drain = r.minutes
+      .filter((m) => m.started > 1 && m.maxLag > m.minLag)
+      .map((m) => Math.round((m.started * 1000) / (m.maxLag - m.minLag)));
     console.log(
-      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${phase(r.phases?.fire)} | ${phase(r.phases?.lease)} | ${r.rss} | ${r.load} |`,
+      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${drain.length && PERIOD_MS === 60_000 ? drain.join(" / ") : "–"} | ${phase(r.phases?.fire)} | ${phase(r.phases?.lease)} | ${r.rss} | ${r.load} |`,
     );
   } catch (err) {
     console.log(`| ${system} | ${S} | failed: ${(err as Error).message} |`);

@@ -1,5 +1,5 @@
 /**
- * bench:e2e child: BullMQ with S job schedulers (`upsertJobScheduler`, pattern `* * * * *`) and one
+ * bench:e2e child: BullMQ with S job schedulers (`upsertJobScheduler`, pattern `* * * * *` or the run's --cron) and one
  * Worker in this process. The nominal instant is the scheduler's `prevMillis` (the job id ends with it).
  */
 import { Queue, Worker } from "bullmq";
@@ -19,7 +19,7 @@ for (let i = 0; i < ids.length; i += 500) {
       .map((id) =>
         queue.upsertJobScheduler(
           id,
-          { pattern: "* * * * *" },
+          { pattern: s.cron ?? "* * * * *" },
           { name: "noop", opts: { removeOnComplete: true, removeOnFail: true } },
         ),
       ),

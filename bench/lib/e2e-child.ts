@@ -18,6 +18,8 @@ export interface ChildSettings {
   schema?: string;
   /** Orbit worker: the server's URL. */
   server?: string;
+  /** BullMQ: the job schedulers' pattern (default `* * * * *`). */
+  cron?: string;
   /** Orbit server: SQLite synchronous setting. */
   synchronous?: "full" | "normal";
 }

@@ -1,4 +1,4 @@
-/** bench:e2e's arithmetic: per measured minute, who started, how late, how many twice. */
+/** bench:e2e's arithmetic: per measured period (a minute or a second), who started, how late, how many twice. */
 import type { Start } from "./e2e-child.js";
 
 export interface MinuteStats {
@@ -9,6 +9,8 @@ export interface MinuteStats {
   doubles: number;
   /** Lag of the last first start: when every handler of the minute had started. */
   maxLag: number;
+  /** Lag of the first start of the minute. */
+  minLag: number;
 }
 
 export const pct = (sorted: number[], p: number): number =>
@@ -32,11 +34,13 @@ export function summarise(
   const minutes = nominals.map((n) => {
     const seen = byMinute.get(n)!;
     let maxLag = 0;
+    let minLag = Number.POSITIVE_INFINITY;
     for (const lag of seen.values()) {
       lags.push(lag);
       maxLag = Math.max(maxLag, lag);
+      minLag = Math.min(minLag, lag);
     }
-    return { nominalMs: n, started: seen.size, doubles: doubles.get(n) ?? 0, maxLag };
+    return { nominalMs: n, started: seen.size, doubles: doubles.get(n) ?? 0, maxLag, minLag };
   });
   lags.sort((a, b) => a - b);
   return {
