@@ -52,6 +52,7 @@ export type CompleteAnswer = CompleteManyResponseJson["tasks"][string];
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_POLL_TIMEOUT_MS = 20_000;
+const URGENT = { urgent: true } as const;
 /** Most tasks one poll may lease. */
 export const MAX_TASKS_PER_POLL = 100;
 
@@ -77,9 +78,12 @@ export class WorkerTasks {
     await this.o.executions.workers.seen(request.worker_id, request.workflows);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
     const deadline = this.o.clock.now() + wait;
+    // The first look queues behind other work; once parked, the poll is handed what a wake-up
+    // announces with the firing loop's priority (docs/workflows.md § Leases, wake-ups and the reaper).
+    let parked = false;
     for (;;) {
       const armed = this.o.wakeups.arm();
-      const tasks = await this.claim(request);
+      const tasks = await this.claim(request, parked);
       if (tasks.length || signal?.aborted) {
         armed.disarm();
         return tasks;
@@ -92,6 +96,7 @@ export class WorkerTasks {
       }
       const until = next !== null && next > now ? Math.min(next, deadline) : deadline;
       await armed.wait(Math.max(1, until - now), signal);
+      parked = true;
     }
   }
 
@@ -100,61 +105,66 @@ export class WorkerTasks {
    * of statements whatever the batch (docs/workflows.md § Leasing): the candidates, their executions
    * locked at once, one lease UPDATE per retry policy, the `WorkflowTaskStarted` events and the
    * journaled steps. The lease is still the row's CAS (`state = 'pending'`), so a task is leased once.
+   * `handOff`: a parked poll leasing what woke it, ahead of queued worker requests and between the
+   * firing loop's batches (SQLite's urgent lane; nothing on PostgreSQL).
    */
-  async claim(request: PollRequestJson): Promise<TaskJson[]> {
+  async claim(request: PollRequestJson, handOff = false): Promise<TaskJson[]> {
     const limit = Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
-    return this.o.store.transaction(async (t) => {
-      const now = this.o.clock.now();
-      const candidates = await t.listClaimableTasks({
-        workflows: request.workflows,
-        availableAtOrBeforeMs: now,
-        limit,
-        skipLocked: true,
-      });
-      if (!candidates.length) return [];
-      // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
-      const locked = new Map(
-        (await t.lockExecutionsIfFree(candidates.map((c) => c.executionId))).map((e) => [e.executionId, e]),
-      );
-      const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
-      for (const task of candidates) {
-        const execution = locked.get(task.executionId);
-        if (!execution) continue;
-        locked.delete(task.executionId); // one task per execution per claim (its events take one seq each)
-        if (!isActiveStatus(execution.status)) {
-          await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
-          continue;
-        }
-        chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
-      }
-      const leased = new Set<string>();
-      for (const [policy, group] of groupBy(chosen, (c) => `${c.offer.max_attempts}/${c.offer.backoff_ms}`)) {
-        const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
-        const ids = await t.leaseTasks(
-          group.map((c) => c.task.taskId),
-          { owner: request.worker_id, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
+    return this.o.store.transaction(
+      async (t) => {
+        const now = this.o.clock.now();
+        const candidates = await t.listClaimableTasks({
+          workflows: request.workflows,
+          availableAtOrBeforeMs: now,
+          limit,
+          skipLocked: true,
+        });
+        if (!candidates.length) return [];
+        // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
+        const locked = new Map(
+          (await t.lockExecutionsIfFree(candidates.map((c) => c.executionId))).map((e) => [e.executionId, e]),
         );
-        for (const id of ids) leased.add(id);
-      }
-      const out = chosen.filter((c) => leased.has(c.task.taskId));
-      if (!out.length) return [];
-      await t.appendEvents(
-        out.map((c) => ({
-          executionId: c.execution.executionId,
-          type: "WorkflowTaskStarted",
-          data: { worker_id: request.worker_id, run: c.task.run, attempt: c.task.attempt },
-          atMs: now,
-        })),
-      );
-      const steps = groupBy(await t.listStepResultsOf(out.map((c) => c.execution.executionId)), (s) => s.executionId);
-      return out.map((c) =>
-        this.toTaskJson(
-          c.task,
-          c.execution,
-          (steps.get(c.execution.executionId) ?? []).filter((s) => s.run === c.task.run),
-        ),
-      );
-    });
+        const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
+        for (const task of candidates) {
+          const execution = locked.get(task.executionId);
+          if (!execution) continue;
+          locked.delete(task.executionId); // one task per execution per claim (its events take one seq each)
+          if (!isActiveStatus(execution.status)) {
+            await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
+            continue;
+          }
+          chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
+        }
+        const leased = new Set<string>();
+        for (const [policy, group] of groupBy(chosen, (c) => `${c.offer.max_attempts}/${c.offer.backoff_ms}`)) {
+          const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
+          const ids = await t.leaseTasks(
+            group.map((c) => c.task.taskId),
+            { owner: request.worker_id, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
+          );
+          for (const id of ids) leased.add(id);
+        }
+        const out = chosen.filter((c) => leased.has(c.task.taskId));
+        if (!out.length) return [];
+        await t.appendEvents(
+          out.map((c) => ({
+            executionId: c.execution.executionId,
+            type: "WorkflowTaskStarted",
+            data: { worker_id: request.worker_id, run: c.task.run, attempt: c.task.attempt },
+            atMs: now,
+          })),
+        );
+        const steps = groupBy(await t.listStepResultsOf(out.map((c) => c.execution.executionId)), (s) => s.executionId);
+        return out.map((c) =>
+          this.toTaskJson(
+            c.task,
+            c.execution,
+            (steps.get(c.execution.executionId) ?? []).filter((s) => s.run === c.task.run),
+          ),
+        );
+      },
+      handOff ? URGENT : undefined,
+    );
   }
 
   /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */

@@ -3,12 +3,16 @@
  * database and check that every batch reported committed is there whole, and that the batch that
  * was open left nothing: each execution is either COMPLETED once (its event, its task done) or still
  * RUNNING with its task leased and no completion, ready for the lease reaper to hand it out again.
- * A poll killed inside its transaction leases nothing: its tasks are pending, without an event.
+ * A poll killed inside its transaction leases nothing: its tasks are pending, without an event; so
+ * does a hand-off to a parked poll, and one that committed but was never answered is leased once,
+ * re-leased after its expiry and completed once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
 import { SystemClock } from "../../src/clock/system-clock.js";
+import type { Clock } from "../../src/domain/clock.js";
 import { Executions } from "../../src/engine/executions.js";
 import { TaskWakeups } from "../../src/engine/task-wakeups.js";
 import { WorkerTasks } from "../../src/engine/tasks.js";
@@ -90,6 +94,15 @@ async function expectWhole(store: Store, run: Run): Promise<void> {
   for (const id of completed) expect(all.find((e) => e.executionId === id)?.status, id).toBe("COMPLETED");
 }
 
+const OFFER = [{ name: "Crash", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+
+/** The worker protocol's engine on a reopened database, as a restarted server has it. */
+function engine(store: Store, clock: Clock): WorkerTasks {
+  const workflows = new Workflows({ store, clock });
+  const executions = new Executions({ store, clock, workflows });
+  return new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+}
+
 describeEachDialect("batched leases and completes survive kill -9", (dialect) => {
   let location: TestLocation | null = null;
   let child: ChildProcess | null = null;
@@ -141,17 +154,78 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
       expect(events, `${task!.executionId} has no WorkflowTaskStarted`).toEqual(["WorkflowCreated"]);
     }
     // A poll after the restart leases the open batch's tasks, each once.
-    const clock = new SystemClock();
-    const workflows = new Workflows({ store, clock });
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    const offer = [{ name: "Crash", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
-    const again = await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 100 });
+    const tasks = engine(store, new SystemClock());
+    const again = await tasks.claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 });
     expect(again.map((t) => t.task_id).sort()).toEqual([...openTasks].sort());
-    expect(await tasks.claim({ worker_id: "w3", workflows: offer, max_tasks: 100 })).toEqual([]);
+    expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
     for (const t of again) {
       const started = (await store.listEvents(t.execution_id)).filter((e) => e.type === "WorkflowTaskStarted");
       expect(started.map((e) => e.data.worker_id)).toEqual(["w2"]);
+    }
+  });
+
+  it("leases nothing of a hand-off to a parked poll killed before its commit; the next poll leases it once", async () => {
+    location = await dialect.createLocation();
+    const run = runChild(location, "hang-hand-off");
+    child = run.child;
+    const open = await run.waitFor((line) => line.startsWith("open-lease "));
+    const openTasks = open.slice("open-lease ".length).split(" ");
+    expect(openTasks).toHaveLength(20);
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    const store = await location.open();
+    await expectWhole(store, run);
+    for (const id of openTasks) {
+      const task = await store.getTaskLease(id);
+      expect(task?.state, `${id}: its lease was rolled back`).toBe("pending");
+      expect((await store.listEvents(task!.executionId)).map((e) => e.type)).toEqual(["WorkflowCreated"]);
+    }
+    const tasks = engine(store, new SystemClock());
+    const again = await tasks.claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 });
+    expect(again.map((t) => t.task_id).sort()).toEqual([...openTasks].sort());
+    expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
+  });
+
+  it("a hand-off committed but never answered is leased once, re-leased after its expiry, completed once", async () => {
+    location = await dialect.createLocation();
+    const run = runChild(location, "hand-off-answer");
+    child = run.child;
+    const handed = (await run.waitFor((line) => line.startsWith("handed "))).slice("handed ".length).split(" ");
+    expect(handed).toHaveLength(20);
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    const store = await location.open();
+    await expectWhole(store, run);
+    const leaseUntil: number[] = [];
+    for (const id of handed) {
+      const task = await store.getTaskLease(id);
+      expect(task).toMatchObject({ state: "leased", leaseOwner: "w", attempt: 1 });
+      leaseUntil.push(task!.leaseUntilMs!);
+    }
+    // After the lease's end the reaper puts each back (attempt 2); one poll leases them, once.
+    const clock = new ManualClock(Math.max(...leaseUntil) + 1);
+    const tasks = engine(store, clock);
+    for (const id of handed) expect(await tasks.reap(id)).toBe(true);
+    clock.advance(60_000); // past the retry back-off
+    const again = await tasks.claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 });
+    expect(again.map((t) => t.task_id).sort()).toEqual([...handed].sort());
+    expect(again.every((t) => t.attempt === 2)).toBe(true);
+    expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
+    // The first worker's late report is refused; the second completes each execution once.
+    const late = await tasks.completeMany(
+      "w",
+      handed.map((id) => ({ task_id: id, result: null })),
+    );
+    for (const id of handed) expect(late[id]).toMatchObject({ code: "CONFLICT" });
+    const done = await tasks.completeMany(
+      "w2",
+      again.map((t) => ({ task_id: t.task_id, result: { ok: t.execution_id } })),
+    );
+    for (const t of again) {
+      expect(done[t.task_id]).toEqual({ status: "COMPLETED" });
+      const types = (await store.listEvents(t.execution_id)).map((e) => e.type);
+      expect(types.filter((x) => x === "WorkflowCompleted")).toHaveLength(1);
+      expect(types.filter((x) => x === "WorkflowTaskStarted")).toHaveLength(2);
     }
   });
 

@@ -1,0 +1,78 @@
+/**
+ * The hand-off to a parked poll (docs/workflows.md § Leases, wake-ups and the reaper): a long poll
+ * that found nothing and waits is woken by a new task and leases it at once, on SQLite ahead of
+ * the worker traffic queued while the firing loop reserves the connection (between its batches).
+ */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { TaskWakeups } from "../../src/engine/task-wakeups.js";
+import { WorkerTasks } from "../../src/engine/tasks.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import type { Store } from "../../src/store/store.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+
+const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+
+/** The store, with a promise that resolves when a poll has looked and is about to park. */
+function watchParking(store: Store): { store: Store; parked: () => Promise<void> } {
+  let onLooked: (() => void) | null = null;
+  const watched = new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (key !== "nextAvailableTaskMs" || typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const next = await value.apply(target, args);
+        onLooked?.();
+        return next;
+      };
+    },
+  });
+  return { store: watched, parked: () => new Promise<void>((resolve) => (onLooked = resolve)) };
+}
+
+describeEachDialect("hand-off to a parked poll", (dialect) => {
+  const db = useStore(dialect);
+
+  it("leases what a fire committed to the parked poll between the fire's batches, once", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const { store, parked } = watchParking(db.store);
+    const workflows = new Workflows({ store, clock });
+    const wakeups = new TaskWakeups(clock);
+    const executions = new Executions({ store, clock, workflows });
+    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
+    await workflows.register({ name: "W", version: "1.0.0" });
+
+    const looked = parked();
+    const poll = tasks.poll({ worker_id: "w", workflows: offer, max_tasks: 10, wait_ms: 60_000 });
+    await looked;
+    // The firing loop mid-herd: it reserves SQLite's connection and fires in urgent transactions.
+    const release = store.prioritize?.() ?? (() => undefined);
+    let queuedEarlier: Promise<unknown> = Promise.resolve();
+    try {
+      queuedEarlier = store.getExecution("a");
+      await store.transaction(
+        async (tx) => {
+          for (const id of ["a", "b", "c"]) await executions.start({ executionId: id, workflow: "W", input: {} }, tx);
+        },
+        { urgent: true },
+      );
+      wakeups.wake(); // what onFire does after the batch's commit
+      // The loop's next batch comes after a turn of the event loop (it yields to timers and I/O).
+      await new Promise((resolve) => setImmediate(resolve));
+      const nextBatch = await store.transaction(async (tx) => tx.getTaskForExecution("a"), { urgent: true });
+      // SQLite's urgent lane; PostgreSQL has no lanes (each transaction has its own connection).
+      if (dialect.name === "sqlite") expect(nextBatch?.state, "leased before the loop's next batch").toBe("leased");
+    } finally {
+      release();
+    }
+    const handed = await poll;
+    await queuedEarlier;
+    expect(handed.map((t) => t.execution_id).sort()).toEqual(["a", "b", "c"]);
+    for (const t of handed) {
+      const started = (await store.listEvents(t.execution_id)).filter((e) => e.type === "WorkflowTaskStarted");
+      expect(started.map((e) => e.data.worker_id)).toEqual(["w"]);
+    }
+    expect(await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 10 })).toEqual([]);
+  });
+});
