@@ -45,7 +45,7 @@ export class TaskWakeups {
         onWake = () => stop.abort();
         const signals = signal ? [stop.signal, signal] : [stop.signal];
         await this.clock.sleep(ms, AbortSignal.any(signals));
-        stop.abort(); // when the sleep ended first
+        if (!stop.signal.aborted) stop.abort(); // when the sleep ended first
         this.waiters.delete(fire);
       },
       disarm: () => {
