@@ -34,22 +34,38 @@ function isPlainObject(value: object): boolean {
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
+/** Most UTF-8 bytes JSON.stringify writes per UTF-16 unit of a string: an escape such as `\u001f`. */
+const MAX_BYTES_PER_UNIT = 6;
+/** More than the longest JSON text of a finite number (25: `-0.0000030370527149891967`), and of `false`. */
+const MAX_NUMBER_BYTES = 32;
+const MAX_LITERAL_BYTES = 5;
+
 /**
  * Refuses with INVALID_ARGUMENT a value that is not plain JSON, nests deeper than 64 levels or
  * serializes to more than 1 MB. `what` names the value in messages (`input`, `result`).
- * Returns the serialized size in bytes.
  */
-export function checkJsonLimits(value: unknown, what: string): number {
+export function checkJsonLimits(value: unknown, what: string): void {
   // Iterative walk: a hostile value 100,000 levels deep must not blow our own stack either.
   // Paths are built only for a refusal, from parent links, to keep the common case cheap.
   const stack: Node[] = [{ value, depth: 0, key: "", parent: null }];
+  // An upper bound of the serialized size, summed on the walk: only a value whose bound passes
+  // the limit is serialized to measure it (every start checks its trigger; most values are small).
+  let bound = 0;
   while (stack.length) {
     const node = stack.pop()!;
     const v = node.value;
-    if (v === null || typeof v === "string" || typeof v === "boolean") continue;
+    if (typeof v === "string") {
+      bound += MAX_BYTES_PER_UNIT * v.length + 2;
+      continue;
+    }
+    if (v === null || typeof v === "boolean") {
+      bound += MAX_LITERAL_BYTES;
+      continue;
+    }
     if (typeof v === "number") {
       if (!Number.isFinite(v))
         throw new OrbitError("INVALID_ARGUMENT", `${what}${pathOf(node)} is not a finite number`);
+      bound += MAX_NUMBER_BYTES;
       continue;
     }
     if (typeof v !== "object" || !(Array.isArray(v) || isPlainObject(v))) {
@@ -62,13 +78,19 @@ export function checkJsonLimits(value: unknown, what: string): number {
         `${what} nests deeper than ${MAX_JSON_DEPTH} levels (at ${pathOf(node) || "the top level"}); flatten it`,
       );
     }
+    // Brackets and a comma per element; a key is quoted and followed by a colon.
     if (Array.isArray(v)) {
+      bound += 2 + v.length;
       for (let i = 0; i < v.length; i++) stack.push({ value: v[i], depth, key: String(i), parent: node });
     } else {
-      for (const key of Object.keys(v))
+      bound += 2;
+      for (const key of Object.keys(v)) {
+        bound += MAX_BYTES_PER_UNIT * key.length + 4;
         stack.push({ value: (v as Record<string, unknown>)[key], depth, key, parent: node });
+      }
     }
   }
+  if (bound <= MAX_JSON_BYTES) return;
   const bytes = Buffer.byteLength(JSON.stringify(value as JsonValue), "utf8");
   if (bytes > MAX_JSON_BYTES) {
     throw new OrbitError(
@@ -76,5 +98,4 @@ export function checkJsonLimits(value: unknown, what: string): number {
       `${what} is ${numberFormat.format(bytes)} bytes serialized; the limit is ${numberFormat.format(MAX_JSON_BYTES)} bytes (1 MB)`,
     );
   }
-  return bytes;
 }

@@ -87,7 +87,7 @@ export class StartBatch {
       const found = await this.tx.getExecution(id);
       if (found !== null) return { kind: "exists", execution: found };
     }
-    const prepared = await this.prepare(request);
+    const prepared = this.prepareResolved(request) ?? (await this.prepare(request));
     if (prepared instanceof OrbitError) {
       const found = idGiven ? await this.tx.getExecution(id) : null;
       return found !== null ? { kind: "exists", execution: found } : { kind: "refused", error: prepared };
@@ -157,29 +157,35 @@ export class StartBatch {
     return this.results.get(executionId);
   }
 
+  /**
+   * The checks of a start whose workflow and timeouts this batch has resolved already (most
+   * starts of a fire batch): no await. Undefined when they are not resolved yet ({@link prepare}).
+   */
+  private prepareResolved(request: IdentifiedStart): PreparedStart | OrbitError | undefined {
+    const target = this.targets.get(targetKey(request));
+    if (target === undefined || target.timeouts === null) return undefined;
+    try {
+      checkRequest(request);
+      const input = this.validate(target.workflow, request.input ?? {});
+      return input instanceof OrbitError ? input : preparedStart(request, target.workflow, input, target.timeouts);
+    } catch (err) {
+      if (err instanceof OrbitError) return err;
+      throw err;
+    }
+  }
+
   /** The checks of a start, without writing; the refusal as a value. Other failures throw. */
   private async prepare(request: IdentifiedStart): Promise<PreparedStart | OrbitError> {
     try {
-      const trigger = request.trigger ?? null;
-      checkExecutionId(request.executionId);
-      if (trigger !== null) checkJsonLimits(trigger, "trigger");
-      const given = request.timeouts;
-      const key = `${request.workflow}\u0000${request.version ?? ""}\u0000${given?.startTimeout ?? ""}\u0000${given?.runTimeout ?? ""}`;
+      checkRequest(request);
+      const key = targetKey(request);
       const target = this.targets.get(key) ?? (await this.target(key, request));
       const input = this.validate(target.workflow, request.input ?? {});
       if (input instanceof OrbitError) return input;
-      if (target.timeouts === null) target.timeouts = await this.e.timeoutsOf(this.tx, target.workflow.name, given);
-      const timeouts = target.timeouts;
-      return {
-        executionId: request.executionId,
-        workflow: target.workflow,
-        input,
-        scheduleId: request.scheduleId ?? null,
-        trigger,
-        concurrencyKey: request.concurrencyKey ?? null,
-        startTimeoutMs: timeouts.startTimeoutMs,
-        runTimeoutMs: timeouts.runTimeoutMs,
-      };
+      if (target.timeouts === null) {
+        target.timeouts = await this.e.timeoutsOf(this.tx, target.workflow.name, request.timeouts);
+      }
+      return preparedStart(request, target.workflow, input, target.timeouts);
     } catch (err) {
       if (err instanceof OrbitError) return err;
       throw err;
@@ -215,6 +221,36 @@ export class StartBatch {
     if (key !== null) this.e.validated.set(key, result);
     return result;
   }
+}
+
+/** What a start's workflow and timeouts are resolved by (within a batch). */
+function targetKey(request: StartRequest): string {
+  const given = request.timeouts;
+  return `${request.workflow}\u0000${request.version ?? ""}\u0000${given?.startTimeout ?? ""}\u0000${given?.runTimeout ?? ""}`;
+}
+
+/** The checks of a start's own fields, before its workflow is looked at. */
+function checkRequest(request: IdentifiedStart): void {
+  checkExecutionId(request.executionId);
+  if (request.trigger != null) checkJsonLimits(request.trigger, "trigger");
+}
+
+function preparedStart(
+  request: IdentifiedStart,
+  workflow: Workflow,
+  input: JsonObject,
+  timeouts: { startTimeoutMs: number | null; runTimeoutMs: number | null },
+): PreparedStart {
+  return {
+    executionId: request.executionId,
+    workflow,
+    input,
+    scheduleId: request.scheduleId ?? null,
+    trigger: request.trigger ?? null,
+    concurrencyKey: request.concurrencyKey ?? null,
+    startTimeoutMs: timeouts.startTimeoutMs,
+    runTimeoutMs: timeouts.runTimeoutMs,
+  };
 }
 
 /** The refusal of a start beyond `--max-active-executions`. */
