@@ -102,8 +102,8 @@ export class WorkerTasks {
 
   /**
    * One transaction: pending tasks of the offered workflows, leased to the worker. A constant number
-   * of statements whatever the batch (docs/workflows.md § Leasing): the candidates, their executions
-   * locked at once, one lease UPDATE per retry policy, the `WorkflowTaskStarted` events and the
+   * of statements whatever the batch (docs/workflows.md § Leasing): the candidates with their
+   * executions, both locked, in one statement, one lease UPDATE per retry policy, the `WorkflowTaskStarted` events and the
    * journaled steps. The lease is still the row's CAS (`state = 'pending'`), so a task is leased once.
    * `handOff`: a parked poll leasing what woke it, ahead of queued worker requests and between the
    * firing loop's batches (SQLite's urgent lane; nothing on PostgreSQL).
@@ -113,22 +113,19 @@ export class WorkerTasks {
     return this.o.store.transaction(
       async (t) => {
         const now = this.o.clock.now();
-        const candidates = await t.listClaimableTasks({
+        // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
+        const candidates = await t.listClaimable({
           workflows: request.workflows,
           availableAtOrBeforeMs: now,
           limit,
           skipLocked: true,
         });
         if (!candidates.length) return [];
-        // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
-        const locked = new Map(
-          (await t.lockExecutionsIfFree(candidates.map((c) => c.executionId))).map((e) => [e.executionId, e]),
-        );
+        const seen = new Set<string>();
         const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
-        for (const task of candidates) {
-          const execution = locked.get(task.executionId);
-          if (!execution) continue;
-          locked.delete(task.executionId); // one task per execution per claim (its events take one seq each)
+        for (const { task, execution } of candidates) {
+          if (seen.has(execution.executionId)) continue;
+          seen.add(execution.executionId); // one task per execution per claim (its events take one seq each)
           if (!isActiveStatus(execution.status)) {
             await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
             continue;

@@ -53,6 +53,12 @@ export interface StepResultRow {
 export interface TaskStoreOps {
   /** Pending tasks of the given workflows available now, oldest available first. */
   listClaimableTasks(query: ClaimableTaskQuery): Promise<TaskLease[]>;
+  /**
+   * {@link listClaimableTasks} with each task's execution, in one statement; with `skipLocked`, the
+   * task and its execution are both locked (PostgreSQL `FOR UPDATE OF t, e SKIP LOCKED`: a task whose
+   * execution another transaction holds, a cancel say, is passed over, never waited for).
+   */
+  listClaimable(query: ClaimableTaskQuery): Promise<{ task: TaskLease; execution: Execution }[]>;
   /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
   nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null>;
   getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;

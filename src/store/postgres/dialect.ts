@@ -14,6 +14,7 @@ export const postgresDialect: SqlDialect = {
   name: "postgres",
   forUpdate: " FOR UPDATE",
   forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
+  forUpdateOfSkipLocked: (tables) => ` FOR UPDATE OF ${tables} SKIP LOCKED`,
   nowMs: "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
   admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEYS.admission})`,
   // node-postgres already parses json/jsonb columns.

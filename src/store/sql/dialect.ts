@@ -14,6 +14,8 @@ export interface SqlDialect {
   readonly forUpdate: string;
   /** Suffix for claiming rows other transactions do not hold (`FOR UPDATE SKIP LOCKED`). */
   readonly forUpdateSkipLocked: string;
+  /** {@link forUpdateSkipLocked} for the rows of several tables of a join (`t, e`): each must be free. */
+  forUpdateOfSkipLocked(tables: string): string;
   /** An expression for the database clock in epoch milliseconds. */
   readonly nowMs: string;
   /**

@@ -14,19 +14,22 @@ import type {
   TaskStoreOps,
   WorkflowRef,
 } from "../task-store.js";
-import { arrayParam, jsonParam } from "./columns.js";
+import { arrayParam, jsonParam, quote } from "./columns.js";
 import { ExecutionOps } from "./execution-ops.js";
 import type { SqlParam, SqlRow } from "./executor.js";
 import { EXECUTION_ALL } from "./tables.js";
 
-/** `((workflow = ? AND version = ?) OR …)` for a worker's workflow versions. */
-function workflowFilter(workflows: readonly WorkflowRef[]): { sql: string; params: SqlParam[] } {
+/** `((workflow = ? AND version = ?) OR …)` for a worker's workflow versions (`t.workflow` with a prefix). */
+function workflowFilter(workflows: readonly WorkflowRef[], prefix = ""): { sql: string; params: SqlParam[] } {
   if (!workflows.length) throw new Error("a task query needs at least one workflow");
   return {
-    sql: `(${workflows.map(() => "(workflow = ? AND version = ?)").join(" OR ")})`,
+    sql: `(${workflows.map(() => `(${prefix}workflow = ? AND ${prefix}version = ?)`).join(" OR ")})`,
     params: workflows.flatMap((w) => [w.name, w.version]),
   };
 }
+
+/** The execution's columns beside a task's in one row (`e_<column>`), for {@link TaskOps.listClaimable}. */
+const CLAIM_EXECUTION_COLUMNS = EXECUTION_ALL.names.map((n) => `e.${quote(n)} AS e_${n}`).join(", ");
 
 export class TaskOps extends ExecutionOps implements TaskStoreOps {
   private lease(row: SqlRow): TaskLease {
@@ -55,6 +58,22 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       [q.availableAtOrBeforeMs, ...f.params, q.limit],
     );
     return rows.map((r) => this.lease(r));
+  }
+
+  async listClaimable(q: ClaimableTaskQuery): Promise<{ task: TaskLease; execution: Execution }[]> {
+    const f = workflowFilter(q.workflows, "t.");
+    const rows = await this.exec.all(
+      `SELECT t.*, ${CLAIM_EXECUTION_COLUMNS} FROM orbit_worker_tasks t
+       JOIN orbit_executions e ON e.execution_id = t.execution_id
+       WHERE t.state = 'pending' AND t.available_ms <= ? AND ${f.sql}
+       ORDER BY t.available_ms, t.created_ms LIMIT ?${q.skipLocked ? this.sqlDialect.forUpdateOfSkipLocked("t, e") : ""}`,
+      [q.availableAtOrBeforeMs, ...f.params, q.limit],
+    );
+    return rows.map((r) => {
+      const execution: SqlRow = {};
+      for (const name of EXECUTION_ALL.names) execution[name] = r[`e_${name}`];
+      return { task: this.lease(r), execution: this.map.execution(execution) };
+    });
   }
 
   async nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null> {

@@ -7,6 +7,7 @@ export const sqliteDialect: SqlDialect = {
   // every writing transaction, so a locking read needs no suffix.
   forUpdate: "",
   forUpdateSkipLocked: "",
+  forUpdateOfSkipLocked: () => "",
   nowMs: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
   admissionLock: null,
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
