@@ -103,8 +103,9 @@ export class WorkerTasks {
   /**
    * One transaction: pending tasks of the offered workflows, leased to the worker. A constant number
    * of statements whatever the batch (docs/workflows.md § Leasing): the candidates with their
-   * executions, both locked, in one statement, one lease UPDATE per retry policy, the `WorkflowTaskStarted` events and the
-   * journaled steps. The lease is still the row's CAS (`state = 'pending'`), so a task is leased once.
+   * executions, both locked, in one statement; one lease UPDATE per retry policy; the
+   * `WorkflowTaskStarted` events; the journaled steps of the runs that have some (most have none, and
+   * then it is not read). The lease is still the row's CAS (`state = 'pending'`), so a task is leased once.
    * `handOff`: a parked poll leasing what woke it, ahead of queued worker requests and between the
    * firing loop's batches (SQLite's urgent lane; nothing on PostgreSQL).
    */
@@ -122,8 +123,10 @@ export class WorkerTasks {
         });
         if (!candidates.length) return [];
         const seen = new Set<string>();
+        const withSteps = new Set<string>();
         const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
-        for (const { task, execution } of candidates) {
+        for (const { task, execution, hasSteps } of candidates) {
+          if (hasSteps) withSteps.add(execution.executionId);
           if (seen.has(execution.executionId)) continue;
           seen.add(execution.executionId); // one task per execution per claim (its events take one seq each)
           if (!isActiveStatus(execution.status)) {
@@ -151,7 +154,9 @@ export class WorkerTasks {
             atMs: now,
           })),
         );
-        const steps = groupBy(await t.listStepResultsOf(out.map((c) => c.execution.executionId)), (s) => s.executionId);
+        // Only a run with journaled steps (an attempt after a lost lease or a failure) reads them.
+        const journaled = out.map((c) => c.execution.executionId).filter((id) => withSteps.has(id));
+        const steps = groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
         return out.map((c) =>
           this.toTaskJson(
             c.task,

@@ -30,6 +30,13 @@ export interface ClaimableTaskQuery {
   skipLocked?: boolean;
 }
 
+/** A pending task, its execution, and whether the task's run has journaled steps (a retried attempt's). */
+export interface ClaimCandidate {
+  task: TaskLease;
+  execution: Execution;
+  hasSteps: boolean;
+}
+
 export interface NewLease {
   owner: string;
   leaseUntilMs: number;
@@ -58,7 +65,7 @@ export interface TaskStoreOps {
    * task and its execution are both locked (PostgreSQL `FOR UPDATE OF t, e SKIP LOCKED`: a task whose
    * execution another transaction holds, a cancel say, is passed over, never waited for).
    */
-  listClaimable(query: ClaimableTaskQuery): Promise<{ task: TaskLease; execution: Execution }[]>;
+  listClaimable(query: ClaimableTaskQuery): Promise<ClaimCandidate[]>;
   /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
   nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null>;
   getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;

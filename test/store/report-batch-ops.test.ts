@@ -40,8 +40,13 @@ describeEachDialect("store operations of batched reports", (dialect) => {
         task("t-late", "a", { run: 2, availableMs: T0 + 1 }),
       ]),
     );
+    const step = { step: "s1", seq: 1, result: null, hasCompensation: false, compensatedMs: null, completedMs: T0 };
+    await db.store.insertStepResult({ ...step, executionId: "a", run: 1 });
+    await db.store.insertStepResult({ ...step, executionId: "b", run: 2 });
     const got = await db.store.transaction((tx) => tx.listClaimable({ ...offer, skipLocked: true }));
     expect(got.map((c) => c.task.taskId)).toEqual(["t-b", "t-a"]);
+    // Steps of the task's own run only: b's are of another run.
+    expect(got.map((c) => c.hasSteps)).toEqual([false, true]);
     expect(got[1]!.execution).toEqual(await db.store.getExecution("a"));
     expect(got[1]!.task).toMatchObject({ taskId: "t-a", executionId: "a", state: "pending", maxAttempts: 1 });
   });

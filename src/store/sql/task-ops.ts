@@ -8,6 +8,7 @@ import type { WorkerTaskState } from "../rows.js";
 import type { FirstEvent, LockOption } from "../store.js";
 import type {
   ClaimableTaskQuery,
+  ClaimCandidate,
   NewLease,
   StepResultRow,
   TaskLease,
@@ -60,10 +61,12 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return rows.map((r) => this.lease(r));
   }
 
-  async listClaimable(q: ClaimableTaskQuery): Promise<{ task: TaskLease; execution: Execution }[]> {
+  async listClaimable(q: ClaimableTaskQuery): Promise<ClaimCandidate[]> {
     const f = workflowFilter(q.workflows, "t.");
     const rows = await this.exec.all(
-      `SELECT t.*, ${CLAIM_EXECUTION_COLUMNS} FROM orbit_worker_tasks t
+      `SELECT t.*, ${CLAIM_EXECUTION_COLUMNS},
+         EXISTS (SELECT 1 FROM orbit_step_results s WHERE s.execution_id = t.execution_id AND s.run = t.run) AS has_steps
+       FROM orbit_worker_tasks t
        JOIN orbit_executions e ON e.execution_id = t.execution_id
        WHERE t.state = 'pending' AND t.available_ms <= ? AND ${f.sql}
        ORDER BY t.available_ms, t.created_ms LIMIT ?${q.skipLocked ? this.sqlDialect.forUpdateOfSkipLocked("t, e") : ""}`,
@@ -72,7 +75,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return rows.map((r) => {
       const execution: SqlRow = {};
       for (const name of EXECUTION_ALL.names) execution[name] = r[`e_${name}`];
-      return { task: this.lease(r), execution: this.map.execution(execution) };
+      return { task: this.lease(r), execution: this.map.execution(execution), hasSteps: Boolean(r.has_steps) };
     });
   }
 
