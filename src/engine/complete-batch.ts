@@ -1,8 +1,8 @@
 /**
  * A batch of completion reports in one transaction with a constant number of statements, whatever
  * its size (docs/workflows.md § Batched completes): the executions and tasks locked (one statement
- * each), the checks of each report in memory, then one UPDATE of the executions, one of the tasks,
- * one INSERT of the events and the ended-hook once for the batch. Each report is checked and ended
+ * each), the checks of each report in memory, then the executions, tasks and events written (one
+ * statement on PostgreSQL) and the ended-hook once for the batch. Each report is checked and ended
  * exactly as a single complete (task-transitions.ts holdTask, completeAttempt, endWith): a task the
  * worker no longer holds is answered with the same error and the others still complete; a refused
  * report writes nothing, so it leaves nothing half-written in the shared transaction.
@@ -62,12 +62,14 @@ export async function completeBatch(
     reported.set(id, answer);
     answers[id] = answer;
   }
-  await tx.completeExecutions(
-    ended.map((e) => ({ executionId: e.executionId, result: e.result })),
+  await tx.writeCompletions(
+    {
+      executions: ended.map((e) => ({ executionId: e.executionId, result: e.result })),
+      doneTaskIds: completedTasks,
+      events,
+    },
     now,
   );
-  await tx.setTasksState(completedTasks, "done");
-  await tx.appendEvents(events);
   await onEnded(tx, ended, now);
   return { answers, ended };
 

@@ -37,6 +37,13 @@ export interface ClaimCandidate {
   hasSteps: boolean;
 }
 
+/** What a batched complete writes: see {@link TaskStoreOps.writeCompletions}. */
+export interface CompletionWrites {
+  executions: readonly { executionId: string; result: JsonValue }[];
+  doneTaskIds: readonly string[];
+  events: readonly FirstEvent[];
+}
+
 export interface NewLease {
   owner: string;
   leaseUntilMs: number;
@@ -88,6 +95,12 @@ export interface TaskStoreOps {
   completeExecutions(rows: readonly { executionId: string; result: JsonValue }[], endedMs: number): Promise<void>;
   /** Sets the state of every one of the tasks (one statement). */
   setTasksState(taskIds: readonly string[], state: WorkerTaskState): Promise<void>;
+  /**
+   * A batched complete's writes (src/engine/complete-batch.ts): {@link completeExecutions}, the
+   * tasks `done` ({@link setTasksState}) and the events ({@link appendEvents}, at most one per
+   * execution), as one statement on PostgreSQL (one round trip instead of three).
+   */
+  writeCompletions(batch: CompletionWrites, endedMs: number): Promise<void>;
   /** The journaled steps of several executions, every run, by execution, run and `seq`. */
   listStepResultsOf(executionIds: readonly string[]): Promise<StepResultRow[]>;
   /**

@@ -9,6 +9,7 @@ import type { FirstEvent, LockOption } from "../store.js";
 import type {
   ClaimableTaskQuery,
   ClaimCandidate,
+  CompletionWrites,
   NewLease,
   StepResultRow,
   TaskLease,
@@ -27,6 +28,29 @@ function workflowFilter(workflows: readonly WorkflowRef[], prefix = ""): { sql: 
     sql: `(${workflows.map(() => `(${prefix}workflow = ? AND ${prefix}version = ?)`).join(" OR ")})`,
     params: workflows.flatMap((w) => [w.name, w.version]),
   };
+}
+
+/** PostgreSQL: one event per execution from four arrays ({@link eventArrays}), each at its next seq. */
+const APPEND_EVENTS_UNNEST = `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
+  SELECT u.execution_id,
+         (SELECT COALESCE(MAX(e.seq), 0) + 1 FROM orbit_execution_events e WHERE e.execution_id = u.execution_id),
+         u.type, u.data::jsonb, u.at_ms
+  FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`;
+
+function eventArrays(events: readonly FirstEvent[]): SqlParam[] {
+  return [
+    arrayParam(events.map((e) => e.executionId)),
+    arrayParam(events.map((e) => e.type)),
+    arrayParam(events.map((e) => jsonParam(e.data))),
+    arrayParam(events.map((e) => e.atMs)),
+  ];
+}
+
+function checkOneEventEach(events: readonly FirstEvent[]): void {
+  if (new Set(events.map((e) => e.executionId)).size !== events.length) {
+    // One statement sees the events as they were before it: two rows of one execution would take the same seq.
+    throw new Error("appendEvents takes at most one event per execution");
+  }
 }
 
 /** The execution's columns beside a task's in one row (`e_<column>`), for {@link TaskOps.listClaimable}. */
@@ -126,10 +150,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
 
   async appendEvents(events: readonly FirstEvent[]): Promise<void> {
     if (!events.length) return;
-    if (new Set(events.map((e) => e.executionId)).size !== events.length) {
-      // One statement sees the events as they were before it: two rows of one execution would take the same seq.
-      throw new Error("appendEvents takes at most one event per execution");
-    }
+    checkOneEventEach(events);
     if (this.sqlDialect.batch === "rows") {
       await this.exec.runMany(
         `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
@@ -138,19 +159,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       );
       return;
     }
-    await this.exec.run(
-      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
-       SELECT u.execution_id,
-              (SELECT COALESCE(MAX(e.seq), 0) + 1 FROM orbit_execution_events e WHERE e.execution_id = u.execution_id),
-              u.type, u.data::jsonb, u.at_ms
-       FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`,
-      [
-        arrayParam(events.map((e) => e.executionId)),
-        arrayParam(events.map((e) => e.type)),
-        arrayParam(events.map((e) => jsonParam(e.data))),
-        arrayParam(events.map((e) => e.atMs)),
-      ],
-    );
+    await this.exec.run(APPEND_EVENTS_UNNEST, eventArrays(events));
   }
 
   async lockTasksAndExecutions(taskIds: readonly string[]): Promise<{ tasks: TaskLease[]; executions: Execution[] }> {
@@ -185,6 +194,34 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       `UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::jsonb, error = NULL, ended_ms = ?
        FROM unnest(?::text[], ?::text[]) AS u(execution_id, result) WHERE e.execution_id = u.execution_id`,
       [endedMs, arrayParam(rows.map((r) => r.executionId)), arrayParam(rows.map((r) => jsonParam(r.result)))],
+    );
+  }
+
+  async writeCompletions(batch: CompletionWrites, endedMs: number): Promise<void> {
+    if (this.sqlDialect.batch === "rows" || !batch.executions.length || !batch.events.length) {
+      await this.completeExecutions(batch.executions, endedMs);
+      await this.setTasksState(batch.doneTaskIds, "done");
+      await this.appendEvents(batch.events);
+      return;
+    }
+    checkOneEventEach(batch.events);
+    // Data-modifying CTEs all run, on the statement's one snapshot: the events' seq reads the
+    // journal as before the statement, as appendEvents does.
+    await this.exec.run(
+      `WITH ended AS (
+         UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::jsonb, error = NULL, ended_ms = ?
+         FROM unnest(?::text[], ?::text[]) AS u(execution_id, result) WHERE e.execution_id = u.execution_id
+       ), done AS (
+         UPDATE orbit_worker_tasks SET state = 'done' WHERE task_id = ANY(?::text[])
+       )
+       ${APPEND_EVENTS_UNNEST}`,
+      [
+        endedMs,
+        arrayParam(batch.executions.map((r) => r.executionId)),
+        arrayParam(batch.executions.map((r) => jsonParam(r.result))),
+        arrayParam(batch.doneTaskIds),
+        ...eventArrays(batch.events),
+      ],
     );
   }
 
