@@ -7,8 +7,9 @@ import type { StartRequest } from "../engine/executions.js";
 import { eventToJson, executionToJson } from "../engine/serialize.js";
 import { timeoutMs } from "../scheduler/outcome-settings.js";
 import type { ApiDeps } from "./deps.js";
-import type { ApiRequest, RouteDef } from "./route.js";
+import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
+import { storedGuards } from "./stored-access.js";
 
 const execution = { description: "the execution", schema: S.Execution };
 
@@ -42,11 +43,8 @@ function duration(body: StartExecutionBody, key: "run_timeout" | "start_timeout"
 
 export function executionRoutes(d: ApiDeps): RouteDef[] {
   const access = d.access;
-  const guardStored = (action: "read" | "cancel") => async (r: ApiRequest) => {
-    if (access === null) return;
-    const e = await d.executions.get(String(r.params.id));
-    access.require(r, action, e.workflow);
-  };
+  /** `action` on the execution's workflow (404 for a caller that may not read it: stored-access.ts). */
+  const guardStored = storedGuards(d).execution;
   return [
     {
       method: "POST",

@@ -6,8 +6,9 @@ import { Type } from "@sinclair/typebox";
 import { executionToJson, workflowToJson } from "../engine/serialize.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import type { ApiDeps } from "./deps.js";
-import type { ApiRequest, RouteDef } from "./route.js";
+import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
+import { storedGuards } from "./stored-access.js";
 
 const instant = Type.String({ description: "RFC 3339 UTC" });
 
@@ -43,11 +44,7 @@ const WorkflowVersionParams = Type.Object({
 
 export function outcomeRoutes(d: ApiDeps): RouteDef[] {
   const access = d.access;
-  const guardStored = (action: "read" | "start") => async (r: ApiRequest) => {
-    if (access === null) return;
-    const e = await d.executions.get(String(r.params.id));
-    access.require(r, action, e.workflow);
-  };
+  const guarded = storedGuards(d);
   return [
     {
       method: "GET",
@@ -55,14 +52,16 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       summary: "Workers seen in the last hour: their workflows, last poll, running tasks",
       tag: "worker",
       responses: { 200: { description: "the workers, by id", schema: WorkerList } },
-      handler: async (r) => {
-        const workers = await d.executions.workers.list();
-        const visible =
-          access === null
-            ? workers
-            : workers.map((w) => ({ ...w, workflows: w.workflows.filter((f) => access.allows(r, "read", f.name)) }));
-        return { status: 200, body: { workers: visible } };
-      },
+      // Only the workers of workflows the caller may read (a worker identity: its workflows), and
+      // of each only those workflows and their tasks (docs/security.md).
+      handler: async (r) => ({
+        status: 200,
+        body: {
+          workers: await d.executions.workers.list(
+            access === null ? undefined : (workflow) => access.allows(r, "read", workflow),
+          ),
+        },
+      }),
     },
     {
       method: "GET",
@@ -124,12 +123,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       responses: { 200: { description: "the deliveries" } },
       // As every /v1/schedules route: a client that may `schedule` the workflow (the deliveries
       // show the webhook URLs, which GET of the schedule shows only to it); never a worker.
-      guard: async (r) => {
-        if (access === null) return;
-        access.requireClient(r);
-        const row = await d.scheduler.schedules.row(String(r.params.id));
-        access.require(r, "schedule", row.workflow);
-      },
+      guard: guarded.schedule,
       handler: async (r) => {
         const id = String(r.params.id);
         await d.scheduler.schedules.row(id);
@@ -160,7 +154,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       tag: "executions",
       params: S.ExecutionIdParams,
       responses: { 200: { description: "the execution, RUNNING with run + 1", schema: S.Execution } },
-      guard: guardStored("start"),
+      guard: guarded.execution("start"),
       handler: async (r) => ({ status: 200, body: executionToJson(await d.executions.retry(String(r.params.id))) }),
     },
   ];

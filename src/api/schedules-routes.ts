@@ -9,19 +9,15 @@ import type { ApiDeps } from "./deps.js";
 import { fenceOf } from "./fences.js";
 import type { ApiRequest, RouteDef } from "./route.js";
 import * as S from "./schemas.js";
+import { storedGuards } from "./stored-access.js";
 
 const schedule = { description: "the schedule", schema: S.Schedule };
 
 export function scheduleRoutes(d: ApiDeps): RouteDef[] {
   const { schedules, actions } = d.scheduler;
   const access = d.access;
-  /** Client identities only, and the `schedule` action on the schedule's workflow. */
-  const guardStored = async (r: ApiRequest): Promise<void> => {
-    if (access === null) return;
-    access.requireClient(r);
-    const row = await schedules.row(String(r.params.id));
-    access.require(r, "schedule", row.workflow);
-  };
+  /** Client identities only, and `schedule` on the schedule's workflow (404 without it: stored-access.ts). */
+  const guardStored = storedGuards(d).schedule;
   const asObject = (body: unknown): Record<string, unknown> => (body ?? {}) as Record<string, unknown>;
   const fence = (r: ApiRequest) => fenceOf(r.headers, r.query);
   /** A body of many schedules (batch, validate, apply): `schedule` on each one's workflow. */

@@ -3,7 +3,11 @@
  * name the workflows it runs, and every worker route is checked against them: the workflows a poll
  * offers, and the workflow of every task a heartbeat, release, report or batched complete names.
  * Without this, a worker trusted with `Order*` could lease `Billing` tasks (and read their inputs)
- * or complete them with a forged result. A task that does not exist is left to the route (404).
+ * or complete them with a forged result. A leased task is also refused to any identity but the one
+ * that took the lease: a `worker_id` is the worker's own choice, so without this two identities
+ * allowed the same workflow could report on each other's leases (the same check is made again
+ * under the task's lock, task-transitions.ts `holdTask`). A task that does not exist is left to
+ * the route (404).
  */
 import { OrbitError } from "../domain/errors.js";
 import type { Store } from "../store/store.js";
@@ -32,7 +36,14 @@ export class WorkerAccess {
     ];
     for (const id of ids) {
       const task = await this.store.getTaskLease(id);
-      if (task !== null) this.require(caller, task.workflow, `report on task ${id} of`);
+      if (task === null) continue;
+      this.require(caller, task.workflow, `report on task ${id} of`);
+      if (task.state === "leased" && task.leaseIdentity !== null && task.leaseIdentity !== caller.name) {
+        throw new OrbitError(
+          "PERMISSION_DENIED",
+          `worker task ${id} is leased by another identity: identity ${caller.name} may report only on leases it took`,
+        );
+      }
     }
   }
 

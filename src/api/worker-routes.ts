@@ -15,6 +15,7 @@ import { checkJsonLimits } from "../engine/json-limits.js";
 import { Notifier } from "../engine/notifier.js";
 import { executionToJson } from "../engine/serialize.js";
 import { TaskReaper } from "../engine/task-reaper.js";
+import type { LeaseHolder } from "../engine/task-transitions.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
 import { WorkerTasks } from "../engine/tasks.js";
 import { TimeoutSweeper } from "../engine/timeout-sweeper.js";
@@ -128,7 +129,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   const route = <B>(
     url: string,
     schema: { body: TSchema; params?: TSchema },
-    handler: (body: Body<B>, taskId: string, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+    handler: (body: Body<B>, taskId: string, holder: LeaseHolder, reply: FastifyReply) => Promise<unknown>,
   ): void => {
     documented.push({
       method: "POST",
@@ -147,87 +148,91 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       handler: async (request, reply) => {
         const caller = guard(request);
         const taskId = (request.params as { task_id?: string }).task_id ?? "";
-        // With identities, a worker touches only tasks of the workflows its rules name (docs/security.md).
+        // With identities, a worker touches only tasks of the workflows its rules name, and reports
+        // only on leases its identity took (docs/security.md).
         if (caller !== null) await workerAccess.check(caller, request.body as WorkerBody, taskId);
-        const body = await handler(request.body as Body<B>, taskId, request, reply);
+        const b = request.body as Body<B>;
+        const body = await handler(b, taskId, { workerId: b.worker_id, identity: caller?.name ?? null }, reply);
         return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
       },
     });
   };
 
-  route<PollRequestJson>("/v1/worker/poll", { body: S.PollBody }, async (body, _id, _req, reply) => {
+  route<PollRequestJson>("/v1/worker/poll", { body: S.PollBody }, async (body, _id, holder, reply) => {
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());
-    const claimed = await tasks.poll(body, AbortSignal.any([gone.signal, closing.signal]));
+    const claimed = await tasks.poll(body, AbortSignal.any([gone.signal, closing.signal]), holder.identity);
     if (gone.signal.aborted && claimed.length) {
       await tasks.release(
-        body.worker_id,
+        holder,
         claimed.map((t) => t.task_id),
       );
       return { tasks: [] };
     }
     return { tasks: claimed };
   });
-  route<{ task_ids: string[] }>("/v1/worker/heartbeat", { body: S.HeartbeatBody }, (b) =>
-    tasks.heartbeat(b.worker_id, b.task_ids),
+  route<{ task_ids: string[] }>("/v1/worker/heartbeat", { body: S.HeartbeatBody }, (b, _id, holder) =>
+    tasks.heartbeat(holder, b.task_ids),
   );
-  route<{ task_ids: string[] }>("/v1/worker/release", { body: S.ReleaseBody }, async (b) => ({
-    released: await tasks.release(b.worker_id, b.task_ids),
+  route<{ task_ids: string[] }>("/v1/worker/release", { body: S.ReleaseBody }, async (b, _id, holder) => ({
+    released: await tasks.release(holder, b.task_ids),
   }));
 
   route<{ tasks: { task_id: string; result?: unknown }[] }>(
     "/v1/worker/complete",
     { body: S.CompleteManyBody },
-    async (b) => ({
+    async (b, _id, holder) => ({
       tasks: await tasks.completeMany(
-        b.worker_id,
+        holder,
         b.tasks.map((t) => ({ task_id: t.task_id, result: (t.result ?? null) as JsonValue })),
       ),
     }),
   );
   const task = { params: S.TaskIdParams };
-  route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id) => {
+  route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id, holder) => {
     checkJsonLimits(b.result ?? null, `the result of step ${b.step}`);
-    return tasks.step(id, { ...b, result: (b.result ?? null) as JsonValue });
+    return tasks.step(id, holder, { ...b, result: (b.result ?? null) as JsonValue });
   });
   route<{ result?: unknown }>(
     "/v1/worker/tasks/:task_id/complete",
     { ...task, body: S.CompleteBody },
-    async (b, id) => {
+    async (b, id, holder) => {
       const refused = resultRefusal(b.result ?? null);
       if (refused !== null) {
         // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
         // rather than leaving the execution RUNNING (docs/security.md).
-        await tasks.fail(id, b.worker_id, { message: refused.message, type: "ResultRefused" }, false);
+        await tasks.fail(id, holder, { message: refused.message, type: "ResultRefused" }, false);
         throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
       }
-      return executionToJson(await tasks.complete(id, b.worker_id, (b.result ?? null) as JsonValue));
+      return executionToJson(await tasks.complete(id, holder, (b.result ?? null) as JsonValue));
     },
   );
   route<{ error: JsonObject; retryable: boolean }>(
     "/v1/worker/tasks/:task_id/fail",
     { ...task, body: S.FailBody },
-    async (b, id) => executionToJson(await tasks.fail(id, b.worker_id, b.error, b.retryable)),
+    async (b, id, holder) => executionToJson(await tasks.fail(id, holder, b.error, b.retryable)),
   );
-  route<{ input?: unknown }>("/v1/worker/tasks/:task_id/continue", { ...task, body: S.ContinueBody }, async (b, id) =>
-    executionToJson(await tasks.continueAsNew(id, b.worker_id, b.input ?? {})),
+  route<{ input?: unknown }>(
+    "/v1/worker/tasks/:task_id/continue",
+    { ...task, body: S.ContinueBody },
+    async (b, id, holder) => executionToJson(await tasks.continueAsNew(id, holder, b.input ?? {})),
   );
-  route<object>("/v1/worker/tasks/:task_id/compensating", { ...task, body: S.WorkerOnlyBody }, (b, id) =>
-    tasks.startCompensating(id, b.worker_id),
+  route<object>("/v1/worker/tasks/:task_id/compensating", { ...task, body: S.WorkerOnlyBody }, (_b, id, holder) =>
+    tasks.startCompensating(id, holder),
   );
   route<{ step: string; error?: JsonObject }>(
     "/v1/worker/tasks/:task_id/compensations",
     { ...task, body: S.CompensationBody },
-    async (b, id) => {
-      await tasks.compensated(id, b.worker_id, b.step, b.error ?? null);
+    async (b, id, holder) => {
+      await tasks.compensated(id, holder, b.step, b.error ?? null);
       return undefined;
     },
   );
   route<{ error?: JsonObject }>(
     "/v1/worker/tasks/:task_id/cancelled",
     { ...task, body: S.CancelledBody },
-    async (b, id) => executionToJson(await tasks.cancelled(id, b.worker_id, b.error ?? null)),
+    async (b, id, holder) => executionToJson(await tasks.cancelled(id, holder, b.error ?? null)),
   );
   return { tasks, reaper, documented };
 }

@@ -12,7 +12,7 @@ import type { Execution } from "../domain/execution.js";
 import type { JsonValue } from "../domain/json.js";
 import type { FirstEvent, StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
-import { cancelWins, leaseRefusal } from "./task-transitions.js";
+import { cancelWins, type LeaseHolder, leaseRefusal } from "./task-transitions.js";
 import type { CompleteAnswer } from "./tasks.js";
 
 export interface CompleteItem {
@@ -28,12 +28,12 @@ export interface CompletedBatch {
 }
 
 /**
- * Completes the reports of `workerId` inside `tx`; `onEnded` runs once, inside `tx`, with every
+ * Completes the reports of `holder` (its worker_id and identity) inside `tx`; `onEnded` runs once, inside `tx`, with every
  * execution the batch completed.
  */
 export async function completeBatch(
   tx: StoreOps,
-  workerId: string,
+  holder: LeaseHolder,
   items: readonly CompleteItem[],
   now: number,
   onEnded: (tx: StoreOps, ended: readonly Execution[], now: number) => Promise<void>,
@@ -54,7 +54,7 @@ export async function completeBatch(
     if (before !== undefined) {
       answers[id] =
         "status" in before && before.status === "COMPLETED"
-          ? refusal(new OrbitError("CONFLICT", notLeasedMessage(id, tasks.get(id)!, workerId)))
+          ? refusal(new OrbitError("CONFLICT", notLeasedMessage(id, tasks.get(id)!, holder)))
           : before;
       continue;
     }
@@ -80,7 +80,7 @@ export async function completeBatch(
     if (execution === undefined) {
       return refusal(new OrbitError("NOT_FOUND", `execution ${task.executionId} does not exist`));
     }
-    const refused = leaseRefusal(item.task_id, task.executionId, task, workerId, now);
+    const refused = leaseRefusal(item.task_id, task.executionId, task, holder, now);
     if (refused !== null) return refusal(refused);
     if (cancelWins(execution)) {
       // A cancel was requested first: the worker compensates instead (T.completeAttempt).
@@ -115,9 +115,9 @@ function refusal(err: OrbitError): CompleteAnswer {
   return { code: err.code, message: err.message };
 }
 
-function notLeasedMessage(taskId: string, task: TaskLease, workerId: string): string {
+function notLeasedMessage(taskId: string, task: TaskLease, holder: LeaseHolder): string {
   return (
-    leaseRefusal(taskId, task.executionId, { ...task, state: "done" }, workerId, 0)?.message ??
+    leaseRefusal(taskId, task.executionId, { ...task, state: "done" }, holder, 0)?.message ??
     `worker task ${taskId} has ended`
   );
 }

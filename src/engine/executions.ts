@@ -239,8 +239,13 @@ export class Executions {
 
   async get(executionId: string, tx?: StoreOps): Promise<Execution> {
     const execution = await (tx ?? this.store).getExecution(executionId);
-    if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
+    if (!execution) throw this.notFound(executionId);
     return execution;
+  }
+
+  /** The answer for an id with no execution (also given for one the caller may not see, docs/security.md). */
+  notFound(executionId: string): OrbitError {
+    return new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
   }
 
   /** The execution's history, oldest first. */

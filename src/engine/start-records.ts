@@ -83,6 +83,7 @@ export function pendingTask(
     attempt: 1,
     leaseOwner: null,
     leaseUntilMs: null,
+    leaseIdentity: null,
     availableMs: now,
     createdMs: now,
   };

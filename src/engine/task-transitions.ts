@@ -36,28 +36,50 @@ export async function reread(tx: StoreOps, executionId: string): Promise<Executi
 }
 
 /**
- * The task and its execution, locked, if `workerId` holds the task's lease at `now`; CONFLICT
+ * Who reports on a lease: the worker's own `worker_id` and, on a server with identities, the
+ * identity it authenticated as. A `worker_id` is chosen by the worker, so only the identity tells
+ * two workers of two identities apart (docs/security.md § Identities).
+ */
+export interface LeaseHolder {
+  workerId: string;
+  /** Null on a server without identities. */
+  identity: string | null;
+}
+
+/**
+ * The task and its execution, locked, if `holder` holds the task's lease at `now`; CONFLICT
  * otherwise. A lease past its end is gone even before the reaper has handed the task back: a worker
  * that stalled past it may not report, since the task may be about to run elsewhere (docs/workflows.md § Leases).
+ * A lease taken by another identity is PERMISSION_DENIED whatever the worker_id (docs/security.md).
  */
-export async function holdTask(tx: StoreOps, taskId: string, workerId: string, now: number): Promise<Held> {
+export async function holdTask(tx: StoreOps, taskId: string, holder: LeaseHolder, now: number): Promise<Held> {
   const peek = await tx.getTaskLease(taskId);
   if (!peek) throw new OrbitError("NOT_FOUND", `worker task ${taskId} does not exist`);
   const execution = await lockExecution(tx, peek.executionId);
   const task = await tx.getTaskLease(taskId, { forUpdate: true });
-  const refused = leaseRefusal(taskId, peek.executionId, task, workerId, now);
+  const refused = leaseRefusal(taskId, peek.executionId, task, holder, now);
   if (refused !== null) throw refused;
   return { execution, task: task! };
 }
 
-/** Why `workerId` does not hold the task's lease at `now` (CONFLICT), or null when it does. */
+/**
+ * Why `holder` does not hold the task's lease at `now`, or null when it does: PERMISSION_DENIED for
+ * a lease another identity took, whatever the worker_id (docs/security.md), CONFLICT otherwise.
+ */
 export function leaseRefusal(
   taskId: string,
   executionId: string,
   task: TaskLease | null,
-  workerId: string,
+  holder: LeaseHolder,
   now: number,
 ): OrbitError | null {
+  const { workerId, identity } = holder;
+  if (task?.state === "leased" && identity !== null && task.leaseIdentity !== null && task.leaseIdentity !== identity) {
+    return new OrbitError(
+      "PERMISSION_DENIED",
+      `worker task ${taskId} is leased by another identity: identity ${identity} may report only on leases it took`,
+    );
+  }
   if (task?.state !== "leased" || task.leaseOwner !== workerId) {
     return new OrbitError(
       "CONFLICT",
@@ -104,6 +126,7 @@ export async function requeue(
     attempt: next,
     leaseOwner: null,
     leaseUntilMs: null,
+    leaseIdentity: null,
     availableMs,
   });
   await tx.updateExecution(execution.executionId, { attempt: next, ...triggerPatch(execution, next, availableMs) });

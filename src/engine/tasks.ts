@@ -22,6 +22,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import type { StepResultRow, TaskLease } from "../store/task-store.js";
 import { type CompleteItem, completeBatch } from "./complete-batch.js";
 import type { Executions } from "./executions.js";
+import type { LeaseHolder } from "./task-transitions.js";
 import * as T from "./task-transitions.js";
 import type { TaskWakeups } from "./task-wakeups.js";
 import type { Workflows } from "./workflows.js";
@@ -49,6 +50,8 @@ export interface WorkerTasksOptions {
  */
 export type CompleteAnswer = CompleteManyResponseJson["tasks"][string];
 
+export type { LeaseHolder };
+
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_POLL_TIMEOUT_MS = 20_000;
@@ -73,7 +76,7 @@ export class WorkerTasks {
    * Leases up to `max_tasks` tasks of the offered workflows; when none is available, waits for a
    * wake-up (a new or requeued task), the end of a back-off, the poll timeout or `signal`.
    */
-  async poll(request: PollRequestJson, signal?: AbortSignal): Promise<TaskJson[]> {
+  async poll(request: PollRequestJson, signal?: AbortSignal, identity: string | null = null): Promise<TaskJson[]> {
     if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
     await this.o.executions.workers.seen(request.worker_id, request.workflows);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
@@ -83,7 +86,7 @@ export class WorkerTasks {
     let parked = false;
     for (;;) {
       const armed = this.o.wakeups.arm();
-      const tasks = await this.claim(request, parked);
+      const tasks = await this.claim(request, parked, identity);
       if (tasks.length || signal?.aborted) {
         armed.disarm();
         return tasks;
@@ -107,9 +110,10 @@ export class WorkerTasks {
    * `WorkflowTaskStarted` events; the journaled steps of the runs that have some (most have none, and
    * then it is not read). The lease is still the row's CAS (`state = 'pending'`), so a task is leased once.
    * `handOff`: a parked poll leasing what woke it, ahead of queued worker requests and between the
-   * firing loop's batches (SQLite's urgent lane; nothing on PostgreSQL).
+   * firing loop's batches (SQLite's urgent lane; nothing on PostgreSQL). The leases record
+   * `identity` (the caller's, null without identities): only it may report on them.
    */
-  async claim(request: PollRequestJson, handOff = false): Promise<TaskJson[]> {
+  async claim(request: PollRequestJson, handOff = false, identity: string | null = null): Promise<TaskJson[]> {
     const limit = Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
     return this.o.store.transaction(
       async (t) => {
@@ -140,7 +144,7 @@ export class WorkerTasks {
           const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
           const ids = await t.leaseTasks(
             group.map((c) => c.task.taskId),
-            { owner: request.worker_id, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
+            { owner: request.worker_id, identity, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
           );
           for (const id of ids) leased.add(id);
         }
@@ -170,11 +174,14 @@ export class WorkerTasks {
   }
 
   /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */
-  async heartbeat(workerId: string, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
-    await this.o.executions.workers.seen(workerId);
+  async heartbeat(holder: LeaseHolder, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
+    await this.o.executions.workers.seen(holder.workerId);
     const now = this.o.clock.now();
-    // A lease already past its end is not renewed (answered "lost"), reaped or not (docs/workflows.md § Leases).
-    const held = new Set(await this.o.store.extendLeases(workerId, taskIds, now + this.leaseMs, now));
+    // A lease already past its end is not renewed (answered "lost"), reaped or not (docs/workflows.md
+    // § Leases); nor is one another identity took.
+    const held = new Set(
+      await this.o.store.extendLeases(holder.workerId, holder.identity, taskIds, now + this.leaseMs, now),
+    );
     const reasons = await this.o.store.cancelReasonsOfTasks([...held]);
     const tasks: HeartbeatResponseJson["tasks"] = {};
     for (const id of taskIds) {
@@ -186,10 +193,10 @@ export class WorkerTasks {
   }
 
   /** Journals a completed step (before the worker treats it as done). */
-  async step(taskId: string, body: StepRequestJson): Promise<{ cancel_requested: string | null }> {
+  async step(taskId: string, holder: LeaseHolder, body: StepRequestJson): Promise<{ cancel_requested: string | null }> {
     return this.o.store.transaction(async (t) => {
       const now = this.o.clock.now();
-      const held = await T.holdTask(t, taskId, body.worker_id, now);
+      const held = await T.holdTask(t, taskId, holder, now);
       await T.recordStep(t, held, now, {
         name: body.step,
         seq: body.seq,
@@ -201,9 +208,9 @@ export class WorkerTasks {
   }
 
   /** COMPLETED; or, when a cancel was requested first, still RUNNING with its cancel reason (T.cancelWins). */
-  complete(taskId: string, workerId: string, result: JsonValue): Promise<Execution> {
+  complete(taskId: string, holder: LeaseHolder, result: JsonValue): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.completeAttempt(t, await T.holdTask(t, taskId, workerId, now), now, result),
+      T.completeAttempt(t, await T.holdTask(t, taskId, holder, now), now, result),
     );
   }
 
@@ -213,10 +220,10 @@ export class WorkerTasks {
    * checked and ended as `complete` does; a task the worker no longer holds is answered with its
    * error and the others still complete.
    */
-  async completeMany(workerId: string, items: readonly CompleteItem[]): Promise<Record<string, CompleteAnswer>> {
+  async completeMany(holder: LeaseHolder, items: readonly CompleteItem[]): Promise<Record<string, CompleteAnswer>> {
     const executions = this.o.executions;
     const { answers, ended } = await this.o.store.transaction((tx) =>
-      completeBatch(tx, workerId, items, this.o.clock.now(), (t, list, now) =>
+      completeBatch(tx, holder, items, this.o.clock.now(), (t, list, now) =>
         executions.endedInTransaction(t, list, now),
       ),
     );
@@ -225,10 +232,10 @@ export class WorkerTasks {
   }
 
   /** A failed attempt: retried by the task's policy, else the execution is FAILED. */
-  async fail(taskId: string, workerId: string, error: JsonObject, retryable: boolean): Promise<Execution> {
+  async fail(taskId: string, holder: LeaseHolder, error: JsonObject, retryable: boolean): Promise<Execution> {
     let retried = false;
     const execution = await this.o.executions.runTransition(async (t, now) => {
-      const outcome = await T.failAttempt(t, await T.holdTask(t, taskId, workerId, now), now, error, retryable);
+      const outcome = await T.failAttempt(t, await T.holdTask(t, taskId, holder, now), now, error, retryable);
       retried = outcome.retried;
       return outcome.execution;
     });
@@ -236,9 +243,9 @@ export class WorkerTasks {
     return execution;
   }
 
-  async continueAsNew(taskId: string, workerId: string, input: unknown): Promise<Execution> {
+  async continueAsNew(taskId: string, holder: LeaseHolder, input: unknown): Promise<Execution> {
     const execution = await this.o.executions.runTransition(async (t, now) => {
-      const held = await T.holdTask(t, taskId, workerId, now);
+      const held = await T.holdTask(t, taskId, holder, now);
       const workflow = await this.o.workflows.resolve(held.execution.workflow, held.execution.version, t);
       const valid = this.o.workflows.validateInput(workflow, input);
       return T.continueAsNew(t, held, now, valid, this.newId());
@@ -248,38 +255,44 @@ export class WorkerTasks {
   }
 
   /** RUNNING → COMPENSATING; answers the run's journaled steps (the worker compensates them in reverse). */
-  startCompensating(taskId: string, workerId: string): Promise<TaskJson> {
+  startCompensating(taskId: string, holder: LeaseHolder): Promise<TaskJson> {
     return this.o.store.transaction(async (t) => {
       const now = this.o.clock.now();
-      const held = await T.holdTask(t, taskId, workerId, now);
+      const held = await T.holdTask(t, taskId, holder, now);
       const execution = await T.startCompensating(t, held, now);
       return this.taskJson(t, held.task, execution);
     });
   }
 
-  compensated(taskId: string, workerId: string, step: string, error: JsonObject | null): Promise<void> {
+  compensated(taskId: string, holder: LeaseHolder, step: string, error: JsonObject | null): Promise<void> {
     return this.o.store.transaction(async (t) => {
       const now = this.o.clock.now();
-      return T.recordCompensation(t, await T.holdTask(t, taskId, workerId, now), now, step, error);
+      return T.recordCompensation(t, await T.holdTask(t, taskId, holder, now), now, step, error);
     });
   }
 
-  cancelled(taskId: string, workerId: string, onCancelError: JsonObject | null): Promise<Execution> {
+  cancelled(taskId: string, holder: LeaseHolder, onCancelError: JsonObject | null): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.finishCancel(t, await T.holdTask(t, taskId, workerId, now), now, onCancelError),
+      T.finishCancel(t, await T.holdTask(t, taskId, holder, now), now, onCancelError),
     );
   }
 
   /** A worker closing hands its tasks back: pending again at once, same attempt. */
-  async release(workerId: string, taskIds: readonly string[]): Promise<string[]> {
+  async release(holder: LeaseHolder, taskIds: readonly string[]): Promise<string[]> {
     const released: string[] = [];
     for (const id of taskIds) {
       try {
         await this.o.store.transaction(async (t) => {
           const now = this.o.clock.now();
-          const { task, execution } = await T.holdTask(t, id, workerId, now);
-          await t.updateTask(task.taskId, { state: "pending", leaseOwner: null, leaseUntilMs: null, availableMs: now });
-          await t.appendEvent(execution.executionId, "WorkflowTaskReleased", { worker_id: workerId }, now);
+          const { task, execution } = await T.holdTask(t, id, holder, now);
+          await t.updateTask(task.taskId, {
+            state: "pending",
+            leaseOwner: null,
+            leaseUntilMs: null,
+            leaseIdentity: null,
+            availableMs: now,
+          });
+          await t.appendEvent(execution.executionId, "WorkflowTaskReleased", { worker_id: holder.workerId }, now);
         });
         released.push(id);
       } catch (err) {

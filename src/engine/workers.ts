@@ -56,18 +56,31 @@ export class WorkerRegistry {
     await this.store.upsertWorker(workerId, list, now);
   }
 
-  async list(): Promise<WorkerJson[]> {
+  /**
+   * The workers seen in the last hour. With `visible` (a caller's access, docs/security.md), only
+   * the workers that run at least one workflow it may see, each with only those workflows and the
+   * tasks of only those: nothing about the others, not even a count.
+   */
+  async list(visible: (workflow: string) => boolean = () => true): Promise<WorkerJson[]> {
     const now = this.clock.now();
     const rows = await this.store.listWorkers(now - LISTED_WORKER_MS);
     const running = await this.store.countLeasedTasks();
-    return rows.map((w) => ({
-      worker_id: w.workerId,
-      status: now - w.lastPollMs <= LIVE_WORKER_MS ? "live" : "gone",
-      workflows: w.workflows,
-      first_seen_at: formatInstant(w.firstSeenMs),
-      last_seen_at: formatInstant(w.lastPollMs),
-      running_tasks: running.get(w.workerId) ?? 0,
-    }));
+    const out: WorkerJson[] = [];
+    for (const w of rows) {
+      const workflows = w.workflows.filter((f) => visible(f.name));
+      if (!workflows.length) continue;
+      let tasks = 0;
+      for (const [workflow, n] of running.get(w.workerId) ?? []) if (visible(workflow)) tasks += n;
+      out.push({
+        worker_id: w.workerId,
+        status: now - w.lastPollMs <= LIVE_WORKER_MS ? "live" : "gone",
+        workflows,
+        first_seen_at: formatInstant(w.firstSeenMs),
+        last_seen_at: formatInstant(w.lastPollMs),
+        running_tasks: tasks,
+      });
+    }
+    return out;
   }
 
   /** Why a RUNNING execution is not being worked on, or null when a worker holds it (or it ended). */

@@ -91,8 +91,8 @@ export interface OutcomeStoreOps {
   upsertWorker(workerId: string, workflows: readonly WorkflowRef[], nowMs: number): Promise<void>;
   /** Workers polled at or after the instant, by id. */
   listWorkers(seenSinceMs: number): Promise<WorkerRow[]>;
-  /** Leased tasks per worker (lease owner). */
-  countLeasedTasks(): Promise<Map<string, number>>;
+  /** Leased tasks per worker (lease owner) and workflow: worker id → workflow name → count. */
+  countLeasedTasks(): Promise<Map<string, Map<string, number>>>;
 
   /** The settings of a workflow name (`{}` when none were set). */
   getWorkflowSettings(name: string): Promise<JsonObject>;

@@ -114,13 +114,15 @@ export interface WorkerTask {
   attempt: number;
   leaseOwner: string | null;
   leaseUntilMs: number | null;
+  /** The identity the lease holder authenticated as (docs/security.md); null without identities. */
+  leaseIdentity: string | null;
   /** Not handed out before this instant (retry back-off). */
   availableMs: number;
   createdMs: number;
 }
 
 export type WorkerTaskPatch = Partial<
-  Pick<WorkerTask, "state" | "attempt" | "leaseOwner" | "leaseUntilMs" | "availableMs">
+  Pick<WorkerTask, "state" | "attempt" | "leaseOwner" | "leaseUntilMs" | "leaseIdentity" | "availableMs">
 >;
 
 /** The first answer given to a request carrying an `Idempotency-Key`. */

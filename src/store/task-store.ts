@@ -46,6 +46,8 @@ export interface CompletionWrites {
 
 export interface NewLease {
   owner: string;
+  /** The identity the worker authenticated as (docs/security.md); null on a server without identities. */
+  identity: string | null;
   leaseUntilMs: number;
   maxAttempts: number;
   backoffMs: number;
@@ -105,9 +107,16 @@ export interface TaskStoreOps {
   listStepResultsOf(executionIds: readonly string[]): Promise<StepResultRow[]>;
   /**
    * Moves `lease_until_ms` of those of the tasks still leased to `owner` whose lease has not ended
-   * before `nowMs` (an expired lease is not revived, reaped or not); returns their ids.
+   * before `nowMs` (an expired lease is not revived, reaped or not); returns their ids. With an
+   * `identity`, only leases taken by that identity (or by none: taken without identities).
    */
-  extendLeases(owner: string, taskIds: readonly string[], leaseUntilMs: number, nowMs: number): Promise<string[]>;
+  extendLeases(
+    owner: string,
+    identity: string | null,
+    taskIds: readonly string[],
+    leaseUntilMs: number,
+    nowMs: number,
+  ): Promise<string[]>;
   /** The cancel reason (null: none) of each of the tasks' executions, by task id (one statement). */
   cancelReasonsOfTasks(taskIds: readonly string[]): Promise<Map<string, string | null>>;
   /** Leased tasks whose lease ended before the instant, earliest first (PostgreSQL: SKIP LOCKED when asked). */

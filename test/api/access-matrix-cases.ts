@@ -14,10 +14,14 @@ export type Rule =
   | { kind: "any"; lists?: Action }
   | { kind: "action"; action: Action }
   | { kind: "its" }
+  /** A task route: its workflows, and only on a lease its identity took. */
+  | { kind: "its-leases" }
   | { kind: "never" };
 export interface Documented {
   client: Rule;
   worker: Rule;
+  /** What a caller needs to see the stored object (its denials are then 404, not 403). */
+  unseenWithout?: Action;
 }
 
 function rule(cell: string): Rule {
@@ -25,6 +29,7 @@ function rule(cell: string): Rule {
   if (text === "open") return { kind: "open" };
   if (text === "403") return { kind: "never" };
   if (text === "its workflows") return { kind: "its" };
+  if (text === "its workflows, leases it took") return { kind: "its-leases" };
   const action = /`(schedule|start|read|cancel)`/.exec(text)?.[1] as Action | undefined;
   if (text.startsWith("any")) return action ? { kind: "any", lists: action } : { kind: "any" };
   if (action && !text.startsWith("any")) return { kind: "action", action };
@@ -38,9 +43,11 @@ export function documentedMatrix(): Map<string, Documented> {
   const section = doc.slice(start, doc.indexOf("\n## ", start + 1));
   const out = new Map<string, Documented>();
   for (const line of section.split("\n")) {
-    const m = /^\| `([A-Z]+ [^`]+)`\s*\|([^|]+)\|([^|]+)\|$/.exec(line);
+    const m = /^\| `([A-Z]+ [^`]+)`\s*\|([^|]+)\|([^|]+)\|([^|]+)\|$/.exec(line);
     if (m === null) continue;
-    out.set(m[1]!, { client: rule(m[2]!), worker: rule(m[3]!) });
+    const unseen = /`(schedule|read)`/.exec(m[4]!)?.[1] as Action | undefined;
+    if (unseen === undefined && m[4]!.trim() !== "-") throw new Error(`cannot read the cell "${m[4]}"`);
+    out.set(m[1]!, { client: rule(m[2]!), worker: rule(m[3]!), ...(unseen ? { unseenWithout: unseen } : {}) });
   }
   return out;
 }
@@ -49,6 +56,7 @@ export type Caller = (method: string, path: string, body?: unknown) => Promise<A
 
 export interface Fixtures {
   admin: Caller;
+  /** The worker identity that leases the tasks a request reports on. */
   fixtureWorker: Caller;
   unique(prefix: string): string;
 }

@@ -1,10 +1,14 @@
 /**
  * The access matrix (docs/security.md § Access matrix), generated: every operation of the server's
- * OpenAPI document × nine callers × a workflow inside and one outside `Order*`, each on a fresh
+ * OpenAPI document × ten callers × a workflow inside and one outside `Order*`, each on a fresh
  * valid request. Asserts what the documented table says: an allowed request is never 401/403/404
  * or 5xx (lists show only permitted workflows); a denied one is 401 UNAUTHENTICATED without a known
- * token and 403 PERMISSION_DENIED otherwise, and changes nothing in the database (every row of every
- * table compared before and after). The table must list exactly the document's operations.
+ * token, 404 NOT_FOUND (as for a missing id) when the caller may not see the stored object, and 403
+ * PERMISSION_DENIED otherwise, and changes nothing in the database (every row of every table
+ * compared before and after). The table must list exactly the document's operations. A task a
+ * worker route reports on is leased by the caller itself when it is a worker allowed the workflow,
+ * else by `worker-all`; `worker-peer` (allowed every workflow) never takes one, so it is the
+ * identity that reports on another's lease under the same worker_id.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +32,8 @@ interface Role {
   kind: "client" | "worker" | "nobody";
   globs: string[];
   actions: Action[];
+  /** A worker that leases the tasks it is then asked to report on (all but worker-peer). */
+  takesLeases?: boolean;
 }
 const ROLES: Record<string, Role> = {
   admin: { token: "t-admin", kind: "client", globs: ["*"], actions: ALL },
@@ -35,8 +41,9 @@ const ROLES: Record<string, Role> = {
   starter: { token: "t-starter", kind: "client", globs: ["Order*"], actions: ["start"] },
   scheduler: { token: "t-scheduler", kind: "client", globs: ["Order*"], actions: ["schedule"] },
   canceller: { token: "t-canceller", kind: "client", globs: ["Order*"], actions: ["cancel"] },
-  worker: { token: "t-worker", kind: "worker", globs: ["Order*"], actions: [] },
-  "worker-all": { token: "t-worker-all", kind: "worker", globs: ["*"], actions: [] },
+  worker: { token: "t-worker", kind: "worker", globs: ["Order*"], actions: [], takesLeases: true },
+  "worker-all": { token: "t-worker-all", kind: "worker", globs: ["*"], actions: [], takesLeases: true },
+  "worker-peer": { token: "t-worker-peer", kind: "worker", globs: ["*"], actions: [] },
   "no token": { token: null, kind: "nobody", globs: [], actions: [] },
   "unknown token": { token: "t-nobody-knows-this", kind: "nobody", globs: [], actions: [] },
 };
@@ -58,10 +65,16 @@ function allowed(doc: Documented, role: Role, workflow: string): boolean {
       return false;
     case "its":
       return matches(role.globs, workflow);
+    case "its-leases":
+      return matches(role.globs, workflow) && role.takesLeases === true;
     case "action":
       return role.actions.includes(r.action) && matches(role.globs, workflow);
   }
 }
+
+/** Whether `role` may see a stored object of `workflow` that takes `action` to see (workers: `read` on theirs). */
+const maySee = (role: Role, action: Action, workflow: string) =>
+  matches(role.globs, workflow) && (role.kind === "worker" ? action === "read" : role.actions.includes(action));
 
 /** The workflows `role` may see in a list filtered by `action` (workers: their workflows). */
 const mayList = (role: Role, action: Action | undefined, workflow: string) =>
@@ -124,14 +137,15 @@ it("every route × every caller × a workflow inside and outside its glob holds 
   let n = 0;
   const as = (role: string) => (method: string, path: string, body?: unknown) =>
     t.call(method, path, body, ROLES[role]!.token === null ? {} : { authorization: `Bearer ${ROLES[role]!.token}` });
-  const fixtures = { admin: as("admin"), fixtureWorker: as("worker-all"), unique: (p: string) => `${p}-${++n}` };
+  const unique = (p: string) => `${p}-${++n}`;
   const wrong: string[] = [];
-  const counts = { requests: 0, allowed2xx: 0, allowed4xx: 0, denied401: 0, denied403: 0 };
+  const counts = { requests: 0, allowed2xx: 0, allowed4xx: 0, denied401: 0, denied403: 0, denied404: 0 };
   for (const op of ops) {
     const rules = documented.get(op)!;
     for (const workflow of WORKFLOWS) {
       for (const [name, role] of Object.entries(ROLES)) {
-        const req = await requestFor(op, workflow, fixtures);
+        const leaser = role.takesLeases && matches(role.globs, workflow) ? name : "worker-all";
+        const req = await requestFor(op, workflow, { admin: as("admin"), fixtureWorker: as(leaser), unique });
         const expectAllowed = allowed(rules, role, workflow);
         const before = expectAllowed ? "" : fingerprint();
         const r = await as(name)(req.method, req.path, req.body);
@@ -149,10 +163,17 @@ it("every route × every caller × a workflow inside and outside its glob holds 
             }
           }
         } else {
-          const status = role.kind === "nobody" ? 401 : 403;
-          const code = status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
+          // Refused for what it is (a worker on a client route), the caller learns nothing: 403.
+          // Refused on an object it may not see: the answer for a missing id.
+          const rule = role.kind === "client" ? rules.client : rules.worker;
+          const unseen =
+            rules.unseenWithout !== undefined && rule.kind !== "never" && !maySee(role, rules.unseenWithout, workflow);
+          const status = role.kind === "nobody" ? 401 : unseen ? 404 : 403;
+          const code = { 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND" }[status];
           if (r.status !== status || r.body?.code !== code) wrong.push(`should be ${status}: ${what}`);
-          else counts[status === 401 ? "denied401" : "denied403"]++;
+          else if (status === 404 && !/^(schedule|execution) \S+ does not exist$/.test(r.body.message))
+            wrong.push(`404 unlike a missing id's: ${what}`);
+          else counts[`denied${status}`]++;
           if (fingerprint() !== before) wrong.push(`denied but changed the database: ${what}`);
         }
       }
@@ -173,5 +194,6 @@ it("every route × every caller × a workflow inside and outside its glob holds 
   console.log(`access matrix: ${ops.length} operations, ${JSON.stringify(counts)}`);
   expect(counts.denied401).toBeGreaterThan(0);
   expect(counts.denied403).toBeGreaterThan(0);
+  expect(counts.denied404).toBeGreaterThan(0);
   expect(counts.allowed2xx).toBeGreaterThan(counts.allowed4xx);
 }, 600_000);

@@ -79,18 +79,19 @@ it("lists only the schedules of workflows the client may schedule", async () => 
   expect(orders.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["orders-every-10s"]);
 });
 
-it("answers 403 for an action not granted on the workflow, changing nothing", async () => {
+it("answers 404 for a schedule it may not see and 403 for a workflow it names, changing nothing", async () => {
+  // As if it did not exist (docs/security.md § Access matrix): a 403 would say that it does.
   const r = await t.call("POST", "/v1/schedules/billing/pause", {}, as("orders-token"));
-  expect(r.status).toBe(403);
-  expect(r.body).toEqual({
-    code: "PERMISSION_DENIED",
-    message: 'identity orders may not schedule workflow "Billing" (it may: schedule/read on "Order*")',
-  });
+  expect(r.status).toBe(404);
+  expect(r.body).toEqual({ code: "NOT_FOUND", message: "schedule billing does not exist" });
   expect((await t.call("GET", "/v1/schedules/billing", undefined, as("admin-token"))).body.paused).toBe(false);
   expect((await t.call("POST", "/v1/schedules/orders-every-10s/pause", {}, as("orders-token"))).status).toBe(200);
   const start = await t.call("POST", "/v1/executions", { workflow: "OrderProcessing" }, as("orders-token"));
   expect(start.status).toBe(403);
-  expect(start.body.message).toMatch(/may not start workflow "OrderProcessing"/);
+  expect(start.body).toEqual({
+    code: "PERMISSION_DENIED",
+    message: 'identity orders may not start workflow "OrderProcessing" (it may: schedule/read on "Order*")',
+  });
 });
 
 it("refuses worker identities on /v1/schedules", async () => {

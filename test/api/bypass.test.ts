@@ -1,7 +1,8 @@
 /**
  * The access bypasses of issue 11 (docs/security.md), each as a test: a worker identity limited to
  * its workflows on every worker route, a start that hits an existing id answering only what the
- * caller may read, and schedule occurrence ids reserved for their schedule.
+ * caller may read, schedule occurrence ids reserved for their schedule, and a schedule or execution
+ * the caller may not see answered exactly as a missing one.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -44,6 +45,18 @@ beforeAll(async () => {
     allow:
       - workflows: "Order*"
         actions: [start]
+  - name: order-team
+    token_sha256: ${sha("order-team")}
+    kind: client
+    allow:
+      - workflows: "Order*"
+        actions: [schedule, start, read, cancel]
+  - name: billing-reader
+    token_sha256: ${sha("billing-reader")}
+    kind: client
+    allow:
+      - workflows: "Billing"
+        actions: [read]
   - name: order-worker
     token_sha256: ${sha("order-worker")}
     kind: worker
@@ -120,7 +133,7 @@ describe("a worker identity works only on its workflows", () => {
 describe("a start that hits an existing id", () => {
   it("answers 409 without the execution when the caller may not read it", async () => {
     await t.call("POST", "/v1/executions", { execution_id: "bill-2", workflow: "Billing", input: CARD }, as("admin"));
-    expect((await t.call("GET", "/v1/executions/bill-2", undefined, as("starter"))).status).toBe(403);
+    expect((await t.call("GET", "/v1/executions/bill-2", undefined, as("starter"))).status).toBe(404);
     const r = await t.call(
       "POST",
       "/v1/executions",
@@ -197,5 +210,98 @@ describe("the caller is known before the body is read", () => {
     // With a token the same body is a 400: it was parsed only then.
     expect((await t.call("POST", "/v1/executions", "{not json", as("admin"))).status).toBe(400);
     expect((await t.call("GET", "/healthz")).status).toBe(200);
+  });
+});
+
+describe("objects the caller may not see", () => {
+  /** The answer to `path` on the hidden object, and on a missing id in its place (the id swapped back). */
+  const both = async (token: string, method: string, path: string, id: string, body?: unknown) => {
+    const hidden = await t.call(method, path, body, as(token));
+    const missing = await t.call(method, path.replace(id, "no-such-id"), body, as(token));
+    return {
+      hidden: { status: hidden.status, body: hidden.body },
+      missing: { status: missing.status, body: JSON.parse(missing.text.replaceAll("no-such-id", id)) },
+    };
+  };
+
+  it("a schedule of a workflow the caller may not schedule answers 404 exactly as a missing one, on every route", async () => {
+    const created = await t.call(
+      "POST",
+      "/v1/schedules",
+      { schedule_id: "bill-sched", workflow: "Billing", interval: "1h", input: CARD },
+      as("admin"),
+    );
+    expect(created.status).toBe(201);
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/v1/schedules/bill-sched"],
+      ["PATCH", "/v1/schedules/bill-sched", { description: "mine now" }],
+      ["DELETE", "/v1/schedules/bill-sched"],
+      ["POST", "/v1/schedules/bill-sched/pause", {}],
+      ["POST", "/v1/schedules/bill-sched/resume", {}],
+      ["POST", "/v1/schedules/bill-sched/trigger", {}],
+      [
+        "POST",
+        "/v1/schedules/bill-sched/backfill",
+        { start_at: "2026-11-15T10:00:00Z", end_at: "2026-11-15T11:00:00Z" },
+      ],
+      ["GET", "/v1/schedules/bill-sched/occurrences"],
+      ["GET", "/v1/schedules/bill-sched/notifications"],
+    ];
+    for (const token of ["order-team", "billing-reader", "starter"]) {
+      for (const [method, path, body] of routes) {
+        const r = await both(token, method, path, "bill-sched", body);
+        expect({ token, method, path, ...r.hidden }).toEqual({
+          token,
+          method,
+          path,
+          status: 404,
+          body: { code: "NOT_FOUND", message: "schedule bill-sched does not exist" },
+        });
+        expect(r.hidden).toEqual(r.missing);
+      }
+    }
+    // A worker identity is refused for what it is, before any lookup: the same 403 either way.
+    const w = await both("order-worker", "GET", "/v1/schedules/bill-sched", "bill-sched");
+    expect(w.hidden.status).toBe(403);
+    expect(w.hidden).toEqual(w.missing);
+    // Nothing changed.
+    const after = await t.call("GET", "/v1/schedules/bill-sched", undefined, as("admin"));
+    expect(after.body.revision).toBe(created.body.revision);
+    expect(after.body.paused).toBe(false);
+    expect(after.body.fired).toBe(0);
+  });
+
+  it("an execution the caller may not read answers 404 exactly as a missing one; one it may read but not change, 403", async () => {
+    await t.call("POST", "/v1/executions", { execution_id: "bill-4", workflow: "Billing", input: CARD }, as("admin"));
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/v1/executions/bill-4"],
+      ["GET", "/v1/executions/bill-4/events"],
+      ["POST", "/v1/executions/bill-4/cancel", { reason: "mine" }],
+      ["POST", "/v1/executions/bill-4/retry", {}],
+    ];
+    for (const token of ["order-team", "starter"]) {
+      for (const [method, path, body] of routes) {
+        const r = await both(token, method, path, "bill-4", body);
+        expect({ token, path, ...r.hidden }).toEqual({
+          token,
+          path,
+          status: 404,
+          body: { code: "NOT_FOUND", message: "execution bill-4 does not exist" },
+        });
+        expect(r.hidden).toEqual(r.missing);
+        expect(r.hidden.body.message).not.toContain("Billing");
+      }
+    }
+    // A worker that runs other workflows may not read it either.
+    const w = await both("order-worker", "GET", "/v1/executions/bill-4", "bill-4");
+    expect(w.hidden).toEqual(w.missing);
+    // Seen but not changeable: 403 naming what it lacks (it can read the workflow already).
+    expect((await t.call("GET", "/v1/executions/bill-4", undefined, as("billing-reader"))).status).toBe(200);
+    const cancel = await t.call("POST", "/v1/executions/bill-4/cancel", { reason: "x" }, as("billing-reader"));
+    expect(cancel.status).toBe(403);
+    expect(cancel.body.message).toMatch(/may not cancel workflow "Billing"/);
+    const after = await t.call("GET", "/v1/executions/bill-4", undefined, as("admin"));
+    expect(after.body.status).toBe("RUNNING");
+    expect(after.body.cancel_reason).toBeUndefined();
   });
 });

@@ -19,6 +19,7 @@ const task = (id: string, executionId: string): WorkerTask => ({
   attempt: 1,
   leaseOwner: null,
   leaseUntilMs: null,
+  leaseIdentity: null,
   availableMs: T0,
   createdMs: T0,
 });
@@ -188,19 +189,31 @@ describeEachDialect("store batched fire operations", (dialect) => {
   it("leases a poll's tasks in one statement, once: the lease is the pending row's compare-and-set", async () => {
     for (const id of ["a", "b", "c"]) await db.store.insertExecution(execution(id));
     await db.store.transaction((tx) => tx.insertTasks([task("t-a", "a"), task("t-b", "b"), task("t-c", "c")]));
-    const lease = { owner: "w1", leaseUntilMs: T0 + 30_000, maxAttempts: 3, backoffMs: 1000 };
+    const lease = { owner: "w1", identity: "team-a", leaseUntilMs: T0 + 30_000, maxAttempts: 3, backoffMs: 1000 };
     const first = await db.store.transaction((tx) => tx.leaseTasks(["t-a", "t-b", "missing"], lease));
     expect(first.sort()).toEqual(["t-a", "t-b"]);
     // Leased already: a second lease of the same tasks (another poll, another server) gets none of them.
-    const second = await db.store.transaction((tx) => tx.leaseTasks(["t-a", "t-b", "t-c"], { ...lease, owner: "w2" }));
+    const second = await db.store.transaction((tx) =>
+      tx.leaseTasks(["t-a", "t-b", "t-c"], { ...lease, owner: "w2", identity: null }),
+    );
     expect(second).toEqual(["t-c"]);
     expect(await db.store.getTaskLease("t-a")).toMatchObject({
       state: "leased",
       leaseOwner: "w1",
+      leaseIdentity: "team-a",
       leaseUntilMs: T0 + 30_000,
       maxAttempts: 3,
       backoffMs: 1000,
     });
+    expect((await db.store.getTaskLease("t-c"))?.leaseIdentity).toBeNull();
+    // A heartbeat renews only leases of its identity (or leases taken without one): the same
+    // worker_id from another identity renews nothing (docs/security.md § Identities).
+    const renew = (owner: string, identity: string | null, ids: string[]) =>
+      db.store.extendLeases(owner, identity, ids, T0 + 60_000, T0);
+    expect(await renew("w1", "team-b", ["t-a", "t-b"])).toEqual([]);
+    expect((await renew("w1", "team-a", ["t-a", "t-b"])).sort()).toEqual(["t-a", "t-b"]);
+    expect(await renew("w1", null, ["t-a"])).toEqual(["t-a"]);
+    expect(await renew("w2", "team-b", ["t-c"])).toEqual(["t-c"]);
     expect(await db.store.transaction((tx) => tx.leaseTasks([], lease))).toEqual([]);
 
     const locked = await db.store.transaction((tx) => tx.lockExecutionsIfFree(["a", "c", "missing"]));

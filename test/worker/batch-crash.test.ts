@@ -213,12 +213,12 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
     expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
     // The first worker's late report is refused; the second completes each execution once.
     const late = await tasks.completeMany(
-      "w",
+      { workerId: "w", identity: null },
       handed.map((id) => ({ task_id: id, result: null })),
     );
     for (const id of handed) expect(late[id]).toMatchObject({ code: "CONFLICT" });
     const done = await tasks.completeMany(
-      "w2",
+      { workerId: "w2", identity: null },
       again.map((t) => ({ task_id: t.task_id, result: { ok: t.execution_id } })),
     );
     for (const t of again) {

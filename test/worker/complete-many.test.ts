@@ -27,7 +27,7 @@ describeEachDialect("batched completes", (dialect) => {
     expect(mine).toHaveLength(2);
     expect(theirs).toHaveLength(1);
     const [a, b] = mine;
-    const answers = await tasks.completeMany("w1", [
+    const answers = await tasks.completeMany({ workerId: "w1", identity: null }, [
       { task_id: a!.task_id, result: { n: 1 } },
       { task_id: theirs[0]!.task_id, result: { n: 2 } },
       { task_id: b!.task_id, result: null },
@@ -46,5 +46,49 @@ describeEachDialect("batched completes", (dialect) => {
     expect((await store.getTaskForExecution(theirs[0]!.execution_id))?.leaseOwner).toBe("w2");
     // The scheduler hears of each end once, after the commit.
     expect(ended.sort()).toEqual([a!.execution_id, b!.execution_id].sort());
+  });
+
+  it("answers PERMISSION_DENIED for a lease another identity took, even under the same worker_id (docs/security.md)", async () => {
+    const store = db.store;
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const workflows = new Workflows({ store, clock });
+    const executions = new Executions({ store, clock, workflows });
+    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+    await workflows.register({ name: "W", version: "1.0.0" });
+    for (const id of ["x", "y"]) await executions.start({ executionId: id, workflow: "W", input: {} });
+    const [mine] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 }, false, "team-a");
+    const [theirs] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 }, false, "team-b");
+    expect((await store.getTaskLease(theirs!.task_id))?.leaseIdentity).toBe("team-b");
+    const answers = await tasks.completeMany({ workerId: "w1", identity: "team-a" }, [
+      { task_id: theirs!.task_id, result: { forged: true } },
+      { task_id: mine!.task_id, result: { ok: true } },
+    ]);
+    const events = await store.listEvents(theirs!.execution_id);
+    expect(answers[theirs!.task_id]).toMatchObject({ code: "PERMISSION_DENIED" });
+    expect(answers[mine!.task_id]).toEqual({ status: "COMPLETED" });
+    expect(await store.getExecution(theirs!.execution_id)).toMatchObject({ status: "RUNNING", result: null });
+    // Every other report on it too; the heartbeat does not renew it.
+    const forger = { workerId: "w1", identity: "team-a" };
+    const refusals = [
+      tasks.complete(theirs!.task_id, forger, 1),
+      tasks.fail(theirs!.task_id, forger, { message: "x" }, false),
+      tasks.step(theirs!.task_id, forger, { worker_id: "w1", step: "s", seq: 1, result: 1, compensable: false }),
+      tasks.continueAsNew(theirs!.task_id, forger, {}),
+      tasks.cancelled(theirs!.task_id, forger, null),
+    ];
+    for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
+    expect(await tasks.release(forger, [theirs!.task_id])).toEqual([]);
+    const hb = await tasks.heartbeat(forger, [theirs!.task_id]);
+    expect(hb.tasks[theirs!.task_id]?.lease).toBe("lost");
+    expect(await store.getTaskLease(theirs!.task_id)).toMatchObject({
+      state: "leased",
+      leaseOwner: "w1",
+      leaseIdentity: "team-b",
+      leaseUntilMs: Date.UTC(2026, 0, 1) + 30_000,
+    });
+    expect(await store.listEvents(theirs!.execution_id)).toEqual(events);
+    // The identity that took it still may.
+    const done = await tasks.complete(theirs!.task_id, { workerId: "w1", identity: "team-b" }, { ok: 1 });
+    expect(done.status).toBe("COMPLETED");
   });
 });

@@ -39,6 +39,7 @@ const TASK_PATCH: readonly (keyof WorkerTaskPatch)[] = [
   "attempt",
   "leaseOwner",
   "leaseUntilMs",
+  "leaseIdentity",
   "availableMs",
 ];
 

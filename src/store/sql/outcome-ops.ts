@@ -157,12 +157,20 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     }));
   }
 
-  async countLeasedTasks(): Promise<Map<string, number>> {
+  async countLeasedTasks(): Promise<Map<string, Map<string, number>>> {
     const rows = await this.exec.all(
-      "SELECT lease_owner, COUNT(*) AS n FROM orbit_worker_tasks WHERE state = 'leased' GROUP BY lease_owner",
+      `SELECT lease_owner, workflow, COUNT(*) AS n FROM orbit_worker_tasks WHERE state = 'leased'
+       GROUP BY lease_owner, workflow`,
       [],
     );
-    return new Map(rows.map((r) => [String(r.lease_owner), Number(r.n)]));
+    const out = new Map<string, Map<string, number>>();
+    for (const r of rows) {
+      const owner = String(r.lease_owner);
+      const counts = out.get(owner) ?? new Map<string, number>();
+      counts.set(String(r.workflow), Number(r.n));
+      out.set(owner, counts);
+    }
+    return out;
   }
 
   async getWorkflowSettings(name: string): Promise<JsonObject> {

@@ -66,6 +66,7 @@ export const TASKS = table<WorkerTask>("orbit_worker_tasks", {
   attempt: col.int("attempt"),
   leaseOwner: col.optText("lease_owner"),
   leaseUntilMs: col.optMs("lease_until_ms"),
+  leaseIdentity: col.optText("lease_identity"),
   availableMs: col.ms("available_ms"),
   createdMs: col.ms("created_ms"),
 });

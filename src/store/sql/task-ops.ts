@@ -120,9 +120,10 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
 
   async leaseTask(taskId: string, l: NewLease): Promise<boolean> {
     const changed = await this.exec.run(
-      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_until_ms = ?, max_attempts = ?, backoff_ms = ?
+      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_until_ms = ?,
+         max_attempts = ?, backoff_ms = ?
        WHERE task_id = ? AND state = 'pending'`,
-      [l.owner, l.leaseUntilMs, l.maxAttempts, l.backoffMs, taskId],
+      [l.owner, l.identity, l.leaseUntilMs, l.maxAttempts, l.backoffMs, taskId],
     );
     return changed === 1;
   }
@@ -131,9 +132,10 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     if (!taskIds.length) return [];
     const ids = this.sqlDialect.inList("task_id", taskIds);
     const rows = await this.exec.all(
-      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_until_ms = ?, max_attempts = ?, backoff_ms = ?
+      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_until_ms = ?,
+         max_attempts = ?, backoff_ms = ?
        WHERE ${ids.sql} AND state = 'pending' RETURNING task_id`,
-      [l.owner, l.leaseUntilMs, l.maxAttempts, l.backoffMs, ids.param],
+      [l.owner, l.identity, l.leaseUntilMs, l.maxAttempts, l.backoffMs, ids.param],
     );
     return rows.map((r) => String(r.task_id));
   }
@@ -243,17 +245,19 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
 
   async extendLeases(
     owner: string,
+    identity: string | null,
     taskIds: readonly string[],
     leaseUntilMs: number,
     nowMs: number,
   ): Promise<string[]> {
     if (!taskIds.length) return [];
+    const byIdentity = identity === null ? "" : "AND (lease_identity IS NULL OR lease_identity = ?)";
     const rows = await this.exec.all(
       `UPDATE orbit_worker_tasks SET lease_until_ms = ?
-       WHERE lease_owner = ? AND state = 'leased' AND lease_until_ms >= ?
+       WHERE lease_owner = ? AND state = 'leased' AND lease_until_ms >= ? ${byIdentity}
          AND task_id IN (${taskIds.map(() => "?").join(", ")})
        RETURNING task_id`,
-      [leaseUntilMs, owner, nowMs, ...taskIds],
+      [leaseUntilMs, owner, nowMs, ...(identity === null ? [] : [identity]), ...taskIds],
     );
     return rows.map((r) => String(r.task_id));
   }
