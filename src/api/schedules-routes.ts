@@ -18,6 +18,9 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
   const access = d.access;
   /** Client identities only, and `schedule` on the schedule's workflow (404 without it: stored-access.ts). */
   const guardStored = storedGuards(d).schedule;
+  /** Whether the caller may see (and write) stored schedules of a workflow: `schedule` on it. */
+  const mayScheduleFor = (r: ApiRequest) => (workflow: string) =>
+    access === null || access.allows(r, "schedule", workflow);
   const asObject = (body: unknown): Record<string, unknown> => (body ?? {}) as Record<string, unknown>;
   const fence = (r: ApiRequest) => fenceOf(r.headers, r.query);
   /** A body of many schedules (batch, validate, apply): `schedule` on each one's workflow. */
@@ -80,7 +83,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       guard: guardEachSchedule,
       handler: async (r) => {
         const entries = (asObject(r.body).schedules ?? []) as Record<string, unknown>[];
-        const check = await validateScheduleFile(schedules, entries);
+        const check = await validateScheduleFile(schedules, entries, mayScheduleFor(r));
         return { status: 200, body: { valid: entries.length, actions: check.actions } };
       },
     },
@@ -109,7 +112,9 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
           allowUnregistered: b.allow_unregistered === true,
           prune: b.prune === true,
           dryRun: b.dry_run === true,
-          ...(access !== null ? { requireWorkflow: (w: string) => access.require(r, "schedule", w) } : {}),
+          ...(access !== null
+            ? { requireWorkflow: (w: string) => access.require(r, "schedule", w), visible: mayScheduleFor(r) }
+            : {}),
         });
         return { status: 200, body: result as unknown as JsonObject };
       },

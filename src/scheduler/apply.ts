@@ -39,6 +39,12 @@ export interface ApplyRequest {
   dryRun?: boolean;
   /** Access control: throws when the caller may not write schedules of this workflow. */
   requireWorkflow?: (workflow: string) => void;
+  /**
+   * Access control: whether the caller may see a stored schedule of this workflow. One it may not
+   * see is, to it, an id that is taken (409, as a create answers, without its workflow or labels),
+   * and prune leaves it alone (docs/security.md § Objects the caller may not see). Default: all.
+   */
+  visible?: (workflow: string) => boolean;
 }
 
 export type ApplyAction = "create" | "update" | "unchanged" | "delete";
@@ -87,6 +93,7 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
   const { store } = schedules.o;
   const now = await schedules.now();
   const requireWorkflow = req.requireWorkflow ?? (() => undefined);
+  const visible = req.visible ?? (() => true);
   let result: ApplyResult;
   try {
     result = await store.transaction(async (tx) => {
@@ -125,7 +132,17 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
           if (named.has(id)) throw invalidArgument(`schedule_id ${id} appears twice`);
           named.add(id);
           const text = { inputText: req.inputTexts?.[i] };
-          const step = await applyEntry(schedules, tx, entry, scope, now, text, requireWorkflow, check, batch);
+          const step = await applyEntry(
+            schedules,
+            tx,
+            entry,
+            scope,
+            now,
+            text,
+            { requireWorkflow, visible },
+            check,
+            batch,
+          );
           if (step.action === "create") batch.where.push(where);
           steps.push(step);
         } catch (err) {
@@ -138,7 +155,7 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
         batch.creates,
         (i, id) => new OrbitError("ALREADY_EXISTS", `${batch.where[i]}: schedule ${id} already exists`),
       );
-      if (req.prune === true) steps.push(...(await prune(tx, named, scope, requireWorkflow)));
+      if (req.prune === true) steps.push(...(await prune(tx, named, scope, requireWorkflow, visible)));
       const n = (a: ApplyAction): number => steps.filter((s) => s.action === a).length;
       const out: ApplyResult = {
         dry_run: req.dryRun === true,
@@ -195,12 +212,15 @@ async function applyEntry(
   scope: Labels,
   now: number,
   text: InputText,
-  requireWorkflow: (workflow: string) => void,
+  access: { requireWorkflow: (workflow: string) => void; visible: (workflow: string) => boolean },
   check: Check,
   batch: Batch,
 ): Promise<ApplyStep> {
+  const { requireWorkflow } = access;
   const id = entry.schedule_id as string;
   const row = batch.stored.get(id) ?? null;
+  if (row !== null && !access.visible(row.workflow))
+    throw new OrbitError("ALREADY_EXISTS", `schedule ${id} already exists`);
   const stored = row === null ? undefined : (row.spec as unknown as ScheduleSettings);
   if (row !== null) refuseForeign(row, stored?.labels, scope);
   const labels = scopedLabels(entry.labels, stored?.labels, scope);
@@ -246,6 +266,7 @@ async function prune(
   named: ReadonlySet<string>,
   scope: Labels,
   requireWorkflow: (workflow: string) => void,
+  visible: (workflow: string) => boolean,
 ): Promise<ApplyStep[]> {
   const steps: ApplyStep[] = [];
   let after: string | undefined;
@@ -254,6 +275,7 @@ async function prune(
     for (const row of rows) {
       if (named.has(row.scheduleId)) continue;
       if (!matchesSelector((row.spec as unknown as ScheduleSettings).labels, scope)) continue;
+      if (!visible(row.workflow)) continue; // not the caller's to see, so not its to prune
       requireWorkflow(row.workflow);
       if (!(await tx.deleteSchedule(row.scheduleId, row.revision))) {
         throw new OrbitError(

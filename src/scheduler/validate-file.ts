@@ -17,9 +17,14 @@ export interface FileCheck {
   actions: ("create" | "update")[];
 }
 
+/**
+ * `visible`: access control, whether the caller may see a stored schedule of a workflow; one it
+ * may not see is an id that is taken (409), as apply answers (docs/security.md). Default: all.
+ */
 export async function validateScheduleFile(
   schedules: Schedules,
   entries: readonly Record<string, unknown>[],
+  visible: (workflow: string) => boolean = () => true,
 ): Promise<FileCheck> {
   const { store } = schedules.o;
   const now = await schedules.now();
@@ -49,6 +54,8 @@ export async function validateScheduleFile(
       if (seen.has(id)) throw new OrbitError("INVALID_ARGUMENT", `schedule_id ${id} appears twice`);
       seen.add(id);
       const row = stored.get(id) ?? null;
+      if (row !== null && !visible(row.workflow))
+        throw new OrbitError("ALREADY_EXISTS", `schedule ${id} already exists`);
       let body: Record<string, unknown> = entry;
       if (row !== null) {
         const { input_text: _kept, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };

@@ -304,4 +304,37 @@ describe("objects the caller may not see", () => {
     expect(after.body.status).toBe("RUNNING");
     expect(after.body.cancel_reason).toBeUndefined();
   });
+
+  it("a schedules file naming a hidden schedule's id is told only that the id is taken; prune leaves it alone", async () => {
+    const labels = { set: "shared" };
+    await t.call(
+      "POST",
+      "/v1/schedules",
+      { schedule_id: "bill-labelled", workflow: "Billing", interval: "1h", input: CARD, labels },
+      as("admin"),
+    );
+    const entry = { schedule_id: "bill-labelled", workflow: "OrderProcessing", interval: "2h", input: ORDER_INPUT };
+    const taken = "schedules[0] (bill-labelled): schedule bill-labelled already exists";
+    for (const path of ["/v1/schedules/validate", "/v1/schedules/apply"]) {
+      const body = path.endsWith("apply") ? { schedules: [entry], scope: labels } : { schedules: [entry] };
+      const r = await t.call("POST", path, body, as("order-team"));
+      expect({ path, status: r.status, body: r.body }).toEqual({
+        path,
+        status: 409,
+        body: { code: "ALREADY_EXISTS", message: taken },
+      });
+    }
+    // Pruning its apply set does not reach a schedule it may not see (nor say that it exists).
+    const pruned = await t.call(
+      "POST",
+      "/v1/schedules/apply",
+      { schedules: [], scope: labels, prune: true },
+      as("order-team"),
+    );
+    expect(pruned.status).toBe(200);
+    expect(pruned.body.deleted).toBe(0);
+    expect(pruned.text).not.toContain("bill-labelled");
+    const after = await t.call("GET", "/v1/schedules/bill-labelled", undefined, as("admin"));
+    expect(after.body).toMatchObject({ workflow: "Billing", interval: "1h", revision: 1 });
+  });
 });
