@@ -69,14 +69,15 @@ describeEachDialect("batched completes", (dialect) => {
     expect(await store.getExecution(theirs!.execution_id)).toMatchObject({ status: "RUNNING", result: null });
     // Every other report on it too; the heartbeat does not renew it.
     const forger = { workerId: "w1", identity: "team-a" };
-    const refusals = [
-      tasks.complete(theirs!.task_id, forger, 1),
-      tasks.fail(theirs!.task_id, forger, { message: "x" }, false),
-      tasks.step(theirs!.task_id, forger, { worker_id: "w1", step: "s", seq: 1, result: 1, compensable: false }),
-      tasks.continueAsNew(theirs!.task_id, forger, {}),
-      tasks.cancelled(theirs!.task_id, forger, null),
+    const refusals: (() => Promise<unknown>)[] = [
+      () => tasks.complete(theirs!.task_id, forger, 1),
+      () => tasks.fail(theirs!.task_id, forger, { message: "x" }, false),
+      () => tasks.step(theirs!.task_id, forger, { worker_id: "w1", step: "s", seq: 1, result: 1, compensable: false }),
+      () => tasks.continueAsNew(theirs!.task_id, forger, {}),
+      () => tasks.cancelled(theirs!.task_id, forger, null),
     ];
-    for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
+    // One at a time: each is awaited as it is made, so no refusal goes unhandled meanwhile.
+    for (const refuse of refusals) await expect(refuse()).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
     expect(await tasks.release(forger, [theirs!.task_id])).toEqual([]);
     const hb = await tasks.heartbeat(forger, [theirs!.task_id]);
     expect(hb.tasks[theirs!.task_id]?.lease).toBe("lost");
