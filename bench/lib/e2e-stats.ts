@@ -9,8 +9,6 @@ export interface MinuteStats {
   doubles: number;
   /** Lag of the last first start: when every handler of the minute had started. */
   maxLag: number;
-  /** Lag of the first start of the minute. */
-  minLag: number;
 }
 
 export const pct = (sorted: number[], p: number): number =>
@@ -34,13 +32,11 @@ export function summarise(
   const minutes = nominals.map((n) => {
     const seen = byMinute.get(n)!;
     let maxLag = 0;
-    let minLag = Number.POSITIVE_INFINITY;
     for (const lag of seen.values()) {
       lags.push(lag);
       maxLag = Math.max(maxLag, lag);
-      minLag = Math.min(minLag, lag);
     }
-    return { nominalMs: n, started: seen.size, doubles: doubles.get(n) ?? 0, maxLag, minLag };
+    return { nominalMs: n, started: seen.size, doubles: doubles.get(n) ?? 0, maxLag };
   });
   lags.sort((a, b) => a - b);
   return {
