@@ -63,7 +63,7 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
       handler: async (r) => {
         const { execution: e, created } = await d.executions.start(toStartRequest(r.body as StartExecutionBody));
         // An existing id answers only what the caller may read (docs/security.md): otherwise a
-        // start would be a way round GET's 403.
+        // start would be a way round GET's 404.
         if (!created && access !== null && !access.allows(r, "read", e.workflow)) {
           throw new OrbitError("ALREADY_EXISTS", `execution ${e.executionId} already exists`);
         }
