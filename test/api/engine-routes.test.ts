@@ -1,6 +1,9 @@
 /** /v1/workflows and /v1/executions over HTTP, and the request-level refusals (JSON, size, keys). */
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ORDER_INPUT, ORDER_SCHEMA, SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { parseInstant } from "../../src/time/format.js";
+import { ORDER_INPUT, ORDER_SCHEMA, SEED_NOW, SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
 
 let t: TestServer;
 beforeEach(async () => {
@@ -90,6 +93,28 @@ describe("/v1/executions", () => {
     expect(cancelled.body).toMatchObject({ status: "CANCELLED", cancel_reason: "not needed" });
     expect((await t.call("POST", "/v1/executions/nope/cancel")).status).toBe(404);
     expect((await t.call("GET", "/v1/executions/nope/events")).status).toBe(404);
+  });
+
+  it("gives a start the body's run_timeout and start_timeout, none when null (docs/outcomes.md § Timeouts)", async () => {
+    const now = parseInstant(SEED_NOW);
+    const both = { execution_id: "both", workflow: "OrderProcessing", input: ORDER_INPUT };
+    expect((await t.call("POST", "/v1/executions", { ...both, start_timeout: "30s", run_timeout: "2h" })).status).toBe(
+      201,
+    );
+    const none = { execution_id: "none", workflow: "OrderProcessing", input: ORDER_INPUT, run_timeout: null };
+    expect((await t.call("POST", "/v1/executions", none)).status).toBe(201);
+    // The deadlines are not in the execution's JSON: read them from the server's database.
+    const store = new SqliteStore({ filename: join(t.dir, "orbit.db"), busyTimeoutMs: 5000 });
+    await store.open();
+    try {
+      expect(await store.getExecutionDeadlines("both")).toEqual({
+        startDeadlineMs: now + 30_000,
+        runDeadlineMs: now + 7_200_000,
+      });
+      expect(await store.getExecutionDeadlines("none")).toEqual({ startDeadlineMs: null, runDeadlineMs: null });
+    } finally {
+      await store.close();
+    }
   });
 
   it("answers 429 RESOURCE_EXHAUSTED beyond --max-active-executions, storing nothing", async () => {
