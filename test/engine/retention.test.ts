@@ -4,8 +4,11 @@
  * a schedule's last execution stays (its overlap decision reads it); a workflow's own retention
  * replaces the default; a count limit keeps the newest; small batches drain everything.
  */
-import { expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
 import { Retention } from "../../src/engine/retention.js";
+import { pruneBatchSql } from "../../src/store/sql/retention-ops.js";
+import { migrateSqlite } from "../../src/store/sqlite/migrate.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { makeHarness, ORDER_INPUT } from "../scheduler/harness.js";
 
@@ -96,5 +99,30 @@ describeEachDialect("retention", (dialect) => {
     const byCount = new Retention({ store: db.store, clock: h.clock, maxCount: 3, batchSize: 2 });
     expect(await byCount.runOnce()).toBe(3);
     expect(await left()).toEqual(["audit-3", "audit-4", "order-4"]);
+  });
+});
+
+describe("retention's batch query [sqlite]", () => {
+  // With the status index, SQLite read and sorted every ended execution for each batch: 1.8 s per
+  // batch at 1M ended executions, holding the write lock (docs/benchmarks.md § Retention).
+  it("reads the oldest ended executions through the ended_ms index, without sorting them all", () => {
+    const db = new Database(":memory:");
+    try {
+      migrateSqlite(db);
+      for (const q of [
+        { endedBeforeMs: 1, limit: 50 },
+        { endedBeforeMs: 1, limit: 50, exceptWorkflows: ["Audit"] },
+      ]) {
+        const batch = pruneBatchSql(q);
+        const plan = db
+          .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${batch.sql}`)
+          .all(...batch.params)
+          .map((r) => r.detail);
+        expect(plan[0]).toMatch(/^SEARCH e USING INDEX orbit_executions_ended /);
+        expect(plan).not.toContain("USE TEMP B-TREE FOR ORDER BY");
+      }
+    } finally {
+      db.close();
+    }
   });
 });
