@@ -37,7 +37,7 @@ export interface Services {
 /** Opens (and migrates) the store; a failure names the file or URL and the cause. */
 export async function openStore(config: ServerConfig, parts: StartedParts): Promise<Store> {
   const { options, log, database } = config;
-  const store: Store =
+  const store: SqliteStore | PostgresStore =
     database === undefined
       ? new SqliteStore({
           dataDir: config.dataDir,
@@ -60,6 +60,12 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
   }
   parts.add("store", () => store.close());
   log.info({ dialect: store.dialect, database: config.where }, "store opened");
+  if (store.newerMigrations.length > 0) {
+    log.warn(
+      { migrations: store.newerMigrations.map((m) => `${String(m.version).padStart(4, "0")}_${m.name}`) },
+      "the database has additive migrations of a newer Orbit; this server runs on it: finish the rolling upgrade (docs/operations.md § Upgrade)",
+    );
+  }
   return store;
 }
 

@@ -3,12 +3,24 @@
  * servers starting together take turns: the second finds the work done.
  */
 import type pg from "pg";
-import { loadMigrations, MIGRATIONS_TABLE, pendingMigrations } from "../migrations.js";
+import {
+  type AppliedMigration,
+  appliedMigration,
+  loadMigrations,
+  MIGRATIONS_TABLE,
+  newerMigrations,
+} from "../migrations.js";
 import { ADVISORY_LOCK_KEYS, postgresDialect } from "./dialect.js";
 
-/** Returns the versions applied by this call. */
-export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
-  const all = loadMigrations("postgres");
+export interface MigrateResult {
+  /** The versions applied by this call. */
+  applied: number[];
+  /** Migrations of a newer release, all additive, that this one runs beside (docs/operations.md § Upgrade). */
+  newer: AppliedMigration[];
+}
+
+export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<MigrateResult> {
+  const all = loadMigrations("postgres", dir);
   const client = await pool.connect();
   let broken = false;
   try {
@@ -17,12 +29,10 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)`,
       );
-      const applied = (await client.query<{ version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows;
-      const pending = pendingMigrations(
-        all,
-        applied.map((r) => r.version),
-        "postgres",
-      );
+      const records = (await client.query(`SELECT * FROM ${MIGRATIONS_TABLE}`)).rows.map(appliedMigration);
+      const newer = newerMigrations(all, records, "postgres");
+      const done = new Set(records.map((r) => r.version));
+      const pending = all.filter((m) => !done.has(m.version));
       if (pending.length) {
         await client.query("BEGIN");
         try {
@@ -33,13 +43,26 @@ export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
               [migration.version, migration.name],
             );
           }
+          // From migration 0010 on, the table records whether each migration is additive.
+          const column = await client.query(
+            `SELECT 1 FROM information_schema.columns
+             WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'additive'`,
+            [MIGRATIONS_TABLE],
+          );
+          if (column.rowCount) {
+            await client.query(
+              `UPDATE ${MIGRATIONS_TABLE} m SET additive = u.additive
+               FROM unnest($1::int[], $2::int[]) AS u(version, additive) WHERE m.version = u.version`,
+              [pending.map((m) => m.version), pending.map((m) => (m.additive ? 1 : 0))],
+            );
+          }
           await client.query("COMMIT");
         } catch (error) {
           await client.query("ROLLBACK");
           throw error;
         }
       }
-      return pending.map((m) => m.version);
+      return { applied: pending.map((m) => m.version), newer };
     } finally {
       await client.query(`SELECT pg_advisory_unlock(${ADVISORY_LOCK_KEYS.migrations})`);
     }

@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
+import type { AppliedMigration } from "../migrations.js";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import type { Store, StoreOps } from "../store.js";
@@ -23,6 +24,11 @@ export interface PostgresStoreOptions {
   onPoolError?: (error: Error) => void;
   /** Receives errors of connections inside a transaction (the transaction fails with UNAVAILABLE). */
   onClientError?: (error: Error) => void;
+  /**
+   * The folder of migrations to apply instead of the shipped ones. Only for tests that play an older
+   * or newer release on one schema (test/store/rolling-upgrade.test.ts). Default: migrations/postgres/.
+   */
+  migrationsDir?: string;
 }
 
 /** A connection attempt slower than this fails the request with UNAVAILABLE instead of hanging it. */
@@ -91,6 +97,8 @@ export class PostgresStore extends SqlOps implements Store {
   private readonly names: StatementNames;
   private readonly ambient: AsyncLocalStorage<Ambient>;
   private state: "new" | "open" | "closed" = "new";
+  /** After open(): a newer release's additive migrations the schema has (docs/operations.md § Upgrade). */
+  newerMigrations: readonly AppliedMigration[] = [];
 
   constructor(private readonly options: PostgresStoreOptions) {
     const holder: { pool: pg.Pool | null } = { pool: null };
@@ -127,7 +135,7 @@ export class PostgresStore extends SqlOps implements Store {
       this.options.onPoolError?.(error);
     });
     try {
-      await migratePostgres(pool);
+      this.newerMigrations = (await migratePostgres(pool, this.options.migrationsDir)).newer;
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw asUnavailable(error);

@@ -12,7 +12,7 @@ import { batchInsertSql, columnSet, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { RowMapper } from "./row-mappers.js";
-import { EVENTS, EXECUTION_ALL, EXECUTIONS, TASK_ALL, TASKS } from "./tables.js";
+import { EVENTS, EXECUTION_ALL, EXECUTIONS, READ, TASK_ALL, TASKS } from "./tables.js";
 
 const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
   tail: "ON CONFLICT (execution_id) DO NOTHING",
@@ -86,13 +86,16 @@ export class ExecutionOps {
   }
 
   async getWorkflow(name: string, version: string): Promise<Workflow | null> {
-    const rows = await this.exec.all("SELECT * FROM orbit_workflows WHERE name = ? AND version = ?", [name, version]);
+    const rows = await this.exec.all(`SELECT ${READ.workflows} FROM orbit_workflows WHERE name = ? AND version = ?`, [
+      name,
+      version,
+    ]);
     return rows[0] ? this.map.workflow(rows[0]) : null;
   }
 
   async listWorkflowVersions(name: string): Promise<Workflow[]> {
     const rows = await this.exec.all(
-      "SELECT * FROM orbit_workflows WHERE name = ? ORDER BY version_major DESC, version_minor DESC, version_patch DESC",
+      `SELECT ${READ.workflows} FROM orbit_workflows WHERE name = ? ORDER BY version_major DESC, version_minor DESC, version_patch DESC`,
       [name],
     );
     return rows.map((r) => this.map.workflow(r)).sort(bySemverDesc);
@@ -100,7 +103,7 @@ export class ExecutionOps {
 
   async listWorkflows(): Promise<Workflow[]> {
     const rows = await this.exec.all(
-      "SELECT * FROM orbit_workflows ORDER BY name, version_major DESC, version_minor DESC, version_patch DESC",
+      `SELECT ${READ.workflows} FROM orbit_workflows ORDER BY name, version_major DESC, version_minor DESC, version_patch DESC`,
       [],
     );
     return rows.map((r) => this.map.workflow(r)).sort(bySemverDesc);
@@ -238,9 +241,10 @@ export class ExecutionOps {
   }
 
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
-    const rows = await this.exec.all("SELECT * FROM orbit_execution_events WHERE execution_id = ? ORDER BY seq", [
-      executionId,
-    ]);
+    const rows = await this.exec.all(
+      `SELECT ${READ.events} FROM orbit_execution_events WHERE execution_id = ? ORDER BY seq`,
+      [executionId],
+    );
     return rows.map((r) => this.map.event(r));
   }
 
@@ -261,7 +265,7 @@ export class ExecutionOps {
 
   async getTaskForExecution(executionId: string, lock?: LockOption): Promise<WorkerTask | null> {
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_worker_tasks WHERE execution_id = ? ORDER BY run DESC, created_ms DESC LIMIT 1${this.lock(lock)}`,
+      `SELECT ${READ.tasks} FROM orbit_worker_tasks WHERE execution_id = ? ORDER BY run DESC, created_ms DESC LIMIT 1${this.lock(lock)}`,
       [executionId],
     );
     return rows[0] ? this.map.task(rows[0]) : null;

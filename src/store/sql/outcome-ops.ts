@@ -19,6 +19,7 @@ import type { ScheduleOutcomes } from "../rows.js";
 import type { WorkflowRef } from "../task-store.js";
 import { arrayParam, jsonParam } from "./columns.js";
 import type { SqlParam, SqlRow } from "./executor.js";
+import { READ } from "./tables.js";
 import { TaskOps } from "./task-ops.js";
 
 const ACTIVE = "status IN ('RUNNING', 'COMPENSATING')";
@@ -146,7 +147,7 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
 
   async listWorkers(seenSinceMs: number): Promise<WorkerRow[]> {
     const rows = await this.exec.all(
-      "SELECT * FROM orbit_workers WHERE last_poll_ms >= ? ORDER BY worker_id LIMIT 10000",
+      `SELECT ${READ.workers} FROM orbit_workers WHERE last_poll_ms >= ? ORDER BY worker_id LIMIT 10000`,
       [seenSinceMs],
     );
     return rows.map((r) => ({
@@ -214,7 +215,7 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
 
   async listDueNotifications(atOrBeforeMs: number, limit: number): Promise<NotificationRow[]> {
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_notifications WHERE state = 'pending' AND next_attempt_ms <= ?
+      `SELECT ${READ.notifications} FROM orbit_notifications WHERE state = 'pending' AND next_attempt_ms <= ?
        ORDER BY next_attempt_ms, id LIMIT ?`,
       [atOrBeforeMs, limit],
     );
@@ -238,7 +239,7 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
 
   async listNotifications(scheduleId: string, limit: number): Promise<NotificationRow[]> {
     const rows = await this.exec.all(
-      "SELECT * FROM orbit_notifications WHERE schedule_id = ? ORDER BY id DESC LIMIT ?",
+      `SELECT ${READ.notifications} FROM orbit_notifications WHERE schedule_id = ? ORDER BY id DESC LIMIT ?`,
       [scheduleId, limit],
     );
     return rows.map((r) => this.notification(r));

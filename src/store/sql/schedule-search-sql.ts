@@ -8,6 +8,7 @@
 import type { ScheduleSearchFilter } from "../store.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlParam } from "./executor.js";
+import { READ } from "./tables.js";
 
 /** The sort key of each sort, as an SQL expression (null where the schedule has none). */
 const KEYS: Readonly<Record<ScheduleSearchFilter["sort"], string>> = {
@@ -84,7 +85,7 @@ export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter):
   const w = (list: string[]) => (list.length === 0 ? "" : ` WHERE ${list.join(" AND ")}`);
   return {
     page: {
-      sql: `SELECT * FROM orbit_schedules${w(where)} ORDER BY (${key} IS NULL), ${key}${desc ? " DESC" : ""}, schedule_id LIMIT ?`,
+      sql: `SELECT ${READ.schedules} FROM orbit_schedules${w(where)} ORDER BY (${key} IS NULL), ${key}${desc ? " DESC" : ""}, schedule_id LIMIT ?`,
       params: [...params, f.limit],
     },
     counts: {

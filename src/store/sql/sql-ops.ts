@@ -26,6 +26,7 @@ import {
   IDEMPOTENCY_KEYS,
   OCCURRENCE_NEW,
   OCCURRENCES,
+  READ,
   SCHEDULE_ADVANCE,
   SCHEDULE_ALL,
   SCHEDULE_UPDATE,
@@ -89,27 +90,30 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     if (scheduleIds.length === 0) return [];
     const ids = this.sqlDialect.inList("schedule_id", scheduleIds);
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_schedules WHERE ${ids.sql} ORDER BY schedule_id${this.lock(lock)}`,
+      `SELECT ${READ.schedules} FROM orbit_schedules WHERE ${ids.sql} ORDER BY schedule_id${this.lock(lock)}`,
       [ids.param],
     );
     return rows.map((r) => this.map.schedule(r));
   }
 
   async getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null> {
-    const rows = await this.exec.all(`SELECT * FROM orbit_schedules WHERE schedule_id = ?${this.lock(lock)}`, [
-      scheduleId,
-    ]);
+    const rows = await this.exec.all(
+      `SELECT ${READ.schedules} FROM orbit_schedules WHERE schedule_id = ?${this.lock(lock)}`,
+      [scheduleId],
+    );
     return rows[0] ? this.map.schedule(rows[0]) : null;
   }
 
   async listSchedules(opts: { afterId?: string; limit: number }): Promise<ScheduleRow[]> {
     const rows =
       opts.afterId === undefined
-        ? await this.exec.all("SELECT * FROM orbit_schedules ORDER BY schedule_id LIMIT ?", [opts.limit])
-        : await this.exec.all("SELECT * FROM orbit_schedules WHERE schedule_id > ? ORDER BY schedule_id LIMIT ?", [
-            opts.afterId,
+        ? await this.exec.all(`SELECT ${READ.schedules} FROM orbit_schedules ORDER BY schedule_id LIMIT ?`, [
             opts.limit,
-          ]);
+          ])
+        : await this.exec.all(
+            `SELECT ${READ.schedules} FROM orbit_schedules WHERE schedule_id > ? ORDER BY schedule_id LIMIT ?`,
+            [opts.afterId, opts.limit],
+          );
     return rows.map((r) => this.map.schedule(r));
   }
 
@@ -140,7 +144,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
       params.push(cas.expectedNextFireMs);
     }
     const rows = await this.exec.all(
-      `UPDATE orbit_schedules SET ${SCHEDULE_UPDATE.sets}, revision = ? WHERE ${guard} RETURNING *`,
+      `UPDATE orbit_schedules SET ${SCHEDULE_UPDATE.sets}, revision = ? WHERE ${guard} RETURNING ${READ.schedules}`,
       params,
     );
     return rows[0] ? this.map.schedule(rows[0]) : null;
@@ -185,7 +189,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   async listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]> {
     // `state = 'active'` is a literal so SQLite can use the partial index orbit_schedules_due.
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_schedules WHERE state = 'active' AND due_ms IS NOT NULL AND due_ms <= ?
+      `SELECT ${READ.schedules} FROM orbit_schedules WHERE state = 'active' AND due_ms IS NOT NULL AND due_ms <= ?
        ORDER BY due_ms, schedule_id LIMIT ?${query.skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}`,
       [query.dueAtOrBeforeMs, query.limit],
     );
@@ -242,7 +246,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   // Occurrence ledger
 
   async appendOccurrence(o: NewOccurrence): Promise<OccurrenceRow> {
-    const rows = await this.exec.all(`${INSERT_OCCURRENCE.single} RETURNING *`, occurrenceParams(o));
+    const rows = await this.exec.all(`${INSERT_OCCURRENCE.single} RETURNING ${READ.occurrences}`, occurrenceParams(o));
     if (!rows[0]) throw new Error("INSERT … RETURNING returned no row");
     return this.map.occurrence(rows[0]);
   }
@@ -258,7 +262,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]> {
-    let sql = "SELECT * FROM orbit_occurrences WHERE schedule_id = ?";
+    let sql = `SELECT ${READ.occurrences} FROM orbit_occurrences WHERE schedule_id = ?`;
     const params: SqlParam[] = [scheduleId];
     if (query.beforeId !== undefined) {
       sql += " AND id < ?";
@@ -288,7 +292,10 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | null> {
-    const rows = await this.exec.all("SELECT * FROM orbit_idempotency_keys WHERE scope = ? AND key = ?", [scope, key]);
+    const rows = await this.exec.all(
+      `SELECT ${READ.idempotency} FROM orbit_idempotency_keys WHERE scope = ? AND key = ?`,
+      [scope, key],
+    );
     return rows[0] ? this.map.idempotency(rows[0]) : null;
   }
 

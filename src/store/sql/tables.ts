@@ -142,3 +142,25 @@ export const IDEMPOTENCY_KEYS = table<IdempotencyRecord>("orbit_idempotency_keys
   createdMs: col.ms("created_ms"),
 });
 export const IDEMPOTENCY_ALL = columnSet(IDEMPOTENCY_KEYS);
+
+/**
+ * What each SELECT and RETURNING reads, named: never `*`. On PostgreSQL a prepared statement's
+ * result type is fixed when it is first prepared on a connection, so a `SELECT *` fails with
+ * "cached plan must not change result type" once another server's additive migration adds a
+ * column: a rolling upgrade would stop older servers (docs/operations.md § Upgrade).
+ */
+export const READ = {
+  workflows: columnSet(WORKFLOWS).list,
+  events: columnSet(EVENTS).list,
+  tasks: TASK_ALL.list,
+  /** A task with its retry policy (task-ops.ts `lease`). */
+  leases: `${TASK_ALL.list}, max_attempts, backoff_ms`,
+  /** A schedule with its outcome columns (row-mappers.ts `schedule`). */
+  schedules: `${SCHEDULE_ALL.list}, last_outcome, last_success_ms, last_failure_ms, consecutive_failures, failures`,
+  occurrences: columnSet(OCCURRENCES).list,
+  idempotency: IDEMPOTENCY_ALL.list,
+  steps: "execution_id, run, step, seq, result, error, has_compensation, compensated_ms, completed_ms",
+  workers: "worker_id, workflows, first_seen_ms, last_poll_ms",
+  notifications:
+    "id, schedule_id, workflow, event, url, payload, state, attempts, next_attempt_ms, last_error, created_ms, delivered_ms",
+} as const;

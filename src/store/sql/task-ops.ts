@@ -19,7 +19,7 @@ import type {
 import { arrayParam, jsonParam, quote } from "./columns.js";
 import { ExecutionOps } from "./execution-ops.js";
 import type { SqlParam, SqlRow } from "./executor.js";
-import { EXECUTION_ALL } from "./tables.js";
+import { EXECUTION_ALL, READ } from "./tables.js";
 
 /** `((workflow = ? AND version = ?) OR …)` for a worker's workflow versions (`t.workflow` with a prefix). */
 function workflowFilter(workflows: readonly WorkflowRef[], prefix = ""): { sql: string; params: SqlParam[] } {
@@ -78,7 +78,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
   async listClaimableTasks(q: ClaimableTaskQuery): Promise<TaskLease[]> {
     const f = workflowFilter(q.workflows);
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_worker_tasks WHERE state = 'pending' AND available_ms <= ? AND ${f.sql}
+      `SELECT ${READ.leases} FROM orbit_worker_tasks WHERE state = 'pending' AND available_ms <= ? AND ${f.sql}
        ORDER BY available_ms, created_ms LIMIT ?${q.skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}`,
       [q.availableAtOrBeforeMs, ...f.params, q.limit],
     );
@@ -114,7 +114,10 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
   }
 
   async getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null> {
-    const rows = await this.exec.all(`SELECT * FROM orbit_worker_tasks WHERE task_id = ?${this.lock(lock)}`, [taskId]);
+    const rows = await this.exec.all(
+      `SELECT ${READ.leases} FROM orbit_worker_tasks WHERE task_id = ?${this.lock(lock)}`,
+      [taskId],
+    );
     return rows[0] ? this.lease(rows[0]) : null;
   }
 
@@ -237,7 +240,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     if (!executionIds.length) return [];
     const ids = this.sqlDialect.inList("execution_id", executionIds);
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_step_results WHERE ${ids.sql} ORDER BY execution_id, run, seq, completed_ms`,
+      `SELECT ${READ.steps} FROM orbit_step_results WHERE ${ids.sql} ORDER BY execution_id, run, seq, completed_ms`,
       [ids.param],
     );
     return rows.map((r) => this.step(r));
@@ -278,7 +281,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
   async listExpiredLeases(beforeMs: number, limit: number, skipLocked = false): Promise<TaskLease[]> {
     // `state = 'leased'` is a literal so SQLite can use the partial index orbit_worker_tasks_lease.
     const rows = await this.exec.all(
-      `SELECT * FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?
+      `SELECT ${READ.leases} FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?
        ORDER BY lease_until_ms LIMIT ?${skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}`,
       [beforeMs, limit],
     );
@@ -331,7 +334,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
 
   async listStepResults(executionId: string, run: number): Promise<StepResultRow[]> {
     const rows = await this.exec.all(
-      "SELECT * FROM orbit_step_results WHERE execution_id = ? AND run = ? ORDER BY seq, completed_ms",
+      `SELECT ${READ.steps} FROM orbit_step_results WHERE execution_id = ? AND run = ? ORDER BY seq, completed_ms`,
       [executionId, run],
     );
     return rows.map((r) => this.step(r));

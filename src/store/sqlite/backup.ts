@@ -11,7 +11,13 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { OrbitError } from "../../domain/errors.js";
-import { loadMigrations, MIGRATIONS_TABLE, pendingMigrations } from "../migrations.js";
+import {
+  type AppliedMigration,
+  appliedMigration,
+  loadMigrations,
+  MIGRATIONS_TABLE,
+  pendingMigrations,
+} from "../migrations.js";
 
 export interface BackupReport {
   file: string;
@@ -21,9 +27,9 @@ export interface BackupReport {
 }
 
 /** The migrations applied in an Orbit SQLite file; refuses a file that is not one. */
-function appliedMigrations(db: Database.Database, file: string): number[] {
+function appliedMigrations(db: Database.Database, file: string): AppliedMigration[] {
   try {
-    return db.prepare<[], number>(`SELECT version FROM ${MIGRATIONS_TABLE}`).pluck().all();
+    return db.prepare<[], Record<string, unknown>>(`SELECT * FROM ${MIGRATIONS_TABLE}`).all().map(appliedMigration);
   } catch (err) {
     throw new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
   }
@@ -38,7 +44,7 @@ export async function backupSqlite(source: string, destination: string): Promise
     const applied = appliedMigrations(db, source);
     mkdirSync(dirname(destination), { recursive: true });
     const progress = await db.backup(destination);
-    return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied) };
+    return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied.map((m) => m.version)) };
   } catch (err) {
     rmSync(destination, { force: true });
     throw err;
@@ -54,7 +60,7 @@ export async function backupSqlite(source: string, destination: string): Promise
 export function restoreSqlite(backup: string, dataDir: string, force = false): { file: string; migration: number } {
   if (!existsSync(backup)) throw new OrbitError("NOT_FOUND", `no backup file at ${backup}`);
   const check = new Database(backup, { readonly: true, fileMustExist: true });
-  let applied: number[];
+  let applied: AppliedMigration[];
   try {
     applied = appliedMigrations(check, backup);
     const integrity = check.pragma("quick_check", { simple: true });
@@ -80,5 +86,5 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
   copyFileSync(backup, partial);
   for (const stale of [`${file}-wal`, `${file}-shm`]) rmSync(stale, { force: true });
   renameSync(partial, file);
-  return { file, migration: Math.max(0, ...applied) };
+  return { file, migration: Math.max(0, ...applied.map((m) => m.version)) };
 }

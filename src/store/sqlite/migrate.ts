@@ -1,18 +1,35 @@
 /** Applies pending SQLite migrations inside one BEGIN IMMEDIATE, so concurrent openers take turns. */
 import type Database from "better-sqlite3";
-import { loadMigrations, MIGRATIONS_TABLE, pendingMigrations } from "../migrations.js";
+import {
+  type AppliedMigration,
+  appliedMigration,
+  loadMigrations,
+  MIGRATIONS_TABLE,
+  newerMigrations,
+} from "../migrations.js";
 import { sqliteDialect } from "./dialect.js";
 
-/** Returns the versions applied by this call. */
-export function migrateSqlite(db: Database.Database): number[] {
-  const all = loadMigrations("sqlite");
+export interface MigrateResult {
+  /** The versions applied by this call. */
+  applied: number[];
+  /** Migrations of a newer release, all additive, that this one runs beside (docs/operations.md § Upgrade). */
+  newer: AppliedMigration[];
+}
+
+export function migrateSqlite(db: Database.Database, dir?: string): MigrateResult {
+  const all = loadMigrations("sqlite", dir);
   db.exec("BEGIN IMMEDIATE");
   try {
     db.exec(
       `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)`,
     );
-    const applied = db.prepare<[], number>(`SELECT version FROM ${MIGRATIONS_TABLE}`).pluck().all();
-    const pending = pendingMigrations(all, applied, "sqlite");
+    const records = db
+      .prepare<[], Record<string, unknown>>(`SELECT * FROM ${MIGRATIONS_TABLE}`)
+      .all()
+      .map(appliedMigration);
+    const newer = newerMigrations(all, records, "sqlite");
+    const done = new Set(records.map((r) => r.version));
+    const pending = all.filter((m) => !done.has(m.version));
     const record = db.prepare<[number, string]>(
       `INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_ms) VALUES (?, ?, ${sqliteDialect.nowMs})`,
     );
@@ -20,8 +37,17 @@ export function migrateSqlite(db: Database.Database): number[] {
       db.exec(migration.sql);
       record.run(migration.version, migration.name);
     }
+    // From migration 0010 on, the table records whether each migration is additive.
+    const recordsAdditive = db
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${MIGRATIONS_TABLE}')`)
+      .all()
+      .some((c) => c.name === "additive");
+    if (recordsAdditive) {
+      const mark = db.prepare<[number, number]>(`UPDATE ${MIGRATIONS_TABLE} SET additive = ? WHERE version = ?`);
+      for (const migration of pending) mark.run(migration.additive ? 1 : 0, migration.version);
+    }
     db.exec("COMMIT");
-    return pending.map((m) => m.version);
+    return { applied: pending.map((m) => m.version), newer };
   } catch (error) {
     if (db.inTransaction) db.exec("ROLLBACK");
     throw error;

@@ -5,6 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import type { AppliedMigration } from "../migrations.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
@@ -32,6 +33,8 @@ export class SqliteStore extends SqlOps implements Store {
   readonly dialect = "sqlite" as const;
   private readonly connection: SqliteConnection;
   private state: "new" | "open" | "closed" = "new";
+  /** After open(): a newer release's additive migrations the file has (docs/operations.md § Upgrade). */
+  newerMigrations: readonly AppliedMigration[] = [];
 
   constructor(private readonly options: SqliteStoreOptions = {}) {
     const connection = new SqliteConnection();
@@ -54,7 +57,7 @@ export class SqliteStore extends SqlOps implements Store {
       db.pragma(`synchronous = ${this.options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
       // 64 MB page cache (the default is 2 MB): executions, events and tasks use random-key B-trees.
       db.pragma("cache_size = -65536");
-      migrateSqlite(db);
+      this.newerMigrations = migrateSqlite(db).newer;
       refuseReadOnly(db);
     } catch (error) {
       db.close();
