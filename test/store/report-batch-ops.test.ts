@@ -19,6 +19,7 @@ const task = (id: string, executionId: string, over: Partial<WorkerTask> = {}): 
   attempt: 1,
   leaseOwner: null,
   leaseUntilMs: null,
+  leaseIdentity: null,
   availableMs: T0,
   createdMs: T0,
   ...over,

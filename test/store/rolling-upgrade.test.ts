@@ -91,7 +91,7 @@ describeCluster("rolling upgrade of several servers [postgres]", () => {
   async function completeVia(via: Server): Promise<string[]> {
     const leased = await via.tasks.claim({ worker_id: `worker-on-${via.name}`, workflows: OFFER, max_tasks: 100 });
     const answers = await via.tasks.completeMany(
-      `worker-on-${via.name}`,
+      { workerId: `worker-on-${via.name}`, identity: null },
       leased.map((t) => ({ task_id: t.task_id, result: { completedBy: via.name } })),
     );
     expect(Object.values(answers).every((a) => "status" in a && a.status === "COMPLETED")).toBe(true);

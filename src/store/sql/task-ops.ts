@@ -177,7 +177,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       [ids.param],
     );
     const tasks = await this.exec.all(
-      `SELECT * FROM orbit_worker_tasks WHERE ${ids.sql} ORDER BY task_id${this.sqlDialect.forUpdate}`,
+      `SELECT ${READ.leases} FROM orbit_worker_tasks WHERE ${ids.sql} ORDER BY task_id${this.sqlDialect.forUpdate}`,
       [ids.param],
     );
     return { tasks: tasks.map((r) => this.lease(r)), executions: executions.map((r) => this.map.execution(r)) };
