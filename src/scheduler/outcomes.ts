@@ -164,6 +164,8 @@ export async function recordOutcomes(tx: StoreOps, executions: readonly Executio
   const slow = new Set<string | null>();
   for (const e of executions) {
     const row = e.scheduleId === null ? undefined : rows.get(e.scheduleId);
+    // A completion of a schedule that no longer exists records nothing (recordOutcome reads no row).
+    if (row === undefined && e.scheduleId !== null && ids.has(e.scheduleId)) continue;
     const prev = row === undefined ? undefined : (folded.get(row.scheduleId) ?? row.outcomes ?? NO_OUTCOMES);
     if (
       row === undefined ||
