@@ -9,6 +9,7 @@
  *   npm run bench:retention -- 1000000 --rounds 400         # idle rounds (default 300)
  *   npm run bench:retention -- 1000000 --period 250         # a round every 250 ms (default)
  *   npm run bench:retention -- 1000000 --prune-only         # the pass alone, no fires meanwhile
+ *   npm run bench:retention -- 1000000 --prune-rounds 240   # stop the pass after 240 rounds
  *
  * PostgreSQL: a throwaway schema of ORBIT_TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/test), dropped afterwards.
@@ -36,6 +37,8 @@ const IDLE_ROUNDS = Number(flag("--rounds") ?? 300);
 /** How often the 100 schedules come due (wall time), `--period`. Default 250 ms: 400 fires/s. */
 const PERIOD_MS = Number(flag("--period") ?? 250);
 const PRUNE_ONLY = args.includes("--prune-only");
+/** `--prune-rounds R`: stop the pass after R rounds while pruning (a sample, when the whole pass is too long). */
+const PRUNE_ROUNDS = Number(flag("--prune-rounds") ?? Number.POSITIVE_INFINITY);
 const DIALECTS = (flag("--dialect") ?? "sqlite,postgres").split(",");
 const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const DAY_MS = 86_400_000;
@@ -143,7 +146,7 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   const during: number[] = [];
   let report = performance.now() + 60_000;
   if (PRUNE_ONLY) await pruning;
-  while (!PRUNE_ONLY && (!done || during.length < IDLE_ROUNDS)) {
+  while (!PRUNE_ONLY && (!done || during.length < IDLE_ROUNDS) && during.length < PRUNE_ROUNDS) {
     during.push(await round());
     if (performance.now() > report && !done) {
       report += 60_000;
@@ -154,7 +157,9 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
       );
     }
   }
-  const deleted = await pruning;
+  if (!done) await retention.close();
+  const deleted = done ? await pruning : N - (await sizes.remaining());
+  if (!done) await pruning;
   const seconds = (performance.now() - started) / 1000;
   if (!PRUNE_ONLY) console.log(`while pruning     : fire lag of 100 schedules ${stats(during)}; load ${load()}`);
   console.log(
