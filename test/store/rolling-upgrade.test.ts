@@ -126,6 +126,8 @@ describeCluster("rolling upgrade of several servers [postgres]", () => {
     });
     const firedBy: string[][] = [];
     firedBy.push(await fireMinute(1));
+    // A worker on an old server before the migration: its connections prepare the lease statements.
+    const early = await completeVia(oldA);
 
     // The first new server migrates the schema; the old ones keep running on it.
     const newC = await start("new-c", "new", newRelease.dir);
@@ -144,7 +146,7 @@ describeCluster("rolling upgrade of several servers [postgres]", () => {
     firedBy.push(await fireMinute(3));
     // Executions started by old servers, completed by a worker on the new one.
     const byNew = await completeVia(newC);
-    expect(byNew.length).toBeGreaterThanOrEqual(3);
+    expect(byNew.length).toBe(2);
 
     // An old server restarts mid-roll (a crash, a deploy of another service): it starts, with a
     // warning, because the migration it does not know is recorded additive.
@@ -154,7 +156,7 @@ describeCluster("rolling upgrade of several servers [postgres]", () => {
     firedBy.push(await fireMinute(4));
     firedBy.push(await fireMinute(5));
     // Whichever server started them, a worker on an old server completes them.
-    const byOld = await completeVia(oldB2);
+    const byOld = await completeVia(oldA);
     expect(byOld.length).toBe(2);
 
     // The rest of the roll: each old server is replaced by a new one.
@@ -186,7 +188,7 @@ describeCluster("rolling upgrade of several servers [postgres]", () => {
     expect(executions.every((e) => e.status === "COMPLETED")).toBe(true);
     // Old servers' rows took the new column's default; each execution completed exactly once.
     expect(await originOf(expected[0] as string)).toBe("old");
-    expect([...byNew, ...byOld].sort()).toEqual(expected.slice(0, 5));
+    expect([...early, ...byNew, ...byOld].sort()).toEqual(expected.slice(0, 5));
   });
 
   it("an older server restarting after a breaking migration refuses, naming it", async () => {

@@ -88,11 +88,12 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
   async listClaimable(q: ClaimableTaskQuery): Promise<ClaimCandidate[]> {
     const f = workflowFilter(q.workflows);
     // The tasks are chosen (and locked) first, in a subquery with its LIMIT, so that the join and the
-    // step check run for the chosen rows only, not for every pending task before the sort.
+    // step check run for the chosen rows only, not for every pending task before the sort. Named
+    // columns, not *: t.* is then fixed whatever later migrations add (docs/storage.md § Migrations).
     const rows = await this.exec.all(
       `SELECT t.*, ${CLAIM_EXECUTION_COLUMNS},
          EXISTS (SELECT 1 FROM orbit_step_results s WHERE s.execution_id = t.execution_id AND s.run = t.run) AS has_steps
-       FROM (SELECT * FROM orbit_worker_tasks WHERE state = 'pending' AND available_ms <= ? AND ${f.sql}
+       FROM (SELECT ${READ.leases} FROM orbit_worker_tasks WHERE state = 'pending' AND available_ms <= ? AND ${f.sql}
              ORDER BY available_ms, created_ms LIMIT ?${q.skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}) AS t
        JOIN orbit_executions e ON e.execution_id = t.execution_id
        ORDER BY t.available_ms, t.created_ms${q.skipLocked ? this.sqlDialect.forUpdateOfSkipLocked("e") : ""}`,
