@@ -6,7 +6,7 @@
  *
  * The key is claimed in the database, in the same transaction as the request's writes
  * (Store.atomically), on both dialects: the write and its key commit together, so a server killed
- * between them cannot leave a write whose retry runs it again (test/faults/sigkill-sqlite.test.ts).
+ * between them cannot leave a write whose retry runs it again (test/faults/sigkill-writes.test.ts).
  * On PostgreSQL (several servers may share the database) a concurrent request with the key, on any
  * server, waits on the claimed row and then replays the committed answer; a request that fails
  * rolls its claim back with its writes. Within one process an in-process queue per key also makes

@@ -3,7 +3,7 @@
  * store call made while it runs joins its transaction — the `tx` argument, plain calls on the store
  * and nested transactions (savepoints) — so all of them commit together or none does; a nested
  * transaction that fails rolls back only its own writes. SQLite gained it for
- * test/faults/sigkill-sqlite.test.ts (a key recorded after its write could be lost by a SIGKILL).
+ * test/faults/sigkill-writes.test.ts (a key recorded after its write could be lost by a SIGKILL).
  */
 import { expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
