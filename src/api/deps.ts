@@ -21,6 +21,11 @@ export interface AccessControl {
   require(request: ApiRequest, action: Action, workflow: string): void;
   /** Whether the caller may do `action` on `workflow` (list filtering). */
   allows(request: ApiRequest, action: Action, workflow: string): boolean;
+  /**
+   * Refuses (403) a schedule's `concurrency_key` outside the caller's `concurrency_keys` globs
+   * (docs/security.md § Concurrency keys); any key when the identity names none.
+   */
+  requireConcurrencyKey(request: ApiRequest, key: string): void;
   /** Refuses worker identities (403) on client-only routes such as /v1/schedules. */
   requireClient(request: ApiRequest): void;
   /** The caller's name, kind and grants, for `GET /v1/me` (the web UI hides what it may not do). */

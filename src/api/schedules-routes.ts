@@ -23,7 +23,12 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     access === null || access.allows(r, "schedule", workflow);
   const asObject = (body: unknown): Record<string, unknown> => (body ?? {}) as Record<string, unknown>;
   const fence = (r: ApiRequest) => fenceOf(r.headers, r.query);
-  /** A body of many schedules (batch, validate, apply): `schedule` on each one's workflow. */
+  /** A concurrency key a schedule body sets must be one the caller may use (null unsets it). */
+  const guardKey = (r: ApiRequest, item: Record<string, unknown> | undefined): void => {
+    const key = item?.concurrency_key;
+    if (access !== null && typeof key === "string") access.requireConcurrencyKey(r, key);
+  };
+  /** A body of many schedules (batch, validate, apply): `schedule` on each one's workflow, and its key. */
   const guardEachSchedule = (r: ApiRequest): void => {
     if (access === null) return;
     access.requireClient(r);
@@ -31,6 +36,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       const workflow = item?.workflow;
       // An entry without a workflow name is refused by validation, naming it.
       if (typeof workflow === "string") access.require(r, "schedule", workflow);
+      guardKey(r, item);
     }
   };
 
@@ -48,6 +54,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
         access.requireClient(r);
         const workflow = asObject(r.body).workflow;
         access.require(r, "schedule", typeof workflow === "string" ? workflow : "");
+        guardKey(r, asObject(r.body));
       },
       handler: async (r) => ({
         status: 201,
@@ -162,6 +169,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
         await guardStored(r);
         const workflow = asObject(r.body).workflow;
         if (access !== null && typeof workflow === "string") access.require(r, "schedule", workflow);
+        guardKey(r, asObject(r.body));
       },
       handler: async (r) => ({
         status: 200,

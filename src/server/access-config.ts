@@ -10,6 +10,7 @@
  *     allow:
  *       - workflows: "Order*"  # glob (* and ?), or a list of globs
  *         actions: [schedule, start, read, cancel]
+ *     concurrency_keys: "orders-*"  # optional: the only concurrency keys its schedules may use
  * ```
  */
 import { createHash } from "node:crypto";
@@ -33,6 +34,7 @@ const ConfigSchema = Type.Object(
           name: Type.String({ minLength: 1 }),
           token_sha256: Type.String({ pattern: "^[0-9a-fA-F]{64}$" }),
           kind: Type.Union([Type.Literal("client"), Type.Literal("worker")]),
+          concurrency_keys: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
           allow: Type.Optional(
             Type.Array(
               Type.Object(
@@ -61,6 +63,8 @@ interface Rule {
 }
 interface Identity extends Caller {
   rules: Rule[];
+  /** The globs its schedules' concurrency keys must match; null: any key (the shared namespace). */
+  keys: { patterns: RegExp[]; text: string } | null;
 }
 
 const glob = (pattern: string): RegExp =>
@@ -116,6 +120,10 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
             actions: new Set<Action>(a.actions ?? []),
           };
         }),
+        keys:
+          i.concurrency_keys === undefined
+            ? null
+            : { patterns: [i.concurrency_keys].flat().map(glob), text: [i.concurrency_keys].flat().join(", ") },
       }),
     );
   }
@@ -168,6 +176,14 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
         throw new OrbitError(
           "PERMISSION_DENIED",
           `identity ${id.name} may not ${action} workflow ${JSON.stringify(workflow)} (it may: ${granted || "nothing"})`,
+        );
+      },
+      requireConcurrencyKey(r, key) {
+        const id = identityOf(r);
+        if (id.keys === null || id.keys.patterns.some((p) => p.test(key))) return;
+        throw new OrbitError(
+          "PERMISSION_DENIED",
+          `identity ${id.name} may not use concurrency key ${JSON.stringify(key)} (it may use: ${id.keys.text || "none"})`,
         );
       },
       requireClient(r) {

@@ -1,8 +1,9 @@
 /**
  * The access bypasses of issue 11 (docs/security.md), each as a test: a worker identity limited to
  * its workflows on every worker route, a start that hits an existing id answering only what the
- * caller may read, schedule occurrence ids reserved for their schedule, and a schedule or execution
- * the caller may not see answered exactly as a missing one.
+ * caller may read, schedule occurrence ids reserved for their schedule, a schedule or execution
+ * the caller may not see answered exactly as a missing one, and concurrency keys limited to an
+ * identity's `concurrency_keys`.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -51,6 +52,13 @@ beforeAll(async () => {
     allow:
       - workflows: "Order*"
         actions: [schedule, start, read, cancel]
+  - name: order-keys
+    token_sha256: ${sha("order-keys")}
+    kind: client
+    allow:
+      - workflows: "Order*"
+        actions: [schedule]
+    concurrency_keys: ["orders-*", "shared"]
   - name: billing-reader
     token_sha256: ${sha("billing-reader")}
     kind: client
@@ -336,5 +344,49 @@ describe("objects the caller may not see", () => {
     expect(pruned.text).not.toContain("bill-labelled");
     const after = await t.call("GET", "/v1/schedules/bill-labelled", undefined, as("admin"));
     expect(after.body).toMatchObject({ workflow: "Billing", interval: "1h", revision: 1 });
+  });
+});
+
+describe("concurrency keys of an identity with concurrency_keys", () => {
+  const body = (id: string, key: string | null) => ({
+    schedule_id: id,
+    workflow: "OrderProcessing",
+    interval: "1h",
+    input: ORDER_INPUT,
+    concurrency_key: key,
+  });
+  const denied = (key: string) => ({
+    code: "PERMISSION_DENIED",
+    message: `identity order-keys may not use concurrency key ${JSON.stringify(key)} (it may use: orders-*, shared)`,
+  });
+
+  it("may use only the keys it names, on every route that writes a schedule; a refusal changes nothing", async () => {
+    // Another team's key: refused on create, batch, validate, apply and update.
+    const create = await t.call("POST", "/v1/schedules", body("ok-bill-key", "billing-nightly"), as("order-keys"));
+    expect({ status: create.status, body: create.body }).toEqual({ status: 403, body: denied("billing-nightly") });
+    for (const path of ["/v1/schedules/batch", "/v1/schedules/validate", "/v1/schedules/apply"]) {
+      const many = { schedules: [body("ok-fine", "orders-a"), body("ok-bill-key", "billing-nightly")] };
+      const r = await t.call("POST", path, many, as("order-keys"));
+      expect({ path, status: r.status, body: r.body }).toEqual({ path, status: 403, body: denied("billing-nightly") });
+    }
+    for (const id of ["ok-bill-key", "ok-fine"]) {
+      expect((await t.call("GET", `/v1/schedules/${id}`, undefined, as("admin"))).status).toBe(404);
+    }
+    // Its own keys, and none at all, are allowed.
+    expect((await t.call("POST", "/v1/schedules", body("ok-own-key", "orders-a"), as("order-keys"))).status).toBe(201);
+    expect((await t.call("POST", "/v1/schedules", body("ok-shared", "shared"), as("order-keys"))).status).toBe(201);
+    expect((await t.call("POST", "/v1/schedules", body("ok-no-key", null), as("order-keys"))).status).toBe(201);
+    const patch = await t.call("PATCH", "/v1/schedules/ok-own-key", { concurrency_key: "billing-x" }, as("order-keys"));
+    expect({ status: patch.status, body: patch.body }).toEqual({ status: 403, body: denied("billing-x") });
+    const after = await t.call("GET", "/v1/schedules/ok-own-key", undefined, as("admin"));
+    expect(after.body).toMatchObject({ concurrency_key: "orders-a", revision: 1 });
+    expect(
+      (await t.call("PATCH", "/v1/schedules/ok-own-key", { concurrency_key: null }, as("order-keys"))).status,
+    ).toBe(200);
+  });
+
+  it("an identity without concurrency_keys uses the shared namespace: any key", async () => {
+    const r = await t.call("POST", "/v1/schedules", body("ok-team-any", "billing-nightly"), as("order-team"));
+    expect(r.status).toBe(201);
   });
 });
