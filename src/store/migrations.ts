@@ -25,6 +25,14 @@ export interface AppliedMigration {
   additive: boolean | null;
 }
 
+/** What a migrator did when it opened a database (both dialects). */
+export interface MigrateResult {
+  /** The versions applied by this call. */
+  applied: number[];
+  /** Migrations of a newer release, all additive, that this one runs beside (docs/operations.md § Upgrade). */
+  newer: AppliedMigration[];
+}
+
 /** The table that records applied migrations (created by the migrator itself, not by a migration). */
 export const MIGRATIONS_TABLE = "orbit_migrations";
 

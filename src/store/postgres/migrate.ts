@@ -4,20 +4,13 @@
  */
 import type pg from "pg";
 import {
-  type AppliedMigration,
   appliedMigration,
   loadMigrations,
   MIGRATIONS_TABLE,
+  type MigrateResult,
   newerMigrations,
 } from "../migrations.js";
 import { ADVISORY_LOCK_KEYS, postgresDialect } from "./dialect.js";
-
-export interface MigrateResult {
-  /** The versions applied by this call. */
-  applied: number[];
-  /** Migrations of a newer release, all additive, that this one runs beside (docs/operations.md § Upgrade). */
-  newer: AppliedMigration[];
-}
 
 export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<MigrateResult> {
   const all = loadMigrations("postgres", dir);

@@ -1,20 +1,13 @@
 /** Applies pending SQLite migrations inside one BEGIN IMMEDIATE, so concurrent openers take turns. */
 import type Database from "better-sqlite3";
 import {
-  type AppliedMigration,
   appliedMigration,
   loadMigrations,
   MIGRATIONS_TABLE,
+  type MigrateResult,
   newerMigrations,
 } from "../migrations.js";
 import { sqliteDialect } from "./dialect.js";
-
-export interface MigrateResult {
-  /** The versions applied by this call. */
-  applied: number[];
-  /** Migrations of a newer release, all additive, that this one runs beside (docs/operations.md § Upgrade). */
-  newer: AppliedMigration[];
-}
 
 export function migrateSqlite(db: Database.Database, dir?: string): MigrateResult {
   const all = loadMigrations("sqlite", dir);
