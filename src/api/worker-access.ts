@@ -10,6 +10,7 @@
  * the route (404).
  */
 import { OrbitError } from "../domain/errors.js";
+import { identityRefusal } from "../engine/task-transitions.js";
 import type { Store } from "../store/store.js";
 import type { Caller } from "./route.js";
 
@@ -38,12 +39,8 @@ export class WorkerAccess {
       const task = await this.store.getTaskLease(id);
       if (task === null) continue;
       this.require(caller, task.workflow, `report on task ${id} of`);
-      if (task.state === "leased" && task.leaseIdentity !== null && task.leaseIdentity !== caller.name) {
-        throw new OrbitError(
-          "PERMISSION_DENIED",
-          `worker task ${id} is leased by another identity: identity ${caller.name} may report only on leases it took`,
-        );
-      }
+      const otherIdentity = identityRefusal(id, task, caller.name);
+      if (otherIdentity !== null) throw otherIdentity;
     }
   }
 

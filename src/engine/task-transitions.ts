@@ -63,6 +63,19 @@ export async function holdTask(tx: StoreOps, taskId: string, holder: LeaseHolder
 }
 
 /**
+ * PERMISSION_DENIED when the task is leased by an identity other than `identity` (null: a server
+ * without identities, where nothing is refused here); null otherwise.
+ */
+export function identityRefusal(taskId: string, task: TaskLease | null, identity: string | null): OrbitError | null {
+  if (task?.state !== "leased" || identity === null || task.leaseIdentity === null || task.leaseIdentity === identity)
+    return null;
+  return new OrbitError(
+    "PERMISSION_DENIED",
+    `worker task ${taskId} is leased by another identity: identity ${identity} may report only on leases it took`,
+  );
+}
+
+/**
  * Why `holder` does not hold the task's lease at `now`, or null when it does: PERMISSION_DENIED for
  * a lease another identity took, whatever the worker_id (docs/security.md), CONFLICT otherwise.
  */
@@ -74,12 +87,8 @@ export function leaseRefusal(
   now: number,
 ): OrbitError | null {
   const { workerId, identity } = holder;
-  if (task?.state === "leased" && identity !== null && task.leaseIdentity !== null && task.leaseIdentity !== identity) {
-    return new OrbitError(
-      "PERMISSION_DENIED",
-      `worker task ${taskId} is leased by another identity: identity ${identity} may report only on leases it took`,
-    );
-  }
+  const otherIdentity = identityRefusal(taskId, task, identity);
+  if (otherIdentity !== null) return otherIdentity;
   if (task?.state !== "leased" || task.leaseOwner !== workerId) {
     return new OrbitError(
       "CONFLICT",

@@ -10,6 +10,7 @@ import { Retention } from "../engine/retention.js";
 import { TaskWakeups } from "../engine/task-wakeups.js";
 import { Workflows } from "../engine/workflows.js";
 import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
+import { migrationLabel } from "../store/migrations.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { PostgresScheduleListener } from "../store/postgres/schedule-listener.js";
 import { SqliteStore } from "../store/sqlite/sqlite-store.js";
@@ -62,7 +63,7 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
   log.info({ dialect: store.dialect, database: config.where }, "store opened");
   if (store.newerMigrations.length > 0) {
     log.warn(
-      { migrations: store.newerMigrations.map((m) => `${String(m.version).padStart(4, "0")}_${m.name}`) },
+      { migrations: store.newerMigrations.map(migrationLabel) },
       "the database has additive migrations of a newer Orbit; this server runs on it: finish the rolling upgrade (docs/operations.md § Upgrade)",
     );
   }

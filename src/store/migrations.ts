@@ -133,7 +133,8 @@ export function appliedMigration(row: Record<string, unknown>): AppliedMigration
   };
 }
 
-const label = (m: { version: number; name: string }): string =>
+/** `0010_migration_compat`, or `0010` when the name is not known. */
+export const migrationLabel = (m: { version: number; name: string }): string =>
   m.name === "" ? String(m.version).padStart(4, "0") : `${String(m.version).padStart(4, "0")}_${m.name}`;
 
 /**
@@ -154,18 +155,19 @@ export function newerMigrations(
   const newest = newer[newer.length - 1] as AppliedMigration;
   const refuse = (why: string): never => {
     throw new Error(
-      `the ${dialect} database has migration ${label(newest)} applied but this Orbit knows only up to ${known}: it was written by a newer Orbit; upgrade Orbit to open it (${why}, so this release cannot run on it: docs/operations.md § Upgrade)`,
+      `the ${dialect} database has migration ${migrationLabel(newest)} applied but this Orbit knows only up to ${known}: it was written by a newer Orbit; upgrade Orbit to open it (${why}, so this release cannot run on it: docs/operations.md § Upgrade)`,
     );
   };
   for (const m of all) {
     const r = records.find((x) => x.version === m.version);
-    if (r === undefined) refuse(`this Orbit's migration ${label(m)} is not applied there`);
-    else if (r.name !== "" && r.name !== m.name) refuse(`its migration ${label(r)} is not this Orbit's ${label(m)}`);
+    if (r === undefined) refuse(`this Orbit's migration ${migrationLabel(m)} is not applied there`);
+    else if (r.name !== "" && r.name !== m.name)
+      refuse(`its migration ${migrationLabel(r)} is not this Orbit's ${migrationLabel(m)}`);
   }
   const breaking = newer.filter((r) => r.additive !== true);
   if (breaking.length > 0) {
     refuse(
-      `${breaking.map(label).join(", ")} ${breaking.length === 1 ? "is" : "are"} not recorded as additive (compatible with older servers)`,
+      `${breaking.map(migrationLabel).join(", ")} ${breaking.length === 1 ? "is" : "are"} not recorded as additive (compatible with older servers)`,
     );
   }
   return newer;
@@ -180,7 +182,16 @@ export function pendingMigrations(
   applied: readonly (number | AppliedMigration)[],
   dialect: DialectName,
 ): Migration[] {
-  newerMigrations(all, applied, dialect);
+  return planMigrations(all, applied, dialect).pending;
+}
+
+/** What a migrator does on opening: the migrations to apply, and the newer ones it runs beside. */
+export function planMigrations(
+  all: Migration[],
+  applied: readonly (number | AppliedMigration)[],
+  dialect: DialectName,
+): { pending: Migration[]; newer: AppliedMigration[] } {
+  const newer = newerMigrations(all, applied, dialect);
   const done = new Set(applied.map((a) => (typeof a === "number" ? a : a.version)));
-  return all.filter((m) => !done.has(m.version));
+  return { pending: all.filter((m) => !done.has(m.version)), newer };
 }

@@ -8,7 +8,7 @@ import {
   loadMigrations,
   MIGRATIONS_TABLE,
   type MigrateResult,
-  newerMigrations,
+  planMigrations,
 } from "../migrations.js";
 import { ADVISORY_LOCK_KEYS, postgresDialect } from "./dialect.js";
 
@@ -23,9 +23,7 @@ export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<Migr
         `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)`,
       );
       const records = (await client.query(`SELECT * FROM ${MIGRATIONS_TABLE}`)).rows.map(appliedMigration);
-      const newer = newerMigrations(all, records, "postgres");
-      const done = new Set(records.map((r) => r.version));
-      const pending = all.filter((m) => !done.has(m.version));
+      const { pending, newer } = planMigrations(all, records, "postgres");
       if (pending.length) {
         await client.query("BEGIN");
         try {

@@ -5,7 +5,7 @@ import {
   loadMigrations,
   MIGRATIONS_TABLE,
   type MigrateResult,
-  newerMigrations,
+  planMigrations,
 } from "../migrations.js";
 import { sqliteDialect } from "./dialect.js";
 
@@ -20,9 +20,7 @@ export function migrateSqlite(db: Database.Database, dir?: string): MigrateResul
       .prepare<[], Record<string, unknown>>(`SELECT * FROM ${MIGRATIONS_TABLE}`)
       .all()
       .map(appliedMigration);
-    const newer = newerMigrations(all, records, "sqlite");
-    const done = new Set(records.map((r) => r.version));
-    const pending = all.filter((m) => !done.has(m.version));
+    const { pending, newer } = planMigrations(all, records, "sqlite");
     const record = db.prepare<[number, string]>(
       `INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_ms) VALUES (?, ?, ${sqliteDialect.nowMs})`,
     );
