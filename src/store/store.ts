@@ -210,7 +210,10 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * ids of the rows that matched.
    */
   advanceSchedules(advances: readonly ScheduleAdvance[]): Promise<string[]>;
-  /** Deletes; with `expectedRevision`, only at that revision. True when a row was deleted. */
+  /**
+   * Deletes the schedule and its ledger (not its executions); with `expectedRevision`, only at that
+   * revision. True when a row was deleted. Call it in a transaction to delete both at once.
+   */
   deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean>;
   /** Active schedules due at or before the given instant, by due_ms then schedule_id. */
   listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]>;

@@ -254,6 +254,18 @@ describe("trigger, backfill, occurrences and firing", () => {
     );
   });
 
+  it("a schedule deleted and created again under its id starts with an empty ledger", async () => {
+    await t.call("POST", "/v1/schedules/orders-every-10s/trigger", {});
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s/occurrences")).body.occurrences).toHaveLength(1);
+    expect((await t.call("DELETE", "/v1/schedules/orders-every-10s")).status).toBe(204);
+    expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE)).status).toBe(201);
+    const again = await t.call("GET", "/v1/schedules/orders-every-10s");
+    expect(again.body).toMatchObject({ last_tick: null, dead_letters: [], fired: 0 });
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s/occurrences")).body.occurrences).toEqual([]);
+    // The execution the deleted schedule started is kept.
+    expect((await t.call("GET", "/v1/executions?schedule_id=orders-every-10s")).body.executions).toHaveLength(1);
+  });
+
   it("the loop fires when the clock reaches the occurrence", async () => {
     t.clock.set(Date.parse("2026-11-15T18:51:10Z"));
     const s = await t.until(

@@ -131,6 +131,22 @@ describeEachDialect("store schedules and ledger", (dialect) => {
     expect(await db.store.getSchedule("s1")).toBeNull();
   });
 
+  it("deletes a schedule's ledger with it, and no other schedule's", async () => {
+    await db.store.insertSchedule(schedule("gone"));
+    await db.store.insertSchedule(schedule("kept"));
+    for (const id of ["gone", "kept"]) {
+      await db.store.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: T0, recordedMs: T0 });
+    }
+    expect(await db.store.deleteSchedule("gone", 99)).toBe(false);
+    expect(await db.store.listOccurrences("gone", { limit: 10 })).toHaveLength(1);
+    await db.store.transaction(async (tx) => {
+      expect(await tx.deleteSchedule("gone")).toBe(true);
+    });
+    // A schedule created again under the same id must not inherit the deleted one's decisions.
+    expect(await db.store.listOccurrences("gone", { limit: 10 })).toEqual([]);
+    expect(await db.store.listOccurrences("kept", { limit: 10 })).toHaveLength(1);
+  });
+
   it("lists due active schedules by due time, with a limit, and knows the next due time", async () => {
     await db.store.insertSchedule(schedule("late", { dueMs: T0 + 3000 }));
     await db.store.insertSchedule(schedule("early", { dueMs: T0 + 1000 }));

@@ -183,7 +183,11 @@ export class SqlOps extends OutcomeOps implements StoreOps {
             scheduleId,
             expectedRevision,
           ]);
-    return changed > 0;
+    if (changed === 0) return false;
+    // The ledger goes with its schedule: a schedule created later under the same id starts empty
+    // (its last_tick and occurrences must not show the deleted one's decisions). Executions stay.
+    await this.exec.run("DELETE FROM orbit_occurrences WHERE schedule_id = ?", [scheduleId]);
+    return true;
   }
 
   async listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]> {
