@@ -57,16 +57,21 @@ Examples:
     .option("--workflow <name>", "only schedules of this workflow")
     .option("--state <state>", "only schedules in this state: active, paused or ended")
     .option("--limit <n>", "list at most n schedules (one page)", wholeNumber(1, 1000))
+    .option("--wide", "add an OUTCOME column after STATE: the last ended run (COMPLETED, FAILED x3, …)")
     .option("--json", 'print the server\'s JSON ({"schedules":[…],"next_cursor":…})')
-    .action(async (opts: { workflow?: string; state?: string; limit?: number } & JsonFlag, cmd: Command) => {
-      const client = clientFor(cmd, io);
-      const query = { workflow: opts.workflow, state: opts.state };
-      const page =
-        opts.limit === undefined
-          ? { schedules: await client.listAllSchedules(query), next_cursor: null }
-          : await client.listSchedules({ ...query, limit: opts.limit });
-      await (opts.json === true ? printJson(io, page) : io.stdout.write(scheduleTable(page.schedules)));
-    });
+    .action(
+      async (opts: { workflow?: string; state?: string; limit?: number; wide?: boolean } & JsonFlag, cmd: Command) => {
+        const client = clientFor(cmd, io);
+        const query = { workflow: opts.workflow, state: opts.state };
+        const page =
+          opts.limit === undefined
+            ? { schedules: await client.listAllSchedules(query), next_cursor: null }
+            : await client.listSchedules({ ...query, limit: opts.limit });
+        await (opts.json === true
+          ? printJson(io, page)
+          : io.stdout.write(scheduleTable(page.schedules, { wide: opts.wide === true })));
+      },
+    );
 
   const update = schedule
     .command("update")

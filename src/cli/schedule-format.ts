@@ -116,26 +116,33 @@ function outcomeLines(s: ScheduleJson): string {
   return out;
 }
 
-/** The seed's `orbit schedule list` columns (widths measured from the seed), plus OUTCOME. */
+/** The seed's `orbit schedule list` columns, to the character (widths measured from the seed). */
 export const SCHEDULE_COLUMNS: readonly Column[] = [
   { header: "SCHEDULE", width: 25 },
   { header: "WORKFLOW", width: 21 },
   { header: "TIMING", width: 33 },
   { header: "STATE", width: 9 },
-  { header: "OUTCOME", width: 14 },
   { header: "NEXT FIRE", width: 23 },
   { header: "LAST EXECUTION", width: 0 },
 ];
 
-export function scheduleTable(schedules: readonly ScheduleJson[]): string {
+/** `--wide`: the seed's columns with OUTCOME (the last ended run, as `schedule get` shows it) after STATE. */
+const WIDE_COLUMNS: readonly Column[] = [
+  ...SCHEDULE_COLUMNS.slice(0, 4),
+  { header: "OUTCOME", width: 14 },
+  ...SCHEDULE_COLUMNS.slice(4),
+];
+
+export function scheduleTable(schedules: readonly ScheduleJson[], opts: { wide?: boolean } = {}): string {
+  const wide = opts.wide === true;
   return table(
-    SCHEDULE_COLUMNS,
+    wide ? WIDE_COLUMNS : SCHEDULE_COLUMNS,
     schedules.map((s) => [
       s.schedule_id,
       workflowText(s),
       timingText(s),
       s.state,
-      outcomeText(s),
+      ...(wide ? [outcomeText(s)] : []),
       s.next_fire_at ?? "-",
       s.last_execution_id ?? "-",
     ]),

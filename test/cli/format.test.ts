@@ -80,9 +80,36 @@ describe("orbit schedule list", () => {
   it("prints the seed's table, to the character", () => {
     expect(scheduleTable([hourlyCheck, nightlyOrders])).toBe(
       lines(
+        "SCHEDULE                 WORKFLOW             TIMING                           STATE    NEXT FIRE              LAST EXECUTION",
+        "hourly-check             OrderProcessing      every 1h                         active   2026-11-15T19:00:12.359Z -",
+        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   2026-11-16T01:00:00Z   -',
+      ),
+    );
+  });
+
+  it("keeps the seed's columns once runs ended; --wide adds OUTCOME after STATE", () => {
+    const failed = {
+      ...nightlyOrders,
+      last_execution_id: "nightly-orders:2026-11-15T01:00:00Z",
+      last_outcome: {
+        status: "FAILED" as const,
+        execution_id: "nightly-orders:2026-11-15T01:00:00Z",
+        ended_at: "2026-11-15T01:00:02.120Z",
+        error: "card declined",
+      },
+      consecutive_failures: 2,
+    };
+    expect(scheduleTable([failed])).toBe(
+      lines(
+        "SCHEDULE                 WORKFLOW             TIMING                           STATE    NEXT FIRE              LAST EXECUTION",
+        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   2026-11-16T01:00:00Z   nightly-orders:2026-11-15T01:00:00Z',
+      ),
+    );
+    expect(scheduleTable([hourlyCheck, failed], { wide: true })).toBe(
+      lines(
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
         "hourly-check             OrderProcessing      every 1h                         active   -             2026-11-15T19:00:12.359Z -",
-        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   -             2026-11-16T01:00:00Z   -',
+        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   FAILED x2     2026-11-16T01:00:00Z   nightly-orders:2026-11-15T01:00:00Z',
       ),
     );
   });
@@ -95,7 +122,7 @@ describe("orbit schedule list", () => {
       next_fire_at: null,
     };
     expect(scheduleTable([long]).split("\n")[1]).toBe(
-      'a-very-long-schedule-id-over-25 OrderProcessing      cron "0 2 * * *" Europe/Berlin   paused   -             -                      -',
+      'a-very-long-schedule-id-over-25 OrderProcessing      cron "0 2 * * *" Europe/Berlin   paused   -                      -',
     );
   });
 });

@@ -53,9 +53,9 @@ describeEachDialect("schedule outcomes with a worker", (dialect) => {
     expect(started.length).toBe(2);
     expect(started.every((o) => o.status === "FAILED")).toBe(true);
 
-    // The CLI: a column in the list, lines in the block, the status in the ledger.
+    // The CLI: a column in `list --wide`, lines in the block, the status in the ledger.
     const env = { ORBIT_SERVER: cluster.url };
-    const list = await orbit(["schedule", "list"], env);
+    const list = await orbit(["schedule", "list", "--wide"], env);
     expect(list.stdout.split("\n")[0]).toContain("STATE    OUTCOME ");
     expect(list.stdout).toMatch(/checkout .* paused {3}FAILED x2 /);
     const get = await orbit(["schedule", "get", "checkout"], env);
