@@ -10,6 +10,7 @@
  *   npm run bench:retention -- 1000000 --period 250         # a round every 250 ms (default)
  *   npm run bench:retention -- 1000000 --prune-only         # the pass alone, no fires meanwhile
  *   npm run bench:retention -- 1000000 --prune-rounds 240   # stop the pass after 240 rounds
+ *   npm run bench:retention -- 1000000 --no-window          # batches do not wait for due fires
  *
  * PostgreSQL: a throwaway schema of ORBIT_TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/test), dropped afterwards.
@@ -21,7 +22,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Execution } from "../src/domain/execution.js";
-import { Retention } from "../src/engine/retention.js";
+import { type FireWindow, Retention } from "../src/engine/retention.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
@@ -37,6 +38,8 @@ const IDLE_ROUNDS = Number(flag("--rounds") ?? 300);
 /** How often the 100 schedules come due (wall time), `--period`. Default 250 ms: 400 fires/s. */
 const PERIOD_MS = Number(flag("--period") ?? 250);
 const PRUNE_ONLY = args.includes("--prune-only");
+/** `--no-window`: retention does not ask when the next fire is due (the comparison run). */
+const NO_WINDOW = args.includes("--no-window");
 /** `--prune-rounds R`: stop the pass after R rounds while pruning (a sample, when the whole pass is too long). */
 const PRUNE_ROUNDS = Number(flag("--prune-rounds") ?? Number.POSITIVE_INFINITY);
 const DIALECTS = (flag("--dialect") ?? "sqlite,postgres").split(",");
@@ -119,14 +122,40 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   // Paced like a server's firing loop: the 100 schedules come due every PERIOD_MS of wall time, and
   // a round's lag is from that tick to the end of its fireDue(), so time spent waiting behind a
   // retention batch (or a timer delayed by one: better-sqlite3 blocks the event loop) counts.
-  let tick = performance.now();
+  let next = performance.now() + PERIOD_MS;
+  let inRound = false;
+  const roundEnded = new Set<() => void>();
   const round = async (): Promise<number> => {
-    tick = Math.max(tick + PERIOD_MS, performance.now() - PERIOD_MS);
-    const wait = tick - performance.now();
+    const due = next;
+    const wait = due - performance.now();
     await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+    inRound = true;
     h.clock.advance(60_000);
     await h.scheduler.loop.fireDue();
-    return performance.now() - tick;
+    const lag = performance.now() - due;
+    next = Math.max(due + PERIOD_MS, performance.now() - PERIOD_MS);
+    inRound = false;
+    for (const done of [...roundEnded]) done();
+    return lag;
+  };
+  // What SchedulerLoop.clearFor answers a server's retention, from this bench's own pacing (it calls
+  // fireDue() on wall-time ticks instead of running the loop, whose clock here is a manual one):
+  // clear when no round runs and the next tick is more than `ms` away, else after that round.
+  let pacing = false;
+  const fires: FireWindow = {
+    async clearFor(ms, signal) {
+      while (pacing && !signal.aborted && (inRound || next - performance.now() <= ms)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            roundEnded.delete(done);
+            signal.removeEventListener("abort", done);
+            resolve();
+          };
+          roundEnded.add(done);
+          signal.addEventListener("abort", done, { once: true });
+        });
+      }
+    },
   };
   const idle = async (label: string): Promise<void> => {
     const ms: number[] = [];
@@ -135,7 +164,13 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   };
 
   await idle("idle, before      ");
-  const retention = new Retention({ store, clock: h.clock, maxAgeMs: 30 * DAY_MS });
+  const retention = new Retention({
+    store,
+    clock: h.clock,
+    maxAgeMs: 30 * DAY_MS,
+    ...(NO_WINDOW || PRUNE_ONLY ? {} : { fires }),
+  });
+  pacing = true;
   const started = performance.now();
   let done = false;
   const pruning = retention.runOnce().then((n) => {
@@ -157,6 +192,8 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
       );
     }
   }
+  pacing = false;
+  for (const wake of [...roundEnded]) wake();
   if (!done) await retention.close();
   const deleted = done ? await pruning : N - (await sizes.remaining());
   if (!done) await pruning;
@@ -237,7 +274,7 @@ async function postgres(): Promise<void> {
   const schema = `orbit_bench_retention_${randomBytes(4).toString("hex")}`;
   await admin.query(`CREATE SCHEMA ${schema}`);
   const store = new PostgresStore({ connectionString: PG_URL, searchPath: schema });
-  const tables = ["orbit_executions", "orbit_execution_events"];
+  const tables = ["orbit_executions", "orbit_execution_events", "orbit_worker_tasks"];
   const sizes: Sizes = {
     async describe() {
       const rows = await admin.query<{ t: string; total: string; live: string; dead: string }>(

@@ -2,13 +2,29 @@
  * Retention (docs/operations.md § Retention): ended executions older than the retention (per
  * workflow where one is set), or beyond the newest `maxCount`, are deleted with their events, step
  * results and worker tasks. Off the fire path: its own loop, small batches of one short transaction
- * each, yielding between batches so fires and requests interleave. Never a running execution, never
- * a schedule's last execution (overlap and outcomes read it); the ledger keeps its own per-schedule
- * cap and is not touched here.
+ * each, each started only when no fire is running or due within its length (the firing loop says,
+ * {@link FireWindow}), resting between batches so fires and requests interleave. A pass walks the
+ * executions once, oldest first, each batch starting after the last one the previous batch read (a
+ * keyset cursor). Never a running execution, never a schedule's last execution (overlap and
+ * outcomes read it); the ledger keeps its own per-schedule cap and is not touched here.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "../domain/clock.js";
-import type { PruneQuery, Store } from "../store/store.js";
+import type { PruneCursor, PruneQuery, Store } from "../store/store.js";
+
+/**
+ * What retention asks the firing loop before each batch (SchedulerLoop is one). A batch holds the
+ * store (all of it on SQLite, whose driver also blocks the event loop), so a fire that comes due
+ * during one waits for it.
+ */
+export interface FireWindow {
+  /**
+   * Resolves once a store transaction of about `ms` can start without delaying a fire: none running
+   * or waiting for the store, and the next due instant the loop knows more than `ms` away (else it
+   * waits until that fire is done). Resolves at once when `signal` aborts.
+   */
+  clearFor(ms: number, signal: AbortSignal): Promise<void>;
+}
 
 export interface RetentionPolicy {
   /** Ended executions older than this (ms since they ended) are deleted. Default: kept forever. */
@@ -29,16 +45,24 @@ export interface RetentionPolicy {
 export interface RetentionOptions extends RetentionPolicy {
   store: Store;
   clock: Clock;
+  /** The firing loop: a batch starts only when no fire is running or due within it. Default: not asked. */
+  fires?: FireWindow;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export const DEFAULT_RETENTION_BATCH = 500;
 export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 
-/** The time a batch should hold the store: a fire waiting behind one waits about this long. */
-const TARGET_BATCH_MS = 25;
+/** The time a batch should hold the store: a request (or a fire the loop did not see coming) waits about this long. */
+export const TARGET_BATCH_MS = 10;
 /** The smallest batch: below it, the per-transaction cost (a commit, an fsync) dominates. */
-const MIN_BATCH = 50;
+const MIN_BATCH = 20;
+/**
+ * The window asked of the firing loop before a batch, in multiples of the batch's expected length
+ * (the target, or the last batch's time when that was longer): room for the batch, its commit, and
+ * a timer that fires late because a synchronous driver held the event loop.
+ */
+const WINDOW_FACTOR = 2;
 
 export class Retention {
   private readonly stop = new AbortController();
@@ -76,32 +100,45 @@ export class Retention {
   }
 
   /**
-   * Deletes batch after batch. A batch holds the store's write lock (all of it on SQLite), so a fire
-   * that comes due meanwhile waits for it: the batch size adapts so that each transaction takes
-   * about {@link TARGET_BATCH_MS}, between {@link MIN_BATCH} and `batchSize` executions, and the
-   * loop rests between batches (docs/operations.md § Retention).
+   * Deletes batch after batch, each after the last execution the previous one read (the cursor:
+   * the scan starts there instead of stepping again over what was deleted, whose index entries stay
+   * until vacuumed on PostgreSQL). Before each batch the firing loop is asked for a window of twice
+   * the batch's expected length; the batch size adapts so that a transaction takes about
+   * {@link TARGET_BATCH_MS}, between {@link MIN_BATCH} and `batchSize` executions; and the loop rests
+   * as long as the batch took (docs/operations.md § Retention).
    */
   private async drain(query: PruneQuery): Promise<number> {
     let total = 0;
     let size = Math.min(query.limit, this.size);
-    while (!this.stop.signal.aborted) {
+    let after: PruneCursor | undefined;
+    let lastTookMs = TARGET_BATCH_MS;
+    const signal = this.stop.signal;
+    while (!signal.aborted) {
+      await this.o.fires?.clearFor(WINDOW_FACTOR * Math.max(TARGET_BATCH_MS, lastTookMs), signal);
+      if (signal.aborted) break;
       // Timed from when the batch has the store (its statements and its commit), not from when it
       // asked: on SQLite it queues behind the firing loop's batches, and counting that wait shrank
       // every batch to the minimum and the pass to a few hundred executions a second.
       let began = performance.now();
-      const n = await this.o.store.transaction((tx) => {
+      const q: PruneQuery = { ...query, limit: size, ...(after !== undefined ? { after } : {}) };
+      const batch = await this.o.store.transaction((tx) => {
         began = performance.now();
-        return tx.pruneExecutions({ ...query, limit: size });
+        return tx.pruneExecutions(q);
       });
       const tookMs = Math.max(performance.now() - began, 0.5);
-      total += n;
-      if (n < size) break;
+      lastTookMs = tookMs;
+      total += batch.deleted;
+      if (batch.read < size || batch.last === null) break;
+      after = batch.last;
       // At most double per batch, so one fast batch (a warm cache) does not jump to the maximum.
-      size = Math.max(MIN_BATCH, Math.min(query.limit, 2 * size, Math.round((size * TARGET_BATCH_MS) / tookMs)));
+      size = Math.min(
+        query.limit,
+        Math.max(MIN_BATCH, Math.min(2 * size, Math.round((size * TARGET_BATCH_MS) / tookMs))),
+      );
       this.size = size;
-      // Rest as long as the batch took: retention takes at most half of the store's time,
-      // and a fire or request that comes due finds the store free (wall time, not the injected clock:
-      // this shares the process, whatever time the schedules run on).
+      // Rest as long as the batch took: retention takes at most half of the store's time, and
+      // requests and worker traffic find the store free (wall time, not the injected clock: this
+      // shares the process, whatever time the schedules run on).
       await sleep(Math.min(tookMs, 100));
     }
     return total;

@@ -10,6 +10,7 @@
 
 import type { Clock } from "../domain/clock.js";
 import { inSpan } from "../domain/tracing.js";
+import type { FireWindow } from "../engine/retention.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
@@ -59,11 +60,17 @@ export interface LoopOptions extends FireDeps {
   mayFire?: () => boolean;
 }
 
-export class SchedulerLoop {
+export class SchedulerLoop implements FireWindow {
   private readonly abort = new AbortController();
   private wakeup = new AbortController();
   private running: Promise<void> | null = null;
   private readonly batchSize: number;
+  /** Rounds in progress (a round: firing, then reading the next due instant). */
+  private firing = 0;
+  /** The next due instant on the loop's clock while it sleeps; null when it knows of none. */
+  private nextDueAt: number | null = null;
+  /** clearFor() callers waiting for the current round to end. */
+  private readonly roundEnded = new Set<() => void>();
 
   constructor(private readonly o: LoopOptions) {
     this.batchSize = o.batchSize ?? 200;
@@ -87,6 +94,35 @@ export class SchedulerLoop {
     this.abort.abort();
     this.wakeup.abort();
     await this.running;
+    this.nextDueAt = null;
+    this.endRound();
+  }
+
+  /**
+   * Retention's question (FireWindow, docs/operations.md § Retention): resolves once a store
+   * transaction of about `ms` would delay no fire: no round running, and the next due instant more
+   * than `ms` away; else after the round that fires it. No store reads: the loop already knows when
+   * it will wake.
+   */
+  async clearFor(ms: number, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && !this.abort.signal.aborted) {
+      const due = this.nextDueAt;
+      if (this.firing === 0 && (due === null || due - this.o.clock.now() > ms)) return;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          this.roundEnded.delete(done);
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        this.roundEnded.add(done);
+        signal.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+
+  private endRound(): void {
+    if (this.firing > 0) return;
+    for (const done of [...this.roundEnded]) done();
   }
 
   private async run(): Promise<void> {
@@ -94,16 +130,28 @@ export class SchedulerLoop {
     while (!signal.aborted) {
       const wake = this.wakeup.signal;
       let sleepMs = IDLE_SLEEP_MS;
+      // The round covers reading the next due instant too, so retention never sees "nothing due"
+      // between the fire and that read.
+      this.firing++;
       try {
         if (this.o.mayFire?.() ?? true) {
           await this.fireDue();
           const next = await this.o.store.nextDueMs();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
           if (next !== null) sleepMs = Math.max(0, Math.min(IDLE_SLEEP_MS, next - now));
-        } else sleepMs = 1000;
+          // On the loop's own clock (the due clock may be the database's).
+          this.nextDueAt = next === null ? null : this.o.clock.now() + Math.max(0, next - now);
+        } else {
+          sleepMs = 1000;
+          this.nextDueAt = null;
+        }
       } catch (err) {
         this.o.log?.error({ err }, "firing failed; retrying in 1 s");
         sleepMs = 1000;
+        this.nextDueAt = null;
+      } finally {
+        this.firing--;
+        this.endRound();
       }
       if (signal.aborted) break;
       if (!wake.aborted && sleepMs > 0) await this.o.clock.sleep(sleepMs, AbortSignal.any([signal, wake]));
@@ -118,10 +166,13 @@ export class SchedulerLoop {
   async fireDue(): Promise<number> {
     // SQLite: worker traffic waits until everything due has fired (docs/storage.md § SQLite).
     const release = this.o.store.prioritize?.();
+    this.firing++;
     try {
       return await this.fireAll();
     } finally {
+      this.firing--;
       release?.();
+      this.endRound();
     }
   }
 

@@ -134,6 +134,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
   const retention = new Retention({
     store,
     clock,
+    fires: scheduler.loop,
     ...options.retention,
     log: log.child({ component: "retention" }),
   });

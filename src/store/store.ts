@@ -110,6 +110,23 @@ export interface PruneQuery {
   /** Not these workflows' (they have their own retention). */
   exceptWorkflows?: readonly string[];
   limit: number;
+  /** Keyset cursor: only executions after this (ended_ms, execution_id), the last one the previous batch read. */
+  after?: PruneCursor;
+}
+
+/** Where a retention pass stands: the (ended_ms, execution_id) of the last execution a batch read. */
+export interface PruneCursor {
+  endedMs: number;
+  executionId: string;
+}
+
+/** One retention batch's result: how many executions it deleted and where the next batch starts. */
+export interface PruneBatch {
+  deleted: number;
+  /** How many executions it read (fewer than the limit: the pass is done). */
+  read: number;
+  /** The last execution the batch read (null when it read none): the next batch's `after`. */
+  last: PruneCursor | null;
 }
 
 /** A first event of a new execution (sequence number 1). */
@@ -258,9 +275,10 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   /**
    * Deletes up to `limit` ended executions (COMPLETED, FAILED, CANCELLED) that ended before the
    * instant, oldest first, with their events, step results and tasks; never one that is a schedule's
-   * last execution. Call inside a transaction. Returns how many executions were deleted.
+   * last execution, and only after `query.after` in (ended_ms, execution_id) order. Call inside a
+   * transaction. Returns how many were deleted and the last one read (the next batch's cursor).
    */
-  pruneExecutions(query: PruneQuery): Promise<number>;
+  pruneExecutions(query: PruneQuery): Promise<PruneBatch>;
   /** The ended_ms of the `keep`-th newest ended execution (those that ended before it are beyond a count limit), or null. */
   endedCutoffKeeping(keep: number): Promise<number | null>;
 

@@ -2,15 +2,50 @@
  * Retention (docs/operations.md § Retention) on both dialects: ended executions past the retention
  * go with their events, step results and tasks; a running execution never does, whatever its age;
  * a schedule's last execution stays (its overlap decision reads it); a workflow's own retention
- * replaces the default; a count limit keeps the newest; small batches drain everything.
+ * replaces the default; a count limit keeps the newest; small batches drain everything; each batch
+ * resumes after the last execution the previous one read (ties on ended_ms included); no batch
+ * starts while a fire is due within its window; the batch queries walk an index in order.
  */
 import Database from "better-sqlite3";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { Retention } from "../../src/engine/retention.js";
+import { toPostgresPlaceholders } from "../../src/store/postgres/dialect.js";
 import { pruneBatchSql } from "../../src/store/sql/retention-ops.js";
 import { migrateSqlite } from "../../src/store/sqlite/migrate.js";
-import { describeEachDialect, useStore } from "../helpers/db.js";
+import type { PruneQuery, Store, StoreOps } from "../../src/store/store.js";
+import { describeEachDialect, PG_URL, postgresDialect, useStore } from "../helpers/db.js";
 import { makeHarness, ORDER_INPUT } from "../scheduler/harness.js";
+
+/** The store, with every retention batch's query recorded (and `onBatch` called) before it runs. */
+function recording(store: Store, onBatch: (q: PruneQuery) => void = () => {}): { store: Store; batches: PruneQuery[] } {
+  const batches: PruneQuery[] = [];
+  const wrapTx = (tx: StoreOps): StoreOps =>
+    new Proxy(tx, {
+      get(target, prop) {
+        if (prop === "pruneExecutions")
+          return (q: PruneQuery) => {
+            batches.push(q);
+            onBatch(q);
+            return target.pruneExecutions(q);
+          };
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  const wrapped = new Proxy(store, {
+    get(target, prop) {
+      if (prop === "transaction")
+        return (fn: (tx: StoreOps) => Promise<unknown>, o?: unknown) =>
+          (target.transaction as (f: typeof fn, o?: unknown) => Promise<unknown>)((tx) => fn(wrapTx(tx)), o);
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { store: wrapped, batches };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const DAY = 86_400_000;
 
@@ -100,29 +135,152 @@ describeEachDialect("retention", (dialect) => {
     expect(await byCount.runOnce()).toBe(3);
     expect(await left()).toEqual(["audit-3", "audit-4", "order-4"]);
   });
+
+  it("a batch resumes after the last execution the previous one read, ties on ended_ms by id", async () => {
+    const { h, start } = await setup();
+    // a…e end in the same millisecond, f one later.
+    for (const id of ["a", "b", "c", "d", "e", "f"]) await start(id);
+    for (const id of ["a", "b", "c", "d", "e"]) await h.executions.complete(id, {});
+    const tie = h.clock.now();
+    h.clock.advance(1);
+    await h.executions.complete("f", {});
+    h.clock.advance(40 * DAY);
+    const endedBeforeMs = h.clock.now() - 30 * DAY;
+    const left = async () => (await db.store.listExecutions({ limit: 100 })).map((e) => e.executionId).sort();
+    // A cursor in the middle of the tie: what is before it stays, however eligible.
+    const batch = await db.store.transaction((tx) =>
+      tx.pruneExecutions({ endedBeforeMs, limit: 10, after: { endedMs: tie, executionId: "c" } }),
+    );
+    expect(batch).toEqual({ deleted: 3, read: 3, last: { endedMs: tie + 1, executionId: "f" } });
+    expect(await left()).toEqual(["a", "b", "c"]);
+    // The pass hands each batch's last execution to the next as its cursor.
+    const rec = recording(db.store);
+    const retention = new Retention({ store: rec.store, clock: h.clock, maxAgeMs: 30 * DAY, batchSize: 2 });
+    expect(await retention.runOnce()).toBe(3);
+    expect(rec.batches.map((q) => q.after)).toEqual([undefined, { endedMs: tie, executionId: "b" }]);
+    expect(await left()).toEqual([]);
+  });
+
+  it("starts no batch while a fire is due within the batch's window, and starts at once when none is", async () => {
+    const { h, start } = await setup();
+    await start("old-1");
+    await h.executions.complete("old-1", {});
+    h.clock.advance(40 * DAY);
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10m",
+      input: ORDER_INPUT,
+    });
+    const due = (await db.store.getSchedule("s"))?.nextFireMs ?? 0;
+    h.clock.set(due - 5); // the next fire is 5 ms away: inside any batch's window
+    const firedBeforeBatch: number[] = [];
+    const rec = recording(db.store, () => firedBeforeBatch.push(h.reports.length));
+    h.scheduler.loop.start();
+    try {
+      while (h.clock.pendingSleeps === 0) await turn(); // the loop sleeps until the fire
+      const retention = new Retention({
+        store: rec.store,
+        clock: h.clock,
+        maxAgeMs: 30 * DAY,
+        fires: h.scheduler.loop,
+      });
+      const pass = retention.runOnce();
+      for (let i = 0; i < 50; i++) await turn();
+      expect(rec.batches).toEqual([]);
+      h.clock.set(due); // the loop fires; then the batch may go
+      expect(await pass).toBe(1);
+      expect(firedBeforeBatch[0]).toBe(1);
+      expect(await db.store.getExecution("old-1")).toBeNull();
+      // After the jump the loop catches up and sleeps until the next fire, minutes away: a pass
+      // goes at once, without the clock moving.
+      await start("old-2");
+      await h.executions.complete("old-2", {});
+      h.clock.advance(40 * DAY);
+      while (h.clock.pendingSleeps === 0) await turn();
+      const later = new Retention({ store: db.store, clock: h.clock, maxAgeMs: 30 * DAY, fires: h.scheduler.loop });
+      expect(await later.runOnce()).toBe(1);
+    } finally {
+      await h.scheduler.loop.close();
+    }
+  });
 });
+
+/** One batch query of each kind: the default pass (with and without a cursor, with overrides) and a workflow's own. */
+const QUERIES: { q: PruneQuery; index: string }[] = [
+  { q: { endedBeforeMs: 1, limit: 50 }, index: "orbit_executions_ended" },
+  { q: { endedBeforeMs: 1, limit: 50, after: { endedMs: 0, executionId: "x" } }, index: "orbit_executions_ended" },
+  {
+    q: { endedBeforeMs: 1, limit: 50, exceptWorkflows: ["Audit"], after: { endedMs: 0, executionId: "x" } },
+    index: "orbit_executions_ended",
+  },
+  { q: { endedBeforeMs: 1, limit: 50, workflow: "Audit" }, index: "orbit_executions_workflow_ended" },
+  {
+    q: { endedBeforeMs: 1, limit: 50, workflow: "Audit", after: { endedMs: 0, executionId: "x" } },
+    index: "orbit_executions_workflow_ended",
+  },
+];
 
 describe("retention's batch query [sqlite]", () => {
   // With the status index, SQLite read and sorted every ended execution for each batch: 1.8 s per
-  // batch at 1M ended executions, holding the write lock (docs/benchmarks.md § Retention).
-  it("reads the oldest ended executions through the ended_ms index, without sorting them all", () => {
+  // batch at 1M ended executions, holding the write lock (docs/benchmarks.md § Retention). The
+  // cursor must be a range of the index, not a filter over what precedes it.
+  it("starts at the cursor in the ended_ms index, without sorting", () => {
     const db = new Database(":memory:");
     try {
       migrateSqlite(db);
-      for (const q of [
-        { endedBeforeMs: 1, limit: 50 },
-        { endedBeforeMs: 1, limit: 50, exceptWorkflows: ["Audit"] },
-      ]) {
+      for (const { q, index } of QUERIES) {
         const batch = pruneBatchSql(q);
         const plan = db
           .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${batch.sql}`)
           .all(...batch.params)
           .map((r) => r.detail);
-        expect(plan[0]).toMatch(/^SEARCH e USING INDEX orbit_executions_ended /);
+        expect(plan[0]).toMatch(new RegExp(`^SEARCH e USING INDEX ${index} \\(`));
+        // (SQLite shows the cursor as the range's start: `ended_ms>?` on the ended_ms index.)
+        if (q.after !== undefined && q.workflow !== undefined)
+          expect(plan[0]).toContain("(ended_ms,execution_id)>(?,?)");
         expect(plan).not.toContain("USE TEMP B-TREE FOR ORDER BY");
       }
     } finally {
       db.close();
+    }
+  });
+});
+
+describe.skipIf(!postgresDialect.enabled)("retention's batch query [postgres]", () => {
+  const db = useStore(postgresDialect);
+  // Analyzed, 20,000 ended executions, one in 200 of them an Audit: each batch is an index scan in
+  // ended_ms order whose condition starts at the cursor's ended_ms (not at the oldest row, past the
+  // dead index entries of the rows earlier batches deleted), a workflow's own retention on that
+  // workflow's index; no Sort of all the rows (an Incremental Sort of one ended_ms's ties is fine).
+  it("starts at the cursor in the ended_ms index, without sorting", async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`SET search_path TO ${db.location.env.ORBIT_TEST_PG_SCHEMA}`);
+      await client.query(
+        `INSERT INTO orbit_executions (execution_id, workflow, version, input, status, created_ms, started_ms, ended_ms)
+         SELECT 'e' || i, CASE WHEN i % 200 = 0 THEN 'Audit' ELSE 'OrderProcessing' END, '1.0.0', '{}', 'COMPLETED', i, i, i
+         FROM generate_series(1, 20000) AS i`,
+      );
+      await client.query("ANALYZE orbit_executions");
+      for (const { q, index } of QUERIES) {
+        const cursor = q.after !== undefined ? { after: { endedMs: 5000, executionId: "e5000" } } : {};
+        const batch = pruneBatchSql({ ...q, endedBeforeMs: 15_000, ...cursor });
+        const explain = await client.query<{ "QUERY PLAN": string }>(
+          `EXPLAIN (ANALYZE, TIMING OFF) ${toPostgresPlaceholders(batch.sql)}`,
+          batch.params,
+        );
+        const plan = explain.rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(plan).toContain(`Index Scan using ${index} on orbit_executions e`);
+        if (q.after !== undefined)
+          expect(plan).toMatch(/Index Cond: .*(ended_ms >= '5000'|ROW\(ended_ms, execution_id\) >)/);
+        // The scan stops soon after the batch's 50 rows: it never reads all of them to sort them.
+        const read = /on orbit_executions e .*\(actual rows=(\d+) /.exec(plan)?.[1];
+        expect(Number(read), plan).toBeLessThanOrEqual(100);
+      }
+    } finally {
+      await client.end();
     }
   });
 });

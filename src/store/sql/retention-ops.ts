@@ -3,29 +3,42 @@
  * first, with their events, step results and worker tasks. Portable SQL over the SqlExecutor.
  * Run inside a transaction so an execution and its rows go together.
  */
-import type { PruneQuery } from "../store.js";
+import type { PruneBatch, PruneQuery } from "../store.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 
 /** Ended statuses only: a RUNNING or COMPENSATING execution is never pruned, whatever its age. */
+const ENDED_STATUSES = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
 const ENDED = "status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND ended_ms IS NOT NULL";
 
 /**
- * The same condition for the batch's SELECT, written so that no planner can use the status index:
- * with it, SQLite (and PostgreSQL before autovacuum has analyzed a bulk load) read every ended
- * execution and sorted them all for each batch, 1.8 s per batch at 1M on SQLite, holding the write
- * lock. `status || ''` leaves the `ended_ms` index, which hands them over oldest first and stops at
- * the batch size (docs/benchmarks.md § Retention).
+ * The SELECT of one batch: the oldest executions that ended before the instant (and after the
+ * cursor), at most `limit`. Only ended executions have an ended_ms (a retry clears it), and the
+ * status is checked again on each row read and in the DELETE; the SELECT names no status, so that
+ * no planner takes the status index: with it, SQLite (and PostgreSQL before autovacuum has analyzed
+ * a bulk load) read every ended execution and sorted them all for each batch, 1.8 s per batch at 1M
+ * on SQLite, holding the write lock (docs/benchmarks.md § Retention). (An earlier `status || ''`
+ * kept the index out too, but left PostgreSQL estimating 1.5 % of the rows and sorting a
+ * workflow's executions.)
+ *
+ * The cursor is a row-value comparison on (ended_ms, execution_id): both planners start the scan of
+ * the `ended_ms` index (orbit_executions_ended, or orbit_executions_workflow_ended for a workflow's
+ * own retention) at the cursor's ended_ms instead of at the oldest row again. Without it, every
+ * batch stepped over the index entries of the rows earlier batches deleted, which on PostgreSQL
+ * stay until vacuumed: the pass slowed from 4,053 to ~220 executions/s over 1M.
  */
-const ENDED_BY_AGE = "status || '' IN ('COMPLETED', 'FAILED', 'CANCELLED') AND ended_ms IS NOT NULL";
-
-/** The SELECT of one batch: the oldest ended executions the query allows, at most `limit`. */
 export function pruneBatchSql(q: PruneQuery): { sql: string; params: SqlParam[] } {
-  const params: SqlParam[] = [q.endedBeforeMs];
-  let where = `${ENDED_BY_AGE} AND ended_ms < ?`;
+  const params: SqlParam[] = [];
+  let where = "ended_ms IS NOT NULL";
   if (q.workflow !== undefined) {
     where += " AND workflow = ?";
     params.push(q.workflow);
   }
+  if (q.after !== undefined) {
+    where += " AND (ended_ms, execution_id) > (?, ?)";
+    params.push(q.after.endedMs, q.after.executionId);
+  }
+  where += " AND ended_ms < ?";
+  params.push(q.endedBeforeMs);
   if (q.exceptWorkflows !== undefined && q.exceptWorkflows.length > 0) {
     where += ` AND workflow NOT IN (${q.exceptWorkflows.map(() => "?").join(", ")})`;
     params.push(...q.exceptWorkflows);
@@ -34,22 +47,26 @@ export function pruneBatchSql(q: PruneQuery): { sql: string; params: SqlParam[] 
   where += " AND NOT EXISTS (SELECT 1 FROM orbit_schedules s WHERE s.last_execution_id = e.execution_id)";
   params.push(q.limit);
   return {
-    sql: `SELECT execution_id FROM orbit_executions e WHERE ${where} ORDER BY ended_ms, execution_id LIMIT ?`,
+    sql: `SELECT execution_id, ended_ms, status FROM orbit_executions e WHERE ${where} ORDER BY ended_ms, execution_id LIMIT ?`,
     params,
   };
 }
 
-export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Promise<number> {
+export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Promise<PruneBatch> {
   const batch = pruneBatchSql(q);
   const rows = await exec.all(batch.sql, batch.params);
-  const ids = rows.map((r) => String(r.execution_id));
-  if (ids.length === 0) return 0;
+  const lastRow = rows.at(-1);
+  if (lastRow === undefined) return { deleted: 0, read: 0, last: null };
+  const last = { endedMs: Number(lastRow.ended_ms), executionId: String(lastRow.execution_id) };
+  const ids = rows.filter((r) => ENDED_STATUSES.has(String(r.status))).map((r) => String(r.execution_id));
+  if (ids.length === 0) return { deleted: 0, read: rows.length, last };
   const marks = ids.map(() => "?").join(", ");
   for (const table of ["orbit_execution_events", "orbit_step_results", "orbit_worker_tasks"]) {
     await exec.run(`DELETE FROM ${table} WHERE execution_id IN (${marks})`, ids);
   }
-  // Re-checks the status: nothing can restart an ended execution, but the guard costs nothing.
-  return exec.run(`DELETE FROM orbit_executions WHERE execution_id IN (${marks}) AND ${ENDED}`, ids);
+  // Re-checks the status in the transaction: nothing restarts an ended execution, but the guard costs nothing.
+  const deleted = await exec.run(`DELETE FROM orbit_executions WHERE execution_id IN (${marks}) AND ${ENDED}`, ids);
+  return { deleted, read: rows.length, last };
 }
 
 /**
@@ -58,7 +75,7 @@ export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Pr
  */
 export async function endedCutoffKeeping(exec: SqlExecutor, keep: number): Promise<number | null> {
   const rows = await exec.all(
-    `SELECT ended_ms FROM orbit_executions WHERE ${ENDED_BY_AGE} ORDER BY ended_ms DESC LIMIT 1 OFFSET ?`,
+    `SELECT ended_ms FROM orbit_executions WHERE ended_ms IS NOT NULL ORDER BY ended_ms DESC LIMIT 1 OFFSET ?`,
     [Math.max(0, keep - 1)],
   );
   return rows[0] ? Number(rows[0].ended_ms) : null;

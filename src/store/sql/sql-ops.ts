@@ -10,6 +10,7 @@ import type {
   DueScheduleQuery,
   LockOption,
   OccurrenceQuery,
+  PruneBatch,
   PruneQuery,
   ScheduleAdvance,
   ScheduleCas,
@@ -319,7 +320,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     return this.exec.run("DELETE FROM orbit_idempotency_keys WHERE created_ms < ?", [createdBeforeMs]);
   }
 
-  pruneExecutions(query: PruneQuery): Promise<number> {
+  pruneExecutions(query: PruneQuery): Promise<PruneBatch> {
     return pruneExecutionsBatch(this.exec, query);
   }
 
