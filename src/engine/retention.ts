@@ -111,10 +111,10 @@ export class Retention {
     let total = 0;
     let size = Math.min(query.limit, this.size);
     let after: PruneCursor | undefined;
-    let lastTookMs = TARGET_BATCH_MS;
+    let expectedMs = TARGET_BATCH_MS;
     const signal = this.stop.signal;
     while (!signal.aborted) {
-      await this.o.fires?.clearFor(WINDOW_FACTOR * Math.max(TARGET_BATCH_MS, lastTookMs), signal);
+      await this.o.fires?.clearFor(WINDOW_FACTOR * Math.max(TARGET_BATCH_MS, expectedMs), signal);
       if (signal.aborted) break;
       // Timed from when the batch has the store (its statements and its commit), not from when it
       // asked: on SQLite it queues behind the firing loop's batches, and counting that wait shrank
@@ -126,15 +126,18 @@ export class Retention {
         return tx.pruneExecutions(q);
       });
       const tookMs = Math.max(performance.now() - began, 0.5);
-      lastTookMs = tookMs;
       total += batch.deleted;
       if (batch.read < size || batch.last === null) break;
       after = batch.last;
       // At most double per batch, so one fast batch (a warm cache) does not jump to the maximum.
-      size = Math.min(
+      const next = Math.min(
         query.limit,
         Math.max(MIN_BATCH, Math.min(2 * size, Math.round((size * TARGET_BATCH_MS) / tookMs))),
       );
+      // The next batch's expected length: this one's scaled to the next size (not this one's own:
+      // one slow cold batch would ask for a window no firing schedule ever leaves, and stall the pass).
+      expectedMs = (tookMs * next) / size;
+      size = next;
       this.size = size;
       // Rest as long as the batch took: retention takes at most half of the store's time, and
       // requests and worker traffic find the store free (wall time, not the injected clock: this

@@ -11,7 +11,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { Retention } from "../../src/engine/retention.js";
 import { toPostgresPlaceholders } from "../../src/store/postgres/dialect.js";
-import { pruneBatchSql } from "../../src/store/sql/retention-ops.js";
+import { pruneBatchSql, pruneDeleteSql } from "../../src/store/sql/retention-ops.js";
 import { migrateSqlite } from "../../src/store/sqlite/migrate.js";
 import type { PruneQuery, Store, StoreOps } from "../../src/store/store.js";
 import { describeEachDialect, PG_URL, postgresDialect, useStore } from "../helpers/db.js";
@@ -241,6 +241,15 @@ describe("retention's batch query [sqlite]", () => {
           expect(plan[0]).toContain("(ended_ms,execution_id)>(?,?)");
         expect(plan).not.toContain("USE TEMP B-TREE FOR ORDER BY");
       }
+      // The DELETE finds the batch by primary key: with the status index SQLite read every ended
+      // execution for each batch (680 ms per batch at 1M).
+      const ids = Array.from({ length: 50 }, (_, i) => `e${i}`);
+      const del = db
+        .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${pruneDeleteSql(ids.length)}`)
+        .all(...ids);
+      expect(del.map((r) => r.detail)).toEqual([
+        "SEARCH orbit_executions USING INDEX sqlite_autoindex_orbit_executions_1 (execution_id=?)",
+      ]);
     } finally {
       db.close();
     }
@@ -279,6 +288,12 @@ describe.skipIf(!postgresDialect.enabled)("retention's batch query [postgres]", 
         const read = /on orbit_executions e .*\(actual rows=(\d+) /.exec(plan)?.[1];
         expect(Number(read), plan).toBeLessThanOrEqual(100);
       }
+      const ids = ["e1", "e2", "e3"];
+      const del = await client.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN ${toPostgresPlaceholders(pruneDeleteSql(ids.length))}`,
+        ids,
+      );
+      expect(del.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("Index Scan using orbit_executions_pkey");
     } finally {
       await client.end();
     }

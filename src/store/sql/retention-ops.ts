@@ -8,7 +8,12 @@ import type { SqlExecutor, SqlParam } from "./executor.js";
 
 /** Ended statuses only: a RUNNING or COMPENSATING execution is never pruned, whatever its age. */
 const ENDED_STATUSES = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
-const ENDED = "status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND ended_ms IS NOT NULL";
+/**
+ * The DELETE's re-check of the same, written so that no planner takes the status index for it:
+ * SQLite did, reading every ended execution for each batch's DELETE (680 ms per batch of 20 at 1M,
+ * the write lock held and the event loop blocked), instead of the primary key for the batch's ids.
+ */
+const ENDED = "status || '' IN ('COMPLETED', 'FAILED', 'CANCELLED') AND ended_ms IS NOT NULL";
 
 /**
  * The SELECT of one batch: the oldest executions that ended before the instant (and after the
@@ -64,9 +69,17 @@ export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Pr
   for (const table of ["orbit_execution_events", "orbit_step_results", "orbit_worker_tasks"]) {
     await exec.run(`DELETE FROM ${table} WHERE execution_id IN (${marks})`, ids);
   }
-  // Re-checks the status in the transaction: nothing restarts an ended execution, but the guard costs nothing.
-  const deleted = await exec.run(`DELETE FROM orbit_executions WHERE execution_id IN (${marks}) AND ${ENDED}`, ids);
+  const deleted = await exec.run(pruneDeleteSql(ids.length), ids);
   return { deleted, read: rows.length, last };
+}
+
+/**
+ * The DELETE of a batch's `count` executions by id. Re-checks the status in the transaction:
+ * nothing restarts an ended execution, but the guard costs nothing, as long as it is not the index
+ * the planner picks (see {@link ENDED}).
+ */
+export function pruneDeleteSql(count: number): string {
+  return `DELETE FROM orbit_executions WHERE execution_id IN (${Array.from({ length: count }, () => "?").join(", ")}) AND ${ENDED}`;
 }
 
 /**
