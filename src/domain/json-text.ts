@@ -73,23 +73,33 @@ export class RawJson {
   ) {}
 
   toJSON(): unknown {
-    return this.value;
+    if (collecting === null) return this.value;
+    collecting.push(this.text);
+    return `${MARK}${collecting.length - 1}`;
   }
 }
 
 const MARK = `\u0000orbit-raw-${randomBytes(6).toString("hex")}:`;
 
-/** JSON.stringify, except that RawJson values are written as their text. */
+/** The texts of the RawJson values met by the {@link serializeJson} running now (null: none is). */
+let collecting: string[] | null = null;
+
+/**
+ * JSON.stringify, except that RawJson values are written as their text. No replacer function: with
+ * one, JSON.stringify calls back into JavaScript for every value of the answer (a list of 1,000
+ * schedules is ~30,000 values); instead each RawJson's own `toJSON` leaves a marker while this
+ * function runs (JSON.stringify is synchronous, so no other serialisation can see the flag).
+ */
 export function serializeJson(payload: unknown): string {
+  const outer = collecting;
   const raws: string[] = [];
-  const text = JSON.stringify(payload, function (this: unknown, key: string, value: unknown) {
-    const original = (this as Record<string, unknown>)[key];
-    if (original instanceof RawJson) {
-      raws.push(original.text);
-      return `${MARK}${raws.length - 1}`;
-    }
-    return value;
-  });
+  collecting = raws;
+  let text: string;
+  try {
+    text = JSON.stringify(payload);
+  } finally {
+    collecting = outer;
+  }
   if (raws.length === 0) return text;
   return text.replace(/"\\u0000orbit-raw-[0-9a-f]{12}:(\d+)"/g, (whole, i: string) =>
     whole.includes(MARK.slice(1)) ? (raws[Number(i)] as string) : whole,

@@ -297,17 +297,23 @@ export class Schedules {
     if ([q, outcome, overdue, sort, order].some((v) => v !== undefined)) return this.search({ ...query, limit });
     const out: ScheduleRow[] = [];
     let after = query.cursor;
-    // Filters apply after the keyset read; read on until the page is full or the table ends.
+    // The database filters by workflow and state and reads the page and one more row (is there a
+    // next page?); access control filters after the read, so with it, read on in batches until the
+    // page is full or the table ends.
+    const batch = query.visible === undefined ? limit + 1 : Math.max(limit + 1, 500);
     for (;;) {
-      const rows = await this.o.store.listSchedules({ ...(after !== undefined ? { afterId: after } : {}), limit: 500 });
+      const rows = await this.o.store.listSchedules({
+        ...(after !== undefined ? { afterId: after } : {}),
+        ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
+        ...(query.state !== undefined ? { state: query.state } : {}),
+        limit: batch,
+      });
       for (const row of rows) {
-        if (query.workflow !== undefined && row.workflow !== query.workflow) continue;
-        if (query.state !== undefined && row.state !== query.state) continue;
         if (query.visible !== undefined && !query.visible(row.workflow)) continue;
         out.push(row);
         if (out.length > limit) break;
       }
-      if (out.length > limit || rows.length < 500) break;
+      if (out.length > limit || rows.length < batch) break;
       after = rows[rows.length - 1]?.scheduleId;
     }
     const page = out.slice(0, limit);

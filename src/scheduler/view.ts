@@ -6,10 +6,11 @@
 import type { OccurrenceJson } from "../domain/api-json.js";
 import type { JsonObject } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
 import { SETTING_KEYS, type SettingKey } from "../domain/setting-table.js";
 import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
-import { nextOccurrences } from "../time/timing.js";
+import { nextOccurrences, type Timing } from "../time/timing.js";
 import { compiledFor } from "./compiled.js";
 import { settingsOf } from "./stored-settings.js";
 
@@ -47,46 +48,77 @@ export interface ScheduleExtras {
   statuses?: ReadonlyMap<string, string>;
 }
 
-/** `last_outcome` as the API shows it (docs/outcomes.md). */
-export function outcomeView(row: ScheduleRow): JsonObject {
+/** Writes `last_outcome` and the other outcome fields into `v`, as the API shows them (docs/outcomes.md). */
+function writeOutcomes(v: Record<string, unknown>, row: ScheduleRow): void {
   const o = row.outcomes ?? NO_OUTCOMES;
   const last = o.lastOutcome;
-  return {
-    last_outcome:
-      last === null
-        ? null
-        : {
-            status: last.status,
-            execution_id: last.executionId,
-            ended_at: formatInstant(last.endedMs),
-            error: last.error,
-            ...(last.errorType !== null ? { error_type: last.errorType } : {}),
-          },
-    last_success_at: formatInstantOrNull(o.lastSuccessMs),
-    last_failure_at: formatInstantOrNull(o.lastFailureMs),
-    consecutive_failures: o.consecutiveFailures,
-    failures: o.failures,
-  };
+  v.last_outcome =
+    last === null
+      ? null
+      : {
+          status: last.status,
+          execution_id: last.executionId,
+          ended_at: formatInstant(last.endedMs),
+          error: last.error,
+          ...(last.errorType !== null ? { error_type: last.errorType } : {}),
+        };
+  v.last_success_at = formatInstantOrNull(o.lastSuccessMs);
+  v.last_failure_at = formatInstantOrNull(o.lastFailureMs);
+  v.consecutive_failures = o.consecutiveFailures;
+  v.failures = o.failures;
+}
+
+/** `last_outcome` and the other outcome fields as the API shows them (docs/outcomes.md). */
+export function outcomeView(row: ScheduleRow): JsonObject {
+  const v: Record<string, unknown> = {};
+  writeOutcomes(v, row);
+  return v as JsonObject;
 }
 
 export { settingsOf } from "./stored-settings.js";
 
+/**
+ * The upcoming times last listed for each compiled timing: schedules sharing a timing (compiled.ts
+ * shares it by settings) and a next fire list the same five times, so a page of them computes and
+ * formats them once. Keyed weakly by the timing, so a timing the cache drops takes its entry along.
+ */
+const upcomingOf = new WeakMap<object, { from: number; times: readonly string[] }>();
+
+function upcoming(timing: Timing, from: number): string[] {
+  const last = upcomingOf.get(timing);
+  if (last !== undefined && last.from === from) return last.times.slice();
+  const times = nextOccurrences(timing, from, NEXT_FIRE_TIMES).map(formatInstant);
+  upcomingOf.set(timing, { from, times });
+  return times.slice();
+}
+
+/** A setting's value from its column, where the row has one, else as stored in `spec`. */
+function settingOf(row: ScheduleRow, s: ScheduleSettings, key: SettingKey): unknown {
+  switch (key) {
+    case "schedule_id":
+      return row.scheduleId;
+    case "workflow":
+      return row.workflow;
+    case "input": {
+      const inputText = (row.spec as { input_text?: unknown }).input_text;
+      return typeof inputText === "string" ? new RawJson(inputText, row.input) : row.input;
+    }
+    case "paused":
+      return row.paused;
+    case "pause_note":
+      return row.pauseNote ?? undefined;
+    default:
+      return s[key];
+  }
+}
+
 export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtras): JsonObject {
   const s = settingsOf(row);
   const { timing } = compiledFor(row);
-  // Every setting, in the settings table's order (src/domain/setting-table.ts): from its column
-  // where the row has one, else as stored in `spec`; unset ones are left out.
-  const inputText = (row.spec as { input_text?: unknown }).input_text;
-  const fromRow: Partial<Record<SettingKey, unknown>> = {
-    schedule_id: row.scheduleId,
-    workflow: row.workflow,
-    input: typeof inputText === "string" ? new RawJson(inputText, row.input) : row.input,
-    paused: row.paused,
-    pause_note: row.pauseNote ?? undefined,
-  };
+  // Every setting, in the settings table's order (src/domain/setting-table.ts); unset ones are left out.
   const v: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) {
-    const value = key in fromRow ? fromRow[key] : s[key];
+    const value = settingOf(row, s, key);
     if (value !== undefined) v[key] = value;
   }
   // Occurrences still to start before max_runs ends the schedule (docs/outcomes.md § Run-count limit).
@@ -94,8 +126,7 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
-  v.next_fire_times =
-    row.state === "ended" ? [] : nextOccurrences(timing, upcomingFrom, NEXT_FIRE_TIMES).map(formatInstant);
+  v.next_fire_times = row.state === "ended" ? [] : upcoming(timing, upcomingFrom);
   v.last_fire_at = formatInstantOrNull(row.lastFireMs);
   v.last_execution_id = row.lastExecutionId;
   v.fired = row.fired;
@@ -105,7 +136,7 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   v.updated_at = formatInstant(row.updatedMs);
   v.state = row.state;
   v.revision = row.revision;
-  Object.assign(v, outcomeView(row));
+  writeOutcomes(v, row);
   v.last_tick = extras.lastTick === null ? null : occurrenceView(extras.lastTick, extras.statuses);
   v.dead_letters = extras.deadLetters.map((d) => occurrenceView(d));
   return v as JsonObject;

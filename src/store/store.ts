@@ -32,6 +32,14 @@ export type ExecutionPatch = Partial<
   >
 >;
 
+/** {@link Store.listSchedules}: a keyset page, filtered by the database. */
+export interface ListSchedulesOptions {
+  afterId?: string;
+  workflow?: string;
+  state?: string;
+  limit: number;
+}
+
 export interface ExecutionFilter {
   workflow?: string;
   status?: ExecutionStatus;
@@ -208,8 +216,8 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null>;
   /** The schedules that exist among `scheduleIds`, by id (one statement; `lock` takes them all). */
   getSchedules(scheduleIds: readonly string[], lock?: LockOption): Promise<ScheduleRow[]>;
-  /** Schedules ordered by id, after `afterId` when given. */
-  listSchedules(opts: { afterId?: string; limit: number }): Promise<ScheduleRow[]>;
+  /** Schedules ordered by id, after `afterId` when given, of one workflow and one state when given. */
+  listSchedules(opts: ListSchedulesOptions): Promise<ScheduleRow[]>;
   /** A page of a schedule search and the matches by state (src/store/sql/schedule-search-sql.ts). */
   searchSchedules(filter: ScheduleSearchFilter): Promise<{ rows: ScheduleRow[]; counts: Record<string, number> }>;
   /**
@@ -232,7 +240,10 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * revision. True when a row was deleted. Call it in a transaction to delete both at once.
    */
   deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean>;
-  /** Active schedules due at or before the given instant, by due_ms then schedule_id. */
+  /**
+   * Active schedules due at or before the given instant, by due_ms then schedule_id; without their
+   * `outcomes` (a fire does not read them).
+   */
   listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]>;
   /**
    * Makes active, unpaused schedules that hold buffered occurrences due at `dueMs` (if later), so

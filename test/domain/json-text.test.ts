@@ -25,4 +25,17 @@ describe("JSON text that keeps how numbers were written", () => {
     expect(JSON.stringify(answer)).toBe('{"id":"s","input":{"amount":120},"note":"\\u0000orbit-raw-x:0"}');
     expect(serializeJson({ plain: [1, "two"] })).toBe('{"plain":[1,"two"]}');
   });
+
+  it("splices every RawJson of a large answer, and JSON.stringify still falls back after one threw", () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ i, input: new RawJson(`{"n":${i}.0}`, { n: i }) }));
+    const text = serializeJson({ schedules: many, top: new RawJson("1.0", 1) });
+    expect(text).toBe(`{"schedules":[${many.map((_, i) => `{"i":${i},"input":{"n":${i}.0}}`).join(",")}],"top":1.0}`);
+    const boom = {
+      toJSON() {
+        throw new Error("boom");
+      },
+    };
+    expect(() => serializeJson({ a: new RawJson("1.0", 1), b: boom })).toThrow("boom");
+    expect(JSON.stringify({ a: new RawJson("1.0", 1) })).toBe('{"a":1}');
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { settingsOf } from "../../src/scheduler/stored-settings.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
 import { schedule } from "../store/fixtures/records.js";
 
 const valid = {
@@ -38,5 +39,21 @@ describe("stored settings", () => {
     expect(() => settingsOf(schedule("s", { spec: noWorkflow }))).toThrow(
       "schedule s: the stored settings must have required property 'workflow'",
     );
+  });
+});
+
+describeEachDialect("stored settings read from the database", (dialect) => {
+  const db = useStore(dialect);
+
+  it("are checked at every read: a row read again unchanged is still refused when its settings are not valid", async () => {
+    await db.store.insertSchedule(schedule("good", { spec: valid }));
+    await db.store.insertSchedule(schedule("bad", { spec: { ...valid, schedule_id: "bad", overlap: "sometimes" } }));
+    for (let read = 0; read < 3; read++) {
+      const [bad, good] = await db.store.listSchedules({ limit: 10 });
+      expect(settingsOf(good as NonNullable<typeof good>)).toEqual(valid);
+      expect(() => settingsOf(bad as NonNullable<typeof bad>)).toThrow("schedule bad: the stored setting overlap");
+      const again = await db.store.getSchedule("bad");
+      expect(() => settingsOf(again as NonNullable<typeof again>)).toThrow("schedule bad: the stored setting overlap");
+    }
   });
 });

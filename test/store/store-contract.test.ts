@@ -171,6 +171,33 @@ describeEachDialect("store schedules and ledger", (dialect) => {
     ]);
   });
 
+  it("lists schedules by id of one workflow and one state, the limit counting only those", async () => {
+    await db.store.insertSchedule(schedule("a", { workflow: "X" }));
+    await db.store.insertSchedule(schedule("b", { workflow: "Y" }));
+    await db.store.insertSchedule(schedule("c", { workflow: "X", state: "paused", paused: true }));
+    await db.store.insertSchedule(schedule("d", { workflow: "X" }));
+    await db.store.insertSchedule(schedule("e", { workflow: "X" }));
+    const ids = async (opts: Parameters<typeof db.store.listSchedules>[0]) =>
+      (await db.store.listSchedules(opts)).map((s) => s.scheduleId);
+    expect(await ids({ workflow: "X", limit: 2 })).toEqual(["a", "c"]);
+    expect(await ids({ workflow: "X", state: "active", limit: 2 })).toEqual(["a", "d"]);
+    expect(await ids({ workflow: "X", state: "active", afterId: "a", limit: 10 })).toEqual(["d", "e"]);
+    expect(await ids({ state: "paused", limit: 10 })).toEqual(["c"]);
+    expect(await ids({ workflow: "Z", limit: 10 })).toEqual([]);
+  });
+
+  it("reads a row's stored settings back as one shared, unchangeable object while the text is unchanged", async () => {
+    await db.store.insertSchedule(schedule("s", { spec: { interval: "10s", overlap: "skip", labels: { a: "b" } } }));
+    const first = await db.store.getSchedule("s");
+    const again = await db.store.getSchedule("s");
+    expect(again?.spec).toEqual({ interval: "10s", overlap: "skip", labels: { a: "b" } });
+    expect(Object.isFrozen(again?.spec) && Object.isFrozen(again?.spec.labels)).toBe(dialect.name === "sqlite");
+    if (dialect.name === "sqlite") expect(again?.spec).toBe(first?.spec);
+    const changed = { ...(again as NonNullable<typeof again>), spec: { interval: "20s", overlap: "skip" } };
+    await db.store.updateSchedule(changed, { expectedRevision: 1 });
+    expect((await db.store.getSchedule("s"))?.spec).toEqual({ interval: "20s", overlap: "skip" });
+  });
+
   it("appends ledger rows and pages them newest first, by kind, and prunes to the newest N", async () => {
     for (let i = 0; i < 5; i++) {
       await db.store.appendOccurrence({

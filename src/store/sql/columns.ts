@@ -107,7 +107,41 @@ export const col = {
   jsonObject(name: string): Column<JsonObject> {
     return col.jsonOr<JsonObject>(name, () => ({}));
   },
+  /**
+   * {@link jsonObject} whose equal texts read back as one shared, frozen object, for the last
+   * `size` distinct texts read (oldest first out). A schedule's stored settings are checked once
+   * per object (src/scheduler/stored-settings.ts), so a row read again unchanged (a list the web UI
+   * refreshes) costs neither the parse nor the check. Only where the driver gives the JSON as text
+   * (SQLite; PostgreSQL's driver parses jsonb itself, so each row there is a new object).
+   */
+  internedJsonObject(name: string, size: number): Column<JsonObject> {
+    const seen = new Map<string, JsonObject>();
+    return {
+      name,
+      pg: "jsonb",
+      encode: (v) => jsonParam(v),
+      decode: (v, d) => {
+        if (typeof v !== "string") return v == null ? {} : (d.readJson(v) as JsonObject);
+        let value = seen.get(v);
+        if (value === undefined) {
+          value = deepFreeze(d.readJson(v)) as JsonObject;
+          if (seen.size >= size) seen.delete(seen.keys().next().value as string);
+          seen.set(v, value);
+        }
+        return value;
+      },
+    };
+  },
 };
+
+/** Freezes a parsed JSON value and everything in it (a shared value must not be changed by one reader). */
+function deepFreeze(value: unknown): unknown {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 export function table<R>(name: string, columns: Columns<R>): Table<R> {
   const fields = Object.keys(columns) as (keyof R & string)[];

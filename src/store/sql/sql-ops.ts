@@ -8,6 +8,7 @@ import { MIGRATIONS_TABLE } from "../migrations.js";
 import type { IdempotencyRecord, NewOccurrence, OccurrenceRow, ScheduleRow } from "../rows.js";
 import type {
   DueScheduleQuery,
+  ListSchedulesOptions,
   LockOption,
   OccurrenceQuery,
   PruneBatch,
@@ -105,16 +106,22 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     return rows[0] ? this.map.schedule(rows[0]) : null;
   }
 
-  async listSchedules(opts: { afterId?: string; limit: number }): Promise<ScheduleRow[]> {
-    const rows =
-      opts.afterId === undefined
-        ? await this.exec.all(`SELECT ${READ.schedules} FROM orbit_schedules ORDER BY schedule_id LIMIT ?`, [
-            opts.limit,
-          ])
-        : await this.exec.all(
-            `SELECT ${READ.schedules} FROM orbit_schedules WHERE schedule_id > ? ORDER BY schedule_id LIMIT ?`,
-            [opts.afterId, opts.limit],
-          );
+  async listSchedules(opts: ListSchedulesOptions): Promise<ScheduleRow[]> {
+    const where: string[] = [];
+    const params: SqlParam[] = [];
+    for (const [column, value] of [
+      ["schedule_id >", opts.afterId],
+      ["workflow =", opts.workflow],
+      ["state =", opts.state],
+    ] as const) {
+      if (value === undefined) continue;
+      where.push(`${column} ?`);
+      params.push(value);
+    }
+    const rows = await this.exec.all(
+      `SELECT ${READ.schedules} FROM orbit_schedules${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY schedule_id LIMIT ?`,
+      [...params, opts.limit],
+    );
     return rows.map((r) => this.map.schedule(r));
   }
 
@@ -194,11 +201,11 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   async listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]> {
     // `state = 'active'` is a literal so SQLite can use the partial index orbit_schedules_due.
     const rows = await this.exec.all(
-      `SELECT ${READ.schedules} FROM orbit_schedules WHERE state = 'active' AND due_ms IS NOT NULL AND due_ms <= ?
+      `SELECT ${READ.dueSchedules} FROM orbit_schedules WHERE state = 'active' AND due_ms IS NOT NULL AND due_ms <= ?
        ORDER BY due_ms, schedule_id LIMIT ?${query.skipLocked ? this.sqlDialect.forUpdateSkipLocked : ""}`,
       [query.dueAtOrBeforeMs, query.limit],
     );
-    return rows.map((r) => this.map.schedule(r));
+    return rows.map((r) => SCHEDULES.read(r, this.sqlDialect));
   }
 
   async wakeBufferedSchedules(

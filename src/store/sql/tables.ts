@@ -72,6 +72,9 @@ export const TASKS = table<WorkerTask>("orbit_worker_tasks", {
 });
 export const TASK_ALL = columnSet(TASKS);
 
+/** How many distinct stored settings texts the schedule reader keeps parsed: two pages of the largest size. */
+const SPECS_KEPT = 2000;
+
 /** A schedule's own columns; its outcome columns are read beside them (row-mappers.ts). */
 export type ScheduleColumns = Omit<ScheduleRow, "outcomes">;
 
@@ -80,7 +83,8 @@ export const SCHEDULES = table<ScheduleColumns>("orbit_schedules", {
   workflow: col.text("workflow"),
   version: col.optText("version"),
   input: col.jsonObject("input"),
-  spec: col.jsonObject("spec"),
+  /** Interned: a row read again unchanged brings back the settings object already checked. */
+  spec: col.internedJsonObject("spec", SPECS_KEPT),
   paused: col.bool("paused"),
   pauseNote: col.optText("pause_note"),
   state: col.text<ScheduleState>("state"),
@@ -157,6 +161,11 @@ export const READ = {
   leases: `${TASK_ALL.list}, max_attempts, backoff_ms`,
   /** A schedule with its outcome columns (row-mappers.ts `schedule`). */
   schedules: `${SCHEDULE_ALL.list}, last_outcome, last_success_ms, last_failure_ms, consecutive_failures, failures`,
+  /**
+   * A due schedule, as the firing loop reads it: without the outcome columns, which a fire neither
+   * reads nor writes (they are the widest part of a row; read by SCHEDULES.read).
+   */
+  dueSchedules: SCHEDULE_ALL.list,
   occurrences: columnSet(OCCURRENCES).list,
   idempotency: IDEMPOTENCY_ALL.list,
   steps: "execution_id, run, step, seq, result, error, has_compensation, compensated_ms, completed_ms",
