@@ -19,15 +19,12 @@ export function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
+const scratch = [0, 0, 0];
+
 /** Year of the civil date `days` days after 1970-01-01. */
 export function yearOfDays(days: number): number {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  return yoe + era * 400 + (mp >= 10 ? 1 : 0);
+  civilFromDays(days, scratch);
+  return scratch[0] as number;
 }
 
 /** Writes [year, month 1-12, day 1-31] of `days` into `out` (reused to avoid allocation). */
