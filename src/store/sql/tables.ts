@@ -72,9 +72,6 @@ export const TASKS = table<WorkerTask>("orbit_worker_tasks", {
 });
 export const TASK_ALL = columnSet(TASKS);
 
-/** How many distinct stored settings texts the schedule reader keeps parsed: two pages of the largest size. */
-const SPECS_KEPT = 2000;
-
 /** A schedule's own columns; its outcome columns are read beside them (row-mappers.ts). */
 export type ScheduleColumns = Omit<ScheduleRow, "outcomes">;
 
@@ -83,8 +80,7 @@ export const SCHEDULES = table<ScheduleColumns>("orbit_schedules", {
   workflow: col.text("workflow"),
   version: col.optText("version"),
   input: col.jsonObject("input"),
-  /** Interned: a row read again unchanged brings back the settings object already checked. */
-  spec: col.internedJsonObject("spec", SPECS_KEPT),
+  spec: col.jsonObject("spec"),
   paused: col.bool("paused"),
   pauseNote: col.optText("pause_note"),
   state: col.text<ScheduleState>("state"),
