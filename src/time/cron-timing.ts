@@ -14,7 +14,7 @@
 import { MINUTE } from "./civil.js";
 import { type CronMatcher, NONE } from "./cron-matcher.js";
 import type { DstPolicy } from "./dst.js";
-import type { Timing } from "./timing.js";
+import { LAST_INSTANT_MS, type Timing } from "./timing.js";
 import { emptyPeriod, type Period, type Zone } from "./zone.js";
 
 /** How far nextAfter looks before it calls a timing ended: one Gregorian cycle. */
@@ -54,6 +54,7 @@ export class CronTiming implements Timing {
   }
 
   nextAfter(after: number): number | null {
+    if (after >= LAST_INSTANT_MS) return null;
     const p = this.zone.periodAt(after + 1, this.period);
     const horizon = after + HORIZON_MS;
     let x = after;
@@ -67,14 +68,16 @@ export class CronTiming implements Timing {
         const g = this.matcher.next(Math.max(this.gapLo(p), x + op + 1), this.gapHi(p));
         if (g !== NONE && g - op < best) best = g - op;
       }
-      if (best !== NONE) return best;
-      if (p.end > horizon) return null;
+      if (best !== NONE) return best > LAST_INSTANT_MS ? null : best;
+      // The zone's table ends with year 9999 (its last period repeats past it): stop there.
+      if (p.end > horizon || p.end > LAST_INSTANT_MS) return null;
       x = p.end - 1;
       this.zone.periodAt(p.end, p);
     }
   }
 
   countBetween(from: number, to: number): number {
+    if (to > LAST_INSTANT_MS) to = LAST_INSTANT_MS;
     if (to <= from) return 0;
     const p = this.zone.periodAt(from + 1, this.period);
     let total = 0;

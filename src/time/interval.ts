@@ -1,6 +1,6 @@
 /** Interval timing (docs/design.md § Intervals): fixed durations aligned to `start_at` or to the Unix epoch. */
 import { invalidSchedule } from "../domain/errors.js";
-import type { Timing } from "./timing.js";
+import { LAST_INSTANT_MS, type Timing } from "./timing.js";
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -42,10 +42,12 @@ export class IntervalTiming implements Timing {
   ) {}
 
   nextAfter(after: number): number | null {
-    return this.anchor + (Math.floor((after - this.anchor) / this.stepMs) + 1) * this.stepMs;
+    const next = this.anchor + (Math.floor((after - this.anchor) / this.stepMs) + 1) * this.stepMs;
+    return next > LAST_INSTANT_MS ? null : next;
   }
 
   countBetween(from: number, to: number): number {
+    if (to > LAST_INSTANT_MS) to = LAST_INSTANT_MS;
     if (to <= from) return 0;
     return Math.floor((to - this.anchor) / this.stepMs) - Math.floor((from - this.anchor) / this.stepMs);
   }

@@ -3,6 +3,12 @@
  * `start_at` / `end_at`. Implementations are pure: they take instants and never read the clock.
  */
 
+/**
+ * The last instant RFC 3339 can write (the end of year 9999 UTC). No timing has an occurrence after
+ * it: a schedule whose next one would fall later has ended, as the API could not show that time.
+ */
+export const LAST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** A source of nominal occurrences (integer ms instants, strictly increasing, no duplicates). */
 export interface Timing {
   /** The first occurrence strictly after `after`, or null when there is none (the schedule ended). */
