@@ -220,11 +220,15 @@ export function validateSettings(
   if (typeof paused !== "boolean") throw invalidArgument("paused must be true or false");
   const pauseNote = str(body, "pause_note");
   const description = str(body, "description");
-  if (description !== undefined && description.length > MAX_DESCRIPTION) {
-    throw invalidArgument(`description is ${description.length} characters long; the most is ${MAX_DESCRIPTION}`);
-  }
-  if (pauseNote !== undefined && pauseNote.length > MAX_DESCRIPTION) {
-    throw invalidArgument(`pause_note is ${pauseNote.length} characters long; the most is ${MAX_DESCRIPTION}`);
+  for (const [name, text] of [
+    ["description", description],
+    ["pause_note", pauseNote],
+  ] as const) {
+    // Characters as a person counts them (code points): an emoji is one, not two UTF-16 units.
+    const length = text === undefined || text.length <= MAX_DESCRIPTION ? 0 : [...text].length;
+    if (length > MAX_DESCRIPTION) {
+      throw invalidArgument(`${name} is ${length} characters long; the most is ${MAX_DESCRIPTION}`);
+    }
   }
 
   const outcomeSettings = validateOutcomeSettings(body);

@@ -103,6 +103,11 @@ describe("schedule settings", () => {
       "end_at is before start_at",
     );
     expect(refusal({ ...base, description: "x".repeat(1001) }).message).toContain("the most is 1000");
+    // Characters, not UTF-16 units: 1,000 emoji are allowed, 1,001 are 1,001 characters.
+    expect(() => validateSettings({ ...base, description: "😀".repeat(1000) }, NOW)).not.toThrow();
+    expect(refusal({ ...base, pause_note: "😀".repeat(1001) }).message).toBe(
+      "pause_note is 1001 characters long; the most is 1000",
+    );
   });
 
   it("accepts labels (keys sorted), refuses bad names, values and too many", () => {
