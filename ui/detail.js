@@ -175,35 +175,39 @@ function ledgerSection(rows, statuses) {
           { class: "ledger-rows" },
           h("summary", { text: `The newest ${listed.length} rows` }),
           h(
-            "table",
-            {},
+            "div",
+            { class: "table-wrap" },
             h(
-              "thead",
+              "table",
               {},
               h(
-                "tr",
+                "thead",
                 {},
-                ["Occurrence", "Decision", "Detail", "Recorded"].map((c) => h("th", { scope: "col", text: c })),
-              ),
-            ),
-            h(
-              "tbody",
-              {},
-              listed.map((/** @type {any} */ row) =>
                 h(
                   "tr",
                   {},
-                  h("td", {}, timeEl(row.occurrence ?? row.range_to)),
+                  ["Occurrence", "Decision", "Detail", "Recorded"].map((c) => h("th", { scope: "col", text: c })),
+                ),
+              ),
+              h(
+                "tbody",
+                {},
+                listed.map((/** @type {any} */ row) =>
                   h(
-                    "td",
+                    "tr",
                     {},
-                    h("span", {
-                      class: `badge ledger-${row.kind}`,
-                      text: row.reason ? `${row.kind}: ${row.reason}` : row.kind,
-                    }),
+                    h("td", {}, timeEl(row.occurrence ?? row.range_to)),
+                    h(
+                      "td",
+                      {},
+                      h("span", {
+                        class: `badge ledger-${row.kind}`,
+                        text: row.reason ? `${row.kind}: ${row.reason}` : row.kind,
+                      }),
+                    ),
+                    h("td", {}, ledgerDetail(row)),
+                    h("td", {}, timeEl(row.recorded_at)),
                   ),
-                  h("td", {}, ledgerDetail(row)),
-                  h("td", {}, timeEl(row.recorded_at)),
                 ),
               ),
             ),

@@ -46,7 +46,7 @@ function scheduleRow(sch, refresh) {
       "td",
       { "data-label": "State" },
       stateBadge(sch.state),
-      sch.pause_note ? h("div", { class: "note", text: sch.pause_note }) : null,
+      sch.pause_note ? h("div", { class: "note clip", text: sch.pause_note, title: sch.pause_note }) : null,
     ),
     h("td", { "data-label": "Last outcome" }, outcomeEl(sch)),
     h(
