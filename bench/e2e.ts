@@ -9,10 +9,16 @@
  *   npm run bench:e2e -- --schedules 1000 --minutes 3 --systems orbit-sqlite,bullmq
  *   npm run bench:e2e -- --schedules 1000 --cron '* * * * * *' --seconds 60 --systems orbit-sqlite,bullmq
  *
+ * The children run compiled (plain node on the tree's dist, built when stale; e2e-compile.ts) unless
+ * `--run tsx`. BENCH_MEM=1 prints each child's memory at its largest RSS, BENCH_HEAPSNAP=dir writes
+ * a heap snapshot of each when stopped, BENCH_CHILD_ARGS adds node flags (e2e-child.ts).
+ *
  * Systems: orbit-sqlite, orbit-pg (Orbit server + worker process, default worker settings); a
  * suffix -c<N> sets the worker's concurrency (orbit-sqlite-c10, orbit-pg-c200; -c0: no worker, for the
- * fire lag of a server without worker traffic) and +normal the
- * SQLite server's synchronous=NORMAL (orbit-sqlite-c200+normal); bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
+ * fire lag of a server without worker traffic), +normal the
+ * SQLite server's synchronous=NORMAL (orbit-sqlite-c200+normal) and +semiN node's
+ * --max-semi-space-size=N for every process of the system (orbit-sqlite+semi4, bullmq+semi4), +cacheN
+ * the SQLite server's page cache of N MB (orbit-sqlite+cache64); bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
  * redis://127.0.0.1:6379), graphile, graphile-c100 (graphile-worker on PostgreSQL). PostgreSQL is
  * ORBIT_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in throwaway schemas.
  */
@@ -24,6 +30,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { OrbitClient } from "../src/client/client.js";
 import type { ChildSettings, Start } from "./lib/e2e-child.js";
+import { compiledChildren } from "./lib/e2e-compile.js";
 import { type Phases, readPhases } from "./lib/e2e-phases.js";
 import { type MinuteStats, pct, summarise } from "./lib/e2e-stats.js";
 import { adminSql } from "./lib/pg-admin.js";
@@ -45,6 +52,12 @@ const { values: args } = parseArgs({
     "sqlite-synchronous": { type: "string", default: "" },
     /** A checkout of another commit (its node_modules beside it): systems named `before:<system>` run its code. */
     before: { type: "string", default: "" },
+    /**
+     * `compiled` (default): the children run as plain `node` on the tree's `dist` (built when stale),
+     * as a deployment runs; `tsx`: from the TypeScript sources under `--import tsx`, whose loader
+     * adds about 35 MB to every process's RSS (every RSS figure before 2026-12-03 07:00 UTC).
+     */
+    run: { type: "string", default: "compiled" },
   },
 });
 const S = Number(args.schedules);
@@ -55,7 +68,19 @@ const PERIODS = args.seconds ? Number(args.seconds) : Number(args.minutes);
 if (args.seconds && CRON.trim().split(/\s+/).length !== 6) throw new Error("--seconds needs a per-second --cron");
 const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379";
-const here = new URL("./lib/", import.meta.url).pathname;
+if (args.run !== "compiled" && args.run !== "tsx") throw new Error("--run is compiled or tsx");
+const COMPILED = args.run === "compiled";
+/** The folder of a tree's children: its bench/lib (tsx) or their compiled copies, made once per tree. */
+const childDirs = new Map<string, string>();
+function childrenOf(tree: string): string {
+  if (!COMPILED) return join(tree, "bench", "lib");
+  const known = childDirs.get(tree);
+  if (known) return known;
+  const dir = compiledChildren(tree);
+  childDirs.set(tree, dir);
+  return dir;
+}
+const ROOT = new URL("..", import.meta.url).pathname;
 
 interface Proc {
   child: ChildProcess;
@@ -78,11 +103,19 @@ interface Row {
   phases: Phases | null;
 }
 
-function spawn(file: string, label: string, s: ChildSettings, onStarts: (rows: Start[]) => void, dir = here): Proc {
+function spawn(
+  file: string,
+  label: string,
+  s: ChildSettings,
+  onStarts: (rows: Start[]) => void,
+  { dir = childrenOf(ROOT), nodeArgs = [] }: { dir?: string; nodeArgs?: string[] } = {},
+): Proc {
   // BENCH_CPU_PROF=dir: a V8 CPU profile of every child, to see where the time goes.
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(join(dir, file), [JSON.stringify(s)], {
-    execArgv: ["--import", "tsx", ...prof],
+  // BENCH_CHILD_ARGS: more node flags for every child (e.g. `--max-semi-space-size=4`).
+  const extra = (process.env.BENCH_CHILD_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const child = fork(join(dir, COMPILED ? file.replace(/\.ts$/, ".js") : file), [JSON.stringify(s)], {
+    execArgv: [...(COMPILED ? [] : ["--import", "tsx"]), ...prof, ...nodeArgs, ...extra],
     stdio: "inherit",
   });
   child.on("message", (m: { type?: string; rows?: Start[] }) => {
@@ -132,10 +165,16 @@ async function runSystem(named: string): Promise<Row> {
   const isBefore = named.startsWith("before:");
   if (isBefore && !args.before) throw new Error("before:… systems need --before <checkout>");
   const system = named.replace(/^before:/, "");
-  const childDir = isBefore ? join(args.before ?? "", "bench/lib") : here;
-  // `<kind>[-c<concurrency>][+normal]`: +normal runs the SQLite server with synchronous=NORMAL.
-  const normal = system.endsWith("+normal");
-  const [kind, variant] = system.replace(/\+normal$/, "").split("-c") as [string, string | undefined];
+  const childDir = childrenOf(isBefore ? (args.before ?? "") : ROOT);
+  // `<kind>[-c<concurrency>][+normal][+semiN]`: +normal runs the SQLite server with synchronous=NORMAL,
+  // +semiN every process of the system with node's --max-semi-space-size=N (MB; docs/operations.md § Sizing).
+  const [base0, ...suffixes] = system.split("+");
+  const normal = suffixes.includes("normal");
+  const semi = suffixes.find((x) => /^semi\d+$/.test(x));
+  const nodeArgs = semi ? [`--max-semi-space-size=${semi.slice(4)}`] : [];
+  // +cacheN: the SQLite server's page cache of N MB (--sqlite-cache-mb).
+  const cache = suffixes.find((x) => /^cache\d+$/.test(x));
+  const [kind, variant] = (base0 ?? "").split("-c") as [string, string | undefined];
   const concurrency = variant ? Number(variant) : null;
   const starts: Start[] = [];
   const onStarts = (rows: Start[]) => {
@@ -172,9 +211,13 @@ async function runSystem(named: string): Promise<Row> {
       const server = spawn(
         "e2e-orbit-server.ts",
         "server",
-        { ...base, ...(sync ? { synchronous: sync } : {}) },
+        {
+          ...base,
+          ...(sync ? { synchronous: sync } : {}),
+          ...(cache ? { sqliteCacheMb: Number(cache.slice(5)) } : {}),
+        },
         onStarts,
-        childDir,
+        { dir: childDir, nodeArgs },
       );
       procs.push(server);
       const { url } = await message<{ url: string }>(server, "ready");
@@ -191,7 +234,10 @@ async function runSystem(named: string): Promise<Row> {
       createMs = performance.now() - t0;
       // -c0: no worker at all, to read the fire lag of an idle server beside a busy one.
       if (concurrency !== 0) {
-        const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts, childDir);
+        const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts, {
+          dir: childDir,
+          nodeArgs,
+        });
         procs.push(worker);
         await message(worker, "ready");
       }
@@ -201,6 +247,7 @@ async function runSystem(named: string): Promise<Row> {
         "bullmq",
         { system, schedules: S, concurrency, target: REDIS_URL, cron: CRON },
         onStarts,
+        { nodeArgs },
       );
       procs.push(p);
       createMs = (await message<{ createMs: number }>(p, "ready")).createMs;
@@ -213,6 +260,7 @@ async function runSystem(named: string): Promise<Row> {
         "graphile",
         { system, schedules: S, concurrency, target: PG_URL, schema },
         onStarts,
+        { nodeArgs },
       );
       procs.push(p);
       createMs = (await message<{ createMs: number }>(p, "ready")).createMs;
@@ -253,7 +301,7 @@ async function runSystem(named: string): Promise<Row> {
 const s1 = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 console.log(
-  `bench:e2e  S=${S}, cron ${CRON}, ${PERIODS} measured ${PERIOD_MS === 1000 ? "second" : "minute"}(s), node ${process.version}, load ${load()}`,
+  `bench:e2e  S=${S}, cron ${CRON}, ${PERIODS} measured ${PERIOD_MS === 1000 ? "second" : "minute"}(s), children ${args.run}, node ${process.version}, load ${load()}`,
 );
 console.log(
   "| system | S | create | p50 lag | p99 lag | all handlers started, per period | misses | doubles | executions/s per minute | fire lag p50 / p99 | lease lag p50 / p99 | RSS MB | load (1/5/15 min) before → after |",

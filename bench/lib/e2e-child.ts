@@ -5,6 +5,8 @@
  * instant as the system under test states it, and `Date.now()` when the handler began.
  */
 
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
+
 export type Start = [key: string, nominalMs: number, startMs: number];
 
 export interface ChildSettings {
@@ -22,6 +24,8 @@ export interface ChildSettings {
   cron?: string;
   /** Orbit server: SQLite synchronous setting. */
   synchronous?: "full" | "normal";
+  /** Orbit server: SQLite's page cache, MB. */
+  sqliteCacheMb?: number;
 }
 
 export function settings(): ChildSettings {
@@ -45,6 +49,38 @@ function flush(): void {
   process.send?.({ type: "starts", rows });
 }
 
+/**
+ * BENCH_MEM=1: the child samples `process.memoryUsage()` each second and, when stopped, prints the
+ * sample of its largest RSS (heap, external, array buffers; the rest of the RSS is native memory:
+ * SQLite's page cache, V8's code and the allocator's free lists). BENCH_HEAPSNAP=dir: a V8 heap
+ * snapshot of the child is written there when it is stopped (docs/benchmarks.md § Memory). The line
+ * also gives the process's CPU time since it started (user + system).
+ */
+const MB = (n: number): string => `${(n / 1048576).toFixed(1)}`;
+let peak: NodeJS.MemoryUsage | null = null;
+let peakSpaces = "";
+if (process.env.BENCH_MEM) {
+  setInterval(() => {
+    const m = process.memoryUsage();
+    if (peak && m.rss <= peak.rss) return;
+    peak = m;
+    peakSpaces = getHeapSpaceStatistics()
+      .filter((s) => s.space_size >= 1048576)
+      .map((s) => `${s.space_name} ${MB(s.space_size)}`)
+      .join(", ");
+  }, 1000).unref();
+}
+
+function reportMemory(): void {
+  if (!peak) return;
+  const p = peak;
+  const js = p.heapTotal + p.external;
+  const cpu = process.cpuUsage();
+  console.error(
+    `memory ${settings().system} ${process.argv[1]?.replace(/.*\//, "")}: rss ${MB(p.rss)} MB = heap ${MB(p.heapTotal)} (used ${MB(p.heapUsed)}) + external ${MB(p.external)} (array buffers ${MB(p.arrayBuffers)}) + rest ${MB(p.rss - js)}; heap spaces: ${peakSpaces}; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
+  );
+}
+
 export function send(message: object): void {
   process.send?.(message);
 }
@@ -56,6 +92,11 @@ export function onStop(stop: () => Promise<void>): void {
     if (stopping) return;
     stopping = true;
     flush();
+    reportMemory();
+    if (process.env.BENCH_HEAPSNAP) {
+      const file = `${process.env.BENCH_HEAPSNAP}/${process.argv[1]?.replace(/.*\//, "").replace(/\.ts$/, "")}-${process.pid}.heapsnapshot`;
+      console.error(`heap snapshot ${writeHeapSnapshot(file)}`);
+    }
     await stop().catch((err) => console.error(err));
     process.exit(0);
   };

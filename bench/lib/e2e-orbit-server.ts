@@ -8,7 +8,11 @@ const server = await startServer({
   logger: "warn",
   ...(s.target.startsWith("postgres")
     ? { database: s.target, ...(s.schema ? { databaseSchema: s.schema } : {}) }
-    : { dataDir: s.target, ...(s.synchronous ? { sqliteSynchronous: s.synchronous } : {}) }),
+    : {
+        dataDir: s.target,
+        ...(s.synchronous ? { sqliteSynchronous: s.synchronous } : {}),
+        ...(s.sqliteCacheMb ? { sqliteCacheMb: s.sqliteCacheMb } : {}),
+      }),
 });
 send({ type: "ready", url: server.url });
 onStop(() => server.close());

@@ -16,6 +16,7 @@ export interface StartServerOptions {
   host?: string;
   dataDir?: string;
   sqliteSynchronous?: "full" | "normal";
+  sqliteCacheMb?: number;
   database?: string;
   cluster?: "single" | "active-standby" | "shared";
   maxActiveExecutions?: number;
@@ -41,6 +42,7 @@ interface ServerFlags {
   host?: string;
   dataDir?: string;
   sqliteSynchronous?: "full" | "normal";
+  sqliteCacheMb?: number;
   database?: string;
   cluster?: StartServerOptions["cluster"];
   maxActiveExecutions?: number;
@@ -130,6 +132,11 @@ export function registerServerCommand(program: Command, io: CliIO): void {
         return text;
       },
     )
+    .option(
+      "--sqlite-cache-mb <mb>",
+      "most memory SQLite's page cache holds; more saves CPU on large databases (default: 16)",
+      wholeNumber(1, 65536),
+    )
     .option("--database <url>", "PostgreSQL URL postgres://… instead of SQLite (env: ORBIT_DATABASE_URL)")
     .addOption(
       new Option("--cluster <mode>", "several servers on one PostgreSQL database (default: single)").choices([
@@ -183,6 +190,7 @@ Examples:
         host: flags.host,
         dataDir: flags.dataDir,
         sqliteSynchronous: flags.sqliteSynchronous,
+        sqliteCacheMb: flags.sqliteCacheMb,
         database,
         cluster: flags.cluster,
         maxActiveExecutions: flags.maxActiveExecutions,

@@ -69,6 +69,13 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
       `--metrics-schedule-labels must be a whole number from 0 to 1000000, got ${labels}`,
     );
   }
+  const cacheMb = options.sqliteCacheMb;
+  if (cacheMb !== undefined && (!Number.isSafeInteger(cacheMb) || cacheMb < 1 || cacheMb > 65536)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `--sqlite-cache-mb must be a whole number from 1 to 65536, got ${cacheMb}`,
+    );
+  }
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new OrbitError("INVALID_ARGUMENT", `--port must be a whole number from 0 to 65535, got ${port}`);
   }

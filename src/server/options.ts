@@ -19,6 +19,11 @@ export interface ServerOptions {
    * Default `full`. Unused with PostgreSQL.
    */
   sqliteSynchronous?: "full" | "normal";
+  /**
+   * Most memory SQLite's page cache holds, MB (docs/operations.md § Sizing): more saves CPU on
+   * databases larger than it, and is that much more RSS. Default 16. Unused with PostgreSQL.
+   */
+  sqliteCacheMb?: number;
   /** A postgres:// URL. Default: env ORBIT_DATABASE_URL, else SQLite in `dataDir`. */
   database?: string;
   /** PostgreSQL search_path (one schema per deployment or test). Default: the server's default. */

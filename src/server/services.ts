@@ -43,6 +43,7 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
       ? new SqliteStore({
           dataDir: config.dataDir,
           ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
+          ...(options.sqliteCacheMb !== undefined ? { cacheMb: options.sqliteCacheMb } : {}),
         })
       : new PostgresStore({
           connectionString: database,

@@ -1,0 +1,55 @@
+/**
+ * The SQLite connection's settings (docs/storage.md § SQLite, docs/operations.md § Sizing): WAL,
+ * synchronous FULL unless `normal`, and a page cache of 16 MB unless `cacheMb` / `--sqlite-cache-mb`
+ * says otherwise; a bad cache size refuses to start.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer } from "../../src/server/server.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+const dirs: string[] = [];
+const dataDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-sqlite-settings-"));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function pragmasOf(options: ConstructorParameters<typeof SqliteStore>[0]) {
+  const store = new SqliteStore({ dataDir: dataDir(), ...options });
+  await store.open();
+  try {
+    return await store.pragmas();
+  } finally {
+    await store.close();
+  }
+}
+
+describe("SQLite settings", () => {
+  it("defaults: WAL, synchronous FULL, a 16 MB page cache", async () => {
+    expect(await pragmasOf({})).toEqual({ journalMode: "wal", synchronous: 2, cacheKb: 16 * 1024 });
+  });
+
+  it("cacheMb and synchronous normal are applied", async () => {
+    expect(await pragmasOf({ cacheMb: 64, synchronous: "normal" })).toEqual({
+      journalMode: "wal",
+      synchronous: 1,
+      cacheKb: 64 * 1024,
+    });
+  });
+
+  it("a server with a cache size that is not a whole number of MB from 1 refuses to start", async () => {
+    for (const bad of [0, -8, 1.5, Number.NaN]) {
+      await expect(startServer({ port: 0, logger: "silent", dataDir: dataDir(), sqliteCacheMb: bad })).rejects.toThrow(
+        `--sqlite-cache-mb must be a whole number from 1 to 65536, got ${bad}`,
+      );
+    }
+    const server = await startServer({ port: 0, logger: "silent", dataDir: dataDir(), sqliteCacheMb: 4 });
+    await server.close();
+  });
+});
