@@ -99,7 +99,9 @@ const COLUMNS =
 export async function openSqlite(): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), "orbit-bench-fire-"));
   const filename = join(dir, "orbit.db");
-  const store = new SqliteStore({ filename });
+  // BENCH_SQLITE_CACHE_MB: the store's page cache (--sqlite-cache-mb), to weigh its size against the fire's CPU.
+  const cacheMb = Number(process.env.BENCH_SQLITE_CACHE_MB) || undefined;
+  const store = new SqliteStore({ filename, ...(cacheMb ? { cacheMb } : {}) });
   await store.open();
   const db = new Database(filename);
   db.pragma("journal_mode = WAL");

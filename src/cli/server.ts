@@ -134,7 +134,7 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     )
     .option(
       "--sqlite-cache-mb <mb>",
-      "most memory SQLite's page cache holds; more saves CPU on large databases (default: 16)",
+      "most memory SQLite's page cache holds; more saves CPU on large databases (default: 4)",
       wholeNumber(1, 65536),
     )
     .option("--database <url>", "PostgreSQL URL postgres://… instead of SQLite (env: ORBIT_DATABASE_URL)")

@@ -21,7 +21,7 @@ export interface ServerOptions {
   sqliteSynchronous?: "full" | "normal";
   /**
    * Most memory SQLite's page cache holds, MB (docs/operations.md § Sizing): more saves CPU on
-   * databases larger than it, and is that much more RSS. Default 16. Unused with PostgreSQL.
+   * databases larger than it, and is that much more RSS. Default 4. Unused with PostgreSQL.
    */
   sqliteCacheMb?: number;
   /** A postgres:// URL. Default: env ORBIT_DATABASE_URL, else SQLite in `dataDir`. */

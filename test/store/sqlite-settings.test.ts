@@ -1,6 +1,6 @@
 /**
  * The SQLite connection's settings (docs/storage.md § SQLite, docs/operations.md § Sizing): WAL,
- * synchronous FULL unless `normal`, and a page cache of 16 MB unless `cacheMb` / `--sqlite-cache-mb`
+ * synchronous FULL unless `normal`, and a page cache of 4 MB unless `cacheMb` / `--sqlite-cache-mb`
  * says otherwise; a bad cache size refuses to start.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,8 +31,8 @@ async function pragmasOf(options: ConstructorParameters<typeof SqliteStore>[0]) 
 }
 
 describe("SQLite settings", () => {
-  it("defaults: WAL, synchronous FULL, a 16 MB page cache", async () => {
-    expect(await pragmasOf({})).toEqual({ journalMode: "wal", synchronous: 2, cacheKb: 16 * 1024 });
+  it("defaults: WAL, synchronous FULL, a 4 MB page cache", async () => {
+    expect(await pragmasOf({})).toEqual({ journalMode: "wal", synchronous: 2, cacheKb: 4 * 1024 });
   });
 
   it("cacheMb and synchronous normal are applied", async () => {

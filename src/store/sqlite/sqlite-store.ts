@@ -28,16 +28,17 @@ export interface SqliteStoreOptions {
    */
   synchronous?: "full" | "normal";
   /**
-   * Most memory SQLite's page cache may hold, in MB (`PRAGMA cache_size`): it fills up to this as
-   * the database outgrows it and stays in the process's RSS. A larger cache saves re-reading
-   * pages of the random-key B-trees from the OS cache on big databases (64 MB: about 13 % less CPU
-   * per fired execution than 16 MB on a 160 MB database; docs/operations.md § Sizing). Default 16.
+   * Most memory SQLite's page cache may hold, in MB (`PRAGMA cache_size`): it fills up to this once
+   * the database is larger, and stays in the process's RSS. A larger cache saves re-reading pages
+   * of the random-key B-trees from the OS's file cache on big databases (64 MB: about 13 % less CPU
+   * for the fire's execution inserts than 2–16 MB on a 160 MB database; docs/operations.md § Sizing).
+   * Default 4.
    */
   cacheMb?: number;
 }
 
 /** SQLite's page cache by default, MB (docs/operations.md § Sizing). */
-export const DEFAULT_SQLITE_CACHE_MB = 16;
+export const DEFAULT_SQLITE_CACHE_MB = 4;
 
 export class SqliteStore extends SqlOps implements Store {
   readonly dialect = "sqlite" as const;
