@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { OrbitClient } from "../client/client.js";
+import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 
 /** The server the CLI talks to when neither `--server` nor ORBIT_SERVER says otherwise. */
@@ -31,7 +32,20 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
   const opts = cmd.optsWithGlobals<{ server?: string; token?: string }>();
   const server = opts.server ?? nonEmpty(io.env.ORBIT_SERVER) ?? DEFAULT_SERVER;
   const token = opts.token ?? nonEmpty(io.env.ORBIT_TOKEN) ?? null;
+  // A mistyped address is bad usage (exit 2), not an "unexpected error" with a stack.
+  if (!isHttpUrl(server)) {
+    const from = opts.server !== undefined ? "--server" : "ORBIT_SERVER";
+    usageError(cmd, `${from} "${server}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
+  }
   return { server: server.replace(/\/+$/, ""), token };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

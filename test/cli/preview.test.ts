@@ -276,6 +276,19 @@ describe("the orbit command", () => {
     expect(r.stderr).toContain("Did you mean preview?");
   });
 
+  it("refuses a --server or ORBIT_SERVER that is not an http(s) URL as bad usage (exit 2)", async () => {
+    const flag = await runCli(["schedule", "get", "s", "--server", "notaurl"]);
+    expect(flag).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        'orbit: --server "notaurl" is not an http:// or https:// URL, such as http://127.0.0.1:7233\n(add --help for usage)\n',
+    });
+    const env = await runCli(["ps"], { env: { ORBIT_SERVER: "ftp://db:7233" } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('orbit: ORBIT_SERVER "ftp://db:7233" is not an http:// or https:// URL');
+  });
+
   it("resolves --server and --token from flags, then the environment, then defaults", () => {
     const io = (env: Record<string, string>): CliIO => ({
       stdout: memoryWriter(),
