@@ -201,6 +201,15 @@ export class ScheduleActions {
     if (to < from) throw new OrbitError("INVALID_ARGUMENT", "end_at is before start_at");
     const row = await this.schedules.row(id);
     const c = compiledFor(row);
+    // Backfill is for the past: an occurrence still to come fires when it is due (or `trigger` now).
+    // Starting it here would run it early and make its real fire a no-op.
+    const future = c.timing.nextAfter(Math.max(from - 1, await this.schedules.now()));
+    if (future !== null && future <= to) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `backfill starts past occurrences only: ${formatInstant(future)} is still to come; end the range before it (trigger starts one now)`,
+      );
+    }
     const total = c.timing.countBetween(from - 1, to);
     if (total > MAX_BACKFILL) {
       throw new OrbitError(

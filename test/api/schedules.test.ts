@@ -254,6 +254,27 @@ describe("trigger, backfill, occurrences and firing", () => {
     );
   });
 
+  it("backfill refuses a range reaching an occurrence still to come, and starts nothing", async () => {
+    // Now is 18:51:00.347Z; the next occurrence is 18:51:10Z.
+    const r = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", {
+      start_at: "2026-11-15T18:50:00Z",
+      end_at: "2026-11-15T18:52:00Z",
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      code: "INVALID_ARGUMENT",
+      message:
+        "backfill starts past occurrences only: 2026-11-15T18:51:10Z is still to come; end the range before it (trigger starts one now)",
+    });
+    expect((await t.call("GET", "/v1/executions?schedule_id=orders-every-10s")).body.executions).toEqual([]);
+    // An end_at after now with no occurrence between now and it is fine: 18:50:00 … 18:51:00.
+    const ok = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", {
+      start_at: "2026-11-15T18:50:00Z",
+      end_at: "2026-11-15T18:51:05Z",
+    });
+    expect(ok.body).toMatchObject({ occurrences: 7, started: 7 });
+  });
+
   it("a schedule deleted and created again under its id starts with an empty ledger", async () => {
     await t.call("POST", "/v1/schedules/orders-every-10s/trigger", {});
     expect((await t.call("GET", "/v1/schedules/orders-every-10s/occurrences")).body.occurrences).toHaveLength(1);
