@@ -7,22 +7,26 @@ const name = Type.String({ minLength: 1, maxLength: 200 });
 
 export const TaskIdParams = Type.Object({ task_id: Type.String({ minLength: 1 }) });
 
+/** The workflow versions a poll (or a batched complete that polls) offers, with their retry policies. */
+const workflowOffers = Type.Array(
+  Type.Object(
+    {
+      name,
+      version: name,
+      max_attempts: Type.Integer({ minimum: 1, maximum: 1000 }),
+      backoff_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
+    },
+    strict,
+  ),
+  { minItems: 1, maxItems: 500 },
+);
+const maxTasks = Type.Integer({ minimum: 1, maximum: 100, description: "most tasks to lease" });
+
 export const PollBody = Type.Object(
   {
     worker_id: workerId,
-    workflows: Type.Array(
-      Type.Object(
-        {
-          name,
-          version: name,
-          max_attempts: Type.Integer({ minimum: 1, maximum: 1000 }),
-          backoff_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
-        },
-        strict,
-      ),
-      { minItems: 1, maxItems: 500 },
-    ),
-    max_tasks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    workflows: workflowOffers,
+    max_tasks: Type.Optional(maxTasks),
     wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
   },
   strict,
@@ -55,6 +59,10 @@ export const CompleteManyBody = Type.Object(
       minItems: 1,
       maxItems: MAX_COMPLETES_PER_BATCH,
     }),
+    // Complete and poll (docs/workflows.md § Complete and poll): lease up to max_tasks more tasks
+    // of these workflows in the completes' transaction, answered in `leased`.
+    workflows: Type.Optional(workflowOffers),
+    max_tasks: Type.Optional(maxTasks),
   },
   strict,
 );
