@@ -98,6 +98,8 @@ interface Row {
   misses: number;
   doubles: number;
   rss: string;
+  /** CPU time of the system's processes over the measured periods, per handler started (ms; server + worker). */
+  cpu: string;
   load: string;
   /** Orbit only: fire and lease lags read from the server's database. */
   phases: Phases | null;
@@ -141,6 +143,17 @@ function rssMb(pid: number | undefined): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** User + system CPU time of a process so far, ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
   }
@@ -281,6 +294,8 @@ async function runSystem(named: string): Promise<Row> {
     console.error(
       `${system}: created ${S} schedules in ${Math.round(createMs)} ms; measuring ${PERIODS} period(s) of ${PERIOD_MS} ms from ${new Date(first).toISOString()}`,
     );
+    // CPU from here (set-up done, the processes idle until the first period) to the end of the wait.
+    const cpuBefore = procs.map((p) => cpuMs(p.child.pid));
     // Until every measured occurrence started, or 60 s after the last measured period (10 s for seconds).
     const until = last + (concurrency === 0 ? 5_000 : PERIOD_MS === 1000 ? 10_000 : 60_000);
     while (Date.now() < until && !(Date.now() > last && complete())) {
@@ -288,9 +303,13 @@ async function runSystem(named: string): Promise<Row> {
     }
     const sum = summarise(starts, nominals, S);
     const rss = procs.map((p) => `${Math.round(p.rssMaxMb)}`).join(" + ");
+    const handlers = sum.minutes.reduce((n, m) => n + m.started, 0);
+    const cpu = procs
+      .map((p, i) => (handlers ? ((cpuMs(p.child.pid) - cpuBefore[i]!) / handlers).toFixed(2) : "–"))
+      .join(" + ");
     const loadAfter = load();
     const phases = phasesFrom ? await readPhases(phasesFrom, nominals).catch(() => null) : null;
-    return { system: named, createMs, ...sum, rss, load: `${loadBefore} → ${loadAfter}`, phases };
+    return { system: named, createMs, ...sum, rss, cpu, load: `${loadBefore} → ${loadAfter}`, phases };
   } finally {
     clearInterval(sampler);
     for (const p of [...procs].reverse()) await stop(p);
@@ -304,9 +323,9 @@ console.log(
   `bench:e2e  S=${S}, cron ${CRON}, ${PERIODS} measured ${PERIOD_MS === 1000 ? "second" : "minute"}(s), children ${args.run}, node ${process.version}, load ${load()}`,
 );
 console.log(
-  "| system | S | create | p50 lag | p99 lag | all handlers started, per period | misses | doubles | executions/s per minute | fire lag p50 / p99 | lease lag p50 / p99 | RSS MB | load (1/5/15 min) before → after |",
+  "| system | S | create | p50 lag | p99 lag | all handlers started, per period | misses | doubles | executions/s per minute | fire lag p50 / p99 | lease lag p50 / p99 | CPU ms per execution | RSS MB | load (1/5/15 min) before → after |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 // Fire lag: the ledger's started row − nominal; lease lag: WorkflowTaskStarted − nominal (e2e-phases.ts).
 const phase = (lags: number[] | undefined): string => {
   if (!lags?.length) return "–";
@@ -324,7 +343,7 @@ for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
     // End-to-end executions/s of a minute's herd: its handlers started ÷ the last one's lag (fire included).
     const drain = r.minutes.filter((m) => m.maxLag > 0).map((m) => Math.round((m.started * 1000) / m.maxLag));
     console.log(
-      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${drain.length && PERIOD_MS === 60_000 ? drain.join(" / ") : "–"} | ${phase(r.phases?.fire)} | ${phase(r.phases?.lease)} | ${r.rss} | ${r.load} |`,
+      `| ${r.system} | ${S} | ${s1(r.createMs)} | ${s1(r.p50)} | ${s1(r.p99)} | ${per} | ${r.misses} | ${r.doubles} | ${drain.length && PERIOD_MS === 60_000 ? drain.join(" / ") : "–"} | ${phase(r.phases?.fire)} | ${phase(r.phases?.lease)} | ${r.cpu} | ${r.rss} | ${r.load} |`,
     );
   } catch (err) {
     console.log(`| ${system} | ${S} | failed: ${(err as Error).message} |`);
