@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import type { CompleteManyRequestJson, PollRequestJson, StepRequestJson } from "../domain/worker-protocol.js";
+import type { PollRequestJson, StepRequestJson } from "../domain/worker-protocol.js";
 import type { Executions } from "../engine/executions.js";
 import { checkJsonLimits } from "../engine/json-limits.js";
 import { Notifier } from "../engine/notifier.js";
@@ -179,35 +179,15 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     released: await tasks.release(holder, b.task_ids),
   }));
 
-  route<Omit<CompleteManyRequestJson, "tasks"> & { tasks: { task_id: string; result?: unknown }[] }>(
+  route<{ tasks: { task_id: string; result?: unknown }[] }>(
     "/v1/worker/complete",
     { body: S.CompleteManyBody },
-    async (b, _id, holder, reply) => {
-      const items = b.tasks.map((t) => ({ task_id: t.task_id, result: (t.result ?? null) as JsonValue }));
-      if (b.workflows === undefined) {
-        if (b.max_tasks !== undefined) throw new OrbitError("INVALID_ARGUMENT", "max_tasks needs workflows to lease");
-        return { tasks: await tasks.completeMany(holder, items) };
-      }
-      // Complete and poll: the leased tasks are checked as a poll's are (the offered workflows by
-      // WorkerAccess, the lease bound to the caller's identity); a worker gone before the answer
-      // hands them back, as from a poll.
-      const gone = new AbortController();
-      reply.raw.on("close", () => gone.abort());
-      const poll = {
-        worker_id: b.worker_id,
-        workflows: b.workflows,
-        ...(b.max_tasks ? { max_tasks: b.max_tasks } : {}),
-      };
-      const { answers, leased } = await tasks.completeAndPoll(holder, items, poll);
-      if (gone.signal.aborted && leased.length) {
-        await tasks.release(
-          holder,
-          leased.map((t) => t.task_id),
-        );
-        return { tasks: answers, leased: [] };
-      }
-      return { tasks: answers, leased };
-    },
+    async (b, _id, holder) => ({
+      tasks: await tasks.completeMany(
+        holder,
+        b.tasks.map((t) => ({ task_id: t.task_id, result: (t.result ?? null) as JsonValue })),
+      ),
+    }),
   );
   const task = { params: S.TaskIdParams };
   route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id, holder) => {

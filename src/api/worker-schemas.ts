@@ -7,24 +7,22 @@ const name = Type.String({ minLength: 1, maxLength: 200 });
 
 export const TaskIdParams = Type.Object({ task_id: Type.String({ minLength: 1 }) });
 
-/** A workflow version a poll (or a batched complete that polls) offers, with its retry policy. */
-const workflowOffer = Type.Object(
-  {
-    name,
-    version: name,
-    max_attempts: Type.Integer({ minimum: 1, maximum: 1000 }),
-    backoff_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
-  },
-  strict,
-);
-const workflowOffers = (description: string) => Type.Array(workflowOffer, { minItems: 1, maxItems: 500, description });
-const maxTasks = (description: string) => Type.Integer({ minimum: 1, maximum: 100, description });
-
 export const PollBody = Type.Object(
   {
     worker_id: workerId,
-    workflows: workflowOffers("the workflow versions to lease tasks of"),
-    max_tasks: Type.Optional(maxTasks("most tasks to lease (the worker's free slots); default 1")),
+    workflows: Type.Array(
+      Type.Object(
+        {
+          name,
+          version: name,
+          max_attempts: Type.Integer({ minimum: 1, maximum: 1000 }),
+          backoff_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: 500 },
+    ),
+    max_tasks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
   },
   strict,
@@ -57,18 +55,6 @@ export const CompleteManyBody = Type.Object(
       minItems: 1,
       maxItems: MAX_COMPLETES_PER_BATCH,
     }),
-    // Complete and poll (docs/workflows.md § Complete and poll): lease up to max_tasks more tasks
-    // of these workflows in the completes' transaction, answered in `leased`.
-    workflows: Type.Optional(
-      workflowOffers(
-        "complete and poll: also lease tasks of these workflow versions, in the completes' transaction (answered in `leased`)",
-      ),
-    ),
-    max_tasks: Type.Optional(
-      maxTasks(
-        "with workflows: most tasks to lease (the slots the batch frees plus the free ones), one fewer per task answered CANCEL_REQUESTED; default the batch's size, at most 100",
-      ),
-    ),
   },
   strict,
 );

@@ -97,20 +97,6 @@ export interface ErrorJson extends JsonObject {
   message: string;
 }
 
-/**
- * `POST /v1/worker/complete`: the finished tasks' results, and optionally a poll in the same
- * request (docs/workflows.md § Complete and poll): with `workflows`, the server leases up to
- * `max_tasks` more tasks of them in the completes' transaction and answers them in `leased`.
- */
-export interface CompleteManyRequestJson {
-  worker_id: string;
-  tasks: { task_id: string; result: JsonValue }[];
-  /** Lease more tasks of these workflows in the same transaction (as a poll offers them). */
-  workflows?: WorkflowOfferJson[];
-  /** Most tasks to lease with `workflows` (the slots the batch frees plus the free ones). Default: the batch's size, at most 100. */
-  max_tasks?: number;
-}
-
 /** `POST /v1/worker/complete`: per task, COMPLETED or the error that refused it (CONFLICT: lease gone). */
 export interface CompleteManyResponseJson {
   tasks: Record<
@@ -120,6 +106,4 @@ export interface CompleteManyResponseJson {
     | { status: "CANCEL_REQUESTED"; cancel_requested: string }
     | { code: string; message: string }
   >;
-  /** With `workflows` in the request: the tasks leased in the completes' transaction (possibly none). */
-  leased?: TaskJson[];
 }

@@ -114,62 +114,62 @@ export class WorkerTasks {
    * `identity` (the caller's, null without identities): only it may report on them.
    */
   async claim(request: PollRequestJson, handOff = false, identity: string | null = null): Promise<TaskJson[]> {
-    return this.o.store.transaction((t) => this.leaseIn(t, request, identity), handOff ? URGENT : undefined);
-  }
-
-  /** The lease of {@link claim} inside the caller's transaction `t`. */
-  private async leaseIn(t: StoreOps, request: PollRequestJson, identity: string | null): Promise<TaskJson[]> {
     const limit = Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
-    const now = this.o.clock.now();
-    // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
-    const candidates = await t.listClaimable({
-      workflows: request.workflows,
-      availableAtOrBeforeMs: now,
-      limit,
-      skipLocked: true,
-    });
-    if (!candidates.length) return [];
-    const seen = new Set<string>();
-    const withSteps = new Set<string>();
-    const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
-    for (const { task, execution, hasSteps } of candidates) {
-      if (hasSteps) withSteps.add(execution.executionId);
-      if (seen.has(execution.executionId)) continue;
-      seen.add(execution.executionId); // one task per execution per claim (its events take one seq each)
-      if (!isActiveStatus(execution.status)) {
-        await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
-        continue;
-      }
-      chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
-    }
-    const leased = new Set<string>();
-    for (const [policy, group] of groupBy(chosen, (c) => `${c.offer.max_attempts}/${c.offer.backoff_ms}`)) {
-      const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
-      const ids = await t.leaseTasks(
-        group.map((c) => c.task.taskId),
-        { owner: request.worker_id, identity, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
-      );
-      for (const id of ids) leased.add(id);
-    }
-    const out = chosen.filter((c) => leased.has(c.task.taskId));
-    if (!out.length) return [];
-    await t.appendEvents(
-      out.map((c) => ({
-        executionId: c.execution.executionId,
-        type: "WorkflowTaskStarted",
-        data: { worker_id: request.worker_id, run: c.task.run, attempt: c.task.attempt },
-        atMs: now,
-      })),
-    );
-    // Only a run with journaled steps (an attempt after a lost lease or a failure) reads them.
-    const journaled = out.map((c) => c.execution.executionId).filter((id) => withSteps.has(id));
-    const steps = groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
-    return out.map((c) =>
-      this.toTaskJson(
-        c.task,
-        c.execution,
-        (steps.get(c.execution.executionId) ?? []).filter((s) => s.run === c.task.run),
-      ),
+    return this.o.store.transaction(
+      async (t) => {
+        const now = this.o.clock.now();
+        // SKIP LOCKED on the executions too: a cancel holding one is let through, never waited for.
+        const candidates = await t.listClaimable({
+          workflows: request.workflows,
+          availableAtOrBeforeMs: now,
+          limit,
+          skipLocked: true,
+        });
+        if (!candidates.length) return [];
+        const seen = new Set<string>();
+        const withSteps = new Set<string>();
+        const chosen: { task: TaskLease; execution: Execution; offer: WorkflowOfferJson }[] = [];
+        for (const { task, execution, hasSteps } of candidates) {
+          if (hasSteps) withSteps.add(execution.executionId);
+          if (seen.has(execution.executionId)) continue;
+          seen.add(execution.executionId); // one task per execution per claim (its events take one seq each)
+          if (!isActiveStatus(execution.status)) {
+            await t.updateTask(task.taskId, { state: execution.status === "CANCELLED" ? "cancelled" : "done" });
+            continue;
+          }
+          chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
+        }
+        const leased = new Set<string>();
+        for (const [policy, group] of groupBy(chosen, (c) => `${c.offer.max_attempts}/${c.offer.backoff_ms}`)) {
+          const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
+          const ids = await t.leaseTasks(
+            group.map((c) => c.task.taskId),
+            { owner: request.worker_id, identity, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
+          );
+          for (const id of ids) leased.add(id);
+        }
+        const out = chosen.filter((c) => leased.has(c.task.taskId));
+        if (!out.length) return [];
+        await t.appendEvents(
+          out.map((c) => ({
+            executionId: c.execution.executionId,
+            type: "WorkflowTaskStarted",
+            data: { worker_id: request.worker_id, run: c.task.run, attempt: c.task.attempt },
+            atMs: now,
+          })),
+        );
+        // Only a run with journaled steps (an attempt after a lost lease or a failure) reads them.
+        const journaled = out.map((c) => c.execution.executionId).filter((id) => withSteps.has(id));
+        const steps = groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
+        return out.map((c) =>
+          this.toTaskJson(
+            c.task,
+            c.execution,
+            (steps.get(c.execution.executionId) ?? []).filter((s) => s.run === c.task.run),
+          ),
+        );
+      },
+      handOff ? URGENT : undefined,
     );
   }
 
@@ -221,38 +221,14 @@ export class WorkerTasks {
    * error and the others still complete.
    */
   async completeMany(holder: LeaseHolder, items: readonly CompleteItem[]): Promise<Record<string, CompleteAnswer>> {
-    return (await this.completeAndPoll(holder, items, null)).answers;
-  }
-
-  /**
-   * Complete and poll (docs/workflows.md § Complete and poll): the batch of {@link completeMany}
-   * and, in the same transaction after it, the lease of a poll that does not wait ({@link claim}:
-   * the same candidates, compare-and-set, events and lease identity). A task the batch answers
-   * CANCEL_REQUESTED keeps its worker's slot while it compensates, so each one leases one task
-   * fewer than `poll.max_tasks`. One commit for both: a crash before it leaves the batch's tasks
-   * leased as they were and leases nothing; `poll` null: the batch alone.
-   */
-  async completeAndPoll(
-    holder: LeaseHolder,
-    items: readonly CompleteItem[],
-    poll: PollRequestJson | null,
-  ): Promise<{ answers: Record<string, CompleteAnswer>; leased: TaskJson[] }> {
     const executions = this.o.executions;
-    if (poll !== null && !poll.workflows.length)
-      throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
-    if (poll !== null) await executions.workers.seen(poll.worker_id, poll.workflows);
-    const { answers, ended, leased } = await this.o.store.transaction(async (tx) => {
-      const batch = await completeBatch(tx, holder, items, this.o.clock.now(), (t, list, now) =>
+    const { answers, ended } = await this.o.store.transaction((tx) =>
+      completeBatch(tx, holder, items, this.o.clock.now(), (t, list, now) =>
         executions.endedInTransaction(t, list, now),
-      );
-      const kept = Object.values(batch.answers).filter((a) => "status" in a && a.status === "CANCEL_REQUESTED");
-      const limit = Math.min(poll?.max_tasks ?? items.length, MAX_TASKS_PER_POLL) - kept.length;
-      const leased =
-        poll !== null && limit > 0 ? await this.leaseIn(tx, { ...poll, max_tasks: limit }, holder.identity) : [];
-      return { ...batch, leased };
-    });
+      ),
+    );
     for (const execution of ended) executions.notifyEnded(execution);
-    return { answers, leased };
+    return answers;
   }
 
   /** A failed attempt: retried by the task's policy, else the execution is FAILED. */

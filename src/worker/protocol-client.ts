@@ -17,7 +17,7 @@ import type {
   PollResponseJson,
   TaskJson,
 } from "../domain/worker-protocol.js";
-import { Completions, type Refill, type RefillAsk } from "./completions.js";
+import { Completions } from "./completions.js";
 import { LeaseLostError } from "./errors.js";
 
 export interface ProtocolClientOptions {
@@ -27,8 +27,6 @@ export interface ProtocolClientOptions {
   clock: Clock;
   /** Aborts held polls (closing). */
   signal: AbortSignal;
-  /** Complete and poll: what each batch of completes leases with it (docs/workflows.md). Default none. */
-  refill?: Refill;
 }
 
 const seg = encodeURIComponent;
@@ -36,10 +34,9 @@ const seg = encodeURIComponent;
 export class ProtocolClient {
   private readonly http: HttpOptions;
   private readonly pollHttp: HttpOptions;
-  private readonly completions: Completions;
+  private readonly completions = new Completions(this);
 
   constructor(private readonly o: ProtocolClientOptions) {
-    this.completions = new Completions(this, o.refill ?? null);
     const baseUrl = o.server.replace(/\/+$/, "");
     this.http = { baseUrl, token: o.token ?? null };
     const signal = o.signal;
@@ -87,16 +84,9 @@ export class ProtocolClient {
     return this.completions.complete(taskId, result, retryForMs);
   }
 
-  /**
-   * One request, one transaction: per task COMPLETED or the error that refused it; with `poll`, the
-   * tasks leased in the same transaction (complete and poll).
-   */
-  completeMany(
-    tasks: { task_id: string; result: JsonValue }[],
-    retryForMs: number,
-    poll?: RefillAsk,
-  ): Promise<CompleteManyResponseJson> {
-    return this.post("/v1/worker/complete", poll ? { tasks, ...poll } : { tasks }, retryForMs);
+  /** One request, one transaction: per task COMPLETED or the error that refused it. */
+  completeMany(tasks: { task_id: string; result: JsonValue }[], retryForMs: number): Promise<CompleteManyResponseJson> {
+    return this.post("/v1/worker/complete", { tasks }, retryForMs);
   }
 
   /** The execution after the report: RUNNING (retried, or a cancel came first: cancel_reason), or FAILED. */

@@ -56,9 +56,6 @@ export class Worker {
   private readonly api: ProtocolClient;
   private readonly running = new Map<string, { control: TaskControl; done: Promise<void> }>();
   private slotFreed: (() => void) | null = null;
-  /** Slots held for tasks a poll in flight may lease, and for those batches of completes may lease beyond their own. */
-  private pollReserved = 0;
-  private refillReserved = 0;
   private heartbeatMs = DEFAULT_HEARTBEAT_MS;
   /** Aborted to cut the heartbeat loop's sleep short (a task asked for a shorter interval). */
   private heartbeatWake = new AbortController();
@@ -86,29 +83,7 @@ export class Worker {
       workerId: this.workerId,
       clock: this.clock,
       signal: this.closing.signal,
-      refill: {
-        // Complete and poll (docs/workflows.md): a batch of completes leases up to the slots it frees
-        // plus the free ones, so a draining worker needs one request per cycle, not a poll as well.
-        ask: (size) => {
-          if (this.closing.signal.aborted) return null;
-          const max = Math.min(size + Math.max(0, this.freeSlots()), MAX_TASKS_PER_POLL);
-          this.refillReserved += Math.max(0, max - size);
-          return { workflows: this.offers, max_tasks: max };
-        },
-        leased: (ask, size, tasks) => {
-          this.refillReserved -= Math.max(0, ask.max_tasks - size);
-          if (this.closing.signal.aborted) {
-            if (tasks.length) void this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);
-          } else for (const task of tasks) this.start(task);
-          this.slotFreed?.();
-        },
-      },
     });
-  }
-
-  /** Slots neither running a task nor held for a lease in flight. */
-  private freeSlots(): number {
-    return this.concurrency - this.running.size - this.pollReserved - this.refillReserved;
   }
 
   /** Registers the workflows, then works until `close()`; resolves once closed. */
@@ -138,7 +113,7 @@ export class Worker {
     await this.register();
     const heartbeats = this.heartbeatLoop();
     while (!this.closing.signal.aborted) {
-      const free = this.freeSlots();
+      const free = this.concurrency - this.running.size;
       if (free <= 0) {
         await new Promise<void>((resolve) => {
           this.slotFreed = resolve;
@@ -147,16 +122,13 @@ export class Worker {
         continue;
       }
       let tasks: TaskJson[];
-      this.pollReserved = Math.min(free, MAX_TASKS_PER_POLL);
       try {
-        tasks = await this.api.poll({ workflows: this.offers, max_tasks: this.pollReserved });
+        tasks = await this.api.poll({ workflows: this.offers, max_tasks: Math.min(free, MAX_TASKS_PER_POLL) });
       } catch (err) {
         if (this.closing.signal.aborted) break;
         this.log.warn("polling failed; retrying in 1 s", { error: errorJson(err).message });
         await this.clock.sleep(1000, this.closing.signal);
         continue;
-      } finally {
-        this.pollReserved = 0;
       }
       if (this.closing.signal.aborted) {
         await this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);

@@ -172,46 +172,5 @@ for (const dialect of ["sqlite", "postgres"] as const) {
       expect(Object.keys(billing).sort()).toEqual(["wb", "wm"]);
       expect(billing.wm).toEqual({ workflows: ["Billing"], running: 1 });
     });
-
-    it("complete and poll: the offered workflows are checked as a poll's, and its leases bind the caller's identity", async () => {
-      await start("o-10", "OrderProcessing");
-      const [task] = await poll("team-a", "w1", "OrderProcessing");
-      expect(task?.execution_id).toBe("o-10");
-      await start("o-11", "OrderProcessing");
-      await start("b-10", "Billing");
-      const before = [await state("o-10"), await state("o-11"), await state("b-10")];
-      const completeAndPoll = (identity: string, taskId: string, extra: object) =>
-        t.call(
-          "POST",
-          "/v1/worker/complete",
-          { worker_id: "w1", tasks: [{ task_id: taskId, result: { ok: 1 } }], ...extra },
-          as(identity),
-        );
-      // Offering a workflow its rules do not name: refused whole, nothing completed, nothing leased.
-      const refused = await completeAndPoll("team-a", task!.task_id, {
-        workflows: offer("OrderProcessing", "Billing"),
-        max_tasks: 5,
-      });
-      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: "PERMISSION_DENIED" });
-      expect(refused.body.message).toMatch(/team-a may not lease tasks of workflow "Billing"/);
-      const bad = await completeAndPoll("team-a", task!.task_id, { max_tasks: 5 });
-      expect({ status: bad.status, code: bad.body.code }).toEqual({ status: 400, code: "INVALID_ARGUMENT" });
-      expect([await state("o-10"), await state("o-11"), await state("b-10")]).toEqual(before);
-
-      const done = await completeAndPoll("team-a", task!.task_id, {
-        workflows: offer("OrderProcessing"),
-        max_tasks: 5,
-      });
-      expect(done.status).toBe(200);
-      expect(done.body.tasks[task!.task_id]).toEqual({ status: "COMPLETED" });
-      expect(done.body.leased.map((x: { execution_id: string }) => x.execution_id)).toEqual(["o-11"]);
-      const next = done.body.leased[0].task_id as string;
-      // The new lease is team-a's: team-b may not report on it, team-a may.
-      const forged = await completeAndPoll("team-b", next, {});
-      expect({ status: forged.status, code: forged.body.code }).toEqual({ status: 403, code: "PERMISSION_DENIED" });
-      const mine = await completeAndPoll("team-a", next, { workflows: offer("OrderProcessing") });
-      expect(mine.body).toEqual({ tasks: { [next]: { status: "COMPLETED" } }, leased: [] });
-      expect((await state("b-10")).events.map((e: { type: string }) => e.type)).toEqual(["WorkflowCreated"]);
-    });
   });
 }

@@ -5,9 +5,7 @@
  * RUNNING with its task leased and no completion, ready for the lease reaper to hand it out again.
  * A poll killed inside its transaction leases nothing: its tasks are pending, without an event; so
  * does a hand-off to a parked poll, and one that committed but was never answered is leased once,
- * re-leased after its expiry and completed once. Complete and poll (WorkerTasks.completeAndPoll)
- * killed inside its one transaction shows neither its completes nor its leases; committed but never
- * answered, its completes stand and its leases are re-leased once after they expire.
+ * re-leased after its expiry and completed once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -219,104 +217,6 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
       handed.map((id) => ({ task_id: id, result: null })),
     );
     for (const id of handed) expect(late[id]).toMatchObject({ code: "CONFLICT" });
-    const done = await tasks.completeMany(
-      { workerId: "w2", identity: null },
-      again.map((t) => ({ task_id: t.task_id, result: { ok: t.execution_id } })),
-    );
-    for (const t of again) {
-      expect(done[t.task_id]).toEqual({ status: "COMPLETED" });
-      const types = (await store.listEvents(t.execution_id)).map((e) => e.type);
-      expect(types.filter((x) => x === "WorkflowCompleted")).toHaveLength(1);
-      expect(types.filter((x) => x === "WorkflowTaskStarted")).toHaveLength(2);
-    }
-  });
-
-  it("complete and poll killed before its commit: none of its completes, none of its leases; each task runs once after", async () => {
-    location = await dialect.createLocation();
-    const run = runChild(location, "hang-complete-poll");
-    child = run.child;
-    const open = await run.waitFor((line) => line.startsWith("open-lease "));
-    const openTasks = open.slice("open-lease ".length).split(" ");
-    expect(openTasks).toHaveLength(20);
-    run.child.kill("SIGKILL");
-    expect(await run.exited).toBe("SIGKILL");
-    expect(run.completed).toHaveLength(20);
-    const store = await location.open();
-    await expectWhole(store, run);
-    // The batch (round 1): written inside the open transaction, rolled back; still leased to w.
-    const batch = run.leased.filter((id) => id.startsWith("crash-1-"));
-    expect(batch).toHaveLength(20);
-    const leaseUntil: number[] = [];
-    for (const id of batch) {
-      const task = await store.getTaskForExecution(id);
-      expect(task, id).toMatchObject({ state: "leased", leaseOwner: "w", attempt: 1 });
-      leaseUntil.push(task!.leaseUntilMs!);
-    }
-    // The lease in the same transaction: rolled back too, no WorkflowTaskStarted.
-    for (const id of openTasks) {
-      const task = await store.getTaskLease(id);
-      expect(task?.state, `${id}: its lease was rolled back`).toBe("pending");
-      expect(task!.executionId).toMatch(/^crash-next-/);
-      expect((await store.listEvents(task!.executionId)).map((e) => e.type)).toEqual(["WorkflowCreated"]);
-    }
-    // After the restart: the pending ones are leased once; the batch's after its leases end, once.
-    const clock = new ManualClock(Math.max(...leaseUntil) + 1);
-    const tasks = engine(store, clock);
-    const next = await tasks.claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 });
-    expect(next.map((t) => t.task_id).sort()).toEqual([...openTasks].sort());
-    for (const t of next) expect(await store.getTaskLease(t.task_id)).toMatchObject({ leaseOwner: "w2", attempt: 1 });
-    const complete = (list: typeof next) =>
-      tasks.completeMany(
-        { workerId: "w2", identity: null },
-        list.map((t) => ({ task_id: t.task_id, result: { ok: t.execution_id } })),
-      );
-    const answered = Object.values({ ...(await complete(next)) });
-    for (const id of batch) expect(await tasks.reap((await store.getTaskForExecution(id))!.taskId)).toBe(true);
-    clock.advance(60_000); // past the retry back-off
-    const retried = await tasks.claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 });
-    expect(retried.map((t) => t.execution_id).sort()).toEqual([...batch].sort());
-    expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
-    answered.push(...Object.values(await complete(retried)));
-    expect(answered).toEqual(Array.from({ length: 40 }, () => ({ status: "COMPLETED" })));
-    for (const t of [...next, ...retried]) {
-      const types = (await store.listEvents(t.execution_id)).map((e) => e.type);
-      expect(
-        types.filter((x) => x === "WorkflowCompleted"),
-        t.execution_id,
-      ).toHaveLength(1);
-    }
-  });
-
-  it("complete and poll committed but never answered: completed once; its leases re-leased after their expiry, once", async () => {
-    location = await dialect.createLocation();
-    const run = runChild(location, "complete-poll-answer");
-    child = run.child;
-    const polled = (await run.waitFor((line) => line.startsWith("polled "))).slice("polled ".length).split(" ");
-    expect(polled).toHaveLength(20);
-    run.child.kill("SIGKILL");
-    expect(await run.exited).toBe("SIGKILL");
-    const store = await location.open();
-    await expectWhole(store, run);
-    const batch = run.leased.filter((id) => id.startsWith("crash-1-"));
-    for (const id of batch) expect((await store.getExecution(id))?.status, id).toBe("COMPLETED");
-    const leaseUntil: number[] = [];
-    for (const id of polled) {
-      const task = await store.getTaskLease(id);
-      expect(task).toMatchObject({ state: "leased", leaseOwner: "w", attempt: 1 });
-      leaseUntil.push(task!.leaseUntilMs!);
-    }
-    const clock = new ManualClock(Math.max(...leaseUntil) + 1);
-    const tasks = engine(store, clock);
-    for (const id of polled) expect(await tasks.reap(id)).toBe(true);
-    clock.advance(60_000);
-    const again = await tasks.claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 });
-    expect(again.map((t) => t.task_id).sort()).toEqual([...polled].sort());
-    expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
-    const late = await tasks.completeMany(
-      { workerId: "w", identity: null },
-      polled.map((id) => ({ task_id: id, result: null })),
-    );
-    for (const id of polled) expect(late[id]).toMatchObject({ code: "CONFLICT" });
     const done = await tasks.completeMany(
       { workerId: "w2", identity: null },
       again.map((t) => ({ task_id: t.task_id, result: { ok: t.execution_id } })),

@@ -1,5 +1,5 @@
 /** WorkerTasks.completeMany (POST /v1/worker/complete): one transaction, an answer per task. */
-import { expect, it, vi } from "vitest";
+import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Executions } from "../../src/engine/executions.js";
 import { TaskWakeups } from "../../src/engine/task-wakeups.js";
@@ -91,69 +91,5 @@ describeEachDialect("batched completes", (dialect) => {
     // The identity that took it still may.
     const done = await tasks.complete(theirs!.task_id, { workerId: "w1", identity: "team-b" }, { ok: 1 });
     expect(done.status).toBe("COMPLETED");
-  });
-});
-
-describeEachDialect("complete and poll", (dialect) => {
-  const db = useStore(dialect);
-
-  it("completes the batch and leases up to max_tasks more in one transaction, one fewer per task a cancel keeps", async () => {
-    const store = db.store;
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const workflows = new Workflows({ store, clock });
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "W", version: "1.0.0" });
-    for (const id of ["a", "b", "c"]) await executions.start({ executionId: id, workflow: "W", input: {} });
-    const first = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 3 }, false, "team-a");
-    expect(first).toHaveLength(3);
-    for (const id of ["d", "e", "f", "g", "h"]) await executions.start({ executionId: id, workflow: "W", input: {} });
-    await executions.cancel("c", { reason: "stop" }); // its completion is answered CANCEL_REQUESTED
-    const transactions = vi.spyOn(store, "transaction");
-    const holder = { workerId: "w1", identity: "team-a" };
-    const { answers, leased } = await tasks.completeAndPoll(
-      holder,
-      first.map((t) => ({ task_id: t.task_id, result: { done: t.execution_id } })),
-      { worker_id: "w1", workflows: offer, max_tasks: 4 },
-    );
-    expect(transactions).toHaveBeenCalledTimes(1);
-    transactions.mockRestore();
-    const byExecution = Object.fromEntries(first.map((t) => [t.execution_id, answers[t.task_id]]));
-    expect(byExecution).toEqual({
-      a: { status: "COMPLETED" },
-      b: { status: "COMPLETED" },
-      c: { status: "CANCEL_REQUESTED", cancel_requested: "stop" },
-    });
-    // max_tasks 4, minus the one task (c) that keeps its slot to compensate: the three oldest pending.
-    expect(leased.map((t) => t.execution_id)).toEqual(["d", "e", "f"]);
-    for (const t of leased) {
-      expect(await store.getTaskLease(t.task_id)).toMatchObject({
-        state: "leased",
-        leaseOwner: "w1",
-        leaseIdentity: "team-a",
-        leaseUntilMs: clock.now() + tasks.leaseMs,
-      });
-      const events = (await store.listEvents(t.execution_id)).map((e) => [e.type, e.data.worker_id ?? null]);
-      expect(events).toEqual([
-        ["WorkflowCreated", null],
-        ["WorkflowTaskStarted", "w1"],
-      ]);
-    }
-    expect(await store.getExecution("a")).toMatchObject({ status: "COMPLETED", result: { done: "a" } });
-    expect((await store.getTaskForExecution("g"))?.state).toBe("pending");
-    // Without max_tasks, as many as the batch's size; a lease that finds nothing answers none.
-    const again = await tasks.completeAndPoll(
-      holder,
-      leased.map((t) => ({ task_id: t.task_id, result: null })),
-      { worker_id: "w1", workflows: offer },
-    );
-    expect(again.leased.map((t) => t.execution_id)).toEqual(["g", "h"]);
-    const last = await tasks.completeAndPoll(
-      holder,
-      again.leased.map((t) => ({ task_id: t.task_id, result: null })),
-      { worker_id: "w1", workflows: offer, max_tasks: 100 },
-    );
-    expect(last.leased).toEqual([]);
-    expect(Object.values(last.answers)).toEqual([{ status: "COMPLETED" }, { status: "COMPLETED" }]);
   });
 });
