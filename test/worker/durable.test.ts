@@ -6,8 +6,11 @@ import { expect, it } from "vitest";
 import { describeEachDialect } from "../helpers/db.js";
 import { stop, useWorkerCluster, waitFor } from "./harness.js";
 
+/** Far longer than any stall of a loaded machine: a lease ends only when a test jumps the server's clock. */
+const LEASE_MS = 30_000;
+
 describeEachDialect("durable execution", (dialect) => {
-  const cluster = useWorkerCluster(dialect, { leaseMs: 1000 });
+  const cluster = useWorkerCluster(dialect, { leaseMs: LEASE_MS });
 
   it("replaces a worker killed during step 2 of 3 without running step 1 again", async () => {
     const { client } = cluster;
@@ -20,6 +23,8 @@ describeEachDialect("durable execution", (dialect) => {
     expect(started.status).toBe("RUNNING");
     await waitFor("step two on A", async () => cluster.marks("kill-1").includes("A kill-1 run two attempt=1"));
     await stop(a, "SIGKILL");
+    // A's lease ends: the reaper hands the task back (attempt 2) for B.
+    await cluster.jumpServerClock(LEASE_MS + 1000);
     await cluster.startWorker("B");
     const done = await waitFor("COMPLETED", async () => {
       const e = await client.getExecution("kill-1");

@@ -69,6 +69,11 @@ export interface WorkerCluster {
   startWorker(tag: string, env?: Record<string, string>): Promise<Child>;
   /** Mark lines written by the workers: `<worker> <execution> <what>`. */
   marks(executionId?: string): string[];
+  /**
+   * Moves the server's clock `ms` forward (test/helpers/jump-clock.ts): the leases it carries past
+   * their end expire and the reaper hands their tasks back, whatever the lease length.
+   */
+  jumpServerClock(ms: number): Promise<void>;
 }
 
 /** A server (lease `leaseMs`) on a fresh database for each test; workers started on demand. */
@@ -117,6 +122,14 @@ export function useWorkerCluster(dialect: TestDialect, opts: { leaseMs: number }
       });
       s.children.push(child);
       return child;
+    },
+    async jumpServerClock(ms) {
+      const res = await fetch(`${current().server.ready}/test/clock/jump`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ms }),
+      });
+      if (!res.ok) throw new Error(`the server's clock did not jump: ${res.status} ${await res.text()}`);
     },
     marks(executionId) {
       const lines = readFileSync(join(current().dir, "marks"), "utf8").split("\n").filter(Boolean);
