@@ -5,10 +5,32 @@
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
+/** What PostgreSQL sends a backend that pg_terminate_backend ended: ErrorResponse, FATAL 57P01. */
+function terminatedMessage(): Buffer {
+  const fields = Buffer.concat(
+    [
+      ["S", "FATAL"],
+      ["V", "FATAL"],
+      ["C", "57P01"],
+      ["M", "terminating connection due to administrator command"],
+    ].map(([code, text]) => Buffer.from(`${code}${text}\0`)),
+  );
+  const head = Buffer.alloc(5);
+  head.write("E", 0);
+  head.writeInt32BE(4 + fields.length + 1, 1);
+  return Buffer.concat([head, fields, Buffer.from([0])]);
+}
+
 export class DbProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   port = 0;
+  /**
+   * When set, every new connection is terminated the moment it is ready: the database's first
+   * ReadyForQuery and a FATAL 57P01 reach the client in one write, then the connection closes, as
+   * when pg_terminate_backend hits a backend that just started (the client parses both in one read).
+   */
+  terminateWhenReady = false;
 
   constructor(
     private readonly targetHost: string,
@@ -25,7 +47,8 @@ export class DbProxy {
         s.on("error", () => undefined);
       }
       client.pipe(upstream);
-      upstream.pipe(client);
+      if (this.terminateWhenReady) upstream.on("data", terminateAtReady(client, upstream));
+      else upstream.pipe(client);
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
     });
@@ -54,4 +77,28 @@ export class DbProxy {
     u.port = String(this.port);
     return u.toString();
   }
+}
+
+/**
+ * Passes the database's messages (type byte, int32 length) on to `client` until the first
+ * ReadyForQuery ('Z'), which it sends in one write with a FATAL 57P01; then closes both sides.
+ */
+function terminateAtReady(client: Socket, upstream: Socket): (chunk: Buffer) => void {
+  let pending = Buffer.alloc(0);
+  let done = false;
+  return (chunk) => {
+    if (done) return;
+    pending = Buffer.concat([pending, chunk]);
+    let at = 0;
+    while (pending.length >= at + 5) {
+      const end = at + 1 + pending.readInt32BE(at + 1);
+      if (pending.length < end) break;
+      if (pending[at] === "Z".charCodeAt(0)) {
+        done = true;
+        client.end(Buffer.concat([pending.subarray(0, end), terminatedMessage()]), () => upstream.destroy());
+        return;
+      }
+      at = end;
+    }
+  };
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { ORDER_INPUT, startTestServer } from "../api/helpers.js";
 import { PG_URL } from "../helpers/db.js";
 import { DbProxy } from "./db-proxy.js";
@@ -120,6 +121,33 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
     },
     60_000,
   );
+
+  it("a connection terminated the moment it is ready fails its transaction or migration 503, never the process", async () => {
+    // The FATAL comes in the same read as the ReadyForQuery that completed the connection: before
+    // the pool's caller could listen on the client unless it listens inside the hand-over (an
+    // unhandled 'error' event then fails this file, and kills a server).
+    const target = new URL(PG_URL!);
+    const proxy = new DbProxy(target.hostname, Number(target.port || 5432));
+    await proxy.up();
+    const store = new PostgresStore({ connectionString: proxy.url(PG_URL!), searchPath: schema });
+    try {
+      await store.open();
+      await proxy.down(); // the pool's idle connection goes: each transaction below connects anew
+      proxy.terminateWhenReady = true;
+      await proxy.up();
+      for (let i = 0; i < 5; i++) {
+        await expect(store.transaction((tx) => tx.getExecution("none"))).rejects.toMatchObject({ code: "UNAVAILABLE" });
+      }
+      // A server starting meets it in its migration's connection.
+      const starting = new PostgresStore({ connectionString: proxy.url(PG_URL!), searchPath: schema });
+      await expect(starting.open()).rejects.toMatchObject({ code: "UNAVAILABLE" });
+      proxy.terminateWhenReady = false;
+      expect(await store.transaction((tx) => tx.getExecution("none"))).toBeNull();
+    } finally {
+      await store.close();
+      await proxy.down();
+    }
+  });
 
   it("survives the database going away and coming back: 503 and not-ready meanwhile, then recovers by itself", async () => {
     const target = new URL(PG_URL!);

@@ -10,12 +10,16 @@ import {
   type MigrateResult,
   planMigrations,
 } from "../migrations.js";
+import { checkOut } from "./check-out.js";
 import { ADVISORY_LOCK_KEYS, postgresDialect } from "./dialect.js";
 
 export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<MigrateResult> {
   const all = loadMigrations("postgres", dir);
-  const client = await pool.connect();
   let broken = false;
+  const onError = () => {
+    broken = true; // the query in flight fails on its own
+  };
+  const client = await checkOut(pool, onError);
   try {
     await client.query(`SELECT pg_advisory_lock(${ADVISORY_LOCK_KEYS.migrations})`);
     try {
@@ -62,6 +66,7 @@ export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<Migr
     throw error;
   } finally {
     // A connection that failed mid-migration is discarded rather than returned with unknown state.
+    client.removeListener("error", onError);
     client.release(broken);
   }
 }

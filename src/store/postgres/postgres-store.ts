@@ -9,6 +9,7 @@ import type { AppliedMigration } from "../migrations.js";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import type { Store, StoreOps } from "../store.js";
+import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { migratePostgres } from "./migrate.js";
 import { asUnavailable } from "./unavailable.js";
@@ -173,12 +174,6 @@ export class PostgresStore extends SqlOps implements Store {
   async transaction<T>(fn: (tx: StoreOps, client?: pg.PoolClient) => Promise<T>): Promise<T> {
     const outer = joined(this.ambient);
     if (outer !== undefined) return this.savepoint(outer, fn);
-    let client: pg.PoolClient;
-    try {
-      client = await requirePool(this.holder).connect();
-    } catch (err) {
-      throw asUnavailable(err);
-    }
     let active = true;
     let broken = false;
     // A checked-out client has no listener of the pool's: without this one, a connection dropped
@@ -188,7 +183,12 @@ export class PostgresStore extends SqlOps implements Store {
       broken = true;
       this.options.onClientError?.(err);
     };
-    client.on("error", onError);
+    let client: pg.PoolClient;
+    try {
+      client = await checkOut(requirePool(this.holder), onError);
+    } catch (err) {
+      throw asUnavailable(err);
+    }
     const exec = executor(() => {
       if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
       return client;
