@@ -21,6 +21,10 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** The connections' `search_path` (e.g. a test schema). Default: the server's default. */
   searchPath?: string;
+  /** A connection attempt slower than this fails with UNAVAILABLE. Default {@link CONNECT_TIMEOUT_MS}. */
+  connectTimeoutMs?: number;
+  /** Waiting longer than this for a free pooled connection fails with UNAVAILABLE. Default {@link POOL_WAIT_MS}. */
+  poolWaitMs?: number;
   /** Receives errors of idle pooled connections (the pool has already dropped them). Default: ignored. */
   onPoolError?: (error: Error) => void;
   /** Receives errors of connections inside a transaction (the transaction fails with UNAVAILABLE). */
@@ -34,6 +38,14 @@ export interface PostgresStoreOptions {
 
 /** A connection attempt slower than this fails the request with UNAVAILABLE instead of hanging it. */
 export const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * How long a request waits for one of the pool's connections while all are in use (the database
+ * answering, the pool busy: 50 triggers of one schedule queue on its row lock, each holding a
+ * connection) before it fails with UNAVAILABLE. It used to be the connect timeout: pg-pool applies
+ * its one `connectionTimeoutMillis` to both, so a burst on a live database was answered "the
+ * database is unavailable" after 5 s (test/faults/races.test.ts, under load).
+ */
+export const POOL_WAIT_MS = 30_000;
 
 const INT8_OID = 20;
 
@@ -50,6 +62,18 @@ const types: pg.CustomTypesConfig = {
       ? parseInt8
       : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
 };
+
+/**
+ * pg's Client with its own connect timeout: pg-pool's `connectionTimeoutMillis` limits the wait for
+ * a free connection too, so the attempt itself is limited here, on the client.
+ */
+function clientWithConnectTimeout(ms: number): typeof pg.Client {
+  return class extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: ms });
+    }
+  };
+}
 
 /** Named statements are prepared once per connection; the name is stable per SQL text. */
 class StatementNames {
@@ -124,8 +148,10 @@ export class PostgresStore extends SqlOps implements Store {
       application_name: "orbit",
       max: this.options.maxConnections ?? 10,
       types,
-      // A database that is gone must fail requests quickly (503), not queue them forever.
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // A database that is gone must fail requests quickly (503), not queue them forever; a busy
+      // pool is not a database gone, so waiting for a connection has its own, longer limit.
+      connectionTimeoutMillis: this.options.poolWaitMs ?? POOL_WAIT_MS,
+      Client: clientWithConnectTimeout(this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
       keepAlive: true,
       ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
     });

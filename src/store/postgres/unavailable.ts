@@ -34,6 +34,7 @@ const MESSAGES = [
   "Client has encountered a connection error and is not queryable",
   "Client was closed and is not queryable",
   "timeout exceeded when trying to connect",
+  "timeout expired", // the client's own connect timeout
   "Connection timeout",
   "Query read timeout",
 ];
