@@ -6,6 +6,7 @@
  * write it acknowledged, report not-ready while the database refuses it, and fire again afterwards.
  */
 import { randomBytes } from "node:crypto";
+import { type AddressInfo, createServer } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
@@ -146,6 +147,27 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
     } finally {
       await store.close();
       await proxy.down();
+    }
+  });
+
+  it("a connection attempt that gets no answer fails 503 after the connect timeout, not the pool's wait", async () => {
+    // A listener that accepts and never answers: the attempt hangs until the client's own timeout.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", () => resolve()));
+    const { port } = silent.address() as AddressInfo;
+    const store = new PostgresStore({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
+      connectTimeoutMs: 200,
+      poolWaitMs: 600_000,
+    });
+    try {
+      await expect(store.open()).rejects.toMatchObject({
+        code: "UNAVAILABLE",
+        message: expect.stringContaining("timeout expired"),
+      });
+    } finally {
+      await store.close();
+      silent.close();
     }
   });
 
