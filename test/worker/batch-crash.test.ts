@@ -18,6 +18,7 @@ import { TaskWakeups } from "../../src/engine/task-wakeups.js";
 import { WorkerTasks } from "../../src/engine/tasks.js";
 import { Workflows } from "../../src/engine/workflows.js";
 import type { Store } from "../../src/store/store.js";
+import { childArgs } from "../helpers/child.js";
 import { describeEachDialect, type TestLocation } from "../helpers/db.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/batch-crash-child.ts", import.meta.url));
@@ -31,7 +32,7 @@ interface Run {
 }
 
 function runChild(location: TestLocation, mode: string): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+  const child = spawn(process.execPath, childArgs(CHILD), {
     env: { ...process.env, ...location.env, ORBIT_CRASH_MODE: mode },
     stdio: ["ignore", "pipe", "pipe"],
   });
