@@ -223,8 +223,24 @@ export function settle(f: {
   return { row: next, ledger, skipped };
 }
 
-/** Every 64th fire, not the first: a schedule's first fire has (almost) no ledger to prune. */
+/** How many decisions apart a schedule's ledger is pruned. */
+const PRUNE_EVERY = 64;
+
+/**
+ * Every 64th fire, not the first (a schedule's first fire has no ledger to prune), at a phase of its
+ * own: schedules created together decide in step, and pruning them all in the same fire made every
+ * 64th herd do 64 ledger deletes per schedule at once (about 110 µs of CPU per schedule on SQLite:
+ * ~1.1 s more for a herd of 10,000, docs/benchmarks.md § Memory). Spread, a herd prunes 1/64 of
+ * its schedules; the work and the ledger's bound are the same.
+ */
 export const prunesNow = (row: ScheduleRow): boolean => {
   const decided = row.fired + row.skipped;
-  return decided > 0 && decided % 64 === 0;
+  return decided > 0 && (decided + prunePhase(row.scheduleId)) % PRUNE_EVERY === 0;
 };
+
+/** A schedule's phase in 0..63 from its id (FNV-1a over the UTF-16 units): stable and cheap. */
+function prunePhase(scheduleId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < scheduleId.length; i++) h = Math.imul(h ^ scheduleId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % PRUNE_EVERY;
+}
