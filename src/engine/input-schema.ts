@@ -6,15 +6,35 @@
  * happens once per version per process (the validators are cached by the caller), so the extra
  * instances cost little.
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsPlugin from "ajv-formats";
+import { createRequire } from "node:module";
+import type Ajv2020 from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import type addFormatsPlugin from "ajv-formats";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 
-// Both packages are CommonJS; under NodeNext their classes arrive as the `.default` of the
-// imported module (which is also how they are exported at run time).
-const Ajv = Ajv2020.default;
-const addFormats = addFormatsPlugin.default;
+interface AjvModules {
+  Ajv: typeof Ajv2020.default;
+  addFormats: typeof addFormatsPlugin.default;
+}
+let ajvModules: AjvModules | null = null;
+
+/**
+ * Ajv and ajv-formats, loaded on the first compile rather than with this module: a worker process
+ * whose workflows declare no input schema never needs them (about 2 MB of RSS; docs/operations.md
+ * § Sizing). Both packages are CommonJS, so `require` loads them synchronously; their classes are
+ * the `.default` of the module, as under NodeNext's import.
+ */
+function ajv(): AjvModules {
+  if (ajvModules === null) {
+    const require = createRequire(import.meta.url);
+    ajvModules = {
+      Ajv: (require("ajv/dist/2020.js") as typeof Ajv2020).default,
+      addFormats: (require("ajv-formats") as typeof addFormatsPlugin).default,
+    };
+  }
+  return ajvModules;
+}
 
 /** How many schema violations a message lists before summarising the rest. */
 const MAX_LISTED_ERRORS = 5;
@@ -28,7 +48,8 @@ export type InputValidator = ValidateFunction;
  * undeclared properties) are off.
  */
 export function compileInputSchema(schema: JsonObject, label: string): InputValidator {
-  const ajv = new Ajv({
+  const { Ajv, addFormats } = ajv();
+  const validator = new Ajv({
     strict: true,
     strictTypes: false,
     strictTuples: false,
@@ -36,9 +57,9 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     useDefaults: true,
     allErrors: true,
   });
-  addFormats(ajv);
+  addFormats(validator);
   try {
-    return ajv.compile(schema);
+    return validator.compile(schema);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new OrbitError(
