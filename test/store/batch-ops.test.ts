@@ -99,6 +99,19 @@ describeEachDialect("store batched fire operations", (dialect) => {
     expect(await db.store.getSchedules([])).toEqual([]);
   });
 
+  it("answers each inserted id once, in the rows' order, when a batch names an id twice or one that exists", async () => {
+    await db.store.insertSchedule(schedule("there"));
+    const ids = await db.store.transaction((tx) =>
+      tx.insertSchedules([schedule("z"), schedule("there"), schedule("a"), schedule("z")]),
+    );
+    expect(ids).toEqual(["z", "a"]);
+    await db.store.insertExecution(execution("x-there"));
+    const started = await db.store.transaction((tx) =>
+      tx.insertExecutions([execution("x-z"), execution("x-there"), execution("x-a"), execution("x-z")]),
+    );
+    expect(started).toEqual(["x-z", "x-a"]);
+  });
+
   it("advances schedules under their compare-and-set, writing only what a fire changes", async () => {
     await db.store.insertSchedule(schedule("s1"));
     await db.store.insertSchedule(schedule("s2"));

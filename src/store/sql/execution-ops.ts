@@ -8,7 +8,7 @@ import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
 import type { ExecutionFilter, ExecutionPatch, FirstEvent, LockOption } from "../store.js";
-import { batchInsertSql, columnSet, jsonParam } from "./columns.js";
+import { batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { RowMapper } from "./row-mappers.js";
@@ -60,6 +60,27 @@ export class ExecutionOps {
 
   protected lock(lock: LockOption | undefined): string {
     return lock?.forUpdate ? this.sqlDialect.forUpdate : "";
+  }
+
+  /**
+   * Inserts `rows` with a statement whose conflicts are skipped (`ON CONFLICT … DO NOTHING`) and
+   * returns the keys of the rows inserted, in the rows' order, each once: row by row on SQLite, one
+   * `unnest` statement on PostgreSQL whatever the number of rows.
+   */
+  protected async insertSkippingConflicts<R>(
+    sql: { single: string; unnest: string },
+    set: ColumnSet<R>,
+    rows: readonly R[],
+    key: { column: string; of: (row: R) => string },
+  ): Promise<string[]> {
+    if (rows.length === 0) return [];
+    if (this.sqlDialect.batch === "rows") {
+      const changed = await this.exec.runMany(sql.single, rows.map(set.params));
+      return rows.filter((_, i) => changed[i] === 1).map(key.of);
+    }
+    const inserted = await this.exec.all(`${sql.unnest} RETURNING ${key.column}`, set.arrays(rows));
+    const keys = new Set(inserted.map((r) => String(r[key.column])));
+    return rows.map(key.of).filter((k) => keys.delete(k));
   }
 
   // Workflows
@@ -116,16 +137,10 @@ export class ExecutionOps {
   }
 
   async insertExecutions(executions: readonly Execution[]): Promise<string[]> {
-    if (executions.length === 0) return [];
-    if (this.sqlDialect.batch === "rows") {
-      const changed = await this.exec.runMany(INSERT_EXECUTION.single, executions.map(EXECUTION_ALL.params));
-      return executions.filter((_, i) => changed[i] === 1).map((e) => e.executionId);
-    }
-    const rows = await this.exec.all(
-      `${INSERT_EXECUTION.unnest} RETURNING execution_id`,
-      EXECUTION_ALL.arrays(executions),
-    );
-    return rows.map((r) => String(r.execution_id));
+    return this.insertSkippingConflicts(INSERT_EXECUTION, EXECUTION_ALL, executions, {
+      column: "execution_id",
+      of: (e) => e.executionId,
+    });
   }
 
   async getExecutionStatuses(executionIds: readonly string[]): Promise<Map<string, ExecutionStatus>> {

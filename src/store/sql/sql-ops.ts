@@ -78,14 +78,10 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async insertSchedules(rows: readonly ScheduleRow[]): Promise<string[]> {
-    if (rows.length === 0) return [];
-    if (this.sqlDialect.batch === "rows") {
-      const changed = await this.exec.runMany(INSERT_SCHEDULE.single, rows.map(SCHEDULE_ALL.params));
-      return rows.filter((_, i) => changed[i] === 1).map((r) => r.scheduleId);
-    }
-    const inserted = await this.exec.all(`${INSERT_SCHEDULE.unnest} RETURNING schedule_id`, SCHEDULE_ALL.arrays(rows));
-    const ids = new Set(inserted.map((r) => String(r.schedule_id)));
-    return rows.filter((r) => ids.has(r.scheduleId)).map((r) => r.scheduleId);
+    return this.insertSkippingConflicts(INSERT_SCHEDULE, SCHEDULE_ALL, rows, {
+      column: "schedule_id",
+      of: (r) => r.scheduleId,
+    });
   }
 
   async getSchedules(scheduleIds: readonly string[], lock?: LockOption): Promise<ScheduleRow[]> {
