@@ -63,6 +63,12 @@ const MIN_BATCH = 20;
  * a timer that fires late because a synchronous driver held the event loop.
  */
 const WINDOW_FACTOR = 2;
+/**
+ * The longest expected length a window is asked for. A batch that took long (a cold cache, a WAL
+ * checkpoint) would otherwise ask for a window longer than the gaps between fires, and the pass
+ * would wait forever (seen at 1M on SQLite: the pass stopped at 600k).
+ */
+const MAX_EXPECTED_MS = 4 * TARGET_BATCH_MS;
 
 export class Retention {
   private readonly stop = new AbortController();
@@ -136,7 +142,7 @@ export class Retention {
       );
       // The next batch's expected length: this one's scaled to the next size (not this one's own:
       // one slow cold batch would ask for a window no firing schedule ever leaves, and stall the pass).
-      expectedMs = (tookMs * next) / size;
+      expectedMs = Math.min(MAX_EXPECTED_MS, (tookMs * next) / size);
       size = next;
       this.size = size;
       // Rest as long as the batch took: retention takes at most half of the store's time, and

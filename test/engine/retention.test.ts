@@ -8,13 +8,13 @@
  */
 import Database from "better-sqlite3";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
-import { Retention } from "../../src/engine/retention.js";
+import { describe, expect, it, vi } from "vitest";
+import { Retention, TARGET_BATCH_MS } from "../../src/engine/retention.js";
 import { toPostgresPlaceholders } from "../../src/store/postgres/dialect.js";
 import { pruneBatchSql, pruneDeleteSql } from "../../src/store/sql/retention-ops.js";
 import { migrateSqlite } from "../../src/store/sqlite/migrate.js";
 import type { PruneQuery, Store, StoreOps } from "../../src/store/store.js";
-import { describeEachDialect, PG_URL, postgresDialect, useStore } from "../helpers/db.js";
+import { describeEachDialect, dialects, PG_URL, postgresDialect, useStore } from "../helpers/db.js";
 import { makeHarness, ORDER_INPUT } from "../scheduler/harness.js";
 
 /** The store, with every retention batch's query recorded (and `onBatch` called) before it runs. */
@@ -220,6 +220,44 @@ const QUERIES: { q: PruneQuery; index: string }[] = [
     index: "orbit_executions_workflow_ended",
   },
 ];
+
+describe("retention's pacing", () => {
+  // A batch that took long (a cold cache, a WAL checkpoint) once asked for a window longer than the
+  // gaps between fires, and the pass waited forever (at 1M on SQLite it stopped at 600k).
+  it("asks the firing loop for a bounded window even after a slow batch", async () => {
+    const location = await dialects[0]!.createLocation();
+    const store = await location.open();
+    const asked: number[] = [];
+    let offset = 0;
+    const now = performance.now.bind(performance);
+    const spy = vi.spyOn(performance, "now").mockImplementation(() => now() + offset);
+    try {
+      const h = await makeHarness(store);
+      for (const id of ["a", "b", "c", "d", "e"]) {
+        await h.executions.start({ executionId: id, workflow: "OrderProcessing", input: ORDER_INPUT });
+        await h.executions.complete(id, {});
+      }
+      h.clock.advance(40 * DAY);
+      const rec = recording(store, () => {
+        offset += 1000; // every batch "takes" a second
+      });
+      const retention = new Retention({
+        store: rec.store,
+        clock: h.clock,
+        maxAgeMs: 30 * DAY,
+        batchSize: 2,
+        fires: { clearFor: async (ms) => void asked.push(ms) },
+      });
+      expect(await retention.runOnce()).toBe(5);
+      expect(asked).toHaveLength(3);
+      expect(asked[0]).toBe(2 * TARGET_BATCH_MS);
+      for (const ms of asked) expect(ms).toBeLessThanOrEqual(8 * TARGET_BATCH_MS);
+    } finally {
+      spy.mockRestore();
+      await location.destroy();
+    }
+  });
+});
 
 describe("retention's batch query [sqlite]", () => {
   // With the status index, SQLite read and sorted every ended execution for each batch: 1.8 s per
