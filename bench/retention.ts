@@ -60,8 +60,8 @@ interface Sizes {
   remaining(): Promise<number>;
   /** Reclaims the freed space the way the docs tell the user to; returns what it did. */
   reclaim(): Promise<string>;
-  /** Starts the database's background maintenance where the server has it off; returns its stop. */
-  maintain?(): Promise<() => Promise<string>>;
+  /** Starts the database's background maintenance where the server has it off. */
+  maintain?(): Promise<Maintenance>;
 }
 
 async function seed(store: Store, t0: number): Promise<void> {
@@ -124,6 +124,18 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   // Paced like a server's firing loop: the 100 schedules come due every PERIOD_MS of wall time, and
   // a round's lag is from that tick to the end of its fireDue(), so time spent waiting behind a
   // retention batch (or a timer delayed by one: better-sqlite3 blocks the event loop) counts.
+  const maintenance = await sizes.maintain?.();
+  /** Whether a VACUUM ran during the last round (PostgreSQL with emulated autovacuum). */
+  let roundVacuum = false;
+  const quiet: number[] = [];
+  /** The rounds no VACUUM overlapped, when there was one. */
+  const quietStats = (all: number[]): string =>
+    maintenance && quiet.length < all.length ? `; without a VACUUM running ${stats(quiet)}` : "";
+  const timed = async (into: number[]): Promise<void> => {
+    const lag = await round();
+    into.push(lag);
+    if (!roundVacuum) quiet.push(lag);
+  };
   let next = performance.now() + PERIOD_MS;
   let inRound = false;
   const roundEnded = new Set<() => void>();
@@ -132,9 +144,11 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
     const wait = due - performance.now();
     await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
     inRound = true;
+    roundVacuum = maintenance?.busy() ?? false;
     h.clock.advance(60_000);
     await h.scheduler.loop.fireDue();
     const lag = performance.now() - due;
+    roundVacuum ||= maintenance?.busy() ?? false;
     next = Math.max(due + PERIOD_MS, performance.now() - PERIOD_MS);
     inRound = false;
     for (const done of [...roundEnded]) done();
@@ -161,11 +175,11 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   };
   const idle = async (label: string): Promise<void> => {
     const ms: number[] = [];
-    for (let r = 0; r < IDLE_ROUNDS; r++) ms.push(await round());
-    console.log(`${label}: fire lag of 100 schedules ${stats(ms)}; load ${load()}`);
+    quiet.length = 0;
+    for (let r = 0; r < IDLE_ROUNDS; r++) await timed(ms);
+    console.log(`${label}: fire lag of 100 schedules ${stats(ms)}${quietStats(ms)}; load ${load()}`);
   };
 
-  const stopMaintenance = await sizes.maintain?.();
   await idle("idle, before      ");
   const retention = new Retention({
     store,
@@ -182,17 +196,20 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   });
   // Rounds for as long as the pass runs (and at least as many as idle), so every batch meets fires.
   const during: number[] = [];
+  quiet.length = 0;
   let report = performance.now() + 60_000;
+  let minuteFrom = 0;
   if (PRUNE_ONLY) await pruning;
   while (!PRUNE_ONLY && (!done || during.length < IDLE_ROUNDS) && during.length < PRUNE_ROUNDS) {
-    during.push(await round());
+    await timed(during);
     if (performance.now() > report && !done) {
       report += 60_000;
       const s = (performance.now() - started) / 1000;
       const left = await sizes.remaining();
       console.log(
-        `  ${s.toFixed(0)} s: ${N - left} pruned (${Math.round((N - left) / s)}/s); fire lag so far ${stats(during)}; load ${load()}`,
+        `  ${s.toFixed(0)} s: ${N - left} pruned (${Math.round((N - left) / s)}/s); fire lag so far ${stats(during)}; this minute ${stats(during.slice(minuteFrom))}; load ${load()}`,
       );
+      minuteFrom = during.length;
     }
   }
   pacing = false;
@@ -201,12 +218,13 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   const deleted = done ? await pruning : N - (await sizes.remaining());
   if (!done) await pruning;
   const seconds = (performance.now() - started) / 1000;
-  if (!PRUNE_ONLY) console.log(`while pruning     : fire lag of 100 schedules ${stats(during)}; load ${load()}`);
+  if (!PRUNE_ONLY)
+    console.log(`while pruning     : fire lag of 100 schedules ${stats(during)}${quietStats(during)}; load ${load()}`);
   console.log(
     `pruned ${deleted} executions (+ ${deleted} events) in ${seconds.toFixed(1)} s = ${Math.round(deleted / seconds)} executions/s; load ${load()}`,
   );
   await idle("idle, after       ");
-  if (stopMaintenance) console.log(await stopMaintenance());
+  if (maintenance) console.log(await maintenance.stop());
   console.log(`after the prune: ${await sizes.describe()}`);
   console.log(`reclaim: ${await sizes.reclaim()}`);
   console.log(`after reclaiming: ${await sizes.describe()}`);
@@ -341,18 +359,26 @@ async function postgres(): Promise<void> {
  * own dead rows pile up (175,000 dead tuples of 100 schedules after 7 minutes) and the fire lag
  * grows with time whatever retention does.
  */
-async function autovacuum(schema: string): Promise<() => Promise<string>> {
+interface Maintenance {
+  /** Is a VACUUM running now? */
+  busy(): boolean;
+  /** Stops it; says what it did. */
+  stop(): Promise<string>;
+}
+
+async function autovacuum(schema: string): Promise<Maintenance> {
   const c = new pg.Client({ connectionString: PG_URL });
   await c.connect();
   const on = (await c.query<{ autovacuum: string }>("SHOW autovacuum")).rows[0]?.autovacuum === "on";
   if (on) {
     await c.end();
-    return async () => "autovacuum: the server's own (on)";
+    return { busy: () => false, stop: async () => "autovacuum: the server's own (on)" };
   }
   await c.query("SET vacuum_cost_delay = '2ms'");
   await c.query("SET vacuum_cost_limit = 200");
   const done: Record<string, { n: number; ms: number }> = {};
   let stopped = false;
+  let vacuuming = false;
   const pass = async (): Promise<void> => {
     const rows = await c.query<{ t: string; live: string; dead: string; mod: string }>(
       `SELECT relname AS t, n_live_tup AS live, n_dead_tup AS dead, n_mod_since_analyze AS mod
@@ -365,7 +391,9 @@ async function autovacuum(schema: string): Promise<() => Promise<string>> {
         Number(r.dead) > 50 + 0.2 * live ? "VACUUM ANALYZE" : Number(r.mod) > 50 + 0.1 * live ? "ANALYZE" : null;
       if (what === null || stopped) continue;
       const started = performance.now();
+      vacuuming = what !== "ANALYZE";
       await c.query(`${what} ${schema}.${r.t}`);
+      vacuuming = false;
       const key = `${what} ${r.t}`;
       done[key] = { n: (done[key]?.n ?? 0) + 1, ms: (done[key]?.ms ?? 0) + performance.now() - started };
     }
@@ -376,12 +404,15 @@ async function autovacuum(schema: string): Promise<() => Promise<string>> {
       for (let i = 0; i < 150 && !stopped; i++) await new Promise((r) => setTimeout(r, 100));
     }
   })();
-  return async () => {
-    stopped = true;
-    await loop;
-    await c.end();
-    const list = Object.entries(done).map(([k, v]) => `${k} ×${v.n} (${(v.ms / 1000).toFixed(1)} s)`);
-    return `autovacuum off on this server; emulated: ${list.join(", ") || "nothing due"}`;
+  return {
+    busy: () => vacuuming,
+    async stop() {
+      stopped = true;
+      await loop;
+      await c.end();
+      const list = Object.entries(done).map(([k, v]) => `${k} ×${v.n} (${(v.ms / 1000).toFixed(1)} s)`);
+      return `autovacuum off on this server; emulated: ${list.join(", ") || "nothing due"}`;
+    },
   };
 }
 
