@@ -37,17 +37,8 @@ export interface RunningServer {
 
 type StartServer = (options: StartServerOptions) => Promise<RunningServer>;
 
-interface ServerFlags {
-  port?: number;
-  host?: string;
-  dataDir?: string;
-  sqliteSynchronous?: "full" | "normal";
-  sqliteCacheMb?: number;
-  database?: string;
-  cluster?: StartServerOptions["cluster"];
-  maxActiveExecutions?: number;
-  metricsScheduleLabels?: number;
-  config?: string;
+/** The flags as commander parses them: the options the server takes as they are, and the rest to convert. */
+interface ServerFlags extends Omit<StartServerOptions, "misfireGraceMs" | "logger" | "retention"> {
   misfireGrace?: number;
   logLevel?: string;
   retention?: number;
@@ -71,15 +62,6 @@ function retentionWorkflow(text: string, previous: Record<string, number> = {}):
   const at = text.indexOf("=");
   if (at <= 0) throw new InvalidArgumentError(`give WORKFLOW=DURATION, for example Audit=365d; got "${text}".`);
   return { ...previous, [text.slice(0, at)]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
-}
-
-function parseGrace(text: string): number {
-  try {
-    return parseDuration(text, "--misfire-grace");
-  } catch (err) {
-    if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
-    throw err;
-  }
 }
 
 /** `sqlite .orbit/orbit.db` or `postgres db.example:5432/orbit` (never the password). */
@@ -152,7 +134,11 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       wholeNumber(0, 1_000_000),
     )
     .option("--config <file>", "identities and tokens (access control); without it the server is open")
-    .option("--misfire-grace <duration>", "how late an occurrence may be and still start (default: 60s)", parseGrace)
+    .option(
+      "--misfire-grace <duration>",
+      "how late an occurrence may be and still start (default: 60s)",
+      durationFlag("--misfire-grace"),
+    )
     .option(
       "--retention <duration>",
       "delete ended executions older than this, e.g. 30d (default: keep)",
