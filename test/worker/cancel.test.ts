@@ -7,7 +7,8 @@ import { describeEachDialect } from "../helpers/db.js";
 import { useWorkerCluster, waitFor } from "./harness.js";
 
 describeEachDialect("cancellation", (dialect) => {
-  const cluster = useWorkerCluster(dialect, { leaseMs: 2000 });
+  // Long enough that no stall of a loaded machine ends it (docs/testing.md); heartbeats every 2 s carry the cancel.
+  const cluster = useWorkerCluster(dialect, { leaseMs: 10_000 });
 
   it("compensates the completed steps in reverse, runs onCancel, ends CANCELLED with the reason", async () => {
     const { client } = cluster;
