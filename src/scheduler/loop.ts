@@ -23,6 +23,11 @@ const URGENT = { urgent: true } as const;
 
 /** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
 const IDLE_SLEEP_MS = 30_000;
+/**
+ * The most firing rounds retention's clearFor() waits for a gap before its batch goes anyway
+ * (docs/operations.md § Retention): with fires due back to back it would otherwise never run.
+ */
+export const MAX_ROUNDS_WAITED = 8;
 
 /**
  * The loop's logger (pino's shape). Every line about a schedule carries its `schedule_id` (a child
@@ -101,11 +106,13 @@ export class SchedulerLoop implements FireWindow {
   /**
    * Retention's question (FireWindow, docs/operations.md § Retention): resolves once a store
    * transaction of about `ms` would delay no fire: no round running, and the next due instant more
-   * than `ms` away; else after the round that fires it. No store reads: the loop already knows when
-   * it will wake.
+   * than `ms` away; else after the round that fires it, or after {@link MAX_ROUNDS_WAITED} rounds
+   * without such a gap. No store reads: the loop already knows when it will wake.
    */
   async clearFor(ms: number, signal: AbortSignal): Promise<void> {
-    while (!signal.aborted && !this.abort.signal.aborted) {
+    // Bounded: on a server whose fires come back to back (no gap of `ms` ever), a batch goes after
+    // this many rounds anyway, so retention delays one fire now and then instead of never running.
+    for (let waited = 0; waited < MAX_ROUNDS_WAITED && !signal.aborted && !this.abort.signal.aborted; waited++) {
       const due = this.nextDueAt;
       if (this.firing === 0 && (due === null || due - this.o.clock.now() > ms)) return;
       await new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it, vi } from "vitest";
 import { Retention, TARGET_BATCH_MS } from "../../src/engine/retention.js";
+import { MAX_ROUNDS_WAITED } from "../../src/scheduler/loop.js";
 import { toPostgresPlaceholders } from "../../src/store/postgres/dialect.js";
 import { pruneBatchSql, pruneDeleteSql } from "../../src/store/sql/retention-ops.js";
 import { migrateSqlite } from "../../src/store/sqlite/migrate.js";
@@ -215,6 +216,49 @@ describeEachDialect("retention", (dialect) => {
       while (h.clock.pendingSleeps === 0) await turn();
       const later = new Retention({ store: db.store, clock: h.clock, maxAgeMs: 30 * DAY, fires: h.scheduler.loop });
       expect(await later.runOnce()).toBe(1);
+    } finally {
+      await h.scheduler.loop.close();
+    }
+  });
+  it("does not wait for ever when fires come back to back: a batch goes after a bounded number of rounds", async () => {
+    const { h, start } = await setup();
+    await start("old-1");
+    await h.executions.complete("old-1", {});
+    h.clock.advance(40 * DAY);
+    // 30 one-second schedules 5 ms apart: every round leaves the next fire 5 ms away, inside any
+    // batch's window, for 150 ms of fires in a row.
+    const base = Math.ceil(h.clock.now() / 1000) * 1000 + 1000;
+    for (let i = 0; i < 30; i++)
+      await h.scheduler.schedules.create({
+        schedule_id: `dense-${i}`,
+        workflow: "OrderProcessing",
+        interval: "1s",
+        start_at: new Date(base + 5 * i).toISOString(),
+        input: ORDER_INPUT,
+      });
+    h.clock.set(base - 5);
+    const firedBeforeBatch: number[] = [];
+    const rec = recording(db.store, () => firedBeforeBatch.push(h.reports.length));
+    h.scheduler.loop.start();
+    try {
+      while (h.clock.pendingSleeps === 0) await turn();
+      const retention = new Retention({
+        store: rec.store,
+        clock: h.clock,
+        maxAgeMs: 30 * DAY,
+        fires: h.scheduler.loop,
+      });
+      const pass = retention.runOnce();
+      for (let i = 0; i < 30 && rec.begun === 0; i++) {
+        h.clock.advance(5);
+        const fired = h.reports.length;
+        while (h.reports.length === fired || h.clock.pendingSleeps === 0) await turn();
+      }
+      expect(await pass).toBe(1);
+      // It waited (the next fire was always 5 ms away), but not for the 30 rounds of the run.
+      expect(firedBeforeBatch[0]).toBeGreaterThan(0);
+      expect(firedBeforeBatch[0]).toBeLessThan(30);
+      expect(firedBeforeBatch[0]).toBeLessThanOrEqual(MAX_ROUNDS_WAITED + 1);
     } finally {
       await h.scheduler.loop.close();
     }
