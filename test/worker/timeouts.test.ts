@@ -37,7 +37,7 @@ describeEachDialect("timeouts with a worker", (dialect) => {
     expect(events).toEqual(["WorkflowCreated", "WorkflowTimedOut", "WorkflowFailed"]);
     const s = await client.getSchedule("stalls");
     expect(s.last_outcome).toMatchObject({ status: "FAILED", execution_id, error_type: "Timeout" });
-    const list = await orbit(["schedule", "list"], { ORBIT_SERVER: cluster.url });
+    const list = await orbit(["schedule", "list", "--wide"], { ORBIT_SERVER: cluster.url });
     expect(list.stdout).toMatch(/stalls .* active {3}TIMED OUT /);
 
     // A start request takes the timeouts too; bad ones are refused and change nothing.
