@@ -3,7 +3,7 @@
  * that names the address, file or URL and the cause, and leaves nothing running (the process exits
  * on its own: no reaper timer left behind, no swallowed SIGTERM).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +50,14 @@ describe("start-up failures", () => {
     const r = await orbit(["server", "--port", "0", "--data-dir", file, "--log-level", "error"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^orbit: cannot open the SQLite database ${file}/orbit\\.db: .*EEXIST`));
+  });
+
+  // Node 20's recursive mkdirSync never returns under /proc (ENOENT, retried for ever): the server
+  // hung at start-up, spinning a core and ignoring SIGTERM.
+  it.runIf(existsSync("/proc/self"))("a data directory that cannot be created: exits 1 naming it", async () => {
+    const r = await orbit(["server", "--port", "0", "--data-dir", "/proc/orbit-nope/data", "--log-level", "error"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^orbit: .*\/proc\/orbit-nope\/data.*: no such file or directory\n$/);
   });
 
   it("a database written by a newer release is refused with the file and what to do", async () => {

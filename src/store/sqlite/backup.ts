@@ -7,7 +7,7 @@
  * release) and copies it into place; the server must be stopped, and on its next start it decides
  * every occurrence that came due since the backup by the schedule's catch-up policy, once.
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { OrbitError } from "../../domain/errors.js";
@@ -18,6 +18,7 @@ import {
   MIGRATIONS_TABLE,
   pendingMigrations,
 } from "../migrations.js";
+import { makeDirs } from "./make-dirs.js";
 
 export interface BackupReport {
   file: string;
@@ -42,7 +43,7 @@ export async function backupSqlite(source: string, destination: string): Promise
   try {
     db.pragma("busy_timeout = 5000");
     const applied = appliedMigrations(db, source);
-    mkdirSync(dirname(destination), { recursive: true });
+    makeDirs(dirname(destination));
     const progress = await db.backup(destination);
     return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied.map((m) => m.version)) };
   } catch (err) {
@@ -80,7 +81,7 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
       `${file} exists; stop the server and add --force to replace it with ${backup}`,
     );
   }
-  mkdirSync(dataDir, { recursive: true });
+  makeDirs(dataDir);
   // Copy next to it, then rename: a crash half-way never leaves a half-written orbit.db.
   const partial = `${file}.restoring`;
   copyFileSync(backup, partial);

@@ -2,13 +2,13 @@
  * The embedded store: one SQLite file in WAL mode, one connection, every operation serialised
  * through an async mutex (see sqlite-connection.ts). The default storage of `orbit server`.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { AppliedMigration } from "../migrations.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
+import { makeDirs } from "./make-dirs.js";
 import { migrateSqlite } from "./migrate.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 
@@ -60,7 +60,7 @@ export class SqliteStore extends SqlOps implements Store {
 
   async open(): Promise<void> {
     if (this.state !== "new") throw new Error(`the SQLite store cannot be opened: it is ${this.state}`);
-    if (this.options.filename === undefined) mkdirSync(this.options.dataDir ?? "./.orbit", { recursive: true });
+    if (this.options.filename === undefined) makeDirs(this.options.dataDir ?? "./.orbit");
     const db = new Database(this.filename);
     try {
       db.pragma("journal_mode = WAL");
