@@ -77,6 +77,19 @@ describeEachDialect("retention", (dialect) => {
     return { h, start };
   }
 
+  /**
+   * Starts the firing loop, waits until it sleeps until its next fire, then starts a retention pass
+   * that asks it for windows; each batch records how many fires happened before it.
+   */
+  async function passBesideTheLoop(h: Awaited<ReturnType<typeof setup>>["h"]) {
+    const firedBeforeBatch: number[] = [];
+    const rec = recording(db.store, () => firedBeforeBatch.push(h.reports.length));
+    h.scheduler.loop.start();
+    while (h.clock.pendingSleeps === 0) await turn(); // the loop sleeps until the fire
+    const retention = new Retention({ store: rec.store, clock: h.clock, maxAgeMs: 30 * DAY, fires: h.scheduler.loop });
+    return { rec, firedBeforeBatch, pass: retention.runOnce() };
+  }
+
   it("deletes ended executions past the retention with their events, steps and tasks, never a running one", async () => {
     const { h, start } = await setup();
     for (const id of ["old-1", "old-2", "old-running"]) await start(id);
@@ -190,18 +203,8 @@ describeEachDialect("retention", (dialect) => {
     });
     const due = (await db.store.getSchedule("s"))?.nextFireMs ?? 0;
     h.clock.set(due - 5); // the next fire is 5 ms away: inside any batch's window
-    const firedBeforeBatch: number[] = [];
-    const rec = recording(db.store, () => firedBeforeBatch.push(h.reports.length));
-    h.scheduler.loop.start();
+    const { rec, firedBeforeBatch, pass } = await passBesideTheLoop(h);
     try {
-      while (h.clock.pendingSleeps === 0) await turn(); // the loop sleeps until the fire
-      const retention = new Retention({
-        store: rec.store,
-        clock: h.clock,
-        maxAgeMs: 30 * DAY,
-        fires: h.scheduler.loop,
-      });
-      const pass = retention.runOnce();
       for (let i = 0; i < 50; i++) await turn();
       expect(rec.begun).toBe(0);
       h.clock.set(due); // the loop fires; then the batch may go
@@ -237,18 +240,8 @@ describeEachDialect("retention", (dialect) => {
         input: ORDER_INPUT,
       });
     h.clock.set(base - 5);
-    const firedBeforeBatch: number[] = [];
-    const rec = recording(db.store, () => firedBeforeBatch.push(h.reports.length));
-    h.scheduler.loop.start();
+    const { rec, firedBeforeBatch, pass } = await passBesideTheLoop(h);
     try {
-      while (h.clock.pendingSleeps === 0) await turn();
-      const retention = new Retention({
-        store: rec.store,
-        clock: h.clock,
-        maxAgeMs: 30 * DAY,
-        fires: h.scheduler.loop,
-      });
-      const pass = retention.runOnce();
       for (let i = 0; i < 30 && rec.begun === 0; i++) {
         h.clock.advance(5);
         const fired = h.reports.length;
