@@ -104,7 +104,8 @@ export class ScheduleActions {
       const spec = { ...rest, paused: false };
       const keep = catchUp === true && row.nextFireMs !== null && row.nextFireMs <= now;
       const maxRuns = (row.spec as { max_runs?: number }).max_runs;
-      const spent = maxRuns !== undefined && row.runs >= maxRuns; // stays ended (docs/outcomes.md)
+      // Stays ended (docs/outcomes.md): buffered occurrences count, though `runs` counts them at their start.
+      const spent = maxRuns !== undefined && row.runs + row.buffered.length >= maxRuns;
       const next = spent ? null : keep ? row.nextFireMs : c.timing.nextAfter(now);
       const state = next === null && row.buffered.length === 0 ? "ended" : "active";
       return {

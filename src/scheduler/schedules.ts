@@ -417,7 +417,8 @@ export class Schedules {
       spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
       paused: v.settings.paused,
       pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
-      ...this.timingState(v, now, row.runs),
+      // Buffered occurrences count toward max_runs already (`runs` counts them when they start).
+      ...this.timingState(v, now, row.runs + row.buffered.length),
       retryMs: null,
       concurrencyKey: v.settings.concurrency_key ?? null,
       updatedMs: now,

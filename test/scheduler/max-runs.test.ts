@@ -106,6 +106,38 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
     ]);
   });
 
+  it("reached with an occurrence still buffered: an update or a resume leaves it ended (the model's seed 1466013139)", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1m",
+      overlap: "buffer_one",
+      max_runs: 2,
+    });
+    await h.fireAt(at("00:01")); // run 1
+    await h.fireAt(at("00:02")); // buffered behind it: run 2, the last
+    const nextFire = async () => (await db.store.getSchedule("s"))?.nextFireMs;
+    expect(await nextFire()).toBeNull();
+    // A policy update does not touch max_runs: the timing stays ended (its buffer still to start).
+    await h.scheduler.schedules.update("s", { catchup: "run_once" });
+    expect(await nextFire()).toBeNull();
+    await h.scheduler.actions.pause("s", {});
+    await h.scheduler.actions.resume("s", {});
+    expect(await nextFire()).toBeNull();
+    h.clock.set(Date.parse("2026-11-15T00:02:30Z"));
+    await h.executions.complete("s:2026-11-15T00:01:00Z", {});
+    await h.scheduler.loop.fireDue(); // the buffer starts 00:02
+    await h.executions.complete("s:2026-11-15T00:02:00Z", {});
+    expect(await h.fireAt(at("00:05"))).toBe(0);
+    expect(await ledger(db.store, "s")).toEqual([
+      ["started", at("00:01"), 1],
+      ["buffered", at("00:02"), 1],
+      ["started", at("00:02"), 1],
+    ]);
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "ended", fired: 2 });
+  });
+
   it("a start retried inside the grace counts once it is decided; a decided start that dead-letters counts", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z", maxActiveExecutions: 1 });
     await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });

@@ -4,7 +4,8 @@
  * triggers, starts that fail and stop failing — drive the real scheduler (real store, both
  * dialects, manual clock) and the naive reference model alike; after every step the started
  * executions, the ledger (every occurrence accounted for exactly once, with its reason), the
- * counters and the firing state must agree.
+ * counters and the firing state must agree. The timing's own life too: updates of the interval,
+ * `end_at` and `max_runs`, delete and create again under the same id, backfills of past ranges.
  *
  * `npm test` runs 150 sequences on SQLite and 50 on PostgreSQL; `npm run fuzz:scheduler` runs many
  * more (ORBIT_FUZZ_RUNS, ORBIT_FUZZ_COMMANDS; ORBIT_FUZZ_SEED replays) and prints what it ran.
@@ -20,8 +21,8 @@ import { Scheduler, wakeBuffers } from "../../src/scheduler/scheduler.js";
 import type { Store } from "../../src/store/store.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
-import { accountsOf, settled } from "./audit.js";
-import { type ModelSettings, ReferenceModel } from "./model/reference.js";
+import { ledgerOf } from "./audit.js";
+import { type ModelSettings, type MSchedule, ReferenceModel } from "./model/reference.js";
 
 /** Sequences per dialect: PostgreSQL's round trips cost more, so it runs fewer by default. */
 const runsFor = (dialect: string): number => Number(process.env.ORBIT_FUZZ_RUNS ?? (dialect === "sqlite" ? 150 : 50));
@@ -47,6 +48,51 @@ interface World {
   version: number;
   ids: string[];
   steps: number;
+  /** Per schedule, the interval in force after each ledger row id (to expand missed ranges). */
+  intervals: Map<string, Array<{ afterRow: number; intervalMs: number }>>;
+}
+
+/** The ledger's highest row id of a schedule (0: none). */
+async function lastRowId(store: Store, id: string): Promise<number> {
+  return (await store.listOccurrences(id, { limit: 1 }))[0]?.id ?? 0;
+}
+
+/**
+ * Occurrence → its accounts in the real ledger, sorted (`buffered` left out once another account
+ * settles it; manual triggers, without occurrence, left out). A missed row expands with the
+ * interval in force when it was written, and must hold exactly its count.
+ */
+async function realAccounts(w: World, id: string): Promise<Map<number, string[]>> {
+  const epochs = w.intervals.get(id) ?? [];
+  const out = new Map<number, string[]>();
+  const add = (o: number, a: string) => out.set(o, [...(out.get(o) ?? []), a]);
+  for (const r of await ledgerOf(w.real.store, id)) {
+    if (r.kind === "skipped" && r.reason === "missed" && r.rangeFromMs !== null && r.rangeToMs !== null) {
+      const step = epochs.filter((e) => e.afterRow < r.id).at(-1)?.intervalMs ?? 1;
+      let n = 0;
+      for (let o = r.rangeFromMs; o <= r.rangeToMs; o += step, n++) add(o, "skipped:missed");
+      if (n !== (r.count ?? 1)) throw new Error(`missed row ${r.id} says ${r.count} but its range holds ${n}`);
+      continue;
+    }
+    if (r.occurrenceMs !== null) add(r.occurrenceMs, r.kind === "skipped" ? `skipped:${r.reason}` : r.kind);
+  }
+  return settle(out);
+}
+
+function settle(accounts: Map<number, string[]>): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const [o, list] of accounts) {
+    const finals = list.filter((a) => a !== "buffered");
+    out.set(o, (finals.length > 0 ? finals : ["buffered"]).sort());
+  }
+  return out;
+}
+
+function modelAccounts(s: MSchedule): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const [o, a] of s.accounts) out.set(o, [a]);
+  for (const [o, n] of s.backfilled) for (let k = 0; k < n; k++) out.set(o, [...(out.get(o) ?? []), "started"]);
+  return settle(out);
 }
 
 async function makeReal(store: Store): Promise<Real> {
@@ -112,10 +158,9 @@ async function compare(m: ReferenceModel, w: World): Promise<void> {
       .map((e) => `${e.id} ${e.active ? "active" : "ended"}`)
       .sort();
     expect(realExecs, `${where}: executions`).toEqual(modelExecs);
-    const ledger = settled(await accountsOf(w.real.store, id));
-    const show = (mp: Map<number, string>) =>
-      [...mp.entries()].sort((a, b) => a[0] - b[0]).map(([o, a]) => `${formatInstant(o)} ${a}`);
-    expect(show(ledger), `${where}: ledger`).toEqual(show(s.accounts));
+    const show = (mp: Map<number, string[]>) =>
+      [...mp.entries()].sort((a, b) => a[0] - b[0]).map(([o, a]) => `${formatInstant(o)} ${a.join("+")}`);
+    expect(show(await realAccounts(w, id)), `${where}: ledger`).toEqual(show(modelAccounts(s)));
   }
 }
 
@@ -130,6 +175,18 @@ const cmd = (name: string, run: (m: ReferenceModel, w: World) => Promise<void>):
   toString: () => name,
 });
 
+function maxRunsArb(): fc.Arbitrary<number | null> {
+  return fc.option(fc.integer({ min: 1, max: 6 }), { nil: null, freq: 3 });
+}
+
+const settingsArb = fc.record({
+  intervalS: fc.constantFrom(5, 10, 15),
+  overlap: overlapArb(),
+  catchup: catchupArb(),
+  windowS: fc.option(fc.constantFrom(25, 40), { nil: null }),
+  endInS: fc.option(fc.integer({ min: 1, max: 300 }), { nil: null, freq: 4 }),
+  maxRuns: maxRunsArb(),
+});
 const scheduleIndex = fc.integer({ min: 0, max: 1 });
 const pick = (w: World, i: number): string => w.ids[i % w.ids.length] as string;
 
@@ -197,6 +254,52 @@ const commands = [
       await fireBoth(m, w, m.now);
     }),
   ),
+  fc
+    .tuple(scheduleIndex, fc.constantFrom(5, 10, 15), fc.option(fc.integer({ min: 1, max: 120 })), maxRunsArb())
+    .map(([i, intervalS, endInS, maxRuns]) =>
+      cmd(`retime ${i} interval=${intervalS}s end_at=+${endInS}s max_runs=${maxRuns}`, async (m, w) => {
+        const id = pick(w, i);
+        const endAt = endInS === null ? null : m.now + endInS * 1000;
+        const update = w.real.scheduler.schedules.update(id, {
+          interval: `${intervalS}s`,
+          end_at: endAt === null ? null : formatInstant(endAt),
+          max_runs: maxRuns,
+        });
+        if (m.blocked) await expect(update).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+        else {
+          const after = await lastRowId(w.real.store, id);
+          await update;
+          w.intervals.get(id)?.push({ afterRow: after, intervalMs: intervalS * 1000 });
+          m.update(id, { intervalMs: intervalS * 1000, endAt, maxRuns });
+        }
+        await fireBoth(m, w, m.now);
+      }),
+    ),
+  fc.tuple(scheduleIndex, settingsArb).map(([i, settings]) =>
+    cmd(`recreate ${i} ${JSON.stringify(settings)}`, async (m, w) => {
+      // Delete, then create again under the same id: a new schedule, with no past occurrences.
+      if (m.blocked) return;
+      const id = pick(w, i);
+      const key = m.get(id).key;
+      await w.real.scheduler.schedules.delete(id);
+      m.delete(id);
+      await createBoth(m, w, id, settings, key);
+      await fireBoth(m, w, m.now);
+    }),
+  ),
+  fc.tuple(scheduleIndex, fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 60 })).map(([i, backS, lenS]) =>
+    cmd(`backfill ${i} now-${backS}s +${lenS}s`, async (m, w) => {
+      if (m.blocked) return;
+      const id = pick(w, i);
+      const from = m.now - backS * 1000;
+      const to = from + lenS * 1000;
+      const real = w.real.scheduler.actions.backfill(id, { start_at: formatInstant(from), end_at: formatInstant(to) });
+      const expected = m.backfill(id, from, to);
+      if (expected === "refused") await expect(real).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      else expect(await real, `backfill ${id}`).toMatchObject(expected);
+      await fireBoth(m, w, m.now);
+    }),
+  ),
   fc.boolean().map((block) =>
     cmd(block ? "block starts" : "unblock starts", async (m, w) => {
       if (m.blocked === block) return;
@@ -224,12 +327,36 @@ function catchupArb(): fc.Arbitrary<[CatchupPolicy, number | null]> {
   );
 }
 
-const settingsArb = fc.record({
-  intervalS: fc.constantFrom(5, 10, 15),
-  overlap: overlapArb(),
-  catchup: catchupArb(),
-  windowS: fc.option(fc.constantFrom(25, 40), { nil: null }),
-});
+type SettingsArb = typeof settingsArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Creates the schedule on both sides. */
+async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsArb, key: string | null): Promise<void> {
+  const settings: ModelSettings = {
+    id,
+    intervalMs: s.intervalS * 1000,
+    overlap: s.overlap,
+    catchup: s.catchup[0],
+    maxCatchUp: s.catchup[1],
+    windowMs: s.windowS === null ? null : s.windowS * 1000,
+    key,
+    endAt: s.endInS === null ? null : m.now + s.endInS * 1000,
+    maxRuns: s.maxRuns,
+  };
+  await w.real.scheduler.schedules.create({
+    schedule_id: settings.id,
+    workflow: w.workflow,
+    interval: `${s.intervalS}s`,
+    overlap: settings.overlap,
+    catchup: settings.catchup,
+    ...(settings.maxCatchUp !== null ? { max_catch_up: settings.maxCatchUp } : {}),
+    ...(s.windowS !== null ? { catchup_window: `${s.windowS}s` } : {}),
+    ...(settings.key !== null ? { concurrency_key: settings.key } : {}),
+    ...(settings.endAt !== null ? { end_at: formatInstant(settings.endAt) } : {}),
+    ...(settings.maxRuns !== null ? { max_runs: settings.maxRuns } : {}),
+  });
+  m.create(settings);
+  w.intervals.set(id, [{ afterRow: 0, intervalMs: settings.intervalMs }]);
+}
 
 const worldArb = fc.record({
   schedules: fc.array(settingsArb, { minLength: 1, maxLength: 2 }),
@@ -259,31 +386,21 @@ describeEachDialect("scheduler: model-based test against the reference model", (
           run++;
           const start = BASE + run * 10 * DAY + world.startOffsetMs;
           real.clock.set(start);
-          const w: World = { real, run, workflow: `W${run}`, version: 1, ids: [], steps: 0 };
+          const w: World = {
+            real,
+            run,
+            workflow: `W${run}`,
+            version: 1,
+            ids: [],
+            steps: 0,
+            intervals: new Map(),
+          };
           await real.workflows.register({ name: w.workflow, version: "1.0.0" });
           const m = new ReferenceModel(start, GRACE_MS);
           for (const [k, s] of world.schedules.entries()) {
-            const settings: ModelSettings = {
-              id: `r${run}-${k}`,
-              intervalMs: s.intervalS * 1000,
-              overlap: s.overlap,
-              catchup: s.catchup[0],
-              maxCatchUp: s.catchup[1],
-              windowMs: s.windowS === null ? null : s.windowS * 1000,
-              key: world.sharedKey ? `k${run}` : null,
-            };
-            await real.scheduler.schedules.create({
-              schedule_id: settings.id,
-              workflow: w.workflow,
-              interval: `${s.intervalS}s`,
-              overlap: settings.overlap,
-              catchup: settings.catchup,
-              ...(settings.maxCatchUp !== null ? { max_catch_up: settings.maxCatchUp } : {}),
-              ...(s.windowS !== null ? { catchup_window: `${s.windowS}s` } : {}),
-              ...(settings.key !== null ? { concurrency_key: settings.key } : {}),
-            });
-            m.create(settings);
-            w.ids.push(settings.id);
+            const id = `r${run}-${k}`;
+            await createBoth(m, w, id, s, world.sharedKey ? `k${run}` : null);
+            w.ids.push(id);
           }
           try {
             await fc.asyncModelRun(() => ({ model: m, real: w }), cmds);

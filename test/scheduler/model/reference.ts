@@ -6,7 +6,10 @@
  * (model.test.ts) drives the real scheduler and this model with the same events and compares them.
  *
  * Interval schedules only, anchored at the epoch, without jitter: enough to exercise overlap ×
- * catch-up × grace × buffer × concurrency key × pause/resume × outage × blocked starts × triggers.
+ * catch-up × grace × buffer × concurrency key × pause/resume × outage × blocked starts × triggers,
+ * and the timing's own life: interval changes by update, `end_at` and `max_runs` ending it, delete
+ * and create again under the same id, and backfills of past ranges (docs/design.md § Changes,
+ * docs/outcomes.md § Run-count limit).
  */
 import type { CatchupPolicy, OverlapPolicy } from "../../../src/domain/schedule.js";
 import { formatInstant } from "../../../src/time/format.js";
@@ -22,11 +25,19 @@ export interface ModelSettings {
   maxCatchUp: number | null;
   windowMs: number | null;
   key: string | null;
+  /** No occurrence after it (`end_at`). */
+  endAt: number | null;
+  /** The schedule ends after its timing decided this many starts (`max_runs`). */
+  maxRuns: number | null;
 }
 
 export interface MSchedule extends ModelSettings {
-  /** The first undecided occurrence. */
-  nextFire: number;
+  /** The first undecided occurrence; null: the timing ended (end_at or max_runs). */
+  nextFire: number | null;
+  /** Occurrences the timing decided to start (buffered, started, dead letters of a fire): max_runs' count. */
+  runs: number;
+  /** Occurrence → how many times a backfill started it (a ledger `started` row each, besides its account). */
+  backfilled: Map<number, number>;
   /** When the loop fires it; null while paused. */
   due: number | null;
   /** Set while a failed start waits for its retry. */
@@ -60,8 +71,21 @@ export class ReferenceModel {
     readonly graceMs: number,
   ) {}
 
-  private nextAfter(s: ModelSettings, t: number): number {
-    return (Math.floor(t / s.intervalMs) + 1) * s.intervalMs;
+  /** The first occurrence after `t` (the interval counted from the epoch); null past end_at. */
+  private nextAfter(s: ModelSettings, t: number): number | null {
+    const o = (Math.floor(t / s.intervalMs) + 1) * s.intervalMs;
+    return s.endAt !== null && o > s.endAt ? null : o;
+  }
+
+  /** Occurrences of the timing in [from, to], both ends included. */
+  occurrencesIn(s: ModelSettings, from: number, to: number): number[] {
+    const out: number[] = [];
+    for (let o = this.nextAfter(s, from - 1); o !== null && o <= to; o = this.nextAfter(s, o)) out.push(o);
+    return out;
+  }
+
+  private ended(s: MSchedule): boolean {
+    return s.maxRuns !== null && s.runs >= s.maxRuns;
   }
 
   create(settings: ModelSettings): void {
@@ -70,6 +94,8 @@ export class ReferenceModel {
       ...settings,
       nextFire,
       due: nextFire,
+      runs: 0,
+      backfilled: new Map(),
       retryAt: null,
       paused: false,
       buffered: [],
@@ -124,7 +150,8 @@ export class ReferenceModel {
 
   private fire(s: MSchedule, now: number): void {
     const dueList: number[] = [];
-    for (let o = s.nextFire; o <= now; o += s.intervalMs) dueList.push(o);
+    if (s.nextFire !== null)
+      for (let o: number | null = s.nextFire; o !== null && o <= now; o = this.nextAfter(s, o)) dueList.push(o);
     const blocker0 = this.blockerOf(s);
     if (dueList.length === 0 && !(blocker0 === "none" && s.buffered.length > 0)) {
       s.due = s.nextFire;
@@ -173,7 +200,14 @@ export class ReferenceModel {
     let buffered = [...s.buffered];
     let lastExec = s.lastExec;
     let retryOccurrence: number | null = null;
+    // max_runs: each decided start, buffering or dead letter of the timing counts; at the limit the
+    // schedule ends and what comes after that occurrence is neither decided nor recorded.
+    let runs = s.runs;
+    let endedAfter: number | null = null;
     for (const step of plan) {
+      if (endedAfter !== null && !step.fromBuffer) break;
+      const counts = !step.fromBuffer && !step.act.startsWith("skip:");
+      if (counts && s.maxRuns !== null && runs >= s.maxRuns) break;
       if (step.act.startsWith("skip:")) {
         accounts.set(step.o, `skipped:${step.act.slice(5)}`);
         continue;
@@ -181,6 +215,8 @@ export class ReferenceModel {
       if (step.act === "buffer") {
         buffered.push(step.o);
         accounts.set(step.o, "buffered");
+        runs++;
+        if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
       }
       if (step.act === "cancel_start" && lastExec !== null) cancels.push(lastExec);
@@ -197,15 +233,21 @@ export class ReferenceModel {
           break;
         }
         accounts.set(step.o, "dead_letter");
+        runs++;
+        if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
       }
       const id = `${s.id}:${formatInstant(step.o)}`;
       starts.push({ id, scheduleId: s.id, key: s.key, active: true });
       accounts.set(step.o, "started");
       if (step.fromBuffer) buffered = buffered.slice(1);
+      else {
+        runs++;
+        if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
+      }
       lastExec = id;
     }
-    const decidedUpTo = retryOccurrence ?? Number.POSITIVE_INFINITY;
+    const decidedUpTo = retryOccurrence ?? (endedAfter !== null ? endedAfter + 1 : Number.POSITIVE_INFINITY);
     for (const o of dueList)
       if (o < decidedUpTo && !accounts.has(o) && !picks.includes(o)) accounts.set(o, "skipped:missed");
     // A retried occurrence that catch-up leaves behind is a dead letter, not missed.
@@ -222,12 +264,14 @@ export class ReferenceModel {
     }
     s.buffered = buffered;
     s.lastExec = lastExec;
+    s.runs = runs;
     if (retryOccurrence !== null) {
       s.nextFire = retryOccurrence;
       s.due = now + RETRY_MS;
       s.retryAt = now + RETRY_MS;
     } else {
-      if (last !== undefined) s.nextFire = last + s.intervalMs;
+      if (last !== undefined) s.nextFire = this.nextAfter(s, last);
+      if (this.ended(s)) s.nextFire = null;
       s.due = s.nextFire;
       s.retryAt = null;
     }
@@ -241,18 +285,22 @@ export class ReferenceModel {
 
   resume(id: string, catchUp: boolean): void {
     const s = this.get(id);
-    const keep = catchUp && s.nextFire <= this.now;
+    const keep = catchUp && s.nextFire !== null && s.nextFire <= this.now;
     s.paused = false;
-    if (!keep) s.nextFire = this.nextAfter(s, this.now);
+    // An ended schedule stays ended.
+    if (!keep && s.nextFire !== null) s.nextFire = this.nextAfter(s, this.now);
     s.due = keep ? this.now : s.nextFire;
     s.retryAt = null;
   }
 
-  /** A policy change: the timing restarts from now. */
-  update(id: string, patch: Partial<Pick<ModelSettings, "overlap" | "catchup" | "maxCatchUp">>): void {
+  /** A change of policies or timing: the timing restarts from now (unless max_runs has ended it). */
+  update(
+    id: string,
+    patch: Partial<Pick<ModelSettings, "overlap" | "catchup" | "maxCatchUp" | "intervalMs" | "endAt" | "maxRuns">>,
+  ): void {
     const s = this.get(id);
     Object.assign(s, patch);
-    s.nextFire = this.nextAfter(s, this.now);
+    s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
     s.due = s.paused ? null : s.nextFire;
     s.retryAt = null;
   }
@@ -272,6 +320,36 @@ export class ReferenceModel {
     s.fired++;
     s.lastExec = executionId;
     return "started";
+  }
+
+  /** Delete: the schedule and its ledger go; its executions stay (and keep running). */
+  delete(id: string): void {
+    this.get(id);
+    this.schedules.delete(id);
+  }
+
+  /**
+   * Backfill of [from, to]: "past" when no occurrence of it is after now ("refused" otherwise);
+   * each occurrence whose nominal id does not exist yet starts (no overlap policy, no max_runs
+   * count), the others are counted as already existing.
+   */
+  backfill(id: string, from: number, to: number): { started: number; already_existed: number } | "refused" {
+    const s = this.get(id);
+    const all = this.occurrencesIn(s, from, to);
+    if (all.some((o) => o > this.now)) return "refused";
+    const out = { started: 0, already_existed: 0 };
+    for (const o of all) {
+      const executionId = `${s.id}:${formatInstant(o)}`;
+      if (this.executions.has(executionId)) {
+        out.already_existed++;
+        continue;
+      }
+      this.executions.set(executionId, { id: executionId, scheduleId: s.id, key: s.key, active: true });
+      s.backfilled.set(o, (s.backfilled.get(o) ?? 0) + 1);
+      s.fired++;
+      out.started++;
+    }
+    return out;
   }
 
   get(id: string): MSchedule {
