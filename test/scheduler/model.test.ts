@@ -48,8 +48,10 @@ interface World {
   version: number;
   ids: string[];
   steps: number;
-  /** Per schedule, the interval in force after each ledger row id (to expand missed ranges). */
-  intervals: Map<string, Array<{ afterRow: number; intervalMs: number }>>;
+  /** Per schedule, the timing in force after each ledger row id (to expand missed ranges). */
+  timings: Map<string, Array<{ afterRow: number; next: (t: number) => number | null }>>;
+  /** The time zone of the run's cron schedules. */
+  zone: string;
 }
 
 /** The ledger's highest row id of a schedule (0: none). */
@@ -63,14 +65,16 @@ async function lastRowId(store: Store, id: string): Promise<number> {
  * interval in force when it was written, and must hold exactly its count.
  */
 async function realAccounts(w: World, id: string): Promise<Map<number, string[]>> {
-  const epochs = w.intervals.get(id) ?? [];
+  const epochs = w.timings.get(id) ?? [];
   const out = new Map<number, string[]>();
   const add = (o: number, a: string) => out.set(o, [...(out.get(o) ?? []), a]);
   for (const r of await ledgerOf(w.real.store, id)) {
     if (r.kind === "skipped" && r.reason === "missed" && r.rangeFromMs !== null && r.rangeToMs !== null) {
-      const step = epochs.filter((e) => e.afterRow < r.id).at(-1)?.intervalMs ?? 1;
+      const next = epochs.filter((e) => e.afterRow < r.id).at(-1)?.next;
+      if (next === undefined) throw new Error(`no timing for ledger row ${r.id}`);
       let n = 0;
-      for (let o = r.rangeFromMs; o <= r.rangeToMs; o += step, n++) add(o, "skipped:missed");
+      for (let o: number | null = r.rangeFromMs; o !== null && o <= r.rangeToMs; o = next(o), n++)
+        add(o, "skipped:missed");
       if (n !== (r.count ?? 1)) throw new Error(`missed row ${r.id} says ${r.count} but its range holds ${n}`);
       continue;
     }
@@ -175,6 +179,51 @@ const cmd = (name: string, run: (m: ReferenceModel, w: World) => Promise<void>):
   toString: () => name,
 });
 
+type CronArb = { minutes: string; hours: string; dst: "once" | "wall_clock" };
+
+function cronArb(): fc.Arbitrary<CronArb> {
+  return fc.record({
+    minutes: fc.constantFrom("*", "*/5", "*/7", "0,30", "15,45", "30"),
+    hours: fc.constantFrom("*", "1,2,3", "2"),
+    dst: fc.constantFrom<"once" | "wall_clock">("once", "wall_clock"),
+  });
+}
+
+const timingText = (intervalS: number, cron: CronArb | null): string =>
+  cron === null ? `interval=${intervalS}s` : `cron="${cron.minutes} ${cron.hours} * * *" dst=${cron.dst}`;
+
+function timingBody(intervalS: number, cron: CronArb | null, zone: string): Record<string, unknown> {
+  return cron === null
+    ? { interval: `${intervalS}s` }
+    : { cron: `${cron.minutes} ${cron.hours} * * *`, timezone: zone, dst: cron.dst };
+}
+
+const modelCron = (cron: CronArb | null, zone: string) => (cron === null ? null : { ...cron, zone });
+
+/** The schedule's timing from the next ledger row on (`after`: the last row before the change). */
+function noteTiming(m: ReferenceModel, w: World, id: string, after: number): void {
+  const settings = { ...m.get(id), endAt: null };
+  const list = w.timings.get(id) ?? [];
+  list.push({ afterRow: after, next: (t) => m.nextAfter(settings, t) });
+  w.timings.set(id, list);
+}
+
+/** The first instant after `t` at which `zone`'s UTC offset changes (a DST change), to the minute. */
+function zoneChangeAfter(zone: string, t: number): number {
+  const f = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" });
+  const offset = (u: number) => f.formatToParts(new Date(u)).find((p) => p.type === "timeZoneName")?.value;
+  const first = offset(t);
+  let hi = t + DAY;
+  while (offset(hi) === first) hi += DAY;
+  let lo = hi - DAY;
+  while (hi - lo > 60_000) {
+    const mid = Math.floor((lo + hi) / 2 / 60_000) * 60_000;
+    if (offset(mid) === first) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 function maxRunsArb(): fc.Arbitrary<number | null> {
   return fc.option(fc.integer({ min: 1, max: 6 }), { nil: null, freq: 3 });
 }
@@ -184,6 +233,7 @@ const settingsArb = fc.record({
   overlap: overlapArb(),
   catchup: catchupArb(),
   windowS: fc.option(fc.constantFrom(25, 40), { nil: null }),
+  cron: fc.option(cronArb(), { nil: null, freq: 2 }),
   endInS: fc.option(fc.integer({ min: 1, max: 300 }), { nil: null, freq: 4 }),
   maxRuns: maxRunsArb(),
 });
@@ -193,6 +243,7 @@ const pick = (w: World, i: number): string => w.ids[i % w.ids.length] as string;
 const commands = [
   fc.integer({ min: 1, max: 40 }).map((s) => cmd(`tick ${s}s`, (m, w) => passTime(m, w, m.now + s * 1000))),
   fc.integer({ min: 1, max: 40_000 }).map((ms) => cmd(`tick ${ms}ms`, (m, w) => passTime(m, w, m.now + ms))),
+  fc.integer({ min: 1, max: 40 }).map((min) => cmd(`tick ${min}min`, (m, w) => passTime(m, w, m.now + min * 60_000))),
   fc.integer({ min: 10, max: 150 }).map((s) =>
     cmd(`outage ${s}s`, async (m, w) => {
       // Down: nothing fires until the server is back, then one round at once.
@@ -255,13 +306,20 @@ const commands = [
     }),
   ),
   fc
-    .tuple(scheduleIndex, fc.constantFrom(5, 10, 15), fc.option(fc.integer({ min: 1, max: 120 })), maxRunsArb())
-    .map(([i, intervalS, endInS, maxRuns]) =>
-      cmd(`retime ${i} interval=${intervalS}s end_at=+${endInS}s max_runs=${maxRuns}`, async (m, w) => {
+    .tuple(
+      scheduleIndex,
+      fc.constantFrom(5, 10, 15),
+      fc.option(cronArb(), { nil: null }),
+      fc.option(fc.integer({ min: 1, max: 120 })),
+      maxRunsArb(),
+    )
+    .map(([i, intervalS, cron, endInS, maxRuns]) =>
+      cmd(`retime ${i} ${timingText(intervalS, cron)} end_at=+${endInS}s max_runs=${maxRuns}`, async (m, w) => {
+        // Giving cron drops interval, and the reverse drops cron, timezone and dst.
         const id = pick(w, i);
         const endAt = endInS === null ? null : m.now + endInS * 1000;
         const update = w.real.scheduler.schedules.update(id, {
-          interval: `${intervalS}s`,
+          ...timingBody(intervalS, cron, w.zone),
           end_at: endAt === null ? null : formatInstant(endAt),
           max_runs: maxRuns,
         });
@@ -269,8 +327,8 @@ const commands = [
         else {
           const after = await lastRowId(w.real.store, id);
           await update;
-          w.intervals.get(id)?.push({ afterRow: after, intervalMs: intervalS * 1000 });
-          m.update(id, { intervalMs: intervalS * 1000, endAt, maxRuns });
+          m.update(id, { intervalMs: intervalS * 1000, cron: modelCron(cron, w.zone), endAt, maxRuns });
+          noteTiming(m, w, id, after);
         }
         await fireBoth(m, w, m.now);
       }),
@@ -334,6 +392,7 @@ async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsAr
   const settings: ModelSettings = {
     id,
     intervalMs: s.intervalS * 1000,
+    cron: modelCron(s.cron, w.zone),
     overlap: s.overlap,
     catchup: s.catchup[0],
     maxCatchUp: s.catchup[1],
@@ -345,7 +404,7 @@ async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsAr
   await w.real.scheduler.schedules.create({
     schedule_id: settings.id,
     workflow: w.workflow,
-    interval: `${s.intervalS}s`,
+    ...timingBody(s.intervalS, s.cron, w.zone),
     overlap: settings.overlap,
     catchup: settings.catchup,
     ...(settings.maxCatchUp !== null ? { max_catch_up: settings.maxCatchUp } : {}),
@@ -355,13 +414,17 @@ async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsAr
     ...(settings.maxRuns !== null ? { max_runs: settings.maxRuns } : {}),
   });
   m.create(settings);
-  w.intervals.set(id, [{ afterRow: 0, intervalMs: settings.intervalMs }]);
+  w.timings.delete(id);
+  noteTiming(m, w, id, 0);
 }
 
 const worldArb = fc.record({
   schedules: fc.array(settingsArb, { minLength: 1, maxLength: 2 }),
   sharedKey: fc.boolean(),
   startOffsetMs: fc.integer({ min: 0, max: 9_999 }),
+  zone: fc.constantFrom("Europe/Berlin", "America/New_York", "Australia/Lord_Howe"),
+  /** Start this long before the zone's next DST change (null: anywhere). */
+  beforeDstMin: fc.option(fc.integer({ min: 0, max: 40 }), { nil: null }),
 });
 
 describeEachDialect("scheduler: model-based test against the reference model", (dialect) => {
@@ -384,7 +447,12 @@ describeEachDialect("scheduler: model-based test against the reference model", (
       await fc.assert(
         fc.asyncProperty(worldArb, fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (world, cmds) => {
           run++;
-          const start = BASE + run * 10 * DAY + world.startOffsetMs;
+          // Runs move forward in time (250 days each), so a run can start just before a DST change.
+          const runStart = BASE + run * 250 * DAY + world.startOffsetMs;
+          const start =
+            world.beforeDstMin === null
+              ? runStart
+              : zoneChangeAfter(world.zone, runStart) - world.beforeDstMin * 60_000 + world.startOffsetMs;
           real.clock.set(start);
           const w: World = {
             real,
@@ -393,7 +461,8 @@ describeEachDialect("scheduler: model-based test against the reference model", (
             version: 1,
             ids: [],
             steps: 0,
-            intervals: new Map(),
+            timings: new Map(),
+            zone: world.zone,
           };
           await real.workflows.register({ name: w.workflow, version: "1.0.0" });
           const m = new ReferenceModel(start, GRACE_MS);

@@ -5,7 +5,10 @@
  * decides each pick in order, and every occurrence gets exactly one account. The model-based test
  * (model.test.ts) drives the real scheduler and this model with the same events and compares them.
  *
- * Interval schedules only, anchored at the epoch, without jitter: enough to exercise overlap ×
+ * Interval schedules anchored at the epoch, and cron schedules of minute and hour fields in a time
+ * zone whose occurrences come from a minute-by-minute walk of UTC read as local time with
+ * Intl.DateTimeFormat (docs/design.md § DST: `once` and `wall_clock`); without jitter. Enough to
+ * exercise overlap ×
  * catch-up × grace × buffer × concurrency key × pause/resume × outage × blocked starts × triggers,
  * and the timing's own life: interval changes by update, `end_at` and `max_runs` ending it, delete
  * and create again under the same id, and backfills of past ranges (docs/design.md § Changes,
@@ -17,9 +20,19 @@ import { formatInstant } from "../../../src/time/format.js";
 export const RETRY_MS = 5000;
 const MAX_BUFFER_ALL = 1000;
 
+/** A cron of minute and hour fields (any, every n-th, or a list), every day, in `zone`. */
+export interface ModelCron {
+  minutes: string;
+  hours: string;
+  zone: string;
+  dst: "once" | "wall_clock";
+}
+
 export interface ModelSettings {
   id: string;
   intervalMs: number;
+  /** Set: a cron schedule (intervalMs is then unused). */
+  cron: ModelCron | null;
   overlap: OverlapPolicy;
   catchup: CatchupPolicy;
   maxCatchUp: number | null;
@@ -72,8 +85,8 @@ export class ReferenceModel {
   ) {}
 
   /** The first occurrence after `t` (the interval counted from the epoch); null past end_at. */
-  private nextAfter(s: ModelSettings, t: number): number | null {
-    const o = (Math.floor(t / s.intervalMs) + 1) * s.intervalMs;
+  nextAfter(s: ModelSettings, t: number): number | null {
+    const o = s.cron === null ? (Math.floor(t / s.intervalMs) + 1) * s.intervalMs : cronNextAfter(s.cron, t);
     return s.endAt !== null && o > s.endAt ? null : o;
   }
 
@@ -296,7 +309,9 @@ export class ReferenceModel {
   /** A change of policies or timing: the timing restarts from now (unless max_runs has ended it). */
   update(
     id: string,
-    patch: Partial<Pick<ModelSettings, "overlap" | "catchup" | "maxCatchUp" | "intervalMs" | "endAt" | "maxRuns">>,
+    patch: Partial<
+      Pick<ModelSettings, "overlap" | "catchup" | "maxCatchUp" | "intervalMs" | "cron" | "endAt" | "maxRuns">
+    >,
   ): void {
     const s = this.get(id);
     Object.assign(s, patch);
@@ -357,4 +372,70 @@ export class ReferenceModel {
     if (s === undefined) throw new Error(`model has no schedule ${id}`);
     return s;
   }
+}
+
+const MINUTE = 60_000;
+const formats = new Map<string, Intl.DateTimeFormat>();
+const walls = new Map<string, number>();
+
+/** The local wall time at UTC minute `u`, as minutes of a naive calendar (Date.UTC of its fields). */
+function wallMinute(zone: string, u: number): number {
+  const key = `${zone} ${u}`;
+  const known = walls.get(key);
+  if (known !== undefined) return known;
+  let f = formats.get(zone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+    });
+    formats.set(zone, f);
+  }
+  const p = Object.fromEntries(f.formatToParts(new Date(u)).map((x) => [x.type, x.value]));
+  const local = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute)) / MINUTE;
+  if (walls.size > 200_000) walls.clear();
+  walls.set(key, local);
+  return local;
+}
+
+function fieldMatches(field: string, v: number): boolean {
+  if (field === "*") return true;
+  if (field.startsWith("*/")) return v % Number(field.slice(2)) === 0;
+  return field.split(",").some((x) => Number(x) === v);
+}
+
+/** Does the cron match local wall minute `local`? */
+function cronMatches(c: ModelCron, local: number): boolean {
+  const minuteOfDay = ((local % 1440) + 1440) % 1440;
+  return fieldMatches(c.minutes, minuteOfDay % 60) && fieldMatches(c.hours, Math.floor(minuteOfDay / 60));
+}
+
+/** The DST changes of the zones modelled: 30 minutes (Lord Howe) or an hour. */
+const DST_STEPS = [30, 60];
+
+/** Does UTC minute `u` (in minutes) fire? */
+function cronFires(c: ModelCron, u: number): boolean {
+  const local = wallMinute(c.zone, u * MINUTE);
+  if (c.dst === "wall_clock") return cronMatches(c, local);
+  // once: a local time seen twice fires at its first instant only.
+  const repeat = DST_STEPS.some((d) => wallMinute(c.zone, (u - d) * MINUTE) === local);
+  if (cronMatches(c, local) && !repeat) return true;
+  // once: a local time the clock jumped over fires at the instant showing it plus the jump.
+  for (let j = 0; j < 60; j++) {
+    const jumpAt = u - j;
+    const jump = wallMinute(c.zone, jumpAt * MINUTE) - wallMinute(c.zone, (jumpAt - 1) * MINUTE) - 1;
+    if (jump > j && cronMatches(c, local - jump)) return true;
+  }
+  return false;
+}
+
+/** The first UTC minute after `t` that fires, walking minute by minute (at most 3 days). */
+function cronNextAfter(c: ModelCron, t: number): number {
+  for (let u = Math.floor(t / MINUTE) + 1, n = 0; n < 3 * 1440; u++, n++) if (cronFires(c, u)) return u * MINUTE;
+  throw new Error(`no occurrence of ${c.minutes} ${c.hours} within 3 days after ${formatInstant(t)}`);
 }
