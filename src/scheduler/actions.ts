@@ -209,7 +209,11 @@ export class ScheduleActions {
     const c = compiledFor(row);
     // Backfill is for the past: an occurrence still to come fires when it is due (or `trigger` now).
     // Starting it here would run it early and make its real fire a no-op.
-    const future = c.timing.nextAfter(Math.max(from - 1, await this.schedules.now()));
+    // Still to come means not due yet: with jitter, an occurrence a little before now may be due after it.
+    const now = await this.schedules.now();
+    let future = c.timing.nextAfter(Math.max(from - 1, now - c.jitterMs));
+    while (future !== null && future <= now && dueTime(id, future, c.jitterMs) <= now)
+      future = c.timing.nextAfter(future);
     if (future !== null && future <= to) {
       throw new OrbitError(
         "INVALID_ARGUMENT",

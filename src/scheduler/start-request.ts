@@ -43,7 +43,9 @@ export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSetti
     if (last !== null && isActiveStatus(last.status)) return "schedule";
   }
   if (s.concurrency_key !== undefined) {
-    const holder = await tx.findActiveExecutionWithKey(s.concurrency_key);
+    // Held by another schedule's execution and by one of this schedule's (not its last, e.g. from
+    // before a delete and create, or a backfill): another schedule holds it, whatever the order.
+    const holder = await tx.findActiveExecutionWithKey(s.concurrency_key, row.scheduleId);
     if (holder !== null) return holder.scheduleId === row.scheduleId ? "schedule" : "key";
   }
   return "none";

@@ -162,8 +162,11 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   getExecution(executionId: string, lock?: LockOption): Promise<Execution | null>;
   /** Applies the patch; true when the row exists. */
   updateExecution(executionId: string, patch: ExecutionPatch): Promise<boolean>;
-  /** A RUNNING or COMPENSATING execution holding the concurrency key, if any. */
-  findActiveExecutionWithKey(key: string): Promise<Execution | null>;
+  /**
+   * A RUNNING or COMPENSATING execution holding the concurrency key, if any; one of a schedule
+   * other than `otherThan` when there is one.
+   */
+  findActiveExecutionWithKey(key: string, otherThan?: string | null): Promise<Execution | null>;
   /** Executions in RUNNING or COMPENSATING. */
   countActiveExecutions(): Promise<number>;
   /** How many executions have each status (statuses with none are absent). Metrics read it on scrape. */

@@ -235,6 +235,8 @@ const settingsArb = fc.record({
   windowS: fc.option(fc.constantFrom(25, 40), { nil: null }),
   cron: fc.option(cronArb(), { nil: null, freq: 2 }),
   endInS: fc.option(fc.integer({ min: 1, max: 300 }), { nil: null, freq: 4 }),
+  /** Below the shortest gap between occurrences (5 s), so due times keep the occurrences' order. */
+  jitterMs: fc.constantFrom(0, 0, 1500, 4000),
   maxRuns: maxRunsArb(),
 });
 const scheduleIndex = fc.integer({ min: 0, max: 1 });
@@ -312,26 +314,31 @@ const commands = [
       fc.option(cronArb(), { nil: null }),
       fc.option(fc.integer({ min: 1, max: 120 })),
       maxRunsArb(),
+      fc.constantFrom(0, 1500, 4000),
     )
-    .map(([i, intervalS, cron, endInS, maxRuns]) =>
-      cmd(`retime ${i} ${timingText(intervalS, cron)} end_at=+${endInS}s max_runs=${maxRuns}`, async (m, w) => {
-        // Giving cron drops interval, and the reverse drops cron, timezone and dst.
-        const id = pick(w, i);
-        const endAt = endInS === null ? null : m.now + endInS * 1000;
-        const update = w.real.scheduler.schedules.update(id, {
-          ...timingBody(intervalS, cron, w.zone),
-          end_at: endAt === null ? null : formatInstant(endAt),
-          max_runs: maxRuns,
-        });
-        if (m.blocked) await expect(update).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-        else {
-          const after = await lastRowId(w.real.store, id);
-          await update;
-          m.update(id, { intervalMs: intervalS * 1000, cron: modelCron(cron, w.zone), endAt, maxRuns });
-          noteTiming(m, w, id, after);
-        }
-        await fireBoth(m, w, m.now);
-      }),
+    .map(([i, intervalS, cron, endInS, maxRuns, jitterMs]) =>
+      cmd(
+        `retime ${i} ${timingText(intervalS, cron)} end_at=+${endInS}s max_runs=${maxRuns} jitter=${jitterMs}ms`,
+        async (m, w) => {
+          // Giving cron drops interval, and the reverse drops cron, timezone and dst.
+          const id = pick(w, i);
+          const endAt = endInS === null ? null : m.now + endInS * 1000;
+          const update = w.real.scheduler.schedules.update(id, {
+            ...timingBody(intervalS, cron, w.zone),
+            end_at: endAt === null ? null : formatInstant(endAt),
+            max_runs: maxRuns,
+            jitter: jitterMs > 0 ? `${jitterMs}ms` : null,
+          });
+          if (m.blocked) await expect(update).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+          else {
+            const after = await lastRowId(w.real.store, id);
+            await update;
+            m.update(id, { intervalMs: intervalS * 1000, cron: modelCron(cron, w.zone), endAt, maxRuns, jitterMs });
+            noteTiming(m, w, id, after);
+          }
+          await fireBoth(m, w, m.now);
+        },
+      ),
     ),
   fc.tuple(scheduleIndex, settingsArb).map(([i, settings]) =>
     cmd(`recreate ${i} ${JSON.stringify(settings)}`, async (m, w) => {
@@ -400,6 +407,7 @@ async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsAr
     key,
     endAt: s.endInS === null ? null : m.now + s.endInS * 1000,
     maxRuns: s.maxRuns,
+    jitterMs: s.jitterMs,
   };
   await w.real.scheduler.schedules.create({
     schedule_id: settings.id,
@@ -412,6 +420,7 @@ async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsAr
     ...(settings.key !== null ? { concurrency_key: settings.key } : {}),
     ...(settings.endAt !== null ? { end_at: formatInstant(settings.endAt) } : {}),
     ...(settings.maxRuns !== null ? { max_runs: settings.maxRuns } : {}),
+    ...(settings.jitterMs > 0 ? { jitter: `${settings.jitterMs}ms` } : {}),
   });
   m.create(settings);
   w.timings.delete(id);

@@ -188,11 +188,13 @@ export class ExecutionOps {
     return counts;
   }
 
-  async findActiveExecutionWithKey(key: string): Promise<Execution | null> {
+  async findActiveExecutionWithKey(key: string, otherThan: string | null = null): Promise<Execution | null> {
+    // One of another schedule first: which holder answers decides skip vs cancel (docs/scheduling.md).
     const rows = await this.exec.all(
       `SELECT ${EXECUTION_ALL.list} FROM orbit_executions
-       WHERE concurrency_key = ? AND status IN ('RUNNING', 'COMPENSATING') LIMIT 1`,
-      [key],
+       WHERE concurrency_key = ? AND status IN ('RUNNING', 'COMPENSATING')
+       ORDER BY CASE WHEN schedule_id = ? THEN 1 ELSE 0 END LIMIT 1`,
+      [key, otherThan],
     );
     return rows[0] ? this.map.execution(rows[0]) : null;
   }

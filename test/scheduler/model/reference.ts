@@ -7,13 +7,15 @@
  *
  * Interval schedules anchored at the epoch, and cron schedules of minute and hour fields in a time
  * zone whose occurrences come from a minute-by-minute walk of UTC read as local time with
- * Intl.DateTimeFormat (docs/design.md § DST: `once` and `wall_clock`); without jitter. Enough to
+ * Intl.DateTimeFormat (docs/design.md § DST: `once` and `wall_clock`); jitter below the shortest
+ * gap between occurrences, so due times keep the occurrences' order. Enough to
  * exercise overlap ×
  * catch-up × grace × buffer × concurrency key × pause/resume × outage × blocked starts × triggers,
  * and the timing's own life: interval changes by update, `end_at` and `max_runs` ending it, delete
  * and create again under the same id, and backfills of past ranges (docs/design.md § Changes,
  * docs/outcomes.md § Run-count limit).
  */
+import { createHash } from "node:crypto";
 import type { CatchupPolicy, OverlapPolicy } from "../../../src/domain/schedule.js";
 import { formatInstant } from "../../../src/time/format.js";
 
@@ -40,6 +42,8 @@ export interface ModelSettings {
   key: string | null;
   /** No occurrence after it (`end_at`). */
   endAt: number | null;
+  /** `jitter` in ms (0: none). */
+  jitterMs: number;
   /** The schedule ends after its timing decided this many starts (`max_runs`). */
   maxRuns: number | null;
 }
@@ -97,6 +101,22 @@ export class ReferenceModel {
     return out;
   }
 
+  /**
+   * When an occurrence is due: the occurrence plus its jitter, the first 48 bits of SHA-256 over
+   * `<schedule_id>\n<occurrence RFC 3339>` modulo the jitter (docs/design.md § Jitter).
+   */
+  dueOf(s: ModelSettings, o: number): number {
+    if (s.jitterMs <= 0) return o;
+    const digest = createHash("sha256")
+      .update(`${s.id}\n${formatInstant(o)}`)
+      .digest();
+    return o + (digest.readUIntBE(0, 6) % s.jitterMs);
+  }
+
+  private dueOfNext(s: MSchedule): number | null {
+    return s.nextFire === null ? null : this.dueOf(s, s.nextFire);
+  }
+
   private ended(s: MSchedule): boolean {
     return s.maxRuns !== null && s.runs >= s.maxRuns;
   }
@@ -106,7 +126,7 @@ export class ReferenceModel {
     this.schedules.set(settings.id, {
       ...settings,
       nextFire,
-      due: nextFire,
+      due: nextFire === null ? null : this.dueOf(settings, nextFire),
       runs: 0,
       backfilled: new Map(),
       retryAt: null,
@@ -164,16 +184,17 @@ export class ReferenceModel {
   private fire(s: MSchedule, now: number): void {
     const dueList: number[] = [];
     if (s.nextFire !== null)
-      for (let o: number | null = s.nextFire; o !== null && o <= now; o = this.nextAfter(s, o)) dueList.push(o);
+      for (let o: number | null = s.nextFire; o !== null && this.dueOf(s, o) <= now; o = this.nextAfter(s, o))
+        dueList.push(o);
     const blocker0 = this.blockerOf(s);
     if (dueList.length === 0 && !(blocker0 === "none" && s.buffered.length > 0)) {
-      s.due = s.nextFire;
+      s.due = this.dueOfNext(s);
       s.retryAt = null;
       return;
     }
     // Catch-up: the freshest due occurrence inside the grace starts; the others are missed.
     const last = dueList[dueList.length - 1];
-    const fresh = last !== undefined && now - last <= this.graceMs ? last : null;
+    const fresh = last !== undefined && now - this.dueOf(s, last) <= this.graceMs ? last : null;
     const missed = fresh === null ? dueList : dueList.slice(0, -1);
     const eligible = missed.filter((o) => s.windowMs === null || o >= now - s.windowMs);
     let picks: number[] = [];
@@ -241,7 +262,7 @@ export class ReferenceModel {
           s.retryAt = now + RETRY_MS;
           return;
         }
-        if (now - step.o <= this.graceMs) {
+        if (now - this.dueOf(s, step.o) <= this.graceMs) {
           retryOccurrence = step.o;
           break;
         }
@@ -267,12 +288,14 @@ export class ReferenceModel {
     const retried = s.retryAt !== null && s.buffered.length === 0 ? s.nextFire : null;
     if (retried !== null && accounts.get(retried) === "skipped:missed") accounts.set(retried, "dead_letter");
 
-    for (const e of starts) this.executions.set(e.id, e);
+    // A start under an id that exists (a backfill ran it) starts nothing new and counts nothing.
+    const existed = new Set(starts.filter((e) => this.executions.has(e.id)).map((e) => e.id));
+    for (const e of starts) if (!existed.has(e.id)) this.executions.set(e.id, e);
     for (const id of cancels) this.end(id);
     for (const [o, a] of accounts) {
       if (o >= decidedUpTo) continue;
       s.accounts.set(o, a);
-      if (a === "started") s.fired++;
+      if (a === "started" && !existed.has(`${s.id}:${formatInstant(o)}`)) s.fired++;
       else if (a !== "buffered") s.skipped++;
     }
     s.buffered = buffered;
@@ -285,7 +308,7 @@ export class ReferenceModel {
     } else {
       if (last !== undefined) s.nextFire = this.nextAfter(s, last);
       if (this.ended(s)) s.nextFire = null;
-      s.due = s.nextFire;
+      s.due = this.dueOfNext(s);
       s.retryAt = null;
     }
   }
@@ -302,7 +325,7 @@ export class ReferenceModel {
     s.paused = false;
     // An ended schedule stays ended.
     if (!keep && s.nextFire !== null) s.nextFire = this.nextAfter(s, this.now);
-    s.due = keep ? this.now : s.nextFire;
+    s.due = keep ? this.now : this.dueOfNext(s);
     s.retryAt = null;
   }
 
@@ -310,13 +333,16 @@ export class ReferenceModel {
   update(
     id: string,
     patch: Partial<
-      Pick<ModelSettings, "overlap" | "catchup" | "maxCatchUp" | "intervalMs" | "cron" | "endAt" | "maxRuns">
+      Pick<
+        ModelSettings,
+        "overlap" | "catchup" | "maxCatchUp" | "intervalMs" | "cron" | "endAt" | "maxRuns" | "jitterMs"
+      >
     >,
   ): void {
     const s = this.get(id);
     Object.assign(s, patch);
     s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
-    s.due = s.paused ? null : s.nextFire;
+    s.due = s.paused ? null : this.dueOfNext(s);
     s.retryAt = null;
   }
 
@@ -351,7 +377,8 @@ export class ReferenceModel {
   backfill(id: string, from: number, to: number): { started: number; already_existed: number } | "refused" {
     const s = this.get(id);
     const all = this.occurrencesIn(s, from, to);
-    if (all.some((o) => o > this.now)) return "refused";
+    // Still to come: not due yet (its jitter included), so its own fire would start it.
+    if (all.some((o) => this.dueOf(s, o) > this.now)) return "refused";
     const out = { started: 0, already_existed: 0 };
     for (const o of all) {
       const executionId = `${s.id}:${formatInstant(o)}`;
