@@ -7,7 +7,7 @@
  * counters and the firing state must agree. The timing's own life too: updates of the interval,
  * `end_at` and `max_runs`, delete and create again under the same id, backfills of past ranges.
  *
- * `npm test` runs 150 sequences on SQLite and 50 on PostgreSQL; `npm run fuzz:scheduler` runs many
+ * `npm test` runs 80 sequences on SQLite and 30 on PostgreSQL; `npm run fuzz:scheduler` runs many
  * more (ORBIT_FUZZ_RUNS, ORBIT_FUZZ_COMMANDS; ORBIT_FUZZ_SEED replays) and prints what it ran.
  */
 import fc from "fast-check";
@@ -25,7 +25,7 @@ import { ledgerOf } from "./audit.js";
 import { type ModelSettings, type MSchedule, ReferenceModel } from "./model/reference.js";
 
 /** Sequences per dialect: PostgreSQL's round trips cost more, so it runs fewer by default. */
-const runsFor = (dialect: string): number => Number(process.env.ORBIT_FUZZ_RUNS ?? (dialect === "sqlite" ? 150 : 50));
+const runsFor = (dialect: string): number => Number(process.env.ORBIT_FUZZ_RUNS ?? (dialect === "sqlite" ? 80 : 30));
 const MAX_COMMANDS = Number(process.env.ORBIT_FUZZ_COMMANDS ?? 25);
 const SEED = process.env.ORBIT_FUZZ_SEED === undefined ? undefined : Number(process.env.ORBIT_FUZZ_SEED);
 const GRACE_MS = 20_000;

@@ -295,8 +295,9 @@ export class ReferenceModel {
     for (const [o, a] of accounts) {
       if (o >= decidedUpTo) continue;
       s.accounts.set(o, a);
-      if (a === "started" && !existed.has(`${s.id}:${formatInstant(o)}`)) s.fired++;
-      else if (a !== "buffered") s.skipped++;
+      if (a === "started") {
+        if (!existed.has(`${s.id}:${formatInstant(o)}`)) s.fired++;
+      } else if (a !== "buffered") s.skipped++;
     }
     s.buffered = buffered;
     s.lastExec = lastExec;
