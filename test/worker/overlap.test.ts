@@ -1,26 +1,49 @@
 /**
- * A 1-second schedule with `overlap: skip` and a workflow that takes longer than that, run for real
- * with a worker: the ledger and the counters agree, and no two executions of it ever overlap.
+ * A schedule with `overlap: skip` and a workflow whose step runs until the test lets it end, run for
+ * real with a worker: the test moves the server's clock to each occurrence (test/helpers/jump-clock.ts)
+ * instead of waiting for it. The ledger and the counters agree, and
+ * no two executions of it ever overlap.
  */
+import { writeFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { describeEachDialect } from "../helpers/db.js";
+import { gateFile } from "./fixtures/workflows.js";
 import { useWorkerCluster, waitFor } from "./harness.js";
 
+/** The schedule's interval, as far as the test moves the server's clock for each occurrence. */
+const INTERVAL_MS = 60_000;
+
 describeEachDialect("overlap skip with a worker", (dialect) => {
-  const cluster = useWorkerCluster(dialect, { leaseMs: 5000 });
+  // A lease no jump of the test comes near: an execution sees two jumps of INTERVAL_MS at most.
+  const cluster = useWorkerCluster(dialect, { leaseMs: 10 * INTERVAL_MS });
 
   it("skips the occurrences that come due while the slow execution runs", async () => {
     const { client } = cluster;
-    await cluster.startWorker("A", { ORBIT_TEST_STEP_MS: "2500" });
-    await client.createSchedule({ schedule_id: "slow", workflow: "Slow", interval: "1s", overlap: "skip" });
-    await waitFor("three completed executions", async () => {
-      const page = await client.listExecutions({ schedule_id: "slow", status: "COMPLETED" });
-      return page.executions.length >= 3;
-    });
+    const openGate = (id: string): void => writeFileSync(gateFile(cluster.file("marks"), id), "");
+    const running = async () =>
+      (await client.listExecutions({ schedule_id: "slow", status: "RUNNING" })).executions.map((e) => e.execution_id);
+    await cluster.startWorker("A");
+    await client.createSchedule({ schedule_id: "slow", workflow: "Slow", interval: "1m", overlap: "skip" });
+    // Three times: the clock reaches an occurrence, which starts an execution; while its step runs
+    // the clock reaches the next one (skipped: one is running); then the step ends. Each jump is one
+    // interval and waits for the scheduler to act on it, so one occurrence comes due at a time (two
+    // at once would make the older one missed, not skipped for overlap).
+    for (let completed = 0; completed < 3; completed++) {
+      await cluster.jumpServerClock(INTERVAL_MS);
+      const id = await waitFor("an execution in its slow step", async () =>
+        (await running()).find((x) => cluster.marks(x).length > 0),
+      );
+      const skipped = (await client.getSchedule("slow")).skipped;
+      await cluster.jumpServerClock(INTERVAL_MS);
+      await waitFor("an occurrence skipped", async () => (await client.getSchedule("slow")).skipped > skipped);
+      openGate(id);
+      await waitFor(`${id} completed`, async () => (await client.getExecution(id)).status === "COMPLETED");
+    }
     await client.pauseSchedule("slow");
     await waitFor("no execution running", async () => {
-      const page = await client.listExecutions({ schedule_id: "slow", status: "RUNNING" });
-      return page.executions.length === 0;
+      const ids = await running();
+      for (const id of ids) openGate(id);
+      return ids.length === 0;
     });
     const schedule = await client.getSchedule("slow");
     const executions = (await client.listExecutions({ schedule_id: "slow" })).executions.reverse();
