@@ -47,7 +47,18 @@ describeEachDialect("notify webhooks", (dialect) => {
       pause_on_failure: 1,
       notify: url,
     });
+    const recorded = async () => {
+      const res = await fetch(`${cluster.url}/v1/schedules/alerting/notifications`);
+      const { notifications } = (await res.json()) as { notifications: Array<Record<string, unknown>> };
+      return Object.fromEntries(notifications.map((n) => [n.event, n])) as Record<string, Record<string, unknown>>;
+    };
     const { execution_id } = await client.triggerSchedule("alerting");
+    // The failure call answered 500 is retried a second later on the server's clock: move it there.
+    await waitFor("the failed call recorded for a retry", async () => {
+      const failure = (await recorded()).failure;
+      return failure?.state === "pending" && failure.attempts === 1;
+    });
+    await cluster.jumpServerClock(1_000);
     await waitFor("three calls (one retried)", async () => calls.length >= 3);
     for (const call of calls) {
       const [t, v1] = String(call.headers["orbit-signature"]).split(",");
@@ -73,11 +84,6 @@ describeEachDialect("notify webhooks", (dialect) => {
     expect(String(paused?.pause_note)).toContain(`execution ${execution_id} failed: card declined`);
 
     // The receiver answered before the server recorded the delivery: wait for the record.
-    const recorded = async () => {
-      const res = await fetch(`${cluster.url}/v1/schedules/alerting/notifications`);
-      const { notifications } = (await res.json()) as { notifications: Array<Record<string, unknown>> };
-      return Object.fromEntries(notifications.map((n) => [n.event, n])) as Record<string, Record<string, unknown>>;
-    };
     await waitFor("both deliveries recorded", async () =>
       Object.values(await recorded()).every((n) => n.state === "delivered"),
     );
@@ -97,13 +103,16 @@ describeEachDialect("notify webhooks", (dialect) => {
       notify: { url, events: ["dead_letter"] },
     });
     // "latest" is now a version whose schema the schedule's input fails: every start is refused,
-    // retried 5 s later, and the occurrence left behind is a dead letter.
+    // retried 5 s later (on the server's clock, which the test moves there), and the occurrence left
+    // behind is a dead letter.
     await client.registerWorkflow({
       name: "Strict",
       version: "2.0.0",
       input_schema: { type: "object", required: ["order_id"] },
     });
     await client.resumeSchedule("blocked");
+    await waitFor("a refused start", async () => (await client.getSchedule("blocked")).last_error !== null);
+    await cluster.jumpServerClock(5_000);
     const call = await waitFor("a dead_letter call", async () =>
       calls.find((c) => c.headers["orbit-event"] === "dead_letter"),
     );
