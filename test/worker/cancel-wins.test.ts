@@ -119,10 +119,19 @@ describeEachDialect("a cancel wins over a step that ignores the signal", (dialec
     await client.createSchedule({
       schedule_id: "replace",
       workflow: "IgnoresCancel",
-      interval: "1s",
+      interval: "5s",
       overlap: "cancel_previous",
     });
     const reason = "schedule `replace`: replaced by the next occurrence (overlap cancel_previous)";
+    // The server's clock moves to an occurrence, which starts an execution; once it is inside `ship`,
+    // to the next one, which replaces it. (A jump of one interval stays well inside the lease.)
+    await cluster.jumpServerClock(5_000);
+    await waitFor("an execution inside ship", async () =>
+      (await client.listExecutions({ schedule_id: "replace", status: "RUNNING" })).executions.find((x) =>
+        what(x.execution_id).includes("run ship"),
+      ),
+    );
+    await cluster.jumpServerClock(5_000);
     // An execution replaced while its worker was inside `ship` (one replaced before it got there
     // takes the ordinary path, which test/worker/cancel.test.ts covers).
     const id = await waitFor("an execution replaced during ship", async () => {

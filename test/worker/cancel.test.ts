@@ -12,10 +12,12 @@ describeEachDialect("cancellation", (dialect) => {
 
   it("compensates the completed steps in reverse, runs onCancel, ends CANCELLED with the reason", async () => {
     const { client } = cluster;
-    await cluster.startWorker("A");
+    const worker = await cluster.startWorker("A");
     await client.startExecution({ execution_id: "order-1", workflow: "Compensating", input: {} });
     await waitFor("step ship", async () => cluster.marks("order-1").includes("A order-1 run ship"));
     await client.cancelExecution("order-1", { reason: "customer changed their mind" });
+    // The next heartbeat carries the cancel: now rather than up to 2 s later.
+    cluster.jumpWorkerClock(worker);
     const done = await waitFor("CANCELLED", async () => {
       const e = await client.getExecution("order-1");
       return e.status === "CANCELLED" ? e : undefined;
@@ -39,14 +41,28 @@ describeEachDialect("cancellation", (dialect) => {
 
   it("is the path a schedule's cancel_previous takes", async () => {
     const { client } = cluster;
-    await cluster.startWorker("A");
+    const worker = await cluster.startWorker("A");
     await client.createSchedule({
       schedule_id: "replace",
       workflow: "Compensating",
-      interval: "1s",
+      interval: "5s",
       overlap: "cancel_previous",
     });
     const reason = "schedule `replace`: replaced by the next occurrence (overlap cancel_previous)";
+    // The server's clock moves to an occurrence, which starts an execution; once it is at `ship`, to
+    // the next one, which replaces it; the worker's next heartbeat carries the cancel. (A jump of one
+    // interval stays well inside the lease.)
+    await cluster.jumpServerClock(5_000);
+    await waitFor("an execution at ship", async () =>
+      (await client.listExecutions({ schedule_id: "replace", status: "RUNNING" })).executions.find((e) =>
+        cluster.marks(e.execution_id).includes(`A ${e.execution_id} run ship`),
+      ),
+    );
+    await cluster.jumpServerClock(5_000);
+    await waitFor("a replaced execution", async () =>
+      (await client.listExecutions({ schedule_id: "replace" })).executions.some((e) => e.cancel_reason === reason),
+    );
+    cluster.jumpWorkerClock(worker);
     // The worker usually holds an execution when the next occurrence replaces it; wait for one.
     const id = await waitFor("a replaced execution that was compensated", async () => {
       const page = await client.listExecutions({ schedule_id: "replace", status: "CANCELLED" });

@@ -74,6 +74,12 @@ export interface WorkerCluster {
    * their end expire and the reaper hands their tasks back, whatever the lease length.
    */
   jumpServerClock(ms: number): Promise<void>;
+  /**
+   * Moves a worker's clock a minute forward (SIGUSR2, fixtures/worker-main.ts): the heartbeat it was
+   * waiting for goes out at once, with what it carries back (a cancel). One already under way when
+   * the signal comes is not repeated: the next one then comes on time.
+   */
+  jumpWorkerClock(worker: Child): void;
 }
 
 /** A server (lease `leaseMs`) on a fresh database for each test; workers started on demand. */
@@ -130,6 +136,9 @@ export function useWorkerCluster(dialect: TestDialect, opts: { leaseMs: number }
         body: JSON.stringify({ ms }),
       });
       if (!res.ok) throw new Error(`the server's clock did not jump: ${res.status} ${await res.text()}`);
+    },
+    jumpWorkerClock(worker) {
+      worker.proc.kill("SIGUSR2");
     },
     marks(executionId) {
       const lines = readFileSync(join(current().dir, "marks"), "utf8").split("\n").filter(Boolean);
