@@ -5,13 +5,19 @@
  * examples/dist/ and `npm start` runs that with plain Node (no TypeScript loader at run time).
  */
 import { OrbitClient, OrbitError, Worker } from "orbit-scheduler";
-import { startServer } from "orbit-scheduler/server";
+import { StartupError, startServer } from "orbit-scheduler/server";
 import { OrderProcessing } from "./order-processing.js";
 
 const SCHEDULE = "orders-every-10s";
 const INPUT = { order_id: "R-1", customer_id: "cust-1", amount: 120.0, items: [{ sku: "BOOK-1", quantity: 1 }] };
 
-const server = await startServer({ logger: process.env.ORBIT_LOG_LEVEL ?? "warn" });
+// A start-up failure (the port taken by an earlier `npm start`, a data folder that cannot be made)
+// is one line naming the address or file, as `orbit server` prints it, not a stack trace.
+const server = await startServer({ logger: process.env.ORBIT_LOG_LEVEL ?? "warn" }).catch((err: unknown) => {
+  if (!(err instanceof StartupError)) throw err;
+  console.error(`orbit: ${err.message}`);
+  process.exit(1);
+});
 const client = new OrbitClient({ baseUrl: server.url });
 await client.registerWorkflow({
   name: OrderProcessing.name,
