@@ -128,7 +128,7 @@ export class SchedulerLoop implements FireWindow {
   }
 
   private endRound(): void {
-    if (this.firing > 0) return;
+    if (this.firing > 0 || this.roundEnded.size === 0) return;
     for (const done of [...this.roundEnded]) done();
   }
 

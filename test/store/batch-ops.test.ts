@@ -5,24 +5,8 @@
  * (insertSchedules, getSchedules): the same rows as their one-row counterparts, on both dialects.
  */
 import { expect, it } from "vitest";
-import type { WorkerTask } from "../../src/store/rows.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
-import { execution, schedule, T0 } from "./fixtures/records.js";
-
-const task = (id: string, executionId: string): WorkerTask => ({
-  taskId: id,
-  executionId,
-  run: 1,
-  workflow: "W",
-  version: "1.0.0",
-  state: "pending",
-  attempt: 1,
-  leaseOwner: null,
-  leaseUntilMs: null,
-  leaseIdentity: null,
-  availableMs: T0,
-  createdMs: T0,
-});
+import { execution, schedule, T0, task } from "./fixtures/records.js";
 
 describeEachDialect("store batched fire operations", (dialect) => {
   const db = useStore(dialect);

@@ -5,25 +5,8 @@
  * completeExecutions, setTasksState, setSchedulesOutcomes), and a heartbeat's cancelReasonsOfTasks.
  */
 import { expect, it } from "vitest";
-import type { WorkerTask } from "../../src/store/rows.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
-import { execution, schedule, T0 } from "./fixtures/records.js";
-
-const task = (id: string, executionId: string, over: Partial<WorkerTask> = {}): WorkerTask => ({
-  taskId: id,
-  executionId,
-  run: 1,
-  workflow: "W",
-  version: "1.0.0",
-  state: "pending",
-  attempt: 1,
-  leaseOwner: null,
-  leaseUntilMs: null,
-  leaseIdentity: null,
-  availableMs: T0,
-  createdMs: T0,
-  ...over,
-});
+import { execution, schedule, T0, task } from "./fixtures/records.js";
 
 describeEachDialect("store operations of batched reports", (dialect) => {
   const db = useStore(dialect);

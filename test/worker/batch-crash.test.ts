@@ -113,6 +113,19 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
     location = child = null;
   });
 
+  /** Starts the child in `mode`, waits for its open lease of 20 tasks, kills it with SIGKILL. */
+  async function killedWithOpenLease(mode: string): Promise<{ run: Run; store: Store; openTasks: string[] }> {
+    location = await dialect.createLocation();
+    const run = runChild(location, mode);
+    child = run.child;
+    const open = await run.waitFor((line) => line.startsWith("open-lease "));
+    const openTasks = open.slice("open-lease ".length).split(" ");
+    expect(openTasks).toHaveLength(20);
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    return { run, store: await location.open(), openTasks };
+  }
+
   it("shows nothing of the batch whose transaction was open, and all of the batches before it", async () => {
     location = await dialect.createLocation();
     const run = runChild(location, "hang");
@@ -136,16 +149,8 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
   });
 
   it("leases nothing of a poll killed between its lease UPDATE and its commit; the next poll leases it once", async () => {
-    location = await dialect.createLocation();
-    const run = runChild(location, "hang-lease");
-    child = run.child;
-    const open = await run.waitFor((line) => line.startsWith("open-lease "));
-    const openTasks = open.slice("open-lease ".length).split(" ");
-    expect(openTasks).toHaveLength(20);
-    run.child.kill("SIGKILL");
-    expect(await run.exited).toBe("SIGKILL");
+    const { run, store, openTasks } = await killedWithOpenLease("hang-lease");
     expect(run.completed).toHaveLength(20);
-    const store = await location.open();
     await expectWhole(store, run);
     for (const id of openTasks) {
       const task = await store.getTaskLease(id);
@@ -166,15 +171,7 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
   });
 
   it("leases nothing of a hand-off to a parked poll killed before its commit; the next poll leases it once", async () => {
-    location = await dialect.createLocation();
-    const run = runChild(location, "hang-hand-off");
-    child = run.child;
-    const open = await run.waitFor((line) => line.startsWith("open-lease "));
-    const openTasks = open.slice("open-lease ".length).split(" ");
-    expect(openTasks).toHaveLength(20);
-    run.child.kill("SIGKILL");
-    expect(await run.exited).toBe("SIGKILL");
-    const store = await location.open();
+    const { run, store, openTasks } = await killedWithOpenLease("hang-hand-off");
     await expectWhole(store, run);
     for (const id of openTasks) {
       const task = await store.getTaskLease(id);
