@@ -91,6 +91,11 @@ export function defineWorkflow<I extends JsonObject = JsonObject>(
       `workflow ${definition.name}: version ${JSON.stringify(definition.version)} is not semver (e.g. 1.0.0)`,
     );
   }
+  // From plain JavaScript the handler may be passed beside the definition instead of as its `run`:
+  // say so here, not as "def.run is not a function" on every task the worker leases.
+  if (typeof definition.run !== "function") {
+    throw new TypeError(`workflow ${definition.name}: run must be the workflow's function, (ctx, input) => result`);
+  }
   const retry = definition.retry ?? DEFAULT_RETRY;
   if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1 || !(retry.backoffMs >= 0)) {
     throw new TypeError(`workflow ${definition.name}: retry needs maxAttempts >= 1 and backoffMs >= 0`);
