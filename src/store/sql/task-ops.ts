@@ -137,10 +137,13 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
   async leaseTasks(taskIds: readonly string[], l: NewLease): Promise<string[]> {
     if (!taskIds.length) return [];
     const ids = this.sqlDialect.inList("task_id", taskIds);
+    // SQLite: `+state` keeps the planner on the key; on `state = 'pending'` it scanned the whole
+    // (state, …) index, every pending task of a herd, for each poll (docs/benchmarks.md § End to end, Run F).
+    const state = this.sqlDialect.name === "sqlite" ? "+state" : "state";
     const rows = await this.exec.all(
       `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_until_ms = ?,
          max_attempts = ?, backoff_ms = ?
-       WHERE ${ids.sql} AND state = 'pending' RETURNING task_id`,
+       WHERE ${ids.sql} AND ${state} = 'pending' RETURNING task_id`,
       [l.owner, l.identity, l.leaseUntilMs, l.maxAttempts, l.backoffMs, ids.param],
     );
     return rows.map((r) => String(r.task_id));
