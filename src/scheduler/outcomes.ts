@@ -158,27 +158,23 @@ export async function recordOutcomes(tx: StoreOps, executions: readonly Executio
   if (executions.length === 1) return recordOutcome(tx, executions[0]!, now);
   const ids = new Set<string>();
   for (const e of executions) if (e.scheduleId !== null && e.status === "COMPLETED") ids.add(e.scheduleId);
-  const rows = new Map((await tx.getSchedules([...ids], { forUpdate: true })).map((r) => [r.scheduleId, r]));
+  // The counters only: a completion replaces the last outcome, so the rows are not read whole.
+  const counters = await tx.lockScheduleCounters([...ids]);
   const folded = new Map<string, ScheduleOutcomes>();
   const rest: Execution[] = [];
   const slow = new Set<string | null>();
   for (const e of executions) {
-    const row = e.scheduleId === null ? undefined : rows.get(e.scheduleId);
+    const id = e.scheduleId;
+    const row = id === null ? undefined : counters.get(id);
     // A completion of a schedule that no longer exists records nothing (recordOutcome reads no row).
-    if (row === undefined && e.scheduleId !== null && ids.has(e.scheduleId)) continue;
-    const prev = row === undefined ? undefined : (folded.get(row.scheduleId) ?? row.outcomes ?? NO_OUTCOMES);
-    if (
-      row === undefined ||
-      prev === undefined ||
-      e.status !== "COMPLETED" ||
-      prev.consecutiveFailures > 0 ||
-      slow.has(e.scheduleId)
-    ) {
-      slow.add(e.scheduleId);
+    if (row === undefined && id !== null && ids.has(id)) continue;
+    const prev = id === null || row === undefined ? undefined : (folded.get(id) ?? { ...row, lastOutcome: null });
+    if (id === null || prev === undefined || e.status !== "COMPLETED" || prev.consecutiveFailures > 0 || slow.has(id)) {
+      slow.add(id);
       rest.push(e);
       continue;
     }
-    folded.set(row.scheduleId, nextOutcomes(prev, e, now));
+    folded.set(id, nextOutcomes(prev, e, now));
   }
   await tx.setSchedulesOutcomes([...folded].map(([scheduleId, outcomes]) => ({ scheduleId, outcomes })));
   let queued = false;

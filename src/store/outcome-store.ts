@@ -4,7 +4,7 @@
  * and the notify webhook outbox. Part of {@link StoreOps}; the SQL is in src/store/sql/outcome-ops.ts.
  */
 import type { JsonObject } from "../domain/json.js";
-import type { ScheduleOutcomes } from "./rows.js";
+import type { ScheduleCounters, ScheduleOutcomes } from "./rows.js";
 import type { WorkflowRef } from "./task-store.js";
 
 /** Which deadline an execution passed. */
@@ -72,6 +72,13 @@ export interface OutcomeStoreOps {
   setScheduleOutcomes(scheduleId: string, outcomes: ScheduleOutcomes): Promise<boolean>;
   /** {@link setScheduleOutcomes} for many schedules, each once (one statement on PostgreSQL). */
   setSchedulesOutcomes(entries: readonly { scheduleId: string; outcomes: ScheduleOutcomes }[]): Promise<void>;
+
+  /**
+   * The outcome counters of those of the schedules that exist, locked (`FOR UPDATE`) in id order:
+   * what a batch of completions reads (src/scheduler/outcomes.ts recordOutcomes), without decoding
+   * the rows.
+   */
+  lockScheduleCounters(scheduleIds: readonly string[]): Promise<Map<string, ScheduleCounters>>;
 
   /** Sets the deadlines of just-started executions (only those with a timeout). */
   setExecutionDeadlines(

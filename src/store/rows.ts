@@ -68,6 +68,9 @@ export interface ScheduleOutcomes {
   failures: number;
 }
 
+/** A schedule's outcome counters without its last outcome (what a completion keeps of them). */
+export type ScheduleCounters = Omit<ScheduleOutcomes, "lastOutcome">;
+
 export const NO_OUTCOMES: ScheduleOutcomes = {
   lastOutcome: null,
   lastSuccessMs: null,

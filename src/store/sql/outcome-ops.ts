@@ -15,7 +15,7 @@ import type {
   TimeoutKind,
   WorkerRow,
 } from "../outcome-store.js";
-import type { ScheduleOutcomes } from "../rows.js";
+import type { ScheduleCounters, ScheduleOutcomes } from "../rows.js";
 import type { WorkflowRef } from "../task-store.js";
 import { arrayParam, jsonParam } from "./columns.js";
 import type { SqlParam, SqlRow } from "./executor.js";
@@ -24,27 +24,34 @@ import { TaskOps } from "./task-ops.js";
 
 const ACTIVE = "status IN ('RUNNING', 'COMPENSATING')";
 
+const SET_OUTCOMES = `UPDATE orbit_schedules SET last_outcome = ?, last_success_ms = ?, last_failure_ms = ?,
+  consecutive_failures = ?, failures = ? WHERE schedule_id = ?`;
+
+function outcomeParams(scheduleId: string, o: ScheduleOutcomes): SqlParam[] {
+  return [
+    jsonParam(o.lastOutcome as unknown as JsonObject | null),
+    o.lastSuccessMs,
+    o.lastFailureMs,
+    o.consecutiveFailures,
+    o.failures,
+    scheduleId,
+  ];
+}
+
 export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
   async setScheduleOutcomes(scheduleId: string, o: ScheduleOutcomes): Promise<boolean> {
-    const changed = await this.exec.run(
-      `UPDATE orbit_schedules SET last_outcome = ?, last_success_ms = ?, last_failure_ms = ?, consecutive_failures = ?,
-         failures = ? WHERE schedule_id = ?`,
-      [
-        jsonParam(o.lastOutcome as unknown as JsonObject | null),
-        o.lastSuccessMs,
-        o.lastFailureMs,
-        o.consecutiveFailures,
-        o.failures,
-        scheduleId,
-      ],
-    );
-    return changed > 0;
+    return (await this.exec.run(SET_OUTCOMES, outcomeParams(scheduleId, o))) > 0;
   }
 
   async setSchedulesOutcomes(entries: readonly { scheduleId: string; outcomes: ScheduleOutcomes }[]): Promise<void> {
     if (!entries.length) return;
     if (this.sqlDialect.batch === "rows") {
-      for (const e of entries) await this.setScheduleOutcomes(e.scheduleId, e.outcomes);
+      // One prepared statement run per row, without an await between rows (a set-based UPDATE … FROM
+      // json_each measured slower on SQLite: docs/benchmarks.md § End to end, Run F).
+      await this.exec.runMany(
+        SET_OUTCOMES,
+        entries.map((e) => outcomeParams(e.scheduleId, e.outcomes)),
+      );
       return;
     }
     const column = <T>(f: (o: ScheduleOutcomes) => T) => arrayParam(entries.map((e) => f(e.outcomes) as SqlParam));
@@ -63,6 +70,26 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
         column((o) => o.failures),
       ],
     );
+  }
+
+  async lockScheduleCounters(scheduleIds: readonly string[]): Promise<Map<string, ScheduleCounters>> {
+    const counters = new Map<string, ScheduleCounters>();
+    if (!scheduleIds.length) return counters;
+    const ids = this.sqlDialect.inList("schedule_id", scheduleIds);
+    const rows = await this.exec.all(
+      `SELECT schedule_id, last_success_ms, last_failure_ms, consecutive_failures, failures FROM orbit_schedules
+       WHERE ${ids.sql} ORDER BY schedule_id${this.sqlDialect.forUpdate}`,
+      [ids.param],
+    );
+    for (const r of rows) {
+      counters.set(String(r.schedule_id), {
+        lastSuccessMs: r.last_success_ms == null ? null : Number(r.last_success_ms),
+        lastFailureMs: r.last_failure_ms == null ? null : Number(r.last_failure_ms),
+        consecutiveFailures: Number(r.consecutive_failures ?? 0),
+        failures: Number(r.failures ?? 0),
+      });
+    }
+    return counters;
   }
 
   async setExecutionDeadlines(
