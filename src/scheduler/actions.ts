@@ -142,6 +142,9 @@ export class ScheduleActions {
     const result = await this.o.store.transaction(async (tx): Promise<TriggerResult> => {
       const row = await this.schedules.fenced(tx, id, fence);
       const s = settingsOf(row);
+      // An override that could never start is bad input whatever the overlap policy decides: refused
+      // before the decision, so a skip is not counted for it (docs/design.md § Changes).
+      if (input !== undefined) await this.schedules.checkWorkflow(tx, { ...s, input });
       const decision = decideTrigger(s.overlap, await blockerOf(tx, row, s));
       if (decision === "not_started") {
         const message = `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;

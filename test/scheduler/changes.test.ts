@@ -52,6 +52,22 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect((await h.scheduler.schedules.list()).schedules.map((x) => x.schedule_id)).toEqual(["s"]);
   });
 
+  it("a trigger whose input override is invalid is refused while the previous execution runs, counting nothing", async () => {
+    // The overlap skip answered 200 "not started" and counted a skip for an input that could never
+    // start (docs/design.md § Changes: bad input is refused and changes nothing).
+    const h = await makeHarness(db.store);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    expect((await h.scheduler.actions.trigger("s", {})).started).toBe(true);
+    const before = await h.scheduler.schedules.get("s");
+    const err = await refused(h.scheduler.actions.trigger("s", { input: { amount: "a lot" } }));
+    expect(err.code).toBe("INVALID_ARGUMENT");
+    expect(err.message).toContain("input does not match OrderProcessing@1.0.0");
+    const after = await h.scheduler.schedules.get("s");
+    expect(after).toMatchObject({ skipped: before.skipped, revision: before.revision });
+    const ledger = await h.scheduler.schedules.occurrences("s", {});
+    expect(ledger.occurrences.map((o) => o.kind)).toEqual(["started"]);
+  });
+
   it("a delete keeps the executions the schedule started", async () => {
     const h = await makeHarness(db.store);
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10s" });
