@@ -13,6 +13,7 @@ import { buildApp } from "../api/app.js";
 import type { Readiness, ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
+import type { PostgresListener } from "../store/postgres/listener.js";
 import { PostgresTaskListener } from "../store/postgres/task-listener.js";
 import { VERSION } from "../version.js";
 import { resolveConfig, type ServerConfig } from "./config.js";
@@ -60,6 +61,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await parts.closeAll();
     throw err;
   }
+}
+
+/**
+ * A LISTEN connection refused at start-up (a terminated backend, the role's connection limit) is
+ * retried every second like one lost later, instead of failing the start as "cannot listen on
+ * <address>": it only wakes polls and loops early (docs/cluster.md § Failover time).
+ */
+function inBackground(listener: PostgresListener): { start(): Promise<void>; close(): Promise<void> } {
+  return { start: async () => listener.startInBackground(), close: () => listener.close() };
 }
 
 interface Http {
@@ -115,11 +125,13 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
     ...(access !== null ? { authenticate: access.authenticate, mayWork: access.mayWork } : {}),
     ...(database !== undefined
       ? {
-          listener: new PostgresTaskListener({
-            connectionString: database,
-            onNotify: () => wakeups.wake(),
-            onError: (err) => log.warn({ err }, "task LISTEN connection failed; retrying"),
-          }),
+          listener: inBackground(
+            new PostgresTaskListener({
+              connectionString: database,
+              onNotify: () => wakeups.wake(),
+              onError: (err) => log.warn({ err }, "task LISTEN connection failed; retrying"),
+            }),
+          ),
         }
       : {}),
     ...(config.options.worker !== undefined ? { options: config.options.worker } : {}),

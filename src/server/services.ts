@@ -151,7 +151,8 @@ export async function startFiring(services: Services, parts: StartedParts): Prom
   }
   if (scheduleListener !== null) {
     parts.add("schedule listener", () => scheduleListener.close());
-    await scheduleListener.start();
+    // Refused at start-up, it retries every second as after a loss (docs/cluster.md § Failover time).
+    scheduleListener.startInBackground();
   }
   parts.add("scheduler", () => scheduler.close());
   scheduler.start();

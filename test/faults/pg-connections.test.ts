@@ -229,3 +229,54 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
     }
   }, 60_000);
 });
+
+describe.skipIf(!PG_URL)("fault: a LISTEN connection refused at start-up", () => {
+  const suffix = randomBytes(5).toString("hex");
+  const role = `orbit_fault_role_${suffix}`;
+  const schema = `orbit_fault_listen_${suffix}`;
+  beforeAll(async () => {
+    // One connection for the role: the store's pool holds it after migrating, so every LISTEN
+    // connection the server opens next is refused ("too many connections for role").
+    await admin(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+    await admin(`CREATE SCHEMA ${schema} AUTHORIZATION ${role}`);
+  });
+  afterAll(async () => {
+    await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin(`DROP ROLE IF EXISTS ${role}`);
+  });
+
+  it.each(["single", "shared"] as const)(
+    "%s: the server starts, then listens once the database lets it",
+    async (cluster) => {
+      // It failed the start as "cannot listen on 127.0.0.1:<port>: too many connections for role",
+      // blaming the HTTP address for a database refusal (found terminating backends during starts).
+      const url = new URL(PG_URL!);
+      url.username = role;
+      url.password = "";
+      const t = await startTestServer({ database: url.toString(), databaseSchema: schema, cluster });
+      try {
+        await admin(`ALTER ROLE ${role} CONNECTION LIMIT -1`);
+        const channels =
+          cluster === "single"
+            ? ["LISTEN orbit_worker_tasks"]
+            : ["LISTEN orbit_schedules", "LISTEN orbit_worker_tasks"];
+        await t.until(
+          async () =>
+            (
+              await admin<{ query: string }>(
+                "SELECT query FROM pg_stat_activity WHERE usename = $1 AND query LIKE 'LISTEN %' ORDER BY query",
+                [role],
+              )
+            ).map((r) => r.query),
+          (q) => JSON.stringify(q) === JSON.stringify(channels),
+          "the LISTEN connections",
+        );
+        expect((await t.call("GET", "/readyz")).status).toBe(200);
+      } finally {
+        await t.stop();
+        await admin(`ALTER ROLE ${role} CONNECTION LIMIT 1`);
+      }
+    },
+    30_000,
+  );
+});
