@@ -15,13 +15,63 @@ function parseNumber(text: string): number | LosslessNumber {
   return String(n) === text ? n : new LosslessNumber(text);
 }
 
+/**
+ * A number JavaScript writes back as it was written: no sign on a zero, no exponent, no trailing
+ * zero after the point, at most 15 characters of digits and point (so at most 15 significant
+ * digits: every decimal of up to 15 digits survives the trip through a double), and not below
+ * 0.000001 (JavaScript writes 1e-7). Conservative: a number it misses only takes the slow path.
+ */
+const CANONICAL_NUMBER =
+  /(?:0|-?(?=[\d.]{1,15}(?![\d.]))(?:[1-9]\d*(?:\.\d*[1-9])?|0\.0{0,5}[1-9](?:\d*[1-9])?))(?![\d.eE+-])/.source;
+const STRING = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"/.source;
+/**
+ * The whole text is strings, canonical numbers and other characters (structure, whitespace,
+ * literals): then JSON.parse reads every number as parseNumber would. One native match, with no
+ * ambiguity between its alternatives (each starts with its own character), so no backtracking
+ * blow-up on a text that does not match.
+ */
+const ALL_NUMBERS_CANONICAL = new RegExp(String.raw`^[^"\d-]*(?:(?:${STRING}|${CANONICAL_NUMBER})[^"\d-]*)*$`);
+
+/** True when JSON.parse gives what {@link parseJsonText}'s lossless parser would (exported for its test). */
+export function numbersAreCanonical(text: string): boolean {
+  try {
+    return ALL_NUMBERS_CANONICAL.test(text);
+  } catch {
+    return false; // the regular expression's stack ran out on a huge text: take the slow path
+  }
+}
+
 export function parseJsonText(text: string): unknown {
+  // The lossless parser is JavaScript, several times slower than JSON.parse, and every answer the
+  // worker and the CLI read goes through here: most hold no number JavaScript would change.
+  // (One difference is accepted: a key repeated with different values, which the lossless parser
+  // refuses and JSON.parse resolves to the last; Orbit's server never writes one.)
+  if (numbersAreCanonical(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Invalid JSON: the lossless parser's error, as without this fast path.
+    }
+  }
   return parse(text, undefined, parseNumber);
 }
 
 /** JSON.stringify that writes LosslessNumbers with their text. */
 export function stringifyJsonText(value: unknown): string {
+  // JSON.stringify writes what the lossless stringify would for anything without a LosslessNumber,
+  // a bigint or a toJSON of its own (lossless-json calls toJSON without the key) inside.
+  if (!needsLosslessStringify(value, 0)) return JSON.stringify(value) ?? "null";
   return stringify(value) ?? "null";
+}
+
+function needsLosslessStringify(value: unknown, depth: number): boolean {
+  if (typeof value !== "object" || value === null) return typeof value === "bigint";
+  if (depth > 100 || isLosslessNumber(value) || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return true;
+  }
+  const items = Array.isArray(value) ? value : Object.values(value);
+  for (const item of items) if (needsLosslessStringify(item, depth + 1)) return true;
+  return false;
 }
 
 /** True when the value holds a number whose text JavaScript would change. */
