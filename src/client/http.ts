@@ -4,6 +4,8 @@
  * message that says what to do.
  */
 
+import { type Agent, request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 
@@ -49,6 +51,15 @@ export interface HttpOptions {
   timeoutMs?: number;
   /** The fetch to use; default the global one (tests may pass another). */
   fetch?: typeof fetch;
+  /**
+   * Send with `node:http` (`node:https` for an https server) through this keep-alive Agent instead
+   * of fetch, unless `fetch` is given. Default none (fetch). The worker's protocol uses it: undici's
+   * fetch costs a worker about a fifth of its CPU per execution, and 10 MB of RSS once loaded
+   * (docs/benchmarks.md § Memory at S = 10,000 (issue 15)).
+   */
+  agent?: Agent;
+  /** Aborts the request as a timeout would (ServerUnreachableError "no answer in time"). Default none. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -67,30 +78,102 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
   if (req.ifMatch !== undefined) headers["if-match"] = `"${String(req.ifMatch).replace(/^"|"$/g, "")}"`;
   if (req.idempotencyKey !== undefined) headers["idempotency-key"] = req.idempotencyKey;
 
-  let res: Response;
-  try {
-    res = await (http.fetch ?? fetch)(url, {
-      method: req.method,
-      headers,
-      body: req.body === undefined ? undefined : stringifyJsonText(req.body),
-      signal: AbortSignal.timeout(http.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    });
-  } catch (err) {
-    throw new ServerUnreachableError(http.baseUrl, causeOf(err));
-  }
-  const text = await res.text();
-  if (!res.ok) throw errorOf(res, text);
-  if (text === "") return { status: res.status, body: undefined as T };
+  const body = req.body === undefined ? undefined : stringifyJsonText(req.body);
+  const answer =
+    http.agent !== undefined && http.fetch === undefined
+      ? await exchange(http, http.agent, url, req.method, headers, body)
+      : await fetchExchange(http, url, req.method, headers, body);
+  const { text } = answer;
+  if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text);
+  if (text === "") return { status: answer.status, body: undefined as T };
   try {
     // Numbers keep their text where JavaScript would change it (an input's `120.0`): json-text.ts.
-    return { status: res.status, body: parseJsonText(text) as T };
+    return { status: answer.status, body: parseJsonText(text) as T };
   } catch {
     throw new OrbitError("INTERNAL", `the server answered ${req.method} ${req.path} with something that is not JSON`);
   }
 }
 
+interface Answer {
+  status: number;
+  statusText: string;
+  text: string;
+}
+
+async function fetchExchange(
+  http: HttpOptions,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<Answer> {
+  const timeout = AbortSignal.timeout(http.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  let res: Response;
+  try {
+    res = await (http.fetch ?? fetch)(url, {
+      method,
+      headers,
+      body,
+      signal: http.signal ? AbortSignal.any([timeout, http.signal]) : timeout,
+    });
+  } catch (err) {
+    throw new ServerUnreachableError(http.baseUrl, causeOf(err));
+  }
+  return { status: res.status, statusText: res.statusText, text: await res.text() };
+}
+
+/** One exchange over node:http through a keep-alive agent; every failure to get the whole answer is unreachable. */
+function exchange(
+  http: HttpOptions,
+  agent: Agent,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const req = send(url, { method, headers, agent });
+    let settled = false;
+    let late = false;
+    const giveUp = (): void => {
+      late = true;
+      req.destroy();
+    };
+    const timer = setTimeout(giveUp, http.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const { signal } = http;
+    signal?.addEventListener("abort", giveUp);
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", giveUp);
+      return true;
+    };
+    const fail = (err: unknown): void => {
+      if (settle()) reject(new ServerUnreachableError(http.baseUrl, late ? "no answer in time" : causeOf(err)));
+    };
+    req.on("error", fail);
+    req.on("response", (res: IncomingMessage) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      res.on("end", () => {
+        if (settle()) resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", text });
+      });
+      res.on("error", fail);
+      res.on("close", () => fail(new Error("the connection closed before the whole answer came")));
+    });
+    if (signal?.aborted) giveUp();
+    req.end(body);
+  });
+}
+
 /** The `{code, message}` body as an OrbitError; a body without one still gets a useful message. */
-function errorOf(res: Response, text: string): OrbitError {
+function errorOf(res: { status: number; statusText: string }, text: string): OrbitError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -115,6 +198,9 @@ function codeOf(code: unknown, status: number): ErrorCode {
 /** The most specific reason fetch gives (`ECONNREFUSED`, `ENOTFOUND`, a timeout …). */
 function causeOf(err: unknown): string {
   if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) return "no answer in time";
+  // node:http's own errors carry the code themselves; fetch's wrap them as the cause.
+  const own = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  if (typeof own === "string") return own;
   const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   if (cause && typeof cause.code === "string") return cause.code;
   if (cause && typeof cause.message === "string") return cause.message;

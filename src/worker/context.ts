@@ -37,8 +37,10 @@ export class TaskContext implements WorkflowContext {
 
   constructor(
     task: TaskJson,
-    readonly signal: AbortSignal,
+    private readonly control: { readonly signal: AbortSignal },
     readonly log: WorkflowLogger,
+    /** Steps run in spans (an OpenTelemetry SDK is installed; run-task.ts). */
+    private readonly traced: boolean,
     private readonly hooks: TaskHooks,
   ) {
     this.executionId = task.execution_id;
@@ -49,6 +51,11 @@ export class TaskContext implements WorkflowContext {
     this.trigger = task.trigger as TriggerInfo | null;
     this.journaled = new Map(task.steps.map((s) => [s.name, s.result]));
     this.nextSeq = task.steps.reduce((max, s) => Math.max(max, s.seq), 0) + 1;
+  }
+
+  /** Aborted on a cancel or a lost lease; made on first use (run-task.ts TaskControl). */
+  get signal(): AbortSignal {
+    return this.control.signal;
   }
 
   async step<T>(
@@ -72,9 +79,9 @@ export class TaskContext implements WorkflowContext {
     if (this.hooks.draining()) throw new HandBackSignal();
     let value: T;
     try {
-      value = await inSpan("orbit.step", { attributes: { "orbit.step": name } }, () =>
-        Promise.resolve(fn(this.signal)),
-      );
+      value = this.traced
+        ? await inSpan("orbit.step", { attributes: { "orbit.step": name } }, () => Promise.resolve(fn(this.signal)))
+        : await fn(this.signal);
     } catch (err) {
       this.failedStep = name;
       throw err;

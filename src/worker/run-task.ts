@@ -18,11 +18,13 @@ import {
 } from "./errors.js";
 import { inputMismatch } from "./input-check.js";
 import type { ProtocolClient } from "./protocol-client.js";
+import { tracingActive } from "./tracing-probe.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 /** The worker's handle on a running task: the heartbeat loop feeds it. */
 export class TaskControl {
-  private readonly abort = new AbortController();
+  /** Made when the run first asks for its signal: most runs never do, and most are never cancelled. */
+  private abort: AbortController | null = null;
   private reason: string | null = null;
   private lost = false;
 
@@ -34,6 +36,11 @@ export class TaskControl {
   }
 
   get signal(): AbortSignal {
+    if (this.abort === null) {
+      this.abort = new AbortController();
+      const why = this.abortReason();
+      if (why !== null) this.abort.abort(why);
+    }
     return this.abort.signal;
   }
   get cancelReason(): string | null {
@@ -49,13 +56,20 @@ export class TaskControl {
   cancel(reason: string): void {
     if (this.reason !== null || this.lost) return;
     this.reason = reason;
-    this.abort.abort(new CancelledError(reason));
+    this.abort?.abort(this.abortReason());
   }
 
   loseLease(): void {
     if (this.lost) return;
     this.lost = true;
-    this.abort.abort(new LeaseLostError(`lost the lease on task ${this.task.task_id}`));
+    this.abort?.abort(this.abortReason());
+  }
+
+  /** What the signal is aborted with: the first of the cancel and the lost lease, as they came. */
+  private abortReason(): Error | null {
+    if (this.reason !== null) return new CancelledError(this.reason);
+    if (this.lost) return new LeaseLostError(`lost the lease on task ${this.task.task_id}`);
+    return null;
   }
 }
 
@@ -72,6 +86,9 @@ export function runTask(
   api: ProtocolClient,
   log: WorkflowLogger,
 ): Promise<void> {
+  // Without an OpenTelemetry SDK or context manager a span records nothing and nests nothing:
+  // skip making one (and its contexts) for every task.
+  if (!tracingActive()) return runTaskInSpan(def, control, api, log, false);
   const { task } = control;
   const attributes = {
     "orbit.execution_id": task.execution_id,
@@ -83,7 +100,7 @@ export function runTask(
   return inSpan(
     "orbit.workflow.run",
     { kind: SpanKind.CONSUMER, parent: contextFrom(task.traceparent), attributes },
-    () => runTaskInSpan(def, control, api, log),
+    () => runTaskInSpan(def, control, api, log, true),
   );
 }
 
@@ -92,12 +109,13 @@ async function runTaskInSpan(
   control: TaskControl,
   api: ProtocolClient,
   workerLog: WorkflowLogger,
+  traced: boolean,
 ): Promise<void> {
   const { task } = control;
   // Every line about this task — the SDK's and the workflow code's ctx.log — carries its ids.
   const log = withTaskIds(workerLog, task);
   const retryFor = task.lease_ms;
-  const ctx = new TaskContext(task, control.signal, log, {
+  const ctx = new TaskContext(task, control, log, traced, {
     journal: async (step) => {
       const answer = await api.step(task.task_id, step, retryFor);
       if (answer.cancel_requested !== null) control.cancel(answer.cancel_requested);
@@ -272,5 +290,5 @@ function cancelAnswered(answer: { status?: string; cancel_reason?: string | null
 }
 
 function toJson(value: unknown): JsonValue {
-  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+  return value === undefined || value === null ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
 }

@@ -6,7 +6,6 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { OrbitClient } from "../client/client.js";
 import { SystemClock } from "../clock/system-clock.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
@@ -60,6 +59,7 @@ export class Worker {
   /** Aborted to cut the heartbeat loop's sleep short (a task asked for a shorter interval). */
   private heartbeatWake = new AbortController();
   private runPromise: Promise<void> | null = null;
+  private readonly isClosing = (): boolean => this.closing.signal.aborted;
 
   constructor(options: WorkerOptions) {
     if (!options.workflows.length) throw new TypeError("a Worker needs at least one workflow");
@@ -107,6 +107,7 @@ export class Worker {
       await this.api.release(left).catch(() => undefined);
     }
     await this.runPromise;
+    this.api.close();
   }
 
   private async work(): Promise<void> {
@@ -141,10 +142,9 @@ export class Worker {
   }
 
   private async register(): Promise<void> {
-    const client = new OrbitClient({ baseUrl: this.o.server, token: this.o.token ?? null });
     for (const w of this.byKey.values()) {
       try {
-        await client.registerWorkflow({
+        await this.api.registerWorkflow({
           name: w.name,
           version: w.version,
           ...(w.input !== undefined ? { input_schema: w.input } : {}),
@@ -168,7 +168,7 @@ export class Worker {
       this.heartbeatWake.abort();
     }
     const def = this.byKey.get(`${task.workflow}@${task.version}`);
-    const control = new TaskControl(task, () => this.closing.signal.aborted);
+    const control = new TaskControl(task, this.isClosing);
     const done = def
       ? runTask(def, control, this.api, this.log)
       : Promise.resolve(withTaskIds(this.log, task).error("leased a task of an unknown workflow"));
