@@ -13,7 +13,7 @@ import type { Workflow } from "../domain/workflow.js";
 import type { StoreOps } from "../store/store.js";
 import type { IdentifiedStart, StartRequest } from "./executions.js";
 import { checkJsonLimits } from "./json-limits.js";
-import { type CheckedStart, pendingTask, startRecords } from "./start-records.js";
+import { type CheckedStart, newExecution, pendingTask } from "./start-records.js";
 import type { Workflows } from "./workflows.js";
 
 /** A start whose checks passed, queued until {@link StartBatch.flush}. */
@@ -120,22 +120,20 @@ export class StartBatch {
     const starts = this.queued;
     this.queued = [];
     const now = this.e.clock.now();
-    const records = starts.map((p) => startRecords(p, now));
-    const executions = records.map((r) => r.execution);
+    const executions = starts.map((p) => newExecution(p, now));
     const ids = await this.tx.insertExecutions(executions);
     const inserted = new Set(ids);
-    const fresh =
-      ids.length === records.length ? records : records.filter((r) => inserted.has(r.execution.executionId));
-    for (const r of records) {
-      const id = r.execution.executionId;
+    const fresh = ids.length === executions.length ? executions : executions.filter((e) => inserted.has(e.executionId));
+    for (const e of executions) {
+      const id = e.executionId;
       if (inserted.has(id)) continue;
       const existing = await this.tx.getExecution(id);
       if (existing === null) throw new Error(`execution ${id} neither inserted nor found`);
       this.results.set(id, { created: false, execution: existing });
     }
-    await this.tx.insertFirstEvents(fresh.map((r) => r.firstEvent));
+    await this.tx.insertCreatedEvents(fresh);
     // Task ids are asked for only once their executions are inserted.
-    await this.tx.insertTasks(fresh.map((r) => pendingTask(this.e.newId(), r.execution, 1, now)));
+    await this.tx.insertTasks(fresh.map((e) => pendingTask(this.e.newId(), e, 1, now)));
     // Deadlines only for starts with a timeout: plain starts write nothing more.
     const byDeadlines = new Map<string, string[]>();
     for (const p of starts) {
@@ -147,7 +145,7 @@ export class StartBatch {
       const [startMs, runMs] = key.split("/").map((v) => (v === "" ? null : Number(v)));
       await this.tx.setExecutionDeadlines(ids, deadline(now, startMs ?? null), deadline(now, runMs ?? null));
     }
-    for (const r of fresh) this.results.set(r.execution.executionId, { created: true, execution: r.execution });
+    for (const e of fresh) this.results.set(e.executionId, { created: true, execution: e });
     if (this.active !== null) this.active += fresh.length;
     if (fresh.length > 0) this.e.onTaskQueued?.();
   }

@@ -1,7 +1,8 @@
 /**
  * What a new execution is made of, built in one place for every way of starting one (a single
- * start, a fire batch): the execution (RUNNING, run 1, attempt 1), its first event
- * `WorkflowCreated`, and its pending worker task. Pure: the caller writes them.
+ * start, a fire batch): the execution (RUNNING, run 1, attempt 1) and its pending worker task. Pure:
+ * the caller writes them, and the store writes the first event, `WorkflowCreated`, from the
+ * execution (StoreOps.insertCreatedEvents).
  */
 import { SpanKind } from "@opentelemetry/api";
 import type { Execution } from "../domain/execution.js";
@@ -9,7 +10,6 @@ import type { JsonObject } from "../domain/json.js";
 import { traceparentOf, tracer } from "../domain/tracing.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { WorkerTask } from "../store/rows.js";
-import type { FirstEvent } from "../store/store.js";
 
 /** A start whose workflow is resolved and whose input is validated (defaults applied). */
 export interface CheckedStart {
@@ -21,13 +21,8 @@ export interface CheckedStart {
   readonly concurrencyKey: string | null;
 }
 
-/** The execution and its first event; its pending task is {@link pendingTask}, built once the execution is inserted. */
-export interface StartRecords {
-  execution: Execution;
-  firstEvent: FirstEvent;
-}
-
-export function startRecords(s: CheckedStart, now: number): StartRecords {
+/** The execution a checked start creates; its pending task is {@link pendingTask}, built once it is inserted. */
+export function newExecution(s: CheckedStart, now: number): Execution {
   // The execution's trace starts here, as a child of the active span (a fire, a request).
   const span = tracer.startSpan("orbit.execution.start", { kind: SpanKind.PRODUCER });
   // On the start path of every fire: the attributes are built only when an SDK records.
@@ -40,7 +35,7 @@ export function startRecords(s: CheckedStart, now: number): StartRecords {
     });
   }
   span.end();
-  const execution: Execution = {
+  return {
     executionId: s.executionId,
     workflow: s.workflow.name,
     version: s.workflow.version,
@@ -60,10 +55,6 @@ export function startRecords(s: CheckedStart, now: number): StartRecords {
     endedMs: null,
     traceParent: traceparentOf(span),
   };
-  const created: JsonObject = { workflow: s.workflow.name, version: s.workflow.version, input: s.input };
-  if (s.scheduleId !== null) created.schedule_id = s.scheduleId;
-  if (s.trigger !== null) created.trigger = s.trigger;
-  return { execution, firstEvent: { executionId: s.executionId, type: "WorkflowCreated", data: created, atMs: now } };
 }
 
 /** The pending task of a run of an execution (its first, a retry's, a continue-as-new's): attempt 1, due now. */

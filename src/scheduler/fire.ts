@@ -17,7 +17,7 @@ import type { SkipReason } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { StartBatch } from "../engine/start-batch.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
-import type { ScheduleAdvance, StoreOps } from "../store/store.js";
+import type { DueSchedule, ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, dueTime, type FirePlan } from "./decide.js";
 import {
@@ -134,15 +134,16 @@ const hasKey = (row: ScheduleRow): boolean =>
  */
 export async function fireSchedules(
   tx: StoreOps,
-  rows: readonly ScheduleRow[],
+  rows: readonly (ScheduleRow | DueSchedule)[],
   now: number,
   deps: FireDeps,
 ): Promise<FireOutcome[]> {
   const batch = deps.executions.startBatch(tx);
-  // What blocks the schedules without a concurrency key: their last executions' statuses, in one read.
+  // What blocks the schedules without a concurrency key: their last executions' statuses, read with
+  // the due rows (DueSchedule), else in one read here.
   const firing = (r: ScheduleRow): boolean => !r.paused && r.state === "active";
-  const last = rows.filter((r) => firing(r) && r.lastExecutionId !== null && !hasKey(r));
-  const statuses = await tx.getExecutionStatuses(last.map((r) => r.lastExecutionId as string));
+  const unread = rows.filter((r) => !("lastStatus" in r) && firing(r) && r.lastExecutionId !== null && !hasKey(r));
+  const statuses = await tx.getExecutionStatuses(unread.map((r) => r.lastExecutionId as string));
   const outcomes: FireOutcome[] = [];
   let decided: Array<Fire | ScheduleRow> = [];
   // A cancel's execution-ended hook reads and wakes schedule rows (a buffer waiting on the
@@ -189,7 +190,9 @@ async function apply(
     ledger,
     now,
   );
-  for (const p of planned) if (p.prune) await tx.pruneOccurrences(p.scheduleId, LEDGER_RETENTION);
+  const prune: string[] = [];
+  for (const p of planned) if (p.prune) prune.push(p.scheduleId);
+  await tx.pruneOccurrencesOf(prune, LEDGER_RETENTION);
   return outcomes;
 }
 
@@ -257,9 +260,10 @@ async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): 
 }
 
 /** What blocks a start of `row` (without a concurrency key): its last execution, if still active. */
-function scheduleBlocker(row: ScheduleRow, statuses: ReadonlyMap<string, ExecutionStatus>): Blocker {
-  const status = row.lastExecutionId === null ? undefined : statuses.get(row.lastExecutionId);
-  return status !== undefined && isActiveStatus(status) ? "schedule" : "none";
+function scheduleBlocker(row: ScheduleRow | DueSchedule, statuses: ReadonlyMap<string, ExecutionStatus>): Blocker {
+  if (row.lastExecutionId === null) return "none";
+  const status = "lastStatus" in row ? row.lastStatus : statuses.get(row.lastExecutionId);
+  return status != null && isActiveStatus(status) ? "schedule" : "none";
 }
 
 /** cancel_previous: cancels the schedule's last execution (written: the batch was applied so far). */

@@ -86,6 +86,15 @@ export interface DueScheduleQuery {
   skipLocked?: boolean;
 }
 
+/** A due schedule as the firing loop reads it: its row and, beside it, its last execution's status. */
+export interface DueSchedule extends ScheduleRow {
+  /**
+   * The status of `lastExecutionId` (null: none, or no longer stored), read in the same statement
+   * as the row: what an overlap policy asks (docs/design.md § Overlap).
+   */
+  lastStatus: ExecutionStatus | null;
+}
+
 export interface OccurrenceQuery {
   /** Cursor: only rows with an id below this one. */
   beforeId?: number;
@@ -196,6 +205,13 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * yet (just inserted in this transaction); an existing seq 1 fails the statement.
    */
   insertFirstEvents(events: readonly FirstEvent[]): Promise<void>;
+  /**
+   * Appends each execution's first event, `WorkflowCreated` (seq 1) at its `createdMs`, whose data
+   * is the execution's own `{workflow, version, input}` plus `schedule_id` and `trigger` when set
+   * (docs/storage.md § Start). For executions just inserted; an existing seq 1 fails the statement.
+   * PostgreSQL builds the data from the stored row, so it is not sent a second time.
+   */
+  insertCreatedEvents(executions: readonly Execution[]): Promise<void>;
   /** The statuses of the executions that exist among `executionIds`. */
   getExecutionStatuses(executionIds: readonly string[]): Promise<Map<string, ExecutionStatus>>;
 
@@ -247,7 +263,7 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * Active schedules due at or before the given instant, by due_ms then schedule_id; without their
    * `outcomes` (a fire does not read them).
    */
-  listDueSchedules(query: DueScheduleQuery): Promise<ScheduleRow[]>;
+  listDueSchedules(query: DueScheduleQuery): Promise<DueSchedule[]>;
   /**
    * Makes active, unpaused schedules that hold buffered occurrences due at `dueMs` (if later), so
    * the loop starts the buffer when the executions ahead of it ended: the schedules named, and every
@@ -274,6 +290,8 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]>;
   /** Keeps the newest `keep` rows of the schedule; returns how many were deleted. */
   pruneOccurrences(scheduleId: string, keep: number): Promise<number>;
+  /** {@link pruneOccurrences} for each of the schedules, in one statement on PostgreSQL. */
+  pruneOccurrencesOf(scheduleIds: readonly string[], keep: number): Promise<number>;
 
   // Idempotency keys
   /** Inserts unless (scope, key) exists; true when inserted. */

@@ -157,11 +157,6 @@ export const READ = {
   leases: `${TASK_ALL.list}, max_attempts, backoff_ms`,
   /** A schedule with its outcome columns (row-mappers.ts `schedule`). */
   schedules: `${SCHEDULE_ALL.list}, last_outcome, last_success_ms, last_failure_ms, consecutive_failures, failures`,
-  /**
-   * A due schedule, as the firing loop reads it: without the outcome columns, which a fire neither
-   * reads nor writes (they are the widest part of a row; read by SCHEDULES.read).
-   */
-  dueSchedules: SCHEDULE_ALL.list,
   occurrences: columnSet(OCCURRENCES).list,
   idempotency: IDEMPOTENCY_ALL.list,
   steps: "execution_id, run, step, seq, result, error, has_compensation, compensated_ms, completed_ms",
