@@ -11,6 +11,9 @@
  *   npm run bench:retention -- 1000000 --prune-only         # the pass alone, no fires meanwhile
  *   npm run bench:retention -- 1000000 --prune-rounds 240   # stop the pass after 240 rounds
  *   npm run bench:retention -- 1000000 --no-window          # batches do not wait for due fires
+ *   npm run bench:retention -- 1000000 --alternate 40       # while pruning, 40 rounds with batches, then
+ *                                                           # 40 with retention held, and so on: both
+ *                                                           # halves share the machine's load
  *
  * PostgreSQL: a throwaway schema of ORBIT_TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/test), dropped afterwards.
@@ -42,6 +45,13 @@ const PRUNE_ONLY = args.includes("--prune-only");
 const NO_WINDOW = args.includes("--no-window");
 /** `--prune-rounds R`: stop the pass after R rounds while pruning (a sample, when the whole pass is too long). */
 const PRUNE_ROUNDS = Number(flag("--prune-rounds") ?? Number.POSITIVE_INFINITY);
+/**
+ * `--alternate K`: while the pass runs, blocks of K rounds with retention's batches alternate with
+ * blocks of K rounds where retention is held (its window never clears). Idle-before and idle-after
+ * are minutes apart, and on a shared machine the load moves more than 10 % in that time; the held
+ * blocks are the same store, the same minutes and the same load as the pruning ones.
+ */
+const ALTERNATE = Number(flag("--alternate") ?? 0);
 const DIALECTS = (flag("--dialect") ?? "sqlite,postgres").split(",");
 const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const DAY_MS = 86_400_000;
@@ -158,9 +168,11 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   // fireDue() on wall-time ticks instead of running the loop, whose clock here is a manual one):
   // clear when no round runs and the next tick is more than `ms` away, else after that round.
   let pacing = false;
+  /** Retention waits while this is true (`--alternate`'s held blocks). */
+  let held = false;
   const fires: FireWindow = {
     async clearFor(ms, signal) {
-      while (pacing && !signal.aborted && (inRound || next - performance.now() <= ms)) {
+      while (pacing && !signal.aborted && (held || inRound || next - performance.now() <= ms)) {
         await new Promise<void>((resolve) => {
           const done = (): void => {
             roundEnded.delete(done);
@@ -196,11 +208,23 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   });
   // Rounds for as long as the pass runs (and at least as many as idle), so every batch meets fires.
   const during: number[] = [];
+  /** `--alternate`: the rounds of the held blocks (`during` then has the pruning blocks' only). */
+  const heldRounds: number[] = [];
+  let roundNo = 0;
   quiet.length = 0;
   let report = performance.now() + 60_000;
   let minuteFrom = 0;
   if (PRUNE_ONLY) await pruning;
   while (!PRUNE_ONLY && (!done || during.length < IDLE_ROUNDS) && during.length < PRUNE_ROUNDS) {
+    if (ALTERNATE > 0) {
+      held = Math.floor(roundNo / ALTERNATE) % 2 === 1;
+      roundNo++;
+      if (done) held = false;
+      if (held) {
+        heldRounds.push(await round());
+        continue;
+      }
+    }
     await timed(during);
     if (performance.now() > report && !done) {
       report += 60_000;
@@ -213,6 +237,7 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
     }
   }
   pacing = false;
+  held = false;
   for (const wake of [...roundEnded]) wake();
   if (!done) await retention.close();
   const deleted = done ? await pruning : N - (await sizes.remaining());
@@ -220,6 +245,8 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   if (!PRUNE_ONLY)
     console.log(`while pruning     : fire lag of 100 schedules ${stats(during)}${quietStats(during)}; load ${load()}`);
+  if (heldRounds.length > 0)
+    console.log(`held, same minutes: fire lag of 100 schedules ${stats(heldRounds)}; blocks of ${ALTERNATE} rounds`);
   console.log(
     `pruned ${deleted} executions (+ ${deleted} events) in ${seconds.toFixed(1)} s = ${Math.round(deleted / seconds)} executions/s; load ${load()}`,
   );
