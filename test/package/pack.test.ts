@@ -97,6 +97,9 @@ describe("npm pack: the tarball installs and runs on its own", () => {
     expect(existsSync(join(installed, "dist", "index.d.ts"))).toBe(true);
     expect(existsSync(join(installed, "dist", "server", "server.d.ts"))).toBe(true);
     expect(existsSync(join(app, "node_modules", ".bin", "orbit"))).toBe(true);
+    // The README's links point into docs/: the guides come with the package (not their screenshots).
+    expect(existsSync(join(installed, "docs", "operations.md"))).toBe(true);
+    expect(existsSync(join(installed, "docs", "ui"))).toBe(false);
     for (const dev of ["tsx", "typescript", "vitest", "@biomejs/biome"]) {
       expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);
     }
