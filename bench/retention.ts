@@ -52,6 +52,8 @@ const PRUNE_ROUNDS = Number(flag("--prune-rounds") ?? Number.POSITIVE_INFINITY);
  * blocks are the same store, the same minutes and the same load as the pruning ones.
  */
 const ALTERNATE = Number(flag("--alternate") ?? 0);
+/** Rounds due this soon after a retention batch ended are reported apart (the batches' aftermath). */
+const AFTERMATH_MS = 50;
 const DIALECTS = (flag("--dialect") ?? "sqlite,postgres").split(",");
 const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const DAY_MS = 86_400_000;
@@ -193,8 +195,23 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   };
 
   await idle("idle, before      ");
+  // When each of retention's batches ended (its commit): the rounds are then split by how soon
+  // after a batch they came due, which says whether the tail is the batches' aftermath.
+  const batchEnds: number[] = [];
+  const timedStore = new Proxy(store, {
+    get(target, key, receiver) {
+      if (key !== "transaction") return Reflect.get(target, key, receiver);
+      return async (...a: Parameters<Store["transaction"]>) => {
+        try {
+          return await target.transaction(...a);
+        } finally {
+          batchEnds.push(performance.now());
+        }
+      };
+    },
+  }) as Store;
   const retention = new Retention({
-    store,
+    store: timedStore,
     clock: h.clock,
     maxAgeMs: 30 * DAY_MS,
     ...(NO_WINDOW || PRUNE_ONLY ? {} : { fires }),
@@ -210,6 +227,9 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   const during: number[] = [];
   /** `--alternate`: the rounds of the held blocks (`during` then has the pruning blocks' only). */
   const heldRounds: number[] = [];
+  /** Pruning rounds that came due within AFTERMATH_MS of a batch's commit, and the others. */
+  const soonAfter: number[] = [];
+  const later: number[] = [];
   let roundNo = 0;
   quiet.length = 0;
   let report = performance.now() + 60_000;
@@ -225,7 +245,11 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
         continue;
       }
     }
+    const due = next;
     await timed(during);
+    // The last batch that ended before this round came due (one that ended after waited for it).
+    const gap = due - (batchEnds.findLast((end) => end <= due) ?? Number.NEGATIVE_INFINITY);
+    (gap < AFTERMATH_MS ? soonAfter : later).push(during.at(-1) as number);
     if (performance.now() > report && !done) {
       report += 60_000;
       const s = (performance.now() - started) / 1000;
@@ -245,6 +269,8 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   if (!PRUNE_ONLY)
     console.log(`while pruning     : fire lag of 100 schedules ${stats(during)}${quietStats(during)}; load ${load()}`);
+  if (!PRUNE_ONLY)
+    console.log(`  due within ${AFTERMATH_MS} ms of a batch's end: ${stats(soonAfter)}; later: ${stats(later)}`);
   if (heldRounds.length > 0)
     console.log(`held, same minutes: fire lag of 100 schedules ${stats(heldRounds)}; blocks of ${ALTERNATE} rounds`);
   console.log(
