@@ -68,6 +68,29 @@ describe("backup and restore [sqlite]", () => {
     await restored.close();
   });
 
+  it("restore --force refuses a database a running server has open, and replaces it once stopped", async () => {
+    // It deleted the live -wal and -shm and renamed a file over the open database: the server kept
+    // answering from the unlinked file, and what it acknowledged afterwards was gone at its restart.
+    const live = new SqliteStore({ dataDir: join(dir, "busy") });
+    await live.open();
+    const h = await makeHarness(live);
+    await h.scheduler.schedules.create({ schedule_id: "kept", workflow: "OrderProcessing", interval: "1h" });
+    const backup = join(dir, "busy-backup.db");
+    await backupSqlite(live.filename, backup);
+    await h.scheduler.schedules.create({ schedule_id: "after-backup", workflow: "OrderProcessing", interval: "1h" });
+    expect(await refusal(() => restoreSqlite(backup, join(dir, "busy"), true))).toBe(
+      `${live.filename} is open in a running Orbit server; stop the server, then restore`,
+    );
+    expect((await live.getSchedule("after-backup"))?.scheduleId).toBe("after-backup");
+    await live.close();
+    restoreSqlite(backup, join(dir, "busy"), true);
+    const restored = new SqliteStore({ dataDir: join(dir, "busy") });
+    await restored.open();
+    expect(await restored.getSchedule("after-backup")).toBeNull();
+    expect((await restored.getSchedule("kept"))?.scheduleId).toBe("kept");
+    await restored.close();
+  });
+
   it("orbit backup refuses PostgreSQL with the tools to use; orbit restore refuses a file that is not Orbit's", async () => {
     const pg = await orbit(["backup", join(dir, "x.db"), "--database", "postgres://u@127.0.0.1/db"]);
     expect(pg.code).toBe(1);

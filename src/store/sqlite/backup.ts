@@ -55,6 +55,33 @@ export async function backupSqlite(source: string, destination: string): Promise
 }
 
 /**
+ * Refuses a database that a running server holds: every WAL connection keeps a shared lock on the
+ * file, so an exclusive lock is refused (SQLITE_BUSY) while one is open. Replacing it then would
+ * delete the live -wal and leave the server writing to an unlinked file, losing what it acknowledges
+ * (docs/operations.md § Back up and restore: stop the server first). A file SQLite cannot lock for
+ * another reason (not a database) is left to be replaced.
+ */
+function refuseIfOpen(file: string): void {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 0 });
+  } catch {
+    return;
+  }
+  try {
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.exec("BEGIN EXCLUSIVE");
+    db.exec("ROLLBACK");
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "SQLITE_BUSY") {
+      throw new OrbitError("CONFLICT", `${file} is open in a running Orbit server; stop the server, then restore`);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Puts a backup in place as `<dataDir>/orbit.db` (the server must be stopped). Refuses a file that is
  * not an Orbit database or comes from a newer release, and an existing database unless `force`.
  */
@@ -81,6 +108,7 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
       `${file} exists; stop the server and add --force to replace it with ${backup}`,
     );
   }
+  if (existsSync(file)) refuseIfOpen(file);
   makeDirs(dataDir);
   // Copy next to it, then rename: a crash half-way never leaves a half-written orbit.db.
   const partial = `${file}.restoring`;
