@@ -6,7 +6,7 @@ import type { OccurrenceJson } from "../client/types.js";
 import { addWriteOptions, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
-import { addSettingsFlags, type SettingsFlags, settingsBody } from "./schedule-flags.js";
+import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
 import { occurrenceTable, scheduleBlock, scheduleTable } from "./schedule-format.js";
 
 interface JsonFlag {
@@ -87,6 +87,8 @@ Examples:
   $ orbit schedule update nightly-orders --unset jitter --if-match 7`,
     )
     .action(async (id: string, opts: SettingsFlags & WriteFlags & JsonFlag, cmd: Command) => {
+      const contradiction = setAndUnset(opts);
+      if (contradiction !== null) usageError(cmd, `${contradiction} contradict each other: give one of them`);
       const patch = settingsBody(opts);
       if (Object.keys(patch).length === 0) usageError(cmd, "nothing to change: give at least one setting flag");
       const s = await clientFor(cmd, io).updateSchedule(id, patch, writeOptionsOf(opts));

@@ -70,6 +70,19 @@ export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Comma
   return cmd;
 }
 
+/**
+ * The first setting an update both sets and `--unset`s, as `--timezone and --unset timezone`, or
+ * null. Either answer would drop a flag the user typed, so the command refuses it (exit 2).
+ */
+export function setAndUnset(flags: SettingsFlags): string | null {
+  for (const setting of flags.unset ?? []) {
+    const key = setting.replace(/-/g, "_");
+    const given = FLAGGED.find((f) => f.key === key && flags[f.attribute] !== undefined);
+    if (given !== undefined) return `${given.flag.spec.split(/[ <[]/)[0]} and --unset ${setting}`;
+  }
+  return null;
+}
+
 /** The request body: the settings the flags give, `null` for each `--unset`. */
 export function settingsBody(flags: SettingsFlags): ScheduleSettingsBody {
   const body: ScheduleSettingsBody = {};

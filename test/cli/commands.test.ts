@@ -140,6 +140,25 @@ describe("orbit schedule trigger, pause, resume, delete, update", () => {
   });
 });
 
+describe("orbit schedule update: a setting given and unset", () => {
+  it("is a usage error that sends nothing", async () => {
+    // --unset silently won: the schedule kept UTC and the --timezone given beside it was dropped.
+    const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+    const r = await server.run([
+      "schedule",
+      "update",
+      "nightly-orders",
+      "--timezone",
+      "Europe/London",
+      "--unset",
+      "timezone",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("orbit: --timezone and --unset timezone contradict each other: give one of them\n");
+    expect(server.requests).toEqual([]);
+  });
+});
+
 describe("orbit ps, status, cancel, workflow", () => {
   it("lists executions with their age and filters", async () => {
     const server = new FakeServer(() => ({ status: 200, body: { executions: everyTenSeconds, next_cursor: "more" } }));
