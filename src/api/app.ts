@@ -3,6 +3,7 @@
  * metrics and every route of docs/api.md. Built by the composition root; knows nothing of stores.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { OrbitError } from "../domain/errors.js";
 import { serializeJson } from "../domain/json-text.js";
 import { VERSION } from "../version.js";
 import { checkText, scanJsonText } from "./body-guard.js";
@@ -87,7 +88,7 @@ export function buildApp(o: AppOptions): App {
     } catch (err) {
       return done(err as Error, undefined);
     }
-    void json(request, text, done);
+    void json(request, text, (err, value) => done(err === null ? null : namedRefusal(err, text), value));
   });
   // Before the body is read: who is calling (an unknown caller's body is never parsed), and path
   // and query values that no store could keep (docs/security.md).
@@ -153,4 +154,22 @@ export function buildApp(o: AppOptions): App {
   registerRoutes(app, table, { idempotency: o.idempotency, authenticate: o.authenticate ?? (() => null) });
   registerUi(app);
   return { app, routes, table };
+}
+
+/**
+ * fastify's parser refuses `__proto__` keys (and `constructor` holding `prototype`) against
+ * prototype pollution with the same "not valid JSON" as a syntax error; text that JSON.parse takes
+ * was refused for such a key, and the message says so (docs/security.md § Limits).
+ */
+function namedRefusal(err: Error, text: string): Error {
+  if ((err as { code?: unknown }).code !== "FST_ERR_CTP_INVALID_JSON_BODY") return err;
+  try {
+    JSON.parse(text);
+  } catch {
+    return err;
+  }
+  return new OrbitError(
+    "INVALID_ARGUMENT",
+    'the request body has a "__proto__" key (or "constructor" holding "prototype"), which Orbit refuses: rename it',
+  );
 }

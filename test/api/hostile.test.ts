@@ -115,6 +115,26 @@ for (const dialect of ["sqlite", "postgres"] as const) {
       }
     });
 
+    it("refuses a __proto__ key by name, not as invalid JSON, storing nothing", async () => {
+      // The body is valid JSON; "not valid JSON" sent users looking for a syntax error that was not there.
+      const message =
+        'the request body has a "__proto__" key (or "constructor" holding "prototype"), which Orbit refuses: rename it';
+      for (const input of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
+        const r = await t.call(
+          "POST",
+          "/v1/schedules",
+          `{"schedule_id":"proto","workflow":"OrderProcessing","interval":"1h","input":${input}}`,
+        );
+        expect(r.status).toBe(400);
+        expect(r.body).toEqual({ code: "INVALID_ARGUMENT", message });
+      }
+      expect((await t.call("GET", "/v1/schedules/proto")).status).toBe(404);
+      expect((await t.call("POST", "/v1/schedules", '{"schedule_id":')).body).toEqual({
+        code: "INVALID_ARGUMENT",
+        message: "the request body is not valid JSON",
+      });
+    });
+
     it("answers fastify's own refusals in the {code, message} shape", async () => {
       const long = await fetch(`${t.server.url}/v1/schedules/${"x".repeat(100_000)}`);
       expect(long.status).toBeGreaterThanOrEqual(400);
