@@ -137,6 +137,14 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
 const OCCURRENCE_ID = /:(manual:.*|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))$/i;
 
 function refuseReservedId(id: unknown): void {
+  // A URL resolves `.` and `..` as path segments (even percent-encoded), so /v1/executions/.. is
+  // /v1/: such an execution could never be read or cancelled. Schedule ids refuse them too.
+  if (id === "." || id === "..") {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `execution_id "${id}" is invalid: it must not be "." or ".." (a URL cannot name it)`,
+    );
+  }
   if (typeof id === "string" && OCCURRENCE_ID.test(id)) {
     throw new OrbitError(
       "INVALID_ARGUMENT",

@@ -117,6 +117,20 @@ describe("/v1/executions", () => {
     }
   });
 
+  it('refuses the execution ids "." and "..", which no URL can address, storing nothing', async () => {
+    // Accepted before: /v1/executions/. reads as the list and /v1/executions/.. as /v1/, so the
+    // execution could never be read, cancelled or have its events listed (as schedule ids already).
+    for (const id of [".", ".."]) {
+      const r = await t.call("POST", "/v1/executions", { execution_id: id, workflow: "OrderProcessing" });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({
+        code: "INVALID_ARGUMENT",
+        message: `execution_id "${id}" is invalid: it must not be "." or ".." (a URL cannot name it)`,
+      });
+    }
+    expect((await t.call("GET", "/v1/executions")).body.executions).toEqual([]);
+  });
+
   it("answers 429 RESOURCE_EXHAUSTED beyond --max-active-executions, storing nothing", async () => {
     for (const id of ["a", "b"])
       expect((await t.call("POST", "/v1/executions", { execution_id: id, workflow: "OrderProcessing" })).status).toBe(
