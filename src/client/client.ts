@@ -3,6 +3,7 @@
  * the worker SDK. Refusals come back as OrbitError (the server's code and message); a server that
  * cannot be reached as ServerUnreachableError.
  */
+import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import { type HttpOptions, type RequestOptions, request, type WriteOptions } from "./http.js";
 import type {
@@ -58,7 +59,16 @@ export interface Created<T> {
   value: T;
 }
 
-const seg = encodeURIComponent;
+/**
+ * One path segment. `.` and `..` are refused before sending: a URL resolves them as path steps
+ * even encoded, so `/v1/schedules/..` would be `/v1/` (the server refuses them as ids too).
+ */
+function seg(id: string): string {
+  if (id === "." || id === "..") {
+    throw new OrbitError("INVALID_ARGUMENT", `"${id}" cannot be an id: a URL reads it as a path step`);
+  }
+  return encodeURIComponent(id);
+}
 
 export class OrbitClient {
   readonly baseUrl: string;

@@ -140,6 +140,24 @@ describe("orbit schedule trigger, pause, resume, delete, update", () => {
   });
 });
 
+describe("ids a URL cannot name", () => {
+  it('"." and ".." are refused before sending, not sent to another route', async () => {
+    // `orbit schedule get .` fetched the list (/v1/schedules/) and died on it with a TypeError
+    // stack; `orbit status ..` asked GET /v1/.
+    const server = new FakeServer(() => ({ status: 200, body: { schedules: [], next_cursor: null } }));
+    for (const args of [
+      ["schedule", "get", "."],
+      ["status", ".."],
+      ["cancel", "."],
+    ]) {
+      const r = await server.run(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`orbit: "${args.at(-1)}" cannot be an id: a URL reads it as a path step\n`);
+    }
+    expect(server.requests).toEqual([]);
+  });
+});
+
 describe("orbit schedule update: a setting given and unset", () => {
   it("is a usage error that sends nothing", async () => {
     // --unset silently won: the schedule kept UTC and the --timezone given beside it was dropped.
