@@ -66,10 +66,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 /**
  * A LISTEN connection refused at start-up (a terminated backend, the role's connection limit) is
  * retried every second like one lost later, instead of failing the start as "cannot listen on
- * <address>": it only wakes polls and loops early (docs/cluster.md § Failover time).
+ * <address>": it only wakes polls and loops early (docs/cluster.md § Failover time). The first
+ * attempt is still awaited, so a server that started normally is listening.
  */
-function inBackground(listener: PostgresListener): { start(): Promise<void>; close(): Promise<void> } {
-  return { start: async () => listener.startInBackground(), close: () => listener.close() };
+function retrying(listener: PostgresListener): { start(): Promise<void>; close(): Promise<void> } {
+  return { start: () => listener.startOrRetry(), close: () => listener.close() };
 }
 
 interface Http {
@@ -125,7 +126,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
     ...(access !== null ? { authenticate: access.authenticate, mayWork: access.mayWork } : {}),
     ...(database !== undefined
       ? {
-          listener: inBackground(
+          listener: retrying(
             new PostgresTaskListener({
               connectionString: database,
               onNotify: () => wakeups.wake(),

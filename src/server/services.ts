@@ -152,7 +152,7 @@ export async function startFiring(services: Services, parts: StartedParts): Prom
   if (scheduleListener !== null) {
     parts.add("schedule listener", () => scheduleListener.close());
     // Refused at start-up, it retries every second as after a loss (docs/cluster.md § Failover time).
-    scheduleListener.startInBackground();
+    await scheduleListener.startOrRetry();
   }
   parts.add("scheduler", () => scheduler.close());
   scheduler.start();

@@ -59,12 +59,18 @@ export class PostgresListener {
     this.client = client;
   }
 
-  /** Starts, and keeps retrying in the background if the first connection fails. */
-  startInBackground(): void {
-    this.start().catch((err: Error) => {
-      this.o.onError?.(err);
+  /**
+   * Starts; if the first connection fails, reports it and keeps retrying in the background (then
+   * calls back once connected), so a refusal at start-up is handled like a loss later. Resolves
+   * once the first attempt settled: a caller that goes on is listening unless that one failed.
+   */
+  async startOrRetry(): Promise<void> {
+    try {
+      await this.start();
+    } catch (err) {
+      this.o.onError?.(err as Error);
       this.reconnect();
-    });
+    }
   }
 
   private lost(client: pg.Client, error: Error): void {
