@@ -1,5 +1,5 @@
 /** `orbit ps`, `orbit status <execution-id>` and `orbit cancel <execution-id>`. */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { ExecutionJson } from "../client/types.js";
 import { addWriteOptions, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
@@ -25,7 +25,8 @@ export function registerExecutionCommands(program: Command, io: CliIO): void {
     .option("--status <status>", "only executions in this status: RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED")
     .option("--schedule <schedule-id>", "only executions this schedule started")
     .option("--limit <n>", `list at most n executions (default: ${DEFAULT_PS_LIMIT})`, wholeNumber(1, 1_000_000))
-    .option("--all", "list every execution (follows the server's pages)")
+    // `--limit N | --all` (docs/cli.md): with both, --all silently listed everything.
+    .addOption(new Option("--all", "list every execution (follows the server's pages)").conflicts("limit"))
     .option("--json", 'print the server\'s JSON ({"executions":[…],"next_cursor":…})')
     .addHelpText(
       "after",

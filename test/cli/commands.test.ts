@@ -187,6 +187,15 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests[0]?.path).toBe("/v1/executions?workflow=OrderProcessing&limit=3");
   });
 
+  it("refuses --limit with --all (exit 2, nothing sent)", async () => {
+    // --all won silently: `orbit ps --all --limit 5` printed every execution.
+    const server = new FakeServer(() => ({ status: 200, body: { executions: everyTenSeconds, next_cursor: null } }));
+    const r = await server.run(["ps", "--all", "--limit", "5"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("orbit: option '--all' cannot be used with option '--limit <n>'");
+    expect(server.requests).toEqual([]);
+  });
+
   it("prints an execution and a cancel", async () => {
     const server = new FakeServer((req) =>
       req.method === "POST"
