@@ -3,6 +3,7 @@
  * `?expected_revision=N` (409). Parsed here; checked by the scheduler inside the write's transaction.
  */
 import { OrbitError } from "../domain/errors.js";
+import { RawJson } from "../domain/json-text.js";
 import type { Fence } from "../scheduler/schedules.js";
 
 /** `"3"`, `W/"3"` or `3`; `*` (any revision) is no fence. */
@@ -29,6 +30,8 @@ export function fenceOf(headers: Record<string, string | string[] | undefined>, 
 
 /** The ETag of a schedule JSON view: its revision, quoted. */
 export function etagOf(schedule: unknown): Record<string, string> {
-  const revision = (schedule as { revision?: unknown } | null)?.revision;
+  // A replayed answer is its stored text (idempotency.ts): its revision is in the parsed value.
+  const value = schedule instanceof RawJson ? schedule.value : schedule;
+  const revision = (value as { revision?: unknown } | null)?.revision;
   return typeof revision === "number" ? { etag: `"${revision}"` } : {};
 }

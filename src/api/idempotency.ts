@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
-import { serializeJson } from "../domain/json-text.js";
+import { RawJson, serializeJson } from "../domain/json-text.js";
 import type { Store } from "../store/store.js";
 import { IdempotencyKeyReused } from "./errors.js";
 
@@ -162,7 +162,10 @@ export class IdempotencyKeys {
         `Idempotency-Key "${request.key}" was already used for a different request to this route; use a new key for a new request`,
       );
     }
-    const body = typeof stored.response === "string" ? (JSON.parse(stored.response) as unknown) : null;
+    // The stored text itself, not JSON.parse's reading of it: that wrote `"amount":120.0` back as
+    // `120`, and a replay must read as the first answer (docs/api.md § Schedules).
+    const body =
+      typeof stored.response === "string" ? new RawJson(stored.response, JSON.parse(stored.response) as unknown) : null;
     return { status: stored.status, body, replayed: true };
   }
 

@@ -25,6 +25,19 @@ it("replays the first answer (status and body) for the same key and body", async
   expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE)).status).toBe(409);
 });
 
+it("replays the input as it was written: 120.0 stays 120.0", async () => {
+  // The replay parsed the stored answer with JSON.parse and wrote it again: "amount":120 where the
+  // first answer (and every read of the schedule) says "amount":120.0.
+  const key = { "idempotency-key": "create-text" };
+  const body = `{"schedule_id":"text","workflow":"OrderProcessing","interval":"10s","input":{"order_id":"R-1","customer_id":"cust-1","amount":120.0,"items":[]}}`;
+  const first = await t.call("POST", "/v1/schedules", body, key);
+  expect(first.text).toContain('"amount":120.0');
+  const again = await t.call("POST", "/v1/schedules", body, key);
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  expect(again.text).toBe(first.text);
+  expect(again.headers.get("etag")).toBe('"1"');
+});
+
 it("answers 422 INVALID_ARGUMENT for the same key with another body", async () => {
   const key = { "idempotency-key": "k" };
   expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE, key)).status).toBe(201);
