@@ -1,0 +1,65 @@
+/**
+ * SQLite query plans of a poll's statements (docs/benchmarks.md § End to end, Run F): the candidates
+ * come in the order of an index (0012), not from a sort of every pending task, and the lease UPDATE
+ * finds its tasks by key, not by a scan of the (state, …) index. Both were O(pending tasks) per poll
+ * in a herd. The statements are the store's own, caught as better-sqlite3 prepares them, and each is
+ * explained with the parameters it ran with.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, expect, it } from "vitest";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { execution, T0, task } from "./fixtures/records.js";
+
+type Ran = { sql: string; params: unknown[]; db: Database.Database };
+const prepare = Database.prototype.prepare;
+let dir = "";
+
+afterEach(() => {
+  Database.prototype.prepare = prepare;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("leases by index order and by key, without reading every pending task", async () => {
+  dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
+  const ran: Ran[] = [];
+  Database.prototype.prepare = function (this: Database.Database, sql: string) {
+    const statement = prepare.call(this, sql) as Database.Statement;
+    const all = statement.all.bind(statement);
+    statement.all = (...params: unknown[]) => {
+      ran.push({ sql, params, db: this });
+      return all(...params);
+    };
+    return statement;
+  } as typeof prepare;
+  const store = new SqliteStore({ filename: join(dir, "orbit.db") });
+  await store.open();
+  for (const id of ["a", "b", "c"]) await store.insertExecution(execution(id));
+  await store.transaction((tx) => tx.insertTasks(["a", "b", "c"].map((id) => task(`t-${id}`, id))));
+  await store.transaction(async (tx) => {
+    const offer = { workflows: [{ name: "W", version: "1.0.0" }], availableAtOrBeforeMs: T0, limit: 2 };
+    const candidates = await tx.listClaimable(offer);
+    const lease = { owner: "w", identity: null, leaseUntilMs: T0 + 1000, maxAttempts: 1, backoffMs: 0 };
+    expect(
+      await tx.leaseTasks(
+        candidates.map((c) => c.task.taskId),
+        lease,
+      ),
+    ).toHaveLength(2);
+  });
+  const plan = (r: Ran | undefined): string => {
+    if (r === undefined) throw new Error("statement not run");
+    const rows = r.db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.params) as { detail: string }[];
+    return rows.map((p) => p.detail).join("\n");
+  };
+  const claim = plan(ran.find((r) => r.sql.includes("AS has_steps")));
+  expect(claim).toContain("USING INDEX orbit_worker_tasks_claim");
+  expect(claim).not.toContain("TEMP B-TREE");
+  const lease = plan(ran.find((r) => r.sql.startsWith("UPDATE orbit_worker_tasks SET state = 'leased'")));
+  expect(lease).toMatch(
+    /orbit_worker_tasks USING (COVERING )?INDEX sqlite_autoindex_orbit_worker_tasks_1 \(task_id=\?\)/,
+  );
+  await store.close();
+});
