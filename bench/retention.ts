@@ -11,6 +11,7 @@
  *   npm run bench:retention -- 1000000 --prune-only         # the pass alone, no fires meanwhile
  *   npm run bench:retention -- 1000000 --prune-rounds 240   # stop the pass after 240 rounds
  *   npm run bench:retention -- 1000000 --no-window          # batches do not wait for due fires
+ *   npm run bench:retention -- 1000000 --rest-factor 4      # rest 4× each batch's time (default 1)
  *   npm run bench:retention -- 1000000 --alternate 40       # while pruning, 40 rounds with batches, then
  *                                                           # 40 with retention held, and so on: both
  *                                                           # halves share the machine's load
@@ -52,6 +53,8 @@ const PRUNE_ROUNDS = Number(flag("--prune-rounds") ?? Number.POSITIVE_INFINITY);
  * blocks are the same store, the same minutes and the same load as the pruning ones.
  */
 const ALTERNATE = Number(flag("--alternate") ?? 0);
+/** `--rest-factor F`: Retention's restFactor (how long it rests after a batch, in batch lengths). */
+const REST = flag("--rest-factor");
 /** Rounds due this soon after a retention batch ended are reported apart (the batches' aftermath). */
 const AFTERMATH_MS = 50;
 const DIALECTS = (flag("--dialect") ?? "sqlite,postgres").split(",");
@@ -212,6 +215,7 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   }) as Store;
   const retention = new Retention({
     store: timedStore,
+    ...(REST !== undefined ? { restFactor: Number(REST) } : {}),
     clock: h.clock,
     maxAgeMs: 30 * DAY_MS,
     ...(NO_WINDOW || PRUNE_ONLY ? {} : { fires }),
