@@ -153,7 +153,7 @@ export class ProtocolClient {
         if (err instanceof OrbitError && err.code === "CONFLICT" && path.startsWith("/v1/worker/tasks/")) {
           throw new LeaseLostError(err.message);
         }
-        if (!retryable(err) || this.o.clock.now() >= until) throw err;
+        if (!isRetryable(err) || this.o.clock.now() >= until) throw err;
         await this.o.clock.sleep(500);
       }
     }
@@ -161,6 +161,6 @@ export class ProtocolClient {
 }
 
 /** The server could not be reached, or could not reach its database: the same report may succeed shortly. */
-function retryable(err: unknown): boolean {
+export function isRetryable(err: unknown): boolean {
   return err instanceof ServerUnreachableError || (err instanceof OrbitError && err.code === "UNAVAILABLE");
 }

@@ -11,7 +11,7 @@ import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { errorJson } from "./errors.js";
-import { ProtocolClient } from "./protocol-client.js";
+import { isRetryable, ProtocolClient } from "./protocol-client.js";
 import { runTask, TaskControl, withTaskIds } from "./run-task.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
@@ -62,6 +62,7 @@ export class Worker {
   private readonly isClosing = (): boolean => this.closing.signal.aborted;
 
   constructor(options: WorkerOptions) {
+    checkServerUrl(options.server);
     if (!options.workflows.length) throw new TypeError("a Worker needs at least one workflow");
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
@@ -141,6 +142,11 @@ export class Worker {
     await heartbeats;
   }
 
+  /**
+   * Registers each workflow. A server not up yet (started beside the worker, restarting) or without
+   * its database (503) is waited for, a retry every second as polls do, until close(); anything
+   * else (a refused token, a schema the server refuses) is the worker's mistake and rejects run().
+   */
   private async register(): Promise<void> {
     for (const w of this.byKey.values()) {
       try {
@@ -151,6 +157,13 @@ export class Worker {
           ...(w.description !== undefined ? { description: w.description } : {}),
         });
       } catch (err) {
+        if (isRetryable(err)) {
+          if (this.closing.signal.aborted) return;
+          this.log.warn("registering the workflows failed; retrying in 1 s", { error: errorJson(err).message });
+          await this.clock.sleep(1000, this.closing.signal);
+          if (this.closing.signal.aborted) return;
+          return this.register();
+        }
         if (!(err instanceof OrbitError) || err.code !== "ALREADY_EXISTS") throw err;
         // The server holds this version with another input schema: run it anyway, and fail each
         // task whose input this definition's schema refuses (docs/outcomes.md).
@@ -209,4 +222,23 @@ function consoleLogger(): WorkflowLogger {
     warn: (m, f) => console.warn(line("warn", m, f)),
     error: (m, f) => console.error(line("error", m, f)),
   };
+}
+
+/** `server` must be the server's http(s) URL: say so, naming the option, rather than fail at the first request. */
+function checkServerUrl(server: unknown): void {
+  const example = "e.g. http://127.0.0.1:7233";
+  if (typeof server !== "string" || server.trim() === "") {
+    throw new TypeError(`a Worker needs the Orbit server's URL as its \`server\` option, ${example}`);
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(server);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new TypeError(
+      `the Worker's \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
+    );
+  }
 }

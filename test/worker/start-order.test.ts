@@ -1,0 +1,97 @@
+/**
+ * A worker started before its server (both started together, or the server restarting) waits for
+ * it instead of crashing: registration retries every second, as polls do (docs/workflows.md §
+ * Worker). And a `server` option that is not an http(s) URL is refused at construction, naming the
+ * option.
+ */
+import { createServer } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { defineWorkflow, Worker } from "../../src/index.js";
+import { startTestServer, type TestServer } from "../api/helpers.js";
+
+const Noop = defineWorkflow({ name: "StartOrder", version: "1.0.0", run: async () => ({ ok: true }) });
+
+/** A port nothing listens on now (the server is started on it later). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe("a worker started before its server", () => {
+  let server: TestServer | null = null;
+  let worker: Worker | null = null;
+  afterEach(async () => {
+    await worker?.close();
+    await server?.stop();
+    worker = null;
+    server = null;
+  });
+
+  it("retries registering every second until the server answers, then runs executions", async () => {
+    const port = await freePort();
+    const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+    const warnings: string[] = [];
+    const logger = { info: () => {}, warn: (m: string) => warnings.push(m), error: () => {} };
+    worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Noop], clock, logger });
+    let settled = false;
+    const running = worker.run().finally(() => {
+      settled = true;
+    });
+    // Refused (nothing listens): a warning and a 1 s sleep on the worker's clock, not a rejection.
+    while (clock.pendingSleeps === 0 && !settled) await turn();
+    expect(settled).toBe(false);
+    expect(warnings).toContain("registering the workflows failed; retrying in 1 s");
+
+    server = await startTestServer({ port });
+    clock.advance(1000);
+    const s = server;
+    await s.until(
+      () => s.call("GET", "/v1/workflows/StartOrder"),
+      (r) => r.status === 200,
+      "the worker's registration",
+    );
+    const started = await s.call("POST", "/v1/executions", { workflow: "StartOrder", input: {} });
+    expect(started.status).toBe(201);
+    const done = await s.until(
+      () => s.call("GET", `/v1/executions/${started.body.execution_id}`),
+      (r) => r.body?.status === "COMPLETED",
+      "the execution to complete",
+    );
+    expect(done.body.result).toEqual({ ok: true });
+    await worker.close();
+    await running;
+  });
+
+  it("close() during the wait ends run() without registering", async () => {
+    const port = await freePort();
+    const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+    const logger = { info: () => {}, warn: () => {}, error: () => {} };
+    worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Noop], clock, logger });
+    let settled = false;
+    const running = worker.run().finally(() => {
+      settled = true;
+    });
+    while (clock.pendingSleeps === 0 && !settled) await turn();
+    expect(settled).toBe(false);
+    await worker.close();
+    await expect(running).resolves.toBeUndefined();
+  });
+});
+
+describe("the Worker's server option", () => {
+  it.each([
+    [undefined, /needs the Orbit server's URL as its `server` option, e\.g\. http:\/\/127\.0\.0\.1:7233/],
+    ["", /needs the Orbit server's URL/],
+    ["localhost:7233", /`server` option must be an http:\/\/ or https:\/\/ URL, .*\(got "localhost:7233"\)/],
+    ["127.0.0.1:7233", /must be an http:\/\/ or https:\/\/ URL/],
+    ["ftp://127.0.0.1:7233", /must be an http:\/\/ or https:\/\/ URL/],
+  ])("refuses %j naming the option", (server, message) => {
+    expect(() => new Worker({ server: server as string, workflows: [Noop] })).toThrow(message);
+  });
+});
