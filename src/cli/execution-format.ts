@@ -53,7 +53,7 @@ function valueText(value: unknown): string {
  * ```
  * plus `  cancel reason:` and `  error:` when the execution has them.
  */
-export function statusBlock(e: ExecutionJson, now: number): string {
+export function statusBlock(e: ExecutionJson, now: number, wide = false): string {
   let out = `${e.status} ${e.execution_id}  ${e.workflow}@${e.version}\n`;
   if (e.schedule_id !== null) out += `  schedule: ${e.schedule_id}\n`;
   const elapsed = elapsedMs(e, now);
@@ -61,7 +61,8 @@ export function statusBlock(e: ExecutionJson, now: number): string {
   if (e.run !== undefined && (e.run > 1 || (e.attempt ?? 1) > 1))
     out += `  run: ${e.run}   attempt: ${e.attempt ?? 1}\n`;
   if (e.waiting !== undefined) out += `  waiting: ${e.waiting.message}\n`;
-  if (e.result !== null && e.status === "COMPLETED") out += `  result: ${valueText(e.result)}\n`;
+  // Only asked for (`--wide`): a completed run prints the seed's three lines (docs/cli.md § orbit status).
+  if (wide && e.result !== null && e.status === "COMPLETED") out += `  result: ${valueText(e.result)}\n`;
   if (e.cancel_reason !== undefined) out += `  cancel reason: ${e.cancel_reason}\n`;
   if (e.error !== null) out += `  error: ${valueText(e.error)}\n`;
   return out;

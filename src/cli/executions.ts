@@ -61,10 +61,11 @@ Example:
   addConnectionOptions(program.command("status"))
     .description("print an execution: status, workflow version, schedule, elapsed time")
     .argument("<execution-id>")
+    .option("--wide", "also print a completed execution's result")
     .option("--json", "print the server's JSON")
-    .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { json?: boolean; wide?: boolean }, cmd: Command) => {
       const e = await clientFor(cmd, io).getExecution(id);
-      await (opts.json === true ? printJson(io, e) : io.stdout.write(statusBlock(e, io.now())));
+      await (opts.json === true ? printJson(io, e) : io.stdout.write(statusBlock(e, io.now(), opts.wide === true)));
     });
 
   addWriteOptions(
