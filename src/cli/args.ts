@@ -51,6 +51,21 @@ export function wholeNumber(min: number, max: number): (text: string) => number 
   };
 }
 
+/** A parser for one of `allowed`, any case (`running` is RUNNING); the allowed spelling is returned. */
+export function oneOf(allowed: readonly string[]): (text: string) => string {
+  return (text) => {
+    const found = allowed.find((a) => a.toLowerCase() === text.trim().toLowerCase());
+    if (found === undefined) throw new InvalidArgumentError(`give one of ${allowed.join(", ")}.`);
+    return found;
+  };
+}
+
+/** A parser for a value that must not be empty (an empty filter would silently match everything). */
+export function nonEmpty(text: string): string {
+  if (text.trim() === "") throw new InvalidArgumentError("give a value (it is empty).");
+  return text;
+}
+
 export interface WriteFlags {
   ifMatch?: string;
   expectedRevision?: number;

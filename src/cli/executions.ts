@@ -1,7 +1,8 @@
 /** `orbit ps`, `orbit status <execution-id>` and `orbit cancel <execution-id>`. */
 import { type Command, Option } from "commander";
 import type { ExecutionJson } from "../client/types.js";
-import { addWriteOptions, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
+import { EXECUTION_STATUSES } from "../domain/execution.js";
+import { addWriteOptions, nonEmpty, oneOf, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { executionTable, statusBlock } from "./execution-format.js";
 import type { CliIO } from "./io.js";
@@ -21,9 +22,13 @@ interface PsFlags {
 export function registerExecutionCommands(program: Command, io: CliIO): void {
   addConnectionOptions(program.command("ps"))
     .description("list executions, newest first")
-    .option("--workflow <name>", "only executions of this workflow")
-    .option("--status <status>", "only executions in this status: RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED")
-    .option("--schedule <schedule-id>", "only executions this schedule started")
+    .option("--workflow <name>", "only executions of this workflow", nonEmpty)
+    .option(
+      "--status <status>",
+      `only executions in this status: ${EXECUTION_STATUSES.join(", ")} (any case)`,
+      oneOf(EXECUTION_STATUSES),
+    )
+    .option("--schedule <schedule-id>", "only executions this schedule started", nonEmpty)
     .option("--limit <n>", `list at most n executions (default: ${DEFAULT_PS_LIMIT})`, wholeNumber(1, 1_000_000))
     // `--limit N | --all` (docs/cli.md): with both, --all silently listed everything.
     .addOption(new Option("--all", "list every execution (follows the server's pages)").conflicts("limit"))

@@ -196,6 +196,24 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests).toEqual([]);
   });
 
+  it("takes --status in any case and refuses an unknown one or an empty filter (exit 2, nothing sent)", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: { executions: everyTenSeconds, next_cursor: null } }));
+    // `--status running` was sent as is and refused by the server: "query parameter status …", exit 1.
+    const lower = await server.run(["ps", "--status", "running"]);
+    expect(lower.code).toBe(0);
+    expect(server.requests[0]?.path).toBe("/v1/executions?status=RUNNING&limit=50");
+    const unknown = await server.run(["ps", "--status", "DONE"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("give one of RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED.");
+    // `--workflow ''` listed every execution.
+    for (const flag of ["--workflow", "--schedule"]) {
+      const empty = await server.run(["ps", flag, ""]);
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain("give a value (it is empty).");
+    }
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("prints an execution and a cancel", async () => {
     const server = new FakeServer((req) =>
       req.method === "POST"
