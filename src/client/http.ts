@@ -53,9 +53,9 @@ export interface HttpOptions {
   fetch?: typeof fetch;
   /**
    * Send with `node:http` (`node:https` for an https server) through this keep-alive Agent instead
-   * of fetch, unless `fetch` is given. Default none (fetch). The worker's protocol uses it: undici's
-   * fetch costs a worker about a fifth of its CPU per execution, and 10 MB of RSS once loaded
-   * (docs/benchmarks.md § Memory at S = 10,000 (issue 15)).
+   * of fetch, unless `fetch` is given. Default none (fetch). The worker's protocol uses it: fetch cost a
+   * worker about half its CPU per execution (0.12 → 0.06 ms at S = 10,000) and undici, once
+   * loaded, 10–20 MB of RSS (docs/benchmarks.md § Memory at S = 10,000 (issue 15)).
    */
   agent?: Agent;
   /** Aborts the request as a timeout would (ServerUnreachableError "no answer in time"). Default none. */

@@ -42,9 +42,9 @@ export class ProtocolClient {
 
   constructor(private readonly o: ProtocolClientOptions) {
     const baseUrl = o.server.replace(/\/+$/, "");
-    // node:http on kept-alive connections, not fetch: a third less CPU per execution in the worker
-    // and no undici loaded (docs/benchmarks.md § Memory at S = 10,000 (issue 15)). Idle sockets
-    // do not hold the process open, and close at the server's Keep-Alive hint.
+    // node:http on kept-alive connections, not fetch: about half the worker's CPU per execution
+    // and no undici loaded, 10–20 MB less RSS (docs/benchmarks.md § Memory at S = 10,000 (issue 15)).
+    // Idle sockets do not hold the process open, and close at the server's Keep-Alive hint.
     this.agent = baseUrl.startsWith("https:")
       ? new HttpsAgent({ keepAlive: true })
       : new HttpAgent({ keepAlive: true });
