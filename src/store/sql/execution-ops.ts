@@ -7,8 +7,8 @@ import type { Execution, ExecutionEvent, ExecutionStatus } from "../../domain/ex
 import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
-import type { ExecutionFilter, ExecutionPatch, FirstEvent, LockOption } from "../store.js";
-import { arrayParam, batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.js";
+import type { DialectName, ExecutionFilter, ExecutionPatch, FirstEvent, LockOption } from "../store.js";
+import { batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { RowMapper } from "./row-mappers.js";
@@ -23,26 +23,22 @@ const FIRST_EVENT = columnSet(EVENTS);
 const INSERT_FIRST_EVENT = batchInsertSql(EVENTS, FIRST_EVENT);
 
 /**
- * `WorkflowCreated` from the executions' rows (PostgreSQL): the data is the row's own columns, so a
- * fire batch sends its input and trigger once, with the execution, not again inside the event (a
- * third of the bytes of a fire's statements; docs/benchmarks.md § Firing). jsonb keeps no key
- * order, so this is the same value {@link createdData} gives.
+ * The data of `WorkflowCreated` built from the execution's row (insertCreatedEvents): its
+ * `{workflow, version, input}`, plus `schedule_id` and `trigger` when set. So a start's input and
+ * trigger are encoded and sent once, with the execution, not again inside its event (a third of
+ * the bytes of a fire's statements on PostgreSQL; docs/benchmarks.md § Firing). SQLite: the text
+ * JSON.stringify writes for that object, put together from the stored JSON texts (copied, not
+ * parsed again); PostgreSQL: the jsonb value (which keeps no key order).
  */
-const INSERT_CREATED_POSTGRES = `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
-  SELECT execution_id, 1, 'WorkflowCreated',
-    jsonb_build_object('workflow', workflow, 'version', version, 'input', input)
-      || CASE WHEN schedule_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('schedule_id', schedule_id) END
-      || CASE WHEN "trigger" IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('trigger', "trigger") END,
-    created_ms
-  FROM orbit_executions WHERE execution_id = ANY(?::text[])`;
-
-/** The data of an execution's `WorkflowCreated` event (StoreOps.insertCreatedEvents). */
-function createdData(e: Execution): JsonObject {
-  const data: JsonObject = { workflow: e.workflow, version: e.version, input: e.input };
-  if (e.scheduleId !== null) data.schedule_id = e.scheduleId;
-  if (e.trigger !== null) data.trigger = e.trigger;
-  return data;
-}
+const CREATED_DATA: Record<DialectName, string> = {
+  sqlite: `'{"workflow":' || json_quote(workflow) || ',"version":' || json_quote(version)
+    || ',"input":' || COALESCE(input, 'null')
+    || CASE WHEN schedule_id IS NULL THEN '' ELSE ',"schedule_id":' || json_quote(schedule_id) END
+    || CASE WHEN "trigger" IS NULL THEN '' ELSE ',"trigger":' || "trigger" END || '}'`,
+  postgres: `jsonb_build_object('workflow', workflow, 'version', version, 'input', input)
+    || CASE WHEN schedule_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('schedule_id', schedule_id) END
+    || CASE WHEN "trigger" IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('trigger', "trigger") END`,
+};
 
 /** The columns an execution patch may set, by the patch's field. */
 const EXECUTION_PATCH: readonly (keyof ExecutionPatch & keyof Execution)[] = [
@@ -281,20 +277,16 @@ export class ExecutionOps {
 
   async insertCreatedEvents(executions: readonly Execution[]): Promise<void> {
     if (executions.length === 0) return;
-    if (this.sqlDialect.batch === "rows") {
-      const params = executions.map((e) =>
-        FIRST_EVENT.params({
-          executionId: e.executionId,
-          seq: 1,
-          type: "WorkflowCreated",
-          data: createdData(e),
-          atMs: e.createdMs,
-        }),
-      );
-      await this.exec.runMany(INSERT_FIRST_EVENT.single, params);
-      return;
-    }
-    await this.exec.run(INSERT_CREATED_POSTGRES, [arrayParam(executions.map((e) => e.executionId))]);
+    const ids = this.sqlDialect.inList(
+      "execution_id",
+      executions.map((e) => e.executionId),
+    );
+    await this.exec.run(
+      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
+       SELECT execution_id, 1, 'WorkflowCreated', ${CREATED_DATA[this.sqlDialect.name]}, created_ms
+       FROM orbit_executions WHERE ${ids.sql}`,
+      [ids.param],
+    );
   }
 
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
