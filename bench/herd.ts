@@ -7,11 +7,15 @@
  * line: fires per second of wall time and per second of this process's CPU time (user + system;
  * steadier than wall time when other processes load the machine). `PROFILE=<prefix>` writes a CPU
  * profile of each herd (not of its inserts) to `<prefix>.<k>.cpuprofile`.
+ * `BENCH_HERD_ROUNDS=r` fires each herd r times, an hour apart, every execution completed (through
+ * the Store) between two: the later rounds are a steady herd, whose schedules have a last execution
+ * to read (`steadyPerS`, `steadyPerCpuS`, one figure per round; docs/benchmarks.md § Firing).
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Store } from "../src/store/store.js";
 
 const [tree = ".", dialect = "sqlite", herds = "3", size = "10000"] = process.argv.slice(2);
 const root = pathToFileURL(resolve(tree)).href;
@@ -25,22 +29,39 @@ if (session) {
   await session.post("Profiler.setSamplingInterval", { interval: 200 });
 }
 const n = Number(size);
+const rounds = Number(process.env.BENCH_HERD_ROUNDS ?? 1);
 const perS: number[] = [];
 const perCpuS: number[] = [];
+const steadyPerS: number[] = [];
+const steadyPerCpuS: number[] = [];
 for (let k = 0; k < Number(herds); k++) {
   const e = dialect === "sqlite" ? await env.openSqlite() : await env.openPostgres();
   if (typeof e === "string") throw new Error(e);
   const at = phases.topOfHour(Date.now()) + 5 * phases.HOUR_MS;
   await phases.insertViaStore(e, phases.cronRows("herd-", n, at, Date.now()));
-  if (session) await session.post("Profiler.start");
-  const cpu0 = process.cpuUsage();
-  const r = await phases.herdRun(e, at);
-  const cpu = process.cpuUsage(cpu0);
-  if (session)
-    writeFileSync(`${prefix}.${k}.cpuprofile`, JSON.stringify((await session.post("Profiler.stop")).profile));
-  if (r.fired !== n) throw new Error(`fired ${r.fired} of ${n}`);
-  perS.push(Math.round(r.firesPerSecond));
-  perCpuS.push(Math.round(r.fired / ((cpu.user + cpu.system) / 1e6)));
+  for (let round = 0; round < rounds; round++) {
+    const due = at + round * phases.HOUR_MS;
+    if (round > 0) await completeAll(e.store, due);
+    if (session) await session.post("Profiler.start");
+    const cpu0 = process.cpuUsage();
+    const r = await phases.herdRun(e, due);
+    const cpu = process.cpuUsage(cpu0);
+    if (session) {
+      const profile = (await session.post("Profiler.stop")).profile;
+      writeFileSync(`${prefix}.${k}${round > 0 ? `.${round}` : ""}.cpuprofile`, JSON.stringify(profile));
+    }
+    if (r.fired !== n) throw new Error(`fired ${r.fired} of ${n}`);
+    (round === 0 ? perS : steadyPerS).push(Math.round(r.firesPerSecond));
+    (round === 0 ? perCpuS : steadyPerCpuS).push(Math.round(r.fired / ((cpu.user + cpu.system) / 1e6)));
+  }
   await e.close();
 }
-console.log(JSON.stringify({ tree, dialect, perS, perCpuS }));
+console.log(JSON.stringify({ tree, dialect, perS, perCpuS, ...(rounds > 1 ? { steadyPerS, steadyPerCpuS } : {}) }));
+
+/** Completes every running execution, as a worker would have before the next occurrence. */
+async function completeAll(store: Store, endedMs: number): Promise<void> {
+  const running = await store.listExecutions({ status: "RUNNING", limit: n + 1 });
+  await store.transaction(async (tx) => {
+    for (const x of running) await tx.updateExecution(x.executionId, { status: "COMPLETED", endedMs });
+  });
+}
