@@ -4,6 +4,8 @@
  * with exponential back-off until delivered or MAX_ATTEMPTS, each attempt recorded on the row.
  */
 import { createHmac } from "node:crypto";
+import { lookup } from "node:dns/promises";
+import { isBlockedAddress } from "../domain/blocked-address.js";
 import type { Clock } from "../domain/clock.js";
 import type { NotificationRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
@@ -58,6 +60,23 @@ export class Notifier {
     return due.length;
   }
 
+  /** POSTs the body; the error of a failed call (no answer, not 2xx), or null. Redirects are not followed. */
+  private async post(url: string, headers: Record<string, string>, body: string): Promise<string | null> {
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.loop.signal]),
+        redirect: "manual",
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      return res.status < 200 || res.status >= 300 ? `HTTP ${res.status}` : null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
   private async attempt(n: NotificationRow): Promise<void> {
     const body = JSON.stringify({ id: n.id, ...n.payload });
     const now = this.o.clock.now();
@@ -68,20 +87,7 @@ export class Notifier {
       "orbit-delivery": String(n.id),
     };
     if (this.o.secret !== null) headers["orbit-signature"] = signature(this.o.secret, body, now);
-    let error: string | null = null;
-    try {
-      const res = await fetch(n.url, {
-        method: "POST",
-        headers,
-        body,
-        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.loop.signal]),
-        redirect: "manual",
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
-    } catch (err) {
-      error = (err as Error).message;
-    }
+    const error = (await blockedTarget(n.url)) ?? (await this.post(n.url, headers, body));
     const attempts = n.attempts + 1;
     const after = this.o.clock.now();
     if (error === null) {
@@ -114,4 +120,29 @@ export class Notifier {
       deliveredMs: null,
     });
   }
+}
+
+/**
+ * Why the webhook's host may not be called, or null: a name that resolves to a link-local or cloud
+ * metadata address is refused like the literal address, which the settings refuse already
+ * (docs/security.md § Webhooks). A name that does not resolve is left to fetch, which says so.
+ */
+async function blockedTarget(url: string): Promise<string | null> {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return null;
+  }
+  if (isBlockedAddress(host)) return `refused: ${host} is a link-local or cloud metadata address`;
+  let addresses: { address: string }[];
+  try {
+    addresses = await lookup(host.replace(/^\[|\]$/g, ""), { all: true });
+  } catch {
+    return null;
+  }
+  const blocked = addresses.find((a) => isBlockedAddress(a.address));
+  return blocked === undefined
+    ? null
+    : `refused: ${host} resolves to ${blocked.address}, a link-local or cloud metadata address`;
 }

@@ -2,6 +2,8 @@
  * Validation of the outcome settings (docs/outcomes.md) of a schedule and of a workflow:
  * run_timeout, start_timeout, pause_on_failure, max_runs and notify.
  */
+
+import { isBlockedAddress } from "../domain/blocked-address.js";
 import { invalidArgument } from "../domain/errors.js";
 import { isJsonObject } from "../domain/json.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
@@ -57,6 +59,11 @@ export function validateNotify(value: unknown, key = "notify"): Array<{ url: str
     }
     if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
       throw invalidArgument(`${where}.url must be an http or https URL of at most ${MAX_URL} characters`);
+    }
+    if (isBlockedAddress(parsed.hostname)) {
+      throw invalidArgument(
+        `${where}.url points at ${parsed.hostname}, a link-local or cloud metadata address, which webhooks may not reach (docs/security.md § Webhooks)`,
+      );
     }
     const out: { url: string; events?: string[] } = { url: url as string };
     if (target.events !== undefined && target.events !== null) {

@@ -1,0 +1,92 @@
+/**
+ * Webhooks never reach link-local or cloud metadata addresses (docs/security.md § Webhooks): the
+ * settings refuse such a URL, and delivery refuses it too, for a URL stored before the check or a
+ * name that resolves to one.
+ */
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { isBlockedAddress } from "../../src/domain/blocked-address.js";
+import { OrbitError } from "../../src/domain/errors.js";
+import { Notifier } from "../../src/engine/notifier.js";
+import { validateNotify } from "../../src/scheduler/outcome-settings.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+
+describe("isBlockedAddress", () => {
+  it.each([
+    "169.254.169.254",
+    "169.254.0.1",
+    "fe80::1",
+    "[fe80::1]",
+    "febf::abcd",
+    "::ffff:169.254.169.254",
+    "::ffff:a9fe:a9fe",
+    "fd00:ec2::254",
+    "100.100.100.200",
+  ])("blocks %s", (address) => expect(isBlockedAddress(address)).toBe(true));
+
+  it.each(["127.0.0.1", "10.0.0.1", "192.168.1.10", "::1", "fec0::1", "fd00::1", "hooks.example.test", "169.255.0.1"])(
+    "lets %s through",
+    (address) => expect(isBlockedAddress(address)).toBe(false),
+  );
+});
+
+describe("notify settings", () => {
+  it.each([
+    "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+    "http://[fe80::1]/hook",
+    "http://2852039166/", // 169.254.169.254 written as one number: URL parsing normalises it
+    "http://0xA9FEA9FE/",
+    "http://[::ffff:169.254.169.254]/",
+    "https://[fd00:ec2::254]/latest/",
+  ])("refuses %s, naming the address", (url) => {
+    let caught: unknown;
+    try {
+      validateNotify(url);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(OrbitError);
+    expect((caught as OrbitError).code).toBe("INVALID_ARGUMENT");
+    expect((caught as OrbitError).message).toMatch(
+      /^notify\.url points at \S+, a link-local or cloud metadata address, which webhooks may not reach/,
+    );
+  });
+
+  it("takes loopback and private addresses (a receiver beside the server)", () => {
+    expect(validateNotify(["http://127.0.0.1:9000/hook", "http://10.1.2.3/hook"])).toHaveLength(2);
+  });
+});
+
+describeEachDialect("webhook delivery to a blocked address", (dialect) => {
+  const db = useStore(dialect);
+
+  it("is refused without a request, recorded as the attempt's error", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 15, 19, 0, 0));
+    const lines: Array<Record<string, unknown>> = [];
+    const log = {
+      warn: (obj: object, msg: string) => lines.push({ ...obj, msg }),
+      error: (obj: object, msg: string) => lines.push({ ...obj, msg }),
+    };
+    // Stored as a schedule saved before the settings refused it would have it.
+    await db.store.insertNotifications(
+      [
+        {
+          scheduleId: "nightly",
+          workflow: "Report",
+          event: "failure",
+          url: "http://169.254.169.254/latest/meta-data/",
+          payload: { event: "failure", schedule_id: "nightly" },
+          createdMs: clock.now(),
+        },
+      ],
+      clock.now(),
+    );
+    const notifier = new Notifier({ store: db.store, clock, secret: null, log });
+    expect(await notifier.deliverDue()).toBe(1);
+    expect(lines[0]).toMatchObject({
+      msg: "webhook delivery failed; retrying",
+      error: "refused: 169.254.169.254 is a link-local or cloud metadata address",
+    });
+    await notifier.close();
+  });
+});
