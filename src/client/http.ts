@@ -84,7 +84,7 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
       ? await exchange(http, http.agent, url, req.method, headers, body)
       : await fetchExchange(http, url, req.method, headers, body);
   const { text } = answer;
-  if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text);
+  if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text, http.baseUrl);
   if (text === "") return { status: answer.status, body: undefined as T };
   try {
     // Numbers keep their text where JavaScript would change it (an input's `120.0`): json-text.ts.
@@ -173,7 +173,7 @@ function exchange(
 }
 
 /** The `{code, message}` body as an OrbitError; a body without one still gets a useful message. */
-function errorOf(res: { status: number; statusText: string }, text: string): OrbitError {
+function errorOf(res: { status: number; statusText: string }, text: string, baseUrl: string): OrbitError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -184,8 +184,21 @@ function errorOf(res: { status: number; statusText: string }, text: string): Orb
     const { code, message } = parsed as { code?: unknown; message?: unknown };
     if (typeof message === "string") return new OrbitError(codeOf(code, res.status), message);
   }
-  const detail = text.trim() === "" ? "" : `: ${text.trim().slice(0, 200)}`;
+  // Not Orbit's `{code, message}`: a proxy's one-line reason is worth showing; a web page (another
+  // program on that port) is not, and says the address is probably wrong.
+  const trimmed = text.trim();
+  const detail = /^<(!doctype|html|\?xml|head|body)/i.test(trimmed)
+    ? ` with a web page, not an Orbit answer: is ${baseUrl} the Orbit server's address?`
+    : trimmed === ""
+      ? ""
+      : `: ${firstLine(trimmed)}`;
   return new OrbitError(codeOf(undefined, res.status), `the server answered ${res.status} ${res.statusText}${detail}`);
+}
+
+/** The first line of a text, at most 200 characters. */
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0]?.trim() ?? "";
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
 function codeOf(code: unknown, status: number): ErrorCode {

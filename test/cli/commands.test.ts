@@ -277,4 +277,28 @@ describe("usage errors and an unreachable server", () => {
     const r = await runCli(["ps"], { fetch: proxy });
     expect(r).toEqual({ code: 1, stdout: "", stderr: "orbit: the server answered 502 Bad Gateway: upstream down\n" });
   });
+
+  it("says an HTML error page is not Orbit's instead of printing it (another program on the port)", async () => {
+    // It printed the whole page, 200 characters of markup over several lines.
+    const page =
+      "<!DOCTYPE html>\n<html>\n<head><title>404 Not Found</title></head>\n<body><h1>Not Found</h1></body>\n</html>\n";
+    const other = (async () =>
+      new Response(page, {
+        status: 404,
+        statusText: "Not Found",
+        headers: { "content-type": "text/html" },
+      })) as typeof fetch;
+    const r = await runCli(["ps"], { fetch: other });
+    expect(r).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "orbit: the server answered 404 Not Found with a web page, not an Orbit answer: is http://127.0.0.1:7233 the Orbit server's address?\n",
+    });
+    const multiLine = (async () =>
+      new Response("bad gateway\nretry later\n", { status: 502, statusText: "Bad Gateway" })) as typeof fetch;
+    expect((await runCli(["ps"], { fetch: multiLine })).stderr).toBe(
+      "orbit: the server answered 502 Bad Gateway: bad gateway\n",
+    );
+  });
 });
