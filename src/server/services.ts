@@ -13,6 +13,7 @@ import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
 import { migrationLabel } from "../store/migrations.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { PostgresScheduleListener } from "../store/postgres/schedule-listener.js";
+import { lockDataDir } from "../store/sqlite/dir-lock.js";
 import { SqliteStore } from "../store/sqlite/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import type { ServerConfig } from "./config.js";
@@ -53,6 +54,7 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
             log.warn({ err }, "a database connection failed mid-transaction; the request fails 503"),
         });
   try {
+    if (database === undefined) parts.add("data-dir lock", lockDataDir(config.dataDir));
     await store.open();
   } catch (err) {
     await store.close().catch(() => undefined);

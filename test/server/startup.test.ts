@@ -85,4 +85,23 @@ describe("start-up failures", () => {
     const again = await startServer({ port: 0, dataDir: data, logger: "silent" });
     await again.close();
   });
+
+  it("a second server on the same SQLite folder is refused while the first runs, and starts once it stopped", async () => {
+    // It started and fired beside the first (found starting `orbit server` twice on one --data-dir).
+    const data = join(dir, "shared-folder");
+    const first = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    const second = await orbit(["server", "--port", "0", "--data-dir", data, "--log-level", "error"]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toBe(
+      `orbit: cannot open the SQLite database ${data}/orbit.db: another Orbit server is using ${data} (${data}/orbit.lock is locked): stop it, or give this server another --data-dir\n`,
+    );
+    const embedded = await startServer({ port: 0, dataDir: data, logger: "silent" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(embedded).toBeInstanceOf(StartupError);
+    await first.close();
+    const after = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await after.close();
+  });
 });
