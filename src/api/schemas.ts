@@ -26,7 +26,12 @@ export const ExecutionIdParams = Type.Object({ id: Type.String({ description: "e
 export const FenceQuery = Type.Object(
   {
     expected_revision: Type.Optional(
-      Type.Integer({ minimum: 0, description: "the schedule's revision; 409 CONFLICT when it is another" }),
+      // At most 2^53 − 1: a larger number is no revision, and read as a double it was answered "not the expected 1e+23".
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "the schedule's revision; 409 CONFLICT when it is another",
+      }),
     ),
   },
   { additionalProperties: false },

@@ -185,6 +185,15 @@ describe("changes with fences", () => {
       note: "maintenance",
     });
     expect(ok.body).toMatchObject({ paused: true, pause_note: "maintenance", state: "paused", revision: 2 });
+    // No revision is that large: 400 naming the parameter, not a 409 "not the expected 1e+23".
+    const huge = await t.call(
+      "POST",
+      "/v1/schedules/orders-every-10s/resume?expected_revision=99999999999999999999999",
+    );
+    expect(huge.status).toBe(400);
+    expect(huge.body.code).toBe("INVALID_ARGUMENT");
+    expect(huge.body.message).toContain("expected_revision");
+    expect(huge.body.message).not.toContain("e+23");
   });
 
   it("DELETE answers 204 without a body, then 404", async () => {
