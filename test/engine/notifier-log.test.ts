@@ -3,20 +3,11 @@
  * notification_id, schedule_id, execution_id and workflow, on both dialects. The receiver is a
  * loopback port that refuses connections; the sender's pass runs once, by hand.
  */
-import { createServer } from "node:net";
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Notifier } from "../../src/engine/notifier.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { closedPort } from "../helpers/ports.js";
 
 describeEachDialect("webhook delivery log lines", (dialect) => {
   const db = useStore(dialect);

@@ -4,24 +4,26 @@
  * Worker). And a `server` option that is not an http(s) URL is refused at construction, naming the
  * option.
  */
-import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { defineWorkflow, Worker } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
+import { closedPort } from "../helpers/ports.js";
 
 const Noop = defineWorkflow({ name: "StartOrder", version: "1.0.0", run: async () => ({ ok: true }) });
 
-/** A port nothing listens on now (the server is started on it later). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Runs the worker until it sleeps on its clock (waiting to retry); fails if run() ends first. */
+async function runUntilItWaits(worker: Worker, clock: ManualClock): Promise<{ running: Promise<void> }> {
+  let settled = false;
+  const running = worker.run().finally(() => {
+    settled = true;
+  });
+  while (clock.pendingSleeps === 0 && !settled) await turn();
+  expect(settled).toBe(false);
+  return { running }; // wrapped: an async function returning the promise would wait for it
+}
 
 describe("a worker started before its server", () => {
   let server: TestServer | null = null;
@@ -34,18 +36,13 @@ describe("a worker started before its server", () => {
   });
 
   it("retries registering every second until the server answers, then runs executions", async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
     const warnings: string[] = [];
     const logger = { info: () => {}, warn: (m: string) => warnings.push(m), error: () => {} };
     worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Noop], clock, logger });
-    let settled = false;
-    const running = worker.run().finally(() => {
-      settled = true;
-    });
     // Refused (nothing listens): a warning and a 1 s sleep on the worker's clock, not a rejection.
-    while (clock.pendingSleeps === 0 && !settled) await turn();
-    expect(settled).toBe(false);
+    const { running } = await runUntilItWaits(worker, clock);
     expect(warnings).toContain("registering the workflows failed; retrying in 1 s");
 
     server = await startTestServer({ port });
@@ -69,16 +66,11 @@ describe("a worker started before its server", () => {
   });
 
   it("close() during the wait ends run() without registering", async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
     const logger = { info: () => {}, warn: () => {}, error: () => {} };
     worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Noop], clock, logger });
-    let settled = false;
-    const running = worker.run().finally(() => {
-      settled = true;
-    });
-    while (clock.pendingSleeps === 0 && !settled) await turn();
-    expect(settled).toBe(false);
+    const { running } = await runUntilItWaits(worker, clock);
     await worker.close();
     await expect(running).resolves.toBeUndefined();
   });
