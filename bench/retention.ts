@@ -241,9 +241,11 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
   if (PRUNE_ONLY) await pruning;
   while (!PRUNE_ONLY && (!done || during.length < IDLE_ROUNDS) && during.length < PRUNE_ROUNDS) {
     if (ALTERNATE > 0) {
+      // Alternated, only rounds of the pass itself count: rounds after it would be "pruning" rounds
+      // where nothing prunes, at the end of the run, when the store is largest and fires slowest.
+      if (done) break;
       held = Math.floor(roundNo / ALTERNATE) % 2 === 1;
       roundNo++;
-      if (done) held = false;
       if (held) {
         heldRounds.push(await round());
         continue;

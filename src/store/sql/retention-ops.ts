@@ -3,7 +3,7 @@
  * first, with their events, step results and worker tasks. Portable SQL over the SqlExecutor.
  * Run inside a transaction so an execution and its rows go together.
  */
-import type { PruneBatch, PruneQuery } from "../store.js";
+import type { DialectName, PruneBatch, PruneQuery } from "../store.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 
 /** Ended statuses only: a RUNNING or COMPENSATING execution is never pruned, whatever its age. */
@@ -57,7 +57,12 @@ export function pruneBatchSql(q: PruneQuery): { sql: string; params: SqlParam[] 
   };
 }
 
-export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Promise<PruneBatch> {
+export async function pruneExecutionsBatch(
+  exec: SqlExecutor,
+  q: PruneQuery,
+  dialect: DialectName,
+): Promise<PruneBatch> {
+  if (dialect === "postgres") return pruneInOneStatement(exec, q);
   const batch = pruneBatchSql(q);
   const rows = await exec.all(batch.sql, batch.params);
   const lastRow = rows.at(-1);
@@ -71,6 +76,38 @@ export async function pruneExecutionsBatch(exec: SqlExecutor, q: PruneQuery): Pr
   }
   const deleted = await exec.run(pruneDeleteSql(ids.length), ids);
   return { deleted, read: rows.length, last };
+}
+
+/**
+ * PostgreSQL: the whole batch in one statement (data-modifying CTEs: the SELECT, the three child
+ * deletes and the DELETE, on one snapshot), one round trip instead of five. The batch shares the
+ * pool and the WAL with the fires, and every round trip it holds a connection and a transaction
+ * open is time a fire may queue behind (docs/benchmarks.md § Retention while firing).
+ */
+async function pruneInOneStatement(exec: SqlExecutor, q: PruneQuery): Promise<PruneBatch> {
+  const batch = pruneBatchSql(q);
+  const ended = [...ENDED_STATUSES].map((s) => `'${s}'`).join(", ");
+  const children = ["orbit_execution_events", "orbit_step_results", "orbit_worker_tasks"]
+    .map((table, i) => `c${i} AS (DELETE FROM ${table} WHERE execution_id IN (SELECT execution_id FROM gone))`)
+    .join(", ");
+  const rows = await exec.all(
+    `WITH batch AS (${batch.sql}),
+       gone AS (SELECT execution_id FROM batch WHERE status IN (${ended})),
+       ${children},
+       removed AS (DELETE FROM orbit_executions WHERE execution_id IN (SELECT execution_id FROM gone) AND ${ENDED}
+         RETURNING 1),
+       last AS (SELECT ended_ms, execution_id FROM batch ORDER BY ended_ms DESC, execution_id DESC LIMIT 1)
+     SELECT (SELECT COUNT(*) FROM batch) AS read, (SELECT COUNT(*) FROM removed) AS deleted,
+       (SELECT ended_ms FROM last) AS last_ended_ms, (SELECT execution_id FROM last) AS last_execution_id`,
+    batch.params,
+  );
+  const row = rows[0] ?? {};
+  const read = Number(row.read ?? 0);
+  const last =
+    row.last_execution_id == null
+      ? null
+      : { endedMs: Number(row.last_ended_ms), executionId: String(row.last_execution_id) };
+  return { deleted: Number(row.deleted ?? 0), read, last };
 }
 
 /**

@@ -356,7 +356,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   pruneExecutions(query: PruneQuery): Promise<PruneBatch> {
-    return pruneExecutionsBatch(this.exec, query);
+    return pruneExecutionsBatch(this.exec, query, this.sqlDialect.name);
   }
 
   endedCutoffKeeping(keep: number): Promise<number | null> {
