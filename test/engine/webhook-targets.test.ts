@@ -4,12 +4,11 @@
  * name that resolves to one.
  */
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/clock/manual-clock.js";
 import { isBlockedAddress } from "../../src/domain/blocked-address.js";
 import { OrbitError } from "../../src/domain/errors.js";
-import { Notifier } from "../../src/engine/notifier.js";
 import { validateNotify } from "../../src/scheduler/outcome-settings.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
+import { deliverOnce } from "./notifier-fixture.js";
 
 describe("isBlockedAddress", () => {
   it.each([
@@ -61,32 +60,14 @@ describeEachDialect("webhook delivery to a blocked address", (dialect) => {
   const db = useStore(dialect);
 
   it("is refused without a request, recorded as the attempt's error", async () => {
-    const clock = new ManualClock(Date.UTC(2026, 10, 15, 19, 0, 0));
-    const lines: Array<Record<string, unknown>> = [];
-    const log = {
-      warn: (obj: object, msg: string) => lines.push({ ...obj, msg }),
-      error: (obj: object, msg: string) => lines.push({ ...obj, msg }),
-    };
     // Stored as a schedule saved before the settings refused it would have it.
-    await db.store.insertNotifications(
-      [
-        {
-          scheduleId: "nightly",
-          workflow: "Report",
-          event: "failure",
-          url: "http://169.254.169.254/latest/meta-data/",
-          payload: { event: "failure", schedule_id: "nightly" },
-          createdMs: clock.now(),
-        },
-      ],
-      clock.now(),
-    );
-    const notifier = new Notifier({ store: db.store, clock, secret: null, log });
-    expect(await notifier.deliverDue()).toBe(1);
+    const lines = await deliverOnce(db.store, "http://169.254.169.254/latest/meta-data/", {
+      event: "failure",
+      schedule_id: "nightly",
+    });
     expect(lines[0]).toMatchObject({
       msg: "webhook delivery failed; retrying",
       error: "refused: 169.254.169.254 is a link-local or cloud metadata address",
     });
-    await notifier.close();
   });
 });
