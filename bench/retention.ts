@@ -11,6 +11,7 @@
  *   npm run bench:retention -- 1000000 --prune-only         # the pass alone, no fires meanwhile
  *   npm run bench:retention -- 1000000 --prune-rounds 240   # stop the pass after 240 rounds
  *   npm run bench:retention -- 1000000 --no-window          # batches do not wait for due fires
+ *   npm run bench:retention -- 1000000 --cache-mb 16        # SQLite's page cache (default 4 MB)
  *   npm run bench:retention -- 1000000 --rest-factor 4      # rest 4× each batch's time (default 1)
  *   npm run bench:retention -- 1000000 --alternate 40       # while pruning, 40 rounds with batches, then
  *                                                           # 40 with retention held, and so on: both
@@ -53,6 +54,8 @@ const PRUNE_ROUNDS = Number(flag("--prune-rounds") ?? Number.POSITIVE_INFINITY);
  * blocks are the same store, the same minutes and the same load as the pruning ones.
  */
 const ALTERNATE = Number(flag("--alternate") ?? 0);
+/** `--cache-mb M`: SQLite's page cache (the server's `--sqlite-cache-mb`; default 4). */
+const CACHE_MB = flag("--cache-mb");
 /** `--rest-factor F`: Retention's restFactor (how long it rests after a batch, in batch lengths). */
 const REST = flag("--rest-factor");
 /** Rounds due this soon after a retention batch ended are reported apart (the batches' aftermath). */
@@ -292,7 +295,7 @@ async function run(dialect: string, store: Store, sizes: Sizes): Promise<void> {
 async function sqlite(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "orbit-bench-retention-"));
   const file = join(dir, "orbit.db");
-  const store = new SqliteStore({ dataDir: dir });
+  const store = new SqliteStore({ dataDir: dir, ...(CACHE_MB !== undefined ? { cacheMb: Number(CACHE_MB) } : {}) });
   await store.open();
   const pragmas = (): { pages: number; free: number; size: number; autoVacuum: number } => {
     const db = new Database(file, { readonly: true });
