@@ -8,7 +8,7 @@ import { expect, it } from "vitest";
 import type { OccurrenceRow } from "../../src/store/rows.js";
 import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
-import { makeHarness } from "./harness.js";
+import { type Harness, makeHarness } from "./harness.js";
 
 async function ledger(store: Store, id: string): Promise<Array<[string, string | null, number]>> {
   const rows: OccurrenceRow[] = (await store.listOccurrences(id, { limit: 1000 })).reverse();
@@ -16,6 +16,19 @@ async function ledger(store: Store, id: string): Promise<Array<[string, string |
 }
 
 const at = (hhmm: string) => `2026-11-15T${hhmm}:00.000Z`;
+
+/** At 00:00:30, schedule "s" every minute with overlap buffer_one and max_runs `maxRuns`. */
+async function everyMinuteBufferOne(store: Store, maxRuns: number): Promise<Harness> {
+  const h = await makeHarness(store, { now: "2026-11-15T00:00:30Z" });
+  await h.scheduler.schedules.create({
+    schedule_id: "s",
+    workflow: "OrderProcessing",
+    interval: "1m",
+    overlap: "buffer_one",
+    max_runs: maxRuns,
+  });
+  return h;
+}
 
 describeEachDialect("scheduler: max_runs", (dialect) => {
   const db = useStore(dialect);
@@ -70,14 +83,7 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
   });
 
   it("skips do not count; a buffered occurrence counts and starts; raising the limit resumes from now", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      interval: "1m",
-      overlap: "buffer_one",
-      max_runs: 3,
-    });
+    const h = await everyMinuteBufferOne(db.store, 3);
     await h.fireAt(at("00:01")); // run 1
     await h.fireAt(at("00:02")); // buffered: run 2, reserved
     await h.fireAt(at("00:03")); // buffer full: a skip, not a run
@@ -107,14 +113,7 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
   });
 
   it("reached with an occurrence still buffered: an update or a resume leaves it ended (the model's seed 1466013139)", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      interval: "1m",
-      overlap: "buffer_one",
-      max_runs: 2,
-    });
+    const h = await everyMinuteBufferOne(db.store, 2);
     await h.fireAt(at("00:01")); // run 1
     await h.fireAt(at("00:02")); // buffered behind it: run 2, the last
     const nextFire = async () => (await db.store.getSchedule("s"))?.nextFireMs;

@@ -19,6 +19,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileTiming } from "../../src/time/schedule-timing.js";
 import { kthLast } from "../../src/time/timing.js";
+import { intlWallFields } from "../helpers/intl-wall.js";
 
 const SEED = 20_260_329;
 const SEC = 1000;
@@ -54,27 +55,10 @@ const RULES: Record<string, { gap: "shift" | "skip"; repeat: "first" | "last" | 
 // Reference zone: offsets from Intl.
 // ---------------------------------------------------------------------------------------------
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** Offset (ms) at instant t, straight from ICU. */
 function intlOffset(zone: string, t: number): number {
-  let dtf = formatters.get(zone);
-  if (dtf === undefined) {
-    dtf = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatters.set(zone, dtf);
-  }
-  const f: Record<string, number> = {};
-  for (const p of dtf.formatToParts(t)) if (p.type !== "literal") f[p.type] = Number(p.value);
-  const wall = Date.UTC(f.year as number, (f.month as number) - 1, f.day, f.hour, f.minute, f.second);
+  const f = intlWallFields(zone, t);
+  const wall = Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
   return wall - (t - (((t % SEC) + SEC) % SEC));
 }
 

@@ -18,6 +18,7 @@
 import { createHash } from "node:crypto";
 import type { CatchupPolicy, OverlapPolicy } from "../../../src/domain/schedule.js";
 import { formatInstant } from "../../../src/time/format.js";
+import { intlWallFields } from "../../helpers/intl-wall.js";
 
 export const RETRY_MS = 5000;
 const MAX_BUFFER_ALL = 1000;
@@ -403,7 +404,6 @@ export class ReferenceModel {
 }
 
 const MINUTE = 60_000;
-const formats = new Map<string, Intl.DateTimeFormat>();
 const walls = new Map<string, number>();
 
 /** The local wall time at UTC minute `u`, as minutes of a naive calendar (Date.UTC of its fields). */
@@ -411,21 +411,8 @@ function wallMinute(zone: string, u: number): number {
   const key = `${zone} ${u}`;
   const known = walls.get(key);
   if (known !== undefined) return known;
-  let f = formats.get(zone);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-    });
-    formats.set(zone, f);
-  }
-  const p = Object.fromEntries(f.formatToParts(new Date(u)).map((x) => [x.type, x.value]));
-  const local = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute)) / MINUTE;
+  const p = intlWallFields(zone, u);
+  const local = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute) / MINUTE;
   if (walls.size > 200_000) walls.clear();
   walls.set(key, local);
   return local;
