@@ -10,6 +10,10 @@
  * `BENCH_HERD_ROUNDS=r` fires each herd r times, an hour apart, every execution completed (through
  * the Store) between two: the later rounds are a steady herd, whose schedules have a last execution
  * to read (`steadyPerS`, `steadyPerCpuS`, one figure per round; docs/benchmarks.md § Firing).
+ * `BENCH_HERD_DRAIN=1`: after each round's fire, the executions are run as a worker's would be, through
+ * the server's worker-protocol engine without HTTP (`WorkerTasks.claim` of 100, then `completeMany` of
+ * those 100, until none is left): `drainPerCpuS`, executions leased and completed per second of CPU,
+ * one figure per round; the server's work per execution after the fire (docs/benchmarks.md § End to end, Run I).
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -34,6 +38,8 @@ const perS: number[] = [];
 const perCpuS: number[] = [];
 const steadyPerS: number[] = [];
 const steadyPerCpuS: number[] = [];
+const drainPerCpuS: number[] = [];
+const drain = process.env.BENCH_HERD_DRAIN === "1";
 for (let k = 0; k < Number(herds); k++) {
   const e = dialect === "sqlite" ? await env.openSqlite() : await env.openPostgres();
   if (typeof e === "string") throw new Error(e);
@@ -41,7 +47,7 @@ for (let k = 0; k < Number(herds); k++) {
   await phases.insertViaStore(e, phases.cronRows("herd-", n, at, Date.now()));
   for (let round = 0; round < rounds; round++) {
     const due = at + round * phases.HOUR_MS;
-    if (round > 0) await completeAll(e.store, due);
+    if (round > 0 && !drain) await completeAll(e.store, due);
     if (session) await session.post("Profiler.start");
     const cpu0 = process.cpuUsage();
     const r = await phases.herdRun(e, due);
@@ -53,10 +59,47 @@ for (let k = 0; k < Number(herds); k++) {
     if (r.fired !== n) throw new Error(`fired ${r.fired} of ${n}`);
     (round === 0 ? perS : steadyPerS).push(Math.round(r.firesPerSecond));
     (round === 0 ? perCpuS : steadyPerCpuS).push(Math.round(r.fired / ((cpu.user + cpu.system) / 1e6)));
+    if (drain) drainPerCpuS.push(await drainAll(e.store, due + 2000));
   }
   await e.close();
 }
-console.log(JSON.stringify({ tree, dialect, perS, perCpuS, ...(rounds > 1 ? { steadyPerS, steadyPerCpuS } : {}) }));
+console.log(
+  JSON.stringify({
+    tree,
+    dialect,
+    perS,
+    perCpuS,
+    ...(rounds > 1 ? { steadyPerS, steadyPerCpuS } : {}),
+    ...(drain ? { drainPerCpuS } : {}),
+  }),
+);
+
+/** Leases and completes every pending task as one worker of 100 slots would; executions per CPU second. */
+async function drainAll(store: Store, atMs: number): Promise<number> {
+  const { ManualClock } = await import(`${root}/src/clock/manual-clock.ts`);
+  const { WorkerTasks } = await import(`${root}/src/engine/tasks.ts`);
+  const { TaskWakeups } = await import(`${root}/src/engine/task-wakeups.ts`);
+  const clock = new ManualClock(atMs);
+  const { workflows, executions, scheduler } = await env.wire(store, clock, () => {});
+  const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+  const offer = { name: env.WORKFLOW, version: "1.0.0", max_attempts: 1, backoff_ms: 1000 };
+  const holder = { workerId: "bench-worker", identity: null };
+  let done = 0;
+  const cpu0 = process.cpuUsage();
+  for (;;) {
+    const leased = await tasks.claim({ worker_id: holder.workerId, workflows: [offer], max_tasks: 100 });
+    if (!leased.length) break;
+    await tasks.completeMany(
+      holder,
+      leased.map((t: { task_id: string }) => ({ task_id: t.task_id, result: { ok: true } })),
+    );
+    done += leased.length;
+  }
+  const cpu = process.cpuUsage(cpu0);
+  await scheduler.close();
+  if (done !== n) throw new Error(`drained ${done} of ${n}`);
+  return Math.round(done / ((cpu.user + cpu.system) / 1e6));
+}
 
 /** Completes every running execution, as a worker would have before the next occurrence. */
 async function completeAll(store: Store, endedMs: number): Promise<void> {
