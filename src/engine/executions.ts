@@ -3,10 +3,10 @@
  * (cancel, complete, fail; see transitions.ts). docs/design.md § Executions and tasks.
  */
 
-import { randomUUID } from "node:crypto";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, type ExecutionEvent, isActiveStatus } from "../domain/execution.js";
+import { newTimeOrderedId } from "../domain/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { markSpan } from "../domain/tracing.js";
 import type { Store, StoreOps } from "../store/store.js";
@@ -66,7 +66,7 @@ export interface ExecutionsOptions {
    * fails with RESOURCE_EXHAUSTED. Default: no limit.
    */
   maxActiveExecutions?: number;
-  /** Makes ids for starts that give none (and worker task ids). Default `crypto.randomUUID`. */
+  /** Makes ids for starts that give none (and worker task ids). Default: time-ordered UUIDs (src/domain/ids.ts). */
   newId?: () => string;
   /**
    * Called inside the transaction that ends executions (COMPLETED, FAILED, CANCELLED): one, or the
@@ -107,7 +107,7 @@ export class Executions {
     this.clock = options.clock;
     this.workflows = options.workflows;
     this.maxActive = options.maxActiveExecutions;
-    this.newId = options.newId ?? randomUUID;
+    this.newId = options.newId ?? newTimeOrderedId;
     this.onEnded = options.onEnded;
     this.onTaskQueued = options.onTaskQueued;
     this.workers = new WorkerRegistry(options.store, options.clock);

@@ -4,10 +4,10 @@
  * is not renewed is put back by the reaper (task-reaper.ts) for attempt + 1.
  */
 
-import { randomUUID } from "node:crypto";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
+import { newTimeOrderedId } from "../domain/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { markSpan } from "../domain/tracing.js";
 import type {
@@ -40,7 +40,7 @@ export interface WorkerTasksOptions {
   heartbeatMs?: number;
   /** Longest a poll is held when nothing is available. Default 20 000 ms. */
   pollTimeoutMs?: number;
-  /** Makes task ids (continue-as-new). Default `crypto.randomUUID`. */
+  /** Makes task ids (continue-as-new). Default: time-ordered UUIDs (src/domain/ids.ts). */
   newId?: () => string;
 }
 
@@ -69,7 +69,7 @@ export class WorkerTasks {
     this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs = o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.pollTimeoutMs = o.pollTimeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
-    this.newId = o.newId ?? randomUUID;
+    this.newId = o.newId ?? newTimeOrderedId;
   }
 
   /**
