@@ -11,13 +11,13 @@ export class Mutex {
   private readonly urgent: (() => void)[] = [];
   private readonly normal: (() => void)[] = [];
   private held = 0;
-  private reserved = 0;
+  private reservations = 0;
 
   /** Runs `fn` once the lock is free and every earlier waiter of its lane (and, if not urgent, of the urgent lane) has run. */
   async run<T>(fn: () => Promise<T> | T, urgent = false): Promise<T> {
     this.held++;
     try {
-      if (this.busy || (!urgent && this.reserved > 0)) {
+      if (this.busy || (!urgent && this.reservations > 0)) {
         await new Promise<void>((resolve) => (urgent ? this.urgent : this.normal).push(resolve));
       } else {
         this.busy = true;
@@ -38,18 +38,23 @@ export class Mutex {
    * its batches waits until the herd has fired. Idempotent release.
    */
   reserve(): () => void {
-    this.reserved++;
+    this.reservations++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.reserved--;
+      this.reservations--;
       if (!this.busy) this.startNext();
     };
   }
 
+  /** Whether the firing loop holds a reservation (only urgent waiters get the lock). */
+  get reserved(): boolean {
+    return this.reservations > 0;
+  }
+
   private startNext(): void {
-    const next = this.urgent.shift() ?? (this.reserved > 0 ? undefined : this.normal.shift());
+    const next = this.urgent.shift() ?? (this.reservations > 0 ? undefined : this.normal.shift());
     if (next) {
       this.busy = true;
       next();

@@ -109,4 +109,15 @@ describeEachDialect("crash safety (SIGKILL mid-transaction)", (dialect) => {
     const store = await location.open();
     await expectWhole(store, [...run.committed], []);
   });
+
+  it("loses no commit when killed among concurrent transactions (SQLite commits them in groups)", async () => {
+    location = await dialect.createLocation();
+    const run = runChild(location, { ORBIT_CRASH_MODE: "concurrent" });
+    child = run.child;
+    await run.waitFor((_line, committed) => committed >= 120);
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBe("SIGKILL");
+    const store = await location.open();
+    await expectWhole(store, [...run.committed], []);
+  });
 });

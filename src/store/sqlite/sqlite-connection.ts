@@ -2,7 +2,7 @@
  * The SQLite store's single connection: a cache of prepared statements, the async mutex that keeps
  * plain operations from interleaving with an open transaction, and the transaction runner.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import type Database from "better-sqlite3";
 import { OrbitError } from "../../domain/errors.js";
 import { Mutex } from "../mutex.js";
@@ -33,6 +33,20 @@ function rowBuilder(names: readonly string[]): (values: unknown[]) => SqlRow {
   return new Function(`return function row(v) { return { ${props.join(", ")} }; };`)() as (values: unknown[]) => SqlRow;
 }
 
+function ownTransactionError(): Error {
+  return new Error("the SQLite store was called directly inside its own transaction; use the tx argument instead");
+}
+
+/** Most transactions one commit takes (see SqliteConnection.transaction). */
+const GROUP_LIMIT = 16;
+
+interface QueuedTransaction {
+  /** The caller's function, bound to its async context, run with `token` as the open transaction. */
+  run: (exec: SqlExecutor, token: object) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 function rowsOf(prepared: Prepared, params: readonly SqlParam[]): SqlRow[] {
   const values = prepared.statement.all(...params) as unknown as unknown[][];
   const row = prepared.row as (values: unknown[]) => SqlRow;
@@ -56,6 +70,9 @@ function storageError(err: unknown): string | null {
 export class SqliteConnection {
   private db: Database.Database | null = null;
   private readonly statements = new Map<string, Prepared>();
+  /** Transactions waiting for a group (see {@link transaction}), by lane. */
+  private readonly urgentTransactions: QueuedTransaction[] = [];
+  private readonly transactions: QueuedTransaction[] = [];
   private readonly mutex = new Mutex();
   /** Marks the async context of the open transaction, to catch the store being used from inside it. */
   private readonly txScope = new AsyncLocalStorage<object>();
@@ -193,59 +210,154 @@ export class SqliteConnection {
     return this.mutex.reserve();
   }
 
-  /** `urgent`: ahead of the queued operations that are not (Mutex, the firing loop's batches). */
-  async transaction<T>(fn: (exec: SqlExecutor) => Promise<T>, urgent = false): Promise<T> {
+  /**
+   * `urgent`: ahead of the queued operations that are not (Mutex, the firing loop's batches).
+   *
+   * Group commit: the transactions queued when one ends run in the same SQLite transaction, each in
+   * its own savepoint, and commit together, at most {@link GROUP_LIMIT} of them: one COMMIT, and with
+   * `synchronous=FULL` one fsync of the WAL, for the transactions of concurrent requests
+   * (docs/storage.md § Group commit). A transaction's promise settles after the COMMIT,
+   * so what a caller is told is durable is on disk; one that fails is rolled back to its savepoint
+   * and rejected at once, and the others of its group go on. A COMMIT that fails rejects them all.
+   */
+  transaction<T>(fn: (exec: SqlExecutor) => Promise<T>, urgent = false): Promise<T> {
     const outer = this.joined();
     if (outer !== undefined) return this.savepoint(outer, fn);
-    return this.exclusive(async () => {
-      const db = this.requireDb();
-      const token = {};
-      let active = true;
-      const guard = (): void => {
-        if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
+    if (this.insideOwnTransaction()) return Promise.reject(ownTransactionError());
+    return new Promise<T>((resolve, reject) => {
+      const queued: QueuedTransaction = {
+        // Run in the caller's async context (its trace span, its ambient request), whichever group runs it.
+        run: AsyncResource.bind((exec: SqlExecutor, token: object) => this.txScope.run(token, () => fn(exec))),
+        resolve: resolve as (value: unknown) => void,
+        reject,
       };
-      const exec: SqlExecutor = {
-        all: async (sql, params) => {
-          guard();
-          return this.allNow(sql, params);
-        },
-        run: async (sql, params) => {
-          guard();
-          return this.runNow(sql, params);
-        },
-        runMany: async (sql, rows) => {
-          guard();
-          return this.runManyNow(sql, rows);
-        },
+      const lane = urgent ? this.urgentTransactions : this.transactions;
+      lane.push(queued);
+      // Each transaction queues a group runner on the mutex, in its lane. The runner that gets the lock
+      // runs its own transaction first, then those queued meanwhile; a runner whose transaction an
+      // earlier group ran ends at once.
+      const take = (): QueuedTransaction | undefined => {
+        const at = lane.indexOf(queued);
+        return at >= 0 ? lane.splice(at, 1)[0] : undefined;
       };
+      this.exclusive(() => this.runGroup(take), urgent).catch((error: unknown) => {
+        take();
+        reject(error);
+      });
+    });
+  }
+
+  /** The next queued transaction a group may take: urgent first; the others only while the firing loop does not reserve the lock. */
+  private nextTransaction(): QueuedTransaction | undefined {
+    return this.urgentTransactions.shift() ?? (this.mutex.reserved ? undefined : this.transactions.shift());
+  }
+
+  /**
+   * Runs `own` (taken from its queue, unless a group already ran it), then the transactions queued
+   * meanwhile, in one SQLite transaction (see {@link transaction}); holds the mutex.
+   */
+  private async runGroup(own: () => QueuedTransaction | undefined): Promise<void> {
+    const db = this.requireDb();
+    let next = own();
+    if (next === undefined) return;
+    try {
       // IMMEDIATE takes the write lock now rather than at the first write, so two processes on one
       // file cannot both read and then fail to upgrade (SQLITE_BUSY mid-transaction).
       this.writing(() => this.prepared("BEGIN IMMEDIATE").statement.run());
-      this.openTx = token;
+    } catch (error) {
+      next.reject(error);
+      return;
+    }
+    const done: { queued: QueuedTransaction; result: unknown }[] = [];
+    for (let n = 1; next !== undefined; n++) {
+      const member = next;
+      const savepoint = `orbit_group_${n}`;
       try {
-        const result = await this.txScope.run(token, () => fn(exec));
-        this.writing(() => this.prepared("COMMIT").statement.run());
-        this.writeFailure = null;
-        return result;
+        this.writing(() => db.exec(`SAVEPOINT ${savepoint}`));
+        const result = await this.member(member.run);
+        db.exec(`RELEASE ${savepoint}`);
+        done.push({ queued: member, result });
       } catch (error) {
-        if (db.inTransaction) this.prepared("ROLLBACK").statement.run();
-        throw this.storageFailure(error);
-      } finally {
-        active = false;
-        this.openTx = null;
+        const failure = this.storageFailure(error);
+        member.reject(failure);
+        if (!this.undo(db, savepoint)) {
+          // SQLite rolled the whole transaction back (a full disk, an I/O error): the group is lost.
+          for (const d of done) d.queued.reject(failure);
+          return;
+        }
       }
-    }, urgent);
+      if (n >= GROUP_LIMIT) break;
+      next = this.nextTransaction();
+      if (next === undefined) {
+        // One turn of the event loop before committing: requests that arrived while this group ran
+        // are read now, and the transactions they start join it (PostgreSQL's commit_delay, one turn long).
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        next = this.nextTransaction();
+      }
+    }
+    try {
+      this.writing(() => this.prepared("COMMIT").statement.run());
+      this.writeFailure = null;
+    } catch (error) {
+      if (db.inTransaction) this.prepared("ROLLBACK").statement.run();
+      for (const d of done) d.queued.reject(error);
+      return;
+    }
+    for (const d of done) d.queued.resolve(d.result);
+  }
+
+  /** Rolls a failed member back to its savepoint; false when the whole transaction is gone (and then rolled back). */
+  private undo(db: Database.Database, savepoint: string): boolean {
+    try {
+      if (!db.inTransaction) return false;
+      db.exec(`ROLLBACK TO ${savepoint}`);
+      db.exec(`RELEASE ${savepoint}`);
+      return true;
+    } catch {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      return false;
+    }
+  }
+
+  /** One transaction of a group: `fn` with an executor that refuses to run once `fn` has ended. */
+  private async member(run: QueuedTransaction["run"]): Promise<unknown> {
+    const token = {};
+    let active = true;
+    const guard = (): void => {
+      if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
+    };
+    const exec: SqlExecutor = {
+      all: async (sql, params) => {
+        guard();
+        return this.allNow(sql, params);
+      },
+      run: async (sql, params) => {
+        guard();
+        return this.runNow(sql, params);
+      },
+      runMany: async (sql, rows) => {
+        guard();
+        return this.runManyNow(sql, rows);
+      },
+    };
+    this.openTx = token;
+    try {
+      return await run(exec, token);
+    } finally {
+      active = false;
+      this.openTx = null;
+    }
   }
 
   private exclusive<T>(fn: () => T | Promise<T>, urgent = false): Promise<T> {
-    const tx = this.txScope.getStore();
-    if (tx !== undefined && tx === this.openTx) {
-      // Waiting for the mutex here would wait for our own transaction: a deadlock. Fail loudly.
-      return Promise.reject(
-        new Error("the SQLite store was called directly inside its own transaction; use the tx argument instead"),
-      );
-    }
+    // Waiting for the mutex here would wait for our own transaction: a deadlock. Fail loudly.
+    if (this.insideOwnTransaction()) return Promise.reject(ownTransactionError());
     return this.mutex.run(fn, urgent);
+  }
+
+  private insideOwnTransaction(): boolean {
+    const tx = this.txScope.getStore();
+    return tx !== undefined && tx === this.openTx;
   }
 
   private requireDb(): Database.Database {
