@@ -6,13 +6,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import type { AppliedMigration } from "../migrations.js";
-import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
+import type { SqlExecutor, SqlParam } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import type { Store, StoreOps } from "../store.js";
 import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { migratePostgres } from "./migrate.js";
 import { asUnavailable } from "./unavailable.js";
+import { RowShapes, wireParams } from "./wire.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`. Required. */
@@ -89,11 +90,12 @@ class StatementNames {
 }
 
 /** Runs the shared SQL on whatever `target()` returns: the pool, or the transaction's client. */
-function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames): SqlExecutor {
+function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames, shapes: RowShapes): SqlExecutor {
   const query = async (sql: string, params: readonly SqlParam[]) => {
     const { name, text } = names.get(sql);
     try {
-      return await target().query<SqlRow>({ name, text, values: params as SqlParam[] });
+      const r = await target().query<unknown[]>({ name, text, values: wireParams(params), rowMode: "array" });
+      return { rows: shapes.objects(name, r.fields, r.rows), rowCount: r.rowCount };
     } catch (err) {
       throw asUnavailable(err);
     }
@@ -120,6 +122,7 @@ export class PostgresStore extends SqlOps implements Store {
   readonly dialect = "postgres" as const;
   private readonly holder: { pool: pg.Pool | null };
   private readonly names: StatementNames;
+  private readonly shapes: RowShapes;
   private readonly ambient: AsyncLocalStorage<Ambient>;
   private state: "new" | "open" | "closed" = "new";
   /** After open(): a newer release's additive migrations the schema has (docs/operations.md § Upgrade). */
@@ -128,15 +131,17 @@ export class PostgresStore extends SqlOps implements Store {
   constructor(private readonly options: PostgresStoreOptions) {
     const holder: { pool: pg.Pool | null } = { pool: null };
     const names = new StatementNames();
+    const shapes = new RowShapes();
     const ambient = new AsyncLocalStorage<Ambient>();
     // The pool exists only between open() and close(), so the executor looks it up per call;
     // inside atomically() the call joins that transaction instead.
     super(
-      executor(() => joined(ambient)?.client ?? requirePool(holder), names),
+      executor(() => joined(ambient)?.client ?? requirePool(holder), names, shapes),
       postgresDialect,
     );
     this.holder = holder;
     this.names = names;
+    this.shapes = shapes;
     this.ambient = ambient;
   }
 
@@ -215,10 +220,14 @@ export class PostgresStore extends SqlOps implements Store {
     } catch (err) {
       throw asUnavailable(err);
     }
-    const exec = executor(() => {
-      if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
-      return client;
-    }, this.names);
+    const exec = executor(
+      () => {
+        if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
+        return client;
+      },
+      this.names,
+      this.shapes,
+    );
     try {
       await client.query("BEGIN");
       const result = await fn(new SqlOps(exec, postgresDialect), client);
@@ -243,7 +252,7 @@ export class PostgresStore extends SqlOps implements Store {
   /** A nested transaction inside atomically(): a savepoint, so its failure undoes only its own writes. */
   private async savepoint<T>(outer: Ambient, fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     const name = `orbit_sp_${++outer.savepoints}`;
-    const exec = executor(() => outer.client, this.names);
+    const exec = executor(() => outer.client, this.names, this.shapes);
     try {
       await outer.client.query(`SAVEPOINT ${name}`);
       const result = await fn(new SqlOps(exec, postgresDialect));
