@@ -224,10 +224,12 @@ export class SqliteConnection {
     const outer = this.joined();
     if (outer !== undefined) return this.savepoint(outer, fn);
     if (this.insideOwnTransaction()) return Promise.reject(ownTransactionError());
+    // Run in the caller's async context (its trace span, its ambient request), whichever group runs
+    // it. (Not AsyncResource.bind: on Node 20 it makes two deprecation wrappers per call, 13 µs here.)
+    const context = new AsyncResource("orbit.sqlite.transaction");
     return new Promise<T>((resolve, reject) => {
       const queued: QueuedTransaction = {
-        // Run in the caller's async context (its trace span, its ambient request), whichever group runs it.
-        run: AsyncResource.bind((exec: SqlExecutor, token: object) => this.txScope.run(token, () => fn(exec))),
+        run: (exec, token) => context.runInAsyncScope(() => this.txScope.run(token, () => fn(exec))),
         resolve: resolve as (value: unknown) => void,
         reject,
       };
