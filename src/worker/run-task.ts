@@ -85,10 +85,11 @@ export function runTask(
   control: TaskControl,
   api: ProtocolClient,
   log: WorkflowLogger,
+  reporting: () => void = () => undefined,
 ): Promise<void> {
   // Without an OpenTelemetry SDK or context manager a span records nothing and nests nothing:
   // skip making one (and its contexts) for every task.
-  if (!tracingActive()) return runTaskInSpan(def, control, api, log, false);
+  if (!tracingActive()) return runTaskInSpan(def, control, api, log, false, reporting);
   const { task } = control;
   const attributes = {
     "orbit.execution_id": task.execution_id,
@@ -100,7 +101,7 @@ export function runTask(
   return inSpan(
     "orbit.workflow.run",
     { kind: SpanKind.CONSUMER, parent: contextFrom(task.traceparent), attributes },
-    () => runTaskInSpan(def, control, api, log, true),
+    () => runTaskInSpan(def, control, api, log, true, reporting),
   );
 }
 
@@ -110,6 +111,7 @@ async function runTaskInSpan(
   api: ProtocolClient,
   workerLog: WorkflowLogger,
   traced: boolean,
+  reporting: () => void,
 ): Promise<void> {
   const { task } = control;
   // Every line about this task — the SDK's and the workflow code's ctx.log — carries its ids.
@@ -127,6 +129,7 @@ async function runTaskInSpan(
     // Input this definition's schema refuses fails the task, not the worker (docs/outcomes.md).
     const mismatch = task.status === "COMPENSATING" ? null : inputMismatch(def, task);
     if (mismatch !== null) {
+      reporting();
       await api.fail(task.task_id, mismatch, false, retryFor);
       logFailure(log, task, mismatch, "final");
       return;
@@ -148,6 +151,8 @@ async function runTaskInSpan(
       control.cancel(cancelReason);
       await compensate(def, ctx, control, api, cancelReason);
     };
+    // From here on the worker only reports (a network call): its slot may take another task.
+    reporting();
     switch (outcome.kind) {
       case "completed": {
         let cancelReason: string | null;

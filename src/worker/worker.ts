@@ -26,6 +26,8 @@ export interface WorkerOptions {
   /**
    * Most executions run at once. Default 100: a minute's herd of schedules drains in polls of up to
    * 100 tasks (docs/benchmarks.md § End to end); set it lower for handlers that each hold a lot.
+   * A run whose code has returned no longer counts while its result is sent; a compensation that a
+   * cancel, answered to that report, starts runs beside the others (docs/workflows.md § Concurrency).
    */
   concurrency?: number;
   /** The lease owner's name. Default `<hostname>:<pid>:<random>`. */
@@ -54,6 +56,12 @@ export class Worker {
   private readonly closing = new AbortController();
   private readonly api: ProtocolClient;
   private readonly running = new Map<string, { control: TaskControl; done: Promise<void> }>();
+  /**
+   * Tasks whose code runs (what `concurrency` bounds): a task leaves it when its run has ended and
+   * only its report is left, so the next poll goes out beside the report instead of after it
+   * (`running` still holds it, for heartbeats and close, until the report is answered).
+   */
+  private busy = 0;
   private slotFreed: (() => void) | null = null;
   private heartbeatMs = DEFAULT_HEARTBEAT_MS;
   /** Aborted to cut the heartbeat loop's sleep short (a task asked for a shorter interval). */
@@ -115,7 +123,7 @@ export class Worker {
     await this.register();
     const heartbeats = this.heartbeatLoop();
     while (!this.closing.signal.aborted) {
-      const free = this.concurrency - this.running.size;
+      const free = this.concurrency - this.busy;
       if (free <= 0) {
         await new Promise<void>((resolve) => {
           this.slotFreed = resolve;
@@ -182,12 +190,20 @@ export class Worker {
     }
     const def = this.byKey.get(`${task.workflow}@${task.version}`);
     const control = new TaskControl(task, this.isClosing);
+    this.busy++;
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      this.busy--;
+      this.slotFreed?.();
+    };
     const done = def
-      ? runTask(def, control, this.api, this.log)
+      ? runTask(def, control, this.api, this.log, release)
       : Promise.resolve(withTaskIds(this.log, task).error("leased a task of an unknown workflow"));
     const finished = done.finally(() => {
       this.running.delete(task.task_id);
-      this.slotFreed?.();
+      release();
     });
     this.running.set(task.task_id, { control, done: finished });
   }

@@ -1,0 +1,215 @@
+/**
+ * What the Worker's `concurrency` counts (docs/workflows.md § Concurrency): runs whose code is
+ * running. A run that returned and whose completion is still on its way no longer holds its slot,
+ * so the next poll goes out beside that report; its lease is still heartbeated until the report is
+ * answered; and no more than `concurrency` runs' code ever runs at once. The server is a stub of
+ * the worker protocol that holds each complete until the test lets it answer.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { afterEach, expect, it } from "vitest";
+import type { TaskJson } from "../../src/domain/worker-protocol.js";
+import { defineWorkflow, Worker } from "../../src/index.js";
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function task(n: number): TaskJson {
+  return {
+    task_id: `t${n}`,
+    execution_id: `e${n}`,
+    workflow: "Slots",
+    version: "1.0.0",
+    run: 1,
+    attempt: 1,
+    input: { n },
+    trigger: null,
+    schedule_id: null,
+    status: "RUNNING",
+    cancel_requested: null,
+    steps: [],
+    lease_ms: 30_000,
+    heartbeat_ms: 50,
+    traceparent: undefined as unknown as string,
+  };
+}
+
+interface Stub {
+  url: string;
+  /** Each poll's max_tasks, in order. */
+  polls: number[];
+  /** Task ids of completes the stub holds unanswered. */
+  held: string[];
+  /** Answers every held complete, and every later one at once. */
+  answer(): void;
+  /** Task ids named by heartbeats. */
+  heartbeats: Set<string>;
+  /** Resolves once `n` polls arrived. */
+  pollsArrived(n: number): Promise<void>;
+  /** Resolves once heartbeats named every one of `ids`. */
+  heartbeated(ids: readonly string[]): Promise<void>;
+}
+
+let server: Server | null = null;
+let worker: Worker | null = null;
+afterEach(async () => {
+  await worker?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  server = worker = null;
+});
+
+/** A few turns of the event loop: a run that takes a while without a timer. */
+async function work(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Hands out `tasks` one per poll (then parks polls until closed), and holds every complete. */
+async function stub(tasks: TaskJson[]): Promise<Stub> {
+  const s: Stub = {
+    url: "",
+    polls: [],
+    held: [],
+    heartbeats: new Set(),
+    answer: () => undefined,
+    pollsArrived: () => Promise.resolve(),
+    heartbeated: () => Promise.resolve(),
+  };
+  const beatWaiters: { ids: readonly string[]; resolve: () => void }[] = [];
+  s.heartbeated = (ids) =>
+    new Promise((resolve) => {
+      beatWaiters.push({ ids, resolve });
+      checkBeats();
+    });
+  const checkBeats = (): void => {
+    for (const w of [...beatWaiters]) {
+      if (w.ids.every((id) => s.heartbeats.has(id))) {
+        beatWaiters.splice(beatWaiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  const holding: (() => void)[] = [];
+  const pollWaiters: { n: number; resolve: () => void }[] = [];
+  const parked: ServerResponse[] = [];
+  let hold = true;
+  s.answer = () => {
+    hold = false;
+    for (const a of holding.splice(0)) a();
+  };
+  s.pollsArrived = (n) =>
+    new Promise((resolve) => {
+      if (s.polls.length >= n) resolve();
+      else pollWaiters.push({ n, resolve });
+    });
+  const json = (res: ServerResponse, body: unknown): void => {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+  };
+  server = createServer((req: IncomingMessage, res) => {
+    let text = "";
+    req.on("data", (c: Buffer) => {
+      text += c.toString();
+    });
+    req.on("end", () => {
+      const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      if (req.url === "/v1/workflows") return json(res, {});
+      if (req.url === "/v1/worker/heartbeat") {
+        const ids = body.task_ids as string[];
+        for (const id of ids) s.heartbeats.add(id);
+        checkBeats();
+        return json(res, {
+          tasks: Object.fromEntries(ids.map((id) => [id, { lease: "held", cancel_requested: null }])),
+        });
+      }
+      if (req.url === "/v1/worker/poll") {
+        s.polls.push(body.max_tasks as number);
+        for (const w of [...pollWaiters]) {
+          if (s.polls.length >= w.n) {
+            pollWaiters.splice(pollWaiters.indexOf(w), 1);
+            w.resolve();
+          }
+        }
+        const next = tasks.shift();
+        if (next) return json(res, { tasks: [next] });
+        parked.push(res);
+        return;
+      }
+      if (req.url === "/v1/worker/complete") {
+        const items = body.tasks as { task_id: string }[];
+        const reply = () =>
+          json(res, { tasks: Object.fromEntries(items.map((t) => [t.task_id, { status: "COMPLETED" }])) });
+        if (!hold) return reply();
+        s.held.push(...items.map((t) => t.task_id));
+        holding.push(reply);
+        return;
+      }
+      if (req.url === "/v1/worker/release") return json(res, {});
+      res.writeHead(404).end();
+    });
+  });
+  server.on("close", () => {
+    for (const res of parked) res.destroy();
+  });
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  s.url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+  return s;
+}
+
+it("a run whose completion is on its way frees its slot: the next poll goes out beside the report", async () => {
+  const s = await stub([task(1), task(2)]);
+  let inside = 0;
+  let most = 0;
+  const ran: number[] = [];
+  const Slots = defineWorkflow<{ n: number }>({
+    name: "Slots",
+    version: "1.0.0",
+    async run(_ctx, input) {
+      inside++;
+      most = Math.max(most, inside);
+      ran.push(input.n);
+      await work();
+      inside--;
+      return { n: input.n };
+    },
+  });
+  worker = new Worker({ server: s.url, workflows: [Slots], concurrency: 1, logger: quiet });
+  void worker.run();
+  // Task 1 ran and its complete is held; the worker polled again (for its one slot) and ran task 2.
+  await s.pollsArrived(3);
+  expect(ran).toEqual([1, 2]);
+  expect(s.polls).toEqual([1, 1, 1]);
+  expect(most).toBe(1);
+  // Neither run's report is answered yet (task 2's waits behind task 1's, one complete request at
+  // a time): both leases are still heartbeated.
+  await s.heartbeated(["t1", "t2"]);
+  expect(s.held).toEqual(["t1"]);
+  s.answer();
+});
+
+it("never runs more than `concurrency` runs' code at once", async () => {
+  const s = await stub(Array.from({ length: 12 }, (_, i) => task(i + 1)));
+  let inside = 0;
+  let most = 0;
+  let ran = 0;
+  let allRan: () => void = () => undefined;
+  const twelve = new Promise<void>((resolve) => {
+    allRan = resolve;
+  });
+  const Slots = defineWorkflow<{ n: number }>({
+    name: "Slots",
+    version: "1.0.0",
+    async run(_ctx, input) {
+      inside++;
+      most = Math.max(most, inside);
+      await work();
+      inside--;
+      if (++ran === 12) allRan();
+      return { n: input.n };
+    },
+  });
+  worker = new Worker({ server: s.url, workflows: [Slots], concurrency: 3, logger: quiet });
+  void worker.run();
+  await twelve;
+  expect(most).toBe(3);
+  // Every completion is still held: the slots were freed by the runs ending, not by the answers.
+  await s.pollsArrived(13);
+  s.answer();
+});
