@@ -277,10 +277,16 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
   ): Promise<string[]> {
     if (!taskIds.length) return [];
     const byIdentity = identity === null ? "" : "AND (lease_identity IS NULL OR lease_identity = ?)";
+    // The rows are locked in task id order first (PostgreSQL), the order a batched complete locks
+    // them in (lockTasksAndExecutions): an UPDATE alone locks in the table's physical order, and a
+    // complete holding one of the tasks while this held another was a deadlock (40P01).
     const rows = await this.exec.all(
       `UPDATE orbit_worker_tasks SET lease_until_ms = ?
-       WHERE lease_owner = ? AND state = 'leased' AND lease_until_ms >= ? ${byIdentity}
-         AND task_id IN (${taskIds.map(() => "?").join(", ")})
+       WHERE task_id IN (
+         SELECT task_id FROM orbit_worker_tasks
+         WHERE lease_owner = ? AND state = 'leased' AND lease_until_ms >= ? ${byIdentity}
+           AND task_id IN (${taskIds.map(() => "?").join(", ")})
+         ORDER BY task_id${this.sqlDialect.forUpdate})
        RETURNING task_id`,
       [leaseUntilMs, owner, nowMs, ...(identity === null ? [] : [identity]), ...taskIds],
     );
