@@ -53,7 +53,23 @@ export function unavailable(err: unknown): OrbitError {
   return new OrbitError("UNAVAILABLE", `the database is unavailable (${reason}); retry shortly`);
 }
 
-/** Rethrows a connection failure as UNAVAILABLE and anything else as it is. */
+/**
+ * SQLSTATEs of a transaction PostgreSQL aborted to let others go on: 40P01 (deadlock detected) and
+ * 40001 (serialization failure). Nothing of it was kept and the same request may simply be made
+ * again, so it is answered 503 like a dropped connection (a worker's report is retried), not 500.
+ */
+const TRANSIENT_SQL_STATES = new Set(["40P01", "40001"]);
+
+/** Rethrows a connection failure or an aborted transaction as UNAVAILABLE and anything else as it is. */
 export function asUnavailable(err: unknown): unknown {
-  return isConnectionError(err) ? unavailable(err) : err;
+  if (isConnectionError(err)) return unavailable(err);
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  if (typeof code === "string" && TRANSIENT_SQL_STATES.has(code)) {
+    const reason = (err as Error).message.split("\n")[0];
+    return new OrbitError(
+      "UNAVAILABLE",
+      `the database aborted the transaction (${reason}); nothing of it was kept, retry`,
+    );
+  }
+  return err;
 }

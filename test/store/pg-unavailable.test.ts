@@ -1,0 +1,34 @@
+/**
+ * How PostgreSQL failures reach clients (src/store/postgres/unavailable.ts): a dropped connection
+ * and a transaction PostgreSQL aborted (deadlock, serialization failure) are UNAVAILABLE (503, to
+ * retry: nothing of the transaction was kept); a refusal such as a unique violation is not.
+ */
+import { describe, expect, it } from "vitest";
+import { OrbitError } from "../../src/domain/errors.js";
+import { asUnavailable } from "../../src/store/postgres/unavailable.js";
+
+const pgError = (code: string, message: string): Error => Object.assign(new Error(message), { code });
+
+describe("PostgreSQL failures as UNAVAILABLE", () => {
+  it("a deadlock or a serialization failure is UNAVAILABLE, saying nothing was kept", () => {
+    for (const [code, message] of [
+      ["40P01", "deadlock detected"],
+      ["40001", "could not serialize access due to concurrent update"],
+    ] as const) {
+      const err = asUnavailable(pgError(code, message));
+      expect(err).toBeInstanceOf(OrbitError);
+      expect(err).toMatchObject({
+        code: "UNAVAILABLE",
+        message: `the database aborted the transaction (${message}); nothing of it was kept, retry`,
+      });
+    }
+  });
+
+  it("a dropped connection is UNAVAILABLE; a unique violation is left as it is", () => {
+    expect(asUnavailable(pgError("57P01", "terminating connection due to administrator command"))).toMatchObject({
+      code: "UNAVAILABLE",
+    });
+    const unique = pgError("23505", "duplicate key value violates unique constraint");
+    expect(asUnavailable(unique)).toBe(unique);
+  });
+});
