@@ -43,6 +43,11 @@ export interface ServerOptions {
   metricsScheduleLabels?: number;
   /** How late an occurrence may be and still start as late rather than missed, ms. Default 60000. */
   misfireGraceMs?: number;
+  /**
+   * How long `close()` lets in-flight HTTP requests finish before their connections are dropped,
+   * ms (docs/server.md § Shutdown). Default 3000.
+   */
+  closeGraceMs?: number;
   /** Default: the system clock. Tests inject a ManualClock. */
   clock?: Clock;
   /** A pino logger, or the level of the default one (JSON on stdout). Default "info". */

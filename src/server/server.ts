@@ -110,10 +110,15 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
   });
   // Registered before listen: a failed listen must still stop the lease reaper (started onReady).
   parts.add("http", async () => {
-    const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+    const force = setTimeout(() => app.server.closeAllConnections(), config.options.closeGraceMs ?? CLOSE_GRACE_MS);
+    // A connection whose request was still running when close() began is kept alive after its
+    // answer (until the client or the keep-alive timeout ends it), and the server's close waits for
+    // it: close connections as they become idle, so close() ends when the last request has.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 50);
     try {
       await app.close();
     } finally {
+      clearInterval(idle);
       clearTimeout(force);
     }
   });

@@ -145,7 +145,9 @@ describe("startup and shutdown", () => {
   });
 
   it("close() finishes an in-flight request, stops listening and is idempotent", async () => {
-    const s = await startTestServer();
+    // A grace longer than any backfill here: at 3 s, a loaded CI machine's backfill of 3,000 was
+    // still running when close() dropped its connection ("other side closed").
+    const s = await startTestServer({ closeGraceMs: 120_000 });
     await s.registerOrders();
     await s.call("POST", "/v1/schedules", SEED_SCHEDULE);
     // A backfill of 3,000 occurrences runs in batches; close() arrives while it is running.
