@@ -153,30 +153,39 @@ async function stub(tasks: TaskJson[]): Promise<Stub> {
   return s;
 }
 
-it("a run whose completion is on its way frees its slot: the next poll goes out beside the report", async () => {
-  const s = await stub([task(1), task(2)]);
+/** The test's workflow: each run takes a few turns of the event loop; `most` is the most runs inside at once. */
+function counted(onRan: (n: number) => void): {
+  Slots: ReturnType<typeof defineWorkflow<{ n: number }>>;
+  most: () => number;
+} {
   let inside = 0;
   let most = 0;
-  const ran: number[] = [];
   const Slots = defineWorkflow<{ n: number }>({
     name: "Slots",
     version: "1.0.0",
     async run(_ctx, input) {
       inside++;
       most = Math.max(most, inside);
-      ran.push(input.n);
       await work();
       inside--;
+      onRan(input.n);
       return { n: input.n };
     },
   });
+  return { Slots, most: () => most };
+}
+
+it("a run whose completion is on its way frees its slot: the next poll goes out beside the report", async () => {
+  const s = await stub([task(1), task(2)]);
+  const ran: number[] = [];
+  const { Slots, most } = counted((n) => ran.push(n));
   worker = new Worker({ server: s.url, workflows: [Slots], concurrency: 1, logger: quiet });
   void worker.run();
   // Task 1 ran and its complete is held; the worker polled again (for its one slot) and ran task 2.
   await s.pollsArrived(3);
   expect(ran).toEqual([1, 2]);
   expect(s.polls).toEqual([1, 1, 1]);
-  expect(most).toBe(1);
+  expect(most()).toBe(1);
   // Neither run's report is answered yet (task 2's waits behind task 1's, one complete request at
   // a time): both leases are still heartbeated.
   await s.heartbeated(["t1", "t2"]);
@@ -186,29 +195,18 @@ it("a run whose completion is on its way frees its slot: the next poll goes out 
 
 it("never runs more than `concurrency` runs' code at once", async () => {
   const s = await stub(Array.from({ length: 12 }, (_, i) => task(i + 1)));
-  let inside = 0;
-  let most = 0;
   let ran = 0;
   let allRan: () => void = () => undefined;
   const twelve = new Promise<void>((resolve) => {
     allRan = resolve;
   });
-  const Slots = defineWorkflow<{ n: number }>({
-    name: "Slots",
-    version: "1.0.0",
-    async run(_ctx, input) {
-      inside++;
-      most = Math.max(most, inside);
-      await work();
-      inside--;
-      if (++ran === 12) allRan();
-      return { n: input.n };
-    },
+  const { Slots, most } = counted(() => {
+    if (++ran === 12) allRan();
   });
   worker = new Worker({ server: s.url, workflows: [Slots], concurrency: 3, logger: quiet });
   void worker.run();
   await twelve;
-  expect(most).toBe(3);
+  expect(most()).toBe(3);
   // Every completion is still held: the slots were freed by the runs ending, not by the answers.
   await s.pollsArrived(13);
   s.answer();
