@@ -12,6 +12,7 @@
  *   object mode copies a null-prototype template (a dictionary object) for every row and then
  *   stores each column by name into it.
  */
+import { type ArrayRowBuilder, arrayRowBuilder, objectRows } from "../sql/columns.js";
 import type { SqlRow } from "../sql/executor.js";
 
 /** An element of a text array literal: quoted, its backslashes and quotes escaped. */
@@ -51,33 +52,25 @@ export function wireParams(params: readonly unknown[]): unknown[] {
   return out;
 }
 
-type Build = (values: readonly unknown[]) => SqlRow;
-
 /** A result's columns: one object of the shape per row, from node-postgres' array rows. */
 export class RowShapes {
-  private readonly shapes = new Map<string, { names: readonly string[]; build: Build }>();
+  private readonly shapes = new Map<string, { names: readonly string[]; build: ArrayRowBuilder }>();
 
   /** `rows` (arrays, in `fields`' order) as objects keyed by the fields' names. */
   objects(key: string, fields: readonly { name: string }[], rows: readonly unknown[][]): SqlRow[] {
     if (rows.length === 0) return [];
-    const build = this.builder(key, fields);
-    const out = new Array<SqlRow>(rows.length);
-    for (let i = 0; i < rows.length; i++) out[i] = build(rows[i] as unknown[]);
-    return out;
+    return objectRows(this.builder(key, fields), rows);
   }
 
   /**
    * The builder of `key` (a statement name), made again when its columns differ (another
    * statement's text under the name, or a server's additive migration seen by a new connection).
    */
-  private builder(key: string, fields: readonly { name: string }[]): Build {
+  private builder(key: string, fields: readonly { name: string }[]): ArrayRowBuilder {
     const known = this.shapes.get(key);
     if (known && sameNames(known.names, fields)) return known.build;
     const names = fields.map((f) => f.name);
-    // A repeated name keeps the last column, as node-postgres' object rows do. Names go into the
-    // code only as JSON string literals.
-    const props = names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(", ");
-    const build = new Function("r", `return { ${props} };`) as Build;
+    const build = arrayRowBuilder(names);
     this.shapes.set(key, { names, build });
     return build;
   }

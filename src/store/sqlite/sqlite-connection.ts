@@ -6,31 +6,21 @@ import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import type Database from "better-sqlite3";
 import { OrbitError } from "../../domain/errors.js";
 import { Mutex } from "../mutex.js";
+import { type ArrayRowBuilder, arrayRowBuilder, objectRows } from "../sql/columns.js";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
 
 type Statement = Database.Statement<SqlParam[], SqlRow>;
 
-/**
- * A prepared statement; a reader's rows come from better-sqlite3 as arrays (`raw` mode) and are
- * made objects by `row`, a function generated from the statement's column names. better-sqlite3
- * builds an object row in C++, one property at a time; a JavaScript object literal of a fixed shape
- * is about twice as fast for the wide rows that a poll, a batched complete and a fire batch read
- * (100 to 200 rows of 14 to 46 columns; docs/benchmarks.md § End to end, Run I).
- */
+/** A prepared statement; a reader's rows come from better-sqlite3 as arrays (`raw` mode) and are made objects by `row`. */
 interface Prepared {
   readonly statement: Statement;
-  readonly row: ((values: unknown[]) => SqlRow) | null;
+  readonly row: ArrayRowBuilder | null;
 }
 
-/**
- * `(v) => ({ "a": v[0], "b": v[1] })` for a reader's columns. Where two columns share a name the
- * last one is kept, as better-sqlite3's object rows do. Names go into the code only as JSON string literals.
- */
-function rowBuilder(names: readonly string[]): (values: unknown[]) => SqlRow {
-  const last = new Map<string, number>();
-  for (const [i, name] of names.entries()) last.set(name, i);
-  const props = [...last].map(([name, i]) => `${JSON.stringify(name)}: v[${i}]`);
-  return new Function(`return function row(v) { return { ${props.join(", ")} }; };`)() as (values: unknown[]) => SqlRow;
+/** Undoes what ran since the savepoint `name`, and ends it. */
+function rollbackTo(db: Database.Database, name: string): void {
+  db.exec(`ROLLBACK TO ${name}`);
+  db.exec(`RELEASE ${name}`);
 }
 
 function ownTransactionError(): Error {
@@ -41,18 +31,10 @@ function ownTransactionError(): Error {
 const GROUP_LIMIT = 16;
 
 interface QueuedTransaction {
-  /** The caller's function, bound to its async context, run with `token` as the open transaction. */
+  /** The caller's function, run in its async context with `token` as the open transaction. */
   run: (exec: SqlExecutor, token: object) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-}
-
-function rowsOf(prepared: Prepared, params: readonly SqlParam[]): SqlRow[] {
-  const values = prepared.statement.all(...params) as unknown as unknown[][];
-  const row = prepared.row as (values: unknown[]) => SqlRow;
-  const rows = new Array<SqlRow>(values.length);
-  for (let i = 0; i < values.length; i++) rows[i] = row(values[i] as unknown[]);
-  return rows;
 }
 
 /**
@@ -131,10 +113,7 @@ export class SqliteConnection {
       db.exec(`RELEASE ${name}`);
       return result;
     } catch (error) {
-      if (db.inTransaction) {
-        db.exec(`ROLLBACK TO ${name}`);
-        db.exec(`RELEASE ${name}`);
-      }
+      if (db.inTransaction) rollbackTo(db, name);
       throw this.storageFailure(error);
     }
   }
@@ -312,8 +291,7 @@ export class SqliteConnection {
   private undo(db: Database.Database, savepoint: string): boolean {
     try {
       if (!db.inTransaction) return false;
-      db.exec(`ROLLBACK TO ${savepoint}`);
-      db.exec(`RELEASE ${savepoint}`);
+      rollbackTo(db, savepoint);
       return true;
     } catch {
       if (db.inTransaction) db.exec("ROLLBACK");
@@ -373,7 +351,7 @@ export class SqliteConnection {
       const statement = this.requireDb().prepare<SqlParam[], SqlRow>(sql);
       // raw(true) is only for readers (better-sqlite3 refuses it on a statement that returns nothing).
       const row = statement.reader
-        ? rowBuilder(
+        ? arrayRowBuilder(
             statement
               .raw(true)
               .columns()
@@ -388,7 +366,7 @@ export class SqliteConnection {
 
   private allNow(sql: string, params: readonly SqlParam[]): SqlRow[] {
     const prepared = this.prepared(sql);
-    if (prepared.row) return rowsOf(prepared, params);
+    if (prepared.row) return objectRows(prepared.row, prepared.statement.all(...params) as unknown as unknown[][]);
     prepared.statement.run(...params);
     return [];
   }
