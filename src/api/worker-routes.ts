@@ -14,6 +14,7 @@ import type { Executions } from "../engine/executions.js";
 import { checkJsonLimits } from "../engine/json-limits.js";
 import { Notifier } from "../engine/notifier.js";
 import { executionToJson } from "../engine/serialize.js";
+import type { TaskHandOff } from "../engine/task-hand-off.js";
 import { TaskReaper } from "../engine/task-reaper.js";
 import type { LeaseHolder } from "../engine/task-transitions.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
@@ -43,6 +44,8 @@ export interface WorkerRouteDeps {
   workflows: Workflows;
   /** The instance Executions' `onTaskQueued` wakes (and the listener's `onNotify`). */
   wakeups: TaskWakeups;
+  /** The instance Executions hands new tasks to (task-hand-off.ts); absent: polls only claim. */
+  handOff?: TaskHandOff;
   /** The caller of a request (throws UNAUTHENTICATED); absent or null: open server. */
   authenticate?: (request: FastifyRequest) => Caller | null;
   /** Whether a worker identity may lease and report tasks of a workflow (its `allow` rules). */
@@ -70,6 +73,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     executions: d.executions,
     workflows: d.workflows,
     wakeups: d.wakeups,
+    ...(d.handOff !== undefined ? { handOff: d.handOff } : {}),
     ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
     ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
     ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),

@@ -15,6 +15,7 @@ import { executionFilterOf, type ListExecutionsQuery } from "./execution-query.j
 import { checkJsonLimits } from "./json-limits.js";
 import { retryExecution } from "./retry.js";
 import { checkExecutionId, StartBatch, tooManyActive } from "./start-batch.js";
+import type { TaskHandOff } from "./task-hand-off.js";
 import { resolveTimeouts, type StartTimeouts } from "./timeouts.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
 import { inTransaction } from "./tx.js";
@@ -79,6 +80,11 @@ export interface ExecutionsOptions {
    * wake-up; on PostgreSQL a trigger also NOTIFYs at commit). Default: nothing.
    */
   onTaskQueued?: () => void;
+  /**
+   * Parked polls that a start's transaction leases its new tasks to (task-hand-off.ts): the
+   * instance the worker protocol parks its polls in. Default none: every task waits to be claimed.
+   */
+  handOff?: TaskHandOff;
 }
 
 export { MAX_EXECUTION_ID_LENGTH } from "./start-batch.js";
@@ -97,6 +103,7 @@ export class Executions {
   /** Listeners of {@link subscribeEnded}. */
   private readonly endedListeners = new Set<(execution: Execution) => void>();
   private readonly onTaskQueued: ExecutionsOptions["onTaskQueued"];
+  private readonly handOff: TaskHandOff | undefined;
   /** Workflow settings read inside a transaction, per workflow name (timeouts of a fire batch). */
   private readonly settingsInTx = new WeakMap<StoreOps, Map<string, JsonObject>>();
   /** Inputs validated inside a transaction, per (workflow version, input JSON): see StartBatch. */
@@ -110,6 +117,7 @@ export class Executions {
     this.newId = options.newId ?? newTimeOrderedId;
     this.onEnded = options.onEnded;
     this.onTaskQueued = options.onTaskQueued;
+    this.handOff = options.handOff;
     this.workers = new WorkerRegistry(options.store, options.clock);
     if (this.maxActive !== undefined && !(Number.isSafeInteger(this.maxActive) && this.maxActive >= 1)) {
       throw new Error(`maxActiveExecutions must be a positive integer, got ${this.maxActive}`);
@@ -159,6 +167,7 @@ export class Executions {
       maxActive: this.maxActive,
       newId: this.newId,
       onTaskQueued: this.onTaskQueued,
+      handOff: this.handOff,
       timeoutsOf: (t, workflow, given) => this.timeoutsOf(t, workflow, given),
       validated,
     });

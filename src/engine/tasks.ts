@@ -22,6 +22,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import type { StepResultRow, TaskLease } from "../store/task-store.js";
 import { type CompleteItem, completeBatch } from "./complete-batch.js";
 import type { Executions } from "./executions.js";
+import type { TaskHandOff } from "./task-hand-off.js";
 import type { LeaseHolder } from "./task-transitions.js";
 import * as T from "./task-transitions.js";
 import type { TaskWakeups } from "./task-wakeups.js";
@@ -34,6 +35,8 @@ export interface WorkerTasksOptions {
   workflows: Workflows;
   /** The same instance Executions' `onTaskQueued` wakes. */
   wakeups: TaskWakeups;
+  /** The same instance Executions hands new tasks to; undefined: polls only claim. */
+  handOff?: TaskHandOff;
   /** How long a lease lasts after each heartbeat. Default 30 000 ms. */
   leaseMs?: number;
   /** How often workers are told to heartbeat. Default 5 000 ms. */
@@ -98,7 +101,18 @@ export class WorkerTasks {
         return [];
       }
       const until = next !== null && next > now ? Math.min(next, deadline) : deadline;
-      await armed.wait(Math.max(1, until - now), signal);
+      // Parked, a start's transaction may lease new tasks to this poll itself (task-hand-off.ts).
+      const waiting = this.o.handOff?.park({
+        workerId: request.worker_id,
+        identity,
+        offers: request.workflows,
+        room: pollLimit(request),
+        leaseMs: this.leaseMs,
+      });
+      const stop = waiting === undefined ? signal : signal ? AbortSignal.any([signal, waiting.signal]) : waiting.signal;
+      await armed.wait(Math.max(1, until - now), stop);
+      const handed = (await waiting?.leave()) ?? [];
+      if (handed.length) return handed.map((h) => this.toTaskJson(h.task, h.execution, []));
       parked = true;
     }
   }
@@ -114,7 +128,7 @@ export class WorkerTasks {
    * `identity` (the caller's, null without identities): only it may report on them.
    */
   async claim(request: PollRequestJson, handOff = false, identity: string | null = null): Promise<TaskJson[]> {
-    const limit = Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
+    const limit = pollLimit(request);
     return this.o.store.transaction(
       async (t) => {
         const now = this.o.clock.now();
@@ -363,6 +377,11 @@ export class WorkerTasks {
       ...(execution.traceParent !== null ? { traceparent: execution.traceParent } : {}),
     };
   }
+}
+
+/** How many tasks a poll may lease at once. */
+function pollLimit(request: PollRequestJson): number {
+  return Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

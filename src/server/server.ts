@@ -84,7 +84,7 @@ interface Http {
 /** The HTTP part: the API, the worker protocol and the UI, listening; a busy port is a StartupError. */
 async function startHttp(config: ServerConfig, services: Services, parts: StartedParts): Promise<Http> {
   const { log, cluster, database, access } = config;
-  const { store, workflows, executions, scheduler, metrics, wakeups, leadership } = services;
+  const { store, workflows, executions, scheduler, metrics, wakeups, handOff, leadership } = services;
   let ready = false;
   const role = (): ServerRole =>
     cluster === "single" ? "single" : cluster === "shared" ? "shared" : leadership?.isLeader ? "leader" : "standby";
@@ -128,6 +128,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
     executions,
     workflows,
     wakeups,
+    handOff,
     ...(access !== null ? { authenticate: access.authenticate, mayWork: access.mayWork } : {}),
     ...(database !== undefined
       ? {

@@ -7,6 +7,7 @@ import type { ServerMetrics as ServerMetricsType } from "../api/metrics.js";
 import { ServerMetrics } from "../api/metrics.js";
 import { Executions } from "../engine/executions.js";
 import { Retention } from "../engine/retention.js";
+import { TaskHandOff } from "../engine/task-hand-off.js";
 import { TaskWakeups } from "../engine/task-wakeups.js";
 import { Workflows } from "../engine/workflows.js";
 import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
@@ -28,6 +29,8 @@ export interface Services {
   scheduler: Scheduler;
   metrics: ServerMetricsType;
   wakeups: TaskWakeups;
+  /** Polls parked for new tasks, which starts lease to directly (task-hand-off.ts). */
+  handOff: TaskHandOff;
   /** `--cluster active-standby`: the advisory-lock holder fires. */
   leadership: Leadership | null;
   /** `--cluster active-standby | shared`: schedule changes made through other servers wake this loop. */
@@ -78,11 +81,13 @@ export function buildServices(config: ServerConfig, store: Store): Services {
   const searchPath = options.databaseSchema ? { searchPath: options.databaseSchema } : {};
   const workflows = new Workflows({ store, clock });
   const wakeups = new TaskWakeups(clock);
+  const handOff = new TaskHandOff();
   const executions = new Executions({
     store,
     clock,
     workflows,
     onTaskQueued: () => wakeups.wake(),
+    handOff,
     ...(options.maxActiveExecutions !== undefined ? { maxActiveExecutions: options.maxActiveExecutions } : {}),
     onEnded: wakeBuffers,
   });
@@ -141,7 +146,18 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     ...options.retention,
     log: log.child({ component: "retention" }),
   });
-  return { store, workflows, executions, scheduler, metrics, wakeups, leadership, scheduleListener, retention };
+  return {
+    store,
+    workflows,
+    executions,
+    scheduler,
+    metrics,
+    wakeups,
+    handOff,
+    leadership,
+    scheduleListener,
+    retention,
+  };
 }
 
 /** Starts the cluster wiring and the firing loop: the last parts, so they close first. */

@@ -154,8 +154,22 @@ export interface FirstEvent {
   atMs: number;
 }
 
+/** What runs once a transaction has ended (StoreOps.onEnd). Neither may throw. */
+export interface TransactionEnd {
+  /** After the COMMIT succeeded: what the transaction wrote is durable and visible. */
+  committed(): void;
+  /** After a rollback, or a COMMIT whose outcome is unknown (the connection failed during it). */
+  rolledBack(): void;
+}
+
 /** Every operation; the worker protocol's are in task-store.ts, the outcomes' in outcome-store.ts. */
 export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
+  /**
+   * Registers `end` to run when this transaction ends; false (and nothing registered) outside a
+   * transaction and in a nested one (a savepoint of an outer transaction whose end it cannot see).
+   * The hand-off of new tasks to parked polls answers them only after its COMMIT (task-hand-off.ts).
+   */
+  onEnd(end: TransactionEnd): boolean;
   // Workflows
   /** Inserts unless (name, version) exists; true when inserted. */
   insertWorkflow(workflow: Workflow): Promise<boolean>;

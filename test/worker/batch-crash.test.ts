@@ -4,8 +4,8 @@
  * was open left nothing: each execution is either COMPLETED once (its event, its task done) or still
  * RUNNING with its task leased and no completion, ready for the lease reaper to hand it out again.
  * A poll killed inside its transaction leases nothing: its tasks are pending, without an event; so
- * does a hand-off to a parked poll, and one that committed but was never answered is leased once,
- * re-leased after its expiry and completed once.
+ * does a hand-off to a parked poll (woken, or at start inside the starts' transaction), and one
+ * that committed but was never answered is leased once, re-leased after its expiry and completed once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -198,9 +198,24 @@ describeEachDialect("batched leases and completes survive kill -9", (dialect) =>
     expect(await tasks.claim({ worker_id: "w3", workflows: OFFER, max_tasks: 100 })).toEqual([]);
   });
 
-  it("a hand-off committed but never answered is leased once, re-leased after its expiry, completed once", async () => {
+  it("leases nothing of a hand-off at start killed before its commit: the starts and their leases are gone together", async () => {
+    const { run, store, openTasks } = await killedWithOpenLease("start-hang-hand-off");
+    expect(run.started, "the round's starts never committed").toEqual([]);
+    await expectWhole(store, run);
+    for (const id of openTasks) expect(await store.getTaskLease(id)).toBeNull();
+    const round = (await store.listExecutions({ limit: 10_000 })).filter((e) => e.executionId.startsWith("crash-1-"));
+    expect(round).toEqual([]);
+    expect(await engine(store, new SystemClock()).claim({ worker_id: "w2", workflows: OFFER, max_tasks: 100 })).toEqual(
+      [],
+    );
+  });
+
+  it.each([
+    ["a hand-off", "hand-off-answer"],
+    ["a hand-off at start", "start-hand-off-answer"],
+  ])("%s committed but never answered is leased once, re-leased after its expiry, completed once", async (_, mode) => {
     location = await dialect.createLocation();
-    const run = runChild(location, "hand-off-answer");
+    const run = runChild(location, mode);
     child = run.child;
     const handed = (await run.waitFor((line) => line.startsWith("handed "))).slice("handed ".length).split(" ");
     expect(handed).toHaveLength(20);

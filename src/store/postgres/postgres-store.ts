@@ -8,6 +8,7 @@ import pg from "pg";
 import type { AppliedMigration } from "../migrations.js";
 import type { SqlExecutor, SqlParam } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
+import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps } from "../store.js";
 import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
@@ -228,25 +229,31 @@ export class PostgresStore extends SqlOps implements Store {
       this.names,
       this.shapes,
     );
-    try {
-      await client.query("BEGIN");
-      const result = await fn(new SqlOps(exec, postgresDialect), client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      if (!broken) {
+    const ends = new TransactionEnds();
+    // The end hooks run after the COMMIT (or the rollback) and the connection's return to the pool.
+    return ends.settle(
+      (async () => {
         try {
-          await client.query("ROLLBACK");
-        } catch {
-          broken = true; // the connection itself failed: do not return it to the pool
+          await client.query("BEGIN");
+          const result = await fn(new SqlOps(exec, postgresDialect, ends), client);
+          await client.query("COMMIT");
+          return result;
+        } catch (error) {
+          if (!broken) {
+            try {
+              await client.query("ROLLBACK");
+            } catch {
+              broken = true; // the connection itself failed: do not return it to the pool
+            }
+          }
+          throw asUnavailable(error);
+        } finally {
+          active = false;
+          client.removeListener("error", onError);
+          client.release(broken);
         }
-      }
-      throw asUnavailable(error);
-    } finally {
-      active = false;
-      client.removeListener("error", onError);
-      client.release(broken);
-    }
+      })(),
+    );
   }
 
   /** A nested transaction inside atomically(): a savepoint, so its failure undoes only its own writes. */

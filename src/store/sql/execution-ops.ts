@@ -7,12 +7,13 @@ import type { Execution, ExecutionEvent, ExecutionStatus } from "../../domain/ex
 import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
-import type { DialectName, ExecutionFilter, ExecutionPatch, FirstEvent, LockOption } from "../store.js";
+import type { DialectName, ExecutionFilter, ExecutionPatch, FirstEvent, LockOption, TransactionEnd } from "../store.js";
 import { batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { RowMapper } from "./row-mappers.js";
 import { EVENTS, EXECUTION_ALL, EXECUTIONS, READ, TASK_ALL, TASKS } from "./tables.js";
+import type { TransactionEnds } from "./transaction-ends.js";
 
 const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
   tail: "ON CONFLICT (execution_id) DO NOTHING",
@@ -72,8 +73,16 @@ export class ExecutionOps {
   constructor(
     protected readonly exec: SqlExecutor,
     protected readonly sqlDialect: SqlDialect,
+    /** A top-level transaction's end hooks (StoreOps.onEnd); null outside one or in a nested one. */
+    private readonly ends: TransactionEnds | null = null,
   ) {
     this.map = new RowMapper(sqlDialect);
+  }
+
+  onEnd(end: TransactionEnd): boolean {
+    if (this.ends === null) return false;
+    this.ends.add(end);
+    return true;
   }
 
   protected lock(lock: LockOption | undefined): string {

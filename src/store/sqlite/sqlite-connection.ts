@@ -79,6 +79,11 @@ export class SqliteConnection {
     return this.exclusive(() => this.writing(fn));
   }
 
+  /** Whether a transaction begun now would be a savepoint of {@link atomically}'s transaction. */
+  get nested(): boolean {
+    return this.joined() !== undefined;
+  }
+
   private joined(): { ended: boolean; savepoints: number } | undefined {
     const ambient = this.ambient.getStore();
     return ambient !== undefined && !ambient.ended ? ambient : undefined;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { AppliedMigration } from "../migrations.js";
 import { SqlOps } from "../sql/sql-ops.js";
+import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
 import { makeDirs } from "./make-dirs.js";
@@ -113,7 +114,14 @@ export class SqliteStore extends SqlOps implements Store {
   }
 
   transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: TransactionOptions): Promise<T> {
-    return this.connection.transaction((exec) => fn(new SqlOps(exec, sqliteDialect)), options?.urgent ?? false);
+    // A group member's promise settles after its group's COMMIT (or its own rollback), so the end
+    // hooks run on what happened to this transaction's writes.
+    const ends = this.connection.nested ? null : new TransactionEnds();
+    const done = this.connection.transaction(
+      (exec) => fn(new SqlOps(exec, sqliteDialect, ends)),
+      options?.urgent ?? false,
+    );
+    return ends === null ? done : ends.settle(done);
   }
 
   /** See Store.atomically: store calls made inside `fn` join its transaction (sqlite-connection.ts). */
