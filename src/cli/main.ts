@@ -55,7 +55,41 @@ export function buildProgram(io: CliIO): Command {
     .enablePositionalOptions();
   addConnectionOptions(program);
   for (const register of COMMAND_GROUPS) register(program, io);
+  suggestSynonyms(program);
   return program;
+}
+
+/**
+ * Options other schedulers name differently, by their name there: commander's suggestion goes by
+ * spelling alone, and for `--every 2s` it offered `--server`.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  "--every": "--interval",
+  "--tz": "--timezone",
+  "--zone": "--timezone",
+  "--schedule": "--cron",
+  "--args": "--input",
+  "--payload": "--input",
+  "--data": "--input",
+};
+
+/**
+ * Makes `command` and its subcommands suggest the {@link SYNONYMS} they have for an unknown
+ * option, before commander's spelling-based suggestion.
+ */
+function suggestSynonyms(command: Command): void {
+  const own = command as unknown as { unknownOption(flag: string): void };
+  const spelling = own.unknownOption.bind(command);
+  own.unknownOption = (flag: string) => {
+    const synonym = SYNONYMS[flag.split("=")[0]!];
+    if (synonym !== undefined && command.options.some((o) => o.long === synonym)) {
+      command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, {
+        code: "commander.unknownOption",
+      });
+    }
+    spelling(flag);
+  };
+  for (const sub of command.commands) suggestSynonyms(sub);
 }
 
 /** Runs `orbit <argv…>` (argv without the node and script paths) and returns the exit code. */
@@ -80,6 +114,14 @@ function exitCodeOf(err: unknown, io: CliIO): number {
   if (err instanceof OutputClosedError) return EXIT_OK;
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {
     io.stderr.print(`orbit: ${err.message}\n`);
+    return EXIT_REFUSED;
+  }
+  if (err instanceof TypeError) {
+    // What a command reads from an answer is not there: a server that is not Orbit, or not of this
+    // version, answered 200 with JSON of another shape.
+    io.stderr.print(
+      `orbit: the server's answer is not what orbit ${VERSION} expects (${err.message}); is --server (or ORBIT_SERVER) an Orbit server of this version? \`orbit doctor\` checks\n`,
+    );
     return EXIT_REFUSED;
   }
   const message = err instanceof Error ? (err.stack ?? err.message) : String(err);

@@ -244,6 +244,22 @@ describe("orbit ps, status, cancel, workflow", () => {
 describe("usage errors and an unreachable server", () => {
   it.each([
     ["an unknown flag", ["schedule", "list", "--colour"], /unknown option '--colour'/],
+    // Other schedulers' names for an option: the synonym is suggested where the command has it.
+    [
+      "--every for --interval",
+      ["schedule", "create", "x", "--workflow", "W", "--every", "2s"],
+      /'--every'\n\(Did you mean --interval\?\)/,
+    ],
+    [
+      "--tz for --timezone",
+      ["schedule", "create", "x", "--workflow", "W", "--tz", "UTC"],
+      /'--tz'\n\(Did you mean --timezone\?\)/,
+    ],
+    [
+      "--every where there is no --interval",
+      ["schedule", "list", "--every", "2s"],
+      /unknown option '--every'\n(?!\(Did you mean --interval)/,
+    ],
     ["malformed --input", ["schedule", "trigger", "x", "--input", "{nope"], /is not JSON/],
     ["an --input that is not an object", ["schedule", "trigger", "x", "--input", "[1]"], /JSON object/],
     ["create without timing", ["schedule", "create", "x", "--workflow", "W"], /give --cron/],
@@ -258,6 +274,18 @@ describe("usage errors and an unreachable server", () => {
     expect(r.stderr).toMatch(message);
     expect(server.requests).toHaveLength(0);
   });
+
+  it.each([["ps"], ["schedule", "list"], ["schedule", "get", "x"], ["workflow", "list"]])(
+    "exits 1 with a clear message when another kind of server answers 200 with JSON of another shape: %s",
+    async (...args) => {
+      const server = new FakeServer(() => ({ status: 200, body: { hello: "not orbit" } }));
+      const r = await server.run(args);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(/^orbit: the server's answer is not what orbit \S+ expects \(.+\); is --server/);
+      expect(r.stderr).not.toContain("    at ");
+    },
+  );
 
   it("exits 1 with a clear message when nothing listens", async () => {
     const refused = (async () => {
