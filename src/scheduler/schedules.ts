@@ -240,6 +240,13 @@ export class Schedules {
   }
 
   newRow(v: ValidatedSchedule, text: InputText, now: number): ScheduleRow {
+    // An update or a resume drops the note of a schedule that is not paused; a create refuses it.
+    if (!v.settings.paused && v.settings.pause_note !== undefined) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        "pause_note is why a schedule is paused: give it with paused: true, or leave it out",
+      );
+    }
     return {
       scheduleId: v.settings.schedule_id,
       workflow: v.settings.workflow,

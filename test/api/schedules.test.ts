@@ -87,6 +87,18 @@ describe("POST /v1/schedules", () => {
     expect(r.body.message).toBe("paused must be a boolean or null");
   });
 
+  it("refuses a pause_note on a schedule created active, and stores nothing; takes it with paused: true", async () => {
+    const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, pause_note: "hello" });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      code: "INVALID_ARGUMENT",
+      message: "pause_note is why a schedule is paused: give it with paused: true, or leave it out",
+    });
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s")).status).toBe(404);
+    const paused = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, paused: true, pause_note: "hello" });
+    expect(paused.body).toMatchObject({ paused: true, pause_note: "hello", state: "paused" });
+  });
+
   it("answers 409 ALREADY_EXISTS for an existing id", async () => {
     expect((await t.call("POST", "/v1/schedules", SEED_SCHEDULE)).status).toBe(201);
     const r = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, interval: "1m" });
