@@ -120,14 +120,14 @@ export class TaskHandOff {
   ): ReadonlyMap<string, HandedTask> {
     const mine = this.promised.get(tx);
     if ((this.parked.size === 0 && mine === undefined) || fresh.length === 0) return NONE;
-    let out: Map<string, HandedTask> | null = null;
+    const out = new Map<string, HandedTask>();
     for (const poll of mine === undefined ? [...this.parked] : [...mine, ...this.parked]) {
       for (const { task, execution } of fresh) {
         if (poll.full) break;
-        if (out?.has(task.taskId)) continue;
+        if (out.has(task.taskId)) continue;
         const offer = poll.offerFor(execution);
         if (offer === undefined) continue;
-        if (!this.promiseTo(tx, poll)) return out ?? NONE;
+        if (!this.promiseTo(tx, poll)) return out;
         const { workerId, identity, leaseMs } = poll.request;
         const handed: HandedTask = {
           task: {
@@ -142,11 +142,11 @@ export class TaskHandOff {
           execution,
         };
         poll.handed.push(handed);
-        (out ??= new Map()).set(task.taskId, handed);
+        out.set(task.taskId, handed);
       }
-      if (out?.size === fresh.length) break;
+      if (out.size === fresh.length) break;
     }
-    return out ?? NONE;
+    return out;
   }
 
   /** Makes `poll` `tx`'s (once); false when `tx` cannot tell its end (nested: nothing is handed). */
