@@ -14,7 +14,8 @@ import type { StoreOps } from "../store/store.js";
 import type { IdentifiedStart, StartRequest } from "./executions.js";
 import { checkJsonLimits } from "./json-limits.js";
 import { type CheckedStart, newExecution, pendingTask } from "./start-records.js";
-import type { HandedTask, TaskHandOff } from "./task-hand-off.js";
+import type { TaskHandOff } from "./task-hand-off.js";
+import { writeLeases } from "./task-transitions.js";
 import type { Workflows } from "./workflows.js";
 
 /** A start whose checks passed, queued until {@link StartBatch.flush}. */
@@ -139,7 +140,11 @@ export class StartBatch {
     const tasks = fresh.map((execution) => ({ task: pendingTask(this.e.newId(), execution, 1, now), execution }));
     await this.tx.insertTasks(tasks.map((t) => t.task));
     const handed = this.e.handOff?.take(this.tx, tasks, now);
-    if (handed !== undefined && handed.size > 0) await this.lease([...handed.values()], now);
+    if (handed !== undefined && handed.size > 0) {
+      // The claim's lease, in this transaction (one of its own new tasks cannot be leased first).
+      const leased = await writeLeases(this.tx, [...handed.values()], now);
+      if (leased.length !== handed.size) throw new Error(`leased ${leased.length} of ${handed.size} handed tasks`);
+    }
     // Deadlines only for starts with a timeout: plain starts write nothing more.
     const byDeadlines = new Map<string, string[]>();
     for (const p of starts) {
@@ -154,41 +159,6 @@ export class StartBatch {
     for (const e of fresh) this.results.set(e.executionId, { created: true, execution: e });
     if (this.active !== null) this.active += fresh.length;
     if (fresh.length > (handed?.size ?? 0)) this.e.onTaskQueued?.();
-  }
-
-  /**
-   * The leases of tasks handed to parked polls (task-hand-off.ts), written as a claim writes them:
-   * one lease per worker and retry policy, then their `WorkflowTaskStarted` events.
-   */
-  private async lease(handed: readonly HandedTask[], now: number): Promise<void> {
-    const groups = new Map<string, HandedTask[]>();
-    for (const h of handed) {
-      const t = h.task;
-      const key = JSON.stringify([t.leaseOwner, t.leaseIdentity, t.leaseUntilMs, t.maxAttempts, t.backoffMs]);
-      groups.set(key, [...(groups.get(key) ?? []), h]);
-    }
-    for (const group of groups.values()) {
-      const t = group[0]!.task;
-      const leased = await this.tx.leaseTasks(
-        group.map((h) => h.task.taskId),
-        {
-          owner: t.leaseOwner!,
-          identity: t.leaseIdentity,
-          leaseUntilMs: t.leaseUntilMs!,
-          maxAttempts: t.maxAttempts,
-          backoffMs: t.backoffMs,
-        },
-      );
-      if (leased.length !== group.length) throw new Error(`leased ${leased.length} of ${group.length} handed tasks`);
-    }
-    await this.tx.appendEvents(
-      handed.map((h) => ({
-        executionId: h.execution.executionId,
-        type: "WorkflowTaskStarted",
-        data: { worker_id: h.task.leaseOwner!, run: h.task.run, attempt: h.task.attempt },
-        atMs: now,
-      })),
-    );
   }
 
   /** How a flushed start ended; undefined before its flush. */

@@ -12,13 +12,10 @@ import type { Execution } from "../domain/execution.js";
 import type { WorkflowOfferJson } from "../domain/worker-protocol.js";
 import type { WorkerTask } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
-import type { TaskLease } from "../store/task-store.js";
+import { type LeaseWrite, leasedTask } from "./task-transitions.js";
 
 /** A task leased by a hand-off, with its execution as the start wrote it. */
-export interface HandedTask {
-  task: TaskLease;
-  execution: Execution;
-}
+export type HandedTask = LeaseWrite;
 
 /** Who waits, for which workflow versions, and for how many tasks. */
 export interface ParkRequest {
@@ -130,15 +127,7 @@ export class TaskHandOff {
         if (!this.promiseTo(tx, poll)) return out;
         const { workerId, identity, leaseMs } = poll.request;
         const handed: HandedTask = {
-          task: {
-            ...task,
-            state: "leased",
-            leaseOwner: workerId,
-            leaseIdentity: identity,
-            leaseUntilMs: now + leaseMs,
-            maxAttempts: offer.max_attempts,
-            backoffMs: offer.backoff_ms,
-          },
+          task: leasedTask(task, { workerId, identity, untilMs: now + leaseMs }, offer),
           execution,
         };
         poll.handed.push(handed);

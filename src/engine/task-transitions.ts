@@ -7,6 +7,8 @@
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { WorkflowOfferJson } from "../domain/worker-protocol.js";
+import type { WorkerTask } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
 import { formatInstant } from "../time/format.js";
@@ -102,6 +104,75 @@ export function leaseRefusal(
     );
   }
   return null;
+}
+
+/** A task with the lease it is to get, and its execution. */
+export interface LeaseWrite {
+  task: TaskLease;
+  execution: Execution;
+}
+
+/**
+ * `task` leased to `owner` (with `identity`, until `untilMs`) under the offer's retry policy: the
+ * row a lease writes (writeLeases), built by a claim and by the hand-off at start alike.
+ */
+export function leasedTask(
+  task: WorkerTask,
+  owner: { workerId: string; identity: string | null; untilMs: number },
+  offer: WorkflowOfferJson,
+): TaskLease {
+  return {
+    ...task,
+    state: "leased",
+    leaseOwner: owner.workerId,
+    leaseIdentity: owner.identity,
+    leaseUntilMs: owner.untilMs,
+    maxAttempts: offer.max_attempts,
+    backoffMs: offer.backoff_ms,
+  };
+}
+
+/**
+ * Writes leases built by {@link leasedTask} (docs/workflows.md § Leases, wake-ups and the reaper):
+ * one `UPDATE … AND state = 'pending'` per distinct lease (the compare-and-set that keeps a task
+ * from being leased twice), then `WorkflowTaskStarted` for each task it leased. Returns those, in
+ * order; a task another transaction leased first is left out.
+ */
+export async function writeLeases<L extends LeaseWrite>(tx: StoreOps, leases: readonly L[], now: number): Promise<L[]> {
+  const groups = new Map<string, TaskLease[]>();
+  for (const { task: t } of leases) {
+    const key = `${t.leaseOwner}\u0000${t.leaseIdentity}\u0000${t.leaseUntilMs}\u0000${t.maxAttempts}\u0000${t.backoffMs}`;
+    const group = groups.get(key);
+    if (group) group.push(t);
+    else groups.set(key, [t]);
+  }
+  const leased = new Set<string>();
+  for (const [first, ...rest] of groups.values()) {
+    const t = first!;
+    const ids = await tx.leaseTasks(
+      [t, ...rest].map((x) => x.taskId),
+      {
+        owner: t.leaseOwner!,
+        identity: t.leaseIdentity,
+        leaseUntilMs: t.leaseUntilMs!,
+        maxAttempts: t.maxAttempts,
+        backoffMs: t.backoffMs,
+      },
+    );
+    for (const id of ids) leased.add(id);
+  }
+  const out = leases.filter((l) => leased.has(l.task.taskId));
+  if (out.length) {
+    await tx.appendEvents(
+      out.map(({ task, execution }) => ({
+        executionId: execution.executionId,
+        type: "WorkflowTaskStarted",
+        data: { worker_id: task.leaseOwner!, run: task.run, attempt: task.attempt },
+        atMs: now,
+      })),
+    );
+  }
+  return out;
 }
 
 /**

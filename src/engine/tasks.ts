@@ -153,25 +153,13 @@ export class WorkerTasks {
           }
           chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
         }
-        const leased = new Set<string>();
-        for (const [policy, group] of groupBy(chosen, (c) => `${c.offer.max_attempts}/${c.offer.backoff_ms}`)) {
-          const [maxAttempts, backoffMs] = policy.split("/").map(Number) as [number, number];
-          const ids = await t.leaseTasks(
-            group.map((c) => c.task.taskId),
-            { owner: request.worker_id, identity, leaseUntilMs: now + this.leaseMs, maxAttempts, backoffMs },
-          );
-          for (const id of ids) leased.add(id);
-        }
-        const out = chosen.filter((c) => leased.has(c.task.taskId));
-        if (!out.length) return [];
-        await t.appendEvents(
-          out.map((c) => ({
-            executionId: c.execution.executionId,
-            type: "WorkflowTaskStarted",
-            data: { worker_id: request.worker_id, run: c.task.run, attempt: c.task.attempt },
-            atMs: now,
-          })),
+        const owner = { workerId: request.worker_id, identity, untilMs: now + this.leaseMs };
+        const out = await T.writeLeases(
+          t,
+          chosen.map((c) => ({ task: T.leasedTask(c.task, owner, c.offer), execution: c.execution })),
+          now,
         );
+        if (!out.length) return [];
         // Only a run with journaled steps (an attempt after a lost lease or a failure) reads them.
         const journaled = out.map((c) => c.execution.executionId).filter((id) => withSteps.has(id));
         const steps = groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);

@@ -99,22 +99,14 @@ describeEachDialect("crash safety (SIGKILL mid-transaction)", (dialect) => {
     await expectWhole(store, run.committed, [open.slice("open ".length)]);
   });
 
-  it("loses no commit when killed at an arbitrary point of a stream of transactions", async () => {
+  it.each([
+    ["at an arbitrary point of a stream of transactions", "stream", 40],
+    ["among concurrent transactions (SQLite commits them in groups)", "concurrent", 120],
+  ] as const)("loses no commit when killed %s", async (_, mode, commits) => {
     location = await dialect.createLocation();
-    const run = runChild(location, { ORBIT_CRASH_MODE: "stream" });
+    const run = runChild(location, { ORBIT_CRASH_MODE: mode });
     child = run.child;
-    await run.waitFor((_line, committed) => committed >= 40);
-    run.child.kill("SIGKILL");
-    expect(await run.exited).toBe("SIGKILL");
-    const store = await location.open();
-    await expectWhole(store, [...run.committed], []);
-  });
-
-  it("loses no commit when killed among concurrent transactions (SQLite commits them in groups)", async () => {
-    location = await dialect.createLocation();
-    const run = runChild(location, { ORBIT_CRASH_MODE: "concurrent" });
-    child = run.child;
-    await run.waitFor((_line, committed) => committed >= 120);
+    await run.waitFor((_line, committed) => committed >= commits);
     run.child.kill("SIGKILL");
     expect(await run.exited).toBe("SIGKILL");
     const store = await location.open();
