@@ -8,7 +8,7 @@
  * checks, on stderr).
  */
 
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type Option } from "commander";
 import { ServerUnreachableError } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
 import { VERSION } from "../version.js";
@@ -71,23 +71,37 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   "--args": "--input",
   "--payload": "--input",
   "--data": "--input",
+  "--from": "--start-at",
+  "--to": "--end-at",
+  "--until": "--end-at",
 };
 
 /**
  * Makes `command` and its subcommands suggest the {@link SYNONYMS} they have for an unknown
- * option, before commander's spelling-based suggestion.
+ * option, before commander's spelling-based suggestion; also when commander would first complain
+ * that the required option the synonym stands for is missing (`backfill --from …`).
  */
 function suggestSynonyms(command: Command): void {
-  const own = command as unknown as { unknownOption(flag: string): void };
+  const own = command as unknown as {
+    unknownOption(flag: string): void;
+    missingMandatoryOptionValue(option: Option): void;
+  };
+  const synonymError = (flag: string, only?: string): void => {
+    const synonym = SYNONYMS[flag.split("=")[0]!];
+    if (synonym === undefined || (only !== undefined && synonym !== only)) return;
+    if (!command.options.some((o) => o.long === synonym)) return;
+    command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, { code: "commander.unknownOption" });
+  };
   const spelling = own.unknownOption.bind(command);
   own.unknownOption = (flag: string) => {
-    const synonym = SYNONYMS[flag.split("=")[0]!];
-    if (synonym !== undefined && command.options.some((o) => o.long === synonym)) {
-      command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, {
-        code: "commander.unknownOption",
-      });
-    }
+    synonymError(flag);
     spelling(flag);
+  };
+  const missing = own.missingMandatoryOptionValue.bind(command);
+  own.missingMandatoryOptionValue = (option: Option) => {
+    // The unknown options are still among the command's args when the required ones are checked.
+    for (const arg of command.args) if (arg.startsWith("--")) synonymError(arg, option.long);
+    missing(option);
   };
   for (const sub of command.commands) suggestSynonyms(sub);
 }

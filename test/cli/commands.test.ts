@@ -256,6 +256,22 @@ describe("usage errors and an unreachable server", () => {
       /'--tz'\n\(Did you mean --timezone\?\)/,
     ],
     [
+      // Checked before commander's "required option '--start-at' not specified".
+      "--from for backfill's required --start-at",
+      ["schedule", "backfill", "x", "--from", "2026-11-01T00:00:00Z", "--to", "2026-11-02T00:00:00Z"],
+      /'--from'\n\(Did you mean --start-at\?\)/,
+    ],
+    [
+      "--to for backfill's required --end-at",
+      ["schedule", "backfill", "x", "--start-at", "2026-11-01T00:00:00Z", "--to", "2026-11-02T00:00:00Z"],
+      /'--to'\n\(Did you mean --end-at\?\)/,
+    ],
+    [
+      "backfill without --end-at",
+      ["schedule", "backfill", "x", "--start-at", "2026-11-01T00:00:00Z"],
+      /required option '--end-at <time>' not specified/,
+    ],
+    [
       "--every where there is no --interval",
       ["schedule", "list", "--every", "2s"],
       /unknown option '--every'\n(?!\(Did you mean --interval)/,
