@@ -53,7 +53,22 @@ function settingsList(sch) {
   if (sch.remaining_runs !== undefined) {
     rows.push([
       "Runs left",
-      sch.remaining_runs === 0 ? "0: every run started, the schedule ended" : String(sch.remaining_runs),
+      sch.remaining_runs > 0
+        ? String(sch.remaining_runs)
+        : sch.buffered?.length
+          ? "0: the last is buffered, it starts when the running execution ends"
+          : "0: every run started, the schedule ended",
+    ]);
+  }
+  if (sch.buffered?.length) {
+    rows.push([
+      "Buffered",
+      [
+        ...sch.buffered.flatMap((/** @type {string} */ at, /** @type {number} */ i) =>
+          i ? [", ", timeEl(at)] : [timeEl(at)],
+        ),
+        " (starts when the running execution ends)",
+      ],
     ]);
   }
   if (sch.notify !== undefined) {

@@ -200,6 +200,10 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   failures: Type.Integer({ description: "every FAILED execution of the schedule" }),
   last_tick: Type.Union([Occurrence, Type.Null()]),
   dead_letters: Type.Array(Occurrence),
+  buffered: Type.Array(instant, {
+    description:
+      "occurrences held by overlap buffer_one / buffer_all, oldest first; each starts when the running execution ends",
+  }),
 });
 
 const nextCursor = nullable("string", "null on the last page");

@@ -41,7 +41,8 @@ function optionalLines(s: ScheduleJson): string {
   if (s.pause_on_failure !== undefined) out += line("pause on failure", String(s.pause_on_failure));
   if (s.max_runs !== undefined) {
     const left = s.remaining_runs ?? s.max_runs;
-    out += line("max runs", `${s.max_runs} (${left === 0 ? "all started: the schedule ended" : `${left} to go`})`);
+    const none = (s.buffered ?? []).length > 0 ? "none left: the last is buffered" : "all started: the schedule ended";
+    out += line("max runs", `${s.max_runs} (${left === 0 ? none : `${left} to go`})`);
   }
   for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);
   if (s.labels !== undefined && Object.keys(s.labels).length > 0) {
@@ -53,6 +54,15 @@ function optionalLines(s: ScheduleJson): string {
     );
   }
   if (s.pause_note !== undefined) out += line("paused", s.pause_note);
+  // Absent from servers before the field: nothing to say then.
+  const buffered = s.buffered ?? [];
+  if (buffered.length > 0) {
+    const when = "starts when the running execution ends";
+    out += line(
+      "buffered",
+      buffered.length === 1 ? `${buffered[0]} (${when})` : `${buffered.length}, oldest ${buffered[0]} (${when})`,
+    );
+  }
   if (s.last_error !== null) out += line("last error", s.last_error);
   if (s.dead_letters.length > 0) {
     const latest = s.dead_letters[0];

@@ -63,6 +63,8 @@ export interface ScheduleJson extends ScheduleSettings, ScheduleOutcomesJson {
   revision: number;
   last_tick: OccurrenceJson | null;
   dead_letters: OccurrenceJson[];
+  /** Occurrences held by the overlap buffer, oldest first (RFC 3339). */
+  buffered: string[];
 }
 
 /** An execution (docs/design.md § Executions and tasks). */

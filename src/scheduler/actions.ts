@@ -115,14 +115,16 @@ export class ScheduleActions {
         pauseNote: null,
         state,
         nextFireMs: next,
+        // What the pause held in the buffer is due at once (at its occurrence, as an execution's end
+        // wakes it): it starts now if nothing runs, instead of waiting for the next occurrence.
         dueMs:
-          next === null
-            ? row.buffered.length > 0
-              ? now
-              : null
-            : keep
-              ? now
-              : dueTime(row.scheduleId, next, c.jitterMs),
+          row.buffered.length > 0
+            ? Math.min(Number(row.buffered[0]), now)
+            : next === null
+              ? null
+              : keep
+                ? now
+                : dueTime(row.scheduleId, next, c.jitterMs),
         retryMs: null,
       };
     });

@@ -121,8 +121,9 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
     const value = settingOf(row, s, key);
     if (value !== undefined) v[key] = value;
   }
-  // Occurrences still to start before max_runs ends the schedule (docs/outcomes.md § Run-count limit).
-  if (s.max_runs !== undefined) v.remaining_runs = Math.max(0, s.max_runs - row.runs);
+  // Occurrences still to start before max_runs ends the schedule (docs/outcomes.md § Run-count limit):
+  // a buffered occurrence counts from when it was buffered (it will start).
+  if (s.max_runs !== undefined) v.remaining_runs = Math.max(0, s.max_runs - row.runs - row.buffered.length);
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
@@ -139,5 +140,8 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   writeOutcomes(v, row);
   v.last_tick = extras.lastTick === null ? null : occurrenceView(extras.lastTick, extras.statuses);
   v.dead_letters = extras.deadLetters.map((d) => occurrenceView(d));
+  // Occurrences held by overlap buffer_one / buffer_all, oldest first; last, after the fields in
+  // the seed's order (docs/scheduling.md § Pause and the buffer).
+  v.buffered = row.buffered.map((ms) => formatInstant(Number(ms)));
   return v as JsonObject;
 }

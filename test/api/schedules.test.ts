@@ -53,6 +53,7 @@ describe("POST /v1/schedules", () => {
       "failures",
       "last_tick",
       "dead_letters",
+      "buffered",
     ]);
     // The seed's line, to the character.
     expect(r.text).toContain(

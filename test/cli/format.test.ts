@@ -68,6 +68,19 @@ describe("the schedule block (create, get, update)", () => {
     ]);
   });
 
+  it("shows what an overlap buffer holds: the one occurrence, or how many and the oldest", () => {
+    const when = "(starts when the running execution ends)";
+    const one = scheduleBlock({ ...nightlyOrders, overlap: "buffer_one", buffered: ["2026-11-16T01:00:00Z"] });
+    expect(one).toContain(`  buffered:   2026-11-16T01:00:00Z ${when}\n`);
+    const two = scheduleBlock({
+      ...nightlyOrders,
+      overlap: "buffer_all",
+      buffered: ["2026-11-16T01:00:00Z", "2026-11-17T01:00:00Z"],
+    });
+    expect(two).toContain(`  buffered:   2, oldest 2026-11-16T01:00:00Z ${when}\n`);
+    expect(scheduleBlock(nightlyOrders)).not.toContain("buffered:");
+  });
+
   it("prints an interval and an ended schedule", () => {
     const block = scheduleBlock({ ...hourlyCheck, state: "ended", next_fire_at: null, next_fire_times: [] });
     expect(block.split("\n")[0]).toBe("ended hourly-check  every 1h");

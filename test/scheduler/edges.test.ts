@@ -191,6 +191,31 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 3, next_fire_at: "2026-11-15T00:00:40Z" });
   });
 
+  it("a pause holds what is buffered, shown on the schedule; after the resume it starts", async () => {
+    // Decided before the pause (a `buffered` ledger row): kept, not dropped, but nothing starts while
+    // the schedule is paused (docs/scheduling.md § Pause and the buffer).
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      overlap: "buffer_one",
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    await h.scheduler.actions.pause("s", { note: "maintenance" });
+    h.clock.set(t("2026-11-15T00:00:25Z"));
+    await h.executions.complete("s:2026-11-15T00:00:10Z", {});
+    await h.scheduler.loop.fireDue();
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "paused", buffered: ["2026-11-15T00:00:20Z"] });
+    expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(0);
+    expect(await startedIds(db.store, "s")).toEqual(["2026-11-15T00:00:10Z"]);
+    await h.scheduler.actions.resume("s", {});
+    await h.scheduler.loop.fireDue();
+    expect(await startedIds(db.store, "s")).toEqual(["2026-11-15T00:00:10Z", "2026-11-15T00:00:20Z"]);
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "active", buffered: [], fired: 2 });
+  });
+
   it("item 10: three buffer_one schedules on one concurrency key are served in the order of their occurrences", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
     for (const id of ["a", "b", "c"]) {

@@ -118,6 +118,11 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
     await h.fireAt(at("00:02")); // buffered behind it: run 2, the last
     const nextFire = async () => (await db.store.getSchedule("s"))?.nextFireMs;
     expect(await nextFire()).toBeNull();
+    // The buffered occurrence is shown, and counts: no run is left to come.
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      remaining_runs: 0,
+      buffered: ["2026-11-15T00:02:00Z"],
+    });
     // A policy update does not touch max_runs: the timing stays ended (its buffer still to start).
     await h.scheduler.schedules.update("s", { catchup: "run_once" });
     expect(await nextFire()).toBeNull();
@@ -134,7 +139,7 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
       ["buffered", at("00:02"), 1],
       ["started", at("00:02"), 1],
     ]);
-    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "ended", fired: 2 });
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "ended", fired: 2, buffered: [] });
   });
 
   it("a start retried inside the grace counts once it is decided; a decided start that dead-letters counts", async () => {

@@ -428,4 +428,28 @@ describe.skipIf(!haveChromium)("web UI", () => {
     await r.open("#/workers");
     expect(await r.page.locator("h1").innerText()).toBe("Workers");
   });
+
+  it("shows what an overlap buffer holds and the runs it takes from max_runs", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "buffered-report",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "1h",
+      overlap: "buffer_one",
+      max_runs: 2,
+    });
+    const get = () => r.ok("GET", "/v1/schedules/buffered-report");
+    const first = (await get()).next_fire_times as string[];
+    // Nothing runs the first execution: the second occurrence waits in the buffer, the last run.
+    for (const [n, t] of [first[0], first[1]].entries()) {
+      await r.setClock(t as string);
+      await r.until(get, (s) => s.fired + s.buffered.length === n + 1, `the fire at ${t}`);
+    }
+    expect(await get()).toMatchObject({ fired: 1, buffered: [first[1]], remaining_runs: 0, state: "active" });
+    await r.open("#/schedules/buffered-report");
+    await r.page.locator("dl.settings").filter({ hasText: "Buffered" }).waitFor();
+    const shown = await r.page.locator("dl.settings").innerText();
+    expect(shown).toContain("Runs left\n0: the last is buffered, it starts when the running execution ends");
+    expect(shown).toMatch(/Buffered\n.+ \(starts when the running execution ends\)/);
+  });
 });

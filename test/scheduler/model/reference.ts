@@ -327,7 +327,9 @@ export class ReferenceModel {
     s.paused = false;
     // An ended schedule stays ended.
     if (!keep && s.nextFire !== null) s.nextFire = this.nextAfter(s, this.now);
-    s.due = keep ? this.now : this.dueOfNext(s);
+    // What the pause held in the buffer is due at once, at its oldest occurrence (as a wake-up).
+    const held = s.buffered[0];
+    s.due = held !== undefined ? Math.min(held, this.now) : keep ? this.now : this.dueOfNext(s);
     s.retryAt = null;
   }
 
