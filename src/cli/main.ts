@@ -77,6 +77,33 @@ const SYNONYMS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Commands by the names other tools (and a first guess) give them: `orbit executions` and
+ * `orbit execution list` are `orbit ps`; `orbit schedule ls` is `orbit schedule list`.
+ */
+const COMMAND_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  execution: ["ps"],
+  executions: ["ps"],
+  runs: ["ps"],
+  jobs: ["ps"],
+  schedules: ["schedule"],
+  workflows: ["workflow"],
+  history: ["events", "occurrences"],
+  logs: ["events"],
+  describe: ["status", "get"],
+  show: ["status", "get"],
+  info: ["get"],
+  kill: ["cancel"],
+  terminate: ["cancel"],
+  rerun: ["retry"],
+  ls: ["list"],
+  rm: ["delete"],
+  remove: ["delete"],
+  edit: ["update"],
+  unpause: ["resume"],
+  run: ["trigger", "start"],
+};
+
+/**
  * Makes `command` and its subcommands suggest the {@link SYNONYMS} they have for an unknown
  * option, before commander's spelling-based suggestion; also when commander would first complain
  * that the required option the synonym stands for is missing (`backfill --from …`).
@@ -91,6 +118,19 @@ function suggestSynonyms(command: Command): void {
     if (synonym === undefined || (only !== undefined && synonym !== only)) return;
     if (!command.options.some((o) => o.long === synonym)) return;
     command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, { code: "commander.unknownOption" });
+  };
+  const unknownCommand = (command as unknown as { unknownCommand(): void }).unknownCommand.bind(command);
+  (command as unknown as { unknownCommand(): void }).unknownCommand = () => {
+    const name = command.args[0] ?? "";
+    // The first synonym this command has: `orbit show x` is `orbit status x`, `orbit schedule show x`
+    // is `orbit schedule get x`.
+    const offered = COMMAND_SYNONYMS[name]?.find((n) => command.commands.some((c) => c.name() === n));
+    if (offered !== undefined) {
+      command.error(`error: unknown command '${name}'\n(Did you mean ${offered}?)`, {
+        code: "commander.unknownCommand",
+      });
+    }
+    unknownCommand();
   };
   const spelling = own.unknownOption.bind(command);
   own.unknownOption = (flag: string) => {

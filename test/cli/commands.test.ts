@@ -255,6 +255,14 @@ describe("usage errors and an unreachable server", () => {
       ["schedule", "create", "x", "--workflow", "W", "--tz", "UTC"],
       /'--tz'\n\(Did you mean --timezone\?\)/,
     ],
+    // Other tools' names for a command: the synonym the command (or the group) has.
+    ["orbit execution list", ["execution", "list"], /unknown command 'execution'\n\(Did you mean ps\?\)/],
+    ["orbit schedule ls", ["schedule", "ls"], /unknown command 'ls'\n\(Did you mean list\?\)/],
+    ["orbit schedule show", ["schedule", "show", "x"], /unknown command 'show'\n\(Did you mean get\?\)/],
+    ["orbit show", ["show", "x"], /unknown command 'show'\n\(Did you mean status\?\)/],
+    ["orbit run", ["run", "W"], /unknown command 'run'\n\(Did you mean start\?\)/],
+    ["orbit schedule run", ["schedule", "run", "x"], /unknown command 'run'\n\(Did you mean trigger\?\)/],
+    ["an unknown command", ["frobnicate"], /unknown command 'frobnicate'\n(?!\(Did you mean)/],
     [
       // Checked before commander's "required option '--start-at' not specified".
       "--from for backfill's required --start-at",
