@@ -13,9 +13,11 @@ import {
   type ScheduleSettings,
 } from "../domain/schedule.js";
 import { SCHEDULE_DEFAULTS, SETTING_KEYS } from "../domain/setting-table.js";
+import { durationText } from "../time/describe.js";
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import type { Timing } from "../time/timing.js";
 import { VALUE_ALIASES } from "./aliases.js";
 import { validateLabels } from "./labels.js";
 import { validateOutcomeSettings } from "./outcome-settings.js";
@@ -112,6 +114,29 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
     );
   }
   return v as T;
+}
+
+/** Occurrences looked at for a cron's shortest gap: over a year of a daily cron, so a DST change is among them. */
+const GAP_SCAN = 400;
+
+/** Shortest gaps by cron, zone and DST mode: a batch of 10,000 jittered schedules scans once per expression. */
+const gaps = new Map<string, number | null>();
+
+/** The shortest time between two of the next {@link GAP_SCAN} occurrences; null with fewer than two. */
+function shortestCronGap(timing: Timing, key: string, now: number): number | null {
+  const known = gaps.get(key);
+  if (known !== undefined) return known;
+  let shortest: number | null = null;
+  let previous = timing.nextAfter(now);
+  for (let i = 0; i < GAP_SCAN && previous !== null; i++) {
+    const next = timing.nextAfter(previous);
+    if (next === null) break;
+    shortest = shortest === null ? next - previous : Math.min(shortest, next - previous);
+    previous = next;
+  }
+  if (gaps.size >= 1000) gaps.clear();
+  gaps.set(key, shortest);
+  return shortest;
 }
 
 /** A duration setting that is not the timing (catchup_window, jitter): every refusal is INVALID_ARGUMENT. */
@@ -240,6 +265,18 @@ export function validateSettings(
   const dst = str(body, "dst");
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
+  if (jitterMs > 0) {
+    const gap =
+      timing.intervalMs ??
+      shortestCronGap(timing.timing, `${cron}\u0000${timezone}\u0000${dst}\u0000${startAtMs}\u0000${endAtMs}`, now);
+    if (gap !== null && jitterMs > gap) {
+      // Due times would overtake the next occurrence's, and the firing order is the occurrences'
+      // (docs/design.md § Jitter). Temporal caps such a jitter silently; we say so.
+      throw invalidArgument(
+        `jitter "${jitterText}" is longer than the shortest time between two occurrences (${durationText(gap)}): an occurrence would come due after the next one; use a jitter of at most that`,
+      );
+    }
+  }
 
   const settings: ScheduleSettings = {
     schedule_id: scheduleId,

@@ -78,6 +78,21 @@ describe("schedule settings", () => {
     expect(refusal({ ...base, jitter: "2d" }).message).toBe('jitter "2d" must be between 1ms and 1d');
   });
 
+  it("refuses a jitter longer than the shortest time between two occurrences (due times would overtake)", () => {
+    const every10s = { schedule_id: "j", workflow: "OrderProcessing", interval: "10s" };
+    expect(refusal({ ...every10s, jitter: "1h" }).message).toBe(
+      'jitter "1h" is longer than the shortest time between two occurrences (10 seconds): an occurrence would come due after the next one; use a jitter of at most that',
+    );
+    expect(validateSettings({ ...every10s, jitter: "10s" }, NOW).jitterMs).toBe(10_000);
+    // A cron's shortest gap: 09:00 and 10:00 every day are an hour apart.
+    const twice = { schedule_id: "j", workflow: "OrderProcessing", cron: "0 9,10 * * *", timezone: "Europe/Berlin" };
+    expect(refusal({ ...twice, jitter: "90m" }).message).toContain("(hour)");
+    expect(validateSettings({ ...twice, jitter: "1h" }, NOW).jitterMs).toBe(3_600_000);
+    // A daily cron across a DST change: the spring-forward day is 23 hours long.
+    const daily = { schedule_id: "j", workflow: "OrderProcessing", cron: "30 3 * * *", timezone: "Europe/Berlin" };
+    expect(refusal({ ...daily, jitter: "1d" }).message).toContain("(23 hours)");
+  });
+
   it("refuses secret references anywhere in the input", () => {
     const e = refusal({ ...base, input: { db: { password: "vault://kv/db" } } });
     expect(e.message).toContain('input.db.password holds a secret reference ("vault://…")');
