@@ -38,7 +38,14 @@ export function registerBackupCommands(program: Command, io: CliIO): void {
       refusePostgres(flags, io, "backup");
       const { backupSqlite } = await import("../store/sqlite/backup.js");
       const source = join(flags.dataDir ?? ".orbit", "orbit.db");
-      const r = await backupSqlite(source, file);
+      const r = await backupSqlite(source, file).catch((err: unknown) => {
+        // The server's folder is its own --data-dir, which this command cannot ask it for: say where to look.
+        if (!(err instanceof OrbitError) || err.code !== "NOT_FOUND") throw err;
+        throw new OrbitError(
+          "NOT_FOUND",
+          `${err.message}; --data-dir must be the folder the server was started with (its first line names the file: "orbit server listening on … (sqlite <dir>/orbit.db)")`,
+        );
+      });
       await io.stdout.write(`backed up ${source} to ${r.file} (${r.pages} pages, migration ${r.migration})\n`);
     });
   program

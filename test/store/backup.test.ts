@@ -102,6 +102,13 @@ describe("backup and restore [sqlite]", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/is not an Orbit database/);
     expect(existsSync(join(dir, "never", "orbit.db"))).toBe(false);
+    // A backup of a folder without a database says where the server's is named.
+    const none = await orbit(["backup", join(dir, "b.db"), "--data-dir", join(dir, "never")]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(
+      `no Orbit database at ${join(dir, "never", "orbit.db")}; --data-dir must be the folder`,
+    );
+    expect(existsSync(join(dir, "b.db"))).toBe(false);
   });
 });
 
