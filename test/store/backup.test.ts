@@ -103,12 +103,12 @@ describe("backup and restore [sqlite]", () => {
     expect(r.stderr).toMatch(/is not an Orbit database/);
     expect(existsSync(join(dir, "never", "orbit.db"))).toBe(false);
     // A backup of a folder without a database says where the server's is named.
-    const none = await orbit(["backup", join(dir, "b.db"), "--data-dir", join(dir, "never")]);
+    const none = await orbit(["backup", join(dir, "none.db"), "--data-dir", join(dir, "never")]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(
       `no Orbit database at ${join(dir, "never", "orbit.db")}; --data-dir must be the folder`,
     );
-    expect(existsSync(join(dir, "b.db"))).toBe(false);
+    expect(existsSync(join(dir, "none.db"))).toBe(false);
   });
 });
 
