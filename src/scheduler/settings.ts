@@ -116,6 +116,33 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
   return v as T;
 }
 
+/** Every DST mode by name (docs/time.md): what a misspelt `dst` is compared with. */
+const DST_NAMES = [
+  "once",
+  "wall_clock",
+  "shift:first",
+  "shift:last",
+  "shift:both",
+  "skip:first",
+  "skip:last",
+  "skip:both",
+];
+
+/** `compile`, with the DST mode a misspelt `dst` was probably meant to be (`wall_clok`). */
+function compileWithHint(
+  compile: typeof compileTiming,
+  t: Parameters<typeof compileTiming>[0],
+  now: number,
+): CompiledTiming {
+  try {
+    return compile(t, now);
+  } catch (err) {
+    const hint = t.dst === undefined || DST_NAMES.includes(t.dst) ? null : suggestKey(t.dst, DST_NAMES);
+    if (hint === null || !(err instanceof OrbitError) || !err.message.startsWith(`dst "${t.dst}"`)) throw err;
+    throw new OrbitError(err.code, `${err.message}; did you mean "${hint}"?`);
+  }
+}
+
 /** Occurrences looked at for a cron's shortest gap: over a year of a daily cron, so a DST change is among them. */
 const GAP_SCAN = 400;
 
@@ -264,7 +291,7 @@ export function validateSettings(
   const timezone = str(body, "timezone");
   const dst = str(body, "dst");
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
-  const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
+  const timing = compileWithHint(compile, { cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {
     const gap =
       timing.intervalMs ??

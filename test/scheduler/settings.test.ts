@@ -78,6 +78,15 @@ describe("schedule settings", () => {
     expect(refusal({ ...base, jitter: "2d" }).message).toBe('jitter "2d" must be between 1ms and 1d');
   });
 
+  it("suggests the DST mode a misspelt dst was meant to be", () => {
+    const berlin = { schedule_id: "d", workflow: "OrderProcessing", cron: "30 2 * * *", timezone: "Europe/Berlin" };
+    expect(refusal({ ...berlin, dst: "wall_clok" }).message).toMatch(
+      /^dst "wall_clok" is not a DST mode: .*; did you mean "wall_clock"\?$/,
+    );
+    expect(refusal({ ...berlin, dst: "shift:lst" }).message).toMatch(/did you mean "shift:last"\?$/);
+    expect(refusal({ ...berlin, dst: "sometimes" }).message).not.toContain("did you mean");
+  });
+
   it("refuses a jitter longer than the shortest time between two occurrences (due times would overtake)", () => {
     const every10s = { schedule_id: "j", workflow: "OrderProcessing", interval: "10s" };
     expect(refusal({ ...every10s, jitter: "1h" }).message).toBe(
