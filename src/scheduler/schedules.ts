@@ -3,9 +3,11 @@
  * Pause, resume, trigger and backfill are in actions.ts. Every write moves `revision` and wakes the
  * firing loop; every read is a view of one row plus its newest ledger rows.
  */
+
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
+import { stringifyJsonText } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { Workflows } from "../engine/workflows.js";
@@ -80,10 +82,16 @@ export interface InputText {
   inputText?: string | undefined;
 }
 
-/** The stored settings: the validated ones, plus the input's text when it must be kept. */
+/**
+ * The stored settings: the validated ones, plus the input's text. Kept when JavaScript would write
+ * a number differently (`120.0`), and whenever the input has keys: PostgreSQL's jsonb stores an
+ * object's keys in its own order (shortest first), and a schedule shows its input as it was given
+ * on both stores (docs/storage.md § JSON columns).
+ */
 function withInputText(settings: ScheduleSettings, inputText: string | undefined): JsonObject {
   const spec = { ...settings } as unknown as JsonObject;
-  if (inputText !== undefined) spec.input_text = inputText;
+  const text = inputText ?? (Object.keys(settings.input).length > 0 ? stringifyJsonText(settings.input) : undefined);
+  if (text !== undefined) spec.input_text = text;
   return spec;
 }
 

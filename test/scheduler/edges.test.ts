@@ -5,6 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { isActiveStatus } from "../../src/domain/execution.js";
+import { serializeJson } from "../../src/domain/json-text.js";
 import type { Store } from "../../src/store/store.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
@@ -189,6 +190,21 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     // The woken buffer finds the triggered execution running: it stays, the row moves on.
     await h.fireAt("2026-11-15T00:00:30Z");
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 3, next_fire_at: "2026-11-15T00:00:40Z" });
+  });
+
+  it("shows the input with its keys in the order given, on both stores (jsonb orders them its own way)", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    const input = { order_id: "R-1", customer_id: "cust-1", amount: 120, items: [{ sku: "BOOK-1", quantity: 1 }] };
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10s", input });
+    const order = '{"order_id":"R-1","customer_id":"cust-1","amount":120,"items":[{"sku":"BOOK-1","quantity":1}]}';
+    expect(serializeJson((await h.scheduler.schedules.get("s")).input)).toBe(order);
+    const listed = (await h.scheduler.schedules.list({})).schedules[0];
+    expect(serializeJson(listed?.input)).toBe(order);
+    // An update of something else keeps it; a new input is shown as given too.
+    await h.scheduler.schedules.update("s", { description: "d" });
+    expect(serializeJson((await h.scheduler.schedules.get("s")).input)).toBe(order);
+    await h.scheduler.schedules.update("s", { input: { zeta: 1, alpha: { y: 2, b: 3 } } });
+    expect(serializeJson((await h.scheduler.schedules.get("s")).input)).toBe('{"zeta":1,"alpha":{"y":2,"b":3}}');
   });
 
   it("a pause holds what is buffered, shown on the schedule; after the resume it starts", async () => {
