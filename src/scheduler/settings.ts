@@ -14,6 +14,7 @@ import {
 } from "../domain/schedule.js";
 import { SCHEDULE_DEFAULTS, SETTING_KEYS } from "../domain/setting-table.js";
 import { durationText } from "../time/describe.js";
+import { DST_MODE_NAMES } from "../time/dst.js";
 import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
@@ -116,18 +117,6 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
   return v as T;
 }
 
-/** Every DST mode by name (docs/time.md): what a misspelt `dst` is compared with. */
-const DST_NAMES = [
-  "once",
-  "wall_clock",
-  "shift:first",
-  "shift:last",
-  "shift:both",
-  "skip:first",
-  "skip:last",
-  "skip:both",
-];
-
 /** `compile`, with the DST mode a misspelt `dst` was probably meant to be (`wall_clok`). */
 function compileWithHint(
   compile: typeof compileTiming,
@@ -137,7 +126,7 @@ function compileWithHint(
   try {
     return compile(t, now);
   } catch (err) {
-    const hint = t.dst === undefined || DST_NAMES.includes(t.dst) ? null : suggestKey(t.dst, DST_NAMES);
+    const hint = t.dst === undefined || DST_MODE_NAMES.includes(t.dst) ? null : suggestKey(t.dst, DST_MODE_NAMES);
     if (hint === null || !(err instanceof OrbitError) || !err.message.startsWith(`dst "${t.dst}"`)) throw err;
     throw new OrbitError(err.code, `${err.message}; did you mean "${hint}"?`);
   }

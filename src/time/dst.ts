@@ -18,6 +18,12 @@ export const DST_WALL_CLOCK: DstPolicy = Object.freeze({ gap: "skip", repeat: "b
 
 const GAPS: readonly string[] = ["shift", "skip"];
 const REPEATS: readonly string[] = ["first", "last", "both"];
+/** Every DST mode's name: `once`, `wall_clock` and each `<gap>:<repeat>`. */
+export const DST_MODE_NAMES: readonly string[] = [
+  "once",
+  "wall_clock",
+  ...GAPS.flatMap((gap) => REPEATS.map((repeat) => `${gap}:${repeat}`)),
+];
 
 /** Parses `once`, `wall_clock` or `<gap>:<repeat>` (`shift:last`, `skip:first` …). */
 export function parseDst(text: string): DstPolicy {

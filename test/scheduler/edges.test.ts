@@ -19,6 +19,20 @@ async function startedIds(store: Store, scheduleId: string): Promise<string[]> {
   return rows.map((e) => e.executionId.slice(scheduleId.length + 1)).sort();
 }
 
+/** Schedule "s" every 10 s with buffer_one: 00:00:10 started (it runs on), 00:00:20 buffered behind it. */
+async function runningWithOneBuffered(store: Store): Promise<Harness> {
+  const h = await makeHarness(store, { now: "2026-11-15T00:00:00.500Z" });
+  await h.scheduler.schedules.create({
+    schedule_id: "s",
+    workflow: "OrderProcessing",
+    interval: "10s",
+    overlap: "buffer_one",
+  });
+  await h.fireAt("2026-11-15T00:00:10Z");
+  await h.fireAt("2026-11-15T00:00:20Z");
+  return h;
+}
+
 /** Moves the clock second by second from `from` to `to`, firing whatever is due. */
 async function runSeconds(h: Harness, from: string, to: string): Promise<void> {
   for (let ms = t(from); ms <= t(to); ms += 1000) await h.fireAt(formatInstant(ms));
@@ -170,15 +184,7 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
   it("cancel_previous on a schedule that still holds a buffer (switched from buffer_one) fires and triggers, never stalls", async () => {
     // Found by the model-based test: the cancel's execution-ended hook woke the row's own buffer,
     // which moved its revision and made the fire's (and the trigger's) compare-and-set fail forever.
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      interval: "10s",
-      overlap: "buffer_one",
-    });
-    await h.fireAt("2026-11-15T00:00:10Z");
-    await h.fireAt("2026-11-15T00:00:20Z");
+    const h = await runningWithOneBuffered(db.store);
     expect((await db.store.getSchedule("s"))?.buffered).toEqual([t("2026-11-15T00:00:20Z")]);
     await h.scheduler.schedules.update("s", { overlap: "cancel_previous" });
     await h.fireAt("2026-11-15T00:00:30Z");
@@ -210,15 +216,7 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
   it("a pause holds what is buffered, shown on the schedule; after the resume it starts", async () => {
     // Decided before the pause (a `buffered` ledger row): kept, not dropped, but nothing starts while
     // the schedule is paused (docs/scheduling.md § Pause and the buffer).
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      interval: "10s",
-      overlap: "buffer_one",
-    });
-    await h.fireAt("2026-11-15T00:00:10Z");
-    await h.fireAt("2026-11-15T00:00:20Z");
+    const h = await runningWithOneBuffered(db.store);
     await h.scheduler.actions.pause("s", { note: "maintenance" });
     h.clock.set(t("2026-11-15T00:00:25Z"));
     await h.executions.complete("s:2026-11-15T00:00:10Z", {});
