@@ -38,7 +38,16 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
     const body = opts.catchUp === true ? { catch_up: true } : {};
     const s = await clientFor(cmd, io).resumeSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
-    const next = s.next_fire_at === null ? `no next fire: ${s.state}` : `next fire ${s.next_fire_at}`;
+    // What the pause held in the buffer is due at once (docs/scheduling.md § Pause and the buffer):
+    // say so, rather than print its past occurrence as the next fire.
+    const held = s.buffered ?? [];
+    const upcoming = s.state === "ended" ? undefined : s.next_fire_times[0];
+    const next =
+      held.length > 0
+        ? `${held.length === 1 ? `buffered ${held[0]}` : `${held.length} buffered`} starts once nothing runs${upcoming === undefined ? "" : `; next fire ${upcoming}`}`
+        : s.next_fire_at === null
+          ? `no next fire: ${s.state}`
+          : `next fire ${s.next_fire_at}`;
     await io.stdout.write(`resumed ${id} (${next})\n`);
   });
 

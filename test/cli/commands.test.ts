@@ -125,6 +125,19 @@ describe("orbit schedule trigger, pause, resume, delete, update", () => {
       "resumed nightly-orders (next fire 2026-11-16T01:00:00Z)\n",
       "deleted nightly-orders\n",
     ]);
+    // A resume with an occurrence held in the buffer names it, not its past time as the next fire.
+    const held = new FakeServer(() => ({
+      status: 200,
+      body: {
+        ...nightlyOrders,
+        overlap: "buffer_one",
+        buffered: ["2026-11-15T01:00:00Z"],
+        next_fire_at: "2026-11-15T01:00:00Z",
+      },
+    }));
+    expect((await held.run(["schedule", "resume", "nightly-orders"])).stdout).toBe(
+      "resumed nightly-orders (buffered 2026-11-15T01:00:00Z starts once nothing runs; next fire 2026-11-16T01:00:00Z)\n",
+    );
     const [p, r] = server.requests;
     expect(p?.headers["if-match"]).toBe('"3"');
     expect(p?.body).toEqual({ note: "freeze" });
