@@ -1,14 +1,14 @@
 /** `orbit workflow register|list|deprecate|undeprecate`: the workflow versions schedules and executions start. */
 import type { Command } from "commander";
 import type { JsonObject } from "../domain/json.js";
-import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
+import { addWriteOptions, parseJsonObjectArg, printJson, usageError, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { workflowTable } from "./execution-format.js";
 import type { CliIO } from "./io.js";
 
 interface RegisterFlags extends WriteFlags {
-  name: string;
-  version: string;
+  name?: string;
+  version?: string;
   inputSchema?: JsonObject;
   description?: string;
   json?: boolean;
@@ -21,8 +21,10 @@ export function registerWorkflowCommands(program: Command, io: CliIO): void {
     workflow
       .command("register")
       .description("register a workflow version (workers also register theirs when they start)")
-      .requiredOption("--name <name>", "workflow name, e.g. OrderProcessing")
-      .requiredOption("--version <semver>", "semver version, e.g. 1.0.0")
+      .argument("[workflow]", "the name, or name@version (the same as --name and --version)")
+      .argument("[version]", "the version, as deprecate takes it (the same as --version)")
+      .option("--name <name>", "workflow name, e.g. OrderProcessing")
+      .option("--version <semver>", "semver version, e.g. 1.0.0")
       .option("--input-schema <json>", "JSON Schema (draft 2020-12) of the input: JSON, or @file", parseJsonObjectArg)
       .option("--description <text>", "free text")
       .option("--json", "print the server's JSON")
@@ -32,16 +34,18 @@ export function registerWorkflowCommands(program: Command, io: CliIO): void {
 Registering the same version again with the same schema is not an error (already registered);
 with another schema it is refused.
 
-Example:
+Examples:
   $ orbit workflow register --name OrderProcessing --version 1.0.0 --input-schema @order.schema.json
-  registered OrderProcessing@1.0.0`,
+  registered OrderProcessing@1.0.0
+  $ orbit workflow register OrderProcessing@1.0.0`,
       ),
     false,
-  ).action(async (opts: RegisterFlags, cmd: Command) => {
+  ).action(async (given: string | undefined, givenVersion: string | undefined, opts: RegisterFlags, cmd: Command) => {
+    const { name, version } = nameAndVersion(given, givenVersion, opts, cmd);
     const r = await clientFor(cmd, io).registerWorkflow(
       {
-        name: opts.name,
-        version: opts.version,
+        name,
+        version,
         ...(opts.inputSchema === undefined ? {} : { input_schema: opts.inputSchema }),
         ...(opts.description === undefined ? {} : { description: opts.description }),
       },
@@ -77,4 +81,49 @@ Example:
     });
   }
   for (const command of workflow.commands) addConnectionOptions(command);
+}
+
+/**
+ * `register`'s workflow: `--name`/`--version`, or the arguments `Name 1.0.0` (as deprecate takes
+ * them), `Name@1.0.0` or `Name` with --version; two ways of giving one only when they agree.
+ */
+function nameAndVersion(
+  given: string | undefined,
+  givenVersion: string | undefined,
+  opts: RegisterFlags,
+  cmd: Command,
+): { name: string; version: string } {
+  const at = given?.lastIndexOf("@") ?? -1;
+  const fromArg: { name?: string; version?: string } =
+    given === undefined ? {} : at >= 0 ? { name: given.slice(0, at), version: given.slice(at + 1) } : { name: given };
+  if (givenVersion !== undefined) {
+    if (fromArg.version !== undefined && fromArg.version !== givenVersion) {
+      usageError(
+        cmd,
+        `the version is ${JSON.stringify(fromArg.version)} in <workflow> but ${JSON.stringify(givenVersion)} after it: give one`,
+      );
+    }
+    fromArg.version = givenVersion;
+  }
+  const pick = (what: "name" | "version"): string => {
+    const a = fromArg[what];
+    const o = opts[what];
+    if (a !== undefined && o !== undefined && a !== o) {
+      usageError(
+        cmd,
+        `the ${what} is ${JSON.stringify(a)} in <workflow> but ${JSON.stringify(o)} in --${what}: give one`,
+      );
+    }
+    const value = a ?? o;
+    if (value === undefined || value === "") {
+      usageError(
+        cmd,
+        what === "name"
+          ? "give the workflow: orbit workflow register OrderProcessing@1.0.0 (or --name and --version)"
+          : `give the version: orbit workflow register ${fromArg.name ?? opts.name}@1.0.0 (or --version 1.0.0)`,
+      );
+    }
+    return value;
+  };
+  return { name: pick("name"), version: pick("version") };
 }

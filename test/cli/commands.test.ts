@@ -251,6 +251,16 @@ describe("orbit ps, status, cancel, workflow", () => {
     status = 200;
     expect((await server.run(args)).stdout).toBe("already registered OrderProcessing@1.0.0\n");
     expect(server.requests[0]?.body).toEqual({ name: "OrderProcessing", version: "1.0.0", input_schema: {} });
+    // The workflow as arguments (`Name@version`, `Name version` as deprecate takes them, or `Name`
+    // with --version) is the same request.
+    for (const given of [
+      ["OrderProcessing@1.0.0"],
+      ["OrderProcessing", "1.0.0"],
+      ["OrderProcessing", "--version", "1.0.0"],
+    ]) {
+      await server.run(["workflow", "register", ...given]);
+      expect(server.requests.at(-1)?.body).toEqual({ name: "OrderProcessing", version: "1.0.0" });
+    }
   });
 });
 
@@ -275,6 +285,21 @@ describe("usage errors and an unreachable server", () => {
     ["orbit show", ["show", "x"], /unknown command 'show'\n\(Did you mean status\?\)/],
     ["orbit run", ["run", "W"], /unknown command 'run'\n\(Did you mean start\?\)/],
     ["orbit schedule run", ["schedule", "run", "x"], /unknown command 'run'\n\(Did you mean trigger\?\)/],
+    [
+      "register without a workflow",
+      ["workflow", "register"],
+      /give the workflow: orbit workflow register OrderProcessing@1\.0\.0/,
+    ],
+    [
+      "register without a version",
+      ["workflow", "register", "Orders"],
+      /give the version: orbit workflow register Orders@1\.0\.0/,
+    ],
+    [
+      "register with two versions",
+      ["workflow", "register", "X@1.0.0", "--version", "2.0.0"],
+      /the version is "1\.0\.0" in <workflow> but "2\.0\.0" in --version/,
+    ],
     ["an unknown command", ["frobnicate"], /unknown command 'frobnicate'\n(?!\(Did you mean)/],
     [
       // Checked before commander's "required option '--start-at' not specified".
