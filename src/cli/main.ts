@@ -109,7 +109,9 @@ const COMMAND_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
  * that the required option the synonym stands for is missing (`backfill --from …`).
  */
 function suggestSynonyms(command: Command): void {
+  // commander's own error paths, each wrapped to try a synonym first.
   const own = command as unknown as {
+    unknownCommand(): void;
     unknownOption(flag: string): void;
     missingMandatoryOptionValue(option: Option): void;
   };
@@ -119,8 +121,8 @@ function suggestSynonyms(command: Command): void {
     if (!command.options.some((o) => o.long === synonym)) return;
     command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, { code: "commander.unknownOption" });
   };
-  const unknownCommand = (command as unknown as { unknownCommand(): void }).unknownCommand.bind(command);
-  (command as unknown as { unknownCommand(): void }).unknownCommand = () => {
+  const unknownCommand = own.unknownCommand.bind(command);
+  own.unknownCommand = () => {
     const name = command.args[0] ?? "";
     // The first synonym this command has: `orbit show x` is `orbit status x`, `orbit schedule show x`
     // is `orbit schedule get x`.

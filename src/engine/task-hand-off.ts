@@ -14,9 +14,6 @@ import type { WorkerTask } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { type LeaseWrite, leasedTask } from "./task-transitions.js";
 
-/** A task leased by a hand-off, with its execution as the start wrote it. */
-export type HandedTask = LeaseWrite;
-
 /** Who waits, for which workflow versions, and for how many tasks. */
 export interface ParkRequest {
   workerId: string;
@@ -34,9 +31,9 @@ export class ParkedPoll {
   private state: "parked" | "promised" | "gone" = "parked";
   private readonly taken = new AbortController();
   /** What the transaction it is promised to handed it so far. */
-  readonly handed: HandedTask[] = [];
-  private outcome: Promise<HandedTask[]> | null = null;
-  private answer: ((tasks: HandedTask[]) => void) | null = null;
+  readonly handed: LeaseWrite[] = [];
+  private outcome: Promise<LeaseWrite[]> | null = null;
+  private answer: ((tasks: LeaseWrite[]) => void) | null = null;
 
   constructor(
     readonly request: ParkRequest,
@@ -57,7 +54,7 @@ export class ParkedPoll {
    * Stops waiting: the tasks a committed transaction handed this poll, after that transaction has
    * ended (a poll promised tasks waits for them, whatever ended its wait); [] when none was.
    */
-  leave(): Promise<HandedTask[]> {
+  leave(): Promise<LeaseWrite[]> {
     if (this.state === "parked") {
       this.state = "gone";
       this.unpark(this);
@@ -83,7 +80,7 @@ export class ParkedPoll {
   }
 }
 
-const NONE: ReadonlyMap<string, HandedTask> = new Map();
+const NONE: ReadonlyMap<string, LeaseWrite> = new Map();
 
 export class TaskHandOff {
   /** The parked polls, oldest first. */
@@ -114,10 +111,10 @@ export class TaskHandOff {
     tx: StoreOps,
     fresh: readonly { task: WorkerTask; execution: Execution }[],
     now: number,
-  ): ReadonlyMap<string, HandedTask> {
+  ): ReadonlyMap<string, LeaseWrite> {
     const mine = this.promised.get(tx);
     if ((this.parked.size === 0 && mine === undefined) || fresh.length === 0) return NONE;
-    const out = new Map<string, HandedTask>();
+    const out = new Map<string, LeaseWrite>();
     for (const poll of mine === undefined ? [...this.parked] : [...mine, ...this.parked]) {
       for (const { task, execution } of fresh) {
         if (poll.full) break;
@@ -126,7 +123,7 @@ export class TaskHandOff {
         if (offer === undefined) continue;
         if (!this.promiseTo(tx, poll)) return out;
         const { workerId, identity, leaseMs } = poll.request;
-        const handed: HandedTask = {
+        const handed: LeaseWrite = {
           task: leasedTask(task, { workerId, identity, untilMs: now + leaseMs }, offer),
           execution,
         };

@@ -139,18 +139,15 @@ export function leasedTask(
  * order; a task another transaction leased first is left out.
  */
 export async function writeLeases<L extends LeaseWrite>(tx: StoreOps, leases: readonly L[], now: number): Promise<L[]> {
-  const groups = new Map<string, TaskLease[]>();
-  for (const { task: t } of leases) {
-    const key = `${t.leaseOwner}\u0000${t.leaseIdentity}\u0000${t.leaseUntilMs}\u0000${t.maxAttempts}\u0000${t.backoffMs}`;
-    const group = groups.get(key);
-    if (group) group.push(t);
-    else groups.set(key, [t]);
-  }
+  const groups = groupBy(
+    leases.map((l) => l.task),
+    (t) => `${t.leaseOwner}\u0000${t.leaseIdentity}\u0000${t.leaseUntilMs}\u0000${t.maxAttempts}\u0000${t.backoffMs}`,
+  );
   const leased = new Set<string>();
-  for (const [first, ...rest] of groups.values()) {
-    const t = first!;
+  for (const group of groups.values()) {
+    const t = group[0]!;
     const ids = await tx.leaseTasks(
-      [t, ...rest].map((x) => x.taskId),
+      group.map((x) => x.taskId),
       {
         owner: t.leaseOwner!,
         identity: t.leaseIdentity,
@@ -403,4 +400,16 @@ export async function finishCancel(
   // A timeout's cancel (timeouts.ts): compensated like a cancel, but it ends FAILED with the timeout error.
   if (isTimeoutError(execution.error)) return endWith(tx, held, now, "FAILED", { error: execution.error });
   return endWith(tx, held, now, "CANCELLED", {});
+}
+
+/** `items` by `key`, each group in the items' order. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = out.get(k);
+    if (group) group.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }

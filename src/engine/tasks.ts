@@ -162,7 +162,7 @@ export class WorkerTasks {
         if (!out.length) return [];
         // Only a run with journaled steps (an attempt after a lost lease or a failure) reads them.
         const journaled = out.map((c) => c.execution.executionId).filter((id) => withSteps.has(id));
-        const steps = groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
+        const steps = T.groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
         return out.map((c) =>
           this.toTaskJson(
             c.task,
@@ -370,17 +370,6 @@ export class WorkerTasks {
 /** How many tasks a poll may lease at once. */
 function pollLimit(request: PollRequestJson): number {
   return Math.min(Math.max(1, request.max_tasks ?? 1), MAX_TASKS_PER_POLL);
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
-  }
-  return out;
 }
 
 function offerFor(offers: readonly WorkflowOfferJson[], task: TaskLease): WorkflowOfferJson {
