@@ -26,6 +26,8 @@ function line(label: string, value: string): string {
 /** The lines for optional settings that are set, after `description:` (the seed shows none). */
 function optionalLines(s: ScheduleJson): string {
   let out = "";
+  // Absent from servers before the field: nothing buffered to say then.
+  const buffered = s.buffered ?? [];
   if (s.dst !== undefined) out += line("dst", s.dst);
   if (s.concurrency_key !== undefined) out += line("concurrency key", s.concurrency_key);
   if (s.max_catch_up !== undefined) out += line("max catch up", String(s.max_catch_up));
@@ -41,7 +43,7 @@ function optionalLines(s: ScheduleJson): string {
   if (s.pause_on_failure !== undefined) out += line("pause on failure", String(s.pause_on_failure));
   if (s.max_runs !== undefined) {
     const left = s.remaining_runs ?? s.max_runs;
-    const none = (s.buffered ?? []).length > 0 ? "none left: the last is buffered" : "all started: the schedule ended";
+    const none = buffered.length > 0 ? "none left: the last is buffered" : "all started: the schedule ended";
     out += line("max runs", `${s.max_runs} (${left === 0 ? none : `${left} to go`})`);
   }
   for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);
@@ -54,8 +56,6 @@ function optionalLines(s: ScheduleJson): string {
     );
   }
   if (s.pause_note !== undefined) out += line("paused", s.pause_note);
-  // Absent from servers before the field: nothing to say then.
-  const buffered = s.buffered ?? [];
   if (buffered.length > 0) {
     const when = "starts when the running execution ends";
     out += line(

@@ -135,12 +135,15 @@ function compileWithHint(
 /** Occurrences looked at for a cron's shortest gap: over a year of a daily cron, so a DST change is among them. */
 const GAP_SCAN = 400;
 
-/** Shortest gaps by cron, zone and DST mode: a batch of 10,000 jittered schedules scans once per expression. */
-const gaps = new Map<string, number | null>();
+/**
+ * Shortest gaps by compiled timing: a batch create or an apply shares one timing between identical
+ * settings (schedules.ts sharedCompile), so 10,000 jittered schedules of one expression scan once.
+ */
+const gaps = new WeakMap<Timing, number | null>();
 
 /** The shortest time between two of the next {@link GAP_SCAN} occurrences; null with fewer than two. */
-function shortestCronGap(timing: Timing, key: string, now: number): number | null {
-  const known = gaps.get(key);
+function shortestCronGap(timing: Timing, now: number): number | null {
+  const known = gaps.get(timing);
   if (known !== undefined) return known;
   let shortest: number | null = null;
   let previous = timing.nextAfter(now);
@@ -150,8 +153,7 @@ function shortestCronGap(timing: Timing, key: string, now: number): number | nul
     shortest = shortest === null ? next - previous : Math.min(shortest, next - previous);
     previous = next;
   }
-  if (gaps.size >= 1000) gaps.clear();
-  gaps.set(key, shortest);
+  gaps.set(timing, shortest);
   return shortest;
 }
 
@@ -282,9 +284,7 @@ export function validateSettings(
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compileWithHint(compile, { cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {
-    const gap =
-      timing.intervalMs ??
-      shortestCronGap(timing.timing, `${cron}\u0000${timezone}\u0000${dst}\u0000${startAtMs}\u0000${endAtMs}`, now);
+    const gap = timing.intervalMs ?? shortestCronGap(timing.timing, now);
     if (gap !== null && jitterMs > gap) {
       // Due times would overtake the next occurrence's, and the firing order is the occurrences'
       // (docs/design.md § Jitter). Temporal caps such a jitter silently; we say so.
