@@ -52,6 +52,18 @@ export function cronRows(prefix: string, n: number, atMs: number, now: number, s
     const at = atMs + (i % spreadHours) * HOUR_MS;
     rows.push({ id, spec: { ...(settings as unknown as JsonObject), schedule_id: id }, nextFireMs: at, dueMs: at });
   }
+  // BENCH_HERD_ORDER=shuffled: inserted in a fixed pseudo-random order, as schedules made over time
+  // by many callers are (the table's order is then not the ids' order; bench:e2e --create-order).
+  if (process.env.BENCH_HERD_ORDER === "shuffled") {
+    let seed = 0x2545f491;
+    for (let i = rows.length - 1; i > 0; i--) {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      const j = Math.floor(((seed >>> 0) / 2 ** 32) * (i + 1));
+      [rows[i], rows[j]] = [rows[j] as BulkRow, rows[i] as BulkRow];
+    }
+  }
   return rows;
 }
 
