@@ -119,7 +119,9 @@ function fingerprint(): string {
   }[];
   for (const { name } of tables) {
     hash.update(name);
-    for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).iterate()) hash.update(JSON.stringify(row));
+    // Sorted here: not every table has a rowid to order by (orbit_schedules is WITHOUT ROWID).
+    const rows = (db.prepare(`SELECT * FROM "${name}"`).all() as unknown[]).map((row) => JSON.stringify(row));
+    for (const row of rows.sort()) hash.update(row);
   }
   return hash.digest("hex");
 }

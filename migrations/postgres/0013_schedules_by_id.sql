@@ -1,0 +1,4 @@
+-- orbit: additive
+-- Nothing on PostgreSQL. SQLite's 0013 keeps orbit_schedules in schedule id order (WITHOUT ROWID;
+-- docs/storage.md § Schedules in id order); a PostgreSQL heap has no such order to keep (CLUSTER
+-- sorts it once, and every update places the new row version wherever there is room).
