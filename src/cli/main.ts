@@ -92,6 +92,7 @@ const COMMAND_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   describe: ["status", "get"],
   show: ["status", "get"],
   info: ["get"],
+  status: ["get"],
   kill: ["cancel"],
   terminate: ["cancel"],
   rerun: ["retry"],
@@ -116,7 +117,19 @@ function suggestSynonyms(command: Command): void {
     missingMandatoryOptionValue(option: Option): void;
   };
   const synonymError = (flag: string, only?: string): void => {
-    const synonym = SYNONYMS[flag.split("=")[0]!];
+    const name = flag.split("=")[0]!;
+    // `--id x` where the id is the command's argument (`orbit schedule create <schedule-id>`).
+    const idArgument = command.registeredArguments.find((a) => a.name().endsWith("-id"));
+    if (name === "--id" && idArgument !== undefined && only === undefined) {
+      const usage = `orbit ${command.parent?.name() === "orbit" ? "" : `${command.parent?.name()} `}${command.name()} <${idArgument.name()}>`;
+      command.error(
+        `error: unknown option '${flag}'\n(The ${idArgument.name().replace(/-/g, " ")} is an argument: ${usage} …)`,
+        {
+          code: "commander.unknownOption",
+        },
+      );
+    }
+    const synonym = SYNONYMS[name];
     if (synonym === undefined || (only !== undefined && synonym !== only)) return;
     if (!command.options.some((o) => o.long === synonym)) return;
     command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, { code: "commander.unknownOption" });

@@ -282,7 +282,18 @@ describe("usage errors and an unreachable server", () => {
     ["orbit execution list", ["execution", "list"], /unknown command 'execution'\n\(Did you mean ps\?\)/],
     ["orbit schedule ls", ["schedule", "ls"], /unknown command 'ls'\n\(Did you mean list\?\)/],
     ["orbit schedule show", ["schedule", "show", "x"], /unknown command 'show'\n\(Did you mean get\?\)/],
+    ["orbit schedule status", ["schedule", "status", "x"], /unknown command 'status'\n\(Did you mean get\?\)/],
     ["orbit show", ["show", "x"], /unknown command 'show'\n\(Did you mean status\?\)/],
+    [
+      "--id where the id is an argument",
+      ["schedule", "create", "--id", "x", "--workflow", "W", "--interval", "2s"],
+      /unknown option '--id'\n\(The schedule id is an argument: orbit schedule create <schedule-id> …\)/,
+    ],
+    [
+      "--id on a top-level command",
+      ["cancel", "--id", "e"],
+      /\(The execution id is an argument: orbit cancel <execution-id> …\)/,
+    ],
     ["orbit run", ["run", "W"], /unknown command 'run'\n\(Did you mean start\?\)/],
     ["orbit schedule run", ["schedule", "run", "x"], /unknown command 'run'\n\(Did you mean trigger\?\)/],
     [
