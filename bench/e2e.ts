@@ -33,6 +33,7 @@ import type { ChildSettings, Start } from "./lib/e2e-child.js";
 import { compiledChildren } from "./lib/e2e-compile.js";
 import { type Phases, readPhases } from "./lib/e2e-phases.js";
 import { type MinuteStats, pct, summarise } from "./lib/e2e-stats.js";
+import { seededShuffle } from "./lib/fire-phases.js";
 import { adminSql } from "./lib/pg-admin.js";
 
 const { values: args } = parseArgs({
@@ -358,21 +359,10 @@ for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
   }
 }
 
-/** 0 … n-1 in id order (`sorted`) or shuffled by a fixed-seed generator (`shuffled`), the same every run. */
+/** 0 … n-1 in id order (`sorted`) or in a fixed shuffled order (`shuffled`), the same every run. */
 function creationOrder(n: number, how: string | undefined): number[] {
   const order = Array.from({ length: n }, (_, i) => i);
   if (how === "sorted") return order;
   if (how !== "shuffled") throw new Error(`--create-order is shuffled or sorted, not ${how}`);
-  let seed = 0x2545f491;
-  const next = (): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 0) / 2 ** 32;
-  };
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  return order;
+  return seededShuffle(order);
 }

@@ -54,17 +54,20 @@ export function cronRows(prefix: string, n: number, atMs: number, now: number, s
   }
   // BENCH_HERD_ORDER=shuffled: inserted in a fixed pseudo-random order, as schedules made over time
   // by many callers are (the table's order is then not the ids' order; bench:e2e --create-order).
-  if (process.env.BENCH_HERD_ORDER === "shuffled") {
-    let seed = 0x2545f491;
-    for (let i = rows.length - 1; i > 0; i--) {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      const j = Math.floor(((seed >>> 0) / 2 ** 32) * (i + 1));
-      [rows[i], rows[j]] = [rows[j] as BulkRow, rows[i] as BulkRow];
-    }
+  return process.env.BENCH_HERD_ORDER === "shuffled" ? seededShuffle(rows) : rows;
+}
+
+/** `items` shuffled in place by a fixed-seed generator (xorshift32): the same order every run. */
+export function seededShuffle<T>(items: T[]): T[] {
+  let seed = 0x2545f491;
+  for (let i = items.length - 1; i > 0; i--) {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    const j = Math.floor(((seed >>> 0) / 2 ** 32) * (i + 1));
+    [items[i], items[j]] = [items[j] as T, items[i] as T];
   }
-  return rows;
+  return items;
 }
 
 /** A bulk row as `Schedules.create` would store it. */

@@ -121,13 +121,12 @@ function suggestSynonyms(command: Command): void {
     // `--id x` where the id is the command's argument (`orbit schedule create <schedule-id>`).
     const idArgument = command.registeredArguments.find((a) => a.name().endsWith("-id"));
     if (name === "--id" && idArgument !== undefined && only === undefined) {
-      const usage = `orbit ${command.parent?.name() === "orbit" ? "" : `${command.parent?.name()} `}${command.name()} <${idArgument.name()}>`;
-      command.error(
-        `error: unknown option '${flag}'\n(The ${idArgument.name().replace(/-/g, " ")} is an argument: ${usage} …)`,
-        {
-          code: "commander.unknownOption",
-        },
-      );
+      const group = command.parent?.parent ? `${command.parent.name()} ` : "";
+      const usage = `orbit ${group}${command.name()} <${idArgument.name()}>`;
+      const what = idArgument.name().replace(/-/g, " ");
+      command.error(`error: unknown option '${flag}'\n(The ${what} is an argument: ${usage} …)`, {
+        code: "commander.unknownOption",
+      });
     }
     const synonym = SYNONYMS[name];
     if (synonym === undefined || (only !== undefined && synonym !== only)) return;
