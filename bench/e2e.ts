@@ -31,6 +31,7 @@ import { parseArgs } from "node:util";
 import { OrbitClient } from "../src/client/client.js";
 import type { ChildSettings, Start } from "./lib/e2e-child.js";
 import { compiledChildren } from "./lib/e2e-compile.js";
+import { seedHistory } from "./lib/e2e-history.js";
 import { type Phases, readPhases } from "./lib/e2e-phases.js";
 import { type MinuteStats, pct, summarise } from "./lib/e2e-stats.js";
 import { seededShuffle } from "./lib/fire-phases.js";
@@ -66,6 +67,12 @@ const { values: args } = parseArgs({
      * (every figure before 2026-12-03 21:00 UTC), which packs each batch into neighbouring pages.
      */
     "create-order": { type: "string", default: "shuffled" },
+    /**
+     * Orbit SQLite only: N earlier minutes of completed executions for every schedule before the
+     * measured minutes (bench/lib/e2e-history.ts), as a server that has run N minutes has; 0: a
+     * fresh database (every figure before Run N).
+     */
+    history: { type: "string", default: "0" },
   },
 });
 const S = Number(args.schedules);
@@ -254,6 +261,16 @@ async function runSystem(named: string): Promise<Row> {
         await client.createSchedules(batch);
       }
       createMs = performance.now() - t0;
+      const history = Number(args.history);
+      if (history > 0) {
+        if (kind !== "orbit-sqlite") throw new Error("--history is for orbit-sqlite only");
+        seedHistory(
+          join(target, "orbit.db"),
+          order.map((i) => `s${i}`),
+          history,
+          Date.now(),
+        );
+      }
       // -c0: no worker at all, to read the fire lag of an idle server beside a busy one.
       if (concurrency !== 0) {
         const worker = spawn("e2e-orbit-worker.ts", "worker", { ...base, server: url }, onStarts, {
