@@ -109,9 +109,7 @@ async function seed(store: Store, t0: number): Promise<void> {
     }
     await store.transaction(async (tx) => {
       await tx.insertExecutions(batch);
-      await tx.insertFirstEvents(
-        batch.map((e) => ({ executionId: e.executionId, type: "WorkflowCreated", data: {}, atMs: e.createdMs })),
-      );
+      await tx.insertCreatedEvents(batch);
     });
   }
 }

@@ -18,9 +18,17 @@ export function seedHistory(file: string, scheduleIds: readonly string[], minute
     `INSERT INTO orbit_executions (execution_id, workflow, version, input, status, schedule_id, "trigger", result,
        run, attempt, created_ms, started_ms, ended_ms) VALUES (?, 'Noop', '1.0.0', '{}', 'COMPLETED', ?, ?, '{}', 1, 1, ?, ?, ?)`,
   );
-  const event = db.prepare(
-    "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms) VALUES (?, ?, ?, ?, ?)",
+  // A schema whose events carry their execution's created instant gets it too.
+  const keyed = (db.pragma("table_info(orbit_execution_events)") as { name: string }[]).some(
+    (c) => c.name === "execution_created_ms",
   );
+  const insertEvent = db.prepare(
+    keyed
+      ? "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms) VALUES (?, ?, ?, ?, ?, ?)"
+      : "INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms) VALUES (?, ?, ?, ?, ?)",
+  );
+  const event = (id: string, seq: number, type: string, data: string, atMs: number, createdMs: number) =>
+    keyed ? insertEvent.run(id, seq, type, data, atMs, createdMs) : insertEvent.run(id, seq, type, data, atMs);
   const task = db.prepare(
     `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner,
        lease_until_ms, available_ms, created_ms, max_attempts, backoff_ms) VALUES (?, ?, 1, 'Noop', '1.0.0', 'done', 1, 'bench', ?, ?, ?, 3, 1000)`,
@@ -43,15 +51,10 @@ export function seedHistory(file: string, scheduleIds: readonly string[], minute
         attempt: 1,
       });
       execution.run(id, s, trigger, at + 30, at + 30, at + 500);
-      event.run(
-        id,
-        1,
-        "WorkflowCreated",
-        `{"workflow":"Noop","version":"1.0.0","input":{},"schedule_id":${JSON.stringify(s)},"trigger":${trigger}}`,
-        at + 30,
-      );
-      event.run(id, 2, "WorkflowTaskStarted", '{"worker_id":"bench","run":1,"attempt":1}', at + 200);
-      event.run(id, 3, "WorkflowCompleted", '{"result":{}}', at + 500);
+      const data = `{"workflow":"Noop","version":"1.0.0","input":{},"schedule_id":${JSON.stringify(s)},"trigger":${trigger}}`;
+      event(id, 1, "WorkflowCreated", data, at + 30, at + 30);
+      event(id, 2, "WorkflowTaskStarted", '{"worker_id":"bench","run":1,"attempt":1}', at + 200, at + 30);
+      event(id, 3, "WorkflowCompleted", '{"result":{}}', at + 500, at + 30);
       task.run(newTimeOrderedId(), id, at + 30_200, at + 30, at + 30);
       ledger.run(s, at, id, at + 1);
     }

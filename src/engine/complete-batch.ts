@@ -10,7 +10,7 @@
 import { OrbitError } from "../domain/errors.js";
 import type { Execution } from "../domain/execution.js";
 import type { JsonValue } from "../domain/json.js";
-import type { FirstEvent, StoreOps } from "../store/store.js";
+import type { NewEvent, StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
 import { cancelWins, type LeaseHolder, leaseRefusal } from "./task-transitions.js";
 import type { CompleteAnswer } from "./tasks.js";
@@ -43,7 +43,7 @@ export async function completeBatch(
   const executions = new Map<string, Execution>(locked.executions.map((e) => [e.executionId, e]));
   const answers: Record<string, CompleteAnswer> = {};
   const ended: Execution[] = [];
-  const events: FirstEvent[] = [];
+  const events: NewEvent[] = [];
   const completedTasks: string[] = [];
   // A task reported twice in one batch: the second report sees the first's effect, as it would in
   // a second request (a completed task is no longer leased; a cancel's answer is the same again).

@@ -146,8 +146,8 @@ export interface PruneBatch {
   last: PruneCursor | null;
 }
 
-/** A first event of a new execution (sequence number 1). */
-export interface FirstEvent {
+/** An event to append to an execution's history (it takes the execution's next sequence number). */
+export interface NewEvent {
   executionId: string;
   type: string;
   data: JsonObject;
@@ -214,11 +214,6 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * the number of rows on PostgreSQL.
    */
   insertExecutions(executions: readonly Execution[]): Promise<string[]>;
-  /**
-   * Appends each execution's first event (seq 1) at once. Only for executions that have no event
-   * yet (just inserted in this transaction); an existing seq 1 fails the statement.
-   */
-  insertFirstEvents(events: readonly FirstEvent[]): Promise<void>;
   /**
    * Appends each execution's first event, `WorkflowCreated` (seq 1) at its `createdMs`, whose data
    * is the execution's own `{workflow, version, input}` plus `schedule_id` and `trigger` when set

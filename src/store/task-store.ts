@@ -6,7 +6,7 @@
 import type { Execution } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { WorkerTask, WorkerTaskState } from "./rows.js";
-import type { FirstEvent, LockOption } from "./store.js";
+import type { LockOption, NewEvent } from "./store.js";
 
 /** A worker task with the retry policy it was leased under (set by the lease; default 1 attempt, no back-off). */
 export interface TaskLease extends WorkerTask {
@@ -41,7 +41,7 @@ export interface ClaimCandidate {
 export interface CompletionWrites {
   executions: readonly { executionId: string; result: JsonValue }[];
   doneTaskIds: readonly string[];
-  events: readonly FirstEvent[];
+  events: readonly NewEvent[];
 }
 
 export interface NewLease {
@@ -85,7 +85,7 @@ export interface TaskStoreOps {
   /** {@link lockExecutionIfFree} for many in one statement: those that exist and no other transaction holds. */
   lockExecutionsIfFree(executionIds: readonly string[]): Promise<Execution[]>;
   /** One event appended to each of several executions (at most one per execution), each at its next seq. */
-  appendEvents(events: readonly FirstEvent[]): Promise<void>;
+  appendEvents(events: readonly NewEvent[]): Promise<void>;
   /**
    * A batch of reports' locks (docs/workflows.md § Batched completes): the executions of those of
    * the tasks that exist, then the tasks, each set locked (`FOR UPDATE`) in one statement in id

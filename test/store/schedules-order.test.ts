@@ -1,7 +1,8 @@
 /**
- * SQLite keeps orbit_schedules in schedule id order (migration 0013, docs/storage.md § Schedules in
- * id order): a fire batch of a herd, read in the firing loop's order, lies on neighbouring pages of
- * the table whatever order the schedules were created in, so its commit writes few pages to the WAL.
+ * What a batch of a herd writes on SQLite stays on neighbouring pages as schedules and their
+ * histories grow: the schedules table in schedule id order (migration 0013, docs/storage.md §
+ * Schedules in id order), and events keyed by their execution's creation (0014, § Events in
+ * creation order). Counted as the WAL pages one transaction writes.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { schedule, T0 } from "./fixtures/records.js";
+import { execution, schedule, T0 } from "./fixtures/records.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -19,7 +20,7 @@ afterEach(async () => {
 /** WAL frames are a 24-byte header and one page; the file starts with a 32-byte header. */
 const walPages = (file: string, pageSize: number): number => Math.max(0, (statSync(file).size - 32) / (24 + pageSize));
 
-describe("SQLite schedules in id order", () => {
+describe("SQLite writes of a fire batch as schedules and histories grow", () => {
   it("a batch of 200 due schedules created in a shuffled order writes about 20 pages of the table, not one per row", async () => {
     const dir = mkdtempSync(join(tmpdir(), "orbit-schedules-order-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,5 +56,51 @@ describe("SQLite schedules in id order", () => {
     const written = walPages(join(dir, "orbit.db-wal"), pageSize);
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(50);
+  });
+
+  it("the events of a batch of 200 executions, each with its schedule's long history, write a few pages, not one per execution", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orbit-events-order-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const store = new SqliteStore({ dataDir: dir });
+    await store.open();
+    cleanups.push(() => store.close());
+    // 200 schedules' executions, a minute apart, each with its three events, for 30 minutes.
+    const minute = async (k: number) => {
+      const at = T0 + k * 60_000;
+      const batch = Array.from({ length: 200 }, (_, i) =>
+        execution(`s${String(i).padStart(3, "0")}:${new Date(at).toISOString()}`, { createdMs: at }),
+      );
+      await store.transaction(async (tx) => {
+        await tx.insertExecutions(batch);
+        await tx.insertCreatedEvents(batch);
+      });
+      return batch;
+    };
+    const report = (batch: { executionId: string }[], type: string, atMs: number) =>
+      store.transaction((tx) =>
+        tx.appendEvents(batch.map((e) => ({ executionId: e.executionId, type, data: {}, atMs }))),
+      );
+    for (let k = 0; k < 30; k++) {
+      const batch = await minute(k);
+      await report(batch, "WorkflowTaskStarted", T0 + k * 60_000 + 100);
+      await report(batch, "WorkflowCompleted", T0 + k * 60_000 + 200);
+    }
+    const batch = await minute(30);
+
+    const db = new Database(join(dir, "orbit.db"));
+    cleanups.push(() => {
+      db.close();
+    });
+    const pageSize = Number(db.pragma("page_size", { simple: true }));
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    await report(batch, "WorkflowTaskStarted", T0 + 30 * 60_000 + 100);
+    const written = walPages(join(dir, "orbit.db-wal"), pageSize);
+    expect(written).toBeGreaterThan(0);
+    // Keyed (execution_id, seq), each of the 200 events went to its schedule's own page: 200+.
+    expect(written).toBeLessThan(40);
+    expect((await store.listEvents(batch[7]!.executionId)).map((e) => e.type)).toEqual([
+      "WorkflowCreated",
+      "WorkflowTaskStarted",
+    ]);
   });
 });

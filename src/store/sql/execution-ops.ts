@@ -7,7 +7,7 @@ import type { Execution, ExecutionEvent, ExecutionStatus } from "../../domain/ex
 import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
-import type { DialectName, ExecutionFilter, ExecutionPatch, FirstEvent, LockOption, TransactionEnd } from "../store.js";
+import type { DialectName, ExecutionFilter, ExecutionPatch, LockOption, NewEvent, TransactionEnd } from "../store.js";
 import { batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
@@ -19,9 +19,43 @@ const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
   tail: "ON CONFLICT (execution_id) DO NOTHING",
 });
 const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL);
-/** A first event (seq 1), batched with the execution it starts. */
-const FIRST_EVENT = columnSet(EVENTS);
-const INSERT_FIRST_EVENT = batchInsertSql(EVENTS, FIRST_EVENT);
+/** The created instant of the execution whose id is the one `?`: what its events are keyed by on SQLite. */
+const CREATED_OF = "(SELECT created_ms FROM orbit_executions WHERE execution_id = ?)";
+
+/**
+ * Where one execution's events are, in `WHERE` form with the parameters it takes for an id. SQLite
+ * keys events by (execution_created_ms, execution_id, seq) (migration 0014, docs/storage.md §
+ * Events in creation order), so it finds the execution's created instant first; PostgreSQL keeps
+ * the key (execution_id, seq).
+ */
+export function eventsOf(dialect: SqlDialect, alias = ""): { sql: string; params: (id: string) => SqlParam[] } {
+  if (dialect.name === "postgres") return { sql: `${alias}execution_id = ?`, params: (id) => [id] };
+  return { sql: `${alias}execution_created_ms = ${CREATED_OF} AND ${alias}execution_id = ?`, params: (id) => [id, id] };
+}
+
+/**
+ * One event at its execution's next seq (`RETURNING seq` when `returning`), and its parameters.
+ * The created instant is read from the execution's row (an event of an execution that does not
+ * exist takes its own instant). A scalar subquery inside VALUES (not INSERT … SELECT) so
+ * PostgreSQL types each parameter from its target column (the JSON text becomes jsonb).
+ */
+export function appendEventSql(dialect: SqlDialect, returning: boolean) {
+  const where = eventsOf(dialect);
+  return {
+    sql: `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms)
+      VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM orbit_execution_events WHERE ${where.sql}), ?, ?, ?,
+        COALESCE(${CREATED_OF}, ?))${returning ? " RETURNING seq" : ""}`,
+    params: (e: NewEvent): SqlParam[] => [
+      e.executionId,
+      ...where.params(e.executionId),
+      e.type,
+      jsonParam(e.data),
+      e.atMs,
+      e.executionId,
+      e.atMs,
+    ],
+  };
+}
 
 /**
  * The data of `WorkflowCreated` built from the execution's row (insertCreatedEvents): its
@@ -263,25 +297,9 @@ export class ExecutionOps {
   }
 
   async appendEvent(executionId: string, type: string, data: JsonObject, atMs: number): Promise<ExecutionEvent> {
-    // A scalar subquery inside VALUES (not INSERT … SELECT) so PostgreSQL types each parameter
-    // from its target column (the JSON text becomes jsonb).
-    const rows = await this.exec.all(
-      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
-       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM orbit_execution_events WHERE execution_id = ?), ?, ?, ?)
-       RETURNING seq`,
-      [executionId, executionId, type, jsonParam(data), atMs],
-    );
+    const append = appendEventSql(this.sqlDialect, true);
+    const rows = await this.exec.all(append.sql, append.params({ executionId, type, data, atMs }));
     return { executionId, seq: Number(rows[0]?.seq), type, data, atMs };
-  }
-
-  async insertFirstEvents(events: readonly FirstEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const rows = events.map((e) => ({ ...e, seq: 1 }));
-    if (this.sqlDialect.batch === "rows") {
-      await this.exec.runMany(INSERT_FIRST_EVENT.single, rows.map(FIRST_EVENT.params));
-      return;
-    }
-    await this.exec.run(INSERT_FIRST_EVENT.unnest, FIRST_EVENT.arrays(rows));
   }
 
   async insertCreatedEvents(executions: readonly Execution[]): Promise<void> {
@@ -291,17 +309,18 @@ export class ExecutionOps {
       executions.map((e) => e.executionId),
     );
     await this.exec.run(
-      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
-       SELECT execution_id, 1, 'WorkflowCreated', ${CREATED_DATA[this.sqlDialect.name]}, created_ms
+      `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms)
+       SELECT execution_id, 1, 'WorkflowCreated', ${CREATED_DATA[this.sqlDialect.name]}, created_ms, created_ms
        FROM orbit_executions WHERE ${ids.sql}`,
       [ids.param],
     );
   }
 
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
+    const where = eventsOf(this.sqlDialect);
     const rows = await this.exec.all(
-      `SELECT ${READ.events} FROM orbit_execution_events WHERE execution_id = ? ORDER BY seq`,
-      [executionId],
+      `SELECT ${READ.events} FROM orbit_execution_events WHERE ${where.sql} ORDER BY seq`,
+      where.params(executionId),
     );
     return rows.map((r) => this.map.event(r));
   }

@@ -71,7 +71,17 @@ export async function pruneExecutionsBatch(
   const ids = rows.filter((r) => ENDED_STATUSES.has(String(r.status))).map((r) => String(r.execution_id));
   if (ids.length === 0) return { deleted: 0, read: rows.length, last };
   const marks = ids.map(() => "?").join(", ");
-  for (const table of ["orbit_execution_events", "orbit_step_results", "orbit_worker_tasks"]) {
+  // SQLite keys events by their execution's created instant first (docs/storage.md § Events in
+  // creation order), read from the executions' rows, which go after their children. (A row-value
+  // IN over the two columns searched on the first only: every event of a fire batch that shares
+  // the instant, for each id.)
+  await exec.run(
+    `DELETE FROM orbit_execution_events WHERE rowid IN (SELECT v.rowid FROM orbit_executions AS x
+       JOIN orbit_execution_events AS v ON v.execution_created_ms = x.created_ms AND v.execution_id = x.execution_id
+       WHERE x.execution_id IN (${marks}))`,
+    ids,
+  );
+  for (const table of ["orbit_step_results", "orbit_worker_tasks"]) {
     await exec.run(`DELETE FROM ${table} WHERE execution_id IN (${marks})`, ids);
   }
   const deleted = await exec.run(pruneDeleteSql(ids.length), ids);

@@ -5,7 +5,7 @@
 import type { Execution } from "../../domain/execution.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { WorkerTaskState } from "../rows.js";
-import type { FirstEvent, LockOption } from "../store.js";
+import type { LockOption, NewEvent } from "../store.js";
 import type {
   ClaimableTaskQuery,
   ClaimCandidate,
@@ -17,7 +17,7 @@ import type {
   WorkflowRef,
 } from "../task-store.js";
 import { arrayParam, type Columns, jsonParam, quote, rowReader } from "./columns.js";
-import { ExecutionOps } from "./execution-ops.js";
+import { appendEventSql, ExecutionOps } from "./execution-ops.js";
 import type { SqlParam, SqlRow } from "./executor.js";
 import { EXECUTION_ALL, EXECUTIONS, READ, TASKS } from "./tables.js";
 
@@ -31,13 +31,14 @@ function workflowFilter(workflows: readonly WorkflowRef[], prefix = ""): { sql: 
 }
 
 /** PostgreSQL: one event per execution from four arrays ({@link eventArrays}), each at its next seq. */
-const APPEND_EVENTS_UNNEST = `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
+const APPEND_EVENTS_UNNEST = `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms)
   SELECT u.execution_id,
          (SELECT COALESCE(MAX(e.seq), 0) + 1 FROM orbit_execution_events e WHERE e.execution_id = u.execution_id),
-         u.type, u.data::jsonb, u.at_ms
+         u.type, u.data::jsonb, u.at_ms,
+         (SELECT x.created_ms FROM orbit_executions x WHERE x.execution_id = u.execution_id)
   FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`;
 
-function eventArrays(events: readonly FirstEvent[]): SqlParam[] {
+function eventArrays(events: readonly NewEvent[]): SqlParam[] {
   return [
     arrayParam(events.map((e) => e.executionId)),
     arrayParam(events.map((e) => e.type)),
@@ -46,7 +47,7 @@ function eventArrays(events: readonly FirstEvent[]): SqlParam[] {
   ];
 }
 
-function checkOneEventEach(events: readonly FirstEvent[]): void {
+function checkOneEventEach(events: readonly NewEvent[]): void {
   if (new Set(events.map((e) => e.executionId)).size !== events.length) {
     // One statement sees the events as they were before it: two rows of one execution would take the same seq.
     throw new Error("appendEvents takes at most one event per execution");
@@ -175,15 +176,12 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return rows.map((r) => this.map.execution(r));
   }
 
-  async appendEvents(events: readonly FirstEvent[]): Promise<void> {
+  async appendEvents(events: readonly NewEvent[]): Promise<void> {
     if (!events.length) return;
     checkOneEventEach(events);
     if (this.sqlDialect.batch === "rows") {
-      await this.exec.runMany(
-        `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms)
-         VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM orbit_execution_events WHERE execution_id = ?), ?, ?, ?)`,
-        events.map((e) => [e.executionId, e.executionId, e.type, jsonParam(e.data), e.atMs]),
-      );
+      const append = appendEventSql(this.sqlDialect, false);
+      await this.exec.runMany(append.sql, events.map(append.params));
       return;
     }
     await this.exec.run(APPEND_EVENTS_UNNEST, eventArrays(events));
