@@ -12,7 +12,7 @@ import { batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { RowMapper } from "./row-mappers.js";
-import { EVENTS, EXECUTION_ALL, EXECUTIONS, READ, TASK_ALL, TASKS } from "./tables.js";
+import { EXECUTION_ALL, EXECUTIONS, READ, TASK_ALL, TASKS } from "./tables.js";
 import type { TransactionEnds } from "./transaction-ends.js";
 
 const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
