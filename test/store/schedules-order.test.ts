@@ -17,16 +17,22 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** A store on a new SQLite file in a folder of its own, both gone after the test. */
+async function openStore(): Promise<{ dir: string; store: SqliteStore }> {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-batch-pages-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const store = new SqliteStore({ dataDir: dir });
+  await store.open();
+  cleanups.push(() => store.close());
+  return { dir, store };
+}
+
 /** WAL frames are a 24-byte header and one page; the file starts with a 32-byte header. */
 const walPages = (file: string, pageSize: number): number => Math.max(0, (statSync(file).size - 32) / (24 + pageSize));
 
 describe("SQLite writes of a fire batch as schedules and histories grow", () => {
   it("a batch of 200 due schedules created in a shuffled order writes about 20 pages of the table, not one per row", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "orbit-schedules-order-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const store = new SqliteStore({ dataDir: dir });
-    await store.open();
-    cleanups.push(() => store.close());
+    const { dir, store } = await openStore();
     // 2,000 schedules made one by one in an order that is not their ids' (a fixed shuffle).
     const ids = Array.from({ length: 2000 }, (_, i) => `sched-${String(i).padStart(4, "0")}`);
     for (let i = ids.length - 1, seed = 7; i > 0; i--) {
@@ -59,11 +65,7 @@ describe("SQLite writes of a fire batch as schedules and histories grow", () => 
   });
 
   it("the events of a batch of 200 executions, each with its schedule's long history, write a few pages, not one per execution", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "orbit-events-order-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const store = new SqliteStore({ dataDir: dir });
-    await store.open();
-    cleanups.push(() => store.close());
+    const { dir, store } = await openStore();
     // 200 schedules' executions, a minute apart, each with its three events, for 30 minutes.
     const minute = async (k: number) => {
       const at = T0 + k * 60_000;
