@@ -28,9 +28,9 @@ const CREATED_OF = "(SELECT created_ms FROM orbit_executions WHERE execution_id 
  * Events in creation order), so it finds the execution's created instant first; PostgreSQL keeps
  * the key (execution_id, seq).
  */
-export function eventsOf(dialect: SqlDialect, alias = ""): { sql: string; params: (id: string) => SqlParam[] } {
-  if (dialect.name === "postgres") return { sql: `${alias}execution_id = ?`, params: (id) => [id] };
-  return { sql: `${alias}execution_created_ms = ${CREATED_OF} AND ${alias}execution_id = ?`, params: (id) => [id, id] };
+function eventsOf(dialect: SqlDialect): { sql: string; params: (id: string) => SqlParam[] } {
+  if (dialect.name === "postgres") return { sql: "execution_id = ?", params: (id) => [id] };
+  return { sql: `execution_created_ms = ${CREATED_OF} AND execution_id = ?`, params: (id) => [id, id] };
 }
 
 /**
