@@ -3,6 +3,7 @@
  * one-line confirmation.
  */
 import type { Command } from "commander";
+import type { ScheduleJson } from "../domain/api-json.js";
 import type { JsonObject } from "../domain/json.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
@@ -38,17 +39,7 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
     const body = opts.catchUp === true ? { catch_up: true } : {};
     const s = await clientFor(cmd, io).resumeSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
-    // What the pause held in the buffer is due at once (docs/scheduling.md § Pause and the buffer):
-    // say so, rather than print its past occurrence as the next fire.
-    const held = s.buffered ?? [];
-    const upcoming = s.state === "ended" ? undefined : s.next_fire_times[0];
-    const next =
-      held.length > 0
-        ? `${held.length === 1 ? `buffered ${held[0]}` : `${held.length} buffered`} starts once nothing runs${upcoming === undefined ? "" : `; next fire ${upcoming}`}`
-        : s.next_fire_at === null
-          ? `no next fire: ${s.state}`
-          : `next fire ${s.next_fire_at}`;
-    await io.stdout.write(`resumed ${id} (${next})\n`);
+    await io.stdout.write(`resumed ${id} (${whatResumes(s)})\n`);
   });
 
   addWriteOptions(
@@ -100,4 +91,16 @@ An occurrence whose execution exists is skipped, so repeating a backfill starts 
       `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed\n`,
     );
   });
+}
+
+/**
+ * What a resume starts next. What the pause held in the buffer is due at once (docs/scheduling.md §
+ * Pause and the buffer): say so, rather than print its past occurrence as the next fire.
+ */
+function whatResumes(s: ScheduleJson): string {
+  const held = s.buffered ?? [];
+  if (held.length === 0) return s.next_fire_at === null ? `no next fire: ${s.state}` : `next fire ${s.next_fire_at}`;
+  const which = held.length === 1 ? `buffered ${held[0]}` : `${held.length} buffered`;
+  const upcoming = s.state === "ended" ? undefined : s.next_fire_times[0];
+  return `${which} starts once nothing runs${upcoming === undefined ? "" : `; next fire ${upcoming}`}`;
 }

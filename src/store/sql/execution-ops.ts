@@ -22,16 +22,22 @@ const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL);
 /** The created instant of the execution whose id is the one `?`: what its events are keyed by on SQLite. */
 const CREATED_OF = "(SELECT created_ms FROM orbit_executions WHERE execution_id = ?)";
 
+/** A statement's SQL with the parameters it takes for its subject. */
+interface SqlFor<T> {
+  sql: string;
+  params: (subject: T) => SqlParam[];
+}
+
 /**
  * Where one execution's events are, in `WHERE` form with the parameters it takes for an id. SQLite
  * keys events by (execution_created_ms, execution_id, seq) (migration 0014, docs/storage.md §
  * Events in creation order), so it finds the execution's created instant first; PostgreSQL keeps
  * the key (execution_id, seq).
  */
-function eventsOf(dialect: SqlDialect): { sql: string; params: (id: string) => SqlParam[] } {
-  if (dialect.name === "postgres") return { sql: "execution_id = ?", params: (id) => [id] };
-  return { sql: `execution_created_ms = ${CREATED_OF} AND execution_id = ?`, params: (id) => [id, id] };
-}
+const EVENTS_OF: Record<DialectName, SqlFor<string>> = {
+  sqlite: { sql: `execution_created_ms = ${CREATED_OF} AND execution_id = ?`, params: (id) => [id, id] },
+  postgres: { sql: "execution_id = ?", params: (id) => [id] },
+};
 
 /**
  * One event at its execution's next seq (`RETURNING seq` when `returning`), and its parameters.
@@ -39,13 +45,13 @@ function eventsOf(dialect: SqlDialect): { sql: string; params: (id: string) => S
  * exist takes its own instant). A scalar subquery inside VALUES (not INSERT … SELECT) so
  * PostgreSQL types each parameter from its target column (the JSON text becomes jsonb).
  */
-export function appendEventSql(dialect: SqlDialect, returning: boolean) {
-  const where = eventsOf(dialect);
+function appendEvent(dialect: DialectName, returning: boolean): SqlFor<NewEvent> {
+  const where = EVENTS_OF[dialect];
   return {
     sql: `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms)
       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM orbit_execution_events WHERE ${where.sql}), ?, ?, ?,
         COALESCE(${CREATED_OF}, ?))${returning ? " RETURNING seq" : ""}`,
-    params: (e: NewEvent): SqlParam[] => [
+    params: (e) => [
       e.executionId,
       ...where.params(e.executionId),
       e.type,
@@ -56,6 +62,15 @@ export function appendEventSql(dialect: SqlDialect, returning: boolean) {
     ],
   };
 }
+
+/** {@link appendEvent}, built once per dialect: without RETURNING (a batch) and with it (one event). */
+const APPEND_EVENT: Record<DialectName, { batch: SqlFor<NewEvent>; one: SqlFor<NewEvent> }> = {
+  sqlite: { batch: appendEvent("sqlite", false), one: appendEvent("sqlite", true) },
+  postgres: { batch: appendEvent("postgres", false), one: appendEvent("postgres", true) },
+};
+
+/** The statement that appends each event of a batch on `dialect` (TaskOps.appendEvents, SQLite). */
+export const appendEventSql = (dialect: SqlDialect): SqlFor<NewEvent> => APPEND_EVENT[dialect.name].batch;
 
 /**
  * The data of `WorkflowCreated` built from the execution's row (insertCreatedEvents): its
@@ -297,7 +312,7 @@ export class ExecutionOps {
   }
 
   async appendEvent(executionId: string, type: string, data: JsonObject, atMs: number): Promise<ExecutionEvent> {
-    const append = appendEventSql(this.sqlDialect, true);
+    const append = APPEND_EVENT[this.sqlDialect.name].one;
     const rows = await this.exec.all(append.sql, append.params({ executionId, type, data, atMs }));
     return { executionId, seq: Number(rows[0]?.seq), type, data, atMs };
   }
@@ -317,7 +332,7 @@ export class ExecutionOps {
   }
 
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
-    const where = eventsOf(this.sqlDialect);
+    const where = EVENTS_OF[this.sqlDialect.name];
     const rows = await this.exec.all(
       `SELECT ${READ.events} FROM orbit_execution_events WHERE ${where.sql} ORDER BY seq`,
       where.params(executionId),

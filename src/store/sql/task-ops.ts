@@ -180,7 +180,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     if (!events.length) return;
     checkOneEventEach(events);
     if (this.sqlDialect.batch === "rows") {
-      const append = appendEventSql(this.sqlDialect, false);
+      const append = appendEventSql(this.sqlDialect);
       await this.exec.runMany(append.sql, events.map(append.params));
       return;
     }
