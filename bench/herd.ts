@@ -14,6 +14,8 @@
  * the server's worker-protocol engine without HTTP (`WorkerTasks.claim` of 100, then `completeMany` of
  * those 100, until none is left): `drainPerCpuS`, executions leased and completed per second of CPU,
  * one figure per round; the server's work per execution after the fire (docs/benchmarks.md § End to end, Run I).
+ * `BENCH_HERD_WAL=1` (SQLite): prints to stderr, per round, the pages its fire (and drain) wrote to
+ * the WAL per table and index, a page once per commit that wrote it (docs/benchmarks.md, Run O).
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -40,6 +42,7 @@ const steadyPerS: number[] = [];
 const steadyPerCpuS: number[] = [];
 const drainPerCpuS: number[] = [];
 const drain = process.env.BENCH_HERD_DRAIN === "1";
+const countWal = process.env.BENCH_HERD_WAL === "1";
 for (let k = 0; k < Number(herds); k++) {
   const e = dialect === "sqlite" ? await env.openSqlite() : await env.openPostgres();
   if (typeof e === "string") throw new Error(e);
@@ -48,6 +51,8 @@ for (let k = 0; k < Number(herds); k++) {
   for (let round = 0; round < rounds; round++) {
     const due = at + round * phases.HOUR_MS;
     if (round > 0 && !drain) await completeAll(e.store, due);
+    const wal = countWal ? e.raw.walPages : undefined;
+    wal?.begin();
     if (session) await session.post("Profiler.start");
     const cpu0 = process.cpuUsage();
     const r = await phases.herdRun(e, due);
@@ -60,6 +65,11 @@ for (let k = 0; k < Number(herds); k++) {
     (round === 0 ? perS : steadyPerS).push(Math.round(r.firesPerSecond));
     (round === 0 ? perCpuS : steadyPerCpuS).push(Math.round(r.fired / ((cpu.user + cpu.system) / 1e6)));
     if (drain) drainPerCpuS.push(await drainAll(e.store, due + 2000));
+    if (wal) {
+      const pages = wal.end();
+      const all = [...pages.values()].reduce((a, b) => a + b, 0);
+      console.error(JSON.stringify({ round: round + 1, all, ...Object.fromEntries(pages) }));
+    }
   }
   await e.close();
 }

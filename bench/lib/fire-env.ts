@@ -5,7 +5,7 @@
  * pg client; the Store API inserts one row per statement, too slow for a million rows).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -49,6 +49,19 @@ export interface RawDb {
   retire(prefix: string): Promise<void>;
   count(): Promise<number>;
   close(): Promise<void>;
+  /** SQLite only: counts the pages written between `begin()` and `end()`, per B-tree. */
+  walPages?: WalPages;
+}
+
+/**
+ * The pages a stretch of work writes to SQLite's WAL, per B-tree (table or index): `begin()` empties
+ * the WAL and holds a read snapshot on the raw connection, so no checkpoint can restart the WAL
+ * while the work appends to it; `end()` reads the WAL's frame headers (each frame is one page written
+ * by one commit, so a page rewritten at ten commits counts ten) and names each page with `dbstat`.
+ */
+export interface WalPages {
+  begin(): void;
+  end(): Map<string, number>;
 }
 
 export interface Env {
@@ -127,6 +140,7 @@ export async function openSqlite(): Promise<Env> {
     close: async () => {
       db.close();
     },
+    walPages: walPagesOf(db, `${filename}-wal`),
   };
   return {
     label: "sqlite",
@@ -136,6 +150,37 @@ export async function openSqlite(): Promise<Env> {
       await raw.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function walPagesOf(db: Database.Database, walFile: string): WalPages {
+  const pin = db.prepare("SELECT 1 FROM orbit_migrations LIMIT 1");
+  return {
+    begin() {
+      db.pragma("wal_checkpoint(TRUNCATE)");
+      db.exec("BEGIN");
+      pin.get();
+    },
+    end() {
+      const wal = readFileSync(walFile);
+      db.exec("COMMIT");
+      const pageSize = wal.readUInt32BE(8);
+      const written = new Map<number, number>();
+      for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+        const page = wal.readUInt32BE(at);
+        written.set(page, (written.get(page) ?? 0) + 1);
+      }
+      const names = new Map<number, string>();
+      for (const row of db.prepare<[], { name: string; pageno: number }>("SELECT name, pageno FROM dbstat").all()) {
+        names.set(row.pageno, row.name);
+      }
+      const byTree = new Map<string, number>();
+      for (const [page, n] of written) {
+        const name = names.get(page) ?? "(free or header)";
+        byTree.set(name, (byTree.get(name) ?? 0) + n);
+      }
+      return new Map([...byTree].sort((a, b) => b[1] - a[1]));
     },
   };
 }
