@@ -29,10 +29,19 @@ export function seedHistory(file: string, scheduleIds: readonly string[], minute
   );
   const event = (id: string, seq: number, type: string, data: string, atMs: number, createdMs: number) =>
     keyed ? insertEvent.run(id, seq, type, data, atMs, createdMs) : insertEvent.run(id, seq, type, data, atMs);
-  const task = db.prepare(
-    `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner,
-       lease_until_ms, available_ms, created_ms, max_attempts, backoff_ms) VALUES (?, ?, 1, 'Noop', '1.0.0', 'done', 1, 'bench', ?, ?, ?, 3, 1000)`,
+  // And one whose tasks do (0015), with the same instant.
+  const taskKeyed = (db.pragma("table_info(orbit_worker_tasks)") as { name: string }[]).some(
+    (c) => c.name === "execution_created_ms",
   );
+  const insertTask = db.prepare(
+    `INSERT INTO orbit_worker_tasks (task_id, execution_id, run, workflow, version, state, attempt, lease_owner,
+       lease_until_ms, available_ms, created_ms, max_attempts, backoff_ms${taskKeyed ? ", execution_created_ms" : ""})
+     VALUES (?, ?, 1, 'Noop', '1.0.0', 'done', 1, 'bench', ?, ?, ?, 3, 1000${taskKeyed ? ", ?" : ""})`,
+  );
+  const task = (id: string, executionId: string, leaseUntilMs: number, createdMs: number) =>
+    taskKeyed
+      ? insertTask.run(id, executionId, leaseUntilMs, createdMs, createdMs, createdMs)
+      : insertTask.run(id, executionId, leaseUntilMs, createdMs, createdMs);
   const ledger = db.prepare(
     `INSERT INTO orbit_occurrences (schedule_id, kind, occurrence_ms, "count", execution_id, recorded_ms)
      VALUES (?, 'started', ?, 1, ?, ?)`,
@@ -55,7 +64,7 @@ export function seedHistory(file: string, scheduleIds: readonly string[], minute
       event(id, 1, "WorkflowCreated", data, at + 30, at + 30);
       event(id, 2, "WorkflowTaskStarted", '{"worker_id":"bench","run":1,"attempt":1}', at + 200, at + 30);
       event(id, 3, "WorkflowCompleted", '{"result":{}}', at + 500, at + 30);
-      task.run(newTimeOrderedId(), id, at + 30_200, at + 30, at + 30);
+      task(newTimeOrderedId(), id, at + 30_200, at + 30);
       ledger.run(s, at, id, at + 1);
     }
   });

@@ -113,14 +113,19 @@ describeEachDialect("retention", (dialect) => {
     expect(await db.store.getExecution("old-1")).toBeNull();
     expect(await db.store.getExecution("old-2")).toBeNull();
     expect(await db.store.listEvents("old-1")).toEqual([]);
-    // No event is left behind where listEvents would not look (on SQLite it finds a history from
-    // its execution's row, which is gone: docs/storage.md § Events in creation order).
+    // No event or task is left behind where listEvents and getTaskForExecution would not look (on
+    // SQLite they find them from their execution's row, which is gone: docs/storage.md § Events in
+    // creation order, § Tasks in creation order).
     if (dialect.name === "sqlite") {
       const file = db.location.env.ORBIT_TEST_SQLITE_FILE!;
       const raw = new Database(file, { readonly: true });
-      const left = raw.prepare("SELECT DISTINCT execution_id FROM orbit_execution_events ORDER BY 1").pluck().all();
+      const left = (table: string) =>
+        raw.prepare(`SELECT DISTINCT execution_id FROM ${table} ORDER BY 1`).pluck().all();
+      const events = left("orbit_execution_events");
+      const tasks = left("orbit_worker_tasks");
       raw.close();
-      expect(left).toEqual(["new-1", "old-running"]);
+      expect(events).toEqual(["new-1", "old-running"]);
+      expect(tasks).toEqual(["new-1", "old-running"]);
     }
     expect(await db.store.listStepResults("old-1", 1)).toEqual([]);
     expect(await db.store.getTaskForExecution("old-1")).toBeNull();

@@ -1,8 +1,9 @@
 /**
  * What a batch of a herd writes on SQLite stays on neighbouring pages as schedules and their
  * histories grow: the schedules table in schedule id order (migration 0013, docs/storage.md §
- * Schedules in id order), and events keyed by their execution's creation (0014, § Events in
- * creation order). Counted as the WAL pages one transaction writes.
+ * Schedules in id order), and events and tasks found by their execution's creation (0014, § Events
+ * in creation order; 0015, § Tasks in creation order). Counted as the WAL pages one transaction
+ * writes.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { execution, schedule, T0 } from "./fixtures/records.js";
+import { execution, schedule, T0, task } from "./fixtures/records.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -104,5 +105,44 @@ describe("SQLite writes of a fire batch as schedules and histories grow", () => 
       "WorkflowCreated",
       "WorkflowTaskStarted",
     ]);
+  });
+
+  it("the tasks of a batch of 200 executions, each with its schedule's long history, write a few pages, not one per task", async () => {
+    const { dir, store } = await openStore();
+    // 200 schedules' executions, a minute apart, each with its task, for 30 minutes; task ids in
+    // creation order, as the engine's are.
+    const minute = (k: number) => {
+      const at = T0 + k * 60_000;
+      const executions = Array.from({ length: 200 }, (_, i) =>
+        execution(`s${String(i).padStart(3, "0")}:${new Date(at).toISOString()}`, { createdMs: at }),
+      );
+      const tasks = executions.map((e, i) =>
+        task(`t${String(k).padStart(3, "0")}-${String(i).padStart(3, "0")}`, e.executionId, { createdMs: at }),
+      );
+      return { executions, tasks };
+    };
+    for (let k = 0; k < 30; k++) {
+      const { executions, tasks } = minute(k);
+      await store.transaction(async (tx) => {
+        await tx.insertExecutions(executions);
+        await tx.insertTasks(tasks);
+      });
+    }
+    const { executions, tasks } = minute(30);
+    await store.transaction((tx) => tx.insertExecutions(executions));
+
+    const db = new Database(join(dir, "orbit.db"));
+    cleanups.push(() => {
+      db.close();
+    });
+    const pageSize = Number(db.pragma("page_size", { simple: true }));
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    await store.transaction((tx) => tx.insertTasks(tasks));
+    const written = walPages(join(dir, "orbit.db-wal"), pageSize);
+    expect(written).toBeGreaterThan(0);
+    // Indexed by execution_id alone, each of the 200 tasks went to its schedule's own page: 200+.
+    expect(written).toBeLessThan(40);
+    expect((await store.getTaskForExecution(executions[7]!.executionId))?.taskId).toBe("t030-007");
+    expect((await store.getTaskForExecution(executions[7]!.executionId.replace(":", "x"))) ?? null).toBeNull();
   });
 });

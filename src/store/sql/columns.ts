@@ -305,17 +305,22 @@ export function readRow<R>(t: Table<R>, row: SqlRow, dialect: SqlDialect): R {
  * `unnest`ed into rows, so the statement text and its plan are the same for every batch); on
  * SQLite, where a statement is a function call and not a round trip, the single-row statement
  * once per row. `ordered` keeps the rows' order for a serial id; `tail` is e.g. `ON CONFLICT …`.
+ * `derived` adds a column whose value SQL computes: `single` in the one-row form (its `?`s come
+ * after the row's parameters), `unnested` in the batch form (over the unnested row `u`).
  */
 export function batchInsertSql<R>(
   t: Table<R>,
   set: ColumnSet<R>,
-  opts: { tail?: string; ordered?: boolean } = {},
+  opts: { tail?: string; ordered?: boolean; derived?: { column: string; single: string; unnested: string } } = {},
 ): { single: string; unnest: string } {
   const tail = opts.tail ? ` ${opts.tail}` : "";
-  const single = `INSERT INTO ${t.name} (${set.list}) VALUES (${set.marks})${tail}`;
+  const d = opts.derived;
+  const list = d ? `${set.list}, ${d.column}` : set.list;
+  const single = `INSERT INTO ${t.name} (${list}) VALUES (${set.marks}${d ? `, ${d.single}` : ""})${tail}`;
+  const selected = d ? `${set.unnested}, ${d.unnested}` : set.unnested;
   const alias = set.names.map(quote).join(", ");
   const unnest = opts.ordered
-    ? `INSERT INTO ${t.name} (${set.list}) SELECT ${set.unnested} FROM unnest(${set.arrayMarks}) WITH ORDINALITY AS u(${alias}, ord) ORDER BY u.ord${tail}`
-    : `INSERT INTO ${t.name} (${set.list}) SELECT ${set.unnested} FROM unnest(${set.arrayMarks}) AS u(${alias})${tail}`;
+    ? `INSERT INTO ${t.name} (${list}) SELECT ${selected} FROM unnest(${set.arrayMarks}) WITH ORDINALITY AS u(${alias}, ord) ORDER BY u.ord${tail}`
+    : `INSERT INTO ${t.name} (${list}) SELECT ${selected} FROM unnest(${set.arrayMarks}) AS u(${alias})${tail}`;
   return { single, unnest };
 }

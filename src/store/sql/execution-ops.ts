@@ -18,9 +18,28 @@ import type { TransactionEnds } from "./transaction-ends.js";
 const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
   tail: "ON CONFLICT (execution_id) DO NOTHING",
 });
-const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL);
-/** The created instant of the execution whose id is the one `?`: what its events are keyed by on SQLite. */
+/** The created instant of the execution whose id is the one `?`: what its events and tasks are keyed by on SQLite. */
 const CREATED_OF = "(SELECT created_ms FROM orbit_executions WHERE execution_id = ?)";
+/**
+ * A task row with its execution's created instant (`execution_created_ms`, read from the
+ * execution's row; migration 0015). `single` takes the task's parameters and then its execution id.
+ */
+const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL, {
+  derived: {
+    column: "execution_created_ms",
+    single: CREATED_OF,
+    unnested: "(SELECT x.created_ms FROM orbit_executions AS x WHERE x.execution_id = u.execution_id)",
+  },
+});
+const insertTaskParams = (t: WorkerTask): SqlParam[] => [...TASK_ALL.params(t), t.executionId];
+/**
+ * Where one execution's tasks are, as {@link EVENTS_OF} says for its events: SQLite finds them by
+ * (execution_created_ms, execution_id) (migration 0015, docs/storage.md § Tasks in creation order).
+ */
+const TASKS_OF: Record<DialectName, SqlFor<string>> = {
+  sqlite: { sql: `execution_created_ms = ${CREATED_OF} AND execution_id = ?`, params: (id) => [id, id] },
+  postgres: { sql: "execution_id = ?", params: (id) => [id] },
+};
 
 /** A statement's SQL with the parameters it takes for its subject. */
 interface SqlFor<T> {
@@ -343,22 +362,23 @@ export class ExecutionOps {
   // Worker tasks
 
   async insertTask(t: WorkerTask): Promise<void> {
-    await this.exec.run(INSERT_TASK.single, TASK_ALL.params(t));
+    await this.exec.run(INSERT_TASK.single, insertTaskParams(t));
   }
 
   async insertTasks(tasks: readonly WorkerTask[]): Promise<void> {
     if (tasks.length === 0) return;
     if (this.sqlDialect.batch === "rows") {
-      await this.exec.runMany(INSERT_TASK.single, tasks.map(TASK_ALL.params));
+      await this.exec.runMany(INSERT_TASK.single, tasks.map(insertTaskParams));
       return;
     }
     await this.exec.run(INSERT_TASK.unnest, TASK_ALL.arrays(tasks));
   }
 
   async getTaskForExecution(executionId: string, lock?: LockOption): Promise<WorkerTask | null> {
+    const where = TASKS_OF[this.sqlDialect.name];
     const rows = await this.exec.all(
-      `SELECT ${READ.tasks} FROM orbit_worker_tasks WHERE execution_id = ? ORDER BY run DESC, created_ms DESC LIMIT 1${this.lock(lock)}`,
-      [executionId],
+      `SELECT ${READ.tasks} FROM orbit_worker_tasks WHERE ${where.sql} ORDER BY run DESC, created_ms DESC LIMIT 1${this.lock(lock)}`,
+      where.params(executionId),
     );
     return rows[0] ? this.map.task(rows[0]) : null;
   }

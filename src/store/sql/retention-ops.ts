@@ -81,9 +81,14 @@ export async function pruneExecutionsBatch(
        WHERE x.execution_id IN (${marks}))`,
     ids,
   );
-  for (const table of ["orbit_step_results", "orbit_worker_tasks"]) {
-    await exec.run(`DELETE FROM ${table} WHERE execution_id IN (${marks})`, ids);
-  }
+  // Tasks the same way, by their key (execution_created_ms, execution_id) (0015, § Tasks in creation order).
+  await exec.run(
+    `DELETE FROM orbit_worker_tasks WHERE rowid IN (SELECT t.rowid FROM orbit_executions AS x
+       JOIN orbit_worker_tasks AS t ON t.execution_created_ms = x.created_ms AND t.execution_id = x.execution_id
+       WHERE x.execution_id IN (${marks}))`,
+    ids,
+  );
+  await exec.run(`DELETE FROM orbit_step_results WHERE execution_id IN (${marks})`, ids);
   const deleted = await exec.run(pruneDeleteSql(ids.length), ids);
   return { deleted, read: rows.length, last };
 }
