@@ -32,15 +32,6 @@ const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL, {
   },
 });
 const insertTaskParams = (t: WorkerTask): SqlParam[] => [...TASK_ALL.params(t), t.executionId];
-/**
- * Where one execution's tasks are, as {@link EVENTS_OF} says for its events: SQLite finds them by
- * (execution_created_ms, execution_id) (migration 0015, docs/storage.md § Tasks in creation order).
- */
-const TASKS_OF: Record<DialectName, SqlFor<string>> = {
-  sqlite: { sql: `execution_created_ms = ${CREATED_OF} AND execution_id = ?`, params: (id) => [id, id] },
-  postgres: { sql: "execution_id = ?", params: (id) => [id] },
-};
-
 /** A statement's SQL with the parameters it takes for its subject. */
 interface SqlFor<T> {
   sql: string;
@@ -48,12 +39,13 @@ interface SqlFor<T> {
 }
 
 /**
- * Where one execution's events are, in `WHERE` form with the parameters it takes for an id. SQLite
- * keys events by (execution_created_ms, execution_id, seq) (migration 0014, docs/storage.md §
- * Events in creation order), so it finds the execution's created instant first; PostgreSQL keeps
- * the key (execution_id, seq).
+ * Where one execution's events and tasks are, in `WHERE` form with the parameters it takes for an
+ * id. SQLite keys events by (execution_created_ms, execution_id, seq) and indexes tasks by
+ * (execution_created_ms, execution_id) (migrations 0014 and 0015, docs/storage.md § Events in
+ * creation order), so it finds the execution's created instant first; PostgreSQL keeps the keys
+ * that start with execution_id.
  */
-const EVENTS_OF: Record<DialectName, SqlFor<string>> = {
+const OF_EXECUTION: Record<DialectName, SqlFor<string>> = {
   sqlite: { sql: `execution_created_ms = ${CREATED_OF} AND execution_id = ?`, params: (id) => [id, id] },
   postgres: { sql: "execution_id = ?", params: (id) => [id] },
 };
@@ -65,7 +57,7 @@ const EVENTS_OF: Record<DialectName, SqlFor<string>> = {
  * PostgreSQL types each parameter from its target column (the JSON text becomes jsonb).
  */
 function appendEvent(dialect: DialectName, returning: boolean): SqlFor<NewEvent> {
-  const where = EVENTS_OF[dialect];
+  const where = OF_EXECUTION[dialect];
   return {
     sql: `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms)
       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM orbit_execution_events WHERE ${where.sql}), ?, ?, ?,
@@ -351,7 +343,7 @@ export class ExecutionOps {
   }
 
   async listEvents(executionId: string): Promise<ExecutionEvent[]> {
-    const where = EVENTS_OF[this.sqlDialect.name];
+    const where = OF_EXECUTION[this.sqlDialect.name];
     const rows = await this.exec.all(
       `SELECT ${READ.events} FROM orbit_execution_events WHERE ${where.sql} ORDER BY seq`,
       where.params(executionId),
@@ -375,7 +367,7 @@ export class ExecutionOps {
   }
 
   async getTaskForExecution(executionId: string, lock?: LockOption): Promise<WorkerTask | null> {
-    const where = TASKS_OF[this.sqlDialect.name];
+    const where = OF_EXECUTION[this.sqlDialect.name];
     const rows = await this.exec.all(
       `SELECT ${READ.tasks} FROM orbit_worker_tasks WHERE ${where.sql} ORDER BY run DESC, created_ms DESC LIMIT 1${this.lock(lock)}`,
       where.params(executionId),

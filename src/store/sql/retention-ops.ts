@@ -71,23 +71,18 @@ export async function pruneExecutionsBatch(
   const ids = rows.filter((r) => ENDED_STATUSES.has(String(r.status))).map((r) => String(r.execution_id));
   if (ids.length === 0) return { deleted: 0, read: rows.length, last };
   const marks = ids.map(() => "?").join(", ");
-  // SQLite keys events by their execution's created instant first (docs/storage.md § Events in
-  // creation order), read from the executions' rows, which go after their children. (A row-value
-  // IN over the two columns searched on the first only: every event of a fire batch that shares
-  // the instant, for each id.)
-  await exec.run(
-    `DELETE FROM orbit_execution_events WHERE rowid IN (SELECT v.rowid FROM orbit_executions AS x
-       JOIN orbit_execution_events AS v ON v.execution_created_ms = x.created_ms AND v.execution_id = x.execution_id
-       WHERE x.execution_id IN (${marks}))`,
-    ids,
-  );
-  // Tasks the same way, by their key (execution_created_ms, execution_id) (0015, § Tasks in creation order).
-  await exec.run(
-    `DELETE FROM orbit_worker_tasks WHERE rowid IN (SELECT t.rowid FROM orbit_executions AS x
-       JOIN orbit_worker_tasks AS t ON t.execution_created_ms = x.created_ms AND t.execution_id = x.execution_id
-       WHERE x.execution_id IN (${marks}))`,
-    ids,
-  );
+  // SQLite finds events and tasks by their execution's created instant first (docs/storage.md §
+  // Events in creation order, § Tasks in creation order), read from the executions' rows, which go
+  // after their children. (A row-value IN over the two columns searched on the first only: every
+  // event of a fire batch that shares the instant, for each id.)
+  for (const table of ["orbit_execution_events", "orbit_worker_tasks"]) {
+    await exec.run(
+      `DELETE FROM ${table} WHERE rowid IN (SELECT c.rowid FROM orbit_executions AS x
+         JOIN ${table} AS c ON c.execution_created_ms = x.created_ms AND c.execution_id = x.execution_id
+         WHERE x.execution_id IN (${marks}))`,
+      ids,
+    );
+  }
   await exec.run(`DELETE FROM orbit_step_results WHERE execution_id IN (${marks})`, ids);
   const deleted = await exec.run(pruneDeleteSql(ids.length), ids);
   return { deleted, read: rows.length, last };
