@@ -28,6 +28,27 @@ export function fenceOf(headers: Record<string, string | string[] | undefined>, 
   return fence;
 }
 
+/**
+ * If-Match on a create: the schedule the body names is new, so it has no revision the condition
+ * could match (RFC 9110 § 13.1.1: false when no current representation exists, for `*` too), and
+ * the create is refused with 412 before anything is read or written, whether or not the id is taken.
+ * A revision fence belongs on PATCH and the other writes to a schedule that exists.
+ */
+export function refuseIfMatchOnCreate(
+  headers: Record<string, string | string[] | undefined>,
+  scheduleId: unknown,
+): void {
+  const header = headers["if-match"];
+  if (header === undefined) return;
+  parseIfMatch(header);
+  const text = (Array.isArray(header) ? header.join(",") : header).trim();
+  const id = typeof scheduleId === "string" ? `schedule ${scheduleId}` : "the schedule";
+  throw new OrbitError(
+    "PRECONDITION_FAILED",
+    `${id} is created by this request, so it has no revision to match If-Match ${JSON.stringify(text)}; create it without If-Match, or send If-Match with PATCH /v1/schedules/{id} to change a schedule that exists`,
+  );
+}
+
 /** The ETag of a schedule JSON view: its revision, quoted. */
 export function etagOf(schedule: unknown): Record<string, string> {
   // A replayed answer is its stored text (idempotency.ts): its revision is in the parsed value.

@@ -6,7 +6,7 @@ import { applySchedules } from "../scheduler/apply.js";
 import type { ListSchedulesQuery } from "../scheduler/schedules.js";
 import { validateScheduleFile } from "../scheduler/validate-file.js";
 import type { ApiDeps } from "./deps.js";
-import { fenceOf } from "./fences.js";
+import { fenceOf, refuseIfMatchOnCreate } from "./fences.js";
 import type { ApiRequest, RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 import { storedGuards } from "./stored-access.js";
@@ -56,10 +56,10 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
         access.require(r, "schedule", typeof workflow === "string" ? workflow : "");
         guardKey(r, asObject(r.body));
       },
-      handler: async (r) => ({
-        status: 201,
-        body: await schedules.create(asObject(r.body), { inputText: inputTextOf(r.rawBody) }),
-      }),
+      handler: async (r) => {
+        refuseIfMatchOnCreate(r.headers, asObject(r.body).schedule_id);
+        return { status: 201, body: await schedules.create(asObject(r.body), { inputText: inputTextOf(r.rawBody) }) };
+      },
     },
     {
       method: "POST",

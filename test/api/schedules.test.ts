@@ -189,6 +189,23 @@ describe("changes with fences", () => {
     ).toBe("INVALID_ARGUMENT");
   });
 
+  it("If-Match on a create is 412 and creates nothing (a new schedule has no revision to match)", async () => {
+    const body = { ...SEED_SCHEDULE, schedule_id: "fenced-create" };
+    for (const header of ['"1"', "*"]) {
+      const r = await t.call("POST", "/v1/schedules", body, { "if-match": header });
+      expect(r.status).toBe(412);
+      expect(r.body.code).toBe("PRECONDITION_FAILED");
+      expect(r.body.message).toBe(
+        `schedule fenced-create is created by this request, so it has no revision to match If-Match ${JSON.stringify(header)}; create it without If-Match, or send If-Match with PATCH /v1/schedules/{id} to change a schedule that exists`,
+      );
+      expect((await t.call("GET", "/v1/schedules/fenced-create")).status).toBe(404);
+    }
+    expect((await t.call("POST", "/v1/schedules", body, { "if-match": "nonsense" })).body.code).toBe(
+      "INVALID_ARGUMENT",
+    );
+    expect((await t.call("POST", "/v1/schedules", body)).status).toBe(201);
+  });
+
   it("?expected_revision on a stale revision is 409 CONFLICT", async () => {
     const r = await t.call("POST", "/v1/schedules/orders-every-10s/pause?expected_revision=5", { note: "x" });
     expect(r.status).toBe(409);
