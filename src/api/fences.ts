@@ -6,10 +6,13 @@ import { OrbitError } from "../domain/errors.js";
 import { RawJson } from "../domain/json-text.js";
 import type { Fence } from "../scheduler/schedules.js";
 
+/** The If-Match header as one trimmed text (repeated headers joined with commas). */
+const ifMatchText = (header: string | string[]): string => (Array.isArray(header) ? header.join(",") : header).trim();
+
 /** `"3"`, `W/"3"` or `3`; `*` (any revision) is no fence. */
 export function parseIfMatch(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
-  const text = (Array.isArray(header) ? header.join(",") : header).trim();
+  const text = ifMatchText(header);
   if (text === "*" || text === "") return undefined;
   const m = /^(?:W\/)?"?(\d{1,15})"?$/.exec(text);
   if (m === null) {
@@ -41,7 +44,7 @@ export function refuseIfMatchOnCreate(
   const header = headers["if-match"];
   if (header === undefined) return;
   parseIfMatch(header);
-  const text = (Array.isArray(header) ? header.join(",") : header).trim();
+  const text = ifMatchText(header);
   const id = typeof scheduleId === "string" ? `schedule ${scheduleId}` : "the schedule";
   throw new OrbitError(
     "PRECONDITION_FAILED",

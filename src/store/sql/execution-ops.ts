@@ -20,6 +20,9 @@ const INSERT_EXECUTION = batchInsertSql(EXECUTIONS, EXECUTION_ALL, {
 });
 /** The created instant of the execution whose id is the one `?`: what its events and tasks are keyed by on SQLite. */
 const CREATED_OF = "(SELECT created_ms FROM orbit_executions WHERE execution_id = ?)";
+/** {@link CREATED_OF} for each row `u` of a PostgreSQL `unnest` that has an `execution_id` column. */
+export const CREATED_OF_UNNESTED =
+  "(SELECT x.created_ms FROM orbit_executions AS x WHERE x.execution_id = u.execution_id)";
 /**
  * A task row with its execution's created instant (`execution_created_ms`, read from the
  * execution's row; migration 0015). `single` takes the task's parameters and then its execution id.
@@ -28,7 +31,7 @@ const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL, {
   derived: {
     column: "execution_created_ms",
     single: CREATED_OF,
-    unnested: "(SELECT x.created_ms FROM orbit_executions AS x WHERE x.execution_id = u.execution_id)",
+    unnested: CREATED_OF_UNNESTED,
   },
 });
 const insertTaskParams = (t: WorkerTask): SqlParam[] => [...TASK_ALL.params(t), t.executionId];

@@ -17,7 +17,7 @@ import type {
   WorkflowRef,
 } from "../task-store.js";
 import { arrayParam, type Columns, jsonParam, quote, rowReader } from "./columns.js";
-import { appendEventSql, ExecutionOps } from "./execution-ops.js";
+import { appendEventSql, CREATED_OF_UNNESTED, ExecutionOps } from "./execution-ops.js";
 import type { SqlParam, SqlRow } from "./executor.js";
 import { EXECUTION_ALL, EXECUTIONS, READ, TASKS } from "./tables.js";
 
@@ -35,7 +35,7 @@ const APPEND_EVENTS_UNNEST = `INSERT INTO orbit_execution_events (execution_id, 
   SELECT u.execution_id,
          (SELECT COALESCE(MAX(e.seq), 0) + 1 FROM orbit_execution_events e WHERE e.execution_id = u.execution_id),
          u.type, u.data::jsonb, u.at_ms,
-         (SELECT x.created_ms FROM orbit_executions x WHERE x.execution_id = u.execution_id)
+         ${CREATED_OF_UNNESTED}
   FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`;
 
 function eventArrays(events: readonly NewEvent[]): SqlParam[] {
