@@ -48,7 +48,7 @@ export function refuseIfMatchOnCreate(
   const id = typeof scheduleId === "string" ? `schedule ${scheduleId}` : "the schedule";
   throw new OrbitError(
     "PRECONDITION_FAILED",
-    `${id} is created by this request, so it has no revision to match If-Match ${JSON.stringify(text)}; create it without If-Match, or send If-Match with PATCH /v1/schedules/{id} to change a schedule that exists`,
+    `${id} is created by this request, so it has no revision to match (If-Match: ${text}); create it without If-Match, or send If-Match with PATCH /v1/schedules/{id} to change a schedule that exists`,
   );
 }
 

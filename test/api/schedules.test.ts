@@ -196,7 +196,7 @@ describe("changes with fences", () => {
       expect(r.status).toBe(412);
       expect(r.body.code).toBe("PRECONDITION_FAILED");
       expect(r.body.message).toBe(
-        `schedule fenced-create is created by this request, so it has no revision to match If-Match ${JSON.stringify(header)}; create it without If-Match, or send If-Match with PATCH /v1/schedules/{id} to change a schedule that exists`,
+        `schedule fenced-create is created by this request, so it has no revision to match (If-Match: ${header}); create it without If-Match, or send If-Match with PATCH /v1/schedules/{id} to change a schedule that exists`,
       );
       expect((await t.call("GET", "/v1/schedules/fenced-create")).status).toBe(404);
     }
