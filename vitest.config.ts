@@ -8,10 +8,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Real processes and databases: separate forks. Every file works in its own SQLite directory or
     // PostgreSQL schema, and binds port 0, so files share nothing and may run side by side: one fork
-    // per core (vitest's default leaves one core idle, which on two cores runs the files one by one
-    // while most of them wait on child processes). ORBIT_TEST_WORKERS overrides it (docs/testing.md).
+    // more than the cores, since many files spend much of their time waiting on child processes
+    // (vitest's default leaves one core idle). ORBIT_TEST_WORKERS overrides it (docs/testing.md).
     pool: "forks",
-    maxWorkers: Number(process.env.ORBIT_TEST_WORKERS) || Math.max(2, availableParallelism()),
+    maxWorkers: Number(process.env.ORBIT_TEST_WORKERS) || Math.max(2, availableParallelism()) + 1,
     // A fork keeps its modules from one file to the next instead of importing src/ again for every
     // file: a third less CPU for the suite. Safe because no test mocks modules or changes globals
     // it does not restore; ORBIT_TEST_ISOLATE=1 isolates every file again.
