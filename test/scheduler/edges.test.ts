@@ -213,6 +213,47 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     expect(serializeJson((await h.scheduler.schedules.get("s")).input)).toBe('{"zeta":1,"alpha":{"y":2,"b":3}}');
   });
 
+  it("keeps the keys in the order given in what an execution carries: input, trigger, result, events, steps", async () => {
+    // PostgreSQL stores these as JSON, not JSONB, which would reorder them shortest first (docs/storage.md § JSON columns).
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    const input = { zeta: 1, alpha: { yy: 2, b: 3 }, mid: [{ q: 1, aa: 2 }] };
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10s", input });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    const id = "s:2026-11-15T00:00:10Z";
+    const given = '{"zeta":1,"alpha":{"yy":2,"b":3},"mid":[{"q":1,"aa":2}]}';
+    const started = await h.executions.get(id);
+    expect(serializeJson(started.input)).toBe(given);
+    expect(Object.keys(started.trigger ?? {})).toEqual([
+      "type",
+      "schedule_id",
+      "occurrence_id",
+      "scheduled_for",
+      "started_at",
+      "timezone",
+      "attempt",
+    ]);
+    await db.store.insertStepResult({
+      executionId: id,
+      run: 1,
+      step: "charge",
+      seq: 1,
+      result: { zz: 1, a: [{ y: 1, b: 2 }] },
+      hasCompensation: false,
+      compensatedMs: null,
+      completedMs: h.clock.now(),
+    });
+    const steps = await db.store.listStepResultsOf([id]);
+    expect(serializeJson(steps[0]?.result)).toBe('{"zz":1,"a":[{"y":1,"b":2}]}');
+    await h.executions.complete(id, { zz: 1, a: [{ y: 1, b: 2 }], mm: null });
+    expect(serializeJson((await h.executions.get(id)).result)).toBe('{"zz":1,"a":[{"y":1,"b":2}],"mm":null}');
+    const events = await db.store.listEvents(id);
+    const created = events.find((e) => e.type === "WorkflowCreated")?.data ?? {};
+    expect(Object.keys(created)).toEqual(["workflow", "version", "input", "schedule_id", "trigger"]);
+    expect(serializeJson(created.input)).toBe(given);
+    const completed = events.find((e) => e.type === "WorkflowCompleted")?.data;
+    expect(serializeJson(completed)).toBe('{"result":{"zz":1,"a":[{"y":1,"b":2}],"mm":null}}');
+  });
+
   it("a pause holds what is buffered, shown on the schedule; after the resume it starts", async () => {
     // Decided before the pause (a `buffered` ledger row): kept, not dropped, but nothing starts while
     // the schedule is paused (docs/scheduling.md § Pause and the buffer).

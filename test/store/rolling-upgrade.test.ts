@@ -134,14 +134,11 @@ describeCluster("rolling upgrade of several servers [postgres]", () => {
     expect(newC.store.newerMigrations).toEqual([]);
     expect(
       await query<{ version: number; additive: number }>(
-        "SELECT version, additive FROM orbit_migrations WHERE version >= $1 ORDER BY version",
+        "SELECT version, additive FROM orbit_migrations WHERE version > $1 ORDER BY version",
         [known],
         schema,
       ),
-    ).toEqual([
-      { version: known, additive: 1 },
-      { version: known + 1, additive: 1 },
-    ]);
+    ).toEqual([{ version: known + 1, additive: 1 }]);
     firedBy.push(await fireMinute(2));
     firedBy.push(await fireMinute(3));
     // Executions started by old servers, completed by a worker on the new one.

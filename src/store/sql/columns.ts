@@ -12,7 +12,7 @@ import type { SqlDialect } from "./dialect.js";
 import type { SqlParam, SqlRow } from "./executor.js";
 
 /** PostgreSQL's type for the column (SQLite's affinity follows from the migration). */
-type PgType = "text" | "int" | "bigint" | "jsonb" | "boolean";
+type PgType = "text" | "int" | "bigint" | "jsonb" | "json" | "boolean";
 
 export interface Column<T> {
   readonly name: string;
@@ -103,6 +103,14 @@ export const col = {
       encode: (v) => jsonParam(v),
       decode: (v, d) => (v == null ? fallback() : (d.readJson(v) as T)),
     };
+  },
+  /**
+   * A JSON column that PostgreSQL stores as `JSON`, the text as written, so an object's keys read
+   * back in the order given (an execution's input, result, events; docs/storage.md § JSON columns);
+   * the others are `JSONB`, which reorders them. SQLite keeps the text either way.
+   */
+  asGiven<T>(column: Column<T>): Column<T> {
+    return { ...column, pg: "json" };
   },
   jsonObject(name: string): Column<JsonObject> {
     return col.jsonOr<JsonObject>(name, () => ({}));
@@ -245,9 +253,10 @@ const KEYWORDS = new Set(["trigger", "key", "count"]);
 export const quote = (name: string): string => (KEYWORDS.has(name) ? `"${name}"` : name);
 
 /** Arrays of JSON go over the wire as text[] and are cast per element. */
-const arrayType = (pg: PgType): string => (pg === "jsonb" ? "text" : pg);
+const arrayType = (pg: PgType): string => (pg === "jsonb" || pg === "json" ? "text" : pg);
 
-const unnested = (c: Column<unknown>): string => `u.${quote(c.name)}${c.pg === "jsonb" ? "::jsonb" : ""}`;
+const unnested = (c: Column<unknown>): string =>
+  `u.${quote(c.name)}${c.pg === "jsonb" || c.pg === "json" ? `::${c.pg}` : ""}`;
 
 export function columnSet<R>(t: Table<R>, fields?: readonly (keyof R)[]): ColumnSet<R> {
   const cols = entries(t, fields);

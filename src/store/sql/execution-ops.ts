@@ -92,16 +92,17 @@ export const appendEventSql = (dialect: SqlDialect): SqlFor<NewEvent> => APPEND_
  * trigger are encoded and sent once, with the execution, not again inside its event (a third of
  * the bytes of a fire's statements on PostgreSQL; docs/benchmarks.md § Firing). SQLite: the text
  * JSON.stringify writes for that object, put together from the stored JSON texts (copied, not
- * parsed again); PostgreSQL: the jsonb value (which keeps no key order).
+ * parsed again); PostgreSQL the same, as a JSON value (which keeps the text's key order).
  */
 const CREATED_DATA: Record<DialectName, string> = {
   sqlite: `'{"workflow":' || json_quote(workflow) || ',"version":' || json_quote(version)
     || ',"input":' || COALESCE(input, 'null')
     || CASE WHEN schedule_id IS NULL THEN '' ELSE ',"schedule_id":' || json_quote(schedule_id) END
     || CASE WHEN "trigger" IS NULL THEN '' ELSE ',"trigger":' || "trigger" END || '}'`,
-  postgres: `jsonb_build_object('workflow', workflow, 'version', version, 'input', input)
-    || CASE WHEN schedule_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('schedule_id', schedule_id) END
-    || CASE WHEN "trigger" IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('trigger', "trigger") END`,
+  postgres: `('{"workflow":' || to_json(workflow)::text || ',"version":' || to_json(version)::text
+    || ',"input":' || COALESCE(input::text, 'null')
+    || CASE WHEN schedule_id IS NULL THEN '' ELSE ',"schedule_id":' || to_json(schedule_id)::text END
+    || CASE WHEN "trigger" IS NULL THEN '' ELSE ',"trigger":' || "trigger"::text END || '}')::json`,
 };
 
 /** The columns an execution patch may set, by the patch's field. */

@@ -34,7 +34,7 @@ function workflowFilter(workflows: readonly WorkflowRef[], prefix = ""): { sql: 
 const APPEND_EVENTS_UNNEST = `INSERT INTO orbit_execution_events (execution_id, seq, type, data, at_ms, execution_created_ms)
   SELECT u.execution_id,
          (SELECT COALESCE(MAX(e.seq), 0) + 1 FROM orbit_execution_events e WHERE e.execution_id = u.execution_id),
-         u.type, u.data::jsonb, u.at_ms,
+         u.type, u.data::json, u.at_ms,
          ${CREATED_OF_UNNESTED}
   FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS u(execution_id, type, data, at_ms)`;
 
@@ -216,7 +216,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       return;
     }
     await this.exec.run(
-      `UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::jsonb, error = NULL, ended_ms = ?
+      `UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::json, error = NULL, ended_ms = ?
        FROM unnest(?::text[], ?::text[]) AS u(execution_id, result) WHERE e.execution_id = u.execution_id`,
       [endedMs, arrayParam(rows.map((r) => r.executionId)), arrayParam(rows.map((r) => jsonParam(r.result)))],
     );
@@ -234,7 +234,7 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     // journal as before the statement, as appendEvents does.
     await this.exec.run(
       `WITH ended AS (
-         UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::jsonb, error = NULL, ended_ms = ?
+         UPDATE orbit_executions AS e SET status = 'COMPLETED', result = u.result::json, error = NULL, ended_ms = ?
          FROM unnest(?::text[], ?::text[]) AS u(execution_id, result) WHERE e.execution_id = u.execution_id
        ), done AS (
          UPDATE orbit_worker_tasks SET state = 'done' WHERE task_id = ANY(?::text[])
