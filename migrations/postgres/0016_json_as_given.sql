@@ -1,8 +1,8 @@
 -- orbit: breaking
 -- A schedule's input, an execution's input, trigger, result and error, its events' data, its
--- steps' results and errors, and a webhook's payload: JSON (the text as written, keys in the order given) instead of
--- JSONB, which reorders an object's keys (shorter first), so that an execution reads back on
--- PostgreSQL as it does on SQLite and as the caller gave it (docs/storage.md § JSON columns).
+-- steps' results and errors, and a webhook's payload: JSON (the text as written, keys in the
+-- order given) instead of JSONB, which reorders an object's keys (shorter first), so that they
+-- read back on PostgreSQL as on SQLite and as the caller gave them (docs/storage.md § JSON columns).
 -- A schedule's input takes back the text it was given (kept in its settings as input_text); the
 -- other rows written before keep JSONB's order. Each ALTER rewrites its table: stop every server
 -- first.

@@ -1,4 +1,4 @@
 -- orbit: additive
 -- Nothing on SQLite, which stores JSON as the text written. PostgreSQL's 0016 turns the JSONB
--- columns of executions, events, steps and webhook payloads into JSON, which keeps that text too
--- (docs/storage.md § JSON columns).
+-- columns of schedule inputs, executions, events, steps and webhook payloads into JSON, which
+-- keeps that text too (docs/storage.md § JSON columns).
