@@ -147,6 +147,12 @@ describe.skipIf(!PG_URL)("SQLite and PostgreSQL answer alike", () => {
     await both("GET", "/v1/schedules?outcome=failed");
     await both("GET", "/v1/workflows");
 
+    await both("POST", "/v1/executions/nightly%3A2026-03-28T01%3A30%3A00Z/cancel", { reason: "not needed" });
+    await both("GET", "/v1/executions/nightly%3A2026-03-28T01%3A30%3A00Z/events");
+    await both("POST", "/v1/executions/orders-every-10s%3A2026-11-15T18%3A51%3A10Z/retry", {});
+    await both("PATCH", "/v1/workflows/report/settings", { run_timeout: "5m", start_timeout: "1h" });
+    await both("GET", "/v1/workflows/report/settings");
+    await both("GET", "/v1/workers");
     await both("PATCH", "/v1/schedules/nightly", { input: { b: 1, a: 2 }, description: null });
     await both("POST", "/v1/schedules/nightly/pause", { note: "holiday" });
     await both("POST", "/v1/schedules/nightly/resume", { catch_up: false });
