@@ -13,7 +13,13 @@ import { startUiProxy, type UiProxy } from "./static-proxy.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
-export const SHOTS = join(ROOT, "docs/ui");
+/**
+ * Where the suites' screenshots go: docs/ui (the pictures docs/ui.md shows) with ORBIT_UI_SHOTS=1,
+ * otherwise one folder under the system's temporary directory, overwritten by each run, so that
+ * `npm test` leaves a clone's tree as it found it.
+ */
+export const SHOTS = process.env.ORBIT_UI_SHOTS === "1" ? join(ROOT, "docs/ui") : join(tmpdir(), "orbit-ui-shots");
+mkdirSync(SHOTS, { recursive: true });
 export const SEED_NOW = "2026-11-15T18:51:00.347Z";
 export const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
