@@ -1,0 +1,41 @@
+/**
+ * `engines` is honest (docs/operations.md § Install): every Node version Orbit's package.json
+ * accepts is accepted by every package an install of orbit-scheduler brings (the lockfile's
+ * non-dev packages, transitive ones included). A dependency that narrows its range (better-sqlite3
+ * lists the Node majors it ships for) must narrow ours too, or npm would install Orbit on a Node
+ * its SQLite driver does not support and only warn.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import semver from "semver";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } };
+const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { dev?: boolean; engines?: { node?: string } | string[] }>;
+};
+
+describe("engines", () => {
+  const ours = manifest.engines.node;
+
+  it("is a valid range, with the lockfile's root in step", () => {
+    expect(semver.validRange(ours)).not.toBeNull();
+    expect(lock.packages[""]?.engines).toEqual(manifest.engines);
+  });
+
+  it("accepts no Node version that a production dependency refuses", () => {
+    const refused: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      if (path === "" || entry.dev === true || Array.isArray(entry.engines)) continue;
+      const theirs = entry.engines?.node;
+      if (theirs !== undefined && !semver.subset(ours, theirs)) refused.push(`${path}: ${theirs}`);
+    }
+    expect(refused, `engines.node is "${ours}"`).toEqual([]);
+  });
+
+  it("accepts the Node versions Orbit is tried on (20.12 and later, 22) and refuses 21 and those before 20.12", () => {
+    for (const v of ["20.12.0", "20.20.2", "22.12.0"]) expect(semver.satisfies(v, ours), v).toBe(true);
+    for (const v of ["18.20.0", "20.11.1", "21.7.3"]) expect(semver.satisfies(v, ours), v).toBe(false);
+  });
+});
