@@ -3,7 +3,8 @@
  * accepts is accepted by every package an install of orbit-scheduler brings (the lockfile's
  * non-dev packages, transitive ones included). A dependency that narrows its range (better-sqlite3
  * lists the Node majors it ships for) must narrow ours too, or npm would install Orbit on a Node
- * its SQLite driver does not support and only warn.
+ * its SQLite driver does not support and only warn. Working on Orbit itself needs more (vitest's
+ * bundler): `devEngines`, which npm enforces in this checkout and ignores in an install.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,9 +12,12 @@ import semver from "semver";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
-const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } };
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  engines: { node: string };
+  devEngines: { runtime: { name: string; version: string } };
+};
 const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { dev?: boolean; engines?: { node?: string } | string[] }>;
+  packages: Record<string, { dev?: boolean; optional?: boolean; engines?: { node?: string } | string[] }>;
 };
 
 describe("engines", () => {
@@ -32,6 +36,21 @@ describe("engines", () => {
       if (theirs !== undefined && !semver.subset(ours, theirs)) refused.push(`${path}: ${theirs}`);
     }
     expect(refused, `engines.node is "${ours}"`).toEqual([]);
+  });
+
+  it("develops (devEngines: install, build, test) on no Node that a dev dependency refuses or Orbit does", () => {
+    const dev = manifest.devEngines.runtime;
+    expect(dev.name).toBe("node");
+    // Each part of the development range lies inside Orbit's own range.
+    for (const part of dev.version.split("||")) expect(semver.subset(part, ours), part).toBe(true);
+    const refused: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      // Optional dev packages are other platforms' native builds: npm skips those that do not fit.
+      if (entry.dev !== true || entry.optional === true || Array.isArray(entry.engines)) continue;
+      const theirs = entry.engines?.node;
+      if (theirs !== undefined && !semver.subset(dev.version, theirs)) refused.push(`${path}: ${theirs}`);
+    }
+    expect(refused, `devEngines.runtime.version is "${dev.version}"`).toEqual([]);
   });
 
   it("accepts the Node versions Orbit is tried on (20.12 and later, 22) and refuses 21 and those before 20.12", () => {
