@@ -22,7 +22,7 @@ const server = await startServer({
   dataDir: "./.orbit-embed", // SQLite file ./.orbit-embed/orbit.db; or database: "postgres://…"
   logger: "warn",
 });
-const client = new OrbitClient({ baseUrl: server.url });
+const client = new OrbitClient({ server: server.url });
 await client.registerWorkflow({ name: Report.name, version: Report.version });
 // Declared in code, applied at every start: the schedule is created once and updated if it differs.
 const schedule = { schedule_id: "daily-report", workflow: "DailyReport", cron: "0 7 * * *", timezone: "Europe/Berlin" };

@@ -18,7 +18,7 @@ const server = await startServer({ logger: process.env.ORBIT_LOG_LEVEL ?? "warn"
   console.error(`orbit: ${err.message}`);
   process.exit(1);
 });
-const client = new OrbitClient({ baseUrl: server.url });
+const client = new OrbitClient({ server: server.url });
 await client.registerWorkflow({
   name: OrderProcessing.name,
   version: OrderProcessing.version,

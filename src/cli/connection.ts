@@ -55,5 +55,5 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** The client for `cmd`'s connection (`--server`, `--token`, their environment variables). */
 export function clientFor(cmd: Command, io: CliIO): OrbitClient {
   const { server, token } = resolveConnection(cmd, io);
-  return new OrbitClient({ baseUrl: server, token, fetch: io.fetch });
+  return new OrbitClient({ server, token, fetch: io.fetch });
 }

@@ -5,7 +5,7 @@
  */
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { type HttpOptions, type RequestOptions, request, type WriteOptions } from "./http.js";
+import { type HttpOptions, type RequestOptions, request, serverUrl, type WriteOptions } from "./http.js";
 import type {
   ApplyRequestJson,
   ApplyResultJson,
@@ -26,9 +26,21 @@ import type {
   WorkflowVersionsJson,
 } from "./types.js";
 
-export interface OrbitClientOptions {
-  /** The server, e.g. `http://127.0.0.1:7233` (a trailing slash is ignored). */
-  baseUrl: string;
+export type OrbitClientOptions = ClientSettings &
+  (
+    | {
+        /** The server, e.g. `http://127.0.0.1:7233` (a trailing slash is ignored), as a Worker's `server`. */
+        server: string;
+        baseUrl?: undefined;
+      }
+    | {
+        /** The same as `server` (its first name, kept). */
+        baseUrl: string;
+        server?: undefined;
+      }
+  );
+
+export interface ClientSettings {
   /** Bearer token for a server with access control; default none. */
   token?: string | null;
   /** Milliseconds before a request is given up; default 30 000. */
@@ -75,8 +87,9 @@ export class OrbitClient {
   private readonly http: HttpOptions;
 
   constructor(options: OrbitClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.http = { ...options, baseUrl: this.baseUrl };
+    const { server, baseUrl, ...settings } = options;
+    this.baseUrl = serverUrl(server ?? baseUrl, "OrbitClient");
+    this.http = { ...settings, baseUrl: this.baseUrl };
   }
 
   private async call<T>(req: RequestOptions): Promise<T> {

@@ -64,6 +64,31 @@ export interface HttpOptions {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * The server's URL as given to a Worker or an OrbitClient (`owner`), trailing slashes dropped: a
+ * missing or non-http(s) one is refused here, naming the option, rather than at the first request.
+ */
+export function serverUrl(server: unknown, owner: "Worker" | "OrbitClient"): string {
+  const example = "e.g. http://127.0.0.1:7233";
+  if (typeof server !== "string" || server.trim() === "") {
+    throw new TypeError(
+      `a${owner === "Worker" ? "" : "n"} ${owner} needs the Orbit server's URL as its \`server\` option, ${example}`,
+    );
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(server);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new TypeError(
+      `the ${owner}'s \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
+    );
+  }
+  return server.replace(/\/+$/, "");
+}
+
 export async function request<T>(http: HttpOptions, req: RequestOptions): Promise<HttpResponse<T>> {
   const url = new URL(`${http.baseUrl}${req.path}`);
   for (const [key, value] of Object.entries(req.query ?? {})) {

@@ -6,6 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { serverUrl } from "../client/http.js";
 import { SystemClock } from "../clock/system-clock.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
@@ -70,7 +71,7 @@ export class Worker {
   private readonly isClosing = (): boolean => this.closing.signal.aborted;
 
   constructor(options: WorkerOptions) {
-    checkServerUrl(options.server);
+    serverUrl(options.server, "Worker");
     if (!options.workflows.length) throw new TypeError("a Worker needs at least one workflow");
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
@@ -238,23 +239,4 @@ function consoleLogger(): WorkflowLogger {
     warn: (m, f) => console.warn(line("warn", m, f)),
     error: (m, f) => console.error(line("error", m, f)),
   };
-}
-
-/** `server` must be the server's http(s) URL: say so, naming the option, rather than fail at the first request. */
-function checkServerUrl(server: unknown): void {
-  const example = "e.g. http://127.0.0.1:7233";
-  if (typeof server !== "string" || server.trim() === "") {
-    throw new TypeError(`a Worker needs the Orbit server's URL as its \`server\` option, ${example}`);
-  }
-  let url: URL | null = null;
-  try {
-    url = new URL(server);
-  } catch {
-    url = null;
-  }
-  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new TypeError(
-      `the Worker's \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
-    );
-  }
 }

@@ -43,7 +43,7 @@ const Greet = defineWorkflow({
     return { text };
   },
 });
-const client = new OrbitClient({ baseUrl: url });
+const client = new OrbitClient({ server: url });
 await client.registerWorkflow({ name: Greet.name, version: Greet.version });
 const quiet = { info() {}, warn: console.warn, error: console.error };
 const worker = new Worker({ server: url, workflows: [Greet], logger: quiet });

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
-import { defineWorkflow, Worker } from "../../src/index.js";
+import { defineWorkflow, OrbitClient, Worker } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
 import { closedPort } from "../helpers/ports.js";
 
@@ -85,5 +85,24 @@ describe("the Worker's server option", () => {
     ["ftp://127.0.0.1:7233", /must be an http:\/\/ or https:\/\/ URL/],
   ])("refuses %j naming the option", (server, message) => {
     expect(() => new Worker({ server: server as string, workflows: [Noop] })).toThrow(message);
+  });
+});
+
+describe("the OrbitClient's server option", () => {
+  it("takes `server`, as a Worker does, and `baseUrl`, its first name; a trailing slash is dropped", () => {
+    expect(new OrbitClient({ server: "http://127.0.0.1:7233/" }).baseUrl).toBe("http://127.0.0.1:7233");
+    expect(new OrbitClient({ baseUrl: "https://orbit.example//" }).baseUrl).toBe("https://orbit.example");
+  });
+
+  it.each([
+    [{}, /an OrbitClient needs the Orbit server's URL as its `server` option, e\.g\. http:\/\/127\.0\.0\.1:7233/],
+    [{ server: "" }, /needs the Orbit server's URL/],
+    [
+      { server: "localhost:7233" },
+      /OrbitClient's `server` option must be an http:\/\/ or https:\/\/ URL, .*\(got "localhost:7233"\)/,
+    ],
+    [{ baseUrl: "ftp://127.0.0.1:7233" }, /must be an http:\/\/ or https:\/\/ URL/],
+  ])("refuses %j naming the option, before any request", (options, message) => {
+    expect(() => new OrbitClient(options as { server: string })).toThrow(message);
   });
 });
