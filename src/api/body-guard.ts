@@ -30,8 +30,11 @@ function hex4(text: string, at: number): number {
   return /^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4)) ? n : -1;
 }
 
-/** Throws INVALID_ARGUMENT for a body too deep, or holding NUL or a lone surrogate. */
-export function scanJsonText(text: string): void {
+/**
+ * Throws INVALID_ARGUMENT for a body too deep, or holding NUL or a lone surrogate; `where` names
+ * the strings in the message (the worker SDK checks a result's text before it reports it).
+ */
+export function scanJsonText(text: string, where?: string): void {
   let depth = 0;
   let inString = false;
   // A high surrogate escape just read, waiting for its low half (as the very next escape).
@@ -43,29 +46,29 @@ export function scanJsonText(text: string): void {
         const next = text.charCodeAt(i + 1);
         if (next === 0x75 /* u */) {
           const unit = hex4(text, i + 2);
-          if (unit === 0) throw nul();
+          if (unit === 0) throw nul(where);
           if (unit >= 0xdc00 && unit <= 0xdfff) {
-            if (!pendingHigh) throw loneSurrogate();
+            if (!pendingHigh) throw loneSurrogate(where);
             pendingHigh = false;
           } else {
-            if (pendingHigh) throw loneSurrogate();
+            if (pendingHigh) throw loneSurrogate(where);
             pendingHigh = unit >= 0xd800 && unit <= 0xdbff;
           }
           i += 5;
           continue;
         }
-        if (pendingHigh) throw loneSurrogate();
+        if (pendingHigh) throw loneSurrogate(where);
         i += 1;
         continue;
       }
-      if (pendingHigh) throw loneSurrogate();
+      if (pendingHigh) throw loneSurrogate(where);
       if (c === QUOTE) inString = false;
-      else if (c === 0) throw nul();
+      else if (c === 0) throw nul(where);
       else if (c >= 0xd800 && c <= 0xdfff) {
         // A raw surrogate in the decoded text: well-formed only as a high-low pair.
         const d = text.charCodeAt(i + 1);
         if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) i += 1;
-        else throw loneSurrogate();
+        else throw loneSurrogate(where);
       }
       continue;
     }

@@ -4,6 +4,8 @@
  * the first completion is sent on the next turn of the event loop with whatever else finished in
  * the same turn, and completions arriving while a request is in flight form the next request. So a
  * lone completion costs no added latency, and a burst costs one round trip per batch, not per task.
+ * A batch also stays under the server's request body limit, counting each result's bytes, so that
+ * large results (each at most 1 MB) go in requests of their own instead of a 413 for them all.
  */
 import { type ErrorCode, OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
@@ -12,10 +14,19 @@ import type { ProtocolClient } from "./protocol-client.js";
 
 /** Most tasks per request (the server's limit). */
 const MAX_BATCH = 1000;
+/**
+ * Most bytes of results per request: the server takes bodies up to 2 MB (BODY_LIMIT_BYTES); the
+ * rest is room for the task ids and keys (about 70 bytes a task, 70 KB for 1,000).
+ */
+export const MAX_BATCH_RESULT_BYTES = 1.5 * 1024 * 1024;
+/** What a task adds to the body besides its result: `{"task_id":"<uuid>","result":},`. */
+const TASK_OVERHEAD_BYTES = 72;
 
 interface Pending {
   taskId: string;
   result: JsonValue;
+  /** The result's serialized size. */
+  bytes: number;
   retryForMs: number;
   resolve: (cancelReason: string | null) => void;
   reject: (err: unknown) => void;
@@ -32,9 +43,9 @@ export class Completions {
    * cancel was requested before it (the execution is not completed: the worker compensates);
    * LeaseLostError when the lease was gone.
    */
-  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<string | null> {
+  complete(taskId: string, result: JsonValue, retryForMs: number, bytes: number): Promise<string | null> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ taskId, result, retryForMs, resolve, reject });
+      this.queue.push({ taskId, result, bytes, retryForMs, resolve, reject });
       if (!this.sending) {
         this.sending = true;
         setImmediate(() => void this.send());
@@ -44,7 +55,7 @@ export class Completions {
 
   private async send(): Promise<void> {
     while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
+      const batch = this.queue.splice(0, this.batchLength());
       try {
         const answer = await this.api.completeMany(
           batch.map((p) => ({ task_id: p.taskId, result: p.result })),
@@ -64,5 +75,17 @@ export class Completions {
       }
     }
     this.sending = false;
+  }
+
+  /** How many of the queue's first completions the next request carries (at least one). */
+  private batchLength(): number {
+    let n = 0;
+    let bytes = 0;
+    for (const p of this.queue) {
+      bytes += p.bytes + TASK_OVERHEAD_BYTES;
+      if (n === MAX_BATCH || (n > 0 && bytes > MAX_BATCH_RESULT_BYTES)) break;
+      n++;
+    }
+    return n;
   }
 }

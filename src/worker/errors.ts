@@ -34,9 +34,32 @@ export class HandBackSignal extends Error {
   }
 }
 
-/** An error as the protocol carries it: `{message, type, step?}`. */
+/** Longest error message reported, in UTF-16 units; the rest is cut, saying how much. */
+export const MAX_ERROR_MESSAGE = 32 * 1024;
+const MAX_ERROR_TYPE = 200;
+
+/**
+ * An error as the protocol carries it: `{message, type, step?}`. Whatever was thrown can be
+ * reported (docs/outcomes.md § Results that cannot be stored): a message is cut at 32 K characters, NUL and
+ * lone surrogates (which the server refuses) become U+FFFD, and a value whose conversion to text
+ * throws is described by its kind, so that the report itself never fails and leaves the lease to
+ * run out into the same failure again.
+ */
 export function errorJson(err: unknown, step?: string | null): { message: string; type: string; step?: string } {
-  const message = err instanceof Error ? err.message : String(err);
-  const type = err instanceof Error ? err.name : typeof err;
+  const message = storableText(err instanceof Error ? err.message : err, MAX_ERROR_MESSAGE);
+  const type = err instanceof Error ? storableText(err.name, MAX_ERROR_TYPE) : typeof err;
   return step ? { message, type, step } : { message, type };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function storableText(value: unknown, max: number): string {
+  let text: string;
+  try {
+    text = String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  if (text.length > max) text = `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.replaceAll("\u0000", "\ufffd").replace(LONE_SURROGATE, "\ufffd");
 }

@@ -95,8 +95,13 @@ export class ProtocolClient {
    * Batched with other tasks completing at the same time (completions.ts). Resolves with null once
    * COMPLETED, or with the cancel reason when a cancel was requested first (then compensate).
    */
-  complete(taskId: string, result: JsonValue, retryForMs: number): Promise<string | null> {
-    return this.completions.complete(taskId, result, retryForMs);
+  complete(
+    taskId: string,
+    result: JsonValue,
+    retryForMs: number,
+    bytes = Buffer.byteLength(JSON.stringify(result)),
+  ): Promise<string | null> {
+    return this.completions.complete(taskId, result, retryForMs, bytes);
   }
 
   /** One request, one transaction: per task COMPLETED or the error that refused it. */

@@ -3,10 +3,12 @@
  * handed back, or — after a cancel — compensated in reverse order, `onCancel`, cancelled.
  */
 import { SpanKind } from "@opentelemetry/api";
+import { scanJsonText } from "../api/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { contextFrom, inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
+import { checkJsonLimits } from "../engine/json-limits.js";
 import { type Compensation, TaskContext } from "./context.js";
 import {
   CancelledError,
@@ -155,14 +157,23 @@ async function runTaskInSpan(
     reporting();
     switch (outcome.kind) {
       case "completed": {
-        let cancelReason: string | null;
-        try {
-          cancelReason = await api.complete(task.task_id, toJson(outcome.result), retryFor);
-        } catch (err) {
-          if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
-          // The server refused the result (over 1 MB, deeper than 64, a NUL …): the attempt fails
-          // with that reason instead of its lease running out and the run repeating forever.
-          const error = { message: `the result was refused: ${err.message}`, type: "ResultRefused" };
+        // A result that cannot be stored (not JSON, over 1 MB, deeper than 64, or refused by the
+        // server) fails the attempt with the reason, not retryable: the same run would return it
+        // again, so its lease running out and the run repeating would loop forever
+        // (docs/outcomes.md § Results that cannot be stored).
+        const result = storable(outcome.result, "result");
+        let refused = "refused" in result ? result.refused : null;
+        let cancelReason: string | null = null;
+        if (!("refused" in result)) {
+          try {
+            cancelReason = await api.complete(task.task_id, result.json, retryFor, result.bytes);
+          } catch (err) {
+            if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
+            refused = `the result was refused: ${err.message}`;
+          }
+        }
+        if (refused !== null) {
+          const error = { message: refused, type: "ResultRefused" };
           cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor).catch(() => null));
           if (cancelReason === null) {
             logFailure(log, task, error, "final");
@@ -173,7 +184,15 @@ async function runTaskInSpan(
         return;
       }
       case "continue": {
-        const cancelReason = cancelAnswered(await api.continueAsNew(task.task_id, toJson(outcome.input), retryFor));
+        const input = storable(outcome.input, "input");
+        if ("refused" in input) {
+          const error = { message: `continueAsNew: ${input.refused}`, type: "InputRefused" };
+          const cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor));
+          if (cancelReason !== null) await cancelFirst(cancelReason);
+          else logFailure(log, task, error, "final");
+          return;
+        }
+        const cancelReason = cancelAnswered(await api.continueAsNew(task.task_id, input.json, retryFor));
         if (cancelReason !== null) await cancelFirst(cancelReason);
         return;
       }
@@ -294,6 +313,32 @@ function cancelAnswered(answer: { status?: string; cancel_reason?: string | null
   return answer?.status === "RUNNING" && typeof answer.cancel_reason === "string" ? answer.cancel_reason : null;
 }
 
-function toJson(value: unknown): JsonValue {
-  return value === undefined || value === null ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+/**
+ * The JSON the server will store for what a run returned (or passed to continueAsNew), and its
+ * size in bytes, or why it cannot be stored: JSON.stringify failed (a BigInt, a cycle, a throwing
+ * toJSON) or the value breaks the limits every stored value keeps (docs/design.md § Input safety:
+ * 1 MB, 64 levels, no NUL, no lone surrogate). Checked here, so that the server never refuses a
+ * batch of completes for one of them.
+ * As JSON.stringify does, `undefined` is null, and NaN, Infinity and a Date become null and text.
+ */
+function storable(value: unknown, what: "result" | "input"): { json: JsonValue; bytes: number } | { refused: string } {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    const reason = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+    return { refused: `the ${what} is not JSON: ${reason}` };
+  }
+  if (text === undefined) return { json: null, bytes: 4 };
+  let json: JsonValue;
+  try {
+    // A NUL or a lone surrogate in a string: the server refuses the whole request that carries it.
+    scanJsonText(text, `a string of the ${what}`);
+    json = JSON.parse(text) as JsonValue;
+    checkJsonLimits(json, what);
+  } catch (err) {
+    if (err instanceof OrbitError) return { refused: `the ${what} cannot be stored: ${err.message}` };
+    throw err;
+  }
+  return { json, bytes: Buffer.byteLength(text) };
 }

@@ -1,0 +1,188 @@
+/**
+ * What a run returns must be stored as JSON (docs/outcomes.md § Results that cannot be stored): a
+ * result that cannot be (a BigInt, a cycle, over 1 MB, deeper than 64) fails the attempt at once
+ * with the reason, not retryable, instead of the report failing in the worker and the lease running
+ * out into the same run again, forever. And results that can be stored are never refused because
+ * of their neighbours: batched completes stay under the server's body limit. Whatever a run
+ * throws is reported too (cut, made storable), for the same reason.
+ */
+import { afterEach, expect, it } from "vitest";
+import { defineWorkflow, Worker } from "../../src/index.js";
+import { startTestServer, type TestServer } from "../api/helpers.js";
+
+let server: TestServer | null = null;
+let worker: Worker | null = null;
+afterEach(async () => {
+  await worker?.close();
+  await server?.stop();
+  worker = null;
+  server = null;
+});
+
+const retry = { maxAttempts: 3, backoffMs: 1000 };
+const returning = (name: string, result: () => unknown) =>
+  defineWorkflow({ name, version: "1.0.0", retry, run: async () => result() });
+
+function circular(): unknown {
+  const a: Record<string, unknown> = { name: "a" };
+  a.self = a;
+  return a;
+}
+
+function deep(levels: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = [v];
+  return v;
+}
+
+/** Four large results that return in the same turn, so that the worker reports them together. */
+let arrived = 0;
+let release: () => void = () => {};
+const together = new Promise<void>((resolve) => {
+  release = resolve;
+});
+const large = (name: string, result: unknown) =>
+  defineWorkflow({
+    name,
+    version: "1.0.0",
+    retry,
+    run: async () => {
+      if (++arrived === 4) release();
+      await together;
+      return result;
+    },
+  });
+
+const WORKFLOWS = [
+  returning("ResultBigInt", () => ({ n: 10n })),
+  returning("ResultCycle", circular),
+  returning("ResultHuge", () => ({ s: "x".repeat(1_500_000) })),
+  returning("ResultDeep", () => deep(70)),
+  returning("ResultNul", () => ({ s: "a\u0000b" })),
+  returning("ResultSurrogate", () => ({ s: "\ud800" })),
+  defineWorkflow({
+    name: "ContinueBigInt",
+    version: "1.0.0",
+    retry,
+    run: async (ctx) => ctx.continueAsNew({ n: 1n } as never),
+  }),
+  large("Large1", { s: "a".repeat(900_000) }),
+  large("Large2", { s: "b".repeat(900_000) }),
+  large("Large3", { s: "c".repeat(900_000) }),
+  large("Special", { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, date: new Date(0), gone: undefined }),
+];
+
+it("fails a result that cannot be stored at once, and completes large results reported together", async () => {
+  server = await startTestServer();
+  const s = server;
+  const errors: string[] = [];
+  const logger = { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
+  worker = new Worker({ server: s.server.url, workflows: WORKFLOWS, logger });
+  const running = worker.run();
+  await s.until(
+    () => s.call("GET", "/v1/workflows/Special"),
+    (r) => r.status === 200,
+    "the worker's registration",
+  );
+  for (const w of WORKFLOWS) {
+    const r = await s.call("POST", "/v1/executions", { execution_id: `x-${w.name}`, workflow: w.name, input: {} });
+    expect(r.status).toBe(201);
+  }
+  const ended = async (id: string) =>
+    (
+      await s.until(
+        () => s.call("GET", `/v1/executions/x-${id}`),
+        (r) => r.body?.status === "COMPLETED" || r.body?.status === "FAILED",
+        `x-${id} to end`,
+      )
+    ).body;
+
+  const refused = {
+    ResultBigInt: "the result is not JSON: Do not know how to serialize a BigInt",
+    ResultCycle: "the result is not JSON: Converting circular structure to JSON",
+    ResultHuge:
+      "the result cannot be stored: result is 1,500,008 bytes serialized; the limit is 1,048,576 bytes (1 MB)",
+    ResultDeep: "the result cannot be stored: result nests deeper than 64 levels",
+    ResultNul: "the result cannot be stored: a string of the result contains a NUL character",
+    ResultSurrogate: "the result cannot be stored: a string of the result contains a lone UTF-16 surrogate",
+  };
+  for (const [name, message] of Object.entries(refused)) {
+    const x = await ended(name);
+    expect(x.status, name).toBe("FAILED");
+    expect(x.error.type, name).toBe("ResultRefused");
+    expect(x.error.message, name).toContain(message);
+    expect(x.attempt, name).toBe(1); // not retried: the same run would return the same again
+  }
+  const continued = await ended("ContinueBigInt");
+  expect(continued).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "InputRefused" } });
+  expect(continued.error.message).toBe("continueAsNew: the input is not JSON: Do not know how to serialize a BigInt");
+
+  for (const [name, letter] of [
+    ["Large1", "a"],
+    ["Large2", "b"],
+    ["Large3", "c"],
+  ] as const) {
+    const x = await ended(name);
+    expect(x.status, name).toBe("COMPLETED");
+    expect(x.result.s, name).toBe(letter.repeat(900_000));
+  }
+  // As JSON.stringify writes them.
+  expect((await ended("Special")).result).toEqual({ nan: null, inf: null, date: "1970-01-01T00:00:00.000Z" });
+  expect(errors.filter((m) => m.startsWith("could not report"))).toEqual([]);
+  await worker.close();
+  await running;
+});
+
+const once = { maxAttempts: 1, backoffMs: 1000 };
+const throwing = (name: string, thrown: () => unknown) =>
+  defineWorkflow({
+    name,
+    version: "1.0.0",
+    retry: once,
+    run: async () => {
+      throw thrown();
+    },
+  });
+
+it("reports whatever a run throws: long, NUL, lone surrogates, a value that cannot become text", async () => {
+  server = await startTestServer();
+  const s = server;
+  const errors: string[] = [];
+  const logger = { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
+  const workflows = [
+    throwing("ThrowsLong", () => new Error("x".repeat(3_000_000))),
+    throwing("ThrowsNul", () => new Error("bad \u0000 byte and a lone \udc00 half")),
+    throwing("ThrowsBare", () => Object.create(null)),
+    throwing("ThrowsOddName", () => Object.assign(new Error("odd"), { name: "N\u0000".repeat(1000) })),
+  ];
+  worker = new Worker({ server: s.server.url, workflows, logger });
+  const running = worker.run();
+  await s.until(
+    () => s.call("GET", "/v1/workflows/ThrowsOddName"),
+    (r) => r.status === 200,
+    "the worker's registration",
+  );
+  for (const w of workflows) {
+    const r = await s.call("POST", "/v1/executions", { execution_id: `t-${w.name}`, workflow: w.name, input: {} });
+    expect(r.status).toBe(201);
+  }
+  const failed = async (name: string) =>
+    (
+      await s.until(
+        () => s.call("GET", `/v1/executions/t-${name}`),
+        (r) => r.body?.status === "FAILED",
+        `t-${name} to fail`,
+      )
+    ).body.error;
+  const long = await failed("ThrowsLong");
+  expect(long.type).toBe("Error");
+  expect(long.message).toBe(`${"x".repeat(32 * 1024)}… (${3_000_000 - 32 * 1024} more characters)`);
+  expect(await failed("ThrowsNul")).toEqual({ type: "Error", message: "bad \ufffd byte and a lone \ufffd half" });
+  expect(await failed("ThrowsBare")).toEqual({ type: "object", message: "[object Object]" });
+  const odd = await failed("ThrowsOddName");
+  expect(odd.message).toBe("odd");
+  expect(odd.type).toMatch(/^(N\ufffd)+… \(1800 more characters\)$/);
+  expect(errors.filter((m) => m.startsWith("could not report"))).toEqual([]);
+  await worker.close();
+  await running;
+});
