@@ -3,10 +3,12 @@
  * run (journaled in the server before it counts as done) and replays journaled results.
  */
 
+import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
 import { CancelledError, ContinueAsNewSignal, HandBackSignal, NonRetryableError } from "./errors.js";
+import { storable } from "./storable.js";
 import type { TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
 export interface TaskHooks {
@@ -86,14 +88,27 @@ export class TaskContext implements WorkflowContext {
       this.failedStep = name;
       throw err;
     }
-    // What the journal holds is what a replay returns, so both paths return the JSON form.
-    const result = (value === undefined ? null : JSON.parse(JSON.stringify(value))) as JsonValue;
-    await this.hooks.journal({
-      step: name,
-      seq: this.nextSeq++,
-      result,
-      compensable: options.compensate !== undefined,
-    });
+    // What the journal holds is what a replay returns, so both paths return the JSON form. A
+    // result that cannot be journaled fails the run for good: its step has run (a retry would run
+    // it again) and would return the same again (docs/outcomes.md § Results that cannot be stored).
+    const stored = storable(value, "result");
+    if ("refused" in stored) {
+      this.failedStep = name;
+      throw new NonRetryableError(`step ${JSON.stringify(name)}: ${stored.refused}`);
+    }
+    const result = stored.json;
+    try {
+      await this.hooks.journal({
+        step: name,
+        seq: this.nextSeq++,
+        result,
+        compensable: options.compensate !== undefined,
+      });
+    } catch (err) {
+      if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
+      this.failedStep = name;
+      throw new NonRetryableError(`step ${JSON.stringify(name)} was refused: ${err.message}`);
+    }
     if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
     return result as T;
   }

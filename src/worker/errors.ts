@@ -48,7 +48,7 @@ const MAX_ERROR_TYPE = 200;
 export function errorJson(err: unknown, step?: string | null): { message: string; type: string; step?: string } {
   const message = storableText(err instanceof Error ? err.message : err, MAX_ERROR_MESSAGE);
   const type = err instanceof Error ? storableText(err.name, MAX_ERROR_TYPE) : typeof err;
-  return step ? { message, type, step } : { message, type };
+  return step ? { message, type, step: storableText(step, MAX_ERROR_TYPE) } : { message, type };
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -3,12 +3,10 @@
  * handed back, or — after a cancel — compensated in reverse order, `onCancel`, cancelled.
  */
 import { SpanKind } from "@opentelemetry/api";
-import { scanJsonText } from "../api/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { contextFrom, inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
-import { checkJsonLimits } from "../engine/json-limits.js";
 import { type Compensation, TaskContext } from "./context.js";
 import {
   CancelledError,
@@ -20,6 +18,7 @@ import {
 } from "./errors.js";
 import { inputMismatch } from "./input-check.js";
 import type { ProtocolClient } from "./protocol-client.js";
+import { storable } from "./storable.js";
 import { tracingActive } from "./tracing-probe.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
@@ -311,34 +310,4 @@ function logFailure(
 /** The cancel reason when a fail report was answered "a cancel came first" (still RUNNING, with its reason). */
 function cancelAnswered(answer: { status?: string; cancel_reason?: string | null } | null): string | null {
   return answer?.status === "RUNNING" && typeof answer.cancel_reason === "string" ? answer.cancel_reason : null;
-}
-
-/**
- * The JSON the server will store for what a run returned (or passed to continueAsNew), and its
- * size in bytes, or why it cannot be stored: JSON.stringify failed (a BigInt, a cycle, a throwing
- * toJSON) or the value breaks the limits every stored value keeps (docs/design.md § Input safety:
- * 1 MB, 64 levels, no NUL, no lone surrogate). Checked here, so that the server never refuses a
- * batch of completes for one of them.
- * As JSON.stringify does, `undefined` is null, and NaN, Infinity and a Date become null and text.
- */
-function storable(value: unknown, what: "result" | "input"): { json: JsonValue; bytes: number } | { refused: string } {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (err) {
-    const reason = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
-    return { refused: `the ${what} is not JSON: ${reason}` };
-  }
-  if (text === undefined) return { json: null, bytes: 4 };
-  let json: JsonValue;
-  try {
-    // A NUL or a lone surrogate in a string: the server refuses the whole request that carries it.
-    scanJsonText(text, `a string of the ${what}`);
-    json = JSON.parse(text) as JsonValue;
-    checkJsonLimits(json, what);
-  } catch (err) {
-    if (err instanceof OrbitError) return { refused: `the ${what} cannot be stored: ${err.message}` };
-    throw err;
-  }
-  return { json, bytes: Buffer.byteLength(text) };
 }

@@ -186,3 +186,63 @@ it("reports whatever a run throws: long, NUL, lone surrogates, a value that cann
   await worker.close();
   await running;
 });
+
+it("fails a run for good when a step's result cannot be journaled: the step ran once, a retry would run it again", async () => {
+  server = await startTestServer();
+  const s = server;
+  const ran: Record<string, number> = {};
+  const stepping = (name: string, stepName: string, result: () => unknown) =>
+    defineWorkflow({
+      name,
+      version: "1.0.0",
+      retry,
+      run: async (ctx) => {
+        await ctx.step(stepName, () => {
+          ran[name] = (ran[name] ?? 0) + 1;
+          return result();
+        });
+        return { done: true };
+      },
+    });
+  const workflows = [
+    stepping("StepBigInt", "charge", () => ({ n: 1n })),
+    stepping("StepHuge", "charge", () => "x".repeat(1_200_000)),
+    stepping("StepNulName", "charge\u0000", () => ({ ok: true })),
+  ];
+  worker = new Worker({ server: s.server.url, workflows, logger: { info: () => {}, warn: () => {}, error: () => {} } });
+  const running = worker.run();
+  await s.until(
+    () => s.call("GET", "/v1/workflows/StepNulName"),
+    (r) => r.status === 200,
+    "the worker's registration",
+  );
+  for (const w of workflows) {
+    expect((await s.call("POST", "/v1/executions", { execution_id: `s-${w.name}`, workflow: w.name })).status).toBe(
+      201,
+    );
+  }
+  const failed = async (name: string) =>
+    (
+      await s.until(
+        () => s.call("GET", `/v1/executions/s-${name}`),
+        (r) => r.body?.status === "FAILED" || r.body?.status === "COMPLETED",
+        `s-${name} to end`,
+      )
+    ).body;
+  const bigint = await failed("StepBigInt");
+  expect(bigint).toMatchObject({ status: "FAILED", attempt: 1 });
+  expect(bigint.error).toEqual({
+    type: "NonRetryableError",
+    step: "charge",
+    message: 'step "charge": the result is not JSON: Do not know how to serialize a BigInt',
+  });
+  const huge = await failed("StepHuge");
+  expect(huge).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "NonRetryableError", step: "charge" } });
+  expect(huge.error.message).toMatch(/^step "charge": the result cannot be stored: result is 1,200,002 bytes/);
+  const nul = await failed("StepNulName");
+  expect(nul).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "NonRetryableError" } });
+  expect(nul.error.message).toMatch(/^step "charge\\u0000" was refused: .*NUL/);
+  expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1, StepNulName: 1 });
+  await worker.close();
+  await running;
+});

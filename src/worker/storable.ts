@@ -1,0 +1,38 @@
+/**
+ * What the worker reports must be storable JSON: checked before it is sent (docs/outcomes.md §
+ * Results that cannot be stored).
+ */
+import { scanJsonText } from "../api/body-guard.js";
+import { OrbitError } from "../domain/errors.js";
+import type { JsonValue } from "../domain/json.js";
+import { checkJsonLimits } from "../engine/json-limits.js";
+
+/**
+ * The JSON the server will store for what a run or a step returned (or a run passed to
+ * continueAsNew), and its size in bytes, or why it cannot be stored: JSON.stringify failed (a
+ * BigInt, a cycle, a throwing toJSON) or the value breaks the limits every stored value keeps
+ * (docs/design.md § Input safety: 1 MB, 64 levels, no NUL, no lone surrogate). Checked here, so
+ * that the server never refuses a batch of completes for one of them. As JSON.stringify does,
+ * `undefined` is null, and NaN, Infinity and a Date become null and text.
+ */
+export function storable(value: unknown, what: string): { json: JsonValue; bytes: number } | { refused: string } {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    const reason = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+    return { refused: `the ${what} is not JSON: ${reason}` };
+  }
+  if (text === undefined) return { json: null, bytes: 4 };
+  let json: JsonValue;
+  try {
+    // A NUL or a lone surrogate in a string: the server refuses the whole request that carries it.
+    scanJsonText(text, `a string of the ${what}`);
+    json = JSON.parse(text) as JsonValue;
+    checkJsonLimits(json, what);
+  } catch (err) {
+    if (err instanceof OrbitError) return { refused: `the ${what} cannot be stored: ${err.message}` };
+    throw err;
+  }
+  return { json, bytes: Buffer.byteLength(text) };
+}
