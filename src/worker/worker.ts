@@ -72,7 +72,9 @@ export class Worker {
 
   constructor(options: WorkerOptions) {
     serverUrl(options.server, "Worker");
-    if (!options.workflows.length) throw new TypeError("a Worker needs at least one workflow");
+    if (!Array.isArray(options.workflows) || options.workflows.length === 0) {
+      throw new TypeError("a Worker needs at least one workflow: `workflows: [defineWorkflow(…), …]`");
+    }
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
     this.log = options.logger ?? consoleLogger();
@@ -80,8 +82,16 @@ export class Worker {
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
       throw new TypeError("concurrency must be a positive integer");
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
-    for (const w of options.workflows) this.byKey.set(`${w.name}@${w.version}`, w as WorkflowDefinition);
-    this.offers = options.workflows.map((w) => ({
+    for (const w of options.workflows) {
+      const key = `${w?.name}@${w?.version}`;
+      const known = this.byKey.get(key);
+      // The same definition twice is harmless; two different ones would leave which runs to chance.
+      if (known !== undefined && known !== w) {
+        throw new TypeError(`workflow ${key} is given twice, as two different definitions; give each version once`);
+      }
+      this.byKey.set(key, w as WorkflowDefinition);
+    }
+    this.offers = [...this.byKey.values()].map((w) => ({
       name: w.name,
       version: w.version,
       max_attempts: w.retry?.maxAttempts ?? 3,
@@ -116,7 +126,9 @@ export class Worker {
       for (const id of left) this.running.get(id)?.control.loseLease();
       await this.api.release(left).catch(() => undefined);
     }
-    await this.runPromise;
+    // A run() that failed (registration refused) said so to its caller; closing after it is not
+    // a second failure (a `finally { await worker.close() }` must not throw it again).
+    await this.runPromise.catch(() => undefined);
     this.api.close();
   }
 

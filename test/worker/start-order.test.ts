@@ -106,3 +106,33 @@ describe("the OrbitClient's server option", () => {
     expect(() => new OrbitClient(options as { server: string })).toThrow(message);
   });
 });
+
+describe("the Worker's workflows", () => {
+  it("refuses none, or not an array, and one version given as two different definitions", () => {
+    expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [] })).toThrow(/needs at least one workflow/);
+    expect(() => new Worker({ server: "http://127.0.0.1:7233" } as never)).toThrow(/needs at least one workflow/);
+    const again = defineWorkflow({ name: "StartOrder", version: "1.0.0", run: async () => ({ other: true }) });
+    expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop, again] })).toThrow(
+      "workflow StartOrder@1.0.0 is given twice, as two different definitions; give each version once",
+    );
+    expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop, Noop] })).not.toThrow();
+  });
+
+  it("close() after run() was refused resolves: the refusal was run()'s to report", async () => {
+    const server = await startTestServer();
+    try {
+      const bad = defineWorkflow({
+        name: "BadSchema",
+        version: "1.0.0",
+        input: { type: "objekt" },
+        run: async () => 1,
+      });
+      const logger = { info: () => {}, warn: () => {}, error: () => {} };
+      const w = new Worker({ server: server.server.url, workflows: [bad], logger });
+      await expect(w.run()).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      await expect(w.close()).resolves.toBeUndefined();
+    } finally {
+      await server.stop();
+    }
+  });
+});
