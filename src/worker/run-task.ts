@@ -158,8 +158,8 @@ async function runTaskInSpan(
       case "completed": {
         // A result that cannot be stored (not JSON, over 1 MB, deeper than 64, or refused by the
         // server) fails the attempt with the reason, not retryable: the same run would return it
-        // again, so its lease running out and the run repeating would loop forever
-        // (docs/outcomes.md § Results that cannot be stored).
+        // again, so its lease running out and the run repeating would only end at the lease-expiry
+        // limit, 20 runs later (docs/outcomes.md § Results that cannot be stored).
         const result = storable(outcome.result, "result");
         let refused = "refused" in result ? result.refused : null;
         let cancelReason: string | null = null;

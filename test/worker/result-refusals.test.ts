@@ -2,7 +2,7 @@
  * What a run returns must be stored as JSON (docs/outcomes.md § Results that cannot be stored): a
  * result that cannot be (a BigInt, a cycle, over 1 MB, deeper than 64) fails the attempt at once
  * with the reason, not retryable, instead of the report failing in the worker and the lease running
- * out into the same run again, forever. And results that can be stored are never refused because
+ * out into the same run again, up to the lease-expiry limit (20 runs). And results that can be stored are never refused because
  * of their neighbours: batched completes stay under the server's body limit. Whatever a run
  * throws is reported too (cut, made storable), for the same reason.
  */
