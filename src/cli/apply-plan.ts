@@ -5,7 +5,7 @@
  * (POST /v1/schedules/apply). Pure: no I/O.
  */
 import { isLosslessNumber } from "lossless-json";
-import { parse } from "yaml";
+import { parseDocument } from "yaml";
 import type {
   ApplyAction,
   ApplyResultJson,
@@ -32,9 +32,14 @@ export interface ApplyFile {
 export function parseApplyFile(text: string, file: string): ApplyFile {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // A warning is refused too: an unknown tag (`!!js/function`) would otherwise be printed as a
+    // Node process warning and its value silently read as text.
+    const parsed = parseDocument(text);
+    const problem = parsed.errors[0] ?? parsed.warnings[0];
+    if (problem !== undefined) throw problem;
+    doc = parsed.toJS();
   } catch (err) {
-    throw refuse(file, `not YAML or JSON: ${(err as Error).message.split("\n")[0]}`);
+    throw refuse(file, `not YAML or JSON: ${(err as Error).message.split("\n")[0]?.replace(/:$/, "")}`);
   }
   let entries: unknown[];
   if (isObject(doc)) {

@@ -1,7 +1,6 @@
 /**
  * `orbit schedule apply -f FILE [--owner NAME] [--selector k=v] [--prune] [--allow-unregistered]
- * [--dry-run]`: make the
- * server's schedules match a file (docs/cli.md). The server validates and writes the whole file in
+ * [--dry-run]` (or the FILE alone): make the server's schedules match a file (docs/cli.md). The server validates and writes the whole file in
  * one transaction (POST /v1/schedules/apply): it creates the missing schedules, updates the settings
  * that differ (only those the file gives), leaves equal ones alone and, with --prune, deletes the
  * schedules of this apply set (--owner / --selector) that the file does not name.
@@ -10,11 +9,12 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
+import { usageError } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 
 interface ApplyFlags {
-  file: string;
+  file?: string;
   owner?: string;
   selector?: string[];
   prune?: boolean;
@@ -26,7 +26,8 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
   schedule
     .command("apply")
     .description("make the server's schedules match a YAML or JSON file (declarative schedules)")
-    .requiredOption("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}")
+    .argument("[file]", "the file, as -f gives it")
+    .option("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}")
     .option(
       "--owner <name>",
       "this apply set's name: stamped as the label orbit/owner=<name> on every schedule written",
@@ -64,7 +65,12 @@ Example schedules.yaml:
   would create nightly-orders
   dry run, nothing changed: 1 created, 0 updated, 0 unchanged, 0 deleted`,
     )
-    .action(async (opts: ApplyFlags, cmd: Command) => {
+    .action(async (fileArgument: string | undefined, opts: ApplyFlags, cmd: Command) => {
+      if (opts.file !== undefined && fileArgument !== undefined && opts.file !== fileArgument) {
+        usageError(cmd, `two files given (${fileArgument} and -f ${opts.file}); apply one file at a time`);
+      }
+      const path = opts.file ?? fileArgument;
+      if (path === undefined) usageError(cmd, "give the file to apply: orbit schedule apply -f FILE");
       const scope = applyScope(opts.owner, opts.selector ?? []);
       if (opts.prune === true && Object.keys(scope).length === 0) {
         throw new OrbitError(
@@ -74,12 +80,12 @@ Example schedules.yaml:
       }
       let text: string;
       try {
-        text = await readFile(opts.file, "utf8");
+        text = await readFile(path, "utf8");
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code ?? String(err);
-        throw new OrbitError("INVALID_ARGUMENT", `cannot read ${opts.file}: ${code}`);
+        throw new OrbitError("INVALID_ARGUMENT", `cannot read ${path}: ${code}`);
       }
-      const file = parseApplyFile(text, opts.file);
+      const file = parseApplyFile(text, path);
       const result = await clientFor(cmd, io).applySchedules({
         schedules: file.schedules,
         ...(file.workflows.length > 0 ? { workflows: file.workflows } : {}),

@@ -49,6 +49,16 @@ describe("the apply file", () => {
     ["- {schedule_id: a}\n- {schedule_id: a}", /"a" appears twice/],
     ["a: [", /not YAML or JSON/],
     ["42", /give a list of schedules/],
+    // A tag YAML does not know is refused, not printed as a Node warning and read as text.
+    [
+      "- {schedule_id: a, input: !!js/function 'function () {}'}",
+      /^s\.yaml: not YAML or JSON: Unresolved tag: .*js\/function at line 1, column 27$/,
+    ],
+    ["a: 1\na: 2", /not YAML or JSON: Map keys must be unique at line 2, column 1$/],
+    [
+      `a: &a [x, x, x, x, x, x, x, x, x]\n${["b", "c", "d", "e", "f", "g"].map((k, i) => `${k}: &${k} [${Array(9).fill(`*${"abcdef"[i]}`).join(", ")}]`).join("\n")}`,
+      /not YAML or JSON: Excessive alias count indicates a resource exhaustion attack/,
+    ],
   ])("refuses %j", (text, message) => {
     expect(() => parseApplyFile(text, "s.yaml")).toThrow(message);
   });

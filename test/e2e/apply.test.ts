@@ -35,6 +35,15 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     if (server !== undefined && (await server.stop()) !== 0) throw new Error("orbit server did not exit 0 on SIGTERM");
   });
 
+  it("needs one file: none, or two different ones, is bad usage (exit 2)", async () => {
+    const none = await cli("schedule", "apply");
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^orbit: give the file to apply: orbit schedule apply -f FILE\n/);
+    const two = await cli("schedule", "apply", file, "-f", `${file}.other`);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/two files given \(.*schedules\.yaml and -f .*schedules\.yaml\.other\)/);
+  });
+
   it("says what it would do with --dry-run and changes nothing", async () => {
     const r = await cli("schedule", "apply", "-f", file, "--owner", "shop", "--prune", "--dry-run");
     expect(r).toEqual({
@@ -54,7 +63,8 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     expect((await cli("schedule", "apply", "-f", file, "--owner", "shop")).stdout).toBe(
       "created nightly-orders\ncreated weekly-report\n2 created, 0 updated, 0 unchanged, 0 deleted\n",
     );
-    expect((await cli("schedule", "apply", "-f", file, "--owner", "shop")).stdout).toBe(
+    // The file may also be given alone, as most tools take it.
+    expect((await cli("schedule", "apply", file, "--owner", "shop")).stdout).toBe(
       "unchanged nightly-orders\nunchanged weekly-report\n0 created, 0 updated, 2 unchanged, 0 deleted\n",
     );
     expect((await cli("schedule", "get", "weekly-report")).stdout).toMatch(/labels: +orbit\/owner=shop/);
