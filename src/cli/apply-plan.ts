@@ -4,8 +4,8 @@
  * pruned). The plan itself is made and carried out by the server in one transaction
  * (POST /v1/schedules/apply). Pure: no I/O.
  */
+
 import { isLosslessNumber } from "lossless-json";
-import { parseDocument } from "yaml";
 import type {
   ApplyAction,
   ApplyResultJson,
@@ -15,6 +15,7 @@ import type {
 } from "../client/types.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
+import { parsePlainYaml } from "../domain/plain-yaml.js";
 
 const refuse = (file: string, message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", `${file}: ${message}`);
 
@@ -32,14 +33,9 @@ export interface ApplyFile {
 export function parseApplyFile(text: string, file: string): ApplyFile {
   let doc: unknown;
   try {
-    // A warning is refused too: an unknown tag (`!!js/function`) would otherwise be printed as a
-    // Node process warning and its value silently read as text.
-    const parsed = parseDocument(text);
-    const problem = parsed.errors[0] ?? parsed.warnings[0];
-    if (problem !== undefined) throw problem;
-    doc = parsed.toJS();
+    doc = parsePlainYaml(text);
   } catch (err) {
-    throw refuse(file, `not YAML or JSON: ${(err as Error).message.split("\n")[0]?.replace(/:$/, "")}`);
+    throw refuse(file, `not YAML or JSON: ${(err as Error).message}`);
   }
   let entries: unknown[];
   if (isObject(doc)) {

@@ -18,11 +18,11 @@ import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import AjvModule from "ajv";
 import type { FastifyRequest } from "fastify";
-import { parse as parseYaml } from "yaml";
 import type { AccessControl, Action } from "../api/deps.js";
 import type { ApiRequest, Caller } from "../api/route.js";
 import { describeValidationError } from "../api/validation.js";
 import { OrbitError } from "../domain/errors.js";
+import { parsePlainYaml } from "../domain/plain-yaml.js";
 
 const ACTIONS = ["schedule", "start", "read", "cancel"] as const;
 
@@ -86,7 +86,7 @@ export interface AccessConfig {
 export function loadAccessConfig(path: string): AccessConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(path, "utf8"));
+    raw = parsePlainYaml(readFileSync(path, "utf8"));
   } catch (err) {
     throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${(err as Error).message}`);
   }

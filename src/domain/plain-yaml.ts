@@ -1,0 +1,20 @@
+/**
+ * YAML (or JSON) read strictly, for files people write: the apply file and the server's access
+ * config. A warning is refused like an error: an unknown tag (`!!js/function`) would otherwise be
+ * printed as a Node process warning and its value silently read as text. Repeated keys and more
+ * than 100 aliases (a "billion laughs" file) are errors of the parser.
+ */
+import { parseDocument } from "yaml";
+
+/** The file's value; throws an Error whose message is the first problem, on one line. */
+export function parsePlainYaml(text: string): unknown {
+  const parsed = parseDocument(text);
+  const problem = parsed.errors[0] ?? parsed.warnings[0];
+  try {
+    if (problem !== undefined) throw problem;
+    return parsed.toJS();
+  } catch (err) {
+    const line = ((err as Error).message.split("\n")[0] ?? "").replace(/:$/, "");
+    throw new Error(line);
+  }
+}
