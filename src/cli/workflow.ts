@@ -66,7 +66,7 @@ Examples:
   for (const action of ["deprecate", "undeprecate"] as const) {
     addWriteOptions(
       workflow
-        .command(`${action} <name> <version>`)
+        .command(`${action} <workflow> [version]`)
         .description(
           action === "deprecate"
             ? 'deprecate a version: "latest" skips it (schedules and starts without a version); a pinned version still runs'
@@ -74,11 +74,32 @@ Examples:
         )
         .option("--json", "print the server's JSON"),
       false,
-    ).action(async (name: string, version: string, opts: WriteFlags & { json?: boolean }, cmd: Command) => {
-      const w = await clientFor(cmd, io).deprecateWorkflow(name, version, action === "deprecate", writeOptionsOf(opts));
-      if (opts.json === true) return printJson(io, w);
-      await io.stdout.write(`${action}d ${w.name}@${w.version}\n`);
-    });
+    ).action(
+      async (given: string, givenVersion: string | undefined, opts: WriteFlags & { json?: boolean }, cmd: Command) => {
+        // `Name 1.0.0` or `Name@1.0.0`, as register takes it.
+        const at = given.lastIndexOf("@");
+        const name = at >= 0 ? given.slice(0, at) : given;
+        const inName = at >= 0 ? given.slice(at + 1) : undefined;
+        if (inName !== undefined && givenVersion !== undefined && inName !== givenVersion) {
+          usageError(
+            cmd,
+            `the version is ${JSON.stringify(inName)} in <workflow> but ${JSON.stringify(givenVersion)} after it: give one`,
+          );
+        }
+        const version = inName ?? givenVersion;
+        if (version === undefined || version === "" || name === "") {
+          usageError(cmd, `give the workflow and its version: orbit workflow ${action} Name 1.0.0 (or Name@1.0.0)`);
+        }
+        const w = await clientFor(cmd, io).deprecateWorkflow(
+          name,
+          version,
+          action === "deprecate",
+          writeOptionsOf(opts),
+        );
+        if (opts.json === true) return printJson(io, w);
+        await io.stdout.write(`${action}d ${w.name}@${w.version}\n`);
+      },
+    );
   }
   for (const command of workflow.commands) addConnectionOptions(command);
 }

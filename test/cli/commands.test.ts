@@ -262,6 +262,26 @@ describe("orbit ps, status, cancel, workflow", () => {
       expect(server.requests.at(-1)?.body).toEqual({ name: "OrderProcessing", version: "1.0.0" });
     }
   });
+
+  it("deprecates a version given as Name 1.0.0 or Name@1.0.0, as register takes it", async () => {
+    const wf = { name: "OrderProcessing", version: "1.0.0", deprecated_at: "x" };
+    const server = new FakeServer(() => ({ status: 200, body: wf }));
+    for (const given of [["OrderProcessing", "1.0.0"], ["OrderProcessing@1.0.0"], ["OrderProcessing@1.0.0", "1.0.0"]]) {
+      expect((await server.run(["workflow", "deprecate", ...given])).stdout).toBe("deprecated OrderProcessing@1.0.0\n");
+      expect(server.requests.at(-1)).toMatchObject({
+        method: "POST",
+        path: "/v1/workflows/OrderProcessing/versions/1.0.0/deprecate",
+      });
+    }
+    const none = await server.run(["workflow", "deprecate", "OrderProcessing"]);
+    expect(none).toMatchObject({ code: 2 });
+    expect(none.stderr).toMatch(
+      /give the workflow and its version: orbit workflow deprecate Name 1\.0\.0 \(or Name@1\.0\.0\)/,
+    );
+    const two = await server.run(["workflow", "undeprecate", "OrderProcessing@1.0.0", "2.0.0"]);
+    expect(two).toMatchObject({ code: 2 });
+    expect(two.stderr).toMatch(/the version is "1\.0\.0" in <workflow> but "2\.0\.0" after it: give one/);
+  });
 });
 
 describe("usage errors and an unreachable server", () => {
