@@ -7,7 +7,7 @@
  * throws is reported too (cut, made storable), for the same reason.
  */
 import { afterEach, expect, it } from "vitest";
-import { defineWorkflow, Worker } from "../../src/index.js";
+import { defineWorkflow, Worker, type WorkflowDefinition } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
 
 let server: TestServer | null = null;
@@ -18,6 +18,43 @@ afterEach(async () => {
   worker = null;
   server = null;
 });
+
+// biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field
+type Json = any;
+
+/**
+ * A server and an in-process worker of `workflows`; starts one execution of each (`<name>`), and
+ * gives each one's end and the worker's error lines.
+ */
+async function runEach(
+  workflows: WorkflowDefinition[],
+): Promise<{ ended(name: string): Promise<Json>; errors: string[] }> {
+  server = await startTestServer();
+  const s = server;
+  const errors: string[] = [];
+  const logger = { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
+  worker = new Worker({ server: s.server.url, workflows, logger });
+  void worker.run();
+  const last = workflows.at(-1)!.name;
+  await s.until(
+    () => s.call("GET", `/v1/workflows/${last}`),
+    (r) => r.status === 200,
+    "the worker's registration",
+  );
+  for (const w of workflows) {
+    const r = await s.call("POST", "/v1/executions", { execution_id: w.name, workflow: w.name, input: {} });
+    expect(r.status).toBe(201);
+  }
+  const ended = async (name: string): Promise<Json> =>
+    (
+      await s.until(
+        () => s.call("GET", `/v1/executions/${name}`),
+        (r) => r.body?.status === "COMPLETED" || r.body?.status === "FAILED",
+        `${name} to end`,
+      )
+    ).body;
+  return { ended, errors };
+}
 
 const retry = { maxAttempts: 3, backoffMs: 1000 };
 const returning = (name: string, result: () => unknown) =>
@@ -73,30 +110,7 @@ const WORKFLOWS = [
 ];
 
 it("fails a result that cannot be stored at once, and completes large results reported together", async () => {
-  server = await startTestServer();
-  const s = server;
-  const errors: string[] = [];
-  const logger = { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
-  worker = new Worker({ server: s.server.url, workflows: WORKFLOWS, logger });
-  const running = worker.run();
-  await s.until(
-    () => s.call("GET", "/v1/workflows/Special"),
-    (r) => r.status === 200,
-    "the worker's registration",
-  );
-  for (const w of WORKFLOWS) {
-    const r = await s.call("POST", "/v1/executions", { execution_id: `x-${w.name}`, workflow: w.name, input: {} });
-    expect(r.status).toBe(201);
-  }
-  const ended = async (id: string) =>
-    (
-      await s.until(
-        () => s.call("GET", `/v1/executions/x-${id}`),
-        (r) => r.body?.status === "COMPLETED" || r.body?.status === "FAILED",
-        `x-${id} to end`,
-      )
-    ).body;
-
+  const { ended, errors } = await runEach(WORKFLOWS);
   const refused = {
     ResultBigInt: "the result is not JSON: Do not know how to serialize a BigInt",
     ResultCycle: "the result is not JSON: Converting circular structure to JSON",
@@ -129,8 +143,6 @@ it("fails a result that cannot be stored at once, and completes large results re
   // As JSON.stringify writes them.
   expect((await ended("Special")).result).toEqual({ nan: null, inf: null, date: "1970-01-01T00:00:00.000Z" });
   expect(errors.filter((m) => m.startsWith("could not report"))).toEqual([]);
-  await worker.close();
-  await running;
 });
 
 const once = { maxAttempts: 1, backoffMs: 1000 };
@@ -145,35 +157,17 @@ const throwing = (name: string, thrown: () => unknown) =>
   });
 
 it("reports whatever a run throws: long, NUL, lone surrogates, a value that cannot become text", async () => {
-  server = await startTestServer();
-  const s = server;
-  const errors: string[] = [];
-  const logger = { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
-  const workflows = [
+  const { ended, errors } = await runEach([
     throwing("ThrowsLong", () => new Error("x".repeat(3_000_000))),
     throwing("ThrowsNul", () => new Error("bad \u0000 byte and a lone \udc00 half")),
     throwing("ThrowsBare", () => Object.create(null)),
     throwing("ThrowsOddName", () => Object.assign(new Error("odd"), { name: "N\u0000".repeat(1000) })),
-  ];
-  worker = new Worker({ server: s.server.url, workflows, logger });
-  const running = worker.run();
-  await s.until(
-    () => s.call("GET", "/v1/workflows/ThrowsOddName"),
-    (r) => r.status === 200,
-    "the worker's registration",
-  );
-  for (const w of workflows) {
-    const r = await s.call("POST", "/v1/executions", { execution_id: `t-${w.name}`, workflow: w.name, input: {} });
-    expect(r.status).toBe(201);
-  }
-  const failed = async (name: string) =>
-    (
-      await s.until(
-        () => s.call("GET", `/v1/executions/t-${name}`),
-        (r) => r.body?.status === "FAILED",
-        `t-${name} to fail`,
-      )
-    ).body.error;
+  ]);
+  const failed = async (name: string) => {
+    const x = await ended(name);
+    expect(x.status, name).toBe("FAILED");
+    return x.error;
+  };
   const long = await failed("ThrowsLong");
   expect(long.type).toBe("Error");
   expect(long.message).toBe(`${"x".repeat(32 * 1024)}… (${3_000_000 - 32 * 1024} more characters)`);
@@ -183,13 +177,9 @@ it("reports whatever a run throws: long, NUL, lone surrogates, a value that cann
   expect(odd.message).toBe("odd");
   expect(odd.type).toMatch(/^(N\ufffd)+… \(1800 more characters\)$/);
   expect(errors.filter((m) => m.startsWith("could not report"))).toEqual([]);
-  await worker.close();
-  await running;
 });
 
 it("fails a run for good when a step's result cannot be journaled: the step ran once, a retry would run it again", async () => {
-  server = await startTestServer();
-  const s = server;
   const ran: Record<string, number> = {};
   const stepping = (name: string, stepName: string, result: () => unknown) =>
     defineWorkflow({
@@ -209,26 +199,7 @@ it("fails a run for good when a step's result cannot be journaled: the step ran 
     stepping("StepHuge", "charge", () => "x".repeat(1_200_000)),
     stepping("StepNulName", "charge\u0000", () => ({ ok: true })),
   ];
-  worker = new Worker({ server: s.server.url, workflows, logger: { info: () => {}, warn: () => {}, error: () => {} } });
-  const running = worker.run();
-  await s.until(
-    () => s.call("GET", "/v1/workflows/StepNulName"),
-    (r) => r.status === 200,
-    "the worker's registration",
-  );
-  for (const w of workflows) {
-    expect((await s.call("POST", "/v1/executions", { execution_id: `s-${w.name}`, workflow: w.name })).status).toBe(
-      201,
-    );
-  }
-  const failed = async (name: string) =>
-    (
-      await s.until(
-        () => s.call("GET", `/v1/executions/s-${name}`),
-        (r) => r.body?.status === "FAILED" || r.body?.status === "COMPLETED",
-        `s-${name} to end`,
-      )
-    ).body;
+  const { ended: failed } = await runEach(workflows);
   const bigint = await failed("StepBigInt");
   expect(bigint).toMatchObject({ status: "FAILED", attempt: 1 });
   expect(bigint.error).toEqual({
@@ -243,6 +214,4 @@ it("fails a run for good when a step's result cannot be journaled: the step ran 
   expect(nul).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "NonRetryableError" } });
   expect(nul.error.message).toMatch(/^step "charge\\u0000" was refused: .*NUL/);
   expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1, StepNulName: 1 });
-  await worker.close();
-  await running;
 });
