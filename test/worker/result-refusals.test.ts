@@ -6,18 +6,9 @@
  * of their neighbours: batched completes stay under the server's body limit. Whatever a run
  * throws is reported too (cut, made storable), for the same reason.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it, onTestFinished } from "vitest";
 import { defineWorkflow, Worker, type WorkflowDefinition } from "../../src/index.js";
-import { startTestServer, type TestServer } from "../api/helpers.js";
-
-let server: TestServer | null = null;
-let worker: Worker | null = null;
-afterEach(async () => {
-  await worker?.close();
-  await server?.stop();
-  worker = null;
-  server = null;
-});
+import { startTestServer } from "../api/helpers.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field
 type Json = any;
@@ -29,11 +20,14 @@ type Json = any;
 async function runEach(
   workflows: WorkflowDefinition[],
 ): Promise<{ ended(name: string): Promise<Json>; errors: string[] }> {
-  server = await startTestServer();
-  const s = server;
+  const s = await startTestServer();
   const errors: string[] = [];
   const logger = { info: () => {}, warn: () => {}, error: (m: string) => errors.push(m) };
-  worker = new Worker({ server: s.server.url, workflows, logger });
+  const worker = new Worker({ server: s.server.url, workflows, logger });
+  onTestFinished(async () => {
+    await worker.close();
+    await s.stop();
+  });
   void worker.run();
   const last = workflows.at(-1)!.name;
   await s.until(
