@@ -74,6 +74,12 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   "--from": "--start-at",
   "--to": "--end-at",
   "--until": "--end-at",
+  // `orbit server`'s PostgreSQL URL, by the names ORBIT_DATABASE_URL and other servers suggest.
+  "--database-url": "--database",
+  "--db": "--database",
+  "--db-url": "--database",
+  "--postgres": "--database",
+  "--connection": "--database",
 };
 
 /**

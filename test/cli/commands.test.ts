@@ -294,6 +294,11 @@ describe("usage errors and an unreachable server", () => {
       /'--every'\n\(Did you mean --interval\?\)/,
     ],
     [
+      "--database-url for --database",
+      ["server", "--database-url", "postgres://x"],
+      /'--database-url'\n\(Did you mean --database\?\)/,
+    ],
+    [
       "--tz for --timezone",
       ["schedule", "create", "x", "--workflow", "W", "--tz", "UTC"],
       /'--tz'\n\(Did you mean --timezone\?\)/,
