@@ -152,6 +152,12 @@ async function runTaskInSpan(
       control.cancel(cancelReason);
       await compensate(def, ctx, control, api, cancelReason);
     };
+    /** Fails the attempt, not retryable; the cancel reason instead when a cancel came first. */
+    const failForGood = async (error: { message: string; type: string }): Promise<string | null> => {
+      const cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor));
+      if (cancelReason === null) logFailure(log, task, error, "final");
+      return cancelReason;
+    };
     // From here on the worker only reports (a network call): its slot may take another task.
     reporting();
     switch (outcome.kind) {
@@ -172,26 +178,30 @@ async function runTaskInSpan(
           }
         }
         if (refused !== null) {
-          const error = { message: refused, type: "ResultRefused" };
-          cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor).catch(() => null));
-          if (cancelReason === null) {
-            logFailure(log, task, error, "final");
-            return;
-          }
+          cancelReason = await failForGood({ message: refused, type: "ResultRefused" });
+          if (cancelReason === null) return;
         }
         if (cancelReason !== null) await cancelFirst(cancelReason);
         return;
       }
       case "continue": {
+        // The next run's input must be storable and match the workflow's input schema (checked by
+        // the server); a refused one fails the attempt for good, as a refused result does.
         const input = storable(outcome.input, "input");
-        if ("refused" in input) {
-          const error = { message: `continueAsNew: ${input.refused}`, type: "InputRefused" };
-          const cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor));
-          if (cancelReason !== null) await cancelFirst(cancelReason);
-          else logFailure(log, task, error, "final");
-          return;
+        let refused = "refused" in input ? input.refused : null;
+        let cancelReason: string | null = null;
+        if (!("refused" in input)) {
+          try {
+            cancelReason = cancelAnswered(await api.continueAsNew(task.task_id, input.json, retryFor));
+          } catch (err) {
+            if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
+            refused = `the input was refused: ${err.message}`;
+          }
         }
-        const cancelReason = cancelAnswered(await api.continueAsNew(task.task_id, input.json, retryFor));
+        if (refused !== null) {
+          cancelReason = await failForGood({ message: `continueAsNew: ${refused}`, type: "InputRefused" });
+          if (cancelReason === null) return;
+        }
         if (cancelReason !== null) await cancelFirst(cancelReason);
         return;
       }

@@ -92,6 +92,13 @@ const WORKFLOWS = [
   returning("ResultNul", () => ({ s: "a\u0000b" })),
   returning("ResultSurrogate", () => ({ s: "\ud800" })),
   defineWorkflow({
+    name: "ContinueOffSchema",
+    version: "1.0.0",
+    retry,
+    input: { type: "object", properties: { n: { type: "number" } } },
+    run: async (ctx) => ctx.continueAsNew({ n: "not a number" }),
+  }),
+  defineWorkflow({
     name: "ContinueBigInt",
     version: "1.0.0",
     retry,
@@ -124,6 +131,16 @@ it("fails a result that cannot be stored at once, and completes large results re
   const continued = await ended("ContinueBigInt");
   expect(continued).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "InputRefused" } });
   expect(continued.error.message).toBe("continueAsNew: the input is not JSON: Do not know how to serialize a BigInt");
+  // The server refuses an input its schema does not take: the same, not a report that never lands.
+  expect(await ended("ContinueOffSchema")).toMatchObject({
+    status: "FAILED",
+    run: 1,
+    attempt: 1,
+    error: {
+      type: "InputRefused",
+      message: "continueAsNew: the input was refused: input does not match ContinueOffSchema@1.0.0: /n must be number",
+    },
+  });
 
   for (const [name, letter] of [
     ["Large1", "a"],
