@@ -75,12 +75,16 @@ export class ProtocolClient {
     await request(this.http, { method: "POST", path: "/v1/workflows", body });
   }
 
+  /** Renews the leases of `taskIds`, in requests of at most the server's 1,000 ids each. */
   async heartbeat(taskIds: string[]): Promise<HeartbeatResponseJson> {
-    return this.post("/v1/worker/heartbeat", { task_ids: taskIds }, 0);
+    const answers = await Promise.all(
+      chunks(taskIds).map((ids) => this.post<HeartbeatResponseJson>("/v1/worker/heartbeat", { task_ids: ids }, 0)),
+    );
+    return { tasks: Object.assign({}, ...answers.map((a) => a.tasks)) };
   }
 
   async release(taskIds: string[]): Promise<void> {
-    if (taskIds.length) await this.post("/v1/worker/release", { task_ids: taskIds }, 0);
+    await Promise.all(chunks(taskIds).map((ids) => this.post("/v1/worker/release", { task_ids: ids }, 0)));
   }
 
   step(
@@ -168,4 +172,17 @@ export class ProtocolClient {
 /** The server could not be reached, or could not reach its database: the same report may succeed shortly. */
 export function isRetryable(err: unknown): boolean {
   return err instanceof ServerUnreachableError || (err instanceof OrbitError && err.code === "UNAVAILABLE");
+}
+
+/** Most task ids the server takes in one heartbeat or release (worker-schemas.ts). */
+export const MAX_TASK_IDS = 1000;
+
+/**
+ * `ids` in pieces the server takes: a worker whose concurrency is above 1,000 runs more tasks than
+ * one heartbeat may name, and one refused heartbeat would let every lease run out.
+ */
+function chunks(ids: readonly string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < ids.length; i += MAX_TASK_IDS) out.push(ids.slice(i, i + MAX_TASK_IDS));
+  return out;
 }
