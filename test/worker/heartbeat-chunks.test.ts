@@ -24,7 +24,8 @@ async function stub(): Promise<{ url: string; sizes: Record<string, number[]> }>
     });
     req.on("end", () => {
       const ids = (JSON.parse(text) as { task_ids: string[] }).task_ids;
-      (sizes[req.url ?? ""] ??= []).push(ids.length);
+      const url = req.url ?? "";
+      sizes[url] = [...(sizes[url] ?? []), ids.length];
       const answer =
         ids.length > MAX_TASK_IDS
           ? { status: 400, body: { code: "INVALID_ARGUMENT", message: "task_ids must NOT have more than 1000 items" } }
