@@ -82,6 +82,10 @@ export class Worker {
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
       throw new TypeError("concurrency must be a positive integer");
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    // The server refuses every request of a worker whose id it cannot take: say so now.
+    if (!storableId(this.workerId)) {
+      throw new TypeError("workerId must be 1 to 200 characters of text (no NUL, no lone surrogate)");
+    }
     for (const w of options.workflows) {
       const key = `${w?.name}@${w?.version}`;
       const known = this.byKey.get(key);
@@ -251,4 +255,12 @@ function consoleLogger(): WorkflowLogger {
     warn: (m, f) => console.warn(line("warn", m, f)),
     error: (m, f) => console.error(line("error", m, f)),
   };
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** 1 to 200 characters (code points, as the server's schema counts), no NUL, no lone surrogate. */
+function storableId(id: unknown): boolean {
+  if (typeof id !== "string" || id === "" || id.includes("\u0000") || LONE_SURROGATE.test(id)) return false;
+  return [...id].length <= 200;
 }

@@ -118,6 +118,17 @@ describe("the Worker's workflows", () => {
     expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop, Noop] })).not.toThrow();
   });
 
+  it("refuses a workerId the server would refuse on every request", () => {
+    for (const workerId of ["", "w".repeat(201), "a\u0000b", "lone \ud800", 42]) {
+      expect(
+        () => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop], workerId: workerId as string }),
+      ).toThrow("workerId must be 1 to 200 characters of text (no NUL, no lone surrogate)");
+    }
+    expect(
+      () => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop], workerId: "w".repeat(200) }),
+    ).not.toThrow();
+  });
+
   it("close() after run() was refused resolves: the refusal was run()'s to report", async () => {
     const server = await startTestServer();
     try {
