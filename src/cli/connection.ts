@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { OrbitClient } from "../client/client.js";
+import { bearerToken } from "../client/http.js";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 
@@ -36,6 +37,12 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
   if (!isHttpUrl(server)) {
     const from = opts.server !== undefined ? "--server" : "ORBIT_SERVER";
     usageError(cmd, `${from} "${server}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
+  }
+  try {
+    bearerToken(token, "OrbitClient");
+  } catch {
+    const from = opts.token !== undefined ? "--token" : "ORBIT_TOKEN";
+    usageError(cmd, `${from} holds a line break or another character an HTTP header cannot carry`);
   }
   return { server: server.replace(/\/+$/, ""), token };
 }

@@ -5,7 +5,7 @@
  */
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { type HttpOptions, type RequestOptions, request, serverUrl, type WriteOptions } from "./http.js";
+import { bearerToken, type HttpOptions, type RequestOptions, request, serverUrl, type WriteOptions } from "./http.js";
 import type {
   ApplyRequestJson,
   ApplyResultJson,
@@ -89,7 +89,7 @@ export class OrbitClient {
   constructor(options: OrbitClientOptions) {
     const { server, baseUrl, ...settings } = options;
     this.baseUrl = serverUrl(server ?? baseUrl, "OrbitClient");
-    this.http = { ...settings, baseUrl: this.baseUrl };
+    this.http = { ...settings, baseUrl: this.baseUrl, token: bearerToken(settings.token, "OrbitClient") };
   }
 
   private async call<T>(req: RequestOptions): Promise<T> {

@@ -65,6 +65,22 @@ export interface HttpOptions {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
+ * The bearer token as given to a Worker or an OrbitClient (`owner`): text an HTTP header can carry
+ * (no line break or other control character), refused here rather than reported at each request
+ * as a server that cannot be reached.
+ */
+export function bearerToken(token: unknown, owner: "Worker" | "OrbitClient"): string | null {
+  if (token === undefined || token === null || token === "") return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+  if (typeof token !== "string" || /[\u0000-\u001f\u007f]/.test(token) || /[^\u0000-\u00ff]/.test(token)) {
+    throw new TypeError(
+      `the ${owner}'s \`token\` option must be text an HTTP header can carry: no line break, control character or character beyond Latin-1`,
+    );
+  }
+  return token;
+}
+
+/**
  * The server's URL as given to a Worker or an OrbitClient (`owner`), trailing slashes dropped: a
  * missing or non-http(s) one is refused here, naming the option, rather than at the first request.
  */

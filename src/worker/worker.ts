@@ -6,7 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { serverUrl } from "../client/http.js";
+import { bearerToken, serverUrl } from "../client/http.js";
 import { SystemClock } from "../clock/system-clock.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
@@ -103,7 +103,7 @@ export class Worker {
     }));
     this.api = new ProtocolClient({
       server: options.server,
-      token: options.token ?? null,
+      token: bearerToken(options.token, "Worker"),
       workerId: this.workerId,
       clock: this.clock,
       signal: this.closing.signal,

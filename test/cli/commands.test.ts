@@ -365,6 +365,11 @@ describe("usage errors and an unreachable server", () => {
     ["an update without settings", ["schedule", "update", "x"], /nothing to change/],
     ["a bad --cluster", ["server", "--cluster", "ring"], /Allowed choices are single, active-standby, shared/],
     ["a bad --misfire-grace", ["server", "--misfire-grace", "soon"], /is not a duration/],
+    [
+      "a --token with a line break",
+      ["ps", "--token", "abc\ndef"],
+      /--token holds a line break or another character an HTTP header cannot carry/,
+    ],
   ])("exits 2 on %s", async (_name, args, message) => {
     const server = new FakeServer(() => undefined);
     const r = await server.run(args);

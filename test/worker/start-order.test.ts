@@ -118,6 +118,19 @@ describe("the Worker's workflows", () => {
     expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop, Noop] })).not.toThrow();
   });
 
+  it("refuses a token no HTTP header can carry, in the Worker and the OrbitClient, before any request", () => {
+    for (const token of ["abc\ndef", "tab\there", "caf\u00e9 ok? no: \u20ac", 7]) {
+      expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop], token: token as string })).toThrow(
+        /the Worker's `token` option must be text an HTTP header can carry/,
+      );
+      expect(() => new OrbitClient({ server: "http://127.0.0.1:7233", token: token as string })).toThrow(
+        /the OrbitClient's `token` option must be text an HTTP header can carry/,
+      );
+    }
+    expect(() => new OrbitClient({ server: "http://127.0.0.1:7233", token: "orbit_abc-123.XYZ~+/=" })).not.toThrow();
+    expect(() => new OrbitClient({ server: "http://127.0.0.1:7233", token: null })).not.toThrow();
+  });
+
   it("refuses a workerId the server would refuse on every request", () => {
     for (const workerId of ["", "w".repeat(201), "a\u0000b", "lone \ud800", 42]) {
       expect(
