@@ -1,5 +1,7 @@
 /** Request bodies of the worker protocol (docs/api.md § Worker protocol), unknown keys refused. */
+
 import { Type } from "@sinclair/typebox";
+import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 
 const strict = { additionalProperties: false } as const;
 const workerId = Type.String({ minLength: 1, maxLength: 200, description: "the worker's id (lease owner)" });
@@ -15,8 +17,8 @@ export const PollBody = Type.Object(
         {
           name,
           version: name,
-          max_attempts: Type.Integer({ minimum: 1, maximum: 1000 }),
-          backoff_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
+          max_attempts: Type.Integer({ minimum: 1, maximum: MAX_ATTEMPTS }),
+          backoff_ms: Type.Integer({ minimum: 0, maximum: MAX_BACKOFF_MS }),
         },
         strict,
       ),

@@ -107,3 +107,7 @@ export interface CompleteManyResponseJson {
     | { code: string; message: string }
   >;
 }
+
+/** The most attempts, and the longest back-off, a worker's offer may carry (its retry policy). */
+export const MAX_ATTEMPTS = 1000;
+export const MAX_BACKOFF_MS = 86_400_000;

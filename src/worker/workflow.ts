@@ -2,8 +2,10 @@
  * Workflow definitions and the context their code runs with. `defineWorkflow` only checks and
  * freezes the definition; a Worker registers it with the server and runs it.
  */
+
 import semver from "semver";
 import type { JsonObject } from "../domain/json.js";
+import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 
 /** How a failed attempt is retried (the whole run again; completed steps are not run again). */
 export interface RetryPolicy {
@@ -96,9 +98,15 @@ export function defineWorkflow<I extends JsonObject = JsonObject>(
   if (typeof definition.run !== "function") {
     throw new TypeError(`workflow ${definition.name}: run must be the workflow's function, (ctx, input) => result`);
   }
+  // The bounds of the worker protocol's offer (src/api/worker-schemas.ts): a policy past them would
+  // have every poll refused, and the worker would run nothing.
   const retry = definition.retry ?? DEFAULT_RETRY;
-  if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1 || !(retry.backoffMs >= 0)) {
-    throw new TypeError(`workflow ${definition.name}: retry needs maxAttempts >= 1 and backoffMs >= 0`);
+  const whole = (n: unknown, max: number, min: number): boolean =>
+    Number.isInteger(n) && (n as number) >= min && (n as number) <= max;
+  if (!whole(retry.maxAttempts, MAX_ATTEMPTS, 1) || !whole(retry.backoffMs, MAX_BACKOFF_MS, 0)) {
+    throw new TypeError(
+      `workflow ${definition.name}: retry needs maxAttempts from 1 to ${MAX_ATTEMPTS} and backoffMs a whole number of milliseconds from 0 to ${MAX_BACKOFF_MS} (a day)`,
+    );
   }
   return Object.freeze({ ...definition, retry: Object.freeze({ ...retry }) });
 }

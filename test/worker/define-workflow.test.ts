@@ -21,8 +21,21 @@ describe("defineWorkflow", () => {
   it("refuses a bad name, version or retry policy", () => {
     expect(() => defineWorkflow({ name: "", version: "1.0.0", run })).toThrow(/workflow name "" must be/);
     expect(() => defineWorkflow({ name: "W", version: "1.0", run })).toThrow(/version "1.0" is not semver/);
-    expect(() => defineWorkflow({ name: "W", version: "1.0.0", run, retry: { maxAttempts: 0, backoffMs: 0 } })).toThrow(
-      /retry needs maxAttempts >= 1/,
-    );
+    // Past the protocol's bounds the server would refuse every poll, and the worker run nothing.
+    for (const retry of [
+      { maxAttempts: 0, backoffMs: 0 },
+      { maxAttempts: 1001, backoffMs: 0 },
+      { maxAttempts: 2.5, backoffMs: 0 },
+      { maxAttempts: 3, backoffMs: -1 },
+      { maxAttempts: 3, backoffMs: 1.5 },
+      { maxAttempts: 3, backoffMs: 86_400_001 },
+    ]) {
+      expect(() => defineWorkflow({ name: "W", version: "1.0.0", run, retry }), JSON.stringify(retry)).toThrow(
+        /^workflow W: retry needs maxAttempts from 1 to 1000 and backoffMs a whole number of milliseconds from 0 to 86400000 \(a day\)$/,
+      );
+    }
+    expect(() =>
+      defineWorkflow({ name: "W", version: "1.0.0", run, retry: { maxAttempts: 1000, backoffMs: 86_400_000 } }),
+    ).not.toThrow();
   });
 });
