@@ -287,12 +287,52 @@ export function withTaskIds(log: WorkflowLogger, task: TaskJson): WorkflowLogger
     task_id: task.task_id,
     ...(task.schedule_id !== null ? { schedule_id: task.schedule_id } : {}),
   };
-  const bind = (fields?: Record<string, unknown>) => ({ ...ids, ...fields });
+  // Fields as given (a plain object), else under `fields`: `ctx.log.info("x", "y")` is not spread.
+  const bind = (fields: unknown): Record<string, unknown> =>
+    fields === undefined
+      ? { ...ids }
+      : typeof fields === "object" && fields !== null && !Array.isArray(fields)
+        ? { ...ids, ...fields }
+        : { ...ids, fields };
+  // A log line never fails the run: a logger that cannot write these fields (a BigInt, a cycle)
+  // gets them as text instead, and a logger that still throws loses the line, not the execution.
+  const safely =
+    (write: (message: string, fields: Record<string, unknown>) => void) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      try {
+        write(String(message), bind(fields));
+      } catch {
+        try {
+          write(String(message), { ...ids, fields: jsonText(fields) });
+        } catch {
+          // nothing left to try
+        }
+      }
+    };
   return {
-    info: (message, fields) => log.info(message, bind(fields)),
-    warn: (message, fields) => log.warn(message, bind(fields)),
-    error: (message, fields) => log.error(message, bind(fields)),
+    info: safely((m, f) => log.info(m, f)),
+    warn: safely((m, f) => log.warn(m, f)),
+    error: safely((m, f) => log.error(m, f)),
   };
+}
+
+/** `value` as JSON text whatever it holds: a BigInt as its digits, a repeated object as "[Circular]". */
+export function jsonText(value: unknown): string {
+  const seen = new WeakSet<object>();
+  try {
+    return (
+      JSON.stringify(value, (_key, v: unknown) => {
+        if (typeof v === "bigint") return v.toString();
+        if (typeof v === "object" && v !== null) {
+          if (seen.has(v)) return "[Circular]";
+          seen.add(v);
+        }
+        return v;
+      }) ?? String(value)
+    );
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /**

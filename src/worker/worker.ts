@@ -13,7 +13,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { errorJson } from "./errors.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
-import { runTask, TaskControl, withTaskIds } from "./run-task.js";
+import { jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 export interface WorkerOptions {
@@ -249,7 +249,7 @@ export class Worker {
 
 function consoleLogger(): WorkflowLogger {
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>
-    `${new Date().toISOString()} ${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`;
+    `${new Date().toISOString()} ${level} ${message}${fields ? ` ${jsonText(fields)}` : ""}`;
   return {
     info: (m, f) => console.log(line("info", m, f)),
     warn: (m, f) => console.warn(line("warn", m, f)),
