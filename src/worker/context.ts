@@ -36,6 +36,7 @@ export class TaskContext implements WorkflowContext {
   private readonly journaled: Map<string, JsonValue | null>;
   private readonly used = new Set<string>();
   private nextSeq: number;
+  private ended = false;
 
   constructor(
     task: TaskJson,
@@ -60,10 +61,37 @@ export class TaskContext implements WorkflowContext {
     return this.control.signal;
   }
 
-  async step<T>(
+  /** Called once the run has returned or thrown: a step still going was not awaited by it. */
+  runEnded(): void {
+    this.ended = true;
+  }
+
+  /**
+   * Runs a step once per run. A step the run does not await cannot crash the worker: its failure
+   * is marked handled here (the run that awaits it still gets it), and logged when the run had
+   * already returned, since nothing else will see it.
+   */
+  step<T>(
     name: string,
     fn: (signal: AbortSignal) => Promise<T> | T,
     options: { compensate?: (result: T) => Promise<void> | void } = {},
+  ): Promise<T> {
+    const running = this.runStep(name, fn, options);
+    running.catch((err: unknown) => {
+      if (this.ended) {
+        this.log.warn("a step the run did not await failed after the run returned", {
+          step: name,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    });
+    return running;
+  }
+
+  private async runStep<T>(
+    name: string,
+    fn: (signal: AbortSignal) => Promise<T> | T,
+    options: { compensate?: (result: T) => Promise<void> | void },
   ): Promise<T> {
     if (this.used.has(name)) {
       throw new NonRetryableError(

@@ -226,3 +226,26 @@ it("fails a run for good when a step's result cannot be journaled: the step ran 
   expect(nul.error.message).toMatch(/^step "charge\\u0000" was refused: .*NUL/);
   expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1, StepNulName: 1 });
 });
+
+it("a step the run does not await cannot crash the worker, even when it fails after the run returned", async () => {
+  const late = (name: string, fail: boolean) =>
+    defineWorkflow({
+      name,
+      version: "1.0.0",
+      retry: { maxAttempts: 1, backoffMs: 0 },
+      run: async (ctx) => {
+        // Not awaited: a mistake in the workflow, which must cost no other task its worker.
+        void ctx.step("late", async () => {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          if (fail) throw new Error("late failure");
+          return 1;
+        });
+        return "done";
+      },
+    });
+  const { ended } = await runEach([late("LateThrows", true), late("LateJournal", false)]);
+  expect(await ended("LateThrows")).toMatchObject({ status: "COMPLETED", result: "done" });
+  expect(await ended("LateJournal")).toMatchObject({ status: "COMPLETED", result: "done" });
+  // Both late steps settle after the runs reported; vitest fails the file on an unhandled rejection.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+});
