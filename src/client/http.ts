@@ -119,7 +119,7 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
   if (req.ifMatch !== undefined) headers["if-match"] = `"${String(req.ifMatch).replace(/^"|"$/g, "")}"`;
   if (req.idempotencyKey !== undefined) headers["idempotency-key"] = req.idempotencyKey;
 
-  const body = req.body === undefined ? undefined : stringifyJsonText(req.body);
+  const body = req.body === undefined ? undefined : bodyText(req);
   const answer =
     http.agent !== undefined && http.fetch === undefined
       ? await exchange(http, http.agent, url, req.method, headers, body)
@@ -259,4 +259,19 @@ function causeOf(err: unknown): string {
   if (cause && typeof cause.code === "string") return cause.code;
   if (cause && typeof cause.message === "string") return cause.message;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The request's body as JSON; what cannot be written is a TypeError that says so, not a stack overflow. */
+function bodyText(req: RequestOptions): string {
+  try {
+    return stringifyJsonText(req.body);
+  } catch (err) {
+    const why =
+      err instanceof RangeError
+        ? "it holds a cycle or nests too deep"
+        : err instanceof Error
+          ? err.message.split("\n")[0]
+          : String(err);
+    throw new TypeError(`${req.method} ${req.path}: the request body cannot be written as JSON: ${why}`);
+  }
 }

@@ -88,6 +88,20 @@ describe("the Worker's server option", () => {
   });
 });
 
+describe("the OrbitClient's requests", () => {
+  it("refuses a body that cannot be written as JSON with a TypeError, before any connection", async () => {
+    const port = await closedPort();
+    const client = new OrbitClient({ server: `http://127.0.0.1:${port}` });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    await expect(client.startExecution({ workflow: "W", input: cycle as never })).rejects.toThrow(
+      new TypeError(
+        "POST /v1/executions: the request body cannot be written as JSON: it holds a cycle or nests too deep",
+      ),
+    );
+  });
+});
+
 describe("the OrbitClient's server option", () => {
   it("takes `server`, as a Worker does, and `baseUrl`, its first name; a trailing slash is dropped", () => {
     expect(new OrbitClient({ server: "http://127.0.0.1:7233/" }).baseUrl).toBe("http://127.0.0.1:7233");
