@@ -85,12 +85,23 @@ export function scanJsonText(text: string, where?: string): void {
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
+
+/** True when `text` holds a character Orbit does not store: NUL or a lone surrogate. */
+export function hasUnstorableChar(text: string): boolean {
+  return text.includes("\u0000") || LONE_SURROGATE.test(text);
+}
+
+/** `text` with each character Orbit does not store (NUL, a lone surrogate) replaced by U+FFFD. */
+export function storableChars(text: string): string {
+  return text.replaceAll("\u0000", "\ufffd").replace(LONE_SURROGATES, "\ufffd");
+}
 
 /** Throws INVALID_ARGUMENT when a path or query value holds NUL or a lone surrogate. */
 export function checkText(value: unknown, what: string): void {
   if (typeof value === "string") {
-    if (value.includes("\u0000")) throw nul(what);
-    if (LONE_SURROGATE.test(value)) throw loneSurrogate(what);
+    if (!hasUnstorableChar(value)) return;
+    throw value.includes("\u0000") ? nul(what) : loneSurrogate(what);
   } else if (Array.isArray(value)) for (const v of value) checkText(v, what);
 }
 

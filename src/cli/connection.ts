@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { OrbitClient } from "../client/client.js";
-import { bearerToken } from "../client/http.js";
+import { bearerToken, serverUrl } from "../client/http.js";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 
@@ -34,22 +34,22 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
   const server = opts.server ?? nonEmpty(io.env.ORBIT_SERVER) ?? DEFAULT_SERVER;
   const token = opts.token ?? nonEmpty(io.env.ORBIT_TOKEN) ?? null;
   // A mistyped address is bad usage (exit 2), not an "unexpected error" with a stack.
-  if (!isHttpUrl(server)) {
+  // The client's own checks, said as bad usage (exit 2) naming the flag or variable.
+  if (!accepts(() => serverUrl(server, "OrbitClient"))) {
     const from = opts.server !== undefined ? "--server" : "ORBIT_SERVER";
     usageError(cmd, `${from} "${server}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
   }
-  try {
-    bearerToken(token, "OrbitClient");
-  } catch {
+  if (!accepts(() => bearerToken(token, "OrbitClient"))) {
     const from = opts.token !== undefined ? "--token" : "ORBIT_TOKEN";
     usageError(cmd, `${from} holds a line break or another character an HTTP header cannot carry`);
   }
   return { server: server.replace(/\/+$/, ""), token };
 }
 
-function isHttpUrl(text: string): boolean {
+function accepts(check: () => unknown): boolean {
   try {
-    return /^https?:$/.test(new URL(text).protocol);
+    check();
+    return true;
   } catch {
     return false;
   }

@@ -1,9 +1,10 @@
 /**
  * `orbit schedule apply -f FILE [--owner NAME] [--selector k=v] [--prune] [--allow-unregistered]
- * [--dry-run]` (or the FILE alone): make the server's schedules match a file (docs/cli.md). The server validates and writes the whole file in
- * one transaction (POST /v1/schedules/apply): it creates the missing schedules, updates the settings
- * that differ (only those the file gives), leaves equal ones alone and, with --prune, deletes the
- * schedules of this apply set (--owner / --selector) that the file does not name.
+ * [--dry-run]` (or the FILE alone): make the server's schedules match a file (docs/cli.md). The
+ * server validates and writes the whole file in one transaction (POST /v1/schedules/apply): it
+ * creates the missing schedules, updates the settings that differ (only those the file gives),
+ * leaves equal ones alone and, with --prune, deletes the schedules of this apply set (--owner /
+ * --selector) that the file does not name.
  */
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";

@@ -77,17 +77,8 @@ Examples:
     ).action(
       async (given: string, givenVersion: string | undefined, opts: WriteFlags & { json?: boolean }, cmd: Command) => {
         // `Name 1.0.0` or `Name@1.0.0`, as register takes it.
-        const at = given.lastIndexOf("@");
-        const name = at >= 0 ? given.slice(0, at) : given;
-        const inName = at >= 0 ? given.slice(at + 1) : undefined;
-        if (inName !== undefined && givenVersion !== undefined && inName !== givenVersion) {
-          usageError(
-            cmd,
-            `the version is ${JSON.stringify(inName)} in <workflow> but ${JSON.stringify(givenVersion)} after it: give one`,
-          );
-        }
-        const version = inName ?? givenVersion;
-        if (version === undefined || version === "" || name === "") {
+        const { name, version } = workflowArguments(given, givenVersion, cmd);
+        if (version === undefined || version === "" || name === undefined || name === "") {
           usageError(cmd, `give the workflow and its version: orbit workflow ${action} Name 1.0.0 (or Name@1.0.0)`);
         }
         const w = await clientFor(cmd, io).deprecateWorkflow(
@@ -114,18 +105,7 @@ function nameAndVersion(
   opts: RegisterFlags,
   cmd: Command,
 ): { name: string; version: string } {
-  const at = given?.lastIndexOf("@") ?? -1;
-  const fromArg: { name?: string; version?: string } =
-    given === undefined ? {} : at >= 0 ? { name: given.slice(0, at), version: given.slice(at + 1) } : { name: given };
-  if (givenVersion !== undefined) {
-    if (fromArg.version !== undefined && fromArg.version !== givenVersion) {
-      usageError(
-        cmd,
-        `the version is ${JSON.stringify(fromArg.version)} in <workflow> but ${JSON.stringify(givenVersion)} after it: give one`,
-      );
-    }
-    fromArg.version = givenVersion;
-  }
+  const fromArg = workflowArguments(given, givenVersion, cmd);
   const pick = (what: "name" | "version"): string => {
     const a = fromArg[what];
     const o = opts[what];
@@ -147,4 +127,28 @@ function nameAndVersion(
     return value;
   };
   return { name: pick("name"), version: pick("version") };
+}
+
+/**
+ * The workflow as arguments: `Name@1.0.0`, or `Name` and an optional `1.0.0` after it (register,
+ * deprecate, undeprecate); the two versions only when they agree.
+ */
+function workflowArguments(
+  given: string | undefined,
+  givenVersion: string | undefined,
+  cmd: Command,
+): { name?: string; version?: string } {
+  const at = given?.lastIndexOf("@") ?? -1;
+  const fromArg: { name?: string; version?: string } =
+    given === undefined ? {} : at >= 0 ? { name: given.slice(0, at), version: given.slice(at + 1) } : { name: given };
+  if (givenVersion !== undefined) {
+    if (fromArg.version !== undefined && fromArg.version !== givenVersion) {
+      usageError(
+        cmd,
+        `the version is ${JSON.stringify(fromArg.version)} in <workflow> but ${JSON.stringify(givenVersion)} after it: give one`,
+      );
+    }
+    fromArg.version = givenVersion;
+  }
+  return fromArg;
 }

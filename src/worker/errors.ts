@@ -1,5 +1,7 @@
 /** Errors and signals of the worker SDK. */
 
+import { storableChars } from "../api/body-guard.js";
+
 /** Throw from a workflow or a step to fail the execution at once, whatever the retry policy. */
 export class NonRetryableError extends Error {
   override readonly name: string = "NonRetryableError";
@@ -40,18 +42,16 @@ const MAX_ERROR_TYPE = 200;
 
 /**
  * An error as the protocol carries it: `{message, type, step?}`. Whatever was thrown can be
- * reported (docs/outcomes.md § Results that cannot be stored): a message is cut at 32 K characters, NUL and
- * lone surrogates (which the server refuses) become U+FFFD, and a value whose conversion to text
- * throws is described by its kind, so that the report itself never fails and leaves the lease to
- * run out into the same failure again.
+ * reported (docs/outcomes.md § Results that cannot be stored): a message is cut at 32 K
+ * characters, NUL and lone surrogates (which the server refuses) become U+FFFD, and a value whose
+ * conversion to text throws is described by its kind, so that the report itself never fails and
+ * leaves the lease to run out into the same failure again.
  */
 export function errorJson(err: unknown, step?: string | null): { message: string; type: string; step?: string } {
   const message = storableText(err instanceof Error ? err.message : err, MAX_ERROR_MESSAGE);
   const type = err instanceof Error ? storableText(err.name, MAX_ERROR_TYPE) : typeof err;
   return step ? { message, type, step: storableText(step, MAX_ERROR_TYPE) } : { message, type };
 }
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function storableText(value: unknown, max: number): string {
   let text: string;
@@ -61,5 +61,5 @@ function storableText(value: unknown, max: number): string {
     text = Object.prototype.toString.call(value);
   }
   if (text.length > max) text = `${text.slice(0, max)}… (${text.length - max} more characters)`;
-  return text.replaceAll("\u0000", "\ufffd").replace(LONE_SURROGATE, "\ufffd");
+  return storableChars(text);
 }

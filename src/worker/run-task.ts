@@ -161,51 +161,53 @@ async function runTaskInSpan(
     };
     // From here on the worker only reports (a network call): its slot may take another task.
     reporting();
+    /**
+     * Reports `value` (the result, or continueAsNew's input) with `send`. A value that cannot be
+     * stored (not JSON, over 1 MB, deeper than 64; or refused by the server, such as an input its
+     * schema does not take) fails the attempt for good: the same run would give it again, and a
+     * report that never lands would let the lease run out into the same run, 20 times
+     * (docs/outcomes.md § Results that cannot be stored).
+     */
+    const report = async (
+      value: unknown,
+      what: "result" | "input",
+      send: (json: JsonValue, bytes: number) => Promise<string | null>,
+      refusal: (reason: string) => { message: string; type: string },
+    ): Promise<void> => {
+      const stored = storable(value, what);
+      let refused = "refused" in stored ? stored.refused : null;
+      let cancelReason: string | null = null;
+      if (!("refused" in stored)) {
+        try {
+          cancelReason = await send(stored.json, stored.bytes);
+        } catch (err) {
+          if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
+          refused = `the ${what} was refused: ${err.message}`;
+        }
+      }
+      if (refused !== null) {
+        cancelReason = await failForGood(refusal(refused));
+        if (cancelReason === null) return;
+      }
+      if (cancelReason !== null) await cancelFirst(cancelReason);
+    };
     switch (outcome.kind) {
-      case "completed": {
-        // A result that cannot be stored (not JSON, over 1 MB, deeper than 64, or refused by the
-        // server) fails the attempt with the reason, not retryable: the same run would return it
-        // again, so its lease running out and the run repeating would only end at the lease-expiry
-        // limit, 20 runs later (docs/outcomes.md § Results that cannot be stored).
-        const result = storable(outcome.result, "result");
-        let refused = "refused" in result ? result.refused : null;
-        let cancelReason: string | null = null;
-        if (!("refused" in result)) {
-          try {
-            cancelReason = await api.complete(task.task_id, result.json, retryFor, result.bytes);
-          } catch (err) {
-            if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
-            refused = `the result was refused: ${err.message}`;
-          }
-        }
-        if (refused !== null) {
-          cancelReason = await failForGood({ message: refused, type: "ResultRefused" });
-          if (cancelReason === null) return;
-        }
-        if (cancelReason !== null) await cancelFirst(cancelReason);
+      case "completed":
+        await report(
+          outcome.result,
+          "result",
+          (json, bytes) => api.complete(task.task_id, json, retryFor, bytes),
+          (reason) => ({ message: reason, type: "ResultRefused" }),
+        );
         return;
-      }
-      case "continue": {
-        // The next run's input must be storable and match the workflow's input schema (checked by
-        // the server); a refused one fails the attempt for good, as a refused result does.
-        const input = storable(outcome.input, "input");
-        let refused = "refused" in input ? input.refused : null;
-        let cancelReason: string | null = null;
-        if (!("refused" in input)) {
-          try {
-            cancelReason = cancelAnswered(await api.continueAsNew(task.task_id, input.json, retryFor));
-          } catch (err) {
-            if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
-            refused = `the input was refused: ${err.message}`;
-          }
-        }
-        if (refused !== null) {
-          cancelReason = await failForGood({ message: `continueAsNew: ${refused}`, type: "InputRefused" });
-          if (cancelReason === null) return;
-        }
-        if (cancelReason !== null) await cancelFirst(cancelReason);
+      case "continue":
+        await report(
+          outcome.input,
+          "input",
+          async (json) => cancelAnswered(await api.continueAsNew(task.task_id, json, retryFor)),
+          (reason) => ({ message: `continueAsNew: ${reason}`, type: "InputRefused" }),
+        );
         return;
-      }
       case "handback":
         await api.release([task.task_id]);
         return;

@@ -6,6 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { hasUnstorableChar } from "../api/body-guard.js";
 import { bearerToken, serverUrl } from "../client/http.js";
 import { SystemClock } from "../clock/system-clock.js";
 import type { Clock } from "../domain/clock.js";
@@ -257,10 +258,7 @@ function consoleLogger(): WorkflowLogger {
   };
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 /** 1 to 200 characters (code points, as the server's schema counts), no NUL, no lone surrogate. */
 function storableId(id: unknown): boolean {
-  if (typeof id !== "string" || id === "" || id.includes("\u0000") || LONE_SURROGATE.test(id)) return false;
-  return [...id].length <= 200;
+  return typeof id === "string" && id !== "" && !hasUnstorableChar(id) && [...id].length <= 200;
 }
