@@ -120,10 +120,20 @@ describeEachDialect("scheduler: SIGKILL at random points of many fires", (dialec
     });
     for (const s of SCHEDULES) await scheduler.schedules.create({ workflow: "OrderProcessing", ...s });
 
+    // Each round kills the child at a random point after it has started at least 15 executions more:
+    // progress, not wall time, so a loaded machine makes the rounds longer, not the test weaker.
+    const total = async () =>
+      Object.values(await db.store.countExecutionsByStatus()).reduce((sum, n) => sum + (n ?? 0), 0);
     const anchor = Date.now();
     for (let round = 0; round < 4; round++) {
+      const before = await total();
       const child = await startChild(db.location.env, anchor);
-      await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 700)));
+      const until = Date.now() + 45_000;
+      while ((await total()) < before + 15) {
+        if (Date.now() > until) throw new Error(`round ${round}: the child started fewer than 15 executions in 45 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 300)));
       await kill(child);
     }
     let started = 0;
