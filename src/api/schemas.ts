@@ -80,8 +80,13 @@ export const ListExecutionsQuery = Type.Object(
 
 // ---- request bodies
 
-/** Each setting's schema, declared once with its default, flag and docs (src/domain/setting-table.ts). */
-const settingProperties = SETTING_SCHEMAS;
+/**
+ * Each setting's schema, declared once with its default, flag and docs (src/domain/setting-table.ts)
+ * as plain JSON schema, taken into TypeBox as it is.
+ */
+const settingProperties = Object.fromEntries(
+  Object.entries(SETTING_SCHEMAS).map(([key, schema]) => [key, Type.Unsafe(schema)]),
+) as { [K in keyof typeof SETTING_SCHEMAS]: TSchema };
 
 /**
  * Schedule settings (docs/design.md § Settings). Unknown keys pass the schema on purpose: the settings validator

@@ -11,13 +11,22 @@
  * interval) and the meaning of values (a cron expression, a duration) are checked by
  * src/scheduler/settings.ts.
  */
-import { type TSchema, Type } from "@sinclair/typebox";
 import { CATCHUP_POLICIES, OVERLAP_POLICIES, type ScheduleSettings } from "./schedule.js";
 
-const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
-const text = (description: string): TSchema => nullable("string", description);
-const choice = (values: readonly string[], description: string): TSchema =>
-  Type.Unsafe({ type: ["string", "null"], enum: [...values, null], description });
+/**
+ * A setting's JSON schema, written as plain JSON: the CLI reads this table on every command, and
+ * loading a schema builder for it cost each command about 130 ms (the API wraps these with
+ * TypeBox where it builds its bodies, src/api/schemas.ts).
+ */
+export type SettingSchema = Readonly<Record<string, unknown>>;
+
+const nullable = (type: string, description: string): SettingSchema => ({ type: [type, "null"], description });
+const text = (description: string): SettingSchema => nullable("string", description);
+const choice = (values: readonly string[], description: string): SettingSchema => ({
+  type: ["string", "null"],
+  enum: [...values, null],
+  description,
+});
 
 /** How the CLI reads a flag's value. */
 export type FlagValue = "text" | "whole" | "json-object" | "repeat" | "key-value" | "switch";
@@ -34,7 +43,7 @@ export interface SettingFlag {
 }
 
 export interface SettingDeclaration {
-  readonly schema: TSchema;
+  readonly schema: SettingSchema;
   /** What a schedule has when it is not given. */
   readonly default?: string | boolean;
   /** An update may clear it (`null` in a PATCH, `orbit schedule update --unset`). */
@@ -47,9 +56,9 @@ export interface SettingDeclaration {
 const DURATION = "duration 1s-365d";
 
 export const SCHEDULE_SETTINGS = {
-  schedule_id: { schema: Type.String({ description: "[A-Za-z0-9_.-]{1,100}" }), createOnly: true },
+  schedule_id: { schema: { type: "string", description: "[A-Za-z0-9_.-]{1,100}" }, createOnly: true },
   workflow: {
-    schema: Type.String({ description: "the workflow to start" }),
+    schema: { type: "string", description: "the workflow to start" },
     flag: {
       spec: "--workflow <name>",
       help: "workflow to start (registered with `orbit workflow register` or by a worker)",
@@ -193,11 +202,11 @@ export const SCHEDULE_SETTINGS = {
     },
   },
   notify: {
-    schema: Type.Unsafe({
+    schema: {
       type: ["string", "object", "array", "null"],
       description:
         'webhook(s): a URL, {"url","events"} or a list of up to 5; events: failure, timeout, dead_letter, paused, recovery (default all)',
-    }),
+    },
     unsettable: true,
     flag: {
       spec: "--notify <url>",
@@ -206,11 +215,11 @@ export const SCHEDULE_SETTINGS = {
     },
   },
   labels: {
-    schema: Type.Unsafe({
+    schema: {
       type: ["object", "null"],
       additionalProperties: { type: "string" },
       description: "up to 20 name → value strings; `orbit schedule apply --owner/--selector` scopes by them",
-    }),
+    },
     unsettable: true,
     flag: {
       spec: "--label <key=value>",
@@ -239,7 +248,7 @@ export const SCHEDULE_DEFAULTS = {
 
 /** The API's JSON schema of each setting (request bodies, /v1/openapi.json). */
 export const SETTING_SCHEMAS = Object.fromEntries(SETTING_KEYS.map((k) => [k, SCHEDULE_SETTINGS[k].schema])) as {
-  [K in SettingKey]: TSchema;
+  [K in SettingKey]: SettingSchema;
 };
 
 // The stored settings type has exactly the declared keys: adding a setting here without its field
