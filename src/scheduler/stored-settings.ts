@@ -13,7 +13,7 @@ import type { ScheduleRow } from "../store/rows.js";
 /** The settings every stored schedule has (the defaults are applied before it is written). */
 const ALWAYS = ["schedule_id", "workflow", "input", "overlap", "catchup", "paused"];
 
-const validate = new AjvModule.default({ allErrors: false, strict: false }).compile({
+const validate = new AjvModule.default({ allErrors: false, strict: false, validateSchema: false }).compile({
   type: "object",
   required: ALWAYS,
   properties: {

@@ -90,7 +90,12 @@ export function loadAccessConfig(path: string): AccessConfig {
   } catch (err) {
     throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${(err as Error).message}`);
   }
-  const validate = new AjvModule.default({ verbose: true, allErrors: false, strict: false }).compile(ConfigSchema);
+  const validate = new AjvModule.default({
+    verbose: true,
+    allErrors: false,
+    strict: false,
+    validateSchema: false,
+  }).compile(ConfigSchema);
   if (!validate(raw)) {
     throw new OrbitError(
       "INVALID_ARGUMENT",

@@ -112,11 +112,14 @@ describe("/v1/openapi.json", () => {
     ]) {
       expect(documented).toContain(route);
     }
-    // Every documented route answers with something other than "no route".
+    // Every documented route answers with something other than "no route", and validates its
+    // request: schemas are compiled on a route's first request (src/api/validation.ts), so one
+    // that does not compile would answer 500 here.
     for (const entry of documented) {
       const [method, path] = entry.split(" ") as [string, string];
       const r = await t.call(method, path.replace(/\{(\w+)\}/g, "x"), method === "GET" ? undefined : {});
       expect(r.text).not.toMatch(/no route/);
+      expect(r.status, `${entry}: ${r.text}`).toBeLessThan(500);
     }
     const patch = doc.paths["/v1/schedules/{id}"].patch;
     expect(patch.parameters.map((p: { name: string }) => p.name)).toEqual([
