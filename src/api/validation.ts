@@ -35,14 +35,14 @@ const bodyAjv = makeAjv(false);
 const paramAjv = makeAjv(true);
 
 /** A request part's schema compiled: bodies strict, params and query coerced from text. */
-export function compileRequestSchema(schema: object, httpPart: string | undefined): ValidateFunction {
+function compileRequestSchema(schema: object, httpPart: string | undefined): ValidateFunction {
   return (httpPart === "body" ? bodyAjv : paramAjv).compile(schema);
 }
 
 /**
  * Fastify's validator compiler. Each schema is compiled on its route's first request, not when the
  * server starts: compiling all of them was about 220 ms of every start's CPU (the server's start
- * is a failover's and a test's wait). test/api/validation.test.ts compiles every route's schemas.
+ * is a failover's and a test's wait). test/api/system.test.ts sends every route a request.
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   let compiled: ValidateFunction | null = null;
