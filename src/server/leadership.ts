@@ -11,7 +11,8 @@
  * is one transaction guarded by a compare-and-set, so two servers that both believe they lead for a
  * moment still start each occurrence once (docs/cluster.md).
  */
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "../store/postgres/driver.js";
 
 /** How often a standby retries the lock and a leader checks its connection. */
 export const LEADERSHIP_POLL_MS = 1000;
@@ -70,7 +71,8 @@ export class Leadership {
     this.busy = true;
     try {
       if (this.client === null) {
-        const client = new pg.Client({
+        const driver = await loadPg();
+        const client = new driver.Client({
           connectionString: this.o.connectionString,
           // Named in pg_stat_activity; `?application_name=` in the URL wins.
           application_name: "orbit",

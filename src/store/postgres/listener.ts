@@ -4,7 +4,8 @@
  * have been missed meanwhile. The worker tasks (task-listener.ts) and the schedules
  * (schedule-listener.ts) each listen through one.
  */
-import pg from "pg";
+import type pg from "pg";
+import { loadPg } from "./driver.js";
 
 export interface PostgresListenerOptions {
   /** `postgres://…`, the store's database. Required. */
@@ -31,7 +32,8 @@ export class PostgresListener {
 
   /** Connects and listens; resolves once listening (rejects if the connection fails). */
   async start(): Promise<void> {
-    const client = new pg.Client({
+    const driver = await loadPg();
+    const client = new driver.Client({
       connectionString: this.o.connectionString,
       // Named in pg_stat_activity; `?application_name=` in the URL wins.
       application_name: "orbit",

@@ -4,7 +4,7 @@
  * several servers (docs/cluster.md).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import pg from "pg";
+import type pg from "pg";
 import type { AppliedMigration } from "../migrations.js";
 import type { SqlExecutor, SqlParam } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
@@ -12,6 +12,7 @@ import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps } from "../store.js";
 import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
+import { loadPg, type Pg } from "./driver.js";
 import { migratePostgres } from "./migrate.js";
 import { asUnavailable } from "./unavailable.js";
 import { RowShapes, wireParams } from "./wire.js";
@@ -58,19 +59,21 @@ function parseInt8(text: string): number {
   return n;
 }
 
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === INT8_OID && format !== "binary"
-      ? parseInt8
-      : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
-};
+function typesOf(driver: Pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === INT8_OID && format !== "binary"
+        ? parseInt8
+        : driver.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+  };
+}
 
 /**
  * pg's Client with its own connect timeout: pg-pool's `connectionTimeoutMillis` limits the wait for
  * a free connection too, so the attempt itself is limited here, on the client.
  */
-function clientWithConnectTimeout(ms: number): typeof pg.Client {
-  return class extends pg.Client {
+function clientWithConnectTimeout(driver: Pg, ms: number): typeof pg.Client {
+  return class extends driver.Client {
     constructor(config?: string | pg.ClientConfig) {
       super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: ms });
     }
@@ -148,16 +151,17 @@ export class PostgresStore extends SqlOps implements Store {
 
   async open(): Promise<void> {
     if (this.state !== "new") throw new Error(`the PostgreSQL store cannot be opened: it is ${this.state}`);
-    const pool = new pg.Pool({
+    const driver = await loadPg();
+    const pool = new driver.Pool({
       connectionString: this.options.connectionString,
       // Named in pg_stat_activity; `?application_name=` in the URL wins.
       application_name: "orbit",
       max: this.options.maxConnections ?? 10,
-      types,
+      types: typesOf(driver),
       // A database that is gone must fail requests quickly (503), not queue them forever; a busy
       // pool is not a database gone, so waiting for a connection has its own, longer limit.
       connectionTimeoutMillis: this.options.poolWaitMs ?? POOL_WAIT_MS,
-      Client: clientWithConnectTimeout(this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
+      Client: clientWithConnectTimeout(driver, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
       keepAlive: true,
       ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
     });
