@@ -97,6 +97,11 @@ export class Leadership {
           await client.end().catch(() => undefined);
           throw err;
         }
+        // Closed while this poll connected: close() saw no client, so this one must not take the lock.
+        if (this.closed) {
+          await client.end().catch(() => undefined);
+          return;
+        }
         this.client = client;
       }
       if (this.leader) await this.client.query("SELECT 1");

@@ -2,10 +2,12 @@
  * Active-standby in one process (docs/cluster.md): exactly one of two servers leads and /readyz says which;
  * a schedule created through the standby wakes the leader's idle firing loop at once (NOTIFY
  * orbit_schedules, migration 0004) instead of after its 30-second idle sleep; a leader whose lock
- * connection is cut stops leading at once and one server leads again within seconds.
+ * connection is cut stops leading at once and one server leads again within seconds; a leadership
+ * closed while its first poll connects does not take the lock afterwards.
  */
 import { afterEach, expect, it } from "vitest";
 import { OrbitClient } from "../../src/client/client.js";
+import { Leadership } from "../../src/server/leadership.js";
 import { type RunningServer, startServer } from "../../src/server/server.js";
 import {
   CLUSTER_DB,
@@ -96,5 +98,26 @@ describeCluster("cluster active-standby in one process", () => {
       `active-standby: old leader stepped down ${lost} ms after its lock connection was cut; a leader again after ${Date.now() - cut} ms`,
     );
     expect((await roles(servers)).filter((r) => r === "leader")).toHaveLength(1);
+  });
+});
+
+describeCluster("leadership closed while its first poll connects", () => {
+  it("does not take the lock after close(): another server can lead", async () => {
+    const schema = await createSchema();
+    try {
+      for (let round = 0; round < 5; round++) {
+        const closing = new Leadership({ connectionString: CLUSTER_DB, searchPath: schema, onError: () => undefined });
+        const started = closing.start();
+        await closing.close(); // during the connect (or the driver's load) of the first poll
+        await started;
+        expect(closing.isLeader).toBe(false);
+        const next = new Leadership({ connectionString: CLUSTER_DB, searchPath: schema, onError: () => undefined });
+        await next.start();
+        expect(next.isLeader, `round ${round}: the closed one kept the lock`).toBe(true);
+        await next.close();
+      }
+    } finally {
+      await dropSchema(schema);
+    }
   });
 });
