@@ -107,7 +107,7 @@ export class Leadership {
       if (this.leader) await this.client.query("SELECT 1");
       else {
         const { rows } = await this.client.query<{ held: boolean }>(TRY_LOCK);
-        if (rows[0]?.held === true) this.set(true);
+        if (rows[0]?.held === true && !this.closed) this.set(true);
       }
     } catch (err) {
       this.o.onError(err);
