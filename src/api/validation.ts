@@ -8,8 +8,8 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import AjvModule from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
+import { suggestKey } from "../domain/suggest.js";
 import { FIELD_ALIASES, VALUE_ALIASES } from "../scheduler/aliases.js";
-import { suggestKey } from "../scheduler/suggest.js";
 
 // Both packages are CommonJS; under NodeNext their classes arrive as `.default`.
 const Ajv = AjvModule.default;

@@ -13,6 +13,7 @@ import {
   type ScheduleSettings,
 } from "../domain/schedule.js";
 import { SCHEDULE_DEFAULTS, SETTING_KEYS } from "../domain/setting-table.js";
+import { suggestKey } from "../domain/suggest.js";
 import { durationText } from "../time/describe.js";
 import { DST_MODE_NAMES } from "../time/dst.js";
 import { parseInstant } from "../time/format.js";
@@ -22,7 +23,6 @@ import type { Timing } from "../time/timing.js";
 import { VALUE_ALIASES } from "./aliases.js";
 import { validateLabels } from "./labels.js";
 import { validateOutcomeSettings } from "./outcome-settings.js";
-import { suggestKey } from "./suggest.js";
 
 export { SETTING_KEYS } from "../domain/setting-table.js";
 

@@ -7,6 +7,7 @@
  * per process and zone; afterwards an offset lookup is a few integer comparisons.
  */
 import { invalidSchedule } from "../domain/errors.js";
+import { suggestKey } from "../domain/suggest.js";
 import { DAY, SECOND, yearOfMs, yearStartMs } from "./civil.js";
 
 /** A stretch of time with one UTC offset. Boundaries of the lazily built table also end periods. */
@@ -308,7 +309,12 @@ export function validateTimeZone(name: string): void {
   try {
     resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    throw invalidSchedule(`timezone "${name}" is not a known IANA time zone name`);
+    // A misspelt place (`Europe/Berln`): the known name one or two letters away, if there is one.
+    // Only for names of a plausible length: the distance is computed against every zone name.
+    const near = name.length <= 64 ? suggestKey(name, [...new Set(knownZoneSpellings().values())]) : null;
+    throw invalidSchedule(
+      `timezone "${name}" is not a known IANA time zone name${near === null ? "" : `; did you mean "${near}"?`}`,
+    );
   }
   const spelled = knownZoneSpellings().get(name.toLowerCase());
   if (

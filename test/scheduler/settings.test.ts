@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
+import { suggestKey } from "../../src/domain/suggest.js";
 import { mergeSettings, validateSettings } from "../../src/scheduler/settings.js";
-import { suggestKey } from "../../src/scheduler/suggest.js";
 import { parseInstant } from "../../src/time/format.js";
 
 const NOW = parseInstant("2026-11-15T18:51:00Z");

@@ -625,6 +625,19 @@ describe("time zone names", () => {
     );
   });
 
+  it("refuses a misspelt name with the known name it is nearest, and a long one without a search", () => {
+    expectOrbitError(
+      () => validateTimeZone("Europe/Berln"),
+      `timezone "Europe/Berln" is not a known IANA time zone name; did you mean "Europe/Berlin"?`,
+    );
+    expectOrbitError(
+      () => validateTimeZone("America/Nw_York"),
+      `timezone "America/Nw_York" is not a known IANA time zone name; did you mean "America/New_York"?`,
+    );
+    const long = `Europe/${"x".repeat(200_000)}`;
+    expectOrbitError(() => validateTimeZone(long), `timezone "${long}" is not a known IANA time zone name`);
+  });
+
   it("refuses a wrongly cased name with a did-you-mean", () => {
     expectOrbitError(
       () => validateTimeZone("europe/berlin"),
