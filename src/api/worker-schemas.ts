@@ -1,7 +1,7 @@
 /** Request bodies of the worker protocol (docs/api.md § Worker protocol), unknown keys refused. */
 
 import { Type } from "@sinclair/typebox";
-import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
+import { MAX_ATTEMPTS, MAX_BACKOFF_MS, MAX_COMPLETES_PER_BATCH, MAX_TASK_IDS } from "../domain/worker-protocol.js";
 
 const strict = { additionalProperties: false } as const;
 const workerId = Type.String({ minLength: 1, maxLength: 200, description: "the worker's id (lease owner)" });
@@ -30,7 +30,7 @@ export const PollBody = Type.Object(
   strict,
 );
 
-const taskIds = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
+const taskIds = Type.Array(Type.String({ minLength: 1 }), { maxItems: MAX_TASK_IDS });
 export const HeartbeatBody = Type.Object({ worker_id: workerId, task_ids: taskIds }, strict);
 export const ReleaseBody = HeartbeatBody;
 
@@ -48,8 +48,6 @@ export const StepBody = Type.Object(
 const errorJson = Type.Object({ message: Type.String() }, { additionalProperties: true });
 
 export const CompleteBody = Type.Object({ worker_id: workerId, result: Type.Unknown() }, strict);
-/** Most tasks one batched complete carries. */
-export const MAX_COMPLETES_PER_BATCH = 1000;
 export const CompleteManyBody = Type.Object(
   {
     worker_id: workerId,

@@ -9,11 +9,10 @@
  */
 import { type ErrorCode, OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
+import { MAX_COMPLETES_PER_BATCH } from "../domain/worker-protocol.js";
 import { LeaseLostError } from "./errors.js";
 import type { ProtocolClient } from "./protocol-client.js";
 
-/** Most tasks per request (the server's limit). */
-const MAX_BATCH = 1000;
 /**
  * Most bytes of results per request: the server takes bodies up to 2 MB (BODY_LIMIT_BYTES); the
  * rest is room for the task ids and keys (about 70 bytes a task, 70 KB for 1,000).
@@ -83,7 +82,7 @@ export class Completions {
     let bytes = 0;
     for (const p of this.queue) {
       bytes += p.bytes + TASK_OVERHEAD_BYTES;
-      if (n === MAX_BATCH || (n > 0 && bytes > MAX_BATCH_RESULT_BYTES)) break;
+      if (n === MAX_COMPLETES_PER_BATCH || (n > 0 && bytes > MAX_BATCH_RESULT_BYTES)) break;
       n++;
     }
     return n;

@@ -20,6 +20,7 @@ import type {
   PollResponseJson,
   TaskJson,
 } from "../domain/worker-protocol.js";
+import { MAX_TASK_IDS } from "../domain/worker-protocol.js";
 import { Completions } from "./completions.js";
 import { LeaseLostError } from "./errors.js";
 
@@ -173,9 +174,6 @@ export class ProtocolClient {
 export function isRetryable(err: unknown): boolean {
   return err instanceof ServerUnreachableError || (err instanceof OrbitError && err.code === "UNAVAILABLE");
 }
-
-/** Most task ids the server takes in one heartbeat or release (worker-schemas.ts). */
-export const MAX_TASK_IDS = 1000;
 
 /**
  * `ids` in pieces the server takes: a worker whose concurrency is above 1,000 runs more tasks than

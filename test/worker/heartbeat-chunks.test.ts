@@ -7,7 +7,8 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, expect, it } from "vitest";
 import { SystemClock } from "../../src/clock/system-clock.js";
-import { MAX_TASK_IDS, ProtocolClient } from "../../src/worker/protocol-client.js";
+import { MAX_TASK_IDS } from "../../src/domain/worker-protocol.js";
+import { ProtocolClient } from "../../src/worker/protocol-client.js";
 
 let server: Server | null = null;
 afterEach(async () => {
