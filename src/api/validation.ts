@@ -35,7 +35,7 @@ const bodyAjv = makeAjv(false);
 const paramAjv = makeAjv(true);
 
 /** A request part's schema compiled: bodies strict, params and query coerced from text. */
-function compileRequestSchema(schema: object, httpPart: string | undefined): ValidateFunction {
+export function compileRequestSchema(schema: object, httpPart: string | undefined): ValidateFunction {
   return (httpPart === "body" ? bodyAjv : paramAjv).compile(schema);
 }
 

@@ -16,11 +16,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
-import AjvModule from "ajv";
 import type { FastifyRequest } from "fastify";
 import type { AccessControl, Action } from "../api/deps.js";
 import type { ApiRequest, Caller } from "../api/route.js";
-import { describeValidationError } from "../api/validation.js";
+import { compileRequestSchema, describeValidationError } from "../api/validation.js";
 import { OrbitError } from "../domain/errors.js";
 import { parsePlainYaml } from "../domain/plain-yaml.js";
 
@@ -90,12 +89,8 @@ export function loadAccessConfig(path: string): AccessConfig {
   } catch (err) {
     throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${(err as Error).message}`);
   }
-  const validate = new AjvModule.default({
-    verbose: true,
-    allErrors: false,
-    strict: false,
-    validateSchema: false,
-  }).compile(ConfigSchema);
+  // Checked as a request body is: the same Ajv, so the same one-sentence messages.
+  const validate = compileRequestSchema(ConfigSchema, "body");
   if (!validate(raw)) {
     throw new OrbitError(
       "INVALID_ARGUMENT",
