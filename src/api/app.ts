@@ -3,10 +3,10 @@
  * metrics and every route of docs/api.md. Built by the composition root; knows nothing of stores.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { checkText, scanJsonText } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import { serializeJson } from "../domain/json-text.js";
 import { VERSION } from "../version.js";
-import { checkText, scanJsonText } from "./body-guard.js";
 import { checkHostAndOrigin, checkStateChanging } from "./cross-site.js";
 import type { ApiDeps } from "./deps.js";
 import {

@@ -1,7 +1,7 @@
 /** Validation of a workflow's settings (docs/outcomes.md): run_timeout, start_timeout, notify. */
 import { invalidArgument } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { timeoutMs, validateNotify } from "../scheduler/outcome-settings.js";
+import { timeoutMs, validateNotify } from "./outcome-settings.js";
 
 const KEYS = ["run_timeout", "start_timeout", "notify"];
 

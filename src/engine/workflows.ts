@@ -5,11 +5,11 @@
 import semver from "semver";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
+import { compileInputSchema, describeSchemaErrors, type InputValidator } from "../domain/input-schema.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../domain/json.js";
+import { checkJsonLimits } from "../domain/json-limits.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
-import { compileInputSchema, describeSchemaErrors, type InputValidator } from "./input-schema.js";
-import { checkJsonLimits } from "./json-limits.js";
 import { inTransaction } from "./tx.js";
 import { validateWorkflowSettings } from "./workflow-settings.js";
 

@@ -6,6 +6,7 @@
  */
 import type { Execution } from "../domain/execution.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
+import type { NotifyEvent } from "../engine/outcome-settings.js";
 import type { NewNotification } from "../store/outcome-store.js";
 import {
   type NewOccurrence,
@@ -16,10 +17,6 @@ import {
 } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
-
-/** The events a `notify` target may ask for; all of them when it names none. */
-export const NOTIFY_EVENTS = ["failure", "timeout", "dead_letter", "paused", "recovery"] as const;
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 export interface NotifyTarget {
   url: string;

@@ -14,6 +14,7 @@ import {
 } from "../domain/schedule.js";
 import { SCHEDULE_DEFAULTS, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
+import { validateOutcomeSettings } from "../engine/outcome-settings.js";
 import { durationText } from "../time/describe.js";
 import { DST_MODE_NAMES } from "../time/dst.js";
 import { parseInstant } from "../time/format.js";
@@ -22,7 +23,6 @@ import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import type { Timing } from "../time/timing.js";
 import { VALUE_ALIASES } from "./aliases.js";
 import { validateLabels } from "./labels.js";
-import { validateOutcomeSettings } from "./outcome-settings.js";
 
 export { SETTING_KEYS } from "../domain/setting-table.js";
 

@@ -1,6 +1,6 @@
 /** Errors and signals of the worker SDK. */
 
-import { storableChars } from "../api/body-guard.js";
+import { storableChars } from "../domain/body-guard.js";
 
 /** Throw from a workflow or a step to fail the execution at once, whatever the retry policy. */
 export class NonRetryableError extends Error {

@@ -2,10 +2,10 @@
  * What the worker reports must be storable JSON: checked before it is sent (docs/outcomes.md §
  * Results that cannot be stored).
  */
-import { scanJsonText } from "../api/body-guard.js";
+import { scanJsonText } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
-import { checkJsonLimits, MAX_JSON_BYTES, MAX_JSON_DEPTH } from "../engine/json-limits.js";
+import { checkJsonLimits, MAX_JSON_BYTES, MAX_JSON_DEPTH } from "../domain/json-limits.js";
 
 /**
  * The JSON the server will store for what a run or a step returned (or a run passed to

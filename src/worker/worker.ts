@@ -6,9 +6,9 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { hasUnstorableChar } from "../api/body-guard.js";
 import { bearerToken, serverUrl } from "../client/http.js";
 import { SystemClock } from "../clock/system-clock.js";
+import { hasUnstorableChar } from "../domain/body-guard.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { isBlockedAddress } from "../../src/domain/blocked-address.js";
 import { OrbitError } from "../../src/domain/errors.js";
-import { validateNotify } from "../../src/scheduler/outcome-settings.js";
+import { validateNotify } from "../../src/engine/outcome-settings.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { deliverOnce } from "./notifier-fixture.js";
 

@@ -3,8 +3,8 @@
  * most 1 MB serialized and at most 64 levels deep. Checked before anything else touches the value (deep nesting would
  * overflow JSON.stringify's stack, and Ajv's).
  */
-import { OrbitError } from "../domain/errors.js";
-import type { JsonValue } from "../domain/json.js";
+import { OrbitError } from "./errors.js";
+import type { JsonValue } from "./json.js";
 
 /** Largest serialized size, in UTF-8 bytes, of an input (or result) Orbit accepts. */
 export const MAX_JSON_BYTES = 1024 * 1024;

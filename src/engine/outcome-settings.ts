@@ -8,7 +8,10 @@ import { invalidArgument } from "../domain/errors.js";
 import { isJsonObject } from "../domain/json.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
-import { NOTIFY_EVENTS } from "./outcomes.js";
+
+/** The events a `notify` target may ask for; all of them when it names none. */
+export const NOTIFY_EVENTS = ["failure", "timeout", "dead_letter", "paused", "recovery"] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 const MIN_TIMEOUT_MS = 1000;
 const MAX_TIMEOUT_MS = 365 * 86_400_000;

@@ -4,7 +4,7 @@
  * one would let a value over 1 MB through.
  */
 import { describe, expect, it } from "vitest";
-import { checkJsonLimits, MAX_JSON_BYTES } from "../../src/engine/json-limits.js";
+import { checkJsonLimits, MAX_JSON_BYTES } from "../../src/domain/json-limits.js";
 
 const bytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v), "utf8");
 

@@ -12,8 +12,8 @@
  *
  * Raw control characters and malformed escapes are left to JSON.parse, which refuses them.
  */
-import { OrbitError } from "../domain/errors.js";
-import { MAX_JSON_DEPTH } from "../engine/json-limits.js";
+import { OrbitError } from "./errors.js";
+import { MAX_JSON_DEPTH } from "./json-limits.js";
 
 /**
  * Deepest nesting of a whole request body: an input or result may nest 64 levels (json-limits.ts)

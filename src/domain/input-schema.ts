@@ -10,8 +10,8 @@ import { createRequire } from "node:module";
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
-import { OrbitError } from "../domain/errors.js";
-import type { JsonObject } from "../domain/json.js";
+import { OrbitError } from "./errors.js";
+import type { JsonObject } from "./json.js";
 
 interface AjvModules {
   Ajv: typeof Ajv2020.default;

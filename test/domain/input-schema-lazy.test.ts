@@ -1,5 +1,5 @@
 /**
- * Ajv is loaded on the first input schema compiled, not with the module (src/engine/input-schema.ts):
+ * Ajv is loaded on the first input schema compiled, not with the module (src/domain/input-schema.ts):
  * a worker process whose workflows declare no input schema never loads it (docs/operations.md
  * § Sizing). Checked in a fresh process, whose module cache is its own.
  */
@@ -15,7 +15,7 @@ const { createRequire } = await import("node:module");
 const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes("/node_modules/ajv/"));
 await import(process.cwd() + "/src/index.ts");
 const afterImport = loaded();
-const { compileInputSchema } = await import(process.cwd() + "/src/engine/input-schema.ts");
+const { compileInputSchema } = await import(process.cwd() + "/src/domain/input-schema.ts");
 const validate = compileInputSchema({ type: "object", properties: { to: { type: "string", format: "email" } } }, "Mail@1.0.0");
 console.log(JSON.stringify({ afterImport, afterCompile: loaded(), valid: validate({ to: "a@b.example" }), invalid: validate({ to: "nope" }) }));
 `;
