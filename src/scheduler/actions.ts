@@ -142,6 +142,13 @@ export class ScheduleActions {
     }
     const now = await this.schedules.now();
     const result = await this.o.store.transaction(async (tx): Promise<TriggerResult> => {
+      // cancel_previous locks the previous execution: take it before the schedule, in the order an
+      // ending execution takes them (its own, then its schedule's outcome), or the two deadlock on
+      // PostgreSQL (docs/storage.md § Locking). The row may move between the two reads; then the
+      // cancel below locks the new last execution itself, as before.
+      const seen = await tx.getSchedule(id);
+      if (seen?.lastExecutionId && settingsOf(seen).overlap === "cancel_previous")
+        await tx.getExecution(seen.lastExecutionId, { forUpdate: true });
       const row = await this.schedules.fenced(tx, id, fence);
       const s = settingsOf(row);
       // An override that could never start is bad input whatever the overlap policy decides: refused
