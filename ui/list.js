@@ -30,7 +30,8 @@ const SORTS = [
 function scheduleRow(sch, refresh) {
   const href = `#/schedules/${encodeURIComponent(sch.schedule_id)}`;
   const next = sch.next_fire_at;
-  const failing = (sch.consecutive_failures ?? 0) > 0 || sch.last_outcome?.status === "FAILED";
+  // A schedule whose occurrences cannot start (last_error) is as much in trouble as one whose runs fail.
+  const failing = (sch.consecutive_failures ?? 0) > 0 || sch.last_outcome?.status === "FAILED" || !!sch.last_error;
   return h(
     "tr",
     { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : "" },
@@ -48,7 +49,18 @@ function scheduleRow(sch, refresh) {
       stateBadge(sch.state),
       sch.pause_note ? h("div", { class: "note clip", text: sch.pause_note, title: sch.pause_note }) : null,
     ),
-    h("td", { "data-label": "Last outcome" }, outcomeEl(sch)),
+    h(
+      "td",
+      { "data-label": "Last outcome" },
+      outcomeEl(sch),
+      sch.last_error
+        ? h("div", {
+            class: "error-text small clip start-error",
+            text: `not starting: ${sch.last_error}`,
+            title: sch.last_error,
+          })
+        : null,
+    ),
     h(
       "td",
       { "data-label": "Next fire (UTC)" },

@@ -110,6 +110,15 @@ export function outcomeText(s: ScheduleJson): string {
 }
 
 /**
+ * The OUTCOME column of `--wide`: `START FAILED` while the schedule's occurrences cannot start
+ * (`last_error`: the workflow is missing, the input no longer validates, too many executions run),
+ * which a list of otherwise healthy rows would hide; else {@link outcomeText}.
+ */
+function listOutcomeText(s: ScheduleJson): string {
+  return s.last_error !== null ? "START FAILED" : outcomeText(s);
+}
+
+/**
  * After the seed's `last run:`, once an execution of the schedule ended:
  * ```
  *   outcome:    FAILED x3  nightly-orders:2026-11-15T01:00:00Z at 2026-11-15T01:00:02.120Z
@@ -152,7 +161,7 @@ export function scheduleTable(schedules: readonly ScheduleJson[], opts: { wide?:
       workflowText(s),
       timingText(s),
       s.state,
-      ...(wide ? [outcomeText(s)] : []),
+      ...(wide ? [listOutcomeText(s)] : []),
       s.next_fire_at ?? "-",
       s.last_execution_id ?? "-",
     ]),

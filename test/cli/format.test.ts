@@ -127,6 +127,18 @@ describe("orbit schedule list", () => {
     );
   });
 
+  it("--wide shows START FAILED while a schedule's occurrences cannot start, whatever its last run", () => {
+    const refused = { ...hourlyCheck, last_error: "input does not match Reports@2.0.0: /region is required" };
+    expect(scheduleTable([refused], { wide: true })).toBe(
+      lines(
+        "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
+        "hourly-check             OrderProcessing      every 1h                         active   START FAILED  2026-11-15T19:00:12.359Z -",
+      ),
+    );
+    // The seed's columns stay as they are.
+    expect(scheduleTable([refused])).toBe(scheduleTable([hourlyCheck]));
+  });
+
   it("pushes a long value on with one space and shows a paused schedule's missing fire as -", () => {
     const long = {
       ...nightlyOrders,

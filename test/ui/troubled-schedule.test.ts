@@ -142,6 +142,14 @@ describe.skipIf(!haveChromium)("web UI with troubled schedules", () => {
       expect(await note.getAttribute("title")).toBe("Waiting for the mail server; ".repeat(10));
       if (width > 800) expect((await row.boundingBox())?.height ?? 0).toBeLessThan(120);
     }
+    // A schedule whose occurrences cannot start is marked in the list, not only on its own page.
+    await r.open("#/");
+    const deadRow = r.page.locator('tr[data-schedule-id="dead"]');
+    expect(await deadRow.getAttribute("class")).toBe("failing");
+    const refusal = (await dead()).last_error as string;
+    expect(refusal).toContain("must");
+    expect(await deadRow.locator(".start-error").getAttribute("title")).toBe(refusal);
+    expect(await deadRow.locator(".start-error").innerText()).toMatch(/^not starting: /);
     expect(problems).toEqual([]);
     expect(consoleErrors).toEqual([]);
   }, 300_000);
