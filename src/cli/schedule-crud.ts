@@ -47,8 +47,15 @@ Examples:
     .argument("<schedule-id>")
     .option("--json", "print the server's JSON")
     .action(async (id: string, opts: JsonFlag, cmd: Command) => {
-      const s = await clientFor(cmd, io).getSchedule(id);
-      await (opts.json === true ? printJson(io, s) : io.stdout.write(scheduleBlock(s)));
+      const client = clientFor(cmd, io);
+      const s = await client.getSchedule(id);
+      if (opts.json === true) return printJson(io, s);
+      // A last run that has not ended may be waiting (for a worker, a free slot): say why.
+      const pending = s.last_execution_id !== null && s.last_outcome?.execution_id !== s.last_execution_id;
+      const lastRun = pending
+        ? await client.getExecution(s.last_execution_id as string).catch(() => undefined)
+        : undefined;
+      await io.stdout.write(scheduleBlock(s, lastRun));
     });
 
   schedule

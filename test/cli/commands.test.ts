@@ -63,6 +63,35 @@ describe("orbit schedule create / get / list", () => {
     expect(r.stdout.endsWith("}\n")).toBe(true);
   });
 
+  it("says why a last run that has not ended waits, and prints the block when it cannot tell", async () => {
+    const lastRun = "nightly-orders:2026-11-16T01:00:00Z";
+    const schedule = { ...nightlyOrders, last_execution_id: lastRun, fired: 1, skipped: 3 };
+    const waiting = "no worker polls workflow OrderProcessing (none seen in the last 60 s): start a worker";
+    const running = { ...manualRun, execution_id: lastRun, status: "RUNNING", ended_at: null };
+    const routes = (execution: { status: number; body?: unknown }) =>
+      new FakeServer((req) =>
+        req.path === "/v1/schedules/nightly-orders" ? { status: 200, body: schedule } : execution,
+      );
+    const told = routes({ status: 200, body: { ...running, waiting: { reason: "no_worker", message: waiting } } });
+    const r = await told.run(["schedule", "get", "nightly-orders"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`  last run:   ${lastRun}\n  waiting:    ${waiting}\n`);
+    expect(told.requests.map((q) => q.path)).toEqual([
+      "/v1/schedules/nightly-orders",
+      `/v1/executions/${encodeURIComponent(lastRun)}`,
+    ]);
+    // Running on a worker (no `waiting`), or gone from the server: the seed's block, no line added.
+    for (const execution of [
+      { status: 200, body: running },
+      { status: 404, body: { code: "NOT_FOUND", message: "x" } },
+    ]) {
+      const plain = await routes(execution).run(["schedule", "get", "nightly-orders"]);
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).not.toContain("waiting:");
+      expect(plain.stdout).toContain(`  last run:   ${lastRun}\n  next fires:\n`);
+    }
+  });
+
   it("follows next_cursor to list every schedule", async () => {
     const server = new FakeServer((req) =>
       req.path.includes("cursor=c2")
