@@ -5,7 +5,15 @@
  * over time and by day (failed runs red) and its recent executions.
  */
 import { actionButton, actionButtons, errorText, say } from "./actions.js";
-import { ApiError, backfillSchedule, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
+import {
+  ApiError,
+  backfillSchedule,
+  getExecution,
+  getSchedule,
+  listExecutions,
+  listOccurrences,
+  listWorkflows,
+} from "./api.js";
 import { may } from "./auth.js";
 import { defaultWindow, ledgerLegend, ledgerTimeline, upcomingStrip, WINDOWS } from "./charts.js";
 import { ask, h } from "./dom.js";
@@ -383,6 +391,8 @@ export function detailView(id) {
   /** @type {any} */
   let last = null;
   let editing = false;
+  /** Why the last run waits, when it does. @type {{execution_id: string, message: string} | null} */
+  let waiting = null;
   /** @type {string[]} */
   let workflowNames = [];
 
@@ -440,6 +450,17 @@ export function detailView(id) {
       sch.last_error
         ? h("p", { class: "alert", role: "alert" }, h("strong", { text: "Last error: " }), sch.last_error)
         : null,
+      // Why the last run has not started (no worker for its workflow, every worker busy): the
+      // occurrences after it are skipped meanwhile, and the ledger alone does not say why.
+      waiting
+        ? h(
+            "p",
+            { class: "note waiting" },
+            h("strong", { text: "Waiting: " }),
+            executionLink(waiting.execution_id),
+            ` ${waiting.message}`,
+          )
+        : null,
       sch.dead_letters.length > 0
         ? h(
             "div",
@@ -482,6 +503,10 @@ export function detailView(id) {
         listExecutions({ schedule_id: id, limit: 200 }),
       ]);
       const executions = page.executions;
+      // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
+      const pending = sch.last_execution_id && sch.last_outcome?.execution_id !== sch.last_execution_id;
+      const lastRun = pending ? await getExecution(sch.last_execution_id).catch(() => null) : null;
+      waiting = lastRun?.waiting ? { execution_id: lastRun.execution_id, message: lastRun.waiting.message } : null;
       if (last !== null && last.sch.revision === sch.revision && last.rows === rows && last.executions === executions)
         return; // nothing moved (the lists answered 304): keep the page as it is, edits included
       if (editing && last !== null) {

@@ -234,6 +234,8 @@ export function executionView(id) {
     if (e.run !== undefined) facts.push(["Run", String(e.run)]);
     if (e.attempt !== undefined) facts.push(["Attempt", String(e.attempt)]);
     if (e.cancel_reason !== undefined) facts.push(["Cancel reason", e.cancel_reason ?? "-"]);
+    // Why it has not started: no worker for its workflow, every worker busy (as `orbit status` says).
+    if (e.waiting) facts.push(["Waiting", h("span", { class: "waiting", text: e.waiting.message })]);
     const runs = events.filter((/** @type {any} */ ev) => /ContinuedAsNew|Retried|Retry/.test(ev.type));
     fill(
       body,

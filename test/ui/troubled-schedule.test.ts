@@ -153,4 +153,22 @@ describe.skipIf(!haveChromium)("web UI with troubled schedules", () => {
     expect(problems).toEqual([]);
     expect(consoleErrors).toEqual([]);
   }, 300_000);
+
+  it("says why the last run waits: no worker runs its workflow", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "Lonely", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "lonely", workflow: "Lonely", interval: "1m" });
+    const lonely = () => r.ok("GET", "/v1/schedules/lonely");
+    await r.setClock(new Date(r.clock.now() + 60_000).toISOString());
+    await r.until(lonely, (s: Json) => s.last_execution_id !== null, "the first fire");
+    const run = (await lonely()).last_execution_id as string;
+    const said = (await r.ok("GET", `/v1/executions/${encodeURIComponent(run)}`)).waiting.message as string;
+    expect(said).toContain("no worker polls workflow Lonely");
+
+    await r.open("#/schedules/lonely");
+    const note = r.page.locator("p.waiting");
+    expect(await note.innerText()).toBe(`Waiting: ${run} ${said}`);
+    await r.open(`#/executions/${encodeURIComponent(run)}`);
+    expect(await r.page.locator("span.waiting").innerText()).toBe(said);
+    expect(consoleErrors).toEqual([]);
+  }, 120_000);
 });
