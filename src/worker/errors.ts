@@ -48,9 +48,27 @@ const MAX_ERROR_TYPE = 200;
  * leaves the lease to run out into the same failure again.
  */
 export function errorJson(err: unknown, step?: string | null): { message: string; type: string; step?: string } {
-  const message = storableText(err instanceof Error ? err.message : err, MAX_ERROR_MESSAGE);
+  const message = storableText(thrownMessage(err), MAX_ERROR_MESSAGE);
   const type = err instanceof Error ? storableText(err.name, MAX_ERROR_TYPE) : typeof err;
   return step ? { message, type, step: storableText(step, MAX_ERROR_TYPE) } : { message, type };
+}
+
+/**
+ * What to say of a thrown value: an Error's message; a thrown object's own `message` string, or else
+ * its JSON (`{"code":42}`, where String() says `[object Object]`); anything else as it is.
+ */
+function thrownMessage(err: unknown): unknown {
+  if (err instanceof Error) return err.message;
+  if (typeof err !== "object" || err === null) return err;
+  try {
+    const own = (err as { message?: unknown }).message;
+    if (typeof own === "string") return own;
+    if (String(err) !== "[object Object]") return err; // its own toString says more
+    const json = JSON.stringify(err);
+    return json === undefined ? err : json;
+  } catch {
+    return err; // a getter or toJSON that throws: described by its kind below
+  }
 }
 
 function storableText(value: unknown, max: number): string {

@@ -1,0 +1,34 @@
+/**
+ * What a worker reports of whatever a workflow throws (src/worker/errors.ts errorJson): the message
+ * says what was thrown, and the report itself never fails.
+ */
+import { describe, expect, it } from "vitest";
+import { errorJson } from "../../src/worker/errors.js";
+
+describe("errorJson: what a thrown value reports", () => {
+  it.each([
+    ["an Error", new TypeError("bad card"), { message: "bad card", type: "TypeError" }],
+    ["a string", "plain string", { message: "plain string", type: "string" }],
+    ["an object with a message", { message: "declined", code: 7 }, { message: "declined", type: "object" }],
+    ["a plain object, as its JSON", { code: 42 }, { message: '{"code":42}', type: "object" }],
+    ["an array", [1, "a"], { message: "1,a", type: "object" }],
+    ["null", null, { message: "null", type: "object" }],
+    ["a number", 404, { message: "404", type: "number" }],
+  ])("%s", (_what, thrown, expected) => {
+    expect(errorJson(thrown)).toEqual(expected);
+  });
+
+  it("describes an object whose JSON or message throws by its kind, and never throws itself", () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(errorJson(circular)).toEqual({ message: "[object Object]", type: "object" });
+    const hostile = {
+      get message(): string {
+        throw new Error("no");
+      },
+    };
+    expect(errorJson(hostile)).toEqual({ message: "[object Object]", type: "object" });
+    const noText = Object.create(null) as object; // String() throws: it has no toString
+    expect(errorJson(noText)).toEqual({ message: "[object Object]", type: "object" });
+  });
+});
