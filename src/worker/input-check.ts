@@ -4,7 +4,6 @@
  * worker whose definition of the same version carries another schema (registration answered 409)
  * would run its code on input it does not expect. The task fails instead, naming the mismatch.
  */
-
 import { compileInputSchema, describeSchemaErrors, type InputValidator } from "../domain/input-schema.js";
 import type { JsonObject } from "../domain/json.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
