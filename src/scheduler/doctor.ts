@@ -204,15 +204,32 @@ async function schedulesAndWorkers(
   const overdue = active
     .filter((r) => r.dueMs !== null && r.dueMs < now - OVERDUE_AFTER_MS)
     .sort((a, b) => (a.dueMs ?? 0) - (b.dueMs ?? 0));
+  // Fired, but their starts are refused (an input the latest version refuses, too many running):
+  // each occurrence is retried, then a dead letter (docs/design.md § The fire).
+  const refused = active.filter((r) => r.lastError !== null).sort((a, b) => a.scheduleId.localeCompare(b.scheduleId));
+  const found: string[] = [];
+  const hints: string[] = [];
   if (overdue.length > 0) {
     const oldest = overdue[0];
     const late = Math.round((now - (oldest?.dueMs ?? now)) / 1000);
-    checks.push({
-      name: "schedules",
-      status: "fail",
-      message: `${overdue.length} schedule(s) overdue (due over ${OVERDUE_AFTER_MS / 1000} s ago and not fired): ${named(overdue.map((r) => r.scheduleId))}; the oldest is ${late} s late`,
-      hint: "the firing loop is behind or not running: check /readyz (a standby does not fire), this server's log lines with component scheduler, and orbit_fire_lag_seconds",
-    });
+    found.push(
+      `${overdue.length} schedule(s) overdue (due over ${OVERDUE_AFTER_MS / 1000} s ago and not fired): ${named(overdue.map((r) => r.scheduleId))}; the oldest is ${late} s late`,
+    );
+    hints.push(
+      "the firing loop is behind or not running: check /readyz (a standby does not fire), this server's log lines with component scheduler, and orbit_fire_lag_seconds",
+    );
+  }
+  if (refused.length > 0) {
+    const first = refused[0];
+    found.push(
+      `${refused.length} schedule(s) cannot start their occurrences: ${named(refused.map((r) => r.scheduleId))} (${first?.scheduleId}: ${first?.lastError})`,
+    );
+    hints.push(
+      "`orbit schedule get <id>` shows the error and the dead letters: fix the schedule's input (or pin a --version), or let fewer executions run at once (--max-active-executions)",
+    );
+  }
+  if (found.length > 0) {
+    checks.push({ name: "schedules", status: "fail", message: found.join("; "), hint: hints.join("; ") });
   } else {
     checks.push({ name: "schedules", status: "ok", message: `${active.length} active, none overdue` });
   }

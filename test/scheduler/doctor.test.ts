@@ -1,7 +1,8 @@
 /**
  * The server's `orbit doctor` checks (src/scheduler/doctor.ts) on both dialects, on a real store
- * with the injected clock and no firing loop: clock skew against the database, overdue schedules,
- * scheduled workflows that are not registered or that no live worker polls, migrations.
+ * with the injected clock and no firing loop: clock skew against the database, overdue schedules
+ * and schedules whose starts are refused, scheduled workflows that are not registered or that no
+ * live worker polls, migrations.
  */
 import { expect, it } from "vitest";
 import { runDoctor } from "../../src/scheduler/doctor.js";
@@ -77,6 +78,32 @@ describeEachDialect("orbit doctor checks", (dialect) => {
       /^1 schedule\(s\) overdue \(due over 60 s ago and not fired\): orders; the oldest is (29\d|300) s late$/,
     );
     expect(c.workers?.status).toBe("fail");
+  });
+
+  it("fails schedules when one's occurrences cannot start (its input refused by the latest version)", async () => {
+    const { h, byName } = await setup();
+    await h.scheduler.schedules.create({
+      schedule_id: "orders",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      input: ORDER_INPUT,
+    });
+    expect((await byName()).schedules?.status).toBe("ok");
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["region"] },
+    });
+    h.clock.advance(10_000);
+    await h.scheduler.loop.fireDue();
+    const refusal = (await db.store.getSchedule("orders"))?.lastError;
+    expect(refusal).toMatch(/region/);
+    const c = (await byName()).schedules;
+    expect(c).toMatchObject({
+      status: "fail",
+      message: `1 schedule(s) cannot start their occurrences: orders (orders: ${refusal})`,
+    });
+    expect(c?.hint).toMatch(/orbit schedule get <id>/);
   });
 
   it("fails workflows when an active schedule names an unregistered one", async () => {
