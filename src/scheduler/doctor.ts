@@ -225,7 +225,7 @@ async function schedulesAndWorkers(
       `${refused.length} schedule(s) cannot start their occurrences: ${named(refused.map((r) => r.scheduleId))} (${first?.scheduleId}: ${first?.lastError})`,
     );
     hints.push(
-      "`orbit schedule get <id>` shows the error and the dead letters: fix the schedule's input (or pin a --version), or let fewer executions run at once (--max-active-executions)",
+      "`orbit schedule get <id>` shows the error and the dead letters: fix the schedule's input (or pin a --version); when too many executions run, let them end or raise the server's --max-active-executions",
     );
   }
   if (found.length > 0) {
