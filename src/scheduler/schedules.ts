@@ -439,6 +439,11 @@ export class Schedules {
       updatedMs: now,
     };
     if (next.state === "ended" && row.buffered.length > 0) next.state = "active";
+    // A buffer woken by its blocker's end (due, not fired yet) stays due: the new timing's next
+    // fire would make it wait that long (docs/scheduling.md § Decisions).
+    const woken = row.buffered.length > 0 && row.dueMs !== null && row.dueMs <= now;
+    if (woken && next.state === "active" && (next.dueMs === null || (row.dueMs as number) < next.dueMs))
+      next.dueMs = row.dueMs;
     const updated = await tx.updateSchedule(next, { expectedRevision: row.revision });
     if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
     return updated;

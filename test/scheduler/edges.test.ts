@@ -181,6 +181,21 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 4, skipped: 8 });
   });
 
+  it("an update between a buffer's wake-up and its fire keeps the buffered occurrence due", async () => {
+    // Found by a race run: the update set the row's due time to the new timing's next fire, so a
+    // buffer woken by its blocker's end waited for that fire (an hour here; a day for a daily one).
+    const h = await runningWithOneBuffered(db.store);
+    // The running execution ends (no worker took it, so a cancel ends it at once): the buffer wakes.
+    await h.executions.cancel("s:2026-11-15T00:00:10Z", { reason: "ended" });
+    expect((await db.store.getSchedule("s"))?.dueMs).toBe(t("2026-11-15T00:00:20Z"));
+    h.clock.set(t("2026-11-15T00:00:21Z"));
+    await h.scheduler.schedules.update("s", { interval: "1h" });
+    expect((await db.store.getSchedule("s"))?.dueMs).toBe(t("2026-11-15T00:00:20Z"));
+    await h.fireAt("2026-11-15T00:00:21Z");
+    expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("RUNNING");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ buffered: [], next_fire_at: "2026-11-15T01:00:00Z" });
+  });
+
   it("cancel_previous on a schedule that still holds a buffer (switched from buffer_one) fires and triggers, never stalls", async () => {
     // Found by the model-based test: the cancel's execution-ended hook woke the row's own buffer,
     // which moved its revision and made the fire's (and the trigger's) compare-and-set fail forever.
