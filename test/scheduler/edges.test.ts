@@ -182,7 +182,7 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
   });
 
   it("an update between a buffer's wake-up and its fire keeps the buffered occurrence due", async () => {
-    // Found by a race run: the update set the row's due time to the new timing's next fire, so a
+    // Found reading a race run's buffers: the update set the row's due time to the new timing's next fire, so a
     // buffer woken by its blocker's end waited for that fire (an hour here; a day for a daily one).
     const h = await runningWithOneBuffered(db.store);
     // The running execution ends (no worker took it, so a cancel ends it at once): the buffer wakes.
