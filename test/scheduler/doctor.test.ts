@@ -10,6 +10,9 @@ import { loadMigrations } from "../../src/store/migrations.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { makeHarness, ORDER_INPUT } from "./harness.js";
 
+/** Every 10 s, OrderProcessing at its latest version. */
+const ORDERS = { schedule_id: "orders", workflow: "OrderProcessing", interval: "10s", input: ORDER_INPUT };
+
 describeEachDialect("orbit doctor checks", (dialect) => {
   const db = useStore(dialect);
 
@@ -47,12 +50,7 @@ describeEachDialect("orbit doctor checks", (dialect) => {
 
   it("fails workers when no live worker polls a scheduled workflow, and schedules when one is overdue", async () => {
     const { h, byName } = await setup();
-    await h.scheduler.schedules.create({
-      schedule_id: "orders",
-      workflow: "OrderProcessing",
-      interval: "10s",
-      input: ORDER_INPUT,
-    });
+    await h.scheduler.schedules.create(ORDERS);
     let c = await byName();
     expect(c.workflows?.status).toBe("ok");
     expect(c.workers).toMatchObject({
@@ -82,12 +80,7 @@ describeEachDialect("orbit doctor checks", (dialect) => {
 
   it("fails schedules when one's occurrences cannot start (its input refused by the latest version)", async () => {
     const { h, byName } = await setup();
-    await h.scheduler.schedules.create({
-      schedule_id: "orders",
-      workflow: "OrderProcessing",
-      interval: "10s",
-      input: ORDER_INPUT,
-    });
+    await h.scheduler.schedules.create(ORDERS);
     expect((await byName()).schedules?.status).toBe("ok");
     await h.workflows.register({
       name: "OrderProcessing",
@@ -108,12 +101,7 @@ describeEachDialect("orbit doctor checks", (dialect) => {
 
   it("fails workflows when an active schedule names an unregistered one", async () => {
     const { h, byName } = await setup();
-    const row = await h.scheduler.schedules.create({
-      schedule_id: "orders",
-      workflow: "OrderProcessing",
-      interval: "10s",
-      input: ORDER_INPUT,
-    });
+    const row = await h.scheduler.schedules.create(ORDERS);
     expect(row.schedule_id).toBe("orders");
     // Re-point it at a name nobody registered, behind the API's back (as a restore of an old backup might).
     const stored = await db.store.getSchedule("orders");
