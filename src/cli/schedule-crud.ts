@@ -55,7 +55,7 @@ Examples:
       const lastRun = pending
         ? await client.getExecution(s.last_execution_id as string).catch(() => undefined)
         : undefined;
-      await io.stdout.write(scheduleBlock(s, lastRun));
+      await io.stdout.write(scheduleBlock(s, lastRun?.waiting?.message));
     });
 
   schedule

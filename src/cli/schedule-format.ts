@@ -3,7 +3,7 @@
  * the block of `create` / `get` / `update`, the table of `list`, and the table of `occurrences`.
  */
 
-import type { ExecutionJson, OccurrenceJson, ScheduleJson } from "../client/types.js";
+import type { OccurrenceJson, ScheduleJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { type Column, table } from "./table.js";
 
@@ -83,7 +83,7 @@ function optionalLines(s: ScheduleJson): string {
  * ```
  * The input is the server's JSON re-serialized, so `120.0` in a request reads back as `120`.
  */
-export function scheduleBlock(s: ScheduleJson, lastRun?: ExecutionJson): string {
+export function scheduleBlock(s: ScheduleJson, waiting?: string): string {
   const version = s.version === undefined ? `${s.workflow} (latest version)` : `${s.workflow}@${s.version}`;
   let out = `${s.state} ${s.schedule_id}  ${timingText(s)}\n`;
   out += line("workflow", version);
@@ -96,8 +96,7 @@ export function scheduleBlock(s: ScheduleJson, lastRun?: ExecutionJson): string 
   out += line("last run", s.last_execution_id ?? "-");
   // Why the last run has not started, when it waits (no worker for its workflow, all busy, …): the
   // occurrences after it are skipped meanwhile, and `skipped` alone does not say why.
-  if (lastRun?.execution_id === s.last_execution_id && lastRun.waiting !== undefined)
-    out += line("waiting", lastRun.waiting.message);
+  if (waiting !== undefined) out += line("waiting", waiting);
   out += outcomeLines(s);
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
   return `${out}  next fires:\n${s.next_fire_times.map((t) => `    ${t}\n`).join("")}`;

@@ -13,14 +13,14 @@ import type { RegisterWorkflowBody } from "../client/types.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import type {
-  CompleteManyResponseJson,
-  HeartbeatResponseJson,
-  PollRequestJson,
-  PollResponseJson,
-  TaskJson,
+import {
+  type CompleteManyResponseJson,
+  type HeartbeatResponseJson,
+  MAX_TASK_IDS,
+  type PollRequestJson,
+  type PollResponseJson,
+  type TaskJson,
 } from "../domain/worker-protocol.js";
-import { MAX_TASK_IDS } from "../domain/worker-protocol.js";
 import { Completions } from "./completions.js";
 import { LeaseLostError } from "./errors.js";
 
