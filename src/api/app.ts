@@ -15,6 +15,7 @@ import {
   frameworkErrors,
   HEADERS_TIMEOUT_MS,
   installErrorHandlers,
+  MAX_PATH_PARAM_CHARS,
   REQUEST_TIMEOUT_MS,
 } from "./errors.js";
 import { executionRoutes } from "./executions-routes.js";
@@ -60,7 +61,7 @@ export function buildApp(o: AppOptions): App {
     forceCloseConnections: "idle",
     return503OnClosing: true,
     // Ids are up to 255 characters (more once percent-encoded); fastify's default is 100.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_CHARS },
     // A client that stalls its headers or body does not hold a connection forever; long polls
     // are not affected (these bound receiving the request, not answering it).
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -79,6 +80,8 @@ export function buildApp(o: AppOptions): App {
   // An empty body is no body (POST …/pause with nothing to say); anything else must be JSON.
   const json = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const refused = encodingRefusal(request.headers);
+    if (refused !== null) return done(refused, undefined);
     const text = typeof body === "string" ? body : body.toString("utf8");
     // Kept for the schedule routes, which store an input's text as given (`120.0`, json-text.ts).
     (request as FastifyRequest & { rawBody?: string }).rawBody = text;
@@ -171,5 +174,18 @@ function namedRefusal(err: Error, text: string): Error {
   return new OrbitError(
     "INVALID_ARGUMENT",
     'the request body has a "__proto__" key (or "constructor" holding "prototype"), which Orbit refuses: rename it',
+  );
+}
+
+/**
+ * A compressed body: fastify does not inflate it, so it failed as "not valid JSON". (A `charset`
+ * is not consulted: RFC 8259 defines none for application/json, and the body is read as UTF-8.)
+ */
+function encodingRefusal(headers: FastifyRequest["headers"]): OrbitError | null {
+  const encoding = headers["content-encoding"]?.trim().toLowerCase();
+  if (encoding === undefined || encoding === "" || encoding === "identity") return null;
+  return new OrbitError(
+    "INVALID_ARGUMENT",
+    `the request body is compressed (content-encoding: ${encoding.slice(0, 40)}); send it uncompressed`,
   );
 }

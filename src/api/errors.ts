@@ -13,6 +13,8 @@ import { describeValidationError } from "./validation.js";
 
 /** The request body limit: above the engine's 1 MB input limit, so its message is what users see. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+/** The longest path segment routed: ids are up to 255 characters, more once percent-encoded. */
+export const MAX_PATH_PARAM_CHARS = 2048;
 /** Longest a client may take to send a whole request (headers and body). */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Longest a client may take to send its headers. */
@@ -51,6 +53,17 @@ function fromFastify(err: FastifyError): OrbitError | null {
       return new OrbitError("INVALID_ARGUMENT", "the request body is not valid JSON");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new OrbitError("INVALID_ARGUMENT", "the request's content-length does not match its body");
+    // Fastify's own messages quote the whole path, kilobytes of it for a long id.
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new OrbitError(
+        "INVALID_ARGUMENT",
+        `a path segment of the URL is longer than ${MAX_PATH_PARAM_CHARS} characters; ids are at most 255`,
+      );
+    case "FST_ERR_BAD_URL":
+      return new OrbitError(
+        "INVALID_ARGUMENT",
+        "the URL path is not valid percent-encoded UTF-8 (a % not followed by two hex digits, or bytes that are not UTF-8)",
+      );
     default:
       break;
   }

@@ -4,6 +4,7 @@
  * refused with the same 400 everywhere, and worker results obey the inputs' limits.
  */
 import { randomBytes } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminQuery, PG_URL } from "../helpers/db.js";
 import { ORDER_INPUT, startTestServer, type TestServer } from "./helpers.js";
@@ -135,14 +136,49 @@ for (const dialect of ["sqlite", "postgres"] as const) {
       });
     });
 
-    it("answers fastify's own refusals in the {code, message} shape", async () => {
+    it("refuses a compressed body by name instead of as invalid JSON, storing nothing", async () => {
+      const body = JSON.stringify({ schedule_id: "enc", workflow: "OrderProcessing", interval: "1h" });
+      const post = (headers: Record<string, string>, data: Uint8Array | string) =>
+        fetch(`${t.server.url}/v1/schedules`, { method: "POST", headers, body: data });
+      const gzip = await post({ "content-type": "application/json", "content-encoding": "gzip" }, gzipSync(body));
+      expect({ status: gzip.status, body: await gzip.json() }).toEqual({
+        status: 400,
+        body: {
+          code: "INVALID_ARGUMENT",
+          message: "the request body is compressed (content-encoding: gzip); send it uncompressed",
+        },
+      });
+      expect((await t.call("GET", "/v1/schedules/enc")).status).toBe(404);
+      // An explicit identity encoding is no encoding.
+      const plain = await post({ "content-type": "application/json", "content-encoding": "Identity" }, body);
+      expect(plain.status).toBe(201);
+    });
+
+    it("answers fastify's own refusals in the {code, message} shape, naming the problem without echoing the URL", async () => {
       const long = await fetch(`${t.server.url}/v1/schedules/${"x".repeat(100_000)}`);
       expect(long.status).toBeGreaterThanOrEqual(400);
       expect(long.status).toBeLessThan(500);
       expect(Object.keys((await long.json()) as object)).toEqual(["code", "message"]);
-      const badUrl = await fetch(`${t.server.url}/v1/schedules/%ED%A0%80`);
-      expect(badUrl.status).toBe(400);
-      expect(Object.keys((await badUrl.json()) as object)).toEqual(["code", "message"]);
+      // Long enough for the router's limit, short enough for the headers' 16 KB.
+      const segment = await fetch(`${t.server.url}/v1/schedules/${"x".repeat(9_000)}`);
+      expect({ status: segment.status, body: await segment.json() }).toEqual({
+        status: 400,
+        body: {
+          code: "INVALID_ARGUMENT",
+          message: "a path segment of the URL is longer than 2048 characters; ids are at most 255",
+        },
+      });
+      for (const path of ["/v1/schedules/%ED%A0%80", "/v1/executions/%E0%A4%A", "/v1/schedules/%zz"]) {
+        const badUrl = await fetch(`${t.server.url}${path}`);
+        expect({ path, status: badUrl.status, body: await badUrl.json() }).toEqual({
+          path,
+          status: 400,
+          body: {
+            code: "INVALID_ARGUMENT",
+            message: expect.stringMatching(/^the URL path is not valid percent-encoded/),
+          },
+        });
+      }
     });
   });
 }
