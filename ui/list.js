@@ -5,7 +5,7 @@
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
 import { actionButtons, say } from "./actions.js";
-import { listWorkflows, searchSchedules } from "./api.js";
+import { listWorkers, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may } from "./auth.js";
 import { h } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
@@ -24,10 +24,43 @@ const SORTS = [
 ];
 
 /**
+ * The workflows some live worker polls, or null when the workers cannot be listed (then no row
+ * claims that none does).
+ * @returns {Promise<Set<string> | null>}
+ */
+async function polledWorkflows() {
+  try {
+    const body = await listWorkers();
+    const workers = Array.isArray(body) ? body : (body?.workers ?? []);
+    return new Set(
+      workers
+        .filter((/** @type {any} */ w) => w.status === "live")
+        .flatMap((/** @type {any} */ w) => (w.workflows ?? []).map((/** @type {any} */ f) => f.name)),
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why the schedule's last execution waits, when that is because no live worker polls its workflow.
+ * @param {any} sch
+ * @param {Set<string> | null} polled
+ */
+function noWorkerText(sch, polled) {
+  const pending = sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
+  return polled !== null && pending && !polled.has(sch.workflow)
+    ? `waiting: no live worker polls ${sch.workflow}`
+    : null;
+}
+
+/**
  * @param {any} sch
  * @param {() => Promise<void>} refresh
+ * @param {Set<string> | null} polled the workflows a live worker polls
  */
-function scheduleRow(sch, refresh) {
+function scheduleRow(sch, refresh, polled) {
+  const waiting = noWorkerText(sch, polled);
   const href = `#/schedules/${encodeURIComponent(sch.schedule_id)}`;
   const next = sch.next_fire_at;
   // A schedule whose occurrences cannot start (last_error) is as much in trouble as one whose runs fail.
@@ -60,6 +93,7 @@ function scheduleRow(sch, refresh) {
             title: sch.last_error,
           })
         : null,
+      waiting ? h("div", { class: "warn-text small clip no-worker", text: waiting, title: waiting }) : null,
     ),
     h(
       "td",
@@ -288,24 +322,33 @@ export function listView(params) {
     }
   }
 
+  /** The polled workflows the rows were drawn with, as text (a change redraws them). */
+  let shownPolled = "";
+
   async function refresh() {
-    const body = await searchSchedules({
-      q: search.value.trim(),
-      state: stateSel.value,
-      outcome: outcomeSel.value,
-      workflow: workflowSel.value || f.workflow,
-      overdue: overdue.checked,
-      sort: sortSel.value,
-      order: orderBtn.dataset.order === "desc" ? "desc" : undefined,
-      limit: PAGE_SIZE,
-      cursor: cursor ?? undefined,
-    });
+    const [body, polled] = await Promise.all([
+      searchSchedules({
+        q: search.value.trim(),
+        state: stateSel.value,
+        outcome: outcomeSel.value,
+        workflow: workflowSel.value || f.workflow,
+        overdue: overdue.checked,
+        sort: sortSel.value,
+        order: orderBtn.dataset.order === "desc" ? "desc" : undefined,
+        limit: PAGE_SIZE,
+        cursor: cursor ?? undefined,
+      }),
+      polledWorkflows(),
+    ]);
     void loadWorkflows();
-    // A 304 hands back the very same object: nothing to redraw (and focus stays where it is).
-    if (body === shown) return;
+    // A 304 hands back the very same object: nothing to redraw (and focus stays where it is),
+    // unless a worker came or went.
+    const polledKey = polled === null ? "-" : [...polled].sort().join("\n");
+    if (body === shown && polledKey === shownPolled) return;
     shown = body;
+    shownPolled = polledKey;
     const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.focusKey;
-    tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh)));
+    tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh, polled)));
     if (focused)
       /** @type {HTMLElement | null} */ (tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
     const first = stack.length * PAGE_SIZE + 1;

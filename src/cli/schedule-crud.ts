@@ -7,7 +7,7 @@ import { addWriteOptions, printJson, usageError, type WriteFlags, wholeNumber, w
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
-import { occurrenceTable, scheduleBlock, scheduleTable } from "./schedule-format.js";
+import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
 
 interface JsonFlag {
   json?: boolean;
@@ -51,8 +51,7 @@ Examples:
       const s = await client.getSchedule(id);
       if (opts.json === true) return printJson(io, s);
       // A last run that has not ended may be waiting (for a worker, a free slot): say why.
-      const pending = s.last_execution_id !== null && s.last_outcome?.execution_id !== s.last_execution_id;
-      const lastRun = pending
+      const lastRun = lastRunPending(s)
         ? await client.getExecution(s.last_execution_id as string).catch(() => undefined)
         : undefined;
       await io.stdout.write(scheduleBlock(s, lastRun?.waiting?.message));
@@ -64,7 +63,10 @@ Examples:
     .option("--workflow <name>", "only schedules of this workflow")
     .option("--state <state>", "only schedules in this state: active, paused or ended")
     .option("--limit <n>", "list at most n schedules (one page)", wholeNumber(1, 1000))
-    .option("--wide", "add an OUTCOME column after STATE: the last ended run (COMPLETED, FAILED x3, …)")
+    .option(
+      "--wide",
+      "add an OUTCOME column after STATE: the last ended run (COMPLETED, FAILED x3, …), START FAILED, NO WORKER",
+    )
     .option("--json", 'print the server\'s JSON ({"schedules":[…],"next_cursor":…})')
     .action(
       async (opts: { workflow?: string; state?: string; limit?: number; wide?: boolean } & JsonFlag, cmd: Command) => {
@@ -74,9 +76,13 @@ Examples:
           opts.limit === undefined
             ? { schedules: await client.listAllSchedules(query), next_cursor: null }
             : await client.listSchedules({ ...query, limit: opts.limit });
-        await (opts.json === true
-          ? printJson(io, page)
-          : io.stdout.write(scheduleTable(page.schedules, { wide: opts.wide === true })));
+        if (opts.json === true) return printJson(io, page);
+        const wide = opts.wide === true;
+        // A caller who may not list the workers still gets the list, without NO WORKER.
+        const workers = wide ? await client.listWorkers().catch(() => null) : null;
+        await io.stdout.write(
+          scheduleTable(page.schedules, { wide, polled: workers === null ? null : polledWorkflows(workers) }),
+        );
       },
     );
 

@@ -3,7 +3,7 @@
  * the block of `create` / `get` / `update`, the table of `list`, and the table of `occurrences`.
  */
 
-import type { OccurrenceJson, ScheduleJson } from "../client/types.js";
+import type { OccurrenceJson, ScheduleJson, WorkerJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { type Column, table } from "./table.js";
 
@@ -112,13 +112,29 @@ export function outcomeText(s: ScheduleJson): string {
   return n > 1 ? `${label} x${n}` : label;
 }
 
+/** The schedule's last execution has not ended (the last outcome is an earlier one's, or none). */
+export function lastRunPending(s: ScheduleJson): boolean {
+  return s.last_execution_id !== null && s.last_outcome?.execution_id !== s.last_execution_id;
+}
+
+/** The workflows a live worker polls (`GET /v1/workers`). */
+export function polledWorkflows(workers: readonly WorkerJson[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const w of workers) if (w.status === "live") for (const f of w.workflows) names.add(f.name);
+  return names;
+}
+
 /**
  * The OUTCOME column of `--wide`: `START FAILED` while the schedule's occurrences cannot start
  * (`last_error`: the workflow is missing, the input no longer validates, too many executions run),
- * which a list of otherwise healthy rows would hide; else {@link outcomeText}.
+ * `NO WORKER` while its last execution waits and no live worker polls its workflow (`polled`; null
+ * when the workers could not be listed), each of which a list of otherwise healthy rows would
+ * hide; else {@link outcomeText}.
  */
-function listOutcomeText(s: ScheduleJson): string {
-  return s.last_error !== null ? "START FAILED" : outcomeText(s);
+function listOutcomeText(s: ScheduleJson, polled: ReadonlySet<string> | null): string {
+  if (s.last_error !== null) return "START FAILED";
+  if (polled !== null && lastRunPending(s) && !polled.has(s.workflow)) return "NO WORKER";
+  return outcomeText(s);
 }
 
 /**
@@ -155,8 +171,12 @@ const WIDE_COLUMNS: readonly Column[] = [
   ...SCHEDULE_COLUMNS.slice(4),
 ];
 
-export function scheduleTable(schedules: readonly ScheduleJson[], opts: { wide?: boolean } = {}): string {
+export function scheduleTable(
+  schedules: readonly ScheduleJson[],
+  opts: { wide?: boolean; polled?: ReadonlySet<string> | null } = {},
+): string {
   const wide = opts.wide === true;
+  const polled = opts.polled ?? null;
   return table(
     wide ? WIDE_COLUMNS : SCHEDULE_COLUMNS,
     schedules.map((s) => [
@@ -164,7 +184,7 @@ export function scheduleTable(schedules: readonly ScheduleJson[], opts: { wide?:
       workflowText(s),
       timingText(s),
       s.state,
-      ...(wide ? [listOutcomeText(s)] : []),
+      ...(wide ? [listOutcomeText(s, polled)] : []),
       s.next_fire_at ?? "-",
       s.last_execution_id ?? "-",
     ]),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { shortDuration } from "../../src/cli/durations.js";
 import { executionTable, statusBlock, workflowTable } from "../../src/cli/execution-format.js";
-import { occurrenceTable, scheduleBlock, scheduleTable } from "../../src/cli/schedule-format.js";
+import { occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "../../src/cli/schedule-format.js";
 import type { ScheduleJson } from "../../src/client/types.js";
 import { parseJsonText } from "../../src/domain/json-text.js";
 import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
@@ -137,6 +137,35 @@ describe("orbit schedule list", () => {
     );
     // The seed's columns stay as they are.
     expect(scheduleTable([refused])).toBe(scheduleTable([hourlyCheck]));
+  });
+
+  it("--wide shows NO WORKER while the last run waits and no live worker polls its workflow", () => {
+    const waiting = { ...hourlyCheck, last_execution_id: "hourly-check:2026-11-15T18:00:00Z" };
+    const row = (outcome: string) =>
+      lines(
+        "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
+        `hourly-check             OrderProcessing      every 1h                         active   ${outcome.padEnd(14)}2026-11-15T19:00:12.359Z hourly-check:2026-11-15T18:00:00Z`,
+      );
+    expect(scheduleTable([waiting], { wide: true, polled: new Set(["Reports"]) })).toBe(row("NO WORKER"));
+    // A worker polls it (the run is simply running), or the workers could not be listed: no claim.
+    expect(scheduleTable([waiting], { wide: true, polled: new Set(["OrderProcessing"]) })).toBe(row("-"));
+    expect(scheduleTable([waiting], { wide: true, polled: null })).toBe(row("-"));
+    // The last run ended: its outcome, whoever polls now.
+    const ended = {
+      ...waiting,
+      last_outcome: {
+        status: "COMPLETED" as const,
+        execution_id: "hourly-check:2026-11-15T18:00:00Z",
+        ended_at: "2026-11-15T18:00:01.000Z",
+        error: null,
+      },
+    };
+    expect(scheduleTable([ended], { wide: true, polled: new Set() })).toBe(row("COMPLETED"));
+    const workers = [
+      { worker_id: "a", status: "gone", workflows: [{ name: "OrderProcessing", version: "1.0.0" }] },
+      { worker_id: "b", status: "live", workflows: [{ name: "Reports", version: "2.0.0" }] },
+    ].map((w) => ({ ...w, first_seen_at: "", last_seen_at: "", running_tasks: 0 }));
+    expect([...polledWorkflows(workers)]).toEqual(["Reports"]);
   });
 
   it("pushes a long value on with one space and shows a paused schedule's missing fire as -", () => {

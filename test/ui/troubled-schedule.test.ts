@@ -164,11 +164,28 @@ describe.skipIf(!haveChromium)("web UI with troubled schedules", () => {
     const said = (await r.ok("GET", `/v1/executions/${encodeURIComponent(run)}`)).waiting.message as string;
     expect(said).toContain("no worker polls workflow Lonely");
 
+    // In the list too: one request for the workers, not one per row.
+    await r.open("#/");
+    const hint = r.page.locator('tr[data-schedule-id="lonely"] .no-worker');
+    expect(await hint.innerText()).toBe("waiting: no live worker polls Lonely");
+    const others = await r.page.locator(".no-worker").count();
+    expect(others).toBe(1);
+
     await r.open("#/schedules/lonely");
     const note = r.page.locator("p.waiting");
     expect(await note.innerText()).toBe(`Waiting: ${run} ${said}`);
     await r.open(`#/executions/${encodeURIComponent(run)}`);
     expect(await r.page.locator("span.waiting").innerText()).toBe(said);
+    // A worker polls Lonely now: the list stops saying that none does.
+    await r.ok("POST", "/v1/worker/poll", {
+      worker_id: "lonely-worker",
+      workflows: [{ name: "Lonely", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+      max_tasks: 1,
+      wait_ms: 0,
+    });
+    await r.open("#/");
+    await r.page.locator('tr[data-schedule-id="lonely"]').waitFor();
+    expect(await r.page.locator(".no-worker").count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   }, 120_000);
 });
