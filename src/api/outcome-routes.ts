@@ -120,7 +120,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       summary: "A schedule's webhook deliveries, newest first (the last 100)",
       tag: "schedules",
       params: S.ScheduleIdParams,
-      responses: { 200: { description: "the deliveries" } },
+      responses: { 200: { description: "the deliveries", schema: S.NotificationList } },
       // As every /v1/schedules route: a client that may `schedule` the workflow (the deliveries
       // show the webhook URLs, which GET of the schedule shows only to it); never a worker.
       guard: guarded.schedule,

@@ -162,8 +162,16 @@ export const Occurrence = open("a ledger row", {
   id: Type.Integer(),
   kind: Type.Union(["started", "skipped", "buffered", "dead_letter"].map((k) => Type.Literal(k))),
   occurrence: nullable("string", "nominal occurrence"),
-  status: Type.Optional(Type.String({ description: "started rows: the execution's status now (final once it ended)" })),
   recorded_at: instant,
+  execution_id: Type.Optional(Type.String({ description: "started rows: the execution started" })),
+  reason: Type.Optional(
+    Type.String({ description: "skipped and dead_letter rows: why (overlap, concurrency, missed, …)" }),
+  ),
+  count: Type.Optional(Type.Integer({ description: "a row standing for several occurrences: how many" })),
+  range_from: Type.Optional(Type.String({ description: "a row for a range of missed occurrences: the first" })),
+  range_to: Type.Optional(Type.String({ description: "a row for a range of missed occurrences: the last" })),
+  error: Type.Optional(Type.String({ description: "dead_letter rows: the start's error" })),
+  status: Type.Optional(Type.String({ description: "started rows: the execution's status now (final once it ended)" })),
 });
 
 export const ScheduleOutcome = Type.Object(
@@ -177,10 +185,22 @@ export const ScheduleOutcome = Type.Object(
   { description: "the last execution of the schedule that ended" },
 );
 
+/** The settings a schedule shows only when they are set, as they are given (docs/design.md § Settings). */
+const {
+  schedule_id: _sid,
+  workflow: _wf,
+  input: _in,
+  overlap: _ov,
+  catchup: _cu,
+  paused: _pa,
+  ...shownWhenSet
+} = settingProperties;
+
 export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   schedule_id: Type.String(),
   workflow: Type.String(),
   input: Type.Object({}, { additionalProperties: true }),
+  ...Object.fromEntries(Object.entries(shownWhenSet).map(([k, v]) => [k, Type.Optional(v)])),
   overlap: Type.String(),
   catchup: Type.String(),
   paused: Type.Boolean(),
@@ -316,7 +336,27 @@ export const OccurrenceList = Type.Object({ occurrences: Type.Array(Occurrence),
 export const TriggerResult = open("whether the trigger started an execution", {
   started: Type.Boolean(),
   execution_id: nullable("string", "the execution started"),
+  message: Type.Optional(Type.String({ description: "not started: why" })),
   overlap: Type.String(),
+});
+export const NotificationList = Type.Object({
+  notifications: Type.Array(
+    Type.Object(
+      {
+        id: Type.Integer(),
+        event: Type.String({ description: "failure, timeout, dead_letter, paused or recovery" }),
+        url: Type.String(),
+        state: Type.Union(["pending", "delivered", "failed"].map((k) => Type.Literal(k))),
+        attempts: Type.Integer(),
+        last_error: nullable("string", "the last attempt's error"),
+        created_at: instant,
+        delivered_at: nullable("string", "RFC 3339"),
+        next_attempt_at: nullable("string", "RFC 3339: when a pending delivery is tried again"),
+        payload: Type.Object({}, { additionalProperties: true, description: "the JSON body sent" }),
+      },
+      { description: "a webhook delivery (docs/outcomes.md § Notifications)" },
+    ),
+  ),
 });
 export const BackfillResult = Type.Object({
   start_at: instant,
@@ -352,6 +392,18 @@ export const Execution = open("an execution", {
   ended_at: nullable("string", "RFC 3339"),
   run: Type.Integer({ description: "1 for the first run; +1 per continue-as-new or retry" }),
   attempt: Type.Integer({ description: "worker attempt of the current run" }),
+  cancel_reason: Type.Optional(Type.String({ description: "why it was cancelled (or is being cancelled)" })),
+  waiting: Type.Optional(
+    Type.Object(
+      {
+        reason: Type.Union(
+          ["no_worker", "no_worker_for_version", "retry_backoff", "queued"].map((r) => Type.Literal(r)),
+        ),
+        message: Type.String(),
+      },
+      { description: "GET /v1/executions/{id} of a RUNNING execution no worker holds: why it waits" },
+    ),
+  ),
 });
 export const ExecutionList = Type.Object({ executions: Type.Array(Execution), next_cursor: nextCursor });
 export const EventList = Type.Object({
