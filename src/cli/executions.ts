@@ -84,12 +84,21 @@ Example:
     const body = opts.reason === undefined ? {} : { reason: opts.reason };
     const e = await clientFor(cmd, io).cancelExecution(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
-    const text =
-      e.status === "CANCELLED"
-        ? `cancelled ${id}`
-        : e.status === "RUNNING" || e.status === "COMPENSATING"
-          ? `cancel requested for ${id} (${e.status}: its worker runs the compensations)`
-          : `not cancelled: ${id} already ended ${e.status}`;
+    const text = cancelText(id, e, opts.reason);
     await io.stdout.write(`${text}\n`);
   });
+}
+
+/** What `orbit cancel` says of the execution the server answered with. */
+function cancelText(id: string, e: ExecutionJson, reason: string | undefined): string {
+  if (e.status === "RUNNING" || e.status === "COMPENSATING") {
+    return `cancel requested for ${id} (${e.status}: its worker runs the compensations)`;
+  }
+  if (e.status !== "CANCELLED") return `not cancelled: ${id} already ended ${e.status}`;
+  // Cancelling is idempotent: one cancelled before for another reason keeps that reason, and
+  // "cancelled" would hide that this request changed nothing.
+  if (e.cancel_reason !== (reason ?? "cancelled")) {
+    return `not cancelled: ${id} already ended CANCELLED (cancel reason: ${e.cancel_reason ?? "-"})`;
+  }
+  return `cancelled ${id}`;
 }

@@ -269,6 +269,14 @@ describe("orbit ps, status, cancel, workflow", () => {
     const cancel = await server.run(["cancel", manualRun.execution_id, "--reason", "operator"]);
     expect(cancel.stdout).toBe(`cancelled ${manualRun.execution_id}\n`);
     expect(server.requests[1]?.body).toEqual({ reason: "operator" });
+    // Cancelled before for another reason (the server keeps the first): this request changed nothing.
+    const again = await server.run(["cancel", manualRun.execution_id, "--reason", "duplicate"]);
+    expect(again.stdout).toBe(
+      `not cancelled: ${manualRun.execution_id} already ended CANCELLED (cancel reason: operator)\n`,
+    );
+    expect((await server.run(["cancel", manualRun.execution_id])).stdout).toBe(
+      `not cancelled: ${manualRun.execution_id} already ended CANCELLED (cancel reason: operator)\n`,
+    );
   });
 
   it("says whether a workflow version was new", async () => {
