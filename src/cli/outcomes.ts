@@ -26,7 +26,7 @@ export function eventTable(events: readonly ExecutionEventJson[]): string {
 
 export const WORKER_COLUMNS: readonly Column[] = [
   { header: "WORKER", width: 34 },
-  { header: "STATUS", width: 7 },
+  { header: "STATUS", width: 8 },
   { header: "LAST SEEN", width: 10 },
   { header: "RUNNING", width: 8 },
   { header: "WORKFLOWS", width: 0 },

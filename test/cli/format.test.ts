@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { shortDuration } from "../../src/cli/durations.js";
 import { executionTable, statusBlock, workflowTable } from "../../src/cli/execution-format.js";
+import { workerTable } from "../../src/cli/outcomes.js";
 import { occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "../../src/cli/schedule-format.js";
 import type { ScheduleJson } from "../../src/client/types.js";
 import { parseJsonText } from "../../src/domain/json-text.js";
@@ -298,6 +299,28 @@ describe("other tables", () => {
         "NAME                     VERSION    DESCRIPTION",
         "OrderProcessing          1.0.0      -",
         "OrderProcessing          0.9.0      [deprecated] old",
+      ),
+    );
+  });
+});
+
+describe("orbit workers", () => {
+  it("prints the table of docs/cli.md § orbit workers, to the character", () => {
+    const worker = {
+      worker_id: "host:4242:a1b2c3",
+      status: "live",
+      workflows: [
+        { name: "OrderProcessing", version: "1.0.0" },
+        { name: "Nightly", version: "2.0.0" },
+      ],
+      first_seen_at: "2026-11-15T18:00:00Z",
+      last_seen_at: "2026-11-15T18:51:00Z",
+      running_tasks: 2,
+    };
+    expect(workerTable([worker], Date.parse("2026-11-15T18:51:03.100Z"))).toBe(
+      lines(
+        "WORKER                            STATUS  LAST SEEN RUNNING WORKFLOWS",
+        "host:4242:a1b2c3                  live    3.1s      2       OrderProcessing@1.0.0, Nightly@2.0.0",
       ),
     );
   });
