@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseCron } from "../../src/time/cron-parse.js";
 import { describeCron, describeInterval, durationText } from "../../src/time/describe.js";
@@ -54,6 +55,18 @@ const cases: Array<[string, string]> = [
 describe("describeCron", () => {
   it.each(cases)("%s → %s", (expression, text) => {
     expect(describeCron(parseCron(expression))).toBe(text);
+  });
+});
+
+describe("docs/cli.md § Descriptions", () => {
+  it("shows each expression's description exactly as preview prints it", () => {
+    const doc = readFileSync(new URL("../../docs/cli.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("### Descriptions"), doc.indexOf("\n## ", doc.indexOf("### Descriptions")));
+    const rows = [...section.matchAll(/^\| `([^`]+)` +\| (.+?) +\|$/gm)].map((m) => [m[1], m[2]]);
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [expression, text] of rows) {
+      expect({ expression, text: describeCron(parseCron(expression as string)) }).toEqual({ expression, text });
+    }
   });
 });
 
