@@ -16,6 +16,7 @@ import type {
 import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
 import { parsePlainYaml } from "../domain/plain-yaml.js";
+import { DEFAULT_APPLY_OWNER, OWNER_LABEL } from "../domain/schedule.js";
 
 const refuse = (file: string, message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", `${file}: ${message}`);
 
@@ -88,7 +89,9 @@ export function applyScope(owner: string | undefined, selectors: readonly string
       scope[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
     }
   }
-  if (owner !== undefined) scope["orbit/owner"] = owner;
+  if (owner !== undefined) scope[OWNER_LABEL] = owner;
+  // Neither: the default set, so that `--prune` alone prunes what earlier applies made.
+  if (Object.keys(scope).length === 0) scope[OWNER_LABEL] = DEFAULT_APPLY_OWNER;
   return scope;
 }
 

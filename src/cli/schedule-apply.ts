@@ -31,14 +31,14 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
     .option("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}")
     .option(
       "--owner <name>",
-      "this apply set's name: stamped as the label orbit/owner=<name> on every schedule written",
+      "this apply set's name: stamped as the label orbit/owner=<name> on every schedule written (default: default)",
     )
     .option(
       "--selector <key=value>",
       "labels of this apply set (repeatable, or k=v,k=v): stamped on every schedule written",
       (value: string, previous: string[] = []) => [...previous, value],
     )
-    .option("--prune", "delete this apply set's schedules (--owner/--selector) that the file does not name")
+    .option("--prune", "delete this apply set's schedules that the file does not name")
     .option(
       "--allow-unregistered",
       "accept schedules whose workflow is not registered (and not declared with kind: workflow); they wait for it",
@@ -52,7 +52,8 @@ Only the settings the file gives are compared; a setting left out keeps the serv
 An entry with kind: workflow (name, version, input_schema) registers that workflow version first,
 so the file's schedules may name it before any worker has run.
 The whole file is applied in one transaction: one refused entry changes nothing.
---prune needs --owner or --selector, and never deletes a schedule without all of their labels.
+Without --owner or --selector the set is orbit/owner=default. --prune deletes only schedules
+that carry every label of the set: a schedule made by hand is never pruned unless a file adopted it.
 
 Example schedules.yaml:
   schedules:
@@ -73,12 +74,6 @@ Example schedules.yaml:
       const path = opts.file ?? fileArgument;
       if (path === undefined) usageError(cmd, "give the file to apply: orbit schedule apply -f FILE");
       const scope = applyScope(opts.owner, opts.selector ?? []);
-      if (opts.prune === true && Object.keys(scope).length === 0) {
-        throw new OrbitError(
-          "INVALID_ARGUMENT",
-          "--prune needs --owner NAME or --selector key=value: it deletes only the schedules of that apply set",
-        );
-      }
       let text: string;
       try {
         text = await readFile(path, "utf8");

@@ -6,6 +6,14 @@
  */
 import type { JsonObject } from "./json.js";
 
+/** The label `orbit schedule apply --owner NAME` stamps: `orbit/owner=NAME` (docs/cli.md § apply sets). */
+export const OWNER_LABEL = "orbit/owner";
+/**
+ * The apply set of `orbit schedule apply` without `--owner` or `--selector`: `orbit/owner=default`.
+ * A named set may take its schedules over (docs/cli.md § apply sets).
+ */
+export const DEFAULT_APPLY_OWNER = "default";
+
 export const OVERLAP_POLICIES = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 

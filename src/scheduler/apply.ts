@@ -15,7 +15,7 @@
  * they are stored with `last_error` saying so (their input is checked once the workflow is).
  */
 import { invalidArgument, OrbitError } from "../domain/errors.js";
-import type { ScheduleSettings } from "../domain/schedule.js";
+import { DEFAULT_APPLY_OWNER, OWNER_LABEL, type ScheduleSettings } from "../domain/schedule.js";
 import type { RegisterWorkflowRequest } from "../engine/workflows.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
@@ -247,16 +247,21 @@ async function applyEntry(
   return { action: "update", schedule_id: id, changes, ...(waiting !== undefined ? { waiting } : {}) };
 }
 
-/** A schedule that carries one of the scope's label names with another value belongs to another apply set. */
+/**
+ * A schedule that carries one of the scope's label names with another value belongs to another
+ * apply set; the default set's (`orbit/owner=default`, an apply without `--owner`) are taken over
+ * by a named owner, so naming the set later needs no relabelling.
+ */
 function refuseForeign(row: ScheduleRow, labels: Labels | undefined, scope: Labels): void {
   for (const [key, value] of Object.entries(scope)) {
     const have = labels?.[key];
-    if (have !== undefined && have !== value) {
-      throw new OrbitError(
-        "CONFLICT",
-        `schedule ${row.scheduleId} belongs to another apply set (${key}=${have}, not ${value}): rename it in this file, or remove it from the other set first`,
-      );
-    }
+    if (have === undefined || have === value) continue;
+    if (key === OWNER_LABEL && have === DEFAULT_APPLY_OWNER) continue;
+    const hint = key === OWNER_LABEL ? `apply it with --owner ${have}, ` : "";
+    throw new OrbitError(
+      "CONFLICT",
+      `schedule ${row.scheduleId} belongs to another apply set (${key}=${have}, not ${value}): ${hint}rename it in this file, or remove it from the other set first`,
+    );
   }
 }
 

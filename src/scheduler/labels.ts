@@ -6,8 +6,8 @@
 import { invalidArgument } from "../domain/errors.js";
 import { isJsonObject } from "../domain/json.js";
 
-/** The label `orbit schedule apply --owner NAME` stamps: `orbit/owner=NAME`. */
-export const OWNER_LABEL = "orbit/owner";
+export { OWNER_LABEL } from "../domain/schedule.js";
+
 /** A label name: a letter or digit, then letters, digits, `_ . - /`; up to 63 characters. */
 const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9_./-]{0,62}$/;
 /** A label value: up to 100 letters, digits, `_ . - : @ /` (never `,` or `=`, which selectors use). */

@@ -92,9 +92,23 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
       const takeover = await apply({ schedules: [entry("new-2"), entry("mine")], scope: { "orbit/owner": "reports" } });
       expect(takeover.status).toBe(409);
       expect(takeover.body.message).toBe(
-        "schedules[1] (mine): schedule mine belongs to another apply set (orbit/owner=billing, not reports): rename it in this file, or remove it from the other set first",
+        "schedules[1] (mine): schedule mine belongs to another apply set (orbit/owner=billing, not reports): apply it with --owner billing, rename it in this file, or remove it from the other set first",
       );
       expect(await ids()).toEqual(["mine"]);
+      // The default set's schedules (an apply without --owner) are taken over by a named set.
+      await apply({ schedules: [entry("plain")], scope: { "orbit/owner": "default" } });
+      const named = await apply({ schedules: [entry("plain")], scope: { "orbit/owner": "billing" } });
+      expect(named.status).toBe(200);
+      expect(named.body.steps).toEqual([
+        {
+          action: "update",
+          schedule_id: "plain",
+          changes: [{ setting: "labels", from: { "orbit/owner": "default" }, to: { "orbit/owner": "billing" } }],
+        },
+      ]);
+      // Not the other way round: the default set does not take a named set's schedule.
+      const back = await apply({ schedules: [entry("plain")], scope: { "orbit/owner": "default" } });
+      expect(back.status).toBe(409);
     },
   );
 

@@ -112,6 +112,9 @@ describe("the apply scope", () => {
       "orbit/owner": "billing",
     });
     expect(() => applyScope(undefined, ["team"])).toThrow('--selector "team" is not key=value');
+    // Neither: the default set, so that `--prune` alone prunes what earlier applies made.
+    expect(applyScope(undefined, [])).toEqual({ "orbit/owner": "default" });
+    expect(applyScope(undefined, ["team=ops"])).toEqual({ team: "ops" });
   });
 });
 
@@ -165,16 +168,13 @@ describe("orbit schedule apply", () => {
     );
   });
 
-  it("refuses --prune without --owner or --selector before sending anything", async () => {
-    const server = new FakeServer(() => undefined);
+  it("prunes the default apply set with --prune alone (docs/cli.md § Apply sets)", async () => {
+    const server = new FakeServer((req) => (req.path === "/v1/schedules/apply" ? answer(false) : undefined));
     const r = await server.run(["schedule", "apply", "-f", file, "--prune"]);
-    expect(r).toEqual({
-      code: 1,
-      stdout: "",
-      stderr:
-        "orbit: --prune needs --owner NAME or --selector key=value: it deletes only the schedules of that apply set\n",
-    });
-    expect(server.requests).toEqual([]);
+    expect(r.code).toBe(0);
+    const body = server.requests[0]?.body as Record<string, unknown>;
+    expect(body.scope).toEqual({ "orbit/owner": "default" });
+    expect(body.prune).toBe(true);
   });
 
   it("refuses a missing file with exit 1", async () => {

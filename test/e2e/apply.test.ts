@@ -3,7 +3,7 @@
  * the apply set (--owner), all or nothing; and a clean stop.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, e2eTitle, HAS_SERVER, type OrbitServer, orbit, startOrbitServer } from "./harness.js";
 
@@ -99,7 +99,29 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     expect(other.stderr).toMatch(
       /^orbit: schedules\[0\] \(nightly-orders\): schedule nightly-orders belongs to another apply set/,
     );
-    expect((await cli("schedule", "apply", "-f", file, "--prune")).stderr).toMatch(/--prune needs --owner/);
+    // Without --owner the set is orbit/owner=default, which shop's schedules are not in.
+    expect((await cli("schedule", "apply", "-f", file, "--prune")).stderr).toMatch(
+      /belongs to another apply set \(orbit\/owner=shop, not default\): apply it with --owner shop,/,
+    );
+  });
+
+  it("--prune alone prunes what earlier applies without --owner made, never a hand-made schedule", async () => {
+    const plain = join(dirname(file), "plain.yaml");
+    const entry = (id: string) => `  - schedule_id: ${id}\n    workflow: OrderProcessing\n    interval: 1h\n`;
+    writeFileSync(plain, `schedules:\n${entry("plain-a")}${entry("plain-b")}`);
+    expect((await cli("schedule", "apply", "-f", plain)).stdout).toBe(
+      "created plain-a\ncreated plain-b\n2 created, 0 updated, 0 unchanged, 0 deleted\n",
+    );
+    writeFileSync(plain, `schedules:\n${entry("plain-a")}`);
+    expect(await cli("schedule", "apply", "-f", plain, "--prune")).toEqual({
+      code: 0,
+      stdout: "unchanged plain-a\ndeleted plain-b\n0 created, 0 updated, 1 unchanged, 1 deleted\n",
+      stderr: "",
+    });
+    const list = (await cli("schedule", "list")).stdout;
+    expect(list).toContain("orders-every-10s");
+    expect(list).toContain("nightly-orders");
+    expect(list).not.toContain("plain-b");
   });
 
   it("stops at the server's refusal with exit 1", async () => {

@@ -27,11 +27,32 @@ function shellWords(line: string): string[] {
   );
 }
 
+/**
+ * The page's code blocks in order, each with its info string (`sh`, `yaml`, or none), read fence by
+ * fence: a pattern matching "```…```" pairs a block's closing fence with the next one's opening
+ * after any block with another info string, and so skipped half the page.
+ */
+function codeBlocks(page: string): Array<{ info: string; lines: string[] }> {
+  const blocks: Array<{ info: string; lines: string[] }> = [];
+  let open: { info: string; lines: string[] } | null = null;
+  for (const line of page.split("\n")) {
+    if (open === null) {
+      const fence = /^```(\S*)\s*$/.exec(line);
+      if (fence) open = { info: fence[1] ?? "", lines: [] };
+    } else if (/^```\s*$/.test(line)) {
+      blocks.push(open);
+      open = null;
+    } else open.lines.push(line);
+  }
+  return blocks;
+}
+
 function transcriptSteps(page: string): Step[] {
   const steps: Step[] = [];
-  for (const block of page.matchAll(/^```(?:sh|)\n([\s\S]*?)^```$/gm)) {
+  for (const block of codeBlocks(page)) {
+    if (block.info !== "" && block.info !== "sh") continue;
     let current: Step | null = null;
-    for (const line of (block[1] ?? "").split("\n")) {
+    for (const line of block.lines) {
       if (line.startsWith("$ npx orbit ")) {
         current = { args: shellWords(line.slice("$ npx orbit ".length)), expected: [] };
         steps.push(current);
@@ -69,9 +90,13 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("docs/quickstart.md, followed literally (e
     const steps = transcriptSteps(PAGE);
     expect(steps.length).toBeGreaterThan(12);
     // The page's schedules.yaml, written where `-f schedules.yaml` will find it.
-    const yaml = /^```yaml\n([\s\S]*?)^```$/m.exec(PAGE)?.[1];
+    const yaml = codeBlocks(PAGE).find((b) => b.info === "yaml")?.lines;
     expect(yaml).toBeDefined();
-    writeFileSync(join(dir, "schedules.yaml"), yaml ?? "");
+    writeFileSync(join(dir, "schedules.yaml"), `${(yaml ?? []).join("\n")}\n`);
+    // Every command of the page runs, the last sections' included.
+    const commands = steps.map((s) => s.args.slice(0, 2).join(" "));
+    for (const c of ["schedule apply", "schedule pause", "schedule delete"]) expect(commands).toContain(c);
+    expect(commands.some((c) => c.startsWith("cancel "))).toBe(true);
 
     let manualId: string | null = null;
     for (const step of steps) {
