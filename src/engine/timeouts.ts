@@ -11,6 +11,7 @@ import type { WorkerTask } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
+import { workerRan } from "./transitions.js";
 
 /** A duration setting (already validated where it was stored), in milliseconds, or null. */
 function durationMs(value: unknown, key: string): number | null {
@@ -67,7 +68,7 @@ export async function timeOutExecution(
   const at = kind === "start_timeout" ? deadlines.startDeadlineMs : deadlines.runDeadlineMs;
   if (at === null || at > now) return execution;
   const task = await tx.getTaskForExecution(executionId, { forUpdate: true });
-  const workerInvolved = task !== null && (task.state !== "pending" || task.attempt > 1);
+  const workerInvolved = task !== null && (await workerRan(tx, task, execution));
   if (kind === "start_timeout" && workerInvolved) {
     await tx.clearDeadlines(executionId, "start");
     return execution;

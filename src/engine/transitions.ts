@@ -20,6 +20,21 @@ async function reread(tx: StoreOps, executionId: string): Promise<Execution> {
   return execution;
 }
 
+/**
+ * Whether a worker has run the execution's current run, so that a cancel or a timeout must leave
+ * it to a worker to compensate: its task is leased now, or is a retry waiting for its back-off, or
+ * was handed back (`release`, a worker closing for a deploy) after journaling steps. A task handed
+ * back keeps its attempt, so only its journal tells.
+ */
+export async function workerRan(
+  tx: StoreOps,
+  task: { state: string; attempt: number },
+  execution: Execution,
+): Promise<boolean> {
+  if (task.state !== "pending" || task.attempt > 1) return true;
+  return (await tx.listStepResults(execution.executionId, execution.run)).length > 0;
+}
+
 export async function cancelExecution(
   tx: StoreOps,
   executionId: string,
@@ -31,9 +46,8 @@ export async function cancelExecution(
   if (!isActiveStatus(execution.status) || execution.cancelReason !== null) return execution;
   await tx.appendEvent(executionId, "CancelRequested", { reason }, now);
   const task = await tx.getTaskForExecution(executionId, { forUpdate: true });
-  // A worker holds it, or held it before (a retry waiting for its back-off may have journaled
-  // steps to compensate): a worker is told, runs the compensations and reports CANCELLED.
-  if (task && (task.state !== "pending" || task.attempt > 1)) {
+  // A worker holds it, or held it before: a worker is told, runs the compensations and reports CANCELLED.
+  if (task && (await workerRan(tx, task, execution))) {
     if (task.state === "pending") await tx.updateTask(task.taskId, { availableMs: now }); // no back-off for a cancel
     await tx.updateExecution(executionId, { cancelReason: reason });
     return reread(tx, executionId);
