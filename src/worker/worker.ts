@@ -69,6 +69,12 @@ export class Worker {
   /** Aborted to cut the heartbeat loop's sleep short (a task asked for a shorter interval). */
   private heartbeatWake = new AbortController();
   private runPromise: Promise<void> | null = null;
+  /**
+   * Aborted by close() once closeTimeoutMs has passed and what still ran was handed back: run()
+   * stops waiting for that code (it may never settle) and the heartbeats stop.
+   */
+  private readonly abandoned = new AbortController();
+  private closed: Promise<void> | null = null;
   private readonly isClosing = (): boolean => this.closing.signal.aborted;
 
   constructor(options: WorkerOptions) {
@@ -79,6 +85,10 @@ export class Worker {
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
     this.log = options.logger ?? consoleLogger();
+    const closeTimeoutMs = options.closeTimeoutMs;
+    if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
+      throw new TypeError("closeTimeoutMs must be a number of milliseconds, 0 or more");
+    }
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
       throw new TypeError("concurrency must be a positive integer");
@@ -118,7 +128,12 @@ export class Worker {
   }
 
   /** Stops polling; running executions finish their current step, then are handed back. Idempotent. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closed ??= this.shutDown();
+    return this.closed;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closing.abort();
     this.slotFreed?.();
     if (this.runPromise === null) return;
@@ -130,7 +145,10 @@ export class Worker {
     if (left.length) {
       for (const id of left) this.running.get(id)?.control.loseLease();
       await this.api.release(left).catch(() => undefined);
+      // Handed back: what that code reports now is refused, and close() does not wait for it.
+      this.log.warn("closing: code still running after closeTimeoutMs was handed back", { tasks: left.length });
     }
+    this.abandoned.abort();
     // A run() that failed (registration refused) said so to its caller; closing after it is not
     // a second failure (a `finally { await worker.close() }` must not throw it again).
     await this.runPromise.catch(() => undefined);
@@ -164,7 +182,10 @@ export class Worker {
       }
       for (const task of tasks) this.start(task);
     }
-    await Promise.all([...this.running.values()].map((r) => r.done));
+    await Promise.race([
+      Promise.all([...this.running.values()].map((r) => r.done)),
+      abortedPromise(this.abandoned.signal),
+    ]);
     await heartbeats;
   }
 
@@ -222,15 +243,19 @@ export class Worker {
     const finished = done.finally(() => {
       this.running.delete(task.task_id);
       release();
+      // Closing: the heartbeat loop ends as soon as nothing runs, not a heartbeat interval later.
+      if (this.closing.signal.aborted && this.running.size === 0) this.heartbeatWake.abort();
     });
     this.running.set(task.task_id, { control, done: finished });
   }
 
   private async heartbeatLoop(): Promise<void> {
-    while (!this.closing.signal.aborted || this.running.size > 0) {
+    while ((!this.closing.signal.aborted || this.running.size > 0) && !this.abandoned.signal.aborted) {
       const wake = this.heartbeatWake.signal;
-      await this.clock.sleep(this.heartbeatMs, this.running.size ? wake : AbortSignal.any([wake, this.closing.signal]));
+      const stop = this.running.size ? [wake, this.abandoned.signal] : [wake, this.closing.signal];
+      await this.clock.sleep(this.heartbeatMs, AbortSignal.any(stop));
       if (wake.aborted) this.heartbeatWake = new AbortController();
+      if (this.abandoned.signal.aborted) break;
       const ids = [...this.running.keys()];
       if (!ids.length) continue;
       try {
@@ -261,4 +286,10 @@ function consoleLogger(): WorkflowLogger {
 /** 1 to 200 characters (code points, as the server's schema counts), no NUL, no lone surrogate. */
 function storableId(id: unknown): boolean {
   return typeof id === "string" && id !== "" && !hasUnstorableChar(id) && [...id].length <= 200;
+}
+
+/** Resolves when `signal` is aborted (never, if it never is). */
+function abortedPromise(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }

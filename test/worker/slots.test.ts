@@ -42,6 +42,8 @@ interface Stub {
   answer(): void;
   /** Task ids named by heartbeats. */
   heartbeats: Set<string>;
+  /** Task ids handed back by release. */
+  released: string[];
   /** Resolves once `n` polls arrived. */
   pollsArrived(n: number): Promise<void>;
   /** Resolves once heartbeats named every one of `ids`. */
@@ -68,6 +70,7 @@ async function stub(tasks: TaskJson[]): Promise<Stub> {
     polls: [],
     held: [],
     heartbeats: new Set(),
+    released: [],
     answer: () => undefined,
     pollsArrived: () => Promise.resolve(),
     heartbeated: () => Promise.resolve(),
@@ -140,7 +143,10 @@ async function stub(tasks: TaskJson[]): Promise<Stub> {
         holding.push(reply);
         return;
       }
-      if (req.url === "/v1/worker/release") return json(res, {});
+      if (req.url === "/v1/worker/release") {
+        s.released.push(...((body.task_ids as string[]) ?? []));
+        return json(res, { released: body.task_ids });
+      }
       res.writeHead(404).end();
     });
   });
@@ -210,4 +216,31 @@ it("never runs more than `concurrency` runs' code at once", async () => {
   // Every completion is still held: the slots were freed by the runs ending, not by the answers.
   await s.pollsArrived(13);
   s.answer();
+});
+
+it("close() hands back code still running after closeTimeoutMs and resolves, even if that code never settles", async () => {
+  const s = await stub([task(1)]);
+  let started: () => void = () => undefined;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const Stuck = defineWorkflow({
+    name: "Slots",
+    version: "1.0.0",
+    run: () => {
+      started();
+      return new Promise<never>(() => undefined); // never settles, and ignores the signal
+    },
+  });
+  const warnings: string[] = [];
+  const logger = { ...quiet, warn: (m: string) => void warnings.push(m) };
+  worker = new Worker({ server: s.url, workflows: [Stuck], closeTimeoutMs: 20, logger });
+  const run = worker.run();
+  await running;
+  await s.heartbeated(["t1"]);
+  // Before, close() waited for run(), which waited for the run: forever.
+  await worker.close();
+  await run;
+  expect(warnings).toContain("closing: code still running after closeTimeoutMs was handed back");
+  expect(s.released).toEqual(["t1"]);
 });

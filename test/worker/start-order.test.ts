@@ -132,6 +132,15 @@ describe("the Worker's workflows", () => {
     expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop, Noop] })).not.toThrow();
   });
 
+  it("refuses a closeTimeoutMs that is not 0 or more milliseconds", () => {
+    for (const closeTimeoutMs of [-5, Number.NaN, Number.POSITIVE_INFINITY, "5s" as unknown as number]) {
+      expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop], closeTimeoutMs })).toThrow(
+        "closeTimeoutMs must be a number of milliseconds, 0 or more",
+      );
+    }
+    expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop], closeTimeoutMs: 0 })).not.toThrow();
+  });
+
   it("refuses a token no HTTP header can carry, in the Worker and the OrbitClient, before any request", () => {
     for (const token of ["abc\ndef", "tab\there", "caf\u00e9 ok? no: \u20ac", 7]) {
       expect(() => new Worker({ server: "http://127.0.0.1:7233", workflows: [Noop], token: token as string })).toThrow(
