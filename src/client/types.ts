@@ -114,6 +114,9 @@ export interface StartExecutionBody {
   workflow: string;
   version?: string;
   input: JsonObject;
+  /** A duration (`30m`), 1s–365d; default: the workflow's (docs/outcomes.md § Timeouts). */
+  run_timeout?: string | null;
+  start_timeout?: string | null;
 }
 
 export interface RegisterWorkflowBody {

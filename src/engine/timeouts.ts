@@ -6,6 +6,7 @@
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
+import { TIMEOUT_CANCEL_PREFIX } from "../domain/worker-protocol.js";
 import type { TimeoutKind } from "../store/outcome-store.js";
 import type { WorkerTask } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
@@ -86,8 +87,9 @@ export async function timeOutExecution(
   await tx.appendEvent(executionId, "WorkflowTimedOut", { timeout: kind, deadline }, now);
   if (!workerInvolved) return endFailed(tx, execution, task, now, error);
   if (task.state === "pending") await tx.updateTask(task.taskId, { availableMs: now }); // no back-off for a cancel
-  await tx.updateExecution(executionId, { cancelReason: `timeout: ${message}`, error });
-  await tx.appendEvent(executionId, "CancelRequested", { reason: `timeout: ${message}` }, now);
+  const reason = `${TIMEOUT_CANCEL_PREFIX}${message}`;
+  await tx.updateExecution(executionId, { cancelReason: reason, error });
+  await tx.appendEvent(executionId, "CancelRequested", { reason }, now);
   await tx.setExecutionDeadlines([executionId], null, now + TIMEOUT_GRACE_MS);
   return (await tx.getExecution(executionId)) ?? execution;
 }

@@ -6,7 +6,7 @@ import { SpanKind } from "@opentelemetry/api";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { contextFrom, inSpan } from "../domain/tracing.js";
-import type { TaskJson } from "../domain/worker-protocol.js";
+import { type TaskJson, TIMEOUT_CANCEL_PREFIX } from "../domain/worker-protocol.js";
 import { type Compensation, TaskContext } from "./context.js";
 import {
   CancelledError,
@@ -142,7 +142,11 @@ async function runTaskInSpan(
       return;
     }
     const reason = control.cancelReason;
-    if (task.status === "COMPENSATING" || (reason !== null && outcome.kind !== "completed")) {
+    // A timeout's cancel lets a run that completes before it hears of it end COMPLETED (the server
+    // decides, below); one that heard of it (its signal aborted) and completed anyway ran past its
+    // deadline knowingly: it is compensated and ends FAILED with the timeout, not COMPLETED.
+    const heardTimeout = reason?.startsWith(TIMEOUT_CANCEL_PREFIX) === true;
+    if (task.status === "COMPENSATING" || (reason !== null && (outcome.kind !== "completed" || heardTimeout))) {
       await compensate(def, ctx, control, api, reason ?? task.cancel_requested ?? "cancelled");
       return;
     }

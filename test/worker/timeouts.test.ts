@@ -3,9 +3,11 @@
  * override), and a running execution past the workflow's run_timeout is cancelled through its
  * signal, compensated, and ends FAILED with error.type "Timeout" — on the schedule as TIMED OUT.
  */
+import { writeFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { orbit } from "../e2e/harness.js";
 import { describeEachDialect } from "../helpers/db.js";
+import { gateFile } from "./fixtures/workflows.js";
 import { useWorkerCluster, waitFor } from "./harness.js";
 
 describeEachDialect("timeouts with a worker", (dialect) => {
@@ -75,5 +77,29 @@ describeEachDialect("timeouts with a worker", (dialect) => {
     expect(types).toContain("WorkflowTimedOut");
     expect(types.slice(-1)).toEqual(["WorkflowFailed"]);
     expect(types.indexOf("CompensationStarted")).toBeGreaterThan(types.indexOf("WorkflowTimedOut"));
+  }, 240_000);
+
+  it("code that heard of the run_timeout and completed anyway is compensated and ends FAILED Timeout", async () => {
+    const { client } = cluster;
+    const worker = await cluster.startWorker("A");
+    const { value } = await client.startExecution({ workflow: "LateForDeadline", input: {}, run_timeout: "2s" });
+    const id = value.execution_id;
+    await waitFor("step work", async () => cluster.marks(id).some((m) => m.endsWith(" run work")));
+    // The server's sweeper applies the deadline 2 s after the start (a jump of its clock would
+    // also carry the lease past its end).
+    await waitFor("the timeout's cancel", async () => (await client.getExecution(id)).cancel_reason !== undefined);
+    // The next heartbeat carries it: the step's signal aborts, and the code goes on regardless.
+    cluster.jumpWorkerClock(worker);
+    await waitFor("the code to hear of it", async () => cluster.marks(id).some((m) => m.includes(" heard timeout: ")));
+    writeFileSync(gateFile(cluster.file("marks"), id), "");
+    const e = await failed(id);
+    expect(e.error).toMatchObject({ type: "Timeout", timeout: "run_timeout" });
+    expect(cluster.marks(id).map((m) => m.split(" ").slice(2).join(" "))).toEqual([
+      "run work",
+      expect.stringMatching(/^heard timeout: run_timeout exceeded/),
+      "compensate work",
+    ]);
+    // Before, the worker reported the completion and the execution ended COMPLETED: a run six
+    // times over its deadline looked healthy.
   }, 240_000);
 });
