@@ -364,8 +364,9 @@ export interface Store extends StoreOps {
    */
   prioritize?(): () => void;
   /**
-   * SQLite: why the database file cannot be written (a write failed on a read-only file, folder or
-   * file system, or a full disk), or null; readiness reports not-ready while it is not null.
+   * Why the database cannot be written, or null; readiness reports not-ready while it is not null.
+   * SQLite: a write failed on a read-only file, folder or file system, or a full disk. PostgreSQL:
+   * a standby, or `default_transaction_read_only` (asked on a pooled connection).
    */
   writeProblem?(): Promise<string | null>;
 }

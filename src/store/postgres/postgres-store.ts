@@ -14,7 +14,7 @@ import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { loadPg, type Pg } from "./driver.js";
 import { migratePostgres } from "./migrate.js";
-import { asUnavailable } from "./unavailable.js";
+import { asUnavailable, READ_ONLY_SQL_STATE, sqlStateOf } from "./unavailable.js";
 import { RowShapes, wireParams } from "./wire.js";
 
 export interface PostgresStoreOptions {
@@ -243,6 +243,8 @@ export class PostgresStore extends SqlOps implements Store {
           await client.query("COMMIT");
           return result;
         } catch (error) {
+          // A read-only session stays read-only: a new one sees the database as it is now.
+          if (sqlStateOf(error) === READ_ONLY_SQL_STATE) broken = true;
           if (!broken) {
             try {
               await client.query("ROLLBACK");
@@ -258,6 +260,38 @@ export class PostgresStore extends SqlOps implements Store {
         }
       })(),
     );
+  }
+
+  /**
+   * Readiness: why the database refuses writes (a standby, `default_transaction_read_only`), or
+   * null. Asked on a connection of the pool; one that turns out read-only is dropped, since it
+   * would stay so after the database is writable again.
+   */
+  async writeProblem(): Promise<string | null> {
+    let broken = false;
+    const client = await checkOut(requirePool(this.holder), () => {
+      broken = true;
+    }).catch((err: unknown) => {
+      throw asUnavailable(err);
+    });
+    let readOnly = false;
+    try {
+      const r = await client.query<{ ro: string; recovery: boolean }>(
+        "SELECT current_setting('transaction_read_only') AS ro, pg_is_in_recovery() AS recovery",
+      );
+      const row = r.rows[0];
+      if (row?.recovery === true) readOnly = true;
+      if (row?.ro === "on") readOnly = true;
+      if (!readOnly) return null;
+      return row?.recovery === true
+        ? "it is a standby in recovery (read-only)"
+        : "it refuses writes (default_transaction_read_only is on)";
+    } catch (err) {
+      broken = true;
+      throw asUnavailable(err);
+    } finally {
+      client.release(broken || readOnly);
+    }
   }
 
   /** A nested transaction inside atomically(): a savepoint, so its failure undoes only its own writes. */

@@ -60,16 +60,40 @@ export function unavailable(err: unknown): OrbitError {
  */
 const TRANSIENT_SQL_STATES = new Set(["40P01", "40001"]);
 
+/**
+ * SQLSTATEs of a statement PostgreSQL stopped: 57014 (canceled: `statement_timeout`, or
+ * `pg_cancel_backend`) and 55P03 (`lock_timeout`). Like an aborted transaction: nothing was kept, retry.
+ */
+const STOPPED_SQL_STATES = new Set(["57014", "55P03"]);
+
+/**
+ * 25006: the session refuses writes (`default_transaction_read_only` set on the database, a
+ * failover to a standby). The session keeps refusing them after the database is writable again
+ * (the default is read when a session starts), so the transaction that met it drops its
+ * connection (postgres-store.ts) and the request is answered 503.
+ */
+export const READ_ONLY_SQL_STATE = "25006";
+
+/** The SQLSTATE of a PostgreSQL error, or undefined. */
+export function sqlStateOf(err: unknown): string | undefined {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
 /** Rethrows a connection failure or an aborted transaction as UNAVAILABLE and anything else as it is. */
 export function asUnavailable(err: unknown): unknown {
   if (isConnectionError(err)) return unavailable(err);
-  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
-  if (typeof code === "string" && TRANSIENT_SQL_STATES.has(code)) {
-    const reason = (err as Error).message.split("\n")[0];
+  const code = sqlStateOf(err);
+  if (code === undefined) return err;
+  const reason = (err as Error).message.split("\n")[0];
+  if (TRANSIENT_SQL_STATES.has(code) || STOPPED_SQL_STATES.has(code)) {
     return new OrbitError(
       "UNAVAILABLE",
       `the database aborted the transaction (${reason}); nothing of it was kept, retry`,
     );
+  }
+  if (code === READ_ONLY_SQL_STATE) {
+    return new OrbitError("UNAVAILABLE", `the database refuses writes (${reason}); retry once it is writable`);
   }
   return err;
 }
