@@ -309,7 +309,7 @@ export async function endWith(
     await tx.appendEvent(id, "WorkflowFailed", { error: data.error ?? null }, now);
   } else {
     const reason = execution.cancelReason ?? "cancelled";
-    await tx.updateExecution(id, { status, endedMs: now });
+    await tx.updateExecution(id, { status, endedMs: now, ...(data.error !== undefined ? { error: data.error } : {}) });
     await tx.appendEvent(id, "WorkflowCancelled", { reason }, now);
   }
   await tx.updateTask(task.taskId, { state: "done" });
@@ -399,7 +399,34 @@ export async function finishCancel(
   }
   // A timeout's cancel (timeouts.ts): compensated like a cancel, but it ends FAILED with the timeout error.
   if (isTimeoutError(execution.error)) return endWith(tx, held, now, "FAILED", { error: execution.error });
-  return endWith(tx, held, now, "CANCELLED", {});
+  const failed = await compensationFailures(tx, execution.executionId, held.task.run, onCancelError);
+  return endWith(tx, held, now, "CANCELLED", failed === null ? {} : { error: failed });
+}
+
+/**
+ * A cancelled run whose compensations (or `onCancel`) failed ends CANCELLED with this as its error,
+ * so `orbit status`, the API and the schedule's last outcome show it, not only the history:
+ * `{type: "CompensationFailed", message: "compensation failed: charge: refund failed; …", failures}`.
+ */
+async function compensationFailures(
+  tx: StoreOps,
+  executionId: string,
+  run: number,
+  onCancelError: JsonObject | null,
+): Promise<JsonObject | null> {
+  const failures: JsonObject[] = [];
+  for (const e of await tx.listEvents(executionId)) {
+    if (e.type !== "CompensationFailed" || e.data.run !== run) continue;
+    failures.push({ step: e.data.step ?? null, error: e.data.error ?? null });
+  }
+  if (onCancelError !== null) failures.push({ step: null, on_cancel: true, error: onCancelError });
+  if (failures.length === 0) return null;
+  const parts = failures.map((f) => {
+    const error = f.error as JsonObject | null;
+    const message = typeof error?.message === "string" ? error.message : JSON.stringify(error);
+    return `${f.on_cancel === true ? "onCancel" : String(f.step)}: ${message}`;
+  });
+  return { type: "CompensationFailed", message: `compensation failed: ${parts.join("; ")}`, failures };
 }
 
 /** `items` by `key`, each group in the items' order. */

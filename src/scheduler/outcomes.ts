@@ -33,17 +33,23 @@ export function errorSummary(error: unknown): { message: string | null; type: st
   return { message: typeof error === "string" ? error : JSON.stringify(error), type: null };
 }
 
+/** A cancel's reason, and what failed while compensating (`CompensationFailed`), if anything did. */
+function cancelSummary(execution: Execution): { message: string | null; type: string | null } {
+  if (execution.error === null || execution.error === undefined) return { message: execution.cancelReason, type: null };
+  const failed = errorSummary(execution.error);
+  return { message: `${execution.cancelReason ?? "cancelled"}; ${failed.message}`, type: failed.type };
+}
+
 /** The counters after `execution` ended. */
 export function nextOutcomes(prev: ScheduleOutcomes, execution: Execution, now: number): ScheduleOutcomes {
   const ended = execution.endedMs ?? now;
-  const { message, type } =
-    execution.status === "CANCELLED" ? { message: execution.cancelReason, type: null } : errorSummary(execution.error);
+  const { message, type } = execution.status === "CANCELLED" ? cancelSummary(execution) : errorSummary(execution.error);
   const lastOutcome: ScheduleOutcome = {
     status: execution.status,
     executionId: execution.executionId,
     endedMs: ended,
     error: execution.status === "COMPLETED" ? null : message,
-    errorType: execution.status === "FAILED" ? type : null,
+    errorType: execution.status === "COMPLETED" ? null : type,
   };
   if (execution.status === "COMPLETED") {
     return { ...prev, lastOutcome, lastSuccessMs: ended, consecutiveFailures: 0 };

@@ -147,7 +147,7 @@ async function runTaskInSpan(
     // deadline knowingly: it is compensated and ends FAILED with the timeout, not COMPLETED.
     const heardTimeout = reason?.startsWith(TIMEOUT_CANCEL_PREFIX) === true;
     if (task.status === "COMPENSATING" || (reason !== null && (outcome.kind !== "completed" || heardTimeout))) {
-      await compensate(def, ctx, control, api, reason ?? task.cancel_requested ?? "cancelled");
+      await compensate(def, ctx, control, api, log, reason ?? task.cancel_requested ?? "cancelled");
       return;
     }
     // A run that returned or threw is reported; a cancel requested before the report wins over
@@ -155,7 +155,7 @@ async function runTaskInSpan(
     // Cancellation and compensation). The server decides, so a timeout's cancel can still complete.
     const cancelFirst = async (cancelReason: string): Promise<void> => {
       control.cancel(cancelReason);
-      await compensate(def, ctx, control, api, cancelReason);
+      await compensate(def, ctx, control, api, log, cancelReason);
     };
     /** Fails the attempt, not retryable; the cancel reason instead when a cancel came first. */
     const failForGood = async (error: { message: string; type: string }): Promise<string | null> => {
@@ -254,6 +254,7 @@ async function compensate(
   ctx: TaskContext,
   control: TaskControl,
   api: ProtocolClient,
+  log: WorkflowLogger,
   reason: string,
 ): Promise<void> {
   const { task } = control;
@@ -275,6 +276,8 @@ async function compensate(
         error = errorJson(err, step.name);
       }
     }
+    // A refund that did not happen is an operator's problem: say so where the worker logs.
+    if (error !== null) log.error("a compensation failed", { step: step.name, error: error.message ?? null });
     await api.compensation(task.task_id, step.name, error, retryFor);
   }
   let onCancelError: JsonObject | null = null;
@@ -282,6 +285,7 @@ async function compensate(
     await def.onCancel?.(ctx, reason);
   } catch (err) {
     onCancelError = errorJson(err);
+    log.error("onCancel failed", { error: onCancelError.message ?? null });
   }
   await api.cancelled(task.task_id, onCancelError, retryFor);
 }
