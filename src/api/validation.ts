@@ -109,7 +109,8 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
       return `${field} must be ${describeType(p.type)}`;
     case "enum": {
       // Another product's name for a value (overlap "cancel_other"): point at Orbit's.
-      const allowed = (p.allowedValues as unknown[]).map(String);
+      // A setting's `null` (unset it, on an update) is not one of its values.
+      const allowed = (p.allowedValues as unknown[]).filter((v) => v !== null).map(String);
       const value = typeof error.data === "string" ? error.data : null;
       const name = path.split(".").pop() ?? "";
       const hint = value === null ? null : (VALUE_ALIASES[name]?.[value] ?? suggestKey(value, allowed));

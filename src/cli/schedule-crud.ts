@@ -3,9 +3,13 @@
  */
 import type { Command } from "commander";
 import type { OccurrenceJson } from "../client/types.js";
-import { addWriteOptions, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
+import { addWriteOptions, oneOf, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
+
+/** What `--state` may name (a schedule's `state`). */
+const SCHEDULE_STATES = ["active", "paused", "ended"] as const;
+
 import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
 import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
 
@@ -61,7 +65,7 @@ Examples:
     .command("list")
     .description("list schedules (every page, unless --limit)")
     .option("--workflow <name>", "only schedules of this workflow")
-    .option("--state <state>", "only schedules in this state: active, paused or ended")
+    .option("--state <state>", "only schedules in this state: active, paused or ended", oneOf(SCHEDULE_STATES))
     .option("--limit <n>", "list at most n schedules (one page)", wholeNumber(1, 1000))
     .option(
       "--wide",

@@ -143,6 +143,12 @@ describe("reading and listing", () => {
       code: "INVALID_ARGUMENT",
       message: "query parameter state must be one of active, paused, ended",
     });
+    // A setting's null (unset, on an update) is not offered as one of its values.
+    const queue = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: "q", overlap: "queue" });
+    expect(queue.body).toEqual({
+      code: "INVALID_ARGUMENT",
+      message: "overlap must be one of skip, allow, cancel_previous, buffer_one, buffer_all",
+    });
     expect((await t.call("GET", "/v1/schedules?limit=0")).body.message).toBe(
       "query parameter limit must be at least 1",
     );

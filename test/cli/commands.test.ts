@@ -256,6 +256,17 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("takes schedule list --state in any case and refuses an unknown one (exit 2, nothing sent)", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: { schedules: [], next_cursor: null } }));
+    expect((await server.run(["schedule", "list", "--state", "Paused"])).code).toBe(0);
+    expect(server.requests[0]?.path).toMatch(/[?&]state=paused(&|$)/);
+    // Sent as is before, and refused by the server with exit 1.
+    const unknown = await server.run(["schedule", "list", "--state", "bogus"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("give one of active, paused, ended.");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("prints an execution and a cancel", async () => {
     const server = new FakeServer((req) =>
       req.method === "POST"
