@@ -103,6 +103,15 @@ export class WorkerRegistry {
       w.workflows.some((f) => f.name === execution.workflow && f.version === execution.version),
     );
     if (forVersion.length === 0) {
+      // Deprecated after this execution started on it: deprecating changes which version the next
+      // start takes, not this one, which waits (and blocks an `overlap: skip` schedule) until cancelled.
+      const deprecated = (await this.store.getWorkflow(execution.workflow, execution.version))?.deprecatedMs;
+      if (deprecated != null) {
+        return {
+          reason: "no_worker_for_version",
+          message: `no worker polls ${label}, which is deprecated: this execution still waits for it; cancel it (orbit cancel ${execution.executionId}) so its schedule goes on with the latest version, or run a worker with ${label}`,
+        };
+      }
       const versions = [
         ...new Set(live.flatMap((w) => w.workflows.filter((f) => f.name === execution.workflow).map((f) => f.version))),
       ].sort();

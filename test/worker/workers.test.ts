@@ -38,6 +38,13 @@ describeEachDialect("workers, stalls and retry", (dialect) => {
     const why = (await client.getExecution(stalled.value.execution_id)).waiting;
     expect(why?.reason).toBe("no_worker_for_version");
     expect(why?.message).toContain("no worker polls FixedOnRetry@1.1.0; live workers run version 1.0.0");
+    // Deprecating the version does not move an execution already on it: say so, and how to go on.
+    await client.deprecateWorkflow("FixedOnRetry", "1.1.0");
+    const still = (await client.getExecution(stalled.value.execution_id)).waiting;
+    expect(still?.message).toBe(
+      `no worker polls FixedOnRetry@1.1.0, which is deprecated: this execution still waits for it; cancel it (orbit cancel ${stalled.value.execution_id}) so its schedule goes on with the latest version, or run a worker with FixedOnRetry@1.1.0`,
+    );
+    await client.deprecateWorkflow("FixedOnRetry", "1.1.0", false);
 
     // The worker is listed, live, with its workflows.
     const workers = await client.listWorkers();
