@@ -63,7 +63,16 @@ export interface LoopOptions extends FireDeps {
   dueClock?: () => Promise<number>;
   /** May this server fire right now (active-standby: only the leader)? Default: always. */
   mayFire?: () => boolean;
+  /**
+   * A fire batch waiting this long for the database is logged (warn), and again each time as long
+   * again passes: a lock held on an Orbit table stalls the firing with no error. Wall time, not the
+   * loop's clock. Default 5 s.
+   */
+  stallWarnMs?: number;
 }
+
+/** How long a fire batch may wait for the database before the loop says so. */
+const STALL_WARN_MS = 5000;
 
 export class SchedulerLoop implements FireWindow {
   private readonly abort = new AbortController();
@@ -169,6 +178,24 @@ export class SchedulerLoop implements FireWindow {
     }
   }
 
+  /**
+   * Warns while a fire batch waits for the database longer than `stallWarnMs` (a table lock, an
+   * overloaded database): nothing fails meanwhile, so without it the firing stops in silence.
+   * Returns the function that ends the watch.
+   */
+  private watchStall(): () => void {
+    const every = this.o.stallWarnMs ?? STALL_WARN_MS;
+    const started = performance.now();
+    const timer = setInterval(() => {
+      this.o.log?.warn(
+        { waited_ms: Math.round(performance.now() - started) },
+        "a fire batch is still waiting for the database: a lock held on an Orbit table, or an overloaded database (PostgreSQL: pg_locks and pg_stat_activity show who holds what)",
+      );
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Fires everything due now, batch after batch; returns how many schedules advanced. */
   async fireDue(): Promise<number> {
     // SQLite: worker traffic waits until everything due has fired (docs/storage.md § SQLite).
@@ -212,6 +239,7 @@ export class SchedulerLoop implements FireWindow {
     let seen = 0;
     let ids: string[] = [];
     let outcomes: FireOutcome[];
+    const stalled = this.watchStall();
     try {
       outcomes = await this.o.store.transaction(async (tx) => {
         const rows = await tx.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize, skipLocked: true });
@@ -235,6 +263,8 @@ export class SchedulerLoop implements FireWindow {
         const outcome = await this.fireOne(id, now);
         if (outcome !== null) outcomes.push(outcome);
       }
+    } finally {
+      stalled();
     }
     for (const o of outcomes) {
       this.logOutcome(o);

@@ -28,6 +28,7 @@ export interface SchedulerOptions {
   log?: SchedulerLogger;
   dueClock?: LoopOptions["dueClock"];
   mayFire?: LoopOptions["mayFire"];
+  stallWarnMs?: LoopOptions["stallWarnMs"];
 }
 
 /**
@@ -67,6 +68,7 @@ export class Scheduler {
       ...(o.log !== undefined ? { log: o.log } : {}),
       ...(o.dueClock !== undefined ? { dueClock: o.dueClock } : {}),
       ...(o.mayFire !== undefined ? { mayFire: o.mayFire } : {}),
+      ...(o.stallWarnMs !== undefined ? { stallWarnMs: o.stallWarnMs } : {}),
     });
     this.schedules = new Schedules({
       store: o.store,

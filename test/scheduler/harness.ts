@@ -22,7 +22,13 @@ export interface Harness {
 
 export async function makeHarness(
   store: Store,
-  options: { now?: string; maxActiveExecutions?: number; graceMs?: number; log?: SchedulerLogger } = {},
+  options: {
+    now?: string;
+    maxActiveExecutions?: number;
+    graceMs?: number;
+    log?: SchedulerLogger;
+    stallWarnMs?: number;
+  } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
   const workflows = new Workflows({ store, clock });
@@ -41,6 +47,7 @@ export async function makeHarness(
     executions,
     ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     ...(options.log !== undefined ? { log: options.log } : {}),
+    ...(options.stallWarnMs !== undefined ? { stallWarnMs: options.stallWarnMs } : {}),
     onFire: (r) => reports.push(r),
   });
   executions.subscribeEnded(() => scheduler.loop.wake());

@@ -4,7 +4,8 @@
  * (its outcome); the trigger cancels that execution. Taking the schedule first, the trigger waited
  * for the execution while holding what the end wanted: a deadlock, found by PostgreSQL a second
  * later, the trigger answered 503. Found by a race run of two servers. SQLite runs one transaction
- * at a time, so it has no such order.
+ * at a time, so it has no such order. Also: a fire waiting behind a table lock says so in the log
+ * (it stalled in silence).
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -46,6 +47,28 @@ describe.skipIf(!postgresDialect.enabled)("lock order [postgres]", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
+
+  it("says so while a fire waits behind a lock held on the schedules table, and fires once it goes", async () => {
+    const warnings: string[] = [];
+    const log = { warn: (_: object, msg: string) => void warnings.push(msg), error: () => undefined };
+    const h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", log, stallWarnMs: 50 });
+    await h.scheduler.schedules.create({
+      schedule_id: "held",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "1m",
+    });
+    const schema = location.env.ORBIT_TEST_PG_SCHEMA;
+    await admin.query("BEGIN");
+    await admin.query(`LOCK TABLE ${schema}.orbit_schedules IN ACCESS EXCLUSIVE MODE`);
+    const fired = h.fireAt("2026-11-15T00:01:00Z");
+    await someoneWaitsForALock();
+    // Waits on events: the warning comes while the fire still waits.
+    while (warnings.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(warnings[0]).toMatch(/^a fire batch is still waiting for the database: a lock held on an Orbit table/);
+    await admin.query("ROLLBACK");
+    expect(await fired).toBe(1);
+  });
 
   it("a trigger that cancels the previous execution while it ends: both commit, no deadlock", async () => {
     const h = await makeHarness(store, { now: "2026-11-15T00:00:30Z" });
