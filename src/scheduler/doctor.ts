@@ -148,28 +148,46 @@ async function schedulesAndWorkers(
   const active = (await allSchedules(store)).filter((r) => r.state === "active" && visible(r.workflow));
   const workflows = await store.listWorkflows();
   const registered = new Set(workflows.map((w) => `${w.name}@${w.version}`));
-  // Listed by name, highest version first: an unpinned schedule starts the latest.
+  // Listed by name, highest version first: an unpinned schedule starts the latest not deprecated.
   const latest = new Map<string, string>();
-  for (const w of workflows) if (!latest.has(w.name)) latest.set(w.name, w.version);
+  for (const w of workflows) if (!latest.has(w.name) && w.deprecatedMs == null) latest.set(w.name, w.version);
   const live = await store.listWorkers(now - LIVE_WORKER_MS);
   const polled = new Set(live.flatMap((w) => w.workflows.map((f) => `${f.name}@${f.version}`)));
 
-  // Per workflow (and pinned version) an active schedule names: registered? polled by a live worker?
-  const byTarget = new Map<string, string[]>();
+  // Per version the active schedules start (pinned, or the latest; a workflow without one by
+  // name): registered? polled by a live worker? One line per version, however the schedules name it.
+  const byTarget = new Map<string, { ids: string[]; latest: boolean; pinned: boolean }>();
   for (const row of active) {
     const pinned = (row.spec as unknown as ScheduleSettings).version;
-    const target = pinned === undefined ? row.workflow : `${row.workflow}@${pinned}`;
-    byTarget.set(target, [...(byTarget.get(target) ?? []), row.scheduleId]);
+    const newest = latest.get(row.workflow);
+    const target =
+      pinned !== undefined
+        ? `${row.workflow}@${pinned}`
+        : newest !== undefined
+          ? `${row.workflow}@${newest}`
+          : row.workflow;
+    const entry = byTarget.get(target) ?? { ids: [], latest: false, pinned: false };
+    entry.ids.push(row.scheduleId);
+    if (pinned === undefined) entry.latest = true;
+    else entry.pinned = true;
+    byTarget.set(target, entry);
   }
   const unregistered: string[] = [];
   const unpolled: string[] = [];
-  for (const [target, ids] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
-    const version = target.includes("@") ? target : latest.has(target) ? `${target}@${latest.get(target)}` : null;
-    const known = version !== null && registered.has(version);
-    const what = version === null || version === target ? target : `${version} (latest)`;
-    const line = `${what}, ${ids.length} schedule${ids.length === 1 ? "" : "s"}: ${named(ids)}`;
+  for (const [target, { ids, latest: asLatest, pinned }] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
+    const known = target.includes("@") && registered.has(target);
+    const how = !target.includes("@")
+      ? workflows.some((w) => w.name === target)
+        ? " (every version deprecated)"
+        : ""
+      : asLatest && pinned
+        ? " (latest, and pinned)"
+        : asLatest
+          ? " (latest)"
+          : "";
+    const line = `${target}${how}, ${ids.length} schedule${ids.length === 1 ? "" : "s"}: ${named(ids)}`;
     if (!known) unregistered.push(line);
-    else if (!polled.has(version)) unpolled.push(line);
+    else if (!polled.has(target)) unpolled.push(line);
   }
   const checks: DoctorCheck[] = [];
   if (unregistered.length > 0) {

@@ -58,6 +58,18 @@ describeEachDialect("orbit doctor checks", (dialect) => {
       message: "no live worker (seen in the last 60 s) polls: OrderProcessing@1.0.0 (latest), 1 schedule: orders",
     });
     expect(c.schedules).toMatchObject({ status: "ok", message: "1 active, none overdue" });
+    // A schedule pinned to the version "latest" is: one line for the version, not two.
+    await h.scheduler.schedules.create({ ...ORDERS, schedule_id: "pinned", version: "1.0.0" });
+    expect((await byName()).workers?.message).toBe(
+      "no live worker (seen in the last 60 s) polls: OrderProcessing@1.0.0 (latest, and pinned), 2 schedules: orders, pinned",
+    );
+    await h.scheduler.schedules.delete("pinned");
+    // "Latest" skips a deprecated version, as the fire does.
+    await h.workflows.register({ name: "OrderProcessing", version: "2.0.0" });
+    await h.workflows.deprecate("OrderProcessing", "2.0.0", true);
+    expect((await byName()).workers?.message).toBe(
+      "no live worker (seen in the last 60 s) polls: OrderProcessing@1.0.0 (latest), 1 schedule: orders",
+    );
 
     // A caller who may not schedule OrderProcessing is told nothing of its schedules.
     const hidden = await runDoctor(db.store, h.clock, (w) => w !== "OrderProcessing");
