@@ -179,6 +179,18 @@ describe("changes with fences", () => {
     const bad = await t.call("PATCH", "/v1/schedules/orders-every-10s", { schedule_id: "other" });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/schedule_id/);
+    // Unsetting the timing alone says how to change it; giving the other switches.
+    const untimed = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: null });
+    expect(untimed.body).toEqual({
+      code: "INVALID_SCHEDULE",
+      message: "interval cannot be unset on its own: a schedule needs a cron or an interval; give cron to switch to it",
+    });
+    const switched = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: null, cron: "*/5 * * * *" });
+    expect({ status: switched.status, cron: switched.body.cron, interval: switched.body.interval }).toEqual({
+      status: 200,
+      cron: "*/5 * * * *",
+      interval: undefined,
+    });
   });
 
   it("If-Match on a stale revision is 412 and changes nothing", async () => {
