@@ -4,30 +4,22 @@
  * Cancellation and compensation); it was visible only in the event history, the worker logged
  * nothing, and the execution read like a clean cancel. Both dialects, over the worker protocol.
  */
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminQuery, PG_URL } from "../helpers/db.js";
-import { startTestServer, type TestServer } from "./helpers.js";
+import { PG_URL } from "../helpers/db.js";
+import { startDialectServer, type TestServer } from "./helpers.js";
 
 const WORKFLOWS = [{ name: "Refunds", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }];
 
 for (const dialect of ["sqlite", "postgres"] as const) {
   describe.skipIf(dialect === "postgres" && !PG_URL)(`failed compensations (${dialect})`, () => {
-    const schema = `orbit_compfail_${randomBytes(5).toString("hex")}`;
     let t: TestServer;
     beforeAll(async () => {
-      if (dialect === "postgres") await adminQuery(`CREATE SCHEMA ${schema}`);
-      t = await startTestServer(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {});
+      t = await startDialectServer(dialect, "orbit_compfail");
     });
     afterAll(async () => {
-      await t.stop();
-      if (dialect === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await t?.stop();
     });
-    const ok = async (method: string, path: string, body?: unknown) => {
-      const r = await t.call(method, path, body);
-      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
-      return r.body;
-    };
+    const ok = (method: string, path: string, body?: unknown) => t.ok(method, path, body);
 
     it("ends CANCELLED with the failures as its error, shown on the execution and the schedule", async () => {
       await ok("POST", "/v1/workflows", { name: "Refunds", version: "1.0.0" });

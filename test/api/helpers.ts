@@ -1,11 +1,13 @@
 /** A real server in-process on a temp SQLite file (or a PostgreSQL schema), driven with fetch. */
 
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.js";
 import { parseInstant } from "../../src/time/format.js";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { ORDER_INPUT, ORDER_SCHEMA } from "../helpers/seed.js";
 
 export const SEED_NOW = "2026-11-15T18:51:00.347Z";
@@ -33,6 +35,9 @@ export interface TestServer {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
   /** Registers OrderProcessing@1.0.0. */
   registerOrders(): Promise<void>;
+  /** `call`, throwing unless the status is below 300; the body. */
+  // biome-ignore lint/suspicious/noExplicitAny: test answers are read field by field
+  ok(method: string, path: string, body?: unknown): Promise<any>;
   /** Polls (without sleeping on the wall clock for long) until `check` holds. */
   until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string): Promise<T>;
   stop(): Promise<void>;
@@ -76,6 +81,11 @@ export async function startTestServer(options: Partial<ServerOptions> = {}, now 
       });
       if (r.status !== 201 && r.status !== 200) throw new Error(`register failed: ${r.text}`);
     },
+    async ok(method, path, body) {
+      const r = await call(method, path, body);
+      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
+      return r.body;
+    },
     async until(read, check, what) {
       for (let i = 0; i < 500; i++) {
         const value = await read();
@@ -92,3 +102,21 @@ export async function startTestServer(options: Partial<ServerOptions> = {}, now 
 }
 
 export { ORDER_INPUT, ORDER_SCHEMA };
+
+/**
+ * A test server on `dialect`: SQLite in a temporary folder, or PostgreSQL in a schema of its own
+ * (named `<prefix>_<random>`), which `stop()` drops.
+ */
+export async function startDialectServer(dialect: "sqlite" | "postgres", prefix: string): Promise<TestServer> {
+  if (dialect === "sqlite") return startTestServer();
+  const schema = `${prefix}_${randomBytes(5).toString("hex")}`;
+  await adminQuery(`CREATE SCHEMA ${schema}`);
+  const t = await startTestServer({ database: PG_URL, databaseSchema: schema });
+  return {
+    ...t,
+    async stop() {
+      await t.stop();
+      await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    },
+  };
+}

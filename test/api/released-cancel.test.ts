@@ -5,32 +5,24 @@
  * trying the SDK as a user: a charge journaled, the worker closed for a deploy, a cancel ended the
  * execution CANCELLED and its refund never ran. Both dialects.
  */
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminQuery, PG_URL } from "../helpers/db.js";
-import { startTestServer, type TestServer } from "./helpers.js";
+import { PG_URL } from "../helpers/db.js";
+import { startDialectServer, type TestServer } from "./helpers.js";
 
 const WORKFLOWS = [{ name: "Charge", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }];
 
 for (const dialect of ["sqlite", "postgres"] as const) {
   describe.skipIf(dialect === "postgres" && !PG_URL)(`a released task and its cancel (${dialect})`, () => {
-    const schema = `orbit_released_${randomBytes(5).toString("hex")}`;
     let t: TestServer;
     beforeAll(async () => {
-      if (dialect === "postgres") await adminQuery(`CREATE SCHEMA ${schema}`);
-      t = await startTestServer(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {});
-      expect((await t.call("POST", "/v1/workflows", { name: "Charge", version: "1.0.0" })).status).toBe(201);
+      t = await startDialectServer(dialect, "orbit_released");
+      await t.ok("POST", "/v1/workflows", { name: "Charge", version: "1.0.0" });
     });
     afterAll(async () => {
-      await t.stop();
-      if (dialect === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await t?.stop();
     });
 
-    const ok = async (method: string, path: string, body?: unknown) => {
-      const r = await t.call(method, path, body);
-      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
-      return r.body;
-    };
+    const ok = (method: string, path: string, body?: unknown) => t.ok(method, path, body);
     /** Starts `id`, leases it to w1, journals `steps` steps, and hands the task back. */
     const released = async (id: string, steps: number, extra: Record<string, unknown> = {}) => {
       await ok("POST", "/v1/executions", { workflow: "Charge", execution_id: id, input: {}, ...extra });
