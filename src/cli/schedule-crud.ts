@@ -6,12 +6,11 @@ import type { OccurrenceJson } from "../client/types.js";
 import { addWriteOptions, oneOf, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
+import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
+import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
 
 /** What `--state` may name (a schedule's `state`). */
 const SCHEDULE_STATES = ["active", "paused", "ended"] as const;
-
-import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
-import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
 
 interface JsonFlag {
   json?: boolean;

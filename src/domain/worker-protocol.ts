@@ -108,13 +108,13 @@ export interface CompleteManyResponseJson {
   >;
 }
 
-/** The most attempts, and the longest back-off, a worker's offer may carry (its retry policy). */
 /**
  * How the cancel reason of a timeout's cancel begins (`timeout: run_timeout exceeded: …`,
  * docs/outcomes.md § Timeouts): a worker that heard of it before its run returned compensates
  * instead of reporting the completion.
  */
 export const TIMEOUT_CANCEL_PREFIX = "timeout: ";
+/** The most attempts, and the longest back-off, a worker's offer may carry (its retry policy). */
 export const MAX_ATTEMPTS = 1000;
 export const MAX_BACKOFF_MS = 86_400_000;
 /** The most task ids one heartbeat or release names (the worker sends more in several). */

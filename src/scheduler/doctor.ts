@@ -176,15 +176,11 @@ async function schedulesAndWorkers(
   const unpolled: string[] = [];
   for (const [target, { ids, latest: asLatest, pinned }] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
     const known = target.includes("@") && registered.has(target);
-    const how = !target.includes("@")
-      ? workflows.some((w) => w.name === target)
+    const how = target.includes("@")
+      ? namedAs(asLatest, pinned)
+      : workflows.some((w) => w.name === target)
         ? " (every version deprecated)"
-        : ""
-      : asLatest && pinned
-        ? " (latest, and pinned)"
-        : asLatest
-          ? " (latest)"
-          : "";
+        : "";
     const line = `${target}${how}, ${ids.length} schedule${ids.length === 1 ? "" : "s"}: ${named(ids)}`;
     if (!known) unregistered.push(line);
     else if (!polled.has(target)) unpolled.push(line);
@@ -252,4 +248,10 @@ async function schedulesAndWorkers(
     checks.push({ name: "schedules", status: "ok", message: `${active.length} active, none overdue` });
   }
   return checks;
+}
+
+/** How the schedules of one version name it: ` (latest)`, ` (latest, and pinned)`, or pinned only. */
+function namedAs(latest: boolean, pinned: boolean): string {
+  if (!latest) return "";
+  return pinned ? " (latest, and pinned)" : " (latest)";
 }
