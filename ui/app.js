@@ -55,6 +55,9 @@ async function refresh() {
   try {
     await view.refresh();
     if (view !== current) return;
+    // The server answers again: a "could not refresh" of an earlier round no longer holds.
+    const stale = byId("status").querySelector("p.message.error");
+    if (stale?.textContent?.startsWith("could not refresh:")) stale.remove();
     byId("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
     document.body.dataset.loaded = "true";
   } catch (err) {

@@ -55,6 +55,19 @@ function noWorkerText(sch, polled) {
 }
 
 /**
+ * The timing as the CLI prints it, the expression on one line and a cron's time zone under it, so
+ * that a long zone (America/Argentina/Buenos_Aires) does not widen the column past the actions.
+ * @param {any} sch
+ */
+function timingCell(sch) {
+  if (sch.cron === undefined) return [h("code", { class: "timing", text: timingText(sch) })];
+  return [
+    h("code", { class: "timing", text: `cron "${sch.cron}"` }),
+    h("div", { class: "muted small timing-zone", text: sch.timezone ?? "UTC" }),
+  ];
+}
+
+/**
  * @param {any} sch
  * @param {() => Promise<void>} refresh
  * @param {Set<string> | null} polled the workflows a live worker polls
@@ -75,7 +88,7 @@ function scheduleRow(sch, refresh, polled) {
       sch.description ? h("div", { class: "muted small clip", text: sch.description, title: sch.description }) : null,
     ),
     h("td", { "data-label": "Workflow", text: workflowText(sch) }),
-    h("td", { "data-label": "Timing" }, h("code", { class: "timing", text: timingText(sch) })),
+    h("td", { "data-label": "Timing" }, ...timingCell(sch)),
     h(
       "td",
       { "data-label": "State" },
@@ -299,6 +312,8 @@ export function listView(params) {
     workflowsLoaded = true;
     const workflows = await listWorkflows().catch(() => []);
     const names = [...new Set(workflows.map((/** @type {any} */ w) => w.name))];
+    // A linked filter on a workflow that is not registered (any more) stays what the list shows.
+    if (f.workflow && !names.includes(f.workflow)) names.push(f.workflow);
     workflowSel.replaceChildren(
       h("option", { value: "", text: "any workflow" }),
       ...names.map((n) => h("option", { value: n, selected: n === f.workflow, text: n })),
@@ -331,7 +346,7 @@ export function listView(params) {
         q: search.value.trim(),
         state: stateSel.value,
         outcome: outcomeSel.value,
-        workflow: workflowSel.value || f.workflow,
+        workflow: workflowSel.value,
         overdue: overdue.checked,
         sort: sortSel.value,
         order: orderBtn.dataset.order === "desc" ? "desc" : undefined,

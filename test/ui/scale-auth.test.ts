@@ -47,6 +47,7 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     r = await startRig();
     await r.ok("POST", "/v1/workflows", { name: "Bulk", version: "1.0.0" });
     await r.ok("POST", "/v1/workflows", { name: "Invoices", version: "1.0.0" });
+    await r.ok("POST", "/v1/workflows", { name: "BillingReconciliationEurope", version: "1.0.0" });
     // Through the bulk endpoint, 1,000 per request (one transaction each), as `orbit apply` does.
     const all = Array.from({ length: N }, (_, i) => {
       const id = `bulk-${String(i).padStart(5, "0")}`;
@@ -147,6 +148,12 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     expect(await r.page.locator("#page-next").isDisabled()).toBe(true);
     await r.page.selectOption("#filter-workflow", "Bulk");
     await r.page.locator("#list-summary", { hasText: "0 schedules match" }).waitFor();
+    // A linked workflow filter can be cleared (it stayed in force behind "any workflow").
+    await r.open("#/?workflow=Invoices");
+    await r.page.locator("#list-summary", { hasText: "1 schedule match" }).waitFor();
+    expect(await r.page.locator("#filter-workflow").inputValue()).toBe("Invoices");
+    await r.page.selectOption("#filter-workflow", "");
+    await r.page.locator("#list-summary", { hasText: "10,000 schedules match" }).waitFor();
   });
 
   it("refreshes an unchanged page in well under 20 KB (304), and redraws when a row changed", async () => {
@@ -179,6 +186,21 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     await r.page.setViewportSize({ width: 1280, height: 900 });
     await r.open("#/?q=bulk-000");
     expect(await clipped(r.page)).toEqual({ pageOverflow: 0, clippedButtons: [] });
+    // Long ids, workflow names and zones too (the actions ran off at 1280 px with such rows).
+    await r.ok("POST", "/v1/schedules/batch", {
+      schedules: Array.from({ length: 3 }, (_, i) => ({
+        schedule_id: `billing-reconciliation-europe-and-the-americas-${i}`,
+        workflow: "BillingReconciliationEurope",
+        cron: "0 1 1-15 JAN,FEB,MAR MON-FRI",
+        timezone: "America/Argentina/Buenos_Aires",
+        description: `wide row ${i}, reconciles the ledgers of every subsidiary`,
+      })),
+    });
+    await r.open("#/?q=wide+row");
+    await r.page.locator("#list-summary", { hasText: "3 schedules match" }).waitFor();
+    expect(await clipped(r.page)).toEqual({ pageOverflow: 0, clippedButtons: [] });
+    for (let i = 0; i < 3; i++)
+      await r.ok("DELETE", `/v1/schedules/billing-reconciliation-europe-and-the-americas-${i}`);
     // A cron expression never wraps mid-token: its line box is one line high.
     await r.open("#/?q=needle");
     const lines = await r.page.locator("code.timing").evaluate((el) => el.getClientRects().length);

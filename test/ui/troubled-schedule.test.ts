@@ -70,7 +70,8 @@ describe.skipIf(!haveChromium)("web UI with troubled schedules", () => {
     await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
     await r.ok("POST", "/v1/schedules", {
       ...{ schedule_id: LONG_ID, workflow: "Reports", cron: "*/10 * * * *", timezone: "Asia/Kolkata" },
-      ...{ overlap: "allow", description: "A very long description ".repeat(30) },
+      // A description of one unbroken word ran the schedule page to 2,600 px.
+      ...{ overlap: "allow", description: `${"A very long description ".repeat(20)}${"x".repeat(320)}` },
     });
     await r.ok("POST", "/v1/schedules", { schedule_id: "dead", workflow: "Reports", interval: "1m", input: {} });
     await r.ok("POST", "/v1/schedules", {
