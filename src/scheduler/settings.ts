@@ -21,6 +21,7 @@ import { parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import type { Timing } from "../time/timing.js";
+import { Zone } from "../time/zone.js";
 import { VALUE_ALIASES } from "./aliases.js";
 import { validateLabels } from "./labels.js";
 
@@ -132,8 +133,12 @@ function compileWithHint(
   }
 }
 
-/** Occurrences looked at for a cron's shortest gap: over a year of a daily cron, so a DST change is among them. */
+/** Occurrences looked at for a cron's shortest gap, from now and around each change of the zone's offset. */
 const GAP_SCAN = 400;
+/** How far ahead the shortest gap is looked for: the zone's offset changes in it are all looked at. */
+const GAP_HORIZON_MS = 2 * 366 * 86_400_000;
+/** Before an offset change, where its scan starts: every occurrence it moves lies within hours of it. */
+const CHANGE_LEAD_MS = 3 * 3_600_000;
 
 /**
  * Shortest gaps by compiled timing: a batch create or an apply shares one timing between identical
@@ -141,17 +146,30 @@ const GAP_SCAN = 400;
  */
 const gaps = new WeakMap<Timing, number | null>();
 
-/** The shortest time between two of the next {@link GAP_SCAN} occurrences; null with fewer than two. */
-function shortestCronGap(timing: Timing, now: number): number | null {
+/**
+ * The shortest time between two occurrences in the next two years: among the next {@link GAP_SCAN}
+ * (no further than two years, so a leap-day cron does not walk 1,600 years), and among those
+ * around each change of the zone's offset, where a shifted occurrence can come closer to the next
+ * one than anywhere else (Lord Howe's 30-minute change, months away from now, brought an hourly
+ * cron's occurrences 30 minutes apart). Null with fewer than two.
+ */
+function shortestCronGap(timing: Timing, now: number, zone: Zone | null): number | null {
   const known = gaps.get(timing);
   if (known !== undefined) return known;
+  const horizon = now + GAP_HORIZON_MS;
   let shortest: number | null = null;
-  let previous = timing.nextAfter(now);
-  for (let i = 0; i < GAP_SCAN && previous !== null; i++) {
-    const next = timing.nextAfter(previous);
-    if (next === null) break;
-    shortest = shortest === null ? next - previous : Math.min(shortest, next - previous);
-    previous = next;
+  const scan = (from: number, until: number): void => {
+    let previous = timing.nextAfter(from);
+    for (let i = 0; i < GAP_SCAN && previous !== null && previous <= until; i++) {
+      const next = timing.nextAfter(previous);
+      if (next === null) break;
+      shortest = shortest === null ? next - previous : Math.min(shortest, next - previous);
+      previous = next;
+    }
+  };
+  scan(now, horizon);
+  for (const change of zone?.transitionsBetween(now, horizon) ?? []) {
+    scan(change.at - CHANGE_LEAD_MS, change.at + CHANGE_LEAD_MS);
   }
   gaps.set(timing, shortest);
   return shortest;
@@ -284,7 +302,8 @@ export function validateSettings(
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compileWithHint(compile, { cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {
-    const gap = timing.intervalMs ?? shortestCronGap(timing.timing, now);
+    const gap =
+      timing.intervalMs ?? shortestCronGap(timing.timing, now, timezone === undefined ? null : Zone.of(timezone));
     if (gap !== null && jitterMs > gap) {
       // Due times would overtake the next occurrence's, and the firing order is the occurrences'
       // (docs/design.md § Jitter). Temporal caps such a jitter silently; we say so.

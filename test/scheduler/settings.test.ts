@@ -100,6 +100,18 @@ describe("schedule settings", () => {
     // A daily cron across a DST change: the spring-forward day is 23 hours long.
     const daily = { schedule_id: "j", workflow: "OrderProcessing", cron: "30 3 * * *", timezone: "Europe/Berlin" };
     expect(refusal({ ...daily, jitter: "1d" }).message).toContain("(23 hours)");
+    // An hourly cron in Lord Howe: the October change (half an hour, ten months from now, past the
+    // next 400 occurrences) brings two occurrences 30 minutes apart. It was accepted, and the
+    // occurrence after the shifted one came due first and was recorded missed.
+    const lordHowe = {
+      ...{ schedule_id: "lh5", workflow: "OrderProcessing", cron: "15 * * * *" },
+      timezone: "Australia/Lord_Howe",
+    };
+    expect(refusal({ ...lordHowe, jitter: "59m" }).message).toContain("(30 minutes)");
+    expect(validateSettings({ ...lordHowe, jitter: "30m" }, NOW).jitterMs).toBe(1_800_000);
+    // A leap-day cron: the scan stops two years ahead instead of walking 400 leap days (1,600 years).
+    const leap = { schedule_id: "lp", workflow: "OrderProcessing", cron: "0 0 29 2 *", timezone: "Europe/Madrid" };
+    expect(validateSettings({ ...leap, jitter: "1h" }, NOW).jitterMs).toBe(3_600_000);
   });
 
   it("refuses secret references anywhere in the input", () => {
