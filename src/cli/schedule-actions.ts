@@ -88,7 +88,7 @@ An occurrence whose execution exists is skipped, so repeating a backfill starts 
     );
     if (opts.json === true) return printJson(io, r);
     await io.stdout.write(
-      `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed\n`,
+      `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrence${r.occurrences === 1 ? "" : "s"}, ${r.started} started, ${r.already_existed} already existed\n`,
     );
   });
 }

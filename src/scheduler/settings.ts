@@ -308,7 +308,7 @@ export function validateSettings(
       // Due times would overtake the next occurrence's, and the firing order is the occurrences'
       // (docs/design.md § Jitter). Temporal caps such a jitter silently; we say so.
       throw invalidArgument(
-        `jitter "${jitterText}" is longer than the shortest time between two occurrences (${durationText(gap)}): an occurrence would come due after the next one; use a jitter of at most that`,
+        `jitter "${jitterText}" is longer than the shortest time between two occurrences (${countedDuration(gap)}): an occurrence would come due after the next one; use a jitter of at most that`,
       );
     }
   }
@@ -372,4 +372,10 @@ export function mergeSettings(current: ScheduleSettings, patch: Record<string, u
     else merged[key] = value;
   }
   return merged;
+}
+
+/** `1 hour`, `23 hours`, `1 hour and 30 minutes`: a duration as an amount (durationText says `hour`). */
+function countedDuration(ms: number): string {
+  const text = durationText(ms);
+  return /^\d/.test(text) ? text : `1 ${text}`;
 }

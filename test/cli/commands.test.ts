@@ -256,6 +256,35 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("says how many occurrences a backfill covered, one in the singular", async () => {
+    const answer = (occurrences: number) => ({
+      status: 200,
+      body: {
+        start_at: "2026-11-01T00:00:00Z",
+        end_at: "2026-11-02T00:00:00Z",
+        occurrences,
+        started: occurrences,
+        already_existed: 0,
+      },
+    });
+    let n = 1;
+    const server = new FakeServer(() => answer(n));
+    const args = [
+      "schedule",
+      "backfill",
+      "x",
+      "--start-at",
+      "2026-11-01T00:00:00Z",
+      "--end-at",
+      "2026-11-02T00:00:00Z",
+    ];
+    expect((await server.run(args)).stdout).toBe(
+      "backfilled x from 2026-11-01T00:00:00Z to 2026-11-02T00:00:00Z: 1 occurrence, 1 started, 0 already existed\n",
+    );
+    n = 2;
+    expect((await server.run(args)).stdout).toContain(": 2 occurrences, 2 started");
+  });
+
   it("takes schedule list --state in any case and refuses an unknown one (exit 2, nothing sent)", async () => {
     const server = new FakeServer(() => ({ status: 200, body: { schedules: [], next_cursor: null } }));
     expect((await server.run(["schedule", "list", "--state", "Paused"])).code).toBe(0);

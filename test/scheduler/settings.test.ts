@@ -95,7 +95,7 @@ describe("schedule settings", () => {
     expect(validateSettings({ ...every10s, jitter: "10s" }, NOW).jitterMs).toBe(10_000);
     // A cron's shortest gap: 09:00 and 10:00 every day are an hour apart.
     const twice = { schedule_id: "j", workflow: "OrderProcessing", cron: "0 9,10 * * *", timezone: "Europe/Berlin" };
-    expect(refusal({ ...twice, jitter: "90m" }).message).toContain("(hour)");
+    expect(refusal({ ...twice, jitter: "90m" }).message).toContain("(1 hour)");
     expect(validateSettings({ ...twice, jitter: "1h" }, NOW).jitterMs).toBe(3_600_000);
     // A daily cron across a DST change: the spring-forward day is 23 hours long.
     const daily = { schedule_id: "j", workflow: "OrderProcessing", cron: "30 3 * * *", timezone: "Europe/Berlin" };
