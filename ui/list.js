@@ -379,6 +379,13 @@ export function listView(params) {
     next.disabled = body.next_cursor === null;
     table.hidden = body.schedules.length === 0;
     empty.hidden = body.schedules.length > 0;
+    // An identity without `schedule` on any workflow is shown none (the server lists those it may
+    // schedule): say so, rather than that nothing matches.
+    const me = currentIdentity();
+    const maySchedule = me === null || me.allow.some((/** @type {any} */ g) => g.actions.includes("schedule"));
+    empty.textContent = maySchedule
+      ? "No schedule matches."
+      : `Identity ${me?.name ?? ""} may not see schedules: listing them needs the schedule permission on a workflow (it may ${[...new Set(me?.allow.flatMap((/** @type {any} */ g) => g.actions) ?? [])].join(", ") || "do nothing"}).`;
   }
 
   return { el, refresh, title: "Schedules" };

@@ -349,6 +349,10 @@ describe.skipIf(!haveChromium)("web UI with access control", () => {
     await r.page.fill("#signin-token", "auditor-token");
     await r.page.click(".signin button[type=submit]");
     await r.page.locator("#list-summary", { hasText: "0 schedules match" }).waitFor();
+    // Told why, not that nothing matches (it read as if the server had lost every schedule).
+    expect(await r.page.locator("p.empty").innerText()).toBe(
+      "Identity auditor may not see schedules: listing them needs the schedule permission on a workflow (it may read).",
+    );
     expect(await r.page.locator("#create").count()).toBe(0);
     await r.open("#/executions/billing-run");
     await r.page.locator("h1 .badge.status-running").waitFor();
