@@ -66,6 +66,20 @@ describe.skipIf(!PG_URL)("PostgreSQL refusing writes (postgres)", () => {
     );
   });
 
+  it("checks readiness on a pooled connection without leaving a listener on it each time", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      // Each check borrows a connection of the pool (10): 40 checks reuse each several times.
+      for (let i = 0; i < 40; i++) expect((await t.call("GET", "/readyz")).status).toBe(200);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
   it("answers 503 for a statement stopped by lock_timeout", async () => {
     await adminQuery(`ALTER ROLE ${role} SET lock_timeout = '200ms'`);
     await terminate();

@@ -269,9 +269,10 @@ export class PostgresStore extends SqlOps implements Store {
    */
   async writeProblem(): Promise<string | null> {
     let broken = false;
-    const client = await checkOut(requirePool(this.holder), () => {
+    const onError = (): void => {
       broken = true;
-    }).catch((err: unknown) => {
+    };
+    const client = await checkOut(requirePool(this.holder), onError).catch((err: unknown) => {
       throw asUnavailable(err);
     });
     let readOnly = false;
@@ -290,6 +291,8 @@ export class PostgresStore extends SqlOps implements Store {
       broken = true;
       throw asUnavailable(err);
     } finally {
+      // The client goes back to the pool: a listener left on it would pile up, one per readiness check.
+      client.removeListener("error", onError);
       client.release(broken || readOnly);
     }
   }
