@@ -5,11 +5,12 @@
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
 import { actionButtons, say } from "./actions.js";
-import { listWorkers, listWorkflows, searchSchedules } from "./api.js";
+import { listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may } from "./auth.js";
 import { h } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
 import { scheduleForm } from "./schedule-form.js";
+import { polls, workersOrNull } from "./workflows.js";
 
 const PAGE_SIZE = 50;
 const SORTS = [
@@ -29,17 +30,10 @@ const SORTS = [
  * @returns {Promise<Set<string> | null>}
  */
 async function polledWorkflows() {
-  try {
-    const body = await listWorkers();
-    const workers = Array.isArray(body) ? body : (body?.workers ?? []);
-    return new Set(
-      workers
-        .filter((/** @type {any} */ w) => w.status === "live")
-        .flatMap((/** @type {any} */ w) => (w.workflows ?? []).map((/** @type {any} */ f) => f.name)),
-    );
-  } catch {
-    return null;
-  }
+  // Any failure (no access to the workers, an older server) is "cannot be listed".
+  const workers = await workersOrNull().catch(() => null);
+  if (workers === null) return null;
+  return new Set(workers.filter((w) => w.status === "live").flatMap((w) => polls(w).map((f) => f.name)));
 }
 
 /**

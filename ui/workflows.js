@@ -12,7 +12,7 @@ import { relativeText, timeEl } from "./format.js";
  * The workers, or null when the server has no workers list.
  * @returns {Promise<any[] | null>}
  */
-async function workersOrNull() {
+export async function workersOrNull() {
   try {
     const body = await listWorkers();
     return Array.isArray(body) ? body : (body?.workers ?? []);
@@ -27,7 +27,7 @@ async function workersOrNull() {
  * @param {any} w
  * @returns {{name: string, version: string | null}[]}
  */
-function polls(w) {
+export function polls(w) {
   const list = w.workflows ?? w.polls ?? [];
   return list.map((/** @type {any} */ x) => {
     if (typeof x === "string") {

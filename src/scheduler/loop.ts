@@ -83,6 +83,10 @@ export class SchedulerLoop implements FireWindow {
   private firing = 0;
   /** The next due instant on the loop's clock while it sleeps; null when it knows of none. */
   private nextDueAt: number | null = null;
+  /** When the fire batch now waiting for the database began (performance.now()), or null. */
+  private batchSince: number | null = null;
+  /** The stall watch of {@link watchStall}, made on the first batch and cleared by close(). */
+  private stallTimer: ReturnType<typeof setInterval> | null = null;
   /** clearFor() callers waiting for the current round to end. */
   private readonly roundEnded = new Set<() => void>();
 
@@ -108,6 +112,8 @@ export class SchedulerLoop implements FireWindow {
     this.abort.abort();
     this.wakeup.abort();
     await this.running;
+    if (this.stallTimer !== null) clearInterval(this.stallTimer);
+    this.stallTimer = null;
     this.nextDueAt = null;
     this.endRound();
   }
@@ -179,21 +185,26 @@ export class SchedulerLoop implements FireWindow {
   }
 
   /**
-   * Warns while a fire batch waits for the database longer than `stallWarnMs` (a table lock, an
-   * overloaded database): nothing fails meanwhile, so without it the firing stops in silence.
-   * Returns the function that ends the watch.
+   * Marks a fire batch as waiting for the database from now until the returned function is called.
+   * One timer per loop, made on the first batch, looks every `stallWarnMs` and warns while a batch
+   * has waited that long (a table lock, an overloaded database): nothing fails meanwhile, so without
+   * it the firing stops in silence. No timer is made per batch on the firing path.
    */
   private watchStall(): () => void {
     const every = this.o.stallWarnMs ?? STALL_WARN_MS;
     const started = performance.now();
-    const timer = setInterval(() => {
+    this.batchSince = started;
+    this.stallTimer ??= setInterval(() => {
+      const since = this.batchSince;
+      if (since === null || performance.now() - since < every) return;
       this.o.log?.warn(
-        { waited_ms: Math.round(performance.now() - started) },
+        { waited_ms: Math.round(performance.now() - since) },
         "a fire batch is still waiting for the database: a lock held on an Orbit table, or an overloaded database (PostgreSQL: pg_locks and pg_stat_activity show who holds what)",
       );
-    }, every);
-    timer.unref();
-    return () => clearInterval(timer);
+    }, every).unref();
+    return () => {
+      if (this.batchSince === started) this.batchSince = null;
+    };
   }
 
   /** Fires everything due now, batch after batch; returns how many schedules advanced. */

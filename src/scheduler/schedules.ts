@@ -5,7 +5,7 @@
  */
 
 import type { Clock } from "../domain/clock.js";
-import { invalidSchedule, OrbitError } from "../domain/errors.js";
+import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
@@ -421,15 +421,6 @@ export class Schedules {
   ): Promise<ScheduleRow> {
     const id = row.scheduleId;
     const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
-    for (const key of ["cron", "interval"] as const) {
-      const other = key === "cron" ? "interval" : "cron";
-      // Unsetting the timing leaves none: say which way to change it instead.
-      if (patch[key] === null && current[key] !== undefined && (patch[other] === undefined || patch[other] === null)) {
-        throw invalidSchedule(
-          `${key} cannot be unset on its own: a schedule needs a cron or an interval; give ${other} to switch to it`,
-        );
-      }
-    }
     const v = validateSettings(mergeSettings(current, patch), now);
     await check(tx, v.settings);
     const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;

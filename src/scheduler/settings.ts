@@ -357,6 +357,15 @@ export function mergeSettings(current: ScheduleSettings, patch: Record<string, u
     patch,
     SETTING_KEYS.filter((k) => k !== "schedule_id"),
   );
+  for (const key of ["cron", "interval"] as const) {
+    const other = key === "cron" ? "interval" : "cron";
+    // Unsetting the timing leaves none: say which way to change it instead.
+    if (patch[key] === null && current[key] !== undefined && (patch[other] === undefined || patch[other] === null)) {
+      throw invalidSchedule(
+        `${key} cannot be unset on its own: a schedule needs a cron or an interval; give ${other} to switch to it`,
+      );
+    }
+  }
   const merged: Record<string, unknown> = { ...current };
   if (patch.cron !== undefined && patch.cron !== null) delete merged.interval;
   if (patch.interval !== undefined && patch.interval !== null) {

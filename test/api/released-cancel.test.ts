@@ -23,16 +23,14 @@ for (const dialect of ["sqlite", "postgres"] as const) {
     });
 
     const ok = (method: string, path: string, body?: unknown) => t.ok(method, path, body);
+    /** The tasks a poll of `worker` leases (up to 10, without waiting). */
+    const poll = async (worker: string) =>
+      (await ok("POST", "/v1/worker/poll", { worker_id: worker, workflows: WORKFLOWS, max_tasks: 10, wait_ms: 0 }))
+        .tasks;
     /** Starts `id`, leases it to w1, journals `steps` steps, and hands the task back. */
     const released = async (id: string, steps: number, extra: Record<string, unknown> = {}) => {
       await ok("POST", "/v1/executions", { workflow: "Charge", execution_id: id, input: {}, ...extra });
-      const { tasks } = await ok("POST", "/v1/worker/poll", {
-        worker_id: "w1",
-        workflows: WORKFLOWS,
-        max_tasks: 10,
-        wait_ms: 0,
-      });
-      const task = tasks.find((k: { execution_id: string }) => k.execution_id === id);
+      const task = (await poll("w1")).find((k: { execution_id: string }) => k.execution_id === id);
       for (let seq = 1; seq <= steps; seq++) {
         await ok("POST", `/v1/worker/tasks/${task.task_id}/steps`, {
           ...{ worker_id: "w1", step: `charge-${seq}`, seq, result: { charged: seq } },
@@ -54,13 +52,7 @@ for (const dialect of ["sqlite", "postgres"] as const) {
         reason: "after the deploy",
       });
       // The next worker gets it, told to cancel, with the step to compensate.
-      const { tasks } = await ok("POST", "/v1/worker/poll", {
-        worker_id: "w2",
-        workflows: WORKFLOWS,
-        max_tasks: 10,
-        wait_ms: 0,
-      });
-      const next = tasks.find((k: { task_id: string }) => k.task_id === taskId);
+      const next = (await poll("w2")).find((k: { task_id: string }) => k.task_id === taskId);
       expect(next.cancel_requested).toBe("after the deploy");
       expect(next.steps.map((s: { name: string }) => s.name)).toEqual(["charge-1"]);
       await ok("POST", `/v1/worker/tasks/${taskId}/compensating`, { worker_id: "w2" });
