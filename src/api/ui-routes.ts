@@ -68,7 +68,7 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
         const q = r.query as Record<string, string | undefined> & { count?: number };
         const now = await d.scheduler.schedules.now();
         const from = q.from === undefined ? now : parseInstant(q.from, "from");
-        const startAt = q.start_at === undefined ? null : parseInstant(q.start_at, "start_at");
+        const startAt = q.start_at === undefined ? null : parseInstant(q.start_at, "start_at", "up");
         const endAt = q.end_at === undefined ? null : parseInstant(q.end_at, "end_at");
         const c = compileTiming(
           { cron: q.cron, interval: q.interval, timezone: q.timezone, dst: q.dst, startAt, endAt },

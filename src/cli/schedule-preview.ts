@@ -88,7 +88,7 @@ Examples:
 /** Compiles the timing (throws OrbitError when it is refused) and streams the occurrences. */
 export async function preview(opts: PreviewOptions, io: CliIO): Promise<void> {
   const from = opts.from ?? io.now();
-  const startAt = opts.startAt === undefined ? null : parseInstant(opts.startAt, "start_at");
+  const startAt = opts.startAt === undefined ? null : parseInstant(opts.startAt, "start_at", "up");
   const endAt = opts.endAt === undefined ? null : parseInstant(opts.endAt, "end_at");
   const compiled = compileTiming(
     { cron: opts.cron, interval: opts.interval, timezone: opts.timezone, dst: opts.dst, startAt, endAt },

@@ -214,7 +214,7 @@ export class ScheduleActions {
     if (typeof startText !== "string" || typeof endText !== "string") {
       throw new OrbitError("INVALID_ARGUMENT", "backfill needs start_at and end_at (RFC 3339)");
     }
-    const from = parseInstant(startText, "start_at");
+    const from = parseInstant(startText, "start_at", "up");
     const to = parseInstant(endText, "end_at");
     if (to < from) throw new OrbitError("INVALID_ARGUMENT", "end_at is before start_at");
     const row = await this.schedules.row(id);

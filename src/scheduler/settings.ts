@@ -17,7 +17,7 @@ import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings } from "../engine/outcome-settings.js";
 import { durationText } from "../time/describe.js";
 import { DST_MODE_NAMES } from "../time/dst.js";
-import { parseInstant } from "../time/format.js";
+import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import type { Timing } from "../time/timing.js";
@@ -275,7 +275,7 @@ export function validateSettings(
   }
   const startAt = str(body, "start_at");
   const endAt = str(body, "end_at");
-  const startAtMs = startAt === undefined ? null : parseInstant(startAt, "start_at");
+  const startAtMs = startAt === undefined ? null : parseInstant(startAt, "start_at", "up");
   const endAtMs = endAt === undefined ? null : parseInstant(endAt, "end_at");
   const paused = body.paused ?? false;
   if (typeof paused !== "boolean") throw invalidArgument("paused must be true or false");
@@ -330,8 +330,9 @@ export function validateSettings(
     ["concurrency_key", concurrencyKey],
     ["max_catch_up", maxCatchUp ?? undefined],
     ["catchup_window", windowText],
-    ["start_at", startAt],
-    ["end_at", endAt],
+    // Kept and shown in UTC like every other time of the API, whatever offset they came with.
+    ["start_at", startAtMs === null ? undefined : formatInstant(startAtMs)],
+    ["end_at", endAtMs === null ? undefined : formatInstant(endAtMs)],
     ["jitter", jitterText],
     ["pause_note", pauseNote],
     ["description", description],

@@ -1,5 +1,6 @@
 /** Instants as the API shows them: RFC 3339 UTC, milliseconds only when they are not zero. */
 import { invalidArgument } from "../domain/errors.js";
+import { LAST_INSTANT_MS } from "./timing.js";
 
 /**
  * The last instants formatted, in a table of FORMATTED slots chosen by the instant's second: a
@@ -27,8 +28,16 @@ export function formatInstantOrNull(ms: number | null | undefined): string | nul
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-/** Parses an RFC 3339 time with an offset (`Z` or `±hh:mm`); `what` names the field in messages. */
-export function parseInstant(text: string, what = "time"): number {
+/** The first instant RFC 3339 writes in UTC (the last is LAST_INSTANT_MS, the end of 9999). */
+const FIRST_INSTANT_MS = new Date(0).setUTCFullYear(0, 0, 1);
+
+/**
+ * Parses an RFC 3339 time with an offset (`Z` or `±hh:mm`); `what` names the field in messages.
+ * Digits past the millisecond round down, or up with `round: "up"` (a `start_at` of `…00.0001Z`
+ * allows no occurrence at `…00Z`). The instant must be one the API can write back: from year 0000
+ * to the end of 9999 in UTC (`9999-12-31T23:00:00-05:00` is year 10000).
+ */
+export function parseInstant(text: string, what = "time", round: "down" | "up" = "down"): number {
   const m = RFC3339.exec(text.trim());
   if (m === null) {
     throw invalidArgument(`${what} "${text}" is not an RFC 3339 time with an offset, such as "2026-11-15T18:51:00Z"`);
@@ -46,7 +55,15 @@ export function parseInstant(text: string, what = "time"): number {
   const date = new Date(0);
   date.setUTCFullYear(Number(y), month - 1, day);
   if (date.getUTCDate() !== day) throw invalidArgument(`${what} "${text}" is not a valid date and time`);
-  date.setUTCHours(Number(h), Number(mi), Number(s), frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000));
+  const digits = frac === undefined ? "000" : frac.padEnd(3, "0");
+  const ms = Number(digits.slice(0, 3)) + (round === "up" && /[1-9]/.test(digits.slice(3)) ? 1 : 0);
+  date.setUTCHours(Number(h), Number(mi), Number(s), ms);
   const offset = z !== undefined ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
-  return date.getTime() - offset;
+  const instant = date.getTime() - offset;
+  if (instant < FIRST_INSTANT_MS || instant > LAST_INSTANT_MS) {
+    throw invalidArgument(
+      `${what} "${text}" is ${instant < FIRST_INSTANT_MS ? "before year 0000" : "after year 9999"} in UTC; times run from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z`,
+    );
+  }
+  return instant;
 }

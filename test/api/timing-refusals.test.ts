@@ -91,7 +91,44 @@ it("refuses a UTC offset beyond ±23:59 in every instant it reads", async () => 
     start_at: "2026-12-01T00:00:00+23:59",
   });
   expect(ok.status).toBe(201);
-  expect(ok.body.start_at).toBe("2026-12-01T00:00:00+23:59"); // kept as given
+  expect(ok.body.start_at).toBe("2026-11-30T00:01:00Z"); // in UTC, as every time the API shows
   expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.end_at).toBeUndefined();
   expect((await t.call("GET", "/v1/executions")).body.executions).toEqual([]);
+});
+
+it("keeps start_at and end_at in UTC, rounds past the millisecond inward, and refuses years past 9999", async () => {
+  const created = await t.call("POST", "/v1/schedules", {
+    ...base,
+    schedule_id: "kolkata",
+    interval: "10s",
+    start_at: "2026-12-01T05:30:00.0001+05:30",
+    end_at: "2026-12-01T05:31:00.9999+05:30",
+  });
+  expect(created.status).toBe(201);
+  // No occurrence before start_at: a start_at a tenth of a microsecond past :00 starts at .001.
+  expect([created.body.start_at, created.body.end_at]).toEqual([
+    "2026-12-01T00:00:00.001Z",
+    "2026-12-01T00:01:00.999Z",
+  ]);
+  const read = (await t.call("GET", "/v1/schedules/kolkata")).body;
+  expect([read.start_at, read.end_at]).toEqual(["2026-12-01T00:00:00.001Z", "2026-12-01T00:01:00.999Z"]);
+  const patched = await t.call("PATCH", "/v1/schedules/kolkata", { end_at: "2026-12-01T01:00:00-01:00" });
+  expect(patched.body.end_at).toBe("2026-12-01T02:00:00Z");
+  // 23:00 on the last day of 9999 at UTC-5 is year 10000 in UTC, which no API time can write.
+  for (const [key, value] of [
+    ["start_at", "9999-12-31T23:00:00-05:00"],
+    ["end_at", "9999-12-31T23:59:59.9999999-00:01"],
+    ["start_at", "0000-01-01T00:30:00+01:00"],
+  ]) {
+    const refused = await t.call("PATCH", "/v1/schedules/kolkata", { [key as string]: value });
+    expect({ key, status: refused.status, code: refused.body.code, message: refused.body.message }).toEqual({
+      key,
+      status: 400,
+      code: "INVALID_ARGUMENT",
+      message: expect.stringMatching(
+        /^(start|end)_at ".*" is (before year 0000|after year 9999) in UTC; times run from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z$/,
+      ),
+    });
+  }
+  expect((await t.call("GET", "/v1/schedules/kolkata")).body.end_at).toBe("2026-12-01T02:00:00Z");
 });
