@@ -92,6 +92,16 @@ export class ServerProcess {
     return this.signal("SIGKILL");
   }
 
+  /** SIGSTOP: the process stops running but keeps its sockets, as a paused VM would. */
+  freeze(): void {
+    this.child?.kill("SIGSTOP");
+  }
+
+  /** SIGCONT after {@link freeze}. */
+  thaw(): void {
+    this.child?.kill("SIGCONT");
+  }
+
   /** SIGTERM: a clean close (SIGKILL after 10 s). */
   async stop(): Promise<void> {
     const timer = setTimeout(() => void this.kill(), 10_000);

@@ -10,6 +10,11 @@
  * dropped the session and given the lock to a standby). Exactly-once never depends on this: a fire
  * is one transaction guarded by a compare-and-set, so two servers that both believe they lead for a
  * moment still start each occurrence once (docs/cluster.md).
+ *
+ * A leader frozen rather than dead (SIGSTOP, a paused VM) keeps its TCP connection, and so its
+ * session and the lock, for as long as the kernel keeps the socket. The lock connection therefore
+ * sets `idle_session_timeout` (PostgreSQL 14 and later): a leader sends a query every second, so
+ * only one that stopped running sits idle long enough for PostgreSQL to end its session.
  */
 import type pg from "pg";
 import { loadPg } from "../store/postgres/driver.js";
@@ -18,6 +23,8 @@ import { loadPg } from "../store/postgres/driver.js";
 export const LEADERSHIP_POLL_MS = 1000;
 /** A leadership query (or connect) slower than this counts as a lost connection. */
 export const LEADERSHIP_QUERY_TIMEOUT_MS = 3000;
+/** PostgreSQL ends the lock connection's session after this long without a query (a frozen leader). */
+export const LEADERSHIP_IDLE_LIMIT_MS = 10_000;
 
 export interface LeadershipOptions {
   connectionString: string;
@@ -97,6 +104,12 @@ export class Leadership {
           await client.end().catch(() => undefined);
           throw err;
         }
+        await client.query(`SET idle_session_timeout = ${LEADERSHIP_IDLE_LIMIT_MS}`).catch(async (err: unknown) => {
+          // 42704: a PostgreSQL before 14 has no such setting; a frozen leader then holds on (docs/cluster.md).
+          if ((err as { code?: string }).code === "42704") return;
+          await client.end().catch(() => undefined);
+          throw err;
+        });
         // Closed while this poll connected: close() saw no client, so this one must not take the lock.
         if (this.closed) {
           await client.end().catch(() => undefined);

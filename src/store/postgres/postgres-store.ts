@@ -49,6 +49,12 @@ export const CONNECT_TIMEOUT_MS = 5000;
  * database is unavailable" after 5 s (test/faults/races.test.ts, under load).
  */
 export const POOL_WAIT_MS = 30_000;
+/**
+ * PostgreSQL ends a session that sits in an open transaction this long without a statement: Orbit's
+ * transactions send their statements back to back, so only a frozen process (SIGSTOP, a paused VM)
+ * waits that long, and its row locks would hold up every other server's fire and polls.
+ */
+export const IDLE_IN_TRANSACTION_MS = 30_000;
 
 const INT8_OID = 20;
 
@@ -163,6 +169,7 @@ export class PostgresStore extends SqlOps implements Store {
       connectionTimeoutMillis: this.options.poolWaitMs ?? POOL_WAIT_MS,
       Client: clientWithConnectTimeout(driver, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
       keepAlive: true,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
     });
     pool.on("error", (error) => {
