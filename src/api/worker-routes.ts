@@ -183,6 +183,12 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     released: await tasks.release(holder, b.task_ids),
   }));
 
+  // The worker closes (a deploy, SIGTERM): it is gone now, so a waiting execution says no worker
+  // polls its workflow instead of "waiting for a free worker" for the next minute.
+  route("/v1/worker/leave", { body: S.LeaveBody }, async (_b, _id, holder) => {
+    await tasks.leave(holder);
+  });
+
   route<{ tasks: { task_id: string; result?: unknown }[] }>(
     "/v1/worker/complete",
     { body: S.CompleteManyBody },

@@ -33,6 +33,7 @@ export const PollBody = Type.Object(
 const taskIds = Type.Array(Type.String({ minLength: 1 }), { maxItems: MAX_TASK_IDS });
 export const HeartbeatBody = Type.Object({ worker_id: workerId, task_ids: taskIds }, strict);
 export const ReleaseBody = HeartbeatBody;
+export const LeaveBody = Type.Object({ worker_id: workerId }, strict);
 
 export const StepBody = Type.Object(
   {

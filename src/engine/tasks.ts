@@ -175,6 +175,11 @@ export class WorkerTasks {
     );
   }
 
+  /** The worker polls no more (Worker.close()). */
+  leave(holder: LeaseHolder): Promise<void> {
+    return this.o.executions.workers.left(holder.workerId);
+  }
+
   /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */
   async heartbeat(holder: LeaseHolder, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
     await this.o.executions.workers.seen(holder.workerId);

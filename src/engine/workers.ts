@@ -7,6 +7,7 @@
 
 import type { NowClock as Clock } from "../domain/clock.js";
 import type { Execution } from "../domain/execution.js";
+import type { WorkerRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
 import type { WorkflowRef } from "../store/task-store.js";
 import { formatInstant } from "../time/format.js";
@@ -18,9 +19,14 @@ export const LISTED_WORKER_MS = 3_600_000;
 /** The longest a worker's row goes without a write while it polls. */
 const WRITE_EVERY_MS = 5_000;
 
+/** Live: seen polling within LIVE_WORKER_MS and not left since (Worker.close() says so). */
+export function isLive(w: WorkerRow, now: number): boolean {
+  return w.leftMs === null && now - w.lastPollMs <= LIVE_WORKER_MS;
+}
+
 export interface WorkerJson {
   worker_id: string;
-  /** `live`: seen within the last minute; `gone`: not since. */
+  /** `live`: seen within the last minute; `gone`: not since, or it said it left. */
   status: "live" | "gone";
   workflows: WorkflowRef[];
   first_seen_at: string;
@@ -56,6 +62,12 @@ export class WorkerRegistry {
     await this.store.upsertWorker(workerId, list, now);
   }
 
+  /** The worker says it is leaving (Worker.close()): it is gone now, not a minute after its last poll. */
+  async left(workerId: string): Promise<void> {
+    this.written.delete(workerId);
+    await this.store.markWorkerLeft(workerId, this.clock.now());
+  }
+
   /**
    * The workers seen in the last hour. With `visible` (a caller's access, docs/security.md), only
    * the workers that run at least one workflow it may see, each with only those workflows and the
@@ -73,7 +85,7 @@ export class WorkerRegistry {
       for (const [workflow, n] of running.get(w.workerId) ?? []) if (visible(workflow)) tasks += n;
       out.push({
         worker_id: w.workerId,
-        status: now - w.lastPollMs <= LIVE_WORKER_MS ? "live" : "gone",
+        status: isLive(w, now) ? "live" : "gone",
         workflows,
         first_seen_at: formatInstant(w.firstSeenMs),
         last_seen_at: formatInstant(w.lastPollMs),
@@ -90,8 +102,8 @@ export class WorkerRegistry {
     if (task === null || task.state !== "pending") return null;
     const now = this.clock.now();
     const label = `${execution.workflow}@${execution.version}`;
-    const live = (await this.store.listWorkers(now - LIVE_WORKER_MS)).filter((w) =>
-      w.workflows.some((f) => f.name === execution.workflow),
+    const live = (await this.store.listWorkers(now - LIVE_WORKER_MS)).filter(
+      (w) => isLive(w, now) && w.workflows.some((f) => f.name === execution.workflow),
     );
     if (live.length === 0) {
       return {

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { NowClock as Clock } from "../domain/clock.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
-import { LIVE_WORKER_MS } from "../engine/workers.js";
+import { isLive, LIVE_WORKER_MS } from "../engine/workers.js";
 import { loadMigrations } from "../store/migrations.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store } from "../store/store.js";
@@ -151,7 +151,7 @@ async function schedulesAndWorkers(
   // Listed by name, highest version first: an unpinned schedule starts the latest not deprecated.
   const latest = new Map<string, string>();
   for (const w of workflows) if (!latest.has(w.name) && w.deprecatedMs == null) latest.set(w.name, w.version);
-  const live = await store.listWorkers(now - LIVE_WORKER_MS);
+  const live = (await store.listWorkers(now - LIVE_WORKER_MS)).filter((w) => isLive(w, now));
   const polled = new Set(live.flatMap((w) => w.workflows.map((f) => `${f.name}@${f.version}`)));
 
   // Per version the active schedules start (pinned, or the latest; a workflow without one by

@@ -20,6 +20,8 @@ export interface WorkerRow {
   workflows: WorkflowRef[];
   firstSeenMs: number;
   lastPollMs: number;
+  /** When it said it was leaving (Worker.close()), or null: a worker that left is gone at once. */
+  leftMs: number | null;
 }
 
 export type NotificationState = "pending" | "delivered" | "failed";
@@ -98,6 +100,8 @@ export interface OutcomeStoreOps {
   upsertWorker(workerId: string, workflows: readonly WorkflowRef[], nowMs: number): Promise<void>;
   /** Workers polled at or after the instant, by id. */
   listWorkers(seenSinceMs: number): Promise<WorkerRow[]>;
+  /** Records that the worker left (it polls no more); a later poll of the same id brings it back. */
+  markWorkerLeft(workerId: string, nowMs: number): Promise<void>;
   /** Leased tasks per worker (lease owner) and workflow: worker id → workflow name → count. */
   countLeasedTasks(): Promise<Map<string, Map<string, number>>>;
 

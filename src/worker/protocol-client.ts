@@ -88,6 +88,14 @@ export class ProtocolClient {
     await Promise.all(chunks(taskIds).map((ids) => this.post("/v1/worker/release", { task_ids: ids }, 0)));
   }
 
+  /** Tells the server this worker polls no more (its close()): it is listed gone at once. One try, 5 s at most. */
+  async leave(): Promise<void> {
+    await request(
+      { ...this.http, timeoutMs: 5000 },
+      { method: "POST", path: "/v1/worker/leave", body: { worker_id: this.o.workerId } },
+    );
+  }
+
   step(
     taskId: string,
     step: { step: string; seq: number; result: JsonValue; compensable: boolean },

@@ -152,6 +152,8 @@ export class Worker {
     // A run() that failed (registration refused) said so to its caller; closing after it is not
     // a second failure (a `finally { await worker.close() }` must not throw it again).
     await this.runPromise.catch(() => undefined);
+    // Gone now: the server stops counting this worker live (a minute after its last poll before).
+    await this.api.leave().catch(() => undefined);
     this.api.close();
   }
 

@@ -162,6 +162,8 @@ export async function requestFor(op: string, workflow: string, f: Fixtures): Pro
       const t = await withTask({});
       return { method, path: template, body: { worker_id: w, task_ids: [t.task] } };
     }
+    case "POST /v1/worker/leave":
+      return { method, path: template, body: { worker_id: f.unique("leaver") } };
     case "POST /v1/worker/complete": {
       const t = await withTask({});
       return { method, path: template, body: { worker_id: w, tasks: [{ task_id: t.task, result: { forged: true } }] } };

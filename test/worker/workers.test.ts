@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
 import { orbit } from "../e2e/harness.js";
 import { describeEachDialect } from "../helpers/db.js";
-import { useWorkerCluster, waitFor } from "./harness.js";
+import { stop, useWorkerCluster, waitFor } from "./harness.js";
 
 describeEachDialect("workers, stalls and retry", (dialect) => {
   const cluster = useWorkerCluster(dialect, { leaseMs: 5000 });
@@ -95,4 +95,25 @@ describeEachDialect("workers, stalls and retry", (dialect) => {
     expect(again).toBeInstanceOf(OrbitError);
     expect(again).toMatchObject({ code: "CONFLICT" });
   }, 240_000);
+
+  it("a worker that closes is gone at once: its workflow's executions say no worker polls it", async () => {
+    const { client } = cluster;
+    await client.registerWorkflow({ name: "FixedOnRetry", version: "1.0.0" });
+    const worker = await cluster.startWorker("A");
+    await waitFor("the worker is listed live", async () =>
+      (await client.listWorkers()).some((w) => w.status === "live") ? true : undefined,
+    );
+    await stop(worker); // SIGTERM: Worker.close()
+    // At once, not a minute after its last poll as before.
+    const [listed] = await client.listWorkers();
+    expect(listed?.status).toBe("gone");
+    const started = await client.startExecution({ workflow: "FixedOnRetry", input: {} });
+    const waiting = (await client.getExecution(started.value.execution_id)).waiting;
+    expect(waiting?.reason).toBe("no_worker");
+    // Started again (a new process, the same workflows), it is live once more.
+    await cluster.startWorker("B");
+    await waitFor("a live worker again", async () =>
+      (await client.listWorkers()).some((w) => w.status === "live") ? true : undefined,
+    );
+  }, 120_000);
 });

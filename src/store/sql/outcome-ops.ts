@@ -167,7 +167,7 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     const list = workflows.map((w) => ({ name: w.name, version: w.version }));
     await this.exec.run(
       `INSERT INTO orbit_workers (worker_id, workflows, first_seen_ms, last_poll_ms) VALUES (?, ?, ?, ?)
-       ON CONFLICT (worker_id) DO UPDATE SET workflows = excluded.workflows, last_poll_ms = excluded.last_poll_ms`,
+       ON CONFLICT (worker_id) DO UPDATE SET workflows = excluded.workflows, last_poll_ms = excluded.last_poll_ms, left_ms = NULL`,
       [workerId, JSON.stringify(list), nowMs, nowMs],
     );
   }
@@ -182,7 +182,12 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
       workflows: this.sqlDialect.readJson(r.workflows) as WorkflowRef[],
       firstSeenMs: Number(r.first_seen_ms),
       lastPollMs: Number(r.last_poll_ms),
+      leftMs: r.left_ms == null ? null : Number(r.left_ms),
     }));
+  }
+
+  async markWorkerLeft(workerId: string, nowMs: number): Promise<void> {
+    await this.exec.run("UPDATE orbit_workers SET left_ms = ? WHERE worker_id = ?", [nowMs, workerId]);
   }
 
   async countLeasedTasks(): Promise<Map<string, Map<string, number>>> {

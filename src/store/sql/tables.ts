@@ -160,7 +160,7 @@ export const READ = {
   occurrences: columnSet(OCCURRENCES).list,
   idempotency: IDEMPOTENCY_ALL.list,
   steps: "execution_id, run, step, seq, result, error, has_compensation, compensated_ms, completed_ms",
-  workers: "worker_id, workflows, first_seen_ms, last_poll_ms",
+  workers: "worker_id, workflows, first_seen_ms, last_poll_ms, left_ms",
   notifications:
     "id, schedule_id, workflow, event, url, payload, state, attempts, next_attempt_ms, last_error, created_ms, delivered_ms",
 } as const;
