@@ -60,9 +60,11 @@ export class ScheduleActions {
     fence: Fence,
     change: (row: ScheduleRow, now: number) => ScheduleRow,
   ): Promise<JsonObject> {
-    const now = await this.schedules.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.schedules.fenced(tx, id, fence);
+      // The time is read once the row is held: read before, while a fire held the row, it could be
+      // earlier than occurrences that fire decided, and a resume would decide them again.
+      const now = await this.schedules.now();
       const updated = await tx.updateSchedule(
         { ...change(row, now), updatedMs: now },
         { expectedRevision: row.revision },
@@ -99,6 +101,9 @@ export class ScheduleActions {
     if (catchUp !== undefined && typeof catchUp !== "boolean")
       throw new OrbitError("INVALID_ARGUMENT", "catch_up must be true or false");
     return this.write(id, fence, (row, now) => {
+      // Not paused: nothing to resume. Its timing stays as the fires left it (recomputed from now, it
+      // dropped the occurrences a loop running behind had not fired yet, with no account).
+      if (!row.paused) return row;
       const c = compiledFor(row);
       const { pause_note: _dropped, ...rest } = row.spec;
       const spec = { ...rest, paused: false };

@@ -41,7 +41,7 @@ export function compileSettings(s: ScheduleSettings): CompiledSchedule {
 }
 
 /** Everything compileSettings reads, as one string (cheaper than JSON.stringify of the whole spec). */
-function timingKey(s: ScheduleSettings): string {
+export function timingKey(s: ScheduleSettings): string {
   return `${s.cron}\u0000${s.interval}\u0000${s.timezone}\u0000${s.dst}\u0000${s.start_at}\u0000${s.end_at}\u0000${s.jitter}\u0000${s.catchup_window}`;
 }
 

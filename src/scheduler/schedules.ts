@@ -14,7 +14,7 @@ import type { Workflows } from "../engine/workflows.js";
 import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
-import { compiledFor } from "./compiled.js";
+import { compiledFor, timingKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
 import {
   decodeCursor,
@@ -398,9 +398,10 @@ export class Schedules {
     fence: Fence = {},
     text: InputText = {},
   ): Promise<JsonObject> {
-    const now = await this.now();
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.fenced(tx, id, fence);
+      // Read once the row is held (see Actions.write): never before the occurrences a fire decided.
+      const now = await this.now();
       return this.view(await this.updateIn(tx, row, patch, now, text), tx, now);
     });
     this.o.onChange?.();
@@ -424,6 +425,22 @@ export class Schedules {
     const v = validateSettings(mergeSettings(current, patch), now);
     await check(tx, v.settings);
     const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;
+    // Same timing, same pause and run limit (a description, the input, a policy): the next
+    // occurrence stays where the fires left it. Recomputed from now, an update dropped what a loop
+    // running behind had not fired yet, with no account in the ledger; a start being retried is
+    // tried again at once, with the new settings.
+    const keepTiming =
+      timingKey(current) === timingKey(v.settings) &&
+      v.settings.paused === row.paused &&
+      v.settings.max_runs === current.max_runs &&
+      row.state !== "ended";
+    const timing = keepTiming
+      ? {
+          nextFireMs: row.nextFireMs,
+          dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : row.dueMs,
+          state: row.state,
+        }
+      : this.timingState(v, now, row.runs + row.buffered.length);
     const next: ScheduleRow = {
       ...row,
       workflow: v.settings.workflow,
@@ -433,7 +450,7 @@ export class Schedules {
       paused: v.settings.paused,
       pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
       // Buffered occurrences count toward max_runs already (`runs` counts them when they start).
-      ...this.timingState(v, now, row.runs + row.buffered.length),
+      ...timing,
       retryMs: null,
       concurrencyKey: v.settings.concurrency_key ?? null,
       updatedMs: now,

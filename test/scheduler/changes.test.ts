@@ -1,6 +1,7 @@
 /** Revision fences, refusals that change nothing, delete and list (docs/design.md § Changes), on both dialects. */
 import { expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
+import { parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { makeHarness } from "./harness.js";
 
@@ -66,6 +67,30 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect(after).toMatchObject({ skipped: before.skipped, revision: before.revision });
     const ledger = await h.scheduler.schedules.occurrences("s", {});
     expect(ledger.occurrences.map((o) => o.kind)).toEqual(["started"]);
+  });
+
+  it("a write while the loop is behind leaves the due occurrences to the fire, which accounts for each", async () => {
+    // Before, the update and the resume of a schedule that was not paused both restarted its timing
+    // from now: 00:02-00:05 were due and not fired yet, and went without a ledger row or a count.
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.5Z" });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s" });
+    await h.fireAt("2026-11-15T00:00:01Z");
+    h.clock.set(parseInstant("2026-11-15T00:00:05.5Z"));
+    const updated = await h.scheduler.schedules.update("s", { description: "only words", overlap: "allow" });
+    expect(updated.next_fire_at).toBe("2026-11-15T00:00:02Z");
+    await h.scheduler.actions.resume("s", {});
+    await h.fireAt("2026-11-15T00:00:05.5Z");
+    const ledger = (await h.scheduler.schedules.occurrences("s", {})).occurrences;
+    expect(ledger.map((o) => [o.occurrence ?? o.range_from, o.kind, o.reason ?? null, o.count ?? 1])).toEqual([
+      ["2026-11-15T00:00:05Z", "started", null, 1],
+      ["2026-11-15T00:00:02Z", "skipped", "missed", 3],
+      ["2026-11-15T00:00:01Z", "started", null, 1],
+    ]);
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 2, skipped: 3 });
+    // A change of timing still starts it again from now (docs/design.md § Changes).
+    h.clock.set(parseInstant("2026-11-15T00:00:09.5Z"));
+    const retimed = await h.scheduler.schedules.update("s", { interval: "10s" });
+    expect(retimed.next_fire_at).toBe("2026-11-15T00:00:10Z");
   });
 
   it("a delete keeps the executions the schedule started", async () => {

@@ -323,6 +323,7 @@ export class ReferenceModel {
 
   resume(id: string, catchUp: boolean): void {
     const s = this.get(id);
+    if (!s.paused) return; // nothing to resume: the timing stays as the fires left it
     const keep = catchUp && s.nextFire !== null && s.nextFire <= this.now;
     s.paused = false;
     // An ended schedule stays ended.
@@ -333,7 +334,11 @@ export class ReferenceModel {
     s.retryAt = null;
   }
 
-  /** A change of policies or timing: the timing restarts from now (unless max_runs has ended it). */
+  /**
+   * A change of timing (or of max_runs): the timing restarts from now (unless max_runs has ended
+   * it). A change of policies only leaves the next occurrence where the fires left it; a start
+   * being retried is then due at once.
+   */
   update(
     id: string,
     patch: Partial<
@@ -344,7 +349,14 @@ export class ReferenceModel {
     >,
   ): void {
     const s = this.get(id);
+    const timing = (m: MSchedule) => JSON.stringify([m.intervalMs, m.cron, m.endAt, m.maxRuns, m.jitterMs]);
+    const before = timing(s);
     Object.assign(s, patch);
+    if (timing(s) === before && !(s.nextFire === null && s.buffered.length === 0)) {
+      if (s.retryAt !== null && s.due !== null) s.due = Math.min(s.due, this.now);
+      s.retryAt = null;
+      return;
+    }
     s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
     s.due = s.paused ? null : this.dueOfNext(s);
     s.retryAt = null;
