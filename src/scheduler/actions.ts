@@ -159,14 +159,18 @@ export class ScheduleActions {
       // An override that could never start is bad input whatever the overlap policy decides: refused
       // before the decision, so a skip is not counted for it (docs/design.md § Changes).
       if (input !== undefined) await this.schedules.checkWorkflow(tx, { ...s, input });
-      const decision = decideTrigger(s.overlap, await blockerOf(tx, row, s));
+      const blocker = await blockerOf(tx, row, s);
+      const decision = decideTrigger(s.overlap, blocker);
       if (decision === "not_started") {
-        const message = `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;
+        const message =
+          blocker === "key"
+            ? `not started: another schedule's execution holds concurrency key ${s.concurrency_key}`
+            : `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;
         await tx.appendOccurrence({
           scheduleId: id,
           kind: "skipped",
           occurrenceMs: null,
-          reason: "overlap",
+          reason: blocker === "key" ? "concurrency" : "overlap",
           recordedMs: now,
         });
         const updated = await tx.updateSchedule(

@@ -38,17 +38,20 @@ export const occurrenceExecutionId = (scheduleId: string, occurrence: number): s
 
 /** What blocks a new start of this schedule right now (docs/design.md § Overlap). */
 export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSettings): Promise<Blocker> {
+  let own = false;
   if (row.lastExecutionId !== null) {
     const last = await tx.getExecution(row.lastExecutionId);
-    if (last !== null && isActiveStatus(last.status)) return "schedule";
+    own = last !== null && isActiveStatus(last.status);
   }
   if (s.concurrency_key !== undefined) {
-    // Held by another schedule's execution and by one of this schedule's (not its last, e.g. from
-    // before a delete and create, or a backfill): another schedule holds it, whatever the order.
+    // Held by another schedule's execution and by one of this schedule's (its last, one from before
+    // a delete and create, or a backfill): another schedule holds it, whatever the order. Checked
+    // even while its own last runs: cancel_previous replaces its own run, never another schedule's
+    // hold of the key (it used to start beside it).
     const holder = await tx.findActiveExecutionWithKey(s.concurrency_key, row.scheduleId);
     if (holder !== null) return holder.scheduleId === row.scheduleId ? "schedule" : "key";
   }
-  return "none";
+  return own ? "schedule" : "none";
 }
 
 /** How a start of this schedule came about, and for which instant. */

@@ -26,4 +26,27 @@ describeEachDialect("scheduler: a key held by the schedule's old execution and a
     const running = (await db.store.listExecutions({ scheduleId: "a", limit: 10 })).map((e) => e.executionId);
     expect(running).toEqual(["a:2026-11-15T00:01:00Z"]);
   });
+
+  it("cancel_previous whose own last execution runs beside another schedule's holder skips for concurrency", async () => {
+    // Its own run answered first, so it cancelled that and started again, beside the other
+    // schedule's execution holding the key, every occurrence (found by a concurrent run on three servers).
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z" });
+    const base = { workflow: "OrderProcessing", interval: "1m", concurrency_key: "k" };
+    await h.scheduler.schedules.create({ ...base, schedule_id: "cp", overlap: "cancel_previous" });
+    await h.scheduler.schedules.create({ ...base, schedule_id: "other", overlap: "allow" });
+    await h.fireAt("2026-11-15T00:01:00Z"); // cp starts; other starts beside it (allow)
+    expect(await h.scheduler.actions.trigger("cp", {})).toMatchObject({
+      started: false,
+      message: "not started: another schedule's execution holds concurrency key k",
+    });
+    await h.fireAt("2026-11-15T00:02:00Z");
+    const ledger = (await db.store.listOccurrences("cp", { limit: 10 })).map((r) => [r.kind, r.reason]);
+    expect(ledger).toEqual([
+      ["skipped", "concurrency"],
+      ["skipped", "concurrency"],
+      ["started", null],
+    ]);
+    const cp = await db.store.listExecutions({ scheduleId: "cp", limit: 10 });
+    expect(cp.map((e) => [e.executionId, e.status])).toEqual([["cp:2026-11-15T00:01:00Z", "RUNNING"]]);
+  });
 });

@@ -148,11 +148,13 @@ export class ReferenceModel {
   }
 
   private blockerOf(s: MSchedule): Blocker {
-    if (s.lastExec !== null && this.executions.get(s.lastExec)?.active) return "schedule";
+    // Another schedule's hold of the key comes first, even while the schedule's own last runs.
     if (s.key !== null) {
       const holders = [...this.executions.values()].filter((e) => e.active && e.key === s.key);
-      if (holders.length > 0) return holders.some((e) => e.scheduleId !== s.id) ? "key" : "schedule";
+      if (holders.some((e) => e.scheduleId !== s.id)) return "key";
+      if (holders.length > 0) return "schedule";
     }
+    if (s.lastExec !== null && this.executions.get(s.lastExec)?.active) return "schedule";
     return "none";
   }
 
