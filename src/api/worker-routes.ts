@@ -156,7 +156,13 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         // only on leases its identity took (docs/security.md).
         if (caller !== null) await workerAccess.check(caller, request.body as WorkerBody, taskId);
         const b = request.body as Body<B>;
-        const body = await handler(b, taskId, { workerId: b.worker_id, identity: caller?.name ?? null }, reply);
+        const attempt = (b as { attempt?: number }).attempt;
+        const holder = {
+          workerId: b.worker_id,
+          identity: caller?.name ?? null,
+          ...(attempt !== undefined ? { attempt } : {}),
+        };
+        const body = await handler(b, taskId, holder, reply);
         return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
       },
     });
@@ -189,13 +195,17 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     await tasks.leave(holder);
   });
 
-  route<{ tasks: { task_id: string; result?: unknown }[] }>(
+  route<{ tasks: { task_id: string; result?: unknown; attempt?: number }[] }>(
     "/v1/worker/complete",
     { body: S.CompleteManyBody },
     async (b, _id, holder) => ({
       tasks: await tasks.completeMany(
         holder,
-        b.tasks.map((t) => ({ task_id: t.task_id, result: (t.result ?? null) as JsonValue })),
+        b.tasks.map((t) => ({
+          task_id: t.task_id,
+          result: (t.result ?? null) as JsonValue,
+          ...(t.attempt !== undefined ? { attempt: t.attempt } : {}),
+        })),
       ),
     }),
   );

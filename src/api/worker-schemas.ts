@@ -5,6 +5,10 @@ import { MAX_ATTEMPTS, MAX_BACKOFF_MS, MAX_COMPLETES_PER_BATCH, MAX_TASK_IDS } f
 
 const strict = { additionalProperties: false } as const;
 const workerId = Type.String({ minLength: 1, maxLength: 200, description: "the worker's id (lease owner)" });
+/** The attempt a report is about: refused (409) once its lease ended, even when the same worker leased the next. */
+const attempt = Type.Optional(
+  Type.Integer({ minimum: 1, description: "the attempt the report is about (the task's `attempt` when leased)" }),
+);
 const name = Type.String({ minLength: 1, maxLength: 200 });
 
 export const TaskIdParams = Type.Object({ task_id: Type.String({ minLength: 1 }) });
@@ -38,6 +42,7 @@ export const LeaveBody = Type.Object({ worker_id: workerId }, strict);
 export const StepBody = Type.Object(
   {
     worker_id: workerId,
+    attempt,
     step: Type.String({ minLength: 1, maxLength: 500 }),
     seq: Type.Integer({ minimum: 1 }),
     result: Type.Unknown(),
@@ -48,22 +53,28 @@ export const StepBody = Type.Object(
 
 const errorJson = Type.Object({ message: Type.String() }, { additionalProperties: true });
 
-export const CompleteBody = Type.Object({ worker_id: workerId, result: Type.Unknown() }, strict);
+export const CompleteBody = Type.Object({ worker_id: workerId, attempt, result: Type.Unknown() }, strict);
 export const CompleteManyBody = Type.Object(
   {
     worker_id: workerId,
-    tasks: Type.Array(Type.Object({ task_id: Type.String({ minLength: 1 }), result: Type.Unknown() }, strict), {
-      minItems: 1,
-      maxItems: MAX_COMPLETES_PER_BATCH,
-    }),
+    tasks: Type.Array(
+      Type.Object({ task_id: Type.String({ minLength: 1 }), attempt, result: Type.Unknown() }, strict),
+      {
+        minItems: 1,
+        maxItems: MAX_COMPLETES_PER_BATCH,
+      },
+    ),
   },
   strict,
 );
-export const FailBody = Type.Object({ worker_id: workerId, error: errorJson, retryable: Type.Boolean() }, strict);
-export const ContinueBody = Type.Object({ worker_id: workerId, input: Type.Unknown() }, strict);
-export const WorkerOnlyBody = Type.Object({ worker_id: workerId }, strict);
-export const CompensationBody = Type.Object(
-  { worker_id: workerId, step: Type.String({ minLength: 1 }), error: Type.Optional(errorJson) },
+export const FailBody = Type.Object(
+  { worker_id: workerId, attempt, error: errorJson, retryable: Type.Boolean() },
   strict,
 );
-export const CancelledBody = Type.Object({ worker_id: workerId, error: Type.Optional(errorJson) }, strict);
+export const ContinueBody = Type.Object({ worker_id: workerId, attempt, input: Type.Unknown() }, strict);
+export const WorkerOnlyBody = Type.Object({ worker_id: workerId, attempt }, strict);
+export const CompensationBody = Type.Object(
+  { worker_id: workerId, attempt, step: Type.String({ minLength: 1 }), error: Type.Optional(errorJson) },
+  strict,
+);
+export const CancelledBody = Type.Object({ worker_id: workerId, attempt, error: Type.Optional(errorJson) }, strict);

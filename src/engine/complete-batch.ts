@@ -18,6 +18,8 @@ import type { CompleteAnswer } from "./tasks.js";
 export interface CompleteItem {
   task_id: string;
   result: JsonValue;
+  /** The attempt the report is about (LeaseHolder.attempt), when the worker says. */
+  attempt?: number;
 }
 
 export interface CompletedBatch {
@@ -80,7 +82,13 @@ export async function completeBatch(
     if (execution === undefined) {
       return refusal(new OrbitError("NOT_FOUND", `execution ${task.executionId} does not exist`));
     }
-    const refused = leaseRefusal(item.task_id, task.executionId, task, holder, now);
+    const refused = leaseRefusal(
+      item.task_id,
+      task.executionId,
+      task,
+      item.attempt === undefined ? holder : { ...holder, attempt: item.attempt },
+      now,
+    );
     if (refused !== null) return refusal(refused);
     if (cancelWins(execution)) {
       // A cancel was requested first: the worker compensates instead (T.completeAttempt).

@@ -46,6 +46,12 @@ export interface LeaseHolder {
   workerId: string;
   /** Null on a server without identities. */
   identity: string | null;
+  /**
+   * The attempt the report is about, when the worker says (the SDK does): a worker whose lease
+   * ended while the server was away can lease the same task again as the next attempt, and the
+   * first attempt's late reports must not pass for the second's.
+   */
+  attempt?: number;
 }
 
 /**
@@ -95,6 +101,12 @@ export function leaseRefusal(
     return new OrbitError(
       "CONFLICT",
       `worker task ${taskId} (execution ${executionId}) is not leased to worker ${workerId}: its lease expired and it was handed back, or it has ended; stop working on it`,
+    );
+  }
+  if (holder.attempt !== undefined && task.attempt !== holder.attempt) {
+    return new OrbitError(
+      "CONFLICT",
+      `worker task ${taskId} (execution ${executionId}): attempt ${holder.attempt}'s lease ended and attempt ${task.attempt} holds the task now; stop working on attempt ${holder.attempt}`,
     );
   }
   if (task.leaseUntilMs === null || task.leaseUntilMs < now) {

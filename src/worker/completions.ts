@@ -11,18 +11,19 @@ import { type ErrorCode, OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
 import { MAX_COMPLETES_PER_BATCH } from "../domain/worker-protocol.js";
 import { LeaseLostError } from "./errors.js";
-import type { ProtocolClient } from "./protocol-client.js";
+import type { ProtocolClient, TaskRef } from "./protocol-client.js";
 
 /**
  * Most bytes of results per request: the server takes bodies up to 2 MB (BODY_LIMIT_BYTES); the
- * rest is room for the task ids and keys (about 70 bytes a task, 70 KB for 1,000).
+ * rest is room for the task ids and keys (about 90 bytes a task, 90 KB for 1,000).
  */
 export const MAX_BATCH_RESULT_BYTES = 1.5 * 1024 * 1024;
-/** What a task adds to the body besides its result: `{"task_id":"<uuid>","result":},`. */
-const TASK_OVERHEAD_BYTES = 72;
+/** What a task adds to the body besides its result: `{"task_id":"<uuid>","attempt":n,"result":},`. */
+const TASK_OVERHEAD_BYTES = 90;
 
 interface Pending {
   taskId: string;
+  attempt: number;
   result: JsonValue;
   /** The result's serialized size. */
   bytes: number;
@@ -42,9 +43,10 @@ export class Completions {
    * cancel was requested before it (the execution is not completed: the worker compensates);
    * LeaseLostError when the lease was gone.
    */
-  complete(taskId: string, result: JsonValue, retryForMs: number, bytes: number): Promise<string | null> {
+  complete(task: TaskRef, result: JsonValue, retryForMs: number, bytes: number): Promise<string | null> {
+    const { task_id: taskId, attempt } = task;
     return new Promise((resolve, reject) => {
-      this.queue.push({ taskId, result, bytes, retryForMs, resolve, reject });
+      this.queue.push({ taskId, attempt, result, bytes, retryForMs, resolve, reject });
       if (!this.sending) {
         this.sending = true;
         setImmediate(() => void this.send());
@@ -57,7 +59,7 @@ export class Completions {
       const batch = this.queue.splice(0, this.batchLength());
       try {
         const answer = await this.api.completeMany(
-          batch.map((p) => ({ task_id: p.taskId, result: p.result })),
+          batch.map((p) => ({ task_id: p.taskId, attempt: p.attempt, result: p.result })),
           Math.min(...batch.map((p) => p.retryForMs)),
         );
         for (const p of batch) {

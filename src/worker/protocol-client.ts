@@ -24,6 +24,12 @@ import {
 import { Completions } from "./completions.js";
 import { LeaseLostError } from "./errors.js";
 
+/** The task a report is about: its id and the attempt this worker runs. */
+export interface TaskRef {
+  task_id: string;
+  attempt: number;
+}
+
 export interface ProtocolClientOptions {
   server: string;
   token?: string | null;
@@ -97,11 +103,11 @@ export class ProtocolClient {
   }
 
   step(
-    taskId: string,
+    task: TaskRef,
     step: { step: string; seq: number; result: JsonValue; compensable: boolean },
     retryForMs: number,
   ): Promise<{ cancel_requested: string | null }> {
-    return this.post(`/v1/worker/tasks/${seg(taskId)}/steps`, step, retryForMs);
+    return this.report(task, "steps", step, retryForMs);
   }
 
   /**
@@ -109,52 +115,60 @@ export class ProtocolClient {
    * COMPLETED, or with the cancel reason when a cancel was requested first (then compensate).
    */
   complete(
-    taskId: string,
+    task: TaskRef,
     result: JsonValue,
     retryForMs: number,
     bytes = Buffer.byteLength(JSON.stringify(result)),
   ): Promise<string | null> {
-    return this.completions.complete(taskId, result, retryForMs, bytes);
+    return this.completions.complete(task, result, retryForMs, bytes);
   }
 
   /** One request, one transaction: per task COMPLETED or the error that refused it. */
-  completeMany(tasks: { task_id: string; result: JsonValue }[], retryForMs: number): Promise<CompleteManyResponseJson> {
+  completeMany(
+    tasks: { task_id: string; attempt?: number; result: JsonValue }[],
+    retryForMs: number,
+  ): Promise<CompleteManyResponseJson> {
     return this.post("/v1/worker/complete", { tasks }, retryForMs);
   }
 
   /** The execution after the report: RUNNING (retried, or a cancel came first: cancel_reason), or FAILED. */
   fail(
-    taskId: string,
+    task: TaskRef,
     error: JsonObject,
     retryable: boolean,
     retryForMs: number,
   ): Promise<{ status?: string; cancel_reason?: string | null } | null> {
-    return this.post(`/v1/worker/tasks/${seg(taskId)}/fail`, { error, retryable }, retryForMs);
+    return this.report(task, "fail", { error, retryable }, retryForMs);
   }
 
   /** The execution: RUNNING with run + 1, or RUNNING with `cancel_reason` when a cancel came first (compensate). */
   continueAsNew(
-    taskId: string,
+    task: TaskRef,
     input: JsonValue,
     retryForMs: number,
   ): Promise<{ status?: string; cancel_reason?: string | null } | null> {
-    return this.post(`/v1/worker/tasks/${seg(taskId)}/continue`, { input }, retryForMs);
+    return this.report(task, "continue", { input }, retryForMs);
   }
 
-  compensating(taskId: string, retryForMs: number): Promise<TaskJson> {
-    return this.post(`/v1/worker/tasks/${seg(taskId)}/compensating`, {}, retryForMs);
+  compensating(task: TaskRef, retryForMs: number): Promise<TaskJson> {
+    return this.report(task, "compensating", {}, retryForMs);
   }
 
-  compensation(taskId: string, step: string, error: JsonObject | null, retryForMs: number): Promise<unknown> {
-    return this.post(
-      `/v1/worker/tasks/${seg(taskId)}/compensations`,
-      error === null ? { step } : { step, error },
-      retryForMs,
-    );
+  compensation(task: TaskRef, step: string, error: JsonObject | null, retryForMs: number): Promise<unknown> {
+    return this.report(task, "compensations", error === null ? { step } : { step, error }, retryForMs);
   }
 
-  cancelled(taskId: string, error: JsonObject | null, retryForMs: number): Promise<unknown> {
-    return this.post(`/v1/worker/tasks/${seg(taskId)}/cancelled`, error === null ? {} : { error }, retryForMs);
+  cancelled(task: TaskRef, error: JsonObject | null, retryForMs: number): Promise<unknown> {
+    return this.report(task, "cancelled", error === null ? {} : { error }, retryForMs);
+  }
+
+  /**
+   * A report on one task, naming its attempt: when this worker leased the task again after the
+   * server lost the first lease (an outage longer than the lease), a late report of the first
+   * attempt is refused rather than taken for the second's (docs/workflows.md § Leases).
+   */
+  private report<T>(task: TaskRef, what: string, body: object, retryForMs: number): Promise<T> {
+    return this.post(`/v1/worker/tasks/${seg(task.task_id)}/${what}`, { attempt: task.attempt, ...body }, retryForMs);
   }
 
   private async post<T>(path: string, body: object, retryForMs: number): Promise<T> {

@@ -120,7 +120,7 @@ async function runTaskInSpan(
   const retryFor = task.lease_ms;
   const ctx = new TaskContext(task, control, log, traced, {
     journal: async (step) => {
-      const answer = await api.step(task.task_id, step, retryFor);
+      const answer = await api.step(task, step, retryFor);
       if (answer.cancel_requested !== null) control.cancel(answer.cancel_requested);
     },
     cancelReason: () => control.cancelReason,
@@ -131,7 +131,7 @@ async function runTaskInSpan(
     const mismatch = task.status === "COMPENSATING" ? null : inputMismatch(def, task);
     if (mismatch !== null) {
       reporting();
-      await api.fail(task.task_id, mismatch, false, retryFor);
+      await api.fail(task, mismatch, false, retryFor);
       logFailure(log, task, mismatch, "final");
       return;
     }
@@ -159,7 +159,7 @@ async function runTaskInSpan(
     };
     /** Fails the attempt, not retryable; the cancel reason instead when a cancel came first. */
     const failForGood = async (error: { message: string; type: string }): Promise<string | null> => {
-      const cancelReason = cancelAnswered(await api.fail(task.task_id, error, false, retryFor));
+      const cancelReason = cancelAnswered(await api.fail(task, error, false, retryFor));
       if (cancelReason === null) logFailure(log, task, error, "final");
       return cancelReason;
     };
@@ -200,7 +200,7 @@ async function runTaskInSpan(
         await report(
           outcome.result,
           "result",
-          (json, bytes) => api.complete(task.task_id, json, retryFor, bytes),
+          (json, bytes) => api.complete(task, json, retryFor, bytes),
           (reason) => ({ message: reason, type: "ResultRefused" }),
         );
         return;
@@ -208,7 +208,7 @@ async function runTaskInSpan(
         await report(
           outcome.input,
           "input",
-          async (json) => cancelAnswered(await api.continueAsNew(task.task_id, json, retryFor)),
+          async (json) => cancelAnswered(await api.continueAsNew(task, json, retryFor)),
           (reason) => ({ message: `continueAsNew: ${reason}`, type: "InputRefused" }),
         );
         return;
@@ -218,7 +218,7 @@ async function runTaskInSpan(
       case "error": {
         const retryable = !(outcome.error instanceof NonRetryableError);
         const error = errorJson(outcome.error, ctx.failedStep);
-        const answer = await api.fail(task.task_id, error, retryable, retryFor);
+        const answer = await api.fail(task, error, retryable, retryFor);
         const cancelReason = cancelAnswered(answer);
         if (cancelReason !== null) {
           await cancelFirst(cancelReason);
@@ -259,7 +259,7 @@ async function compensate(
 ): Promise<void> {
   const { task } = control;
   const retryFor = task.lease_ms;
-  const current = await api.compensating(task.task_id, retryFor);
+  const current = await api.compensating(task, retryFor);
   const steps = [...current.steps].filter((s) => s.compensable && !s.compensated).sort((a, b) => b.seq - a.seq);
   for (const step of steps) {
     const fn = ctx.compensations.get(step.name) as ((result: JsonValue | null) => unknown) | undefined;
@@ -278,7 +278,7 @@ async function compensate(
     }
     // A refund that did not happen is an operator's problem: say so where the worker logs.
     if (error !== null) log.error("a compensation failed", { step: step.name, error: error.message ?? null });
-    await api.compensation(task.task_id, step.name, error, retryFor);
+    await api.compensation(task, step.name, error, retryFor);
   }
   let onCancelError: JsonObject | null = null;
   try {
@@ -287,7 +287,7 @@ async function compensate(
     onCancelError = errorJson(err);
     log.error("onCancel failed", { error: onCancelError.message ?? null });
   }
-  await api.cancelled(task.task_id, onCancelError, retryFor);
+  await api.cancelled(task, onCancelError, retryFor);
 }
 
 /** `log` with the task's execution_id, workflow, task_id and schedule_id on every line. */

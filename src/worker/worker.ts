@@ -229,6 +229,9 @@ export class Worker {
       this.heartbeatMs = task.heartbeat_ms;
       this.heartbeatWake.abort();
     }
+    // Leased again while an earlier attempt still runs here: the server let that lease end (it was
+    // away longer than the lease). That attempt stops at its next report; its reports are refused.
+    this.running.get(task.task_id)?.control.loseLease();
     const def = this.byKey.get(`${task.workflow}@${task.version}`);
     const control = new TaskControl(task, this.isClosing);
     this.busy++;
@@ -242,8 +245,8 @@ export class Worker {
     const done = def
       ? runTask(def, control, this.api, this.log, release)
       : Promise.resolve(withTaskIds(this.log, task).error("leased a task of an unknown workflow"));
-    const finished = done.finally(() => {
-      this.running.delete(task.task_id);
+    const finished: Promise<void> = done.finally(() => {
+      if (this.running.get(task.task_id)?.done === finished) this.running.delete(task.task_id);
       release();
       // Closing: the heartbeat loop ends as soon as nothing runs, not a heartbeat interval later.
       if (this.closing.signal.aborted && this.running.size === 0) this.heartbeatWake.abort();

@@ -53,14 +53,14 @@ function client(url: string): ProtocolClient {
 
 it("retries a completion answered 503 UNAVAILABLE until it is recorded", async () => {
   const s = await stub([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, COMPLETED]);
-  await expect(client(s.url).complete("t1", { ok: true }, 30_000)).resolves.toBeNull();
+  await expect(client(s.url).complete({ task_id: "t1", attempt: 1 }, { ok: true }, 30_000)).resolves.toBeNull();
   expect(s.calls()).toBe(4);
 });
 
 it("gives up with UNAVAILABLE once the lease would be over", async () => {
   const s = await stub([UNAVAILABLE]);
   const err = await client(s.url)
-    .complete("t1", { ok: true }, 2_000)
+    .complete({ task_id: "t1", attempt: 1 }, { ok: true }, 2_000)
     .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(OrbitError);
   expect((err as OrbitError).code).toBe("UNAVAILABLE");
@@ -69,6 +69,6 @@ it("gives up with UNAVAILABLE once the lease would be over", async () => {
 
 it("does not retry another refusal", async () => {
   const s = await stub([{ status: 500, body: { code: "INTERNAL", message: "boom" } }, COMPLETED]);
-  await expect(client(s.url).complete("t1", { ok: true }, 30_000)).rejects.toMatchObject({ code: "INTERNAL" });
+  await expect(client(s.url).complete({ task_id: "t1", attempt: 1 }, { ok: true }, 30_000)).rejects.toMatchObject({ code: "INTERNAL" });
   expect(s.calls()).toBe(1);
 });

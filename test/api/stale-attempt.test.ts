@@ -1,0 +1,83 @@
+/**
+ * A worker that leases the same task again (docs/workflows.md § Leases): its first lease ended
+ * while the server was away longer than the lease, the reaper handed the task out again as attempt
+ * 2, and the same worker_id took it. Reports naming attempt 1 are refused (409) and change nothing;
+ * attempt 2's pass. Before, the first attempt's late step and completion were taken for the
+ * second's, and both attempts ran the remaining steps at once (found by killing a server under
+ * load). Both dialects.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminQuery, PG_URL } from "../helpers/db.js";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+const LEASE_MS = 30_000;
+const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+
+const schema = `orbit_stale_${randomBytes(5).toString("hex")}`;
+for (const dialect of ["sqlite", "postgres"] as const) {
+  describe.skipIf(dialect === "postgres" && !PG_URL)(`a stale attempt of the same worker (${dialect})`, () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      if (dialect === "postgres") await adminQuery(`CREATE SCHEMA ${schema}`);
+      t = await startTestServer({
+        ...(dialect === "postgres" ? { database: PG_URL!, databaseSchema: schema } : {}),
+        worker: { leaseMs: LEASE_MS, pollTimeoutMs: 0 },
+      });
+      await t.call("POST", "/v1/workflows", { name: "W", version: "1.0.0" });
+    });
+    afterAll(async () => {
+      await t.stop();
+      if (dialect === "postgres") await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    });
+
+    const poll = async () =>
+      (await t.call("POST", "/v1/worker/poll", { worker_id: "w1", workflows: offer, max_tasks: 1, wait_ms: 0 })).body
+        .tasks as { task_id: string; attempt: number }[];
+
+    it("refuses the first attempt's reports once the same worker holds the second", async () => {
+      await t.call("POST", "/v1/executions", { execution_id: "e-1", workflow: "W", input: {} });
+      const [first] = await poll();
+      expect(first?.attempt).toBe(1);
+      const task = first!.task_id;
+      t.clock.advance(LEASE_MS + 1); // the lease ends; the reaper hands the task back (attempt 2, after 1 s)
+      const second = await t.until(
+        async () => {
+          t.clock.advance(1000);
+          return poll();
+        },
+        (tasks) => tasks.length > 0,
+        "the task leased again",
+      );
+      expect(second.map((x) => [x.task_id, x.attempt])).toEqual([[task, 2]]);
+
+      const step = { step: "b", seq: 1, result: "from attempt 1", compensable: false };
+      const stale = await t.call("POST", `/v1/worker/tasks/${task}/steps`, { worker_id: "w1", attempt: 1, ...step });
+      expect({ status: stale.status, code: stale.body.code }).toEqual({ status: 409, code: "CONFLICT" });
+      expect(stale.body.message).toBe(
+        `worker task ${task} (execution e-1): attempt 1's lease ended and attempt 2 holds the task now; stop working on attempt 1`,
+      );
+      const staleDone = await t.call("POST", "/v1/worker/complete", {
+        worker_id: "w1",
+        tasks: [{ task_id: task, attempt: 1, result: { from: 1 } }],
+      });
+      expect(staleDone.body.tasks[task].code).toBe("CONFLICT");
+      const events = (await t.call("GET", "/v1/executions/e-1/events")).body.events.map(
+        (e: { type: string }) => e.type,
+      );
+      expect(events).not.toContain("StepCompleted");
+      expect((await t.call("GET", "/v1/executions/e-1")).body.status).toBe("RUNNING");
+
+      const fresh = await t.call("POST", `/v1/worker/tasks/${task}/complete`, {
+        worker_id: "w1",
+        attempt: 2,
+        result: { from: 2 },
+      });
+      expect(fresh.status).toBe(200);
+      expect((await t.call("GET", "/v1/executions/e-1")).body).toMatchObject({
+        status: "COMPLETED",
+        result: { from: 2 },
+      });
+    });
+  });
+}
