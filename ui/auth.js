@@ -54,6 +54,17 @@ export function may(action, workflow) {
   return identity.allow.some((g) => g.actions.includes(action) && g.workflows.some((w) => glob(w).test(workflow)));
 }
 
+/**
+ * Why the identity sees no schedule at all, or null when it may see some. The server lists and
+ * reads only the schedules of workflows the caller may `schedule`; without that grant anywhere a
+ * schedule's page would only answer NOT_FOUND, so the pages say this instead and ask nothing.
+ */
+export function schedulesHiddenText() {
+  if (identity === null || identity.allow.some((g) => g.actions.includes("schedule"))) return null;
+  const actions = [...new Set(identity.allow.flatMap((g) => g.actions))].join(", ") || "do nothing";
+  return `Identity ${identity.name ?? ""} may not see schedules: listing them needs the schedule permission on a workflow (it may ${actions}).`;
+}
+
 export function signOut() {
   setToken(null);
   identity = null;

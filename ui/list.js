@@ -6,7 +6,7 @@
  */
 import { actionButtons, say } from "./actions.js";
 import { listWorkflows, searchSchedules } from "./api.js";
-import { currentIdentity, may } from "./auth.js";
+import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
 import { scheduleForm } from "./schedule-form.js";
@@ -375,11 +375,7 @@ export function listView(params) {
     empty.hidden = body.schedules.length > 0;
     // An identity without `schedule` on any workflow is shown none (the server lists those it may
     // schedule): say so, rather than that nothing matches.
-    const me = currentIdentity();
-    const maySchedule = me === null || me.allow.some((/** @type {any} */ g) => g.actions.includes("schedule"));
-    empty.textContent = maySchedule
-      ? "No schedule matches."
-      : `Identity ${me?.name ?? ""} may not see schedules: listing them needs the schedule permission on a workflow (it may ${[...new Set(me?.allow.flatMap((/** @type {any} */ g) => g.actions) ?? [])].join(", ") || "do nothing"}).`;
+    empty.textContent = schedulesHiddenText() ?? "No schedule matches.";
   }
 
   return { el, refresh, title: "Schedules" };
