@@ -71,10 +71,20 @@ export function signOut() {
 }
 
 /**
+ * Where to go after signing in: the page that asked for it (a route of this UI, never the
+ * sign-in page itself), else the schedules list.
+ * @param {string | null | undefined} next
+ */
+function returnHash(next) {
+  return next?.startsWith("/") && !next.startsWith("/signin") ? `#${next}` : "#/";
+}
+
+/**
  * The sign-in page: a token field; the token is checked with /v1/me before it is kept.
  * @param {string} [reason] why the page is shown (the server's 401 message)
+ * @param {string | null} [next] the route that needed the sign-in, shown again after it
  */
-export function signInView(reason) {
+export function signInView(reason, next) {
   const error = h("p", { id: "signin-error", class: "form-error", role: "alert" });
   const input = h("input", {
     id: "signin-token",
@@ -106,7 +116,7 @@ export function signInView(reason) {
     try {
       const me = await whoAmI();
       identity = me;
-      location.hash = "#/";
+      location.hash = returnHash(next);
     } catch (err) {
       setToken(null);
       error.textContent = String(err);

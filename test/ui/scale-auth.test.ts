@@ -395,4 +395,22 @@ describe.skipIf(!haveChromium)("web UI with access control", () => {
     await r.open(`#/executions/${encodeURIComponent(fired.execution_id)}`);
     expect(await r.page.locator(".execution-view a[href='#/schedules/Billing-hourly']").count()).toBe(1);
   });
+
+  it("signs in and goes back to the page that asked for it", async () => {
+    await r.page.evaluate("sessionStorage.clear()");
+    await r.page.goto("about:blank");
+    await r.page.goto(`${r.proxy.url}/#/executions/billing-run`);
+    await r.page.waitForSelector("#signin-token");
+    await r.page.fill("#signin-token", "admin-token");
+    await r.page.click(".signin button[type=submit]");
+    await r.page.locator("h1", { hasText: "billing-run" }).waitFor();
+    expect(await r.page.evaluate("location.hash")).toBe("#/executions/billing-run");
+    // Without a page to go back to (the sign-in page opened by itself), the list.
+    await r.page.click("#sign-out");
+    await r.page.waitForSelector("#signin-token");
+    await r.page.fill("#signin-token", "admin-token");
+    await r.page.click(".signin button[type=submit]");
+    await r.page.locator('tr[data-schedule-id="Billing-hourly"]').waitFor();
+    expect(await r.page.evaluate("location.hash")).toBe("#/");
+  });
 });
