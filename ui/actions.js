@@ -136,14 +136,33 @@ export function retry(id, done) {
  * @param {string} [cls]
  */
 export function actionButton(label, id, action, done, cls = "") {
-  return h("button", {
+  const button = h("button", {
     type: "button",
     class: `button small ${cls}`,
     "aria-label": `${label} ${id}`,
     dataset: { action: label.toLowerCase(), focusKey: `${label}:${id}` },
-    onclick: () => action(id, done),
+    onclick: async () => {
+      await action(id, done);
+      // Pause and Resume replace each other: the redrawn row has the other button, and without
+      // this the keyboard focus fell back to the page.
+      const other = SUCCESSOR[label];
+      if (other !== undefined && !button.isConnected && isFocusLost()) {
+        /** @type {HTMLElement | null} */ (
+          document.querySelector(`[data-focus-key="${CSS.escape(`${other}:${id}`)}"]`)
+        )?.focus();
+      }
+    },
     text: label,
   });
+  return button;
+}
+
+/** @type {Record<string, string>} the button that takes an action's place once it is done */
+const SUCCESSOR = { Pause: "Resume", Resume: "Pause" };
+
+/** Whether focus is nowhere in particular (its element was redrawn away). */
+function isFocusLost() {
+  return document.activeElement === null || document.activeElement === document.body;
 }
 
 /**
