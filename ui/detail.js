@@ -182,7 +182,7 @@ function ledgerSection(rows, statuses) {
     }),
     rows.length === 0
       ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
-      : [ledgerTimeline(rows, Date.now(), statuses), ledgerLegend(rows)],
+      : [ledgerTimeline(rows, Date.now(), statuses), ledgerLegend(rows, statuses)],
     rows.length === 0
       ? null
       : h(

@@ -7,7 +7,19 @@
  */
 import type { ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, startRig, type UiRig } from "./browser.js";
+import { haveChromium, type Json, startRig, type UiRig } from "./browser.js";
+
+/** The overlapping neighbours among an SVG's tick labels, as drawn (runs in the page). */
+const OVERLAPS = `(() => {
+  const boxes = [...document.querySelectorAll(".upcoming-chart .tick-label")]
+    .map((t) => { const b = t.getBoundingClientRect(); return { text: t.textContent, left: b.left, right: b.right }; })
+    .sort((a, b) => a.left - b.left);
+  const out = [];
+  for (let i = 1; i < boxes.length; i++) {
+    if (boxes[i].left < boxes[i - 1].right) out.push(boxes[i - 1].text + " over " + boxes[i].text);
+  }
+  return { count: boxes.length, overlaps: out };
+})()`;
 
 describe.skipIf(!haveChromium)("web UI polish", () => {
   let r: UiRig;
@@ -53,6 +65,53 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     await r.page.keyboard.press("Enter");
     await r.page.locator("dialog").waitFor({ state: "detached" });
     expect((await r.call("GET", "/v1/schedules/focus-demo")).status).toBe(200);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("draws the upcoming strip's labels apart at 1280 and 390 px, and keys failed runs in the legend", async () => {
+    // Daily at 19:00 UTC: the first fire fails; the next five span five days (the 7-day window).
+    await r.ok("POST", "/v1/schedules", { schedule_id: "daily", workflow: "Reports", cron: "0 19 * * *" });
+    await r.setClock("2026-11-15T19:00:00Z");
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/daily"),
+      (s: Json) => s.fired === 1,
+      "the first fire",
+    );
+    const worker = { worker_id: "polish-worker" };
+    const { tasks } = await r.ok("POST", "/v1/worker/poll", {
+      ...worker,
+      workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+      max_tasks: 10,
+      wait_ms: 0,
+    });
+    const task = tasks.find((t: Json) => t.execution_id.includes("daily"));
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
+      ...worker,
+      error: { message: "refused" },
+      retryable: false,
+    });
+    for (const width of [1280, 390]) {
+      await r.page.setViewportSize({ width, height: 900 });
+      await r.open("#/schedules/daily");
+      for (const win of ["fit", "day", "week"]) {
+        await r.page.click(`button[data-window="${win}"]`);
+        await r.page.locator(`button[data-window="${win}"][aria-pressed="true"]`).waitFor();
+        const { count, overlaps } = (await r.page.evaluate(OVERLAPS)) as { count: number; overlaps: string[] };
+        expect(count).toBeGreaterThan(1);
+        expect({ width, win, overlaps }).toEqual({ width, win, overlaps: [] });
+      }
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    // The legend keys the red mark the picture draws for a failed run, with its count.
+    const legend = async (key: string) =>
+      ((await r.page.locator(`.legend li[data-legend="${key}"]`).textContent()) ?? "").replace(/\s+/g, " ").trim();
+    expect(await legend("failed")).toBe("started, failed (1)");
+    expect(await legend("started")).toBe("started (0)");
+    const fill = (selector: string) =>
+      r.page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).fill`);
+    const failedKey = await fill('.legend li[data-legend="failed"] circle');
+    expect(failedKey).toBe(await fill("svg.ledger-chart g.mark.failed circle"));
+    expect(failedKey).not.toBe(await fill('.legend li[data-legend="started"] circle'));
     expect(consoleErrors).toEqual([]);
   });
 });
