@@ -21,6 +21,22 @@ const OVERLAPS = `(() => {
   return { count: boxes.length, overlaps: out };
 })()`;
 
+/** Text in a phone card cut at the card's edge without its whole text in a title (runs in the page). */
+const CUT = `(() => {
+  const out = [];
+  for (const table of document.querySelectorAll("table.responsive")) {
+    const edge = table.closest(".table-wrap").getBoundingClientRect().right;
+    for (const el of table.querySelectorAll("tbody *")) {
+      if (el.children.length > 0 || (el.textContent ?? "") === "") continue;
+      const own = el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === "hidden";
+      if (el.getBoundingClientRect().right <= edge + 1 && !own) continue;
+      const title = el.closest("[title]")?.getAttribute("title") ?? "";
+      if (title === "" || !(el.textContent.includes(title) || title.includes(el.textContent))) out.push(el.textContent);
+    }
+  }
+  return out;
+})()`;
+
 describe.skipIf(!haveChromium)("web UI polish", () => {
   let r: UiRig;
   const consoleErrors: string[] = [];
@@ -112,6 +128,19 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     const failedKey = await fill('.legend li[data-legend="failed"] circle');
     expect(failedKey).toBe(await fill("svg.ledger-chart g.mark.failed circle"));
     expect(failedKey).not.toBe(await fill('.legend li[data-legend="started"] circle'));
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("wraps a long id in a phone card rather than cutting it", async () => {
+    const id = "nightly_reconciliation_of_every_subsidiary_ledger_in_europe_and_the_americas";
+    await r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Reports", interval: "1h" });
+    await r.ok("POST", `/v1/schedules/${id}/trigger`, {});
+    await r.page.setViewportSize({ width: 390, height: 844 });
+    for (const hash of [`#/?q=${id}`, "#/executions"]) {
+      await r.open(hash);
+      expect({ hash, cut: await r.page.evaluate(CUT) }).toEqual({ hash, cut: [] });
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
     expect(consoleErrors).toEqual([]);
   });
 });
