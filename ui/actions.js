@@ -20,9 +20,44 @@ import { ask, byId, h } from "./dom.js";
  * Shows a message in the page's status line (role=status, read by screen readers).
  * @param {string} text
  * @param {"ok" | "warn" | "error"} [tone]
+ * @param {{about: string, state: string}} [of] the thing the message tells the state of, for `retract`
  */
-export function say(text, tone = "ok") {
-  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text }));
+export function say(text, tone = "ok", of = undefined) {
+  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text, dataset: of }));
+}
+
+/** Empties the status line: a new action is under way, and the last one's result no longer holds. */
+export function unsay() {
+  byId("status").replaceChildren();
+}
+
+/**
+ * Removes a message about `about` that told another state than `state`: "cancel requested …:
+ * RUNNING" stayed on an execution's page after it was CANCELLED.
+ * @param {string} about
+ * @param {string} state
+ */
+export function retract(about, state) {
+  for (const p of byId("status").querySelectorAll("p[data-about]")) {
+    if (
+      /** @type {HTMLElement} */ (p).dataset.about === about &&
+      /** @type {HTMLElement} */ (p).dataset.state !== state
+    )
+      p.remove();
+  }
+}
+
+/**
+ * A view's own reload (a filter changed, another page): a refusal is said in the status line, as
+ * the auto-refresh says it, instead of escaping as an unhandled rejection (a console error).
+ * @param {() => Promise<void>} refresh
+ */
+export async function reload(refresh) {
+  try {
+    await refresh();
+  } catch (err) {
+    say(`could not refresh: ${errorText(err)}`, "error");
+  }
 }
 
 /**
@@ -114,7 +149,7 @@ export function cancel(id, done) {
     if (reason === null) return;
     await run(async () => {
       const e = await cancelExecution(id, reason);
-      say(`cancel requested for ${id}: ${e.status}`);
+      say(`cancel requested for ${id}: ${e.status}`, "ok", { about: `execution:${id}`, state: e.status });
     }, done);
   })();
 }
@@ -123,7 +158,8 @@ export function cancel(id, done) {
 export function retry(id, done) {
   return run(async () => {
     const e = await retryExecution(id);
-    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`);
+    const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
+    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
   }, done);
 }
 

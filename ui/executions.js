@@ -4,7 +4,7 @@
  * and one execution's page: status, input, result or error, runs, the event history as a
  * timeline, cancel and retry, links to its schedule and workflow.
  */
-import { actionButton, cancel, errorText, retry } from "./actions.js";
+import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { fill, h } from "./dom.js";
@@ -64,16 +64,16 @@ export function executionsView(params) {
     if (before.value) q.set("before", before.value);
     history.replaceState(null, "", `#/executions${q.size ? `?${q}` : ""}`);
     cursor = null;
-    void refresh();
+    void reload(refresh);
   });
   status.addEventListener("change", () => form.requestSubmit());
   more.addEventListener("click", () => {
     cursor = shown?.next_cursor ?? null;
-    void refresh();
+    void reload(refresh);
   });
   first.addEventListener("click", () => {
     cursor = null;
-    void refresh();
+    void reload(refresh);
   });
   const table = h(
     "table",
@@ -227,6 +227,8 @@ export function executionView(id) {
       }
       throw err;
     }
+    // A "cancel requested …: RUNNING" said earlier no longer holds once it is CANCELLED.
+    retract(`execution:${id}`, e.status);
     if (last !== null && last.e.status === e.status && last.events === events) return;
     last = { e, events };
     heading.replaceChildren(`${id} `, statusBadge(e.status));

@@ -143,4 +143,107 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     await r.page.setViewportSize({ width: 1280, height: 900 });
     expect(consoleErrors).toEqual([]);
   });
+
+  it("checks the notify field in the form by the server's rule, and clears a status line that no longer holds", async () => {
+    const writes: string[] = [];
+    r.page.on("request", (q) => {
+      if (q.method() !== "GET") writes.push(`${q.method()} ${q.url()}`);
+    });
+    await r.open("#/");
+    await r.page.click("#create > summary");
+    const fillForm = async (id: string, notify: string) => {
+      await r.page.fill("#f-id", id);
+      await r.page.fill("#f-workflow", "Reports");
+      await r.page.fill("#f-timing", "0 * * * *");
+      if (!(await r.page.locator("#f-notify").isVisible()))
+        await r.page.click("#create-form details.more-settings summary");
+      await r.page.fill("#f-notify", notify);
+    };
+    const refused = [
+      "ftp://hooks.example.test/orbit",
+      "http://169.254.169.254/latest",
+      "http://[fe80::1]/hook",
+      '{"url": "https://hooks.example.test/orbit", "events": ["failure", "sometimes"]}',
+      '{"url": "https://hooks.example.test/orbit", "secret": "x"}',
+      JSON.stringify(Array.from({ length: 6 }, (_, i) => `https://hooks.example.test/${i}`)),
+      "[42]",
+    ];
+    for (const notify of refused) {
+      const server = await r.call("POST", "/v1/schedules", {
+        schedule_id: "hooked",
+        workflow: "Reports",
+        cron: "0 * * * *",
+        notify: notify.startsWith("{") || notify.startsWith("[") ? JSON.parse(notify) : notify,
+      });
+      expect(server.status).toBe(400);
+      await fillForm("hooked", notify);
+      await r.page.click("#create-form button[type=submit]");
+      // The server's own words, said before anything is sent.
+      await r.page.locator("#f-form-error").filter({ hasText: "INVALID_ARGUMENT" }).waitFor();
+      expect(await r.page.locator("#f-form-error").innerText()).toBe(`${server.body.code}: ${server.body.message}`);
+    }
+    expect(writes).toEqual([]);
+
+    // A success, then a refusal: "created …" does not stay beside the refusal.
+    await fillForm("hooked", '{"url": "https://hooks.example.test/orbit", "events": ["failure"]}');
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#status").filter({ hasText: "created hooked" }).waitFor();
+    await fillForm("hooked-2", "ftp://nope.example.test");
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#f-form-error").filter({ hasText: "INVALID_ARGUMENT" }).waitFor();
+    expect(await r.page.locator("#status").innerText()).toBe("");
+    expect(writes).toHaveLength(1);
+
+    // A search longer than the server takes is not sent: the field stops at its limit.
+    await r.page.fill("#search", "x".repeat(250));
+    await r.page.locator("#list-summary", { hasText: "0 schedules match" }).waitFor();
+    expect((await r.page.inputValue("#search")).length).toBe(200);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("clears 'cancel requested' once the execution is cancelled", async () => {
+    await r.ok("POST", "/v1/executions", { execution_id: "polish-cancel", workflow: "Reports", version: "1.0.0" });
+    const worker = { worker_id: "polish-worker" };
+    const { tasks } = await r.ok("POST", "/v1/worker/poll", {
+      ...worker,
+      workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+      max_tasks: 10,
+      wait_ms: 0,
+    });
+    const task = tasks.find((t: Json) => t.execution_id === "polish-cancel");
+    await r.open("#/executions/polish-cancel");
+    await r.page.click('button[data-action="cancel"]');
+    await r.page.click("dialog button[value=ok]");
+    const status = r.page.locator("#status");
+    await status.filter({ hasText: "cancel requested for polish-cancel: RUNNING" }).waitFor();
+    expect((await r.ok("POST", `/v1/worker/tasks/${task.task_id}/cancelled`, worker)).status).toBe("CANCELLED");
+    // The next refresh (a tab shown again refreshes at once) shows it cancelled, and no longer
+    // says that a cancel was requested of a running execution.
+    await r.page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
+    await r.page.locator("h1 .badge.status-cancelled").waitFor();
+    expect(await status.innerText()).toBe("");
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("says a refusal met while changing a filter in the status line, not as an uncaught error", async () => {
+    const pageErrors: string[] = [];
+    const onError = (err: Error) => pageErrors.push(err.message);
+    r.page.on("pageerror", onError);
+    // A linked search longer than the server takes (the field only stops typing at 200).
+    await r.open(`#/?q=${"y".repeat(250)}`);
+    const status = r.page.locator("#status");
+    await status.filter({ hasText: "could not refresh: INVALID_ARGUMENT" }).waitFor();
+    // No auto-refresh meanwhile: what the status line says next comes from the filter's change.
+    await r.page.uncheck("#auto-refresh");
+    await r.page.evaluate("document.getElementById('status').replaceChildren()");
+    await r.page.selectOption("#filter-state", "paused");
+    await status.filter({ hasText: "could not refresh: INVALID_ARGUMENT" }).waitFor();
+    r.page.off("pageerror", onError);
+    expect(pageErrors).toEqual([]);
+    // Only Chromium's own line for each 400 (docs/ui.md § Fit and finish).
+    expect(consoleErrors.length).toBeGreaterThan(0);
+    expect(
+      consoleErrors.filter((e) => !e.startsWith("Failed to load resource: the server responded with a status of 400")),
+    ).toEqual([]);
+  });
 });
