@@ -38,13 +38,10 @@ export function unsay() {
  * @param {string} state
  */
 export function retract(about, state) {
-  for (const p of byId("status").querySelectorAll("p[data-about]")) {
-    if (
-      /** @type {HTMLElement} */ (p).dataset.about === about &&
-      /** @type {HTMLElement} */ (p).dataset.state !== state
-    )
-      p.remove();
-  }
+  const said = /** @type {NodeListOf<HTMLElement>} */ (
+    byId("status").querySelectorAll(`p[data-about="${CSS.escape(about)}"]`)
+  );
+  for (const p of said) if (p.dataset.state !== state) p.remove();
 }
 
 /**
