@@ -20,9 +20,41 @@ import { ask, byId, h } from "./dom.js";
  * Shows a message in the page's status line (role=status, read by screen readers).
  * @param {string} text
  * @param {"ok" | "warn" | "error"} [tone]
+ * @param {{about: string, state: string}} [of] the thing the message tells the state of, for `retract`
  */
-export function say(text, tone = "ok") {
-  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text }));
+export function say(text, tone = "ok", of = undefined) {
+  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text, dataset: of }));
+}
+
+/** Empties the status line: a new action is under way, and the last one's result no longer holds. */
+export function unsay() {
+  byId("status").replaceChildren();
+}
+
+/**
+ * Removes a message about `about` that told another state than `state`: "cancel requested …:
+ * RUNNING" stayed on an execution's page after it was CANCELLED.
+ * @param {string} about
+ * @param {string} state
+ */
+export function retract(about, state) {
+  const said = /** @type {NodeListOf<HTMLElement>} */ (
+    byId("status").querySelectorAll(`p[data-about="${CSS.escape(about)}"]`)
+  );
+  for (const p of said) if (p.dataset.state !== state) p.remove();
+}
+
+/**
+ * A view's own reload (a filter changed, another page): a refusal is said in the status line, as
+ * the auto-refresh says it, instead of escaping as an unhandled rejection (a console error).
+ * @param {() => Promise<void>} refresh
+ */
+export async function reload(refresh) {
+  try {
+    await refresh();
+  } catch (err) {
+    say(`could not refresh: ${errorText(err)}`, "error");
+  }
 }
 
 /**
@@ -114,7 +146,7 @@ export function cancel(id, done) {
     if (reason === null) return;
     await run(async () => {
       const e = await cancelExecution(id, reason);
-      say(`cancel requested for ${id}: ${e.status}`);
+      say(`cancel requested for ${id}: ${e.status}`, "ok", { about: `execution:${id}`, state: e.status });
     }, done);
   })();
 }
@@ -123,7 +155,8 @@ export function cancel(id, done) {
 export function retry(id, done) {
   return run(async () => {
     const e = await retryExecution(id);
-    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`);
+    const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
+    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
   }, done);
 }
 
@@ -136,14 +169,33 @@ export function retry(id, done) {
  * @param {string} [cls]
  */
 export function actionButton(label, id, action, done, cls = "") {
-  return h("button", {
+  const button = h("button", {
     type: "button",
     class: `button small ${cls}`,
     "aria-label": `${label} ${id}`,
     dataset: { action: label.toLowerCase(), focusKey: `${label}:${id}` },
-    onclick: () => action(id, done),
+    onclick: async () => {
+      await action(id, done);
+      // Pause and Resume replace each other: the redrawn row has the other button, and without
+      // this the keyboard focus fell back to the page.
+      const other = SUCCESSOR[label];
+      if (other !== undefined && !button.isConnected && isFocusLost()) {
+        /** @type {HTMLElement | null} */ (
+          document.querySelector(`[data-focus-key="${CSS.escape(`${other}:${id}`)}"]`)
+        )?.focus();
+      }
+    },
     text: label,
   });
+  return button;
+}
+
+/** @type {Record<string, string>} the button that takes an action's place once it is done */
+const SUCCESSOR = { Pause: "Resume", Resume: "Pause" };
+
+/** Whether focus is nowhere in particular (its element was redrawn away). */
+function isFocusLost() {
+  return document.activeElement === null || document.activeElement === document.body;
 }
 
 /**

@@ -36,7 +36,7 @@ function viewFor(hash) {
     const r = re.exec(path);
     return r ? decodeURIComponent(r[1] ?? "") : null;
   };
-  if (path === "/signin") return signInView(signInReason);
+  if (path === "/signin") return signInView(signInReason, params.get("next"));
   const schedule = m(/^\/schedules\/(.+)$/);
   if (schedule !== null) return detailView(schedule);
   const execution = m(/^\/executions\/(.+)$/);
@@ -100,6 +100,14 @@ function renderIdentity() {
   );
 }
 
+/** The sign-in page, told to come back to the page shown now (`#/signin?next=/executions/x`). */
+function signInHash() {
+  const here = location.hash.replace(/^#/, "");
+  // Both the 401 hook and the router send here: the second keeps what the first wrote.
+  if (here.startsWith("/signin")) return location.hash;
+  return here === "" || here === "/" ? "#/signin" : `#/signin?${new URLSearchParams({ next: here })}`;
+}
+
 async function route() {
   const main = byId("main");
   delete document.body.dataset.loaded;
@@ -108,7 +116,7 @@ async function route() {
     const me = await loadIdentity();
     if (me === null) {
       signInReason = signInReason || "This server requires a bearer token.";
-      location.replace("#/signin");
+      location.replace(signInHash());
       return;
     }
   }
@@ -131,7 +139,7 @@ hooks.unauthenticated = (err) => {
   signInReason = err.message;
   if (!location.hash.startsWith("#/signin")) {
     signOut();
-    location.hash = "#/signin";
+    location.hash = signInHash();
   }
 };
 

@@ -54,16 +54,37 @@ export function may(action, workflow) {
   return identity.allow.some((g) => g.actions.includes(action) && g.workflows.some((w) => glob(w).test(workflow)));
 }
 
+/**
+ * Why the identity sees no schedule at all, or null when it may see some. The server lists and
+ * reads only the schedules of workflows the caller may `schedule`; without that grant anywhere a
+ * schedule's page would only answer NOT_FOUND, so the pages say this instead and ask nothing.
+ */
+export function schedulesHiddenText() {
+  if (identity === null || identity.allow.some((g) => g.actions.includes("schedule"))) return null;
+  const actions = [...new Set(identity.allow.flatMap((g) => g.actions))].join(", ") || "do nothing";
+  return `Identity ${identity.name ?? ""} may not see schedules: listing them needs the schedule permission on a workflow (it may ${actions}).`;
+}
+
 export function signOut() {
   setToken(null);
   identity = null;
 }
 
 /**
+ * Where to go after signing in: the page that asked for it (a route of this UI, never the
+ * sign-in page itself), else the schedules list.
+ * @param {string | null | undefined} next
+ */
+function returnHash(next) {
+  return next?.startsWith("/") && !next.startsWith("/signin") ? `#${next}` : "#/";
+}
+
+/**
  * The sign-in page: a token field; the token is checked with /v1/me before it is kept.
  * @param {string} [reason] why the page is shown (the server's 401 message)
+ * @param {string | null} [next] the route that needed the sign-in, shown again after it
  */
-export function signInView(reason) {
+export function signInView(reason, next) {
   const error = h("p", { id: "signin-error", class: "form-error", role: "alert" });
   const input = h("input", {
     id: "signin-token",
@@ -95,7 +116,7 @@ export function signInView(reason) {
     try {
       const me = await whoAmI();
       identity = me;
-      location.hash = "#/";
+      location.hash = returnHash(next);
     } catch (err) {
       setToken(null);
       error.textContent = String(err);

@@ -44,22 +44,41 @@ function scale(lo, hi, left, right) {
   return (t) => left + ((t - lo) / span) * (right - left);
 }
 
-/** Axis ticks at round UTC instants, at most about `max` of them. */
-function ticks(lo, hi, max = 8) {
+/**
+ * About how wide a label is drawn, in the chart's units: the digits of system-ui and DejaVu Sans
+ * are at most 0.65 em wide. The charts scale with their viewBox, so this holds at any width.
+ */
+const labelWidth = (text, fontSize) => text.length * fontSize * 0.65;
+const LABEL_GAP = 12;
+
+/**
+ * Axis ticks at round UTC instants: the smallest step that gives at most `max` ticks whose labels
+ * fit side by side (the 7-day strip printed its day labels over each other).
+ */
+function ticks(lo, hi, x, fontSize, max = 8) {
   const span = hi - lo;
-  const step = STEPS.find((st) => span / st <= max) ?? STEPS[STEPS.length - 1];
+  const fits = (st) =>
+    span / st <= max && x(lo + st) - x(lo) >= labelWidth(tickLabel(0, span, st), fontSize) + LABEL_GAP;
+  const step = STEPS.find(fits) ?? STEPS[STEPS.length - 1];
   const out = [];
   for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) out.push(t);
-  return out;
+  return { step, times: out };
 }
 
-function axis(lo, hi, x, y, top) {
+function axis(lo, hi, x, y, top, fontSize) {
   const g = s("g", { class: "axis", "aria-hidden": "true" });
   g.append(s("line", { x1: x(lo), x2: x(hi), y1: y, y2: y, class: "axis-line" }));
-  for (const t of ticks(lo, hi)) {
+  const { step, times } = ticks(lo, hi, x, fontSize);
+  for (const t of times) {
     g.append(
       s("line", { x1: x(t), x2: x(t), y1: top, y2: y + 4, class: "grid-line" }),
-      s("text", { x: x(t), y: y + 18, class: "tick-label", "text-anchor": "middle", text: tickLabel(t, hi - lo) }),
+      s("text", {
+        x: x(t),
+        y: y + 18,
+        class: "tick-label",
+        "text-anchor": "middle",
+        text: tickLabel(t, hi - lo, step),
+      }),
     );
   }
   return g;
@@ -130,7 +149,7 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
     s("title", { id: "upcoming-title", text: "Upcoming fires" }),
     s("desc", { id: "upcoming-desc", text: desc }),
     s("rect", { x: left, y: y - 14, width: right - left, height: 28, rx: 6, class: "strip-band" }),
-    axis(lo, hi, x, y + 14, y - 14),
+    axis(lo, hi, x, y + 14, y - 14, 12),
     nowMarker(now, lo, hi, x, 6, height - 20),
   );
   points.forEach((p, i) => {
@@ -216,7 +235,7 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
   lo -= pad;
   hi += pad;
   const x = scale(lo, hi, left, right);
-  const counts = summarize(rows);
+  const counts = summarize(rows, statuses);
   const svg = s(
     "svg",
     {
@@ -227,7 +246,7 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     },
     s("title", { id: "ledger-title", text: "The ledger over time" }),
     s("desc", { id: "ledger-desc", text: summaryText(counts) }),
-    axis(lo, hi, x, axisY, 10),
+    axis(lo, hi, x, axisY, 10, 11),
   );
   LANES.forEach((name, i) => {
     svg.append(
@@ -268,13 +287,27 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
   return svg;
 }
 
-/** Counts per legend entry. */
-export function summarize(rows) {
-  const c = { started: 0, overlap: 0, concurrency: 0, buffer_full: 0, missed: 0, buffered: 0, dead_letter: 0 };
+/**
+ * Counts per legend entry; a started occurrence whose execution failed counts as failed (it is
+ * drawn red), not as started.
+ */
+export function summarize(rows, statuses = new Map()) {
+  const c = {
+    started: 0,
+    failed: 0,
+    overlap: 0,
+    concurrency: 0,
+    buffer_full: 0,
+    missed: 0,
+    buffered: 0,
+    dead_letter: 0,
+  };
   for (const row of rows) {
     if (row.kind === "skipped") {
       const key = row.reason in c ? row.reason : "overlap";
       c[key] += row.reason === "missed" ? (row.count ?? 1) : 1;
+    } else if (row.kind === "started" && row.execution_id && statuses.get(row.execution_id) === "FAILED") {
+      c.failed += 1;
     } else if (row.kind in c) c[row.kind] += 1;
   }
   return c;
@@ -283,6 +316,7 @@ export function summarize(rows) {
 /** @type {[string, string, string | undefined, string][]} */
 const LEGEND = [
   ["started", "started", undefined, "started"],
+  ["failed", "started", undefined, "started, failed"],
   ["overlap", "skipped", "overlap", "skipped: overlap"],
   ["concurrency", "skipped", "concurrency", "skipped: concurrency"],
   ["buffer_full", "skipped", "buffer_full", "skipped: buffer full"],
@@ -296,13 +330,14 @@ function summaryText(c) {
 }
 
 /** The legend under the ledger picture, with each category's count. */
-export function ledgerLegend(rows) {
-  const c = summarize(rows);
+export function ledgerLegend(rows, statuses = new Map()) {
+  const c = summarize(rows, statuses);
   return h(
     "ul",
     { class: "legend", "aria-label": "Legend" },
     LEGEND.map(([key, kind, reason, label]) => {
-      const { cls } = kindOf({ kind, reason });
+      // The failed key is the picture's red mark: a started one with the class `failed`.
+      const cls = `${kindOf({ kind, reason }).cls}${key === "failed" ? " failed" : ""}`;
       return h(
         "li",
         { dataset: { legend: key } },

@@ -14,7 +14,7 @@ import {
   listOccurrences,
   listWorkflows,
 } from "./api.js";
-import { may } from "./auth.js";
+import { may, schedulesHiddenText } from "./auth.js";
 import { defaultWindow, ledgerLegend, ledgerTimeline, upcomingStrip, WINDOWS } from "./charts.js";
 import { ask, h } from "./dom.js";
 import {
@@ -182,7 +182,7 @@ function ledgerSection(rows, statuses) {
     }),
     rows.length === 0
       ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
-      : [ledgerTimeline(rows, Date.now(), statuses), ledgerLegend(rows)],
+      : [ledgerTimeline(rows, Date.now(), statuses), ledgerLegend(rows, statuses)],
     rows.length === 0
       ? null
       : h(
@@ -496,6 +496,15 @@ export function detailView(id) {
   }
 
   async function refresh() {
+    const hidden = schedulesHiddenText();
+    if (hidden !== null) {
+      // The server would answer NOT_FOUND, as if the schedule did not exist: say why instead.
+      body.replaceChildren(
+        h("p", { class: "alert", role: "alert", text: hidden }),
+        h("p", {}, h("a", { href: "#/executions", text: "Its executions are on the executions page" })),
+      );
+      return;
+    }
     try {
       const [sch, rows, page] = await Promise.all([
         getSchedule(id),

@@ -129,7 +129,10 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra }) 
     });
     document.body.append(dialog);
     dialog.showModal();
-    (input ?? /** @type {HTMLElement} */ (dialog.querySelector("button[value=ok]"))).focus();
+    // A question that destroys something opens on its safe answer (WAI-ARIA alert dialog
+    // practice): Enter or Space at once must not delete.
+    const button = danger ? "button[value=cancel]" : "button[value=ok]";
+    (input ?? /** @type {HTMLElement} */ (dialog.querySelector(button))).focus();
   });
 }
 

@@ -4,7 +4,7 @@
  * and one execution's page: status, input, result or error, runs, the event history as a
  * timeline, cancel and retry, links to its schedule and workflow.
  */
-import { actionButton, cancel, errorText, retry } from "./actions.js";
+import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { fill, h } from "./dom.js";
@@ -64,16 +64,16 @@ export function executionsView(params) {
     if (before.value) q.set("before", before.value);
     history.replaceState(null, "", `#/executions${q.size ? `?${q}` : ""}`);
     cursor = null;
-    void refresh();
+    void reload(refresh);
   });
   status.addEventListener("change", () => form.requestSubmit());
   more.addEventListener("click", () => {
     cursor = shown?.next_cursor ?? null;
-    void refresh();
+    void reload(refresh);
   });
   first.addEventListener("click", () => {
     cursor = null;
-    void refresh();
+    void reload(refresh);
   });
   const table = h(
     "table",
@@ -119,7 +119,7 @@ export function executionsView(params) {
           { dataset: { executionId: e.execution_id, status: e.status } },
           h("th", { scope: "row", "data-label": "Execution" }, executionLink(e.execution_id)),
           h("td", { "data-label": "Workflow" }, workflowLink(e.workflow, `${e.workflow}@${e.version}`)),
-          h("td", { "data-label": "Schedule" }, e.schedule_id ? scheduleLink(e.schedule_id) : "-"),
+          h("td", { "data-label": "Schedule" }, scheduleFact(e, false)),
           h("td", { "data-label": "Status" }, statusBadge(e.status)),
           h("td", { "data-label": "Created" }, timeEl(e.created_at)),
           h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
@@ -185,6 +185,23 @@ function timeline(events) {
   );
 }
 
+/**
+ * The execution's schedule: a link, or its id alone with why there is no link when the identity
+ * may not read it (the server reads schedules to those that may `schedule` their workflow, and
+ * answers NOT_FOUND to the others).
+ * @param {any} e
+ * @param {boolean} [explain] say why under the id (the execution's page), or only on hover (lists)
+ */
+function scheduleFact(e, explain = true) {
+  if (!e.schedule_id) return "-";
+  if (may("schedule", e.workflow)) return scheduleLink(e.schedule_id);
+  const why = `This identity may not see the schedule: reading it needs the schedule permission on ${e.workflow}.`;
+  return [
+    h("span", { class: "schedule-id", text: e.schedule_id, title: why }),
+    explain ? h("div", { class: "muted small schedule-hidden", text: why }) : null,
+  ];
+}
+
 /** @param {string} id */
 export function executionView(id) {
   const heading = h("h1", {}, id);
@@ -210,6 +227,8 @@ export function executionView(id) {
       }
       throw err;
     }
+    // A "cancel requested …: RUNNING" said earlier no longer holds once it is CANCELLED.
+    retract(`execution:${id}`, e.status);
     if (last !== null && last.e.status === e.status && last.events === events) return;
     last = { e, events };
     heading.replaceChildren(`${id} `, statusBadge(e.status));
@@ -222,7 +241,7 @@ export function executionView(id) {
     const facts = [
       ["Status", statusBadge(e.status)],
       ["Workflow", workflowLink(e.workflow, `${e.workflow}@${e.version}`)],
-      ["Schedule", e.schedule_id ? scheduleLink(e.schedule_id) : "-"],
+      ["Schedule", scheduleFact(e)],
       [
         "Trigger",
         e.trigger ? `${e.trigger.type}${e.trigger.occurrence ? ` (occurrence ${e.trigger.occurrence})` : ""}` : "-",

@@ -85,12 +85,15 @@ export function timeEl(iso, fallback = "-") {
 }
 
 /**
- * The short UTC label of an axis tick: `18:50` within a day, `Nov 15` beyond.
+ * The short UTC label of an axis tick: `18:50Z` within a day, `11-15 18:00Z` beyond, and the day
+ * alone (`11-15`) when the ticks are whole days apart.
  * @param {number} ms
  * @param {number} spanMs
+ * @param {number} [stepMs] the distance between ticks
  */
-export function tickLabel(ms, spanMs) {
+export function tickLabel(ms, spanMs, stepMs = 0) {
   const iso = new Date(ms).toISOString();
+  if (stepMs >= 86_400_000 && stepMs % 86_400_000 === 0) return iso.slice(5, 10);
   if (spanMs <= 120_000) return `${iso.slice(11, 19)}Z`;
   if (spanMs <= 2 * 86_400_000) return `${iso.slice(11, 16)}Z`;
   return `${iso.slice(5, 10)} ${iso.slice(11, 16)}Z`;

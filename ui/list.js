@@ -4,9 +4,9 @@
  * (docs/api.md § Listing and searching schedules). Only one page (50 rows) is ever in the page;
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
-import { actionButtons, say } from "./actions.js";
+import { actionButtons, reload, say } from "./actions.js";
 import { listWorkflows, searchSchedules } from "./api.js";
-import { currentIdentity, may } from "./auth.js";
+import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
 import { scheduleForm } from "./schedule-form.js";
@@ -151,6 +151,8 @@ export function listView(params) {
     id: "search",
     type: "search",
     placeholder: "id, workflow or description",
+    // The server's limit (a longer search is refused with a 400).
+    maxlength: 200,
     value: f.q,
     autocomplete: "off",
   });
@@ -271,7 +273,7 @@ export function listView(params) {
     history.replaceState(null, "", `#/${text ? `?${text}` : ""}`);
     stack.length = 0;
     cursor = null;
-    void refresh();
+    void reload(refresh);
   }
   orderBtn.dataset.order = f.order;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -292,12 +294,12 @@ export function listView(params) {
     if (!shown?.next_cursor) return;
     stack.push(cursor);
     cursor = shown.next_cursor;
-    void refresh().then(() => table.scrollIntoView({ block: "start" }));
+    void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
   });
   prev.addEventListener("click", () => {
     if (stack.length === 0) return;
     cursor = stack.pop() ?? null;
-    void refresh();
+    void reload(refresh);
   });
 
   let workflowsLoaded = false;
@@ -375,11 +377,7 @@ export function listView(params) {
     empty.hidden = body.schedules.length > 0;
     // An identity without `schedule` on any workflow is shown none (the server lists those it may
     // schedule): say so, rather than that nothing matches.
-    const me = currentIdentity();
-    const maySchedule = me === null || me.allow.some((/** @type {any} */ g) => g.actions.includes("schedule"));
-    empty.textContent = maySchedule
-      ? "No schedule matches."
-      : `Identity ${me?.name ?? ""} may not see schedules: listing them needs the schedule permission on a workflow (it may ${[...new Set(me?.allow.flatMap((/** @type {any} */ g) => g.actions) ?? [])].join(", ") || "do nothing"}).`;
+    empty.textContent = schedulesHiddenText() ?? "No schedule matches.";
   }
 
   return { el, refresh, title: "Schedules" };

@@ -5,10 +5,11 @@
  * (`GET /v1/preview`), in UTC, in the schedule's zone and in the viewer's.
  */
 
-import { errorText } from "./actions.js";
+import { errorText, unsay } from "./actions.js";
 import { createSchedule, patchSchedule, previewTiming } from "./api.js";
 import { h } from "./dom.js";
 import { viewerZone, zoneText } from "./format.js";
+import { notifyError, parseNotify } from "./notify.js";
 
 const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
 const CATCHUP = ["skip_missed", "run_once", "catch_up"];
@@ -29,17 +30,6 @@ const TEXT_SETTINGS = [
   ],
   ["f-start-timeout", "start_timeout", "Start timeout", "e.g. 5m: created → first taken by a worker"],
 ];
-
-/**
- * What the notify field holds: empty (none), a webhook URL, or JSON (`{"url","events"}` or a list).
- * @param {string} raw
- * @returns {unknown}
- */
-export function parseNotify(raw) {
-  const t = raw.trim();
-  if (t === "") return null;
-  return t.startsWith("{") || t.startsWith("[") ? JSON.parse(t) : t;
-}
 
 /** @param {unknown} notify */
 function notifyText(notify) {
@@ -366,6 +356,8 @@ export function scheduleForm({ sch, workflows = [], saved }) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
+    // "created a" must not stay in the status line beside this attempt's refusal.
+    unsay();
     let input;
     try {
       input = JSON.parse(text("f-input") || "{}");
@@ -395,6 +387,13 @@ export function scheduleForm({ sch, workflows = [], saved }) {
       body.notify = parseNotify(text("f-notify"));
     } catch (err) {
       error.textContent = `INVALID_ARGUMENT: notify is neither a URL nor valid JSON (${/** @type {Error} */ (err).message})`;
+      return;
+    }
+    // The server's rule, checked here as the input's JSON is: a refused webhook is said before
+    // anything is sent.
+    const refused = notifyError(body.notify);
+    if (refused !== null) {
+      error.textContent = refused;
       return;
     }
     try {

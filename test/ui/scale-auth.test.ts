@@ -362,4 +362,55 @@ describe.skipIf(!haveChromium)("web UI with access control", () => {
     await r.open("#/executions/billing-run");
     expect(await r.page.locator('button[data-action="cancel"]').count()).toBe(1);
   });
+
+  it("tells a read-only identity it may not see a schedule, instead of NOT_FOUND, and asks nothing", async () => {
+    const fired = await r.ok("POST", "/v1/schedules/Billing-hourly/trigger", {}, as("admin-token"));
+    const errors: string[] = [];
+    const onConsole = (m: import("playwright-core").ConsoleMessage) => {
+      if (m.type() === "error") errors.push(m.text());
+    };
+    r.page.on("console", onConsole);
+    await r.page.evaluate("sessionStorage.setItem('orbit.token', 'auditor-token')");
+    // The execution's page names its schedule without a link that would answer NOT_FOUND.
+    await r.open(`#/executions/${encodeURIComponent(fired.execution_id)}`);
+    const view = r.page.locator(".execution-view");
+    expect(await view.locator("a[href^='#/schedules/']").count()).toBe(0);
+    expect(await view.locator(".schedule-hidden").innerText()).toBe(
+      "This identity may not see the schedule: reading it needs the schedule permission on Billing.",
+    );
+    expect(await view.locator("dl.settings").innerText()).toContain("Billing-hourly");
+    // The executions list neither links it.
+    await r.open("#/executions?schedule_id=Billing-hourly");
+    expect(await r.page.locator("table.executions a[href^='#/schedules/']").count()).toBe(0);
+    // Opened anyway (a link from elsewhere), the schedule's page says why, as the list does.
+    await r.open("#/schedules/Billing-hourly");
+    expect(await r.page.locator(".detail-view .alert").innerText()).toBe(
+      "Identity auditor may not see schedules: listing them needs the schedule permission on a workflow (it may read).",
+    );
+    // Nothing was refused, so the browser logged nothing.
+    r.page.off("console", onConsole);
+    expect(errors).toEqual([]);
+    // An identity that may schedule Billing still has the link.
+    await r.page.evaluate("sessionStorage.setItem('orbit.token', 'admin-token')");
+    await r.open(`#/executions/${encodeURIComponent(fired.execution_id)}`);
+    expect(await r.page.locator(".execution-view a[href='#/schedules/Billing-hourly']").count()).toBe(1);
+  });
+
+  it("signs in and goes back to the page that asked for it", async () => {
+    await r.page.evaluate("sessionStorage.clear()");
+    await r.page.goto("about:blank");
+    await r.page.goto(`${r.proxy.url}/#/executions/billing-run`);
+    await r.page.waitForSelector("#signin-token");
+    await r.page.fill("#signin-token", "admin-token");
+    await r.page.click(".signin button[type=submit]");
+    await r.page.locator("h1", { hasText: "billing-run" }).waitFor();
+    expect(await r.page.evaluate("location.hash")).toBe("#/executions/billing-run");
+    // Without a page to go back to (the sign-in page opened by itself), the list.
+    await r.page.click("#sign-out");
+    await r.page.waitForSelector("#signin-token");
+    await r.page.fill("#signin-token", "admin-token");
+    await r.page.click(".signin button[type=submit]");
+    await r.page.locator('tr[data-schedule-id="Billing-hourly"]').waitFor();
+    expect(await r.page.evaluate("location.hash")).toBe("#/");
+  });
 });
