@@ -12,6 +12,7 @@ import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
+import { safePatternEngine } from "./safe-pattern.js";
 
 interface AjvModules {
   Ajv: typeof Ajv2020.default;
@@ -56,11 +57,14 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     strictRequired: false,
     useDefaults: true,
     allErrors: true,
+    // Patterns on an engine no input can hold for long, or refused here (safe-pattern.ts).
+    code: { regExp: safePatternEngine },
   });
   addFormats(validator);
   try {
     return validator.compile(schema);
   } catch (error) {
+    if (error instanceof OrbitError) throw new OrbitError(error.code, `input_schema of ${label}: ${error.message}`);
     const reason = error instanceof Error ? error.message : String(error);
     throw new OrbitError(
       "INVALID_ARGUMENT",
