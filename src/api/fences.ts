@@ -13,12 +13,14 @@ const ifMatchText = (header: string | string[]): string => (Array.isArray(header
 export function parseIfMatch(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
   const text = ifMatchText(header);
-  if (text === "*" || text === "") return undefined;
-  const m = /^(?:W\/)?"?(\d{1,15})"?$/.exec(text);
+  if (text === "*") return undefined;
+  // Quoted as the ETag, or bare; never half-quoted, never empty (an unset shell variable would
+  // otherwise switch the check off without a word).
+  const m = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(text);
   if (m === null) {
     throw new OrbitError("INVALID_ARGUMENT", `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`);
   }
-  return Number(m[1]);
+  return Number(m[1] ?? m[2]);
 }
 
 /** The fence of a write request: its If-Match header and `expected_revision` query parameter. */

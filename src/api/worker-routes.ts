@@ -198,16 +198,25 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   route<{ tasks: { task_id: string; result?: unknown; attempt?: number }[] }>(
     "/v1/worker/complete",
     { body: S.CompleteManyBody },
-    async (b, _id, holder) => ({
-      tasks: await tasks.completeMany(
-        holder,
-        b.tasks.map((t) => ({
-          task_id: t.task_id,
-          result: (t.result ?? null) as JsonValue,
-          ...(t.attempt !== undefined ? { attempt: t.attempt } : {}),
-        })),
-      ),
-    }),
+    async (b, _id, holder) => {
+      // One report per task: the second of a repeated id was answered CONFLICT after the first had
+      // completed it, so the worker heard its completion failed.
+      const seen = new Set<string>();
+      for (const t of b.tasks) {
+        if (seen.has(t.task_id)) throw new OrbitError("INVALID_ARGUMENT", `tasks: task ${t.task_id} appears twice`);
+        seen.add(t.task_id);
+      }
+      return {
+        tasks: await tasks.completeMany(
+          holder,
+          b.tasks.map((t) => ({
+            task_id: t.task_id,
+            result: (t.result ?? null) as JsonValue,
+            ...(t.attempt !== undefined ? { attempt: t.attempt } : {}),
+          })),
+        ),
+      };
+    },
   );
   const task = { params: S.TaskIdParams };
   route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id, holder) => {

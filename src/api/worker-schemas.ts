@@ -44,7 +44,8 @@ export const StepBody = Type.Object(
     worker_id: workerId,
     attempt,
     step: Type.String({ minLength: 1, maxLength: 500 }),
-    seq: Type.Integer({ minimum: 1 }),
+    // Stored as an integer: a bound keeps 1e400 (Infinity) and 2^53+1 from being stored as neither.
+    seq: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
     result: Type.Unknown(),
     compensable: Type.Boolean(),
   },

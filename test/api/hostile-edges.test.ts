@@ -1,0 +1,70 @@
+/**
+ * Edges a fuzzer found between the named cases (docs/security.md § Limits), SQLite: an empty or
+ * half-quoted If-Match no longer switches the revision check off, a step's seq past any stored
+ * integer is refused, and a batch complete naming one task twice is refused instead of answering
+ * CONFLICT for a completion that happened.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ORDER_INPUT, startTestServer, type TestServer } from "./helpers.js";
+
+const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ worker: { pollTimeoutMs: 0 } });
+  await t.registerOrders();
+  await t.call("POST", "/v1/workflows", { name: "W", version: "1.0.0" });
+  await t.ok("POST", "/v1/schedules", {
+    schedule_id: "s",
+    workflow: "OrderProcessing",
+    interval: "1h",
+    input: ORDER_INPUT,
+  });
+});
+afterAll(() => t.stop());
+
+const patch = (ifMatch: string) =>
+  fetch(`${t.server.url}/v1/schedules/s`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json", "if-match": ifMatch },
+    body: JSON.stringify({ description: "changed" }),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code?: string; message?: string } }));
+
+it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
+  for (const header of ["", '"1', '1"', 'W/"1']) {
+    const r = await patch(header);
+    expect({ header, status: r.status, code: r.body.code }).toEqual({ header, status: 400, code: "INVALID_ARGUMENT" });
+  }
+  expect((await t.ok("GET", "/v1/schedules/s")).revision).toBe(1);
+  expect((await patch('"1"')).status).toBe(200);
+  expect((await patch("2")).status).toBe(200);
+});
+
+it("refuses a step seq no integer column holds, and a batch complete naming a task twice", async () => {
+  await t.ok("POST", "/v1/executions", { execution_id: "e-1", workflow: "W", input: {} });
+  const polled = await t.ok("POST", "/v1/worker/poll", { worker_id: "w1", workflows: offer, max_tasks: 1, wait_ms: 0 });
+  const task = (polled.tasks as { task_id: string }[])[0]!.task_id;
+  for (const seq of ["1e400", "9007199254740993", "1e308"]) {
+    const r = await t.call(
+      "POST",
+      `/v1/worker/tasks/${task}/steps`,
+      `{"worker_id":"w1","step":"a","seq":${seq},"result":1,"compensable":false}`,
+    );
+    expect({ seq, status: r.status }).toEqual({ seq, status: 400 });
+  }
+  const twice = await t.call("POST", "/v1/worker/complete", {
+    worker_id: "w1",
+    tasks: [
+      { task_id: task, result: { first: 1 } },
+      { task_id: task, result: { second: 2 } },
+    ],
+  });
+  expect({ status: twice.status, message: twice.body.message }).toEqual({
+    status: 400,
+    message: `tasks: task ${task} appears twice`,
+  });
+  const e = await t.ok("GET", "/v1/executions/e-1");
+  expect(e.status).toBe("RUNNING");
+  expect((await t.ok("GET", "/v1/executions/e-1/events")).events.map((x: { type: string }) => x.type)).not.toContain(
+    "StepCompleted",
+  );
+});
