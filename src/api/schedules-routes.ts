@@ -221,11 +221,12 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       summary: "Start the occurrences of a past range (both ends inclusive)",
       tag: "schedules",
       params: S.ScheduleIdParams,
+      query: S.FenceQuery,
       body: S.BackfillBody,
       responses: { 200: { description: "what the backfill did", schema: S.BackfillResult } },
       guard: guardStored,
       handler: async (r) => {
-        const result = await actions.backfill(String(r.params.id), r.body);
+        const result = await actions.backfill(String(r.params.id), r.body, fence(r));
         d.metrics.onBackfill(result.started);
         return { status: 200, body: result };
       },

@@ -9,7 +9,7 @@ import { formatInstant, parseInstant } from "../time/format.js";
 import { FIELD_ALIASES } from "./aliases.js";
 import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
-import type { Fence, Schedules } from "./schedules.js";
+import { checkFence, type Fence, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
@@ -218,7 +218,7 @@ export class ScheduleActions {
    * first, in batches so other work gets a turn; ids that exist are skipped, so a repeated backfill
    * starts nothing twice.
    */
-  async backfill(id: string, body: unknown): Promise<BackfillResult> {
+  async backfill(id: string, body: unknown, fence: Fence = {}): Promise<BackfillResult> {
     const { start_at: startText, end_at: endText } = bodyObject(body, ["start_at", "end_at"]);
     if (typeof startText !== "string" || typeof endText !== "string") {
       throw new OrbitError("INVALID_ARGUMENT", "backfill needs start_at and end_at (RFC 3339)");
@@ -226,7 +226,7 @@ export class ScheduleActions {
     const from = parseInstant(startText, "start_at", "up");
     const to = parseInstant(endText, "end_at");
     if (to < from) throw new OrbitError("INVALID_ARGUMENT", "end_at is before start_at");
-    const row = await this.schedules.row(id);
+    const row = checkFence(await this.schedules.row(id), fence);
     const c = compiledFor(row);
     // Backfill is for the past: an occurrence still to come fires when it is due (or `trigger` now).
     // Starting it here would run it early and make its real fire a no-op.
@@ -257,10 +257,13 @@ export class ScheduleActions {
     };
     let cursor = from - 1;
     let progressed = true;
+    // The fence holds for the backfill's first batch: its own batches move the revision after it.
+    let first = true;
     while (progressed && result.started + result.already_existed < total) {
       progressed = false;
       await this.o.store.transaction(async (tx) => {
-        const current = await tx.getSchedule(id);
+        const current = first ? await this.schedules.fenced(tx, id, fence) : await tx.getSchedule(id);
+        first = false;
         if (current === null) throw this.schedules.notFound(id);
         const s = settingsOf(current);
         let fired = 0;

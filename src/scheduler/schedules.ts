@@ -151,19 +151,7 @@ export class Schedules {
   async fenced(tx: StoreOps, id: string, fence: Fence): Promise<ScheduleRow> {
     const row = await tx.getSchedule(id, { forUpdate: true });
     if (row === null) throw this.notFound(id);
-    if (fence.ifMatch !== undefined && fence.ifMatch !== row.revision) {
-      throw new OrbitError(
-        "PRECONDITION_FAILED",
-        `schedule ${id} is at revision ${row.revision}, not ${fence.ifMatch} (If-Match); read it again`,
-      );
-    }
-    if (fence.expectedRevision !== undefined && fence.expectedRevision !== row.revision) {
-      throw new OrbitError(
-        "CONFLICT",
-        `schedule ${id} is at revision ${row.revision}, not the expected ${fence.expectedRevision}; read it again`,
-      );
-    }
-    return row;
+    return checkFence(row, fence);
   }
 
   /** Checks what only the database knows: the workflow exists and the input validates. */
@@ -506,4 +494,22 @@ export class Schedules {
   compiled(row: ScheduleRow): ReturnType<typeof compiledFor> {
     return compiledFor(row);
   }
+}
+
+/** The write's fence against the row it holds: If-Match (412) and expected_revision (409). */
+export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
+  const id = row.scheduleId;
+  if (fence.ifMatch !== undefined && fence.ifMatch !== row.revision) {
+    throw new OrbitError(
+      "PRECONDITION_FAILED",
+      `schedule ${id} is at revision ${row.revision}, not ${fence.ifMatch} (If-Match); read it again`,
+    );
+  }
+  if (fence.expectedRevision !== undefined && fence.expectedRevision !== row.revision) {
+    throw new OrbitError(
+      "CONFLICT",
+      `schedule ${id} is at revision ${row.revision}, not the expected ${fence.expectedRevision}; read it again`,
+    );
+  }
+  return row;
 }

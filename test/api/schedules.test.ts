@@ -309,6 +309,24 @@ describe("trigger, backfill, occurrences and firing", () => {
     expect((await t.call("POST", "/v1/schedules/orders-every-10s/backfill", { start_at: "x" })).body.message).toBe(
       'the request body needs "end_at"',
     );
+    // A write like the others: If-Match and expected_revision fence it (they were ignored).
+    const revision = (await t.call("GET", "/v1/schedules/orders-every-10s")).body.revision as number;
+    const range = { start_at: "2026-11-15T17:00:00Z", end_at: "2026-11-15T17:00:10Z" };
+    const stale = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", range, {
+      "if-match": `"${revision - 1}"`,
+    });
+    expect({ status: stale.status, code: stale.body.code }).toEqual({ status: 412, code: "PRECONDITION_FAILED" });
+    const expected = await t.call(
+      "POST",
+      `/v1/schedules/orders-every-10s/backfill?expected_revision=${revision + 5}`,
+      range,
+    );
+    expect({ status: expected.status, code: expected.body.code }).toEqual({ status: 409, code: "CONFLICT" });
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.revision).toBe(revision);
+    const fenced = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", range, {
+      "if-match": `"${revision}"`,
+    });
+    expect(fenced.body).toMatchObject({ started: 2 });
   });
 
   it("backfill refuses a range reaching an occurrence still to come, and starts nothing", async () => {
