@@ -11,6 +11,7 @@ import type { NewNotification } from "../store/outcome-store.js";
 import {
   type NewOccurrence,
   NO_OUTCOMES,
+  type ScheduleCounters,
   type ScheduleOutcome,
   type ScheduleOutcomes,
   type ScheduleRow,
@@ -169,9 +170,14 @@ export async function recordOutcomes(tx: StoreOps, executions: readonly Executio
   for (const e of executions) {
     const id = e.scheduleId;
     const row = id === null ? undefined : counters.get(id);
-    // A completion of a schedule that no longer exists records nothing (recordOutcome reads no row).
-    if (row === undefined && id !== null && ids.has(id)) continue;
-    const prev = id === null || row === undefined ? undefined : (folded.get(id) ?? { ...row, lastOutcome: null });
+    // A completion of a schedule that no longer exists records nothing (recordOutcome reads no row),
+    // nor does one of an earlier schedule of the same id (deleted and created again).
+    if (row === undefined ? id !== null && ids.has(id) : e.createdMs < row.createdMs) continue;
+    const { createdMs: _created, ...kept } = row ?? { createdMs: 0 };
+    const prev =
+      id === null || row === undefined
+        ? undefined
+        : (folded.get(id) ?? { ...(kept as ScheduleCounters), lastOutcome: null });
     if (id === null || prev === undefined || e.status !== "COMPLETED" || prev.consecutiveFailures > 0 || slow.has(id)) {
       slow.add(id);
       rest.push(e);
@@ -207,7 +213,10 @@ export async function recordOutcome(tx: StoreOps, execution: Execution, now: num
     );
   }
   const row = await tx.getSchedule(execution.scheduleId, { forUpdate: true });
-  if (row === null) return false;
+  // Gone, or another schedule of the same id (deleted and created again since this execution
+  // started): the new one starts with no outcomes (docs/design.md § Changes); the old runs' ends
+  // neither count its failures nor pause it.
+  if (row === null || execution.createdMs < row.createdMs) return false;
   const prev = row.outcomes ?? NO_OUTCOMES;
   const next = nextOutcomes(prev, execution, now);
   await tx.setScheduleOutcomes(row.scheduleId, next);

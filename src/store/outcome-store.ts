@@ -80,7 +80,7 @@ export interface OutcomeStoreOps {
    * what a batch of completions reads (src/scheduler/outcomes.ts recordOutcomes), without decoding
    * the rows.
    */
-  lockScheduleCounters(scheduleIds: readonly string[]): Promise<Map<string, ScheduleCounters>>;
+  lockScheduleCounters(scheduleIds: readonly string[]): Promise<Map<string, ScheduleCounters & { createdMs: number }>>;
 
   /** Sets the deadlines of just-started executions (only those with a timeout). */
   setExecutionDeadlines(

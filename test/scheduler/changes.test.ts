@@ -101,6 +101,24 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect((await h.executions.get("s:2026-11-15T18:51:10Z")).scheduleId).toBe("s");
   });
 
+  it("a schedule created again under the same id gets no outcome from the deleted one's executions", async () => {
+    // The old run's end wrote its outcome on the new schedule (and could pause it on failure).
+    const h = await makeHarness(db.store);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    const old = await h.scheduler.actions.trigger("s", {});
+    await h.scheduler.schedules.delete("s");
+    h.clock.advance(1000);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    await h.executions.cancel(old.execution_id as string, { reason: "old" });
+    expect((await h.executions.get(old.execution_id as string)).status).toBe("CANCELLED");
+    const fresh = await h.scheduler.schedules.get("s");
+    expect(fresh.last_outcome ?? null).toBeNull();
+    // Its own executions still count.
+    const own = await h.scheduler.actions.trigger("s", {});
+    await h.executions.cancel(own.execution_id as string, { reason: "own" });
+    expect((await h.scheduler.schedules.get("s")).last_outcome).toMatchObject({ execution_id: own.execution_id });
+  });
+
   it("list pages by id and filters by workflow and state", async () => {
     const h = await makeHarness(db.store);
     await h.workflows.register({ name: "Other", version: "1.0.0" });

@@ -72,12 +72,14 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     );
   }
 
-  async lockScheduleCounters(scheduleIds: readonly string[]): Promise<Map<string, ScheduleCounters>> {
-    const counters = new Map<string, ScheduleCounters>();
+  async lockScheduleCounters(
+    scheduleIds: readonly string[],
+  ): Promise<Map<string, ScheduleCounters & { createdMs: number }>> {
+    const counters = new Map<string, ScheduleCounters & { createdMs: number }>();
     if (!scheduleIds.length) return counters;
     const ids = this.sqlDialect.inList("schedule_id", scheduleIds);
     const rows = await this.exec.all(
-      `SELECT schedule_id, last_success_ms, last_failure_ms, consecutive_failures, failures FROM orbit_schedules
+      `SELECT schedule_id, created_ms, last_success_ms, last_failure_ms, consecutive_failures, failures FROM orbit_schedules
        WHERE ${ids.sql} ORDER BY schedule_id${this.sqlDialect.forUpdate}`,
       [ids.param],
     );
@@ -87,6 +89,7 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
         lastFailureMs: r.last_failure_ms == null ? null : Number(r.last_failure_ms),
         consecutiveFailures: Number(r.consecutive_failures ?? 0),
         failures: Number(r.failures ?? 0),
+        createdMs: Number(r.created_ms),
       });
     }
     return counters;
