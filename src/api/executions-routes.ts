@@ -61,6 +61,15 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
         access?.require(r, "start", String((r.body as { workflow?: unknown }).workflow));
       },
       handler: async (r) => {
+        const reserved = reservedOccurrenceId((r.body as { execution_id?: unknown }).execution_id);
+        if (reserved !== null) {
+          // Starting an id that exists is a no-op returning it (docs/api.md), an occurrence's too;
+          // only a new one of that form is refused, since it could pre-empt the occurrence.
+          const existing = await d.executions.get(reserved.id).catch(() => null);
+          if (existing === null || (access !== null && !access.allows(r, "read", existing.workflow)))
+            throw reserved.refusal;
+          return { status: 200, body: executionToJson(existing) };
+        }
         const { execution: e, created } = await d.executions.start(toStartRequest(r.body as StartExecutionBody));
         // An existing id answers only what the caller may read (docs/security.md): otherwise a
         // start would be a way round GET's 404.
@@ -145,10 +154,16 @@ function refuseReservedId(id: unknown): void {
       `execution_id "${id}" is invalid: it must not be "." or ".." (a URL cannot name it)`,
     );
   }
-  if (typeof id === "string" && OCCURRENCE_ID.test(id)) {
-    throw new OrbitError(
+}
+
+/** An id of a schedule's occurrence form, with the refusal of a start that would create it; else null. */
+function reservedOccurrenceId(id: unknown): { id: string; refusal: OrbitError } | null {
+  if (typeof id !== "string" || !OCCURRENCE_ID.test(id)) return null;
+  return {
+    id,
+    refusal: new OrbitError(
       "INVALID_ARGUMENT",
       `execution_id ${JSON.stringify(id)} has the form of a schedule's occurrence (<schedule>:<time> or <schedule>:manual:…); those ids are reserved for schedules, choose another`,
-    );
-  }
+    ),
+  };
 }

@@ -12,6 +12,7 @@ import { isLive, LIVE_WORKER_MS } from "../engine/workers.js";
 import { loadMigrations } from "../store/migrations.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store } from "../store/store.js";
+import { formatInstant } from "../time/format.js";
 import { OVERDUE_AFTER_MS } from "./schedule-search.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -52,7 +53,7 @@ export async function runDoctor(
   checks.push(await migrations(store));
   checks.push(await clockSkew(store, clock));
   checks.push(...(await schedulesAndWorkers(store, clock, visible)));
-  return { server_time: new Date(clock.now()).toISOString(), checks };
+  return { server_time: formatInstant(clock.now()), checks };
 }
 
 async function writable(store: Store, clock: Clock): Promise<DoctorCheck> {

@@ -1,6 +1,6 @@
 /** /v1/schedules over HTTP on a real server: the seed's example, CRUD, fences, actions, errors. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
+import { ORDER_INPUT, SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
 
 const SEED_ORDER = [
   "schedule_id",
@@ -291,6 +291,13 @@ describe("trigger, backfill, occurrences and firing", () => {
     const exec = await t.call("GET", `/v1/executions/${encodeURIComponent(first.body.execution_id)}`);
     expect(exec.body).toMatchObject({ schedule_id: "orders-every-10s", status: "RUNNING" });
     expect(exec.body.trigger.type).toBe("manual");
+    // Starting an id that exists is a no-op returning it, an occurrence's id too (it was refused).
+    const again = await t.call("POST", "/v1/executions", {
+      execution_id: first.body.execution_id,
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+    });
+    expect({ status: again.status, id: again.body.execution_id }).toEqual({ status: 200, id: first.body.execution_id });
   });
 
   it("backfill starts past occurrences once; occurrences page newest first", async () => {

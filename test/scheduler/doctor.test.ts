@@ -28,6 +28,10 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     const c = await byName();
     expect(Object.keys(c)).toEqual(["database", "migrations", "clock", "workflows", "workers", "schedules"]);
     for (const check of Object.values(c)) expect(check).toMatchObject({ status: "ok" });
+    // Like every time of the API: milliseconds only when they are not zero (it said `.000Z`).
+    const { h } = await setup();
+    h.clock.set(Date.UTC(2026, 11, 4, 22, 27, 23));
+    expect((await runDoctor(db.store, h.clock)).server_time).toBe("2026-12-04T22:27:23Z");
     const newest = loadMigrations(dialect.name).at(-1);
     expect(c.migrations?.message).toBe(
       `current: ${newest?.version} applied, newest ${String(newest?.version).padStart(4, "0")}_${newest?.name}`,
