@@ -146,69 +146,85 @@ export class ScheduleActions {
       refuseSecretReferences(input);
     }
     const now = await this.schedules.now();
-    const result = await this.o.store.transaction(async (tx): Promise<TriggerResult> => {
-      // cancel_previous locks the previous execution: take it before the schedule, in the order an
-      // ending execution takes them (its own, then its schedule's outcome), or the two deadlock on
-      // PostgreSQL (docs/storage.md § Locking). The row may move between the two reads; then the
-      // cancel below locks the new last execution itself, as before.
-      const seen = await tx.getSchedule(id);
-      if (seen?.lastExecutionId && settingsOf(seen).overlap === "cancel_previous")
-        await tx.getExecution(seen.lastExecutionId, { forUpdate: true });
-      const row = await this.schedules.fenced(tx, id, fence);
-      const s = settingsOf(row);
-      // An override that could never start is bad input whatever the overlap policy decides: refused
-      // before the decision, so a skip is not counted for it (docs/design.md § Changes).
-      if (input !== undefined) await this.schedules.checkWorkflow(tx, { ...s, input });
-      const blocker = await blockerOf(tx, row, s);
-      const decision = decideTrigger(s.overlap, blocker);
-      if (decision === "not_started") {
-        const message =
-          blocker === "key"
-            ? `not started: another schedule's execution holds concurrency key ${s.concurrency_key}`
-            : `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;
+    // Triggers of schedules sharing a concurrency key under cancel_previous can deadlock on
+    // PostgreSQL (the cancel wakes the others' buffers): run again, as the fire does, rather than
+    // answer 503 for a trigger that will go through (it did for 1 in 10 under a burst).
+    const result = await runAgainIfAborted(() =>
+      this.o.store.transaction(async (tx): Promise<TriggerResult> => {
+        // cancel_previous locks the previous execution: take it before the schedule, in the order an
+        // ending execution takes them (its own, then its schedule's outcome), or the two deadlock on
+        // PostgreSQL (docs/storage.md § Locking). The row may move between the two reads; then the
+        // cancel below locks the new last execution itself, as before.
+        const seen = await tx.getSchedule(id);
+        if (seen?.lastExecutionId && settingsOf(seen).overlap === "cancel_previous")
+          await tx.getExecution(seen.lastExecutionId, { forUpdate: true });
+        const row = await this.schedules.fenced(tx, id, fence);
+        const s = settingsOf(row);
+        // An override that could never start is bad input whatever the overlap policy decides: refused
+        // before the decision, so a skip is not counted for it (docs/design.md § Changes).
+        if (input !== undefined) await this.schedules.checkWorkflow(tx, { ...s, input });
+        const blocker = await blockerOf(tx, row, s);
+        const decision = decideTrigger(s.overlap, blocker);
+        if (decision === "not_started") {
+          const message =
+            blocker === "key"
+              ? `not started: another schedule's execution holds concurrency key ${s.concurrency_key}`
+              : `not started: the previous execution of ${id} is still running (overlap: ${s.overlap})`;
+          await tx.appendOccurrence({
+            scheduleId: id,
+            kind: "skipped",
+            occurrenceMs: null,
+            reason: blocker === "key" ? "concurrency" : "overlap",
+            recordedMs: now,
+          });
+          const updated = await tx.updateSchedule(
+            { ...row, skipped: row.skipped + 1 },
+            { expectedRevision: row.revision },
+          );
+          if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
+          return { started: false, execution_id: null, message, overlap: s.overlap };
+        }
+        let current = row;
+        if (decision === "cancel_and_start" && row.lastExecutionId !== null) {
+          await this.o.executions.cancel(row.lastExecutionId, { reason: cancelPreviousReason(id) }, tx);
+          // The cancel may have woken this schedule's own buffer (a new due time and revision): keep it.
+          current = (await tx.getSchedule(id)) ?? row;
+        }
+        // Triggers in the same millisecond get distinct ids (-2, -3, …): every "started" answer is
+        // one execution. The row lock above serializes triggers of one schedule, so the check holds.
+        // The probe starts after the schedule's last execution when that was one of them: probing
+        // from the base made the n-th trigger of a millisecond look up n ids inside the row lock, and
+        // 50 triggers of one millisecond (a burst, or a test's frozen clock) took 25-57 s on
+        // PostgreSQL at load 15, past the pool's wait (test/faults/races.test.ts).
+        const base = `${id}:manual:${new Date(now).toISOString()}`;
+        let k = sameInstantSuffix(row.lastExecutionId, base);
+        let executionId = k === 1 ? base : `${base}-${k}`;
+        while ((await tx.getExecution(executionId)) !== null) executionId = `${base}-${++k}`;
+        const c = compiledFor(row);
+        const started = await this.o.executions.start(
+          startRequestOf(row, s, c, { type: "manual", executionId, scheduledFor: now, now, input }),
+          tx,
+        );
         await tx.appendOccurrence({
           scheduleId: id,
-          kind: "skipped",
+          kind: "started",
           occurrenceMs: null,
-          reason: blocker === "key" ? "concurrency" : "overlap",
+          executionId,
           recordedMs: now,
         });
         const updated = await tx.updateSchedule(
-          { ...row, skipped: row.skipped + 1 },
-          { expectedRevision: row.revision },
+          {
+            ...current,
+            fired: current.fired + (started.created ? 1 : 0),
+            lastFireMs: now,
+            lastExecutionId: executionId,
+          },
+          { expectedRevision: current.revision },
         );
         if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
-        return { started: false, execution_id: null, message, overlap: s.overlap };
-      }
-      let current = row;
-      if (decision === "cancel_and_start" && row.lastExecutionId !== null) {
-        await this.o.executions.cancel(row.lastExecutionId, { reason: cancelPreviousReason(id) }, tx);
-        // The cancel may have woken this schedule's own buffer (a new due time and revision): keep it.
-        current = (await tx.getSchedule(id)) ?? row;
-      }
-      // Triggers in the same millisecond get distinct ids (-2, -3, …): every "started" answer is
-      // one execution. The row lock above serializes triggers of one schedule, so the check holds.
-      // The probe starts after the schedule's last execution when that was one of them: probing
-      // from the base made the n-th trigger of a millisecond look up n ids inside the row lock, and
-      // 50 triggers of one millisecond (a burst, or a test's frozen clock) took 25-57 s on
-      // PostgreSQL at load 15, past the pool's wait (test/faults/races.test.ts).
-      const base = `${id}:manual:${new Date(now).toISOString()}`;
-      let k = sameInstantSuffix(row.lastExecutionId, base);
-      let executionId = k === 1 ? base : `${base}-${k}`;
-      while ((await tx.getExecution(executionId)) !== null) executionId = `${base}-${++k}`;
-      const c = compiledFor(row);
-      const started = await this.o.executions.start(
-        startRequestOf(row, s, c, { type: "manual", executionId, scheduledFor: now, now, input }),
-        tx,
-      );
-      await tx.appendOccurrence({ scheduleId: id, kind: "started", occurrenceMs: null, executionId, recordedMs: now });
-      const updated = await tx.updateSchedule(
-        { ...current, fired: current.fired + (started.created ? 1 : 0), lastFireMs: now, lastExecutionId: executionId },
-        { expectedRevision: current.revision },
-      );
-      if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
-      return { started: true, execution_id: executionId, overlap: s.overlap };
-    });
+        return { started: true, execution_id: executionId, overlap: s.overlap };
+      }),
+    );
     this.o.onChange?.();
     return result;
   }
@@ -313,4 +329,19 @@ function sameInstantSuffix(last: string | null, base: string): number {
   if (last === null || !last.startsWith(`${base}-`)) return 1;
   const k = Number(last.slice(base.length + 1));
   return Number.isSafeInteger(k) && k >= 2 ? k + 1 : 1;
+}
+
+/**
+ * Runs a transaction again (up to 3 times) when PostgreSQL aborted it to break a deadlock or a
+ * serialization conflict: nothing of it was kept. Only for bodies that change nothing outside
+ * their transaction.
+ */
+async function runAgainIfAborted<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof OrbitError && err.details?.aborted === true)) throw err;
+    }
+  }
 }

@@ -93,6 +93,27 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect(retimed.next_fire_at).toBe("2026-11-15T00:00:10Z");
   });
 
+  it("a trigger whose transaction the database aborted (a deadlock) runs again instead of answering 503", async () => {
+    const h = await makeHarness(db.store);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    const store = db.store as { transaction: typeof db.store.transaction };
+    const transaction = store.transaction;
+    let aborts = 2;
+    store.transaction = ((fn: never) => {
+      if (aborts-- > 0) {
+        return Promise.reject(new OrbitError("UNAVAILABLE", "the database aborted the transaction", { aborted: true }));
+      }
+      return transaction.call(db.store, fn);
+    }) as typeof db.store.transaction;
+    try {
+      expect((await h.scheduler.actions.trigger("s", {})).started).toBe(true);
+    } finally {
+      store.transaction = transaction;
+    }
+    expect(aborts).toBe(-1);
+    expect((await h.scheduler.schedules.get("s")).fired).toBe(1);
+  });
+
   it("a delete keeps the executions the schedule started", async () => {
     const h = await makeHarness(db.store);
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10s" });

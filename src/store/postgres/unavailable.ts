@@ -90,6 +90,8 @@ export function asUnavailable(err: unknown): unknown {
     return new OrbitError(
       "UNAVAILABLE",
       `the database aborted the transaction (${reason}); nothing of it was kept, retry`,
+      // A deadlock or serialization failure: the same transaction, run again, usually goes through.
+      TRANSIENT_SQL_STATES.has(code) ? { aborted: true } : undefined,
     );
   }
   if (code === READ_ONLY_SQL_STATE) {
