@@ -124,11 +124,21 @@ export async function insertAll(
   rows: readonly ScheduleRow[],
   refuse: (i: number, id: string) => OrbitError,
 ): Promise<void> {
+  await continueRevisions(tx, rows);
   const inserted = await tx.insertSchedules(rows);
   if (inserted.length === rows.length) return;
   const done = new Set(inserted);
   const i = rows.findIndex((r) => !done.has(r.scheduleId));
   throw refuse(i, rows[i]?.scheduleId ?? "");
+}
+
+/**
+ * New rows whose id belonged to a deleted schedule continue past its last revision: an If-Match or
+ * expected_revision read from the deleted one cannot pass for the new one (docs/design.md § Changes).
+ */
+async function continueRevisions(tx: StoreOps, rows: readonly ScheduleRow[]): Promise<void> {
+  const deleted = await tx.deletedRevisions(rows.map((r) => r.scheduleId));
+  for (const row of rows) row.revision = (deleted.get(row.scheduleId) ?? 0) + 1;
 }
 
 export class Schedules {
@@ -178,6 +188,7 @@ export class Schedules {
     const row = await this.o.store.transaction(async (tx) => {
       await this.checkWorkflow(tx, v.settings);
       const row = this.newRow(v, text, now);
+      await continueRevisions(tx, [row]);
       if (!(await tx.insertSchedule(row))) {
         throw new OrbitError("ALREADY_EXISTS", `schedule ${row.scheduleId} already exists`);
       }

@@ -265,9 +265,12 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   advanceSchedules(advances: readonly ScheduleAdvance[]): Promise<string[]>;
   /**
    * Deletes the schedule and its ledger (not its executions); with `expectedRevision`, only at that
-   * revision. True when a row was deleted. Call it in a transaction to delete both at once.
+   * revision. True when a row was deleted. Call it in a transaction to delete both at once. Keeps the
+   * deleted revision (deletedRevisions), so one created again under the id continues past it.
    */
   deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean>;
+  /** The last revision of each of these ids whose schedule was deleted (absent: never deleted). */
+  deletedRevisions(scheduleIds: readonly string[]): Promise<Map<string, number>>;
   /**
    * Active schedules due at or before the given instant, by due_ms then schedule_id; without their
    * `outcomes` (a fire does not read them).

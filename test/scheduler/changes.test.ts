@@ -33,6 +33,25 @@ describeEachDialect("scheduler: changes", (dialect) => {
     await refused(h.scheduler.schedules.delete("s", { expectedRevision: 2 }));
     await h.scheduler.schedules.delete("s", { expectedRevision: 3 });
     expect((await refused(h.scheduler.schedules.get("s"))).code).toBe("NOT_FOUND");
+    // Created again, it continues past the deleted one's revision: a fence read from that one
+    // cannot pass for this one (both started at 1, so a stale If-Match: "3" matched again).
+    const again = await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1h" });
+    expect(again.revision).toBe(4);
+    await h.scheduler.actions.pause("s", {});
+    await h.scheduler.actions.resume("s", {});
+    expect((await refused(h.scheduler.schedules.update("s", { jitter: "5s" }, { ifMatch: 3 }))).code).toBe(
+      "PRECONDITION_FAILED",
+    );
+    expect((await h.scheduler.schedules.get("s")).revision).toBe(6);
+    await h.scheduler.schedules.delete("s");
+    const batch = await h.scheduler.schedules.createMany([
+      { body: { schedule_id: "s", workflow: "OrderProcessing", interval: "1h" } },
+      { body: { schedule_id: "t", workflow: "OrderProcessing", interval: "1h" } },
+    ]);
+    expect(batch).toEqual(["s", "t"]);
+    expect([(await h.scheduler.schedules.get("s")).revision, (await h.scheduler.schedules.get("t")).revision]).toEqual([
+      7, 1,
+    ]);
   });
 
   it("a refused create or update changes nothing", async () => {

@@ -201,18 +201,34 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean> {
-    const changed =
+    const deleted =
       expectedRevision === undefined
-        ? await this.exec.run("DELETE FROM orbit_schedules WHERE schedule_id = ?", [scheduleId])
-        : await this.exec.run("DELETE FROM orbit_schedules WHERE schedule_id = ? AND revision = ?", [
+        ? await this.exec.all("DELETE FROM orbit_schedules WHERE schedule_id = ? RETURNING revision", [scheduleId])
+        : await this.exec.all("DELETE FROM orbit_schedules WHERE schedule_id = ? AND revision = ? RETURNING revision", [
             scheduleId,
             expectedRevision,
           ]);
-    if (changed === 0) return false;
+    if (deleted.length === 0) return false;
+    await this.exec.run(
+      `INSERT INTO orbit_schedule_tombstones (schedule_id, revision) VALUES (?, ?)
+       ON CONFLICT (schedule_id) DO UPDATE SET revision = excluded.revision`,
+      [scheduleId, Number(deleted[0]?.revision)],
+    );
     // The ledger goes with its schedule: a schedule created later under the same id starts empty
     // (its last_tick and occurrences must not show the deleted one's decisions). Executions stay.
     await this.exec.run("DELETE FROM orbit_occurrences WHERE schedule_id = ?", [scheduleId]);
     return true;
+  }
+
+  async deletedRevisions(scheduleIds: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (!scheduleIds.length) return out;
+    const ids = this.sqlDialect.inList("schedule_id", scheduleIds);
+    const rows = await this.exec.all(`SELECT schedule_id, revision FROM orbit_schedule_tombstones WHERE ${ids.sql}`, [
+      ids.param,
+    ]);
+    for (const r of rows) out.set(String(r.schedule_id), Number(r.revision));
+    return out;
   }
 
   async listDueSchedules(query: DueScheduleQuery): Promise<DueSchedule[]> {
