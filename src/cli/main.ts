@@ -94,7 +94,7 @@ const COMMAND_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   schedules: ["schedule"],
   workflows: ["workflow"],
   history: ["events", "occurrences"],
-  logs: ["events"],
+  logs: ["events", "occurrences"],
   describe: ["status", "get"],
   show: ["status", "get"],
   info: ["get"],
@@ -150,6 +150,16 @@ function suggestSynonyms(command: Command): void {
         code: "commander.unknownCommand",
       });
     }
+    // A group's command typed without its group: `orbit list` is `orbit schedule list` (or
+    // `orbit workflow list`), `orbit trigger x` is `orbit schedule trigger x`.
+    if (command.parent === null) {
+      const inGroups = groupCommands(command, name);
+      if (inGroups.length > 0) {
+        command.error(`error: unknown command '${name}'\n(Did you mean ${inGroups.join(" or ")}?)`, {
+          code: "commander.unknownCommand",
+        });
+      }
+    }
     unknownCommand();
   };
   const spelling = own.unknownOption.bind(command);
@@ -164,6 +174,17 @@ function suggestSynonyms(command: Command): void {
     missing(option);
   };
   for (const sub of command.commands) suggestSynonyms(sub);
+}
+
+/** `orbit <group> <name>` for each group of `root` with a command `name` (or a synonym of it). */
+function groupCommands(root: Command, name: string): string[] {
+  const names = [name, ...(COMMAND_SYNONYMS[name] ?? [])];
+  const found: string[] = [];
+  for (const group of root.commands) {
+    const sub = names.find((n) => group.commands.some((c) => c.name() === n));
+    if (sub !== undefined) found.push(`orbit ${group.name()} ${sub}`);
+  }
+  return found;
 }
 
 /** Runs `orbit <argv…>` (argv without the node and script paths) and returns the exit code. */

@@ -398,6 +398,24 @@ describe("usage errors and an unreachable server", () => {
     ],
     ["orbit run", ["run", "W"], /unknown command 'run'\n\(Did you mean start\?\)/],
     ["orbit schedule run", ["schedule", "run", "x"], /unknown command 'run'\n\(Did you mean trigger\?\)/],
+    // A group's command without its group: it was `unknown command 'list'` and no more.
+    ["orbit list", ["list"], /unknown command 'list'\n\(Did you mean orbit schedule list or orbit workflow list\?\)/],
+    ["orbit get", ["get", "x"], /unknown command 'get'\n\(Did you mean orbit schedule get\?\)/],
+    ["orbit trigger", ["trigger", "x"], /unknown command 'trigger'\n\(Did you mean orbit schedule trigger\?\)/],
+    [
+      "orbit create",
+      ["create", "x", "--workflow", "W", "--interval", "2s"],
+      /unknown command 'create'\n\(Did you mean orbit schedule create\?\)/,
+    ],
+    ["orbit apply", ["apply", "-f", "f.yaml"], /unknown command 'apply'\n\(Did you mean orbit schedule apply\?\)/],
+    [
+      "orbit preview",
+      ["preview", "--cron", "0 2 * * *"],
+      /unknown command 'preview'\n\(Did you mean orbit schedule preview\?\)/,
+    ],
+    ["orbit rm", ["rm", "x"], /unknown command 'rm'\n\(Did you mean orbit schedule delete\?\)/],
+    ["orbit schedule logs", ["schedule", "logs", "x"], /unknown command 'logs'\n\(Did you mean occurrences\?\)/],
+    ["orbit logs", ["logs", "x"], /unknown command 'logs'\n\(Did you mean events\?\)/],
     [
       "register without a workflow",
       ["workflow", "register"],
