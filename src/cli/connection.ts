@@ -30,7 +30,7 @@ export function addConnectionOptions(program: Command): Command {
 
 /** The connection for `cmd`, from its global options and the environment. */
 export function resolveConnection(cmd: Command, io: CliIO): Connection {
-  const opts = cmd.optsWithGlobals<{ server?: string; token?: string }>();
+  const opts = { server: nearest(cmd, "server"), token: nearest(cmd, "token") };
   const server = opts.server ?? nonEmpty(io.env.ORBIT_SERVER) ?? DEFAULT_SERVER;
   const token = opts.token ?? nonEmpty(io.env.ORBIT_TOKEN) ?? null;
   // A mistyped address is bad usage (exit 2), not an "unexpected error" with a stack.
@@ -44,6 +44,18 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
     usageError(cmd, `${from} holds a line break or another character an HTTP header cannot carry`);
   }
   return { server: server.replace(/\/+$/, ""), token };
+}
+
+/**
+ * The option as given nearest to the command: `orbit --server A schedule list --server B` is B.
+ * (commander's optsWithGlobals() lets the root's win.)
+ */
+function nearest(cmd: Command, name: "server" | "token"): string | undefined {
+  for (let at: Command | null = cmd; at !== null; at = at.parent) {
+    const value = at.getOptionValue(name) as string | undefined;
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }
 
 function accepts(check: () => unknown): boolean {

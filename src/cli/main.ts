@@ -55,6 +55,9 @@ export function buildProgram(io: CliIO): Command {
     .enablePositionalOptions();
   addConnectionOptions(program);
   for (const register of COMMAND_GROUPS) register(program, io);
+  // A group takes them too, between it and its command (`orbit schedule --server URL list`), as
+  // the root and the commands do: it was refused as an unknown option.
+  for (const group of program.commands) if (group.commands.length > 0) addConnectionOptions(group);
   suggestSynonyms(program);
   return program;
 }
