@@ -111,6 +111,13 @@ export function serverUrl(server: unknown, owner: "Worker" | "OrbitClient"): str
       `the ${owner}'s \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
     );
   }
+  // The API's base is not the server's address: every request would go to /v1/v1/… and be
+  // answered "no route" (the CLI drops the /v1 itself; src/cli/connection.ts).
+  if (/^\/v1\/*$/.test(url.pathname)) {
+    throw new TypeError(
+      `the ${owner}'s \`server\` option is the server's address without /v1 (the client adds it): ${server.replace(/\/v1\/*$/, "")} (got ${JSON.stringify(server)})`,
+    );
+  }
   return server.replace(/\/+$/, "");
 }
 

@@ -1,8 +1,9 @@
 /**
  * Where the commands send their requests (docs/cli.md, global options): `--server` between a group
- * and its command.
+ * and its command, and a server address given as the API's base (`…/v1`).
  */
 import { describe, expect, it } from "vitest";
+import { OrbitClient } from "../../src/client/client.js";
 import { FakeServer } from "./fake-server.js";
 
 const answers = new FakeServer((req) => {
@@ -30,5 +31,33 @@ describe("--server", () => {
     const r = await answers.run(["schedule", "--server", "http://group.test", "list", "--server", "http://cmd.test"]);
     expect(r.code).toBe(0);
     expect(answers.requests.at(-1)?.origin).toBe("http://cmd.test");
+  });
+
+  it.each([
+    ["--server", ["ps", "--server", "http://other.test:7300/v1"], {}],
+    ["--server with a slash", ["schedule", "list", "--server", "http://other.test:7300/v1/"], {}],
+    ["ORBIT_SERVER", ["schedule", "list"], { ORBIT_SERVER: "http://other.test:7300/v1" }],
+  ])("drops the API's /v1 from %s (it asked for /v1/v1/…)", async (_name, args, env) => {
+    const r = await answers.run(args, { env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const last = answers.requests.at(-1);
+    expect(last?.origin).toBe("http://other.test:7300");
+    expect(last?.path).toMatch(/^\/v1\/(executions|schedules)\b/);
+  });
+
+  it("still refuses what is not a URL, as it was given", async () => {
+    const r = await answers.run(["ps", "--server", "nope/v1"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--server "nope/v1" is not an http:// or https:// URL');
+  });
+});
+
+describe("OrbitClient's server", () => {
+  it("refuses the API's base, naming the address to give", () => {
+    expect(() => new OrbitClient({ server: "http://127.0.0.1:7233/v1" })).toThrow(
+      /`server` option is the server's address without \/v1 \(the client adds it\): http:\/\/127\.0\.0\.1:7233 /,
+    );
+    expect(new OrbitClient({ server: "http://127.0.0.1:7233/orbit/" }).baseUrl).toBe("http://127.0.0.1:7233/orbit");
   });
 });
