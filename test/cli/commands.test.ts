@@ -380,6 +380,19 @@ describe("usage errors and an unreachable server", () => {
       ["schedule", "create", "x", "--workflow", "W", "--tz", "UTC"],
       /'--tz'\n\(Did you mean --timezone\?\)/,
     ],
+    // The API's names for a setting, as flags: the API suggested catchup for misfire_policy, the CLI nothing.
+    [
+      "--misfire-policy for --catchup",
+      ["schedule", "update", "x", "--misfire-policy", "latest"],
+      /'--misfire-policy'\n\(Did you mean --catchup\?\)/,
+    ],
+    [
+      "--overlap-policy for --overlap",
+      ["schedule", "create", "x", "--workflow", "W", "--interval", "2s", "--overlap-policy", "skip"],
+      /'--overlap-policy'\n\(Did you mean --overlap\?\)/,
+    ],
+    ["--tags for --label", ["schedule", "update", "x", "--tags", "a=b"], /'--tags'\n\(Did you mean --label\?\)/],
+    ["--timeout for --run-timeout", ["schedule", "update", "x", "--timeout", "1m"], /\(Did you mean --run-timeout\?\)/],
     // Other tools' names for a command: the synonym the command (or the group) has.
     ["orbit execution list", ["execution", "list"], /unknown command 'execution'\n\(Did you mean ps\?\)/],
     ["orbit schedule ls", ["schedule", "ls"], /unknown command 'ls'\n\(Did you mean list\?\)/],
