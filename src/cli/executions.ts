@@ -4,7 +4,7 @@ import type { ExecutionJson } from "../client/types.js";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import { addWriteOptions, nonEmpty, oneOf, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
-import { executionTable, statusBlock } from "./execution-format.js";
+import { executionTable, retriedAt, statusBlock } from "./execution-format.js";
 import type { CliIO } from "./io.js";
 
 /** Executions `orbit ps` lists without `--limit` or `--all` (the server's default page). */
@@ -69,8 +69,12 @@ Example:
     .option("--wide", "also print a completed execution's result")
     .option("--json", "print the server's JSON")
     .action(async (id: string, opts: { json?: boolean; wide?: boolean }, cmd: Command) => {
-      const e = await clientFor(cmd, io).getExecution(id);
-      await (opts.json === true ? printJson(io, e) : io.stdout.write(statusBlock(e, io.now(), opts.wide === true)));
+      const client = clientFor(cmd, io);
+      const e = await client.getExecution(id);
+      if (opts.json === true) return printJson(io, e);
+      // The execution's started_at is run 1's: a retried run's elapsed counts from its retry.
+      const runStartedAt = e.run > 1 ? retriedAt(await client.executionEvents(id)) : null;
+      await io.stdout.write(statusBlock(e, io.now(), opts.wide === true, runStartedAt));
     });
 
   addWriteOptions(

@@ -296,6 +296,34 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("counts a retried run's elapsed from its retry, not from run 1's start", async () => {
+    // Run 1 started 11 minutes before, failed, sat FAILED; `orbit retry` started run 2 2 s ago.
+    const retried = {
+      ...manualRun,
+      status: "RUNNING",
+      started_at: "2026-11-15T18:40:00.347Z",
+      ended_at: null,
+      run: 2,
+      attempt: 1,
+    };
+    const events = [
+      { seq: 1, type: "WorkflowFailed", at: "2026-11-15T18:40:01.000Z", data: {} },
+      { seq: 2, type: "WorkflowRetried", at: "2026-11-15T18:50:58.347Z", data: { run: 2 } },
+    ];
+    const server = new FakeServer((req) =>
+      req.path.endsWith("/events") ? { status: 200, body: { events } } : { status: 200, body: retried },
+    );
+    const r = await server.run(["status", manualRun.execution_id]);
+    expect(r.stdout).toContain("  elapsed: 2.0s\n  run: 2   attempt: 1\n");
+    // Continued as new (no retry): the execution has run since started_at.
+    events.pop();
+    expect((await server.run(["status", manualRun.execution_id])).stdout).toContain("  elapsed: 11m00s\n");
+    // Run 1 asks for no events.
+    const first = new FakeServer(() => ({ status: 200, body: manualRun }));
+    await first.run(["status", manualRun.execution_id]);
+    expect(first.requests).toHaveLength(1);
+  });
+
   it("prints an execution and a cancel", async () => {
     const server = new FakeServer((req) =>
       req.method === "POST"
