@@ -86,16 +86,25 @@ Example:
     false,
   ).action(async (id: string, opts: { reason?: string; json?: boolean } & WriteFlags, cmd: Command) => {
     const body = opts.reason === undefined ? {} : { reason: opts.reason };
-    const e = await clientFor(cmd, io).cancelExecution(id, body, writeOptionsOf(opts));
+    const client = clientFor(cmd, io);
+    // The server answers a cancel already requested as it answers the first (the execution, with
+    // the first reason): only the execution before tells them apart. An identity that may cancel
+    // but not read gets the answer without it.
+    const before = opts.json === true ? null : await client.getExecution(id).catch(() => null);
+    const e = await client.cancelExecution(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
-    const text = cancelText(id, e, opts.reason);
+    const text = cancelText(id, e, opts.reason, before);
     await io.stdout.write(`${text}\n`);
   });
 }
 
-/** What `orbit cancel` says of the execution the server answered with. */
-function cancelText(id: string, e: ExecutionJson, reason: string | undefined): string {
+/** What `orbit cancel` says of the execution the server answered with (`before`: as it was, if read). */
+function cancelText(id: string, e: ExecutionJson, reason: string | undefined, before: ExecutionJson | null): string {
   if (e.status === "RUNNING" || e.status === "COMPENSATING") {
+    // Asked before: the server kept the first reason and this request changed nothing.
+    if (before?.cancel_reason !== undefined && (before.status === "RUNNING" || before.status === "COMPENSATING")) {
+      return `cancel already requested for ${id} (cancel reason: ${before.cancel_reason}; ${e.status}: its worker runs the compensations)`;
+    }
     return `cancel requested for ${id} (${e.status}: its worker runs the compensations)`;
   }
   if (e.status !== "CANCELLED") return `not cancelled: ${id} already ended ${e.status}`;

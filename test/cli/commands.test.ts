@@ -324,6 +324,36 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(first.requests).toHaveLength(1);
   });
 
+  it("says a cancel already requested of a running execution was already requested, with the first reason", async () => {
+    const running = { ...manualRun, status: "RUNNING", ended_at: null };
+    let requested: string | undefined;
+    const server = new FakeServer((req) => {
+      if (req.method === "POST") requested ??= (req.body as { reason?: string }).reason ?? "cancelled";
+      return { status: 200, body: requested === undefined ? running : { ...running, cancel_reason: requested } };
+    });
+    const first = await server.run(["cancel", manualRun.execution_id, "--reason", "operator"]);
+    expect(first.stdout).toBe(
+      `cancel requested for ${manualRun.execution_id} (RUNNING: its worker runs the compensations)\n`,
+    );
+    // It printed `cancel requested for …` again, and the second reason was silently dropped.
+    const again = await server.run(["cancel", manualRun.execution_id, "--reason", "duplicate"]);
+    expect(again.stdout).toBe(
+      `cancel already requested for ${manualRun.execution_id} (cancel reason: operator; RUNNING: its worker runs the compensations)\n`,
+    );
+    expect(again.code).toBe(0);
+    // An identity that may cancel but not read: the answer alone.
+    const noRead = new FakeServer((req) =>
+      req.method === "GET"
+        ? { status: 403, body: { code: "FORBIDDEN", message: "no" } }
+        : { status: 200, body: { ...running, cancel_reason: "operator" } },
+    );
+    const blind = await noRead.run(["cancel", manualRun.execution_id]);
+    expect(blind).toMatchObject({
+      code: 0,
+      stdout: `cancel requested for ${manualRun.execution_id} (RUNNING: its worker runs the compensations)\n`,
+    });
+  });
+
   it("prints an execution and a cancel", async () => {
     const server = new FakeServer((req) =>
       req.method === "POST"
@@ -336,7 +366,7 @@ describe("orbit ps, status, cancel, workflow", () => {
     );
     const cancel = await server.run(["cancel", manualRun.execution_id, "--reason", "operator"]);
     expect(cancel.stdout).toBe(`cancelled ${manualRun.execution_id}\n`);
-    expect(server.requests[1]?.body).toEqual({ reason: "operator" });
+    expect(server.requests.find((r) => r.method === "POST")?.body).toEqual({ reason: "operator" });
     // Cancelled before for another reason (the server keeps the first): this request changed nothing.
     const again = await server.run(["cancel", manualRun.execution_id, "--reason", "duplicate"]);
     expect(again.stdout).toBe(
