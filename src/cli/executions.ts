@@ -61,6 +61,10 @@ Example:
       } while (cursor !== undefined && rows.length < want);
       if (opts.json === true) return printJson(io, { executions: rows, next_cursor: cursor ?? null });
       await io.stdout.write(executionTable(rows, io.now()));
+      // A filter that matches nothing (a mistyped schedule id, a workflow name in another case)
+      // printed the header alone, as an empty server does: say which filter it was.
+      const given = filterText(opts);
+      if (rows.length === 0 && given !== "") io.stderr.print(`no execution matches ${given}\n`);
     });
 
   addConnectionOptions(program.command("status"))
@@ -96,6 +100,20 @@ Example:
     const text = cancelText(id, e, opts.reason, before);
     await io.stdout.write(`${text}\n`);
   });
+}
+
+/** The filters `orbit ps` was given, as typed: `--workflow Nope --status RUNNING`; "" for none. */
+function filterText(opts: PsFlags): string {
+  const given: Array<[string, string | undefined]> = [
+    ["--workflow", opts.workflow],
+    ["--status", opts.status],
+    ["--schedule", opts.schedule],
+  ];
+  return given
+    .flatMap(([flag, value]) =>
+      value === undefined ? [] : [`${flag} ${/\s/.test(value) ? JSON.stringify(value) : value}`],
+    )
+    .join(" ");
 }
 
 /** What `orbit cancel` says of the execution the server answered with (`before`: as it was, if read). */

@@ -324,6 +324,26 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(first.requests).toHaveLength(1);
   });
 
+  it("says on stderr which filter matched nothing, keeping the header and exit 0", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: { executions: [], next_cursor: null } }));
+    const header = "EXECUTION                              WORKFLOW                 VERSION    STATUS        AGE\n";
+    // It printed the header alone, as for a server with no executions at all.
+    expect(await server.run(["ps", "--schedule", "nope"])).toEqual({
+      code: 0,
+      stdout: header,
+      stderr: "no execution matches --schedule nope\n",
+    });
+    expect((await server.run(["ps", "--workflow", "Nope", "--status", "running"])).stderr).toBe(
+      "no execution matches --workflow Nope --status RUNNING\n",
+    );
+    expect((await server.run(["ps", "--workflow", "Order Processing"])).stderr).toBe(
+      'no execution matches --workflow "Order Processing"\n',
+    );
+    // No filter: an empty server, nothing to say. --json: the JSON says it.
+    expect(await server.run(["ps"])).toEqual({ code: 0, stdout: header, stderr: "" });
+    expect((await server.run(["ps", "--schedule", "nope", "--json"])).stderr).toBe("");
+  });
+
   it("says a cancel already requested of a running execution was already requested, with the first reason", async () => {
     const running = { ...manualRun, status: "RUNNING", ended_at: null };
     let requested: string | undefined;
