@@ -1,23 +1,54 @@
 /**
  * `npm start`: an Orbit server on the embedded SQLite default (./.orbit, reused by later runs), a
  * worker running OrderProcessing, and the demo schedule `orders-every-10s`. Ctrl-C stops both.
+ * `npm start -- --port N --data-dir D` takes `orbit server`'s two flags for a second one beside the
+ * first (test/e2e/npm-start.test.ts).
  * It imports Orbit by its package name, as an application would: `npm run build` compiles it to
  * examples/dist/ and `npm start` runs that with plain Node (no TypeScript loader at run time).
  */
+import { parseArgs } from "node:util";
 import { OrbitClient, OrbitError, Worker } from "orbit-scheduler";
 import { StartupError, startServer } from "orbit-scheduler/server";
 import { OrderProcessing } from "./order-processing.js";
 
 const SCHEDULE = "orders-every-10s";
 const INPUT = { order_id: "R-1", customer_id: "cust-1", amount: 120.0, items: [{ sku: "BOOK-1", quantity: 1 }] };
+const USAGE = "usage: npm start -- [--port N] [--data-dir DIR]   (defaults: 7233, ./.orbit)";
 
+/** `--port` and `--data-dir`, as `orbit server` takes them; anything else is refused with the usage. */
+function flags(): { port?: number; dataDir?: string } {
+  let values: { port?: string; "data-dir"?: string };
+  try {
+    ({ values } = parseArgs({ options: { port: { type: "string" }, "data-dir": { type: "string" } } }));
+  } catch (err) {
+    console.error(`orbit: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const out: { port?: number; dataDir?: string } = {};
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) {
+      console.error(`orbit: --port ${values.port}: give a whole number from 0 to 65535\n${USAGE}`);
+      process.exit(2);
+    }
+    out.port = port;
+  }
+  if (values["data-dir"] !== undefined) out.dataDir = values["data-dir"];
+  return out;
+}
+
+const options = flags();
+const dataDir = options.dataDir ?? "./.orbit";
 // A start-up failure (the port taken by an earlier `npm start`, a data folder that cannot be made)
-// is one line naming the address or file, as `orbit server` prints it, not a stack trace.
-const server = await startServer({ logger: process.env.ORBIT_LOG_LEVEL ?? "warn" }).catch((err: unknown) => {
-  if (!(err instanceof StartupError)) throw err;
-  console.error(`orbit: ${err.message}`);
-  process.exit(1);
-});
+// is one line naming the address or file, as `orbit server` prints it, not a stack trace, and how
+// to start this one beside the other.
+const server = await startServer({ ...options, logger: process.env.ORBIT_LOG_LEVEL ?? "warn" }).catch(
+  (err: unknown) => {
+    if (!(err instanceof StartupError)) throw err;
+    console.error(`orbit: ${err.message}\n(npm start takes them too: npm start -- --port 7234 --data-dir .orbit-2)`);
+    process.exit(1);
+  },
+);
 const client = new OrbitClient({ server: server.url });
 await client.registerWorkflow({
   name: OrderProcessing.name,
@@ -40,14 +71,19 @@ try {
   await client.createSchedule({ schedule_id: SCHEDULE, workflow: "OrderProcessing", interval: "10s", input: INPUT });
 }
 
-console.log(`Orbit is running at ${server.url} (data in ./.orbit), with a worker for OrderProcessing
+// The CLI's default server is port 7233: another port is named in each command.
+const at = server.port === 7233 ? "" : ` --server ${server.url}`;
+const next = [
+  [`npx orbit ps${at}`, "the executions"],
+  [`npx orbit schedule list${at}`, "the schedules"],
+  [`npx orbit status${at} <execution-id>`, "one execution"],
+  [`open ${server.url}/`, "the web UI"],
+].map(([command, what]) => `  ${command!.padEnd(Math.max(36, at.length + 36))}${what}`);
+console.log(`Orbit is running at ${server.url} (data in ${dataDir}), with a worker for OrderProcessing
 and the schedule ${SCHEDULE}, which starts an order every 10 seconds.
 
 Next, in another terminal:
-  npx orbit ps                        the executions
-  npx orbit schedule list             the schedules
-  npx orbit status <execution-id>     one execution
-  open http://127.0.0.1:7233/         the web UI
+${next.join("\n")}
 
 Ctrl-C stops the worker and the server.`);
 

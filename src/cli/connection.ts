@@ -30,20 +30,35 @@ export function addConnectionOptions(program: Command): Command {
 
 /** The connection for `cmd`, from its global options and the environment. */
 export function resolveConnection(cmd: Command, io: CliIO): Connection {
-  const opts = cmd.optsWithGlobals<{ server?: string; token?: string }>();
-  const server = opts.server ?? nonEmpty(io.env.ORBIT_SERVER) ?? DEFAULT_SERVER;
+  const opts = { server: nearest(cmd, "server"), token: nearest(cmd, "token") };
+  // The API's base (`http://host:7233/v1`, as docs/api.md writes its routes) is the server too:
+  // kept, every request went to /v1/v1/… and was answered "no route".
+  const given = opts.server ?? nonEmpty(io.env.ORBIT_SERVER) ?? DEFAULT_SERVER;
+  const server = given.replace(/\/v1\/*$/, "");
   const token = opts.token ?? nonEmpty(io.env.ORBIT_TOKEN) ?? null;
   // A mistyped address is bad usage (exit 2), not an "unexpected error" with a stack.
   // The client's own checks, said as bad usage (exit 2) naming the flag or variable.
   if (!accepts(() => serverUrl(server, "OrbitClient"))) {
     const from = opts.server !== undefined ? "--server" : "ORBIT_SERVER";
-    usageError(cmd, `${from} "${server}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
+    usageError(cmd, `${from} "${given}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
   }
   if (!accepts(() => bearerToken(token, "OrbitClient"))) {
     const from = opts.token !== undefined ? "--token" : "ORBIT_TOKEN";
     usageError(cmd, `${from} holds a line break or another character an HTTP header cannot carry`);
   }
   return { server: server.replace(/\/+$/, ""), token };
+}
+
+/**
+ * The option as given nearest to the command: `orbit --server A schedule list --server B` is B.
+ * (commander's optsWithGlobals() lets the root's win.)
+ */
+function nearest(cmd: Command, name: "server" | "token"): string | undefined {
+  for (let at: Command | null = cmd; at !== null; at = at.parent) {
+    const value = at.getOptionValue(name) as string | undefined;
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }
 
 function accepts(check: () => unknown): boolean {

@@ -2,7 +2,7 @@
  * How `orbit ps` and `orbit status` print executions, to the character as the seed shows them.
  */
 
-import type { ExecutionJson, WorkflowJson } from "../client/types.js";
+import type { ExecutionEventJson, ExecutionJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { between, shortDuration } from "./durations.js";
 import { type Column, table } from "./table.js";
@@ -34,11 +34,23 @@ function isRunning(e: ExecutionJson): boolean {
   return e.status === "RUNNING" || e.status === "COMPENSATING";
 }
 
-/** `ended − started`, or `now − started` while it runs; `-` before it started. */
-export function elapsedMs(e: ExecutionJson, now: number): number | null {
-  if (e.started_at === null) return null;
-  if (e.ended_at !== null) return between(e.started_at, e.ended_at);
-  return isRunning(e) ? now - Date.parse(e.started_at) : null;
+/**
+ * `ended − started`, or `now − started` while it runs; `-` before it started. `runStartedAt`, when
+ * given, is when the current run started (a retry: the execution's `started_at` is run 1's).
+ */
+export function elapsedMs(e: ExecutionJson, now: number, runStartedAt: string | null = null): number | null {
+  const started = runStartedAt ?? e.started_at;
+  if (started === null) return null;
+  if (e.ended_at !== null) return between(started, e.ended_at);
+  return isRunning(e) ? now - Date.parse(started) : null;
+}
+
+/**
+ * When the current run started, if a retry started it: the time of the last `WorkflowRetried`
+ * event, else null (run 1, or runs continued as new, count from `started_at`).
+ */
+export function retriedAt(events: readonly ExecutionEventJson[]): string | null {
+  return events.findLast((event) => event.type === "WorkflowRetried")?.at ?? null;
 }
 
 function valueText(value: unknown): string {
@@ -51,12 +63,13 @@ function valueText(value: unknown): string {
  *   schedule: nightly-orders
  *   elapsed: 33ms
  * ```
- * plus `  cancel reason:` and `  error:` when the execution has them.
+ * plus `  cancel reason:` and `  error:` when the execution has them. After a retry, `elapsed` is
+ * the current run's, from `runStartedAt` ({@link retriedAt}).
  */
-export function statusBlock(e: ExecutionJson, now: number, wide = false): string {
+export function statusBlock(e: ExecutionJson, now: number, wide = false, runStartedAt: string | null = null): string {
   let out = `${e.status} ${e.execution_id}  ${e.workflow}@${e.version}\n`;
   if (e.schedule_id !== null) out += `  schedule: ${e.schedule_id}\n`;
-  const elapsed = elapsedMs(e, now);
+  const elapsed = elapsedMs(e, now, runStartedAt);
   out += `  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}\n`;
   if (e.run !== undefined && (e.run > 1 || (e.attempt ?? 1) > 1))
     out += `  run: ${e.run}   attempt: ${e.attempt ?? 1}\n`;

@@ -4,7 +4,7 @@ import type { ExecutionJson } from "../client/types.js";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import { addWriteOptions, nonEmpty, oneOf, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
-import { executionTable, statusBlock } from "./execution-format.js";
+import { executionTable, retriedAt, statusBlock } from "./execution-format.js";
 import type { CliIO } from "./io.js";
 
 /** Executions `orbit ps` lists without `--limit` or `--all` (the server's default page). */
@@ -61,6 +61,10 @@ Example:
       } while (cursor !== undefined && rows.length < want);
       if (opts.json === true) return printJson(io, { executions: rows, next_cursor: cursor ?? null });
       await io.stdout.write(executionTable(rows, io.now()));
+      // A filter that matches nothing (a mistyped schedule id, a workflow name in another case)
+      // printed the header alone, as an empty server does: say which filter it was.
+      const given = filterText(opts);
+      if (rows.length === 0 && given !== "") io.stderr.print(`no execution matches ${given}\n`);
     });
 
   addConnectionOptions(program.command("status"))
@@ -69,8 +73,12 @@ Example:
     .option("--wide", "also print a completed execution's result")
     .option("--json", "print the server's JSON")
     .action(async (id: string, opts: { json?: boolean; wide?: boolean }, cmd: Command) => {
-      const e = await clientFor(cmd, io).getExecution(id);
-      await (opts.json === true ? printJson(io, e) : io.stdout.write(statusBlock(e, io.now(), opts.wide === true)));
+      const client = clientFor(cmd, io);
+      const e = await client.getExecution(id);
+      if (opts.json === true) return printJson(io, e);
+      // The execution's started_at is run 1's: a retried run's elapsed counts from its retry.
+      const runStartedAt = e.run > 1 ? retriedAt(await client.executionEvents(id)) : null;
+      await io.stdout.write(statusBlock(e, io.now(), opts.wide === true, runStartedAt));
     });
 
   addWriteOptions(
@@ -82,16 +90,39 @@ Example:
     false,
   ).action(async (id: string, opts: { reason?: string; json?: boolean } & WriteFlags, cmd: Command) => {
     const body = opts.reason === undefined ? {} : { reason: opts.reason };
-    const e = await clientFor(cmd, io).cancelExecution(id, body, writeOptionsOf(opts));
+    const client = clientFor(cmd, io);
+    // The server answers a cancel already requested as it answers the first (the execution, with
+    // the first reason): only the execution before tells them apart. An identity that may cancel
+    // but not read gets the answer without it.
+    const before = opts.json === true ? null : await client.getExecution(id).catch(() => null);
+    const e = await client.cancelExecution(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
-    const text = cancelText(id, e, opts.reason);
+    const text = cancelText(id, e, opts.reason, before);
     await io.stdout.write(`${text}\n`);
   });
 }
 
-/** What `orbit cancel` says of the execution the server answered with. */
-function cancelText(id: string, e: ExecutionJson, reason: string | undefined): string {
+/** The filters `orbit ps` was given, as typed: `--workflow Nope --status RUNNING`; "" for none. */
+function filterText(opts: PsFlags): string {
+  const given: Array<[string, string | undefined]> = [
+    ["--workflow", opts.workflow],
+    ["--status", opts.status],
+    ["--schedule", opts.schedule],
+  ];
+  return given
+    .flatMap(([flag, value]) =>
+      value === undefined ? [] : [`${flag} ${/\s/.test(value) ? JSON.stringify(value) : value}`],
+    )
+    .join(" ");
+}
+
+/** What `orbit cancel` says of the execution the server answered with (`before`: as it was, if read). */
+function cancelText(id: string, e: ExecutionJson, reason: string | undefined, before: ExecutionJson | null): string {
   if (e.status === "RUNNING" || e.status === "COMPENSATING") {
+    // Asked before: the server kept the first reason and this request changed nothing.
+    if (before?.cancel_reason !== undefined && (before.status === "RUNNING" || before.status === "COMPENSATING")) {
+      return `cancel already requested for ${id} (cancel reason: ${before.cancel_reason}; ${e.status}: its worker runs the compensations)`;
+    }
     return `cancel requested for ${id} (${e.status}: its worker runs the compensations)`;
   }
   if (e.status !== "CANCELLED") return `not cancelled: ${id} already ended ${e.status}`;

@@ -55,6 +55,9 @@ export function buildProgram(io: CliIO): Command {
     .enablePositionalOptions();
   addConnectionOptions(program);
   for (const register of COMMAND_GROUPS) register(program, io);
+  // A group takes them too, between it and its command (`orbit schedule --server URL list`), as
+  // the root and the commands do: it was refused as an unknown option.
+  for (const group of program.commands) if (group.commands.length > 0) addConnectionOptions(group);
   suggestSynonyms(program);
   return program;
 }
@@ -74,6 +77,24 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   "--from": "--start-at",
   "--to": "--end-at",
   "--until": "--end-at",
+  // The API's names for these settings (src/scheduler/settings.ts ALIASES), as flags.
+  "--misfire-policy": "--catchup",
+  "--catchup-policy": "--catchup",
+  "--overlap-policy": "--overlap",
+  "--concurrency-policy": "--overlap",
+  "--singleton-key": "--concurrency-key",
+  "--cron-expression": "--cron",
+  "--timeout": "--run-timeout",
+  "--execution-timeout": "--run-timeout",
+  "--schedule-to-start-timeout": "--start-timeout",
+  "--starting-deadline-seconds": "--start-timeout",
+  "--limit": "--max-runs",
+  "--remaining-actions": "--max-runs",
+  "--webhook": "--notify",
+  "--alert": "--notify",
+  "--tag": "--label",
+  "--tags": "--label",
+  "--labels": "--label",
   // `orbit server`'s PostgreSQL URL, by the names ORBIT_DATABASE_URL and other servers suggest.
   "--database-url": "--database",
   "--db": "--database",
@@ -94,7 +115,7 @@ const COMMAND_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   schedules: ["schedule"],
   workflows: ["workflow"],
   history: ["events", "occurrences"],
-  logs: ["events"],
+  logs: ["events", "occurrences"],
   describe: ["status", "get"],
   show: ["status", "get"],
   info: ["get"],
@@ -150,6 +171,16 @@ function suggestSynonyms(command: Command): void {
         code: "commander.unknownCommand",
       });
     }
+    // A group's command typed without its group: `orbit list` is `orbit schedule list` (or
+    // `orbit workflow list`), `orbit trigger x` is `orbit schedule trigger x`.
+    if (command.parent === null) {
+      const inGroups = groupCommands(command, name);
+      if (inGroups.length > 0) {
+        command.error(`error: unknown command '${name}'\n(Did you mean ${inGroups.join(" or ")}?)`, {
+          code: "commander.unknownCommand",
+        });
+      }
+    }
     unknownCommand();
   };
   const spelling = own.unknownOption.bind(command);
@@ -164,6 +195,17 @@ function suggestSynonyms(command: Command): void {
     missing(option);
   };
   for (const sub of command.commands) suggestSynonyms(sub);
+}
+
+/** `orbit <group> <name>` for each group of `root` with a command `name` (or a synonym of it). */
+function groupCommands(root: Command, name: string): string[] {
+  const names = [name, ...(COMMAND_SYNONYMS[name] ?? [])];
+  const found: string[] = [];
+  for (const group of root.commands) {
+    const sub = names.find((n) => group.commands.some((c) => c.name() === n));
+    if (sub !== undefined) found.push(`orbit ${group.name()} ${sub}`);
+  }
+  return found;
 }
 
 /** Runs `orbit <argv…>` (argv without the node and script paths) and returns the exit code. */

@@ -44,6 +44,15 @@ export interface HttpResponse<T> {
   body: T;
 }
 
+/**
+ * A keep-alive agent of `node:http` or `node:https`, by the one method Orbit's public types need:
+ * naming `node:http`'s `Agent` here would make every user of the package's declarations install
+ * @types/node (test/package/declarations.test.ts).
+ */
+export interface KeepAliveAgent {
+  destroy(): void;
+}
+
 export interface HttpOptions {
   baseUrl: string;
   token?: string | null;
@@ -57,7 +66,7 @@ export interface HttpOptions {
    * worker about half its CPU per execution (0.12 → 0.06 ms at S = 10,000) and undici, once
    * loaded, 10–20 MB of RSS (docs/benchmarks.md § Memory at S = 10,000 (issue 15)).
    */
-  agent?: Agent;
+  agent?: KeepAliveAgent;
   /** Aborts the request as a timeout would (ServerUnreachableError "no answer in time"). Default none. */
   signal?: AbortSignal;
 }
@@ -102,6 +111,13 @@ export function serverUrl(server: unknown, owner: "Worker" | "OrbitClient"): str
       `the ${owner}'s \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
     );
   }
+  // The API's base is not the server's address: every request would go to /v1/v1/… and be
+  // answered "no route" (the CLI drops the /v1 itself; src/cli/connection.ts).
+  if (/^\/v1\/*$/.test(url.pathname)) {
+    throw new TypeError(
+      `the ${owner}'s \`server\` option is the server's address without /v1 (the client adds it): ${server.replace(/\/v1\/*$/, "")} (got ${JSON.stringify(server)})`,
+    );
+  }
   return server.replace(/\/+$/, "");
 }
 
@@ -122,7 +138,8 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
   const body = req.body === undefined ? undefined : bodyText(req);
   const answer =
     http.agent !== undefined && http.fetch === undefined
-      ? await exchange(http, http.agent, url, req.method, headers, body)
+      ? // The only agents given are node:http's or node:https's (src/worker/protocol-client.ts).
+        await exchange(http, http.agent as Agent, url, req.method, headers, body)
       : await fetchExchange(http, url, req.method, headers, body);
   const { text } = answer;
   if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text, http.baseUrl);

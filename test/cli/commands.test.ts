@@ -296,6 +296,84 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("counts a retried run's elapsed from its retry, not from run 1's start", async () => {
+    // Run 1 started 11 minutes before, failed, sat FAILED; `orbit retry` started run 2 2 s ago.
+    const retried = {
+      ...manualRun,
+      status: "RUNNING",
+      started_at: "2026-11-15T18:40:00.347Z",
+      ended_at: null,
+      run: 2,
+      attempt: 1,
+    };
+    const events = [
+      { seq: 1, type: "WorkflowFailed", at: "2026-11-15T18:40:01.000Z", data: {} },
+      { seq: 2, type: "WorkflowRetried", at: "2026-11-15T18:50:58.347Z", data: { run: 2 } },
+    ];
+    const server = new FakeServer((req) =>
+      req.path.endsWith("/events") ? { status: 200, body: { events } } : { status: 200, body: retried },
+    );
+    const r = await server.run(["status", manualRun.execution_id]);
+    expect(r.stdout).toContain("  elapsed: 2.0s\n  run: 2   attempt: 1\n");
+    // Continued as new (no retry): the execution has run since started_at.
+    events.pop();
+    expect((await server.run(["status", manualRun.execution_id])).stdout).toContain("  elapsed: 11m00s\n");
+    // Run 1 asks for no events.
+    const first = new FakeServer(() => ({ status: 200, body: manualRun }));
+    await first.run(["status", manualRun.execution_id]);
+    expect(first.requests).toHaveLength(1);
+  });
+
+  it("says on stderr which filter matched nothing, keeping the header and exit 0", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: { executions: [], next_cursor: null } }));
+    const header = "EXECUTION                              WORKFLOW                 VERSION    STATUS        AGE\n";
+    // It printed the header alone, as for a server with no executions at all.
+    expect(await server.run(["ps", "--schedule", "nope"])).toEqual({
+      code: 0,
+      stdout: header,
+      stderr: "no execution matches --schedule nope\n",
+    });
+    expect((await server.run(["ps", "--workflow", "Nope", "--status", "running"])).stderr).toBe(
+      "no execution matches --workflow Nope --status RUNNING\n",
+    );
+    expect((await server.run(["ps", "--workflow", "Order Processing"])).stderr).toBe(
+      'no execution matches --workflow "Order Processing"\n',
+    );
+    // No filter: an empty server, nothing to say. --json: the JSON says it.
+    expect(await server.run(["ps"])).toEqual({ code: 0, stdout: header, stderr: "" });
+    expect((await server.run(["ps", "--schedule", "nope", "--json"])).stderr).toBe("");
+  });
+
+  it("says a cancel already requested of a running execution was already requested, with the first reason", async () => {
+    const running = { ...manualRun, status: "RUNNING", ended_at: null };
+    let requested: string | undefined;
+    const server = new FakeServer((req) => {
+      if (req.method === "POST") requested ??= (req.body as { reason?: string }).reason ?? "cancelled";
+      return { status: 200, body: requested === undefined ? running : { ...running, cancel_reason: requested } };
+    });
+    const first = await server.run(["cancel", manualRun.execution_id, "--reason", "operator"]);
+    expect(first.stdout).toBe(
+      `cancel requested for ${manualRun.execution_id} (RUNNING: its worker runs the compensations)\n`,
+    );
+    // It printed `cancel requested for …` again, and the second reason was silently dropped.
+    const again = await server.run(["cancel", manualRun.execution_id, "--reason", "duplicate"]);
+    expect(again.stdout).toBe(
+      `cancel already requested for ${manualRun.execution_id} (cancel reason: operator; RUNNING: its worker runs the compensations)\n`,
+    );
+    expect(again.code).toBe(0);
+    // An identity that may cancel but not read: the answer alone.
+    const noRead = new FakeServer((req) =>
+      req.method === "GET"
+        ? { status: 403, body: { code: "FORBIDDEN", message: "no" } }
+        : { status: 200, body: { ...running, cancel_reason: "operator" } },
+    );
+    const blind = await noRead.run(["cancel", manualRun.execution_id]);
+    expect(blind).toMatchObject({
+      code: 0,
+      stdout: `cancel requested for ${manualRun.execution_id} (RUNNING: its worker runs the compensations)\n`,
+    });
+  });
+
   it("prints an execution and a cancel", async () => {
     const server = new FakeServer((req) =>
       req.method === "POST"
@@ -308,7 +386,7 @@ describe("orbit ps, status, cancel, workflow", () => {
     );
     const cancel = await server.run(["cancel", manualRun.execution_id, "--reason", "operator"]);
     expect(cancel.stdout).toBe(`cancelled ${manualRun.execution_id}\n`);
-    expect(server.requests[1]?.body).toEqual({ reason: "operator" });
+    expect(server.requests.find((r) => r.method === "POST")?.body).toEqual({ reason: "operator" });
     // Cancelled before for another reason (the server keeps the first): this request changed nothing.
     const again = await server.run(["cancel", manualRun.execution_id, "--reason", "duplicate"]);
     expect(again.stdout).toBe(
@@ -380,6 +458,19 @@ describe("usage errors and an unreachable server", () => {
       ["schedule", "create", "x", "--workflow", "W", "--tz", "UTC"],
       /'--tz'\n\(Did you mean --timezone\?\)/,
     ],
+    // The API's names for a setting, as flags: the API suggested catchup for misfire_policy, the CLI nothing.
+    [
+      "--misfire-policy for --catchup",
+      ["schedule", "update", "x", "--misfire-policy", "latest"],
+      /'--misfire-policy'\n\(Did you mean --catchup\?\)/,
+    ],
+    [
+      "--overlap-policy for --overlap",
+      ["schedule", "create", "x", "--workflow", "W", "--interval", "2s", "--overlap-policy", "skip"],
+      /'--overlap-policy'\n\(Did you mean --overlap\?\)/,
+    ],
+    ["--tags for --label", ["schedule", "update", "x", "--tags", "a=b"], /'--tags'\n\(Did you mean --label\?\)/],
+    ["--timeout for --run-timeout", ["schedule", "update", "x", "--timeout", "1m"], /\(Did you mean --run-timeout\?\)/],
     // Other tools' names for a command: the synonym the command (or the group) has.
     ["orbit execution list", ["execution", "list"], /unknown command 'execution'\n\(Did you mean ps\?\)/],
     ["orbit schedule ls", ["schedule", "ls"], /unknown command 'ls'\n\(Did you mean list\?\)/],
@@ -398,6 +489,24 @@ describe("usage errors and an unreachable server", () => {
     ],
     ["orbit run", ["run", "W"], /unknown command 'run'\n\(Did you mean start\?\)/],
     ["orbit schedule run", ["schedule", "run", "x"], /unknown command 'run'\n\(Did you mean trigger\?\)/],
+    // A group's command without its group: it was `unknown command 'list'` and no more.
+    ["orbit list", ["list"], /unknown command 'list'\n\(Did you mean orbit schedule list or orbit workflow list\?\)/],
+    ["orbit get", ["get", "x"], /unknown command 'get'\n\(Did you mean orbit schedule get\?\)/],
+    ["orbit trigger", ["trigger", "x"], /unknown command 'trigger'\n\(Did you mean orbit schedule trigger\?\)/],
+    [
+      "orbit create",
+      ["create", "x", "--workflow", "W", "--interval", "2s"],
+      /unknown command 'create'\n\(Did you mean orbit schedule create\?\)/,
+    ],
+    ["orbit apply", ["apply", "-f", "f.yaml"], /unknown command 'apply'\n\(Did you mean orbit schedule apply\?\)/],
+    [
+      "orbit preview",
+      ["preview", "--cron", "0 2 * * *"],
+      /unknown command 'preview'\n\(Did you mean orbit schedule preview\?\)/,
+    ],
+    ["orbit rm", ["rm", "x"], /unknown command 'rm'\n\(Did you mean orbit schedule delete\?\)/],
+    ["orbit schedule logs", ["schedule", "logs", "x"], /unknown command 'logs'\n\(Did you mean occurrences\?\)/],
+    ["orbit logs", ["logs", "x"], /unknown command 'logs'\n\(Did you mean events\?\)/],
     [
       "register without a workflow",
       ["workflow", "register"],

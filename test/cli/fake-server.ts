@@ -5,6 +5,8 @@
 import { type RunOptions, runCli } from "./run-cli.js";
 
 export interface SeenRequest {
+  /** `http://host:port` the request went to. */
+  origin: string;
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -24,6 +26,7 @@ export class FakeServer {
       headers[key] = value;
     });
     const req: SeenRequest = {
+      origin: url.origin,
       method: init?.method ?? "GET",
       path: `${url.pathname}${url.search}`,
       headers,

@@ -53,8 +53,19 @@ describe("engines", () => {
     expect(refused, `devEngines.runtime.version is "${dev.version}"`).toEqual([]);
   });
 
-  it("accepts the Node versions Orbit is tried on (20.12 and later, 22) and refuses 21 and those before 20.12", () => {
-    for (const v of ["20.12.0", "20.20.2", "22.12.0"]) expect(semver.satisfies(v, ours), v).toBe(true);
-    for (const v of ["18.20.0", "20.11.1", "21.7.3"]) expect(semver.satisfies(v, ours), v).toBe(false);
+  it("accepts the Node versions the README, quickstart and operations.md name (20.19+, 22.12+, 24–26) and no other", () => {
+    // It said ^20.12.0 || 22.x || 23.x …: Node 20.12–20.18, 22.0–22.11 and 23, which no document named
+    // and none tried, and on which a CommonJS worker cannot require() the package.
+    for (const v of ["20.19.0", "20.20.2", "22.12.0", "22.23.0", "24.0.0", "25.1.0", "26.3.0"]) {
+      expect(semver.satisfies(v, ours), v).toBe(true);
+    }
+    for (const v of ["18.20.0", "20.12.0", "20.18.3", "21.7.3", "22.11.0", "23.11.0", "27.0.0"]) {
+      expect(semver.satisfies(v, ours), v).toBe(false);
+    }
+    // What the documents say, in their words.
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    expect(readme).toContain("Node.js (20.19 or a later 20, 22.12 or a later 22, or 24–26)");
+    const operations = readFileSync(join(root, "docs", "operations.md"), "utf8");
+    expect(operations).toContain(`engines \`${ours}\``);
   });
 });

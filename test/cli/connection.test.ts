@@ -1,0 +1,63 @@
+/**
+ * Where the commands send their requests (docs/cli.md, global options): `--server` between a group
+ * and its command, and a server address given as the API's base (`…/v1`).
+ */
+import { describe, expect, it } from "vitest";
+import { OrbitClient } from "../../src/client/client.js";
+import { FakeServer } from "./fake-server.js";
+
+const answers = new FakeServer((req) => {
+  if (req.path.startsWith("/v1/schedules")) return { status: 200, body: { schedules: [], next_cursor: null } };
+  if (req.path.startsWith("/v1/workflows")) return { status: 200, body: { workflows: [], next_cursor: null } };
+  if (req.path.startsWith("/v1/executions")) return { status: 200, body: { executions: [], next_cursor: null } };
+  return undefined;
+});
+
+describe("--server", () => {
+  it.each([
+    // Refused before as "unknown option '--server'", while `orbit --server URL ps` worked.
+    ["between schedule and its command", ["schedule", "--server", "http://other.test:7300", "list"]],
+    ["between workflow and its command", ["workflow", "--server", "http://other.test:7300", "list"]],
+    ["before the group", ["--server", "http://other.test:7300", "schedule", "list"]],
+    ["after the command", ["schedule", "list", "--server", "http://other.test:7300"]],
+  ])("is taken %s", async (_where, args) => {
+    const r = await answers.run(args);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(answers.requests.at(-1)?.origin).toBe("http://other.test:7300");
+  });
+
+  it("of the command wins over the group's", async () => {
+    const r = await answers.run(["schedule", "--server", "http://group.test", "list", "--server", "http://cmd.test"]);
+    expect(r.code).toBe(0);
+    expect(answers.requests.at(-1)?.origin).toBe("http://cmd.test");
+  });
+
+  it.each([
+    ["--server", ["ps", "--server", "http://other.test:7300/v1"], {}],
+    ["--server with a slash", ["schedule", "list", "--server", "http://other.test:7300/v1/"], {}],
+    ["ORBIT_SERVER", ["schedule", "list"], { ORBIT_SERVER: "http://other.test:7300/v1" }],
+  ])("drops the API's /v1 from %s (it asked for /v1/v1/…)", async (_name, args, env) => {
+    const r = await answers.run(args, { env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const last = answers.requests.at(-1);
+    expect(last?.origin).toBe("http://other.test:7300");
+    expect(last?.path).toMatch(/^\/v1\/(executions|schedules)\b/);
+  });
+
+  it("still refuses what is not a URL, as it was given", async () => {
+    const r = await answers.run(["ps", "--server", "nope/v1"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--server "nope/v1" is not an http:// or https:// URL');
+  });
+});
+
+describe("OrbitClient's server", () => {
+  it("refuses the API's base, naming the address to give", () => {
+    expect(() => new OrbitClient({ server: "http://127.0.0.1:7233/v1" })).toThrow(
+      /`server` option is the server's address without \/v1 \(the client adds it\): http:\/\/127\.0\.0\.1:7233 /,
+    );
+    expect(new OrbitClient({ server: "http://127.0.0.1:7233/orbit/" }).baseUrl).toBe("http://127.0.0.1:7233/orbit");
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * `npm start` (examples/main.ts, README's first command) takes `--port` and `--data-dir`, so a
+ * second one can run beside the first: they were ignored, and the refusal of a second server on
+ * ./.orbit said to "give this server another --data-dir", which npm start did not take.
+ * It runs examples/dist/main.js, which `npm install`/`npm run build` compiles (as `npm start` does).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { e2eTitle, HAS_SERVER, ROOT } from "./harness.js";
+
+const MAIN = join(ROOT, "examples", "dist", "main.js");
+
+interface Started {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function npmStart(args: readonly string[]): Started {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ORBIT_")));
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: clean, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => text, exited };
+}
+
+/** Resolves with the URL once it says it runs; rejects if it exits first. */
+function running(started: Started): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const look = (): void => {
+      const m = /Orbit is running at (http:\/\/\S+) /.exec(started.output());
+      if (m?.[1] && started.output().includes("Ctrl-C")) resolve(m[1]);
+    };
+    started.child.stdout?.on("data", look);
+    void started.exited.then((code) => reject(new Error(`npm start exited ${code}:\n${started.output()}`)));
+  });
+}
+
+describe.skipIf(!HAS_SERVER)(e2eTitle("npm start -- --port N --data-dir D"), () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-start-"));
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("listens on --port, keeps its data in --data-dir, names the server in its hints, and stops on SIGTERM", async () => {
+    const data = join(dir, "data");
+    const first = npmStart(["--port", "0", "--data-dir", data]);
+    children.push(first.child);
+    const url = await running(first);
+    expect(url).not.toBe("http://127.0.0.1:7233");
+    expect(first.output()).toContain(`(data in ${data})`);
+    expect(first.output()).toContain(`npx orbit ps --server ${url}`);
+    const health = await fetch(`${url}/v1/schedules/orders-every-10s`);
+    expect(health.status).toBe(200);
+
+    // A second one on the same data: refused in one line that says how to start it beside.
+    const second = npmStart(["--port", "0", "--data-dir", data]);
+    children.push(second.child);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`another Orbit server is using ${data}`);
+    expect(second.output()).toContain("npm start -- --port");
+
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+  }, 60_000);
+
+  it("refuses a flag it does not take, with its usage (exit 2)", async () => {
+    const started = npmStart(["--prot", "7300"]);
+    children.push(started.child);
+    expect(await started.exited).toBe(2);
+    expect(started.output()).toMatch(/--prot[\s\S]*usage: npm start -- \[--port N\] \[--data-dir DIR\]/);
+  }, 30_000);
+});

@@ -1,0 +1,85 @@
+/**
+ * The package's type declarations compile for a TypeScript user without @types/node (docs/workflows.md
+ * § A workflow): a strict NodeNext project with `"types": []` (what TypeScript 7 does by default)
+ * type-checks the worker example of docs/workflows.md and a client call against the declarations
+ * reachable from dist/index.d.ts, library checks included. They once imported `node:http` (the
+ * worker's keep-alive Agent), which such a project cannot resolve. `fetch` and `AbortSignal` come
+ * from TypeScript's default DOM library, as in any project that does not set `lib`.
+ *
+ * It reads the dist/ that `npm install`/`npm run build` produced, as test/package/pack.test.ts does.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT } from "../e2e/harness.js";
+
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+
+/** The first ```ts block of docs/workflows.md, with the functions it leaves to the reader declared. */
+function workflowsExample(): string {
+  const doc = readFileSync(join(ROOT, "docs", "workflows.md"), "utf8");
+  const code = /```ts\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (code === undefined) throw new Error("docs/workflows.md has no ```ts block");
+  return `${code}
+type Items = { sku: string; quantity: number }[];
+declare function reserve(items: Items): Promise<{ reservation_id: string }>;
+declare function release(id: string): Promise<void>;
+declare function chargeCard(customer: string, amount: number): Promise<{ charge_id: string }>;
+declare function refund(id: string): Promise<void>;
+declare function ship(order: unknown): Promise<{ tracking: string }>;
+`;
+}
+
+const CLIENT = `
+import { OrbitClient, OrbitError } from "orbit-scheduler";
+const client = new OrbitClient({ server: "http://127.0.0.1:7233" });
+try {
+  const { execution_id } = await client.triggerSchedule("orders-every-10s");
+  if (execution_id !== null) console.log((await client.getExecution(execution_id)).status);
+} catch (err) {
+  if (err instanceof OrbitError) console.log(err.code);
+}
+`;
+
+describe("type declarations", () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-types-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("compile in a strict NodeNext project without @types/node", async () => {
+    // A copy, not a link: from a link's target TypeScript would find this checkout's @types/node.
+    const installed = join(dir, "node_modules", "orbit-scheduler");
+    mkdirSync(installed, { recursive: true });
+    cpSync(join(ROOT, "package.json"), join(installed, "package.json"));
+    cpSync(join(ROOT, "dist"), join(installed, "dist"), {
+      recursive: true,
+      filter: (src) => !src.endsWith(".js") && !src.endsWith(".map"),
+    });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          types: [],
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ["worker.ts", "client.ts"],
+      }),
+    );
+    writeFileSync(join(dir, "worker.ts"), workflowsExample());
+    writeFileSync(join(dir, "client.ts"), CLIENT);
+    const out = await new Promise<{ code: number; text: string }>((resolve) => {
+      execFile(process.execPath, [TSC, "-p", dir], { cwd: dir, timeout: 120_000 }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, text: stdout + stderr });
+      });
+    });
+    expect(out.text).not.toMatch(/node:/);
+    expect(out.code, out.text).toBe(0);
+  }, 150_000);
+});
