@@ -31,6 +31,8 @@ import { registerUi } from "./ui-static.js";
 import { validatorCompiler } from "./validation.js";
 import { workflowRoutes } from "./workflows-routes.js";
 
+/** Decodes request bodies, refusing bytes that are not UTF-8 (a lone surrogate's encoding included). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 export interface AppOptions {
   deps: ApiDeps;
   idempotency: IdempotencyKeys;
@@ -79,10 +81,16 @@ export function buildApp(o: AppOptions): App {
   app.removeContentTypeParser("text/plain");
   // An empty body is no body (POST …/pause with nothing to say); anything else must be JSON.
   const json = app.getDefaultJsonParser("error", "error");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const refused = encodingRefusal(request.headers);
     if (refused !== null) return done(refused, undefined);
-    const text = typeof body === "string" ? body : body.toString("utf8");
+    let text: string;
+    try {
+      // Strict: bytes that are not UTF-8 were read as U+FFFD and stored as such, silently.
+      text = typeof body === "string" ? body : UTF8.decode(body);
+    } catch {
+      return done(new OrbitError("INVALID_ARGUMENT", "the request body is not valid UTF-8"), undefined);
+    }
     // Kept for the schedule routes, which store an input's text as given (`120.0`, json-text.ts).
     (request as FastifyRequest & { rawBody?: string }).rawBody = text;
     if (text.trim() === "") return done(null, undefined);

@@ -105,20 +105,33 @@ export function isOverdue(row: ScheduleRow, now: number): boolean {
   return row.state === "active" && !row.paused && row.dueMs !== null && row.dueMs < now - OVERDUE_AFTER_MS;
 }
 
-export function encodeCursor(key: Key, id: string): string {
-  return Buffer.from(JSON.stringify([key, id]), "utf8").toString("base64url");
+/** A page's cursor: the list's order and the last row's position in it. */
+export function encodeCursor(sort: ScheduleSort, desc: boolean, key: Key, id: string): string {
+  return Buffer.from(JSON.stringify([sort, desc ? "desc" : "asc", key, id]), "utf8").toString("base64url");
 }
 
-export function decodeCursor(text: string): [Key, string] {
+/**
+ * The position a cursor names, refused unless this list (the same sort and order) could have
+ * returned it: a cursor of another sort was read as a position of this one (a wrong or empty page).
+ */
+export function decodeCursor(text: string, sort: ScheduleSort, desc: boolean): [Key, string] {
   try {
     const v = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[1] === "string" && ["string", "number"].includes(typeof v[0]))
-      return [v[0] as Key, v[1]];
-    if (Array.isArray(v) && v.length === 2 && v[0] === null && typeof v[1] === "string") return [null, v[1]];
+    if (
+      Array.isArray(v) &&
+      v.length === 4 &&
+      v[0] === sort &&
+      v[1] === (desc ? "desc" : "asc") &&
+      typeof v[3] === "string"
+    ) {
+      const key = v[2] as unknown;
+      const text = sort === "id" || sort === "workflow";
+      if (text ? typeof key === "string" : key === null || Number.isSafeInteger(key)) return [key as Key, v[3]];
+    }
   } catch {
     // refused below
   }
-  throw new OrbitError("INVALID_ARGUMENT", "cursor is not a next_cursor this list returned");
+  throw new OrbitError("INVALID_ARGUMENT", "cursor is not a next_cursor this list returned (with this sort and order)");
 }
 
 export function searchSchedules(all: readonly ScheduleRow[], s: ScheduleSearch, now: number): SearchResult {
@@ -148,7 +161,7 @@ export function searchSchedules(all: readonly ScheduleRow[], s: ScheduleSearch, 
   keyed.sort((a, b) => compare(a.key, a.row.scheduleId, b.key, b.row.scheduleId, desc));
   let start = 0;
   if (s.cursor !== undefined) {
-    const [key, id] = decodeCursor(s.cursor);
+    const [key, id] = decodeCursor(s.cursor, sort, desc);
     // The first row after the cursor's position: rows deleted or moved meanwhile do not break it.
     start = keyed.findIndex((k) => compare(k.key, k.row.scheduleId, key, id, desc) > 0);
     if (start === -1) start = keyed.length;
@@ -157,7 +170,8 @@ export function searchSchedules(all: readonly ScheduleRow[], s: ScheduleSearch, 
   const last = page[page.length - 1];
   return {
     rows: page.map((k) => k.row),
-    next_cursor: start + s.limit < keyed.length && last ? encodeCursor(last.key, last.row.scheduleId) : null,
+    next_cursor:
+      start + s.limit < keyed.length && last ? encodeCursor(sort, desc, last.key, last.row.scheduleId) : null,
     total: matches.length,
     counts,
   };

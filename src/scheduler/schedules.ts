@@ -346,7 +346,8 @@ export class Schedules {
     const now = await this.now();
     const sort = query.sort ?? "id";
     if (query.visible === undefined) {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const desc = query.order === "desc";
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, desc);
       const { rows, counts } = await this.o.store.searchSchedules({
         ...(query.q !== undefined ? { q: query.q.trim() } : {}),
         ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
@@ -363,7 +364,8 @@ export class Schedules {
       const c = { active: counts.active ?? 0, paused: counts.paused ?? 0, ended: counts.ended ?? 0 };
       return {
         schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
-        next_cursor: rows.length > query.limit && last ? encodeCursor(keyOf(last, sort), last.scheduleId) : null,
+        next_cursor:
+          rows.length > query.limit && last ? encodeCursor(sort, desc, keyOf(last, sort), last.scheduleId) : null,
         total: query.state === undefined ? c.active + c.paused + c.ended : (c[query.state as keyof typeof c] ?? 0),
         counts: c,
       };

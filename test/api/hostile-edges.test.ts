@@ -29,6 +29,26 @@ const patch = (ifMatch: string) =>
     body: JSON.stringify({ description: "changed" }),
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code?: string; message?: string } }));
 
+it("refuses a body that is not UTF-8 instead of storing U+FFFD in its place", async () => {
+  for (const bytes of [Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from([0xed, 0xa0, 0x80])]) {
+    const body = Buffer.concat([
+      Buffer.from('{"execution_id":"u1","workflow":"W","input":{"name":"'),
+      bytes,
+      Buffer.from('"}}'),
+    ]);
+    const r = await fetch(`${t.server.url}/v1/executions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect({ status: r.status, body: await r.json() }).toEqual({
+      status: 400,
+      body: { code: "INVALID_ARGUMENT", message: "the request body is not valid UTF-8" },
+    });
+  }
+  expect((await t.call("GET", "/v1/executions/u1")).status).toBe(404);
+});
+
 it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
   for (const header of ["", '"1', '1"', 'W/"1']) {
     const r = await patch(header);

@@ -84,6 +84,14 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
     // Reports sort after Billing: descending puts them first; ties by id ascending.
     expect(seen).toEqual([...ids.slice(0, 3), ...ids.slice(3)]);
 
+    // A cursor names a position in its own list: another sort or order refuses it (it was read as a
+    // position of that list, giving a wrong or empty page).
+    const first = await t.call("GET", "/v1/schedules?sort=workflow&limit=1");
+    for (const other of ["sort=updated", "sort=workflow&order=desc", "sort=next_fire"]) {
+      const r = await t.call("GET", `/v1/schedules?${other}&limit=2&cursor=${first.body.next_cursor}`);
+      expect({ other, status: r.status, code: r.body.code }).toEqual({ other, status: 400, code: "INVALID_ARGUMENT" });
+    }
+
     const next = await t.call("GET", "/v1/schedules?sort=next_fire&limit=3");
     const times = next.body.schedules.map((s: { next_fire_at: string }) => s.next_fire_at);
     expect(times).toEqual([...times].sort());
