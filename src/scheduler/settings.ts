@@ -85,6 +85,8 @@ export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
 export const CONCURRENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const SECRET_PREFIXES = ["env://", "vault://", "secret://", "var://"];
 const MAX_DESCRIPTION = 1000;
+/** The longest cron, interval, timezone or dst text (as GET /v1/preview takes them). */
+const MAX_TIMING_TEXT = 200;
 const MIN_WINDOW_MS = 10_000;
 const MAX_WINDOW_MS = 365 * 86_400_000;
 /** The longest jitter: a day. A longer delay is a different schedule, not jitter. */
@@ -299,6 +301,17 @@ export function validateSettings(
   const interval = str(body, "interval");
   const timezone = str(body, "timezone");
   const dst = str(body, "dst");
+  // As the preview reads them: a 1 MB cron was stored and sent back with every read of the schedule.
+  for (const [name, value] of [
+    ["cron", cron],
+    ["interval", interval],
+    ["timezone", timezone],
+    ["dst", dst],
+  ] as const) {
+    if (value !== undefined && value.length > MAX_TIMING_TEXT) {
+      throw invalidArgument(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
+    }
+  }
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compileWithHint(compile, { cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {

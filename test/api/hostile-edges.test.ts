@@ -49,6 +49,17 @@ it("refuses a body that is not UTF-8 instead of storing U+FFFD in its place", as
   expect((await t.call("GET", "/v1/executions/u1")).status).toBe(404);
 });
 
+it("refuses a cron longer than the preview takes, on create and update", async () => {
+  const cron = `0 0 1 1 ${Array.from({ length: 100 }, () => "1-7").join(",")}`;
+  const created = await t.call("POST", "/v1/schedules", { schedule_id: "long", workflow: "W", cron });
+  expect({ status: created.status, message: created.body.message }).toEqual({
+    status: 400,
+    message: `cron is ${cron.length} characters long; the most is 200`,
+  });
+  expect((await t.call("PATCH", "/v1/schedules/s", { cron })).status).toBe(400);
+  expect((await t.call("GET", "/v1/schedules/long")).status).toBe(404);
+});
+
 it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
   for (const header of ["", '"1', '1"', 'W/"1']) {
     const r = await patch(header);
