@@ -23,7 +23,7 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
   const unicode = /\\[pPu]\{/.test(pattern);
   if (!unicode) {
     try {
-      return new RegExp(pattern, flags.replace("u", "") + "l");
+      return new RegExp(pattern, `${flags.replace("u", "")}l`);
     } catch {
       // not linear: below
     }

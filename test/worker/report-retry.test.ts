@@ -69,6 +69,8 @@ it("gives up with UNAVAILABLE once the lease would be over", async () => {
 
 it("does not retry another refusal", async () => {
   const s = await stub([{ status: 500, body: { code: "INTERNAL", message: "boom" } }, COMPLETED]);
-  await expect(client(s.url).complete({ task_id: "t1", attempt: 1 }, { ok: true }, 30_000)).rejects.toMatchObject({ code: "INTERNAL" });
+  await expect(client(s.url).complete({ task_id: "t1", attempt: 1 }, { ok: true }, 30_000)).rejects.toMatchObject({
+    code: "INTERNAL",
+  });
   expect(s.calls()).toBe(1);
 });
