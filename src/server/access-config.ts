@@ -152,6 +152,12 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
           "this server requires a bearer token: send Authorization: Bearer <token> (orbit --token or ORBIT_TOKEN)",
         );
       }
+      // Node keeps the first of repeated Authorization headers; a proxy may read the last. Two
+      // credentials in one request name no one caller: refused.
+      const raw = request.raw?.rawHeaders;
+      if (raw !== undefined && raw.filter((h, i) => i % 2 === 0 && h.toLowerCase() === "authorization").length > 1) {
+        throw new OrbitError("UNAUTHENTICATED", "the request carries more than one Authorization header: send one");
+      }
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (m === null) throw new OrbitError("UNAUTHENTICATED", 'the Authorization header must be "Bearer <token>"');
       const identity = byHash.get(createHash("sha256").update(m[1]!).digest("hex"));

@@ -109,3 +109,28 @@ it("refuses an invalid identities file at start", async () => {
   writeFileSync(bad, "identities:\n  - name: x\n    token: abc\n    kind: client\n");
   await expect(startTestServer({ config: bad })).rejects.toThrow(/bad\.yaml: identities\.0 needs "token_sha256"/);
 });
+
+it("refuses two Authorization headers (Node keeps the first; a proxy may read the last)", async () => {
+  const { request } = await import("node:http");
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      `${t.server.url}/v1/schedules`,
+      { headers: { authorization: ["Bearer orders-token", "Bearer admin-token"] } },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => {
+          body += c.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+  expect(answer.status).toBe(401);
+  expect(JSON.parse(answer.body)).toEqual({
+    code: "UNAUTHENTICATED",
+    message: "the request carries more than one Authorization header: send one",
+  });
+  expect((await t.call("GET", "/v1/schedules", undefined, as("orders-token"))).status).toBe(200);
+});
