@@ -25,15 +25,30 @@ export function isBlockedHost(hostname) {
   if (/^\d+\.\d+\.\d+\.\d+$/.test(a)) return a.startsWith("169.254.") || METADATA.has(a);
   if (!hostname.startsWith("[")) return false;
   if (METADATA.has(a) || /^fe[89ab][0-9a-f]?:/.test(a)) return true;
-  // An IPv4 address written as IPv6: the parser gives ::ffff:a9fe:a9fe for ::ffff:169.254.169.254.
-  const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(a);
-  if (mapped === null) return false;
-  const v4 =
-    mapped[1] ??
-    [Number.parseInt(mapped[2] ?? "0", 16), Number.parseInt(mapped[3] ?? "0", 16)]
-      .flatMap((word) => [word >> 8, word & 255])
-      .join(".");
-  return isBlockedHost(v4);
+  // An IPv4 address an IPv6 one carries (mapped, compatible, SIIT, NAT64, 6to4), as the server reads it.
+  const w = hextets(a);
+  if (w === null) return false;
+  const quad = (/** @type {number} */ hi, /** @type {number} */ lo) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+  const prefix = w.slice(0, 6).join(",");
+  const nat64 = w[0] === 0x64 && w[1] === 0xff9b && (w[2] === 1 || prefix === "100,65435,0,0,0,0");
+  if (w[0] === 0x2002) return isBlockedHost(quad(w[1] ?? 0, w[2] ?? 0));
+  if (nat64 || prefix === "0,0,0,0,0,0" || prefix === "0,0,0,0,0,65535" || prefix === "0,0,0,0,65535,0") {
+    return isBlockedHost(quad(w[6] ?? 0, w[7] ?? 0));
+  }
+  return false;
+}
+
+/**
+ * The eight 16-bit words of an IPv6 address as the URL parser writes it (compressed, hex words).
+ * @param {string} a
+ * @returns {number[] | null}
+ */
+function hextets(a) {
+  const [head, tail] = a.includes("::") ? a.split("::") : [a, undefined];
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  const words = [...h, ...(tail === undefined ? [] : Array(8 - h.length - t.length).fill("0")), ...t];
+  return words.length === 8 ? words.map((x) => Number.parseInt(x, 16)) : null;
 }
 
 /**

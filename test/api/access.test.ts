@@ -115,7 +115,8 @@ it("refuses two Authorization headers (Node keeps the first; a proxy may read th
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
       `${t.server.url}/v1/schedules`,
-      { headers: { authorization: ["Bearer orders-token", "Bearer admin-token"] } },
+      // Two header lines: an array is how node:http sends a repeated header.
+      { headers: { authorization: ["Bearer orders-token", "Bearer admin-token"] as unknown as string } },
       (res) => {
         let body = "";
         res.on("data", (c: Buffer) => {

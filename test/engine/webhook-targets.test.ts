@@ -21,12 +21,29 @@ describe("isBlockedAddress", () => {
     "::ffff:a9fe:a9fe",
     "fd00:ec2::254",
     "100.100.100.200",
+    // The other IPv6 forms that carry an IPv4 address (they passed): compatible, SIIT, NAT64, 6to4.
+    "::169.254.169.254",
+    "::a9fe:a9fe",
+    "::ffff:0:a9fe:a9fe",
+    "64:ff9b::a9fe:a9fe",
+    "64:ff9b:1::a9fe:a9fe",
+    "2002:a9fe:a9fe::",
+    "64:ff9b::100.100.100.200",
   ])("blocks %s", (address) => expect(isBlockedAddress(address)).toBe(true));
 
-  it.each(["127.0.0.1", "10.0.0.1", "192.168.1.10", "::1", "fec0::1", "fd00::1", "hooks.example.test", "169.255.0.1"])(
-    "lets %s through",
-    (address) => expect(isBlockedAddress(address)).toBe(false),
-  );
+  it.each([
+    "127.0.0.1",
+    "10.0.0.1",
+    "192.168.1.10",
+    "::1",
+    "::",
+    "fec0::1",
+    "fd00::1",
+    "hooks.example.test",
+    "169.255.0.1",
+    "64:ff9b::a00:1",
+    "2002:a00:1::",
+  ])("lets %s through", (address) => expect(isBlockedAddress(address)).toBe(false));
 });
 
 describe("notify settings", () => {
@@ -37,6 +54,10 @@ describe("notify settings", () => {
     "http://0xA9FEA9FE/",
     "http://[::ffff:169.254.169.254]/",
     "https://[fd00:ec2::254]/latest/",
+    "http://[::169.254.169.254]/",
+    "http://[64:ff9b::a9fe:a9fe]/",
+    "http://[::ffff:0:a9fe:a9fe]/",
+    "http://[2002:a9fe:a9fe::]/",
   ])("refuses %s, naming the address", (url) => {
     let caught: unknown;
     try {
