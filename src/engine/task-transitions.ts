@@ -222,7 +222,8 @@ export async function requeue(
   await tx.appendEvent(
     execution.executionId,
     event,
-    { ...data, attempt: task.attempt, next_attempt: next, retry_at_ms: availableMs },
+    // A time as the API writes every other (RFC 3339 UTC), not epoch milliseconds.
+    { ...data, attempt: task.attempt, next_attempt: next, retry_at: formatInstant(availableMs) },
     now,
   );
   return reread(tx, execution.executionId);

@@ -2,7 +2,7 @@
  * Issue 10 item 5, with a real worker process: `trigger.attempt` and `trigger.started_at`, as the
  * workflow sees them and as the API shows them, follow the retries (docs/design.md § What the
  * execution receives). Attempt 1 sees the start's instant; attempt 2 sees attempt 2 and the instant
- * its back-off ended (the `retry_at_ms` of WorkflowAttemptFailed).
+ * its back-off ended (the `retry_at` of WorkflowAttemptFailed).
  */
 import { expect, it } from "vitest";
 import { formatInstant } from "../../src/time/format.js";
@@ -24,8 +24,9 @@ describeEachDialect("the trigger follows retries", (dialect) => {
     });
     const events = await client.executionEvents(id);
     const created = events.find((e) => e.type === "WorkflowCreated")!.data.trigger as { started_at: string };
-    const failed = events.find((e) => e.type === "WorkflowAttemptFailed")!.data as { retry_at_ms: number };
-    const retryAt = formatInstant(failed.retry_at_ms);
+    const failed = events.find((e) => e.type === "WorkflowAttemptFailed")!.data as { retry_at: string };
+    const retryAt = failed.retry_at;
+    expect(formatInstant(Date.parse(retryAt))).toBe(retryAt); // RFC 3339 UTC, as every API time
     expect(retryAt).not.toBe(created.started_at);
     expect(cluster.marks(id).map((m) => m.split(" ").slice(2).join(" "))).toEqual([
       `attempt=1 trigger.attempt=1 trigger.started_at=${created.started_at}`,
