@@ -40,9 +40,11 @@ interface QueuedTransaction {
 /**
  * SQLite errors that mean the file cannot be written (read-only file, folder or file system, a
  * full disk, an I/O error): the request fails with 503 UNAVAILABLE naming the cause, and the
- * server reports not-ready until a write succeeds again (docs/server.md § Health).
+ * server reports not-ready until a write succeeds again (docs/server.md § Health). A damaged file
+ * (SQLITE_CORRUPT, SQLITE_NOTADB) too, with what to do: it was 500 INTERNAL with the cause only in
+ * the log, and /readyz and doctor said all was well.
  */
-const STORAGE_ERROR = /^SQLITE_(READONLY|IOERR|FULL|CANTOPEN|PERM)/;
+const STORAGE_ERROR = /^SQLITE_(READONLY|IOERR|FULL|CANTOPEN|PERM|CORRUPT|NOTADB)/;
 
 function storageError(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
@@ -61,6 +63,8 @@ export class SqliteConnection {
   private openTx: object | null = null;
   /** The cause of the last write that failed for want of a writable file; null once one succeeds. */
   private writeFailure: string | null = null;
+  /** A damaged file met once: it stays damaged whatever later writes do, until a restart on a restored file. */
+  private damaged: string | null = null;
   /** The transaction of {@link atomically} that store calls made inside it join. */
   private readonly ambient = new AsyncLocalStorage<{ ended: boolean; savepoints: number }>();
 
@@ -125,7 +129,7 @@ export class SqliteConnection {
 
   /** Why the database cannot be written, or null (readiness). */
   get unwritable(): string | null {
-    return this.writeFailure;
+    return this.damaged ?? this.writeFailure;
   }
 
   /**
@@ -167,6 +171,13 @@ export class SqliteConnection {
     const cause = storageError(err);
     if (cause === null) return err;
     this.writeFailure = cause;
+    if (/^SQLITE_(CORRUPT|NOTADB)/.test(cause)) {
+      this.damaged = cause;
+      return new OrbitError(
+        "UNAVAILABLE",
+        `the SQLite database file is damaged (${cause}); stop the server and restore the file from a backup (orbit backup)`,
+      );
+    }
     return new OrbitError(
       "UNAVAILABLE",
       `the SQLite database cannot be written (${cause}); check the file, its folder and the disk, then retry`,

@@ -100,7 +100,7 @@ export class SqliteStore extends SqlOps implements Store {
    */
   async writeProblem(): Promise<string | null> {
     if (this.connection.unwritable === null) return null;
-    return this.connection.probeWrite();
+    return (await this.connection.probeWrite()) ?? this.connection.unwritable;
   }
 
   async close(): Promise<void> {

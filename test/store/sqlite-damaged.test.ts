@@ -1,0 +1,51 @@
+/**
+ * A damaged SQLite file (docs/operations.md § Faults): a read that meets a malformed page answers
+ * 503 naming the damage and what to do, and /readyz stays not-ready, instead of 500 INTERNAL with
+ * the cause only in the log while /readyz said ready.
+ */
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { startServer } from "../../src/server/server.js";
+
+it("answers 503 'the SQLite database file is damaged' and stays not ready", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-damaged-"));
+  const first = await startServer({ port: 0, dataDir: dir, logger: "silent" });
+  const post = (url: string, path: string, body: unknown) =>
+    fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  await post(first.url, "/v1/workflows", { name: "W", version: "1.0.0" });
+  for (let i = 0; i < 300; i++) {
+    await post(first.url, "/v1/executions", {
+      execution_id: `e-${i}`,
+      workflow: "W",
+      input: { pad: "x".repeat(2000) },
+    });
+  }
+  await first.close();
+
+  // Damage every third page past the first 20 (the schema and the small tables stay readable).
+  const file = join(dir, "orbit.db");
+  const page = 4096;
+  const pages = Math.floor(statSync(file).size / page);
+  expect(readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
+  const fd = openSync(file, "r+");
+  for (let p = 20; p < pages; p += 3) writeSync(fd, Buffer.alloc(200, 0xff), 0, 200, p * page + 100);
+  closeSync(fd);
+
+  const server = await startServer({ port: 0, dataDir: dir, logger: "silent" });
+  try {
+    const list = await fetch(`${server.url}/v1/executions?limit=1000`);
+    const body = (await list.json()) as { code: string; message: string };
+    expect({ status: list.status, code: body.code }).toEqual({ status: 503, code: "UNAVAILABLE" });
+    expect(body.message).toMatch(
+      /^the SQLite database file is damaged \(SQLITE_(CORRUPT|NOTADB)\b.*\); stop the server and restore the file from a backup \(orbit backup\)$/,
+    );
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { message: string }).message).toMatch(/damaged|SQLITE_CORRUPT/);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
