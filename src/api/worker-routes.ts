@@ -140,6 +140,8 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       url,
       summary: `worker protocol: ${url.split("/").pop()}`,
       tag: "worker",
+      // Reports are made safe to repeat by their leases, not by keys: no Idempotency-Key is read.
+      idempotent: false,
       ...(schema.params ? { params: schema.params } : {}),
       body: schema.body,
       responses: { 200: { description: "the answer (docs/workflows.md)" }, 204: { description: "nothing to say" } },

@@ -241,3 +241,19 @@ describe("/v1/openapi.json against the answers", () => {
     expect(documented.filter((r) => !covered.has(r) && !r.includes("/v1/worker/"))).toEqual([]);
   }, 60_000);
 });
+
+it("offers Idempotency-Key on the API's writes, not on the worker protocol, which reads none", async () => {
+  const t = await startTestServer();
+  try {
+    const doc = (await t.call("GET", "/v1/openapi.json")).body as {
+      paths: Record<string, Record<string, { parameters?: { name: string }[] }>>;
+    };
+    const keyed = (path: string, method: string) =>
+      (doc.paths[path]?.[method]?.parameters ?? []).some((p) => p.name === "Idempotency-Key");
+    expect(keyed("/v1/schedules", "post")).toBe(true);
+    expect(keyed("/v1/worker/poll", "post")).toBe(false);
+    expect(keyed("/v1/worker/heartbeat", "post")).toBe(false);
+  } finally {
+    await t.stop();
+  }
+});
