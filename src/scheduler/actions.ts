@@ -9,6 +9,7 @@ import { formatInstant, parseInstant } from "../time/format.js";
 import { FIELD_ALIASES } from "./aliases.js";
 import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
+import { LEDGER_RETENTION } from "./fire-plan.js";
 import { checkFence, type Fence, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
@@ -225,6 +226,8 @@ export class ScheduleActions {
         return { started: true, execution_id: executionId, overlap: s.overlap };
       }),
     );
+    // The ledger's bound holds for every writer, not only the fire: a paused schedule's triggers grew it.
+    await this.o.store.pruneOccurrences(id, LEDGER_RETENTION);
     this.o.onChange?.();
     return result;
   }
@@ -316,6 +319,8 @@ export class ScheduleActions {
       });
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // Up to 10,000 rows at once: the ledger keeps its newest LEDGER_RETENTION, as after a fire.
+    if (result.started > 0) await this.o.store.pruneOccurrences(id, LEDGER_RETENTION);
     return result;
   }
 }

@@ -1,6 +1,7 @@
 /** Revision fences, refusals that change nothing, delete and list (docs/design.md § Changes), on both dialects. */
 import { expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
+import { LEDGER_RETENTION } from "../../src/scheduler/fire.js";
 import { parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { makeHarness } from "./harness.js";
@@ -132,6 +133,21 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect(aborts).toBe(-1);
     expect((await h.scheduler.schedules.get("s")).fired).toBe(1);
   });
+
+  it("a backfill and triggers keep the ledger within its bound, as a fire does", async () => {
+    // Only the fire pruned: a paused schedule's backfill of 1,100 occurrences kept 1,100 rows.
+    const h = await makeHarness(db.store);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m", paused: true });
+    const r = await h.scheduler.actions.backfill("s", {
+      start_at: "2026-11-14T00:00:00Z",
+      end_at: "2026-11-14T18:19:00Z",
+    });
+    expect(r).toMatchObject({ occurrences: 1100, started: 1100 });
+    const count = async () => (await db.store.listOccurrences("s", { limit: 5000 })).length;
+    expect(await count()).toBe(LEDGER_RETENTION);
+    await h.scheduler.actions.trigger("s", {});
+    expect(await count()).toBe(LEDGER_RETENTION);
+  }, 60_000);
 
   it("a delete keeps the executions the schedule started", async () => {
     const h = await makeHarness(db.store);
