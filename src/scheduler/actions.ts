@@ -65,7 +65,7 @@ export class ScheduleActions {
       const row = await this.schedules.fenced(tx, id, fence);
       // The time is read once the row is held: read before, while a fire held the row, it could be
       // earlier than occurrences that fire decided, and a resume would decide them again.
-      const now = await this.schedules.now();
+      const now = await this.schedules.now(tx);
       const updated = await tx.updateSchedule(
         { ...change(row, now), updatedMs: now },
         { expectedRevision: row.revision },
@@ -292,7 +292,7 @@ export class ScheduleActions {
           cursor = o;
           progressed = true;
           const executionId = occurrenceExecutionId(id, o);
-          const now = await this.schedules.now();
+          const now = await this.schedules.now(tx);
           const r = await this.o.executions.start(
             startRequestOf(current, s, c, { type: "backfill", executionId, scheduledFor: o, now }),
             tx,

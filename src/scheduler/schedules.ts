@@ -147,10 +147,13 @@ export class Schedules {
   /**
    * The instant a schedule write decides with (start_at past or future, the first next fire, a
    * resume's catch-up) and stamps (created_at, updated_at, the ledger): the database clock in
-   * shared mode, so that no server's own clock skew moves a schedule.
+   * shared mode, so that no server's own clock skew moves a schedule. Inside a transaction, read
+   * on its own connection: a second one from the pool while holding the first starved the pool
+   * when 50 writes of one schedule waited on its row (test/faults/races.test.ts).
    */
-  async now(): Promise<number> {
-    return this.o.dueClock ? this.o.dueClock() : this.o.clock.now();
+  async now(tx?: StoreOps): Promise<number> {
+    if (!this.o.dueClock) return this.o.clock.now();
+    return tx ? tx.databaseNow() : this.o.dueClock();
   }
 
   notFound(id: string): OrbitError {
@@ -402,7 +405,7 @@ export class Schedules {
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.fenced(tx, id, fence);
       // Read once the row is held (see Actions.write): never before the occurrences a fire decided.
-      const now = await this.now();
+      const now = await this.now(tx);
       return this.view(await this.updateIn(tx, row, patch, now, text), tx, now);
     });
     this.o.onChange?.();
