@@ -6,45 +6,32 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { checkLedger } from "../../scripts/chaos/ledger.js";
-import { findLeader, SERVER_ENTRY, ServerProcess } from "../../scripts/chaos/procs.js";
+import { findLeader, type ServerProcess } from "../../scripts/chaos/procs.js";
 import { OrbitClient } from "../../src/client/client.js";
 import { LEADERSHIP_IDLE_LIMIT_MS } from "../../src/server/leadership.js";
-import { childArgs } from "../helpers/child.js";
 import {
   CLUSTER_DB,
   createSchema,
   describeCluster,
   dropSchema,
   eventually,
-  freePort,
+  killAll,
   newestExecutionMs,
+  startServerPair,
 } from "./support.js";
 
 describeCluster("cluster active-standby: a frozen leader", () => {
   let schema = "";
   let servers: ServerProcess[] = [];
   afterEach(async () => {
-    for (const s of servers) s.thaw();
-    await Promise.all(servers.map((s) => s.kill()));
-    for (const s of servers) s.close();
+    await killAll(servers);
     servers = [];
     if (schema) await dropSchema(schema);
   });
 
   it("a standby leads and fires within the idle limit of a SIGSTOP; the thawed leader stays a standby", async () => {
     schema = await createSchema();
-    const ports = [await freePort(), await freePort()];
-    servers = ports.map(
-      (port) =>
-        new ServerProcess({
-          database: CLUSTER_DB,
-          schema,
-          cluster: "active-standby",
-          port,
-          nodeArgs: childArgs(SERVER_ENTRY),
-        }),
-    );
-    await Promise.all(servers.map((s) => s.start()));
+    servers = await startServerPair(schema, "active-standby");
     const client = new OrbitClient({ baseUrl: (servers[0] as ServerProcess).url });
     await client.registerWorkflow({ name: "Tick", version: "1.0.0" });
     await client.createSchedule({ schedule_id: "tick-1s", workflow: "Tick", interval: "1s", overlap: "allow" });

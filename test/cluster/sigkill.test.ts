@@ -6,18 +6,18 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { checkLedger } from "../../scripts/chaos/ledger.js";
-import { findLeader, SERVER_ENTRY, ServerProcess } from "../../scripts/chaos/procs.js";
+import { findLeader, type ServerProcess } from "../../scripts/chaos/procs.js";
 import { OrbitClient } from "../../src/client/client.js";
 import type { ClusterMode } from "../../src/server/options.js";
-import { childArgs } from "../helpers/child.js";
 import {
   CLUSTER_DB,
   createSchema,
   describeCluster,
   dropSchema,
   eventually,
-  freePort,
+  killAll,
   newestExecutionMs,
+  startServerPair,
 } from "./support.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -27,20 +27,14 @@ for (const mode of ["shared", "active-standby"] as ClusterMode[]) {
     let schema = "";
     let servers: ServerProcess[] = [];
     afterEach(async () => {
-      await Promise.all(servers.map((s) => s.kill()));
-      for (const s of servers) s.close();
+      await killAll(servers);
       servers = [];
       if (schema) await dropSchema(schema);
     });
 
     it("every occurrence between the first and the last execution started exactly once or counted skipped", async () => {
       schema = await createSchema();
-      const ports = [await freePort(), await freePort()];
-      servers = ports.map(
-        (port) =>
-          new ServerProcess({ database: CLUSTER_DB, schema, cluster: mode, port, nodeArgs: childArgs(SERVER_ENTRY) }),
-      );
-      await Promise.all(servers.map((s) => s.start()));
+      servers = await startServerPair(schema, mode);
       const [a, b] = servers as [ServerProcess, ServerProcess];
       const client = new OrbitClient({ baseUrl: a.url });
       await client.registerWorkflow({ name: "Tick", version: "1.0.0" });

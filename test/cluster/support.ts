@@ -3,6 +3,9 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import pg from "pg";
 import { describe } from "vitest";
+import { SERVER_ENTRY, ServerProcess } from "../../scripts/chaos/procs.js";
+import type { ClusterMode } from "../../src/server/options.js";
+import { childArgs } from "../helpers/child.js";
 import { PG_URL } from "../helpers/db.js";
 
 export const CLUSTER_DB = PG_URL ?? "";
@@ -63,4 +66,21 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
 export async function newestExecutionMs(schema: string): Promise<number> {
   const rows = await query<{ t: string | null }>("SELECT max(created_ms) AS t FROM orbit_executions", [], schema);
   return Number(rows[0]?.t ?? 0);
+}
+
+/** Two `orbit server` processes on one schema, each on a free port, started. */
+export async function startServerPair(schema: string, cluster: ClusterMode): Promise<ServerProcess[]> {
+  const ports = [await freePort(), await freePort()];
+  const servers = ports.map(
+    (port) => new ServerProcess({ database: CLUSTER_DB, schema, cluster, port, nodeArgs: childArgs(SERVER_ENTRY) }),
+  );
+  await Promise.all(servers.map((s) => s.start()));
+  return servers;
+}
+
+/** Kills the servers (thawing a frozen one first) and closes their logs. */
+export async function killAll(servers: readonly ServerProcess[]): Promise<void> {
+  for (const s of servers) s.thaw();
+  await Promise.all(servers.map((s) => s.kill()));
+  for (const s of servers) s.close();
 }

@@ -41,6 +41,16 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
   let r: UiRig;
   const consoleErrors: string[] = [];
   const active = (page: Page) => page.evaluate("document.activeElement?.getAttribute('aria-label') ?? ''");
+  /** Leases the pending tasks of Reports as the test's worker, through the worker protocol. */
+  const leaseReports = async (): Promise<Json[]> =>
+    (
+      await r.ok("POST", "/v1/worker/poll", {
+        worker_id: "polish-worker",
+        workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+        max_tasks: 10,
+        wait_ms: 0,
+      })
+    ).tasks;
 
   beforeAll(async () => {
     r = await startRig();
@@ -94,12 +104,7 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
       "the first fire",
     );
     const worker = { worker_id: "polish-worker" };
-    const { tasks } = await r.ok("POST", "/v1/worker/poll", {
-      ...worker,
-      workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
-      max_tasks: 10,
-      wait_ms: 0,
-    });
+    const tasks = await leaseReports();
     const task = tasks.find((t: Json) => t.execution_id.includes("daily"));
     await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
       ...worker,
@@ -204,12 +209,7 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
   it("clears 'cancel requested' once the execution is cancelled", async () => {
     await r.ok("POST", "/v1/executions", { execution_id: "polish-cancel", workflow: "Reports", version: "1.0.0" });
     const worker = { worker_id: "polish-worker" };
-    const { tasks } = await r.ok("POST", "/v1/worker/poll", {
-      ...worker,
-      workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
-      max_tasks: 10,
-      wait_ms: 0,
-    });
+    const tasks = await leaseReports();
     const task = tasks.find((t: Json) => t.execution_id === "polish-cancel");
     await r.open("#/executions/polish-cancel");
     await r.page.click('button[data-action="cancel"]');
