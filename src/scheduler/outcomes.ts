@@ -52,6 +52,16 @@ export function nextOutcomes(prev: ScheduleOutcomes, execution: Execution, now: 
     error: execution.status === "COMPLETED" ? null : message,
     errorType: execution.status === "COMPLETED" ? null : type,
   };
+  // Ended before the outcome shown (their transactions committed in the other order): the last
+  // outcome and the run of failures stay the newer one's; the totals and the latest times still count it.
+  if (prev.lastOutcome !== null && ended < prev.lastOutcome.endedMs) {
+    const later = (a: number | null, b: number) => (a === null || b > a ? b : a);
+    if (execution.status === "COMPLETED") return { ...prev, lastSuccessMs: later(prev.lastSuccessMs, ended) };
+    if (execution.status === "FAILED") {
+      return { ...prev, lastFailureMs: later(prev.lastFailureMs, ended), failures: prev.failures + 1 };
+    }
+    return prev;
+  }
   if (execution.status === "COMPLETED") {
     return { ...prev, lastOutcome, lastSuccessMs: ended, consecutiveFailures: 0 };
   }

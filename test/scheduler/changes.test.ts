@@ -149,6 +149,25 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect(await count()).toBe(LEDGER_RETENTION);
   }, 60_000);
 
+  it("the last outcome is the execution that ended last, whatever order the ends commit in", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T18:51:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1h",
+      overlap: "allow",
+    });
+    const older = (await h.scheduler.actions.trigger("s", {})).execution_id as string;
+    h.clock.advance(1);
+    const newer = (await h.scheduler.actions.trigger("s", {})).execution_id as string;
+    h.clock.set(parseInstant("2026-11-15T18:51:10Z"));
+    await h.executions.cancel(newer, { reason: "ended at :10" });
+    // The older one's end carries an earlier time but commits after (a slower transaction).
+    h.clock.set(parseInstant("2026-11-15T18:51:05Z"));
+    await h.executions.cancel(older, { reason: "ended at :05" });
+    expect((await h.scheduler.schedules.get("s")).last_outcome).toMatchObject({ execution_id: newer });
+  });
+
   it("a delete keeps the executions the schedule started", async () => {
     const h = await makeHarness(db.store);
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10s" });
