@@ -188,13 +188,14 @@ export class Schedules {
   async create(body: Record<string, unknown>, text: InputText = {}): Promise<JsonObject> {
     const now = await this.now();
     const v = validateSettings(body, now);
+    const exists = () => new OrbitError("ALREADY_EXISTS", `schedule ${v.settings.schedule_id} already exists`);
     const row = await this.o.store.transaction(async (tx) => {
+      // An id that exists is the answer before anything about the workflow (as a batch answers).
+      if ((await tx.getSchedules([v.settings.schedule_id])).length > 0) throw exists();
       await this.checkWorkflow(tx, v.settings);
       const row = this.newRow(v, text, now);
       await continueRevisions(tx, [row]);
-      if (!(await tx.insertSchedule(row))) {
-        throw new OrbitError("ALREADY_EXISTS", `schedule ${row.scheduleId} already exists`);
-      }
+      if (!(await tx.insertSchedule(row))) throw exists();
       return row;
     });
     this.o.onChange?.();

@@ -65,6 +65,10 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect(
       (await refused(h.scheduler.schedules.create({ schedule_id: "t", workflow: "Missing", interval: "1h" }))).code,
     ).toBe("NOT_FOUND");
+    // An existing id is named before the workflow's problem (it said the workflow was not registered).
+    expect(
+      (await refused(h.scheduler.schedules.create({ schedule_id: "s", workflow: "Missing", interval: "1h" }))).message,
+    ).toBe("schedule s already exists");
     expect((await refused(h.scheduler.schedules.update("s", { cron: "0 25 * * *" }))).message).toBe(
       "cron `0 25 * * *`: `25` is out of range for the hour field (0-23)",
     );
