@@ -92,8 +92,14 @@ export function errorReply(err: unknown): ErrorReply & { internal: boolean } {
       internal: true,
     };
   }
-  return { status: orbit.status, body: orbit.toJSON(), internal: false };
+  const body = orbit.toJSON();
+  // A message quotes what the caller sent (a name, an id): a 70,000-character one came back whole.
+  if (body.message.length > MAX_MESSAGE) body.message = `${body.message.slice(0, MAX_MESSAGE)}…`;
+  return { status: orbit.status, body, internal: false };
 }
+
+/** The longest error message answered; longer ones are cut (what they quote is the caller's own). */
+const MAX_MESSAGE = 2000;
 
 function isFastifyError(err: unknown): err is FastifyError & { validationContext?: string } {
   return err instanceof Error && ("code" in err || "validation" in err || "statusCode" in err);

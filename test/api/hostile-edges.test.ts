@@ -60,6 +60,14 @@ it("refuses a cron longer than the preview takes, on create and update", async (
   expect((await t.call("GET", "/v1/schedules/long")).status).toBe(404);
 });
 
+it("cuts an error message that quotes a huge value instead of sending it back whole", async () => {
+  const name = "W".repeat(70_000);
+  const r = await t.call("POST", "/v1/executions", { workflow: name, input: {} });
+  expect(r.status).toBe(404);
+  expect(r.body.message.length).toBe(2001);
+  expect(r.body.message.endsWith("…")).toBe(true);
+});
+
 it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
   for (const header of ["", '"1', '1"', 'W/"1']) {
     const r = await patch(header);
