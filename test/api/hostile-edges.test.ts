@@ -68,6 +68,20 @@ it("cuts an error message that quotes a huge value instead of sending it back wh
   expect(r.body.message.endsWith("…")).toBe(true);
 });
 
+it("reads whole-number query parameters as decimal digits only", async () => {
+  for (const q of ["limit=0x10", "limit=1e1", "limit=%201", "limit=1.0"]) {
+    const r = await t.call("GET", `/v1/schedules?${q}`);
+    expect({ q, status: r.status, message: r.body.message }).toEqual({
+      q,
+      status: 400,
+      message: "query parameter limit must be a whole number in decimal digits",
+    });
+  }
+  const hex = await t.call("PATCH", "/v1/schedules/s?expected_revision=0x1", { description: "x" });
+  expect(hex.status).toBe(400);
+  expect((await t.call("GET", "/v1/schedules?limit=1")).status).toBe(200);
+});
+
 it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
   for (const header of ["", '"1', '1"', 'W/"1']) {
     const r = await patch(header);
