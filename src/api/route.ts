@@ -3,8 +3,10 @@
  * TypeBox schemas, documented answers, handler); registration adds validation, the caller's
  * identity, Idempotency-Key handling and ETags, and the OpenAPI generator reads the same table.
  */
+
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { OrbitError } from "../domain/errors.js";
 import { conditional } from "./conditional.js";
 import { etagOf } from "./fences.js";
 import { IdempotencyKeys } from "./idempotency.js";
@@ -80,6 +82,14 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         ...(route.body ? { body: route.body } : {}),
       },
       handler: async (request, reply) => {
+        // A write without a body schema takes none: `[]` on a DELETE, `{"bogus":1}` on a retry were
+        // accepted and the write went ahead (docs/api.md: unknown fields are refused).
+        if (route.body === undefined && route.method !== "GET" && !isEmptyBody(request.body)) {
+          throw new OrbitError(
+            "INVALID_ARGUMENT",
+            `${route.method} ${route.url.replaceAll(":", "")} takes no request body`,
+          );
+        }
         const api: ApiRequest = {
           params: (request.params ?? {}) as Record<string, string>,
           query: (request.query ?? {}) as Record<string, unknown>,
@@ -122,4 +132,10 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
       },
     });
   }
+}
+
+/** No body, or `{}` (the request hook gives a body-less POST `{}`). */
+function isEmptyBody(body: unknown): boolean {
+  if (body === undefined || body === "") return true;
+  return typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
 }

@@ -82,6 +82,20 @@ it("reads whole-number query parameters as decimal digits only", async () => {
   expect((await t.call("GET", "/v1/schedules?limit=1")).status).toBe(200);
 });
 
+it("refuses a body on a write that takes none, and does nothing", async () => {
+  await t.ok("POST", "/v1/schedules", { schedule_id: "keep", workflow: "W", interval: "1h" });
+  for (const body of ["[]", "null", "1", '{"bogus":1}']) {
+    const r = await t.call("DELETE", "/v1/schedules/keep", body);
+    expect({ body, status: r.status, message: r.body.message }).toEqual({
+      body,
+      status: 400,
+      message: "DELETE /v1/schedules/id takes no request body",
+    });
+  }
+  expect((await t.call("GET", "/v1/schedules/keep")).status).toBe(200);
+  expect((await t.call("DELETE", "/v1/schedules/keep")).status).toBe(204);
+});
+
 it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
   for (const header of ["", '"1', '1"', 'W/"1']) {
     const r = await patch(header);
