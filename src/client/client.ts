@@ -72,10 +72,12 @@ export interface Created<T> {
 }
 
 /**
- * One path segment. `.` and `..` are refused before sending: a URL resolves them as path steps
+ * One path segment. An empty one, `.` and `..` are refused before sending: a URL resolves them as path steps
  * even encoded, so `/v1/schedules/..` would be `/v1/` (the server refuses them as ids too).
  */
 function seg(id: string): string {
+  // Empty, the path would name the list (GET /v1/schedules/ answered a page, read as a schedule).
+  if (id === "") throw new OrbitError("INVALID_ARGUMENT", "an empty id names nothing: give the id");
   if (id === "." || id === "..") {
     throw new OrbitError("INVALID_ARGUMENT", `"${id}" cannot be an id: a URL reads it as a path step`);
   }

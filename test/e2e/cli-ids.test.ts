@@ -29,4 +29,19 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule create refuses the ids . a
       expect(JSON.parse(list.stdout)).toMatchObject({ schedules: [] });
     });
   }
+
+  it("refuses an empty id before sending (the path named the list, read as one schedule)", async () => {
+    for (const args of [
+      ["schedule", "get", ""],
+      ["schedule", "delete", ""],
+      ["status", ""],
+    ]) {
+      const r = await cli(...args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: "orbit: an empty id names nothing: give the id\n",
+      });
+    }
+  });
 });
