@@ -29,6 +29,12 @@ export interface ServerOptions {
   /** PostgreSQL search_path (one schema per deployment or test). Default: the server's default. */
   databaseSchema?: string;
   /**
+   * PostgreSQL: how long a start waits for a database it cannot reach yet (refused, reset, timed
+   * out), retrying every second, before it fails. Default 30 s; 0 fails at once. A wrong password
+   * or a missing database fails at once whatever this says.
+   */
+  databaseWaitMs?: number;
+  /**
    * `single` (default): this server fires. `active-standby`: only the holder of a PostgreSQL advisory
    * lock fires. `shared`: every server fires, due times compared with the database clock.
    * The last two need PostgreSQL.

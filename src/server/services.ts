@@ -5,6 +5,7 @@
  */
 import type { ServerMetrics as ServerMetricsType } from "../api/metrics.js";
 import { ServerMetrics } from "../api/metrics.js";
+import { OrbitError } from "../domain/errors.js";
 import { Executions } from "../engine/executions.js";
 import { Retention } from "../engine/retention.js";
 import { TaskHandOff } from "../engine/task-hand-off.js";
@@ -39,8 +40,35 @@ export interface Services {
   retention: Retention;
 }
 
-/** Opens (and migrates) the store; a failure names the file or URL and the cause. */
+/** How long a start waits for PostgreSQL it cannot reach yet (ServerOptions.databaseWaitMs). */
+export const DATABASE_WAIT_MS = 30_000;
+
+/**
+ * Opens (and migrates) the store; a failure names the file or URL and the cause. A PostgreSQL that
+ * cannot be reached yet (a blip, a database starting beside the server) is waited for, a try every
+ * second: before, one refused connection at start was exit 1, and without a supervisor the server
+ * stayed down (docs/operations.md § Start-up).
+ */
 export async function openStore(config: ServerConfig, parts: StartedParts): Promise<Store> {
+  const waitMs = config.database === undefined ? 0 : (config.options.databaseWaitMs ?? DATABASE_WAIT_MS);
+  const until = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openStoreOnce(config, parts);
+    } catch (err) {
+      const cause = err instanceof Error ? err.cause : undefined;
+      const unreachable = cause instanceof OrbitError && cause.code === "UNAVAILABLE";
+      if (!unreachable || Date.now() >= until) throw err;
+      config.log.warn(
+        { attempt, error: (err as Error).message },
+        "PostgreSQL cannot be reached yet; trying again every second",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise<Store> {
   const { options, log, database } = config;
   const store: SqliteStore | PostgresStore =
     database === undefined

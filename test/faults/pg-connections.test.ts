@@ -230,6 +230,44 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
   }, 60_000);
 });
 
+describe.skipIf(!PG_URL)("fault: PostgreSQL not reachable yet when a server starts", () => {
+  const schema = `orbit_wait_${randomBytes(5).toString("hex")}`;
+  beforeAll(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.end();
+  });
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it("waits for it, a try every second, and starts once it answers (it exited at the first refusal)", async () => {
+    const target = new URL(PG_URL!);
+    const proxy = new DbProxy(target.hostname, Number(target.port || 5432));
+    await proxy.up();
+    const url = proxy.url(PG_URL!);
+    await proxy.down(); // the port refuses until the database "comes up"
+    const starting = startTestServer({ database: url, databaseSchema: schema, databaseWaitMs: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await proxy.up();
+    const t = await starting;
+    try {
+      expect((await t.call("GET", "/readyz")).status).toBe(200);
+    } finally {
+      await t.stop();
+      await proxy.down();
+    }
+    // databaseWaitMs 0: the first refusal fails the start, naming the URL and the cause.
+    await expect(startTestServer({ database: url, databaseSchema: schema, databaseWaitMs: 0 })).rejects.toThrow(
+      /^cannot open PostgreSQL at .*: the database is unavailable/,
+    );
+  }, 60_000);
+});
+
 describe.skipIf(!PG_URL)("fault: a LISTEN connection refused at start-up", () => {
   const suffix = randomBytes(5).toString("hex");
   const role = `orbit_fault_role_${suffix}`;
