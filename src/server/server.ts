@@ -9,6 +9,7 @@
  * {@link StartupError} naming the file, address or URL and the cause.
  */
 
+import { createServer as createNetServer } from "node:net";
 import { buildApp } from "../api/app.js";
 import type { Readiness, ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
@@ -39,6 +40,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const config = resolveConfig(options);
   const parts = new StartedParts(config.log);
   try {
+    // A busy port is found before the store opens: a start refused for it left a new database behind.
+    await probePort(config);
     const store = await openStore(config, parts);
     const services = buildServices(config, store);
     const http = await startHttp(config, services, parts);
@@ -145,11 +148,10 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
     log: log.child({ component: "worker-tasks" }),
   });
   table.push(...worker.documented);
-  const address = `${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    throw new StartupError(address, `cannot listen on ${address}: ${reasonOf(err)}`, { cause: err });
+    throw listenRefusal(config, err);
   }
   const bound = app.server.address();
   const port = typeof bound === "object" && bound !== null ? bound.port : config.port;
@@ -159,4 +161,26 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   return { url, port, routes, role, setReady: (value) => (ready = value) };
+}
+
+/** The StartupError of a port this server cannot listen on. */
+function listenRefusal(config: ServerConfig, err: unknown): StartupError {
+  const address = `${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+  return new StartupError(address, `cannot listen on ${address}: ${reasonOf(err)}`, { cause: err });
+}
+
+/** Listens on the port for a moment and lets it go; refuses as the real listen would. Port 0 always binds. */
+async function probePort(config: ServerConfig): Promise<void> {
+  if (config.port === 0) return;
+  const probe = createNetServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ port: config.port, host: config.host, exclusive: true }, () => resolve());
+    });
+  } catch (err) {
+    throw listenRefusal(config, err);
+  } finally {
+    await new Promise<void>((resolve) => (probe.listening ? probe.close(() => resolve()) : resolve()));
+  }
 }

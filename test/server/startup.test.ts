@@ -42,6 +42,8 @@ describe("start-up failures", () => {
     expect(r.stderr).toBe(
       `orbit: cannot listen on 127.0.0.1:${busyPort}: the address is already in use (another server, or another orbit server, listens there)\n`,
     );
+    // Found before the store opens: the refused start leaves no new database behind (it did).
+    expect(existsSync(join(dir, "busy"))).toBe(false);
   });
 
   it("a data directory that is a file: exits 1 naming the database file", async () => {
