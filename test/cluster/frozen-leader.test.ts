@@ -4,34 +4,18 @@
  * `idle_session_timeout` ends its session, and a standby takes over; thawed, the old leader finds
  * its lock connection gone and stays a standby. Every occurrence is still started once.
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { checkLedger } from "../../scripts/chaos/ledger.js";
 import { findLeader, type ServerProcess } from "../../scripts/chaos/procs.js";
 import { OrbitClient } from "../../src/client/client.js";
 import { LEADERSHIP_IDLE_LIMIT_MS } from "../../src/server/leadership.js";
-import {
-  CLUSTER_DB,
-  createSchema,
-  describeCluster,
-  dropSchema,
-  eventually,
-  killAll,
-  newestExecutionMs,
-  startServerPair,
-} from "./support.js";
+import { CLUSTER_DB, describeCluster, eventually, newestExecutionMs, useServerPair } from "./support.js";
 
 describeCluster("cluster active-standby: a frozen leader", () => {
-  let schema = "";
-  let servers: ServerProcess[] = [];
-  afterEach(async () => {
-    await killAll(servers);
-    servers = [];
-    if (schema) await dropSchema(schema);
-  });
+  const pair = useServerPair();
 
   it("a standby leads and fires within the idle limit of a SIGSTOP; the thawed leader stays a standby", async () => {
-    schema = await createSchema();
-    servers = await startServerPair(schema, "active-standby");
+    const { schema, servers } = await pair.start("active-standby");
     const client = new OrbitClient({ baseUrl: (servers[0] as ServerProcess).url });
     await client.registerWorkflow({ name: "Tick", version: "1.0.0" });
     await client.createSchedule({ schedule_id: "tick-1s", workflow: "Tick", interval: "1s", overlap: "allow" });

@@ -4,37 +4,21 @@
  * with SIGKILL and restarted. Every occurrence between the first and the last execution was started
  * exactly once or counted skipped. The failover time is printed, not asserted (goal: under 5 s).
  */
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { checkLedger } from "../../scripts/chaos/ledger.js";
 import { findLeader, type ServerProcess } from "../../scripts/chaos/procs.js";
 import { OrbitClient } from "../../src/client/client.js";
 import type { ClusterMode } from "../../src/server/options.js";
-import {
-  CLUSTER_DB,
-  createSchema,
-  describeCluster,
-  dropSchema,
-  eventually,
-  killAll,
-  newestExecutionMs,
-  startServerPair,
-} from "./support.js";
+import { CLUSTER_DB, describeCluster, eventually, newestExecutionMs, useServerPair } from "./support.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 for (const mode of ["shared", "active-standby"] as ClusterMode[]) {
   describeCluster(`cluster ${mode}: SIGKILL one of two servers`, () => {
-    let schema = "";
-    let servers: ServerProcess[] = [];
-    afterEach(async () => {
-      await killAll(servers);
-      servers = [];
-      if (schema) await dropSchema(schema);
-    });
+    const pair = useServerPair();
 
     it("every occurrence between the first and the last execution started exactly once or counted skipped", async () => {
-      schema = await createSchema();
-      servers = await startServerPair(schema, mode);
+      const { schema, servers } = await pair.start(mode);
       const [a, b] = servers as [ServerProcess, ServerProcess];
       const client = new OrbitClient({ baseUrl: a.url });
       await client.registerWorkflow({ name: "Tick", version: "1.0.0" });

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import pg from "pg";
-import { describe } from "vitest";
+import { afterEach, describe } from "vitest";
 import { SERVER_ENTRY, ServerProcess } from "../../scripts/chaos/procs.js";
 import type { ClusterMode } from "../../src/server/options.js";
 import { childArgs } from "../helpers/child.js";
@@ -83,4 +83,28 @@ export async function killAll(servers: readonly ServerProcess[]): Promise<void> 
   for (const s of servers) s.thaw();
   await Promise.all(servers.map((s) => s.kill()));
   for (const s of servers) s.close();
+}
+
+/**
+ * Two servers on a fresh schema per test (`start`), killed and the schema dropped after each test.
+ * Call inside a describe.
+ */
+export function useServerPair(): {
+  start(cluster: ClusterMode): Promise<{ schema: string; servers: ServerProcess[] }>;
+} {
+  let schema = "";
+  let servers: ServerProcess[] = [];
+  afterEach(async () => {
+    await killAll(servers);
+    servers = [];
+    if (schema) await dropSchema(schema);
+    schema = "";
+  });
+  return {
+    async start(cluster) {
+      schema = await createSchema();
+      servers = await startServerPair(schema, cluster);
+      return { schema, servers };
+    },
+  };
 }
