@@ -59,8 +59,12 @@ export interface LoopOptions extends FireDeps {
   /** Called after every fire that changed a schedule (metrics). */
   onFire?: (report: FireReport, firedAtMs: number) => void;
   log?: SchedulerLogger;
-  /** In shared mode, due times are compared with the database's clock. Default: the local clock. */
-  dueClock?: () => Promise<number>;
+  /**
+   * In shared mode, due times are compared with the database's clock. Default: the local clock.
+   * Given a transaction, read on its connection (a second one from the pool, while holding one,
+   * can starve the pool: test/faults/races.test.ts).
+   */
+  dueClock?: (tx?: StoreOps) => Promise<number>;
   /** May this server fire right now (active-standby: only the leader)? Default: always. */
   mayFire?: () => boolean;
   /**

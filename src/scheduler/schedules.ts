@@ -1,6 +1,6 @@
 /**
  * Schedules as a service: create, read, list, update, delete, with the revision fences of docs/design.md § Changes.
- * Pause, resume, trigger and backfill are in actions.ts. Every write moves `revision` and wakes the
+ * Pause, resume, trigger and backfill are in actions.ts; the list and search reads in schedule-list.ts. Every write moves `revision` and wakes the
  * firing loop; every read is a view of one row plus its newest ledger rows.
  */
 
@@ -16,17 +16,12 @@ import type { Store, StoreOps } from "../store/store.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { compiledFor, timingKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
-import {
-  decodeCursor,
-  encodeCursor,
-  keyOf,
-  OVERDUE_AFTER_MS,
-  type ScheduleSort,
-  type SearchResult,
-  searchSchedules,
-} from "./schedule-search.js";
+import type { LoopOptions } from "./loop.js";
+import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleView } from "./view.js";
+
+export type { ListSchedulesQuery, SchedulePage } from "./schedule-list.js";
 
 /** How many dead letters a schedule read shows. */
 export const DEAD_LETTERS_SHOWN = 5;
@@ -48,33 +43,9 @@ export interface SchedulesOptions {
    * every instant a write decides with or stamps (docs/cluster.md § shared: every server fires). Default:
    * `clock`.
    */
-  dueClock?: () => Promise<number>;
+  dueClock?: LoopOptions["dueClock"];
   /** Called after every committed change, so the firing loop looks again. */
   onChange?: () => void;
-}
-
-export interface ListSchedulesQuery {
-  workflow?: string;
-  state?: string;
-  cursor?: string;
-  /** Default 100, at most 1000. */
-  limit?: number;
-  /** Only schedules of workflows this predicate allows (access control). */
-  visible?: (workflow: string) => boolean;
-  /** Any of these makes it a search (schedule-search.ts): the answer adds `total` and `counts`. */
-  q?: string;
-  outcome?: string;
-  overdue?: boolean;
-  sort?: ScheduleSort;
-  order?: "asc" | "desc";
-}
-
-/** A page of schedules; a search adds how many match and their states. */
-export interface SchedulePage {
-  schedules: JsonObject[];
-  next_cursor: string | null;
-  total?: number;
-  counts?: SearchResult["counts"];
 }
 
 /** The input's JSON text as the request wrote it, when JavaScript would write it differently (json-text.ts). */
@@ -152,8 +123,7 @@ export class Schedules {
    * when 50 writes of one schedule waited on its row (test/faults/races.test.ts).
    */
   async now(tx?: StoreOps): Promise<number> {
-    if (!this.o.dueClock) return this.o.clock.now();
-    return tx ? tx.databaseNow() : this.o.dueClock();
+    return this.o.dueClock ? this.o.dueClock(tx) : this.o.clock.now();
   }
 
   notFound(id: string): OrbitError {
@@ -306,91 +276,9 @@ export class Schedules {
     });
   }
 
-  async list(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
-    const limit = query.limit ?? 100;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
-      throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
-    }
-    const { q, outcome, overdue, sort, order } = query;
-    if ([q, outcome, overdue, sort, order].some((v) => v !== undefined)) return this.search({ ...query, limit });
-    const out: ScheduleRow[] = [];
-    let after = query.cursor;
-    // The database filters by workflow and state and reads the page and one more row (is there a
-    // next page?); access control filters after the read, so with it, read on in batches until the
-    // page is full or the table ends.
-    const batch = query.visible === undefined ? limit + 1 : Math.max(limit + 1, 500);
-    for (;;) {
-      const rows = await this.o.store.listSchedules({
-        ...(after !== undefined ? { afterId: after } : {}),
-        ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
-        ...(query.state !== undefined ? { state: query.state } : {}),
-        limit: batch,
-      });
-      for (const row of rows) {
-        if (query.visible !== undefined && !query.visible(row.workflow)) continue;
-        out.push(row);
-        if (out.length > limit) break;
-      }
-      if (out.length > limit || rows.length < batch) break;
-      after = rows[rows.length - 1]?.scheduleId;
-    }
-    const page = out.slice(0, limit);
-    const now = await this.now();
-    return {
-      schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
-      next_cursor: out.length > limit ? (page[page.length - 1]?.scheduleId ?? null) : null,
-    };
-  }
-
-  /**
-   * A search (schedule-search.ts): by the database when it can decide every filter, otherwise by
-   * reading the table and searching it in memory.
-   */
-  private async search(query: ListSchedulesQuery & { limit: number }): Promise<SchedulePage> {
-    const now = await this.now();
-    const sort = query.sort ?? "id";
-    if (query.visible === undefined) {
-      const desc = query.order === "desc";
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, desc);
-      const { rows, counts } = await this.o.store.searchSchedules({
-        ...(query.q !== undefined ? { q: query.q.trim() } : {}),
-        ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
-        ...(query.state !== undefined ? { state: query.state } : {}),
-        ...(query.overdue === true ? { overdueBeforeMs: now - OVERDUE_AFTER_MS } : {}),
-        ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
-        sort,
-        order: query.order ?? "asc",
-        ...(after !== undefined ? { after: { key: after[0], id: after[1] } } : {}),
-        limit: query.limit + 1,
-      });
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      const c = { active: counts.active ?? 0, paused: counts.paused ?? 0, ended: counts.ended ?? 0 };
-      return {
-        schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
-        next_cursor:
-          rows.length > query.limit && last ? encodeCursor(sort, desc, keyOf(last, sort), last.scheduleId) : null,
-        total: query.state === undefined ? c.active + c.paused + c.ended : (c[query.state as keyof typeof c] ?? 0),
-        counts: c,
-      };
-    }
-    const all: ScheduleRow[] = [];
-    for (;;) {
-      const after = all[all.length - 1]?.scheduleId;
-      const rows = await this.o.store.listSchedules({
-        ...(after !== undefined ? { afterId: after } : {}),
-        limit: 5000,
-      });
-      all.push(...rows);
-      if (rows.length < 5000) break;
-    }
-    const found = searchSchedules(all, query, now);
-    return {
-      schedules: found.rows.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
-      next_cursor: found.next_cursor,
-      total: found.total,
-      counts: found.counts,
-    };
+  /** A page of schedules, or a search (schedule-list.ts). */
+  list(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
+    return listSchedules(this.o.store, () => this.now(), query);
   }
 
   /**

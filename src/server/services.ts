@@ -17,7 +17,7 @@ import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { PostgresScheduleListener } from "../store/postgres/schedule-listener.js";
 import { lockDataDir } from "../store/sqlite/dir-lock.js";
 import { SqliteStore } from "../store/sqlite/sqlite-store.js";
-import type { Store } from "../store/store.js";
+import type { Store, StoreOps } from "../store/store.js";
 import type { ServerConfig } from "./config.js";
 import { Leadership } from "./leadership.js";
 import type { StartedParts } from "./parts.js";
@@ -148,7 +148,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
       if (report.started > 0) wakeups.wake();
     },
     log: log.child({ component: "scheduler" }),
-    ...(cluster === "shared" ? { dueClock: () => store.databaseNow() } : {}),
+    ...(cluster === "shared" ? { dueClock: (tx?: StoreOps) => (tx ?? store).databaseNow() } : {}),
     ...(lead !== null ? { mayFire: () => lead.isLeader } : {}),
   });
   // The executions ↔ scheduler cycle, as subscriptions: an ended execution may let a buffered
