@@ -34,8 +34,6 @@ import { workflowRoutes } from "./workflows-routes.js";
 /** Decodes request bodies, refusing bytes that are not UTF-8 (a lone surrogate's encoding included). */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The query parameters that are whole numbers (schemas.ts, ui-routes.ts): decimal digits only. */
-const INTEGER_QUERY = new Set(["limit", "expected_revision", "count"]);
 export interface AppOptions {
   deps: ApiDeps;
   idempotency: IdempotencyKeys;
@@ -121,10 +119,13 @@ export function buildApp(o: AppOptions): App {
     for (const [k, v] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
       checkText(v, `path parameter ${k}`);
     }
+    // The route's whole-number query parameters take decimal digits only: coercion reads "0x1F",
+    // "1e1" and " 1" as numbers (expected_revision=0x1F matched revision 31).
+    const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> })
+      ?.properties;
     for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
       checkText(v, `query parameter ${k}`);
-      // Coercion reads "0x1F", "1e1" and " 1" as numbers: expected_revision=0x1F matched revision 31.
-      if (INTEGER_QUERY.has(k) && typeof v === "string" && !/^-?\d{1,15}$/.test(v)) {
+      if (declared?.[k]?.type === "integer" && typeof v === "string" && !/^-?\d{1,15}$/.test(v)) {
         throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} must be a whole number in decimal digits`);
       }
     }

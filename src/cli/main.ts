@@ -11,6 +11,7 @@
 import { Command, CommanderError, type Option } from "commander";
 import { ServerUnreachableError } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
+import { SCHEDULE_SETTINGS, SETTING_ALIASES } from "../domain/setting-table.js";
 import { VERSION } from "../version.js";
 import { registerBackupCommands } from "./backup.js";
 import { addConnectionOptions } from "./connection.js";
@@ -63,6 +64,23 @@ export function buildProgram(io: CliIO): Command {
 }
 
 /**
+ * The settings' other names (SETTING_ALIASES, the API's "did you mean") written as flags, and each
+ * setting's own name where its flag differs (`--labels` → `--label`), each to the setting's flag.
+ */
+function settingSynonyms(): Record<string, string> {
+  const settings = SCHEDULE_SETTINGS as Readonly<Record<string, { flag?: { spec: string } }>>;
+  const out: Record<string, string> = {};
+  const names = [...Object.entries(SETTING_ALIASES), ...Object.keys(settings).map((key) => [key, key] as const)];
+  for (const [name, key] of names) {
+    if (/[A-Z]/.test(name)) continue; // a body key in camelCase is no flag's spelling
+    const flag = settings[key]?.flag?.spec.split(" ")[0];
+    const synonym = `--${name.replaceAll("_", "-")}`;
+    if (flag !== undefined && flag !== synonym) out[synonym] = flag;
+  }
+  return out;
+}
+
+/**
  * Options other schedulers name differently, by their name there: commander's suggestion goes by
  * spelling alone, and for `--every 2s` it offered `--server`.
  */
@@ -77,24 +95,8 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   "--from": "--start-at",
   "--to": "--end-at",
   "--until": "--end-at",
-  // The API's names for these settings (src/scheduler/settings.ts ALIASES), as flags.
-  "--misfire-policy": "--catchup",
-  "--catchup-policy": "--catchup",
-  "--overlap-policy": "--overlap",
-  "--concurrency-policy": "--overlap",
-  "--singleton-key": "--concurrency-key",
-  "--cron-expression": "--cron",
-  "--timeout": "--run-timeout",
-  "--execution-timeout": "--run-timeout",
-  "--schedule-to-start-timeout": "--start-timeout",
-  "--starting-deadline-seconds": "--start-timeout",
-  "--limit": "--max-runs",
-  "--remaining-actions": "--max-runs",
-  "--webhook": "--notify",
-  "--alert": "--notify",
-  "--tag": "--label",
-  "--tags": "--label",
-  "--labels": "--label",
+  // The API's other names for the settings, as flags (--misfire-policy → --catchup).
+  ...settingSynonyms(),
   // `orbit server`'s PostgreSQL URL, by the names ORBIT_DATABASE_URL and other servers suggest.
   "--database-url": "--database",
   "--db": "--database",

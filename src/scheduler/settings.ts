@@ -12,7 +12,7 @@ import {
   type OverlapPolicy,
   type ScheduleSettings,
 } from "../domain/schedule.js";
-import { SCHEDULE_DEFAULTS, SETTING_KEYS } from "../domain/setting-table.js";
+import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings } from "../engine/outcome-settings.js";
 import { durationText } from "../time/describe.js";
@@ -26,60 +26,6 @@ import { VALUE_ALIASES } from "./aliases.js";
 import { validateLabels } from "./labels.js";
 
 export { SETTING_KEYS } from "../domain/setting-table.js";
-
-/** Names other schedulers use for Orbit's settings: a typo of one still finds its Orbit name. */
-const ALIASES: Readonly<Record<string, string>> = {
-  misfire_policy: "catchup",
-  misfirepolicy: "catchup",
-  catch_up: "catchup",
-  catchUp: "catchup",
-  catchup_policy: "catchup",
-  max_catchup: "max_catch_up",
-  maxCatchUp: "max_catch_up",
-  catchupWindow: "catchup_window",
-  schedule: "cron",
-  cron_expression: "cron",
-  cronExpression: "cron",
-  every: "interval",
-  everySeconds: "interval",
-  time_zone: "timezone",
-  timeZone: "timezone",
-  tz: "timezone",
-  overlap_policy: "overlap",
-  concurrency: "overlap",
-  concurrency_policy: "overlap",
-  singleton_key: "concurrency_key",
-  concurrencyKey: "concurrency_key",
-  payload: "input",
-  args: "input",
-  workflow_id: "workflow",
-  workflow_type: "workflow",
-  startAt: "start_at",
-  endAt: "end_at",
-  id: "schedule_id",
-  scheduleId: "schedule_id",
-  pause: "paused",
-  note: "pause_note",
-  notes: "description",
-  timeout_ms: "run_timeout",
-  timeout: "run_timeout",
-  runTimeout: "run_timeout",
-  execution_timeout: "run_timeout",
-  schedule_to_start_timeout: "start_timeout",
-  starting_deadline_seconds: "start_timeout",
-  startingDeadlineSeconds: "start_timeout",
-  pause_on_failures: "pause_on_failure",
-  pauseOnFailure: "pause_on_failure",
-  limit: "max_runs",
-  remaining_actions: "max_runs",
-  maxRuns: "max_runs",
-  webhook: "notify",
-  webhooks: "notify",
-  alert: "notify",
-  label: "labels",
-  tags: "labels",
-  metadata: "labels",
-};
 
 export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
 export const CONCURRENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -96,7 +42,7 @@ const MAX_JITTER_MS = 86_400_000;
 export function refuseUnknownKeys(body: Record<string, unknown>, allowed: readonly string[]): void {
   for (const key of Object.keys(body)) {
     if (allowed.includes(key)) continue;
-    const hint = suggestKey(key, allowed, ALIASES);
+    const hint = suggestKey(key, allowed, SETTING_ALIASES);
     throw invalidArgument(`unknown setting "${key}"${hint === null ? "" : `; did you mean "${hint}"?`}`);
   }
 }
