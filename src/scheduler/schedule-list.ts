@@ -1,7 +1,7 @@
 /**
  * The schedule list (`GET /v1/schedules`): a page in id order, filtered by workflow and state, or a
- * search (schedule-search.ts) with a sort, its cursor, `total` and `counts`. Views carry no ledger
- * rows (a list read would cost one query per schedule).
+ * search (schedule-search.ts) with a sort, its cursor, `total` and `counts`. Each view is the
+ * schedule's full read, its `last_tick` and dead letters included (read for the page at once).
  */
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
@@ -16,7 +16,7 @@ import {
   type SearchResult,
   searchSchedules,
 } from "./schedule-search.js";
-import { scheduleView } from "./view.js";
+import { scheduleViews } from "./view.js";
 
 export interface ListSchedulesQuery {
   workflow?: string;
@@ -78,7 +78,7 @@ export async function listSchedules(
   const page = out.slice(0, limit);
   const at = await now();
   return {
-    schedules: page.map((row) => scheduleView(row, at, { lastTick: null, deadLetters: [] })),
+    schedules: await scheduleViews(store, page, at),
     next_cursor: out.length > limit ? (page[page.length - 1]?.scheduleId ?? null) : null,
   };
 }
@@ -107,7 +107,7 @@ async function search(store: Store, now: number, query: ListSchedulesQuery & { l
     const last = page[page.length - 1];
     const c = { active: counts.active ?? 0, paused: counts.paused ?? 0, ended: counts.ended ?? 0 };
     return {
-      schedules: page.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
+      schedules: await scheduleViews(store, page, now),
       next_cursor:
         rows.length > query.limit && last ? encodeCursor(sort, desc, keyOf(last, sort), last.scheduleId) : null,
       total: query.state === undefined ? c.active + c.paused + c.ended : (c[query.state as keyof typeof c] ?? 0),
@@ -126,7 +126,7 @@ async function search(store: Store, now: number, query: ListSchedulesQuery & { l
   }
   const found = searchSchedules(all, query, now);
   return {
-    schedules: found.rows.map((row) => scheduleView(row, now, { lastTick: null, deadLetters: [] })),
+    schedules: await scheduleViews(store, found.rows, now),
     next_cursor: found.next_cursor,
     total: found.total,
     counts: found.counts,

@@ -19,12 +19,9 @@ import { dueTime } from "./decide.js";
 import type { LoopOptions } from "./loop.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
-import { occurrenceView, scheduleView } from "./view.js";
+import { occurrenceView, scheduleViews } from "./view.js";
 
 export type { ListSchedulesQuery, SchedulePage } from "./schedule-list.js";
-
-/** How many dead letters a schedule read shows. */
-export const DEAD_LETTERS_SHOWN = 5;
 
 /** A write's revision fence: `If-Match` (412 on mismatch) or `?expected_revision=` (409). */
 export interface Fence {
@@ -266,14 +263,9 @@ export class Schedules {
   }
 
   async view(row: ScheduleRow, tx: StoreOps = this.o.store, now?: number): Promise<JsonObject> {
-    const [lastTick] = await tx.listOccurrences(row.scheduleId, { limit: 1 });
-    const deadLetters = await tx.listOccurrences(row.scheduleId, { limit: DEAD_LETTERS_SHOWN, kinds: ["dead_letter"] });
-    const statuses = lastTick?.executionId ? await tx.getExecutionStatuses([lastTick.executionId]) : undefined;
-    return scheduleView(row, now ?? (await this.now()), {
-      lastTick: lastTick ?? null,
-      deadLetters,
-      ...(statuses ? { statuses } : {}),
-    });
+    const [view] = await scheduleViews(tx, [row], now ?? (await this.now()));
+    if (view === undefined) throw new Error(`no view of schedule ${row.scheduleId}`);
+    return view;
   }
 
   /** A page of schedules, or a search (schedule-list.ts). */

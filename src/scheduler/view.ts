@@ -9,6 +9,7 @@ import { RawJson } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import { SETTING_KEYS, type SettingKey } from "../domain/setting-table.js";
 import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import { nextOccurrences, type Timing } from "../time/timing.js";
 import { compiledFor } from "./compiled.js";
@@ -16,6 +17,34 @@ import { settingsOf } from "./stored-settings.js";
 
 /** How many upcoming nominal occurrences a schedule read lists. */
 export const NEXT_FIRE_TIMES = 5;
+/** How many of its newest dead letters a schedule read lists. */
+export const DEAD_LETTERS_SHOWN = 5;
+
+/**
+ * The views of schedules read at `now`, each with its `last_tick` (and that execution's status) and
+ * newest dead letters: a read of one schedule and a page of the list alike, in three statements.
+ */
+export async function scheduleViews(tx: StoreOps, rows: readonly ScheduleRow[], now: number): Promise<JsonObject[]> {
+  if (rows.length === 0) return [];
+  const heads = await tx.ledgerHeads(
+    rows.map((r) => r.scheduleId),
+    DEAD_LETTERS_SHOWN,
+  );
+  const started: string[] = [];
+  for (const head of heads.values()) {
+    if (head.lastTick?.kind === "started" && head.lastTick.executionId !== null)
+      started.push(head.lastTick.executionId);
+  }
+  const statuses = started.length > 0 ? await tx.getExecutionStatuses(started) : undefined;
+  return rows.map((row) => {
+    const head = heads.get(row.scheduleId);
+    return scheduleView(row, now, {
+      lastTick: head?.lastTick ?? null,
+      deadLetters: head?.deadLetters ?? [],
+      ...(statuses ? { statuses } : {}),
+    });
+  });
+}
 
 /** A ledger row as the API shows it (the contract in src/domain/api-json.ts). */
 export type OccurrenceView = OccurrenceJson;

@@ -103,6 +103,13 @@ export interface OccurrenceQuery {
   limit: number;
 }
 
+/** The newest of a schedule's ledger that its view shows ({@link StoreOps.ledgerHeads}). */
+export interface LedgerHead {
+  lastTick: OccurrenceRow | null;
+  /** Newest first. */
+  deadLetters: OccurrenceRow[];
+}
+
 /** The compare-and-set guard of a schedule update. */
 export interface ScheduleCas {
   expectedRevision: number;
@@ -300,6 +307,12 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   appendOccurrences(occurrences: readonly NewOccurrence[]): Promise<void>;
   /** Newest first. */
   listOccurrences(scheduleId: string, query: OccurrenceQuery): Promise<OccurrenceRow[]>;
+  /**
+   * For each schedule, its newest ledger row (`last_tick`, null without one) and its newest
+   * `deadLetters` dead letters, newest first: what a schedule's view shows, for a page of
+   * schedules in two statements.
+   */
+  ledgerHeads(scheduleIds: readonly string[], deadLetters: number): Promise<Map<string, LedgerHead>>;
   /** Keeps the newest `keep` rows of the schedule; returns how many were deleted. */
   pruneOccurrences(scheduleId: string, keep: number): Promise<number>;
   /** {@link pruneOccurrences} for each of the schedules, in one statement on PostgreSQL. */

@@ -3,7 +3,8 @@
  * 503 naming the damage and what to do, and /readyz stays not-ready, instead of 500 INTERNAL with
  * the cause only in the log while /readyz said ready.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import Database from "better-sqlite3";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -24,13 +25,21 @@ it("answers 503 'the SQLite database file is damaged' and stays not ready", asyn
   }
   await first.close();
 
-  // Damage every third page past the first 20 (the schema and the small tables stay readable).
+  // Damage the header of every other leaf page of the executions (SQLite's page map, dbstat): the
+  // server opens (the schema and the other tables stay readable) and a list meets it.
   const file = join(dir, "orbit.db");
   const page = 4096;
-  const pages = Math.floor(statSync(file).size / page);
   expect(readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
+  const map = new Database(file, { readonly: true });
+  const pages = map
+    .prepare("SELECT pageno FROM dbstat WHERE name = 'orbit_executions' AND pagetype = 'leaf' ORDER BY pageno")
+    .all() as { pageno: number }[];
+  map.close();
+  expect(pages.length).toBeGreaterThan(100);
   const fd = openSync(file, "r+");
-  for (let p = 20; p < pages; p += 3) writeSync(fd, Buffer.alloc(200, 0xff), 0, 200, p * page + 100);
+  for (const [i, { pageno }] of pages.entries()) {
+    if (i % 2 === 1) writeSync(fd, Buffer.alloc(16, 0xff), 0, 16, (pageno - 1) * page);
+  }
   closeSync(fd);
 
   const server = await startServer({ port: 0, dataDir: dir, logger: "silent" });

@@ -9,6 +9,7 @@ import type { IdempotencyRecord, NewOccurrence, OccurrenceRow, ScheduleRow } fro
 import type {
   DueSchedule,
   DueScheduleQuery,
+  LedgerHead,
   ListSchedulesOptions,
   LockOption,
   OccurrenceQuery,
@@ -85,6 +86,9 @@ function occurrence(o: NewOccurrence) {
   };
 }
 const occurrenceParams = (o: NewOccurrence): SqlParam[] => OCCURRENCE_NEW.params(occurrence(o));
+/** Schedules per statement of ledgerHeads (a page of the list is up to 1,000). */
+const LEDGER_HEADS_CHUNK = 500;
+
 const INSERT_OCCURRENCE = batchInsertSql(OCCURRENCES, OCCURRENCE_NEW, { ordered: true });
 
 const INSERT_IDEMPOTENCY_KEY = batchInsertSql(IDEMPOTENCY_KEYS, IDEMPOTENCY_ALL, {
@@ -323,6 +327,42 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     params.push(query.limit);
     const rows = await this.exec.all(`${sql} ORDER BY id DESC LIMIT ?`, params);
     return rows.map((r) => this.map.occurrence(r));
+  }
+
+  async ledgerHeads(scheduleIds: readonly string[], deadLetters: number): Promise<Map<string, LedgerHead>> {
+    const heads = new Map<string, LedgerHead>();
+    const cols = READ.occurrences;
+    for (let i = 0; i < scheduleIds.length; i += LEDGER_HEADS_CHUNK) {
+      const ids = scheduleIds.slice(i, i + LEDGER_HEADS_CHUNK);
+      const marks = ids.map(() => "?").join(", ");
+      for (const id of ids) heads.set(id, { lastTick: null, deadLetters: [] });
+      // Each schedule's newest row is one step down its (schedule_id, id DESC) index. The ids are
+      // given as rows (VALUES names its column column1 in both dialects), not read from
+      // orbit_schedules: a deleted schedule's view still shows its ledger.
+      const ticks = await this.exec.all(
+        `SELECT ${cols} FROM orbit_occurrences WHERE id IN (
+           SELECT (SELECT o.id FROM orbit_occurrences AS o WHERE o.schedule_id = v.column1 ORDER BY o.id DESC LIMIT 1)
+             FROM (VALUES ${ids.map(() => "(?)").join(", ")}) AS v)`,
+        ids,
+      );
+      for (const r of ticks) {
+        const row = this.map.occurrence(r);
+        const head = heads.get(row.scheduleId);
+        if (head) head.lastTick = row;
+      }
+      // Dead letters through their own partial index (migration 0019): rare, so few rows to number.
+      const dead = await this.exec.all(
+        `SELECT ${cols} FROM (SELECT ${cols}, ROW_NUMBER() OVER (PARTITION BY schedule_id ORDER BY id DESC) AS n
+           FROM orbit_occurrences WHERE kind = 'dead_letter' AND schedule_id IN (${marks})) AS d
+          WHERE n <= ? ORDER BY schedule_id, id DESC`,
+        [...ids, deadLetters],
+      );
+      for (const r of dead) {
+        const row = this.map.occurrence(r);
+        heads.get(row.scheduleId)?.deadLetters.push(row);
+      }
+    }
+    return heads;
   }
 
   async pruneOccurrences(scheduleId: string, keep: number): Promise<number> {
