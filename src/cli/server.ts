@@ -22,6 +22,7 @@ export interface StartServerOptions {
   maxActiveExecutions?: number;
   metricsScheduleLabels?: number;
   misfireGraceMs?: number;
+  ledgerRetention?: number;
   config?: string;
   /** The level of the server's log (JSON lines on stdout). */
   logger?: string;
@@ -140,6 +141,11 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       durationFlag("--misfire-grace"),
     )
     .option(
+      "--ledger-retention <rows>",
+      "ledger rows (orbit schedule occurrences) kept per schedule, newest first (default: 1000)",
+      wholeNumber(1, 1_000_000),
+    )
+    .option(
       "--retention <duration>",
       "delete ended executions older than this, e.g. 30d (default: keep)",
       durationFlag("--retention"),
@@ -182,6 +188,7 @@ Examples:
         maxActiveExecutions: flags.maxActiveExecutions,
         metricsScheduleLabels: flags.metricsScheduleLabels,
         misfireGraceMs: flags.misfireGrace,
+        ledgerRetention: flags.ledgerRetention,
         config: flags.config,
         logger: flags.logLevel,
       };

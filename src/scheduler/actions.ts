@@ -227,7 +227,7 @@ export class ScheduleActions {
       }),
     );
     // The ledger's bound holds for every writer, not only the fire: a paused schedule's triggers grew it.
-    await this.o.store.pruneOccurrences(id, LEDGER_RETENTION);
+    await this.o.store.pruneOccurrences(id, this.o.ledgerRetention ?? LEDGER_RETENTION);
     this.o.onChange?.();
     return result;
   }
@@ -319,8 +319,8 @@ export class ScheduleActions {
       });
       await new Promise((resolve) => setImmediate(resolve));
     }
-    // Up to 10,000 rows at once: the ledger keeps its newest LEDGER_RETENTION, as after a fire.
-    if (result.started > 0) await this.o.store.pruneOccurrences(id, LEDGER_RETENTION);
+    // Up to 10,000 rows at once: the ledger keeps its newest --ledger-retention rows, as after a fire.
+    if (result.started > 0) await this.o.store.pruneOccurrences(id, this.o.ledgerRetention ?? LEDGER_RETENTION);
     return result;
   }
 }

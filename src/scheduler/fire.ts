@@ -51,6 +51,8 @@ export interface FireReport {
 export interface FireDeps {
   executions: Executions;
   graceMs: number;
+  /** Ledger rows kept per schedule (`--ledger-retention`). Default LEDGER_RETENTION. */
+  ledgerRetention?: number;
 }
 
 /** What one schedule's fire came to. */
@@ -149,7 +151,7 @@ export async function fireSchedules(
   // A cancel's execution-ended hook reads and wakes schedule rows (a buffer waiting on the
   // cancelled execution): the fires decided before it are written first, as if fired one by one.
   const applyDecided = async (): Promise<void> => {
-    outcomes.push(...(await apply(tx, decided, batch, now, deps.graceMs)));
+    outcomes.push(...(await apply(tx, decided, batch, now, deps)));
     decided = [];
   };
   for (const row of rows) {
@@ -167,10 +169,10 @@ async function apply(
   fires: ReadonlyArray<Fire | ScheduleRow>,
   batch: StartBatch,
   now: number,
-  graceMs: number,
+  deps: FireDeps,
 ): Promise<FireOutcome[]> {
   await batch.flush();
-  const planned = fires.map((f) => ("plan" in f ? writesOf(f, batch, now, graceMs) : unchanged(f)));
+  const planned = fires.map((f) => ("plan" in f ? writesOf(f, batch, now, deps.graceMs) : unchanged(f)));
   const advances: ScheduleAdvance[] = [];
   for (const p of planned) if (p.advance !== null) advances.push(p.advance);
   const matched = new Set(advances.length === 0 ? [] : await tx.advanceSchedules(advances));
@@ -192,7 +194,7 @@ async function apply(
   );
   const prune: string[] = [];
   for (const p of planned) if (p.prune) prune.push(p.scheduleId);
-  await tx.pruneOccurrencesOf(prune, LEDGER_RETENTION);
+  await tx.pruneOccurrencesOf(prune, deps.ledgerRetention ?? LEDGER_RETENTION);
   return outcomes;
 }
 

@@ -23,6 +23,8 @@ export interface SchedulerOptions {
   executions: Executions;
   /** Default 60 s. */
   graceMs?: number;
+  /** Ledger rows kept per schedule (`--ledger-retention`). Default LEDGER_RETENTION (1,000). */
+  ledgerRetention?: number;
   batchSize?: number;
   onFire?: (report: FireReport, firedAtMs: number) => void;
   log?: SchedulerLogger;
@@ -63,6 +65,7 @@ export class Scheduler {
       clock: o.clock,
       executions: o.executions,
       graceMs,
+      ...(o.ledgerRetention !== undefined ? { ledgerRetention: o.ledgerRetention } : {}),
       ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}),
       ...(o.onFire !== undefined ? { onFire: o.onFire } : {}),
       ...(o.log !== undefined ? { log: o.log } : {}),
@@ -76,6 +79,7 @@ export class Scheduler {
       workflows: o.workflows,
       executions: o.executions,
       graceMs,
+      ...(o.ledgerRetention !== undefined ? { ledgerRetention: o.ledgerRetention } : {}),
       ...(o.dueClock !== undefined ? { dueClock: o.dueClock } : {}),
       onChange: () => this.loop.wake(),
     });

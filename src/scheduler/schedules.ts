@@ -35,6 +35,8 @@ export interface SchedulesOptions {
   workflows: Workflows;
   executions: Executions;
   graceMs: number;
+  /** Ledger rows kept per schedule (`--ledger-retention`). Default LEDGER_RETENTION. */
+  ledgerRetention?: number;
   /**
    * `--cluster shared`: the database clock (the one the firing loop compares due times with), for
    * every instant a write decides with or stamps (docs/cluster.md § shared: every server fires). Default:

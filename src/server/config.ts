@@ -69,6 +69,13 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
       `--metrics-schedule-labels must be a whole number from 0 to 1000000, got ${labels}`,
     );
   }
+  const ledger = options.ledgerRetention;
+  if (ledger !== undefined && (!Number.isSafeInteger(ledger) || ledger < 1 || ledger > 1_000_000)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `--ledger-retention must be a whole number from 1 to 1000000, got ${ledger}`,
+    );
+  }
   const cacheMb = options.sqliteCacheMb;
   if (cacheMb !== undefined && (!Number.isSafeInteger(cacheMb) || cacheMb < 1 || cacheMb > 65536)) {
     throw new OrbitError(

@@ -49,6 +49,8 @@ export interface ServerOptions {
   metricsScheduleLabels?: number;
   /** How late an occurrence may be and still start as late rather than missed, ms. Default 60000. */
   misfireGraceMs?: number;
+  /** Ledger rows kept per schedule, newest first (docs/design.md § The model). Default 1000. */
+  ledgerRetention?: number;
   /**
    * How long `close()` lets in-flight HTTP requests finish before their connections are dropped,
    * ms (docs/server.md § Shutdown). Default 3000.

@@ -141,6 +141,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     workflows,
     executions,
     graceMs: config.graceMs,
+    ...(options.ledgerRetention !== undefined ? { ledgerRetention: options.ledgerRetention } : {}),
     onFire: (report) => {
       metrics.onFire(report);
       // Eager dispatch: onFire runs after the fire's commit, so a woken long poll leases the new

@@ -551,6 +551,7 @@ describe("usage errors and an unreachable server", () => {
     ["an update without settings", ["schedule", "update", "x"], /nothing to change/],
     ["a bad --cluster", ["server", "--cluster", "ring"], /Allowed choices are single, active-standby, shared/],
     ["a bad --misfire-grace", ["server", "--misfire-grace", "soon"], /is not a duration/],
+    ["a --ledger-retention of 0", ["server", "--ledger-retention", "0"], /--ledger-retention.*from 1 to 1000000/],
     [
       "a --token with a line break",
       ["ps", "--token", "abc\ndef"],

@@ -153,6 +153,27 @@ describeEachDialect("scheduler: changes", (dialect) => {
     expect(await count()).toBe(LEDGER_RETENTION);
   }, 60_000);
 
+  it("--ledger-retention bounds the ledger of fires, triggers and backfills alike", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-14T00:00:00.500Z", ledgerRetention: 10 });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
+    const count = async () => (await db.store.listOccurrences("s", { limit: 5000 })).length;
+    // A fire prunes every 64th decision: 200 fires leave between 10 and 10 + 63 rows.
+    for (let i = 1; i <= 200; i++) await h.fireAt(new Date(Date.UTC(2026, 10, 14, 0, 0, i)).toISOString());
+    expect((await h.scheduler.schedules.get("s")).fired).toBe(200);
+    expect(await count()).toBeGreaterThanOrEqual(10);
+    expect(await count()).toBeLessThan(10 + 64);
+    await h.scheduler.actions.trigger("s", {});
+    expect(await count()).toBe(10);
+    await h.scheduler.actions.pause("s", {});
+    await h.scheduler.actions.backfill("s", { start_at: "2026-11-13T00:00:00Z", end_at: "2026-11-13T00:00:30Z" });
+    expect(await count()).toBe(10);
+  });
+
   it("the last outcome is the execution that ended last, whatever order the ends commit in", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T18:51:00Z" });
     await h.scheduler.schedules.create({

@@ -26,6 +26,7 @@ export async function makeHarness(
     now?: string;
     maxActiveExecutions?: number;
     graceMs?: number;
+    ledgerRetention?: number;
     log?: SchedulerLogger;
     stallWarnMs?: number;
   } = {},
@@ -46,6 +47,7 @@ export async function makeHarness(
     workflows,
     executions,
     ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    ...(options.ledgerRetention !== undefined ? { ledgerRetention: options.ledgerRetention } : {}),
     ...(options.log !== undefined ? { log: options.log } : {}),
     ...(options.stallWarnMs !== undefined ? { stallWarnMs: options.stallWarnMs } : {}),
     onFire: (r) => reports.push(r),

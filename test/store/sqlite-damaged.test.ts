@@ -3,10 +3,11 @@
  * 503 naming the damage and what to do, and /readyz stays not-ready, instead of 500 INTERNAL with
  * the cause only in the log while /readyz said ready.
  */
-import Database from "better-sqlite3";
+
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { expect, it } from "vitest";
 import { startServer } from "../../src/server/server.js";
 
