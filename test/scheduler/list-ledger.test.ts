@@ -33,16 +33,16 @@ describeEachDialect("scheduler: the list's ledger fields", (dialect) => {
     }
     expect(byId.get("quiet")?.last_tick).toBeNull();
     expect(byId.get("a-runs")?.last_tick).toMatchObject({ kind: "skipped", reason: "overlap" });
-    const blocked = byId.get("blocked");
-    expect((blocked?.dead_letters as unknown[]).length).toBe(5);
-    expect(blocked?.last_tick).toMatchObject({ kind: "dead_letter" });
+    const blocked = byId.get("blocked") ?? {};
+    expect(blocked.dead_letters).toHaveLength(5);
+    expect(blocked.last_tick).toMatchObject({ kind: "dead_letter" });
     // Newest first, as the read shows them.
-    const ids = (blocked?.dead_letters as { id: number }[]).map((d) => d.id);
+    const ids = (blocked.dead_letters as { id: number }[]).map((d) => d.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
 
     // A search answers the same views.
     const found = await h.scheduler.schedules.list({ q: "blocked" });
-    expect(found.schedules[0]?.dead_letters).toEqual(blocked?.dead_letters);
+    expect(found.schedules[0]?.dead_letters).toEqual(blocked.dead_letters);
 
     // A started last tick carries its execution's status, in the list as in the read.
     await h.scheduler.schedules.delete("blocked");
