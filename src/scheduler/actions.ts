@@ -277,13 +277,23 @@ export class ScheduleActions {
     let cursor = from - 1;
     let progressed = true;
     // The fence holds for the backfill's first batch: its own batches move the revision after it.
+    // Every batch locks the schedule row before it starts anything (the order a fire and a trigger
+    // take, docs/storage.md § Locking), so a change between two batches (a PATCH, a fire, another
+    // backfill) is waited for and then built on, not a conflict.
     let first = true;
     while (progressed && result.started + result.already_existed < total) {
       progressed = false;
       await this.o.store.transaction(async (tx) => {
-        const current = first ? await this.schedules.fenced(tx, id, fence) : await tx.getSchedule(id);
+        const current = first
+          ? await this.schedules.fenced(tx, id, fence)
+          : await tx.getSchedule(id, { forUpdate: true });
         first = false;
-        if (current === null) throw this.schedules.notFound(id);
+        if (current === null || current.createdMs !== row.createdMs) {
+          throw new OrbitError(
+            "NOT_FOUND",
+            `schedule ${id} was deleted during the backfill, after ${result.started} of its ${total} occurrences started (they stay)`,
+          );
+        }
         const s = settingsOf(current);
         let fired = 0;
         for (let i = 0; i < BACKFILL_BATCH; i++) {

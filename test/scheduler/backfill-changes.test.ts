@@ -1,0 +1,68 @@
+/**
+ * A backfill runs in batches of 100, each its own transaction (docs/scheduling.md § Backfill). A
+ * change to the schedule between two batches (a PATCH, another backfill) is waited for and built
+ * on: the backfill goes on and starts every occurrence, where each later batch's compare-and-set
+ * failed on PostgreSQL with 409 "changed meanwhile" after keeping its first batches. A delete
+ * between batches stops it with NOT_FOUND saying how many started. Both dialects.
+ */
+import { expect, it } from "vitest";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { makeHarness } from "./harness.js";
+
+const range = { start_at: "2026-11-14T00:00:00Z", end_at: "2026-11-14T00:04:59Z" }; // 300 occurrences
+
+describeEachDialect("scheduler: a backfill while the schedule changes", (dialect) => {
+  const db = useStore(dialect);
+
+  it("goes on through PATCHes between its batches and starts every occurrence once", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s", paused: true });
+    const backfill = h.scheduler.actions.backfill("s", range);
+    let done = false;
+    void backfill.finally(() => {
+      done = true;
+    });
+    let patches = 0;
+    while (!done) {
+      await h.scheduler.schedules.update("s", { description: `change ${patches}` });
+      patches++;
+    }
+    expect(await backfill).toMatchObject({ occurrences: 300, started: 300, already_existed: 0 });
+    expect(patches).toBeGreaterThan(1);
+    const s = await h.scheduler.schedules.get("s");
+    expect(s).toMatchObject({ fired: 300, description: `change ${patches - 1}` });
+  });
+
+  it("two backfills of one range at once start each occurrence once between them", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s", paused: true });
+    const [a, b] = await Promise.all([
+      h.scheduler.actions.backfill("s", range),
+      h.scheduler.actions.backfill("s", range),
+    ]);
+    expect(a.started + b.started).toBe(300);
+    expect(a.started + a.already_existed).toBe(300);
+    expect(b.started + b.already_existed).toBe(300);
+    expect((await h.scheduler.schedules.get("s")).fired).toBe(300);
+  });
+
+  it("stops with NOT_FOUND when the schedule is deleted between its batches; what started stays", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s", paused: true });
+    const backfill = h.scheduler.actions.backfill("s", range);
+    // The first batch commits before the backfill yields its turn; the delete lands after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.scheduler.schedules.delete("s");
+    const err = await backfill.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: "NOT_FOUND" });
+    expect((err as Error).message).toMatch(
+      /^schedule s was deleted during the backfill, after \d+ of its 300 occurrences started \(they stay\)$/,
+    );
+    const started = Number(/after (\d+)/.exec((err as Error).message)?.[1]);
+    expect(started).toBeLessThan(300);
+    expect(await db.store.listExecutions({ scheduleId: "s", limit: 1000 })).toHaveLength(started);
+  });
+});
