@@ -83,6 +83,19 @@ class DryRunDone extends Error {
   }
 }
 
+/**
+ * An id the apply read as absent was created by another transaction before this one's insert (on
+ * PostgreSQL a locking read of a missing row locks nothing): the apply runs again, and finds it.
+ */
+class CreatedMeanwhile extends Error {
+  constructor(readonly refusal: OrbitError) {
+    super(refusal.message);
+  }
+}
+
+/** How many times an apply runs again after losing a create to another writer. */
+const CREATE_RACE_RETRIES = 3;
+
 export async function applySchedules(schedules: Schedules, req: ApplyRequest): Promise<ApplyResult> {
   const scope = validateLabels(req.scope ?? {}, "scope") ?? {};
   if (req.prune === true && Object.keys(scope).length === 0) {
@@ -90,92 +103,104 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
       "prune needs a scope (orbit schedule apply --owner NAME or --selector key=value): it deletes only the schedules that carry all of its labels",
     );
   }
-  const { store } = schedules.o;
   const now = await schedules.now();
   const requireWorkflow = req.requireWorkflow ?? (() => undefined);
   const visible = req.visible ?? (() => true);
-  let result: ApplyResult;
-  try {
-    result = await store.transaction(async (tx) => {
-      const workflows: WorkflowStep[] = [];
-      for (const [i, w] of (req.workflows ?? []).entries()) {
-        try {
-          const { workflow, created } = await schedules.o.workflows.register(
-            w as unknown as RegisterWorkflowRequest,
-            tx,
-          );
-          workflows.push({
-            action: created ? "register" : "unchanged",
-            name: workflow.name,
-            version: workflow.version,
-          });
-        } catch (err) {
-          if (err instanceof OrbitError) throw new OrbitError(err.code, `workflows[${i}]: ${err.message}`, err.details);
-          throw err;
-        }
-      }
-      const check = checkOf(schedules, req.allowUnregistered === true);
-      const steps: ApplyStep[] = [];
-      const named = new Set<string>();
-      // The stored rows of every id the file names, in one locking read, and the new rows written with
-      // one insert after the loop (a statement or two per entry is a round trip each on PostgreSQL).
-      const ids = req.schedules.map((e) => e.schedule_id).filter((id): id is string => typeof id === "string");
-      const stored = new Map(
-        (await tx.getSchedules([...new Set(ids)], { forUpdate: true })).map((r) => [r.scheduleId, r]),
-      );
-      const batch: Batch = { stored, compile: sharedCompile(), creates: [], where: [] };
-      for (const [i, entry] of req.schedules.entries()) {
-        const id = entry.schedule_id;
-        const where = `schedules[${i}]${typeof id === "string" ? ` (${id})` : ""}`;
-        try {
-          if (typeof id !== "string" || id === "") throw invalidArgument("schedule_id is required");
-          if (named.has(id)) throw invalidArgument(`schedule_id ${id} appears twice`);
-          named.add(id);
-          const text = { inputText: req.inputTexts?.[i] };
-          const step = await applyEntry(
-            schedules,
-            tx,
-            entry,
-            scope,
-            now,
-            text,
-            { requireWorkflow, visible },
-            check,
-            batch,
-          );
-          if (step.action === "create") batch.where.push(where);
-          steps.push(step);
-        } catch (err) {
-          if (err instanceof OrbitError) throw new OrbitError(err.code, `${where}: ${err.message}`, err.details);
-          throw err;
-        }
-      }
-      await insertAll(
-        tx,
-        batch.creates,
-        (i, id) => new OrbitError("ALREADY_EXISTS", `${batch.where[i]}: schedule ${id} already exists`),
-      );
-      if (req.prune === true) steps.push(...(await prune(tx, named, scope, requireWorkflow, visible)));
-      const n = (a: ApplyAction): number => steps.filter((s) => s.action === a).length;
-      const out: ApplyResult = {
-        dry_run: req.dryRun === true,
-        scope,
-        workflows,
-        steps,
-        created: n("create"),
-        updated: n("update"),
-        unchanged: n("unchanged"),
-        deleted: n("delete"),
-      };
-      if (req.dryRun === true) throw new DryRunDone(out);
-      return out;
-    });
-  } catch (err) {
-    if (err instanceof DryRunDone) return err.result;
-    throw err;
+  let result: ApplyResult | undefined;
+  for (let attempt = 0; result === undefined; attempt++) {
+    try {
+      result = await applyOnce(schedules, req, scope, now, requireWorkflow, visible);
+    } catch (err) {
+      if (err instanceof DryRunDone) return err.result;
+      if (!(err instanceof CreatedMeanwhile)) throw err;
+      if (attempt === CREATE_RACE_RETRIES) throw err.refusal;
+    }
   }
   if (result.created + result.updated + result.deleted > 0) schedules.o.onChange?.();
   return result;
+}
+
+/** One try of an apply, in one transaction. */
+function applyOnce(
+  schedules: Schedules,
+  req: ApplyRequest,
+  scope: Labels,
+  now: number,
+  requireWorkflow: NonNullable<ApplyRequest["requireWorkflow"]>,
+  visible: NonNullable<ApplyRequest["visible"]>,
+): Promise<ApplyResult> {
+  return schedules.o.store.transaction(async (tx) => {
+    const workflows: WorkflowStep[] = [];
+    for (const [i, w] of (req.workflows ?? []).entries()) {
+      try {
+        const { workflow, created } = await schedules.o.workflows.register(w as unknown as RegisterWorkflowRequest, tx);
+        workflows.push({
+          action: created ? "register" : "unchanged",
+          name: workflow.name,
+          version: workflow.version,
+        });
+      } catch (err) {
+        if (err instanceof OrbitError) throw new OrbitError(err.code, `workflows[${i}]: ${err.message}`, err.details);
+        throw err;
+      }
+    }
+    const check = checkOf(schedules, req.allowUnregistered === true);
+    const steps: ApplyStep[] = [];
+    const named = new Set<string>();
+    // The stored rows of every id the file names, in one locking read, and the new rows written with
+    // one insert after the loop (a statement or two per entry is a round trip each on PostgreSQL).
+    const ids = req.schedules.map((e) => e.schedule_id).filter((id): id is string => typeof id === "string");
+    const stored = new Map(
+      (await tx.getSchedules([...new Set(ids)], { forUpdate: true })).map((r) => [r.scheduleId, r]),
+    );
+    const batch: Batch = { stored, compile: sharedCompile(), creates: [], where: [] };
+    for (const [i, entry] of req.schedules.entries()) {
+      const id = entry.schedule_id;
+      const where = `schedules[${i}]${typeof id === "string" ? ` (${id})` : ""}`;
+      try {
+        if (typeof id !== "string" || id === "") throw invalidArgument("schedule_id is required");
+        if (named.has(id)) throw invalidArgument(`schedule_id ${id} appears twice`);
+        named.add(id);
+        const text = { inputText: req.inputTexts?.[i] };
+        const step = await applyEntry(
+          schedules,
+          tx,
+          entry,
+          scope,
+          now,
+          text,
+          { requireWorkflow, visible },
+          check,
+          batch,
+        );
+        if (step.action === "create") batch.where.push(where);
+        steps.push(step);
+      } catch (err) {
+        if (err instanceof OrbitError) throw new OrbitError(err.code, `${where}: ${err.message}`, err.details);
+        throw err;
+      }
+    }
+    await insertAll(
+      tx,
+      batch.creates,
+      (i, id) =>
+        new CreatedMeanwhile(new OrbitError("ALREADY_EXISTS", `${batch.where[i]}: schedule ${id} already exists`)),
+    );
+    if (req.prune === true) steps.push(...(await prune(tx, named, scope, requireWorkflow, visible)));
+    const n = (a: ApplyAction): number => steps.filter((s) => s.action === a).length;
+    const out: ApplyResult = {
+      dry_run: req.dryRun === true,
+      scope,
+      workflows,
+      steps,
+      created: n("create"),
+      updated: n("update"),
+      unchanged: n("unchanged"),
+      deleted: n("delete"),
+    };
+    if (req.dryRun === true) throw new DryRunDone(out);
+    return out;
+  });
 }
 
 /**

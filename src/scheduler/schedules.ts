@@ -92,7 +92,7 @@ const alreadyExists = (i: number, id: string): OrbitError =>
 export async function insertAll(
   tx: StoreOps,
   rows: readonly ScheduleRow[],
-  refuse: (i: number, id: string) => OrbitError,
+  refuse: (i: number, id: string) => Error,
 ): Promise<void> {
   await continueRevisions(tx, rows);
   const inserted = await tx.insertSchedules(rows);
