@@ -36,8 +36,8 @@ export interface CompiledTiming {
 const FIVE_YEARS_MS = 5 * 365.25 * 86_400_000;
 
 /**
- * Compiles and validates timing settings. With `now`, a cron expression that has no occurrence in
- * the five years after `now` (`0 0 30 2 *`) is refused.
+ * Compiles and validates timing settings. With `now`, a cron expression or an interval that has no
+ * occurrence in the five years after `now` (`0 0 30 2 *`, `10000d`) is refused.
  */
 export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
   const hasCron = s.cron !== undefined && s.cron !== null;
@@ -58,7 +58,12 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
     }
     if (s.dst !== undefined && s.dst !== null) throw invalidSchedule("dst applies to cron schedules only");
     const intervalMs = parseInterval(s.interval as string);
-    const timing = new BoundedTiming(new IntervalTiming(intervalMs, startAt ?? 0), startAt, endAt);
+    const base = new IntervalTiming(intervalMs, startAt ?? 0);
+    // The cron rule below, for intervals too: `10000000d` is a schedule that never fires.
+    if (now !== undefined && base.countBetween(now, now + FIVE_YEARS_MS) === 0) {
+      throw invalidSchedule(`interval "${s.interval}": never fires in the next five years`);
+    }
+    const timing = new BoundedTiming(base, startAt, endAt);
     return { timing, kind: "interval", cron: null, intervalMs, zone: Zone.of("UTC"), dst: DST_ONCE };
   }
   const cron = parseCron(s.cron as string);

@@ -131,6 +131,11 @@ describe("schedule settings", () => {
     expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 0 30 2 *" }).message).toBe(
       "cron `0 0 30 2 *`: never fires in the next five years",
     );
+    // The same rule for an interval (it was created already ended).
+    expect(refusal({ schedule_id: "s", workflow: "W", interval: "10000000d" })).toMatchObject({
+      code: "INVALID_SCHEDULE",
+      message: 'interval "10000000d": never fires in the next five years',
+    });
     expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 25 * * *" }).message).toBe(
       "cron `0 25 * * *`: `25` is out of range for the hour field (0-23)",
     );
