@@ -147,9 +147,10 @@ function suggestSynonyms(command: Command): void {
   };
   const synonymError = (flag: string, only?: string): void => {
     const name = flag.split("=")[0]!;
-    // `--id x` where the id is the command's argument (`orbit schedule create <schedule-id>`).
+    // `--id x` where the id is the command's argument (`orbit schedule create <schedule-id>`): said
+    // first, also before a required option found missing (`orbit schedule create --id x` alone).
     const idArgument = command.registeredArguments.find((a) => a.name().endsWith("-id"));
-    if (name === "--id" && idArgument !== undefined && only === undefined) {
+    if (name === "--id" && idArgument !== undefined) {
       const group = command.parent?.parent ? `${command.parent.name()} ` : "";
       const usage = `orbit ${group}${command.name()} <${idArgument.name()}>`;
       const what = idArgument.name().replace(/-/g, " ");

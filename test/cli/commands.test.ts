@@ -483,6 +483,11 @@ describe("usage errors and an unreachable server", () => {
       /unknown option '--id'\n\(The schedule id is an argument: orbit schedule create <schedule-id> …\)/,
     ],
     [
+      "--id alone, before the required options it lacks",
+      ["schedule", "create", "--id", "x"],
+      /^orbit: unknown option '--id'\n\(The schedule id is an argument: orbit schedule create <schedule-id> …\)/,
+    ],
+    [
       "--id on a top-level command",
       ["cancel", "--id", "e"],
       /\(The execution id is an argument: orbit cancel <execution-id> …\)/,
