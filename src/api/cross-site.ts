@@ -5,7 +5,10 @@
  *
  * - a state-changing request (POST, PATCH, PUT, DELETE) must say `content-type: application/json`
  *   (or carry an `X-Orbit-Client` header): a page cannot send either cross-site without a CORS
- *   preflight, which Orbit never answers, so a form post or a body-less `fetch` is refused;
+ *   preflight, which Orbit never answers, so a form post or a body-less `fetch` is refused. A
+ *   request with no body and no content type passes when nothing says a browser sent it: no
+ *   `Origin` (a browser sends one with every POST, PATCH, PUT and DELETE) and no `Sec-Fetch-Site`
+ *   but `none` or `same-origin`. So `curl -X POST …/pause` works, a page's body-less fetch does not;
  * - on an open server listening on loopback, `Host` must name a loopback address (a rebound name
  *   such as `attacker.example` is refused), and an `Origin`, when sent, must be the same host.
  */
@@ -23,12 +26,30 @@ export function checkStateChanging(request: FastifyRequest): void {
   const type = request.headers["content-type"];
   if (type !== undefined && JSON_TYPE.test(type)) return;
   if (request.headers["x-orbit-client"] !== undefined) return;
+  const body = hasBody(request);
+  if (type === undefined && !body && !fromBrowser(request)) return;
   throw new OrbitError(
     "INVALID_ARGUMENT",
-    type === undefined
-      ? `${request.method} requests must send content-type: application/json (or an X-Orbit-Client header), even with no body; this refuses cross-site requests`
+    type === undefined && !body
+      ? `${request.method} requests from a browser must send content-type: application/json (or an X-Orbit-Client header), even with no body; this refuses cross-site requests`
       : NOT_JSON,
   );
+}
+
+/** A body is coming: a length above 0, or a chunked one (a length of 0 is no body). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/**
+ * A browser says so on a state-changing request: the Fetch standard sends `Origin` with every
+ * request whose method is not GET or HEAD, and `Sec-Fetch-Site` with every request.
+ */
+function fromBrowser(request: FastifyRequest): boolean {
+  if (request.headers.origin !== undefined) return true;
+  const site = request.headers["sec-fetch-site"];
+  return site !== undefined && site !== "none" && site !== "same-origin";
 }
 
 function hostnameOf(host: string): string {

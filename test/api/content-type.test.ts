@@ -44,27 +44,42 @@ const NOT_JSON = "the request body must be JSON (content-type: application/json)
 const PAUSE = "/v1/schedules/s/pause";
 const note = async () => (await t.call("GET", "/v1/schedules/s")).body.pause_note ?? null;
 
-it("refuses a write without a content type, with or without a body, and changes nothing", async () => {
+it("refuses a write without a content type from a browser or with a body, and changes nothing", async () => {
+  const browser = `requests from a browser must send content-type: application/json (or an X-Orbit-Client header), even with no body; this refuses cross-site requests`;
   for (const [method, path] of [
     ["POST", PAUSE],
     ["DELETE", "/v1/schedules/s"],
     ["PATCH", "/v1/schedules/s"],
     ["POST", "/v1/worker/poll"],
   ] as const) {
-    for (const body of [undefined, '{"note":"x"}']) {
-      const r = await raw(method, path, body === undefined ? {} : { "content-length": String(body.length) }, body);
-      expect({ method, path, status: r.status, type: r.type }).toEqual({
+    for (const [headers, body, message] of [
+      // What a browser sends with a body-less fetch: Sec-Fetch-Site (and an Origin, refused on
+      // its own by an open loopback server: test/api/cross-site.test.ts).
+      [{ "sec-fetch-site": "cross-site" }, undefined, `${method} ${browser}`],
+      [{ "sec-fetch-site": "same-site" }, undefined, `${method} ${browser}`],
+      [{ "content-length": "12" }, '{"note":"x"}', NOT_JSON],
+      [{ "transfer-encoding": "chunked" }, '{"note":"x"}', NOT_JSON],
+    ] as const) {
+      const r = await raw(method, path, { ...headers }, body);
+      expect({ method, path, headers, status: r.status, type: r.type }).toEqual({
         method,
         path,
+        headers,
         status: 400,
         type: JSON_ANSWER,
       });
-      expect(JSON.parse(r.body)).toEqual({
-        code: "INVALID_ARGUMENT",
-        message: `${method} requests must send content-type: application/json (or an X-Orbit-Client header), even with no body; this refuses cross-site requests`,
-      });
+      expect(JSON.parse(r.body)).toEqual({ code: "INVALID_ARGUMENT", message });
     }
   }
+  expect((await t.call("GET", "/v1/schedules/s")).body.paused).toBe(false);
+});
+
+it("takes a write with no body and no content type from a client that is not a browser (curl -X POST)", async () => {
+  expect((await raw("POST", PAUSE, {})).status).toBe(200);
+  expect((await t.call("GET", "/v1/schedules/s")).body.paused).toBe(true);
+  expect(
+    (await raw("POST", "/v1/schedules/s/resume", { "content-length": "0", "sec-fetch-site": "none" })).status,
+  ).toBe(200);
   expect((await t.call("GET", "/v1/schedules/s")).body.paused).toBe(false);
 });
 

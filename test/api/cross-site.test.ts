@@ -42,10 +42,10 @@ const paused = async () => (await t.call("GET", "/v1/schedules/s")).body.paused;
 
 it("refuses a write without content-type: application/json (a form post, a body-less cross-site fetch)", async () => {
   for (const [path, headers, body] of [
-    ["/v1/schedules/s/pause", {}, undefined],
+    ["/v1/schedules/s/pause", { "sec-fetch-site": "cross-site" }, undefined],
     ["/v1/schedules/s/pause", { "content-type": "text/plain" }, "{}"],
     ["/v1/schedules/s/pause", { "content-type": "application/x-www-form-urlencoded" }, "note=x"],
-    ["/v1/schedules/s/trigger", {}, undefined],
+    ["/v1/schedules/s/trigger", { "sec-fetch-site": "cross-site" }, undefined],
   ] as const) {
     const r = await raw("POST", path, { ...headers }, body);
     expect({ path, status: r.status }).toEqual({ path, status: 400 });
