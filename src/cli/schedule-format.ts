@@ -171,6 +171,17 @@ const WIDE_COLUMNS: readonly Column[] = [
   ...SCHEDULE_COLUMNS.slice(4),
 ];
 
+/**
+ * LAST EXECUTION of the default list: the id, and after it what went wrong when something did
+ * (`nightly-orders:2026-11-15T01:00:00Z (FAILED x2)`, `- (START FAILED)`), so a failing schedule
+ * does not look healthy without `--wide`. A healthy row is the seed's, to the character.
+ */
+function lastExecutionText(s: ScheduleJson): string {
+  const id = s.last_execution_id ?? "-";
+  if (s.last_error !== null) return `${id} (START FAILED)`;
+  return s.last_outcome?.status === "FAILED" ? `${id} (${outcomeText(s)})` : id;
+}
+
 export function scheduleTable(
   schedules: readonly ScheduleJson[],
   opts: { wide?: boolean; polled?: ReadonlySet<string> | null } = {},
@@ -186,7 +197,7 @@ export function scheduleTable(
       s.state,
       ...(wide ? [listOutcomeText(s, polled)] : []),
       s.next_fire_at ?? "-",
-      s.last_execution_id ?? "-",
+      wide ? (s.last_execution_id ?? "-") : lastExecutionText(s),
     ]),
   );
 }

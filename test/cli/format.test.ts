@@ -101,7 +101,7 @@ describe("orbit schedule list", () => {
     );
   });
 
-  it("keeps the seed's columns once runs ended; --wide adds OUTCOME after STATE", () => {
+  it("keeps the seed's columns once runs ended, a failure said after its id; --wide adds OUTCOME after STATE", () => {
     const failed = {
       ...nightlyOrders,
       last_execution_id: "nightly-orders:2026-11-15T01:00:00Z",
@@ -116,9 +116,15 @@ describe("orbit schedule list", () => {
     expect(scheduleTable([failed])).toBe(
       lines(
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    NEXT FIRE              LAST EXECUTION",
-        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   2026-11-16T01:00:00Z   nightly-orders:2026-11-15T01:00:00Z',
+        'nightly-orders           OrderProcessing      cron "0 2 * * *" Europe/Berlin   active   2026-11-16T01:00:00Z   nightly-orders:2026-11-15T01:00:00Z (FAILED x2)',
       ),
     );
+    // A completed or cancelled last run is the seed's row.
+    const completed = {
+      ...failed,
+      last_outcome: { ...failed.last_outcome, status: "COMPLETED" as const, error: null },
+    };
+    expect(scheduleTable([completed])).toContain("   nightly-orders:2026-11-15T01:00:00Z\n");
     expect(scheduleTable([hourlyCheck, failed], { wide: true })).toBe(
       lines(
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
@@ -136,8 +142,8 @@ describe("orbit schedule list", () => {
         "hourly-check             OrderProcessing      every 1h                         active   START FAILED  2026-11-15T19:00:12.359Z -",
       ),
     );
-    // The seed's columns stay as they are.
-    expect(scheduleTable([refused])).toBe(scheduleTable([hourlyCheck]));
+    // The seed's columns, the refusal said after the last execution.
+    expect(scheduleTable([refused])).toBe(scheduleTable([hourlyCheck]).replace(/ -\n$/, " - (START FAILED)\n"));
   });
 
   it("--wide shows NO WORKER while the last run waits and no live worker polls its workflow", () => {
