@@ -19,9 +19,10 @@ describeEachDialect("scheduler: a backfill while the schedule changes", (dialect
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s", paused: true });
     const backfill = h.scheduler.actions.backfill("s", range);
     let done = false;
-    void backfill.finally(() => {
+    const end = (): void => {
       done = true;
-    });
+    };
+    void backfill.then(end, end);
     let patches = 0;
     while (!done) {
       await h.scheduler.schedules.update("s", { description: `change ${patches}` });
@@ -49,14 +50,15 @@ describeEachDialect("scheduler: a backfill while the schedule changes", (dialect
   it("stops with NOT_FOUND when the schedule is deleted between its batches; what started stays", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s", paused: true });
-    const backfill = h.scheduler.actions.backfill("s", range);
-    // The first batch commits before the backfill yields its turn; the delete lands after it.
-    await new Promise((resolve) => setImmediate(resolve));
-    await h.scheduler.schedules.delete("s");
-    const err = await backfill.then(
+    // Its refusal is taken at once: it may come while the delete is awaited.
+    const backfill = h.scheduler.actions.backfill("s", range).then(
       () => null,
       (e: unknown) => e,
     );
+    // The first batch commits before the backfill yields its turn; the delete lands after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await h.scheduler.schedules.delete("s");
+    const err = await backfill;
     expect(err).toMatchObject({ code: "NOT_FOUND" });
     expect((err as Error).message).toMatch(
       /^schedule s was deleted during the backfill, after \d+ of its 300 occurrences started \(they stay\)$/,
