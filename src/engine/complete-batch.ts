@@ -1,7 +1,8 @@
 /**
  * A batch of completion reports in one transaction with a constant number of statements, whatever
- * its size (docs/workflows.md § Batched completes): the executions and tasks locked (one statement
- * each), the checks of each report in memory, then the executions, tasks and events written (one
+ * its size (docs/workflows.md § Batched completes): the schedule rows the ended-hook writes, the
+ * executions and the tasks locked, in that order (one statement each; the first on PostgreSQL
+ * only), the checks of each report in memory, then the executions, tasks and events written (one
  * statement on PostgreSQL) and the ended-hook once for the batch. Each report is checked and ended
  * exactly as a single complete (task-transitions.ts holdTask, completeAttempt, endWith): a task the
  * worker no longer holds is answered with the same error and the others still complete; a refused
@@ -40,7 +41,11 @@ export async function completeBatch(
   now: number,
   onEnded: (tx: StoreOps, ended: readonly Execution[], now: number) => Promise<void>,
 ): Promise<CompletedBatch> {
-  const locked = await tx.lockTasksAndExecutions([...new Set(items.map((i) => i.task_id))]);
+  const taskIds = [...new Set(items.map((i) => i.task_id))];
+  // The schedule rows the ended-hook writes, before the executions (docs/storage.md § Locking):
+  // one statement for the batch.
+  await tx.lockSchedulesForEnd({ taskIds });
+  const locked = await tx.lockTasksAndExecutions(taskIds);
   const tasks = new Map<string, TaskLease>(locked.tasks.map((t) => [t.taskId, t]));
   const executions = new Map<string, Execution>(locked.executions.map((e) => [e.executionId, e]));
   const answers: Record<string, CompleteAnswer> = {};

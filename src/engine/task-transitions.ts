@@ -2,6 +2,8 @@
  * What a worker's reports do to an execution and its task, each inside the caller's transaction.
  * Like transitions.ts they lock the execution row first and the task row second, and check that the
  * reporting worker still holds the lease (CONFLICT otherwise: the worker must stop working on it).
+ * A report that may end the execution takes the schedule rows its end writes before both
+ * ({@link holdTaskToEnd}, docs/storage.md § Locking).
  */
 
 import { OrbitError } from "../domain/errors.js";
@@ -68,6 +70,17 @@ export async function holdTask(tx: StoreOps, taskId: string, holder: LeaseHolder
   const refused = leaseRefusal(taskId, peek.executionId, task, holder, now);
   if (refused !== null) throw refused;
   return { execution, task: task! };
+}
+
+/**
+ * {@link holdTask} for a report that may end the execution (complete, fail, cancelled): first the
+ * schedule rows the end writes (its outcome, the buffers it wakes), in the order a fire takes them,
+ * schedule before execution (docs/storage.md § Locking). Reports that cannot end it (a step, a
+ * compensation, a release) leave the schedule rows to the fire.
+ */
+export async function holdTaskToEnd(tx: StoreOps, taskId: string, holder: LeaseHolder, now: number): Promise<Held> {
+  await tx.lockSchedulesForEnd({ taskIds: [taskId] });
+  return holdTask(tx, taskId, holder, now);
 }
 
 /**

@@ -217,7 +217,7 @@ export class WorkerTasks {
   /** COMPLETED; or, when a cancel was requested first, still RUNNING with its cancel reason (T.cancelWins). */
   complete(taskId: string, holder: LeaseHolder, result: JsonValue): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.completeAttempt(t, await T.holdTask(t, taskId, holder, now), now, result),
+      T.completeAttempt(t, await T.holdTaskToEnd(t, taskId, holder, now), now, result),
     );
   }
 
@@ -242,7 +242,7 @@ export class WorkerTasks {
   async fail(taskId: string, holder: LeaseHolder, error: JsonObject, retryable: boolean): Promise<Execution> {
     let retried = false;
     const execution = await this.o.executions.runTransition(async (t, now) => {
-      const outcome = await T.failAttempt(t, await T.holdTask(t, taskId, holder, now), now, error, retryable);
+      const outcome = await T.failAttempt(t, await T.holdTaskToEnd(t, taskId, holder, now), now, error, retryable);
       retried = outcome.retried;
       return outcome.execution;
     });
@@ -280,7 +280,7 @@ export class WorkerTasks {
 
   cancelled(taskId: string, holder: LeaseHolder, onCancelError: JsonObject | null): Promise<Execution> {
     return this.o.executions.runTransition(async (t, now) =>
-      T.finishCancel(t, await T.holdTask(t, taskId, holder, now), now, onCancelError),
+      T.finishCancel(t, await T.holdTaskToEnd(t, taskId, holder, now), now, onCancelError),
     );
   }
 
@@ -316,6 +316,10 @@ export class WorkerTasks {
     await this.o.executions.runTransition(async (t, now) => {
       const peek = await t.getTaskLease(taskId);
       if (!peek) throw new OrbitError("NOT_FOUND", `worker task ${taskId} does not exist`);
+      // The last lost lease ends the execution FAILED: the schedule rows first (docs/storage.md §
+      // Locking). Judged on the unlocked read, so that the other reaps cost no statement; an attempt
+      // that moved between the two reads (requeued and leased again meanwhile) takes the old order.
+      if (peek.attempt >= T.MAX_LEASE_ATTEMPTS) await t.lockSchedulesForEnd({ executionIds: [peek.executionId] });
       const execution = await T.lockExecution(t, peek.executionId);
       const task = await t.getTaskLease(taskId, { forUpdate: true });
       if (task?.state !== "leased" || task.leaseUntilMs === null || task.leaseUntilMs >= now) return execution;

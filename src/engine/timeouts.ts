@@ -62,6 +62,8 @@ export async function timeOutExecution(
   kind: TimeoutKind,
   now: number,
 ): Promise<Execution> {
+  // It may end the execution: the schedule rows first (docs/storage.md § Locking).
+  await tx.lockSchedulesForEnd({ executionIds: [executionId] });
   const execution = await tx.getExecution(executionId, { forUpdate: true });
   if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
   if (!isActiveStatus(execution.status)) return execution;

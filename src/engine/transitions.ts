@@ -2,13 +2,20 @@
  * Execution state transitions, each run inside a transaction by the caller. Every one locks the
  * execution row first (and the task row second, always in that order, so two transitions cannot
  * deadlock) and appends its event under that lock, which keeps event sequence numbers gap-free.
+ * One that may end the execution locks the schedule rows its end writes before all of them
+ * (docs/storage.md § Locking).
  */
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonValue } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
 
-async function lockExecution(tx: StoreOps, executionId: string): Promise<Execution> {
+/**
+ * The execution, locked, after the schedule rows its end may write (its outcome, the buffers it
+ * wakes): schedule rows before execution rows, the order a fire takes (docs/storage.md § Locking).
+ */
+async function lockToEnd(tx: StoreOps, executionId: string): Promise<Execution> {
+  await tx.lockSchedulesForEnd({ executionIds: [executionId] });
   const execution = await tx.getExecution(executionId, { forUpdate: true });
   if (!execution) throw new OrbitError("NOT_FOUND", `execution ${executionId} does not exist`);
   return execution;
@@ -41,7 +48,7 @@ export async function cancelExecution(
   reason: string,
   now: number,
 ): Promise<Execution> {
-  const execution = await lockExecution(tx, executionId);
+  const execution = await lockToEnd(tx, executionId);
   // Finished, or already asked: cancelling again changes nothing and is not an error.
   if (!isActiveStatus(execution.status) || execution.cancelReason !== null) return execution;
   await tx.appendEvent(executionId, "CancelRequested", { reason }, now);
@@ -67,7 +74,7 @@ export async function finishExecution(
   outcome: Outcome,
   now: number,
 ): Promise<Execution> {
-  const execution = await lockExecution(tx, executionId);
+  const execution = await lockToEnd(tx, executionId);
   const allowed = outcome.status === "COMPLETED" ? execution.status === "RUNNING" : isActiveStatus(execution.status);
   if (!allowed) {
     throw new OrbitError(

@@ -147,18 +147,19 @@ export class ScheduleActions {
       refuseSecretReferences(input);
     }
     const now = await this.schedules.now();
-    // Triggers of schedules sharing a concurrency key under cancel_previous can deadlock on
-    // PostgreSQL (the cancel wakes the others' buffers): run again, as the fire does, rather than
-    // answer 503 for a trigger that will go through (it did for 1 in 10 under a burst).
+    // Triggers of schedules sharing a concurrency key under cancel_previous can still deadlock on
+    // PostgreSQL (the cancel wakes the others' buffers; docs/storage.md § Locking, what is left):
+    // run again, as the fire does, rather than answer 503 for a trigger that will go through.
     const result = await runAgainIfAborted(() =>
       this.o.store.transaction(async (tx): Promise<TriggerResult> => {
-        // cancel_previous locks the previous execution: take it before the schedule, in the order an
-        // ending execution takes them (its own, then its schedule's outcome), or the two deadlock on
-        // PostgreSQL (docs/storage.md § Locking). The row may move between the two reads; then the
-        // cancel below locks the new last execution itself, as before.
+        // cancel_previous ends the previous execution: the schedule rows its end writes (this row, and
+        // those sharing its concurrency key with a buffer to wake) are taken first, in one ordered
+        // statement, before the cancel locks the execution: the order of a fire and of every end
+        // (docs/storage.md § Locking). The row may move between the read and the lock; the cancel
+        // below then takes what the new last execution's end writes, after this row.
         const seen = await tx.getSchedule(id);
         if (seen?.lastExecutionId && settingsOf(seen).overlap === "cancel_previous")
-          await tx.getExecution(seen.lastExecutionId, { forUpdate: true });
+          await tx.lockSchedulesForEnd({ executionIds: [seen.lastExecutionId] });
         const row = await this.schedules.fenced(tx, id, fence);
         const s = settingsOf(row);
         // An override that could never start is bad input whatever the overlap policy decides: refused

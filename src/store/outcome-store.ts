@@ -81,6 +81,15 @@ export interface OutcomeStoreOps {
    * the rows.
    */
   lockScheduleCounters(scheduleIds: readonly string[]): Promise<Map<string, ScheduleCounters & { createdMs: number }>>;
+  /**
+   * Locks (`FOR UPDATE`), in schedule_id order and in one statement, the schedule rows that the end
+   * of these executions may write: each one's schedule (its outcome) and the schedules sharing its
+   * concurrency key with a buffer to wake (src/scheduler/scheduler.ts wakeBuffers). A transaction
+   * that may end executions calls it before it locks them, so that every path takes schedule rows
+   * before execution rows (docs/storage.md § Locking). The executions are named by id or through
+   * their worker tasks. Nothing on SQLite, whose one writer holds every row already.
+   */
+  lockSchedulesForEnd(of: { executionIds?: readonly string[]; taskIds?: readonly string[] }): Promise<void>;
 
   /** Sets the deadlines of just-started executions (only those with a timeout). */
   setExecutionDeadlines(

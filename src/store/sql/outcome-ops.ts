@@ -95,6 +95,34 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     return counters;
   }
 
+  async lockSchedulesForEnd(of: { executionIds?: readonly string[]; taskIds?: readonly string[] }): Promise<void> {
+    // SQLite has no row locks: its one writer already holds them all.
+    if (this.sqlDialect.name !== "postgres") return;
+    const executionIds = of.executionIds ?? [];
+    const taskIds = of.taskIds ?? [];
+    if (!executionIds.length && !taskIds.length) return;
+    // The key siblings are those the wake-up's UPDATE would match (wakeBufferedSchedules), read
+    // without a lock; one that gains a buffer after this read is taken by that UPDATE itself.
+    // Each part reads by a key (an OR of the two lists scanned every execution). Locked through the
+    // primary key, in its order: the sort runs below the row locks.
+    await this.exec.all(
+      `WITH ending AS (
+         SELECT schedule_id, concurrency_key FROM orbit_executions WHERE execution_id = ANY(?::text[])
+         UNION ALL
+         SELECT e.schedule_id, e.concurrency_key FROM orbit_worker_tasks t
+           JOIN orbit_executions e ON e.execution_id = t.execution_id
+         WHERE t.task_id = ANY(?::text[]))
+       SELECT s.schedule_id FROM orbit_schedules s
+       WHERE s.schedule_id IN (
+         SELECT schedule_id FROM ending WHERE schedule_id IS NOT NULL
+         UNION
+         SELECT k.schedule_id FROM orbit_schedules k JOIN ending ON k.concurrency_key = ending.concurrency_key
+         WHERE k.state = 'active' AND NOT k.paused AND k.buffered <> '[]')
+       ORDER BY s.schedule_id FOR UPDATE OF s`,
+      [arrayParam(executionIds), arrayParam(taskIds)],
+    );
+  }
+
   async setExecutionDeadlines(
     executionIds: readonly string[],
     startDeadlineMs: number | null,
