@@ -53,7 +53,7 @@ export interface WorkerRouteDeps {
   /** PostgreSQL: the LISTEN connection (PostgresTaskListener) waking `wakeups`. Default none. */
   listener?: { start(): Promise<void>; close(): Promise<void> };
   options?: WorkerProtocolOptions;
-  log?: { error(obj: object, msg: string): void };
+  log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
 }
 
 export interface WorkerProtocol {
@@ -78,10 +78,15 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
     ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
   });
+  // A worker request answered 503 (the database away): the reaper gives the leases a grace.
+  const outages = { lastMs: Number.NEGATIVE_INFINITY };
+  app.addHook("onResponse", async (request, reply) => {
+    if (reply.statusCode === 503 && request.url.startsWith("/v1/worker/")) outages.lastMs = d.clock.now();
+  });
   const reaper =
     o.reaper === false
       ? null
-      : new TaskReaper({ store: d.store, clock: d.clock, tasks, ...(d.log ? { log: d.log } : {}) });
+      : new TaskReaper({ store: d.store, clock: d.clock, tasks, outages, ...(d.log ? { log: d.log } : {}) });
   const sweeper =
     o.reaper === false
       ? null

@@ -3,6 +3,11 @@
  * (attempt + 1 after its back-off; see WorkerTasks.reap). Runs on every server; on PostgreSQL the
  * expired rows are read with SKIP LOCKED and each is settled under its execution's lock, so two
  * servers reaping at once settle each task once.
+ *
+ * A lease runs out when its worker goes silent, not when this server could not hear it: after the
+ * server starts, and after it answered 503 (its database was away), the first pass extends every
+ * lapsed or lapsing lease to a full lease from now instead of reaping it, so a live worker's report
+ * or heartbeat, sent again once the server is back, finds its lease (docs/workflows.md § Leases).
  */
 import type { Clock } from "../domain/clock.js";
 import type { Store } from "../store/store.js";
@@ -17,13 +22,17 @@ export interface TaskReaperOptions {
   maxSleepMs?: number;
   /** Shortest sleep between looks, so a busy table is not scanned in a tight loop. Default 100 ms. */
   minSleepMs?: number;
-  log?: { error(obj: object, msg: string): void };
+  log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
+  /** `lastMs`: when this server last answered 503 (src/api/worker-routes.ts sets it). */
+  outages?: { lastMs: number };
 }
 
 const BATCH = 100;
 
 export class TaskReaper {
   private readonly loop: DeadlineLoop;
+  /** When the last grace was given; null: not since this server started. */
+  private gracedAtMs: number | null = null;
 
   constructor(private readonly o: TaskReaperOptions) {
     this.loop = new DeadlineLoop({
@@ -52,6 +61,19 @@ export class TaskReaper {
 
   /** One pass: every lease expired by now; returns how many tasks were put back. */
   async reapExpired(): Promise<number> {
+    const outage = this.o.outages?.lastMs ?? Number.NEGATIVE_INFINITY;
+    if (this.gracedAtMs === null || outage > this.gracedAtMs) {
+      const now = this.o.clock.now();
+      const extended = await this.o.store.extendLapsedLeases(now + this.o.tasks.leaseMs);
+      this.gracedAtMs = now;
+      if (extended > 0) {
+        this.o.log?.warn?.(
+          { extended },
+          "leases extended by a full lease: this server could not hear its workers (it started, or its database was away)",
+        );
+      }
+      return 0;
+    }
     let requeued = 0;
     for (;;) {
       const now = this.o.clock.now();

@@ -123,6 +123,11 @@ export interface TaskStoreOps {
   listExpiredLeases(beforeMs: number, limit: number, skipLocked?: boolean): Promise<TaskLease[]>;
   /** The earliest lease expiry of any leased task, or null: when the reaper should look next. */
   nextLeaseExpiryMs(): Promise<number | null>;
+  /**
+   * Every leased task whose lease ends before `untilMs` now ends at it: the grace a server gives
+   * after it could not hear its workers (docs/workflows.md § Leases). Returns how many.
+   */
+  extendLapsedLeases(untilMs: number): Promise<number>;
   /** The execution locked `FOR UPDATE SKIP LOCKED` (PostgreSQL): null when missing or another transaction holds it. */
   lockExecutionIfFree(executionId: string): Promise<Execution | null>;
   /** Replaces the input (continue-as-new starts the next run with a new input). */

@@ -37,7 +37,20 @@ export interface ProtocolClientOptions {
   clock: Clock;
   /** Aborts held polls (closing). */
   signal: AbortSignal;
+  /** Stops the retries of reports (the worker abandoned what still ran, Worker.close). */
+  giveUp?: AbortSignal;
 }
+
+/**
+ * How long a task's report is sent again while the server cannot take it (unreachable, or 503 with
+ * its database away): until it lands or the worker gives up on closing. The server keeps the lease
+ * through its own outage (src/engine/task-reaper.ts), so a report that lands late still counts,
+ * and the finished run is not run again by another attempt (docs/workflows.md § Leases).
+ */
+export const UNTIL_GIVEN_UP = Number.POSITIVE_INFINITY;
+/** The first and the longest wait between two tries of a request the server could not take. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5000;
 
 const seg = encodeURIComponent;
 
@@ -173,6 +186,7 @@ export class ProtocolClient {
 
   private async post<T>(path: string, body: object, retryForMs: number): Promise<T> {
     const until = this.o.clock.now() + retryForMs;
+    let wait = RETRY_FIRST_MS;
     for (;;) {
       try {
         const res = await request<T>(this.http, {
@@ -185,8 +199,9 @@ export class ProtocolClient {
         if (err instanceof OrbitError && err.code === "CONFLICT" && path.startsWith("/v1/worker/tasks/")) {
           throw new LeaseLostError(err.message);
         }
-        if (!isRetryable(err) || this.o.clock.now() >= until) throw err;
-        await this.o.clock.sleep(500);
+        if (!isRetryable(err) || this.o.clock.now() >= until || this.o.giveUp?.aborted) throw err;
+        await this.o.clock.sleep(wait, this.o.giveUp);
+        wait = Math.min(RETRY_MAX_MS, wait * 2);
       }
     }
   }

@@ -17,7 +17,7 @@ import {
   NonRetryableError,
 } from "./errors.js";
 import { inputMismatch } from "./input-check.js";
-import type { ProtocolClient } from "./protocol-client.js";
+import { type ProtocolClient, UNTIL_GIVEN_UP } from "./protocol-client.js";
 import { storable } from "./storable.js";
 import { tracingActive } from "./tracing-probe.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
@@ -117,7 +117,7 @@ async function runTaskInSpan(
   const { task } = control;
   // Every line about this task — the SDK's and the workflow code's ctx.log — carries its ids.
   const log = withTaskIds(workerLog, task);
-  const retryFor = task.lease_ms;
+  const retryFor = UNTIL_GIVEN_UP;
   const ctx = new TaskContext(task, control, log, traced, {
     journal: async (step) => {
       const answer = await api.step(task, step, retryFor);
@@ -258,7 +258,7 @@ async function compensate(
   reason: string,
 ): Promise<void> {
   const { task } = control;
-  const retryFor = task.lease_ms;
+  const retryFor = UNTIL_GIVEN_UP;
   const current = await api.compensating(task, retryFor);
   const steps = [...current.steps].filter((s) => s.compensable && !s.compensated).sort((a, b) => b.seq - a.seq);
   for (const step of steps) {

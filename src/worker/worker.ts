@@ -118,6 +118,7 @@ export class Worker {
       workerId: this.workerId,
       clock: this.clock,
       signal: this.closing.signal,
+      giveUp: this.abandoned.signal,
     });
   }
 

@@ -1,8 +1,9 @@
 /**
  * A worker's reports ride out a server whose database is restarting (docs/workflows.md § Protocol):
- * a 503 UNAVAILABLE is retried like an unreachable server, until the lease would be over, so a
- * completion is not lost and the run is not repeated after its lease. Other refusals are not
- * retried. The server here is a stub that answers the worker protocol's complete with what the
+ * a 503 UNAVAILABLE is retried like an unreachable server, backing off from 0.5 s to 5 s, until it
+ * lands or the worker gives up on closing; past the lease too, since the server keeps the lease
+ * through its own outage (test/worker/lease-grace.test.ts), so the run is not repeated. A bounded
+ * retry gives up at its bound. Other refusals are not retried. The server here is a stub that answers the worker protocol's complete with what the
  * test scripts; the same behaviour under a real PostgreSQL restart is in
  * test/faults/pg-restart.test.ts.
  */
@@ -11,7 +12,7 @@ import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import type { Clock } from "../../src/domain/clock.js";
 import { OrbitError } from "../../src/domain/errors.js";
-import { ProtocolClient } from "../../src/worker/protocol-client.js";
+import { ProtocolClient, UNTIL_GIVEN_UP } from "../../src/worker/protocol-client.js";
 
 let server: Server | null = null;
 afterEach(async () => {
@@ -47,24 +48,53 @@ const UNAVAILABLE = {
 };
 const COMPLETED = { status: 200, body: { tasks: { t1: { status: "COMPLETED" } } } };
 
-function client(url: string): ProtocolClient {
-  return new ProtocolClient({ server: url, workerId: "w1", clock: retryClock(), signal: new AbortController().signal });
+function client(url: string, giveUp?: AbortSignal, clock: Clock = retryClock()): ProtocolClient {
+  return new ProtocolClient({
+    server: url,
+    workerId: "w1",
+    clock,
+    signal: new AbortController().signal,
+    ...(giveUp ? { giveUp } : {}),
+  });
 }
 
-it("retries a completion answered 503 UNAVAILABLE until it is recorded", async () => {
-  const s = await stub([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, COMPLETED]);
-  await expect(client(s.url).complete({ task_id: "t1", attempt: 1 }, { ok: true }, 30_000)).resolves.toBeNull();
-  expect(s.calls()).toBe(4);
+it("retries a completion answered 503 UNAVAILABLE until it is recorded, past the lease, backing off to 5 s", async () => {
+  const s = await stub([...Array.from({ length: 20 }, () => UNAVAILABLE), COMPLETED]);
+  const clock = retryClock();
+  await expect(
+    client(s.url, undefined, clock).complete({ task_id: "t1", attempt: 1 }, { ok: true }, UNTIL_GIVEN_UP),
+  ).resolves.toBeNull();
+  expect(s.calls()).toBe(21);
+  // 0.5 + 1 + 2 + 4 s, then 5 s for each of the other 16 tries: longer than a 30 s lease.
+  expect(clock.now()).toBe(500 + 1000 + 2000 + 4000 + 16 * 5000);
 });
 
-it("gives up with UNAVAILABLE once the lease would be over", async () => {
+it("stops retrying once the worker gives up (Worker.close past its closeTimeoutMs)", async () => {
+  const s = await stub([UNAVAILABLE]);
+  const giveUp = new AbortController();
+  const clock = new ManualClock(0);
+  const slow: Clock = {
+    now: () => clock.now(),
+    sleep: async (ms) => {
+      clock.advance(ms);
+      if (clock.now() > 10_000) giveUp.abort();
+    },
+  };
+  const err = await client(s.url, giveUp.signal, slow)
+    .complete({ task_id: "t1", attempt: 1 }, { ok: true }, UNTIL_GIVEN_UP)
+    .catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: "UNAVAILABLE" });
+  expect(s.calls()).toBe(6); // at 0, 0.5, 1.5, 3.5, 7.5 and 12.5 s of the client's clock
+});
+
+it("gives up with UNAVAILABLE at a bounded retry's end", async () => {
   const s = await stub([UNAVAILABLE]);
   const err = await client(s.url)
     .complete({ task_id: "t1", attempt: 1 }, { ok: true }, 2_000)
     .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(OrbitError);
   expect((err as OrbitError).code).toBe("UNAVAILABLE");
-  expect(s.calls()).toBe(5); // at 0, 500, 1000, 1500 and 2000 ms of the client's clock
+  expect(s.calls()).toBe(4); // at 0, 500, 1500 and 3500 ms of the client's clock
 });
 
 it("does not retry another refusal", async () => {

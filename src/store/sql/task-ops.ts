@@ -314,6 +314,17 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return rows.map((r) => this.lease(r));
   }
 
+  async extendLapsedLeases(untilMs: number): Promise<number> {
+    // In task id order (PostgreSQL), as a heartbeat locks them (extendLeases above).
+    return this.exec.run(
+      `UPDATE orbit_worker_tasks SET lease_until_ms = ?
+       WHERE task_id IN (
+         SELECT task_id FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?
+         ORDER BY task_id${this.sqlDialect.forUpdate})`,
+      [untilMs, untilMs],
+    );
+  }
+
   async nextLeaseExpiryMs(): Promise<number | null> {
     const rows = await this.exec.all(
       "SELECT MIN(lease_until_ms) AS next FROM orbit_worker_tasks WHERE state = 'leased'",

@@ -1,0 +1,70 @@
+/**
+ * A lease runs out when its worker goes silent, not when the server could not hear it
+ * (docs/workflows.md § Leases): the reaper's first pass after the server starts, and its first pass
+ * after a worker request was answered 503 (the database away), extend every lapsed lease to a full
+ * lease instead of reaping it, so the live worker's report, sent again once the server is back,
+ * lands. Before, an outage longer than the lease made the worker's finished run run again as
+ * attempt 2. Both dialects.
+ */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { TaskReaper } from "../../src/engine/task-reaper.js";
+import { TaskWakeups } from "../../src/engine/task-wakeups.js";
+import { WorkerTasks } from "../../src/engine/tasks.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+
+const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+const LEASE_MS = 30_000;
+
+describeEachDialect("leases through the server's own outage", (dialect) => {
+  const db = useStore(dialect);
+
+  it("a started server, then one that answered 503, extends lapsed leases once; a silent worker's is reaped after", async () => {
+    const store = db.store;
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const workflows = new Workflows({ store, clock });
+    const executions = new Executions({ store, clock, workflows });
+    const tasks = new WorkerTasks({
+      store,
+      clock,
+      executions,
+      workflows,
+      wakeups: new TaskWakeups(clock),
+      leaseMs: LEASE_MS,
+    });
+    await workflows.register({ name: "W", version: "1.0.0" });
+    await executions.start({ executionId: "e", workflow: "W", input: {} });
+    const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
+    const lease = async () => (await store.getTaskForExecution("e"))?.leaseUntilMs;
+    const leasedAt = clock.now();
+
+    // The server was down longer than the lease; it starts again: the first pass gives a grace.
+    clock.advance(LEASE_MS + 40_000);
+    const outages = { lastMs: Number.NEGATIVE_INFINITY };
+    const reaper = new TaskReaper({ store, clock, tasks, outages });
+    expect(await reaper.reapExpired()).toBe(0);
+    expect(await lease()).toBe(clock.now() + LEASE_MS);
+    // The worker's report, sent again, lands: its run is not run a second time.
+    clock.advance(10_000);
+    const answers = await tasks.completeMany({ workerId: "w1", identity: null }, [
+      { task_id: task!.task_id, attempt: 1, result: { done: true } },
+    ]);
+    expect(answers[task!.task_id]).toEqual({ status: "COMPLETED" });
+    expect(await store.getExecution("e")).toMatchObject({ status: "COMPLETED", attempt: 1 });
+    expect(leasedAt).toBeLessThan(clock.now());
+
+    // Another task, its worker silent: a 503 meanwhile gives one grace, then it is reaped.
+    await executions.start({ executionId: "f", workflow: "W", input: {} });
+    await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 1 });
+    clock.advance(LEASE_MS + 1);
+    outages.lastMs = clock.now();
+    clock.advance(1);
+    expect(await reaper.reapExpired()).toBe(0);
+    expect(await reaper.reapExpired()).toBe(0); // still within the grace
+    clock.advance(LEASE_MS + 1);
+    expect(await reaper.reapExpired()).toBe(1);
+    expect((await store.getTaskForExecution("f"))?.attempt).toBe(2);
+  });
+});
