@@ -1,9 +1,12 @@
 /**
  * Prometheus metrics of one server (docs/server.md § Metrics), on a registry of its own (never prom-client's global
  * one), from zero at start. Counters and the lag histogram come from the firing loop's reports;
- * the overdue and per-status gauges are read from the database on each scrape.
+ * the overdue and per-status gauges are read from the database on each scrape. With the database
+ * away, a scrape still answers: those metrics have no series, `orbit_database_up` is 0, and what
+ * the process holds itself (counters, histograms, process_*) is there as always.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { OrbitError } from "../domain/errors.js";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import type { SkipReason } from "../domain/schedule.js";
 import type { FireReport } from "../scheduler/fire.js";
@@ -23,6 +26,20 @@ export interface MetricsOptions {
    * per-schedule metrics lose the label and aggregate. Default {@link DEFAULT_SCHEDULE_LABELS}.
    */
   scheduleLabels?: number;
+}
+
+/**
+ * A metric read from the database at a scrape: with the database away (UNAVAILABLE), it has no
+ * series this time instead of failing the whole scrape with 503.
+ */
+async function fromDatabase(metric: { reset(): void }, read: () => Promise<void>, away?: () => void): Promise<void> {
+  try {
+    await read();
+  } catch (err) {
+    if (!(err instanceof OrbitError && err.code === "UNAVAILABLE")) throw err;
+    metric.reset();
+    away?.();
+  }
 }
 
 /** Default of `--metrics-schedule-labels`: enough for most fleets, bounded for Prometheus. */
@@ -69,7 +86,12 @@ export class ServerMetrics {
       help: "Active, unpaused schedules due and not starting: due longer ago than the misfire grace, or retrying a failed start",
       registers,
       async collect() {
-        this.set(await o.store.countOverdueSchedules((await o.now()) - o.graceMs));
+        // A gauge without labels always has its one series: NaN, Prometheus's "not known", not 0.
+        await fromDatabase(
+          this,
+          async () => this.set(await o.store.countOverdueSchedules((await o.now()) - o.graceMs)),
+          () => this.set(Number.NaN),
+        );
       },
     });
     this.scheduleMetrics(o, registers);
@@ -79,8 +101,23 @@ export class ServerMetrics {
       labelNames: ["status"],
       registers,
       async collect() {
-        const counts = await o.store.countExecutionsByStatus();
-        for (const status of EXECUTION_STATUSES) this.set({ status }, counts[status] ?? 0);
+        await fromDatabase(this, async () => {
+          const counts = await o.store.countExecutionsByStatus();
+          for (const status of EXECUTION_STATUSES) this.set({ status }, counts[status] ?? 0);
+        });
+      },
+    });
+    new Gauge({
+      name: "orbit_database_up",
+      help: "1 when this server's database answered at this scrape, 0 when it could not be reached",
+      registers,
+      async collect() {
+        let up = 0;
+        await fromDatabase(this, async () => {
+          await o.store.databaseNow();
+          up = 1;
+        });
+        this.set(up);
       },
     });
   }
@@ -109,15 +146,17 @@ export class ServerMetrics {
       labelNames,
       registers,
       async collect() {
-        const f = await read();
-        this.reset();
-        if (f.perSchedule === null) {
-          if (f.aggregate.oldestLastSuccessMs !== null) this.set(f.aggregate.oldestLastSuccessMs / 1000);
-          return;
-        }
-        for (const s of f.perSchedule) {
-          if (s.lastSuccessMs !== null) this.set({ schedule: s.scheduleId }, s.lastSuccessMs / 1000);
-        }
+        await fromDatabase(this, async () => {
+          const f = await read();
+          this.reset();
+          if (f.perSchedule === null) {
+            if (f.aggregate.oldestLastSuccessMs !== null) this.set(f.aggregate.oldestLastSuccessMs / 1000);
+            return;
+          }
+          for (const s of f.perSchedule) {
+            if (s.lastSuccessMs !== null) this.set({ schedule: s.scheduleId }, s.lastSuccessMs / 1000);
+          }
+        });
       },
     });
     new Gauge({
@@ -126,10 +165,12 @@ export class ServerMetrics {
       labelNames,
       registers,
       async collect() {
-        const f = await read();
-        this.reset();
-        if (f.perSchedule === null) this.set(f.aggregate.maxConsecutiveFailures);
-        else for (const s of f.perSchedule) this.set({ schedule: s.scheduleId }, s.consecutiveFailures);
+        await fromDatabase(this, async () => {
+          const f = await read();
+          this.reset();
+          if (f.perSchedule === null) this.set(f.aggregate.maxConsecutiveFailures);
+          else for (const s of f.perSchedule) this.set({ schedule: s.scheduleId }, s.consecutiveFailures);
+        });
       },
     });
     new Counter({
@@ -138,10 +179,12 @@ export class ServerMetrics {
       labelNames,
       registers,
       async collect() {
-        const f = await read();
-        this.reset();
-        if (f.perSchedule === null) this.inc(f.aggregate.failures);
-        else for (const s of f.perSchedule) this.inc({ schedule: s.scheduleId }, s.failures);
+        await fromDatabase(this, async () => {
+          const f = await read();
+          this.reset();
+          if (f.perSchedule === null) this.inc(f.aggregate.failures);
+          else for (const s of f.perSchedule) this.inc({ schedule: s.scheduleId }, s.failures);
+        });
       },
     });
   }

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ServerMetrics } from "../../src/api/metrics.js";
-import { ERROR_CODES } from "../../src/domain/errors.js";
+import { ERROR_CODES, OrbitError } from "../../src/domain/errors.js";
 import { startServer } from "../../src/server/server.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import type { Store } from "../../src/store/store.js";
 import { makeHarness } from "../scheduler/harness.js";
 import { SEED_SCHEDULE, startTestServer, type TestServer } from "./helpers.js";
 
@@ -54,6 +55,30 @@ describe("/metrics", () => {
       /^orbit_http_request_duration_seconds_count\{method="GET",route="\/v1\/schedules\/:id",status="200"\} \d+$/m,
     );
     expect(r.text).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(r.text).toMatch(/^orbit_database_up 1$/m);
+  });
+
+  it("still answers a scrape with the database away: its own metrics, orbit_database_up 0, the database's unknown", async () => {
+    const away = (): never => {
+      throw new OrbitError("UNAVAILABLE", "the database is unavailable (connect ECONNREFUSED); retry shortly");
+    };
+    const store = new Proxy({} as Store, { get: () => async () => away() });
+    const metrics = new ServerMetrics({ store, graceMs: 60_000, now: async () => 0 });
+    const text = await metrics.text();
+    expect(text).toMatch(/^orbit_database_up 0$/m);
+    expect(text).toMatch(/^orbit_schedules_fired_total 0$/m);
+    expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(text).not.toMatch(/^orbit_executions\{/m);
+    expect(text).toMatch(/^orbit_schedules_overdue nan$/im); // prom-client writes "Nan"; Prometheus reads any case
+    // Another failure than the database's absence still fails the scrape.
+    const broken = new Proxy({} as Store, {
+      get: () => async () => {
+        throw new Error("a bug");
+      },
+    });
+    await expect(new ServerMetrics({ store: broken, graceMs: 60_000, now: async () => 0 }).text()).rejects.toThrow(
+      "a bug",
+    );
   });
 
   it("counts a schedule overdue when it is due longer ago than the grace and not fired", async () => {
