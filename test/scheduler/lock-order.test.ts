@@ -100,23 +100,6 @@ describe.skipIf(!postgresDialect.enabled)("lock order [postgres]", () => {
     await location.destroy();
   });
 
-  /** Resolves once a backend of this test's schema waits for a row lock (an event, polled). */
-  async function someoneWaitsForALock(): Promise<void> {
-    const schema = location.env.ORBIT_TEST_PG_SCHEMA;
-    for (;;) {
-      const { rows } = await admin.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity a
-          WHERE a.wait_event_type = 'Lock' AND EXISTS (
-            SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-              JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE l.pid = a.pid AND n.nspname = $1)`,
-        [schema],
-      );
-      if (rows[0].n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-
   it("says so while a fire waits behind a lock held on the schedules table, and fires once it goes", async () => {
     const warnings: string[] = [];
     const log = { warn: (_: object, msg: string) => void warnings.push(msg), error: () => undefined };
@@ -131,7 +114,7 @@ describe.skipIf(!postgresDialect.enabled)("lock order [postgres]", () => {
     await admin.query("BEGIN");
     await admin.query(`LOCK TABLE ${schema}.orbit_schedules IN ACCESS EXCLUSIVE MODE`);
     const fired = h.fireAt("2026-11-15T00:01:00Z");
-    await someoneWaitsForALock();
+    await waitersAtLeast(1);
     // Waits on events: the warning comes while the fire still waits.
     while (warnings.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(warnings[0]).toMatch(/^a fire batch is still waiting for the database: a lock held on an Orbit table/);
