@@ -94,4 +94,60 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("colours the ledger and the grid by each row's status past 200 executions", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "many", workflow: "Reports", interval: "1m" });
+    // The oldest occurrence fails; 210 newer ones follow it.
+    await r.ok("POST", "/v1/schedules/many/backfill", {
+      start_at: "2026-11-14T10:00:00Z",
+      end_at: "2026-11-14T10:00:00Z",
+    });
+    const first = (await lease()).find((t: Json) => t.execution_id.startsWith("many"));
+    await r.ok("POST", `/v1/worker/tasks/${first.task_id}/fail`, {
+      ...worker,
+      error: { message: "no" },
+      retryable: false,
+    });
+    await r.setClock("2026-11-15T18:51:30Z");
+    await r.ok("POST", "/v1/schedules/many/backfill", {
+      start_at: "2026-11-15T11:00:00Z",
+      end_at: "2026-11-15T14:29:00Z",
+    });
+    await r.open("#/schedules/many");
+    const cell = r.page.locator('.occurrence-grid tr[data-day="2026-11-14"] a').first();
+    expect(await cell.getAttribute("class")).toContain("status-failed");
+    expect(await r.page.locator("svg.ledger-chart g.mark.failed").count()).toBe(1);
+    await r.ok("DELETE", "/v1/schedules/many");
+  });
+
+  it("opens the backfill dialog on its first field and says how many occurrences the range holds", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "hourly", workflow: "Reports", interval: "1h" });
+    await r.open("#/schedules/hourly");
+    await r.page.click('button[aria-label="Backfill hourly"]');
+    await r.page.locator("dialog[open]").waitFor();
+    expect(await r.page.evaluate("document.activeElement?.id")).toBe("backfill-from");
+    // The day before now (18:52:00) holds the hourly fires 19:00 … 18:00.
+    await r.until(
+      () => r.page.locator("#backfill-count").textContent(),
+      (t) => t === "The range holds 24 occurrences.",
+      "the count",
+    );
+    await r.page.fill("#backfill-from", "2026-11-15T17:00:00Z");
+    await r.until(
+      () => r.page.locator("#backfill-count").textContent(),
+      (t) => t === "The range holds 2 occurrences.",
+      "the count of the new range",
+    );
+    await r.page.fill("#backfill-from", "not a time");
+    await r.until(
+      () => r.page.locator("#backfill-count").textContent(),
+      (t) => (t ?? "").includes("not a time"),
+      "the refusal",
+    );
+    // Enter at once starts nothing.
+    await r.page.keyboard.press("Enter");
+    await r.page.locator("dialog").waitFor({ state: "detached" });
+    expect((await r.ok("GET", "/v1/schedules/hourly")).fired).toBe(0);
+    expect((await r.ok("GET", "/v1/executions?schedule_id=hourly")).executions).toEqual([]);
+  });
+
 });
