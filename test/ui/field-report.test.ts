@@ -119,6 +119,58 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     await r.ok("DELETE", "/v1/schedules/many");
   });
 
+  it("keeps every action of the list inside its table at 1280 px, with rows as wide as they get", async () => {
+    const long = "a pause note long enough to be clipped in the list: the vendor's API is down until Monday";
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "nightly-report-for-every-subsidiary",
+      workflow: "Reports",
+      cron: "30 9 * * 1-5",
+      timezone: "America/Argentina/Buenos_Aires",
+      description: "weekday report for every subsidiary of the group, in their own currency",
+    });
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "with-milliseconds",
+      workflow: "Reports",
+      interval: "10s",
+      start_at: "2026-11-15T18:00:00.150Z",
+    });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "paused-long", workflow: "Reports", interval: "1m" });
+    await r.ok("POST", "/v1/schedules/paused-long/pause", { note: long });
+    // The latest version refuses its input: "not starting: …" under its outcome.
+    await r.ok("POST", "/v1/workflows", { name: "TypedWorkflowWithALongName", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "typed-refused",
+      workflow: "TypedWorkflowWithALongName",
+      interval: "10s",
+      input: {},
+    });
+    await r.ok("POST", "/v1/workflows", {
+      ...{ name: "TypedWorkflowWithALongName", version: "2.0.0" },
+      input_schema: { type: "object", required: ["must"], properties: { must: { type: "string" } } },
+    });
+    await r.setClock("2026-11-15T18:52:00Z");
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/typed-refused"),
+      (s: Json) => s.last_error !== undefined && s.last_error !== null,
+      "a dead letter",
+    );
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/");
+    const fit = (await r.page.evaluate(CLIPPED)) as Json;
+    expect(fit.clipped).toEqual([]);
+    expect(fit.table).toBeLessThanOrEqual(fit.wrap);
+    expect(fit.page).toBeLessThanOrEqual(1280);
+    // The three buttons wrap at most once: a row is not three buttons tall.
+    expect(fit.lines).toBeLessThanOrEqual(2);
+    // The next fire to the second; the whole instant on hover.
+    const next = r.page.locator("tr[data-schedule-id=with-milliseconds] time");
+    expect(await next.textContent()).toBe("2026-11-15T18:52:00Z");
+    expect(await next.getAttribute("datetime")).toBe("2026-11-15T18:52:00.150Z");
+    expect(await next.getAttribute("title")).toContain("2026-11-15T18:52:00.150Z");
+    // The clipped note keeps its whole text on hover.
+    expect(await r.page.locator("tr[data-schedule-id=paused-long] .note").getAttribute("title")).toBe(long);
+  });
+
   it("opens the backfill dialog on its first field and says how many occurrences the range holds", async () => {
     await r.ok("POST", "/v1/schedules", { schedule_id: "hourly", workflow: "Reports", interval: "1h" });
     await r.open("#/schedules/hourly");
@@ -148,6 +200,22 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     await r.page.locator("dialog").waitFor({ state: "detached" });
     expect((await r.ok("GET", "/v1/schedules/hourly")).fired).toBe(0);
     expect((await r.ok("GET", "/v1/executions?schedule_id=hourly")).executions).toEqual([]);
+  });
+
+  it("marks gone workers apart from live ones", async () => {
+    await r.ok("POST", "/v1/worker/poll", {
+      worker_id: "gone-worker",
+      workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+      max_tasks: 1,
+      wait_ms: 0,
+    });
+    await r.ok("POST", "/v1/worker/leave", { worker_id: "gone-worker" });
+    await lease();
+    await r.open("#/workers");
+    const state = (id: string) => r.page.locator(`tr[data-worker="${id}"] [data-label="Status"]`).textContent();
+    expect(((await state("gone-worker")) ?? "").trim()).toBe("gone");
+    expect(((await state("field-worker")) ?? "").trim()).toBe("live");
+    expect(await r.page.locator('tr[data-worker="gone-worker"]').getAttribute("class")).toContain("gone");
   });
 
 });
