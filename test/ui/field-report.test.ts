@@ -202,6 +202,19 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     expect((await r.ok("GET", "/v1/executions?schedule_id=hourly")).executions).toEqual([]);
   });
 
+  it("says an action failed while the server is down, and clears it once the server answers", async () => {
+    await r.open("#/?q=hourly");
+    await r.page.route("**/v1/**", (route) => route.abort("connectionrefused"));
+    await r.page.click('button[aria-label="Trigger hourly"]');
+    await r.until(status, (s) => s.includes("the server does not answer"), "the outage line");
+    expect(pageErrors).toEqual([]);
+    await r.page.unroute("**/v1/**");
+    await r.page.evaluate("window.dispatchEvent(new Event('visibilitychange'))");
+    await r.page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
+    await r.until(status, (s) => s === "", "the line to clear");
+    expect(pageErrors).toEqual([]);
+  });
+
   it("marks gone workers apart from live ones", async () => {
     await r.ok("POST", "/v1/worker/poll", {
       worker_id: "gone-worker",
@@ -218,4 +231,30 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     expect(await r.page.locator('tr[data-worker="gone-worker"]').getAttribute("class")).toContain("gone");
   });
 
+  it("reads a timed-out run as TIMED OUT, and an unknown page as not found", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "slow",
+      workflow: "Reports",
+      interval: "1h",
+      run_timeout: "1m",
+    });
+    await r.ok("POST", "/v1/schedules/slow/trigger", {});
+    await lease();
+    await r.setClock("2026-11-15T18:55:00Z");
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/slow"),
+      (s: Json) => s.last_outcome?.error_type === "Timeout",
+      "the timeout",
+    );
+    await r.open("#/?q=slow");
+    expect((await r.page.locator("tr[data-schedule-id=slow] .outcome .badge").textContent())?.trim()).toBe("TIMED OUT");
+    await r.open("#/schedules/slow");
+    expect((await r.page.locator(".glance .outcome .badge").textContent())?.trim()).toBe("TIMED OUT");
+
+    await r.open("#/bogus/page");
+    expect(await r.page.locator("main h1").textContent()).toBe("Page not found");
+    expect(await r.page.locator('main a[href="#/"]').count()).toBeGreaterThan(0);
+    expect(consoleErrors).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
 });
