@@ -75,8 +75,14 @@ async function run(what, done) {
     await what();
   } catch (err) {
     say(errorText(err), "error");
-  } finally {
+  }
+  // The refresh after the action fails as the action did while the server is down; it escaped as
+  // an unhandled rejection. Said as the auto-refresh says it, it goes at the next refresh that
+  // succeeds (app.js).
+  try {
     await done();
+  } catch (err) {
+    say(`could not refresh: ${errorText(err)}`, "error");
   }
 }
 

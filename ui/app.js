@@ -46,7 +46,25 @@ function viewFor(hash) {
   if (workflow !== null) return workflowsView(workflow);
   if (path === "/workflows") return workflowsView(null);
   if (path === "/workers") return workersView();
-  return listView(params);
+  if (path === "" || path === "/") return listView(params);
+  return notFoundView(path);
+}
+
+/**
+ * A page this UI does not have (a mistyped or outdated link): it showed the list, as if the link
+ * had worked.
+ * @param {string} path
+ * @returns {View}
+ */
+function notFoundView(path) {
+  const el = h(
+    "div",
+    { class: "not-found" },
+    h("h1", { text: "Page not found" }),
+    h("p", { class: "alert", role: "alert" }, "This UI has no page ", h("code", { text: `#${path}` }), "."),
+    h("p", {}, h("a", { href: "#/", text: "Go to all schedules" })),
+  );
+  return { el, refresh: async () => {}, title: "Not found" };
 }
 
 async function refresh() {

@@ -4,32 +4,24 @@
  * viewer's, the settings (editable, with a live preview), backfill, the upcoming fires, the ledger
  * over time and by day (failed runs red) and its recent executions.
  */
-import { actionButton, actionButtons, errorText, say } from "./actions.js";
-import {
-  ApiError,
-  backfillSchedule,
-  getExecution,
-  getSchedule,
-  listExecutions,
-  listOccurrences,
-  listWorkflows,
-} from "./api.js";
+import { actionButton, actionButtons, errorText, reload, say } from "./actions.js";
+import { ApiError, getExecution, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
+import { backfill } from "./backfill.js";
 import { defaultWindow, ledgerLegend, ledgerTimeline, upcomingStrip, WINDOWS } from "./charts.js";
-import { ask, h } from "./dom.js";
+import { h } from "./dom.js";
 import {
   executionLink,
   localText,
-  outcomeEl,
   relativeText,
   stateBadge,
   statusBadge,
   timeEl,
   timingText,
-  viewerZone,
   workflowLink,
   zoneText,
 } from "./format.js";
+import { glance } from "./glance.js";
 import { occurrenceGrid } from "./grid.js";
 import { scheduleForm } from "./schedule-form.js";
 
@@ -285,94 +277,6 @@ function executionsSection(executions) {
 }
 
 /**
- * Last outcome and failures at a glance, and the next fire in three zones.
- * @param {any} sch
- */
-function glance(sch) {
-  const o = sch.last_outcome;
-  const failures = sch.consecutive_failures ?? 0;
-  const next = sch.next_fire_at;
-  const zone = sch.timezone ?? "UTC";
-  return h(
-    "section",
-    { class: `glance card${failures > 0 ? " failing" : ""}`, "aria-label": "At a glance" },
-    h(
-      "div",
-      { class: "glance-item" },
-      h("span", { class: "glance-label", text: "Last outcome" }),
-      outcomeEl(sch),
-      o?.execution_id ? h("div", { class: "small" }, executionLink(o.execution_id)) : null,
-      o?.error ? h("div", { class: "error-text small", text: o.error }) : null,
-    ),
-    h(
-      "div",
-      { class: "glance-item" },
-      h("span", { class: "glance-label", text: "Consecutive failures" }),
-      h("strong", { class: failures > 0 ? "error-text big" : "big", text: String(failures) }),
-      sch.failures !== undefined ? h("div", { class: "muted small", text: `${sch.failures} failed in all` }) : null,
-    ),
-    h(
-      "div",
-      { class: "glance-item" },
-      h("span", { class: "glance-label", text: "Last success / failure" }),
-      h("div", { class: "small" }, "✓ ", timeEl(sch.last_success_at)),
-      h("div", { class: "small" }, "✗ ", timeEl(sch.last_failure_at)),
-    ),
-    h(
-      "div",
-      { class: "glance-item zones" },
-      h("span", { class: "glance-label", text: "Next fire" }),
-      next
-        ? h(
-            "dl",
-            { class: "zone-list" },
-            h("dt", { text: "UTC" }),
-            h("dd", {}, h("time", { datetime: next, class: "mono", text: next })),
-            zone !== "UTC"
-              ? [h("dt", { text: zone }), h("dd", { dataset: { zone: "schedule" }, text: zoneText(next, zone) })]
-              : null,
-            h("dt", { text: `You (${viewerZone()})` }),
-            h("dd", { dataset: { zone: "viewer" }, text: zoneText(next) }),
-          )
-        : h("span", { class: "muted", text: sch.paused ? "paused" : "none" }),
-    ),
-  );
-}
-
-/**
- * Backfill: the occurrences of a past range start now (each once: they are idempotent).
- * @param {any} sch
- * @param {() => Promise<void>} done
- */
-async function backfill(sch, done) {
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const dayAgo = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const from = h("input", { id: "backfill-from", value: dayAgo, class: "mono", autocomplete: "off" });
-  const to = h("input", { id: "backfill-to", value: now, class: "mono", autocomplete: "off" });
-  const ok = await ask({
-    heading: `Backfill ${sch.schedule_id}?`,
-    body: "Starts every occurrence of the range (both ends inclusive) that has not started yet.",
-    confirmLabel: "Backfill",
-    extra: [
-      h("label", { for: "backfill-from", text: "From (RFC 3339, UTC)" }),
-      from,
-      h("label", { for: "backfill-to", text: "To (RFC 3339, UTC)" }),
-      to,
-    ],
-  });
-  if (ok === null) return;
-  try {
-    const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
-    say(
-      `backfill ${r.start_at} … ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed`,
-    );
-  } catch (err) {
-    say(errorText(err), "error");
-  }
-  await done();
-}
-
-/**
  * The detail view of schedule `id`.
  * @param {string} id
  */
@@ -398,8 +302,14 @@ export function detailView(id) {
 
   function render() {
     const { sch, rows, executions } = last;
+    // Each started ledger row carries its execution's status (docs/outcomes.md). The statuses were
+    // read from the newest 200 executions, so past 200 an older failed run was drawn as started.
     /** @type {Map<string, string>} */
-    const statuses = new Map(executions.map((/** @type {any} */ e) => [e.execution_id, e.status]));
+    const statuses = new Map(
+      rows
+        .filter((/** @type {any} */ row) => row.execution_id && row.status)
+        .map((/** @type {any} */ row) => [row.execution_id, row.status]),
+    );
     heading.replaceChildren(`${sch.schedule_id} `, stateBadge(sch.state));
     const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const focused = active?.dataset?.focusKey ?? active?.dataset?.window;
@@ -440,7 +350,7 @@ export function detailView(id) {
               saved: async (updated) => {
                 editing = false;
                 say(`saved ${updated.schedule_id} (revision ${updated.revision}): ${timingText(updated)}`);
-                await refresh();
+                await reload(refresh);
               },
             }),
           )
@@ -509,7 +419,7 @@ export function detailView(id) {
       const [sch, rows, page] = await Promise.all([
         getSchedule(id),
         listOccurrences(id),
-        listExecutions({ schedule_id: id, limit: 200 }),
+        listExecutions({ schedule_id: id, limit: 20 }),
       ]);
       const executions = page.executions;
       // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).

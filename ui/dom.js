@@ -88,10 +88,11 @@ export function byId(id) {
 /**
  * A modal question (pause note, delete confirmation) in a native `<dialog>`. Resolves to the text
  * entered (or "" without an input) when confirmed, and to null when cancelled or dismissed.
- * @param {{heading: string, body?: string, inputLabel?: string, confirmLabel: string, danger?: boolean, extra?: HTMLElement[]}} o
+ * `focus`: the field to open on, among `extra` (a dialog that starts work opens on its first field).
+ * @param {{heading: string, body?: string, inputLabel?: string, confirmLabel: string, danger?: boolean, extra?: HTMLElement[], focus?: HTMLElement}} o
  * @returns {Promise<string | null>}
  */
-export function ask({ heading, body, inputLabel, confirmLabel, danger, extra }) {
+export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, focus }) {
   return new Promise((resolve) => {
     const input = inputLabel ? h("textarea", { id: "dialog-input", rows: 3, maxlength: 1000 }) : null;
     const dialog = /** @type {HTMLDialogElement} */ (
@@ -132,7 +133,7 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra }) 
     // A question that destroys something opens on its safe answer (WAI-ARIA alert dialog
     // practice): Enter or Space at once must not delete.
     const button = danger ? "button[value=cancel]" : "button[value=ok]";
-    (input ?? /** @type {HTMLElement} */ (dialog.querySelector(button))).focus();
+    (focus ?? input ?? /** @type {HTMLElement} */ (dialog.querySelector(button))).focus();
   });
 }
 

@@ -123,10 +123,13 @@ export function outcomeEl(sch) {
   const o = sch.last_outcome;
   if (o === undefined || o === null) return h("span", { class: "muted", text: "-" });
   const failures = sch.consecutive_failures ?? 0;
+  // A run that hit its timeout is FAILED with error_type Timeout; the CLI says TIMED OUT
+  // (docs/outcomes.md), and so does the page.
+  const timedOut = o.status === "FAILED" && o.error_type === "Timeout";
   return h(
     "span",
     { class: "outcome" },
-    statusBadge(o.status),
+    timedOut ? h("span", { class: "badge status-failed timed-out", text: "TIMED OUT" }) : statusBadge(o.status),
     failures > 0 ? h("span", { class: "error-text small", text: ` ${failures}× in a row` }) : null,
   );
 }

@@ -49,6 +49,21 @@ function noWorkerText(sch, polled) {
 }
 
 /**
+ * The next fire to the second: milliseconds (an interval started at .150) made the column 30 px
+ * wider and ran the actions out of a 1280 px window. The whole instant is its datetime and, with
+ * the local time, its hover title.
+ * @param {string | null | undefined} iso
+ */
+function nextFireEl(iso) {
+  const el = timeEl(iso);
+  if (iso && /\.\d+Z$/.test(iso)) {
+    el.textContent = iso.replace(/\.\d+Z$/, "Z");
+    el.title = `${iso}; ${el.title}`;
+  }
+  return el;
+}
+
+/**
  * The timing as the CLI prints it, the expression on one line and a cron's time zone under it, so
  * that a long zone (America/Argentina/Buenos_Aires) does not widen the column past the actions.
  * @param {any} sch
@@ -105,7 +120,7 @@ function scheduleRow(sch, refresh, polled) {
     h(
       "td",
       { "data-label": "Next fire (UTC)" },
-      timeEl(next),
+      nextFireEl(next),
       next ? h("div", { class: "muted small", text: relativeText(next) }) : null,
     ),
     h(

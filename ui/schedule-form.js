@@ -6,8 +6,9 @@
  */
 
 import { errorText, unsay } from "./actions.js";
-import { createSchedule, patchSchedule, previewTiming } from "./api.js";
+import { createSchedule, previewTiming } from "./api.js";
 import { h } from "./dom.js";
+import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
 import { notifyError, parseNotify } from "./notify.js";
 
@@ -136,7 +137,8 @@ function previewBox(timing) {
 }
 
 /**
- * The form. `sch` given: edit it (PATCH of what changed, fenced by its revision).
+ * The form. `sch` given: edit it (PATCH of what changed, fenced by its revision; a revision moved
+ * only by fires is read again and the PATCH resent, ui/edit-save.js).
  * @param {{sch?: any, workflows?: string[], saved: (sch: any) => Promise<void> | void}} o
  */
 export function scheduleForm({ sch, workflows = [], saved }) {
@@ -410,7 +412,7 @@ export function scheduleForm({ sch, workflows = [], saved }) {
           error.textContent = "Nothing changed.";
           return;
         }
-        result = await patchSchedule(sch.schedule_id, patch, sch.revision);
+        result = await saveEdit(sch, patch);
       } else {
         /** @type {Record<string, unknown>} */
         const create = { schedule_id: text("f-id") };
@@ -422,6 +424,24 @@ export function scheduleForm({ sch, workflows = [], saved }) {
       }
       await saved(result);
     } catch (err) {
+      if (err instanceof EditConflict) {
+        error.replaceChildren(
+          `${err.message} `,
+          h("button", {
+            type: "button",
+            id: "e-reload",
+            class: "button small",
+            text: "Reload the form",
+            onclick: () => {
+              // The schedule as the server has it now; what was typed here is dropped on purpose.
+              const fresh = scheduleForm({ sch: err.fresh, workflows, saved });
+              form.replaceWith(fresh);
+              /** @type {HTMLElement | null} */ (fresh.querySelector("#e-timing"))?.focus();
+            },
+          }),
+        );
+        return;
+      }
       error.textContent = errorText(err);
     }
   });

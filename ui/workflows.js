@@ -202,7 +202,9 @@ export function workersView() {
             h(
               "tr",
               {},
-              ["Worker", "Polls", "Last poll", "Running tasks"].map((c) => h("th", { scope: "col", text: c })),
+              ["Worker", "Status", "Polls", "Last poll", "Running tasks"].map((c) =>
+                h("th", { scope: "col", text: c }),
+              ),
             ),
           ),
           h(
@@ -211,8 +213,14 @@ export function workersView() {
             workers.map((w) =>
               h(
                 "tr",
-                { dataset: { worker: workerId(w) } },
+                { dataset: { worker: workerId(w) }, class: w.status === "gone" ? "gone" : "" },
                 h("th", { scope: "row", class: "mono", "data-label": "Worker", text: workerId(w) }),
+                // A worker that left or was not seen for 60 s polls nothing now; it read like a live one.
+                h(
+                  "td",
+                  { "data-label": "Status" },
+                  w.status ? h("span", { class: `badge worker-${w.status}`, text: w.status }) : "-",
+                ),
                 h(
                   "td",
                   { "data-label": "Polls" },

@@ -1,0 +1,85 @@
+// @ts-check
+/**
+ * A schedule's Backfill dialog: the occurrences of a past range start now (POST …/backfill), each
+ * once. It counts the range's occurrences as the range is typed, by the server's timing code.
+ */
+import { errorText, reload, say } from "./actions.js";
+import { backfillSchedule, previewTiming } from "./api.js";
+import { ask, h } from "./dom.js";
+
+/** Occurrences counted for the backfill dialog, at most (GET /v1/preview lists up to 50). */
+const COUNT_MAX = 50;
+
+/**
+ * How many occurrences of `sch` lie in [from, to], both ends inclusive, by the server's own timing
+ * code (`GET /v1/preview` from just before `from`): the sentence the backfill dialog shows.
+ * @param {any} sch
+ * @param {string} from
+ * @param {string} to
+ */
+async function rangeCountText(sch, from, to) {
+  const start = Date.parse(from);
+  const end = Date.parse(to);
+  if (Number.isNaN(start)) return `"${from}" is not an RFC 3339 time.`;
+  if (Number.isNaN(end)) return `"${to}" is not an RFC 3339 time.`;
+  if (end < start) return "The range ends before it starts.";
+  const { next_fire_times: times } = await previewTiming({
+    cron: sch.cron,
+    interval: sch.interval,
+    timezone: sch.timezone,
+    dst: sch.dst,
+    start_at: sch.start_at,
+    end_at: sch.end_at,
+    from: new Date(start - 1).toISOString(),
+    count: COUNT_MAX,
+  });
+  const n = times.filter((/** @type {string} */ t) => Date.parse(t) <= end).length;
+  if (n >= COUNT_MAX) return `The range holds more than ${COUNT_MAX - 1} occurrences.`;
+  return `The range holds ${n} occurrence${n === 1 ? "" : "s"}.`;
+}
+
+/**
+ * Backfill: the occurrences of a past range start now (each once: they are idempotent). The
+ * dialog opens on its first field, not on Backfill (Enter at once started a day of executions),
+ * and counts the range's occurrences as it is typed.
+ * @param {any} sch
+ * @param {() => Promise<void>} done
+ */
+export async function backfill(sch, done) {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const dayAgo = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const from = h("input", { id: "backfill-from", value: dayAgo, class: "mono", autocomplete: "off" });
+  const to = h("input", { id: "backfill-to", value: now, class: "mono", autocomplete: "off" });
+  const count = h("p", { id: "backfill-count", class: "muted", "aria-live": "polite", text: "Counting…" });
+  let seq = 0;
+  const recount = async () => {
+    const mine = ++seq;
+    const text = await rangeCountText(sch, from.value.trim(), to.value.trim()).catch(errorText);
+    if (mine === seq) count.textContent = text;
+  };
+  for (const input of [from, to]) input.addEventListener("input", () => void recount());
+  void recount();
+  const ok = await ask({
+    heading: `Backfill ${sch.schedule_id}?`,
+    body: "Starts every occurrence of the range (both ends inclusive) that has not started yet.",
+    confirmLabel: "Backfill",
+    extra: [
+      h("label", { for: "backfill-from", text: "From (RFC 3339, UTC)" }),
+      from,
+      h("label", { for: "backfill-to", text: "To (RFC 3339, UTC)" }),
+      to,
+      count,
+    ],
+    focus: from,
+  });
+  if (ok === null) return;
+  try {
+    const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
+    say(
+      `backfill ${r.start_at} … ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed`,
+    );
+  } catch (err) {
+    say(errorText(err), "error");
+  }
+  await reload(done);
+}

@@ -1,0 +1,62 @@
+// @ts-check
+/**
+ * A schedule's page at a glance: its last outcome, consecutive failures, last success and
+ * failure, and the next fire in UTC, in the schedule's zone and in the viewer's.
+ */
+import { h } from "./dom.js";
+import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format.js";
+
+/**
+ * Last outcome and failures at a glance, and the next fire in three zones.
+ * @param {any} sch
+ */
+export function glance(sch) {
+  const o = sch.last_outcome;
+  const failures = sch.consecutive_failures ?? 0;
+  const next = sch.next_fire_at;
+  const zone = sch.timezone ?? "UTC";
+  return h(
+    "section",
+    { class: `glance card${failures > 0 ? " failing" : ""}`, "aria-label": "At a glance" },
+    h(
+      "div",
+      { class: "glance-item" },
+      h("span", { class: "glance-label", text: "Last outcome" }),
+      outcomeEl(sch),
+      o?.execution_id ? h("div", { class: "small" }, executionLink(o.execution_id)) : null,
+      o?.error ? h("div", { class: "error-text small", text: o.error }) : null,
+    ),
+    h(
+      "div",
+      { class: "glance-item" },
+      h("span", { class: "glance-label", text: "Consecutive failures" }),
+      h("strong", { class: failures > 0 ? "error-text big" : "big", text: String(failures) }),
+      sch.failures !== undefined ? h("div", { class: "muted small", text: `${sch.failures} failed in all` }) : null,
+    ),
+    h(
+      "div",
+      { class: "glance-item" },
+      h("span", { class: "glance-label", text: "Last success / failure" }),
+      h("div", { class: "small" }, "✓ ", timeEl(sch.last_success_at)),
+      h("div", { class: "small" }, "✗ ", timeEl(sch.last_failure_at)),
+    ),
+    h(
+      "div",
+      { class: "glance-item zones" },
+      h("span", { class: "glance-label", text: "Next fire" }),
+      next
+        ? h(
+            "dl",
+            { class: "zone-list" },
+            h("dt", { text: "UTC" }),
+            h("dd", {}, h("time", { datetime: next, class: "mono", text: next })),
+            zone !== "UTC"
+              ? [h("dt", { text: zone }), h("dd", { dataset: { zone: "schedule" }, text: zoneText(next, zone) })]
+              : null,
+            h("dt", { text: `You (${viewerZone()})` }),
+            h("dd", { dataset: { zone: "viewer" }, text: zoneText(next) }),
+          )
+        : h("span", { class: "muted", text: sch.paused ? "paused" : "none" }),
+    ),
+  );
+}
