@@ -227,15 +227,20 @@ export function settle(f: {
 const PRUNE_EVERY = 64;
 
 /**
- * Every 64th fire, not the first (a schedule's first fire has no ledger to prune), at a phase of its
- * own: schedules created together decide in step, and pruning them all in the same fire made every
- * 64th herd do 64 ledger deletes per schedule at once (about 110 µs of CPU per schedule on SQLite:
- * ~1.1 s more for a herd of 10,000, docs/benchmarks.md § Memory). Spread, a herd prunes 1/64 of
- * its schedules; the work and the ledger's bound are the same.
+ * Every 64 decisions, not at the first fire (a schedule's first fire has no ledger to prune), at a
+ * phase of its own: schedules created together decide in step, and pruning them all in the same
+ * fire made every 64th herd do 64 ledger deletes per schedule at once (about 110 µs of CPU per
+ * schedule on SQLite: ~1.1 s more for a herd of 10,000, docs/benchmarks.md § Memory). Spread, a
+ * herd prunes 1/64 of its schedules; the work and the ledger's bound are the same. The fire prunes
+ * when its decisions cross a multiple of 64 (with the phase), not only when they land on one: a fire
+ * deciding several occurrences at once (missed, caught up, dead letters) stepped over it, and a
+ * schedule whose steps never landed there was never pruned.
  */
-export const prunesNow = (row: ScheduleRow): boolean => {
-  const decided = row.fired + row.skipped;
-  return decided > 0 && (decided + prunePhase(row.scheduleId)) % PRUNE_EVERY === 0;
+export const prunesNow = (before: ScheduleRow, after: ScheduleRow): boolean => {
+  const was = before.fired + before.skipped;
+  if (was === 0) return false;
+  const phase = prunePhase(before.scheduleId);
+  return Math.floor((after.fired + after.skipped + phase) / PRUNE_EVERY) > Math.floor((was + phase) / PRUNE_EVERY);
 };
 
 /** A schedule's phase in 0..63 from its id (FNV-1a over the UTF-16 units): stable and cheap. */

@@ -378,6 +378,6 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
     outcome,
     advance: { row: settled.row, expectedRevision: fire.revision, expectedNextFireMs: row.nextFireMs },
     ledger: settled.ledger,
-    prune: prunesNow(row),
+    prune: prunesNow(row, settled.row),
   };
 }

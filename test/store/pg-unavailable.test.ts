@@ -31,4 +31,13 @@ describe("PostgreSQL failures as UNAVAILABLE", () => {
     const unique = pgError("23505", "duplicate key value violates unique constraint");
     expect(asUnavailable(unique)).toBe(unique);
   });
+
+  it("a database closed to connections (ALLOW_CONNECTIONS false) is UNAVAILABLE; another 55000 is not", () => {
+    expect(asUnavailable(pgError("55000", 'database "orbit" is not currently accepting connections'))).toMatchObject({
+      code: "UNAVAILABLE",
+      message: 'the database is unavailable (database "orbit" is not currently accepting connections); retry shortly',
+    });
+    const other = pgError("55000", "cannot ALTER TABLE because it is being used by active queries");
+    expect(asUnavailable(other)).toBe(other);
+  });
 });

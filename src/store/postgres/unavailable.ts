@@ -27,8 +27,13 @@ function isUnavailableSqlState(code: string): boolean {
   return code.startsWith("08") || /^57P0[1-5]$/.test(code) || code === "53300" || code === "25P03";
 }
 
-/** pg's own messages for a client whose socket has gone (they carry no code). */
+/**
+ * pg's own messages for a client whose socket has gone (they carry no code), and PostgreSQL's for a
+ * database closed to connections (`ALTER DATABASE … ALLOW_CONNECTIONS false`: 55000, a SQLSTATE
+ * other statements share, so matched by its message).
+ */
 const MESSAGES = [
+  "is not currently accepting connections",
   "Connection terminated",
   "connection terminated",
   "Client has encountered a connection error and is not queryable",
