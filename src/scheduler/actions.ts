@@ -228,9 +228,14 @@ export class ScheduleActions {
       }),
     );
     // The ledger's bound holds for every writer, not only the fire: a paused schedule's triggers grew it.
-    await this.o.store.pruneOccurrences(id, this.o.ledgerRetention ?? LEDGER_RETENTION);
+    await this.pruneLedger(id);
     this.o.onChange?.();
     return result;
+  }
+
+  /** Keeps the newest --ledger-retention rows of the schedule's ledger, as a fire does. */
+  private async pruneLedger(id: string): Promise<void> {
+    await this.o.store.pruneOccurrences(id, this.o.ledgerRetention ?? LEDGER_RETENTION);
   }
 
   /**
@@ -331,7 +336,7 @@ export class ScheduleActions {
       await new Promise((resolve) => setImmediate(resolve));
     }
     // Up to 10,000 rows at once: the ledger keeps its newest --ledger-retention rows, as after a fire.
-    if (result.started > 0) await this.o.store.pruneOccurrences(id, this.o.ledgerRetention ?? LEDGER_RETENTION);
+    if (result.started > 0) await this.pruneLedger(id);
     return result;
   }
 }

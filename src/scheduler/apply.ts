@@ -104,12 +104,10 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
     );
   }
   const now = await schedules.now();
-  const requireWorkflow = req.requireWorkflow ?? (() => undefined);
-  const visible = req.visible ?? (() => true);
   let result: ApplyResult | undefined;
   for (let attempt = 0; result === undefined; attempt++) {
     try {
-      result = await applyOnce(schedules, req, scope, now, requireWorkflow, visible);
+      result = await applyOnce(schedules, req, scope, now);
     } catch (err) {
       if (err instanceof DryRunDone) return err.result;
       if (!(err instanceof CreatedMeanwhile)) throw err;
@@ -121,14 +119,9 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
 }
 
 /** One try of an apply, in one transaction. */
-function applyOnce(
-  schedules: Schedules,
-  req: ApplyRequest,
-  scope: Labels,
-  now: number,
-  requireWorkflow: NonNullable<ApplyRequest["requireWorkflow"]>,
-  visible: NonNullable<ApplyRequest["visible"]>,
-): Promise<ApplyResult> {
+function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: number): Promise<ApplyResult> {
+  const requireWorkflow = req.requireWorkflow ?? (() => undefined);
+  const visible = req.visible ?? (() => true);
   return schedules.o.store.transaction(async (tx) => {
     const workflows: WorkflowStep[] = [];
     for (const [i, w] of (req.workflows ?? []).entries()) {
