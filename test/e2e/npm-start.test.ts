@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { OrbitClient } from "../../src/client/client.js";
+import { startServer } from "../../src/server/server.js";
 import { e2eTitle, HAS_SERVER, ROOT } from "./harness.js";
 
 const MAIN = join(ROOT, "examples", "dist", "main.js");
@@ -61,7 +63,7 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("npm start -- --port N --data-dir D"), () 
     const url = await running(first);
     expect(url).not.toBe("http://127.0.0.1:7233");
     expect(first.output()).toContain(`(data in ${data})`);
-    expect(first.output()).toContain(`npx orbit ps --server ${url}`);
+    expect(first.output()).toContain(`node bin/orbit.js ps --server ${url}`);
     const health = await fetch(`${url}/v1/schedules/orders-every-10s`);
     expect(health.status).toBe(200);
 
@@ -74,6 +76,24 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("npm start -- --port N --data-dir D"), () 
 
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
+  }, 60_000);
+
+  it("starts on a data folder where OrderProcessing@1.0.0 was registered by hand with another schema", async () => {
+    // The quickstart's `orbit workflow register` (no schema) on ./.orbit, then `npm start` there:
+    // it crashed with a stack trace on the 409 of its own registration.
+    const data = join(dir, "registered");
+    const earlier = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await new OrbitClient({ server: earlier.url }).registerWorkflow({ name: "OrderProcessing", version: "1.0.0" });
+    await earlier.close();
+
+    const started = npmStart(["--port", "0", "--data-dir", data]);
+    children.push(started.child);
+    const url = await running(started);
+    const schedule = await fetch(`${url}/v1/schedules/orders-every-10s`);
+    expect(schedule.status).toBe(200);
+    expect(started.output()).not.toMatch(/\n\s+at /);
+    started.child.kill("SIGTERM");
+    expect(await started.exited).toBe(0);
   }, 60_000);
 
   it("refuses a flag it does not take, with its usage (exit 2)", async () => {
