@@ -19,6 +19,8 @@ export const MAX_PATH_PARAM_CHARS = 2048;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Longest a client may take to send its headers. */
 export const HEADERS_TIMEOUT_MS = 10_000;
+/** How often the HTTP server checks the two bounds above: a stalled client is cut within this of its bound. */
+export const TIMEOUT_SWEEP_MS = 1000;
 
 /**
  * A reused Idempotency-Key with another body: code INVALID_ARGUMENT, but status 422 (docs/api.md),
