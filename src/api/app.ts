@@ -130,6 +130,10 @@ export function buildApp(o: AppOptions): App {
     const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> })
       ?.properties;
     for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+      // `?limit=5&limit=6` arrives as a list: said as such, not as "must be an integer".
+      if (Array.isArray(v) && declared?.[k]?.type !== "array") {
+        throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} is given more than once; give it once`);
+      }
       checkText(v, `query parameter ${k}`);
       if (declared?.[k]?.type === "integer" && typeof v === "string" && !/^-?\d{1,15}$/.test(v)) {
         throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} must be a whole number in decimal digits`);

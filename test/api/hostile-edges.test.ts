@@ -82,6 +82,26 @@ it("reads whole-number query parameters as decimal digits only", async () => {
   expect((await t.call("GET", "/v1/schedules?limit=1")).status).toBe(200);
 });
 
+it("says a query parameter given twice is given twice, and changes nothing", async () => {
+  await t.ok("POST", "/v1/schedules", { schedule_id: "twice", workflow: "W", interval: "1h" });
+  for (const [method, path] of [
+    ["GET", "/v1/schedules?limit=5&limit=6"],
+    ["GET", "/v1/schedules?state=active&state=paused"],
+    ["POST", "/v1/schedules/twice/pause?expected_revision=1&expected_revision=2"],
+  ] as const) {
+    const r = await t.call(method, path);
+    expect({ path, status: r.status, body: r.body }).toEqual({
+      path,
+      status: 400,
+      body: {
+        code: "INVALID_ARGUMENT",
+        message: `query parameter ${/\?(\w+)=/.exec(path)![1]} is given more than once; give it once`,
+      },
+    });
+  }
+  expect((await t.ok("GET", "/v1/schedules/twice")).paused).toBe(false);
+});
+
 it("refuses a body on a write that takes none, and does nothing", async () => {
   await t.ok("POST", "/v1/schedules", { schedule_id: "keep", workflow: "W", interval: "1h" });
   for (const body of ["[]", "null", "1", '{"bogus":1}']) {
