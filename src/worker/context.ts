@@ -4,12 +4,12 @@
  */
 
 import { OrbitError } from "../domain/errors.js";
-import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
 import { CancelledError, ContinueAsNewSignal, HandBackSignal, NonRetryableError } from "./errors.js";
 import { storable } from "./storable.js";
-import type { TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
+import type { StepOptions, TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
 export interface TaskHooks {
   /** Journals a completed step; answers a cancel request if there is one. */
@@ -74,8 +74,8 @@ export class TaskContext implements WorkflowContext {
   step<T>(
     name: string,
     fn: (signal: AbortSignal) => Promise<T> | T,
-    options: { compensate?: (result: T) => Promise<void> | void } = {},
-  ): Promise<T> {
+    options: StepOptions<T> = {},
+  ): Promise<Jsonified<T>> {
     const running = this.runStep(name, fn, options);
     running.catch((err: unknown) => {
       if (this.ended) {
@@ -91,8 +91,8 @@ export class TaskContext implements WorkflowContext {
   private async runStep<T>(
     name: string,
     fn: (signal: AbortSignal) => Promise<T> | T,
-    options: { compensate?: (result: T) => Promise<void> | void },
-  ): Promise<T> {
+    options: StepOptions<T>,
+  ): Promise<Jsonified<T>> {
     if (this.used.has(name)) {
       throw new NonRetryableError(
         `step name ${JSON.stringify(name)} was used twice in one run; step names must be unique`,
@@ -100,7 +100,7 @@ export class TaskContext implements WorkflowContext {
     }
     this.used.add(name);
     if (this.journaled.has(name)) {
-      const result = this.journaled.get(name) as T;
+      const result = this.journaled.get(name) as Jsonified<T>;
       if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
       return result;
     }
@@ -138,7 +138,7 @@ export class TaskContext implements WorkflowContext {
       throw new NonRetryableError(`step ${JSON.stringify(name)} was refused: ${err.message}`);
     }
     if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
-    return result as T;
+    return result as Jsonified<T>;
   }
 
   continueAsNew(input: JsonObject): never {

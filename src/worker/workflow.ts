@@ -4,7 +4,7 @@
  */
 
 import semver from "semver";
-import type { JsonObject } from "../domain/json.js";
+import type { Jsonified, JsonObject } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 
 /** How a failed attempt is retried (the whole run again; completed steps are not run again). */
@@ -38,7 +38,7 @@ export interface WorkflowLogger {
 
 export interface StepOptions<T> {
   /** Undoes the step when the execution is cancelled later; receives the step's journaled result. */
-  compensate?: (result: T) => Promise<void> | void;
+  compensate?: (result: Jsonified<T>) => Promise<void> | void;
 }
 
 export interface WorkflowContext {
@@ -56,9 +56,10 @@ export interface WorkflowContext {
   /**
    * Runs `fn` once per run: its result (JSON) is journaled in the server before `step` returns, and
    * a retried attempt gets the journaled result without running `fn` again. Step names must be
-   * unique within a run.
+   * unique within a run. It returns the result's JSON form, on the first run too (a `Date` comes
+   * back as its string), and its type says so ({@link Jsonified}).
    */
-  step<T>(name: string, fn: (signal: AbortSignal) => Promise<T> | T, options?: StepOptions<T>): Promise<T>;
+  step<T>(name: string, fn: (signal: AbortSignal) => Promise<T> | T, options?: StepOptions<T>): Promise<Jsonified<T>>;
   /** Ends this run and starts the next one of the same execution with `input`. Never returns. */
   continueAsNew(input: JsonObject): never;
 }

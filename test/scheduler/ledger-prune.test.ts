@@ -33,7 +33,7 @@ describe("ledger pruning", () => {
     for (const id of ids) {
       for (const step of [2, 5, 7, 64, 200]) {
         // 64 × step decisions: a prune for every 64 of them (a step of 64 or more prunes every fire).
-        expect(prunesOver(id, 10, 64, step)).toBe(step >= 64 ? 64 : step);
+        expect(prunesOver(id, 10, 64, step)).toBe(Math.min(step, 64));
       }
     }
   });

@@ -1,0 +1,65 @@
+/**
+ * `ctx.step` returns the JSON form of its result, on the first run too (docs/workflows.md § Steps),
+ * and its type says so: code that called `.getTime()` on a step's Date compiled and failed at run
+ * time. Checked by `npm run typecheck` (the `@ts-expect-error` lines fail it if the types lie
+ * again) and at run time against what a step really returns.
+ */
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { Jsonified } from "../../src/domain/json.js";
+import type { TaskJson } from "../../src/domain/worker-protocol.js";
+import { TaskContext } from "../../src/worker/context.js";
+
+const TASK: TaskJson = {
+  task_id: "t",
+  execution_id: "e",
+  workflow: "W",
+  version: "1.0.0",
+  run: 1,
+  attempt: 1,
+  input: {},
+  trigger: null,
+  schedule_id: null,
+  status: "RUNNING",
+  cancel_requested: null,
+  steps: [],
+  lease_ms: 30_000,
+  heartbeat_ms: 10_000,
+};
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+describe("Jsonified", () => {
+  it("is the type JSON.parse(JSON.stringify(value)) has", () => {
+    expectTypeOf<Jsonified<Date>>().toEqualTypeOf<string>();
+    expectTypeOf<Jsonified<{ at: Date; n: number; f: () => void; u: undefined; o?: string }>>().toEqualTypeOf<{
+      at: string;
+      n: number;
+      o?: string;
+    }>();
+    expectTypeOf<Jsonified<Map<string, number>>>().toEqualTypeOf<Record<never, never>>();
+    expectTypeOf<Jsonified<(number | undefined)[]>>().toEqualTypeOf<(number | null)[]>();
+    expectTypeOf<Jsonified<{ id: string; tags: string[] }>>().toEqualTypeOf<{ id: string; tags: string[] }>();
+    expectTypeOf<Jsonified<unknown>>().toEqualTypeOf<unknown>();
+  });
+});
+
+describe("ctx.step", () => {
+  it("returns the JSON form its type names, on the first run", async () => {
+    const ctx = new TaskContext(TASK, { signal: new AbortController().signal }, quiet, false, {
+      journal: async () => undefined,
+      cancelReason: () => null,
+      draining: () => false,
+    });
+    const at = await ctx.step("now", () => new Date(Date.UTC(2026, 11, 5)));
+    expectTypeOf(at).toEqualTypeOf<string>();
+    expect(at).toBe("2026-12-05T00:00:00.000Z");
+    // @ts-expect-error a step's Date is its string: there is no getTime to call
+    expect(() => at.getTime()).toThrow(TypeError);
+    const m = await ctx.step("map", () => new Map([["a", 1]]));
+    expect(m).toEqual({});
+    // @ts-expect-error a step's Map is an empty object
+    expect(m.size).toBeUndefined();
+    const order = await ctx.step("order", async () => ({ id: "o-1", total: 3, note: undefined, at: new Date(0) }));
+    expectTypeOf(order).toEqualTypeOf<{ id: string; total: number; at: string }>();
+    expect(order).toEqual({ id: "o-1", total: 3, at: "1970-01-01T00:00:00.000Z" });
+  });
+});
