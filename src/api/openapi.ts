@@ -33,6 +33,15 @@ function parameters(route: RouteDef): object[] {
       schema: { type: "string" },
     });
   }
+  if (route.method === "GET" && !route.etag) {
+    out.push({
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description: "an ETag this route answered before: 304 without a body while the answer is the same",
+      schema: { type: "string" },
+    });
+  }
   if (isIdempotent(route)) {
     out.push({
       name: "Idempotency-Key",
@@ -63,6 +72,9 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
         description: r.description,
         ...(r.schema || r.contentType ? { content: { [type]: r.schema ? { schema: plain(r.schema) } : {} } } : {}),
       };
+    }
+    if (route.method === "GET" && !route.etag && responses["200"] !== undefined) {
+      responses["304"] = { description: "not modified: If-None-Match names this answer's ETag" };
     }
     responses.default = {
       description: `an error: {code, message}; codes ${Object.keys(ERROR_CODES).join(", ")} (docs/errors.md)`,

@@ -257,3 +257,39 @@ it("offers Idempotency-Key on the API's writes, not on the worker protocol, whic
     await t.stop();
   }
 });
+
+it("declares If-None-Match and 304 on exactly the reads that answer them", async () => {
+  const t = await startTestServer();
+  try {
+    await t.registerOrders();
+    await t.ok("POST", "/v1/schedules", SEED_SCHEDULE);
+    const doc = (await t.call("GET", "/v1/openapi.json")).body as {
+      paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown> }>>;
+    };
+    const declares = (path: string) => ({
+      header: (doc.paths[path]?.get?.parameters ?? []).some((p) => p.name === "If-None-Match"),
+      status: doc.paths[path]?.get?.responses["304"] !== undefined,
+    });
+    // Each read the document says answers 304 does, with the ETag it gave.
+    for (const [template, path] of [
+      ["/v1/schedules", "/v1/schedules?limit=5"],
+      ["/v1/executions", "/v1/executions"],
+      ["/v1/workflows", "/v1/workflows"],
+      ["/v1/schedules/{id}/occurrences", `/v1/schedules/${SEED_SCHEDULE.schedule_id}/occurrences`],
+    ] as const) {
+      expect({ template, ...declares(template) }).toEqual({ template, header: true, status: true });
+      const first = await t.call("GET", path);
+      const etag = first.headers.get("etag");
+      expect(etag).toBeTruthy();
+      expect((await t.call("GET", path, undefined, { "if-none-match": etag! })).status).toBe(304);
+    }
+    // A schedule's read carries its revision as a strong ETag for If-Match; it declares no 304.
+    expect(declares("/v1/schedules/{id}")).toEqual({ header: false, status: false });
+    const one = await t.call("GET", `/v1/schedules/${SEED_SCHEDULE.schedule_id}`, undefined, {
+      "if-none-match": '"1"',
+    });
+    expect(one.status).toBe(200);
+  } finally {
+    await t.stop();
+  }
+});
