@@ -45,6 +45,20 @@ export function retract(about, state) {
 }
 
 /**
+ * Says that a refresh failed, beside what the status line already says: an action refused while
+ * the server was down was replaced by the refresh after it failing, so nothing said the action did
+ * not happen. The line is marked so that the next refresh that succeeds takes it away (app.js), and
+ * only it.
+ * @param {unknown} err
+ */
+export function sayRefreshFailed(err) {
+  const status = byId("status");
+  for (const p of status.querySelectorAll("p[data-refresh]")) p.remove();
+  const text = `could not refresh: ${errorText(err)}`;
+  status.append(h("p", { class: "message error", text, dataset: { refresh: "failed" } }));
+}
+
+/**
  * A view's own reload (a filter changed, another page): a refusal is said in the status line, as
  * the auto-refresh says it, instead of escaping as an unhandled rejection (a console error).
  * @param {() => Promise<void>} refresh
@@ -53,7 +67,7 @@ export async function reload(refresh) {
   try {
     await refresh();
   } catch (err) {
-    say(`could not refresh: ${errorText(err)}`, "error");
+    sayRefreshFailed(err);
   }
 }
 
@@ -67,22 +81,24 @@ export function errorText(err) {
 }
 
 /**
- * @param {() => Promise<void>} what
+ * @param {string} what the action, as its refusal names it ("trigger nightly")
+ * @param {() => Promise<void>} act
  * @param {() => Promise<void> | void} done
  */
-async function run(what, done) {
+async function run(what, act, done) {
   try {
-    await what();
+    await act();
   } catch (err) {
-    say(errorText(err), "error");
+    // It stays until the next action: the server coming back does not make it have happened.
+    say(`could not ${what}: ${errorText(err)}`, "error");
   }
   // The refresh after the action fails as the action did while the server is down; it escaped as
-  // an unhandled rejection. Said as the auto-refresh says it, it goes at the next refresh that
-  // succeeds (app.js).
+  // an unhandled rejection. Said beside the action's refusal, as the auto-refresh says it, it goes
+  // at the next refresh that succeeds (app.js).
   try {
     await done();
   } catch (err) {
-    say(`could not refresh: ${errorText(err)}`, "error");
+    sayRefreshFailed(err);
   }
 }
 
@@ -98,28 +114,40 @@ export function pause(id, done) {
       confirmLabel: "Pause",
     });
     if (note === null) return;
-    await run(async () => {
-      await pauseSchedule(id, note);
-      say(`paused ${id}`);
-    }, done);
+    await run(
+      `pause ${id}`,
+      async () => {
+        await pauseSchedule(id, note);
+        say(`paused ${id}`);
+      },
+      done,
+    );
   })();
 }
 
 /** @type {Action} */
 export function resume(id, done) {
-  return run(async () => {
-    await resumeSchedule(id);
-    say(`resumed ${id}`);
-  }, done);
+  return run(
+    `resume ${id}`,
+    async () => {
+      await resumeSchedule(id);
+      say(`resumed ${id}`);
+    },
+    done,
+  );
 }
 
 /** Starts an execution now; the answer is the CLI's: "started execution …" or "not started: …". @type {Action} */
 export function trigger(id, done) {
-  return run(async () => {
-    const r = await triggerSchedule(id);
-    if (r.started) say(`started execution ${r.execution_id}`);
-    else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
-  }, done);
+  return run(
+    `trigger ${id}`,
+    async () => {
+      const r = await triggerSchedule(id);
+      if (r.started) say(`started execution ${r.execution_id}`);
+      else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
+    },
+    done,
+  );
 }
 
 /** @type {Action} */
@@ -132,10 +160,14 @@ export function remove(id, done) {
       danger: true,
     });
     if (ok === null) return;
-    await run(async () => {
-      await deleteSchedule(id);
-      say(`deleted ${id}`);
-    }, done);
+    await run(
+      `delete ${id}`,
+      async () => {
+        await deleteSchedule(id);
+        say(`deleted ${id}`);
+      },
+      done,
+    );
   })();
 }
 
@@ -150,20 +182,28 @@ export function cancel(id, done) {
       danger: true,
     });
     if (reason === null) return;
-    await run(async () => {
-      const e = await cancelExecution(id, reason);
-      say(`cancel requested for ${id}: ${e.status}`, "ok", { about: `execution:${id}`, state: e.status });
-    }, done);
+    await run(
+      `cancel ${id}`,
+      async () => {
+        const e = await cancelExecution(id, reason);
+        say(`cancel requested for ${id}: ${e.status}`, "ok", { about: `execution:${id}`, state: e.status });
+      },
+      done,
+    );
   })();
 }
 
 /** @type {Action} */
 export function retry(id, done) {
-  return run(async () => {
-    const e = await retryExecution(id);
-    const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
-    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
-  }, done);
+  return run(
+    `retry ${id}`,
+    async () => {
+      const e = await retryExecution(id);
+      const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
+      say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
+    },
+    done,
+  );
 }
 
 /**
