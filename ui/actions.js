@@ -186,11 +186,30 @@ export function cancel(id, done) {
       `cancel ${id}`,
       async () => {
         const e = await cancelExecution(id, reason);
-        say(`cancel requested for ${id}: ${e.status}`, "ok", { about: `execution:${id}`, state: e.status });
+        const [text, tone] = cancelText(id, e, reason);
+        say(text, tone, { about: `execution:${id}`, state: e.status });
       },
       done,
     );
   })();
+}
+
+/**
+ * What a cancel did, as `orbit cancel` says it (src/cli/executions.ts): an execution that had
+ * already ended was said in green as "cancel requested for x: COMPLETED".
+ * @param {string} id
+ * @param {any} e the execution the server answered with
+ * @param {string} reason the reason typed, "" for none
+ * @returns {[string, "ok" | "warn"]}
+ */
+export function cancelText(id, e, reason) {
+  if (e.status === "RUNNING" || e.status === "COMPENSATING") return [`cancel requested for ${id}: ${e.status}`, "ok"];
+  if (e.status !== "CANCELLED") return [`not cancelled: ${id} already ended ${e.status}`, "warn"];
+  // Cancelling is idempotent: one cancelled before for another reason keeps that reason.
+  if (e.cancel_reason !== (reason || "cancelled")) {
+    return [`not cancelled: ${id} already ended CANCELLED (cancel reason: ${e.cancel_reason ?? "-"})`, "warn"];
+  }
+  return [`cancelled ${id}`, "ok"];
 }
 
 /** @type {Action} */
