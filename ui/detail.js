@@ -194,7 +194,8 @@ function ledgerSection(rows, statuses) {
             { class: "table-wrap" },
             h(
               "table",
-              {},
+              // One card per row at 390 px, as every other table: it stayed a wide table.
+              { class: "ledger-table responsive" },
               h(
                 "thead",
                 {},
@@ -211,17 +212,17 @@ function ledgerSection(rows, statuses) {
                   h(
                     "tr",
                     {},
-                    h("td", {}, timeEl(row.occurrence ?? row.range_to)),
+                    h("td", { "data-label": "Occurrence" }, timeEl(row.occurrence ?? row.range_to)),
                     h(
                       "td",
-                      {},
+                      { "data-label": "Decision" },
                       h("span", {
                         class: `badge ledger-${row.kind}`,
                         text: row.reason ? `${row.kind}: ${row.reason}` : row.kind,
                       }),
                     ),
-                    h("td", {}, ledgerDetail(row)),
-                    h("td", {}, timeEl(row.recorded_at)),
+                    h("td", { "data-label": "Detail" }, ledgerDetail(row)),
+                    h("td", { "data-label": "Recorded" }, timeEl(row.recorded_at)),
                   ),
                 ),
               ),
@@ -244,7 +245,8 @@ function executionsSection(executions) {
           { class: "table-wrap" },
           h(
             "table",
-            { class: "executions" },
+            // One card per row at 390 px: it stayed a 772 px table in a 324 px box.
+            { class: "executions responsive" },
             h(
               "thead",
               {},
@@ -263,11 +265,11 @@ function executionsSection(executions) {
                   h(
                     "tr",
                     { dataset: { status: e.status } },
-                    h("td", { class: "small" }, executionLink(e.execution_id)),
-                    h("td", { text: e.trigger?.type ?? "-" }),
-                    h("td", {}, statusBadge(e.status)),
-                    h("td", {}, timeEl(e.created_at)),
-                    h("td", {}, timeEl(e.ended_at)),
+                    h("td", { class: "small", "data-label": "Execution" }, executionLink(e.execution_id)),
+                    h("td", { "data-label": "Trigger", text: e.trigger?.type ?? "-" }),
+                    h("td", { "data-label": "Status" }, statusBadge(e.status)),
+                    h("td", { "data-label": "Created" }, timeEl(e.created_at)),
+                    h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
                   ),
                 ),
             ),

@@ -47,4 +47,31 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     expect(await line.getAttribute("class")).toContain("warn");
     expect(pageErrors).toEqual([]);
   });
+
+  it("shows a schedule's executions and ledger rows as one card per row at 390 px", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "phone-report-with-a-long-id",
+      workflow: "Reports",
+      interval: "1h",
+    });
+    await r.ok("POST", "/v1/schedules/phone-report-with-a-long-id/trigger", {});
+    await r.page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await r.open("#/schedules/phone-report-with-a-long-id");
+      await r.page.click(".ledger-rows summary");
+      const fit =
+        (await r.page.evaluate(`[...document.querySelectorAll("table.executions, .ledger-rows table")].map((t) =>
+        ({ table: Math.round(t.getBoundingClientRect().width), box: t.parentElement.clientWidth }))`)) as Json[];
+      expect(fit.length).toBe(2);
+      for (const { table, box } of fit) expect(table).toBeLessThanOrEqual(box);
+      expect(await r.page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+      // Each card labels its values, as the executions page's do.
+      const label = await r.page.evaluate(
+        `getComputedStyle(document.querySelector("table.executions td[data-label=Status]"), "::before").content`,
+      );
+      expect(label).toBe('"Status"');
+    } finally {
+      await r.page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
 });
