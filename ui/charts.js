@@ -65,32 +65,51 @@ function ticks(lo, hi, x, fontSize, max = 8) {
   return { step, times: out };
 }
 
-function axis(lo, hi, x, y, top, fontSize) {
+/**
+ * How a label centred on `at` is anchored so that it stays inside [0, width]: a tick at the right
+ * edge was cut ("03:16:3").
+ */
+function anchorInside(at, text, fontSize, width) {
+  const half = labelWidth(text, fontSize) / 2;
+  if (at + half > width) return "end";
+  if (at - half < 0) return "start";
+  return "middle";
+}
+
+function axis(lo, hi, x, y, top, fontSize, width) {
   const g = s("g", { class: "axis", "aria-hidden": "true" });
   g.append(s("line", { x1: x(lo), x2: x(hi), y1: y, y2: y, class: "axis-line" }));
   const { step, times } = ticks(lo, hi, x, fontSize);
+  let lastRight = Number.NEGATIVE_INFINITY;
   for (const t of times) {
-    g.append(
-      s("line", { x1: x(t), x2: x(t), y1: top, y2: y + 4, class: "grid-line" }),
-      s("text", {
-        x: x(t),
-        y: y + 18,
-        class: "tick-label",
-        "text-anchor": "middle",
-        text: tickLabel(t, hi - lo, step),
-      }),
-    );
+    const text = tickLabel(t, hi - lo, step);
+    const w = labelWidth(text, fontSize);
+    const anchor = anchorInside(x(t), text, fontSize, width);
+    const left = anchor === "end" ? x(t) - w : anchor === "start" ? x(t) : x(t) - w / 2;
+    g.append(s("line", { x1: x(t), x2: x(t), y1: top, y2: y + 4, class: "grid-line" }));
+    // Moved inside the edge, a label may reach its neighbour: then the tick goes unlabelled.
+    if (left < lastRight + LABEL_GAP / 2) continue;
+    lastRight = left + w;
+    g.append(s("text", { x: x(t), y: y + 18, class: "tick-label", "text-anchor": anchor, text }));
   }
   return g;
 }
 
-function nowMarker(now, lo, hi, x, top, bottom) {
+function nowMarker(now, lo, hi, x, top, bottom, width) {
   if (now < lo || now > hi) return null;
+  // Left of its line when the right edge is near: it read "no".
+  const before = x(now) + 4 + labelWidth("now", 11) > width;
   return s(
     "g",
     { class: "now", "aria-hidden": "true" },
     s("line", { x1: x(now), x2: x(now), y1: top, y2: bottom, class: "now-line" }),
-    s("text", { x: x(now) + 4, y: top + 10, class: "now-label", text: "now" }),
+    s("text", {
+      x: before ? x(now) - 4 : x(now) + 4,
+      y: top + 10,
+      class: "now-label",
+      "text-anchor": before ? "end" : "start",
+      text: "now",
+    }),
   );
 }
 
@@ -149,8 +168,8 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
     s("title", { id: "upcoming-title", text: "Upcoming fires" }),
     s("desc", { id: "upcoming-desc", text: desc }),
     s("rect", { x: left, y: y - 14, width: right - left, height: 28, rx: 6, class: "strip-band" }),
-    axis(lo, hi, x, y + 14, y - 14, 12),
-    nowMarker(now, lo, hi, x, 6, height - 20),
+    axis(lo, hi, x, y + 14, y - 14, 12, WIDTH),
+    nowMarker(now, lo, hi, x, 6, height - 20, WIDTH),
   );
   points.forEach((p, i) => {
     if (p < lo || p > hi) return;
@@ -246,7 +265,7 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     },
     s("title", { id: "ledger-title", text: "The ledger over time" }),
     s("desc", { id: "ledger-desc", text: summaryText(counts) }),
-    axis(lo, hi, x, axisY, 10, 11),
+    axis(lo, hi, x, axisY, 10, 11, WIDTH),
   );
   LANES.forEach((name, i) => {
     svg.append(
@@ -282,7 +301,7 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     g.append(title(rowTitle(status ? { ...row, status } : row)));
     svg.append(g);
   }
-  const marker = nowMarker(now, lo, hi, x, 8, axisY);
+  const marker = nowMarker(now, lo, hi, x, 8, axisY, WIDTH);
   if (marker !== null) svg.append(marker);
   return svg;
 }

@@ -74,4 +74,37 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
       await r.page.setViewportSize({ width: 1280, height: 900 });
     }
   });
+
+  it("labels time axes as precisely as their ticks, inside the picture", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "half-minute", workflow: "Reports", interval: "30s" });
+    await r.ok("POST", "/v1/schedules/half-minute/backfill", {
+      start_at: "2026-11-15T18:48:00Z",
+      end_at: "2026-11-15T18:51:00Z",
+    });
+    for (const width of [1280, 390]) {
+      await r.page.setViewportSize({ width, height: 900 });
+      await r.open("#/schedules/half-minute");
+      const drawn = (await r.page.evaluate(`[...document.querySelectorAll("svg.chart")].map((svg) => {
+        const box = svg.getBoundingClientRect();
+        const texts = [...svg.querySelectorAll(".tick-label, .now-label")].map((t) => {
+          const b = t.getBoundingClientRect();
+          return { text: t.textContent, out: b.left < box.left - 0.5 || b.right > box.right + 0.5 };
+        });
+        return { chart: svg.getAttribute("class"), texts };
+      })`)) as { chart: string; texts: { text: string; out: boolean }[] }[];
+      for (const { chart, texts } of drawn) {
+        expect(
+          texts.filter((t) => t.out),
+          `${chart} at ${width} px`,
+        ).toEqual([]);
+        const ticks = texts.map((t) => t.text).filter((t) => t !== "now");
+        expect(new Set(ticks).size, `${chart}: ${ticks.join(" ")}`).toBe(ticks.length);
+      }
+      // The ledger's ticks are 30 s apart here, so they read to the second.
+      const ledger = await r.page.locator("svg.ledger-chart .tick-label").allTextContents();
+      expect(ledger.length).toBeGreaterThan(2);
+      for (const l of ledger) expect(l).toMatch(/^\d\d:\d\d:\d\dZ$/);
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+  });
 });
