@@ -190,12 +190,25 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
   return svg;
 }
 
+/**
+ * The legend key of a started occurrence, from the status its ledger row carries (docs/outcomes.md),
+ * coloured as the day grid colours it: every run that did not fail was drawn green, a CANCELLED or
+ * RUNNING one too. "started" alone is a row without a status.
+ * @param {string | undefined} status
+ */
+function startedKey(status) {
+  const key = String(status ?? "").toLowerCase();
+  return STARTED_KEYS.includes(key) ? key : "started";
+}
+const STARTED_KEYS = ["completed", "failed", "cancelled", "running", "compensating"];
+
 /** How a ledger row is drawn: lane, colour class, label. */
-function kindOf(row) {
+function kindOf(row, status = undefined) {
   if (row.kind === "skipped") return { lane: 1, cls: `skipped reason-${row.reason ?? "other"}` };
   if (row.kind === "buffered") return { lane: 2, cls: "buffered" };
   if (row.kind === "dead_letter") return { lane: 3, cls: "dead-letter" };
-  return { lane: 0, cls: "started" };
+  const key = startedKey(status);
+  return { lane: 0, cls: key === "started" ? "started" : `started status-${key}${key === "failed" ? " failed" : ""}` };
 }
 
 const LANES = ["started", "skipped", "buffered", "dead letter"];
@@ -276,12 +289,12 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
   // Oldest first, so that the newest mark is on top where they overlap.
   const ordered = rows.map((row, i) => ({ row, span: spans[i] })).sort((a, b) => a.span[0] - b.span[0]);
   for (const { row, span } of ordered) {
-    const { lane, cls } = kindOf(row);
-    const cy = laneY(lane);
-    // A started occurrence whose execution failed is drawn red (the execution statuses the page read).
+    // A started occurrence is coloured by its execution's status, as its square in the day grid.
     const status = row.execution_id ? statuses.get(row.execution_id) : undefined;
+    const { lane, cls } = kindOf(row, status);
+    const cy = laneY(lane);
     const data = { kind: row.kind, ...(row.reason ? { reason: row.reason } : {}), ...(status ? { status } : {}) };
-    const g = s("g", { class: `mark ${cls}${status === "FAILED" ? " failed" : ""}`, dataset: data });
+    const g = s("g", { class: `mark ${cls}`, dataset: data });
     if (row.kind === "skipped" && row.reason === "missed" && span[1] > span[0]) {
       const x0 = x(span[0]);
       const w = Math.max(x(span[1]) - x0, 4);
@@ -307,13 +320,17 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
 }
 
 /**
- * Counts per legend entry; a started occurrence whose execution failed counts as failed (it is
- * drawn red), not as started.
+ * Counts per legend entry; a started occurrence counts under its execution's status (it is drawn
+ * in that status's colour), "started" only when the row has none.
  */
 export function summarize(rows, statuses = new Map()) {
   const c = {
-    started: 0,
+    completed: 0,
     failed: 0,
+    cancelled: 0,
+    running: 0,
+    compensating: 0,
+    started: 0,
     overlap: 0,
     concurrency: 0,
     buffer_full: 0,
@@ -325,8 +342,8 @@ export function summarize(rows, statuses = new Map()) {
     if (row.kind === "skipped") {
       const key = row.reason in c ? row.reason : "overlap";
       c[key] += row.reason === "missed" ? (row.count ?? 1) : 1;
-    } else if (row.kind === "started" && row.execution_id && statuses.get(row.execution_id) === "FAILED") {
-      c.failed += 1;
+    } else if (row.kind === "started") {
+      c[startedKey(row.execution_id ? statuses.get(row.execution_id) : undefined)] += 1;
     } else if (row.kind in c) c[row.kind] += 1;
   }
   return c;
@@ -334,8 +351,12 @@ export function summarize(rows, statuses = new Map()) {
 
 /** @type {[string, string, string | undefined, string][]} */
 const LEGEND = [
-  ["started", "started", undefined, "started"],
+  ["completed", "started", undefined, "started, completed"],
   ["failed", "started", undefined, "started, failed"],
+  ["cancelled", "started", undefined, "started, cancelled"],
+  ["running", "started", undefined, "started, running"],
+  ["compensating", "started", undefined, "started, compensating"],
+  ["started", "started", undefined, "started, status unknown"],
   ["overlap", "skipped", "overlap", "skipped: overlap"],
   ["concurrency", "skipped", "concurrency", "skipped: concurrency"],
   ["buffer_full", "skipped", "buffer_full", "skipped: buffer full"],
@@ -344,8 +365,18 @@ const LEGEND = [
   ["dead_letter", "dead_letter", undefined, "dead letter"],
 ];
 
+/** Keys shown only when they count something: rarer statuses would crowd the legend. */
+const SHOWN_WHEN_ANY = new Set(["cancelled", "running", "compensating", "started"]);
+
+/** @returns {typeof LEGEND} */
+function legendKeys(c) {
+  return LEGEND.filter(([key]) => !SHOWN_WHEN_ANY.has(key) || c[key] > 0);
+}
+
 function summaryText(c) {
-  return LEGEND.map(([key, , , label]) => `${label.replace(/ \(.*\)$/, "")}: ${c[key]}`).join(", ");
+  return legendKeys(c)
+    .map(([key, , , label]) => `${label.replace(/ \(.*\)$/, "")}: ${c[key]}`)
+    .join(", ");
 }
 
 /** The legend under the ledger picture, with each category's count. */
@@ -354,9 +385,9 @@ export function ledgerLegend(rows, statuses = new Map()) {
   return h(
     "ul",
     { class: "legend", "aria-label": "Legend" },
-    LEGEND.map(([key, kind, reason, label]) => {
-      // The failed key is the picture's red mark: a started one with the class `failed`.
-      const cls = `${kindOf({ kind, reason }).cls}${key === "failed" ? " failed" : ""}`;
+    legendKeys(c).map(([key, kind, reason, label]) => {
+      // A started key is drawn as the picture's mark of that status.
+      const cls = kindOf({ kind, reason }, kind === "started" ? key : undefined).cls;
       return h(
         "li",
         { dataset: { legend: key } },

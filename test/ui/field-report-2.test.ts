@@ -107,4 +107,44 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     }
     await r.page.setViewportSize({ width: 1280, height: 900 });
   });
+
+  it("colours the ledger's started marks by their execution's status, as the day grid does", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "mostly-cancelled", workflow: "Reports", interval: "1h" });
+    await r.ok("POST", "/v1/schedules/mostly-cancelled/backfill", {
+      start_at: "2026-11-15T15:00:00Z",
+      end_at: "2026-11-15T17:00:00Z",
+    });
+    const { executions } = await r.ok("GET", "/v1/executions?schedule_id=mostly-cancelled");
+    expect(executions.length).toBe(3);
+    const [running, ...rest] = executions as Json[];
+    for (const e of rest) await r.ok("POST", `/v1/executions/${encodeURIComponent(e.execution_id)}/cancel`, {});
+    await r.until(
+      () => r.ok("GET", "/v1/executions?schedule_id=mostly-cancelled&status=CANCELLED"),
+      (p: Json) => p.executions.length === 2,
+      "the cancels",
+    );
+    await r.open("#/schedules/mostly-cancelled");
+    const colour = (selector: string, property: "fill" | "background-color") =>
+      r.page.evaluate(
+        `getComputedStyle(document.querySelector(${JSON.stringify(selector)}))[${JSON.stringify(property)}]`,
+      );
+    const cancelledMarks = r.page.locator("svg.ledger-chart g.mark.status-cancelled");
+    expect(await cancelledMarks.count()).toBe(2);
+    expect(await colour("svg.ledger-chart g.mark.status-cancelled circle", "fill")).toBe(
+      await colour(".occurrence-grid .cell.status-cancelled", "background-color"),
+    );
+    const runningMark = r.page.locator(`svg.ledger-chart g.mark[data-status="${running.status}"]`);
+    expect(await runningMark.count()).toBe(1);
+    expect(await colour("svg.ledger-chart g.mark.status-running circle", "fill")).toBe(
+      await colour(".occurrence-grid .cell.status-running", "background-color"),
+    );
+    // Neither is drawn as a completed run.
+    const completedFill = await colour('.legend li[data-legend="completed"] circle', "fill");
+    expect(await colour("svg.ledger-chart g.mark.status-cancelled circle", "fill")).not.toBe(completedFill);
+    const legend = async (key: string) =>
+      ((await r.page.locator(`.legend li[data-legend="${key}"]`).textContent()) ?? "").replace(/\s+/g, " ").trim();
+    expect(await legend("cancelled")).toBe("started, cancelled (2)");
+    expect(await legend("running")).toBe("started, running (1)");
+    expect(await legend("completed")).toBe("started, completed (0)");
+  });
 });
