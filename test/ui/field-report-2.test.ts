@@ -147,4 +147,46 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     expect(await legend("running")).toBe("started, running (1)");
     expect(await legend("completed")).toBe("started, completed (0)");
   });
+
+  it("draws one grid square per occurrence: a buffered one that started is one square, a missed range says its count", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "buffering",
+      workflow: "Reports",
+      interval: "1h",
+      overlap: "buffer_one",
+    });
+    const get = () => r.ok("GET", "/v1/schedules/buffering");
+    const [first, second] = (await get()).next_fire_times as string[];
+    await r.setClock(first as string);
+    await r.until(get, (s: Json) => s.fired === 1, "the first fire");
+    await r.setClock(second as string);
+    await r.until(get, (s: Json) => s.buffered.length === 1, "the buffered occurrence");
+    // The first run ends: the buffered occurrence starts.
+    const task = (await lease()).find((t: Json) => t.execution_id.startsWith("buffering"));
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/complete`, { ...worker, result: {} });
+    await r.until(get, (s: Json) => s.fired === 2, "the buffered start");
+    // Five hours down: the occurrences meanwhile are missed, one ledger row for the range.
+    const later = new Date(Date.parse(second as string) + 6 * 3_600_000).toISOString();
+    await r.setClock(later);
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/buffering/occurrences"),
+      (b: Json) => (b.occurrences ?? b).some((row: Json) => row.reason === "missed" && row.count > 1),
+      "the missed range",
+    );
+    const ledger = await r.ok("GET", "/v1/schedules/buffering/occurrences");
+    const rows = (ledger.occurrences ?? ledger) as Json[];
+    const range = rows.find((row) => row.reason === "missed");
+    await r.open("#/schedules/buffering");
+    const square = r.page.locator(`.occurrence-grid [title^="${second}"]`);
+    expect(await square.count()).toBe(1);
+    expect(await square.getAttribute("class")).toContain("status-running");
+    expect(await square.getAttribute("title")).toBe(`${second}: running (buffered first)`);
+    const missed = r.page.locator(".occurrence-grid .cell.reason-missed");
+    expect(await missed.count()).toBe(1);
+    expect(await missed.getAttribute("title")).toBe(`${range.count} missed, ${range.range_from} … ${range.range_to}`);
+    expect((await missed.textContent())?.trim()).toBe(String(range.count));
+    // One square per occurrence (a range's row counts once) across the whole grid.
+    const occurrences = new Set(rows.map((row) => row.occurrence ?? `${row.range_from}/${row.range_to}`));
+    expect(await r.page.locator(".occurrence-grid .cell").count()).toBe(occurrences.size);
+  });
 });
