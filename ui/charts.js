@@ -130,10 +130,13 @@ export function defaultWindow(times, now) {
 }
 
 /**
- * The upcoming fires (`next_fire_times`) on a strip covering `windowKey` from now. A schedule
- * whose first fire lies before the browser's "now" (another clock) starts the strip at that fire.
+ * The upcoming fires on a strip covering `windowKey` from now. A schedule whose first fire lies
+ * before the browser's "now" (another clock) starts the strip at that fire. When `complete` is
+ * false, `times` may stop before the window's end (a cap): the strip then ends just past the last
+ * of them, rather than draw a stretch without marks as if nothing fired there, and records where it
+ * ends in `data-shown-until`.
  */
-export function upcomingStrip(times, windowKey, now = Date.now()) {
+export function upcomingStrip(times, windowKey, now = Date.now(), complete = true) {
   const WIDTH = 560;
   const points = times.map((t) => Date.parse(t));
   const height = 96;
@@ -152,11 +155,13 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
   } else {
     lo = points.length > 0 && points[0] < now ? points[0] - windowMs * 0.02 : now;
     hi = lo + windowMs;
+    const last = points[points.length - 1];
+    if (!complete && last !== undefined && last < hi) hi = last + Math.max((last - lo) * 0.04, SECOND);
   }
   const x = scale(lo, hi, left, right);
   const inside = points.filter((p) => p >= lo && p <= hi);
   const later = points.filter((p) => p > hi).length;
-  const desc = `${inside.length} of the next ${points.length} fires between ${new Date(lo).toISOString()} and ${new Date(hi).toISOString()}`;
+  const desc = `${inside.length} of the ${points.length} fires read between ${new Date(lo).toISOString()} and ${new Date(hi).toISOString()}`;
   const svg = s(
     "svg",
     {
@@ -164,6 +169,7 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
       class: "chart upcoming-chart",
       role: "img",
       "aria-labelledby": "upcoming-title upcoming-desc",
+      ...(windowMs !== null && hi < lo + windowMs ? { "data-shown-until": String(Math.round(hi)) } : {}),
     },
     s("title", { id: "upcoming-title", text: "Upcoming fires" }),
     s("desc", { id: "upcoming-desc", text: desc }),
@@ -179,7 +185,10 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
         "g",
         { class: "mark fire", dataset: { mark: "fire" } },
         s("circle", { cx: x(p), cy: y, r: 7 }),
-        s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) }),
+        // Numbered while the numbers stay apart; many fires keep theirs in the title.
+        inside.length <= 12
+          ? s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) })
+          : null,
         title(`fire ${i + 1}: ${iso}\nlocal: ${localText(iso)}`),
       ),
     );
@@ -202,8 +211,12 @@ function startedKey(status) {
 }
 const STARTED_KEYS = ["completed", "failed", "cancelled", "running", "compensating"];
 
-/** How a ledger row is drawn: lane, colour class, label. */
-function kindOf(row, status = undefined) {
+/**
+ * How a ledger row is drawn: lane, colour class, label.
+ * @param {any} row
+ * @param {string | undefined} [status] a started row's execution status
+ */
+function kindOf(row, status) {
   if (row.kind === "skipped") return { lane: 1, cls: `skipped reason-${row.reason ?? "other"}` };
   if (row.kind === "buffered") return { lane: 2, cls: "buffered" };
   if (row.kind === "dead_letter") return { lane: 3, cls: "dead-letter" };

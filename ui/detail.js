@@ -8,22 +8,13 @@ import { actionButton, actionButtons, errorText, reload, say } from "./actions.j
 import { ApiError, getExecution, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
-import { defaultWindow, ledgerLegend, ledgerTimeline, upcomingStrip, WINDOWS } from "./charts.js";
+import { ledgerLegend, ledgerTimeline } from "./charts.js";
 import { h } from "./dom.js";
-import {
-  executionLink,
-  localText,
-  relativeText,
-  stateBadge,
-  statusBadge,
-  timeEl,
-  timingText,
-  workflowLink,
-  zoneText,
-} from "./format.js";
+import { executionLink, stateBadge, statusBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { occurrenceGrid } from "./grid.js";
 import { scheduleForm } from "./schedule-form.js";
+import { upcomingSection } from "./upcoming.js";
 
 const LEDGER_ROWS_LISTED = 25;
 
@@ -92,59 +83,6 @@ function settingsList(sch) {
     "dl",
     { class: "settings" },
     rows.map(([k, v]) => [h("dt", { text: k }), h("dd", {}, v)]),
-  );
-}
-
-/**
- * @param {any} sch
- * @param {{window: string | null}} state
- * @param {() => void} rerender
- */
-function upcomingSection(sch, state, rerender) {
-  const times = sch.next_fire_times;
-  const now = Date.now();
-  state.window ??= defaultWindow(times, now);
-  const win = state.window ?? "day";
-  const buttons = h(
-    "div",
-    { class: "segmented", role: "group", "aria-label": "Time window" },
-    Object.entries(WINDOWS).map(([key, w]) =>
-      h("button", {
-        type: "button",
-        class: "button small",
-        "aria-pressed": String(state.window === key),
-        dataset: { window: key },
-        onclick: () => {
-          state.window = key;
-          rerender();
-        },
-        text: w.label,
-      }),
-    ),
-  );
-  let note = null;
-  if (sch.state === "ended") note = "The schedule has ended: no more fires.";
-  else if (sch.paused) note = "Paused: these are the fires it would make if resumed now.";
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "upcoming-heading" },
-    h("div", { class: "card-head" }, h("h2", { id: "upcoming-heading", text: "Upcoming fires" }), buttons),
-    note ? h("p", { class: "muted", text: note }) : null,
-    times.length > 0 ? upcomingStrip(times, win, now) : null,
-    h(
-      "ol",
-      { class: "fire-list" },
-      times.map((/** @type {string} */ t) =>
-        h(
-          "li",
-          {},
-          h("time", { datetime: t, class: "mono", text: t }),
-          sch.timezone ? h("span", { class: "zone", text: zoneText(t, sch.timezone) }) : null,
-          h("span", { class: "local", text: localText(t) }),
-          h("span", { class: "muted", text: relativeText(t, now) }),
-        ),
-      ),
-    ),
   );
 }
 
@@ -292,7 +230,7 @@ export function detailView(id) {
     heading,
     body,
   );
-  /** @type {{window: string | null}} */
+  /** The strip's window, and the fires read for it. @type {{window: string | null, fires?: {key: string, times: string[]}}} */
   const state = { window: null };
   /** @type {any} */
   let last = null;

@@ -189,4 +189,39 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     const occurrences = new Set(rows.map((row) => row.occurrence ?? `${row.range_from}/${row.range_to}`));
     expect(await r.page.locator(".occurrence-grid .cell").count()).toBe(occurrences.size);
   });
+
+  it("draws the 24 h and 7 day windows of upcoming fires from the server, not from the next five", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "every-day", workflow: "Reports", cron: "0 9 * * *" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "every-minute", workflow: "Reports", cron: "* * * * *" });
+    const marks = () => r.page.locator(".upcoming-chart g.mark.fire").count();
+    const pick = async (win: string) => {
+      await r.page.click(`button[data-window="${win}"]`);
+      await r.page.locator(`button[data-window="${win}"][aria-pressed="true"]`).waitFor();
+      await r.page.locator(".upcoming-chart").waitFor();
+    };
+    await r.open("#/schedules/every-day");
+    await pick("week");
+    // Seven days from now hold seven 09:00 fires; it drew five and left two days empty.
+    await r.until(marks, (n) => n === 7, "seven daily fires");
+    expect(await r.page.locator(".window-capped").count()).toBe(0);
+
+    await r.open("#/schedules/every-minute");
+    await pick("day");
+    // 1,440 fires in the day: the first 50 are drawn over the stretch they cover, and said so.
+    await r.until(marks, (n) => n === 50, "fifty fires");
+    const fires = (await r.ok("GET", "/v1/schedules/every-minute")).next_fire_times as string[];
+    const last = Date.parse(fires[0] as string) + 49 * 60_000;
+    const until = Number(await r.page.locator(".upcoming-chart").getAttribute("data-shown-until"));
+    expect(until).toBeGreaterThanOrEqual(last);
+    expect(until).toBeLessThan(last + 5 * 60_000);
+    expect(await r.page.locator(".window-capped").textContent()).toBe(
+      `The first 50 fires are shown, up to ${new Date(until).toISOString()}: the window holds more, so it is drawn only that far.`,
+    );
+    // The marks are spread over the strip, not piled at "now".
+    const xs = (await r.page
+      .locator(".upcoming-chart g.mark.fire circle")
+      .evaluateAll((cs) => cs.map((c) => Number(c.getAttribute("cx"))))) as number[];
+    expect(Math.max(...xs) - Math.min(...xs)).toBeGreaterThan(400);
+    expect(pageErrors).toEqual([]);
+  });
 });
