@@ -81,14 +81,34 @@ export function errorText(err) {
 }
 
 /**
+ * What the status line says, kept to be said again on the next page (`sayCarried`): a delete made
+ * on a schedule's own page returned to the list with an empty status line.
+ * @type {Node[]}
+ */
+let carried = [];
+
+/** Keeps what the status line says for the page the UI is about to open. */
+export function carryStatus() {
+  carried = [...byId("status").childNodes];
+}
+
+/** Says on this page what the last one carried over, once. */
+export function sayCarried() {
+  byId("status").replaceChildren(...carried);
+  carried = [];
+}
+
+/**
  * @param {string} what the action, as its refusal names it ("trigger nightly")
  * @param {() => Promise<void>} act
- * @param {() => Promise<void> | void} done
+ * @param {Done} done told whether the action was done
  */
 async function run(what, act, done) {
+  let ok = true;
   try {
     await act();
   } catch (err) {
+    ok = false;
     // It stays until the next action: the server coming back does not make it have happened.
     say(`could not ${what}: ${errorText(err)}`, "error");
   }
@@ -96,13 +116,14 @@ async function run(what, act, done) {
   // an unhandled rejection. Said beside the action's refusal, as the auto-refresh says it, it goes
   // at the next refresh that succeeds (app.js).
   try {
-    await done();
+    await done(ok);
   } catch (err) {
     sayRefreshFailed(err);
   }
 }
 
-/** @typedef {(id: string, done: () => Promise<void> | void) => Promise<void>} Action */
+/** What runs after an action: a refresh, or leaving the page; `ok` says whether the action was done. @typedef {(ok?: boolean) => Promise<void> | void} Done */
+/** @typedef {(id: string, done: Done) => Promise<void>} Action */
 
 /** @type {Action} */
 export function pause(id, done) {
@@ -230,7 +251,7 @@ export function retry(id, done) {
  * @param {string} label
  * @param {string} id
  * @param {Action} action
- * @param {() => Promise<void> | void} done
+ * @param {Done} done
  * @param {string} [cls]
  */
 export function actionButton(label, id, action, done, cls = "") {
@@ -266,7 +287,8 @@ function isFocusLost() {
 /**
  * The buttons of one schedule, only those the identity may use (`schedule` on its workflow).
  * @param {any} sch
- * @param {() => Promise<void> | void} done
+ * @param {Done} done
+ * @param {Done} [afterDelete]
  */
 export function actionButtons(sch, done, afterDelete = done) {
   const id = sch.schedule_id;

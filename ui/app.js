@@ -5,7 +5,7 @@
  * `#/schedules/<id>`, executions `#/executions`, one execution `#/executions/<id>`, workflows
  * `#/workflows[/<name>]`, workers `#/workers`, sign-in `#/signin`.
  */
-import { sayRefreshFailed } from "./actions.js";
+import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
 import { currentIdentity, loadIdentity, signInView, signOut } from "./auth.js";
 import { detailView } from "./detail.js";
@@ -128,7 +128,8 @@ function signInHash() {
 async function route() {
   const main = byId("main");
   delete document.body.dataset.loaded;
-  byId("status").replaceChildren();
+  // A new page starts with an empty status line, but for what the last page handed over.
+  sayCarried();
   if (!location.hash.startsWith("#/signin")) {
     const me = await loadIdentity();
     if (me === null) {

@@ -4,7 +4,7 @@
  * viewer's, the settings (editable, with a live preview), backfill, the upcoming fires, the ledger
  * over time and by day (failed runs red) and its recent executions.
  */
-import { actionButton, actionButtons, errorText, reload, say } from "./actions.js";
+import { actionButton, actionButtons, carryStatus, errorText, reload, say } from "./actions.js";
 import { ApiError, getExecution, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
@@ -254,7 +254,10 @@ export function detailView(id) {
     const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const focused = active?.dataset?.focusKey ?? active?.dataset?.window;
     const mayEdit = may("schedule", sch.workflow);
-    const buttons = actionButtons(sch, refresh, async () => {
+    const buttons = actionButtons(sch, refresh, async (deleted) => {
+      // A refused delete stays on the page with its refusal; a done one says so on the list.
+      if (!deleted) return refresh();
+      carryStatus();
       location.hash = "#/";
     });
     if (mayEdit) {

@@ -224,4 +224,24 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     expect(Math.max(...xs) - Math.min(...xs)).toBeGreaterThan(400);
     expect(pageErrors).toEqual([]);
   });
+
+  it("says deleted on the list after a delete from the schedule's own page, and stays on a refused one", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "to-delete", workflow: "Reports", interval: "1h" });
+    await r.open("#/schedules/to-delete");
+    // Refused (the server is down): the page stays, with why.
+    await r.page.route("**/v1/schedules/to-delete", (route) =>
+      route.request().method() === "DELETE" ? route.abort("connectionrefused") : route.continue(),
+    );
+    await r.page.click('button[aria-label="Delete to-delete"]');
+    await r.page.click("dialog button[value=ok]");
+    await statusLine().filter({ hasText: "could not delete to-delete" }).waitFor();
+    expect(await r.page.evaluate("location.hash")).toBe("#/schedules/to-delete");
+    await r.page.unroute("**/v1/schedules/to-delete");
+    await r.page.click('button[aria-label="Delete to-delete"]');
+    await r.page.click("dialog button[value=ok]");
+    await r.page.waitForFunction("location.hash === '#/'");
+    await r.page.waitForSelector("body[data-loaded=true]");
+    expect(await r.page.locator("#status").textContent()).toBe("deleted to-delete");
+    expect((await r.call("GET", "/v1/schedules/to-delete")).status).toBe(404);
+  });
 });
