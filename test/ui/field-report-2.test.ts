@@ -244,4 +244,23 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     expect(await r.page.locator("#status").textContent()).toBe("deleted to-delete");
     expect((await r.call("GET", "/v1/schedules/to-delete")).status).toBe(404);
   });
+
+  it("keeps the backfill dialog open with the server's refusal and the range typed", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "refused-backfill", workflow: "Reports", interval: "1h" });
+    await r.open("#/schedules/refused-backfill");
+    await r.page.click('button[aria-label="Backfill refused-backfill"]');
+    await r.page.fill("#backfill-from", "2026-11-15T10:00:00Z");
+    await r.page.fill("#backfill-to", "2026-11-15T09:00:00Z");
+    await r.page.click("dialog button[value=ok]");
+    const error = r.page.locator("dialog[open] #dialog-error");
+    await error.filter({ hasText: "INVALID" }).waitFor();
+    expect(await r.page.inputValue("#backfill-from")).toBe("2026-11-15T10:00:00Z");
+    expect(await r.page.inputValue("#backfill-to")).toBe("2026-11-15T09:00:00Z");
+    // Corrected, it starts and closes.
+    await r.page.fill("#backfill-to", "2026-11-15T11:00:00Z");
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("dialog").waitFor({ state: "detached" });
+    await statusLine().filter({ hasText: "backfill 2026-11-15T10:00:00Z" }).waitFor();
+    expect((await r.ok("GET", "/v1/executions?schedule_id=refused-backfill")).executions.length).toBe(2);
+  });
 });
