@@ -295,6 +295,13 @@ export function detailView(id) {
                 say(`saved ${updated.schedule_id} (revision ${updated.revision}): ${timingText(updated)}`);
                 await reload(refresh);
               },
+              cancelled: () => {
+                editing = false;
+                render();
+                const edit = `[data-focus-key="${CSS.escape(`Edit:${sch.schedule_id}`)}"]`;
+                /** @type {HTMLElement | null} */ (document.querySelector(edit))?.focus();
+                void reload(refresh);
+              },
             }),
           )
         : null,

@@ -263,4 +263,18 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     await statusLine().filter({ hasText: "backfill 2026-11-15T10:00:00Z" }).waitFor();
     expect((await r.ok("GET", "/v1/executions?schedule_id=refused-backfill")).executions.length).toBe(2);
   });
+
+  it("closes the edit form unsaved with its Cancel button or Escape", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "edited", workflow: "Reports", interval: "1h" });
+    await r.open("#/schedules/edited");
+    await r.page.click('button[aria-label="Edit edited"]');
+    await r.page.fill("#e-description", "typed, then thought better of");
+    await r.page.click('#edit-form button:text-is("Cancel")');
+    await r.page.locator("#edit-form").waitFor({ state: "detached" });
+    expect(await r.page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe("Edit edited");
+    await r.page.click('button[aria-label="Edit edited"]');
+    await r.page.locator("#e-description").press("Escape");
+    await r.page.locator("#edit-form").waitFor({ state: "detached" });
+    expect((await r.ok("GET", "/v1/schedules/edited")).description).toBeUndefined();
+  });
 });
