@@ -277,4 +277,23 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     await r.page.locator("#edit-form").waitFor({ state: "detached" });
     expect((await r.ok("GET", "/v1/schedules/edited")).description).toBeUndefined();
   });
+
+  it("wraps a long error on an execution's page at 390 px", async () => {
+    await r.ok("POST", "/v1/executions", { execution_id: "long-error", workflow: "Reports", version: "1.0.0" });
+    const task = (await lease()).find((t: Json) => t.execution_id === "long-error");
+    const message = `the vendor refused the upload because ${"the batch was too large ".repeat(8)}${"x".repeat(120)}`;
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, { ...worker, error: { message }, retryable: false });
+    await r.page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await r.open("#/executions/long-error");
+      const box = (await r.page.locator("#x-error").evaluate((el) => ({
+        scroll: el.scrollWidth,
+        client: el.clientWidth,
+      }))) as { scroll: number; client: number };
+      expect(box.scroll).toBeLessThanOrEqual(box.client);
+      expect(await r.page.locator("#x-error").textContent()).toContain("x".repeat(120));
+    } finally {
+      await r.page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
 });
