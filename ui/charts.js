@@ -194,7 +194,9 @@ export function upcomingStrip(times, windowKey, now = Date.now(), complete = tru
     );
   });
   if (later > 0) {
-    svg.append(s("text", { x: right, y: 14, "text-anchor": "end", class: "later-label", text: `+${later} later →` }));
+    // A window's fires come from the preview, which stops at its count, not at the last fire.
+    const text = windowMs === null ? `+${later} later →` : "more later →";
+    svg.append(s("text", { x: right, y: 14, "text-anchor": "end", class: "later-label", text }));
   }
   return svg;
 }

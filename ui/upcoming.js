@@ -9,7 +9,7 @@
 import { previewTiming } from "./api.js";
 import { defaultWindow, upcomingStrip, WINDOWS } from "./charts.js";
 import { h } from "./dom.js";
-import { localText, relativeText, zoneText } from "./format.js";
+import { localText, relativeText, viewerZone, zoneText } from "./format.js";
 
 /** The most fires a window is drawn with: the preview's own limit. */
 export const WINDOW_FIRES = 50;
@@ -116,23 +116,40 @@ export function upcomingSection(sch, state, rerender) {
 }
 
 /**
- * The next five, each in UTC, in the schedule's zone and in the viewer's.
+ * The next five, each in UTC, in the schedule's zone and in the viewer's, under headings that name
+ * the zones (the three columns had no headings, so which time was which had to be guessed).
  * @param {any} sch
  * @param {string[]} times
  * @param {number} now
  */
 function fireList(sch, times, now) {
+  const zone = sch.timezone ?? null;
+  const yours = `Yours (${viewerZone()})`;
+  const heads = ["UTC", ...(zone ? [`Schedule (${zone})`] : []), yours, "From now"];
   return h(
-    "ol",
-    { class: "fire-list" },
-    times.map((/** @type {string} */ t) =>
+    "table",
+    { class: "fire-list responsive", "aria-label": "The next fires" },
+    h(
+      "thead",
+      {},
       h(
-        "li",
+        "tr",
         {},
-        h("time", { datetime: t, class: "mono", text: t }),
-        sch.timezone ? h("span", { class: "zone", text: zoneText(t, sch.timezone) }) : null,
-        h("span", { class: "local", text: localText(t) }),
-        h("span", { class: "muted", text: relativeText(t, now) }),
+        heads.map((c) => h("th", { scope: "col", text: c })),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      times.map((/** @type {string} */ t) =>
+        h(
+          "tr",
+          {},
+          h("td", { "data-label": "UTC" }, h("time", { datetime: t, class: "mono", text: t })),
+          zone ? h("td", { class: "zone", "data-label": `Schedule (${zone})`, text: zoneText(t, zone) }) : null,
+          h("td", { class: "local", "data-label": yours, text: localText(t) }),
+          h("td", { class: "muted", "data-label": "From now", text: relativeText(t, now) }),
+        ),
       ),
     ),
   );

@@ -296,4 +296,20 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
       await r.page.setViewportSize({ width: 1280, height: 900 });
     }
   });
+
+  it("heads the upcoming fires' columns with their zones", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "tokyo-morning",
+      workflow: "Reports",
+      cron: "30 9 * * *",
+      timezone: "Asia/Tokyo",
+    });
+    await r.open("#/schedules/tokyo-morning");
+    const heads = await r.page.locator("table.fire-list thead th").allTextContents();
+    expect(heads).toEqual(["UTC", "Schedule (Asia/Tokyo)", "Yours (Europe/Berlin)", "From now"]);
+    const first = r.page.locator("table.fire-list tbody tr").first();
+    expect(await first.locator("td").first().textContent()).toMatch(/^2026-11-1\dT00:30:00Z$/);
+    expect(await first.locator("td.zone").textContent()).toMatch(/09:30:00 GMT\+9/);
+    expect(await first.locator("td.local").textContent()).toMatch(/01:30:00 CET/);
+  });
 });
