@@ -177,6 +177,9 @@ export function upcomingStrip(times, windowKey, now = Date.now(), complete = tru
     axis(lo, hi, x, y + 14, y - 14, 12, WIDTH),
     nowMarker(now, lo, hi, x, 6, height - 20, WIDTH),
   );
+  // Marks shrink where fires crowd (50 a minute apart) so that each stays apart.
+  const gaps = inside.slice(1).map((p, i) => x(p) - x(inside[i] ?? p));
+  const r = Math.max(3, Math.min(7, (Math.min(Infinity, ...gaps) - 1) / 2));
   points.forEach((p, i) => {
     if (p < lo || p > hi) return;
     const iso = times[i];
@@ -184,7 +187,7 @@ export function upcomingStrip(times, windowKey, now = Date.now(), complete = tru
       s(
         "g",
         { class: "mark fire", dataset: { mark: "fire" } },
-        s("circle", { cx: x(p), cy: y, r: 7 }),
+        s("circle", { cx: x(p), cy: y, r }),
         // Numbered while the numbers stay apart; many fires keep theirs in the title.
         inside.length <= 12
           ? s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) })

@@ -44,12 +44,11 @@ function windowStrip(times, win, now, complete) {
   const strip = upcomingStrip(times, win, now, complete);
   const shown = Number(strip.dataset.shownUntil);
   if (complete || Number.isNaN(shown)) return [strip];
-  const until = new Date(shown).toISOString();
   return [
     strip,
     h("p", {
       class: "muted small window-capped",
-      text: `The first ${times.length} fires are shown, up to ${until}: the window holds more, so it is drawn only that far.`,
+      text: `The first ${times.length} fires are shown, up to ${times[times.length - 1]}: the window holds more, so it is drawn only that far.`,
     }),
   ];
 }
