@@ -45,6 +45,20 @@ export function retract(about, state) {
 }
 
 /**
+ * Says that a refresh failed, beside what the status line already says: an action refused while
+ * the server was down was replaced by the refresh after it failing, so nothing said the action did
+ * not happen. The line is marked so that the next refresh that succeeds takes it away (app.js), and
+ * only it.
+ * @param {unknown} err
+ */
+export function sayRefreshFailed(err) {
+  const status = byId("status");
+  for (const p of status.querySelectorAll("p[data-refresh]")) p.remove();
+  const text = `could not refresh: ${errorText(err)}`;
+  status.append(h("p", { class: "message error", text, dataset: { refresh: "failed" } }));
+}
+
+/**
  * A view's own reload (a filter changed, another page): a refusal is said in the status line, as
  * the auto-refresh says it, instead of escaping as an unhandled rejection (a console error).
  * @param {() => Promise<void>} refresh
@@ -53,7 +67,7 @@ export async function reload(refresh) {
   try {
     await refresh();
   } catch (err) {
-    say(`could not refresh: ${errorText(err)}`, "error");
+    sayRefreshFailed(err);
   }
 }
 
@@ -67,26 +81,49 @@ export function errorText(err) {
 }
 
 /**
- * @param {() => Promise<void>} what
- * @param {() => Promise<void> | void} done
+ * What the status line says, kept to be said again on the next page (`sayCarried`): a delete made
+ * on a schedule's own page returned to the list with an empty status line.
+ * @type {Node[]}
  */
-async function run(what, done) {
+let carried = [];
+
+/** Keeps what the status line says for the page the UI is about to open. */
+export function carryStatus() {
+  carried = [...byId("status").childNodes];
+}
+
+/** Says on this page what the last one carried over, once. */
+export function sayCarried() {
+  byId("status").replaceChildren(...carried);
+  carried = [];
+}
+
+/**
+ * @param {string} what the action, as its refusal names it ("trigger nightly")
+ * @param {() => Promise<void>} act
+ * @param {Done} done told whether the action was done
+ */
+async function run(what, act, done) {
+  let ok = true;
   try {
-    await what();
+    await act();
   } catch (err) {
-    say(errorText(err), "error");
+    ok = false;
+    // It stays until the next action: the server coming back does not make it have happened.
+    say(`could not ${what}: ${errorText(err)}`, "error");
   }
   // The refresh after the action fails as the action did while the server is down; it escaped as
-  // an unhandled rejection. Said as the auto-refresh says it, it goes at the next refresh that
-  // succeeds (app.js).
+  // an unhandled rejection. Said beside the action's refusal, as the auto-refresh says it, it goes
+  // at the next refresh that succeeds (app.js).
   try {
-    await done();
+    await done(ok);
   } catch (err) {
-    say(`could not refresh: ${errorText(err)}`, "error");
+    sayRefreshFailed(err);
   }
 }
 
-/** @typedef {(id: string, done: () => Promise<void> | void) => Promise<void>} Action */
+/** What runs after an action: a refresh, or leaving the page; `ok` says whether the action was done. @typedef {(ok?: boolean) => Promise<void> | void} Done */
+/** @typedef {(id: string, done: Done) => Promise<void>} Action */
 
 /** @type {Action} */
 export function pause(id, done) {
@@ -98,28 +135,40 @@ export function pause(id, done) {
       confirmLabel: "Pause",
     });
     if (note === null) return;
-    await run(async () => {
-      await pauseSchedule(id, note);
-      say(`paused ${id}`);
-    }, done);
+    await run(
+      `pause ${id}`,
+      async () => {
+        await pauseSchedule(id, note);
+        say(`paused ${id}`);
+      },
+      done,
+    );
   })();
 }
 
 /** @type {Action} */
 export function resume(id, done) {
-  return run(async () => {
-    await resumeSchedule(id);
-    say(`resumed ${id}`);
-  }, done);
+  return run(
+    `resume ${id}`,
+    async () => {
+      await resumeSchedule(id);
+      say(`resumed ${id}`);
+    },
+    done,
+  );
 }
 
 /** Starts an execution now; the answer is the CLI's: "started execution …" or "not started: …". @type {Action} */
 export function trigger(id, done) {
-  return run(async () => {
-    const r = await triggerSchedule(id);
-    if (r.started) say(`started execution ${r.execution_id}`);
-    else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
-  }, done);
+  return run(
+    `trigger ${id}`,
+    async () => {
+      const r = await triggerSchedule(id);
+      if (r.started) say(`started execution ${r.execution_id}`);
+      else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
+    },
+    done,
+  );
 }
 
 /** @type {Action} */
@@ -132,10 +181,14 @@ export function remove(id, done) {
       danger: true,
     });
     if (ok === null) return;
-    await run(async () => {
-      await deleteSchedule(id);
-      say(`deleted ${id}`);
-    }, done);
+    await run(
+      `delete ${id}`,
+      async () => {
+        await deleteSchedule(id);
+        say(`deleted ${id}`);
+      },
+      done,
+    );
   })();
 }
 
@@ -150,20 +203,47 @@ export function cancel(id, done) {
       danger: true,
     });
     if (reason === null) return;
-    await run(async () => {
-      const e = await cancelExecution(id, reason);
-      say(`cancel requested for ${id}: ${e.status}`, "ok", { about: `execution:${id}`, state: e.status });
-    }, done);
+    await run(
+      `cancel ${id}`,
+      async () => {
+        const e = await cancelExecution(id, reason);
+        const [text, tone] = cancelText(id, e, reason);
+        say(text, tone, { about: `execution:${id}`, state: e.status });
+      },
+      done,
+    );
   })();
+}
+
+/**
+ * What a cancel did, as `orbit cancel` says it (src/cli/executions.ts): an execution that had
+ * already ended was said in green as "cancel requested for x: COMPLETED".
+ * @param {string} id
+ * @param {any} e the execution the server answered with
+ * @param {string} reason the reason typed, "" for none
+ * @returns {[string, "ok" | "warn"]}
+ */
+export function cancelText(id, e, reason) {
+  if (e.status === "RUNNING" || e.status === "COMPENSATING") return [`cancel requested for ${id}: ${e.status}`, "ok"];
+  if (e.status !== "CANCELLED") return [`not cancelled: ${id} already ended ${e.status}`, "warn"];
+  // Cancelling is idempotent: one cancelled before for another reason keeps that reason.
+  if (e.cancel_reason !== (reason || "cancelled")) {
+    return [`not cancelled: ${id} already ended CANCELLED (cancel reason: ${e.cancel_reason ?? "-"})`, "warn"];
+  }
+  return [`cancelled ${id}`, "ok"];
 }
 
 /** @type {Action} */
 export function retry(id, done) {
-  return run(async () => {
-    const e = await retryExecution(id);
-    const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
-    say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
-  }, done);
+  return run(
+    `retry ${id}`,
+    async () => {
+      const e = await retryExecution(id);
+      const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
+      say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
+    },
+    done,
+  );
 }
 
 /**
@@ -171,7 +251,7 @@ export function retry(id, done) {
  * @param {string} label
  * @param {string} id
  * @param {Action} action
- * @param {() => Promise<void> | void} done
+ * @param {Done} done
  * @param {string} [cls]
  */
 export function actionButton(label, id, action, done, cls = "") {
@@ -207,7 +287,8 @@ function isFocusLost() {
 /**
  * The buttons of one schedule, only those the identity may use (`schedule` on its workflow).
  * @param {any} sch
- * @param {() => Promise<void> | void} done
+ * @param {Done} done
+ * @param {Done} [afterDelete]
  */
 export function actionButtons(sch, done, afterDelete = done) {
   const id = sch.schedule_id;

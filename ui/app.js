@@ -5,7 +5,7 @@
  * `#/schedules/<id>`, executions `#/executions`, one execution `#/executions/<id>`, workflows
  * `#/workflows[/<name>]`, workers `#/workers`, sign-in `#/signin`.
  */
-import { errorText, say } from "./actions.js";
+import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
 import { currentIdentity, loadIdentity, signInView, signOut } from "./auth.js";
 import { detailView } from "./detail.js";
@@ -74,12 +74,11 @@ async function refresh() {
     await view.refresh();
     if (view !== current) return;
     // The server answers again: a "could not refresh" of an earlier round no longer holds.
-    const stale = byId("status").querySelector("p.message.error");
-    if (stale?.textContent?.startsWith("could not refresh:")) stale.remove();
+    for (const stale of byId("status").querySelectorAll("p[data-refresh]")) stale.remove();
     byId("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
     document.body.dataset.loaded = "true";
   } catch (err) {
-    say(`could not refresh: ${errorText(err)}`, "error");
+    sayRefreshFailed(err);
     document.body.dataset.loaded = "true";
   }
 }
@@ -129,7 +128,8 @@ function signInHash() {
 async function route() {
   const main = byId("main");
   delete document.body.dataset.loaded;
-  byId("status").replaceChildren();
+  // A new page starts with an empty status line, but for what the last page handed over.
+  sayCarried();
   if (!location.hash.startsWith("#/signin")) {
     const me = await loadIdentity();
     if (me === null) {

@@ -71,15 +71,19 @@ export async function backfill(sch, done) {
       count,
     ],
     focus: from,
+    // A refusal is said in the dialog, which stays open with the range typed.
+    confirm: async () => {
+      try {
+        const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
+        say(
+          `backfill ${r.start_at} … ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed`,
+        );
+        return null;
+      } catch (err) {
+        return errorText(err);
+      }
+    },
   });
   if (ok === null) return;
-  try {
-    const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
-    say(
-      `backfill ${r.start_at} … ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed`,
-    );
-  } catch (err) {
-    say(errorText(err), "error");
-  }
   await reload(done);
 }

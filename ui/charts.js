@@ -65,32 +65,51 @@ function ticks(lo, hi, x, fontSize, max = 8) {
   return { step, times: out };
 }
 
-function axis(lo, hi, x, y, top, fontSize) {
+/**
+ * How a label centred on `at` is anchored so that it stays inside [0, width]: a tick at the right
+ * edge was cut ("03:16:3").
+ */
+function anchorInside(at, text, fontSize, width) {
+  const half = labelWidth(text, fontSize) / 2;
+  if (at + half > width) return "end";
+  if (at - half < 0) return "start";
+  return "middle";
+}
+
+function axis(lo, hi, x, y, top, fontSize, width) {
   const g = s("g", { class: "axis", "aria-hidden": "true" });
   g.append(s("line", { x1: x(lo), x2: x(hi), y1: y, y2: y, class: "axis-line" }));
   const { step, times } = ticks(lo, hi, x, fontSize);
+  let lastRight = Number.NEGATIVE_INFINITY;
   for (const t of times) {
-    g.append(
-      s("line", { x1: x(t), x2: x(t), y1: top, y2: y + 4, class: "grid-line" }),
-      s("text", {
-        x: x(t),
-        y: y + 18,
-        class: "tick-label",
-        "text-anchor": "middle",
-        text: tickLabel(t, hi - lo, step),
-      }),
-    );
+    const text = tickLabel(t, hi - lo, step);
+    const w = labelWidth(text, fontSize);
+    const anchor = anchorInside(x(t), text, fontSize, width);
+    const left = anchor === "end" ? x(t) - w : anchor === "start" ? x(t) : x(t) - w / 2;
+    g.append(s("line", { x1: x(t), x2: x(t), y1: top, y2: y + 4, class: "grid-line" }));
+    // Moved inside the edge, a label may reach its neighbour: then the tick goes unlabelled.
+    if (left < lastRight + LABEL_GAP / 2) continue;
+    lastRight = left + w;
+    g.append(s("text", { x: x(t), y: y + 18, class: "tick-label", "text-anchor": anchor, text }));
   }
   return g;
 }
 
-function nowMarker(now, lo, hi, x, top, bottom) {
+function nowMarker(now, lo, hi, x, top, bottom, width) {
   if (now < lo || now > hi) return null;
+  // Left of its line when the right edge is near: it read "no".
+  const before = x(now) + 4 + labelWidth("now", 11) > width;
   return s(
     "g",
     { class: "now", "aria-hidden": "true" },
     s("line", { x1: x(now), x2: x(now), y1: top, y2: bottom, class: "now-line" }),
-    s("text", { x: x(now) + 4, y: top + 10, class: "now-label", text: "now" }),
+    s("text", {
+      x: before ? x(now) - 4 : x(now) + 4,
+      y: top + 10,
+      class: "now-label",
+      "text-anchor": before ? "end" : "start",
+      text: "now",
+    }),
   );
 }
 
@@ -111,10 +130,13 @@ export function defaultWindow(times, now) {
 }
 
 /**
- * The upcoming fires (`next_fire_times`) on a strip covering `windowKey` from now. A schedule
- * whose first fire lies before the browser's "now" (another clock) starts the strip at that fire.
+ * The upcoming fires on a strip covering `windowKey` from now. A schedule whose first fire lies
+ * before the browser's "now" (another clock) starts the strip at that fire. When `complete` is
+ * false, `times` may stop before the window's end (a cap): the strip then ends just past the last
+ * of them, rather than draw a stretch without marks as if nothing fired there, and records where it
+ * ends in `data-shown-until`.
  */
-export function upcomingStrip(times, windowKey, now = Date.now()) {
+export function upcomingStrip(times, windowKey, now = Date.now(), complete = true) {
   const WIDTH = 560;
   const points = times.map((t) => Date.parse(t));
   const height = 96;
@@ -133,11 +155,13 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
   } else {
     lo = points.length > 0 && points[0] < now ? points[0] - windowMs * 0.02 : now;
     hi = lo + windowMs;
+    const last = points[points.length - 1];
+    if (!complete && last !== undefined && last < hi) hi = last + Math.max((last - lo) * 0.04, SECOND);
   }
   const x = scale(lo, hi, left, right);
   const inside = points.filter((p) => p >= lo && p <= hi);
   const later = points.filter((p) => p > hi).length;
-  const desc = `${inside.length} of the next ${points.length} fires between ${new Date(lo).toISOString()} and ${new Date(hi).toISOString()}`;
+  const desc = `${inside.length} of the ${points.length} fires read between ${new Date(lo).toISOString()} and ${new Date(hi).toISOString()}`;
   const svg = s(
     "svg",
     {
@@ -145,13 +169,17 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
       class: "chart upcoming-chart",
       role: "img",
       "aria-labelledby": "upcoming-title upcoming-desc",
+      ...(windowMs !== null && hi < lo + windowMs ? { "data-shown-until": String(Math.round(hi)) } : {}),
     },
     s("title", { id: "upcoming-title", text: "Upcoming fires" }),
     s("desc", { id: "upcoming-desc", text: desc }),
     s("rect", { x: left, y: y - 14, width: right - left, height: 28, rx: 6, class: "strip-band" }),
-    axis(lo, hi, x, y + 14, y - 14, 12),
-    nowMarker(now, lo, hi, x, 6, height - 20),
+    axis(lo, hi, x, y + 14, y - 14, 12, WIDTH),
+    nowMarker(now, lo, hi, x, 6, height - 20, WIDTH),
   );
+  // Marks shrink where fires crowd (50 a minute apart) so that each stays apart.
+  const gaps = inside.slice(1).map((p, i) => x(p) - x(inside[i] ?? p));
+  const r = Math.max(3, Math.min(7, (Math.min(Infinity, ...gaps) - 1) / 2));
   points.forEach((p, i) => {
     if (p < lo || p > hi) return;
     const iso = times[i];
@@ -159,24 +187,46 @@ export function upcomingStrip(times, windowKey, now = Date.now()) {
       s(
         "g",
         { class: "mark fire", dataset: { mark: "fire" } },
-        s("circle", { cx: x(p), cy: y, r: 7 }),
-        s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) }),
+        s("circle", { cx: x(p), cy: y, r }),
+        // Numbered while the numbers stay apart; many fires keep theirs in the title.
+        inside.length <= 12
+          ? s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) })
+          : null,
         title(`fire ${i + 1}: ${iso}\nlocal: ${localText(iso)}`),
       ),
     );
   });
   if (later > 0) {
-    svg.append(s("text", { x: right, y: 14, "text-anchor": "end", class: "later-label", text: `+${later} later →` }));
+    // A window's fires come from the preview, which stops at its count, not at the last fire.
+    const text = windowMs === null ? `+${later} later →` : "more later →";
+    svg.append(s("text", { x: right, y: 14, "text-anchor": "end", class: "later-label", text }));
   }
   return svg;
 }
 
-/** How a ledger row is drawn: lane, colour class, label. */
-function kindOf(row) {
+/**
+ * The legend key of a started occurrence, from the status its ledger row carries (docs/outcomes.md),
+ * coloured as the day grid colours it: every run that did not fail was drawn green, a CANCELLED or
+ * RUNNING one too. "started" alone is a row without a status.
+ * @param {string | undefined} status
+ */
+function startedKey(status) {
+  const key = String(status ?? "").toLowerCase();
+  return STARTED_KEYS.includes(key) ? key : "started";
+}
+const STARTED_KEYS = ["completed", "failed", "cancelled", "running", "compensating"];
+
+/**
+ * How a ledger row is drawn: lane, colour class, label.
+ * @param {any} row
+ * @param {string | undefined} [status] a started row's execution status
+ */
+function kindOf(row, status) {
   if (row.kind === "skipped") return { lane: 1, cls: `skipped reason-${row.reason ?? "other"}` };
   if (row.kind === "buffered") return { lane: 2, cls: "buffered" };
   if (row.kind === "dead_letter") return { lane: 3, cls: "dead-letter" };
-  return { lane: 0, cls: "started" };
+  const key = startedKey(status);
+  return { lane: 0, cls: key === "started" ? "started" : `started status-${key}${key === "failed" ? " failed" : ""}` };
 }
 
 const LANES = ["started", "skipped", "buffered", "dead letter"];
@@ -246,7 +296,7 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     },
     s("title", { id: "ledger-title", text: "The ledger over time" }),
     s("desc", { id: "ledger-desc", text: summaryText(counts) }),
-    axis(lo, hi, x, axisY, 10, 11),
+    axis(lo, hi, x, axisY, 10, 11, WIDTH),
   );
   LANES.forEach((name, i) => {
     svg.append(
@@ -257,12 +307,12 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
   // Oldest first, so that the newest mark is on top where they overlap.
   const ordered = rows.map((row, i) => ({ row, span: spans[i] })).sort((a, b) => a.span[0] - b.span[0]);
   for (const { row, span } of ordered) {
-    const { lane, cls } = kindOf(row);
-    const cy = laneY(lane);
-    // A started occurrence whose execution failed is drawn red (the execution statuses the page read).
+    // A started occurrence is coloured by its execution's status, as its square in the day grid.
     const status = row.execution_id ? statuses.get(row.execution_id) : undefined;
+    const { lane, cls } = kindOf(row, status);
+    const cy = laneY(lane);
     const data = { kind: row.kind, ...(row.reason ? { reason: row.reason } : {}), ...(status ? { status } : {}) };
-    const g = s("g", { class: `mark ${cls}${status === "FAILED" ? " failed" : ""}`, dataset: data });
+    const g = s("g", { class: `mark ${cls}`, dataset: data });
     if (row.kind === "skipped" && row.reason === "missed" && span[1] > span[0]) {
       const x0 = x(span[0]);
       const w = Math.max(x(span[1]) - x0, 4);
@@ -282,19 +332,23 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     g.append(title(rowTitle(status ? { ...row, status } : row)));
     svg.append(g);
   }
-  const marker = nowMarker(now, lo, hi, x, 8, axisY);
+  const marker = nowMarker(now, lo, hi, x, 8, axisY, WIDTH);
   if (marker !== null) svg.append(marker);
   return svg;
 }
 
 /**
- * Counts per legend entry; a started occurrence whose execution failed counts as failed (it is
- * drawn red), not as started.
+ * Counts per legend entry; a started occurrence counts under its execution's status (it is drawn
+ * in that status's colour), "started" only when the row has none.
  */
 export function summarize(rows, statuses = new Map()) {
   const c = {
-    started: 0,
+    completed: 0,
     failed: 0,
+    cancelled: 0,
+    running: 0,
+    compensating: 0,
+    started: 0,
     overlap: 0,
     concurrency: 0,
     buffer_full: 0,
@@ -306,8 +360,8 @@ export function summarize(rows, statuses = new Map()) {
     if (row.kind === "skipped") {
       const key = row.reason in c ? row.reason : "overlap";
       c[key] += row.reason === "missed" ? (row.count ?? 1) : 1;
-    } else if (row.kind === "started" && row.execution_id && statuses.get(row.execution_id) === "FAILED") {
-      c.failed += 1;
+    } else if (row.kind === "started") {
+      c[startedKey(row.execution_id ? statuses.get(row.execution_id) : undefined)] += 1;
     } else if (row.kind in c) c[row.kind] += 1;
   }
   return c;
@@ -315,8 +369,12 @@ export function summarize(rows, statuses = new Map()) {
 
 /** @type {[string, string, string | undefined, string][]} */
 const LEGEND = [
-  ["started", "started", undefined, "started"],
+  ["completed", "started", undefined, "started, completed"],
   ["failed", "started", undefined, "started, failed"],
+  ["cancelled", "started", undefined, "started, cancelled"],
+  ["running", "started", undefined, "started, running"],
+  ["compensating", "started", undefined, "started, compensating"],
+  ["started", "started", undefined, "started, status unknown"],
   ["overlap", "skipped", "overlap", "skipped: overlap"],
   ["concurrency", "skipped", "concurrency", "skipped: concurrency"],
   ["buffer_full", "skipped", "buffer_full", "skipped: buffer full"],
@@ -325,8 +383,18 @@ const LEGEND = [
   ["dead_letter", "dead_letter", undefined, "dead letter"],
 ];
 
+/** Keys shown only when they count something: rarer statuses would crowd the legend. */
+const SHOWN_WHEN_ANY = new Set(["cancelled", "running", "compensating", "started"]);
+
+/** @returns {typeof LEGEND} */
+function legendKeys(c) {
+  return LEGEND.filter(([key]) => !SHOWN_WHEN_ANY.has(key) || c[key] > 0);
+}
+
 function summaryText(c) {
-  return LEGEND.map(([key, , , label]) => `${label.replace(/ \(.*\)$/, "")}: ${c[key]}`).join(", ");
+  return legendKeys(c)
+    .map(([key, , , label]) => `${label.replace(/ \(.*\)$/, "")}: ${c[key]}`)
+    .join(", ");
 }
 
 /** The legend under the ledger picture, with each category's count. */
@@ -335,9 +403,9 @@ export function ledgerLegend(rows, statuses = new Map()) {
   return h(
     "ul",
     { class: "legend", "aria-label": "Legend" },
-    LEGEND.map(([key, kind, reason, label]) => {
-      // The failed key is the picture's red mark: a started one with the class `failed`.
-      const cls = `${kindOf({ kind, reason }).cls}${key === "failed" ? " failed" : ""}`;
+    legendKeys(c).map(([key, kind, reason, label]) => {
+      // A started key is drawn as the picture's mark of that status.
+      const cls = kindOf({ kind, reason }, kind === "started" ? key : undefined).cls;
       return h(
         "li",
         { dataset: { legend: key } },

@@ -4,26 +4,17 @@
  * viewer's, the settings (editable, with a live preview), backfill, the upcoming fires, the ledger
  * over time and by day (failed runs red) and its recent executions.
  */
-import { actionButton, actionButtons, errorText, reload, say } from "./actions.js";
+import { actionButton, actionButtons, carryStatus, errorText, reload, say } from "./actions.js";
 import { ApiError, getExecution, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
-import { defaultWindow, ledgerLegend, ledgerTimeline, upcomingStrip, WINDOWS } from "./charts.js";
+import { ledgerLegend, ledgerTimeline } from "./charts.js";
 import { h } from "./dom.js";
-import {
-  executionLink,
-  localText,
-  relativeText,
-  stateBadge,
-  statusBadge,
-  timeEl,
-  timingText,
-  workflowLink,
-  zoneText,
-} from "./format.js";
+import { executionLink, stateBadge, statusBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { occurrenceGrid } from "./grid.js";
 import { scheduleForm } from "./schedule-form.js";
+import { upcomingSection } from "./upcoming.js";
 
 const LEDGER_ROWS_LISTED = 25;
 
@@ -95,59 +86,6 @@ function settingsList(sch) {
   );
 }
 
-/**
- * @param {any} sch
- * @param {{window: string | null}} state
- * @param {() => void} rerender
- */
-function upcomingSection(sch, state, rerender) {
-  const times = sch.next_fire_times;
-  const now = Date.now();
-  state.window ??= defaultWindow(times, now);
-  const win = state.window ?? "day";
-  const buttons = h(
-    "div",
-    { class: "segmented", role: "group", "aria-label": "Time window" },
-    Object.entries(WINDOWS).map(([key, w]) =>
-      h("button", {
-        type: "button",
-        class: "button small",
-        "aria-pressed": String(state.window === key),
-        dataset: { window: key },
-        onclick: () => {
-          state.window = key;
-          rerender();
-        },
-        text: w.label,
-      }),
-    ),
-  );
-  let note = null;
-  if (sch.state === "ended") note = "The schedule has ended: no more fires.";
-  else if (sch.paused) note = "Paused: these are the fires it would make if resumed now.";
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "upcoming-heading" },
-    h("div", { class: "card-head" }, h("h2", { id: "upcoming-heading", text: "Upcoming fires" }), buttons),
-    note ? h("p", { class: "muted", text: note }) : null,
-    times.length > 0 ? upcomingStrip(times, win, now) : null,
-    h(
-      "ol",
-      { class: "fire-list" },
-      times.map((/** @type {string} */ t) =>
-        h(
-          "li",
-          {},
-          h("time", { datetime: t, class: "mono", text: t }),
-          sch.timezone ? h("span", { class: "zone", text: zoneText(t, sch.timezone) }) : null,
-          h("span", { class: "local", text: localText(t) }),
-          h("span", { class: "muted", text: relativeText(t, now) }),
-        ),
-      ),
-    ),
-  );
-}
-
 /** @param {any} row */
 function ledgerDetail(row) {
   if (row.execution_id) return executionLink(row.execution_id);
@@ -194,7 +132,8 @@ function ledgerSection(rows, statuses) {
             { class: "table-wrap" },
             h(
               "table",
-              {},
+              // One card per row at 390 px, as every other table: it stayed a wide table.
+              { class: "ledger-table responsive" },
               h(
                 "thead",
                 {},
@@ -211,17 +150,17 @@ function ledgerSection(rows, statuses) {
                   h(
                     "tr",
                     {},
-                    h("td", {}, timeEl(row.occurrence ?? row.range_to)),
+                    h("td", { "data-label": "Occurrence" }, timeEl(row.occurrence ?? row.range_to)),
                     h(
                       "td",
-                      {},
+                      { "data-label": "Decision" },
                       h("span", {
                         class: `badge ledger-${row.kind}`,
                         text: row.reason ? `${row.kind}: ${row.reason}` : row.kind,
                       }),
                     ),
-                    h("td", {}, ledgerDetail(row)),
-                    h("td", {}, timeEl(row.recorded_at)),
+                    h("td", { "data-label": "Detail" }, ledgerDetail(row)),
+                    h("td", { "data-label": "Recorded" }, timeEl(row.recorded_at)),
                   ),
                 ),
               ),
@@ -244,7 +183,8 @@ function executionsSection(executions) {
           { class: "table-wrap" },
           h(
             "table",
-            { class: "executions" },
+            // One card per row at 390 px: it stayed a 772 px table in a 324 px box.
+            { class: "executions responsive" },
             h(
               "thead",
               {},
@@ -263,11 +203,11 @@ function executionsSection(executions) {
                   h(
                     "tr",
                     { dataset: { status: e.status } },
-                    h("td", { class: "small" }, executionLink(e.execution_id)),
-                    h("td", { text: e.trigger?.type ?? "-" }),
-                    h("td", {}, statusBadge(e.status)),
-                    h("td", {}, timeEl(e.created_at)),
-                    h("td", {}, timeEl(e.ended_at)),
+                    h("td", { class: "small", "data-label": "Execution" }, executionLink(e.execution_id)),
+                    h("td", { "data-label": "Trigger", text: e.trigger?.type ?? "-" }),
+                    h("td", { "data-label": "Status" }, statusBadge(e.status)),
+                    h("td", { "data-label": "Created" }, timeEl(e.created_at)),
+                    h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
                   ),
                 ),
             ),
@@ -290,7 +230,7 @@ export function detailView(id) {
     heading,
     body,
   );
-  /** @type {{window: string | null}} */
+  /** The strip's window, and the fires read for it. @type {{window: string | null, fires?: {key: string, times: string[]}}} */
   const state = { window: null };
   /** @type {any} */
   let last = null;
@@ -314,7 +254,10 @@ export function detailView(id) {
     const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const focused = active?.dataset?.focusKey ?? active?.dataset?.window;
     const mayEdit = may("schedule", sch.workflow);
-    const buttons = actionButtons(sch, refresh, async () => {
+    const buttons = actionButtons(sch, refresh, async (deleted) => {
+      // A refused delete stays on the page with its refusal; a done one says so on the list.
+      if (!deleted) return refresh();
+      carryStatus();
       location.hash = "#/";
     });
     if (mayEdit) {
@@ -351,6 +294,13 @@ export function detailView(id) {
                 editing = false;
                 say(`saved ${updated.schedule_id} (revision ${updated.revision}): ${timingText(updated)}`);
                 await reload(refresh);
+              },
+              cancelled: () => {
+                editing = false;
+                render();
+                const edit = `[data-focus-key="${CSS.escape(`Edit:${sch.schedule_id}`)}"]`;
+                /** @type {HTMLElement | null} */ (document.querySelector(edit))?.focus();
+                void reload(refresh);
               },
             }),
           )

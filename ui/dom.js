@@ -89,10 +89,12 @@ export function byId(id) {
  * A modal question (pause note, delete confirmation) in a native `<dialog>`. Resolves to the text
  * entered (or "" without an input) when confirmed, and to null when cancelled or dismissed.
  * `focus`: the field to open on, among `extra` (a dialog that starts work opens on its first field).
- * @param {{heading: string, body?: string, inputLabel?: string, confirmLabel: string, danger?: boolean, extra?: HTMLElement[], focus?: HTMLElement}} o
+ * `confirm`: the work the confirm button does, with the dialog still open; a refusal it returns is
+ * shown in the dialog, which stays open with what was typed (a refused backfill closed and lost it).
+ * @param {{heading: string, body?: string, inputLabel?: string, confirmLabel: string, danger?: boolean, extra?: HTMLElement[], focus?: HTMLElement, confirm?: () => Promise<string | null>}} o
  * @returns {Promise<string | null>}
  */
-export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, focus }) {
+export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, focus, confirm }) {
   return new Promise((resolve) => {
     const input = inputLabel ? h("textarea", { id: "dialog-input", rows: 3, maxlength: 1000 }) : null;
     const dialog = /** @type {HTMLDialogElement} */ (
@@ -107,6 +109,7 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, fo
             body ? h("p", { text: body }) : null,
             input ? [h("label", { for: "dialog-input", text: inputLabel }), input] : null,
             extra ?? null,
+            h("p", { id: "dialog-error", class: "error-text", role: "alert" }),
             h(
               "div",
               { class: "dialog-buttons" },
@@ -122,6 +125,18 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, fo
         )
       )
     );
+    dialog.addEventListener("submit", async (event) => {
+      const submitter = /** @type {SubmitEvent} */ (event).submitter;
+      if (confirm === undefined || /** @type {HTMLButtonElement | null} */ (submitter)?.value !== "ok") return;
+      event.preventDefault();
+      const error = dialog.querySelector("#dialog-error");
+      const buttons = [...dialog.querySelectorAll("button")];
+      for (const b of buttons) b.disabled = true;
+      const refusal = await confirm();
+      for (const b of buttons) b.disabled = false;
+      if (refusal === null) dialog.close("ok");
+      else if (error) error.textContent = refusal;
+    });
     dialog.addEventListener("close", () => {
       const ok = dialog.returnValue === "ok";
       const value = input ? input.value.trim() : "";

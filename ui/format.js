@@ -85,8 +85,10 @@ export function timeEl(iso, fallback = "-") {
 }
 
 /**
- * The short UTC label of an axis tick: `18:50Z` within a day, `11-15 18:00Z` beyond, and the day
- * alone (`11-15`) when the ticks are whole days apart.
+ * The short UTC label of an axis tick, as precise as the step between ticks: `18:50Z` for steps of
+ * whole minutes, `18:50:30Z` for shorter ones (ticks 30 s apart read `03:16Z 03:16Z 03:17Z`), the
+ * date in front (`11-15 18:00Z`) beyond two days, and the day alone (`11-15`) for steps of whole
+ * days. Without a step, the span decides.
  * @param {number} ms
  * @param {number} spanMs
  * @param {number} [stepMs] the distance between ticks
@@ -94,9 +96,9 @@ export function timeEl(iso, fallback = "-") {
 export function tickLabel(ms, spanMs, stepMs = 0) {
   const iso = new Date(ms).toISOString();
   if (stepMs >= 86_400_000 && stepMs % 86_400_000 === 0) return iso.slice(5, 10);
-  if (spanMs <= 120_000) return `${iso.slice(11, 19)}Z`;
-  if (spanMs <= 2 * 86_400_000) return `${iso.slice(11, 16)}Z`;
-  return `${iso.slice(5, 10)} ${iso.slice(11, 16)}Z`;
+  const seconds = stepMs > 0 ? stepMs % 60_000 !== 0 : spanMs <= 120_000;
+  const time = `${iso.slice(11, seconds ? 19 : 16)}Z`;
+  return spanMs <= 2 * 86_400_000 ? time : `${iso.slice(5, 10)} ${time}`;
 }
 
 /**

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The per-occurrence grid (Airflow's grid, for one schedule): one row per UTC day, newest first,
- * one square per occurrence in time order, coloured by what became of it: the execution's status
+ * one square per occurrence in time order (its latest ledger row; a missed range is one square
+ * with its count), coloured by what became of it: the execution's status
  * for started ones (failed red), the reason for skipped ones. Each square links to its execution
  * and has a title and an accessible name.
  */
@@ -25,13 +26,34 @@ function cellOf(row, statuses) {
 }
 
 /**
+ * One row per occurrence, its latest (the ledger's order): an occurrence buffered and then started
+ * has a row for each and got two squares, one of them "buffered" in the running blue. What it was
+ * before is kept as `earlier` for its title.
+ * @param {any[]} rows
+ */
+function latestPerOccurrence(rows) {
+  const order = (/** @type {any} */ row) => (typeof row.id === "number" ? row.id : Date.parse(row.recorded_at));
+  /** @type {Map<string, any>} */
+  const latest = new Map();
+  /** @type {Map<string, string[]>} */
+  const earlier = new Map();
+  for (const row of [...rows].sort((a, b) => order(a) - order(b))) {
+    const key = row.occurrence ?? `${row.range_from}/${row.range_to}/${row.id}`;
+    const had = latest.get(key);
+    if (had !== undefined) earlier.set(key, [...(earlier.get(key) ?? []), had.kind]);
+    latest.set(key, row);
+  }
+  return [...latest].map(([key, row]) => ({ ...row, earlier: earlier.get(key) ?? [] }));
+}
+
+/**
  * @param {any[]} rows the ledger, any order
  * @param {Map<string, string>} statuses
  */
 export function occurrenceGrid(rows, statuses) {
   /** @type {Map<string, any[]>} */
   const byDay = new Map();
-  for (const row of rows) {
+  for (const row of latestPerOccurrence(rows)) {
     const at = row.occurrence ?? row.range_to ?? row.recorded_at;
     const day = at.slice(0, 10);
     const list = byDay.get(day) ?? [];
@@ -59,8 +81,20 @@ export function occurrenceGrid(rows, statuses) {
             {},
             list.map((row) => {
               const { cls, label } = cellOf(row, statuses);
+              const before = row.earlier.length > 0 ? ` (${row.earlier.join(", then ")} first)` : "";
+              if (row.count > 1) {
+                // A missed range is one row, so one square: it says how many it stands for.
+                const name = `${row.count} missed, ${row.range_from} … ${row.range_to}`;
+                return h("span", {
+                  class: `${cls} range`,
+                  title: name,
+                  role: "img",
+                  "aria-label": name,
+                  text: String(row.count),
+                });
+              }
               const when = row.occurrence ?? `${row.range_from} … ${row.range_to}`;
-              const name = `${when}: ${label}${row.count > 1 ? ` ×${row.count}` : ""}${row.error ? `: ${row.error}` : ""}`;
+              const name = `${when}: ${label}${before}${row.error ? `: ${row.error}` : ""}`;
               return row.execution_id
                 ? h("a", {
                     class: cls,

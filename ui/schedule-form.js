@@ -139,9 +139,10 @@ function previewBox(timing) {
 /**
  * The form. `sch` given: edit it (PATCH of what changed, fenced by its revision; a revision moved
  * only by fires is read again and the PATCH resent, ui/edit-save.js).
- * @param {{sch?: any, workflows?: string[], saved: (sch: any) => Promise<void> | void}} o
+ * `cancelled`: closes an edit form unsaved, from its Cancel button or Escape (it had neither).
+ * @param {{sch?: any, workflows?: string[], saved: (sch: any) => Promise<void> | void, cancelled?: () => void}} o
  */
-export function scheduleForm({ sch, workflows = [], saved }) {
+export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
   const editing = sch !== undefined;
   const p = editing ? "e" : "f";
   const fid = (/** @type {string} */ name) => (editing ? name.replace(/^f-/, "e-") : name);
@@ -345,8 +346,15 @@ export function scheduleForm({ sch, workflows = [], saved }) {
       "div",
       { class: "form-buttons" },
       h("button", { type: "submit", class: "button primary", text: editing ? "Save changes" : "Create schedule" }),
+      cancelled ? h("button", { type: "button", class: "button", text: "Cancel", onclick: cancelled }) : null,
     ),
   );
+  form.addEventListener("keydown", (event) => {
+    if (cancelled && event.key === "Escape" && !event.defaultPrevented) {
+      event.preventDefault();
+      cancelled();
+    }
+  });
   for (const el of [
     timingInput,
     zone,
@@ -434,7 +442,7 @@ export function scheduleForm({ sch, workflows = [], saved }) {
             text: "Reload the form",
             onclick: () => {
               // The schedule as the server has it now; what was typed here is dropped on purpose.
-              const fresh = scheduleForm({ sch: err.fresh, workflows, saved });
+              const fresh = scheduleForm({ sch: err.fresh, workflows, saved, cancelled });
               form.replaceWith(fresh);
               /** @type {HTMLElement | null} */ (fresh.querySelector("#e-timing"))?.focus();
             },

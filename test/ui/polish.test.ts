@@ -127,12 +127,12 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     const legend = async (key: string) =>
       ((await r.page.locator(`.legend li[data-legend="${key}"]`).textContent()) ?? "").replace(/\s+/g, " ").trim();
     expect(await legend("failed")).toBe("started, failed (1)");
-    expect(await legend("started")).toBe("started (0)");
+    expect(await legend("completed")).toBe("started, completed (0)");
     const fill = (selector: string) =>
       r.page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).fill`);
     const failedKey = await fill('.legend li[data-legend="failed"] circle');
     expect(failedKey).toBe(await fill("svg.ledger-chart g.mark.failed circle"));
-    expect(failedKey).not.toBe(await fill('.legend li[data-legend="started"] circle'));
+    expect(failedKey).not.toBe(await fill('.legend li[data-legend="completed"] circle'));
     expect(consoleErrors).toEqual([]);
   });
 

@@ -1,0 +1,155 @@
+// @ts-check
+/**
+ * A schedule's upcoming fires: the strip ("The next 5", "24 h", "7 days") and the list of the next
+ * five in UTC, in the schedule's zone and in the viewer's. The 24-hour and 7-day windows are drawn
+ * from the fires the server computes for the schedule's own timing (`GET /v1/preview`), not from
+ * the five of `next_fire_times`: a per-minute cron's day showed five marks piled at "now", and a
+ * daily cron's week five days with the rest empty, as if it would not fire on them.
+ */
+import { previewTiming } from "./api.js";
+import { defaultWindow, upcomingStrip, WINDOWS } from "./charts.js";
+import { h } from "./dom.js";
+import { localText, relativeText, viewerZone, zoneText } from "./format.js";
+
+/** The most fires a window is drawn with: the preview's own limit. */
+export const WINDOW_FIRES = 50;
+
+/**
+ * The fires of a window from the schedule's next one, as the scheduler computes them.
+ * @param {any} sch
+ * @returns {Promise<string[]>}
+ */
+async function windowFires(sch) {
+  const first = Date.parse(sch.next_fire_times[0]);
+  const cron = sch.cron !== undefined && sch.cron !== null;
+  const p = await previewTiming({
+    ...(cron ? { cron: sch.cron, timezone: sch.timezone, dst: sch.dst } : { interval: sch.interval }),
+    start_at: sch.start_at,
+    end_at: sch.end_at,
+    from: new Date(first - 1).toISOString(),
+    count: WINDOW_FIRES,
+  });
+  return p.next_fire_times;
+}
+
+/**
+ * The strip of one window, with a line under it when the fires it has do not fill the window.
+ * @param {string[]} times the fires from the next one on, at most WINDOW_FIRES
+ * @param {string} win
+ * @param {number} now
+ * @param {boolean} complete whether `times` are all the fires there are up to the window's end (or
+ *   the schedule's), so that an empty stretch means no fire
+ */
+function windowStrip(times, win, now, complete) {
+  const strip = upcomingStrip(times, win, now, complete);
+  const shown = Number(strip.dataset.shownUntil);
+  if (complete || Number.isNaN(shown)) return [strip];
+  return [
+    strip,
+    h("p", {
+      class: "muted small window-capped",
+      text: `The first ${times.length} fires are shown, up to ${times[times.length - 1]}: the window holds more, so it is drawn only that far.`,
+    }),
+  ];
+}
+
+/**
+ * @param {any} sch
+ * @param {{window: string | null, fires?: {key: string, times: string[] | null}}} state
+ * @param {() => void} rerender
+ */
+export function upcomingSection(sch, state, rerender) {
+  const times = sch.next_fire_times;
+  const now = Date.now();
+  state.window ??= defaultWindow(times, now);
+  const win = state.window ?? "day";
+  const buttons = h(
+    "div",
+    { class: "segmented", role: "group", "aria-label": "Time window" },
+    Object.entries(WINDOWS).map(([key, w]) =>
+      h("button", {
+        type: "button",
+        class: "button small",
+        "aria-pressed": String(state.window === key),
+        dataset: { window: key },
+        onclick: () => {
+          state.window = key;
+          rerender();
+        },
+        text: w.label,
+      }),
+    ),
+  );
+  let note = null;
+  if (sch.state === "ended") note = "The schedule has ended: no more fires.";
+  else if (sch.paused) note = "Paused: these are the fires it would make if resumed now.";
+  const strip = h("div", { class: "upcoming-strip" });
+  if (times.length > 0 && WINDOWS[win]?.ms === null) strip.replaceChildren(...windowStrip(times, win, now, true));
+  else if (times.length > 0) {
+    // Read once per fire (the revision moves with each), not at every refresh.
+    const key = `${sch.schedule_id}|${sch.revision}|${times[0]}`;
+    const fires = state.fires?.key === key ? state.fires.times : null;
+    if (fires !== null) strip.replaceChildren(...windowStrip(fires, win, now, fires.length < WINDOW_FIRES));
+    else {
+      strip.replaceChildren(h("p", { class: "muted small", text: "Reading the fires of this window…" }));
+      windowFires(sch).then(
+        (got) => {
+          state.fires = { key, times: got };
+          if (strip.isConnected) strip.replaceChildren(...windowStrip(got, win, now, got.length < WINDOW_FIRES));
+        },
+        () => {
+          // Without the server, the five fires known: drawn only as far as they go, and said so.
+          if (strip.isConnected) strip.replaceChildren(...windowStrip(times, win, now, false));
+        },
+      );
+    }
+  }
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "upcoming-heading" },
+    h("div", { class: "card-head" }, h("h2", { id: "upcoming-heading", text: "Upcoming fires" }), buttons),
+    note ? h("p", { class: "muted", text: note }) : null,
+    strip,
+    fireList(sch, times, now),
+  );
+}
+
+/**
+ * The next five, each in UTC, in the schedule's zone and in the viewer's, under headings that name
+ * the zones (the three columns had no headings, so which time was which had to be guessed).
+ * @param {any} sch
+ * @param {string[]} times
+ * @param {number} now
+ */
+function fireList(sch, times, now) {
+  const zone = sch.timezone ?? null;
+  const yours = `Yours (${viewerZone()})`;
+  const heads = ["UTC", ...(zone ? [`Schedule (${zone})`] : []), yours, "From now"];
+  return h(
+    "table",
+    { class: "fire-list responsive", "aria-label": "The next fires" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        heads.map((c) => h("th", { scope: "col", text: c })),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      times.map((/** @type {string} */ t) =>
+        h(
+          "tr",
+          {},
+          h("td", { "data-label": "UTC" }, h("time", { datetime: t, class: "mono", text: t })),
+          zone ? h("td", { class: "zone", "data-label": `Schedule (${zone})`, text: zoneText(t, zone) }) : null,
+          h("td", { class: "local", "data-label": yours, text: localText(t) }),
+          h("td", { class: "muted", "data-label": "From now", text: relativeText(t, now) }),
+        ),
+      ),
+    ),
+  );
+}
