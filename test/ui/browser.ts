@@ -52,6 +52,17 @@ export interface UiRig {
   close(): Promise<void>;
 }
 
+/** Leases every pending task of Reports@1.0.0 as `workerId` (one attempt, no back-off), as a worker would. */
+export async function leaseReports(r: UiRig, workerId: string): Promise<Json[]> {
+  const body = {
+    worker_id: workerId,
+    workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+    max_tasks: 100,
+    wait_ms: 0,
+  };
+  return (await r.ok("POST", "/v1/worker/poll", body)).tasks;
+}
+
 export async function startRig(options: Partial<ServerOptions> = {}): Promise<UiRig> {
   const dir = mkdtempSync(join(tmpdir(), "orbit-ui-"));
   const profile = mkdtempSync(join(tmpdir(), "orbit-ui-chromium-"));

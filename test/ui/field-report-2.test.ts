@@ -5,21 +5,13 @@
  * findings.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, type Json, startRig, type UiRig } from "./browser.js";
+import { haveChromium, type Json, leaseReports, startRig, type UiRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
   let r: UiRig;
   const pageErrors: string[] = [];
   const worker = { worker_id: "field-worker-2" };
-  const lease = async (): Promise<Json[]> =>
-    (
-      await r.ok("POST", "/v1/worker/poll", {
-        ...worker,
-        workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
-        max_tasks: 100,
-        wait_ms: 0,
-      })
-    ).tasks;
+  const lease = (): Promise<Json[]> => leaseReports(r, worker.worker_id);
   const statusLine = () => r.page.locator("#status p").first();
   /** Turns the page's auto-refresh off, so that what the test changes behind it stays unseen. */
   const holdStill = () => r.page.uncheck("#auto-refresh");

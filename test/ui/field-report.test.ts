@@ -7,7 +7,7 @@
  */
 import type { ConsoleMessage } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, type Json, startRig, type UiRig } from "./browser.js";
+import { haveChromium, type Json, leaseReports, startRig, type UiRig } from "./browser.js";
 
 /** Every action button of the list outside its table's visible box, and the table's overflow (runs in the page). */
 const CLIPPED = `(() => {
@@ -28,15 +28,7 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
   const consoleErrors: string[] = [];
   const pageErrors: string[] = [];
   const worker = { worker_id: "field-worker" };
-  const lease = async (): Promise<Json[]> =>
-    (
-      await r.ok("POST", "/v1/worker/poll", {
-        ...worker,
-        workflows: [{ name: "Reports", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
-        max_tasks: 100,
-        wait_ms: 0,
-      })
-    ).tasks;
+  const lease = (): Promise<Json[]> => leaseReports(r, worker.worker_id);
   const status = async () => ((await r.page.locator("#status").textContent()) ?? "").trim();
   const formError = async () => ((await r.page.locator("#e-form-error").textContent()) ?? "").trim();
 
