@@ -24,7 +24,7 @@ function parameters(route: RouteDef): object[] {
   };
   add(route.params, "path");
   add(route.query, "query");
-  if (route.ifMatch) {
+  if (route.ifMatch === true) {
     out.push({
       name: "If-Match",
       in: "header",

@@ -47,8 +47,11 @@ export interface RouteDef {
   body?: TSchema;
   /** Documented answers by status; errors are added by the OpenAPI generator. */
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
-  /** Accepts If-Match (schedule writes). */
-  ifMatch?: boolean;
+  /**
+   * Accepts If-Match (schedule writes); `"own"`: the handler answers it itself (a create's 412).
+   * Any other write refuses it (412), since it has no revision a condition could match.
+   */
+  ifMatch?: boolean | "own";
   /** Answers carry `ETag: "<revision>"` of the schedule in the body. */
   etag?: boolean;
   /** Accepts Idempotency-Key. Default: every POST, PATCH and DELETE. */
@@ -88,6 +91,18 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
           throw new OrbitError(
             "INVALID_ARGUMENT",
             `${route.method} ${route.url.replaceAll(":", "")} takes no request body`,
+          );
+        }
+        // A write with no revision cannot honour a condition: a conditional cancel or retry went
+        // ahead unconditionally without a word. RFC 9110 § 13.1.1: no current representation to
+        // match makes the condition false (412), as on a create (fences.ts); `*` asks only that the
+        // target exists, which the write finds out itself (404).
+        const ifMatch = request.headers["if-match"];
+        const fenced = ifMatch !== undefined && String(ifMatch).trim() !== "*";
+        if (fenced && route.ifMatch === undefined && route.method !== "GET") {
+          throw new OrbitError(
+            "PRECONDITION_FAILED",
+            `${route.method} ${route.url.replaceAll(":", "")} has no revision to match (If-Match: ${String(ifMatch).trim()}); send it without If-Match`,
           );
         }
         const api: ApiRequest = {

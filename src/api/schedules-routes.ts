@@ -48,6 +48,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       tag: "schedules",
       body: S.CreateScheduleBody,
       responses: { 201: schedule },
+      ifMatch: "own",
       etag: true,
       guard: (r) => {
         if (access === null) return;
@@ -224,6 +225,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       query: S.FenceQuery,
       body: S.BackfillBody,
       responses: { 200: { description: "what the backfill did", schema: S.BackfillResult } },
+      ifMatch: true,
       guard: guardStored,
       handler: async (r) => {
         const result = await actions.backfill(String(r.params.id), r.body, fence(r));

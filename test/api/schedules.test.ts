@@ -224,6 +224,30 @@ describe("changes with fences", () => {
     expect((await t.call("POST", "/v1/schedules", body)).status).toBe(201);
   });
 
+  it("If-Match on a write without a revision (an execution's start, cancel, retry) is 412 and does nothing", async () => {
+    await t.ok("POST", "/v1/executions", { execution_id: "plain", workflow: "OrderProcessing", input: ORDER_INPUT });
+    for (const [path, body, header] of [
+      ["/v1/executions", { execution_id: "fenced", workflow: "OrderProcessing", input: ORDER_INPUT }, '"1"'],
+      ["/v1/executions/plain/cancel", { reason: "x" }, "garbage"],
+    ] as const) {
+      const r = await t.call("POST", path, body, { "if-match": header });
+      expect({ path, status: r.status, body: r.body }).toEqual({
+        path,
+        status: 412,
+        body: {
+          code: "PRECONDITION_FAILED",
+          message: `POST ${path.replace("plain", "id").replace(/^\/v1\/executions$/, "/v1/executions")} has no revision to match (If-Match: ${header}); send it without If-Match`,
+        },
+      });
+    }
+    expect((await t.call("GET", "/v1/executions/fenced")).status).toBe(404);
+    expect((await t.ok("GET", "/v1/executions/plain")).status).toBe("RUNNING");
+    // `*` asks only that the execution exists.
+    expect((await t.call("POST", "/v1/executions/plain/cancel", { reason: "x" }, { "if-match": "*" })).status).toBe(
+      200,
+    );
+  });
+
   it("?expected_revision on a stale revision is 409 CONFLICT", async () => {
     const r = await t.call("POST", "/v1/schedules/orders-every-10s/pause?expected_revision=5", { note: "x" });
     expect(r.status).toBe(409);
