@@ -18,6 +18,7 @@
  */
 import type pg from "pg";
 import { loadPg } from "../store/postgres/driver.js";
+import { KEEPALIVE_IDLE_MS } from "../store/postgres/postgres-store.js";
 
 /** How often a standby retries the lock and a leader checks its connection. */
 export const LEADERSHIP_POLL_MS = 1000;
@@ -87,6 +88,7 @@ export class Leadership {
           connectionTimeoutMillis: LEADERSHIP_QUERY_TIMEOUT_MS,
           query_timeout: LEADERSHIP_QUERY_TIMEOUT_MS,
           keepAlive: true,
+          keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
         });
         client.on("error", (err) => {
           if (this.client !== client) return;
