@@ -55,11 +55,18 @@ export const CONNECT_TIMEOUT_MS = 5000;
  */
 export const POOL_WAIT_MS = 30_000;
 /**
- * PostgreSQL ends a session that sits in an open transaction this long without a statement: Orbit's
- * transactions send their statements back to back, so only a frozen process (SIGSTOP, a paused VM)
- * waits that long, and its row locks would hold up every other server's fire and polls.
+ * How long a session of Orbit's may sit idle before PostgreSQL takes it for a frozen process's
+ * (SIGSTOP, a paused VM) and ends it: the leadership connection idle (it queries every second), a
+ * pooled one idle in an open transaction (Orbit sends a transaction's statements back to back).
+ * One bound for both, so a frozen leader's row locks go when its leadership does, not 20 s later
+ * while the new leader skips the rows they hold (docs/cluster.md § active-standby).
  */
-export const IDLE_IN_TRANSACTION_MS = 30_000;
+export const FROZEN_SESSION_MS = 10_000;
+/**
+ * PostgreSQL ends a session that sits in an open transaction this long without a statement: only a
+ * frozen process waits that long, and its row locks would hold up every other server's fire and polls.
+ */
+export const IDLE_IN_TRANSACTION_MS = FROZEN_SESSION_MS;
 /**
  * How long a statement on a pooled connection may go without an answer before the request fails
  * with UNAVAILABLE and the connection is destroyed. Without it a network stall (a partition, a
