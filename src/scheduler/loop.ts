@@ -14,6 +14,7 @@ import type { FireWindow } from "../engine/retention.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
+import { HeldRows } from "./held-rows.js";
 
 /**
  * The loop's fire transactions go ahead of queued worker traffic on SQLite's one connection, so a
@@ -73,6 +74,8 @@ export interface LoopOptions extends FireDeps {
    * loop's clock. Default 5 s.
    */
   stallWarnMs?: number;
+  /** A due row another session holds this long is logged (held-rows.ts). Wall time. Default 5 s. */
+  heldRowWarnMs?: number;
 }
 
 /** How long a fire batch may wait for the database before the loop says so. */
@@ -91,11 +94,22 @@ export class SchedulerLoop implements FireWindow {
   private batchSince: number | null = null;
   /** The stall watch of {@link watchStall}, made on the first batch and cleared by close(). */
   private stallTimer: ReturnType<typeof setInterval> | null = null;
+  /** Schedules this round's fire batches read (and so did not find held by another session). */
+  private readonly seen = new Set<string>();
+  private readonly held: HeldRows;
   /** clearFor() callers waiting for the current round to end. */
   private readonly roundEnded = new Set<() => void>();
 
   constructor(private readonly o: LoopOptions) {
     this.batchSize = o.batchSize ?? 200;
+    this.held = new HeldRows(
+      (id, heldMs) =>
+        scheduleLog(o.log, id)?.warn(
+          { held_ms: heldMs },
+          `schedule ${id} is due but another database session holds its row, so the firing passes over it (FOR UPDATE SKIP LOCKED) until that session ends: pg_stat_activity and pg_locks show which (a frozen server's is ended after 10 s)`,
+        ),
+      o.heldRowWarnMs,
+    );
   }
 
   start(): void {
@@ -161,9 +175,12 @@ export class SchedulerLoop implements FireWindow {
       this.firing++;
       try {
         if (this.o.mayFire?.() ?? true) {
+          this.seen.clear();
           await this.fireDue();
           const next = await this.o.store.nextDueMs();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
+          if (next !== null && next <= now) await this.lookForHeld(now);
+          else this.held.clear();
           if (next !== null) sleepMs = Math.max(0, Math.min(IDLE_SLEEP_MS, next - now));
           // On the loop's own clock (the due clock may be the database's).
           this.nextDueAt = next === null ? null : this.o.clock.now() + Math.max(0, next - now);
@@ -260,6 +277,7 @@ export class SchedulerLoop implements FireWindow {
         const rows = await tx.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize, skipLocked: true });
         seen = rows.length;
         ids = rows.map((r) => r.scheduleId);
+        for (const id of ids) this.seen.add(id);
         return committable(await fireSchedules(tx, rows, now, this.o));
       }, URGENT);
     } catch (err) {
@@ -286,6 +304,19 @@ export class SchedulerLoop implements FireWindow {
       if (o.report.advanced) this.o.onFire?.(o.report, now);
     }
     return { fired: outcomes.filter((o) => o.report.advanced).length, seen };
+  }
+
+  /**
+   * The round left something due: the due rows, read without locks, that no batch of the round saw
+   * were passed over because another session holds them (those it saw and left due failed, and
+   * said so). Only such rounds pay this read.
+   */
+  private async lookForHeld(now: number): Promise<void> {
+    const due = await this.o.store.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize });
+    this.held.note(
+      due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id)),
+      performance.now(),
+    );
   }
 
   /** A batch of one, in its own transaction, the row read afresh. */

@@ -31,6 +31,7 @@ export interface SchedulerOptions {
   dueClock?: LoopOptions["dueClock"];
   mayFire?: LoopOptions["mayFire"];
   stallWarnMs?: LoopOptions["stallWarnMs"];
+  heldRowWarnMs?: LoopOptions["heldRowWarnMs"];
 }
 
 /**
@@ -72,6 +73,7 @@ export class Scheduler {
       ...(o.dueClock !== undefined ? { dueClock: o.dueClock } : {}),
       ...(o.mayFire !== undefined ? { mayFire: o.mayFire } : {}),
       ...(o.stallWarnMs !== undefined ? { stallWarnMs: o.stallWarnMs } : {}),
+      ...(o.heldRowWarnMs !== undefined ? { heldRowWarnMs: o.heldRowWarnMs } : {}),
     });
     this.schedules = new Schedules({
       store: o.store,

@@ -76,6 +76,10 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
       `--ledger-retention must be a whole number from 1 to 1000000, got ${ledger}`,
     );
   }
+  const answerMs = options.databaseAnswerTimeoutMs;
+  if (answerMs !== undefined && (!Number.isSafeInteger(answerMs) || answerMs < 0)) {
+    throw new OrbitError("INVALID_ARGUMENT", `databaseAnswerTimeoutMs must be 0 or more ms, got ${answerMs}`);
+  }
   const cacheMb = options.sqliteCacheMb;
   if (cacheMb !== undefined && (!Number.isSafeInteger(cacheMb) || cacheMb < 1 || cacheMb > 65536)) {
     throw new OrbitError(

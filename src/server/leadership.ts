@@ -18,13 +18,18 @@
  */
 import type pg from "pg";
 import { loadPg } from "../store/postgres/driver.js";
+import { FROZEN_SESSION_MS, KEEPALIVE_IDLE_MS } from "../store/postgres/postgres-store.js";
 
 /** How often a standby retries the lock and a leader checks its connection. */
 export const LEADERSHIP_POLL_MS = 1000;
 /** A leadership query (or connect) slower than this counts as a lost connection. */
 export const LEADERSHIP_QUERY_TIMEOUT_MS = 3000;
-/** PostgreSQL ends the lock connection's session after this long without a query (a frozen leader). */
-export const LEADERSHIP_IDLE_LIMIT_MS = 10_000;
+/**
+ * PostgreSQL ends the lock connection's session after this long without a query (a frozen leader).
+ * The same bound ends a frozen server's sessions idle in a transaction, so the rows it held are
+ * freed when its leadership is (FROZEN_SESSION_MS).
+ */
+export const LEADERSHIP_IDLE_LIMIT_MS = FROZEN_SESSION_MS;
 
 export interface LeadershipOptions {
   connectionString: string;
@@ -87,6 +92,7 @@ export class Leadership {
           connectionTimeoutMillis: LEADERSHIP_QUERY_TIMEOUT_MS,
           query_timeout: LEADERSHIP_QUERY_TIMEOUT_MS,
           keepAlive: true,
+          keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
         });
         client.on("error", (err) => {
           if (this.client !== client) return;

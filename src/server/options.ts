@@ -35,6 +35,13 @@ export interface ServerOptions {
    */
   databaseWaitMs?: number;
   /**
+   * PostgreSQL: a statement (or COMMIT) without an answer this long fails its request with 503
+   * UNAVAILABLE and its connection is dropped: a network stall or a frozen database host answers
+   * nothing and resets nothing (docs/operations.md § When PostgreSQL restarts). Default 15 s; 0:
+   * no bound.
+   */
+  databaseAnswerTimeoutMs?: number;
+  /**
    * `single` (default): this server fires. `active-standby`: only the holder of a PostgreSQL advisory
    * lock fires. `shared`: every server fires, due times compared with the database clock.
    * The last two need PostgreSQL.

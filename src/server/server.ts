@@ -29,6 +29,12 @@ export { StartupError } from "./startup-error.js";
 
 /** How long close() lets in-flight requests finish before it drops their connections. */
 const CLOSE_GRACE_MS = 3000;
+/**
+ * /readyz answers not-ready when the database has not answered its check within this long: during a
+ * network stall it answered only when the stall ended (90 s), ready, while the load balancer kept
+ * sending requests that hung. The check itself goes on in the background, under the store's bound.
+ */
+export const READINESS_TIMEOUT_MS = 2000;
 
 /**
  * Starts an Orbit server: opens (and migrates) the database, serves the HTTP API, the worker
@@ -94,8 +100,10 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
   const readiness = async (): Promise<Readiness> => {
     if (!ready) return { ready: false, role: role(), message: "starting or stopping" };
     try {
-      await store.databaseNow();
-      const unwritable = await store.writeProblem?.();
+      const unwritable = await within(READINESS_TIMEOUT_MS, async () => {
+        await store.databaseNow();
+        return store.writeProblem?.();
+      });
       if (unwritable) return { ready: false, role: role(), message: `the database cannot be written: ${unwritable}` };
       return { ready: true, role: role() };
     } catch (err) {
@@ -161,6 +169,21 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   return { url, port, routes, role, setReady: (value) => (ready = value) };
+}
+
+/** `check()`, or a rejection once `ms` pass without its answer (the check is left to end by itself). */
+async function within<T>(ms: number, check: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  const answer = check();
+  answer.catch(() => undefined); // a check that fails after the timeout has nobody to tell
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The StartupError of a port this server cannot listen on. */

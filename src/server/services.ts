@@ -80,6 +80,9 @@ async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise
       : new PostgresStore({
           connectionString: database,
           ...(options.databaseSchema ? { searchPath: options.databaseSchema } : {}),
+          ...(options.databaseAnswerTimeoutMs !== undefined
+            ? { answerTimeoutMs: options.databaseAnswerTimeoutMs }
+            : {}),
           onPoolError: (err) => log.warn({ err }, "an idle database connection failed"),
           onClientError: (err) =>
             log.warn({ err }, "a database connection failed mid-transaction; the request fails 503"),

@@ -1,7 +1,9 @@
 /**
  * A TCP proxy between a test's server and PostgreSQL that can be taken down and brought back: the
  * server sees exactly what a database restart or failover looks like (connections reset, new ones
- * refused, then accepted again) while the shared PostgreSQL other suites use is left alone.
+ * refused, then accepted again) while the shared PostgreSQL other suites use is left alone. It can
+ * also stall: keep every connection open and accept new ones, but forward nothing either way and
+ * reset nothing (a partition, a frozen database host, a firewall dropping packets), until resumed.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
@@ -21,6 +23,10 @@ function terminatedMessage(): Buffer {
   return Buffer.concat([head, fields, Buffer.from([0])]);
 }
 
+/** The simple-protocol queries pg sends for a transaction's ends: 'Q', length, text, NUL. */
+const BEGIN = Buffer.from("BEGIN\0");
+const COMMIT = Buffer.from("COMMIT\0");
+
 export class DbProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
@@ -31,6 +37,10 @@ export class DbProxy {
    * when pg_terminate_backend hits a backend that just started (the client parses both in one read).
    */
   terminateWhenReady = false;
+  /** While stalled, what each connection received waits here, in order, to be passed on at resume(). */
+  private held: (() => void)[] | null = null;
+  /** When set, the COMMIT it names is passed on, and then the proxy stalls (see stallAfterCommit). */
+  private stallAt: { marker: Buffer; reached: () => void } | null = null;
 
   constructor(
     private readonly targetHost: string,
@@ -46,9 +56,21 @@ export class DbProxy {
         s.on("close", () => this.sockets.delete(s));
         s.on("error", () => undefined);
       }
-      client.pipe(upstream);
+      let marked = false; // this connection's transaction sent the marker
+      client.on("data", (chunk: Buffer) => {
+        this.forward(upstream, chunk);
+        const at = this.stallAt;
+        if (at === null) return;
+        if (chunk.includes(BEGIN)) marked = false;
+        if (chunk.includes(at.marker)) marked = true;
+        if (marked && chunk.includes(COMMIT)) {
+          this.stallAt = null;
+          this.stall();
+          at.reached();
+        }
+      });
       if (this.terminateWhenReady) upstream.on("data", terminateAtReady(client, upstream));
-      else upstream.pipe(client);
+      else upstream.on("data", (chunk: Buffer) => this.forward(client, chunk));
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());
     });
@@ -63,11 +85,40 @@ export class DbProxy {
 
   /** Resets every open connection and refuses new ones, as a database that went away. */
   async down(): Promise<void> {
+    this.held = null;
     const server = this.server;
     this.server = null;
     for (const s of this.sockets) s.resetAndDestroy();
     this.sockets.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Stops passing anything on, either way, on every connection open or opened later; closes nothing. */
+  stall(): void {
+    this.held ??= [];
+  }
+
+  /**
+   * Stalls right after the COMMIT of the first transaction that sent `marker` (a parameter of one
+   * of its statements, e.g. a schedule id): the database commits, its answer never reaches the
+   * client. Resolves when that happened.
+   */
+  stallAfterCommit(marker: string): Promise<void> {
+    return new Promise((reached) => {
+      this.stallAt = { marker: Buffer.from(marker), reached };
+    });
+  }
+
+  /** Ends a stall: what was held is passed on, in order, and traffic flows again. */
+  resume(): void {
+    const held = this.held;
+    this.held = null;
+    for (const pass of held ?? []) pass();
+  }
+
+  private forward(to: Socket, chunk: Buffer): void {
+    if (this.held !== null) this.held.push(() => to.write(chunk));
+    else to.write(chunk);
   }
 
   /** `url` with its host and port replaced by the proxy's. */

@@ -29,6 +29,7 @@ export async function makeHarness(
     ledgerRetention?: number;
     log?: SchedulerLogger;
     stallWarnMs?: number;
+    heldRowWarnMs?: number;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
@@ -50,6 +51,7 @@ export async function makeHarness(
     ...(options.ledgerRetention !== undefined ? { ledgerRetention: options.ledgerRetention } : {}),
     ...(options.log !== undefined ? { log: options.log } : {}),
     ...(options.stallWarnMs !== undefined ? { stallWarnMs: options.stallWarnMs } : {}),
+    ...(options.heldRowWarnMs !== undefined ? { heldRowWarnMs: options.heldRowWarnMs } : {}),
     onFire: (r) => reports.push(r),
   });
   executions.subscribeEnded(() => scheduler.loop.wake());

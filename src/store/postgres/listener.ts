@@ -6,6 +6,7 @@
  */
 import type pg from "pg";
 import { loadPg } from "./driver.js";
+import { CONNECT_TIMEOUT_MS, KEEPALIVE_IDLE_MS } from "./postgres-store.js";
 
 export interface PostgresListenerOptions {
   /** `postgres://…`, the store's database. Required. */
@@ -38,6 +39,12 @@ export class PostgresListener {
       // Named in pg_stat_activity; `?application_name=` in the URL wins.
       application_name: "orbit",
       ...(this.o.searchPath ? { options: `-c search_path=${this.o.searchPath}` } : {}),
+      // A database that does not answer (a network stall) fails the attempt, which is retried,
+      // instead of hanging a start; keepalive notices a peer gone while the connection only listens.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     });
     let schema: string | null = null;
     client.on("notification", (n) => {

@@ -14,7 +14,7 @@ import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { loadPg, type Pg } from "./driver.js";
 import { migratePostgres } from "./migrate.js";
-import { asUnavailable, READ_ONLY_SQL_STATE, sqlStateOf } from "./unavailable.js";
+import { asUnavailable, isNoAnswer, READ_ONLY_SQL_STATE, sqlStateOf } from "./unavailable.js";
 import { RowShapes, wireParams } from "./wire.js";
 
 export interface PostgresStoreOptions {
@@ -28,6 +28,11 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Waiting longer than this for a free pooled connection fails with UNAVAILABLE. Default {@link POOL_WAIT_MS}. */
   poolWaitMs?: number;
+  /**
+   * A statement (or BEGIN, COMMIT) without an answer this long fails with UNAVAILABLE and its
+   * connection is destroyed. Default {@link ANSWER_TIMEOUT_MS}; 0: no bound.
+   */
+  answerTimeoutMs?: number;
   /** Receives errors of idle pooled connections (the pool has already dropped them). Default: ignored. */
   onPoolError?: (error: Error) => void;
   /** Receives errors of connections inside a transaction (the transaction fails with UNAVAILABLE). */
@@ -50,11 +55,31 @@ export const CONNECT_TIMEOUT_MS = 5000;
  */
 export const POOL_WAIT_MS = 30_000;
 /**
- * PostgreSQL ends a session that sits in an open transaction this long without a statement: Orbit's
- * transactions send their statements back to back, so only a frozen process (SIGSTOP, a paused VM)
- * waits that long, and its row locks would hold up every other server's fire and polls.
+ * How long a session of Orbit's may sit idle before PostgreSQL takes it for a frozen process's
+ * (SIGSTOP, a paused VM) and ends it: the leadership connection idle (it queries every second), a
+ * pooled one idle in an open transaction (Orbit sends a transaction's statements back to back).
+ * One bound for both, so a frozen leader's row locks go when its leadership does, not 20 s later
+ * while the new leader skips the rows they hold (docs/cluster.md § active-standby).
  */
-export const IDLE_IN_TRANSACTION_MS = 30_000;
+export const FROZEN_SESSION_MS = 10_000;
+/**
+ * PostgreSQL ends a session that sits in an open transaction this long without a statement: only a
+ * frozen process waits that long, and its row locks would hold up every other server's fire and polls.
+ */
+export const IDLE_IN_TRANSACTION_MS = FROZEN_SESSION_MS;
+/**
+ * How long a statement on a pooled connection may go without an answer before the request fails
+ * with UNAVAILABLE and the connection is destroyed. Without it a network stall (a partition, a
+ * frozen database host, packets dropped with no reset) hung every request, /readyz included, for as
+ * long as the stall lasted: the sockets stay open and nothing answers. Orbit's statements take
+ * milliseconds; the bound is long enough for a slow one (a retention or ledger prune, a herd's fire
+ * batch, a page of a large list) and for one waiting on the rows of a frozen server, whose session
+ * PostgreSQL ends after {@link IDLE_IN_TRANSACTION_MS}. Migrations, which may wait for another
+ * server's, are not bounded.
+ */
+export const ANSWER_TIMEOUT_MS = 15_000;
+/** The TCP keepalive probes of every connection start after this long idle, so a dead peer is noticed. */
+export const KEEPALIVE_IDLE_MS = 10_000;
 
 const INT8_OID = 20;
 
@@ -99,15 +124,37 @@ class StatementNames {
   }
 }
 
-/** Runs the shared SQL on whatever `target()` returns: the pool, or the transaction's client. */
-function executor(target: () => pg.Pool | pg.PoolClient, names: StatementNames, shapes: RowShapes): SqlExecutor {
+/** pg reads `query_timeout` off a query's config too; its types know it only for the client's. */
+type Bounded<C> = C & { query_timeout?: number };
+
+/** How the statements of an executor are sent: their answer bound, and who hears of one unanswered. */
+interface Sending {
+  names: StatementNames;
+  shapes: RowShapes;
+  /** pg's `query_timeout`; 0: none. */
+  answerMs: number;
+  /** A statement got no answer: its connection must not be used again (a transaction's client). */
+  onNoAnswer?: () => void;
+}
+
+/**
+ * Runs the shared SQL on whatever `target()` returns: the pool, or the transaction's client. A
+ * statement unanswered within `answerMs` fails; pg leaves it in flight on its connection, so the
+ * pool's own query() discards that connection (it releases with the error) and a transaction's is
+ * released broken.
+ */
+function executor(target: () => pg.Pool | pg.PoolClient, sending: Sending): SqlExecutor {
+  const { names, shapes, answerMs } = sending;
   const query = async (sql: string, params: readonly SqlParam[]) => {
     const { name, text } = names.get(sql);
     try {
-      const r = await target().query<unknown[]>({ name, text, values: wireParams(params), rowMode: "array" });
+      const config: Bounded<pg.QueryArrayConfig> = { name, text, values: wireParams(params), rowMode: "array" };
+      if (answerMs > 0) config.query_timeout = answerMs;
+      const r = await target().query<unknown[]>(config);
       return { rows: shapes.objects(name, r.fields, r.rows), rowCount: r.rowCount };
     } catch (err) {
-      throw asUnavailable(err);
+      if (isNoAnswer(err)) sending.onNoAnswer?.();
+      throw asUnavailable(err, answerMs);
     }
   };
   return {
@@ -131,8 +178,7 @@ interface Ambient {
 export class PostgresStore extends SqlOps implements Store {
   readonly dialect = "postgres" as const;
   private readonly holder: { pool: pg.Pool | null };
-  private readonly names: StatementNames;
-  private readonly shapes: RowShapes;
+  private readonly sending: Sending;
   private readonly ambient: AsyncLocalStorage<Ambient>;
   private state: "new" | "open" | "closed" = "new";
   /** After open(): a newer release's additive migrations the schema has (docs/operations.md § Upgrade). */
@@ -140,18 +186,20 @@ export class PostgresStore extends SqlOps implements Store {
 
   constructor(private readonly options: PostgresStoreOptions) {
     const holder: { pool: pg.Pool | null } = { pool: null };
-    const names = new StatementNames();
-    const shapes = new RowShapes();
+    const sending: Sending = {
+      names: new StatementNames(),
+      shapes: new RowShapes(),
+      answerMs: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS,
+    };
     const ambient = new AsyncLocalStorage<Ambient>();
     // The pool exists only between open() and close(), so the executor looks it up per call;
     // inside atomically() the call joins that transaction instead.
     super(
-      executor(() => joined(ambient)?.client ?? requirePool(holder), names, shapes),
+      executor(() => joined(ambient)?.client ?? requirePool(holder), sending),
       postgresDialect,
     );
     this.holder = holder;
-    this.names = names;
-    this.shapes = shapes;
+    this.sending = sending;
     this.ambient = ambient;
   }
 
@@ -169,6 +217,7 @@ export class PostgresStore extends SqlOps implements Store {
       connectionTimeoutMillis: this.options.poolWaitMs ?? POOL_WAIT_MS,
       Client: clientWithConnectTimeout(driver, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
       keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
     });
@@ -232,29 +281,32 @@ export class PostgresStore extends SqlOps implements Store {
     } catch (err) {
       throw asUnavailable(err);
     }
-    const exec = executor(
-      () => {
-        if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
-        return client;
-      },
-      this.names,
-      this.shapes,
-    );
+    // A statement left unanswered stays in flight on the client: it is released broken (destroyed).
+    const sending = { ...this.sending, onNoAnswer: () => (broken = true) };
+    const exec = executor(() => {
+      if (!active) throw new Error("this transaction has already ended; its tx object cannot be used any more");
+      return client;
+    }, sending);
+    const send = (text: string) => this.control(client, text);
     const ends = new TransactionEnds();
     // The end hooks run after the COMMIT (or the rollback) and the connection's return to the pool.
     return ends.settle(
       (async () => {
         try {
-          await client.query("BEGIN");
+          await send("BEGIN");
           const result = await fn(new SqlOps(exec, postgresDialect, ends), client);
-          await client.query("COMMIT");
+          // Unanswered, the COMMIT may or may not have happened: the request fails 503 (retry it with
+          // its Idempotency-Key) and a fire is decided again from the row as it is (its compare-and-set).
+          await send("COMMIT");
           return result;
         } catch (error) {
           // A read-only session stays read-only: a new one sees the database as it is now.
           if (sqlStateOf(error) === READ_ONLY_SQL_STATE) broken = true;
+          // A statement still in flight: a ROLLBACK would only queue behind it.
+          if (isNoAnswer(error)) broken = true;
           if (!broken) {
             try {
-              await client.query("ROLLBACK");
+              await send("ROLLBACK");
             } catch {
               broken = true; // the connection itself failed: do not return it to the pool
             }
@@ -285,7 +337,9 @@ export class PostgresStore extends SqlOps implements Store {
     let readOnly = false;
     try {
       const r = await client.query<{ ro: string; recovery: boolean }>(
-        "SELECT current_setting('transaction_read_only') AS ro, pg_is_in_recovery() AS recovery",
+        this.bounded({
+          text: "SELECT current_setting('transaction_read_only') AS ro, pg_is_in_recovery() AS recovery",
+        }),
       );
       const row = r.rows[0];
       if (row?.recovery === true) readOnly = true;
@@ -296,7 +350,7 @@ export class PostgresStore extends SqlOps implements Store {
         : "it refuses writes (default_transaction_read_only is on)";
     } catch (err) {
       broken = true;
-      throw asUnavailable(err);
+      throw asUnavailable(err, this.sending.answerMs);
     } finally {
       // The client goes back to the pool: a listener left on it would pile up, one per readiness check.
       client.removeListener("error", onError);
@@ -307,15 +361,30 @@ export class PostgresStore extends SqlOps implements Store {
   /** A nested transaction inside atomically(): a savepoint, so its failure undoes only its own writes. */
   private async savepoint<T>(outer: Ambient, fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     const name = `orbit_sp_${++outer.savepoints}`;
-    const exec = executor(() => outer.client, this.names, this.shapes);
+    const exec = executor(() => outer.client, this.sending);
     try {
-      await outer.client.query(`SAVEPOINT ${name}`);
+      await this.control(outer.client, `SAVEPOINT ${name}`);
       const result = await fn(new SqlOps(exec, postgresDialect));
-      await outer.client.query(`RELEASE SAVEPOINT ${name}`);
+      await this.control(outer.client, `RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
-      await outer.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
-      throw asUnavailable(error);
+      // Unanswered: the outer transaction's end discards the connection; nothing more is sent on it.
+      if (!isNoAnswer(error)) await this.control(outer.client, `ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
+      throw asUnavailable(error, this.sending.answerMs);
+    }
+  }
+
+  /** `config` with the statement answer bound. */
+  private bounded<C extends pg.QueryConfig>(config: C): Bounded<C> {
+    return this.sending.answerMs > 0 ? { ...config, query_timeout: this.sending.answerMs } : config;
+  }
+
+  /** A transaction's own statement (BEGIN, COMMIT, a savepoint), bounded like the others. */
+  private async control(client: pg.PoolClient, text: string): Promise<void> {
+    try {
+      await client.query(this.bounded({ text }));
+    } catch (err) {
+      throw asUnavailable(err, this.sending.answerMs);
     }
   }
 }

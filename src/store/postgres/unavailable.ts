@@ -44,6 +44,15 @@ const MESSAGES = [
   "Query read timeout",
 ];
 
+/**
+ * A statement that got no answer within its bound (pg's `query_timeout`, "Query read timeout"): a
+ * network stall, a frozen database host. pg leaves it in flight, so its connection is unusable.
+ */
+export function isNoAnswer(err: unknown): boolean {
+  if (err instanceof OrbitError) return err.details?.noAnswer === true;
+  return err instanceof Error && err.message.includes("Query read timeout");
+}
+
 export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err instanceof OrbitError) return err.code === "UNAVAILABLE";
@@ -85,8 +94,19 @@ export function sqlStateOf(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-/** Rethrows a connection failure or an aborted transaction as UNAVAILABLE and anything else as it is. */
-export function asUnavailable(err: unknown): unknown {
+/**
+ * Rethrows a connection failure or an aborted transaction as UNAVAILABLE and anything else as it
+ * is; a statement unanswered within `answerMs` says so.
+ */
+export function asUnavailable(err: unknown, answerMs?: number): unknown {
+  if (isNoAnswer(err) && !(err instanceof OrbitError)) {
+    const within = answerMs === undefined ? "in time" : `within ${answerMs} ms`;
+    return new OrbitError(
+      "UNAVAILABLE",
+      `the database did not answer ${within} (a network stall, or a frozen or overloaded database host); retry shortly`,
+      { noAnswer: true },
+    );
+  }
   if (isConnectionError(err)) return unavailable(err);
   const code = sqlStateOf(err);
   if (code === undefined) return err;
