@@ -1,9 +1,10 @@
 /**
  * `GET /v1/preview` and `orbit schedule preview` are one timing code (docs/api.md § Identity and
- * preview, docs/cli.md): they answer the same for the same timing and `from`. One way they did not
+ * preview, docs/cli.md): they answer the same for the same timing and `from`. Two ways they did not
  * (a tester's report, 2026-12-05): the route checked "never fires in the next five years" from the
  * server's clock instead of from `from`, so it refused `0 1 *\/14 feb SUN` from 1996 (which fires in
- * 1998) and listed `0 0 29 2 *` from 2096 (whose next fire, 2104, is eight years on).
+ * 1998) and listed `0 0 29 2 *` from 2096 (whose next fire, 2104, is eight years on); and a misspelt
+ * `dst` lost the "did you mean" that a create gives (`wall_clok`).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
@@ -42,4 +43,20 @@ it("checks 'never fires in the next five years' from `from`, as the CLI does", a
   const never = await both({ cron: "0 0 29 2 *", from: "2096-03-01T00:00:00Z" });
   expect(never.route).toMatchObject({ status: 400, message: expect.stringContaining("five years") });
   expect(never.cli).toMatchObject({ message: expect.stringContaining("five years") });
+});
+
+it("gives a misspelt dst its nearest mode, as a create does", async () => {
+  const hint = '; did you mean "wall_clock"?';
+  const p = await both({ cron: "0 0 * * *", dst: "wall_clok" });
+  expect(p.route).toMatchObject({ status: 400, message: expect.stringMatching(/^dst "wall_clok" is not a DST mode/) });
+  expect((p.route as { message: string }).message.endsWith(hint)).toBe(true);
+  expect((p.cli as { message: string }).message).toContain(`dst "wall_clok" is not a DST mode`);
+  expect((p.cli as { message: string }).message).toContain(hint);
+  const create = await t.call("POST", "/v1/schedules", {
+    schedule_id: "d",
+    workflow: "W",
+    cron: "0 0 * * *",
+    dst: "wall_clok",
+  });
+  expect(create.body.message).toBe((p.route as { message: string }).message);
 });
