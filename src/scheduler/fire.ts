@@ -267,9 +267,14 @@ async function existingOf(
   blocker: Blocker,
   plan: FirePlan,
 ): Promise<ReadonlyMap<number, boolean>> {
-  const occurrences = new Set(bufferedOf(row));
+  if (overlap === "allow") return NO_EXISTING;
+  const buffered = bufferedOf(row);
+  let decided = 0;
+  for (const e of plan.ledger)
+    if (e.kind === "skipped" || e.kind === "buffered" || (e.kind === "started" && !e.buffered)) decided++;
+  if (blocker === "none" && buffered.length + decided <= 1) return NO_EXISTING;
+  const occurrences = new Set(buffered);
   for (const e of plan.ledger) if (e.kind !== "missed") occurrences.add(e.occurrence);
-  if (overlap === "allow" || (blocker === "none" && occurrences.size <= 1)) return NO_EXISTING;
   const ids = [...occurrences].map((o) => occurrenceExecutionId(row.scheduleId, o));
   const statuses = await tx.getExecutionStatuses(ids);
   if (statuses.size === 0) return NO_EXISTING;
