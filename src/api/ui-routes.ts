@@ -70,9 +70,10 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
         const from = q.from === undefined ? now : parseInstant(q.from, "from");
         const startAt = q.start_at === undefined ? null : parseInstant(q.start_at, "start_at", "up");
         const endAt = q.end_at === undefined ? null : parseInstant(q.end_at, "end_at");
+        // "Never fires in the next five years" counts from `from`, as `orbit schedule preview` does.
         const c = compileTiming(
           { cron: q.cron, interval: q.interval, timezone: q.timezone, dst: q.dst, startAt, endAt },
-          now,
+          from,
         );
         const times: string[] = [];
         let t: number | null = from;

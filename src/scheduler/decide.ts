@@ -39,6 +39,13 @@ export interface DecideInput {
    * reaching it ends the schedule. Absent or null: no limit.
    */
   maxStarts?: number | null;
+  /**
+   * Occurrences among the due and buffered ones whose execution exists already (a backfill started
+   * it), and whether it is still active. Such an occurrence is accounted `started` (naming that
+   * execution) whatever the overlap policy: nothing is started, skipped, buffered or cancelled for
+   * it, and only an active one occupies the overlap slot for the occurrences after it. Absent: none.
+   */
+  existing?: ReadonlyMap<number, boolean>;
 }
 
 export type LedgerEntry =
@@ -177,13 +184,8 @@ export function decide(inp: DecideInput): FirePlan {
   };
   for (const m of plan.ledger) if (m.kind === "missed") plan.skipped += m.count;
 
-  let blocker = inp.blocker;
-  if (blocker === "none" && plan.buffered.length > 0) {
-    const occurrence = plan.buffered.shift() as number;
-    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
-    plan.ledger.push({ kind: "started", occurrence, buffered: true });
-    blocker = "schedule";
-  }
+  const existing = inp.existing;
+  let blocker = startBuffered(plan, inp.blocker, existing);
   const limit = inp.maxStarts ?? null;
   let left = limit;
   /** The last occurrence decided before max_runs ended the schedule. */
@@ -191,6 +193,18 @@ export function decide(inp: DecideInput): FirePlan {
   // No closures in here: this loop runs for every due occurrence of every fire.
   for (const occurrence of toStart) {
     if (left !== null && left <= 0) break;
+    const active = existing?.get(occurrence);
+    if (active !== undefined) {
+      // It ran already (a backfill): accounted as that execution, no overlap decision about it.
+      plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: false });
+      plan.ledger.push({ kind: "started", occurrence, buffered: false });
+      if (active && blocker === "none") blocker = "schedule";
+      if (left !== null) {
+        left--;
+        lastCounted = occurrence;
+      }
+      continue;
+    }
     const verdict = overlapVerdict(inp.overlap, blocker, plan.buffered.length);
     if (verdict === "start" || verdict === "cancel_and_start") {
       plan.starts.push({ occurrence, cancelBefore: verdict === "cancel_and_start", fromBuffer: false });
@@ -213,6 +227,21 @@ export function decide(inp: DecideInput): FirePlan {
   if (c.last !== null) plan.nextFireMs = inp.timing.nextAfter(c.last);
   if (left !== null && left <= 0) endByMaxRuns(plan, lastCounted);
   return plan;
+}
+
+/**
+ * Starts the buffer's oldest occurrence when nothing blocks, and the next one after it as long as
+ * the one started is an execution that exists and has ended (a backfill ran it: it blocks nothing).
+ * Returns what blocks the occurrences decided after.
+ */
+export function startBuffered(plan: FirePlan, blocker: Blocker, existing?: ReadonlyMap<number, boolean>): Blocker {
+  while (blocker === "none" && plan.buffered.length > 0) {
+    const occurrence = plan.buffered.shift() as number;
+    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
+    plan.ledger.push({ kind: "started", occurrence, buffered: true });
+    if (existing?.get(occurrence) !== false) return "schedule";
+  }
+  return blocker;
 }
 
 /**

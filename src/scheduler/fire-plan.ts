@@ -6,7 +6,7 @@
 import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { CompiledSchedule } from "./compiled.js";
-import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startsLeft } from "./decide.js";
+import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startBuffered, startsLeft } from "./decide.js";
 
 /** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
 export const RETRY_DELAY_MS = 5000;
@@ -58,10 +58,11 @@ export function planOf(
   blocker: Blocker,
   now: number,
   graceMs: number,
+  existing?: ReadonlyMap<number, boolean>,
 ): FirePlan {
   const buffered = bufferedOf(row);
   return row.nextFireMs === null
-    ? drainOnly(buffered, blocker)
+    ? drainOnly(buffered, blocker, existing)
     : decide({
         scheduleId: row.scheduleId,
         timing: c.timing,
@@ -76,18 +77,14 @@ export function planOf(
         buffered,
         blocker,
         maxStarts: startsLeft(s.max_runs, row.runs, buffered.length),
+        existing,
       });
 }
 
 /** A schedule whose timing ended still starts what it buffered, one at a time. */
-function drainOnly(buffered: number[], blocker: Blocker): FirePlan {
+function drainOnly(buffered: number[], blocker: Blocker, existing?: ReadonlyMap<number, boolean>): FirePlan {
   const plan: FirePlan = { starts: [], ledger: [], buffered, skipped: 0, nextFireMs: null, advanced: false };
-  if (blocker === "none" && buffered.length > 0) {
-    const occurrence = buffered[0] as number;
-    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
-    plan.ledger.push({ kind: "started", occurrence, buffered: true });
-    plan.buffered = buffered.slice(1);
-  }
+  startBuffered(plan, blocker, existing);
   return plan;
 }
 
@@ -100,10 +97,11 @@ function planBefore(plan: FirePlan, occurrence: number, buffered: readonly numbe
   const ledger = plan.ledger.filter((e) => (e.kind === "missed" ? e.to : e.occurrence) < occurrence);
   let skipped = 0;
   for (const e of ledger) skipped += e.kind === "missed" ? e.count : e.kind === "skipped" ? 1 : 0;
-  const drained = plan.starts.some((s) => s.fromBuffer);
-  const kept = (drained ? buffered.slice(1) : [...buffered]).concat(
-    ledger.filter((e) => e.kind === "buffered").map((e) => (e as { occurrence: number }).occurrence),
-  );
+  let drained = 0;
+  for (const s of plan.starts) if (s.fromBuffer) drained++;
+  const kept = buffered
+    .slice(drained)
+    .concat(ledger.filter((e) => e.kind === "buffered").map((e) => (e as { occurrence: number }).occurrence));
   return {
     starts: plan.starts.filter((s) => s.occurrence < occurrence),
     ledger,

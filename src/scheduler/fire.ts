@@ -13,7 +13,7 @@
 
 import type { ExecutionStatus } from "../domain/execution.js";
 import { isActiveStatus } from "../domain/execution.js";
-import type { SkipReason } from "../domain/schedule.js";
+import type { OverlapPolicy, SkipReason } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { StartBatch } from "../engine/start-batch.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
@@ -21,6 +21,7 @@ import type { DueSchedule, ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, dueTime, type FirePlan } from "./decide.js";
 import {
+  bufferedOf,
   type DeadLetter,
   LEDGER_RETENTION,
   planOf,
@@ -96,6 +97,8 @@ interface Fire {
   retry: Retry | null;
   /** A buffered start failed: nothing of the plan applies, the row only waits 5 s. */
   held: Retry | null;
+  /** Occurrences whose execution existed before the fire → still active (see existingOf). */
+  existing: ReadonlyMap<number, boolean>;
 }
 
 /** A fire's writes and its outcome, before the compare-and-set says whether they stand. */
@@ -109,6 +112,8 @@ interface Planned {
 
 /** Shared by every fire without dead letters (most of them): never written to. */
 const NO_DEAD_LETTERS: readonly DeadLetter[] = Object.freeze([]);
+/** Shared by every fire whose occurrences have no execution yet (most of them). */
+const NO_EXISTING: ReadonlyMap<number, boolean> = new Map();
 
 /** `list` with `item` appended; the list is made on the first item (most fires have none). */
 function appended<T>(list: T[] | null, item: T): T[] {
@@ -212,15 +217,10 @@ async function startsOf(
   const c = compiledFor(row);
   // Without a concurrency key, the blocker is in `statuses` (no await: this runs once per fire).
   const blocker = hasKey(row) ? await keyedBlocker(tx, row, batch) : scheduleBlocker(row, statuses);
-  const fire: Fire = {
-    row,
-    c,
-    plan: planOf(row, s, c, blocker, now, deps.graceMs),
-    revision: row.revision,
-    attempts: [],
-    retry: null,
-    held: null,
-  };
+  let plan = planOf(row, s, c, blocker, now, deps.graceMs);
+  const existing = await existingOf(tx, row, s.overlap, blocker, plan);
+  if (existing.size > 0) plan = planOf(row, s, c, blocker, now, deps.graceMs, existing);
+  const fire: Fire = { row, c, plan, revision: row.revision, attempts: [], retry: null, held: null, existing };
   for (const start of fire.plan.starts) {
     if (start.cancelBefore) {
       // The execution to cancel may be one this fire just queued: write it (and the fires before).
@@ -254,6 +254,38 @@ async function startsOf(
   return fire;
 }
 
+/**
+ * The occurrences of `plan` (and of the buffer) whose execution exists already (a backfill started
+ * it), and whether it is still active: only an active one occupies the overlap slot
+ * (docs/scheduling.md § Backfill). Not read when it cannot change the plan: under `allow`, or when
+ * nothing blocks and the plan decides one occurrence (most fires).
+ */
+async function existingOf(
+  tx: StoreOps,
+  row: ScheduleRow,
+  overlap: OverlapPolicy,
+  blocker: Blocker,
+  plan: FirePlan,
+): Promise<ReadonlyMap<number, boolean>> {
+  if (overlap === "allow") return NO_EXISTING;
+  const buffered = bufferedOf(row);
+  let decided = 0;
+  for (const e of plan.ledger)
+    if (e.kind === "skipped" || e.kind === "buffered" || (e.kind === "started" && !e.buffered)) decided++;
+  if (blocker === "none" && buffered.length + decided <= 1) return NO_EXISTING;
+  const occurrences = new Set(buffered);
+  for (const e of plan.ledger) if (e.kind !== "missed") occurrences.add(e.occurrence);
+  const ids = [...occurrences].map((o) => occurrenceExecutionId(row.scheduleId, o));
+  const statuses = await tx.getExecutionStatuses(ids);
+  if (statuses.size === 0) return NO_EXISTING;
+  const existing = new Map<number, boolean>();
+  for (const o of occurrences) {
+    const status = statuses.get(occurrenceExecutionId(row.scheduleId, o));
+    if (status !== undefined) existing.set(o, isActiveStatus(status));
+  }
+  return existing;
+}
+
 /** What blocks a start of `row` (with a concurrency key) now (docs/design.md § Overlap). */
 async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): Promise<Blocker> {
   // Another fire of this batch may have queued a start holding the key: write it first.
@@ -271,13 +303,27 @@ function scheduleBlocker(row: ScheduleRow | DueSchedule, statuses: ReadonlyMap<s
 /** cancel_previous: cancels the schedule's last execution (written: the batch was applied so far). */
 async function cancelPrevious(tx: StoreOps, fire: Fire, batch: StartBatch, now: number, deps: FireDeps): Promise<void> {
   const id = fire.row.scheduleId;
-  const previous = startsDone(fire, batch, now, deps.graceMs).lastExecutionId;
+  const previous = runningOf(fire, batch, now, deps.graceMs);
   if (previous === null) return;
   await deps.executions.cancel(previous, { reason: cancelPreviousReason(id) }, tx);
   // The cancel's execution-ended hook may have woken this row's own buffer (moving its revision):
   // that is this fire's own doing, not a concurrent change; the row stays locked.
   fire.revision = (await tx.getSchedule(id))?.revision ?? fire.revision;
   batch.recount();
+}
+
+/**
+ * The execution cancel_previous replaces: the last one of the schedule that this fire started or
+ * found still active. An execution a backfill ran that has ended is passed over (cancelling it would
+ * change nothing, and the one still running would run on beside the new start).
+ */
+function runningOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): string | null {
+  const done = startsDone(fire, batch, now, graceMs);
+  let running = fire.row.lastExecutionId;
+  for (const [occurrence, executionId] of done.started) {
+    if (fire.existing.get(occurrence) !== false) running = executionId;
+  }
+  return running;
 }
 
 /** What the fire's starts came to (the queued ones as far as the batch has written them). */

@@ -16,7 +16,6 @@ import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/sett
 import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings } from "../engine/outcome-settings.js";
 import { durationText } from "../time/describe.js";
-import { DST_MODE_NAMES } from "../time/dst.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
@@ -64,21 +63,6 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
     );
   }
   return v as T;
-}
-
-/** `compile`, with the DST mode a misspelt `dst` was probably meant to be (`wall_clok`). */
-function compileWithHint(
-  compile: typeof compileTiming,
-  t: Parameters<typeof compileTiming>[0],
-  now: number,
-): CompiledTiming {
-  try {
-    return compile(t, now);
-  } catch (err) {
-    const hint = t.dst === undefined || DST_MODE_NAMES.includes(t.dst) ? null : suggestKey(t.dst, DST_MODE_NAMES);
-    if (hint === null || !(err instanceof OrbitError) || !err.message.startsWith(`dst "${t.dst}"`)) throw err;
-    throw new OrbitError(err.code, `${err.message}; did you mean "${hint}"?`);
-  }
 }
 
 /** Occurrences looked at for a cron's shortest gap, from now and around each change of the zone's offset. */
@@ -259,7 +243,7 @@ export function validateSettings(
     }
   }
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
-  const timing = compileWithHint(compile, { cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
+  const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {
     const gap =
       timing.intervalMs ?? shortestCronGap(timing.timing, now, timezone === undefined ? null : Zone.of(timezone));

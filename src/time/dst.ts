@@ -1,5 +1,6 @@
 /** DST modes (docs/design.md § Time zones and DST): what a cron occurrence does in a gap and in a repeated hour. */
 import { invalidSchedule } from "../domain/errors.js";
+import { suggestKey } from "../domain/suggest.js";
 
 export type GapRule = "shift" | "skip";
 export type RepeatRule = "first" | "last" | "both";
@@ -39,8 +40,11 @@ export function parseDst(text: string): DstPolicy {
   ) {
     return Object.freeze({ gap: gap as GapRule, repeat: repeat as RepeatRule });
   }
+  // The nearest mode of a misspelt one (`wall_clok`), here so every caller's refusal says it: a
+  // create's, an update's, and both previews' (docs/scheduling.md § Other products' names).
+  const hint = suggestKey(text, DST_MODE_NAMES);
   throw invalidSchedule(
-    `dst "${text}" is not a DST mode: use once, wall_clock, or <gap>:<repeat> with gap shift or skip and repeat first, last or both (e.g. "shift:last")`,
+    `dst "${text}" is not a DST mode: use once, wall_clock, or <gap>:<repeat> with gap shift or skip and repeat first, last or both (e.g. "shift:last")${hint === null ? "" : `; did you mean "${hint}"?`}`,
   );
 }
 

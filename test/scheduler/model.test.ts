@@ -14,7 +14,6 @@ import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { isActiveStatus } from "../../src/domain/execution.js";
-import type { CatchupPolicy, OverlapPolicy } from "../../src/domain/schedule.js";
 import { Executions } from "../../src/engine/executions.js";
 import { Workflows } from "../../src/engine/workflows.js";
 import { Scheduler, wakeBuffers } from "../../src/scheduler/scheduler.js";
@@ -22,6 +21,19 @@ import type { Store } from "../../src/store/store.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { ledgerOf } from "./audit.js";
+import {
+  catchupArb,
+  cronArb,
+  DAY,
+  maxRunsArb,
+  modelCron,
+  overlapArb,
+  type SettingsArb,
+  settingsArb,
+  timingBody,
+  timingText,
+  zoneChangeAfter,
+} from "./model/arbitraries.js";
 import { type ModelSettings, type MSchedule, ReferenceModel } from "./model/reference.js";
 
 /** Sequences per dialect: PostgreSQL's round trips cost more, so it runs fewer by default. */
@@ -30,7 +42,6 @@ const MAX_COMMANDS = Number(process.env.ORBIT_FUZZ_COMMANDS ?? 25);
 const SEED = process.env.ORBIT_FUZZ_SEED === undefined ? undefined : Number(process.env.ORBIT_FUZZ_SEED);
 const GRACE_MS = 20_000;
 const BASE = parseInstant("2026-11-15T00:00:00Z");
-const DAY = 86_400_000;
 
 /** The real side: one scheduler on one store for all runs of a test; each run uses its own ids. */
 interface Real {
@@ -115,6 +126,22 @@ async function fireBoth(m: ReferenceModel, w: World, t: number): Promise<void> {
   m.fireDue(t);
 }
 
+/** Backfills [from, to] on both sides: the same answer, or both refuse. */
+async function backfillBoth(m: ReferenceModel, w: World, id: string, from: number, to: number): Promise<void> {
+  const real = w.real.scheduler.actions.backfill(id, { start_at: formatInstant(from), end_at: formatInstant(to) });
+  const expected = m.backfill(id, from, to);
+  if (expected === "refused") await expect(real).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  else expect(await real, `backfill ${id}`).toMatchObject(expected);
+}
+
+/** Every running execution returns (a quick workflow), on both sides. */
+async function completeAll(m: ReferenceModel, w: World): Promise<void> {
+  for (const e of [...m.executions.values()].filter((x) => x.active)) {
+    await w.real.executions.complete(e.id, {});
+    m.complete(e.id);
+  }
+}
+
 /** Time passes with the loop running: both fire at every instant either says is due, up to `to`. */
 async function passTime(m: ReferenceModel, w: World, to: number): Promise<void> {
   for (let guard = 0; guard < 500; guard++) {
@@ -179,27 +206,6 @@ const cmd = (name: string, run: (m: ReferenceModel, w: World) => Promise<void>):
   toString: () => name,
 });
 
-type CronArb = { minutes: string; hours: string; dst: "once" | "wall_clock" };
-
-function cronArb(): fc.Arbitrary<CronArb> {
-  return fc.record({
-    minutes: fc.constantFrom("*", "*/5", "*/7", "0,30", "15,45", "30"),
-    hours: fc.constantFrom("*", "1,2,3", "2"),
-    dst: fc.constantFrom<"once" | "wall_clock">("once", "wall_clock"),
-  });
-}
-
-const timingText = (intervalS: number, cron: CronArb | null): string =>
-  cron === null ? `interval=${intervalS}s` : `cron="${cron.minutes} ${cron.hours} * * *" dst=${cron.dst}`;
-
-function timingBody(intervalS: number, cron: CronArb | null, zone: string): Record<string, unknown> {
-  return cron === null
-    ? { interval: `${intervalS}s` }
-    : { cron: `${cron.minutes} ${cron.hours} * * *`, timezone: zone, dst: cron.dst };
-}
-
-const modelCron = (cron: CronArb | null, zone: string) => (cron === null ? null : { ...cron, zone });
-
 /** The schedule's timing from the next ledger row on (`after`: the last row before the change). */
 function noteTiming(m: ReferenceModel, w: World, id: string, after: number): void {
   const settings = { ...m.get(id), endAt: null };
@@ -208,37 +214,6 @@ function noteTiming(m: ReferenceModel, w: World, id: string, after: number): voi
   w.timings.set(id, list);
 }
 
-/** The first instant after `t` at which `zone`'s UTC offset changes (a DST change), to the minute. */
-function zoneChangeAfter(zone: string, t: number): number {
-  const f = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" });
-  const offset = (u: number) => f.formatToParts(new Date(u)).find((p) => p.type === "timeZoneName")?.value;
-  const first = offset(t);
-  let hi = t + DAY;
-  while (offset(hi) === first) hi += DAY;
-  let lo = hi - DAY;
-  while (hi - lo > 60_000) {
-    const mid = Math.floor((lo + hi) / 2 / 60_000) * 60_000;
-    if (offset(mid) === first) lo = mid;
-    else hi = mid;
-  }
-  return hi;
-}
-
-function maxRunsArb(): fc.Arbitrary<number | null> {
-  return fc.option(fc.integer({ min: 1, max: 6 }), { nil: null, freq: 3 });
-}
-
-const settingsArb = fc.record({
-  intervalS: fc.constantFrom(5, 10, 15),
-  overlap: overlapArb(),
-  catchup: catchupArb(),
-  windowS: fc.option(fc.constantFrom(25, 40), { nil: null }),
-  cron: fc.option(cronArb(), { nil: null, freq: 2 }),
-  endInS: fc.option(fc.integer({ min: 1, max: 300 }), { nil: null, freq: 4 }),
-  /** Below the shortest gap between occurrences (5 s), so due times keep the occurrences' order. */
-  jitterMs: fc.constantFrom(0, 0, 1500, 4000),
-  maxRuns: maxRunsArb(),
-});
 const scheduleIndex = fc.integer({ min: 0, max: 1 });
 const pick = (w: World, i: number): string => w.ids[i % w.ids.length] as string;
 
@@ -259,6 +234,14 @@ const commands = [
       if (e === undefined) return;
       await w.real.executions.complete(e.id, {});
       m.complete(e.id);
+      await fireBoth(m, w, m.now);
+    }),
+  ),
+  fc.constant(
+    // Every running execution returns at once (a quick workflow): a backfill's runs end before the
+    // next fire comes to their occurrences, which then must not hold the overlap slot.
+    cmd("complete all", async (m, w) => {
+      await completeAll(m, w);
       await fireBoth(m, w, m.now);
     }),
   ),
@@ -355,15 +338,27 @@ const commands = [
   fc.tuple(scheduleIndex, fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 60 })).map(([i, backS, lenS]) =>
     cmd(`backfill ${i} now-${backS}s +${lenS}s`, async (m, w) => {
       if (m.blocked) return;
-      const id = pick(w, i);
       const from = m.now - backS * 1000;
-      const to = from + lenS * 1000;
-      const real = w.real.scheduler.actions.backfill(id, { start_at: formatInstant(from), end_at: formatInstant(to) });
-      const expected = m.backfill(id, from, to);
-      if (expected === "refused") await expect(real).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-      else expect(await real, `backfill ${id}`).toMatchObject(expected);
+      await backfillBoth(m, w, pick(w, i), from, from + lenS * 1000);
       await fireBoth(m, w, m.now);
     }),
+  ),
+  fc.tuple(scheduleIndex, fc.integer({ min: 0, max: 150 }), fc.boolean()).map(([i, outageS, quick]) =>
+    cmd(
+      `backfill ${i} what is due and undecided, after an outage of ${outageS}s${quick ? ", ended" : ""}`,
+      async (m, w) => {
+        // What a paused span (or an outage's) holds, backfilled before the fire that decides it:
+        // `resume {"catch_up": true}`, or the loop coming back. `quick`: those runs end first.
+        if (m.blocked) return;
+        const id = pick(w, i);
+        w.real.clock.set(m.now + outageS * 1000);
+        m.now += outageS * 1000;
+        const s = m.get(id);
+        if (s.nextFire !== null && s.nextFire <= m.now) await backfillBoth(m, w, id, s.nextFire, m.now);
+        if (quick) await completeAll(m, w);
+        await fireBoth(m, w, m.now);
+      },
+    ),
   ),
   fc.boolean().map((block) =>
     cmd(block ? "block starts" : "unblock starts", async (m, w) => {
@@ -379,20 +374,6 @@ const commands = [
     }),
   ),
 ];
-
-function overlapArb(): fc.Arbitrary<OverlapPolicy> {
-  return fc.constantFrom("skip", "allow", "cancel_previous", "buffer_one", "buffer_all");
-}
-
-function catchupArb(): fc.Arbitrary<[CatchupPolicy, number | null]> {
-  return fc.oneof(
-    fc.constant<[CatchupPolicy, number | null]>(["skip_missed", null]),
-    fc.constant<[CatchupPolicy, number | null]>(["run_once", null]),
-    fc.integer({ min: 1, max: 6 }).map((n): [CatchupPolicy, number | null] => ["catch_up", n]),
-  );
-}
-
-type SettingsArb = typeof settingsArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** Creates the schedule on both sides. */
 async function createBoth(m: ReferenceModel, w: World, id: string, s: SettingsArb, key: string | null): Promise<void> {

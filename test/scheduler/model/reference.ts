@@ -205,18 +205,26 @@ export class ReferenceModel {
     if (s.catchup === "catch_up") picks = eligible.slice(-(s.maxCatchUp ?? 1));
     if (fresh !== null) picks.push(fresh);
 
-    // The plan, decided as if every start succeeds.
+    // The plan, decided as if every start succeeds. An occurrence whose execution exists (a
+    // backfill ran it) is accounted as that execution whatever the overlap policy, and occupies
+    // the overlap slot only while it runs.
     type Step = { o: number; act: "start" | "cancel_start" | "buffer" | `skip:${string}`; fromBuffer: boolean };
     const plan: Step[] = [];
+    const ran = (o: number) => this.executions.get(`${s.id}:${formatInstant(o)}`);
     let blocker = blocker0;
     let bufferLen = s.buffered.length;
-    if (blocker === "none" && s.buffered.length > 0) {
-      plan.push({ o: s.buffered[0] as number, act: "start", fromBuffer: true });
+    for (let k = 0; blocker === "none" && k < s.buffered.length; k++) {
+      const o = s.buffered[k] as number;
+      plan.push({ o, act: "start", fromBuffer: true });
       bufferLen--;
-      blocker = "schedule";
+      if (ran(o)?.active !== false) blocker = "schedule";
     }
     for (const o of picks) {
-      if (blocker === "none" || s.overlap === "allow") {
+      const existing = ran(o);
+      if (existing !== undefined) {
+        plan.push({ o, act: "start", fromBuffer: false });
+        if (existing.active && blocker === "none") blocker = "schedule";
+      } else if (blocker === "none" || s.overlap === "allow") {
         plan.push({ o, act: "start", fromBuffer: false });
         blocker = "schedule";
       } else if (s.overlap === "skip") {
@@ -236,6 +244,8 @@ export class ReferenceModel {
     const starts: MExecution[] = [];
     let buffered = [...s.buffered];
     let lastExec = s.lastExec;
+    /** What cancel_previous replaces: the last execution started or found still running. */
+    let running = s.lastExec;
     let retryOccurrence: number | null = null;
     // max_runs: each decided start, buffering or dead letter of the timing counts; at the limit the
     // schedule ends and what comes after that occurrence is neither decided nor recorded.
@@ -256,8 +266,10 @@ export class ReferenceModel {
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
       }
-      if (step.act === "cancel_start" && lastExec !== null) cancels.push(lastExec);
-      if (this.blocked) {
+      if (step.act === "cancel_start" && running !== null) cancels.push(running);
+      const id = `${s.id}:${formatInstant(step.o)}`;
+      // An existing id is the answer before the workflow is looked at: it never fails to start.
+      if (this.blocked && !this.executions.has(id)) {
         if (step.fromBuffer) {
           // Nothing of this fire stays: the buffered occurrence is tried again in 5 s.
           for (const id of cancels) this.end(id);
@@ -274,9 +286,9 @@ export class ReferenceModel {
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
       }
-      const id = `${s.id}:${formatInstant(step.o)}`;
       starts.push({ id, scheduleId: s.id, key: s.key, active: true });
       accounts.set(step.o, "started");
+      if (this.executions.get(id)?.active !== false) running = id;
       if (step.fromBuffer) buffered = buffered.slice(1);
       else {
         runs++;

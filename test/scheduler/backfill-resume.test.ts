@@ -1,0 +1,130 @@
+/**
+ * A backfill of occurrences a fire has not decided yet (a paused span, or an outage's), then the
+ * fire that decides them (docs/scheduling.md § Backfill): an occurrence whose execution exists is
+ * accounted as that execution (a `started` row naming it), never skipped or buffered, and only an
+ * execution still running occupies the overlap slot. Before, each existing execution counted as a
+ * start that runs: a resume `{"catch_up": true}` after a backfill of the paused span whose runs had
+ * all completed skipped every occurrence after the first for `overlap` and started nothing.
+ */
+import { expect, it } from "vitest";
+import type { OverlapPolicy } from "../../src/domain/schedule.js";
+import { formatInstant, parseInstant } from "../../src/time/format.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { accountsOf } from "./audit.js";
+import { type Harness, makeHarness, ORDER_INPUT } from "./harness.js";
+
+const at = (hms: string): number => parseInstant(`2026-12-05T03:${hms}Z`);
+const idOf = (hms: string): string => `rb:${formatInstant(at(hms))}`;
+/** 46:10-46:25: backfilled. 46:30-46:40: due at the resume, no execution yet (46:40 the fresh one). */
+const BACKFILLED = ["46:10", "46:15", "46:20", "46:25"];
+const NEW = ["46:30", "46:35", "46:40"];
+
+/** What the fire makes of 46:30, 46:35 and 46:40 when nothing runs before them, per overlap policy. */
+const NEW_ACCOUNTS: Record<OverlapPolicy, string[]> = {
+  skip: ["started", "skipped:overlap", "skipped:overlap"],
+  allow: ["started", "started", "started"],
+  buffer_one: ["started", "buffered", "skipped:buffer_full"],
+  buffer_all: ["started", "buffered", "buffered"],
+  cancel_previous: ["started", "started", "started"],
+};
+
+describeEachDialect("scheduler: backfill of undecided occurrences, then the fire that decides them", (dialect) => {
+  const db = useStore(dialect);
+
+  /**
+   * rb fires 46:05 (it completes), then, paused or with its loop down, 46:05-46:29 is backfilled
+   * at 46:29 (46:05 exists: 4 start); the runs of `ended` complete. The fire comes at 46:42.
+   */
+  async function backfilled(
+    overlap: OverlapPolicy,
+    how: "pause" | "outage",
+    ended: readonly string[],
+  ): Promise<Harness> {
+    const h = await makeHarness(db.store, { now: "2026-12-05T03:46:01Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "rb",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "5s",
+      overlap,
+      catchup: "catch_up",
+      max_catch_up: 100,
+    });
+    await h.fireAt("2026-12-05T03:46:05Z");
+    await h.executions.complete(idOf("46:05"), {});
+    if (how === "pause") await h.scheduler.actions.pause("rb", {});
+    h.clock.set(at("46:29"));
+    const range = { start_at: "2026-12-05T03:46:05Z", end_at: "2026-12-05T03:46:29Z" };
+    expect(await h.scheduler.actions.backfill("rb", range)).toMatchObject({
+      occurrences: 5,
+      started: 4,
+      already_existed: 1,
+    });
+    for (const hms of ended) await h.executions.complete(idOf(hms), {});
+    h.clock.set(at("46:42"));
+    if (how === "pause") await h.scheduler.actions.resume("rb", { catch_up: true });
+    await h.scheduler.loop.fireDue();
+    return h;
+  }
+
+  const accounts = async (hms: string[]): Promise<string[]> => {
+    const all = await accountsOf(db.store, "rb");
+    return hms.map((o) => (all.get(at(o)) ?? []).join("+"));
+  };
+  const status = async (hms: string): Promise<string | undefined> => (await db.store.getExecution(idOf(hms)))?.status;
+
+  for (const overlap of Object.keys(NEW_ACCOUNTS) as OverlapPolicy[]) {
+    for (const how of ["pause", "outage"] as const) {
+      it(`${overlap}, ${how}: the backfill's ended runs are accounted as themselves and block nothing`, async () => {
+        const h = await backfilled(overlap, how, BACKFILLED);
+        // Each backfilled occurrence: the backfill's started row and the fire's, one execution.
+        expect(await accounts(BACKFILLED)).toEqual(BACKFILLED.map(() => "started+started"));
+        for (const hms of BACKFILLED) {
+          const named = (await db.store.listOccurrences("rb", { limit: 100 }))
+            .filter((r) => r.occurrenceMs === at(hms))
+            .map((r) => r.executionId);
+          expect(named, hms).toEqual([idOf(hms), idOf(hms)]);
+          expect(await status(hms), hms).toBe("COMPLETED"); // cancel_previous cancels no ended run
+        }
+        expect(await accounts(NEW)).toEqual(NEW_ACCOUNTS[overlap]);
+        const starts = NEW_ACCOUNTS[overlap].filter((a) => a === "started").length;
+        const skips = NEW_ACCOUNTS[overlap].filter((a) => a.startsWith("skipped")).length;
+        // fired: 46:05, the backfill's 4, and the fire's new starts; skipped: only the new ones.
+        expect(await db.store.getSchedule("rb")).toMatchObject({ fired: 5 + starts, skipped: skips });
+        expect(h.reports.at(-1)).toMatchObject({ started: starts });
+        if (overlap === "cancel_previous") {
+          expect([await status("46:30"), await status("46:35"), await status("46:40")]).toEqual([
+            "CANCELLED",
+            "CANCELLED",
+            "RUNNING",
+          ]);
+        }
+        if (overlap.startsWith("buffer")) {
+          // The buffer waits behind 46:30 (running), not behind an ended run: 46:30 ends, 46:35 starts.
+          await h.executions.complete(idOf("46:30"), {});
+          await h.scheduler.loop.fireDue();
+          expect(await status("46:35")).toBe("RUNNING");
+        }
+      });
+    }
+  }
+
+  it("skip: backfilled runs still running are accounted as themselves and hold the slot", async () => {
+    await backfilled("skip", "pause", []);
+    expect(await accounts(BACKFILLED)).toEqual(BACKFILLED.map(() => "started+started"));
+    expect(await accounts(NEW)).toEqual(NEW.map(() => "skipped:overlap"));
+    expect(await db.store.getSchedule("rb")).toMatchObject({ fired: 5, skipped: 3 });
+  });
+
+  it("cancel_previous: a new start replaces the last backfilled run still running, not an ended one", async () => {
+    // 46:25 ends before the resume: the run 46:30 replaces is 46:20, which still runs.
+    await backfilled("cancel_previous", "pause", ["46:25"]);
+    expect(await accounts(BACKFILLED)).toEqual(BACKFILLED.map(() => "started+started"));
+    expect(await Promise.all(["46:10", "46:15", "46:20", "46:25"].map(status))).toEqual([
+      "RUNNING",
+      "RUNNING",
+      "CANCELLED",
+      "COMPLETED",
+    ]);
+  });
+});
