@@ -97,6 +97,8 @@ export class SchedulerLoop implements FireWindow {
   /** Schedules this round's fire batches read (and so did not find held by another session). */
   private readonly seen = new Set<string>();
   private readonly held: HeldRows;
+  /** The due rows the last round found held ({@link lookForHeld}). */
+  private heldBefore = new Set<string>();
   /** clearFor() callers waiting for the current round to end. */
   private readonly roundEnded = new Set<() => void>();
 
@@ -176,12 +178,20 @@ export class SchedulerLoop implements FireWindow {
       try {
         if (this.o.mayFire?.() ?? true) {
           this.seen.clear();
-          await this.fireDue();
+          const fired = await this.fireDue();
           const next = await this.o.store.nextDueMs();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
-          if (next !== null && next <= now) await this.lookForHeld(now);
-          else this.held.clear();
+          let held = 0;
+          if (next !== null && next <= now) held = await this.lookForHeld(now);
+          else {
+            this.held.clear();
+            this.heldBefore.clear();
+          }
           if (next !== null) sleepMs = Math.max(0, Math.min(IDLE_SLEEP_MS, next - now));
+          // Only rows another session holds are due: the next round would pass over them again at
+          // once, round after round, until that session ends (up to 10 s). A short wall-clock
+          // pause instead of a spin; a wake-up (a change, a new schedule) still ends it.
+          if (held > 0 && fired === 0) await heldPause(wake, signal);
           // On the loop's own clock (the due clock may be the database's).
           this.nextDueAt = next === null ? null : this.o.clock.now() + Math.max(0, next - now);
         } else {
@@ -311,12 +321,15 @@ export class SchedulerLoop implements FireWindow {
    * were passed over because another session holds them (those it saw and left due failed, and
    * said so). Only such rounds pay this read.
    */
-  private async lookForHeld(now: number): Promise<void> {
+  private async lookForHeld(now: number): Promise<number> {
     const due = await this.o.store.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize });
-    this.held.note(
-      due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id)),
-      performance.now(),
-    );
+    const held = due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id));
+    this.held.note(held, performance.now());
+    // One that came due after the round's fire read the clock is unseen too, and fires in the next
+    // round: only one found unseen in two rounds running is held.
+    const again = held.filter((id) => this.heldBefore.has(id)).length;
+    this.heldBefore = new Set(held);
+    return again;
   }
 
   /** A batch of one, in its own transaction, the row read afresh. */
@@ -370,4 +383,21 @@ async function lockedDue(tx: StoreOps, scheduleId: string, now: number): Promise
   const row = await tx.getSchedule(scheduleId, { forUpdate: true });
   if (row === null || row.state !== "active" || row.paused || row.dueMs === null || row.dueMs > now) return null;
   return row;
+}
+
+/** How long the loop pauses, in wall time, when all it finds due is held by another session. */
+const HELD_PAUSE_MS = 100;
+
+function heldPause(wake: AbortSignal, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      wake.removeEventListener("abort", done);
+      stop.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, HELD_PAUSE_MS);
+    wake.addEventListener("abort", done, { once: true });
+    stop.addEventListener("abort", done, { once: true });
+  });
 }

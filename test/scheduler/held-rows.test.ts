@@ -61,7 +61,15 @@ describe.skipIf(!postgresDialect.enabled)("held rows [postgres]", () => {
       error: () => undefined,
       child: () => log,
     };
-    const h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", log, heldRowWarnMs: 200 });
+    const h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", log, heldRowWarnMs: 1000 });
+    // Rounds of the loop, counted by its read of the next due instant: while only a held row is
+    // due, it pauses between them instead of spinning (a round every 1-2 ms before).
+    let rounds = 0;
+    const nextDueMs = store.nextDueMs.bind(store);
+    store.nextDueMs = () => {
+      rounds++;
+      return nextDueMs();
+    };
     await h.scheduler.schedules.create({
       schedule_id: "held",
       workflow: "OrderProcessing",
@@ -78,6 +86,8 @@ describe.skipIf(!postgresDialect.enabled)("held rows [postgres]", () => {
       while (!warnings.some((w) => w.msg.startsWith("schedule held is due but another database session holds its row")))
         await new Promise((resolve) => setTimeout(resolve, 10));
       expect((await store.getSchedule("held"))?.fired).toBe(0);
+      // 1 s held at one round per 100 ms pause: about 10, nowhere near hundreds.
+      expect(rounds).toBeLessThan(50);
       await admin.query("ROLLBACK");
       while ((await store.getSchedule("held"))?.fired !== 1) await new Promise((resolve) => setTimeout(resolve, 10));
     } finally {
