@@ -9,13 +9,25 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-type NotJson = undefined | symbol | ((...args: never[]) => unknown);
+/** What JSON has no form for: `null` where it stands alone or in an array, gone as a property. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a step of `async () => {}` resolves to void
+type NotJson = undefined | void | symbol | ((...args: never[]) => unknown);
+
+/** Keys JSON drops always (every value of them is {@link NotJson}) or sometimes (some are). */
+type DroppedKeys<T> = { [K in keyof T]-?: [Exclude<T[K], NotJson>] extends [never] ? K : never }[keyof T];
+type MaybeKeys<T> = { [K in keyof T]-?: [Extract<T[K], NotJson>] extends [never] ? never : K }[keyof T];
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+type JsonifiedObject<T> = Flat<
+  { [K in Exclude<keyof T, DroppedKeys<T> | MaybeKeys<T> | symbol>]: Jsonified<T[K]> } & {
+    [K in Exclude<MaybeKeys<T>, DroppedKeys<T> | symbol>]?: Jsonified<Exclude<T[K], NotJson>>;
+  }
+>;
 
 /**
- * What a value of type T becomes through JSON (`JSON.parse(JSON.stringify(value))`): the type a
- * step returns, since a step returns its journaled JSON form even on its first run
- * (docs/workflows.md § Steps). A `Date` is a string, a `Map` or `Set` an empty object, functions
- * and `undefined` properties are gone and `undefined` in an array is `null`; `any` and `unknown`
+ * What a value of type T becomes through JSON as a step journals it: the type a step returns, since
+ * a step returns its journaled JSON form even on its first run (docs/workflows.md § Steps). A `Date`
+ * is a string, a `Map` or `Set` an empty object, `undefined` (a step that returns nothing) is
+ * `null`, a property that may be `undefined` is optional, tuples stay tuples; `any` and `unknown`
  * stay as they are.
  */
 export type Jsonified<T> = unknown extends T
@@ -24,12 +36,18 @@ export type Jsonified<T> = unknown extends T
     ? Jsonified<R>
     : T extends JsonPrimitive
       ? T
-      : T extends NotJson | bigint
-        ? never
-        : T extends readonly (infer U)[]
-          ? (U extends NotJson ? null : Jsonified<U>)[]
-          : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown> | WeakMap<object, unknown> | WeakSet<object>
-            ? Record<never, never>
-            : T extends object
-              ? { [K in keyof T as K extends symbol ? never : T[K] extends NotJson ? never : K]: Jsonified<T[K]> }
-              : never;
+      : T extends NotJson
+        ? null
+        : T extends bigint
+          ? never
+          : T extends readonly unknown[]
+            ? { -readonly [K in keyof T]: Jsonified<T[K]> }
+            : T extends
+                  | ReadonlyMap<unknown, unknown>
+                  | ReadonlySet<unknown>
+                  | WeakMap<object, unknown>
+                  | WeakSet<object>
+              ? Record<never, never>
+              : T extends object
+                ? JsonifiedObject<T>
+                : never;

@@ -71,6 +71,12 @@ export class TaskContext implements WorkflowContext {
    * is marked handled here (the run that awaits it still gets it), and logged when the run had
    * already returned, since nothing else will see it.
    */
+  step<T extends JsonValue>(
+    name: string,
+    fn: (signal: AbortSignal) => Promise<T> | T,
+    options?: StepOptions<T>,
+  ): Promise<T>;
+  step<T>(name: string, fn: (signal: AbortSignal) => Promise<T> | T, options?: StepOptions<T>): Promise<Jsonified<T>>;
   step<T>(
     name: string,
     fn: (signal: AbortSignal) => Promise<T> | T,

@@ -4,7 +4,7 @@
  */
 
 import semver from "semver";
-import type { Jsonified, JsonObject } from "../domain/json.js";
+import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 
 /** How a failed attempt is retried (the whole run again; completed steps are not run again). */
@@ -57,8 +57,14 @@ export interface WorkflowContext {
    * Runs `fn` once per run: its result (JSON) is journaled in the server before `step` returns, and
    * a retried attempt gets the journaled result without running `fn` again. Step names must be
    * unique within a run. It returns the result's JSON form, on the first run too (a `Date` comes
-   * back as its string), and its type says so ({@link Jsonified}).
+   * back as its string), and its type says so ({@link Jsonified}); a result that is JSON already
+   * (`T extends JsonValue`, generic helpers included) keeps its type.
    */
+  step<T extends JsonValue>(
+    name: string,
+    fn: (signal: AbortSignal) => Promise<T> | T,
+    options?: StepOptions<T>,
+  ): Promise<T>;
   step<T>(name: string, fn: (signal: AbortSignal) => Promise<T> | T, options?: StepOptions<T>): Promise<Jsonified<T>>;
   /** Ends this run and starts the next one of the same execution with `input`. Never returns. */
   continueAsNew(input: JsonObject): never;

@@ -5,7 +5,7 @@
  * again) and at run time against what a step really returns.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { Jsonified } from "../../src/domain/json.js";
+import type { Jsonified, JsonObject } from "../../src/domain/json.js";
 import type { TaskJson } from "../../src/domain/worker-protocol.js";
 import { TaskContext } from "../../src/worker/context.js";
 
@@ -39,6 +39,12 @@ describe("Jsonified", () => {
     expectTypeOf<Jsonified<(number | undefined)[]>>().toEqualTypeOf<(number | null)[]>();
     expectTypeOf<Jsonified<{ id: string; tags: string[] }>>().toEqualTypeOf<{ id: string; tags: string[] }>();
     expectTypeOf<Jsonified<unknown>>().toEqualTypeOf<unknown>();
+    // A step that may find nothing returns null then (storable.ts), never a missing value.
+    expectTypeOf<Jsonified<{ id: string } | undefined>>().toEqualTypeOf<{ id: string } | null>();
+    expectTypeOf<Jsonified<void>>().toEqualTypeOf<null>();
+    // A property that may be undefined may be missing; tuples keep their places.
+    expectTypeOf<Jsonified<{ a: string | undefined; b: number }>>().toEqualTypeOf<{ a?: string; b: number }>();
+    expectTypeOf<Jsonified<[{ at: Date }, number]>>().toEqualTypeOf<[{ at: string }, number]>();
   });
 });
 
@@ -61,5 +67,17 @@ describe("ctx.step", () => {
     const order = await ctx.step("order", async () => ({ id: "o-1", total: 3, note: undefined, at: new Date(0) }));
     expectTypeOf(order).toEqualTypeOf<{ id: string; total: number; at: string }>();
     expect(order).toEqual({ id: "o-1", total: 3, at: "1970-01-01T00:00:00.000Z" });
+    const found = await ctx.step("find", () => [{ id: "a" }].find((x) => x.id === "zz"));
+    expectTypeOf(found).toEqualTypeOf<{ id: string } | null>();
+    expect(found).toBeNull();
+    const nothing = await ctx.step("void", async () => {});
+    expectTypeOf(nothing).toEqualTypeOf<null>();
+    expect(nothing).toBeNull();
+    const [one, two] = await ctx.step("both", () => Promise.all([{ id: "x" }, 2]));
+    expectTypeOf(one).toEqualTypeOf<{ id: string }>();
+    expectTypeOf(two).toEqualTypeOf<number>();
+    // A generic helper over JSON values keeps its T.
+    const typed = <T extends JsonObject>(name: string, value: T): Promise<T> => ctx.step(name, () => value);
+    expect(await typed("typed", { n: 1 })).toEqual({ n: 1 });
   });
 });
