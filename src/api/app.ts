@@ -131,7 +131,9 @@ export function buildApp(o: AppOptions): App {
       ?.properties;
     for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
       // `?limit=5&limit=6` arrives as a list: said as such, not as "must be an integer".
-      if (Array.isArray(v) && declared?.[k]?.type !== "array") {
+      // Only a parameter the route reads: others are ignored, given once or twice (a page's `?v=1&v=2`).
+      const type = declared?.[k]?.type;
+      if (Array.isArray(v) && type !== undefined && type !== "array") {
         throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} is given more than once; give it once`);
       }
       checkText(v, `query parameter ${k}`);

@@ -100,6 +100,10 @@ it("says a query parameter given twice is given twice, and changes nothing", asy
     });
   }
   expect((await t.ok("GET", "/v1/schedules/twice")).paused).toBe(false);
+  // A parameter no route reads is ignored however often it comes, as once: the UI's page, health.
+  for (const path of ["/?a=1&a=2", "/healthz?x=1&x=1"]) {
+    expect({ path, status: (await t.call("GET", path)).status }).toEqual({ path, status: 200 });
+  }
 });
 
 it("refuses a body on a write that takes none, and does nothing", async () => {
