@@ -75,7 +75,16 @@ try {
   await client.getSchedule(SCHEDULE);
 } catch (err) {
   if (!(err instanceof OrbitError && err.code === "NOT_FOUND")) throw err;
-  await client.createSchedule({ schedule_id: SCHEDULE, workflow: "OrderProcessing", interval: "10s", input: INPUT });
+  await client
+    .createSchedule({ schedule_id: SCHEDULE, workflow: "OrderProcessing", interval: "10s", input: INPUT })
+    .catch((refused: unknown) => {
+      // The hand-registered version's schema refuses the demo's input: one line, and the way out.
+      if (!(refused instanceof OrbitError && refused.code === "INVALID_ARGUMENT")) throw refused;
+      console.error(
+        `orbit: ${refused.message}\n(${dataDir} holds an OrderProcessing@1.0.0 registered with another input schema; start the demo on a folder of its own: npm start -- --data-dir .orbit-demo)`,
+      );
+      process.exit(1);
+    });
 }
 
 // The CLI's default server is port 7233: another port is named in each command.

@@ -96,6 +96,24 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("npm start -- --port N --data-dir D"), () 
     expect(await started.exited).toBe(0);
   }, 60_000);
 
+  it("says in one line, not a stack trace, when the hand-registered schema refuses the demo's input", async () => {
+    const data = join(dir, "strict");
+    const earlier = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await new OrbitClient({ server: earlier.url }).registerWorkflow({
+      name: "OrderProcessing",
+      version: "1.0.0",
+      input_schema: { type: "object", required: ["foo"] },
+    });
+    await earlier.close();
+
+    const started = npmStart(["--port", "0", "--data-dir", data]);
+    children.push(started.child);
+    expect(await started.exited).toBe(1);
+    expect(started.output()).toContain("orbit: input does not match OrderProcessing@1.0.0");
+    expect(started.output()).toContain("npm start -- --data-dir .orbit-demo");
+    expect(started.output()).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
   it("refuses a flag it does not take, with its usage (exit 2)", async () => {
     const started = npmStart(["--prot", "7300"]);
     children.push(started.child);
