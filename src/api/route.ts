@@ -93,18 +93,6 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
             `${route.method} ${route.url.replaceAll(":", "")} takes no request body`,
           );
         }
-        // A write with no revision cannot honour a condition: a conditional cancel or retry went
-        // ahead unconditionally without a word. RFC 9110 § 13.1.1: no current representation to
-        // match makes the condition false (412), as on a create (fences.ts); `*` asks only that the
-        // target exists, which the write finds out itself (404).
-        const ifMatch = request.headers["if-match"];
-        const fenced = ifMatch !== undefined && String(ifMatch).trim() !== "*";
-        if (fenced && route.ifMatch === undefined && route.method !== "GET") {
-          throw new OrbitError(
-            "PRECONDITION_FAILED",
-            `${route.method} ${route.url.replaceAll(":", "")} has no revision to match (If-Match: ${String(ifMatch).trim()}); send it without If-Match`,
-          );
-        }
         const api: ApiRequest = {
           params: (request.params ?? {}) as Record<string, string>,
           query: (request.query ?? {}) as Record<string, unknown>,
@@ -114,6 +102,19 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
           caller: route.public ? null : ctx.authenticate(request),
         };
         await route.guard?.(api);
+        // A write with no revision cannot honour a condition: a conditional cancel or retry went
+        // ahead unconditionally without a word. RFC 9110 § 13.1.1: no current representation to
+        // match makes the condition false (412), as on a create (fences.ts); said after the guard,
+        // so a caller who may not write here hears that first. `*` asks only that the target
+        // exists, which the write finds out itself (404).
+        const ifMatch = request.headers["if-match"];
+        const fenced = ifMatch !== undefined && String(ifMatch).trim() !== "*";
+        if (fenced && route.ifMatch === undefined && route.method !== "GET") {
+          throw new OrbitError(
+            "PRECONDITION_FAILED",
+            `${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")} has no revision to match (If-Match: ${String(ifMatch).trim()}); send it without If-Match`,
+          );
+        }
         const key = isIdempotent(route) ? IdempotencyKeys.keyOf(request.headers["idempotency-key"]) : undefined;
         let answer: ApiAnswer;
         if (key === undefined) answer = await route.handler(api);

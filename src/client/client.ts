@@ -5,7 +5,15 @@
  */
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { bearerToken, type HttpOptions, type RequestOptions, request, serverUrl, type WriteOptions } from "./http.js";
+import {
+  bearerToken,
+  type HttpOptions,
+  type KeyedWriteOptions,
+  type RequestOptions,
+  request,
+  serverUrl,
+  type WriteOptions,
+} from "./http.js";
 import type {
   ApplyRequestJson,
   ApplyResultJson,
@@ -100,7 +108,7 @@ export class OrbitClient {
 
   // Schedules
 
-  createSchedule(settings: ScheduleSettingsBody, opts: WriteOptions = {}): Promise<ScheduleJson> {
+  createSchedule(settings: ScheduleSettingsBody, opts: KeyedWriteOptions = {}): Promise<ScheduleJson> {
     return this.call({ ...opts, method: "POST", path: "/v1/schedules", body: settings });
   }
 
@@ -123,7 +131,7 @@ export class OrbitClient {
 
   createSchedules(
     settings: readonly ScheduleSettingsBody[],
-    opts: WriteOptions = {},
+    opts: KeyedWriteOptions = {},
   ): Promise<{ created: number; schedule_ids: string[] }> {
     return this.call({ ...opts, method: "POST", path: "/v1/schedules/batch", body: { schedules: settings } });
   }
@@ -182,7 +190,7 @@ export class OrbitClient {
 
   // Workflows
 
-  async registerWorkflow(body: RegisterWorkflowBody, opts: WriteOptions = {}): Promise<Created<WorkflowJson>> {
+  async registerWorkflow(body: RegisterWorkflowBody, opts: KeyedWriteOptions = {}): Promise<Created<WorkflowJson>> {
     const res = await request<WorkflowJson>(this.http, { ...opts, method: "POST", path: "/v1/workflows", body });
     return { created: res.status === 201, value: res.body };
   }
@@ -196,7 +204,12 @@ export class OrbitClient {
   }
 
   /** Deprecates (or, with `false`, undeprecates) a version: "latest" skips it (docs/outcomes.md). */
-  deprecateWorkflow(name: string, version: string, deprecated = true, opts: WriteOptions = {}): Promise<WorkflowJson> {
+  deprecateWorkflow(
+    name: string,
+    version: string,
+    deprecated = true,
+    opts: KeyedWriteOptions = {},
+  ): Promise<WorkflowJson> {
     const action = deprecated ? "deprecate" : "undeprecate";
     return this.call({
       ...opts,
@@ -208,7 +221,7 @@ export class OrbitClient {
 
   // Executions
 
-  async startExecution(body: StartExecutionBody, opts: WriteOptions = {}): Promise<Created<ExecutionJson>> {
+  async startExecution(body: StartExecutionBody, opts: KeyedWriteOptions = {}): Promise<Created<ExecutionJson>> {
     const res = await request<ExecutionJson>(this.http, { ...opts, method: "POST", path: "/v1/executions", body });
     return { created: res.status === 201, value: res.body };
   }
@@ -229,12 +242,12 @@ export class OrbitClient {
     return page.events;
   }
 
-  cancelExecution(id: string, body: { reason?: string } = {}, opts: WriteOptions = {}): Promise<ExecutionJson> {
+  cancelExecution(id: string, body: { reason?: string } = {}, opts: KeyedWriteOptions = {}): Promise<ExecutionJson> {
     return this.call({ ...opts, method: "POST", path: `/v1/executions/${seg(id)}/cancel`, body });
   }
 
   /** Re-runs a FAILED or CANCELLED execution as its next run (docs/outcomes.md § Retry). */
-  retryExecution(id: string, opts: WriteOptions = {}): Promise<ExecutionJson> {
+  retryExecution(id: string, opts: KeyedWriteOptions = {}): Promise<ExecutionJson> {
     return this.call({ ...opts, method: "POST", path: `/v1/executions/${seg(id)}/retry`, body: {} });
   }
 

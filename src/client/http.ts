@@ -32,6 +32,12 @@ export interface WriteOptions {
   idempotencyKey?: string;
 }
 
+/**
+ * Headers of a write that has no revision to fence (a create, an execution's start, cancel or
+ * retry, a workflow's registration): only the idempotency key; an If-Match there is 412.
+ */
+export type KeyedWriteOptions = Pick<WriteOptions, "idempotencyKey">;
+
 export interface RequestOptions extends WriteOptions {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;

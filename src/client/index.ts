@@ -7,5 +7,5 @@ export {
   type OrbitClientOptions,
   type PageQuery,
 } from "./client.js";
-export { ServerUnreachableError, type WriteOptions } from "./http.js";
+export { type KeyedWriteOptions, ServerUnreachableError, type WriteOptions } from "./http.js";
 export type * from "./types.js";

@@ -92,6 +92,17 @@ it("answers 404 for a schedule it may not see and 403 for a workflow it names, c
     code: "PERMISSION_DENIED",
     message: 'identity orders may not start workflow "OrderProcessing" (it may: schedule/read on "Order*")',
   });
+  // With an If-Match (412 on a start, which has no revision), the refusal of the caller comes first.
+  const fenced = await t.call(
+    "POST",
+    "/v1/executions",
+    { workflow: "OrderProcessing" },
+    {
+      ...as("orders-token"),
+      "if-match": '"1"',
+    },
+  );
+  expect({ status: fenced.status, code: fenced.body.code }).toEqual({ status: 403, code: "PERMISSION_DENIED" });
 });
 
 it("refuses worker identities on /v1/schedules", async () => {

@@ -236,7 +236,7 @@ describe("changes with fences", () => {
         status: 412,
         body: {
           code: "PRECONDITION_FAILED",
-          message: `POST ${path.replace("plain", "id").replace(/^\/v1\/executions$/, "/v1/executions")} has no revision to match (If-Match: ${header}); send it without If-Match`,
+          message: `POST ${path.replace("plain", "{id}")} has no revision to match (If-Match: ${header}); send it without If-Match`,
         },
       });
     }
