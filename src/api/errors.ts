@@ -112,6 +112,10 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const { status, body, internal } = errorReply(err);
     if (internal) request.log.error({ err, ...idsOfRequest(request) }, "request failed");
+    // Refused before its body was read (a Host or Origin refusal, a 401): the connection closes
+    // with the answer, else the unread body's request timed out later and a second answer (408)
+    // followed on the same connection.
+    if (!request.raw.complete) reply.header("connection", "close");
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
