@@ -6,11 +6,12 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { checkText } from "../domain/body-guard.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
-import type { PollRequestJson, StepRequestJson } from "../domain/worker-protocol.js";
+import { COMPLETE_ROUTE, type PollRequestJson, type StepRequestJson } from "../domain/worker-protocol.js";
 import type { Executions } from "../engine/executions.js";
 import { Notifier } from "../engine/notifier.js";
 import { executionToJson } from "../engine/serialize.js";
@@ -24,6 +25,7 @@ import type { Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
 import type { Caller, RouteDef } from "./route.js";
 import { WorkerAccess, type WorkerBody } from "./worker-access.js";
+
 import * as S from "./worker-schemas.js";
 
 export interface WorkerProtocolOptions {
@@ -230,20 +232,22 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     checkJsonLimits(b.result ?? null, `the result of step ${b.step}`);
     return tasks.step(id, holder, { ...b, result: (b.result ?? null) as JsonValue });
   });
-  route<{ result?: unknown }>(
-    "/v1/worker/tasks/:task_id/complete",
-    { ...task, body: S.CompleteBody },
-    async (b, id, holder) => {
-      const refused = resultRefusal(b.result ?? null);
-      if (refused !== null) {
-        // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
-        // rather than leaving the execution RUNNING (docs/security.md).
-        await tasks.fail(id, holder, { message: refused.message, type: "ResultRefused" }, false);
-        throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
-      }
-      return executionToJson(await tasks.complete(id, holder, (b.result ?? null) as JsonValue));
-    },
-  );
+  route<{ result?: unknown }>(COMPLETE_ROUTE, { ...task, body: S.CompleteBody }, async (b, id, holder, reply) => {
+    // A NUL or lone surrogate (app.ts let it through for this route): no store keeps it.
+    const unstorable = (reply.request as FastifyRequest & { unstorable?: string }).unstorable;
+    checkText(b.worker_id, "worker_id");
+    const refused =
+      unstorable !== undefined
+        ? new OrbitError("INVALID_ARGUMENT", unstorable.replace("the request body", "the result"))
+        : resultRefusal(b.result ?? null);
+    if (refused !== null) {
+      // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
+      // rather than leaving the execution RUNNING (docs/security.md).
+      await tasks.fail(id, holder, { message: refused.message, type: "ResultRefused" }, false);
+      throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
+    }
+    return executionToJson(await tasks.complete(id, holder, (b.result ?? null) as JsonValue));
+  });
   route<{ error: JsonObject; retryable: boolean }>(
     "/v1/worker/tasks/:task_id/fail",
     { ...task, body: S.FailBody },

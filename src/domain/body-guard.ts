@@ -34,7 +34,15 @@ function hex4(text: string, at: number): number {
  * Throws INVALID_ARGUMENT for a body too deep, or holding NUL or a lone surrogate; `where` names
  * the strings in the message (the worker SDK checks a result's text before it reports it).
  */
-export function scanJsonText(text: string, where?: string): void {
+export function scanJsonText(text: string, where?: string, opts: { chars?: boolean } = {}): string | null {
+  // `chars: false` checks the depth only, and answers the first NUL or lone surrogate's refusal
+  // instead of throwing it (a worker's result, which fails its execution rather than the request).
+  const strict = opts.chars !== false;
+  let refusal: string | null = null;
+  const refuse = (err: OrbitError): void => {
+    if (strict) throw err;
+    refusal ??= err.message;
+  };
   let depth = 0;
   let inString = false;
   // A high surrogate escape just read, waiting for its low half (as the very next escape).
@@ -46,29 +54,29 @@ export function scanJsonText(text: string, where?: string): void {
         const next = text.charCodeAt(i + 1);
         if (next === 0x75 /* u */) {
           const unit = hex4(text, i + 2);
-          if (unit === 0) throw nul(where);
+          if (unit === 0) refuse(nul(where));
           if (unit >= 0xdc00 && unit <= 0xdfff) {
-            if (!pendingHigh) throw loneSurrogate(where);
+            if (!pendingHigh) refuse(loneSurrogate(where));
             pendingHigh = false;
           } else {
-            if (pendingHigh) throw loneSurrogate(where);
+            if (pendingHigh) refuse(loneSurrogate(where));
             pendingHigh = unit >= 0xd800 && unit <= 0xdbff;
           }
           i += 5;
           continue;
         }
-        if (pendingHigh) throw loneSurrogate(where);
+        if (pendingHigh) refuse(loneSurrogate(where));
         i += 1;
         continue;
       }
-      if (pendingHigh) throw loneSurrogate(where);
+      if (pendingHigh) refuse(loneSurrogate(where));
       if (c === QUOTE) inString = false;
-      else if (c === 0) throw nul(where);
+      else if (c === 0) refuse(nul(where));
       else if (c >= 0xd800 && c <= 0xdfff) {
         // A raw surrogate in the decoded text: well-formed only as a high-low pair.
         const d = text.charCodeAt(i + 1);
         if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) i += 1;
-        else throw loneSurrogate(where);
+        else refuse(loneSurrogate(where));
       }
       continue;
     }
@@ -82,6 +90,7 @@ export function scanJsonText(text: string, where?: string): void {
       }
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
   }
+  return refusal;
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -121,3 +121,6 @@ export const MAX_BACKOFF_MS = 86_400_000;
 export const MAX_TASK_IDS = 1000;
 /** The most tasks one batched complete carries. */
 export const MAX_COMPLETES_PER_BATCH = 1000;
+
+/** A worker's completion of one task: its body is parsed even with a result Orbit cannot store (api/app.ts). */
+export const COMPLETE_ROUTE = "/v1/worker/tasks/:task_id/complete";
