@@ -55,8 +55,12 @@ export type LedgerEntry =
   | { kind: "buffered"; occurrence: number };
 
 export interface FirePlan {
-  /** Occurrences to start, in this order. `cancelBefore`: cancel the running previous execution first. */
-  starts: Array<{ occurrence: number; cancelBefore: boolean; fromBuffer: boolean }>;
+  /**
+   * Occurrences to start, in this order. `cancelBefore`: cancel the running previous execution
+   * first. `ran`: its execution exists already (a backfill ran it): accounted, not counted toward
+   * max_runs, which counts only what the timing starts (docs/outcomes.md § Run-count limit).
+   */
+  starts: Array<{ occurrence: number; cancelBefore: boolean; fromBuffer: boolean; ran?: true }>;
   /** Ledger rows, in decision order. */
   ledger: LedgerEntry[];
   /** The buffer after this fire. */
@@ -146,6 +150,20 @@ function chooseStarts(inp: DecideInput, c: Collected): number[] {
 }
 
 /**
+ * `chosen` with the due occurrences whose execution exists already (a backfill ran them), in order:
+ * each is accounted as that execution (a `started` row naming it), never folded into a missed
+ * range, whatever the catch-up policy would have started (docs/scheduling.md § Backfill).
+ */
+function withRan(chosen: number[], inp: DecideInput, c: Collected): number[] {
+  if (inp.existing === undefined || inp.existing.size === 0 || c.last === null) return chosen;
+  const last = c.last;
+  const ran = [...inp.existing.keys()].filter(
+    (o) => o >= inp.nextFireMs && o <= last && !chosen.includes(o) && !inp.buffered.includes(o),
+  );
+  return ran.length === 0 ? chosen : [...chosen, ...ran].sort((a, b) => a - b);
+}
+
+/**
  * The missed rows: one per run of consecutive due occurrences that do not start, each with its
  * exact count and ends, so the ledger accounts for every occurrence once.
  */
@@ -173,7 +191,7 @@ function missedRun(out: LedgerEntry[], timing: Timing, after: number, upTo: numb
 
 export function decide(inp: DecideInput): FirePlan {
   const c = collectDue(inp);
-  const toStart = chooseStarts(inp, c);
+  const toStart = withRan(chooseStarts(inp, c), inp, c);
   const plan: FirePlan = {
     starts: [],
     ledger: missedRuns(inp, c, toStart),
@@ -195,14 +213,11 @@ export function decide(inp: DecideInput): FirePlan {
     if (left !== null && left <= 0) break;
     const active = existing?.get(occurrence);
     if (active !== undefined) {
-      // It ran already (a backfill): accounted as that execution, no overlap decision about it.
-      plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: false });
+      // It ran already (a backfill): accounted as that execution, no overlap decision about it,
+      // and not a run of the timing's (max_runs does not count backfills).
+      plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: false, ran: true });
       plan.ledger.push({ kind: "started", occurrence, buffered: false });
       if (active && blocker === "none") blocker = "schedule";
-      if (left !== null) {
-        left--;
-        lastCounted = occurrence;
-      }
       continue;
     }
     const verdict = overlapVerdict(inp.overlap, blocker, plan.buffered.length);

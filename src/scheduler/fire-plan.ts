@@ -211,7 +211,7 @@ export function settle(f: {
     retryMs: retry?.at ?? null,
     fired: row.fired + done.created,
     // max_runs counts every occurrence the timing decided to start, dead letters included (docs/outcomes.md).
-    runs: row.runs + plan.starts.length,
+    runs: row.runs + runsOf(plan),
     skipped: row.skipped + plan.skipped + deadLetters,
     lastFireMs: started.size > 0 ? now : row.lastFireMs,
     lastExecutionId: done.lastExecutionId,
@@ -219,6 +219,13 @@ export function settle(f: {
     buffered: plan.buffered,
   };
   return { row: next, ledger, skipped };
+}
+
+/** The starts of `plan` that count toward max_runs: all but those a backfill ran already. */
+function runsOf(plan: FirePlan): number {
+  let n = 0;
+  for (const s of plan.starts) if (s.ran !== true) n++;
+  return n;
 }
 
 /** How many decisions apart a schedule's ledger is pruned. */

@@ -218,8 +218,17 @@ async function startsOf(
   // Without a concurrency key, the blocker is in `statuses` (no await: this runs once per fire).
   const blocker = hasKey(row) ? await keyedBlocker(tx, row, batch) : scheduleBlocker(row, statuses);
   let plan = planOf(row, s, c, blocker, now, deps.graceMs);
-  const existing = await existingOf(tx, row, s.overlap, blocker, plan);
-  if (existing.size > 0) plan = planOf(row, s, c, blocker, now, deps.graceMs, existing);
+  // Each plan with what it found may decide occurrences the one before did not (max_runs ended it
+  // early, or a missed range held them): looked up until a plan asks about nothing new.
+  let existing = NO_EXISTING;
+  const asked = new Set<number>();
+  for (;;) {
+    const found = await existingOf(tx, row, c, s.overlap, s.max_runs !== undefined, blocker, plan, asked);
+    if (found === null) break;
+    existing = found.size === 0 ? existing : new Map([...existing, ...found]);
+    if (found.size === 0) break;
+    plan = planOf(row, s, c, blocker, now, deps.graceMs, existing);
+  }
   const fire: Fire = { row, c, plan, revision: row.revision, attempts: [], retry: null, held: null, existing };
   for (const start of fire.plan.starts) {
     if (start.cancelBefore) {
@@ -257,34 +266,61 @@ async function startsOf(
 /**
  * The occurrences of `plan` (and of the buffer) whose execution exists already (a backfill started
  * it), and whether it is still active: only an active one occupies the overlap slot
- * (docs/scheduling.md § Backfill). Not read when it cannot change the plan: under `allow`, or when
- * nothing blocks and the plan decides one occurrence (most fires).
+ * (docs/scheduling.md § Backfill), and none counts toward max_runs. Not read when it cannot change
+ * the plan: under `allow` without max_runs, or when nothing blocks and the plan decides one
+ * occurrence (most fires).
  */
 async function existingOf(
   tx: StoreOps,
   row: ScheduleRow,
+  c: CompiledSchedule,
   overlap: OverlapPolicy,
+  counted: boolean,
   blocker: Blocker,
   plan: FirePlan,
-): Promise<ReadonlyMap<number, boolean>> {
-  if (overlap === "allow") return NO_EXISTING;
+  asked: Set<number>,
+): Promise<ReadonlyMap<number, boolean> | null> {
   const buffered = bufferedOf(row);
   let decided = 0;
-  for (const e of plan.ledger)
-    if (e.kind === "skipped" || e.kind === "buffered" || (e.kind === "started" && !e.buffered)) decided++;
-  if (blocker === "none" && buffered.length + decided <= 1) return NO_EXISTING;
-  const occurrences = new Set(buffered);
-  for (const e of plan.ledger) if (e.kind !== "missed") occurrences.add(e.occurrence);
-  const ids = [...occurrences].map((o) => occurrenceExecutionId(row.scheduleId, o));
-  const statuses = await tx.getExecutionStatuses(ids);
-  if (statuses.size === 0) return NO_EXISTING;
+  let missed = 0;
+  for (const e of plan.ledger) {
+    if (e.kind === "missed") missed += e.count;
+    else if (e.kind === "skipped" || e.kind === "buffered" || (e.kind === "started" && !e.buffered)) decided++;
+  }
+  // A missed range may hold occurrences a backfill ran; otherwise, under `allow` nothing blocks,
+  // so it matters only to max_runs (which counts no backfilled run), and one occurrence decided
+  // with nothing blocking and no max_runs is the common fire that needs no read.
+  if (missed === 0 && overlap === "allow" && !counted) return null;
+  if (missed === 0 && !counted && blocker === "none" && buffered.length + decided <= 1) return null;
+  const occurrences: number[] = [];
+  const ask = (o: number): void => {
+    if (asked.has(o)) return;
+    asked.add(o);
+    occurrences.push(o);
+  };
+  for (const o of buffered) ask(o);
+  for (const e of plan.ledger) {
+    if (e.kind !== "missed") ask(e.occurrence);
+    else if (e.count <= MAX_MISSED_LOOKUP) {
+      for (let o: number | null = e.from; o !== null && o <= e.to; o = c.timing.nextAfter(o)) ask(o);
+    }
+  }
+  if (occurrences.length === 0) return null;
+  const statuses = await tx.getExecutionStatuses(occurrences.map((o) => occurrenceExecutionId(row.scheduleId, o)));
   const existing = new Map<number, boolean>();
+  if (statuses.size === 0) return existing;
   for (const o of occurrences) {
     const status = statuses.get(occurrenceExecutionId(row.scheduleId, o));
     if (status !== undefined) existing.set(o, isActiveStatus(status));
   }
   return existing;
 }
+
+/**
+ * A missed range of more occurrences than this is not looked into for runs a backfill made (a
+ * backfill starts at most 10,000 per request; a range this long is an outage's, read in one query).
+ */
+const MAX_MISSED_LOOKUP = 10_000;
 
 /** What blocks a start of `row` (with a concurrency key) now (docs/design.md § Overlap). */
 async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): Promise<Blocker> {

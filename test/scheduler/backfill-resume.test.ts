@@ -39,6 +39,7 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
     overlap: OverlapPolicy,
     how: "pause" | "outage",
     ended: readonly string[],
+    extra: Record<string, unknown> = {},
   ): Promise<Harness> {
     const h = await makeHarness(db.store, { now: "2026-12-05T03:46:01Z" });
     await h.scheduler.schedules.create({
@@ -49,6 +50,7 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
       overlap,
       catchup: "catch_up",
       max_catch_up: 100,
+      ...extra,
     });
     await h.fireAt("2026-12-05T03:46:05Z");
     await h.executions.complete(idOf("46:05"), {});
@@ -107,6 +109,26 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
         }
       });
     }
+  }
+
+  it("max_runs counts only what the timing starts: the backfilled occurrences use up none of it", async () => {
+    // 46:05 is run 1 of 3; the fire accounts 46:10-46:25 as the backfill's and starts 46:30 and
+    // 46:35 (runs 2 and 3). Before, the backfilled ones used up the limit and ended the schedule.
+    await backfilled("allow", "pause", BACKFILLED, { max_runs: 3 });
+    expect(await accounts(BACKFILLED)).toEqual(BACKFILLED.map(() => "started+started"));
+    expect(await accounts(NEW)).toEqual(["started", "started", ""]);
+    expect(await db.store.getSchedule("rb")).toMatchObject({ runs: 3, state: "ended" });
+  });
+
+  for (const catchup of ["skip_missed", "run_once"] as const) {
+    it(`${catchup}: the backfilled occurrences are accounted as themselves, not folded into the missed range`, async () => {
+      // Before, 46:10-46:35 became one missed range of 6 beside the backfill's started rows, and
+      // `skipped` counted the 4 that had run.
+      await backfilled("allow", "pause", BACKFILLED, { catchup, max_catch_up: undefined });
+      expect(await accounts(BACKFILLED)).toEqual(BACKFILLED.map(() => "started+started"));
+      expect(await accounts(NEW)).toEqual(["skipped:missed", "skipped:missed", "started"]);
+      expect(await db.store.getSchedule("rb")).toMatchObject({ fired: 6, skipped: 2 });
+    });
   }
 
   it("skip: backfilled runs still running are accounted as themselves and hold the slot", async () => {

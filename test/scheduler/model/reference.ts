@@ -204,13 +204,17 @@ export class ReferenceModel {
     if (s.catchup === "run_once") picks = fresh !== null ? [] : eligible.slice(-1);
     if (s.catchup === "catch_up") picks = eligible.slice(-(s.maxCatchUp ?? 1));
     if (fresh !== null) picks.push(fresh);
+    const ran = (o: number) => this.executions.get(`${s.id}:${formatInstant(o)}`);
+    // A due occurrence a backfill ran is accounted as that execution whatever the catch-up policy
+    // picks: never part of a missed range.
+    const ranDue = dueList.filter((o) => ran(o) !== undefined && !picks.includes(o));
+    if (ranDue.length > 0) picks = [...picks, ...ranDue].sort((a, b) => a - b);
 
     // The plan, decided as if every start succeeds. An occurrence whose execution exists (a
     // backfill ran it) is accounted as that execution whatever the overlap policy, and occupies
     // the overlap slot only while it runs.
     type Step = { o: number; act: "start" | "cancel_start" | "buffer" | `skip:${string}`; fromBuffer: boolean };
     const plan: Step[] = [];
-    const ran = (o: number) => this.executions.get(`${s.id}:${formatInstant(o)}`);
     let blocker = blocker0;
     let bufferLen = s.buffered.length;
     for (let k = 0; blocker === "none" && k < s.buffered.length; k++) {
@@ -253,7 +257,8 @@ export class ReferenceModel {
     let endedAfter: number | null = null;
     for (const step of plan) {
       if (endedAfter !== null && !step.fromBuffer) break;
-      const counts = !step.fromBuffer && !step.act.startsWith("skip:");
+      // An occurrence a backfill ran counts toward nothing: max_runs counts the timing's own starts.
+      const counts = !step.fromBuffer && !step.act.startsWith("skip:") && ran(step.o) === undefined;
       if (counts && s.maxRuns !== null && runs >= s.maxRuns) break;
       if (step.act.startsWith("skip:")) {
         accounts.set(step.o, `skipped:${step.act.slice(5)}`);
@@ -290,7 +295,7 @@ export class ReferenceModel {
       accounts.set(step.o, "started");
       if (this.executions.get(id)?.active !== false) running = id;
       if (step.fromBuffer) buffered = buffered.slice(1);
-      else {
+      else if (counts) {
         runs++;
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
       }
