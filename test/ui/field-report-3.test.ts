@@ -4,7 +4,7 @@
  * grid's skip colours against the ledger picture's, and manual triggers in the day grid.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, startRig, type UiRig } from "./browser.js";
+import { haveChromium, type Json, startRig, type UiRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
   let r: UiRig;
@@ -56,6 +56,60 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     } finally {
       await r.page.clock.setFixedTime(new Date(r.clock.now()));
     }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("colours a skipped occurrence's grid square by its reason, as the ledger picture does", async () => {
+    // Buffer full: one running, one buffered, the third skipped. Concurrency: two schedules share a key.
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "buf",
+      workflow: "Reports",
+      interval: "1h",
+      overlap: "buffer_one",
+    });
+    const keyed = (id: string) =>
+      r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Reports", interval: "1h", concurrency_key: "k" });
+    await keyed("key-a");
+    const first = Date.parse((await r.ok("GET", "/v1/schedules/buf")).next_fire_times[0]);
+    const skips = async (id: string) =>
+      ((await r.ok("GET", `/v1/schedules/${id}/occurrences`)).occurrences as Json[]).filter(
+        (o) => o.kind === "skipped",
+      );
+    for (let i = 0; i < 3; i++) {
+      await r.setClock(new Date(first + i * 3_600_000).toISOString());
+      await r.until(
+        () => r.ok("GET", "/v1/schedules/buf/occurrences"),
+        (b: Json) => b.occurrences.length === i + 1,
+        `fire ${i + 1}`,
+      );
+      // Created once key-a's run holds the key, key-b's first occurrence is skipped for it.
+      if (i === 0) await keyed("key-b");
+    }
+    expect((await skips("buf")).map((o) => o.reason)).toEqual(["buffer_full"]);
+    await r.until(
+      () => skips("key-b"),
+      (rows) => rows.some((o) => o.reason === "concurrency"),
+      "key-b skipped for the key",
+    );
+    const colour = (selector: string, property: "fill" | "background-color") =>
+      r.page.evaluate(
+        `getComputedStyle(document.querySelector(${JSON.stringify(selector)}))[${JSON.stringify(property)}]`,
+      );
+    const drawn = async (reason: string) => ({
+      grid: await colour(`.occurrence-grid .cell.reason-${reason}`, "background-color"),
+      ledger: await colour(
+        `svg.ledger-chart g.mark.reason-${reason} path, svg.ledger-chart g.mark.reason-${reason} rect`,
+        "fill",
+      ),
+    });
+    await r.open("#/schedules/buf");
+    const full = await drawn("buffer_full");
+    expect(full.grid).toBe(full.ledger);
+    await r.open("#/schedules/key-b");
+    const conc = await drawn("concurrency");
+    expect(conc.grid).toBe(conc.ledger);
+    // Neither is the overlap amber any more.
+    expect(new Set([full.grid, conc.grid, "rgb(208, 135, 0)"]).size).toBe(3);
     expect(pageErrors).toEqual([]);
   });
 });
