@@ -112,4 +112,32 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     expect(new Set([full.grid, conc.grid, "rgb(208, 135, 0)"]).size).toBe(3);
     expect(pageErrors).toEqual([]);
   });
+
+  it("places and titles a manual trigger's grid square by the time it was made", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "by-hand",
+      workflow: "Reports",
+      interval: "1h",
+      overlap: "allow",
+    });
+    const day = new Date(r.clock.now()).toISOString().slice(0, 10);
+    await r.ok("POST", "/v1/schedules/by-hand/backfill", { start_at: `${day}T00:00:00Z`, end_at: `${day}T02:00:00Z` });
+    await r.ok("POST", "/v1/schedules/by-hand/trigger", {});
+    const rows = (await r.ok("GET", "/v1/schedules/by-hand/occurrences")).occurrences as Json[];
+    const manual = rows.find((o) => o.occurrence === null);
+    expect(manual?.kind).toBe("started");
+    expect(manual.recorded_at.slice(0, 10)).toBe(day);
+    await r.open("#/schedules/by-hand");
+    const titles = await r.page
+      .locator(`.occurrence-grid tr[data-day="${day}"] .cell`)
+      .evaluateAll((cs) => cs.map((c) => c.getAttribute("title")));
+    expect(titles.length).toBe(4);
+    // Last in its day, as it came last; it was first and titled "undefined … undefined: running".
+    expect(titles[3]?.startsWith(`manual trigger at ${manual.recorded_at}: `)).toBe(true);
+    expect(titles.join(" ")).not.toContain("undefined");
+    expect(titles.slice(0, 3).map((t) => t?.slice(0, 21))).toEqual(
+      ["00", "01", "02"].map((hour) => `${day}T${hour}:00:00Z:`),
+    );
+    expect(pageErrors).toEqual([]);
+  });
 });
