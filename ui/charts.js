@@ -130,8 +130,8 @@ export function defaultWindow(times, now) {
 }
 
 /**
- * The upcoming fires on a strip covering `windowKey` from now. A schedule whose first fire lies
- * before the browser's "now" (another clock) starts the strip at that fire. When `complete` is
+ * The upcoming fires on a strip covering `windowKey` from now; the caller drops fires before now
+ * (upcoming.js), and a window strip never starts before it. When `complete` is
  * false, `times` may stop before the window's end (a cap): the strip then ends just past the last
  * of them, rather than draw a stretch without marks as if nothing fired there, and records where it
  * ends in `data-shown-until`.
@@ -153,7 +153,9 @@ export function upcomingStrip(times, windowKey, now = Date.now(), complete = tru
     lo = first - pad;
     hi = last + pad;
   } else {
-    lo = points.length > 0 && points[0] < now ? points[0] - windowMs * 0.02 : now;
+    // From now: a first fire before the browser's now (a 2 s interval between refreshes) started
+    // the strip hours earlier, so "7 days" drew mostly the past with every fire crushed at its edge.
+    lo = now;
     hi = lo + windowMs;
     const last = points[points.length - 1];
     if (!complete && last !== undefined && last < hi) hi = last + Math.max((last - lo) * 0.04, SECOND);

@@ -47,6 +47,21 @@ function latestPerOccurrence(rows) {
 }
 
 /**
+ * Where a row sits in time. A manual trigger's row has no occurrence (`occurrence: null`), so it
+ * is placed at the time it was recorded: it sorted first in its day, titled "undefined … undefined".
+ * @param {any} row
+ * @returns {string}
+ */
+function timeOf(row) {
+  return row.occurrence ?? row.range_from ?? row.recorded_at;
+}
+
+/** @param {any} row */
+function isManual(row) {
+  return row.occurrence === null && row.range_from === undefined;
+}
+
+/**
  * @param {any[]} rows the ledger, any order
  * @param {Map<string, string>} statuses
  */
@@ -69,9 +84,7 @@ export function occurrenceGrid(rows, statuses) {
       "tbody",
       {},
       days.map((day) => {
-        const list = (byDay.get(day) ?? []).sort((a, b) =>
-          String(a.occurrence ?? a.range_from ?? "").localeCompare(String(b.occurrence ?? b.range_from ?? "")),
-        );
+        const list = (byDay.get(day) ?? []).sort((a, b) => Date.parse(timeOf(a)) - Date.parse(timeOf(b)));
         return h(
           "tr",
           { dataset: { day } },
@@ -93,7 +106,9 @@ export function occurrenceGrid(rows, statuses) {
                   text: String(row.count),
                 });
               }
-              const when = row.occurrence ?? `${row.range_from} … ${row.range_to}`;
+              const when = isManual(row)
+                ? `manual trigger at ${row.recorded_at}`
+                : (row.occurrence ?? `${row.range_from} … ${row.range_to}`);
               const name = `${when}: ${label}${before}${row.error ? `: ${row.error}` : ""}`;
               return row.execution_id
                 ? h("a", {

@@ -17,10 +17,11 @@ export const WINDOW_FIRES = 50;
 /**
  * The fires of a window from the schedule's next one, as the scheduler computes them.
  * @param {any} sch
+ * @param {number} now the browser's: a first fire before it is not read again
  * @returns {Promise<string[]>}
  */
-async function windowFires(sch) {
-  const first = Date.parse(sch.next_fire_times[0]);
+async function windowFires(sch, now) {
+  const first = Math.max(Date.parse(sch.next_fire_times[0]), now);
   const cron = sch.cron !== undefined && sch.cron !== null;
   const p = await previewTiming({
     ...(cron ? { cron: sch.cron, timezone: sch.timezone, dst: sch.dst } : { interval: sch.interval }),
@@ -30,6 +31,17 @@ async function windowFires(sch) {
     count: WINDOW_FIRES,
   });
   return p.next_fire_times;
+}
+
+/**
+ * The fires at or after `now`: with a short interval the first of `next_fire_times` is often
+ * already past in the browser (read up to 5 s ago), and it was listed as "3s ago" and started the
+ * strip before now.
+ * @param {string[]} times
+ * @param {number} now
+ */
+function fromNow(times, now) {
+  return times.filter((t) => Date.parse(t) >= now);
 }
 
 /**
@@ -59,8 +71,8 @@ function windowStrip(times, win, now, complete) {
  * @param {() => void} rerender
  */
 export function upcomingSection(sch, state, rerender) {
-  const times = sch.next_fire_times;
   const now = Date.now();
+  const times = fromNow(sch.next_fire_times, now);
   state.window ??= defaultWindow(times, now);
   const win = state.window ?? "day";
   const buttons = h(
@@ -89,13 +101,17 @@ export function upcomingSection(sch, state, rerender) {
     // Read once per fire (the revision moves with each), not at every refresh.
     const key = `${sch.schedule_id}|${sch.revision}|${times[0]}`;
     const fires = state.fires?.key === key ? state.fires.times : null;
-    if (fires !== null) strip.replaceChildren(...windowStrip(fires, win, now, fires.length < WINDOW_FIRES));
+    // Cut at the drawing, not at the reading: the count says whether the preview stopped short.
+    if (fires !== null)
+      strip.replaceChildren(...windowStrip(fromNow(fires, now), win, now, fires.length < WINDOW_FIRES));
     else {
       strip.replaceChildren(h("p", { class: "muted small", text: "Reading the fires of this window…" }));
-      windowFires(sch).then(
+      windowFires(sch, now).then(
         (got) => {
           state.fires = { key, times: got };
-          if (strip.isConnected) strip.replaceChildren(...windowStrip(got, win, now, got.length < WINDOW_FIRES));
+          if (strip.isConnected) {
+            strip.replaceChildren(...windowStrip(fromNow(got, now), win, now, got.length < WINDOW_FIRES));
+          }
         },
         () => {
           // Without the server, the five fires known: drawn only as far as they go, and said so.
