@@ -108,7 +108,7 @@ export class SchedulerLoop implements FireWindow {
       (id, heldMs) =>
         scheduleLog(o.log, id)?.warn(
           { held_ms: heldMs },
-          `schedule ${id} is due but another database session holds its row, so the firing passes over it (FOR UPDATE SKIP LOCKED) until that session ends: pg_stat_activity and pg_locks show which (a frozen server's is ended after 10 s)`,
+          `schedule ${id} is due but another database session holds its row, so the firing passes over it (FOR UPDATE SKIP LOCKED) until that session ends: pg_stat_activity and pg_locks show which (a long write such as a large backfill, or a frozen server's transaction, which is ended after 10 s)`,
         ),
       o.heldRowWarnMs,
     );

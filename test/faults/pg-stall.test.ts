@@ -27,7 +27,7 @@ async function admin<T extends pg.QueryResultRow>(sql: string, params: unknown[]
   }
 }
 
-/** A statement unanswered this long fails: short, so the test is quick (the default is 15 s). */
+/** A statement unanswered this long fails: short, so the test is quick (the default is 30 s). */
 const ANSWER_TIMEOUT_MS = 1000;
 
 describe.skipIf(!PG_URL)("fault: the network to PostgreSQL stalls (open sockets, no answers, no resets)", () => {

@@ -74,10 +74,12 @@ export const IDLE_IN_TRANSACTION_MS = FROZEN_SESSION_MS;
  * long as the stall lasted: the sockets stay open and nothing answers. Orbit's statements take
  * milliseconds; the bound is long enough for a slow one (a retention or ledger prune, a herd's fire
  * batch, a page of a large list) and for one waiting on the rows of a frozen server, whose session
- * PostgreSQL ends after {@link IDLE_IN_TRANSACTION_MS}. Migrations, which may wait for another
- * server's, are not bounded.
+ * PostgreSQL ends after {@link IDLE_IN_TRANSACTION_MS}, and for one waiting on a row that Orbit's
+ * own longest write holds (a backfill of 10,000 occurrences under an Idempotency-Key is one
+ * transaction of about 20 s: at 15 s a PATCH of that schedule failed as if the network stalled).
+ * Migrations, which may wait for another server's, are not bounded.
  */
-export const ANSWER_TIMEOUT_MS = 15_000;
+export const ANSWER_TIMEOUT_MS = 30_000;
 /** The TCP keepalive probes of every connection start after this long idle, so a dead peer is noticed. */
 export const KEEPALIVE_IDLE_MS = 10_000;
 

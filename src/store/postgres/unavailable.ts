@@ -103,7 +103,7 @@ export function asUnavailable(err: unknown, answerMs?: number): unknown {
     const within = answerMs === undefined ? "in time" : `within ${answerMs} ms`;
     return new OrbitError(
       "UNAVAILABLE",
-      `the database did not answer ${within} (a network stall, or a frozen or overloaded database host); retry shortly`,
+      `the database did not answer ${within} (a network stall, a frozen or overloaded database host, or a lock held by a long write such as a large backfill); retry shortly`,
       { noAnswer: true },
     );
   }
