@@ -373,6 +373,8 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
   for (const a of fire.attempts) {
     let owner: string | null = row.scheduleId;
     let workflow = row.workflow;
+    /** This fire made the execution (not a backfill before it): only then is its lag a fire's. */
+    let made = false;
     if (a.kind === "failed") {
       deadLetters = appended(deadLetters, { occurrence: a.occurrence, error: a.error });
       continue;
@@ -381,8 +383,10 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     else {
       const result = batch.result(a.executionId);
       if (result === undefined) continue; // not written yet
-      if (result.created) created++;
-      else ({ scheduleId: owner, workflow } = result.execution);
+      if (result.created) {
+        created++;
+        made = true;
+      } else ({ scheduleId: owner, workflow } = result.execution);
     }
     if (owner !== row.scheduleId) {
       // The id was taken by someone else's execution (docs/security.md): the occurrence did not
@@ -394,7 +398,7 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     started.set(a.occurrence, a.executionId);
     lastExecutionId = a.executionId;
     const lag = now - dueTime(row.scheduleId, a.occurrence, c.jitterMs);
-    if (!a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
+    if (made && !a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
   }
   return { started, created, lastExecutionId, deadLetters: deadLetters ?? NO_DEAD_LETTERS, retry: fire.retry, lagsMs };
 }
