@@ -224,9 +224,8 @@ async function startsOf(
   const asked = new Set<number>();
   for (;;) {
     const found = await existingOf(tx, row, c, s.overlap, s.max_runs !== undefined, blocker, plan, asked);
-    if (found === null) break;
-    existing = found.size === 0 ? existing : new Map([...existing, ...found]);
-    if (found.size === 0) break;
+    if (found === null || found.size === 0) break;
+    existing = new Map([...existing, ...found]);
     plan = planOf(row, s, c, blocker, now, deps.graceMs, existing);
   }
   const fire: Fire = { row, c, plan, revision: row.revision, attempts: [], retry: null, held: null, existing };

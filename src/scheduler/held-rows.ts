@@ -24,12 +24,19 @@ export class HeldRows {
     private readonly everyMs = HELD_ROW_WARN_EVERY_MS,
   ) {}
 
-  /** After a round: the due schedules its fires did not see (held elsewhere), at `now` (performance.now()). */
-  note(held: readonly string[], now: number): void {
+  /**
+   * After a round: the due schedules its fires did not see, at `now` (performance.now()). Answers how
+   * many of them the round before did not see either: held elsewhere (one unseen once may only have
+   * come due after the round's fire read the clock, and fires in the next round).
+   */
+  note(held: readonly string[], now: number): number {
     const still = new Set(held);
     for (const id of this.since.keys()) if (!still.has(id)) this.since.delete(id);
+    let again = 0;
     for (const id of still) {
-      const since = this.since.get(id) ?? now;
+      const seen = this.since.get(id);
+      if (seen !== undefined) again++;
+      const since = seen ?? now;
       this.since.set(id, since);
       const last = this.warned.get(id);
       if (now - since < this.warnAfterMs || (last !== undefined && now - last < this.everyMs)) continue;
@@ -37,6 +44,7 @@ export class HeldRows {
       this.onHeld(id, Math.round(now - since));
     }
     for (const [id, at] of this.warned) if (now - at >= this.everyMs) this.warned.delete(id);
+    return again;
   }
 
   /** A round left nothing due. */

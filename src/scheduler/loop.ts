@@ -97,8 +97,6 @@ export class SchedulerLoop implements FireWindow {
   /** Schedules this round's fire batches read (and so did not find held by another session). */
   private readonly seen = new Set<string>();
   private readonly held: HeldRows;
-  /** The due rows the last round found held ({@link lookForHeld}). */
-  private heldBefore = new Set<string>();
   /** clearFor() callers waiting for the current round to end. */
   private readonly roundEnded = new Set<() => void>();
 
@@ -183,10 +181,7 @@ export class SchedulerLoop implements FireWindow {
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
           let held = 0;
           if (next !== null && next <= now) held = await this.lookForHeld(now);
-          else {
-            this.held.clear();
-            this.heldBefore.clear();
-          }
+          else this.held.clear();
           if (next !== null) sleepMs = Math.max(0, Math.min(IDLE_SLEEP_MS, next - now));
           // Only rows another session holds are due: the next round would pass over them again at
           // once, round after round, until that session ends (up to 10 s). A short wall-clock
@@ -323,13 +318,10 @@ export class SchedulerLoop implements FireWindow {
    */
   private async lookForHeld(now: number): Promise<number> {
     const due = await this.o.store.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize });
-    const held = due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id));
-    this.held.note(held, performance.now());
-    // One that came due after the round's fire read the clock is unseen too, and fires in the next
-    // round: only one found unseen in two rounds running is held.
-    const again = held.filter((id) => this.heldBefore.has(id)).length;
-    this.heldBefore = new Set(held);
-    return again;
+    return this.held.note(
+      due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id)),
+      performance.now(),
+    );
   }
 
   /** A batch of one, in its own transaction, the row read afresh. */

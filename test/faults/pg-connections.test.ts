@@ -11,22 +11,12 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { ORDER_INPUT, startTestServer } from "../api/helpers.js";
-import { PG_URL } from "../helpers/db.js";
+import { adminRows, PG_URL } from "../helpers/db.js";
 import { DbProxy } from "./db-proxy.js";
-
-async function admin<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Terminates every backend of one application name; resolves to how many there were. */
 async function terminate(appName: string): Promise<number> {
-  const rows = await admin<{ n: string }>(
+  const rows = await adminRows<{ n: string }>(
     "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = $1",
     [appName],
   );
@@ -41,8 +31,8 @@ function withAppName(url: string, appName: string): string {
 
 describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are terminated under write load", () => {
   const schema = `orbit_fault_${randomBytes(5).toString("hex")}`;
-  beforeAll(() => admin(`CREATE SCHEMA ${schema}`));
-  afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+  beforeAll(() => adminRows(`CREATE SCHEMA ${schema}`));
+  afterAll(() => adminRows(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 
   it.each(["single", "active-standby"] as const)(
     "%s: stays up, answers 2xx or 503, keeps every acknowledged write and fires again",
@@ -92,7 +82,7 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
 
         expect(terminated).toBeGreaterThan(5);
         expect([...statuses.keys()].filter((s) => s !== 201 && s !== 503)).toEqual([]);
-        const stored = await admin<{ execution_id: string }>(
+        const stored = await adminRows<{ execution_id: string }>(
           `SELECT execution_id FROM ${schema}.orbit_executions WHERE execution_id = ANY($1)`,
           [acked],
         );
@@ -219,7 +209,7 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
         (n) => n >= 1,
         "firing after the restart",
       );
-      const ids = await admin<{ execution_id: string }>(
+      const ids = await adminRows<{ execution_id: string }>(
         `SELECT execution_id FROM ${schema}.orbit_executions WHERE execution_id LIKE '%restart' ORDER BY 1`,
       );
       expect(ids.map((r) => r.execution_id)).toEqual(["after-restart", "before-restart"]);
@@ -275,12 +265,12 @@ describe.skipIf(!PG_URL)("fault: a LISTEN connection refused at start-up", () =>
   beforeAll(async () => {
     // One connection for the role: the store's pool holds it after migrating, so every LISTEN
     // connection the server opens next is refused ("too many connections for role").
-    await admin(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
-    await admin(`CREATE SCHEMA ${schema} AUTHORIZATION ${role}`);
+    await adminRows(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+    await adminRows(`CREATE SCHEMA ${schema} AUTHORIZATION ${role}`);
   });
   afterAll(async () => {
-    await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin(`DROP ROLE IF EXISTS ${role}`);
+    await adminRows(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await adminRows(`DROP ROLE IF EXISTS ${role}`);
   });
 
   it.each(["single", "shared"] as const)(
@@ -293,7 +283,7 @@ describe.skipIf(!PG_URL)("fault: a LISTEN connection refused at start-up", () =>
       url.password = "";
       const t = await startTestServer({ database: url.toString(), databaseSchema: schema, cluster });
       try {
-        await admin(`ALTER ROLE ${role} CONNECTION LIMIT -1`);
+        await adminRows(`ALTER ROLE ${role} CONNECTION LIMIT -1`);
         const channels =
           cluster === "single"
             ? ["LISTEN orbit_worker_tasks"]
@@ -301,7 +291,7 @@ describe.skipIf(!PG_URL)("fault: a LISTEN connection refused at start-up", () =>
         await t.until(
           async () =>
             (
-              await admin<{ query: string }>(
+              await adminRows<{ query: string }>(
                 "SELECT query FROM pg_stat_activity WHERE usename = $1 AND query LIKE 'LISTEN %' ORDER BY query",
                 [role],
               )
@@ -312,7 +302,7 @@ describe.skipIf(!PG_URL)("fault: a LISTEN connection refused at start-up", () =>
         expect((await t.call("GET", "/readyz")).status).toBe(200);
       } finally {
         await t.stop();
-        await admin(`ALTER ROLE ${role} CONNECTION LIMIT 1`);
+        await adminRows(`ALTER ROLE ${role} CONNECTION LIMIT 1`);
       }
     },
     30_000,

@@ -11,29 +11,18 @@
  * stall ends" is what passing means (without the bound these tests hang until vitest's timeout).
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ORDER_INPUT, startTestServer, type TestServer } from "../api/helpers.js";
-import { PG_URL } from "../helpers/db.js";
+import { adminRows, PG_URL } from "../helpers/db.js";
 import { DbProxy } from "./db-proxy.js";
-
-async function admin<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** A statement unanswered this long fails: short, so the test is quick (the default is 30 s). */
 const ANSWER_TIMEOUT_MS = 1000;
 
 describe.skipIf(!PG_URL)("fault: the network to PostgreSQL stalls (open sockets, no answers, no resets)", () => {
   const schema = `orbit_stall_${randomBytes(5).toString("hex")}`;
-  beforeAll(() => admin(`CREATE SCHEMA ${schema}`));
-  afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+  beforeAll(() => adminRows(`CREATE SCHEMA ${schema}`));
+  afterAll(() => adminRows(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 
   /** A server behind a fresh proxy with a 10 s schedule `id` that has fired once (the pool is warm). */
   async function firingBehindProxy(id: string): Promise<{ t: TestServer; proxy: DbProxy }> {
@@ -74,13 +63,13 @@ describe.skipIf(!PG_URL)("fault: the network to PostgreSQL stalls (open sockets,
 
   /** Every occurrence of `id` is in its ledger once, and each started one has its one execution. */
   async function expectOnce(id: string): Promise<void> {
-    const doubled = await admin(
+    const doubled = await adminRows(
       `SELECT occurrence_ms, count(*) AS n FROM ${schema}.orbit_occurrences
        WHERE schedule_id = $1 GROUP BY occurrence_ms HAVING count(*) > 1`,
       [id],
     );
     expect(doubled).toEqual([]);
-    const [row] = await admin<{ fired: string; started: string; executions: string }>(
+    const [row] = await adminRows<{ fired: string; started: string; executions: string }>(
       `SELECT (SELECT fired FROM ${schema}.orbit_schedules WHERE schedule_id = $1) AS fired,
               (SELECT count(*) FROM ${schema}.orbit_occurrences WHERE schedule_id = $1 AND kind = 'started') AS started,
               (SELECT count(*) FROM ${schema}.orbit_executions e JOIN ${schema}.orbit_occurrences o
@@ -131,7 +120,7 @@ describe.skipIf(!PG_URL)("fault: the network to PostgreSQL stalls (open sockets,
   it("a fire whose COMMIT reached the database but whose answer did not starts its occurrence once", async () => {
     const { t, proxy } = await firingBehindProxy("stall-commit");
     try {
-      const [row] = await admin<{ fired: string }>(
+      const [row] = await adminRows<{ fired: string }>(
         `SELECT fired FROM ${schema}.orbit_schedules WHERE schedule_id = 'stall-commit'`,
       );
       const before = Number(row?.fired);
@@ -145,7 +134,7 @@ describe.skipIf(!PG_URL)("fault: the network to PostgreSQL stalls (open sockets,
         async () =>
           Number(
             (
-              await admin<{ fired: string }>(
+              await adminRows<{ fired: string }>(
                 `SELECT fired FROM ${schema}.orbit_schedules WHERE schedule_id = 'stall-commit'`,
               )
             )[0]?.fired,

@@ -105,10 +105,19 @@ const postgres: TestDialect = {
 
 /** Runs one statement on the test database as its owner (creating and dropping test schemas). */
 export async function adminQuery(sql: string, url: string = PG_URL ?? ""): Promise<void> {
+  await adminRows(sql, [], url);
+}
+
+/** {@link adminQuery} answering the statement's rows (checks made beside the server's own connections). */
+export async function adminRows<T extends pg.QueryResultRow>(
+  sql: string,
+  params: unknown[] = [],
+  url: string = PG_URL ?? "",
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<T>(sql, params)).rows;
   } finally {
     await client.end();
   }
