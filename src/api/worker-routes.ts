@@ -24,6 +24,7 @@ import { TimeoutSweeper } from "../engine/timeout-sweeper.js";
 import type { Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
 import type { Caller, RouteDef } from "./route.js";
+import { Execution } from "./schemas.js";
 import { WorkerAccess, type WorkerBody } from "./worker-access.js";
 
 import * as S from "./worker-schemas.js";
@@ -140,6 +141,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   const route = <B>(
     url: string,
     schema: { body: TSchema; params?: TSchema },
+    answer: TSchema | null,
     handler: (body: Body<B>, taskId: string, holder: LeaseHolder, reply: FastifyReply) => Promise<unknown>,
   ): void => {
     documented.push({
@@ -151,7 +153,10 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       idempotent: false,
       ...(schema.params ? { params: schema.params } : {}),
       body: schema.body,
-      responses: { 200: { description: "the answer (docs/workflows.md)" }, 204: { description: "nothing to say" } },
+      responses:
+        answer === null
+          ? { 204: { description: "done; nothing to say" } }
+          : { 200: { description: "the answer (docs/workflows.md § Protocol)", schema: answer } },
       handler: () => Promise.reject(new Error("documentation only")),
     });
     app.route({
@@ -177,7 +182,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     });
   };
 
-  route<PollRequestJson>("/v1/worker/poll", { body: S.PollBody }, async (body, _id, holder, reply) => {
+  route<PollRequestJson>("/v1/worker/poll", { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());
@@ -191,22 +196,31 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     }
     return { tasks: claimed };
   });
-  route<{ task_ids: string[] }>("/v1/worker/heartbeat", { body: S.HeartbeatBody }, (b, _id, holder) =>
-    tasks.heartbeat(holder, b.task_ids),
+  route<{ task_ids: string[] }>(
+    "/v1/worker/heartbeat",
+    { body: S.HeartbeatBody },
+    S.HeartbeatAnswer,
+    (b, _id, holder) => tasks.heartbeat(holder, b.task_ids),
   );
-  route<{ task_ids: string[] }>("/v1/worker/release", { body: S.ReleaseBody }, async (b, _id, holder) => ({
-    released: await tasks.release(holder, b.task_ids),
-  }));
+  route<{ task_ids: string[] }>(
+    "/v1/worker/release",
+    { body: S.ReleaseBody },
+    S.ReleaseAnswer,
+    async (b, _id, holder) => ({
+      released: await tasks.release(holder, b.task_ids),
+    }),
+  );
 
   // The worker closes (a deploy, SIGTERM): it is gone now, so a waiting execution says no worker
   // polls its workflow instead of "waiting for a free worker" for the next minute.
-  route("/v1/worker/leave", { body: S.LeaveBody }, async (_b, _id, holder) => {
+  route("/v1/worker/leave", { body: S.LeaveBody }, null, async (_b, _id, holder) => {
     await tasks.leave(holder);
   });
 
   route<{ tasks: { task_id: string; result?: unknown; attempt?: number }[] }>(
     "/v1/worker/complete",
     { body: S.CompleteManyBody },
+    S.CompleteManyAnswer,
     async (b, _id, holder) => {
       // One report per task: the second of a repeated id was answered CONFLICT after the first had
       // completed it, so the worker heard its completion failed.
@@ -228,42 +242,58 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     },
   );
   const task = { params: S.TaskIdParams };
-  route<StepRequestJson>("/v1/worker/tasks/:task_id/steps", { ...task, body: S.StepBody }, (b, id, holder) => {
-    checkJsonLimits(b.result ?? null, `the result of step ${b.step}`);
-    return tasks.step(id, holder, { ...b, result: (b.result ?? null) as JsonValue });
-  });
-  route<{ result?: unknown }>(COMPLETE_ROUTE, { ...task, body: S.CompleteBody }, async (b, id, holder, reply) => {
-    // A NUL or lone surrogate (app.ts let it through for this route): no store keeps it.
-    const unstorable = (reply.request as FastifyRequest & { unstorable?: string }).unstorable;
-    checkText(b.worker_id, "worker_id");
-    const refused =
-      unstorable !== undefined
-        ? new OrbitError("INVALID_ARGUMENT", unstorable.replace("the request body", "the result"))
-        : resultRefusal(b.result ?? null);
-    if (refused !== null) {
-      // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
-      // rather than leaving the execution RUNNING (docs/security.md).
-      await tasks.fail(id, holder, { message: refused.message, type: "ResultRefused" }, false);
-      throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
-    }
-    return executionToJson(await tasks.complete(id, holder, (b.result ?? null) as JsonValue));
-  });
+  route<StepRequestJson>(
+    "/v1/worker/tasks/:task_id/steps",
+    { ...task, body: S.StepBody },
+    S.StepAnswer,
+    (b, id, holder) => {
+      checkJsonLimits(b.result ?? null, `the result of step ${b.step}`);
+      return tasks.step(id, holder, { ...b, result: (b.result ?? null) as JsonValue });
+    },
+  );
+  route<{ result?: unknown }>(
+    COMPLETE_ROUTE,
+    { ...task, body: S.CompleteBody },
+    Execution,
+    async (b, id, holder, reply) => {
+      // A NUL or lone surrogate (app.ts let it through for this route): no store keeps it.
+      const unstorable = (reply.request as FastifyRequest & { unstorable?: string }).unstorable;
+      checkText(b.worker_id, "worker_id");
+      const refused =
+        unstorable !== undefined
+          ? new OrbitError("INVALID_ARGUMENT", unstorable.replace("the request body", "the result"))
+          : resultRefusal(b.result ?? null);
+      if (refused !== null) {
+        // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
+        // rather than leaving the execution RUNNING (docs/security.md).
+        await tasks.fail(id, holder, { message: refused.message, type: "ResultRefused" }, false);
+        throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
+      }
+      return executionToJson(await tasks.complete(id, holder, (b.result ?? null) as JsonValue));
+    },
+  );
   route<{ error: JsonObject; retryable: boolean }>(
     "/v1/worker/tasks/:task_id/fail",
     { ...task, body: S.FailBody },
+    Execution,
     async (b, id, holder) => executionToJson(await tasks.fail(id, holder, b.error, b.retryable)),
   );
   route<{ input?: unknown }>(
     "/v1/worker/tasks/:task_id/continue",
     { ...task, body: S.ContinueBody },
+    Execution,
     async (b, id, holder) => executionToJson(await tasks.continueAsNew(id, holder, b.input ?? {})),
   );
-  route<object>("/v1/worker/tasks/:task_id/compensating", { ...task, body: S.WorkerOnlyBody }, (_b, id, holder) =>
-    tasks.startCompensating(id, holder),
+  route<object>(
+    "/v1/worker/tasks/:task_id/compensating",
+    { ...task, body: S.WorkerOnlyBody },
+    S.TaskAnswer,
+    (_b, id, holder) => tasks.startCompensating(id, holder),
   );
   route<{ step: string; error?: JsonObject }>(
     "/v1/worker/tasks/:task_id/compensations",
     { ...task, body: S.CompensationBody },
+    null,
     async (b, id, holder) => {
       await tasks.compensated(id, holder, b.step, b.error ?? null);
       return undefined;
@@ -272,6 +302,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   route<{ error?: JsonObject }>(
     "/v1/worker/tasks/:task_id/cancelled",
     { ...task, body: S.CancelledBody },
+    Execution,
     async (b, id, holder) => executionToJson(await tasks.cancelled(id, holder, b.error ?? null)),
   );
   return { tasks, reaper, documented };

@@ -79,3 +79,61 @@ export const CompensationBody = Type.Object(
   strict,
 );
 export const CancelledBody = Type.Object({ worker_id: workerId, attempt, error: Type.Optional(errorJson) }, strict);
+
+/* The answers (docs/workflows.md § Protocol), as domain/worker-protocol.ts types them. */
+
+const nullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+const cancelRequested = nullableText("the cancel reason, once a cancel was requested");
+
+export const TaskAnswer = Type.Object(
+  {
+    task_id: Type.String(),
+    execution_id: Type.String(),
+    workflow: Type.String(),
+    version: Type.String(),
+    run: Type.Integer({ minimum: 1 }),
+    attempt: Type.Integer({ minimum: 1 }),
+    input: Type.Object({}, { additionalProperties: true }),
+    trigger: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+    schedule_id: nullableText("the schedule that started the execution"),
+    status: Type.Union([Type.Literal("RUNNING"), Type.Literal("COMPENSATING")]),
+    cancel_requested: cancelRequested,
+    steps: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        seq: Type.Integer(),
+        result: Type.Unknown(),
+        compensable: Type.Boolean(),
+        compensated: Type.Boolean(),
+      }),
+      { description: "steps of this run completed by earlier attempts: not to be run again" },
+    ),
+    lease_ms: Type.Integer({ description: "the lease lasts this long after each heartbeat" }),
+    heartbeat_ms: Type.Integer({ description: "heartbeat at least this often" }),
+    traceparent: Type.Optional(Type.String({ description: "the execution's W3C traceparent" })),
+  },
+  { description: "a leased task: one run of one execution" },
+);
+export const PollAnswer = Type.Object({ tasks: Type.Array(TaskAnswer) });
+export const HeartbeatAnswer = Type.Object({
+  tasks: Type.Record(
+    Type.String(),
+    Type.Object({ lease: Type.Union([Type.Literal("held"), Type.Literal("lost")]), cancel_requested: cancelRequested }),
+    { description: "per task id named: whether the worker still holds its lease" },
+  ),
+});
+export const ReleaseAnswer = Type.Object({
+  released: Type.Array(Type.String(), { description: "the task ids released" }),
+});
+export const StepAnswer = Type.Object({ cancel_requested: cancelRequested });
+export const CompleteManyAnswer = Type.Object({
+  tasks: Type.Record(
+    Type.String(),
+    Type.Union([
+      Type.Object({ status: Type.Literal("COMPLETED") }),
+      Type.Object({ status: Type.Literal("CANCEL_REQUESTED"), cancel_requested: Type.String() }),
+      Type.Object({ code: Type.String(), message: Type.String() }),
+    ]),
+    { description: "per task id: completed, a cancel to act on, or the error that refused it" },
+  ),
+});
