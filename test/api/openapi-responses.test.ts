@@ -228,7 +228,13 @@ describe("/v1/openapi.json against the answers", () => {
       .map((x) => String(x.task_id))
       .filter((id) => ![done, continued, cancelled, batched].includes(id));
     await ok("POST", "/v1/worker/release", { ...w2, task_ids: others });
-    await ok("POST", "/v1/worker/complete", { ...w2, tasks: [{ task_id: batched, result: null }, { task_id: done, result: 2 }] });
+    await ok("POST", "/v1/worker/complete", {
+      ...w2,
+      tasks: [
+        { task_id: batched, result: null },
+        { task_id: done, result: 2 },
+      ],
+    });
     await ok("POST", "/v1/worker/leave", w2);
 
     const ledger = (await ok("GET", "/v1/schedules/orders-every-10s/occurrences")).occurrences as Json[];
