@@ -96,22 +96,29 @@ export function upcomingSection(sch, state, rerender) {
   if (sch.state === "ended") note = "The schedule has ended: no more fires.";
   else if (sch.paused) note = "Paused: these are the fires it would make if resumed now.";
   const strip = h("div", { class: "upcoming-strip" });
-  if (times.length > 0 && WINDOWS[win]?.ms === null) strip.replaceChildren(...windowStrip(times, win, now, true));
-  else if (times.length > 0) {
+  // Every fire the page knows may have passed while it stayed open (a short interval between two
+  // reads of the schedule): the strip is drawn from the fires read from now on, not left empty.
+  const stale = times.length === 0 && sch.next_fire_times.length > 0 && sch.state !== "ended";
+  const nextFive = WINDOWS[win]?.ms === null;
+  /** @param {string[]} got */
+  const draw = (got) => {
+    const upcoming = fromNow(got, now);
+    if (nextFive) return windowStrip(upcoming.slice(0, times.length || 5), win, now, true);
+    return windowStrip(upcoming, win, now, got.length < WINDOW_FIRES);
+  };
+  if (times.length > 0 && nextFive) strip.replaceChildren(...windowStrip(times, win, now, true));
+  else if (times.length > 0 || stale) {
     // Read once per fire (the revision moves with each), not at every refresh.
-    const key = `${sch.schedule_id}|${sch.revision}|${times[0]}`;
+    const key = `${sch.schedule_id}|${sch.revision}|${times[0] ?? sch.next_fire_times.at(-1)}`;
     const fires = state.fires?.key === key ? state.fires.times : null;
     // Cut at the drawing, not at the reading: the count says whether the preview stopped short.
-    if (fires !== null)
-      strip.replaceChildren(...windowStrip(fromNow(fires, now), win, now, fires.length < WINDOW_FIRES));
+    if (fires != null) strip.replaceChildren(...draw(fires));
     else {
       strip.replaceChildren(h("p", { class: "muted small", text: "Reading the fires of this window…" }));
       windowFires(sch, now).then(
         (got) => {
           state.fires = { key, times: got };
-          if (strip.isConnected) {
-            strip.replaceChildren(...windowStrip(fromNow(got, now), win, now, got.length < WINDOW_FIRES));
-          }
+          if (strip.isConnected) strip.replaceChildren(...draw(got));
         },
         () => {
           // Without the server, the five fires known: drawn only as far as they go, and said so.

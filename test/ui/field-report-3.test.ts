@@ -59,6 +59,31 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("draws the next five from the server when every fire the page knows has passed", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "one-second", workflow: "Reports", interval: "1s" });
+    const fires = (await r.ok("GET", "/v1/schedules/one-second")).next_fire_times as string[];
+    // The page stayed open: the browser is past the last of the five fires the schedule named.
+    const now = Date.parse(fires[fires.length - 1] as string) + 2_500;
+    await r.page.clock.setFixedTime(new Date(now));
+    try {
+      await r.open("#/schedules/one-second");
+      await r.page.uncheck("#auto-refresh");
+      await r.page.click('button[data-window="fit"]');
+      await r.page.locator('button[data-window="fit"][aria-pressed="true"]').waitFor();
+      const marks = r.page.locator(".upcoming-chart g.mark.fire");
+      await r.until(
+        () => marks.count(),
+        (n) => n === 5,
+        "five fires drawn after every known one passed",
+      );
+      const titles = await marks.locator("title").allTextContents();
+      for (const t of titles) expect(Date.parse(/: (\S+)/.exec(t)?.[1] ?? "")).toBeGreaterThanOrEqual(now);
+    } finally {
+      await r.page.clock.setFixedTime(new Date(r.clock.now()));
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
   it("colours a skipped occurrence's grid square by its reason, as the ledger picture does", async () => {
     // Buffer full: one running, one buffered, the third skipped. Concurrency: two schedules share a key.
     await r.ok("POST", "/v1/schedules", {
