@@ -260,8 +260,10 @@ function rowTitle(row) {
     lines.push(`skipped (missed): ${row.count ?? 1} occurrence(s) from ${row.range_from} to ${row.range_to}`);
   } else {
     const what = row.kind === "skipped" ? `skipped (${row.reason})` : row.kind.replace("_", " ");
-    lines.push(`${what}: ${row.occurrence ?? "-"}`);
-    if (row.occurrence) lines.push(`local: ${localText(row.occurrence)}`);
+    // A manual trigger has no occurrence: its row is the trigger's, at the time it was recorded.
+    const at = row.occurrence ?? row.recorded_at;
+    lines.push(row.occurrence ? `${what}: ${at}` : `${what} (manual trigger): ${at}`);
+    lines.push(`local: ${localText(at)}`);
   }
   if (row.execution_id) lines.push(`execution ${row.execution_id}${row.status ? ` ${row.status}` : ""}`);
   if (row.error) lines.push(`error: ${row.error}`);

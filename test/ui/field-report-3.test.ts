@@ -163,6 +163,12 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     expect(titles.slice(0, 3).map((t) => t?.slice(0, 21))).toEqual(
       ["00", "01", "02"].map((hour) => `${day}T${hour}:00:00Z:`),
     );
+    // The ledger picture titles its mark the same way (it said "started: -").
+    const marks = await r.page.locator(".ledger-chart g.mark title").allTextContents();
+    const trigger = marks.filter((t) => t.includes("manual trigger"));
+    expect(trigger.length).toBe(1);
+    expect(trigger[0]?.startsWith(`started (manual trigger): ${manual.recorded_at}\nlocal: `)).toBe(true);
+    expect(marks.join(" ")).not.toContain(": -");
     expect(pageErrors).toEqual([]);
   });
 });
