@@ -49,16 +49,19 @@ function noWorkerText(sch, polled) {
 }
 
 /**
- * The next fire to the second: milliseconds (an interval started at .150) made the column 30 px
- * wider and ran the actions out of a 1280 px window. The whole instant is its datetime and, with
- * the local time, its hover title.
+ * The next fire as the API gives it, milliseconds included (a jittered or `.150`-anchored fire):
+ * cut to the second it read as an instant up to a second earlier than the real one. The
+ * milliseconds are set smaller, and the instant may wrap after its date, so that the column leaves
+ * room for the actions at 1280 px.
  * @param {string | null | undefined} iso
  */
 function nextFireEl(iso) {
   const el = timeEl(iso);
-  if (iso && /\.\d+Z$/.test(iso)) {
-    el.textContent = iso.replace(/\.\d+Z$/, "Z");
-    el.title = `${iso}; ${el.title}`;
+  const ms = iso ? /^(.*)(\.\d+)Z$/.exec(iso) : null;
+  if (ms) {
+    // It may wrap after the date when the table is short of room (it is one word otherwise).
+    const [date = "", time = ""] = (ms[1] ?? "").split("T");
+    el.replaceChildren(`${date}T`, h("wbr", {}), time, h("small", { class: "ms", text: ms[2] ?? "" }), "Z");
   }
   return el;
 }

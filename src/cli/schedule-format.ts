@@ -99,7 +99,9 @@ export function scheduleBlock(s: ScheduleJson, waiting?: string): string {
   if (waiting !== undefined) out += line("waiting", waiting);
   out += outcomeLines(s);
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
-  return `${out}  next fires:\n${s.next_fire_times.map((t) => `    ${t}\n`).join("")}`;
+  // A paused schedule fires none of them until resumed: its list is what a resume now would fire.
+  const heading = s.state === "paused" ? "next fires (after a resume now):" : "next fires:";
+  return `${out}  ${heading}\n${s.next_fire_times.map((t) => `    ${t}\n`).join("")}`;
 }
 
 /** `COMPLETED`, `FAILED ×3` (consecutive), `TIMED OUT`, `CANCELLED`, or `-` before any ended. */

@@ -65,7 +65,7 @@ describe("the schedule block (create, get, update)", () => {
       "  fired:      3   skipped: 1",
       "  last fire:  2026-11-15T01:00:00Z",
       "  last run:   nightly-orders:2026-11-15T01:00:00Z",
-      "  next fires:",
+      "  next fires (after a resume now):",
     ]);
   });
 
@@ -87,6 +87,19 @@ describe("the schedule block (create, get, update)", () => {
     expect(block.split("\n")[0]).toBe("ended hourly-check  every 1h");
     expect(block).toContain("  jitter:     30s\n");
     expect(block.endsWith("  next fires: -\n")).toBe(true);
+  });
+
+  it("heads a paused schedule's next fires as what a resume now would fire", () => {
+    const times = ["2026-11-16T01:00:00Z", "2026-11-17T01:00:00Z"];
+    const block = scheduleBlock({
+      ...nightlyOrders,
+      state: "paused",
+      paused: true,
+      next_fire_at: null,
+      next_fire_times: times,
+    });
+    expect(block.split("\n")[0]).toBe(`paused nightly-orders  cron "0 2 * * *" Europe/Berlin`);
+    expect(block.endsWith(`  next fires (after a resume now):\n    ${times[0]}\n    ${times[1]}\n`)).toBe(true);
   });
 });
 
