@@ -296,7 +296,12 @@ export function actionButtons(sch, done, afterDelete = done) {
   return h(
     "div",
     { class: "actions" },
-    sch.paused ? actionButton("Resume", id, resume, done) : actionButton("Pause", id, pause, done),
+    // An ended schedule fires no more: there is nothing to pause (a paused one can still be resumed).
+    sch.paused
+      ? actionButton("Resume", id, resume, done)
+      : sch.state === "ended"
+        ? null
+        : actionButton("Pause", id, pause, done),
     actionButton("Trigger", id, trigger, done),
     actionButton("Delete", id, remove, afterDelete, "danger"),
   );

@@ -84,6 +84,34 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("offers no Pause on an ended schedule, in the list and on its page", async () => {
+    const endAt = new Date(r.clock.now() + 90_000).toISOString();
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "ends-soon",
+      workflow: "Reports",
+      interval: "1m",
+      end_at: endAt,
+    });
+    await r.setClock(new Date(r.clock.now() + 120_000).toISOString());
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/ends-soon"),
+      (s: Json) => s.state === "ended",
+      "the schedule ended",
+    );
+    for (const page of ["#/", "#/schedules/ends-soon"]) {
+      await r.open(page);
+      const buttons =
+        page === "#/"
+          ? r.page.locator("tr[data-schedule-id=ends-soon] .actions button")
+          : r.page.locator(".actions button");
+      await buttons.first().waitFor();
+      const names = await buttons.allTextContents();
+      expect(names).toContain("Trigger");
+      expect(names).not.toContain("Pause");
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
   it("colours a skipped occurrence's grid square by its reason, as the ledger picture does", async () => {
     // Buffer full: one running, one buffered, the third skipped. Concurrency: two schedules share a key.
     await r.ok("POST", "/v1/schedules", {
