@@ -203,7 +203,7 @@ export function decide(inp: DecideInput): FirePlan {
   for (const m of plan.ledger) if (m.kind === "missed") plan.skipped += m.count;
 
   const existing = inp.existing;
-  let blocker = startBuffered(plan, inp.blocker, existing);
+  let blocker = startBuffered(plan, inp.blocker, inp.overlap, existing);
   const limit = inp.maxStarts ?? null;
   let left = limit;
   /** The last occurrence decided before max_runs ended the schedule. */
@@ -247,16 +247,28 @@ export function decide(inp: DecideInput): FirePlan {
 /**
  * Starts the buffer's oldest occurrence when nothing blocks, and the next one after it as long as
  * the one started is an execution that exists and has ended (a backfill ran it: it blocks nothing).
- * Returns what blocks the occurrences decided after.
+ * Under a policy that no longer buffers (an update switched to `allow` or `cancel_previous`) the
+ * buffer is settled by that policy, oldest first, before the due occurrences: `allow` starts them
+ * all, `cancel_previous` starts each cancelling the one before (they waited behind the running
+ * execution, and left there they started after newer occurrences, out of order). Returns what
+ * blocks the occurrences decided after.
  */
-export function startBuffered(plan: FirePlan, blocker: Blocker, existing?: ReadonlyMap<number, boolean>): Blocker {
-  while (blocker === "none" && plan.buffered.length > 0) {
+export function startBuffered(
+  plan: FirePlan,
+  blocker: Blocker,
+  overlap: OverlapPolicy,
+  existing?: ReadonlyMap<number, boolean>,
+): Blocker {
+  let blocking = blocker;
+  while (plan.buffered.length > 0) {
+    const verdict = decideTrigger(overlap, blocking);
+    if (verdict === "not_started") break;
     const occurrence = plan.buffered.shift() as number;
-    plan.starts.push({ occurrence, cancelBefore: false, fromBuffer: true });
+    plan.starts.push({ occurrence, cancelBefore: verdict === "cancel_and_start", fromBuffer: true });
     plan.ledger.push({ kind: "started", occurrence, buffered: true });
-    if (existing?.get(occurrence) !== false) return "schedule";
+    if (existing?.get(occurrence) !== false) blocking = "schedule";
   }
-  return blocker;
+  return blocking;
 }
 
 /**

@@ -3,7 +3,7 @@
  * row (`planOf`), and, once its starts are done, what the fire writes (`settle`): the ledger rows and
  * the row as the fire leaves it. Nothing here reads the store or the clock.
  */
-import type { ScheduleSettings, SkipReason } from "../domain/schedule.js";
+import type { OverlapPolicy, ScheduleSettings, SkipReason } from "../domain/schedule.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { CompiledSchedule } from "./compiled.js";
 import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startBuffered, startsLeft } from "./decide.js";
@@ -62,7 +62,7 @@ export function planOf(
 ): FirePlan {
   const buffered = bufferedOf(row);
   return row.nextFireMs === null
-    ? drainOnly(buffered, blocker, existing)
+    ? drainOnly(buffered, blocker, s.overlap, existing)
     : decide({
         scheduleId: row.scheduleId,
         timing: c.timing,
@@ -82,9 +82,14 @@ export function planOf(
 }
 
 /** A schedule whose timing ended still starts what it buffered, one at a time. */
-function drainOnly(buffered: number[], blocker: Blocker, existing?: ReadonlyMap<number, boolean>): FirePlan {
+function drainOnly(
+  buffered: number[],
+  blocker: Blocker,
+  overlap: OverlapPolicy,
+  existing?: ReadonlyMap<number, boolean>,
+): FirePlan {
   const plan: FirePlan = { starts: [], ledger: [], buffered, skipped: 0, nextFireMs: null, advanced: false };
-  startBuffered(plan, blocker, existing);
+  startBuffered(plan, blocker, overlap, existing);
   return plan;
 }
 

@@ -16,6 +16,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { compiledFor, timingKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
+import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
@@ -310,7 +311,10 @@ export class Schedules {
     const id = row.scheduleId;
     const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
     const v = validateSettings(mergeSettings(current, patch), now);
-    await check(tx, v.settings);
+    // The workflow and the input are checked when the update names one of them: a pause or a new
+    // description of a schedule whose latest workflow version no longer takes its stored input was
+    // refused with the input's error (its fires record that error, docs/outcomes.md).
+    if ("workflow" in patch || "version" in patch || "input" in patch) await check(tx, v.settings);
     const pauseChange = patch.paused !== undefined && v.settings.paused !== row.paused;
     // Same timing, same pause and run limit (a description, the input, a policy): the next
     // occurrence stays where the fires left it. Recomputed from now, an update dropped what a loop
@@ -343,11 +347,16 @@ export class Schedules {
       updatedMs: now,
     };
     if (next.state === "ended" && row.buffered.length > 0) next.state = "active";
-    // A buffer woken by its blocker's end (due, not fired yet) stays due: the new timing's next
-    // fire would make it wait that long (docs/scheduling.md § Decisions).
-    const woken = row.buffered.length > 0 && row.dueMs !== null && row.dueMs <= now;
-    if (woken && next.state === "active" && (next.dueMs === null || (row.dueMs as number) < next.dueMs))
-      next.dueMs = row.dueMs;
+    // What the buffer holds is due at once after an update that leaves the schedule firing, as after
+    // a resume (docs/scheduling.md § Decisions): the update may have removed what blocked it (an
+    // unpause, `allow`, no concurrency key) or come between its blocker's end and its fire; left to
+    // the new timing's next fire, it waited that long (a day for a daily schedule). A fire that
+    // finds it still blocked changes nothing but the due time.
+    const oldest = bufferedOf(row)[0];
+    if (oldest !== undefined && next.state === "active" && !next.paused) {
+      const woken = Math.min(oldest, now);
+      if (next.dueMs === null || woken < next.dueMs) next.dueMs = woken;
+    }
     const updated = await tx.updateSchedule(next, { expectedRevision: row.revision });
     if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
     return updated;

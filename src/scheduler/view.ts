@@ -156,7 +156,8 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   // A paused schedule resumes with the next occurrence after now, so that is what it lists.
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
-  v.next_fire_times = row.state === "ended" ? [] : upcoming(timing, upcomingFrom);
+  // No next occurrence (the timing or max_runs ended it; a buffer may still drain): none listed.
+  v.next_fire_times = row.state === "ended" || row.nextFireMs === null ? [] : upcoming(timing, upcomingFrom);
   v.last_fire_at = formatInstantOrNull(row.lastFireMs);
   v.last_execution_id = row.lastExecutionId;
   v.fired = row.fired;

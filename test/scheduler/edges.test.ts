@@ -203,14 +203,20 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     expect((await db.store.getSchedule("s"))?.buffered).toEqual([t("2026-11-15T00:00:20Z")]);
     await h.scheduler.schedules.update("s", { overlap: "cancel_previous" });
     await h.fireAt("2026-11-15T00:00:30Z");
+    // The buffer is settled by the new policy first, oldest first: 00:20 cancels 00:10, 00:30 cancels 00:20.
     expect((await h.executions.get("s:2026-11-15T00:00:10Z")).status).toBe("CANCELLED");
+    expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("CANCELLED");
     expect((await h.executions.get("s:2026-11-15T00:00:30Z")).status).not.toBe("CANCELLED");
     const triggered = await h.scheduler.actions.trigger("s", {});
     expect(triggered.started).toBe(true);
     expect((await h.executions.get("s:2026-11-15T00:00:30Z")).status).toBe("CANCELLED");
-    // The woken buffer finds the triggered execution running: it stays, the row moves on.
+    // The loop finds nothing more to do at 00:30; the row moves on.
     await h.fireAt("2026-11-15T00:00:30Z");
-    expect(await h.scheduler.schedules.get("s")).toMatchObject({ fired: 3, next_fire_at: "2026-11-15T00:00:40Z" });
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      fired: 4,
+      buffered: [],
+      next_fire_at: "2026-11-15T00:00:40Z",
+    });
   });
 
   it("shows the input with its keys in the order given, on both stores (jsonb orders them its own way)", async () => {

@@ -265,13 +265,11 @@ const commands = [
   fc.tuple(scheduleIndex, overlapArb(), catchupArb()).map(([i, overlap, [catchup, maxCatchUp]]) =>
     cmd(`update ${i} ${overlap} ${catchup}/${maxCatchUp}`, async (m, w) => {
       const id = pick(w, i);
-      const update = w.real.scheduler.schedules.update(id, { overlap, catchup, max_catch_up: maxCatchUp });
-      // An update is checked against the latest workflow version: refused while it refuses the input.
-      if (m.blocked) await expect(update).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-      else {
-        await update;
-        m.update(id, { overlap, catchup, maxCatchUp });
-      }
+      // An update that names neither the workflow nor the input is not checked against the latest
+      // version: it goes through while that version refuses the input (the fires record the refusal).
+      await w.real.scheduler.schedules.update(id, { overlap, catchup, max_catch_up: maxCatchUp });
+      m.update(id, { overlap, catchup, maxCatchUp });
+      await fireBoth(m, w, m.now);
     }),
   ),
   scheduleIndex.map((i) =>
@@ -312,13 +310,10 @@ const commands = [
             max_runs: maxRuns,
             jitter: jitterMs > 0 ? `${jitterMs}ms` : null,
           });
-          if (m.blocked) await expect(update).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
-          else {
-            const after = await lastRowId(w.real.store, id);
-            await update;
-            m.update(id, { intervalMs: intervalS * 1000, cron: modelCron(cron, w.zone), endAt, maxRuns, jitterMs });
-            noteTiming(m, w, id, after);
-          }
+          const after = await lastRowId(w.real.store, id);
+          await update;
+          m.update(id, { intervalMs: intervalS * 1000, cron: modelCron(cron, w.zone), endAt, maxRuns, jitterMs });
+          noteTiming(m, w, id, after);
           await fireBoth(m, w, m.now);
         },
       ),

@@ -190,7 +190,15 @@ export class ReferenceModel {
       for (let o: number | null = s.nextFire; o !== null && this.dueOf(s, o) <= now; o = this.nextAfter(s, o))
         dueList.push(o);
     const blocker0 = this.blockerOf(s);
-    if (dueList.length === 0 && !(blocker0 === "none" && s.buffered.length > 0)) {
+    // What the overlap policy does with a buffered occurrence now: a policy that no longer buffers
+    // (an update to allow or cancel_previous) settles the buffer its own way, oldest first.
+    const bufferVerdict = (b: Blocker): "start" | "cancel_start" | null =>
+      b === "none" || s.overlap === "allow"
+        ? "start"
+        : s.overlap === "cancel_previous" && b === "schedule"
+          ? "cancel_start"
+          : null;
+    if (dueList.length === 0 && !(bufferVerdict(blocker0) !== null && s.buffered.length > 0)) {
       s.due = this.dueOfNext(s);
       s.retryAt = null;
       return;
@@ -217,9 +225,11 @@ export class ReferenceModel {
     const plan: Step[] = [];
     let blocker = blocker0;
     let bufferLen = s.buffered.length;
-    for (let k = 0; blocker === "none" && k < s.buffered.length; k++) {
+    for (let k = 0; k < s.buffered.length; k++) {
+      const act = bufferVerdict(blocker);
+      if (act === null) break;
       const o = s.buffered[k] as number;
-      plan.push({ o, act: "start", fromBuffer: true });
+      plan.push({ o, act, fromBuffer: true });
       bufferLen--;
       if (ran(o)?.active !== false) blocker = "schedule";
     }
@@ -373,12 +383,15 @@ export class ReferenceModel {
     Object.assign(s, patch);
     if (timing(s) === before && !(s.nextFire === null && s.buffered.length === 0)) {
       if (s.retryAt !== null && s.due !== null) s.due = Math.min(s.due, this.now);
-      s.retryAt = null;
-      return;
+    } else {
+      s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
+      s.due = s.paused ? null : this.dueOfNext(s);
     }
-    s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
-    s.due = s.paused ? null : this.dueOfNext(s);
     s.retryAt = null;
+    // What the buffer holds is due at once after an update (as after a resume): the update may have
+    // removed what blocked it; a fire that finds it still blocked only moves the due time.
+    const held = s.buffered[0];
+    if (held !== undefined && !s.paused) s.due = Math.min(s.due ?? Number.POSITIVE_INFINITY, held, this.now);
   }
 
   /** A manual trigger: "started" (its id), "not_started", or "failed" (a start the workflow refuses). */

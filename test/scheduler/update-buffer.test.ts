@@ -1,0 +1,148 @@
+/**
+ * Updates of a schedule that holds buffered occurrences, or whose latest workflow version no longer
+ * takes its input (docs/scheduling.md § Decisions), on both dialects with a manual clock. Found by
+ * trying the policies as a user: an unpause by PATCH or a switch to `allow` left the buffer waiting
+ * for the next fire of the timing (a day for a daily cron), and a pause by PATCH was refused with
+ * the input's error.
+ */
+import { expect, it } from "vitest";
+import { parseInstant } from "../../src/time/format.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { ORDER_INPUT } from "../helpers/seed.js";
+import { makeHarness } from "./harness.js";
+
+const t = (s: string): number => parseInstant(s);
+
+describeEachDialect("scheduler: updates and the buffer", (dialect) => {
+  const db = useStore(dialect);
+
+  it("an unpause by PATCH starts what the buffer holds at once, not at the new timing's next fire", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_one",
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    await h.scheduler.schedules.update("s", { paused: true });
+    await h.scheduler.schedules.update("s", { cron: "0 3 * * *" });
+    // The running execution ends while paused: the buffer stays (a pause starts nothing).
+    await h.executions.cancel("s:2026-11-15T00:00:10Z", { reason: "done" });
+    await h.fireAt("2026-11-15T00:00:25Z");
+    expect((await h.scheduler.schedules.get("s")).buffered).toEqual(["2026-11-15T00:00:20Z"]);
+    h.clock.set(t("2026-11-15T00:00:30Z"));
+    await h.scheduler.schedules.update("s", { paused: false });
+    await h.fireAt("2026-11-15T00:00:30Z");
+    expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("RUNNING");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      buffered: [],
+      next_fire_at: "2026-11-15T03:00:00Z",
+      fired: 2,
+    });
+  });
+
+  it("a switch from buffer_all to allow starts every buffered occurrence at once", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_all",
+    });
+    for (const at of ["00:00:10", "00:00:20", "00:00:30"]) await h.fireAt(`2026-11-15T${at}Z`);
+    expect((await h.scheduler.schedules.get("s")).buffered).toEqual(["2026-11-15T00:00:20Z", "2026-11-15T00:00:30Z"]);
+    h.clock.set(t("2026-11-15T00:00:35Z"));
+    await h.scheduler.schedules.update("s", { overlap: "allow" });
+    await h.fireAt("2026-11-15T00:00:35Z");
+    for (const o of ["00:00:10", "00:00:20", "00:00:30"]) {
+      expect((await h.executions.get(`s:2026-11-15T${o}Z`)).status).toBe("RUNNING");
+    }
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ buffered: [], next_fire_at: "2026-11-15T00:00:40Z" });
+  });
+
+  it("a switch from buffer_all to cancel_previous settles the buffer oldest first, before newer occurrences", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_all",
+    });
+    for (const at of ["00:00:10", "00:00:20", "00:00:30"]) await h.fireAt(`2026-11-15T${at}Z`);
+    await h.scheduler.schedules.update("s", { overlap: "cancel_previous" });
+    await h.fireAt("2026-11-15T00:00:40Z");
+    const status = async (o: string) => (await h.executions.get(`s:2026-11-15T${o}Z`)).status;
+    // Each cancelled by the next, in occurrence order: the newest survives.
+    for (const o of ["00:00:10", "00:00:20", "00:00:30"]) expect(await status(o)).toBe("CANCELLED");
+    expect(await status("00:00:40")).toBe("RUNNING");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ buffered: [], next_fire_at: "2026-11-15T00:00:50Z" });
+  });
+
+  it("a buffer still blocked after an update stays, and the schedule fires on at its timing", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_one",
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    h.clock.set(t("2026-11-15T00:00:22Z"));
+    await h.scheduler.schedules.update("s", { description: "still running" });
+    expect(await h.fireAt("2026-11-15T00:00:22Z")).toBe(0);
+    expect((await db.store.getSchedule("s"))?.dueMs).toBe(t("2026-11-15T00:00:30Z"));
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ buffered: ["2026-11-15T00:00:20Z"], fired: 1 });
+  });
+
+  it("a pause or a description by PATCH is not refused because the latest workflow version no longer takes the input", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+    });
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["must"], properties: { must: { type: "string" } } },
+    });
+    await h.scheduler.schedules.update("s", { paused: true });
+    await h.scheduler.schedules.update("s", { description: "waiting for the new input" });
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      paused: true,
+      description: "waiting for the new input",
+    });
+    // An update that names the input (or the workflow) is still checked against the version.
+    await expect(h.scheduler.schedules.update("s", { input: { order_id: "x" } })).rejects.toThrow(/must/);
+    await h.scheduler.schedules.update("s", { input: { must: "yes" } });
+  });
+
+  it("lists no next fires once max_runs is reached, while the buffer still drains", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_all",
+      max_runs: 2,
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      state: "active",
+      remaining_runs: 0,
+      buffered: ["2026-11-15T00:00:20Z"],
+      next_fire_at: null,
+      next_fire_times: [],
+    });
+  });
+});
