@@ -7,6 +7,9 @@ import type { OccurrenceJson, ScheduleJson, WorkerJson } from "../client/types.j
 import { stringifyJsonText } from "../domain/json-text.js";
 import { type Column, table } from "./table.js";
 
+/** How many dead letters a schedule lists, newest first (GET /v1/schedules/{id}, docs/api.md). */
+const DEAD_LETTERS_LISTED = 5;
+
 /** `cron "0 2 * * *" Europe/Berlin` or `every 1h` (a cron without a time zone runs in UTC). */
 export function timingText(s: ScheduleJson): string {
   if (s.cron !== undefined) return `cron "${s.cron}" ${s.timezone ?? "UTC"}`;
@@ -67,7 +70,10 @@ function optionalLines(s: ScheduleJson): string {
   if (s.dead_letters.length > 0) {
     const latest = s.dead_letters[0];
     const detail = latest?.error === undefined ? "" : `, latest: ${latest.error}`;
-    out += line("dead letters", `${s.dead_letters.length}${detail}`);
+    // The schedule lists its newest five: five means "five or more" (the ledger has them all).
+    const count =
+      s.dead_letters.length >= DEAD_LETTERS_LISTED ? `${DEAD_LETTERS_LISTED} or more` : `${s.dead_letters.length}`;
+    out += line("dead letters", `${count}${detail}`);
   }
   return out;
 }

@@ -247,15 +247,15 @@ async function startsOf(
       const { error } = attempt;
       if (!RETRYABLE.has(error.code)) throw error;
       const retry = { occurrence: start.occurrence, at: now + RETRY_DELAY_MS, error: error.message };
-      if (start.fromBuffer) {
-        fire.held = retry;
-        break;
-      }
       if (now - dueTime(row.scheduleId, start.occurrence, c.jitterMs) <= deps.graceMs) {
-        fire.retry = retry;
+        // A buffered one stays buffered and nothing of the fire is kept; a due one stays undecided.
+        if (start.fromBuffer) fire.held = retry;
+        else fire.retry = retry;
         break;
       }
-      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
+      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on. Also a
+      // buffered one (it had waited for its blocker): retried every 5 s, a start its workflow refuses
+      // for good held the buffer, and every occurrence after it, undecided forever.
       fire.attempts.push({ occurrence, fromBuffer, executionId, kind: "failed", error: error.message });
     }
   }

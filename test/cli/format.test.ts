@@ -89,6 +89,20 @@ describe("the schedule block (create, get, update)", () => {
     expect(block.endsWith("  next fires: -\n")).toBe(true);
   });
 
+  it("counts dead letters as the schedule lists them: five means five or more", () => {
+    const letter = (i: number) => ({
+      id: i,
+      kind: "dead_letter",
+      occurrence: `2026-11-15T0${i}:00:00Z`,
+      error: "input does not match",
+      recorded_at: "2026-11-15T10:00:00Z",
+    });
+    const two = scheduleBlock({ ...nightlyOrders, dead_letters: [letter(2), letter(1)] });
+    expect(two).toContain("  dead letters: 2, latest: input does not match\n");
+    const five = scheduleBlock({ ...nightlyOrders, dead_letters: [5, 4, 3, 2, 1].map(letter) });
+    expect(five).toContain("  dead letters: 5 or more, latest: input does not match\n");
+  });
+
   it("heads a paused schedule's next fires as what a resume now would fire", () => {
     const times = ["2026-11-16T01:00:00Z", "2026-11-17T01:00:00Z"];
     const block = scheduleBlock({

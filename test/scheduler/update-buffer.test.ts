@@ -145,4 +145,35 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
       next_fire_times: [],
     });
   });
+
+  it("a buffered start refused more than the grace after its occurrence is a dead letter, and the schedule goes on", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_one",
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    // The latest version no longer takes the input; the running execution ends 65 s later.
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["must"], properties: { must: { type: "string" } } },
+    });
+    h.clock.set(t("2026-11-15T00:01:25Z"));
+    await h.executions.cancel("s:2026-11-15T00:00:10Z", { reason: "done" });
+    await h.fireAt("2026-11-15T00:01:25Z");
+    const ledger = await db.store.listOccurrences("s", { limit: 100 });
+    const dead = ledger.filter((o) => o.kind === "dead_letter" && o.occurrenceMs === t("2026-11-15T00:00:20Z"));
+    expect(dead.length).toBe(1);
+    expect(dead[0]?.error).toMatch(/must/);
+    const s = await h.scheduler.schedules.get("s");
+    expect(s.buffered).not.toContain("2026-11-15T00:00:20Z");
+    // Not stuck on it: the schedule's first undecided occurrence is within the grace of now.
+    const next = (s.next_fire_times as string[])[0] as string;
+    expect(t(next)).toBeGreaterThan(t("2026-11-15T00:01:00Z"));
+  });
 });

@@ -285,18 +285,24 @@ export class ReferenceModel {
       const id = `${s.id}:${formatInstant(step.o)}`;
       // An existing id is the answer before the workflow is looked at: it never fails to start.
       if (this.blocked && !this.executions.has(id)) {
-        if (step.fromBuffer) {
+        const inGrace = now - this.dueOf(s, step.o) <= this.graceMs;
+        if (step.fromBuffer && inGrace) {
           // Nothing of this fire stays: the buffered occurrence is tried again in 5 s.
           for (const id of cancels) this.end(id);
           s.due = now + RETRY_MS;
           s.retryAt = now + RETRY_MS;
           return;
         }
-        if (now - this.dueOf(s, step.o) <= this.graceMs) {
+        if (inGrace) {
           retryOccurrence = step.o;
           break;
         }
         accounts.set(step.o, "dead_letter");
+        // A buffered occurrence counted when it was buffered; it leaves the buffer as a dead letter.
+        if (step.fromBuffer) {
+          buffered = buffered.slice(1);
+          continue;
+        }
         runs++;
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
