@@ -146,7 +146,6 @@ export class ScheduleActions {
       if (!isJsonObject(input)) throw new OrbitError("INVALID_ARGUMENT", "input must be a JSON object");
       refuseSecretReferences(input);
     }
-    const now = await this.schedules.now();
     // Triggers of schedules sharing a concurrency key under cancel_previous can still deadlock on
     // PostgreSQL (the cancel wakes the others' buffers; docs/storage.md § Locking, what is left):
     // run again, as the fire does, rather than answer 503 for a trigger that will go through.
@@ -161,6 +160,10 @@ export class ScheduleActions {
         if (seen?.lastExecutionId && settingsOf(seen).overlap === "cancel_previous")
           await tx.lockSchedulesForEnd({ executionIds: [seen.lastExecutionId] });
         const row = await this.schedules.fenced(tx, id, fence);
+        // Read once the row is held: triggers of one schedule take their instants (their ids, the
+        // ledger's recorded_at) in the order the row lock serializes them; read before it, eight
+        // concurrent triggers on PostgreSQL were created out of the order of their ids.
+        const now = await this.schedules.now(tx);
         const s = settingsOf(row);
         // An override that could never start is bad input whatever the overlap policy decides: refused
         // before the decision, so a skip is not counted for it (docs/design.md § Changes).

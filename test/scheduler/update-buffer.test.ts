@@ -176,4 +176,28 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
     const next = (s.next_fire_times as string[])[0] as string;
     expect(t(next)).toBeGreaterThan(t("2026-11-15T00:01:00Z"));
   });
+
+  it("concurrent triggers take their instants in the order the row lock serializes them", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "1h",
+      overlap: "allow",
+    });
+    // A clock that moves a millisecond at every read, as a real one moves between the requests.
+    const base = h.clock.now();
+    let reads = 0;
+    h.clock.now = () => base + reads++;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => h.scheduler.actions.trigger("s", {})));
+    expect(answers.every((a) => a.started)).toBe(true);
+    const ledger = (await db.store.listOccurrences("s", { limit: 100 })).filter((o) => o.kind === "started").reverse();
+    expect(ledger.length).toBe(8);
+    const recorded = ledger.map((o) => o.recordedMs);
+    expect(recorded).toEqual([...recorded].sort((a, b) => a - b));
+    // Each trigger's id carries its instant: in ledger order, the ids increase too.
+    const ids = ledger.map((o) => String(o.executionId));
+    expect(ids).toEqual([...ids].sort());
+  });
 });
