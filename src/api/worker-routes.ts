@@ -164,6 +164,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       url,
       schema,
       handler: async (request, reply) => {
+        // When the worker spoke: its lease is judged by this, not by when the database let the
+        // server get to it (docs/workflows.md § Leases).
+        const heardMs = d.clock.now();
         const caller = guard(request);
         const taskId = (request.params as { task_id?: string }).task_id ?? "";
         // With identities, a worker touches only tasks of the workflows its rules name, and reports
@@ -174,6 +177,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         const holder = {
           workerId: b.worker_id,
           identity: caller?.name ?? null,
+          heardMs,
           ...(attempt !== undefined ? { attempt } : {}),
         };
         const body = await handler(b, taskId, holder, reply);

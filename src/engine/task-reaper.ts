@@ -63,23 +63,37 @@ export class TaskReaper {
   async reapExpired(): Promise<number> {
     const outage = this.o.outages?.lastMs ?? Number.NEGATIVE_INFINITY;
     if (this.gracedAtMs === null || outage > this.gracedAtMs) {
-      const now = this.o.clock.now();
-      const extended = await this.o.store.extendLapsedLeases(now + this.o.tasks.leaseMs);
-      this.gracedAtMs = now;
-      if (extended > 0) {
-        this.o.log?.warn?.(
-          { extended },
-          "leases extended by a full lease: this server could not hear its workers (it started, or its database was away)",
-        );
-      }
+      await this.grace(this.o.clock.now());
       return 0;
     }
     let requeued = 0;
     for (;;) {
       const now = this.o.clock.now();
       const expired = await this.o.store.listExpiredLeases(now, BATCH);
+      // The database took longer than a heartbeat interval to answer: the workers' heartbeats were
+      // held up as long, so the leases that lapsed meanwhile say nothing about them. A grace, as
+      // after a 503 (which a stall shorter than the answer bound never gives): before, the reaper
+      // woken in a 30 s stall requeued every lease the moment the database answered, and the live
+      // workers' runs ran again as attempt 2, their finished steps too.
+      const answeredMs = this.o.clock.now();
+      if (answeredMs - now > this.o.tasks.heartbeatMs) {
+        await this.grace(answeredMs);
+        return requeued;
+      }
       for (const task of expired) if (await this.o.tasks.reap(task.taskId)) requeued++;
       if (expired.length < BATCH || this.loop.signal.aborted) return requeued;
+    }
+  }
+
+  /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */
+  private async grace(now: number): Promise<void> {
+    const extended = await this.o.store.extendLapsedLeases(now + this.o.tasks.leaseMs);
+    this.gracedAtMs = now;
+    if (extended > 0) {
+      this.o.log?.warn?.(
+        { extended },
+        "leases extended by a full lease: this server could not hear its workers (it started, or its database was away)",
+      );
     }
   }
 }

@@ -54,6 +54,11 @@ export interface LeaseHolder {
    * first attempt's late reports must not pass for the second's.
    */
   attempt?: number;
+  /**
+   * When the server received the request: a lease is judged by when its worker spoke, not by when
+   * the server got to the request (a database stall holds requests; docs/workflows.md § Leases).
+   */
+  heardMs?: number;
 }
 
 /**
@@ -122,10 +127,13 @@ export function leaseRefusal(
       `worker task ${taskId} (execution ${executionId}): attempt ${holder.attempt}'s lease ended and attempt ${task.attempt} holds the task now; stop working on attempt ${holder.attempt}`,
     );
   }
-  if (task.leaseUntilMs === null || task.leaseUntilMs < now) {
+  // Judged at when the worker spoke: a report sent inside its lease and held up by the server
+  // (its database away) still finds the lease, unless the reaper handed the task back meanwhile.
+  const at = Math.min(now, holder.heardMs ?? now);
+  if (task.leaseUntilMs === null || task.leaseUntilMs < at) {
     return new OrbitError(
       "CONFLICT",
-      `worker task ${taskId} (execution ${executionId}): the lease of worker ${workerId} expired ${task.leaseUntilMs === null ? "" : `${now - task.leaseUntilMs} ms ago `}without a heartbeat, so the task will be handed back; stop working on it`,
+      `worker task ${taskId} (execution ${executionId}): the lease of worker ${workerId} expired ${task.leaseUntilMs === null ? "" : `${at - task.leaseUntilMs} ms ago `}without a heartbeat, so the task will be handed back; stop working on it`,
     );
   }
   return null;

@@ -182,12 +182,22 @@ export class WorkerTasks {
 
   /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */
   async heartbeat(holder: LeaseHolder, taskIds: readonly string[]): Promise<HeartbeatResponseJson> {
+    // When the worker spoke, read before anything waits on the database: a heartbeat sent on time
+    // and held up by a database stall was judged by the time after the stall, answered "lost", and
+    // its worker gave up runs it was finishing (docs/workflows.md § Leases).
+    const heard = holder.heardMs ?? this.o.clock.now();
     await this.o.executions.workers.seen(holder.workerId);
     const now = this.o.clock.now();
-    // A lease already past its end is not renewed (answered "lost"), reaped or not (docs/workflows.md
-    // § Leases); nor is one another identity took.
+    // A lease already past its end when the heartbeat came is not renewed (answered "lost"), reaped
+    // or not; nor is one another identity took. A renewed one lasts a full lease from now.
     const held = new Set(
-      await this.o.store.extendLeases(holder.workerId, holder.identity, taskIds, now + this.leaseMs, now),
+      await this.o.store.extendLeases(
+        holder.workerId,
+        holder.identity,
+        taskIds,
+        now + this.leaseMs,
+        Math.min(heard, now),
+      ),
     );
     const reasons = await this.o.store.cancelReasonsOfTasks([...held]);
     const tasks: HeartbeatResponseJson["tasks"] = {};

@@ -220,14 +220,26 @@ export class SchedulerLoop implements FireWindow {
     const every = this.o.stallWarnMs ?? STALL_WARN_MS;
     const started = performance.now();
     this.batchSince = started;
-    this.stallTimer ??= setInterval(() => {
-      const since = this.batchSince;
-      if (since === null || performance.now() - since < every) return;
-      this.o.log?.warn(
-        { waited_ms: Math.round(performance.now() - since) },
-        "a fire batch is still waiting for the database: a lock held on an Orbit table, or an overloaded database (PostgreSQL: pg_locks and pg_stat_activity show who holds what)",
-      );
-    }, every).unref();
+    if (this.stallTimer === null) {
+      let ticked = started;
+      const where =
+        this.o.store.dialect === "postgres"
+          ? "a lock held on an Orbit table, or an overloaded or unreachable database (pg_locks and pg_stat_activity show who holds what)"
+          : "a lock held on the database file by another process, or an overloaded disk";
+      this.stallTimer = setInterval(() => {
+        const now = performance.now();
+        // This timer itself ran late: the process was stopped or starved (SIGSTOP, a paused VM, a
+        // CPU-starved host), not waiting on the database; a batch that waited meanwhile says nothing.
+        const paused = now - ticked > 2 * every;
+        ticked = now;
+        const since = this.batchSince;
+        if (paused || since === null || now - since < every) return;
+        this.o.log?.warn(
+          { waited_ms: Math.round(now - since) },
+          `a fire batch is still waiting for the database: ${where}`,
+        );
+      }, every).unref();
+    }
     return () => {
       if (this.batchSince === started) this.batchSince = null;
     };

@@ -13,6 +13,7 @@ import { TaskReaper } from "../../src/engine/task-reaper.js";
 import { TaskWakeups } from "../../src/engine/task-wakeups.js";
 import { WorkerTasks } from "../../src/engine/tasks.js";
 import { Workflows } from "../../src/engine/workflows.js";
+import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 
 const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
@@ -66,5 +67,73 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     clock.advance(LEASE_MS + 1);
     expect(await reaper.reapExpired()).toBe(1);
     expect((await store.getTaskForExecution("f"))?.attempt).toBe(2);
+  });
+
+  /** A server's task engine on `store` with a manual clock, and one leased task of execution "e". */
+  async function leased(store: Store) {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const workflows = new Workflows({ store, clock });
+    const executions = new Executions({ store, clock, workflows });
+    const tasks = new WorkerTasks({
+      store,
+      clock,
+      executions,
+      workflows,
+      wakeups: new TaskWakeups(clock),
+      leaseMs: LEASE_MS,
+    });
+    await workflows.register({ name: "W", version: "1.0.0" });
+    await executions.start({ executionId: "e", workflow: "W", input: {} });
+    const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
+    return { clock, tasks, taskId: task!.task_id, leasedAt: clock.now() };
+  }
+
+  it("a heartbeat and a report the worker sent inside its lease, held up by the database past it, find the lease", async () => {
+    const { clock, tasks, taskId, leasedAt } = await leased(db.store);
+    // Heard 1 s before the lease's end; the database answered 20 s after it.
+    const heardMs = leasedAt + LEASE_MS - 1000;
+    clock.set(leasedAt + LEASE_MS + 20_000);
+    const beat = await tasks.heartbeat({ workerId: "w1", identity: null, heardMs }, [taskId]);
+    expect(beat.tasks[taskId]?.lease).toBe("held");
+    // Renewed for a full lease from when the server got to it, not from when it was heard.
+    expect((await db.store.getTaskForExecution("e"))?.leaseUntilMs).toBe(clock.now() + LEASE_MS);
+    // A report heard after the lease's end is still refused (a worker that went silent past it).
+    clock.advance(LEASE_MS + 1);
+    const late = { workerId: "w1", identity: null, attempt: 1, heardMs: clock.now() };
+    await expect(
+      tasks.step(taskId, late, { worker_id: "w1", step: "s", seq: 1, result: 1, compensable: false }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
+    const inTime = { workerId: "w1", identity: null, attempt: 1, heardMs: clock.now() - 2 };
+    const answers = await tasks.completeMany(inTime, [{ task_id: taskId, attempt: 1, result: null }]);
+    expect(answers[taskId]).toEqual({ status: "COMPLETED" });
+  });
+
+  it("the reaper woken during a database stall extends the lapsed leases instead of handing them back", async () => {
+    const { clock, tasks, leasedAt } = await leased(db.store);
+    // The database does not answer for 20 s (a network stall): the reaper's read returns after it.
+    let stall = 0;
+    const stalling = new Proxy(db.store, {
+      get(target, key) {
+        if (key === "listExpiredLeases") {
+          return async (...args: Parameters<Store["listExpiredLeases"]>) => {
+            clock.advance(stall);
+            return target.listExpiredLeases(...args);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }) as Store;
+    const reaper = new TaskReaper({ store: stalling, clock, tasks });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace
+    clock.set(leasedAt + LEASE_MS + 1);
+    stall = 20_000;
+    expect(await reaper.reapExpired()).toBe(0);
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
+    // A database that answers at once: a silent worker's lease is reaped a lease later, as ever.
+    stall = 0;
+    clock.advance(LEASE_MS + 1);
+    expect(await reaper.reapExpired()).toBe(1);
+    expect((await db.store.getTaskForExecution("e"))?.attempt).toBe(2);
   });
 });
