@@ -40,7 +40,7 @@ export interface LeadershipOptions {
   onError(err: unknown): void;
 }
 
-// hashtext() is int4, so the key never collides with Orbit's bigint keys (ADVISORY_LOCK_KEYS).
+// One key (hashtext() is int4): never the same lock as Orbit's pairs of keys (ADVISORY_LOCKS).
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('orbit-leader:' || current_schema())) AS held";
 const UNLOCK = "SELECT pg_advisory_unlock(hashtext('orbit-leader:' || current_schema()))";
 

@@ -2,12 +2,19 @@
 import { arrayParam } from "../sql/columns.js";
 import type { SqlDialect } from "../sql/dialect.js";
 
-/** Advisory lock keys Orbit uses, fixed so that every server of a cluster agrees on them. */
-export const ADVISORY_LOCK_KEYS = {
-  /** Held while migrating, so servers starting together do not race. ("orbit" in ASCII, then 1.) */
-  migrations: "4785604130441",
+/**
+ * Advisory locks Orbit takes, as a pair of int4 keys: a fixed class ("orb1", "orb2" in ASCII) and
+ * the schema's hash, so that every server of one deployment agrees on them and deployments in other
+ * schemas of the same database do not wait for each other (a fixed bigint key made every store open
+ * wait for any other schema's migration, and every start under --max-active-executions for any
+ * other deployment's). The pair form never meets the one-key form leadership uses.
+ */
+const schemaLock = (kind: number): string => `${kind}, hashtext(coalesce(current_schema(), ''))`;
+export const ADVISORY_LOCKS = {
+  /** Held while migrating, so servers starting together do not race. */
+  migrations: schemaLock(0x6f726231),
   /** Held (per transaction) while checking and admitting against --max-active-executions. */
-  admission: "4785604130442",
+  admission: schemaLock(0x6f726232),
 } as const;
 
 export const postgresDialect: SqlDialect = {
@@ -16,7 +23,7 @@ export const postgresDialect: SqlDialect = {
   forUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
   forUpdateOfSkipLocked: (tables) => ` FOR UPDATE OF ${tables} SKIP LOCKED`,
   nowMs: "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
-  admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEYS.admission})`,
+  admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.admission})`,
   // node-postgres already parses json/jsonb columns.
   readJson: (value) => value,
   batch: "unnest",

@@ -1,5 +1,5 @@
 /**
- * Applies pending PostgreSQL migrations under a session advisory lock on a fixed key, so that
+ * Applies pending PostgreSQL migrations under a session advisory lock of the schema, so that
  * servers starting together take turns: the second finds the work done.
  */
 import type pg from "pg";
@@ -11,7 +11,7 @@ import {
   planMigrations,
 } from "../migrations.js";
 import { checkOut } from "./check-out.js";
-import { ADVISORY_LOCK_KEYS, postgresDialect } from "./dialect.js";
+import { ADVISORY_LOCKS, postgresDialect } from "./dialect.js";
 
 export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<MigrateResult> {
   const all = loadMigrations("postgres", dir);
@@ -21,7 +21,7 @@ export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<Migr
   };
   const client = await checkOut(pool, onError);
   try {
-    await client.query(`SELECT pg_advisory_lock(${ADVISORY_LOCK_KEYS.migrations})`);
+    await client.query(`SELECT pg_advisory_lock(${ADVISORY_LOCKS.migrations})`);
     try {
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)`,
@@ -59,7 +59,7 @@ export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<Migr
       }
       return { applied: pending.map((m) => m.version), newer };
     } finally {
-      await client.query(`SELECT pg_advisory_unlock(${ADVISORY_LOCK_KEYS.migrations})`);
+      await client.query(`SELECT pg_advisory_unlock(${ADVISORY_LOCKS.migrations})`);
     }
   } catch (error) {
     broken = true;
