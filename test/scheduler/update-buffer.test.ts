@@ -6,25 +6,31 @@
  * the input's error.
  */
 import { expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
 import { parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { ORDER_INPUT } from "../helpers/seed.js";
-import { makeHarness } from "./harness.js";
+import { type Harness, makeHarness } from "./harness.js";
 
 const t = (s: string): number => parseInstant(s);
+
+/** A harness at 00:00:00.5 with schedule "s" of OrderProcessing (the seed's input) and `settings`. */
+async function harnessWith(store: Store, settings: Record<string, unknown>): Promise<Harness> {
+  const h = await makeHarness(store, { now: "2026-11-15T00:00:00.500Z" });
+  await h.scheduler.schedules.create({
+    schedule_id: "s",
+    workflow: "OrderProcessing",
+    input: ORDER_INPUT,
+    ...settings,
+  });
+  return h;
+}
 
 describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   const db = useStore(dialect);
 
   it("an unpause by PATCH starts what the buffer holds at once, not at the new timing's next fire", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-      overlap: "buffer_one",
-    });
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_one" });
     await h.fireAt("2026-11-15T00:00:10Z");
     await h.fireAt("2026-11-15T00:00:20Z");
     await h.scheduler.schedules.update("s", { paused: true });
@@ -45,14 +51,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("a switch from buffer_all to allow starts every buffered occurrence at once", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-      overlap: "buffer_all",
-    });
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_all" });
     for (const at of ["00:00:10", "00:00:20", "00:00:30"]) await h.fireAt(`2026-11-15T${at}Z`);
     expect((await h.scheduler.schedules.get("s")).buffered).toEqual(["2026-11-15T00:00:20Z", "2026-11-15T00:00:30Z"]);
     h.clock.set(t("2026-11-15T00:00:35Z"));
@@ -65,14 +64,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("a switch from buffer_all to cancel_previous settles the buffer oldest first, before newer occurrences", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-      overlap: "buffer_all",
-    });
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_all" });
     for (const at of ["00:00:10", "00:00:20", "00:00:30"]) await h.fireAt(`2026-11-15T${at}Z`);
     await h.scheduler.schedules.update("s", { overlap: "cancel_previous" });
     await h.fireAt("2026-11-15T00:00:40Z");
@@ -84,14 +76,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("a buffer still blocked after an update stays, and the schedule fires on at its timing", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-      overlap: "buffer_one",
-    });
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_one" });
     await h.fireAt("2026-11-15T00:00:10Z");
     await h.fireAt("2026-11-15T00:00:20Z");
     h.clock.set(t("2026-11-15T00:00:22Z"));
@@ -102,13 +87,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("a pause or a description by PATCH is not refused because the latest workflow version no longer takes the input", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-    });
+    const h = await harnessWith(db.store, { interval: "10s" });
     await h.workflows.register({
       name: "OrderProcessing",
       version: "2.0.0",
@@ -126,15 +105,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("lists no next fires once max_runs is reached, while the buffer still drains", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-      overlap: "buffer_all",
-      max_runs: 2,
-    });
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_all", max_runs: 2 });
     await h.fireAt("2026-11-15T00:00:10Z");
     await h.fireAt("2026-11-15T00:00:20Z");
     expect(await h.scheduler.schedules.get("s")).toMatchObject({
@@ -147,14 +118,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("a buffered start refused more than the grace after its occurrence is a dead letter, and the schedule goes on", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "10s",
-      overlap: "buffer_one",
-    });
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_one" });
     await h.fireAt("2026-11-15T00:00:10Z");
     await h.fireAt("2026-11-15T00:00:20Z");
     // The latest version no longer takes the input; the running execution ends 65 s later.
@@ -178,14 +142,7 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
   });
 
   it("concurrent triggers take their instants in the order the row lock serializes them", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "s",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "1h",
-      overlap: "allow",
-    });
+    const h = await harnessWith(db.store, { interval: "1h", overlap: "allow" });
     // A clock that moves a millisecond at every read, as a real one moves between the requests.
     const base = h.clock.now();
     let reads = 0;

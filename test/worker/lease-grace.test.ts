@@ -19,27 +19,33 @@ import { describeEachDialect, useStore } from "../helpers/db.js";
 const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
 const LEASE_MS = 30_000;
 
+/** A server's task engine on `store` with a manual clock, and one leased task of execution "e". */
+async function leased(store: Store) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const workflows = new Workflows({ store, clock });
+  const executions = new Executions({ store, clock, workflows });
+  const tasks = new WorkerTasks({
+    store,
+    clock,
+    executions,
+    workflows,
+    wakeups: new TaskWakeups(clock),
+    leaseMs: LEASE_MS,
+  });
+  await workflows.register({ name: "W", version: "1.0.0" });
+  await executions.start({ executionId: "e", workflow: "W", input: {} });
+  const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
+  return { clock, tasks, executions, taskId: task!.task_id, leasedAt: clock.now() };
+}
+
 describeEachDialect("leases through the server's own outage", (dialect) => {
   const db = useStore(dialect);
 
   it("a started server, then one that answered 503, extends lapsed leases once; a silent worker's is reaped after", async () => {
     const store = db.store;
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const workflows = new Workflows({ store, clock });
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({
-      store,
-      clock,
-      executions,
-      workflows,
-      wakeups: new TaskWakeups(clock),
-      leaseMs: LEASE_MS,
-    });
-    await workflows.register({ name: "W", version: "1.0.0" });
-    await executions.start({ executionId: "e", workflow: "W", input: {} });
-    const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
+    const { clock, tasks, executions, taskId, leasedAt } = await leased(store);
+    const task = { task_id: taskId };
     const lease = async () => (await store.getTaskForExecution("e"))?.leaseUntilMs;
-    const leasedAt = clock.now();
 
     // The server was down longer than the lease; it starts again: the first pass gives a grace.
     clock.advance(LEASE_MS + 40_000);
@@ -68,25 +74,6 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect(await reaper.reapExpired()).toBe(1);
     expect((await store.getTaskForExecution("f"))?.attempt).toBe(2);
   });
-
-  /** A server's task engine on `store` with a manual clock, and one leased task of execution "e". */
-  async function leased(store: Store) {
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const workflows = new Workflows({ store, clock });
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({
-      store,
-      clock,
-      executions,
-      workflows,
-      wakeups: new TaskWakeups(clock),
-      leaseMs: LEASE_MS,
-    });
-    await workflows.register({ name: "W", version: "1.0.0" });
-    await executions.start({ executionId: "e", workflow: "W", input: {} });
-    const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
-    return { clock, tasks, taskId: task!.task_id, leasedAt: clock.now() };
-  }
 
   it("a heartbeat and a report the worker sent inside its lease, held up by the database past it, find the lease", async () => {
     const { clock, tasks, taskId, leasedAt } = await leased(db.store);
