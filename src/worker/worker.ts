@@ -183,7 +183,7 @@ export class Worker {
         await this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);
         break;
       }
-      for (const task of tasks) this.start(task);
+      for (const task of tasks) this.startTask(task);
     }
     await Promise.race([
       Promise.all([...this.running.values()].map((r) => r.done)),
@@ -225,7 +225,7 @@ export class Worker {
     }
   }
 
-  private start(task: TaskJson): void {
+  private startTask(task: TaskJson): void {
     if (task.heartbeat_ms < this.heartbeatMs) {
       this.heartbeatMs = task.heartbeat_ms;
       this.heartbeatWake.abort();

@@ -4,6 +4,7 @@
  * handler beside the definition got "def.run is not a function" on every task instead).
  */
 import { describe, expect, it } from "vitest";
+import { Worker } from "../../src/worker/worker.js";
 import { defineWorkflow } from "../../src/worker/workflow.js";
 
 describe("defineWorkflow", () => {
@@ -37,5 +38,18 @@ describe("defineWorkflow", () => {
     expect(() =>
       defineWorkflow({ name: "W", version: "1.0.0", run, retry: { maxAttempts: 1000, backoffMs: 86_400_000 } }),
     ).not.toThrow();
+  });
+});
+
+describe("Worker", () => {
+  it("has run() and no start() a JavaScript caller could take for it", () => {
+    // `worker.start()` reached a private method that starts one leased task, and threw
+    // "Cannot read properties of undefined (reading 'heartbeat_ms')" from inside the SDK.
+    const worker = new Worker({
+      server: "http://127.0.0.1:1",
+      workflows: [defineWorkflow({ name: "W", version: "1.0.0", run: async () => ({}) })],
+    });
+    expect(typeof worker.run).toBe("function");
+    expect((worker as unknown as Record<string, unknown>).start).toBeUndefined();
   });
 });
