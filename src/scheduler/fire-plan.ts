@@ -259,3 +259,38 @@ function prunePhase(scheduleId: string): number {
   for (let i = 0; i < scheduleId.length; i++) h = Math.imul(h ^ scheduleId.charCodeAt(i), 0x01000193);
   return (h >>> 0) % PRUNE_EVERY;
 }
+
+/**
+ * A buffered occurrence whose start was refused past the grace (fire.ts): a dead letter (counted
+ * toward max_runs, as a start, and as a skip), out of the buffer, and the row due again now so that
+ * the rest is decided in a fire of its own, against what really runs.
+ */
+export function bufferedDeadLetter(
+  row: ScheduleRow,
+  held: Retry,
+  now: number,
+): { row: ScheduleRow; ledger: NewOccurrence[] } {
+  const buffered = row.buffered.filter((o) => Number(o) !== held.occurrence);
+  const over = row.nextFireMs === null && buffered.length === 0;
+  return {
+    row: {
+      ...row,
+      buffered,
+      state: over ? "ended" : row.state,
+      dueMs: over ? null : now,
+      retryMs: null,
+      lastError: held.error,
+      runs: row.runs + 1,
+      skipped: row.skipped + 1,
+    },
+    ledger: [
+      {
+        scheduleId: row.scheduleId,
+        recordedMs: now,
+        kind: "dead_letter",
+        occurrenceMs: held.occurrence,
+        error: held.error,
+      },
+    ],
+  };
+}

@@ -21,6 +21,7 @@ import type { DueSchedule, ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, dueTime, type FirePlan } from "./decide.js";
 import {
+  bufferedDeadLetter,
   bufferedOf,
   type DeadLetter,
   LEDGER_RETENTION,
@@ -95,8 +96,11 @@ interface Fire {
   revision: number;
   attempts: Attempt[];
   retry: Retry | null;
-  /** A buffered start failed: nothing of the plan applies, the row only waits 5 s. */
-  held: Retry | null;
+  /**
+   * A buffered start failed: nothing of the plan applies; the row waits 5 s, or, for a dead letter,
+   * drops the occurrence from its buffer and is due again at once.
+   */
+  held: (Retry & { deadLetter?: true }) | null;
   /** Occurrences whose execution existed before the fire → still active (see existingOf). */
   existing: ReadonlyMap<number, boolean>;
 }
@@ -247,15 +251,22 @@ async function startsOf(
       const { error } = attempt;
       if (!RETRYABLE.has(error.code)) throw error;
       const retry = { occurrence: start.occurrence, at: now + RETRY_DELAY_MS, error: error.message };
-      if (now - dueTime(row.scheduleId, start.occurrence, c.jitterMs) <= deps.graceMs) {
-        // A buffered one stays buffered and nothing of the fire is kept; a due one stays undecided.
-        if (start.fromBuffer) fire.held = retry;
-        else fire.retry = retry;
+      const late = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs) > deps.graceMs;
+      if (start.fromBuffer) {
+        // A buffered one stays buffered and nothing of the fire is kept, retried in 5 s: while the
+        // server is full (it waits for room as it waited for its blocker), or inside the grace. A
+        // start refused for itself (its input, its workflow) past the grace is a dead letter: it
+        // leaves the buffer and the row is due again at once, so what comes after it is decided
+        // against what really runs. (Retried every 5 s whatever its age, a start the workflow
+        // refuses for good held the buffer, and every occurrence after it, undecided forever.)
+        fire.held = late && error.code !== "RESOURCE_EXHAUSTED" ? { ...retry, deadLetter: true } : retry;
         break;
       }
-      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on. Also a
-      // buffered one (it had waited for its blocker): retried every 5 s, a start its workflow refuses
-      // for good held the buffer, and every occurrence after it, undecided forever.
+      if (!late) {
+        fire.retry = retry; // a due one stays undecided
+        break;
+      }
+      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
       fire.attempts.push({ occurrence, fromBuffer, executionId, kind: "failed", error: error.message });
     }
   }
@@ -415,6 +426,15 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
   const cas = { expectedRevision: fire.revision, expectedNextFireMs: row.nextFireMs };
   const report = newReport(id);
   const held = fire.held;
+  if (held?.deadLetter) {
+    const dead = bufferedDeadLetter(row, held, now);
+    const outcome: FireOutcome = {
+      kind: "fired",
+      report: { ...report, skipped: { missed: 1 }, advanced: true },
+      deadLetters: [{ occurrence: held.occurrence, error: held.error }],
+    };
+    return { scheduleId: id, outcome, advance: { row: dead.row, ...cas }, ledger: dead.ledger, prune: false };
+  }
   if (held !== null) {
     // Keep the occurrence, show the error, try again in 5 s.
     const advance = { row: { ...row, dueMs: held.at, retryMs: held.at, lastError: held.error }, ...cas };

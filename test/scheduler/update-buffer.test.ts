@@ -130,12 +130,18 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
     h.clock.set(t("2026-11-15T00:01:25Z"));
     await h.executions.cancel("s:2026-11-15T00:00:10Z", { reason: "done" });
     await h.fireAt("2026-11-15T00:01:25Z");
+    // The dead letter's fire decides nothing else: the row is due again at once, and the loop's
+    // next round decides the due occurrences against what really runs (nothing).
+    expect((await db.store.getSchedule("s"))?.dueMs).toBe(t("2026-11-15T00:01:25Z"));
+    await h.fireAt("2026-11-15T00:01:25Z");
     const ledger = await db.store.listOccurrences("s", { limit: 100 });
     const dead = ledger.filter((o) => o.kind === "dead_letter" && o.occurrenceMs === t("2026-11-15T00:00:20Z"));
     expect(dead.length).toBe(1);
     expect(dead[0]?.error).toMatch(/must/);
     const s = await h.scheduler.schedules.get("s");
-    expect(s.buffered).not.toContain("2026-11-15T00:00:20Z");
+    // Not buffered behind a start that never happened: tried (and refused, inside the grace).
+    expect(s.buffered).toEqual([]);
+    expect(s.last_error).toMatch(/must/);
     // Not stuck on it: the schedule's first undecided occurrence is within the grace of now.
     const next = (s.next_fire_times as string[])[0] as string;
     expect(t(next)).toBeGreaterThan(t("2026-11-15T00:01:00Z"));
@@ -156,5 +162,31 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
     // Each trigger's id carries its instant: in ledger order, the ids increase too.
     const ids = ledger.map((o) => String(o.executionId));
     expect(ids).toEqual([...ids].sort());
+  });
+
+  it("a buffered start refused because the server is full stays buffered, however old, and is retried", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "10s",
+      overlap: "buffer_one",
+    });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    // Another execution takes the one slot as the schedule's ends, 65 s after the buffered occurrence.
+    h.clock.set(t("2026-11-15T00:01:25Z"));
+    await h.executions.cancel("s:2026-11-15T00:00:10Z", { reason: "done" });
+    await h.executions.start({ executionId: "other", workflow: "OrderProcessing", input: ORDER_INPUT });
+    await h.fireAt("2026-11-15T00:01:25Z");
+    const s = await h.scheduler.schedules.get("s");
+    expect(s.buffered).toEqual(["2026-11-15T00:00:20Z"]);
+    expect(s.last_error).toMatch(/max-active-executions/);
+    expect((await db.store.listOccurrences("s", { limit: 100 })).some((o) => o.kind === "dead_letter")).toBe(false);
+    // Room again: it starts at its retry.
+    await h.executions.cancel("other", { reason: "done" });
+    await h.fireAt("2026-11-15T00:01:30Z");
+    expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("RUNNING");
   });
 });

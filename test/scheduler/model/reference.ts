@@ -297,12 +297,20 @@ export class ReferenceModel {
           retryOccurrence = step.o;
           break;
         }
-        accounts.set(step.o, "dead_letter");
-        // A buffered occurrence counted when it was buffered; it leaves the buffer as a dead letter.
         if (step.fromBuffer) {
-          buffered = buffered.slice(1);
-          continue;
+          // Past the grace: a dead letter out of the buffer (it counted when it was buffered), and
+          // nothing else of this fire; the row is due again at once and decides the rest afresh.
+          for (const id of cancels) this.end(id);
+          s.accounts.set(step.o, "dead_letter");
+          s.skipped++;
+          s.buffered = s.buffered.slice(1);
+          s.retryAt = null;
+          s.due = now;
+          if (s.nextFire === null && s.buffered.length === 0) s.due = null;
+          this.fire(s, now);
+          return;
         }
+        accounts.set(step.o, "dead_letter");
         runs++;
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
