@@ -33,6 +33,8 @@ export class TaskReaper {
   private readonly loop: DeadlineLoop;
   /** When the last grace was given; null: not since this server started. */
   private gracedAtMs: number | null = null;
+  /** The last read of expired leases took longer than a heartbeat interval. */
+  private slowBefore = false;
 
   constructor(private readonly o: TaskReaperOptions) {
     this.loop = new DeadlineLoop({
@@ -75,8 +77,13 @@ export class TaskReaper {
       // after a 503 (which a stall shorter than the answer bound never gives): before, the reaper
       // woken in a 30 s stall requeued every lease the moment the database answered, and the live
       // workers' runs ran again as attempt 2, their finished steps too.
+      // Once per slow spell: a database slow at every read would otherwise extend a dead worker's
+      // leases forever; the next slow read in a row reaps as usual.
       const answeredMs = this.o.clock.now();
-      if (answeredMs - now > this.o.tasks.heartbeatMs) {
+      const slow = answeredMs - now > this.o.tasks.heartbeatMs;
+      const firstSlow = slow && !this.slowBefore;
+      this.slowBefore = slow;
+      if (firstSlow) {
         await this.grace(answeredMs);
         return requeued;
       }

@@ -99,6 +99,7 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     const { clock, tasks, leasedAt } = await leased(db.store);
     // The database does not answer for 20 s (a network stall): the reaper's read returns after it.
     let stall = 0;
+    // (A database that answers at once reaps a silent worker's lease a lease later: the test above.)
     const stalling = new Proxy(db.store, {
       get(target, key) {
         if (key === "listExpiredLeases") {
@@ -117,10 +118,9 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     stall = 20_000;
     expect(await reaper.reapExpired()).toBe(0);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
-    // A database that answers at once: a silent worker's lease is reaped a lease later, as ever.
-    stall = 0;
+    // A database slow at every read gives that grace once: the next slow read reaps a lapsed lease.
     clock.advance(LEASE_MS + 1);
     expect(await reaper.reapExpired()).toBe(1);
-    expect((await db.store.getTaskForExecution("e"))?.attempt).toBe(2);
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
 });
