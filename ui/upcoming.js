@@ -96,17 +96,18 @@ export function upcomingSection(sch, state, rerender) {
   if (sch.state === "ended") note = "The schedule has ended: no more fires.";
   else if (sch.paused) note = "Paused: these are the fires it would make if resumed now.";
   const strip = h("div", { class: "upcoming-strip" });
-  // Every fire the page knows may have passed while it stayed open (a short interval between two
-  // reads of the schedule): the strip is drawn from the fires read from now on, not left empty.
-  const stale = times.length === 0 && sch.next_fire_times.length > 0 && sch.state !== "ended";
+  // Some or all of the fires the page knows may have passed while it stayed open (a short interval
+  // between two reads of the schedule): the strip is drawn from the fires read from now on, not
+  // from what is left of the five (it drew two of "the next 5", or nothing).
+  const stale = times.length < sch.next_fire_times.length && sch.state !== "ended";
   const nextFive = WINDOWS[win]?.ms === null;
   /** @param {string[]} got */
   const draw = (got) => {
     const upcoming = fromNow(got, now);
-    if (nextFive) return windowStrip(upcoming.slice(0, times.length || 5), win, now, true);
+    if (nextFive) return windowStrip(upcoming.slice(0, sch.next_fire_times.length), win, now, true);
     return windowStrip(upcoming, win, now, got.length < WINDOW_FIRES);
   };
-  if (times.length > 0 && nextFive) strip.replaceChildren(...windowStrip(times, win, now, true));
+  if (times.length > 0 && nextFive && !stale) strip.replaceChildren(...windowStrip(times, win, now, true));
   else if (times.length > 0 || stale) {
     // Read once per fire (the revision moves with each), not at every refresh.
     const key = `${sch.schedule_id}|${sch.revision}|${times[0] ?? sch.next_fire_times.at(-1)}`;
