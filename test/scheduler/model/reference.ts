@@ -299,15 +299,14 @@ export class ReferenceModel {
         }
         if (step.fromBuffer) {
           // Past the grace: a dead letter out of the buffer (it counted when it was buffered), and
-          // nothing else of this fire; the row is due again at once and decides the rest afresh.
+          // nothing else of this fire; the row is due again at once and its next fire (the loop's
+          // next round) decides the rest afresh.
           for (const id of cancels) this.end(id);
           s.accounts.set(step.o, "dead_letter");
           s.skipped++;
           s.buffered = s.buffered.slice(1);
           s.retryAt = null;
-          s.due = now;
-          if (s.nextFire === null && s.buffered.length === 0) s.due = null;
-          this.fire(s, now);
+          s.due = s.nextFire === null && s.buffered.length === 0 ? null : now;
           return;
         }
         accounts.set(step.o, "dead_letter");
