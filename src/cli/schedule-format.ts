@@ -5,10 +5,8 @@
 
 import type { OccurrenceJson, ScheduleJson, WorkerJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
+import { DEAD_LETTERS_SHOWN } from "../domain/schedule.js";
 import { type Column, table } from "./table.js";
-
-/** How many dead letters a schedule lists, newest first (GET /v1/schedules/{id}, docs/api.md). */
-const DEAD_LETTERS_LISTED = 5;
 
 /** `cron "0 2 * * *" Europe/Berlin` or `every 1h` (a cron without a time zone runs in UTC). */
 export function timingText(s: ScheduleJson): string {
@@ -72,7 +70,7 @@ function optionalLines(s: ScheduleJson): string {
     const detail = latest?.error === undefined ? "" : `, latest: ${latest.error}`;
     // The schedule lists its newest five: five means "five or more" (the ledger has them all).
     const count =
-      s.dead_letters.length >= DEAD_LETTERS_LISTED ? `${DEAD_LETTERS_LISTED} or more` : `${s.dead_letters.length}`;
+      s.dead_letters.length >= DEAD_LETTERS_SHOWN ? `${DEAD_LETTERS_SHOWN} or more` : `${s.dead_letters.length}`;
     out += line("dead letters", `${count}${detail}`);
   }
   return out;

@@ -14,6 +14,9 @@ export const OWNER_LABEL = "orbit/owner";
  */
 export const DEFAULT_APPLY_OWNER = "default";
 
+/** How many of its newest dead letters a schedule read lists (`dead_letters`). */
+export const DEAD_LETTERS_SHOWN = 5;
+
 export const OVERLAP_POLICIES = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 

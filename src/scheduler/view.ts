@@ -6,7 +6,7 @@
 import type { OccurrenceJson } from "../domain/api-json.js";
 import type { JsonObject } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
-import type { ScheduleSettings } from "../domain/schedule.js";
+import { DEAD_LETTERS_SHOWN, type ScheduleSettings } from "../domain/schedule.js";
 import { SETTING_KEYS, type SettingKey } from "../domain/setting-table.js";
 import { NO_OUTCOMES, type OccurrenceRow, type ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
@@ -17,8 +17,6 @@ import { settingsOf } from "./stored-settings.js";
 
 /** How many upcoming nominal occurrences a schedule read lists. */
 export const NEXT_FIRE_TIMES = 5;
-/** How many of its newest dead letters a schedule read lists. */
-export const DEAD_LETTERS_SHOWN = 5;
 
 /**
  * The views of schedules read at `now`, each with its `last_tick` (and that execution's status) and
