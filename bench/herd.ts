@@ -6,7 +6,8 @@
  * cron schedules (default 10,000) due at one instant, fired by `loop.fireDue()`. Prints one JSON
  * line: fires per second of wall time and per second of this process's CPU time (user + system;
  * steadier than wall time when other processes load the machine). `PROFILE=<prefix>` writes a CPU
- * profile of each herd (not of its inserts) to `<prefix>.<k>.cpuprofile`.
+ * profile of each herd (not of its inserts) to `<prefix>.<k>.cpuprofile`, and with `BENCH_HERD_DRAIN=1`
+ * one of each drain to `<prefix>.drain.<i>.cpuprofile`.
  * `BENCH_HERD_ROUNDS=r` fires each herd r times, an hour apart, every execution completed (through
  * the Store) between two: the later rounds are a steady herd, whose schedules have a last execution
  * to read (`steadyPerS`, `steadyPerCpuS`, one figure per round; docs/benchmarks.md § Firing).
@@ -43,6 +44,7 @@ const steadyPerCpuS: number[] = [];
 const drainPerCpuS: number[] = [];
 const drain = process.env.BENCH_HERD_DRAIN === "1";
 const countWal = process.env.BENCH_HERD_WAL === "1";
+let drains = 0;
 for (let k = 0; k < Number(herds); k++) {
   const e = dialect === "sqlite" ? await env.openSqlite() : await env.openPostgres();
   if (typeof e === "string") throw new Error(e);
@@ -95,6 +97,7 @@ async function drainAll(store: Store, atMs: number): Promise<number> {
   const offer = { name: env.WORKFLOW, version: "1.0.0", max_attempts: 1, backoff_ms: 1000 };
   const holder = { workerId: "bench-worker", identity: null };
   let done = 0;
+  if (session) await session.post("Profiler.start");
   const cpu0 = process.cpuUsage();
   for (;;) {
     const leased = await tasks.claim({ worker_id: holder.workerId, workflows: [offer], max_tasks: 100 });
@@ -106,6 +109,11 @@ async function drainAll(store: Store, atMs: number): Promise<number> {
     done += leased.length;
   }
   const cpu = process.cpuUsage(cpu0);
+  if (session)
+    writeFileSync(
+      `${prefix}.drain.${drains++}.cpuprofile`,
+      JSON.stringify((await session.post("Profiler.stop")).profile),
+    );
   await scheduler.close();
   if (done !== n) throw new Error(`drained ${done} of ${n}`);
   return Math.round(done / ((cpu.user + cpu.system) / 1e6));
