@@ -38,6 +38,12 @@ export interface StartsDone {
   deadLetters: readonly DeadLetter[];
   /** The start that failed inside the grace: it and everything after it stay undecided. */
   retry: Retry | null;
+  /**
+   * A start refused past the grace (a dead letter) that the plan decided more after: it is decided,
+   * everything after it stays undecided and the row is due again at once (docs/scheduling.md §
+   * Decisions). Null when no start stopped the fire.
+   */
+  stopAfter: number | null;
 }
 
 /** What a fire writes: its ledger rows in order, the row as it leaves it, and its skips by reason. */
@@ -117,6 +123,12 @@ function planBefore(plan: FirePlan, occurrence: number, buffered: readonly numbe
   };
 }
 
+/** True when `plan` decides an occurrence of the timing later than `occurrence`. */
+export function decidesAfter(plan: FirePlan, occurrence: number): boolean {
+  for (const e of plan.ledger) if ((e.kind === "missed" ? e.to : e.occurrence) > occurrence) return true;
+  return false;
+}
+
 /**
  * Appends the ledger rows of the plan's entries to `ledger` and counts its skips by reason into
  * `skipped`. Each row is one object literal (no spread of a shared base: this runs per fire).
@@ -175,7 +187,7 @@ export function settle(f: {
 }): Settled {
   const { row, c, now, done } = f;
   const { retry, started } = done;
-  const plan = retry === null ? f.plan : planBefore(f.plan, retry.occurrence, bufferedOf(row));
+  const plan = planDone(f.plan, c, done, row);
   const scheduleId = row.scheduleId;
   const ledger: NewOccurrence[] = [];
   for (const d of done.deadLetters) {
@@ -224,6 +236,13 @@ export function settle(f: {
     buffered: plan.buffered,
   };
   return { row: next, ledger, skipped };
+}
+
+/** What of `plan` a fire decided: all of it, or up to a retried start or a dead letter that stopped it. */
+function planDone(plan: FirePlan, c: CompiledSchedule, done: StartsDone, row: ScheduleRow): FirePlan {
+  if (done.retry !== null) return planBefore(plan, done.retry.occurrence, bufferedOf(row));
+  const after = done.stopAfter === null ? null : c.timing.nextAfter(done.stopAfter);
+  return after === null ? plan : planBefore(plan, after, bufferedOf(row));
 }
 
 /** The starts of `plan` that count toward max_runs: all but those a backfill ran already. */

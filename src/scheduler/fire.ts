@@ -24,6 +24,7 @@ import {
   bufferedDeadLetter,
   bufferedOf,
   type DeadLetter,
+  decidesAfter,
   LEDGER_RETENTION,
   planOf,
   prunesNow,
@@ -101,6 +102,8 @@ interface Fire {
    * drops the occurrence from its buffer and is due again at once.
    */
   held: (Retry & { deadLetter?: true }) | null;
+  /** A due start refused past the grace with decisions after it: the plan stands up to it (StartsDone.stopAfter). */
+  stopAfter: number | null;
   /** Occurrences whose execution existed before the fire → still active (see existingOf). */
   existing: ReadonlyMap<number, boolean>;
 }
@@ -232,7 +235,17 @@ async function startsOf(
     existing = new Map([...existing, ...found]);
     plan = planOf(row, s, c, blocker, now, deps.graceMs, existing);
   }
-  const fire: Fire = { row, c, plan, revision: row.revision, attempts: [], retry: null, held: null, existing };
+  const fire: Fire = {
+    row,
+    c,
+    plan,
+    revision: row.revision,
+    attempts: [],
+    retry: null,
+    held: null,
+    stopAfter: null,
+    existing,
+  };
   for (const start of fire.plan.starts) {
     if (start.cancelBefore) {
       // The execution to cancel may be one this fire just queued: write it (and the fires before).
@@ -266,8 +279,14 @@ async function startsOf(
         fire.retry = retry; // a due one stays undecided
         break;
       }
-      // Blocked past the grace: the occurrence is a dead letter, the rest of the fire goes on.
+      // Refused past the grace: the occurrence is a dead letter. What the plan decided after it
+      // assumed it would run (skipped for overlap, buffered behind it): the fire stops here and
+      // the row is due again at once, so the rest is decided against what really runs.
       fire.attempts.push({ occurrence, fromBuffer, executionId, kind: "failed", error: error.message });
+      if (decidesAfter(fire.plan, occurrence)) {
+        fire.stopAfter = occurrence;
+        break;
+      }
     }
   }
   return fire;
@@ -410,7 +429,15 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     const lag = now - dueTime(row.scheduleId, a.occurrence, c.jitterMs);
     if (made && !a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
   }
-  return { started, created, lastExecutionId, deadLetters: deadLetters ?? NO_DEAD_LETTERS, retry: fire.retry, lagsMs };
+  return {
+    started,
+    created,
+    lastExecutionId,
+    deadLetters: deadLetters ?? NO_DEAD_LETTERS,
+    retry: fire.retry,
+    stopAfter: fire.stopAfter,
+    lagsMs,
+  };
 }
 
 /** A row that is not firing (paused, ended): nothing to write. */

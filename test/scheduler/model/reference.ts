@@ -265,6 +265,8 @@ export class ReferenceModel {
     // schedule ends and what comes after that occurrence is neither decided nor recorded.
     let runs = s.runs;
     let endedAfter: number | null = null;
+    /** A dead letter past the grace that stopped the fire (decisions after it are not kept). */
+    let stoppedAt: number | null = null;
     for (const step of plan) {
       if (endedAfter !== null && !step.fromBuffer) break;
       // An occurrence a backfill ran counts toward nothing: max_runs counts the timing's own starts.
@@ -312,6 +314,12 @@ export class ReferenceModel {
         accounts.set(step.o, "dead_letter");
         runs++;
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
+        // What the plan decided after it assumed it would run: the fire stops here, and the
+        // loop's next round decides the rest against what really runs.
+        if (endedAfter === null && dueList.some((o) => o > step.o)) {
+          stoppedAt = step.o;
+          break;
+        }
         continue;
       }
       starts.push({ id, scheduleId: s.id, key: s.key, active: true });
@@ -324,7 +332,9 @@ export class ReferenceModel {
       }
       lastExec = id;
     }
-    const decidedUpTo = retryOccurrence ?? (endedAfter !== null ? endedAfter + 1 : Number.POSITIVE_INFINITY);
+    const decidedUpTo =
+      retryOccurrence ??
+      (stoppedAt !== null ? stoppedAt + 1 : endedAfter !== null ? endedAfter + 1 : Number.POSITIVE_INFINITY);
     for (const o of dueList)
       if (o < decidedUpTo && !accounts.has(o) && !picks.includes(o)) accounts.set(o, "skipped:missed");
     // A retried occurrence that catch-up leaves behind is a dead letter, not missed.
@@ -349,6 +359,10 @@ export class ReferenceModel {
       s.nextFire = retryOccurrence;
       s.due = now + RETRY_MS;
       s.retryAt = now + RETRY_MS;
+    } else if (stoppedAt !== null) {
+      s.nextFire = this.nextAfter(s, stoppedAt);
+      s.due = this.dueOfNext(s);
+      s.retryAt = null;
     } else {
       if (last !== undefined) s.nextFire = this.nextAfter(s, last);
       if (this.ended(s)) s.nextFire = null;
