@@ -11,7 +11,7 @@
 
 import { createServer as createNetServer } from "node:net";
 import { buildApp } from "../api/app.js";
-import type { Readiness, ServerRole } from "../api/deps.js";
+import type { ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
 import type { PostgresListener } from "../store/postgres/listener.js";
@@ -21,6 +21,7 @@ import { resolveConfig, type ServerConfig } from "./config.js";
 import type { RunningServer, ServerOptions } from "./options.js";
 import { isLoopback } from "./options.js";
 import { StartedParts } from "./parts.js";
+import { readinessCheck } from "./readiness.js";
 import { buildServices, openStore, type Services, startFiring } from "./services.js";
 import { reasonOf, StartupError } from "./startup-error.js";
 
@@ -29,12 +30,8 @@ export { StartupError } from "./startup-error.js";
 
 /** How long close() lets in-flight requests finish before it drops their connections. */
 const CLOSE_GRACE_MS = 3000;
-/**
- * /readyz answers not-ready when the database has not answered its check within this long: during a
- * network stall it answered only when the stall ended (90 s), ready, while the load balancer kept
- * sending requests that hung. The check itself goes on in the background, under the store's bound.
- */
-export const READINESS_TIMEOUT_MS = 2000;
+
+export { READINESS_TIMEOUT_MS } from "./readiness.js";
 
 /**
  * Starts an Orbit server: opens (and migrates) the database, serves the HTTP API, the worker
@@ -97,19 +94,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
   let ready = false;
   const role = (): ServerRole =>
     cluster === "single" ? "single" : cluster === "shared" ? "shared" : leadership?.isLeader ? "leader" : "standby";
-  const readiness = async (): Promise<Readiness> => {
-    if (!ready) return { ready: false, role: role(), message: "starting or stopping" };
-    try {
-      const unwritable = await within(READINESS_TIMEOUT_MS, async () => {
-        await store.databaseNow();
-        return store.writeProblem?.();
-      });
-      if (unwritable) return { ready: false, role: role(), message: `the database cannot be written: ${unwritable}` };
-      return { ready: true, role: role() };
-    } catch (err) {
-      return { ready: false, role: role(), message: `the database does not answer: ${(err as Error).message}` };
-    }
-  };
+  const readiness = readinessCheck({ store, role, ready: () => ready });
   const { app, routes, table } = buildApp({
     deps: { workflows, executions, scheduler, metrics, readiness, access: access?.access ?? null },
     idempotency: new IdempotencyKeys(store, config.clock, () => {
@@ -172,20 +157,6 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
 }
 
 /** `check()`, or a rejection once `ms` pass without its answer (the check is left to end by itself). */
-async function within<T>(ms: number, check: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  const answer = check();
-  answer.catch(() => undefined); // a check that fails after the timeout has nobody to tell
-  try {
-    return await Promise.race([answer, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The StartupError of a port this server cannot listen on. */
 function listenRefusal(config: ServerConfig, err: unknown): StartupError {
   const address = `${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;

@@ -385,4 +385,10 @@ export interface Store extends StoreOps {
    * a standby, or `default_transaction_read_only` (asked on a pooled connection).
    */
   writeProblem?(): Promise<string | null>;
+  /**
+   * `performance.now()` when a statement last got its answer (PostgreSQL), or null before the
+   * first: readiness takes it as the database answering while its own check waits behind a busy
+   * pool (src/server/readiness.ts).
+   */
+  lastAnswerAt?(): number | null;
 }

@@ -137,6 +137,8 @@ interface Sending {
   answerMs: number;
   /** A statement got no answer: its connection must not be used again (a transaction's client). */
   onNoAnswer?: () => void;
+  /** `performance.now()` at the last answer any statement got (shared by the copies a transaction makes). */
+  answered: { at: number | null };
 }
 
 /**
@@ -153,6 +155,7 @@ function executor(target: () => pg.Pool | pg.PoolClient, sending: Sending): SqlE
       const config: Bounded<pg.QueryArrayConfig> = { name, text, values: wireParams(params), rowMode: "array" };
       if (answerMs > 0) config.query_timeout = answerMs;
       const r = await target().query<unknown[]>(config);
+      sending.answered.at = performance.now();
       return { rows: shapes.objects(name, r.fields, r.rows), rowCount: r.rowCount };
     } catch (err) {
       if (isNoAnswer(err)) sending.onNoAnswer?.();
@@ -192,6 +195,7 @@ export class PostgresStore extends SqlOps implements Store {
       names: new StatementNames(),
       shapes: new RowShapes(),
       answerMs: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS,
+      answered: { at: null },
     };
     const ambient = new AsyncLocalStorage<Ambient>();
     // The pool exists only between open() and close(), so the executor looks it up per call;
@@ -328,6 +332,10 @@ export class PostgresStore extends SqlOps implements Store {
    * null. Asked on a connection of the pool; one that turns out read-only is dropped, since it
    * would stay so after the database is writable again.
    */
+  lastAnswerAt(): number | null {
+    return this.sending.answered.at;
+  }
+
   async writeProblem(): Promise<string | null> {
     let broken = false;
     const onError = (): void => {

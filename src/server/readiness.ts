@@ -1,0 +1,63 @@
+/**
+ * /readyz's answer (docs/operations.md § Health): the database answers its check, and can be
+ * written, within a bound. A check that waits past the bound behind a busy pool (a herd of fires and
+ * completes holding every connection) does not make a working server not-ready when other statements
+ * got their answers while it waited: a load balancer or an orchestrator would take a server out, or
+ * restart it, for being busy. A database that answers nothing in that time (a network stall) is not
+ * ready, as before.
+ */
+import type { Readiness, ServerRole } from "../api/deps.js";
+import type { Store } from "../store/store.js";
+
+/** How long the readiness check waits for the database. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+export interface ReadinessCheck {
+  store: Pick<Store, "databaseNow" | "writeProblem" | "lastAnswerAt">;
+  role: () => ServerRole;
+  /** False while the server starts or stops. */
+  ready: () => boolean;
+  timeoutMs?: number;
+}
+
+/** The readiness function /readyz calls. */
+export function readinessCheck(o: ReadinessCheck): () => Promise<Readiness> {
+  const timeoutMs = o.timeoutMs ?? READINESS_TIMEOUT_MS;
+  /** What the last finished check said about writes: a busy answer keeps it. */
+  let writeProblem: string | null = null;
+  return async () => {
+    const role = o.role();
+    if (!o.ready()) return { ready: false, role, message: "starting or stopping" };
+    const asked = performance.now();
+    try {
+      writeProblem =
+        (await within(timeoutMs, async () => {
+          await o.store.databaseNow();
+          return o.store.writeProblem?.();
+        })) ?? null;
+    } catch (err) {
+      const answeredAt = o.store.lastAnswerAt?.() ?? null;
+      const busy = err instanceof TimedOut && answeredAt !== null && answeredAt >= asked;
+      if (!busy) return { ready: false, role, message: `the database does not answer: ${(err as Error).message}` };
+    }
+    if (writeProblem) return { ready: false, role, message: `the database cannot be written: ${writeProblem}` };
+    return { ready: true, role };
+  };
+}
+
+class TimedOut extends Error {}
+
+/** `check()`, or a rejection after `ms`; the check goes on in the background under the store's own bound. */
+async function within<T>(ms: number, check: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimedOut(`no answer within ${ms} ms`)), ms);
+  });
+  const answer = check();
+  answer.catch(() => undefined); // a check that fails after the timeout has nobody to tell
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
