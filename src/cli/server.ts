@@ -8,6 +8,8 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { parseDuration } from "../time/interval.js";
 import { wholeNumber } from "./args.js";
+import { shortDuration } from "./durations.js";
+import { EXIT_REFUSED } from "./exit.js";
 import type { CliIO } from "./io.js";
 
 /** The options of src/server/server.ts `startServer` (its own doc comments give the defaults). */
@@ -45,7 +47,15 @@ interface ServerFlags extends Omit<StartServerOptions, "misfireGraceMs" | "logge
   retention?: number;
   retentionWorkflow?: Record<string, number>;
   retentionMax?: number;
+  shutdownTimeout?: number;
 }
+
+/**
+ * How long `orbit server` waits, after SIGINT or SIGTERM, for its requests and its fire to finish
+ * and its database to close. Past it the process exits: a statement waiting on a database that does
+ * not answer held the stop for up to its 30 s bound (docs/operations.md § Stopping).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 function durationFlag(flag: string): (text: string) => number {
   return (text) => {
@@ -156,6 +166,11 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       retentionWorkflow,
     )
     .option("--retention-max <n>", "keep only the newest n ended executions", wholeNumber(1, Number.MAX_SAFE_INTEGER))
+    .option(
+      "--shutdown-timeout <duration>",
+      "after SIGTERM, the longest wait for requests and the database to finish before exiting (default: 10s)",
+      durationFlag("--shutdown-timeout"),
+    )
     .addOption(
       new Option("--log-level <level>", "log level of the JSON log on stdout (default: info)").choices([
         "trace",
@@ -214,6 +229,26 @@ Examples:
       });
       await io.stdout.write(`orbit server listening on ${server.url} (${storageText({ ...flags, database })})\n`);
       await signal;
-      await server.close();
+      const bound = flags.shutdownTimeout ?? SHUTDOWN_TIMEOUT_MS;
+      if (await closedWithin(server, bound)) return;
+      // Whatever still waits (a statement on a database that does not answer) is abandoned: the
+      // database rolls back a transaction whose connection ends, so nothing half-done stays.
+      await io.stderr.write(
+        `orbit: the server did not stop within ${shortDuration(bound)} (the database does not answer); exiting, the database rolls back what was in flight\n`,
+      );
+      process.exit(EXIT_REFUSED);
     });
+}
+
+/** True when `server.close()` finished within `ms`. */
+async function closedWithin(server: { close(): Promise<void> }, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([server.close().then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -61,6 +61,8 @@ export interface OrbitServer {
   /** The line `orbit server` printed when it started listening. */
   banner: string;
   dataDir: string;
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -75,6 +77,8 @@ export async function startOrbitServer(extra: readonly string[] = []): Promise<O
   );
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let output = "";
+  /** Everything written, before and after the banner. */
+  let later = "";
   const banner = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`orbit server did not start:\n${output}`)), 30_000);
     const onData = (chunk: Buffer): void => {
@@ -87,6 +91,11 @@ export async function startOrbitServer(extra: readonly string[] = []): Promise<O
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
+    const keep = (chunk: Buffer): void => {
+      later += chunk.toString();
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`orbit server exited with ${code}:\n${output}`));
@@ -97,6 +106,7 @@ export async function startOrbitServer(extra: readonly string[] = []): Promise<O
     url,
     banner,
     dataDir,
+    output: () => later,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null) child.kill(signal);
       const code = await exited;
