@@ -125,6 +125,7 @@ export async function adminRows<T extends pg.QueryResultRow>(
 
 export const dialects: readonly TestDialect[] = [sqlite, postgres];
 export const postgresDialect = postgres;
+export const sqliteDialect = sqlite;
 
 /** `describe` once per dialect; a disabled dialect's suite is skipped with a plain warning. */
 export function describeEachDialect(title: string, body: (dialect: TestDialect) => void): void {
