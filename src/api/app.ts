@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import { checkText, scanJsonText } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import { serializeJson } from "../domain/json-text.js";
-import { COMPLETE_ROUTE } from "../domain/worker-protocol.js";
+import { LENIENT_ROUTES } from "../domain/worker-protocol.js";
 import { VERSION } from "../version.js";
 import { checkHostAndOrigin, checkStateChanging } from "./cross-site.js";
 import type { ApiDeps } from "./deps.js";
@@ -103,10 +103,10 @@ export function buildApp(o: AppOptions): App {
     (request as FastifyRequest & { rawBody?: string }).rawBody = text;
     if (text.trim() === "") return done(null, undefined);
     try {
-      // Depth, NUL and lone surrogates, before JSON.parse builds anything. A worker's completion
-      // is parsed with them: a result Orbit cannot store fails its execution (worker-routes.ts),
-      // as a result too large or too deep does, instead of leaving it RUNNING.
-      const lenient = request.routeOptions.url === COMPLETE_ROUTE;
+      // Depth, NUL and lone surrogates, before JSON.parse builds anything. A worker's report that
+      // ends an attempt is parsed with them: a result Orbit cannot store fails its execution, an
+      // error is kept in a storable form (worker-routes.ts), instead of leaving it RUNNING.
+      const lenient = LENIENT_ROUTES.has(request.routeOptions.url ?? "");
       const unstorable = scanJsonText(text, undefined, { chars: !lenient });
       if (unstorable !== null) (request as FastifyRequest & { unstorable?: string }).unstorable = unstorable;
     } catch (err) {

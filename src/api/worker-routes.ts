@@ -11,7 +11,13 @@ import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
-import { COMPLETE_ROUTE, type PollRequestJson, type StepRequestJson } from "../domain/worker-protocol.js";
+import { storedError } from "../domain/worker-error.js";
+import {
+  COMPLETE_MANY_ROUTE,
+  COMPLETE_ROUTE,
+  type PollRequestJson,
+  type StepRequestJson,
+} from "../domain/worker-protocol.js";
 import type { Executions } from "../engine/executions.js";
 import { Notifier } from "../engine/notifier.js";
 import { executionToJson } from "../engine/serialize.js";
@@ -222,29 +228,55 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   });
 
   route<{ tasks: { task_id: string; result?: unknown; attempt?: number }[] }>(
-    "/v1/worker/complete",
+    COMPLETE_MANY_ROUTE,
     { body: S.CompleteManyBody },
     S.CompleteManyAnswer,
-    async (b, _id, holder) => {
+    async (b, _id, holder, reply) => {
+      checkText(b.worker_id, "worker_id");
       // One report per task: the second of a repeated id was answered CONFLICT after the first had
       // completed it, so the worker heard its completion failed.
       const seen = new Set<string>();
-      for (const t of b.tasks) {
+      for (const [i, t] of b.tasks.entries()) {
+        checkText(t.task_id, `tasks[${i}].task_id`);
         if (seen.has(t.task_id)) throw new OrbitError("INVALID_ARGUMENT", `tasks: task ${t.task_id} appears twice`);
         seen.add(t.task_id);
       }
-      return {
-        tasks: await tasks.completeMany(
-          holder,
-          b.tasks.map((t) => ({
-            task_id: t.task_id,
-            result: (t.result ?? null) as JsonValue,
-            ...(t.attempt !== undefined ? { attempt: t.attempt } : {}),
-          })),
-        ),
-      };
+      // Each result is checked as the single-task route checks it (docs/workflows.md § Protocol):
+      // one Orbit cannot store fails its own execution, the others complete.
+      const chars = unstorableIn(reply) !== undefined;
+      const refused: { task: (typeof b.tasks)[number]; error: OrbitError }[] = [];
+      const kept: typeof b.tasks = [];
+      for (const t of b.tasks) {
+        const error = resultRefusal(t.result ?? null, chars);
+        if (error === null) kept.push(t);
+        else refused.push({ task: t, error });
+      }
+      const answers = kept.length
+        ? await tasks.completeMany(
+            holder,
+            kept.map((t) => ({
+              task_id: t.task_id,
+              result: (t.result ?? null) as JsonValue,
+              ...(t.attempt !== undefined ? { attempt: t.attempt } : {}),
+            })),
+          )
+        : {};
+      for (const { task, error } of refused) {
+        const own = { ...holder, ...(task.attempt !== undefined ? { attempt: task.attempt } : {}) };
+        answers[task.task_id] = await failRefused(task.task_id, own, error).then(
+          () => ({ code: "INVALID_ARGUMENT", message: `${error.message}; the execution failed with this error` }),
+          (err: unknown) => {
+            if (err instanceof OrbitError) return { code: err.code, message: err.message };
+            throw err;
+          },
+        );
+      }
+      return { tasks: answers };
     },
   );
+  /** A result Orbit cannot store: the attempt fails with the reason, rather than leaving it RUNNING (docs/security.md). */
+  const failRefused = (taskId: string, holder: LeaseHolder, refused: OrbitError) =>
+    tasks.fail(taskId, holder, { message: refused.message, type: "ResultRefused" }, false);
   const task = { params: S.TaskIdParams };
   route<StepRequestJson>(
     "/v1/worker/tasks/:task_id/steps",
@@ -260,17 +292,12 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     { ...task, body: S.CompleteBody },
     Execution,
     async (b, id, holder, reply) => {
-      // A NUL or lone surrogate (app.ts let it through for this route): no store keeps it.
-      const unstorable = (reply.request as FastifyRequest & { unstorable?: string }).unstorable;
       checkText(b.worker_id, "worker_id");
-      const refused =
-        unstorable !== undefined
-          ? new OrbitError("INVALID_ARGUMENT", unstorable.replace("the request body", "the result"))
-          : resultRefusal(b.result ?? null);
+      const refused = resultRefusal(b.result ?? null, unstorableIn(reply) !== undefined);
       if (refused !== null) {
         // Results obey the inputs' limits (1 MB, 64 levels): the attempt fails with the reason
         // rather than leaving the execution RUNNING (docs/security.md).
-        await tasks.fail(id, holder, { message: refused.message, type: "ResultRefused" }, false);
+        await failRefused(id, holder, refused);
         throw new OrbitError("INVALID_ARGUMENT", `${refused.message}; the execution failed with this error`);
       }
       return executionToJson(await tasks.complete(id, holder, (b.result ?? null) as JsonValue));
@@ -280,7 +307,10 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     "/v1/worker/tasks/:task_id/fail",
     { ...task, body: S.FailBody },
     Execution,
-    async (b, id, holder) => executionToJson(await tasks.fail(id, holder, b.error, b.retryable)),
+    async (b, id, holder) => {
+      checkText(b.worker_id, "worker_id");
+      return executionToJson(await tasks.fail(id, holder, storedError(b.error), b.retryable));
+    },
   );
   route<{ input?: unknown }>(
     "/v1/worker/tasks/:task_id/continue",
@@ -299,7 +329,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     { ...task, body: S.CompensationBody },
     null,
     async (b, id, holder) => {
-      await tasks.compensated(id, holder, b.step, b.error ?? null);
+      checkText(b.worker_id, "worker_id");
+      checkText(b.step, "step");
+      await tasks.compensated(id, holder, b.step, b.error === undefined ? null : storedError(b.error));
       return undefined;
     },
   );
@@ -307,17 +339,40 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     "/v1/worker/tasks/:task_id/cancelled",
     { ...task, body: S.CancelledBody },
     Execution,
-    async (b, id, holder) => executionToJson(await tasks.cancelled(id, holder, b.error ?? null)),
+    async (b, id, holder) => {
+      checkText(b.worker_id, "worker_id");
+      return executionToJson(await tasks.cancelled(id, holder, b.error === undefined ? null : storedError(b.error)));
+    },
   );
   return { tasks, reaper, documented };
 }
 
-function resultRefusal(result: unknown): OrbitError | null {
+/** A NUL or lone surrogate somewhere in the body (app.ts let it through for a lenient route). */
+const unstorableIn = (reply: FastifyReply): string | undefined =>
+  (reply.request as FastifyRequest & { unstorable?: string }).unstorable;
+
+/**
+ * Why Orbit cannot store `result` (not plain JSON, over 1 MB or 64 levels, or, when the body held
+ * such a character, a NUL or lone surrogate in one of its strings or keys), or null.
+ */
+function resultRefusal(result: unknown, chars: boolean): OrbitError | null {
   try {
     checkJsonLimits(result, "result");
+    if (chars) checkChars(result, "a string of the result");
     return null;
   } catch (err) {
     if (err instanceof OrbitError) return err;
     throw err;
   }
+}
+
+/** Throws for a NUL or lone surrogate in a string or key of `value` (plain JSON, at most 64 levels deep). */
+function checkChars(value: unknown, what: string): void {
+  if (typeof value === "string") checkText(value, what);
+  else if (Array.isArray(value)) for (const v of value) checkChars(v, what);
+  else if (value !== null && typeof value === "object")
+    for (const [key, v] of Object.entries(value)) {
+      checkText(key, what);
+      checkChars(v, what);
+    }
 }

@@ -124,3 +124,17 @@ export const MAX_COMPLETES_PER_BATCH = 1000;
 
 /** A worker's completion of one task: its body is parsed even with a result Orbit cannot store (api/app.ts). */
 export const COMPLETE_ROUTE = "/v1/worker/tasks/:task_id/complete";
+/** A worker's batched completion: as {@link COMPLETE_ROUTE}, each task's result checked on its own. */
+export const COMPLETE_MANY_ROUTE = "/v1/worker/complete";
+/**
+ * The routes whose body is parsed even with a NUL or a lone surrogate in it: a report that ends an
+ * attempt is judged on its own (a result refused fails its execution, an error is kept in a
+ * storable form: domain/worker-error.ts) rather than refused whole, which left it RUNNING.
+ */
+export const LENIENT_ROUTES: ReadonlySet<string> = new Set([
+  COMPLETE_ROUTE,
+  COMPLETE_MANY_ROUTE,
+  "/v1/worker/tasks/:task_id/fail",
+  "/v1/worker/tasks/:task_id/cancelled",
+  "/v1/worker/tasks/:task_id/compensations",
+]);

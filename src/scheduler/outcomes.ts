@@ -6,6 +6,7 @@
  */
 import type { Execution } from "../domain/execution.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
+import { cutText } from "../domain/worker-error.js";
 import type { NotifyEvent } from "../engine/outcome-settings.js";
 import type { NewNotification } from "../store/outcome-store.js";
 import {
@@ -24,14 +25,20 @@ export interface NotifyTarget {
   events?: NotifyEvent[];
 }
 
+/**
+ * Most of an error's message a schedule's last outcome keeps: it is in every read of the schedule
+ * and of its list, and the execution holds the whole error.
+ */
+const SUMMARY_CHARS = 1000;
+
 /** The message and type of an execution's error, whatever shape the worker reported. */
 export function errorSummary(error: unknown): { message: string | null; type: string | null } {
   if (error === null || error === undefined) return { message: null, type: null };
   if (isJsonObject(error)) {
     const message = typeof error.message === "string" ? error.message : JSON.stringify(error);
-    return { message, type: typeof error.type === "string" ? error.type : null };
+    return { message: cutText(message, SUMMARY_CHARS), type: typeof error.type === "string" ? error.type : null };
   }
-  return { message: typeof error === "string" ? error : JSON.stringify(error), type: null };
+  return { message: cutText(typeof error === "string" ? error : JSON.stringify(error), SUMMARY_CHARS), type: null };
 }
 
 /** A cancel's reason, and what failed while compensating (`CompensationFailed`), if anything did. */
