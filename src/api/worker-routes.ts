@@ -177,7 +177,8 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         const taskId = (request.params as { task_id?: string }).task_id ?? "";
         // With identities, a worker touches only tasks of the workflows its rules name, and reports
         // only on leases its identity took (docs/security.md).
-        if (caller !== null) await workerAccess.check(caller, request.body as WorkerBody, taskId);
+        if (caller !== null)
+          await workerAccess.check(caller, request.body as WorkerBody, taskId, NAMES_WORKER.has(url));
         const b = request.body as Body<B>;
         const attempt = (b as { attempt?: number }).attempt;
         const holder = {
@@ -223,7 +224,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
 
   // The worker closes (a deploy, SIGTERM): it is gone now, so a waiting execution says no worker
   // polls its workflow instead of "waiting for a free worker" for the next minute.
-  route("/v1/worker/leave", { body: S.LeaveBody }, null, async (_b, _id, holder) => {
+  route(LEAVE_ROUTE, { body: S.LeaveBody }, null, async (_b, _id, holder) => {
     await tasks.leave(holder);
   });
 
@@ -346,6 +347,10 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   );
   return { tasks, reaper, documented };
 }
+
+const LEAVE_ROUTE = "/v1/worker/leave";
+/** Routes that say something about the worker they name (gone; still alive): see WorkerAccess.check. */
+const NAMES_WORKER: ReadonlySet<string> = new Set([LEAVE_ROUTE, "/v1/worker/heartbeat"]);
 
 /** A NUL or lone surrogate somewhere in the body (app.ts let it through for a lenient route). */
 const unstorableIn = (reply: FastifyReply): string | undefined =>

@@ -109,6 +109,8 @@ export interface OutcomeStoreOps {
   upsertWorker(workerId: string, workflows: readonly WorkflowRef[], nowMs: number): Promise<void>;
   /** Workers polled at or after the instant, by id. */
   listWorkers(seenSinceMs: number): Promise<WorkerRow[]>;
+  /** One worker's row, or null when it was never seen (or forgotten). */
+  getWorker(workerId: string): Promise<WorkerRow | null>;
   /** Records that the worker left (it polls no more); a later poll of the same id brings it back. */
   markWorkerLeft(workerId: string, nowMs: number): Promise<void>;
   /** Leased tasks per worker (lease owner) and workflow: worker id → workflow name → count. */

@@ -138,6 +138,39 @@ describe("a worker identity works only on its workflows", () => {
   });
 });
 
+describe("a worker identity speaks only for its own workers", () => {
+  it("may not mark another identity's worker gone, nor keep it live", async () => {
+    const own = { ...poll("Billing"), worker_id: "billing-w" };
+    expect((await t.call("POST", "/v1/worker/poll", own, as("billing-worker"))).status).toBe(200);
+    const status = async () =>
+      (await t.call("GET", "/v1/workers", undefined, as("admin"))).body.workers.find(
+        (w: { worker_id: string }) => w.worker_id === "billing-w",
+      )?.status;
+    expect(await status()).toBe("live");
+    for (const [path, body] of [
+      ["/v1/worker/leave", { worker_id: "billing-w" }],
+      ["/v1/worker/heartbeat", { worker_id: "billing-w", task_ids: [] }],
+    ] as const) {
+      const r = await t.call("POST", path, body, as("order-worker"));
+      expect({ path, status: r.status, body: r.body }).toEqual({
+        path,
+        status: 403,
+        body: {
+          code: "PERMISSION_DENIED",
+          message:
+            'worker identity order-worker may not speak for worker billing-w, which runs workflow "Billing": no rule of its allow list names it',
+        },
+      });
+    }
+    expect(await status()).toBe("live");
+    // Its own identity may.
+    expect((await t.call("POST", "/v1/worker/leave", { worker_id: "billing-w" }, as("billing-worker"))).status).toBe(
+      204,
+    );
+    expect(await status()).toBe("gone");
+  });
+});
+
 describe("a start that hits an existing id", () => {
   it("answers 409 without the execution when the caller may not read it", async () => {
     await t.call("POST", "/v1/executions", { execution_id: "bill-2", workflow: "Billing", input: CARD }, as("admin"));

@@ -208,13 +208,22 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
       `SELECT ${READ.workers} FROM orbit_workers WHERE last_poll_ms >= ? ORDER BY worker_id LIMIT 10000`,
       [seenSinceMs],
     );
-    return rows.map((r) => ({
+    return rows.map((r) => this.workerRow(r));
+  }
+
+  async getWorker(workerId: string): Promise<WorkerRow | null> {
+    const rows = await this.exec.all(`SELECT ${READ.workers} FROM orbit_workers WHERE worker_id = ?`, [workerId]);
+    return rows[0] === undefined ? null : this.workerRow(rows[0]);
+  }
+
+  private workerRow(r: SqlRow): WorkerRow {
+    return {
       workerId: String(r.worker_id),
       workflows: this.sqlDialect.readJson(r.workflows) as WorkflowRef[],
       firstSeenMs: Number(r.first_seen_ms),
       lastPollMs: Number(r.last_poll_ms),
       leftMs: r.left_ms == null ? null : Number(r.left_ms),
-    }));
+    };
   }
 
   async markWorkerLeft(workerId: string, nowMs: number): Promise<void> {
