@@ -94,7 +94,7 @@ export class Workflows {
   /** All versions of one workflow, highest first; NOT_FOUND when none is registered. */
   async get(name: string, tx?: StoreOps): Promise<Workflow[]> {
     const versions = await (tx ?? this.store).listWorkflowVersions(name);
-    if (!versions.length) throw new OrbitError("NOT_FOUND", `workflow ${name} is not registered`);
+    if (!versions.length) throw new OrbitError("NOT_FOUND", `workflow ${name} is not registered${nameHint(name)}`);
     return versions;
   }
 
@@ -233,4 +233,14 @@ function canonicalJson(value: JsonValue | null): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     isJsonObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
+}
+
+/**
+ * The fix for a name given as `Name@version`, the form lists print (`schedule list`, `orbit
+ * workers`): a workflow name cannot hold `@`, so it is the name and a version run together.
+ */
+function nameHint(name: string): string {
+  const at = name.lastIndexOf("@");
+  if (at <= 0 || at === name.length - 1) return "";
+  return `: give the name and the version apart (workflow "${name.slice(0, at)}", version "${name.slice(at + 1)}"; on the CLI --workflow ${name.slice(0, at)} --version ${name.slice(at + 1)})`;
 }
