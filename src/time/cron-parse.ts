@@ -238,6 +238,30 @@ function range(lo: number, hi: number): number[] {
   return out;
 }
 
+/** Control characters (line breaks included) and whitespace other than a space or a tab (crontab's blanks). */
+const ODD_CHARACTER =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/** `text` with each character {@link ODD_CHARACTER} matches written as a `\uXXXX` escape. */
+const escapedOdd = (text: string): string =>
+  text.replace(new RegExp(ODD_CHARACTER.source, "g"), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * Refuses a new expression (input, not a stored one: a schedule stored before this check still
+ * loads) holding a control character (a line break, an escape) or a space other than a blank:
+ * stored as given, a line break split the schedule's row in `orbit schedule list` and a control
+ * character reached the terminal. Shown escaped.
+ */
+export function checkCronText(expression: string): void {
+  const odd = ODD_CHARACTER.exec(expression);
+  if (odd === null) return;
+  const code = `U+${(odd[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`;
+  throw invalidSchedule(
+    `cron "${escapedOdd(expression)}": the character ${code} at position ${odd.index + 1} is not allowed: separate the fields with spaces`,
+  );
+}
+
 /** Parses a cron expression; throws INVALID_SCHEDULE with the seed's message form. */
 export function parseCron(expression: string): CronSpec {
   const source = expression.trim();

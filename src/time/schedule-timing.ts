@@ -4,7 +4,7 @@
  */
 import { invalidSchedule } from "../domain/errors.js";
 import { CronMatcher } from "./cron-matcher.js";
-import { type CronSpec, parseCron } from "./cron-parse.js";
+import { type CronSpec, checkCronText, parseCron } from "./cron-parse.js";
 import { CronTiming } from "./cron-timing.js";
 import { DST_ONCE, type DstPolicy, parseDst } from "./dst.js";
 import { IntervalTiming, parseInterval } from "./interval.js";
@@ -66,6 +66,7 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
     const timing = new BoundedTiming(base, startAt, endAt);
     return { timing, kind: "interval", cron: null, intervalMs, zone: Zone.of("UTC"), dst: DST_ONCE };
   }
+  if (now !== undefined) checkCronText(s.cron as string);
   const cron = parseCron(s.cron as string);
   const zone = Zone.of(s.timezone ?? "UTC");
   const dst = s.dst === undefined || s.dst === null ? DST_ONCE : parseDst(s.dst);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCron } from "../../src/time/cron-parse.js";
+import { checkCronText, parseCron } from "../../src/time/cron-parse.js";
 import { compileTiming } from "../../src/time/schedule-timing.js";
 import { at, expectOrbitError } from "./support.js";
 
@@ -42,6 +42,28 @@ describe("parseCron: field count", () => {
     const s = parseCron("  0\t2   *  * *  ");
     expect(s.source).toBe("0\t2   *  * *");
     expect(s.hours).toEqual([2]);
+  });
+
+  it("refuses a line break, another control character or a Unicode space in a new expression, shown escaped", () => {
+    expectOrbitError(
+      () => checkCronText("0 0 1 1 *\r\n"),
+      'cron "0 0 1 1 *\\u000d\\u000a": the character U+000D at position 10 is not allowed: separate the fields with spaces',
+    );
+    expectOrbitError(
+      () => checkCronText("0 0 1 1 *\u2028"),
+      'cron "0 0 1 1 *\\u2028": the character U+2028 at position 10 is not allowed: separate the fields with spaces',
+    );
+    expectOrbitError(
+      () => checkCronText("0\u00a00 1 1 *"),
+      'cron "0\\u00a00 1 1 *": the character U+00A0 at position 2 is not allowed: separate the fields with spaces',
+    );
+    expectOrbitError(
+      () => checkCronText("0 0 1 1 *\u001b]0;x\u0007"),
+      'cron "0 0 1 1 *\\u001b]0;x\\u0007": the character U+001B at position 10 is not allowed: separate the fields with spaces',
+    );
+    // A stored schedule's expression (compiled without `now`) still loads.
+    expect(parseCron("0 0 1 1 *\r\n").minutes).toEqual([0]);
+    expect(() => compileTiming({ cron: "0 0 1 1 *\n" }, at("2026-01-01T00:00:00Z"))).toThrow(/U\+000A/);
   });
 
   it("refuses 4 fields", () => {
