@@ -12,6 +12,7 @@ import { StartupError, startServer } from "orbit-scheduler/server";
 import { OrderProcessing } from "./order-processing.js";
 
 const SCHEDULE = "orders-every-10s";
+type Schedule = Awaited<ReturnType<OrbitClient["getSchedule"]>>;
 const INPUT = { order_id: "R-1", customer_id: "cust-1", amount: 120.0, items: [{ sku: "BOOK-1", quantity: 1 }] };
 const USAGE = "usage: npm start -- [--port N] [--data-dir DIR]   (defaults: 7233, ./.orbit)";
 
@@ -71,11 +72,12 @@ const worker = new Worker({
 });
 const working = worker.run();
 
+let schedule: Schedule;
 try {
-  await client.getSchedule(SCHEDULE);
+  schedule = await client.getSchedule(SCHEDULE);
 } catch (err) {
   if (!(err instanceof OrbitError && err.code === "NOT_FOUND")) throw err;
-  await client
+  schedule = await client
     .createSchedule({ schedule_id: SCHEDULE, workflow: "OrderProcessing", interval: "10s", input: INPUT })
     .catch((refused: unknown) => {
       // The hand-registered version's schema refuses the demo's input: one line, and the way out.
@@ -96,12 +98,24 @@ const next = [
   [`open ${server.url}/`, "the web UI"],
 ].map(([command, what]) => `  ${command!.padEnd(at.length + 42)}${what}`);
 console.log(`Orbit is running at ${server.url} (data in ${dataDir}), with a worker for OrderProcessing
-and the schedule ${SCHEDULE}, which starts an order every 10 seconds.
+and the schedule ${SCHEDULE}, ${whatItDoes(schedule)}.
 
 Next, in another terminal:
 ${next.join("\n")}
 
 Ctrl-C stops the worker and the server.`);
+
+/**
+ * What the demo schedule does as the data folder has it: an earlier run's schedule may have been
+ * paused, re-timed or ended since (the banner said "every 10 seconds" of a paused one).
+ */
+function whatItDoes(s: Schedule): string {
+  if (s.state === "ended") return "which has ended";
+  const timing = s.interval ? `every ${s.interval}` : `on cron ${s.cron}`;
+  if (s.paused)
+    return `which is paused (${timing}): node bin/orbit.js schedule resume ${SCHEDULE}${at} starts it again`;
+  return s.interval === "10s" ? "which starts an order every 10 seconds" : `which starts an order ${timing}`;
+}
 
 let stopping = false;
 const stop = (): void => {

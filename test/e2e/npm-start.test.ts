@@ -114,6 +114,27 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("npm start -- --port N --data-dir D"), () 
     expect(started.output()).not.toMatch(/\n\s+at /);
   }, 60_000);
 
+  it("describes the demo schedule as the data folder has it: paused, it says so and how to resume", async () => {
+    // The banner said "starts an order every 10 seconds" of a schedule an earlier run paused.
+    const data = join(dir, "paused");
+    const first = npmStart(["--port", "0", "--data-dir", data]);
+    children.push(first.child);
+    const url = await running(first);
+    expect(first.output()).toContain("the schedule orders-every-10s, which starts an order every 10 seconds.");
+    expect((await fetch(`${url}/v1/schedules/orders-every-10s/pause`, { method: "POST" })).status).toBe(200);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const again = npmStart(["--port", "0", "--data-dir", data]);
+    children.push(again.child);
+    const url2 = await running(again);
+    expect(again.output()).toContain(
+      `the schedule orders-every-10s, which is paused (every 10s): node bin/orbit.js schedule resume orders-every-10s --server ${url2} starts it again.`,
+    );
+    again.child.kill("SIGTERM");
+    expect(await again.exited).toBe(0);
+  }, 60_000);
+
   it("refuses a flag it does not take, with its usage (exit 2)", async () => {
     const started = npmStart(["--prot", "7300"]);
     children.push(started.child);
