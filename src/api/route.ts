@@ -90,8 +90,20 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         if (route.body === undefined && route.method !== "GET" && !isEmptyBody(request.body)) {
           throw new OrbitError(
             "INVALID_ARGUMENT",
-            `${route.method} ${route.url.replaceAll(":", "")} takes no request body`,
+            `${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")} takes no request body`,
           );
+        }
+        // An API route without query parameters takes none: `?expected_revision=9` on a cancel, or
+        // a misspelt parameter, was ignored and the write went ahead as if unconditional. (Health
+        // and the UI's pages ignore theirs, as a cache-buster on a probe is harmless.)
+        if (route.query === undefined && route.url.startsWith("/v1/")) {
+          const given = Object.keys((request.query ?? {}) as object)[0];
+          if (given !== undefined) {
+            throw new OrbitError(
+              "INVALID_ARGUMENT",
+              `unknown field "${given}" in the query string: ${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")} takes no query parameters`,
+            );
+          }
         }
         const api: ApiRequest = {
           params: (request.params ?? {}) as Record<string, string>,

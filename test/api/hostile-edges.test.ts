@@ -113,11 +113,34 @@ it("refuses a body on a write that takes none, and does nothing", async () => {
     expect({ body, status: r.status, message: r.body.message }).toEqual({
       body,
       status: 400,
-      message: "DELETE /v1/schedules/id takes no request body",
+      message: "DELETE /v1/schedules/{id} takes no request body",
     });
   }
   expect((await t.call("GET", "/v1/schedules/keep")).status).toBe(200);
   expect((await t.call("DELETE", "/v1/schedules/keep")).status).toBe(204);
+});
+
+it("refuses a query parameter on an API route that takes none, and does nothing", async () => {
+  // `?expected_revision=` on a cancel was ignored and the cancel went ahead unconditionally.
+  await t.ok("POST", "/v1/executions", { execution_id: "q-1", workflow: "W", input: {} });
+  for (const [method, path, body] of [
+    ["POST", "/v1/executions/q-1/cancel?expected_revision=99", { reason: "x" }],
+    ["POST", "/v1/executions?bogus=1", { execution_id: "q-2", workflow: "W", input: {} }],
+    ["GET", "/v1/executions/q-1?verbose=1", undefined],
+  ] as const) {
+    const r = await t.call(method, path, body);
+    const [route, param] = [path.split("?")[0]!.replace("q-1", "{id}"), /\?(\w+)=/.exec(path)![1]];
+    expect({ path, status: r.status, body: r.body }).toEqual({
+      path,
+      status: 400,
+      body: {
+        code: "INVALID_ARGUMENT",
+        message: `unknown field "${param}" in the query string: ${method} ${route} takes no query parameters`,
+      },
+    });
+  }
+  expect((await t.ok("GET", "/v1/executions/q-1")).status).toBe("RUNNING");
+  expect((await t.call("GET", "/v1/executions/q-2")).status).toBe(404);
 });
 
 it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
