@@ -88,11 +88,12 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
   const error = errors[0];
   if (error === undefined) return "the request is invalid";
   const names = PARTS[part ?? "body"] ?? { container: "the request", field: "" };
+  // `schedules[1].workflow`, as the batch routes' own refusals name an item (docs/api.md).
   const path = error.instancePath
     .split("/")
     .slice(1)
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .join(".");
+    .reduce((out, s) => (/^\d+$/.test(s) ? `${out}[${s}]` : out === "" ? s : `${out}.${s}`), "");
   const field = path === "" ? names.container : `${names.field}${path}`;
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -122,6 +123,10 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
     case "maximum":
     case "exclusiveMaximum":
       return `${field} must be at most ${String(p.limit)}`;
+    case "minItems":
+      return `${field} must hold at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"}`;
+    case "maxItems":
+      return `${field} must hold at most ${String(p.limit)} items`;
     case "minLength":
       return `${field} must not be empty`;
     case "maxLength":

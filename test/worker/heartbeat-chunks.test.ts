@@ -29,7 +29,7 @@ async function stub(): Promise<{ url: string; sizes: Record<string, number[]> }>
       sizes[url] = [...(sizes[url] ?? []), ids.length];
       const answer =
         ids.length > MAX_TASK_IDS
-          ? { status: 400, body: { code: "INVALID_ARGUMENT", message: "task_ids must NOT have more than 1000 items" } }
+          ? { status: 400, body: { code: "INVALID_ARGUMENT", message: "task_ids must hold at most 1000 items" } }
           : req.url === "/v1/worker/heartbeat"
             ? {
                 status: 200,
