@@ -46,13 +46,17 @@ const lastPoll = (w) => w.last_poll_at ?? w.last_seen_at ?? w.last_poll ?? null;
 const running = (w) => w.running_tasks ?? w.running ?? w.tasks ?? 0;
 
 /**
+ * The live workers that poll `name@version`. A gone worker (it left, or was not seen for 60 s)
+ * polls nothing now: counted, it kept a version's "no worker polls" warning away for an hour after
+ * every worker had stopped. Live as the schedules list decides it (ui/list.js).
  * @param {any[] | null} workers
  * @param {string} name
  * @param {string} version
  */
 function pollersOf(workers, name, version) {
-  return (workers ?? []).filter((w) =>
-    polls(w).some((p) => p.name === name && (p.version === null || p.version === version)),
+  return (workers ?? []).filter(
+    (w) =>
+      w.status === "live" && polls(w).some((p) => p.name === name && (p.version === null || p.version === version)),
   );
 }
 
