@@ -71,8 +71,9 @@ function select(id, values, value) {
 /**
  * The live preview under the timing fields.
  * @param {() => Record<string, string | undefined>} timing
+ * @param {() => void} drawn called after each redraw
  */
-function previewBox(timing) {
+function previewBox(timing, drawn) {
   const box = h("div", { id: "timing-preview", class: "preview", "aria-live": "polite" });
   let seq = 0;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -124,6 +125,7 @@ function previewBox(timing) {
       if (mine !== seq) return;
       box.replaceChildren(h("p", { class: "form-error", text: errorText(err) }));
     }
+    drawn();
   };
   return {
     box,
@@ -187,7 +189,15 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     return kind === "cron"
       ? { cron: v, timezone: zone.value.trim() || undefined, dst: dst || undefined }
       : { interval: v, start_at: startAt || undefined };
-  });
+  }, once);
+  // A refusal is said once: after a submit the server refuses for the timing, the preview above
+  // held the very sentence the submit line said (a newcomer saw it twice). The submit line, next
+  // to the button and announced, keeps it; the preview shows again when it says something else.
+  function once() {
+    const shown = preview.box.querySelector(".form-error")?.textContent ?? null;
+    preview.box.hidden = shown !== null && shown === error.textContent;
+  }
+  new MutationObserver(once).observe(error, { childList: true, characterData: true, subtree: true });
   const setKind = (/** @type {string} */ k) => {
     kind = k;
     timingLabel.textContent = k === "cron" ? "Cron expression" : "Interval";

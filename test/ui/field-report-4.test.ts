@@ -1,6 +1,6 @@
 /**
  * What a newcomer met in Chromium (docs/ui.md) and these tests keep fixed: a version polled only
- * by gone workers still counted as polled.
+ * by gone workers still counted as polled; a refused create said twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { haveChromium, startRig, type UiRig } from "./browser.js";
@@ -45,6 +45,35 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     expect((await cell("2.0.0").innerText()).trim()).toBe("⚠ no worker polls this version");
     // 1.0.0: the live worker, not the one that left.
     expect((await cell("1.0.0").innerText()).trim()).toBe("stays");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("says a refused create once, under the button, and the preview again once it says something else", async () => {
+    await r.open("#/");
+    await r.page.click("#create > summary");
+    await r.page.fill("#f-id", "ui-greet");
+    await r.page.fill("#f-workflow", "Greeter");
+    await r.page.fill("#f-timing", "0 9 * * 1-5");
+    await r.page.fill("#f-timezone", "Europe/Pariss");
+    const preview = r.page.locator("#timing-preview");
+    await preview.locator(".form-error").waitFor();
+    const said = (await preview.innerText()).trim();
+    expect(said).toMatch(/^INVALID_SCHEDULE: timezone "Europe\/Pariss"/);
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#f-form-error").filter({ hasText: "INVALID_SCHEDULE" }).waitFor();
+    expect((await r.page.locator("#f-form-error").innerText()).trim()).toBe(said);
+    // Once on the page (the preview above the button said it too).
+    await r.until(
+      () => r.page.getByText(said, { exact: true }).and(r.page.locator(":visible")).count(),
+      (n) => n === 1,
+      "the refusal said once",
+    );
+    expect(await preview.isVisible()).toBe(false);
+    // The preview comes back with what it says next.
+    await r.page.fill("#f-timezone", "Europe/Paris");
+    await preview.locator("tbody tr").first().waitFor();
+    expect(await preview.isVisible()).toBe(true);
+    expect((await r.call("GET", "/v1/schedules/ui-greet")).status).toBe(404);
     expect(pageErrors).toEqual([]);
   });
 });
