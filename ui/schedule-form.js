@@ -271,10 +271,12 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     {
       id: editing ? "edit-form" : "create-form",
       class: "schedule-form",
-      "aria-labelledby": `${p}-heading`,
+      // The create form sits in the list's "New schedule" fold, whose summary names it: its own
+      // heading said "New schedule" a second time right under it.
+      ...(editing ? { "aria-labelledby": `${p}-heading` } : { "aria-label": "New schedule" }),
       novalidate: true,
     },
-    h("h2", { id: `${p}-heading`, text: editing ? `Edit ${sch.schedule_id}` : "New schedule" }),
+    editing ? h("h2", { id: `${p}-heading`, text: `Edit ${sch.schedule_id}` }) : null,
     h(
       "div",
       { class: "grid" },

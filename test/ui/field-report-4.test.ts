@@ -1,6 +1,6 @@
 /**
  * What a newcomer met in Chromium (docs/ui.md) and these tests keep fixed: a version polled only
- * by gone workers still counted as polled; a refused create said twice.
+ * by gone workers still counted as polled; a refused create said twice; "New schedule" twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { haveChromium, startRig, type UiRig } from "./browser.js";
@@ -74,6 +74,23 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     await preview.locator("tbody tr").first().waitFor();
     expect(await preview.isVisible()).toBe(true);
     expect((await r.call("GET", "/v1/schedules/ui-greet")).status).toBe(404);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("titles the create form once", async () => {
+    await r.open("#/");
+    const title = r.page.getByText("New schedule", { exact: true });
+    expect(await title.count()).toBe(1);
+    await r.page.click("#create > summary");
+    await r.page.locator("#create-form").waitFor();
+    // The summary and an h2 under it both said "New schedule".
+    expect(await title.count()).toBe(1);
+    expect(await r.page.getByRole("form", { name: "New schedule" }).count()).toBe(1);
+    // The edit form keeps its heading.
+    await r.ok("POST", "/v1/schedules", { schedule_id: "titled", workflow: "Greeter", interval: "1h" });
+    await r.open("#/schedules/titled");
+    await r.page.click('button[aria-label="Edit titled"]');
+    expect(await r.page.getByRole("form", { name: "Edit titled" }).count()).toBe(1);
     expect(pageErrors).toEqual([]);
   });
 });
