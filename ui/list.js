@@ -51,19 +51,39 @@ function noWorkerText(sch, polled) {
 /**
  * The next fire as the API gives it, milliseconds included (a jittered or `.150`-anchored fire):
  * cut to the second it read as an instant up to a second earlier than the real one. The
- * milliseconds are set smaller, and the instant may wrap after its date, so that the column leaves
- * room for the actions at 1280 px.
+ * milliseconds are set smaller. The instant is one word (it wrapped after its `T` when the table
+ * was short of room, which read as two values).
  * @param {string | null | undefined} iso
  */
 function nextFireEl(iso) {
   const el = timeEl(iso);
   const ms = iso ? /^(.*)(\.\d+)Z$/.exec(iso) : null;
-  if (ms) {
-    // It may wrap after the date when the table is short of room (it is one word otherwise).
-    const [date = "", time = ""] = (ms[1] ?? "").split("T");
-    el.replaceChildren(`${date}T`, h("wbr", {}), time, h("small", { class: "ms", text: ms[2] ?? "" }), "Z");
-  }
+  if (ms) el.replaceChildren(ms[1] ?? "", h("small", { class: "ms", text: ms[2] ?? "" }), "Z");
   return el;
+}
+
+/** Up to this many characters a workflow's name never wraps. */
+const WHOLE_NAME = 24;
+
+/**
+ * A workflow's name (and `@version`) that wraps only between words: let to wrap anywhere, the
+ * table broke "OrderProcessing" as "OrderProces / sing" at 1280 px with room to spare elsewhere.
+ * A name up to {@link WHOLE_NAME} characters is kept whole; a longer one may wrap where a word
+ * starts (camelCase, after `-`, `_` or `.`) and before its `@version`, so that rows as wide as
+ * they get still leave room for the actions.
+ * @param {any} sch
+ */
+function workflowEl(sch) {
+  const name = String(sch.workflow);
+  const version = sch.version === undefined || sch.version === null ? "" : `@${sch.version}`;
+  if (name.length <= WHOLE_NAME) return h("span", { class: "nowrap", text: workflowText(sch) });
+  const words = name.split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.])(?=.)/);
+  const parts = [...words, ...(version ? [version] : [])];
+  return h(
+    "span",
+    { class: "name-words" },
+    parts.flatMap((w, i) => (i === 0 ? [w] : [h("wbr", {}), w])),
+  );
 }
 
 /**
@@ -99,7 +119,7 @@ function scheduleRow(sch, refresh, polled) {
       h("a", { href, text: sch.schedule_id }),
       sch.description ? h("div", { class: "muted small clip", text: sch.description, title: sch.description }) : null,
     ),
-    h("td", { "data-label": "Workflow", text: workflowText(sch) }),
+    h("td", { "data-label": "Workflow" }, workflowEl(sch)),
     h("td", { "data-label": "Timing" }, ...timingCell(sch)),
     h(
       "td",

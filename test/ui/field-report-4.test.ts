@@ -1,9 +1,11 @@
 /**
  * What a newcomer met in Chromium (docs/ui.md) and these tests keep fixed: a version polled only
- * by gone workers still counted as polled; a refused create said twice; "New schedule" twice.
+ * by gone workers still counted as polled; a refused create said twice; "New schedule" twice;
+ * "OrderProces / sing" and a next fire broken after its "T" in the list at 1280 px.
  */
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, startRig, type UiRig } from "./browser.js";
+import { haveChromium, SHOTS, startRig, type UiRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
   let r: UiRig;
@@ -91,6 +93,60 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     await r.open("#/schedules/titled");
     await r.page.click('button[aria-label="Edit titled"]');
     expect(await r.page.getByRole("form", { name: "Edit titled" }).count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("keeps workflow names and next fires whole in the list at 1280 px, and the phone cards whole", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "OrderProcessing", version: "1.0.0" });
+    await r.ok("POST", "/v1/workflows", { name: "Report", version: "1.0.0" });
+    // The newcomer's four rows: a next fire with milliseconds, a zone, a description, a pause and
+    // a "waiting" line.
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "hourly-check",
+      workflow: "OrderProcessing",
+      interval: "1h",
+      start_at: "2026-11-15T18:00:02.143Z",
+    });
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "nightly-orders",
+      workflow: "OrderProcessing",
+      cron: "0 2 * * *",
+      timezone: "Europe/Berlin",
+      description: "Nightly reconciliation order",
+    });
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "orders-every-10s",
+      workflow: "OrderProcessing",
+      interval: "10s",
+    });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "rep", workflow: "Report", cron: "0 3 * * *" });
+    await r.ok("POST", "/v1/schedules/rep/trigger", {});
+    await r.ok("POST", "/v1/schedules/rep/pause", {});
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/");
+    await r.page.locator("tr[data-schedule-id=rep] .no-worker").waitFor();
+    /** How many lines each element's text takes (an inline element has one box per line). */
+    const lines = (selector: string) =>
+      r.page.locator(selector).evaluateAll((els) => els.map((e) => [e.textContent, e.getClientRects().length]));
+    const names = await lines('table.schedules td[data-label="Workflow"] > span');
+    expect(names.length).toBeGreaterThanOrEqual(4);
+    for (const [text, n] of names) expect({ text, n }).toEqual({ text, n: 1 });
+    const fires = await lines('table.schedules td[data-label="Next fire (UTC)"] time');
+    expect(fires.map(([t]) => t)).toContain("2026-11-15T19:00:02.143Z");
+    for (const [text, n] of fires) expect({ text, n }).toEqual({ text, n: 1 });
+    const fit = (await r.page.evaluate(`(() => ({
+      page: document.documentElement.scrollWidth,
+      table: document.querySelector("table.schedules").getBoundingClientRect().width,
+      wrap: document.querySelector(".list-view .table-wrap").getBoundingClientRect().width,
+    }))()`)) as { page: number; table: number; wrap: number };
+    expect(fit.table).toBeLessThanOrEqual(fit.wrap);
+    expect(fit.page).toBeLessThanOrEqual(1280);
+    await r.page.screenshot({ path: join(SHOTS, "newcomer-list-1280.png") });
+    // At 390 px the rows are cards, and nothing runs past the phone's width.
+    await r.page.setViewportSize({ width: 390, height: 900 });
+    await r.open("#/");
+    expect(await r.page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await r.page.setViewportSize({ width: 1280, height: 900 });
     expect(pageErrors).toEqual([]);
   });
 });
