@@ -9,6 +9,8 @@
  *   reuses the body kept here, so an unchanged refresh costs a few hundred bytes.
  */
 
+import { parseJson } from "./json-text.js";
+
 const TOKEN_KEY = "orbit.token";
 
 /** @returns {string | null} */
@@ -83,7 +85,7 @@ export async function api(method, path, body, extraHeaders = {}) {
   const text = await res.text();
   let parsed = null;
   try {
-    parsed = text === "" ? null : JSON.parse(text);
+    parsed = text === "" ? null : parseJson(text);
   } catch {
     parsed = null;
   }

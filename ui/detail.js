@@ -13,6 +13,7 @@ import { h } from "./dom.js";
 import { executionLink, stateBadge, statusBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { occurrenceGrid } from "./grid.js";
+import { jsonText } from "./json-text.js";
 import { scheduleForm } from "./schedule-form.js";
 import { upcomingSection } from "./upcoming.js";
 
@@ -77,7 +78,8 @@ function settingsList(sch) {
     ["Fired / skipped", `${sch.fired} / ${sch.skipped}`],
     ["Created", timeEl(sch.created_at)],
     ["Updated", [timeEl(sch.updated_at), ` (revision ${sch.revision})`]],
-    ["Input", h("pre", { class: "json", text: JSON.stringify(sch.input, null, 2) })],
+    // As stored: the server keeps the input's text (`120.0`), which JSON.stringify wrote as 120.
+    ["Input", h("pre", { class: "json", text: jsonText(sch.input) })],
   );
   return h(
     "dl",

@@ -1,7 +1,8 @@
 /**
  * What a newcomer met in Chromium (docs/ui.md) and these tests keep fixed: a version polled only
  * by gone workers still counted as polled; a refused create said twice; "New schedule" twice;
- * "OrderProces / sing" and a next fire broken after its "T" in the list at 1280 px.
+ * "OrderProces / sing" and a next fire broken after its "T" in the list at 1280 px; a schedule's
+ * input shown as `"amount": 120` where the server keeps `120.0`.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -147,6 +148,39 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     await r.open("#/");
     expect(await r.page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a schedule's input with its numbers as given, as the server keeps them", async () => {
+    const input =
+      '{"amount": 120.0, "big": 12345678901234567890, "e": 1e3, "plain": 7, "list": [1.50, -0, 2], "name": "x"}';
+    const res = await fetch(`${r.server.url}/v1/schedules`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"schedule_id": "as-given", "workflow": "Greeter", "interval": "1h", "input": ${input}}`,
+    });
+    expect(res.status).toBe(201);
+    // The API answers with the input's text (docs/cli.md § schedule show).
+    expect(await (await fetch(`${r.server.url}/v1/schedules/as-given`)).text()).toContain('"amount":120.0');
+    await r.open("#/schedules/as-given");
+    const shown = await r.page.locator('dl.settings dt:text-is("Input") + dd pre').textContent();
+    // JSON.stringify(…, null, 2)'s layout, each number as written (it read 120, 12345678901234567000, 1000, 1.5, 0).
+    expect(shown).toBe(
+      [
+        "{",
+        '  "amount": 120.0,',
+        '  "big": 12345678901234567890,',
+        '  "e": 1e3,',
+        '  "plain": 7,',
+        '  "list": [',
+        "    1.50,",
+        "    -0,",
+        "    2",
+        "  ],",
+        '  "name": "x"',
+        "}",
+      ].join("\n"),
+    );
     expect(pageErrors).toEqual([]);
   });
 });
