@@ -77,7 +77,16 @@ function settingsList(sch) {
     ["Last execution", sch.last_execution_id ? executionLink(sch.last_execution_id) : "-"],
     ["Fired / skipped", `${sch.fired} / ${sch.skipped}`],
     ["Created", timeEl(sch.created_at)],
-    ["Updated", [timeEl(sch.updated_at), ` (revision ${sch.revision})`]],
+    // updated_at moves with an edit, a pause or a resume; the revision also with every fire, so
+    // "Updated <time> (revision 69)" read as 69 edits. Apart, each says what it is.
+    ["Last changed", [timeEl(sch.updated_at), h("div", { class: "muted small", text: "edit, pause or resume" })]],
+    [
+      "Revision",
+      [
+        String(sch.revision),
+        h("div", { class: "muted small", text: "moves with every change and every fire (If-Match)" }),
+      ],
+    ],
     // As stored: the server keeps the input's text (`120.0`), which JSON.stringify wrote as 120.
     ["Input", h("pre", { class: "json", text: jsonText(sch.input) })],
   );

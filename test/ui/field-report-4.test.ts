@@ -2,7 +2,8 @@
  * What a newcomer met in Chromium (docs/ui.md) and these tests keep fixed: a version polled only
  * by gone workers still counted as polled; a refused create said twice; "New schedule" twice;
  * "OrderProces / sing" and a next fire broken after its "T" in the list at 1280 px; a schedule's
- * input shown as `"amount": 120` where the server keeps `120.0`.
+ * input shown as `"amount": 120` where the server keeps `120.0`; "Updated <creation> (revision 69)"
+ * on a schedule nobody had changed since.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +182,33 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
         "}",
       ].join("\n"),
     );
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("says when a schedule last changed apart from its revision, which fires move too", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "fires-often", workflow: "Greeter", interval: "10s" });
+    const created = await r.ok("GET", "/v1/schedules/fires-often");
+    let fired = created;
+    for (let i = 0; i < 3; i++) {
+      const before = fired.revision;
+      await r.setClock(new Date(r.clock.now() + 10_000).toISOString());
+      fired = await r.until(
+        () => r.ok("GET", "/v1/schedules/fires-often"),
+        (s: { revision: number }) => s.revision > before,
+        "a fire",
+      );
+    }
+    // Fires move the revision, not updated_at.
+    expect(fired.revision).toBeGreaterThan(created.revision);
+    expect(fired.updated_at).toBe(created.updated_at);
+    await r.open("#/schedules/fires-often");
+    const setting = (name: string) => r.page.locator(`dl.settings dt:text-is("${name}") + dd`);
+    expect(await setting("Updated").count()).toBe(0);
+    expect(await setting("Last changed").locator("time").getAttribute("datetime")).toBe(created.updated_at);
+    expect(await setting("Last changed").innerText()).not.toContain("revision");
+    const revision = (await setting("Revision").innerText()).split("\n");
+    expect(revision[0]).toBe(String((await r.ok("GET", "/v1/schedules/fires-often")).revision));
+    expect(revision[1]).toBe("moves with every change and every fire (If-Match)");
     expect(pageErrors).toEqual([]);
   });
 });
