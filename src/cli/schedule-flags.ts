@@ -41,19 +41,39 @@ function keyValueArg(value: string, previous: Record<string, string> = {}): Reco
 
 const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/** The settings whose flag takes a whole number: a new one does not compile without its range. */
+type WholeSetting = {
+  [K in SettingKey]: (typeof SCHEDULE_SETTINGS)[K] extends { flag: { value: "whole" } } ? K : never;
+}[SettingKey];
+
+/**
+ * The range the server accepts for each whole-number setting (src/scheduler/settings.ts checks
+ * max_catch_up, src/engine/outcome-settings.ts the other two; neither exports its bounds, so they
+ * are written here once and test/cli/flag-ranges.test.ts checks them against those validators).
+ * A value outside is refused before anything is sent: one range for all (0 to 1e9) let the CLI
+ * accept what the server then refused.
+ */
+export const WHOLE_SETTING_RANGES: Readonly<Record<WholeSetting, readonly [min: number, max: number]>> = {
+  max_catch_up: [1, 1000],
+  pause_on_failure: [1, 1000],
+  max_runs: [1, 1_000_000_000],
+};
+
 type Parser = (value: string, previous: unknown) => unknown;
-const PARSERS: Record<Exclude<FlagValue, "text" | "switch">, Parser> = {
-  whole: wholeNumber(0, 1e9),
+const PARSERS: Record<Exclude<FlagValue, "text" | "switch" | "whole">, Parser> = {
   "json-object": parseJsonObjectArg,
   repeat: repeat as Parser,
   "key-value": keyValueArg as Parser,
 };
 
-function option(flag: SettingFlag, mode: "create" | "update"): Option {
-  const help = typeof flag.help === "string" ? flag.help : flag.help[mode];
-  const opt = new Option(flag.spec, help);
+function option(key: SettingKey, flag: SettingFlag, mode: "create" | "update"): Option {
+  let help = typeof flag.help === "string" ? flag.help : flag.help[mode];
   const value = flag.value ?? "text";
-  if (value !== "text" && value !== "switch") opt.argParser<unknown>(PARSERS[value]);
+  const range = value === "whole" ? WHOLE_SETTING_RANGES[key as WholeSetting] : undefined;
+  if (range !== undefined) help += ` (${range[0]} to ${range[1]})`;
+  const opt = new Option(flag.spec, help);
+  if (range !== undefined) opt.argParser(wholeNumber(range[0], range[1]));
+  else if (value !== "text" && value !== "switch" && value !== "whole") opt.argParser<unknown>(PARSERS[value]);
   if (flag.conflicts !== undefined) opt.conflicts(flag.conflicts);
   if (flag.required && mode === "create") opt.makeOptionMandatory();
   return opt;
@@ -61,7 +81,7 @@ function option(flag: SettingFlag, mode: "create" | "update"): Option {
 
 /** Adds the settings flags; `update` makes every one optional and adds `--no-paused` and `--unset`. */
 export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Command {
-  for (const { flag } of FLAGGED) cmd.addOption(option(flag, mode));
+  for (const { key, flag } of FLAGGED) cmd.addOption(option(key, flag, mode));
   if (mode === "update") {
     cmd
       .option("--no-paused", "resume the schedule (as `orbit schedule resume`)")
