@@ -68,6 +68,9 @@ const PARSERS: Record<Exclude<FlagValue, "text" | "switch" | "whole">, Parser> =
 
 function option(key: SettingKey, flag: SettingFlag, mode: "create" | "update"): Option {
   let help = typeof flag.help === "string" ? flag.help : flag.help[mode];
+  // On update a flag left out keeps the schedule's value: a default there would read as what
+  // leaving it out sets (`--timezone … (default: UTC)`).
+  if (mode === "update") help = help.replace(/ \(default: [^)]*\)/g, "");
   const value = flag.value ?? "text";
   const range = value === "whole" ? WHOLE_SETTING_RANGES[key as WholeSetting] : undefined;
   if (range !== undefined) help += ` (${range[0]} to ${range[1]})`;
