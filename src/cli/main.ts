@@ -191,10 +191,35 @@ function suggestSynonyms(command: Command): void {
     synonymError(flag);
     spelling(flag);
   };
+  // commander's spelling suggestion for an unknown option (`(Did you mean --cron?)`), as the error
+  // it would raise, without raising it; undefined when it has none.
+  const spellingError = (flag: string): string | undefined => {
+    let said: string | undefined;
+    const error = command.error.bind(command);
+    command.error = ((message: string) => {
+      said = message;
+      throw new CommanderError(EXIT_USAGE, "commander.unknownOption", message);
+    }) as typeof command.error;
+    try {
+      spelling(flag);
+    } catch {
+      // the error captured above
+    } finally {
+      command.error = error;
+    }
+    return said;
+  };
   const missing = own.missingMandatoryOptionValue.bind(command);
   own.missingMandatoryOptionValue = (option: Option) => {
     // The unknown options are still among the command's args when the required ones are checked.
     for (const arg of command.args) if (arg.startsWith("--")) synonymError(arg, option.long);
+    // A misspelling of the required option (`--workflw`): its suggestion, as an optional flag's
+    // misspelling gets, rather than "required option '--workflow <name>' not specified".
+    for (const arg of command.args) {
+      if (!arg.startsWith("--")) continue;
+      const said = spellingError(arg.split("=")[0]!);
+      if (said?.endsWith(`(Did you mean ${option.long}?)`)) command.error(said, { code: "commander.unknownOption" });
+    }
     missing(option);
   };
   for (const sub of command.commands) suggestSynonyms(sub);
