@@ -60,7 +60,30 @@ export function buildProgram(io: CliIO): Command {
   // the root and the commands do: it was refused as an unknown option.
   for (const group of program.commands) if (group.commands.length > 0) addConnectionOptions(group);
   suggestSynonyms(program);
+  helpForCommandPaths(program);
   return program;
+}
+
+/**
+ * `orbit help schedule create` prints create's help: commander's help command reads one name
+ * (`help [command]`) and printed the group's help for it, dropping `create`. A path that stops
+ * naming commands gets the help of the last one it named, as before.
+ */
+function helpForCommandPaths(command: Command): void {
+  const own = command as unknown as { _dispatchHelpCommand(name?: string): unknown };
+  const dispatch = own._dispatchHelpCommand.bind(command);
+  own._dispatchHelpCommand = (name?: string) => {
+    // The operands, `help` first: commander set them as the args before dispatching.
+    let target = command;
+    for (const part of command.args.slice(1)) {
+      const sub = target.commands.find((c) => c.name() === part || c.aliases().includes(part));
+      if (sub === undefined) break;
+      target = sub;
+    }
+    if (target.parent !== null && target.parent !== command) target.help();
+    return dispatch(name);
+  };
+  for (const sub of command.commands) if (sub.commands.length > 0) helpForCommandPaths(sub);
 }
 
 /**

@@ -36,3 +36,21 @@ describe("orbit schedule update --help", () => {
     expect(optionHelp(r.stdout, "--overlap")).toContain("(default: skip)");
   });
 });
+
+describe("orbit help <group> <command>", () => {
+  it("prints the command's help, as `orbit schedule create --help` does", async () => {
+    const asked = await runCli(["help", "schedule", "create"]);
+    const flag = await runCli(["schedule", "create", "--help"]);
+    expect(asked.code).toBe(0);
+    expect(asked.stdout.split("\n")[0]).toBe("Usage: orbit schedule create [options] <schedule-id>");
+    expect(asked.stdout).toBe(flag.stdout);
+    const register = await runCli(["--server", "http://orbit.test:7233", "help", "workflow", "register"]);
+    expect(register.stdout.split("\n")[0]).toBe("Usage: orbit workflow register [options] [workflow] [version]");
+  });
+
+  it("still prints a group's help for the group alone", async () => {
+    const r = await runCli(["help", "schedule"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n")[0]).toBe("Usage: orbit schedule [options] [command]");
+  });
+});
