@@ -9,6 +9,7 @@ import { addConnectionOptions, clientFor } from "./connection.js";
 import { shortDuration } from "./durations.js";
 import type { CliIO } from "./io.js";
 import { type Column, table } from "./table.js";
+import { pinnedWorkflow } from "./workflow-ref.js";
 
 export const EVENT_COLUMNS: readonly Column[] = [
   { header: "SEQ", width: 5 },
@@ -50,7 +51,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
   addWriteOptions(
     addConnectionOptions(program.command("start"))
       .description("start an execution of a workflow now, without a schedule")
-      .argument("<workflow>", "the workflow name")
+      .argument("<workflow>", "the workflow name, or name@version (the same as --version)")
       .option("--version <version>", "the version to run (default: the latest that is not deprecated)")
       .option("--input <json>", "the input, a JSON object or @file (default {})", parseJsonObjectArg)
       .option("--id <execution-id>", "the execution id (starting an existing id returns it); default a UUID")
@@ -62,11 +63,13 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
       opts: { version?: string; input?: Record<string, never>; id?: string; json?: boolean } & WriteFlags,
       cmd: Command,
     ) => {
+      // `Greeter@1.0.0` is Greeter pinned to 1.0.0, as `Greeter --version 1.0.0`.
+      const pinned = pinnedWorkflow(cmd, "<workflow>", workflow, opts.version);
       const { created, value } = await clientFor(cmd, io).startExecution(
         {
-          workflow,
+          workflow: pinned.workflow,
           input: opts.input ?? {},
-          ...(opts.version !== undefined ? { version: opts.version } : {}),
+          ...(pinned.version !== undefined ? { version: pinned.version } : {}),
           ...(opts.id !== undefined ? { execution_id: opts.id } : {}),
         },
         writeOptionsOf(opts),

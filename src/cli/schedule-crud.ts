@@ -2,12 +2,13 @@
  * `orbit schedule create|get|list|update|delete|occurrences`: the schedule itself and its ledger.
  */
 import type { Command } from "commander";
-import type { OccurrenceJson } from "../client/types.js";
+import type { OccurrenceJson, ScheduleSettingsBody } from "../client/types.js";
 import { addWriteOptions, oneOf, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
 import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
+import { pinnedWorkflow } from "./workflow-ref.js";
 
 /** What `--state` may name (a schedule's `state`). */
 const SCHEDULE_STATES = ["active", "paused", "ended"] as const;
@@ -18,6 +19,16 @@ interface JsonFlag {
 
 const SEED_CREATE = `orbit schedule create nightly-orders --workflow OrderProcessing --cron "0 2 * * *" \\
       --timezone Europe/Berlin --input '{"order_id": "N-1", "amount": 120.0}' --description "Nightly reconciliation order"`;
+
+/** The body with `--workflow Name@1.0.0` sent as `workflow: Name, version: 1.0.0` (workflow-ref.ts). */
+function withPinnedVersion(cmd: Command, body: ScheduleSettingsBody): ScheduleSettingsBody {
+  if (typeof body.workflow !== "string") return body;
+  const version = body.version as string | null | undefined;
+  const pinned = pinnedWorkflow(cmd, "--workflow", body.workflow, version);
+  const out: ScheduleSettingsBody = { ...body, workflow: pinned.workflow };
+  if (pinned.version !== undefined) out.version = pinned.version;
+  return out;
+}
 
 export function addCrudCommands(schedule: Command, io: CliIO): void {
   const create = schedule
@@ -38,7 +49,7 @@ Examples:
         usageError(cmd, "give --cron <expression> or --interval <duration>");
       }
       const created = await clientFor(cmd, io).createSchedule(
-        { schedule_id: id, ...settingsBody(opts) },
+        { schedule_id: id, ...withPinnedVersion(cmd, settingsBody(opts)) },
         writeOptionsOf(opts),
       );
       await (opts.json === true ? printJson(io, created) : io.stdout.write(scheduleBlock(created)));
@@ -105,7 +116,7 @@ Examples:
     .action(async (id: string, opts: SettingsFlags & WriteFlags & JsonFlag, cmd: Command) => {
       const contradiction = setAndUnset(opts);
       if (contradiction !== null) usageError(cmd, `${contradiction} contradict each other: give one of them`);
-      const patch = settingsBody(opts);
+      const patch = withPinnedVersion(cmd, settingsBody(opts));
       if (Object.keys(patch).length === 0) usageError(cmd, "nothing to change: give at least one setting flag");
       const s = await clientFor(cmd, io).updateSchedule(id, patch, writeOptionsOf(opts));
       await (opts.json === true ? printJson(io, s) : io.stdout.write(scheduleBlock(s)));

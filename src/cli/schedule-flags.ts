@@ -71,6 +71,7 @@ function option(key: SettingKey, flag: SettingFlag, mode: "create" | "update"): 
   // On update a flag left out keeps the schedule's value: a default there would read as what
   // leaving it out sets (`--timezone … (default: UTC)`).
   if (mode === "update") help = help.replace(/ \(default: [^)]*\)/g, "");
+  if (key === "workflow") help += "; Name@1.0.0 pins the version, as --version 1.0.0 does";
   const value = flag.value ?? "text";
   const range = value === "whole" ? WHOLE_SETTING_RANGES[key as WholeSetting] : undefined;
   if (range !== undefined) help += ` (${range[0]} to ${range[1]})`;
