@@ -17,6 +17,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
 import { parsePlainYaml } from "../domain/plain-yaml.js";
 import { DEFAULT_APPLY_OWNER, OWNER_LABEL } from "../domain/schedule.js";
+import { oneLine } from "./safe-text.js";
 
 const refuse = (file: string, message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", `${file}: ${message}`);
 
@@ -125,15 +126,16 @@ const WOULD: Record<ApplyAction, string> = {
  */
 export function stepLine(step: ApplyStepJson, dryRun: boolean): string {
   const waiting = step.waiting === undefined ? "" : ` (waiting: ${step.waiting})`;
-  let text = `${(dryRun ? WOULD : PAST)[step.action]} ${step.schedule_id}${waiting}\n`;
-  for (const c of step.changes ?? []) text += `  ${c.setting}: ${canonical(c.from)} → ${canonical(c.to)}\n`;
+  let text = `${oneLine(`${(dryRun ? WOULD : PAST)[step.action]} ${step.schedule_id}${waiting}`)}\n`;
+  for (const c of step.changes ?? [])
+    text += `${oneLine(`  ${c.setting}: ${canonical(c.from)} → ${canonical(c.to)}`)}\n`;
   return text;
 }
 
 /** `registered workflow Report@1.0.0`, `would register …`, or `unchanged workflow …`. */
 export function workflowLine(w: ApplyResultJson["workflows"][number], dryRun: boolean): string {
   const verb = w.action === "unchanged" ? "unchanged" : dryRun ? "would register" : "registered";
-  return `${verb} workflow ${w.name}@${w.version}\n`;
+  return `${oneLine(`${verb} workflow ${w.name}@${w.version}`)}\n`;
 }
 
 /**

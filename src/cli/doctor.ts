@@ -12,6 +12,7 @@ import { OrbitError } from "../domain/errors.js";
 import { addConnectionOptions, clientFor, resolveConnection } from "./connection.js";
 import { EXIT_OK, EXIT_REFUSED, ExitWith } from "./exit.js";
 import type { CliIO } from "./io.js";
+import { oneLine } from "./safe-text.js";
 
 /** This machine's clock against the server's: warn above this. */
 const LOCAL_SKEW_WARN_MS = 5_000;
@@ -133,8 +134,8 @@ export function report(checks: readonly DoctorCheckJson[]): string {
   const width = Math.max(...checks.map((c) => c.name.length));
   let out = "";
   for (const c of checks) {
-    out += `${c.status.padEnd(5)} ${c.name.padEnd(width)}  ${c.message}\n`;
-    if (c.hint !== undefined) out += `${" ".repeat(6 + width + 2)}fix: ${c.hint}\n`;
+    out += `${c.status.padEnd(5)} ${c.name.padEnd(width)}  ${oneLine(c.message)}\n`;
+    if (c.hint !== undefined) out += `${" ".repeat(6 + width + 2)}fix: ${oneLine(c.hint)}\n`;
   }
   const n = (s: DoctorCheckJson["status"]): number => checks.filter((c) => c.status === s).length;
   out += `${n("ok")} ok, ${n("warn")} warning(s), ${n("fail")} failed\n`;

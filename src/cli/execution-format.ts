@@ -5,6 +5,7 @@
 import type { ExecutionEventJson, ExecutionJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { between, shortDuration } from "./durations.js";
+import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
 
 /** The seed's `orbit ps` columns (widths measured from the seed). */
@@ -67,17 +68,19 @@ function valueText(value: unknown): string {
  * the current run's, from `runStartedAt` ({@link retriedAt}).
  */
 export function statusBlock(e: ExecutionJson, now: number, wide = false, runStartedAt: string | null = null): string {
-  let out = `${e.status} ${e.execution_id}  ${e.workflow}@${e.version}\n`;
-  if (e.schedule_id !== null) out += `  schedule: ${e.schedule_id}\n`;
+  // Each line is the server's text on one line, control characters escaped (safe-text.ts).
+  const line = (text: string): string => `${oneLine(text)}\n`;
+  let out = line(`${e.status} ${e.execution_id}  ${e.workflow}@${e.version}`);
+  if (e.schedule_id !== null) out += line(`  schedule: ${e.schedule_id}`);
   const elapsed = elapsedMs(e, now, runStartedAt);
-  out += `  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}\n`;
+  out += line(`  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}`);
   if (e.run !== undefined && (e.run > 1 || (e.attempt ?? 1) > 1))
-    out += `  run: ${e.run}   attempt: ${e.attempt ?? 1}\n`;
-  if (e.waiting !== undefined) out += `  waiting: ${e.waiting.message}\n`;
+    out += line(`  run: ${e.run}   attempt: ${e.attempt ?? 1}`);
+  if (e.waiting !== undefined) out += line(`  waiting: ${e.waiting.message}`);
   // Only asked for (`--wide`): a completed run prints the seed's three lines (docs/cli.md § orbit status).
-  if (wide && e.result !== null && e.status === "COMPLETED") out += `  result: ${valueText(e.result)}\n`;
-  if (e.cancel_reason !== undefined) out += `  cancel reason: ${e.cancel_reason}\n`;
-  if (e.error !== null) out += `  error: ${valueText(e.error)}\n`;
+  if (wide && e.result !== null && e.status === "COMPLETED") out += line(`  result: ${valueText(e.result)}`);
+  if (e.cancel_reason !== undefined) out += line(`  cancel reason: ${e.cancel_reason}`);
+  if (e.error !== null) out += line(`  error: ${valueText(e.error)}`);
   return out;
 }
 

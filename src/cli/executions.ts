@@ -6,6 +6,7 @@ import { addWriteOptions, nonEmpty, oneOf, printJson, type WriteFlags, wholeNumb
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { executionTable, retriedAt, statusBlock } from "./execution-format.js";
 import type { CliIO } from "./io.js";
+import { oneLine } from "./safe-text.js";
 
 /** Executions `orbit ps` lists without `--limit` or `--all` (the server's default page). */
 export const DEFAULT_PS_LIMIT = 50;
@@ -64,7 +65,7 @@ Example:
       // A filter that matches nothing (a mistyped schedule id, a workflow name in another case)
       // printed the header alone, as an empty server does: say which filter it was.
       const given = filterText(opts);
-      if (rows.length === 0 && given !== "") io.stderr.print(`no execution matches ${given}\n`);
+      if (rows.length === 0 && given !== "") io.stderr.print(`no execution matches ${oneLine(given)}\n`);
     });
 
   addConnectionOptions(program.command("status"))
@@ -98,7 +99,7 @@ Example:
     const e = await client.cancelExecution(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
     const text = cancelText(id, e, opts.reason, before);
-    await io.stdout.write(`${text}\n`);
+    await io.stdout.write(`${oneLine(text)}\n`);
   });
 }
 

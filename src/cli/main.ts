@@ -20,6 +20,7 @@ import { registerExecutionCommands } from "./executions.js";
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, ExitWith } from "./exit.js";
 import { type CliIO, OutputClosedError, processIO } from "./io.js";
 import { registerOutcomeCommands } from "./outcomes.js";
+import { oneLine } from "./safe-text.js";
 import { registerScheduleCommands } from "./schedule.js";
 import { registerServerCommand } from "./server.js";
 import { registerVersionCommand } from "./version.js";
@@ -280,14 +281,15 @@ function exitCodeOf(err: unknown, io: CliIO): number {
   // The reader went away (`orbit … | head`): nothing left to say to it.
   if (err instanceof OutputClosedError) return EXIT_OK;
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {
-    io.stderr.print(`orbit: ${err.message}\n`);
+    // The server's message may quote what it refused (a cron, a name): shown inert, on one line.
+    io.stderr.print(`orbit: ${oneLine(err.message)}\n`);
     return EXIT_REFUSED;
   }
   if (err instanceof TypeError) {
     // What a command reads from an answer is not there: a server that is not Orbit, or not of this
     // version, answered 200 with JSON of another shape.
     io.stderr.print(
-      `orbit: the server's answer is not what orbit ${VERSION} expects (${err.message}); is --server (or ORBIT_SERVER) an Orbit server of this version? \`orbit doctor\` checks\n`,
+      `orbit: the server's answer is not what orbit ${VERSION} expects (${oneLine(err.message)}); is --server (or ORBIT_SERVER) an Orbit server of this version? \`orbit doctor\` checks\n`,
     );
     return EXIT_REFUSED;
   }

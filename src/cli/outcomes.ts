@@ -8,6 +8,7 @@ import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeO
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { shortDuration } from "./durations.js";
 import type { CliIO } from "./io.js";
+import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
 import { pinnedWorkflow } from "./workflow-ref.js";
 
@@ -76,7 +77,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
       );
       if (opts.json === true) return printJson(io, value);
       const what = created ? "started execution" : "execution exists:";
-      await io.stdout.write(`${what} ${value.execution_id}  ${value.workflow}@${value.version}\n`);
+      await io.stdout.write(`${oneLine(`${what} ${value.execution_id}  ${value.workflow}@${value.version}`)}\n`);
     },
   );
 
@@ -89,7 +90,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
   ).action(async (id: string, opts: { json?: boolean } & WriteFlags, cmd: Command) => {
     const e = await clientFor(cmd, io).retryExecution(id, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
-    await io.stdout.write(`retrying ${e.execution_id} as run ${e.run ?? "?"}\n`);
+    await io.stdout.write(`${oneLine(`retrying ${e.execution_id} as run ${e.run ?? "?"}`)}\n`);
   });
 
   addConnectionOptions(program.command("events"))

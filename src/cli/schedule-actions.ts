@@ -8,6 +8,7 @@ import type { JsonObject } from "../domain/json.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
+import { oneLine } from "./safe-text.js";
 
 interface JsonFlag {
   json?: boolean;
@@ -25,7 +26,7 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
     const body = opts.note === undefined ? {} : { note: opts.note };
     const s = await clientFor(cmd, io).pauseSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
-    await io.stdout.write(`paused ${id}${opts.note === undefined ? "" : ` (${opts.note})`}\n`);
+    await io.stdout.write(`${oneLine(`paused ${id}${opts.note === undefined ? "" : ` (${opts.note})`}`)}\n`);
   });
 
   addWriteOptions(
@@ -39,7 +40,7 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
     const body = opts.catchUp === true ? { catch_up: true } : {};
     const s = await clientFor(cmd, io).resumeSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
-    await io.stdout.write(`resumed ${id} (${whatResumes(s)})\n`);
+    await io.stdout.write(`${oneLine(`resumed ${id} (${whatResumes(s)})`)}\n`);
   });
 
   addWriteOptions(
@@ -63,7 +64,7 @@ An execution that the overlap policy does not start is not an error (exit 0):
     const text = r.started
       ? `started execution ${r.execution_id ?? "?"}`
       : (r.message ?? `not started (overlap: ${r.overlap})`);
-    await io.stdout.write(`${text}\n`);
+    await io.stdout.write(`${oneLine(text)}\n`);
   });
 
   addWriteOptions(

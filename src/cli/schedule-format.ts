@@ -6,6 +6,7 @@
 import type { OccurrenceJson, ScheduleJson, WorkerJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { DEAD_LETTERS_SHOWN } from "../domain/schedule.js";
+import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
 
 /** `cron "0 2 * * *" Europe/Berlin` or `every 1h` (a cron without a time zone runs in UTC). */
@@ -19,9 +20,12 @@ function workflowText(s: ScheduleJson): string {
   return s.version === undefined ? s.workflow : `${s.workflow}@${s.version}`;
 }
 
-/** `  label:   value`: labels padded so values line up at column 14, longer ones push on. */
+/**
+ * `  label:   value`: labels padded so values line up at column 14, longer ones push on. The value
+ * is the server's text, shown on one line with its control characters escaped ({@link oneLine}).
+ */
 function line(label: string, value: string): string {
-  return `  ${`${label}:`.padEnd(11)} ${value}\n`;
+  return `  ${`${label}:`.padEnd(11)} ${oneLine(value)}\n`;
 }
 
 /** The lines for optional settings that are set, after `description:` (the seed shows none). */
@@ -89,7 +93,7 @@ function optionalLines(s: ScheduleJson): string {
  */
 export function scheduleBlock(s: ScheduleJson, waiting?: string): string {
   const version = s.version === undefined ? `${s.workflow} (latest version)` : `${s.workflow}@${s.version}`;
-  let out = `${s.state} ${s.schedule_id}  ${timingText(s)}\n`;
+  let out = `${oneLine(`${s.state} ${s.schedule_id}  ${timingText(s)}`)}\n`;
   out += line("workflow", version);
   out += line("input", stringifyJsonText(s.input));
   out += line("overlap", `${s.overlap}   catchup: ${s.catchup}`);
@@ -105,7 +109,7 @@ export function scheduleBlock(s: ScheduleJson, waiting?: string): string {
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
   // A paused schedule fires none of them until resumed: its list is what a resume now would fire.
   const heading = s.state === "paused" ? "next fires (after a resume now):" : "next fires:";
-  return `${out}  ${heading}\n${s.next_fire_times.map((t) => `    ${t}\n`).join("")}`;
+  return `${out}  ${heading}\n${s.next_fire_times.map((t) => `    ${oneLine(t)}\n`).join("")}`;
 }
 
 /** `COMPLETED`, `FAILED ×3` (consecutive), `TIMED OUT`, `CANCELLED`, or `-` before any ended. */

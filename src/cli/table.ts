@@ -3,6 +3,7 @@
  * the last is padded to its width; a value as long as its column or longer pushes the rest of the
  * line on with one space (`2026-11-15T19:00:12.359Z -`).
  */
+import { oneLine } from "./safe-text.js";
 
 /** A column: its header and its width in characters (the last column's width is ignored). */
 export interface Column {
@@ -14,11 +15,15 @@ export function cell(text: string, width: number): string {
   return text.length < width ? text.padEnd(width) : `${text} `;
 }
 
-/** One line (with its newline) of `cells` laid out in `columns`. */
+/**
+ * One line (with its newline) of `cells` laid out in `columns`. Every cell goes through
+ * {@link oneLine}: a control character from the server neither breaks the row nor drives the
+ * terminal, and the width counts what is shown.
+ */
 export function row(columns: readonly Column[], cells: readonly string[]): string {
   let line = "";
   columns.forEach((column, i) => {
-    const text = cells[i] ?? "";
+    const text = oneLine(cells[i] ?? "");
     line += i === columns.length - 1 ? text : cell(text, column.width);
   });
   return `${line}\n`;

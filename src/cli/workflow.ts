@@ -5,6 +5,7 @@ import { addWriteOptions, parseJsonObjectArg, printJson, usageError, type WriteF
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { workflowTable } from "./execution-format.js";
 import type { CliIO } from "./io.js";
+import { oneLine } from "./safe-text.js";
 
 interface RegisterFlags extends WriteFlags {
   name?: string;
@@ -52,7 +53,8 @@ Examples:
       writeOptionsOf(opts),
     );
     if (opts.json === true) return printJson(io, r.value);
-    await io.stdout.write(`${r.created ? "registered" : "already registered"} ${r.value.name}@${r.value.version}\n`);
+    const verb = r.created ? "registered" : "already registered";
+    await io.stdout.write(`${oneLine(`${verb} ${r.value.name}@${r.value.version}`)}\n`);
   });
 
   workflow
@@ -88,7 +90,7 @@ Examples:
           writeOptionsOf(opts),
         );
         if (opts.json === true) return printJson(io, w);
-        await io.stdout.write(`${action}d ${w.name}@${w.version}\n`);
+        await io.stdout.write(`${oneLine(`${action}d ${w.name}@${w.version}`)}\n`);
       },
     );
   }

@@ -1,0 +1,25 @@
+/**
+ * Text from the server (descriptions, notes, reasons, errors, labels, ids, input) as the human
+ * output prints it: every C0 and C1 control character, DEL, and a newline or tab too, is shown as a
+ * `\u001b`-style escape. Printed raw, `\u001b]0;…\u0007` retitled the terminal and
+ * `\u001b[1A\u001b[2K` erased the line above, so stored text could forge or hide output; a newline
+ * broke a one-line field or a table row. `--json` output is the server's JSON, not this.
+ */
+
+/** A C0 control (newline and tab included), DEL or a C1 control. */
+function isControl(code: number): boolean {
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
+
+/** `text` with each control character written as `\u00XX`: one line, inert on a terminal. */
+export function oneLine(text: string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!isControl(code)) continue;
+    out += `${text.slice(from, i)}\\u${code.toString(16).padStart(4, "0")}`;
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
