@@ -5,6 +5,7 @@
  * (POST /v1/schedules/apply). Pure: no I/O.
  */
 
+import { createRequire } from "node:module";
 import { isLosslessNumber } from "lossless-json";
 import type {
   ApplyAction,
@@ -39,6 +40,7 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
   } catch (err) {
     throw refuse(file, `not YAML or JSON: ${(err as Error).message}`);
   }
+  refuseNonFinite(doc, text, file);
   let entries: unknown[];
   if (isObject(doc)) {
     const extra = Object.keys(doc).filter((k) => k !== "schedules" && k !== "workflows");
@@ -76,6 +78,67 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
     out.schedules.push(rest as ScheduleSettingsBody);
   }
   return out;
+}
+
+/**
+ * Refuses a number that is not finite: YAML's `.inf`, `-.inf` and `.nan` (or a JSON `1e400`, which
+ * YAML reads as infinity). JSON has none, and the request turned them into `null` without a word;
+ * the API refuses them in a body ("input/amount is not a finite number"). The message names the
+ * key path and, when the YAML reader can place it, the line.
+ */
+function refuseNonFinite(doc: unknown, text: string, file: string): void {
+  // Iterative: a deeply nested file must not overflow the stack here.
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value: doc, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      const where = sourceOf(text, path);
+      const written = where?.source ?? (Number.isNaN(value) ? ".nan" : value > 0 ? ".inf" : "-.inf");
+      const at = where === undefined ? "" : ` at line ${where.line}, column ${where.col}`;
+      throw refuse(file, `${pathText(path)} is not a finite number (${written})${at}; JSON has no infinity or NaN`);
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+    } else if (typeof value === "object" && value !== null) {
+      for (const key of Object.keys(value).reverse()) {
+        stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+      }
+    }
+  }
+}
+
+/** `schedules[0].input.amount` (`[0].input` in a top-level list; `["a b"]` for a key that is no name). */
+function pathText(path: ReadonlyArray<string | number>): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(part)) out += out === "" ? part : `.${part}`;
+    else out += `[${JSON.stringify(part)}]`;
+  }
+  return out === "" ? "the file" : out;
+}
+
+/**
+ * Where the value at `path` is written, as the YAML reader places it (1-based line and column) and
+ * its text there; undefined when it cannot tell (a value merged in with `<<`).
+ */
+function sourceOf(
+  text: string,
+  path: ReadonlyArray<string | number>,
+): { line: number; col: number; source: string } | undefined {
+  try {
+    // Loaded only here, for a file being refused (plain-yaml.ts loads it for every apply).
+    const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+    const lines = new yaml.LineCounter();
+    const node = yaml.parseDocument(text, { lineCounter: lines }).getIn(path, true) as
+      | { range?: [number, number, number] }
+      | undefined;
+    if (node?.range === undefined) return undefined;
+    const { line, col } = lines.linePos(node.range[0]);
+    return { line, col, source: text.slice(node.range[0], node.range[1]).trim() };
+  } catch {
+    return undefined;
+  }
 }
 
 /** `--owner` and `--selector` as the apply scope (the server validates names and values). */
