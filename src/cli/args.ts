@@ -51,6 +51,18 @@ export function wholeNumber(min: number, max: number): (text: string) => number 
   };
 }
 
+/**
+ * `--if-match`: a schedule revision, `3`, or quoted as the ETag is (`"3"`, `W/"3"`). Anything else
+ * is a usage error that quotes the value once: sent, `abc` came back as `If-Match "\"abc\"" is not …`.
+ */
+export function revisionArg(text: string): string {
+  const m = /^\s*(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))\s*$/.exec(text);
+  if (m === null) {
+    throw new InvalidArgumentError("give a schedule revision such as 3 (`orbit schedule get <id> --json` shows it).");
+  }
+  return (m[1] ?? m[2]) as string;
+}
+
 /** A parser for one of `allowed`, any case (`running` is RUNNING); the allowed spelling is returned. */
 export function oneOf(allowed: readonly string[]): (text: string) => string {
   return (text) => {
@@ -79,7 +91,11 @@ export interface WriteFlags {
 export function addWriteOptions(cmd: Command, fence = true): Command {
   if (fence) {
     cmd
-      .option("--if-match <revision>", 'send If-Match: "<revision>": refused with 412 if the schedule moved on')
+      .option(
+        "--if-match <revision>",
+        'send If-Match: "<revision>": refused with 412 if the schedule moved on',
+        revisionArg,
+      )
       .option(
         "--expected-revision <revision>",
         "send ?expected_revision=N: refused with 409 if the schedule moved on",

@@ -1,0 +1,36 @@
+/**
+ * `--if-match` takes a schedule revision (`3`, `"3"`, `W/"3"`) and refuses anything else itself,
+ * quoting the value once: sent, `abc` came back as `If-Match "\"abc\"" is not a schedule revision
+ * such as "3"`, escaped twice.
+ */
+import { describe, expect, it } from "vitest";
+import { FakeServer } from "./fake-server.js";
+import { nightlyOrders } from "./fixtures/api.js";
+
+function server(): FakeServer {
+  return new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+}
+
+describe("--if-match", () => {
+  it("refuses a value that is not a revision, showing it once and plainly (exit 2, nothing sent)", async () => {
+    for (const value of ["abc", '"abc"', "", "*", "1.5"]) {
+      const s = server();
+      const r = await s.run(["schedule", "update", "nightly-orders", "--description", "x", "--if-match", value]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `orbit: option '--if-match <revision>' argument '${value}' is invalid. give a schedule revision such as 3 (\`orbit schedule get <id> --json\` shows it).\n(add --help for usage)\n`,
+      );
+      expect(r.stderr).not.toContain("\\");
+      expect(s.requests).toEqual([]);
+    }
+  });
+
+  it('sends 3, "3" and W/"3" as If-Match: "3"', async () => {
+    for (const value of ["3", '"3"', 'W/"3"']) {
+      const s = server();
+      const r = await s.run(["schedule", "pause", "nightly-orders", "--if-match", value]);
+      expect(r.code).toBe(0);
+      expect(s.requests[0]?.headers["if-match"]).toBe('"3"');
+    }
+  });
+});
