@@ -6,6 +6,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ScheduleSettingsBody } from "../client/types.js";
+import { WHOLE_SETTING_RANGES } from "../domain/schedule.js";
 import {
   type FlagValue,
   SCHEDULE_SETTINGS,
@@ -45,19 +46,6 @@ const repeat = (value: string, previous: string[] = []): string[] => [...previou
 type WholeSetting = {
   [K in SettingKey]: (typeof SCHEDULE_SETTINGS)[K] extends { flag: { value: "whole" } } ? K : never;
 }[SettingKey];
-
-/**
- * The range the server accepts for each whole-number setting (src/scheduler/settings.ts checks
- * max_catch_up, src/engine/outcome-settings.ts the other two; neither exports its bounds, so they
- * are written here once and test/cli/flag-ranges.test.ts checks them against those validators).
- * A value outside is refused before anything is sent: one range for all (0 to 1e9) let the CLI
- * accept what the server then refused.
- */
-export const WHOLE_SETTING_RANGES: Readonly<Record<WholeSetting, readonly [min: number, max: number]>> = {
-  max_catch_up: [1, 1000],
-  pause_on_failure: [1, 1000],
-  max_runs: [1, 1_000_000_000],
-};
 
 type Parser = (value: string, previous: unknown) => unknown;
 const PARSERS: Record<Exclude<FlagValue, "text" | "switch" | "whole">, Parser> = {

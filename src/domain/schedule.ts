@@ -17,6 +17,17 @@ export const DEFAULT_APPLY_OWNER = "default";
 /** How many of its newest dead letters a schedule read lists (`dead_letters`). */
 export const DEAD_LETTERS_SHOWN = 5;
 
+/**
+ * The range of each whole-number setting, the one place it is written: the server's validators
+ * (src/scheduler/settings.ts, src/engine/outcome-settings.ts) and the CLI's flags
+ * (src/cli/schedule-flags.ts, which refuses a value outside before sending it) read it.
+ */
+export const WHOLE_SETTING_RANGES = {
+  max_catch_up: [1, 1000],
+  pause_on_failure: [1, 1000],
+  max_runs: [1, 1_000_000_000],
+} as const satisfies Record<string, readonly [min: number, max: number]>;
+
 export const OVERLAP_POLICIES = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 

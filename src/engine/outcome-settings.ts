@@ -6,7 +6,7 @@
 import { isBlockedAddress } from "../domain/blocked-address.js";
 import { invalidArgument } from "../domain/errors.js";
 import { isJsonObject } from "../domain/json.js";
-import type { ScheduleSettings } from "../domain/schedule.js";
+import { type ScheduleSettings, WHOLE_SETTING_RANGES } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
 
 /** The events a `notify` target may ask for; all of them when it names none. */
@@ -33,10 +33,11 @@ export function timeoutMs(value: unknown, key: string): number | undefined {
   return ms;
 }
 
-export function wholeNumber(value: unknown, key: string, max: number): number | undefined {
+export function wholeNumber(value: unknown, key: keyof typeof WHOLE_SETTING_RANGES): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalidArgument(`${key} must be a whole number from 1 to ${max}`);
+  const [min, max] = WHOLE_SETTING_RANGES[key];
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidArgument(`${key} must be a whole number from ${min} to ${max}`);
   }
   return value;
 }
@@ -89,9 +90,9 @@ export function validateOutcomeSettings(body: Record<string, unknown>): OutcomeS
   for (const key of ["run_timeout", "start_timeout"] as const) {
     if (timeoutMs(body[key], key) !== undefined) out[key] = body[key] as string;
   }
-  const pause = wholeNumber(body.pause_on_failure, "pause_on_failure", 1000);
+  const pause = wholeNumber(body.pause_on_failure, "pause_on_failure");
   if (pause !== undefined) out.pause_on_failure = pause;
-  const maxRuns = wholeNumber(body.max_runs, "max_runs", 1_000_000_000);
+  const maxRuns = wholeNumber(body.max_runs, "max_runs");
   if (maxRuns !== undefined) out.max_runs = maxRuns;
   const notify = validateNotify(body.notify);
   if (notify !== undefined) out.notify = notify;

@@ -11,6 +11,7 @@ import {
   OVERLAP_POLICIES,
   type OverlapPolicy,
   type ScheduleSettings,
+  WHOLE_SETTING_RANGES,
 } from "../domain/schedule.js";
 import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
@@ -189,11 +190,15 @@ export function validateSettings(
   const maxCatchUp = body.max_catch_up;
   if (maxCatchUp !== undefined && maxCatchUp !== null) {
     if (catchup !== "catch_up") throw invalidArgument('max_catch_up is only allowed with catchup "catch_up"');
-    if (typeof maxCatchUp !== "number" || !Number.isInteger(maxCatchUp) || maxCatchUp < 1 || maxCatchUp > 1000) {
-      throw invalidArgument("max_catch_up must be a whole number from 1 to 1000");
+    const [min, max] = WHOLE_SETTING_RANGES.max_catch_up;
+    if (typeof maxCatchUp !== "number" || !Number.isInteger(maxCatchUp) || maxCatchUp < min || maxCatchUp > max) {
+      throw invalidArgument(`max_catch_up must be a whole number from ${min} to ${max}`);
     }
   } else if (catchup === "catch_up") {
-    throw invalidArgument('catchup "catch_up" needs max_catch_up (1 to 1000): how many missed occurrences may start');
+    const [min, max] = WHOLE_SETTING_RANGES.max_catch_up;
+    throw invalidArgument(
+      `catchup "catch_up" needs max_catch_up (${min} to ${max}): how many missed occurrences may start`,
+    );
   }
   const windowText = str(body, "catchup_window");
   const catchupWindowMs = windowText === undefined ? null : durationSetting(windowText, "catchup_window");

@@ -4,7 +4,7 @@
  * the server then refused with exit 1.
  */
 import { describe, expect, it } from "vitest";
-import { WHOLE_SETTING_RANGES } from "../../src/cli/schedule-flags.js";
+import { WHOLE_SETTING_RANGES } from "../../src/domain/schedule.js";
 import { validateOutcomeSettings } from "../../src/engine/outcome-settings.js";
 import { validateSettings } from "../../src/scheduler/settings.js";
 import { FakeServer } from "./fake-server.js";
