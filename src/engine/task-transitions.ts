@@ -258,6 +258,17 @@ export async function recordStep(
   step: { name: string; seq: number; result: JsonValue | null; compensable: boolean },
 ): Promise<void> {
   const { execution, task } = held;
+  // Compensations run in reverse seq order: two steps of a run at one seq leave that order
+  // undecided. A repeat of the same step is a no-op below (insertStepResult keeps the first).
+  const taken = (await tx.listStepResultsOf([execution.executionId])).find(
+    (r) => r.run === task.run && r.seq === step.seq && r.step !== step.name,
+  );
+  if (taken !== undefined) {
+    throw new OrbitError(
+      "CONFLICT",
+      `step "${step.name}": seq ${step.seq} is step "${taken.step}"'s in run ${task.run}; each step of a run takes its own seq`,
+    );
+  }
   const inserted = await tx.insertStepResult({
     executionId: execution.executionId,
     run: task.run,

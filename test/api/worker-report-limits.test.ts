@@ -127,3 +127,36 @@ describe("a failure's error is kept in a bounded, storable form", () => {
     });
   }
 });
+
+describe("a step's seq", () => {
+  it("belongs to one step of a run: another step at a taken seq is refused 409, a repeat of the same step is a no-op", async () => {
+    // Compensations run in reverse seq order: two steps at one seq left that order undecided.
+    const id = "steps-seq";
+    const task = await leased(id);
+    const step = (name: string, seq: number) =>
+      t.call("POST", `/v1/worker/tasks/${task}/steps`, {
+        worker_id: WORKER,
+        step: name,
+        seq,
+        result: name,
+        compensable: true,
+      });
+    expect((await step("a", 1)).status).toBe(200);
+    expect((await step("a", 1)).status).toBe(200);
+    const taken = await step("b", 1);
+    expect({ status: taken.status, body: taken.body }).toEqual({
+      status: 409,
+      body: {
+        code: "CONFLICT",
+        message: `step "b": seq 1 is step "a"'s in run 1; each step of a run takes its own seq`,
+      },
+    });
+    expect((await step("b", 2)).status).toBe(200);
+    const events = await t.ok("GET", `/v1/executions/${id}/events`);
+    const steps = events.events.filter((e: { type: string }) => e.type === "StepCompleted");
+    expect(steps.map((e: { data: { step: string; seq: number } }) => [e.data.step, e.data.seq])).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
+  });
+});
