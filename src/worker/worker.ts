@@ -156,11 +156,20 @@ export class Worker {
     // Gone now: the server stops counting this worker live (a minute after its last poll before).
     await this.api.leave().catch(() => undefined);
     this.api.close();
+    this.log.info("worker closed", { worker_id: this.workerId });
   }
 
   private async work(): Promise<void> {
     await this.register();
+    this.log.info("worker polling", {
+      server: this.o.server,
+      worker_id: this.workerId,
+      workflows: this.offers.map((w) => `${w.name}@${w.version}`),
+      concurrency: this.concurrency,
+    });
     const heartbeats = this.heartbeatLoop();
+    /** Since when polls fail (the server down or restarting), and when that was last said. */
+    let failing: { since: number; said: number; polls: number } | null = null;
     while (!this.closing.signal.aborted) {
       const free = this.concurrency - this.busy;
       if (free <= 0) {
@@ -175,9 +184,31 @@ export class Worker {
         tasks = await this.api.poll({ workflows: this.offers, max_tasks: Math.min(free, MAX_TASKS_PER_POLL) });
       } catch (err) {
         if (this.closing.signal.aborted) break;
-        this.log.warn("polling failed; retrying in 1 s", { error: errorJson(err).message });
+        // Said once, then every 30 s while it lasts (a line a second filled the log during an
+        // outage), and once more when polls succeed again.
+        const now = this.clock.now();
+        if (failing === null) {
+          failing = { since: now, said: now, polls: 1 };
+          this.log.warn("polling failed; retrying every 1 s", { error: errorJson(err).message });
+        } else {
+          failing.polls++;
+          if (now - failing.said >= FAILING_SAID_EVERY_MS) {
+            failing.said = now;
+            this.log.warn("polling still fails; retrying every 1 s", {
+              error: errorJson(err).message,
+              failing_for_s: Math.round((now - failing.since) / 1000),
+            });
+          }
+        }
         await this.clock.sleep(1000, this.closing.signal);
         continue;
+      }
+      if (failing !== null) {
+        this.log.info("polling again", {
+          failed_for_s: Math.round((this.clock.now() - failing.since) / 1000),
+          failed_polls: failing.polls,
+        });
+        failing = null;
       }
       if (this.closing.signal.aborted) {
         await this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);
@@ -278,6 +309,9 @@ export class Worker {
     }
   }
 }
+
+/** While polls fail, how often the worker says it still does. */
+const FAILING_SAID_EVERY_MS = 30_000;
 
 function consoleLogger(): WorkflowLogger {
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>

@@ -1,0 +1,103 @@
+/**
+ * What a worker says about itself (docs/workflows.md § Worker): one line when it starts polling
+ * (the server, its id, its workflows), one when polls start failing and then every 30 s while they
+ * do (a line a second filled the log through an outage: 82 in 75 s), one when they succeed again,
+ * and one when it closes. Before, it said nothing on start or close and nothing when it recovered.
+ * The server sits behind a proxy that answers 503 while "down"; time is the worker's manual clock.
+ */
+import { createServer, request, type Server } from "node:http";
+import { afterEach, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { defineWorkflow, Worker } from "../../src/index.js";
+import { startTestServer, type TestServer } from "../api/helpers.js";
+
+const Noop = defineWorkflow({ name: "Logged", version: "1.0.0", run: async () => ({ ok: true }) });
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** An HTTP proxy to `target` that answers 503 while `down`. */
+async function proxyTo(target: string): Promise<{ url: string; down: boolean; server: Server }> {
+  const to = new URL(target);
+  const state = { url: "", down: false, server: null as unknown as Server };
+  state.server = createServer((req, res) => {
+    if (state.down) {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end('{"code":"UNAVAILABLE","message":"down for the test"}');
+      return;
+    }
+    const out = request(
+      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on("error", () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => state.server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${(state.server.address() as { port: number }).port}`;
+  return state;
+}
+
+let server: TestServer | null = null;
+let proxy: Awaited<ReturnType<typeof proxyTo>> | null = null;
+afterEach(async () => {
+  await server?.stop();
+  await new Promise((resolve) => proxy?.server.close(resolve));
+  server = null;
+  proxy = null;
+});
+
+it("says when it starts polling, when polls fail (once, then every 30 s), when they work again, and when it closes", async () => {
+  server = await startTestServer();
+  proxy = await proxyTo(server.server.url);
+  const lines: [string, string, Record<string, unknown> | undefined][] = [];
+  const logger = {
+    info: (m: string, f?: Record<string, unknown>) => lines.push(["info", m, f]),
+    warn: (m: string, f?: Record<string, unknown>) => lines.push(["warn", m, f]),
+    error: (m: string, f?: Record<string, unknown>) => lines.push(["error", m, f]),
+  };
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({ server: proxy.url, workflows: [Noop], clock, logger, workerId: "w-logged" });
+  const running = worker.run();
+  while (!lines.some(([, m]) => m === "worker polling")) await turn();
+  expect(lines.find(([, m]) => m === "worker polling")).toEqual([
+    "info",
+    "worker polling",
+    { server: proxy.url, worker_id: "w-logged", workflows: ["Logged@1.0.0"], concurrency: 100 },
+  ]);
+
+  // Down: the worker's long poll comes back refused, then it retries each second.
+  proxy.down = true;
+  const warned = () => lines.filter(([level]) => level === "warn");
+  const downAt = clock.now();
+  while (warned().length < 3 && clock.now() - downAt < 300_000) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+  }
+  const [first, second, third] = warned();
+  expect(first?.[1]).toBe("polling failed; retrying every 1 s");
+  expect([second?.[1], third?.[1]]).toEqual([
+    "polling still fails; retrying every 1 s",
+    "polling still fails; retrying every 1 s",
+  ]);
+  // Not a line a second: 30 s of the worker's clock apart.
+  const [at2, at3] = [Number(second?.[2]?.failing_for_s), Number(third?.[2]?.failing_for_s)];
+  expect(at2).toBeGreaterThanOrEqual(30);
+  expect(at3 - at2).toBeGreaterThanOrEqual(30);
+
+  proxy.down = false;
+  // A task for the next poll to bring back (a long poll with none waits on the server's clock).
+  await server.ok("POST", "/v1/executions", { workflow: "Logged", input: {} });
+  while (!lines.some(([, m]) => m === "polling again")) {
+    if (clock.pendingSleeps > 0) clock.advance(1000);
+    await turn();
+  }
+  const again = lines.find(([, m]) => m === "polling again")?.[2];
+  expect(Number(again?.failed_for_s)).toBeGreaterThanOrEqual(at3);
+  expect(Number(again?.failed_polls)).toBeGreaterThanOrEqual(3);
+
+  await worker.close();
+  await running;
+  expect(lines.at(-1)).toEqual(["info", "worker closed", { worker_id: "w-logged" }]);
+});
