@@ -97,26 +97,8 @@ const next = [
   [`node bin/orbit.js status${at} <execution-id>`, "one execution"],
   [`open ${server.url}/`, "the web UI"],
 ].map(([command, what]) => `  ${command!.padEnd(at.length + 42)}${what}`);
-console.log(`Orbit is running at ${server.url} (data in ${dataDir}), with a worker for OrderProcessing
-and the schedule ${SCHEDULE}, ${whatItDoes(schedule)}.
-
-Next, in another terminal:
-${next.join("\n")}
-
-Ctrl-C stops the worker and the server.`);
-
-/**
- * What the demo schedule does as the data folder has it: an earlier run's schedule may have been
- * paused, re-timed or ended since (the banner said "every 10 seconds" of a paused one).
- */
-function whatItDoes(s: Schedule): string {
-  if (s.state === "ended") return "which has ended";
-  const timing = s.interval ? `every ${s.interval}` : `on cron ${s.cron}`;
-  if (s.paused)
-    return `which is paused (${timing}): node bin/orbit.js schedule resume ${SCHEDULE}${at} starts it again`;
-  return s.interval === "10s" ? "which starts an order every 10 seconds" : `which starts an order ${timing}`;
-}
-
+// Before the banner: a Ctrl-C (or a test's SIGTERM) right after it must stop both cleanly, not
+// find Node's default handler (which kills the process at once).
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;
@@ -136,3 +118,23 @@ const stop = (): void => {
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
+
+console.log(`Orbit is running at ${server.url} (data in ${dataDir}), with a worker for OrderProcessing
+and the schedule ${SCHEDULE}, ${whatItDoes(schedule)}.
+
+Next, in another terminal:
+${next.join("\n")}
+
+Ctrl-C stops the worker and the server.`);
+
+/**
+ * What the demo schedule does as the data folder has it: an earlier run's schedule may have been
+ * paused, re-timed or ended since (the banner said "every 10 seconds" of a paused one).
+ */
+function whatItDoes(s: Schedule): string {
+  if (s.state === "ended") return "which has ended";
+  const timing = s.interval ? `every ${s.interval}` : `on cron ${s.cron}`;
+  if (s.paused)
+    return `which is paused (${timing}): node bin/orbit.js schedule resume ${SCHEDULE}${at} starts it again`;
+  return s.interval === "10s" ? "which starts an order every 10 seconds" : `which starts an order ${timing}`;
+}
