@@ -145,7 +145,8 @@ async function writeText(
   const cron = compiled.cron;
   const until = endAt === null ? "" : `, until end_at ${formatInstant(endAt)}`;
   if (cron !== null) {
-    out.add(`cron "${cron.source}" ${compiled.zone.name} (dst: ${dstName(compiled.dst)})\n`);
+    // The mode as given (`skip:both` stays `skip:both`, as the schedule keeps it), else its default.
+    out.add(`cron "${cron.source}" ${compiled.zone.name} (dst: ${opts.dst ?? dstName(compiled.dst)})\n`);
     const since = startAt === null ? "" : `, from start_at ${formatInstant(startAt)}`;
     out.add(`${describeCron(cron)}${since}${until}\n`);
   } else {

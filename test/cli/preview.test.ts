@@ -176,6 +176,24 @@ describe("orbit schedule preview (text)", () => {
     );
   });
 
+  it("names the DST mode as given, as the schedule keeps it (skip:both is wall_clock's other name)", async () => {
+    const r = await runCli([
+      "schedule",
+      "preview",
+      "--cron",
+      "30 2 * * *",
+      "--timezone",
+      "Europe/Berlin",
+      "--dst",
+      "skip:both",
+      "--from",
+      "2026-10-24T12:00:00Z",
+      "--count",
+      "1",
+    ]);
+    expect(r.stdout.split("\n")[0]).toBe('cron "30 2 * * *" Europe/Berlin (dst: skip:both)');
+  });
+
   it("says when the timing ends before --count", async () => {
     const r = await runCli([
       "schedule",
