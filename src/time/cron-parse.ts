@@ -188,7 +188,17 @@ function parseDaysOfMonth(
       }
       lastDayOffsets.add(Number(n));
     } else if (/^[^,]*W$/.test(element)) {
-      nearestWeekdays.add(p.value(element.slice(0, -1), DAY_OF_MONTH));
+      const day = element.slice(0, -1);
+      if (!/^\d+$/.test(day)) {
+        throw p.fail(
+          `\`${raw}\`: \`W\` takes one day of the month (\`15W\` = the weekday nearest the 15th), not a range or a step`,
+        );
+      }
+      nearestWeekdays.add(p.value(day, DAY_OF_MONTH));
+    } else if (element.startsWith("L")) {
+      throw p.fail(
+        `\`${raw}\` is not a form of the day of month field: \`L\` (the last day), \`L-n\` (n days before it) or \`LW\` (the last weekday)`,
+      );
     } else p.element(raw, DAY_OF_MONTH, days);
   }
   return {
@@ -209,7 +219,12 @@ function parseDaysOfWeek(p: Parser, text: string): Pick<CronSpec, "weekdays" | "
     if (hash >= 0) {
       const wd = p.value(raw.slice(0, hash), DAY_OF_WEEK) % 7;
       const k = raw.slice(hash + 1);
-      if (!/^\d+$/.test(k) || Number(k) < 1 || Number(k) > 5) {
+      if (!/^\d+$/.test(k)) {
+        throw p.fail(
+          `\`${raw}\`: \`#\` takes one week number from 1 to 5 (\`5#3\` = the third Friday), not a range or a step`,
+        );
+      }
+      if (Number(k) < 1 || Number(k) > 5) {
         throw p.fail(`\`${k}\` is out of range for the week number in \`${raw}\` (1-5)`);
       }
       nth.set(`${wd}#${k}`, [wd, Number(k)] as const);

@@ -267,6 +267,25 @@ describe("parseCron: Quartz extensions", () => {
       "cron `0 0 * * L`: `L` alone is not allowed in the day of week field; use `nL` for the last weekday n (`5L` = last Friday)",
     );
   });
+
+  it("names the form a Quartz element misuses, not a token of it (`LW` alone is valid; `-1` is the mistake)", () => {
+    expectOrbitError(
+      () => parseCron("0 2 LW-1 * *"),
+      "cron `0 2 LW-1 * *`: `LW-1` is not a form of the day of month field: `L` (the last day), `L-n` (n days before it) or `LW` (the last weekday)",
+    );
+    expectOrbitError(
+      () => parseCron("0 2 1-5W * *"),
+      "cron `0 2 1-5W * *`: `1-5W`: `W` takes one day of the month (`15W` = the weekday nearest the 15th), not a range or a step",
+    );
+    expectOrbitError(
+      () => parseCron("0 2 * * 5#1-3"),
+      "cron `0 2 * * 5#1-3`: `5#1-3`: `#` takes one week number from 1 to 5 (`5#3` = the third Friday), not a range or a step",
+    );
+    expectOrbitError(
+      () => parseCron("0 2 * * MON#2/2"),
+      "cron `0 2 * * MON#2/2`: `MON#2/2`: `#` takes one week number from 1 to 5 (`5#3` = the third Friday), not a range or a step",
+    );
+  });
 });
 
 describe("parseCron: errors in the seed's form", () => {
