@@ -287,6 +287,8 @@ export class Worker {
   }
 
   private async heartbeatLoop(): Promise<void> {
+    /** When heartbeats started failing, and when that was last said (as polls say it: once, then every 30 s). */
+    let failing: { since: number; said: number } | null = null;
     while ((!this.closing.signal.aborted || this.running.size > 0) && !this.abandoned.signal.aborted) {
       const wake = this.heartbeatWake.signal;
       const stop = this.running.size ? [wake, this.abandoned.signal] : [wake, this.closing.signal];
@@ -303,8 +305,22 @@ export class Worker {
           if (status.lease === "lost") control.loseLease();
           else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
         }
+        if (failing !== null) {
+          this.log.info("heartbeats again", { failed_for_s: Math.round((this.clock.now() - failing.since) / 1000) });
+          failing = null;
+        }
       } catch (err) {
-        this.log.warn("heartbeat failed", { error: errorJson(err).message });
+        const now = this.clock.now();
+        if (failing === null) {
+          failing = { since: now, said: now };
+          this.log.warn("heartbeat failed", { error: errorJson(err).message });
+        } else if (now - failing.said >= FAILING_SAID_EVERY_MS) {
+          failing.said = now;
+          this.log.warn("heartbeats still fail; leases end if the server does not hear one in time", {
+            error: errorJson(err).message,
+            failing_for_s: Math.round((now - failing.since) / 1000),
+          });
+        }
       }
     }
   }

@@ -101,3 +101,62 @@ it("says when it starts polling, when polls fail (once, then every 30 s), when t
   await running;
   expect(lines.at(-1)).toEqual(["info", "worker closed", { worker_id: "w-logged" }]);
 });
+
+it("says heartbeats failed once, then every 30 s, and when they work again", async () => {
+  server = await startTestServer();
+  proxy = await proxyTo(server.server.url);
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const Held = defineWorkflow({
+    name: "Held",
+    version: "1.0.0",
+    run: async () => {
+      await held;
+      return { ok: true };
+    },
+  });
+  const lines: [string, string, Record<string, unknown> | undefined][] = [];
+  const logger = {
+    info: (m: string, f?: Record<string, unknown>) => lines.push(["info", m, f]),
+    warn: (m: string, f?: Record<string, unknown>) => lines.push(["warn", m, f]),
+    error: (m: string, f?: Record<string, unknown>) => lines.push(["error", m, f]),
+  };
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({ server: proxy.url, workflows: [Held], clock, logger });
+  const running = worker.run();
+  while (!lines.some(([, m]) => m === "worker polling")) await turn();
+  const { execution_id } = await server.ok("POST", "/v1/executions", { workflow: "Held", input: {} });
+  await server.until(
+    () => server!.ok("GET", `/v1/executions/${execution_id}`),
+    (e) => e.status === "RUNNING" && e.waiting === undefined,
+    "the run to be leased",
+  );
+
+  proxy.down = true;
+  const beats = () => lines.filter(([, m]) => m.startsWith("heartbeat"));
+  const downAt = clock.now();
+  while (beats().length < 3 && clock.now() - downAt < 300_000) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+  }
+  // A heartbeat every 5 s failed; said once, then 30 s of the worker's clock apart (not every 5 s).
+  expect(beats().map(([level, m]) => [level, m])).toEqual([
+    ["warn", "heartbeat failed"],
+    ["warn", "heartbeats still fail; leases end if the server does not hear one in time"],
+    ["warn", "heartbeats still fail; leases end if the server does not hear one in time"],
+  ]);
+  const [, second, third] = beats().map(([, , f]) => Number(f?.failing_for_s));
+  expect(second).toBeGreaterThanOrEqual(30);
+  expect((third as number) - (second as number)).toBeGreaterThanOrEqual(30);
+  proxy.down = false;
+  while (!lines.some(([, m]) => m === "heartbeats again")) {
+    if (clock.pendingSleeps > 0) clock.advance(1000);
+    await turn();
+  }
+  release();
+  await worker.close();
+  await running;
+});
