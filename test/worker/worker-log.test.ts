@@ -8,7 +8,7 @@
 import { createServer, request, type Server } from "node:http";
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
-import { defineWorkflow, Worker } from "../../src/index.js";
+import { defineWorkflow, Worker, type WorkflowLogger } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
 
 const Noop = defineWorkflow({ name: "Logged", version: "1.0.0", run: async () => ({ ok: true }) });
@@ -39,6 +39,15 @@ async function proxyTo(target: string): Promise<{ url: string; down: boolean; se
   return state;
 }
 
+type Line = [level: string, message: string, fields: Record<string, unknown> | undefined];
+
+/** A worker logger that keeps every line, in order. */
+function capturing(): { lines: Line[]; logger: WorkflowLogger } {
+  const lines: Line[] = [];
+  const at = (level: string) => (m: string, f?: Record<string, unknown>) => void lines.push([level, m, f]);
+  return { lines, logger: { info: at("info"), warn: at("warn"), error: at("error") } };
+}
+
 let server: TestServer | null = null;
 let proxy: Awaited<ReturnType<typeof proxyTo>> | null = null;
 afterEach(async () => {
@@ -51,12 +60,7 @@ afterEach(async () => {
 it("says when it starts polling, when polls fail (once, then every 30 s), when they work again, and when it closes", async () => {
   server = await startTestServer();
   proxy = await proxyTo(server.server.url);
-  const lines: [string, string, Record<string, unknown> | undefined][] = [];
-  const logger = {
-    info: (m: string, f?: Record<string, unknown>) => lines.push(["info", m, f]),
-    warn: (m: string, f?: Record<string, unknown>) => lines.push(["warn", m, f]),
-    error: (m: string, f?: Record<string, unknown>) => lines.push(["error", m, f]),
-  };
+  const { lines, logger } = capturing();
   const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
   const worker = new Worker({ server: proxy.url, workflows: [Noop], clock, logger, workerId: "w-logged" });
   const running = worker.run();
@@ -117,12 +121,7 @@ it("says heartbeats failed once, then every 30 s, and when they work again", asy
       return { ok: true };
     },
   });
-  const lines: [string, string, Record<string, unknown> | undefined][] = [];
-  const logger = {
-    info: (m: string, f?: Record<string, unknown>) => lines.push(["info", m, f]),
-    warn: (m: string, f?: Record<string, unknown>) => lines.push(["warn", m, f]),
-    error: (m: string, f?: Record<string, unknown>) => lines.push(["error", m, f]),
-  };
+  const { lines, logger } = capturing();
   const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
   const worker = new Worker({ server: proxy.url, workflows: [Held], clock, logger });
   const running = worker.run();
