@@ -13,16 +13,16 @@
 
 import type { ExecutionStatus } from "../domain/execution.js";
 import { isActiveStatus } from "../domain/execution.js";
-import type { OverlapPolicy, SkipReason } from "../domain/schedule.js";
+import type { SkipReason } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { StartBatch } from "../engine/start-batch.js";
 import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { DueSchedule, ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, dueTime, type FirePlan } from "./decide.js";
+import { existingOf } from "./fire-existing.js";
 import {
   bufferedDeadLetter,
-  bufferedOf,
   type DeadLetter,
   decidesAfter,
   LEDGER_RETENTION,
@@ -291,65 +291,6 @@ async function startsOf(
   }
   return fire;
 }
-
-/**
- * The occurrences of `plan` (and of the buffer) whose execution exists already (a backfill started
- * it), and whether it is still active: only an active one occupies the overlap slot
- * (docs/scheduling.md § Backfill), and none counts toward max_runs. Not read when it cannot change
- * the plan: under `allow` without max_runs, or when nothing blocks and the plan decides one
- * occurrence (most fires).
- */
-async function existingOf(
-  tx: StoreOps,
-  row: ScheduleRow,
-  c: CompiledSchedule,
-  overlap: OverlapPolicy,
-  counted: boolean,
-  blocker: Blocker,
-  plan: FirePlan,
-  asked: Set<number>,
-): Promise<ReadonlyMap<number, boolean> | null> {
-  const buffered = bufferedOf(row);
-  let decided = 0;
-  let missed = 0;
-  for (const e of plan.ledger) {
-    if (e.kind === "missed") missed += e.count;
-    else if (e.kind === "skipped" || e.kind === "buffered" || (e.kind === "started" && !e.buffered)) decided++;
-  }
-  // A missed range may hold occurrences a backfill ran; otherwise, under `allow` nothing blocks,
-  // so it matters only to max_runs (which counts no backfilled run), and one occurrence decided
-  // with nothing blocking and no max_runs is the common fire that needs no read.
-  if (missed === 0 && overlap === "allow" && !counted) return null;
-  if (missed === 0 && !counted && blocker === "none" && buffered.length + decided <= 1) return null;
-  const occurrences: number[] = [];
-  const ask = (o: number): void => {
-    if (asked.has(o)) return;
-    asked.add(o);
-    occurrences.push(o);
-  };
-  for (const o of buffered) ask(o);
-  for (const e of plan.ledger) {
-    if (e.kind !== "missed") ask(e.occurrence);
-    else if (e.count <= MAX_MISSED_LOOKUP) {
-      for (let o: number | null = e.from; o !== null && o <= e.to; o = c.timing.nextAfter(o)) ask(o);
-    }
-  }
-  if (occurrences.length === 0) return null;
-  const statuses = await tx.getExecutionStatuses(occurrences.map((o) => occurrenceExecutionId(row.scheduleId, o)));
-  const existing = new Map<number, boolean>();
-  if (statuses.size === 0) return existing;
-  for (const o of occurrences) {
-    const status = statuses.get(occurrenceExecutionId(row.scheduleId, o));
-    if (status !== undefined) existing.set(o, isActiveStatus(status));
-  }
-  return existing;
-}
-
-/**
- * A missed range of more occurrences than this is not looked into for runs a backfill made (a
- * backfill starts at most 10,000 per request; a range this long is an outage's, read in one query).
- */
-const MAX_MISSED_LOOKUP = 10_000;
 
 /** What blocks a start of `row` (with a concurrency key) now (docs/design.md § Overlap). */
 async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): Promise<Blocker> {

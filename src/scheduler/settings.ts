@@ -15,7 +15,7 @@ import {
 } from "../domain/schedule.js";
 import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
-import { validateOutcomeSettings } from "../engine/outcome-settings.js";
+import { validateOutcomeSettings, wholeNumber } from "../engine/outcome-settings.js";
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
@@ -190,10 +190,7 @@ export function validateSettings(
   const maxCatchUp = body.max_catch_up;
   if (maxCatchUp !== undefined && maxCatchUp !== null) {
     if (catchup !== "catch_up") throw invalidArgument('max_catch_up is only allowed with catchup "catch_up"');
-    const [min, max] = WHOLE_SETTING_RANGES.max_catch_up;
-    if (typeof maxCatchUp !== "number" || !Number.isInteger(maxCatchUp) || maxCatchUp < min || maxCatchUp > max) {
-      throw invalidArgument(`max_catch_up must be a whole number from ${min} to ${max}`);
-    }
+    wholeNumber(maxCatchUp, "max_catch_up");
   } else if (catchup === "catch_up") {
     const [min, max] = WHOLE_SETTING_RANGES.max_catch_up;
     throw invalidArgument(

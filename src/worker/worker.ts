@@ -168,8 +168,12 @@ export class Worker {
       concurrency: this.concurrency,
     });
     const heartbeats = this.heartbeatLoop();
-    /** Since when polls fail (the server down or restarting), and when that was last said. */
-    let failing: { since: number; said: number; polls: number } | null = null;
+    const polls = new FailureSpell(this.clock, this.log, {
+      first: "polling failed; retrying every 1 s",
+      still: "polling still fails; retrying every 1 s",
+      again: "polling again",
+      counted: "failed_polls",
+    });
     while (!this.closing.signal.aborted) {
       const free = this.concurrency - this.busy;
       if (free <= 0) {
@@ -184,32 +188,11 @@ export class Worker {
         tasks = await this.api.poll({ workflows: this.offers, max_tasks: Math.min(free, MAX_TASKS_PER_POLL) });
       } catch (err) {
         if (this.closing.signal.aborted) break;
-        // Said once, then every 30 s while it lasts (a line a second filled the log during an
-        // outage), and once more when polls succeed again.
-        const now = this.clock.now();
-        if (failing === null) {
-          failing = { since: now, said: now, polls: 1 };
-          this.log.warn("polling failed; retrying every 1 s", { error: errorJson(err).message });
-        } else {
-          failing.polls++;
-          if (now - failing.said >= FAILING_SAID_EVERY_MS) {
-            failing.said = now;
-            this.log.warn("polling still fails; retrying every 1 s", {
-              error: errorJson(err).message,
-              failing_for_s: Math.round((now - failing.since) / 1000),
-            });
-          }
-        }
+        polls.failed(err);
         await this.clock.sleep(1000, this.closing.signal);
         continue;
       }
-      if (failing !== null) {
-        this.log.info("polling again", {
-          failed_for_s: Math.round((this.clock.now() - failing.since) / 1000),
-          failed_polls: failing.polls,
-        });
-        failing = null;
-      }
+      polls.succeeded();
       if (this.closing.signal.aborted) {
         await this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);
         break;
@@ -287,8 +270,12 @@ export class Worker {
   }
 
   private async heartbeatLoop(): Promise<void> {
-    /** When heartbeats started failing, and when that was last said (as polls say it: once, then every 30 s). */
-    let failing: { since: number; said: number } | null = null;
+    const beats = new FailureSpell(this.clock, this.log, {
+      first: "heartbeat failed",
+      still: "heartbeats still fail; leases end if the server does not hear one in time",
+      again: "heartbeats again",
+      counted: "failed_heartbeats",
+    });
     while ((!this.closing.signal.aborted || this.running.size > 0) && !this.abandoned.signal.aborted) {
       const wake = this.heartbeatWake.signal;
       const stop = this.running.size ? [wake, this.abandoned.signal] : [wake, this.closing.signal];
@@ -305,29 +292,59 @@ export class Worker {
           if (status.lease === "lost") control.loseLease();
           else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
         }
-        if (failing !== null) {
-          this.log.info("heartbeats again", { failed_for_s: Math.round((this.clock.now() - failing.since) / 1000) });
-          failing = null;
-        }
+        beats.succeeded();
       } catch (err) {
-        const now = this.clock.now();
-        if (failing === null) {
-          failing = { since: now, said: now };
-          this.log.warn("heartbeat failed", { error: errorJson(err).message });
-        } else if (now - failing.said >= FAILING_SAID_EVERY_MS) {
-          failing.said = now;
-          this.log.warn("heartbeats still fail; leases end if the server does not hear one in time", {
-            error: errorJson(err).message,
-            failing_for_s: Math.round((now - failing.since) / 1000),
-          });
-        }
+        beats.failed(err);
       }
     }
   }
 }
 
-/** While polls fail, how often the worker says it still does. */
+/** While polls or heartbeats fail, how often the worker says they still do. */
 const FAILING_SAID_EVERY_MS = 30_000;
+
+/**
+ * A spell of failures of one request (polls, heartbeats) as the log tells it: the first, then one
+ * line every 30 s while they last (a line each time filled the log through an outage), and one when
+ * a request succeeds again.
+ */
+class FailureSpell {
+  private since: number | null = null;
+  private said = 0;
+  private count = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly log: WorkflowLogger,
+    private readonly lines: { first: string; still: string; again: string; counted: string },
+  ) {}
+
+  failed(err: unknown): void {
+    const now = this.clock.now();
+    this.count++;
+    if (this.since === null) {
+      this.since = now;
+      this.said = now;
+      this.log.warn(this.lines.first, { error: errorJson(err).message });
+    } else if (now - this.said >= FAILING_SAID_EVERY_MS) {
+      this.said = now;
+      this.log.warn(this.lines.still, {
+        error: errorJson(err).message,
+        failing_for_s: Math.round((now - this.since) / 1000),
+      });
+    }
+  }
+
+  succeeded(): void {
+    if (this.since === null) return;
+    this.log.info(this.lines.again, {
+      failed_for_s: Math.round((this.clock.now() - this.since) / 1000),
+      [this.lines.counted]: this.count,
+    });
+    this.since = null;
+    this.count = 0;
+  }
+}
 
 function consoleLogger(): WorkflowLogger {
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>
