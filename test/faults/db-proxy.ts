@@ -98,6 +98,11 @@ export class DbProxy {
     this.held ??= [];
   }
 
+  /** How many chunks the stall holds back so far: more than 0 once a statement waits on it. */
+  get holding(): number {
+    return this.held?.length ?? 0;
+  }
+
   /**
    * Stalls right after the COMMIT of the first transaction that sent `marker` (a parameter of one
    * of its statements, e.g. a schedule id): the database commits, its answer never reaches the

@@ -28,6 +28,9 @@ describe.skipIf(!PG_URL)("fault: orbit server is stopped while PostgreSQL does n
       proxy.stall();
       // A request whose statement now waits for an answer that does not come.
       const hanging = fetch(`${server.url}/v1/schedules`).catch(() => null);
+      // An event, polled: its statement reached the stalled proxy (a SIGTERM before that found
+      // nothing in flight and stopped cleanly).
+      while (proxy.holding === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       const code = await server.stop("SIGTERM");
       expect(code).toBe(1);
       expect(server.output()).toContain(
