@@ -8,6 +8,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
+import { lingerOnClose } from "./linger.js";
 import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
 
@@ -115,7 +116,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
     // Refused before its body was read (a Host or Origin refusal, a 401): the connection closes
     // with the answer, else the unread body's request timed out later and a second answer (408)
     // followed on the same connection.
-    if (!request.raw.complete) reply.header("connection", "close");
+    // The body still coming is read and dropped before the socket closes (linger.ts), or the
+    // client, still sending, met a reset instead of this answer.
+    if (!request.raw.complete) {
+      reply.header("connection", "close");
+      lingerOnClose(request.raw.socket);
+    }
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

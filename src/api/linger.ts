@@ -1,0 +1,45 @@
+/**
+ * A lingering close (nginx's `lingering_close`) for a request answered before its body was read:
+ * a body larger than the limit, a caller refused before its body is parsed. Node answers, then
+ * destroys the socket as soon as its answer is written; the client is still sending, the unread
+ * bytes make the kernel reset the connection, and the client sees ECONNRESET or EPIPE instead of
+ * the `{code, message}` answer (one 3 MB upload in five on a quiet machine). Here the answer and
+ * the server's end of the stream go out, the rest of the body is read and dropped, and the
+ * connection closes when the client has sent it, pauses, or takes too long (the bounds below)
+ * (docs/api.md § Limits).
+ */
+import type { Socket } from "node:net";
+
+/** A refused request's unread body is read and dropped while it keeps coming: until a pause this long… */
+export const LINGER_IDLE_MS = 1000;
+/** …or this long in all, whichever comes first. */
+export const LINGER_MAX_MS = 10_000;
+
+const lingering = new WeakSet<Socket>();
+
+/**
+ * Makes this socket's close linger. Node's HTTP server closes a `connection: close` answer's
+ * socket with `destroySoon()` (end, then destroy once the end is written); this socket's own
+ * `destroySoon` ends it and destroys it when the client's side ends, when the client pauses for
+ * LINGER_IDLE_MS, or after LINGER_MAX_MS.
+ */
+export function lingerOnClose(socket: Socket): void {
+  if (lingering.has(socket)) return;
+  lingering.add(socket);
+  socket.destroySoon = function lingeringDestroySoon(this: Socket): void {
+    if (this.writable) this.end();
+    const close = () => this.destroy();
+    const total = setTimeout(close, LINGER_MAX_MS);
+    let idle = setTimeout(close, LINGER_IDLE_MS);
+    const onData = () => {
+      clearTimeout(idle);
+      idle = setTimeout(close, LINGER_IDLE_MS);
+    };
+    this.on("data", onData);
+    this.once("close", () => {
+      clearTimeout(total);
+      clearTimeout(idle);
+      this.off("data", onData);
+    });
+  };
+}
