@@ -7,8 +7,8 @@
  * that took the lease: a `worker_id` is the worker's own choice, so without this two identities
  * allowed the same workflow could report on each other's leases (the same check is made again
  * under the task's lock, task-transitions.ts `holdTask`). A task that does not exist is left to
- * the route (404). A leave or a heartbeat is refused to an identity that may not run every
- * workflow the worker it names polls.
+ * the route (404). A leave, a heartbeat or a poll is refused to an identity that may not run
+ * every workflow the worker it names polls.
  */
 import { OrbitError } from "../domain/errors.js";
 import { identityRefusal } from "../engine/task-transitions.js";
@@ -33,9 +33,9 @@ export class WorkerAccess {
   async check(caller: Caller, body: WorkerBody | undefined, taskId: string, namesWorker = false): Promise<void> {
     for (const w of body?.workflows ?? []) this.require(caller, String(w.name), "lease tasks of");
     if (namesWorker && typeof body?.worker_id === "string") {
-      // A leave marks the worker gone, a heartbeat keeps it live: only an identity that may run all
-      // it polls may say either, or one identity could make another's live worker look gone (and
-      // its executions "no worker"), or a dead one look live.
+      // A leave marks the worker gone, a heartbeat keeps it live, a poll rewrites what it polls:
+      // only an identity that may run all it polls may do any, or one identity could make
+      // another's live worker look gone (and its executions "no worker"), or a dead one look live.
       const worker = await this.store.getWorker(body.worker_id);
       for (const w of worker?.workflows ?? [])
         this.require(caller, w.name, `speak for worker ${body.worker_id}, which runs`);

@@ -349,8 +349,11 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
 }
 
 const LEAVE_ROUTE = "/v1/worker/leave";
-/** Routes that say something about the worker they name (gone; still alive): see WorkerAccess.check. */
-const NAMES_WORKER: ReadonlySet<string> = new Set([LEAVE_ROUTE, "/v1/worker/heartbeat"]);
+/**
+ * Routes that say something about the worker they name (gone; still alive; what it polls): see
+ * WorkerAccess.check.
+ */
+const NAMES_WORKER: ReadonlySet<string> = new Set([LEAVE_ROUTE, "/v1/worker/heartbeat", "/v1/worker/poll"]);
 
 /** A NUL or lone surrogate somewhere in the body (app.ts let it through for a lenient route). */
 const unstorableIn = (reply: FastifyReply): string | undefined =>

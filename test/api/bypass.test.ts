@@ -125,8 +125,10 @@ describe("a worker identity works only on its workflows", () => {
     expect(after.body.status).toBe("RUNNING");
     expect(after.body.result).toBeNull();
 
-    // Its own workflow's tasks are fine, and the rightful worker can still complete.
-    expect((await t.call("POST", "/v1/worker/poll", poll("OrderProcessing"), as("order-worker"))).status).toBe(200);
+    // Its own workflow's tasks are fine (under its own worker_id: w-1 is billing-worker's), and
+    // the rightful worker can still complete.
+    const ownPoll = { ...poll("OrderProcessing"), worker_id: "order-w" };
+    expect((await t.call("POST", "/v1/worker/poll", ownPoll, as("order-worker"))).status).toBe(200);
     const done = await t.call(
       "POST",
       `/v1/worker/tasks/${taskId}/complete`,
@@ -139,7 +141,7 @@ describe("a worker identity works only on its workflows", () => {
 });
 
 describe("a worker identity speaks only for its own workers", () => {
-  it("may not mark another identity's worker gone, nor keep it live", async () => {
+  it("may not mark another identity's worker gone, keep it live, nor poll under its worker_id", async () => {
     const own = { ...poll("Billing"), worker_id: "billing-w" };
     expect((await t.call("POST", "/v1/worker/poll", own, as("billing-worker"))).status).toBe(200);
     const status = async () =>
@@ -147,9 +149,15 @@ describe("a worker identity speaks only for its own workers", () => {
         (w: { worker_id: string }) => w.worker_id === "billing-w",
       )?.status;
     expect(await status()).toBe("live");
+    const workflows = async () =>
+      (await t.call("GET", "/v1/workers", undefined, as("admin"))).body.workers
+        .find((w: { worker_id: string }) => w.worker_id === "billing-w")
+        ?.workflows.map((w: { name: string }) => w.name);
     for (const [path, body] of [
       ["/v1/worker/leave", { worker_id: "billing-w" }],
       ["/v1/worker/heartbeat", { worker_id: "billing-w", task_ids: [] }],
+      // A poll under its worker_id rewrote what that worker polls (and kept it live).
+      ["/v1/worker/poll", { ...poll("OrderProcessing"), worker_id: "billing-w" }],
     ] as const) {
       const r = await t.call("POST", path, body, as("order-worker"));
       expect({ path, status: r.status, body: r.body }).toEqual({
@@ -163,6 +171,7 @@ describe("a worker identity speaks only for its own workers", () => {
       });
     }
     expect(await status()).toBe("live");
+    expect(await workflows()).toEqual(["Billing"]);
     // Its own identity may.
     expect((await t.call("POST", "/v1/worker/leave", { worker_id: "billing-w" }, as("billing-worker"))).status).toBe(
       204,
