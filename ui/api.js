@@ -9,7 +9,7 @@
  *   reuses the body kept here, so an unchanged refresh costs a few hundred bytes.
  */
 
-import { parseJson } from "./json-text.js";
+import { jsonText, parseJson } from "./json-text.js";
 
 const TOKEN_KEY = "orbit.token";
 
@@ -73,7 +73,8 @@ export async function api(method, path, body, extraHeaders = {}) {
   if (cached) headers["if-none-match"] = cached.etag;
   if (method !== "GET") {
     headers["content-type"] = "application/json";
-    init.body = JSON.stringify(body ?? {});
+    // Numbers as given (json-text.js): an input's `120.0` is saved as 120.0, not 120.
+    init.body = jsonText(body ?? {});
   }
   let res;
   try {

@@ -9,6 +9,7 @@
  * and offers the schedule as it is now, so someone else's edit is never overwritten.
  */
 import { ApiError, getSchedule, patchSchedule } from "./api.js";
+import { jsonText } from "./json-text.js";
 
 /** The settings the edit form shows and edits, by their API names. */
 export const FORM_SETTINGS = [
@@ -41,7 +42,7 @@ export const FORM_SETTINGS = [
  * @param {any} after
  */
 export function changedSettings(before, after) {
-  return FORM_SETTINGS.filter((k) => JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null));
+  return FORM_SETTINGS.filter((k) => jsonText(before[k] ?? null) !== jsonText(after[k] ?? null));
 }
 
 /** A setting the form shows was changed on the server since the form was filled. */

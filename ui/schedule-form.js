@@ -10,6 +10,7 @@ import { createSchedule, previewTiming } from "./api.js";
 import { h } from "./dom.js";
 import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
+import { jsonText, parseJson } from "./json-text.js";
 import { notifyError, parseNotify } from "./notify.js";
 
 const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
@@ -318,7 +319,8 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
           id: fid("f-input"),
           rows: 4,
           class: "mono",
-          text: editing ? JSON.stringify(sch.input ?? {}, null, 2) : "{}",
+          // As the server keeps it (`120.0`, json-text.js); sent back so when saved.
+          text: editing ? jsonText(sch.input ?? {}) : "{}",
         }),
       ),
       field(
@@ -382,7 +384,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     unsay();
     let input;
     try {
-      input = JSON.parse(text("f-input") || "{}");
+      input = parseJson(text("f-input") || "{}");
     } catch (err) {
       error.textContent = `INVALID_ARGUMENT: the input is not valid JSON (${/** @type {Error} */ (err).message})`;
       return;
@@ -426,7 +428,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
         const patch = {};
         for (const [k, v] of Object.entries(body)) {
           const was = sch[k] ?? null;
-          if (JSON.stringify(was) !== JSON.stringify(v)) patch[k] = v;
+          if (jsonText(was) !== jsonText(v)) patch[k] = v;
         }
         if (Object.keys(patch).length === 0) {
           error.textContent = "Nothing changed.";

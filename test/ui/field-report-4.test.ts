@@ -185,6 +185,30 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("edits a schedule's input with its numbers as given, and saves them so", async () => {
+    const res = await fetch(`${r.server.url}/v1/schedules`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"schedule_id": "edit-as-given", "workflow": "Greeter", "interval": "1h", "input": {"amount": 120.0, "name": "x"}}',
+    });
+    expect(res.status).toBe(201);
+    await r.open("#/schedules/edit-as-given");
+    await r.page.click('button[aria-label="Edit edit-as-given"]');
+    // The form shows the input as the server keeps it (it showed "amount": 120).
+    const shown = await r.page.inputValue("#e-input");
+    expect(shown).toContain('"amount": 120.0');
+    // Saved with another change to the input, its numbers go back as written.
+    await r.page.fill("#e-input", shown.replace('"x"', '"y"'));
+    await r.page.click("#edit-form button[type=submit]");
+    const stored = await r.until(
+      async () => (await fetch(`${r.server.url}/v1/schedules/edit-as-given`)).text(),
+      (text) => text.includes('"name":"y"'),
+      "the save",
+    );
+    expect(stored).toContain('"amount":120.0');
+    expect(pageErrors).toEqual([]);
+  });
+
   it("says when a schedule last changed apart from its revision, which fires move too", async () => {
     await r.ok("POST", "/v1/schedules", { schedule_id: "fires-often", workflow: "Greeter", interval: "10s" });
     const created = await r.ok("GET", "/v1/schedules/fires-often");
