@@ -47,7 +47,9 @@ export async function blockerOf(tx: StoreOps, row: ScheduleRow, s: ScheduleSetti
     // Held by another schedule's execution and by one of this schedule's (its last, one from before
     // a delete and create, or a backfill): another schedule holds it, whatever the order. Checked
     // even while its own last runs: cancel_previous replaces its own run, never another schedule's
-    // hold of the key (it used to start beside it).
+    // hold of the key (it used to start beside it). Locked first, until the start that takes the
+    // key commits: two starts of schedules sharing it would each see nobody holding it.
+    await tx.lockConcurrencyKey(s.concurrency_key);
     const holder = await tx.findActiveExecutionWithKey(s.concurrency_key, row.scheduleId);
     if (holder !== null) return holder.scheduleId === row.scheduleId ? "schedule" : "key";
   }

@@ -206,6 +206,12 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * PostgreSQL takes a transaction-scoped advisory lock; SQLite needs nothing (its write lock does it).
    */
   lockExecutionAdmission(): Promise<void>;
+  /**
+   * Serialises the starts that check who holds this concurrency key until the transaction ends
+   * (the check, then the insert of the execution that takes the key): PostgreSQL takes a
+   * transaction-scoped advisory lock on the key; SQLite needs nothing.
+   */
+  lockConcurrencyKey(key: string): Promise<void>;
   /** Newest first: by created_ms, then execution_id, both descending. */
   listExecutions(filter: ExecutionFilter): Promise<Execution[]>;
   /**

@@ -100,6 +100,33 @@ for (const setup of setups) {
       expect(new Set(list.body.executions.map((e: { execution_id: string }) => e.execution_id))).toEqual(ids);
     });
 
+    it("triggers of schedules sharing a concurrency key at once, ten rounds: one holds the key each round", async () => {
+      // Nothing runs them (no worker), so a started execution holds the key until cancelled. Each
+      // trigger checked who held the key in its own transaction: on PostgreSQL two of them both
+      // saw nobody and both started (docs/scheduling.md § Concurrency keys).
+      const ids = ["race-key-a", "race-key-b", "race-key-c", "race-key-d"];
+      for (const id of ids)
+        await servers[0]!.call("POST", "/v1/schedules", { ...schedule(id), concurrency_key: "race-shared" });
+      for (let round = 0; round < 10; round++) {
+        const answers = await race(ids.length * 2, (t, i) =>
+          t.call("POST", `/v1/schedules/${ids[i % ids.length]}/trigger`, {}),
+        );
+        // 201 for the one started, 200 for each not started.
+        expect(count(answers)).toEqual({ 200: ids.length * 2 - 1, 201: 1 });
+        const started = answers.filter((a) => a.body.started === true).map((a) => a.body.execution_id as string);
+        const running = await servers[0]!.call(
+          "GET",
+          "/v1/executions?workflow=OrderProcessing&status=RUNNING&limit=100",
+        );
+        const holders = running.body.executions.filter((e: { schedule_id: string | null }) =>
+          ids.includes(e.schedule_id ?? ""),
+        );
+        expect({ round, started: started.length, holders: holders.length }).toEqual({ round, started: 1, holders: 1 });
+        for (const e of holders)
+          await servers[0]!.call("POST", `/v1/executions/${encodeURIComponent(e.execution_id)}/cancel`, {});
+      }
+    });
+
     it("20 starts with one Idempotency-Key, five rounds: one execution each round", async () => {
       for (let round = 0; round < 5; round++) {
         const key = `race-key-${round}`;

@@ -15,6 +15,12 @@ export const ADVISORY_LOCKS = {
   migrations: schemaLock(0x6f726231),
   /** Held (per transaction) while checking and admitting against --max-active-executions. */
   admission: schemaLock(0x6f726232),
+  /**
+   * Held (per transaction) by a start that checks who holds a concurrency key, until it commits
+   * the execution that takes it: the key's hash within the schema, and a fixed class ("orb3").
+   * Without it two triggers of schedules sharing a key each saw nobody holding it and both started.
+   */
+  concurrencyKey: `hashtext(coalesce(current_schema(), '') || ':' || ?), ${0x6f726233}`,
 } as const;
 
 export const postgresDialect: SqlDialect = {
@@ -24,6 +30,7 @@ export const postgresDialect: SqlDialect = {
   forUpdateOfSkipLocked: (tables) => ` FOR UPDATE OF ${tables} SKIP LOCKED`,
   nowMs: "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
   admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.admission})`,
+  concurrencyKeyLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.concurrencyKey})`,
   // node-postgres already parses json/jsonb columns.
   readJson: (value) => value,
   batch: "unnest",

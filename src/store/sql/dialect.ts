@@ -23,6 +23,11 @@ export interface SqlDialect {
    * or null where the dialect's write lock already does.
    */
   readonly admissionLock: string | null;
+  /**
+   * A statement taking a transaction-scoped lock on one concurrency key (its one `?`), or null
+   * where the dialect's write lock already serialises the transactions that check a key.
+   */
+  readonly concurrencyKeyLock: string | null;
   /** Decodes a JSON column as the driver returns it (text on SQLite, parsed on PostgreSQL). */
   readJson(value: unknown): unknown;
   /**

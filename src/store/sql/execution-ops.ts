@@ -294,6 +294,10 @@ export class ExecutionOps {
     if (this.sqlDialect.admissionLock) await this.exec.all(this.sqlDialect.admissionLock, []);
   }
 
+  async lockConcurrencyKey(key: string): Promise<void> {
+    if (this.sqlDialect.concurrencyKeyLock) await this.exec.all(this.sqlDialect.concurrencyKeyLock, [key]);
+  }
+
   async listExecutions(filter: ExecutionFilter): Promise<Execution[]> {
     const where: string[] = [];
     const params: SqlParam[] = [];

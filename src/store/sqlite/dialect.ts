@@ -10,6 +10,7 @@ export const sqliteDialect: SqlDialect = {
   forUpdateOfSkipLocked: () => "",
   nowMs: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
   admissionLock: null,
+  concurrencyKeyLock: null,
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
   batch: "rows",
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
