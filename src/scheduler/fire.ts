@@ -345,6 +345,8 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     let workflow = row.workflow;
     /** This fire made the execution (not a backfill before it): only then is its lag a fire's. */
     let made = false;
+    /** A backfill made it and it has ended (read by the plan, or met by this fire's insert). */
+    let ended = fire.existing.get(a.occurrence) === false;
     if (a.kind === "failed") {
       deadLetters = appended(deadLetters, { occurrence: a.occurrence, error: a.error });
       continue;
@@ -356,7 +358,10 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
       if (result.created) {
         created++;
         made = true;
-      } else ({ scheduleId: owner, workflow } = result.execution);
+      } else {
+        ({ scheduleId: owner, workflow } = result.execution);
+        ended ||= !isActiveStatus(result.execution.status);
+      }
     }
     if (owner !== row.scheduleId) {
       // The id was taken by someone else's execution (docs/security.md): the occurrence did not
@@ -366,7 +371,9 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
       continue;
     }
     started.set(a.occurrence, a.executionId);
-    lastExecutionId = a.executionId;
+    // A backfill's run that has ended is accounted, but is not the schedule's last execution: the
+    // next fire would read "nothing runs" beside a start of this fire still running (runningOf).
+    if (!ended) lastExecutionId = a.executionId;
     const lag = now - dueTime(row.scheduleId, a.occurrence, c.jitterMs);
     if (made && !a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
   }

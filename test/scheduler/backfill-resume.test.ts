@@ -151,4 +151,44 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
       "COMPLETED",
     ]);
   });
+
+  // A backfill of a later occurrence of the paused span, ended, then a resume that starts an earlier
+  // one: the fire accounted the backfilled run as the schedule's last execution, so the next fire
+  // read "nothing runs" and started beside the earlier one still running (reported by a user's
+  // race test: under buffer_all two of the schedule's executions RUNNING).
+  for (const overlap of ["skip", "buffer_one", "buffer_all", "cancel_previous"] as const) {
+    it(`${overlap}: a backfilled run that ended does not hide the run the resume started`, async () => {
+      const h = await makeHarness(db.store, { now: "2026-12-05T03:46:01Z" });
+      await h.scheduler.schedules.create({
+        schedule_id: "rb",
+        workflow: "OrderProcessing",
+        input: ORDER_INPUT,
+        interval: "5s",
+        overlap,
+        catchup: "catch_up",
+        max_catch_up: 10,
+        paused: true,
+      });
+      h.clock.set(at("46:12"));
+      expect(
+        await h.scheduler.actions.backfill("rb", { start_at: "2026-12-05T03:46:10Z", end_at: "2026-12-05T03:46:10Z" }),
+      ).toMatchObject({ started: 1 });
+      await h.executions.complete(idOf("46:10"), {});
+      await h.scheduler.actions.resume("rb", { catch_up: true });
+      await h.scheduler.loop.fireDue();
+      // The resume starts 46:05 (the paused span's first), and 46:10 is its backfilled run.
+      expect(await status("46:05")).toBe("RUNNING");
+      const row = await db.store.getSchedule("rb");
+      expect(row?.lastExecutionId).toBe(idOf("46:05"));
+      await h.fireAt("2026-12-05T03:46:15Z");
+      const running = (await db.store.listExecutions({ scheduleId: "rb", status: "RUNNING", limit: 100 })).map(
+        (e) => e.executionId,
+      );
+      // cancel_previous replaces 46:05; the others leave it the one run.
+      expect(running).toEqual([overlap === "cancel_previous" ? idOf("46:15") : idOf("46:05")]);
+      expect(await accounts(["46:15"])).toEqual([
+        overlap === "skip" ? "skipped:overlap" : overlap === "cancel_previous" ? "started" : "buffered",
+      ]);
+    });
+  }
 });

@@ -324,13 +324,15 @@ export class ReferenceModel {
       }
       starts.push({ id, scheduleId: s.id, key: s.key, active: true });
       accounts.set(step.o, "started");
-      if (this.executions.get(id)?.active !== false) running = id;
+      // A backfill's run that has ended is accounted, but is neither replaced nor the last execution.
+      const endedBackfill = this.executions.get(id)?.active === false;
+      if (!endedBackfill) running = id;
       if (step.fromBuffer) buffered = buffered.slice(1);
       else if (counts) {
         runs++;
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
       }
-      lastExec = id;
+      if (!endedBackfill) lastExec = id;
     }
     const decidedUpTo =
       retryOccurrence ??
