@@ -88,9 +88,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
   });
   // A worker request answered 503 (the database away): the reaper gives the leases a grace.
-  const outages = { lastMs: Number.NEGATIVE_INFINITY };
+  const outages = { count: 0 };
   app.addHook("onResponse", async (request, reply) => {
-    if (reply.statusCode === 503 && request.url.startsWith("/v1/worker/")) outages.lastMs = d.clock.now();
+    if (reply.statusCode === 503 && request.url.startsWith("/v1/worker/")) outages.count++;
   });
   const reaper =
     o.reaper === false
@@ -179,6 +179,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         // only on leases its identity took (docs/security.md).
         if (caller !== null)
           await workerAccess.check(caller, request.body as WorkerBody, taskId, NAMES_WORKER.has(url));
+        // A lease that lapsed while this server could not hear its workers is extended before this
+        // request judges it (task-reaper.ts graceIfOwed), not only at the reaper's next pass.
+        if (url !== POLL_ROUTE) await reaper?.graceIfOwed();
         const b = request.body as Body<B>;
         const attempt = (b as { attempt?: number }).attempt;
         const holder = {
@@ -193,7 +196,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     });
   };
 
-  route<PollRequestJson>("/v1/worker/poll", { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {
+  route<PollRequestJson>(POLL_ROUTE, { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());
@@ -349,11 +352,12 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
 }
 
 const LEAVE_ROUTE = "/v1/worker/leave";
+const POLL_ROUTE = "/v1/worker/poll";
 /**
  * Routes that say something about the worker they name (gone; still alive; what it polls): see
  * WorkerAccess.check.
  */
-const NAMES_WORKER: ReadonlySet<string> = new Set([LEAVE_ROUTE, "/v1/worker/heartbeat", "/v1/worker/poll"]);
+const NAMES_WORKER: ReadonlySet<string> = new Set([LEAVE_ROUTE, "/v1/worker/heartbeat", POLL_ROUTE]);
 
 /** A NUL or lone surrogate somewhere in the body (app.ts let it through for a lenient route). */
 const unstorableIn = (reply: FastifyReply): string | undefined =>

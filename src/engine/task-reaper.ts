@@ -8,6 +8,9 @@
  * server starts, and after it answered 503 (its database was away), the first pass extends every
  * lapsed or lapsing lease to a full lease from now instead of reaping it, so a live worker's report
  * or heartbeat, sent again once the server is back, finds its lease (docs/workflows.md § Leases).
+ * A worker request that comes before that pass gives the grace itself (graceIfOwed): the first
+ * heartbeat after an outage longer than the lease was answered "lost" when it beat the reaper's
+ * next pass (up to a second after the database came back), and its worker dropped a finished run.
  */
 import type { Clock } from "../domain/clock.js";
 import type { Store } from "../store/store.js";
@@ -23,18 +26,23 @@ export interface TaskReaperOptions {
   /** Shortest sleep between looks, so a busy table is not scanned in a tight loop. Default 100 ms. */
   minSleepMs?: number;
   log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
-  /** `lastMs`: when this server last answered 503 (src/api/worker-routes.ts sets it). */
-  outages?: { lastMs: number };
+  /**
+   * `count`: how many worker requests this server answered 503 (src/api/worker-routes.ts counts
+   * them). A count, not a time: a 503 in the same millisecond as a grace was taken as covered.
+   */
+  outages?: { count: number };
 }
 
 const BATCH = 100;
 
 export class TaskReaper {
   private readonly loop: DeadlineLoop;
-  /** When the last grace was given; null: not since this server started. */
-  private gracedAtMs: number | null = null;
+  /** The outage count the last grace covered; null: none given since this server started. */
+  private gracedAfter: number | null = null;
   /** The last read of expired leases took longer than a heartbeat interval. */
   private slowBefore = false;
+  /** The grace being given, shared by whoever asked for it meanwhile. */
+  private giving: Promise<void> | null = null;
 
   constructor(private readonly o: TaskReaperOptions) {
     this.loop = new DeadlineLoop({
@@ -63,9 +71,8 @@ export class TaskReaper {
 
   /** One pass: every lease expired by now; returns how many tasks were put back. */
   async reapExpired(): Promise<number> {
-    const outage = this.o.outages?.lastMs ?? Number.NEGATIVE_INFINITY;
-    if (this.gracedAtMs === null || outage > this.gracedAtMs) {
-      await this.grace(this.o.clock.now());
+    if (this.graceOwed()) {
+      await this.graceIfOwed();
       return 0;
     }
     let requeued = 0;
@@ -92,10 +99,29 @@ export class TaskReaper {
     }
   }
 
+  /**
+   * Gives the grace now when one is owed (the server started, or answered a worker 503, since the
+   * last): worker requests that judge leases call it first, so they never meet a lease that lapsed
+   * while this server could not hear them. Costs nothing when none is owed.
+   */
+  async graceIfOwed(): Promise<void> {
+    if (!this.graceOwed()) return;
+    this.giving ??= this.grace(this.o.clock.now()).finally(() => {
+      this.giving = null;
+    });
+    await this.giving;
+  }
+
+  private graceOwed(): boolean {
+    return this.gracedAfter === null || (this.o.outages?.count ?? 0) > this.gracedAfter;
+  }
+
   /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */
   private async grace(now: number): Promise<void> {
+    // The outages up to here are covered; a 503 answered while the grace runs owes another.
+    const covers = this.o.outages?.count ?? 0;
     const extended = await this.o.store.extendLapsedLeases(now + this.o.tasks.leaseMs);
-    this.gracedAtMs = now;
+    this.gracedAfter = covers;
     if (extended > 0) {
       this.o.log?.warn?.(
         { extended },
