@@ -31,6 +31,21 @@ const NEW_ACCOUNTS: Record<OverlapPolicy, string[]> = {
 describeEachDialect("scheduler: backfill of undecided occurrences, then the fire that decides them", (dialect) => {
   const db = useStore(dialect);
 
+  /** rb at 46:01: every 5 s under `overlap`, catch_up, with `extra`. */
+  async function created(overlap: OverlapPolicy, extra: Record<string, unknown>): Promise<Harness> {
+    const h = await makeHarness(db.store, { now: "2026-12-05T03:46:01Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "rb",
+      workflow: "OrderProcessing",
+      input: ORDER_INPUT,
+      interval: "5s",
+      overlap,
+      catchup: "catch_up",
+      ...extra,
+    });
+    return h;
+  }
+
   /**
    * rb fires 46:05 (it completes), then, paused or with its loop down, 46:05-46:29 is backfilled
    * at 46:29 (46:05 exists: 4 start); the runs of `ended` complete. The fire comes at 46:42.
@@ -41,17 +56,7 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
     ended: readonly string[],
     extra: Record<string, unknown> = {},
   ): Promise<Harness> {
-    const h = await makeHarness(db.store, { now: "2026-12-05T03:46:01Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "rb",
-      workflow: "OrderProcessing",
-      input: ORDER_INPUT,
-      interval: "5s",
-      overlap,
-      catchup: "catch_up",
-      max_catch_up: 100,
-      ...extra,
-    });
+    const h = await created(overlap, { max_catch_up: 100, ...extra });
     await h.fireAt("2026-12-05T03:46:05Z");
     await h.executions.complete(idOf("46:05"), {});
     if (how === "pause") await h.scheduler.actions.pause("rb", {});
@@ -158,17 +163,7 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
   // race test: under buffer_all two of the schedule's executions RUNNING).
   for (const overlap of ["skip", "buffer_one", "buffer_all", "cancel_previous"] as const) {
     it(`${overlap}: a backfilled run that ended does not hide the run the resume started`, async () => {
-      const h = await makeHarness(db.store, { now: "2026-12-05T03:46:01Z" });
-      await h.scheduler.schedules.create({
-        schedule_id: "rb",
-        workflow: "OrderProcessing",
-        input: ORDER_INPUT,
-        interval: "5s",
-        overlap,
-        catchup: "catch_up",
-        max_catch_up: 10,
-        paused: true,
-      });
+      const h = await created(overlap, { max_catch_up: 10, paused: true });
       h.clock.set(at("46:12"));
       expect(
         await h.scheduler.actions.backfill("rb", { start_at: "2026-12-05T03:46:10Z", end_at: "2026-12-05T03:46:10Z" }),
