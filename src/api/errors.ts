@@ -14,6 +14,24 @@ import { describeValidationError } from "./validation.js";
 
 /** The request body limit: above the engine's 1 MB input limit, so its message is what users see. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+/**
+ * The body limit of the routes that take a whole schedules file or batch (apply, validate, batch):
+ * 10,000 entries of 1.6 KB on average. At 2 MB a file of 9,000 entries with a short description
+ * each was refused, though apply takes 10,000 in its one transaction.
+ */
+export const FILE_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** The refusal of a body over `limit` bytes (the route's own limit). */
+export function bodyTooLarge(limit: number): OrbitError {
+  const what =
+    limit > BODY_LIMIT_BYTES
+      ? "send the schedules in several requests (a file as several files)"
+      : "an input may be at most 1 MB";
+  return new OrbitError(
+    "INVALID_ARGUMENT",
+    `the request body is larger than ${limit} bytes (${limit / 1024 / 1024} MB); ${what}`,
+  );
+}
 /** The longest path segment routed: ids are up to 255 characters, more once percent-encoded. */
 export const MAX_PATH_PARAM_CHARS = 2048;
 /** Longest a client may take to send a whole request (headers and body). */
@@ -45,10 +63,7 @@ export interface ErrorReply {
 function fromFastify(err: FastifyError): OrbitError | null {
   switch (err.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new OrbitError(
-        "INVALID_ARGUMENT",
-        `the request body is larger than ${BODY_LIMIT_BYTES} bytes (2 MB); an input may be at most 1 MB`,
-      );
+      return bodyTooLarge(BODY_LIMIT_BYTES);
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new OrbitError("INVALID_ARGUMENT", "the request body must be JSON (content-type: application/json)");
     case "FST_ERR_CTP_INVALID_JSON_BODY":
@@ -111,7 +126,10 @@ function isFastifyError(err: unknown): err is FastifyError & { validationContext
 /** Installs the error and not-found handlers. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const { status, body, internal } = errorReply(err);
+    // Said with the route's own limit (a schedules file may be larger: FILE_BODY_LIMIT_BYTES).
+    const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
+    const tooLarge = (err as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE" && limit !== BODY_LIMIT_BYTES;
+    const { status, body, internal } = errorReply(tooLarge ? bodyTooLarge(limit) : err);
     if (internal) request.log.error({ err, ...idsOfRequest(request) }, "request failed");
     // Refused before its body was read (a Host or Origin refusal, a 401): the connection closes
     // with the answer, else the unread body's request timed out later and a second answer (408)

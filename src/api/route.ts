@@ -54,6 +54,8 @@ export interface RouteDef {
   ifMatch?: boolean | "own";
   /** Answers carry `ETag: "<revision>"` of the schedule in the body. */
   etag?: boolean;
+  /** The largest request body taken, in bytes. Default BODY_LIMIT_BYTES (errors.ts). */
+  bodyLimit?: number;
   /** Accepts Idempotency-Key. Default: every POST, PATCH and DELETE. */
   idempotent?: boolean;
   /** Open to anyone even with identities configured (health, readiness, metrics, the document). */
@@ -79,6 +81,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
     app.route({
       method: route.method,
       url: route.url,
+      ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
       schema: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { querystring: route.query } : {}),

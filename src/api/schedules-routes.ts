@@ -6,6 +6,7 @@ import { applySchedules } from "../scheduler/apply.js";
 import type { ListSchedulesQuery } from "../scheduler/schedules.js";
 import { validateScheduleFile } from "../scheduler/validate-file.js";
 import type { ApiDeps } from "./deps.js";
+import { FILE_BODY_LIMIT_BYTES } from "./errors.js";
 import { fenceOf, refuseIfMatchOnCreate } from "./fences.js";
 import type { ApiRequest, RouteDef } from "./route.js";
 import * as S from "./schemas.js";
@@ -65,6 +66,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/schedules/batch",
+      bodyLimit: FILE_BODY_LIMIT_BYTES,
       summary: "Create many schedules at once, all or none",
       tag: "schedules",
       body: S.CreateSchedulesBody,
@@ -84,6 +86,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/schedules/validate",
+      bodyLimit: FILE_BODY_LIMIT_BYTES,
       summary: "Check a whole schedules file as apply would write it; writes nothing",
       tag: "schedules",
       body: S.ValidateSchedulesBody,
@@ -98,6 +101,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/schedules/apply",
+      bodyLimit: FILE_BODY_LIMIT_BYTES,
       summary: "Make the schedules match a file in one transaction (scoped prune, dry run)",
       tag: "schedules",
       body: S.ApplySchedulesBody,

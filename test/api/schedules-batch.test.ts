@@ -26,6 +26,38 @@ describe("POST /v1/schedules/batch", () => {
     expect({ ...one.body, schedule_id: "single" }).toEqual(single.body);
   });
 
+  it("takes a body past the 2 MB of other routes (a schedules file's routes take 16 MB), and says the bound past it", async () => {
+    // 1,000 schedules of 3 KB each (a description, a long customer id): 3 MB, refused as "larger
+    // than 2 MB" before.
+    const described = many(1000, "big").map((s) => ({
+      ...s,
+      description: "d".repeat(1000),
+      input: { ...s.input, customer_id: "c".repeat(2000) },
+    }));
+    const r = await t.call("POST", "/v1/schedules/batch", { schedules: described });
+    expect(r.status).toBe(201);
+    expect(r.body.created).toBe(1000);
+    for (const path of ["/v1/schedules/batch", "/v1/schedules/validate", "/v1/schedules/apply"]) {
+      const huge = await t.call("POST", path, `{"schedules": [], "pad": "${"x".repeat(17 * 1024 * 1024)}"}`);
+      expect({ path, status: huge.status, body: huge.body }).toEqual({
+        path,
+        status: 400,
+        body: {
+          code: "INVALID_ARGUMENT",
+          message:
+            "the request body is larger than 16777216 bytes (16 MB); send the schedules in several requests (a file as several files)",
+        },
+      });
+    }
+    // Every other route keeps 2 MB.
+    const single = await t.call("POST", "/v1/schedules", {
+      ...SEED_SCHEDULE,
+      description: "d".repeat(3 * 1024 * 1024),
+    });
+    expect(single.status).toBe(400);
+    expect(single.body.message).toContain("larger than 2097152 bytes (2 MB)");
+  });
+
   it("keeps each input's number text (120.0) as written", async () => {
     const body = `{"schedules": [${['"x-1"', '"x-2"']
       .map(
