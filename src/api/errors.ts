@@ -176,6 +176,6 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
         : [400, "the request is not valid HTTP"];
   const body = JSON.stringify({ code: "INVALID_ARGUMENT", message });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

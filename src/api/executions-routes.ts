@@ -49,6 +49,7 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/executions",
+      creates: true,
       summary: "Start an execution (an existing execution_id returns it, 200)",
       tag: "executions",
       body: S.StartExecutionBody,

@@ -52,6 +52,8 @@ export interface RouteDef {
    * Any other write refuses it (412), since it has no revision a condition could match.
    */
   ifMatch?: boolean | "own";
+  /** May create what it names (a start, a workflow, a file's schedules): `If-Match: *` is 412 too. */
+  creates?: boolean;
   /** Answers carry `ETag: "<revision>"` of the schedule in the body. */
   etag?: boolean;
   /** The largest request body taken, in bytes. Default BODY_LIMIT_BYTES (errors.ts). */
@@ -69,6 +71,47 @@ export interface RouteContext {
   idempotency: IdempotencyKeys;
   /** The caller of a request (may throw UNAUTHENTICATED); null when the server is open. */
   authenticate(request: FastifyRequest): Caller | null;
+}
+
+/** `/v1/schedules/:id` as the docs write it: `/v1/schedules/{id}`. */
+const pathOf = (url: string): string => url.replace(/:(\w+)/g, "{$1}");
+
+/**
+ * An API route without query parameters takes none: `?expected_revision=9` on a cancel or a
+ * heartbeat, or a misspelt parameter, was ignored and the write went ahead as if unconditional.
+ * (Health and the UI's pages ignore theirs, as a cache-buster on a probe is harmless.)
+ */
+export function refuseQueryParameters(route: { method: Method; url: string }, query: unknown): void {
+  if (!route.url.startsWith("/v1/")) return;
+  const given = Object.keys((query ?? {}) as object)[0];
+  if (given === undefined) return;
+  throw new OrbitError(
+    "INVALID_ARGUMENT",
+    `unknown field "${given}" in the query string: ${route.method} ${pathOf(route.url)} takes no query parameters`,
+  );
+}
+
+/**
+ * If-Match on a write that has no revision to match: a conditional cancel or retry went ahead
+ * unconditionally without a word. RFC 9110 § 13.1.1: no current representation to match makes the
+ * condition false (412), as on a schedule create (fences.ts); said after the guard, so a caller
+ * who may not write here hears that first. `*` asks only that the target exists, which the write
+ * finds out itself (404), except on a route that creates (`creates`): what it would create does not
+ * exist yet, so `*` is 412 there too (a start or a workflow under `If-Match: *` was created).
+ */
+export function refuseIfMatch(
+  route: { method: Method; url: string; creates?: boolean },
+  header: string | string[] | undefined,
+): void {
+  if (header === undefined || route.method === "GET") return;
+  const text = String(header).trim();
+  if (text === "*" && route.creates !== true) return;
+  const why =
+    route.creates === true ? "creates what it names, so there is nothing to match" : "has no revision to match";
+  throw new OrbitError(
+    "PRECONDITION_FAILED",
+    `${route.method} ${pathOf(route.url)} ${why} (If-Match: ${text}); send it without If-Match`,
+  );
 }
 
 export function isIdempotent(route: RouteDef): boolean {
@@ -96,18 +139,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
             `${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")} takes no request body`,
           );
         }
-        // An API route without query parameters takes none: `?expected_revision=9` on a cancel, or
-        // a misspelt parameter, was ignored and the write went ahead as if unconditional. (Health
-        // and the UI's pages ignore theirs, as a cache-buster on a probe is harmless.)
-        if (route.query === undefined && route.url.startsWith("/v1/")) {
-          const given = Object.keys((request.query ?? {}) as object)[0];
-          if (given !== undefined) {
-            throw new OrbitError(
-              "INVALID_ARGUMENT",
-              `unknown field "${given}" in the query string: ${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")} takes no query parameters`,
-            );
-          }
-        }
+        if (route.query === undefined) refuseQueryParameters(route, request.query);
         const api: ApiRequest = {
           params: (request.params ?? {}) as Record<string, string>,
           query: (request.query ?? {}) as Record<string, unknown>,
@@ -117,19 +149,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
           caller: route.public ? null : ctx.authenticate(request),
         };
         await route.guard?.(api);
-        // A write with no revision cannot honour a condition: a conditional cancel or retry went
-        // ahead unconditionally without a word. RFC 9110 § 13.1.1: no current representation to
-        // match makes the condition false (412), as on a create (fences.ts); said after the guard,
-        // so a caller who may not write here hears that first. `*` asks only that the target
-        // exists, which the write finds out itself (404).
-        const ifMatch = request.headers["if-match"];
-        const fenced = ifMatch !== undefined && String(ifMatch).trim() !== "*";
-        if (fenced && route.ifMatch === undefined && route.method !== "GET") {
-          throw new OrbitError(
-            "PRECONDITION_FAILED",
-            `${route.method} ${route.url.replace(/:(\w+)/g, "{$1}")} has no revision to match (If-Match: ${String(ifMatch).trim()}); send it without If-Match`,
-          );
-        }
+        if (route.ifMatch === undefined) refuseIfMatch(route, request.headers["if-match"]);
         const key = isIdempotent(route) ? IdempotencyKeys.keyOf(request.headers["idempotency-key"]) : undefined;
         let answer: ApiAnswer;
         if (key === undefined) answer = await route.handler(api);

@@ -66,6 +66,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/schedules/batch",
+      creates: true,
       bodyLimit: FILE_BODY_LIMIT_BYTES,
       summary: "Create many schedules at once, all or none",
       tag: "schedules",
@@ -101,6 +102,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/schedules/apply",
+      creates: true,
       bodyLimit: FILE_BODY_LIMIT_BYTES,
       summary: "Make the schedules match a file in one transaction (scoped prune, dry run)",
       tag: "schedules",

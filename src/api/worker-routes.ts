@@ -29,7 +29,7 @@ import { WorkerTasks } from "../engine/tasks.js";
 import { TimeoutSweeper } from "../engine/timeout-sweeper.js";
 import type { Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
-import type { Caller, RouteDef } from "./route.js";
+import { type Caller, type RouteDef, refuseIfMatch, refuseQueryParameters } from "./route.js";
 import { Execution } from "./schemas.js";
 import { WorkerAccess, type WorkerBody } from "./worker-access.js";
 
@@ -174,6 +174,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         // server get to it (docs/workflows.md § Leases).
         const heardMs = d.clock.now();
         const caller = guard(request);
+        // The rules of every other API route (route.ts): no query parameters, no If-Match.
+        refuseQueryParameters({ method: "POST", url }, request.query);
+        refuseIfMatch({ method: "POST", url }, request.headers["if-match"]);
         const taskId = (request.params as { task_id?: string }).task_id ?? "";
         // With identities, a worker touches only tasks of the workflows its rules name, and reports
         // only on leases its identity took (docs/security.md).

@@ -12,6 +12,7 @@ export function workflowRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "POST",
       url: "/v1/workflows",
+      creates: true,
       summary: "Register a workflow version (201 new, 200 identical exists)",
       tag: "workflows",
       body: S.RegisterWorkflowBody,

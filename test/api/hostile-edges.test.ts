@@ -127,6 +127,9 @@ it("refuses a query parameter on an API route that takes none, and does nothing"
     ["POST", "/v1/executions/q-1/cancel?expected_revision=99", { reason: "x" }],
     ["POST", "/v1/executions?bogus=1", { execution_id: "q-2", workflow: "W", input: {} }],
     ["GET", "/v1/executions/q-1?verbose=1", undefined],
+    // The worker protocol's routes too (they are registered apart from the others).
+    ["POST", "/v1/worker/heartbeat?expected_revision=1", { worker_id: "q-w", task_ids: [] }],
+    ["POST", "/v1/worker/leave?bogus=1", { worker_id: "q-w" }],
   ] as const) {
     const r = await t.call(method, path, body);
     const [route, param] = [path.split("?")[0]!.replace("q-1", "{id}"), /\?(\w+)=/.exec(path)![1]];
@@ -181,4 +184,15 @@ it("refuses a step seq no integer column holds, and a batch complete naming a ta
   expect((await t.ok("GET", "/v1/executions/e-1/events")).events.map((x: { type: string }) => x.type)).not.toContain(
     "StepCompleted",
   );
+});
+
+it("answers headers over 16 KB with 431 and a {code, message} body typed as every other error", async () => {
+  const r = await t.call("GET", "/v1/schedules", undefined, { "x-padding": "p".repeat(20 * 1024) });
+  expect(r.status).toBe(431);
+  // Written by hand before fastify sees the request: it said `application/json` without the charset.
+  expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  expect(r.body).toEqual({
+    code: "INVALID_ARGUMENT",
+    message: "the request headers are larger than the server accepts (16 KB)",
+  });
 });

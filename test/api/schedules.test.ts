@@ -224,11 +224,16 @@ describe("changes with fences", () => {
     expect((await t.call("POST", "/v1/schedules", body)).status).toBe(201);
   });
 
-  it("If-Match on a write without a revision (an execution's start, cancel, retry) is 412 and does nothing", async () => {
+  it("If-Match on a write without a revision (an execution's start, cancel, retry), or * on a create, is 412 and does nothing", async () => {
     await t.ok("POST", "/v1/executions", { execution_id: "plain", workflow: "OrderProcessing", input: ORDER_INPUT });
-    for (const [path, body, header] of [
-      ["/v1/executions", { execution_id: "fenced", workflow: "OrderProcessing", input: ORDER_INPUT }, '"1"'],
-      ["/v1/executions/plain/cancel", { reason: "x" }, "garbage"],
+    const start = { execution_id: "fenced", workflow: "OrderProcessing", input: ORDER_INPUT };
+    const creates = "creates what it names, so there is nothing to match";
+    for (const [path, body, header, why] of [
+      ["/v1/executions", start, '"1"', creates],
+      // `*` asks that the target exists: what a create names does not yet (it was created).
+      ["/v1/executions", start, "*", creates],
+      ["/v1/workflows", { name: "Fenced", version: "1.0.0" }, "*", creates],
+      ["/v1/executions/plain/cancel", { reason: "x" }, "garbage", "has no revision to match"],
     ] as const) {
       const r = await t.call("POST", path, body, { "if-match": header });
       expect({ path, status: r.status, body: r.body }).toEqual({
@@ -236,11 +241,12 @@ describe("changes with fences", () => {
         status: 412,
         body: {
           code: "PRECONDITION_FAILED",
-          message: `POST ${path.replace("plain", "{id}")} has no revision to match (If-Match: ${header}); send it without If-Match`,
+          message: `POST ${path.replace("plain", "{id}")} ${why} (If-Match: ${header}); send it without If-Match`,
         },
       });
     }
     expect((await t.call("GET", "/v1/executions/fenced")).status).toBe(404);
+    expect((await t.call("GET", "/v1/workflows/Fenced")).status).toBe(404);
     expect((await t.ok("GET", "/v1/executions/plain")).status).toBe("RUNNING");
     // `*` asks only that the execution exists.
     expect((await t.call("POST", "/v1/executions/plain/cancel", { reason: "x" }, { "if-match": "*" })).status).toBe(
