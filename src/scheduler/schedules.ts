@@ -336,7 +336,9 @@ export class Schedules {
       ...row,
       workflow: v.settings.workflow,
       version: v.settings.version ?? null,
-      input: v.settings.input,
+      // The input as stored unless the patch gives one: the settings' copy comes from the spec,
+      // which PostgreSQL keeps as JSONB (keys reordered), and executions are started from this.
+      input: "input" in patch ? v.settings.input : row.input,
       spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
       paused: v.settings.paused,
       pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,

@@ -160,4 +160,20 @@ describe.skipIf(!PG_URL)("SQLite and PostgreSQL answer alike", () => {
     await both("GET", "/v1/schedules/nightly");
     await both("GET", "/v1/schedules");
   });
+
+  it("starts a schedule's input in its key order after a PATCH of another setting", async () => {
+    // The PATCH rewrote the input from the settings PostgreSQL keeps as JSONB: executions started
+    // after it got {"alpha", "zeta"} where the schedule shows {"zeta", "alpha"}.
+    await both("POST", "/v1/workflows", { name: "patched-input", version: "1.0.0" });
+    await both("POST", "/v1/schedules", {
+      schedule_id: "patched",
+      workflow: "patched-input",
+      interval: "1h",
+      input: { zeta: 1, alpha: { yy: 2, b: 3 } },
+    });
+    await both("PATCH", "/v1/schedules/patched", { description: "renamed" });
+    const started = await both("POST", "/v1/schedules/patched/trigger", {});
+    const execution = await both("GET", `/v1/executions/${encodeURIComponent(started.body.execution_id)}`);
+    expect(execution.text).toContain('"input":{"zeta":1,"alpha":{"yy":2,"b":3}}');
+  });
 });
