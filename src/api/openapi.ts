@@ -62,14 +62,35 @@ function operationId(route: RouteDef): string {
   return [route.method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join("");
 }
 
+/** The headers a route's answer of `status` carries (route.ts sends them; docs/api.md). */
+function headersOf(route: RouteDef, status: number): Record<string, object> {
+  const headers: Record<string, object> = {};
+  const text = { schema: { type: "string" } };
+  if (status >= 300) return headers;
+  if (route.etag) {
+    headers.ETag = { description: 'the schedule\'s revision, quoted ("7"): If-Match fences writes with it', ...text };
+  } else if (route.method === "GET" && status === 200) {
+    headers.ETag = { description: 'a weak tag of this answer (W/"…"): If-None-Match with it answers 304', ...text };
+  }
+  if (isIdempotent(route)) {
+    headers["Idempotent-Replayed"] = {
+      description: '"true" when this is the first answer to an earlier request with the same Idempotency-Key',
+      ...text,
+    };
+  }
+  return headers;
+}
+
 export function openApiDocument(routes: readonly RouteDef[], version: string): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const route of routes) {
     const responses: Record<string, object> = {};
     for (const [status, r] of Object.entries(route.responses)) {
       const type = r.contentType ?? "application/json";
+      const headers = headersOf(route, Number(status));
       responses[status] = {
         description: r.description,
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
         ...(r.schema || r.contentType ? { content: { [type]: r.schema ? { schema: plain(r.schema) } : {} } } : {}),
       };
     }

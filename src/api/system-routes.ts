@@ -67,7 +67,7 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
       summary: "This document",
       tag: "system",
       public: true,
-      responses: { 200: { description: "OpenAPI 3.1" } },
+      responses: { 200: { description: "OpenAPI 3.1", contentType: "application/json" } },
       handler: async () => ({ status: 200, body: openapi() }),
     },
   ];

@@ -250,6 +250,12 @@ describe("/v1/openapi.json against the answers", () => {
         new RegExp(`^${p.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare),
       ) as string;
       const response = doc.paths[template]?.[method.toLowerCase()]?.responses?.[answer.status];
+      // The headers the docs tell clients to use are declared where they are sent (none were).
+      const declared = Object.keys(response?.headers ?? {}).map((h) => h.toLowerCase());
+      for (const header of ["etag", "idempotent-replayed"]) {
+        if (answer.headers.get(header) !== null && !declared.includes(header))
+          problems.push(`${method} ${template} ${answer.status}: sends ${header}, not declared`);
+      }
       if (answer.status === 204) continue;
       const schema = response?.content?.["application/json"]?.schema;
       if (schema === undefined) {
@@ -273,7 +279,8 @@ describe("/v1/openapi.json against the answers", () => {
         .filter(([, op]) =>
           Object.entries(op.responses as Record<string, Json>).some(
             ([status, r]) =>
-              status !== "default" && (r.content as Json | undefined)?.["application/json"] !== undefined,
+              status !== "default" &&
+              ((r.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema !== undefined,
           ),
         )
         .map(([m]) => `${m.toUpperCase()} ${p}`),
