@@ -140,6 +140,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
       reply.header("connection", "close");
       lingerOnClose(request.raw.socket);
     }
+    // RFC 9110 § 11.6.1: a 401 names the scheme the server takes (docs/security.md).
+    if (status === 401) reply.header("www-authenticate", 'Bearer realm="orbit"');
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -61,6 +61,8 @@ it("answers 401 without a token or with an unknown one; health stays open", asyn
   expect(none.status).toBe(401);
   expect(none.body.code).toBe("UNAUTHENTICATED");
   expect(none.body.message).toMatch(/Authorization: Bearer <token>/);
+  // RFC 9110 § 11.6.1: a 401 names the scheme it takes.
+  expect(none.headers.get("www-authenticate")).toBe('Bearer realm="orbit"');
   expect((await t.call("GET", "/v1/schedules", undefined, as("wrong"))).body.message).toBe(
     "the bearer token is not one this server knows",
   );
