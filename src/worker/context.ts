@@ -7,7 +7,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
-import { CancelledError, ContinueAsNewSignal, HandBackSignal, NonRetryableError } from "./errors.js";
+import { CancelledError, ContinueAsNewSignal, HandBackSignal, LeaseLostError, NonRetryableError } from "./errors.js";
 import { storable } from "./storable.js";
 import type { StepOptions, TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
@@ -37,6 +37,8 @@ export class TaskContext implements WorkflowContext {
   private readonly used = new Set<string>();
   private nextSeq: number;
   private ended = false;
+  /** Steps that failed while the run went on: said at its end unless their error is its own. */
+  private failedWhileRunning: { step: string; error: unknown }[] = [];
 
   constructor(
     task: TaskJson,
@@ -61,15 +63,28 @@ export class TaskContext implements WorkflowContext {
     return this.control.signal;
   }
 
-  /** Called once the run has returned or thrown: a step still going was not awaited by it. */
-  runEnded(): void {
+  /**
+   * Called once the run has returned or thrown (`runError`: what it threw): a step still going was
+   * not awaited by it, and a step that failed before, with another error than the run's, was not
+   * awaited or was caught: said, since nothing else will show it (before, only a failure after the
+   * run's end was, and one before it vanished without a line or an event).
+   */
+  runEnded(runError?: unknown): void {
     this.ended = true;
+    for (const { step, error } of this.failedWhileRunning) {
+      if (error === runError || error instanceof LeaseLostError) continue;
+      this.log.warn("a step failed and the run went on without its error (it was not awaited, or caught)", {
+        step,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    this.failedWhileRunning = [];
   }
 
   /**
    * Runs a step once per run. A step the run does not await cannot crash the worker: its failure
    * is marked handled here (the run that awaits it still gets it), and logged when the run had
-   * already returned, since nothing else will see it.
+   * already returned, or at the run's end when the run did not throw it (runEnded).
    */
   step<T extends JsonValue>(
     name: string,
@@ -84,7 +99,8 @@ export class TaskContext implements WorkflowContext {
   ): Promise<Jsonified<T>> {
     const running = this.runStep(name, fn, options);
     running.catch((err: unknown) => {
-      if (this.ended) {
+      if (!this.ended) this.failedWhileRunning.push({ step: name, error: err });
+      else {
         this.log.warn("a step the run did not await failed after the run returned", {
           step: name,
           error: err instanceof Error ? err.message : String(err),

@@ -136,7 +136,7 @@ async function runTaskInSpan(
       return;
     }
     const outcome = await attempt(def, ctx, task);
-    ctx.runEnded();
+    ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
       log.warn("lost the task's lease; another worker may run it", { task_id: task.task_id });
       return;

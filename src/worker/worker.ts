@@ -208,10 +208,33 @@ export class Worker {
 
   /**
    * Registers each workflow. A server not up yet (started beside the worker, restarting) or without
-   * its database (503) is waited for, a retry every second as polls do, until close(); anything
-   * else (a refused token, a schema the server refuses) is the worker's mistake and rejects run().
+   * its database (503) is waited for, a retry every second as polls do (and said as they are: once,
+   * then every 30 s; it was a line a second), until close(); anything else (a refused token, a
+   * schema the server refuses) is the worker's mistake and rejects run().
    */
   private async register(): Promise<void> {
+    const spell = new FailureSpell(this.clock, this.log, {
+      first: "registering the workflows failed; retrying every 1 s",
+      still: "registering the workflows still fails; retrying every 1 s",
+      again: "workflows registered",
+      counted: "failed_registrations",
+    });
+    for (;;) {
+      try {
+        await this.registerEach();
+        spell.succeeded();
+        return;
+      } catch (err) {
+        if (!isRetryable(err)) throw err;
+        if (this.closing.signal.aborted) return;
+        spell.failed(err);
+        await this.clock.sleep(1000, this.closing.signal);
+        if (this.closing.signal.aborted) return;
+      }
+    }
+  }
+
+  private async registerEach(): Promise<void> {
     for (const w of this.byKey.values()) {
       try {
         await this.api.registerWorkflow({
@@ -221,13 +244,7 @@ export class Worker {
           ...(w.description !== undefined ? { description: w.description } : {}),
         });
       } catch (err) {
-        if (isRetryable(err)) {
-          if (this.closing.signal.aborted) return;
-          this.log.warn("registering the workflows failed; retrying in 1 s", { error: errorJson(err).message });
-          await this.clock.sleep(1000, this.closing.signal);
-          if (this.closing.signal.aborted) return;
-          return this.register();
-        }
+        if (isRetryable(err)) throw err;
         if (!(err instanceof OrbitError) || err.code !== "ALREADY_EXISTS") throw err;
         // The server holds this version with another input schema: run it anyway, and fail each
         // task whose input this definition's schema refuses (docs/outcomes.md).
@@ -283,7 +300,12 @@ export class Worker {
       if (wake.aborted) this.heartbeatWake = new AbortController();
       if (this.abandoned.signal.aborted) break;
       const ids = [...this.running.keys()];
-      if (!ids.length) continue;
+      if (!ids.length) {
+        // Nothing to keep alive: a spell of failures ends here unsaid, or the next outage's first
+        // line was "still fail" with this one's length.
+        beats.forget();
+        continue;
+      }
       try {
         const answer = await this.api.heartbeat(ids);
         for (const [id, status] of Object.entries(answer.tasks)) {
@@ -333,6 +355,12 @@ class FailureSpell {
         failing_for_s: Math.round((now - this.since) / 1000),
       });
     }
+  }
+
+  /** Ends a spell without a line (nothing left to send). */
+  forget(): void {
+    this.since = null;
+    this.count = 0;
   }
 
   succeeded(): void {

@@ -43,7 +43,19 @@ describe("a worker started before its server", () => {
     worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Noop], clock, logger });
     // Refused (nothing listens): a warning and a 1 s sleep on the worker's clock, not a rejection.
     const { running } = await runUntilItWaits(worker, clock);
-    expect(warnings).toContain("registering the workflows failed; retrying in 1 s");
+    expect(warnings).toEqual(["registering the workflows failed; retrying every 1 s"]);
+    // Said once, then every 30 s while it lasts (it was a line a second).
+    for (let i = 0; i < 29; i++) {
+      clock.advance(1000);
+      while (clock.pendingSleeps === 0) await turn();
+    }
+    expect(warnings).toEqual(["registering the workflows failed; retrying every 1 s"]);
+    clock.advance(1000);
+    while (clock.pendingSleeps === 0) await turn();
+    expect(warnings).toEqual([
+      "registering the workflows failed; retrying every 1 s",
+      "registering the workflows still fails; retrying every 1 s",
+    ]);
 
     server = await startTestServer({ port });
     clock.advance(1000);

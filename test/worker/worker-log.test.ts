@@ -14,12 +14,18 @@ import { startTestServer, type TestServer } from "../api/helpers.js";
 const Noop = defineWorkflow({ name: "Logged", version: "1.0.0", run: async () => ({ ok: true }) });
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** An HTTP proxy to `target` that answers 503 while `down`. */
-async function proxyTo(target: string): Promise<{ url: string; down: boolean; server: Server }> {
+/** An HTTP proxy to `target` that answers 503 while `down` (or only to the paths it names). */
+async function proxyTo(
+  target: string,
+): Promise<{ url: string; down: boolean | ((path: string) => boolean); server: Server }> {
   const to = new URL(target);
-  const state = { url: "", down: false, server: null as unknown as Server };
+  const state = {
+    url: "",
+    down: false as boolean | ((path: string) => boolean),
+    server: null as unknown as Server,
+  };
   state.server = createServer((req, res) => {
-    if (state.down) {
+    if (state.down === true || (typeof state.down === "function" && state.down(req.url ?? ""))) {
       res.writeHead(503, { "content-type": "application/json" });
       res.end('{"code":"UNAVAILABLE","message":"down for the test"}');
       return;
@@ -52,7 +58,7 @@ let server: TestServer | null = null;
 let proxy: Awaited<ReturnType<typeof proxyTo>> | null = null;
 afterEach(async () => {
   await server?.stop();
-  await new Promise((resolve) => proxy?.server.close(resolve));
+  await new Promise((resolve) => (proxy ? proxy.server.close(resolve) : resolve(undefined)));
   server = null;
   proxy = null;
 });
@@ -156,6 +162,109 @@ it("says heartbeats failed once, then every 30 s, and when they work again", asy
     await turn();
   }
   release();
+  await worker.close();
+  await running;
+});
+
+it("says a step that failed while the run went on without its error, and not one whose error the run threw", async () => {
+  server = await startTestServer();
+  const { lines, logger } = capturing();
+  const Unawaited = defineWorkflow({
+    name: "Unawaited",
+    version: "1.0.0",
+    run: async (ctx) => {
+      // Not awaited, and failing before the run returns: its failure vanished without a line.
+      void ctx.step("forgotten", async () => {
+        throw new Error("disk full");
+      });
+      await ctx.step("kept", async () => 1);
+      return { ok: true };
+    },
+  });
+  const Thrown = defineWorkflow({
+    name: "Thrown",
+    version: "1.0.0",
+    retry: { maxAttempts: 1, backoffMs: 0 },
+    run: async (ctx) => {
+      await ctx.step("awaited", async () => {
+        throw new Error("said by the failure itself");
+      });
+    },
+  });
+  const worker = new Worker({ server: server.server.url, workflows: [Unawaited, Thrown], logger, workerId: "w-steps" });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "u-1", workflow: "Unawaited", input: {} });
+  await server.ok("POST", "/v1/executions", { execution_id: "t-1", workflow: "Thrown", input: {} });
+  for (const id of ["u-1", "t-1"]) {
+    await server.until(
+      async () => (await server!.ok("GET", `/v1/executions/${id}`)).status,
+      (s) => s === "COMPLETED" || s === "FAILED",
+      `${id} ends`,
+    );
+  }
+  await worker.close();
+  await running;
+  const said = lines.filter(([, m]) => m.startsWith("a step failed and the run went on"));
+  expect(said).toEqual([
+    [
+      "warn",
+      "a step failed and the run went on without its error (it was not awaited, or caught)",
+      expect.objectContaining({ step: "forgotten", error: "disk full" }),
+    ],
+  ]);
+});
+
+it("starts a new heartbeat spell after one that ended with its last task, not 'still fail' with the old one's length", async () => {
+  server = await startTestServer();
+  proxy = await proxyTo(server.server.url);
+  const releases: (() => void)[] = [];
+  const Held = defineWorkflow({
+    name: "HeldTwice",
+    version: "1.0.0",
+    run: () => new Promise<{ ok: boolean }>((resolve) => releases.push(() => resolve({ ok: true }))),
+  });
+  const { lines, logger } = capturing();
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({ server: proxy.url, workflows: [Held], clock, logger });
+  const running = worker.run();
+  while (!lines.some(([, m]) => m === "worker polling")) await turn();
+  const beats = () => lines.filter(([, m]) => m.startsWith("heartbeat")).map(([, m]) => m);
+  const leased = async () => {
+    const { execution_id } = await server!.ok("POST", "/v1/executions", { workflow: "HeldTwice", input: {} });
+    await server!.until(
+      () => server!.ok("GET", `/v1/executions/${execution_id}`),
+      (e) => e.status === "RUNNING" && e.waiting === undefined,
+      "the run to be leased",
+    );
+    return execution_id as string;
+  };
+  /** Heartbeats refused until `n` lines about them were said. */
+  const failBeats = async (n: number) => {
+    proxy!.down = (path) => path.startsWith("/v1/worker/heartbeat");
+    while (beats().length < n) {
+      while (clock.pendingSleeps === 0) await turn();
+      clock.advance(1000);
+      await turn();
+    }
+  };
+
+  const first = await leased();
+  await failBeats(1);
+  // The run ends while heartbeats fail; its complete goes through. Nothing is left to heartbeat.
+  releases.shift()?.();
+  await server.until(
+    () => server!.ok("GET", `/v1/executions/${first}`),
+    (e) => e.status === "COMPLETED",
+    "the first run to complete",
+  );
+  // A minute later, another run and another outage of the heartbeats only.
+  proxy.down = false;
+  clock.advance(60_000);
+  await leased();
+  await failBeats(2);
+  expect(beats()).toEqual(["heartbeat failed", "heartbeat failed"]);
+  proxy.down = false;
+  releases.shift()?.();
   await worker.close();
   await running;
 });
