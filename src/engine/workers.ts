@@ -102,19 +102,34 @@ export class WorkerRegistry {
     if (task === null || task.state !== "pending") return null;
     const now = this.clock.now();
     const label = `${execution.workflow}@${execution.version}`;
-    const live = (await this.store.listWorkers(now - LIVE_WORKER_MS)).filter(
-      (w) => isLive(w, now) && w.workflows.some((f) => f.name === execution.workflow),
+    const recent = (await this.store.listWorkers(now - LIVE_WORKER_MS)).filter((w) =>
+      w.workflows.some((f) => f.name === execution.workflow),
     );
+    const live = recent.filter((w) => isLive(w, now));
     if (live.length === 0) {
+      // One that closed a moment ago was seen in the last 60 s: "none seen" was false then.
+      const left = Math.max(...recent.map((w) => w.leftMs ?? Number.NEGATIVE_INFINITY));
+      const why = Number.isFinite(left)
+        ? `the last one left at ${formatInstant(left)}`
+        : `none seen in the last ${LIVE_WORKER_MS / 1000} s`;
       return {
         reason: "no_worker",
-        message: `no worker polls workflow ${execution.workflow} (none seen in the last ${LIVE_WORKER_MS / 1000} s): start a worker that runs ${label}`,
+        message: `no worker polls workflow ${execution.workflow} (${why}): start a worker that runs ${label}`,
       };
     }
     const forVersion = live.filter((w) =>
       w.workflows.some((f) => f.name === execution.workflow && f.version === execution.version),
     );
     if (forVersion.length === 0) {
+      // A schedule pinned to this version starts it again whatever "latest" is: deprecating or
+      // cancelling does not move it on (the advice below said they would).
+      const schedule = execution.scheduleId === null ? null : await this.store.getSchedule(execution.scheduleId);
+      if (schedule !== null && schedule.version === execution.version) {
+        return {
+          reason: "no_worker_for_version",
+          message: `no worker polls ${label}, and schedule ${schedule.scheduleId} is pinned to it (its next starts take it too, deprecated or not): run a worker with ${label}, or set the schedule's version to one a worker runs`,
+        };
+      }
       // Deprecated after this execution started on it: deprecating changes which version the next
       // start takes, not this one, which waits (and blocks an `overlap: skip` schedule) until cancelled.
       const deprecated = (await this.store.getWorkflow(execution.workflow, execution.version))?.deprecatedMs;

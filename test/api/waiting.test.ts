@@ -1,0 +1,52 @@
+/**
+ * What a RUNNING execution nobody works on says it waits for (`waiting`, docs/outcomes.md), where
+ * the advice was wrong: a schedule pinned to a version no worker runs was told to deprecate it
+ * (which a pinned schedule ignores) or, once deprecated, that cancelling lets "its schedule go on
+ * with the latest version" (its next start takes the pinned one again); and right after the last
+ * worker closed, "none seen in the last 60 s".
+ */
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+let t: TestServer;
+beforeEach(async () => {
+  t = await startTestServer();
+  await t.ok("POST", "/v1/workflows", { name: "Versioned", version: "1.0.0" });
+  await t.ok("POST", "/v1/workflows", { name: "Versioned", version: "2.0.0" });
+});
+afterEach(() => t.stop());
+
+const poll = (version: string) => ({
+  worker_id: "w-2",
+  workflows: [{ name: "Versioned", version, max_attempts: 1, backoff_ms: 0 }],
+  wait_ms: 0,
+});
+
+it("tells a schedule pinned to a version no worker runs to run that version or change the pin, deprecated or not", async () => {
+  // A live worker runs 2.0.0 only.
+  await t.ok("POST", "/v1/worker/poll", poll("2.0.0"));
+  await t.ok("POST", "/v1/schedules", {
+    schedule_id: "pinned",
+    workflow: "Versioned",
+    version: "1.0.0",
+    interval: "1h",
+  });
+  const { execution_id } = await t.ok("POST", "/v1/schedules/pinned/trigger", {});
+  const pinned =
+    "no worker polls Versioned@1.0.0, and schedule pinned is pinned to it (its next starts take it too, deprecated or not): run a worker with Versioned@1.0.0, or set the schedule's version to one a worker runs";
+  const waiting = async () => (await t.ok("GET", `/v1/executions/${encodeURIComponent(execution_id)}`)).waiting;
+  expect(await waiting()).toEqual({ reason: "no_worker_for_version", message: pinned });
+  await t.ok("POST", "/v1/workflows/Versioned/versions/1.0.0/deprecate", {});
+  expect(await waiting()).toEqual({ reason: "no_worker_for_version", message: pinned });
+});
+
+it("says when the last worker left instead of 'none seen' right after it closed", async () => {
+  await t.ok("POST", "/v1/worker/poll", poll("1.0.0"));
+  expect((await t.call("POST", "/v1/worker/leave", { worker_id: "w-2" })).status).toBe(204);
+  const { execution_id } = await t.ok("POST", "/v1/executions", { workflow: "Versioned", version: "1.0.0", input: {} });
+  const e = await t.ok("GET", `/v1/executions/${encodeURIComponent(execution_id)}`);
+  expect(e.waiting).toEqual({
+    reason: "no_worker",
+    message: `no worker polls workflow Versioned (the last one left at ${new Date(t.clock.now()).toISOString().replace(".000Z", "Z")}): start a worker that runs Versioned@1.0.0`,
+  });
+});
