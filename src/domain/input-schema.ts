@@ -102,3 +102,17 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
   const more = unique.length - MAX_LISTED_ERRORS;
   return more > 0 ? `${listed}; and ${more} more` : listed;
 }
+
+/**
+ * Why an input schema can never accept an input, or null: an input is a JSON object, so a schema
+ * whose root `type` leaves objects out (`"array"`, `["string", "null"]`) registered, and every
+ * start was refused ("(root) must be array" for `{}`, and `[1]` is no input). Checked when a
+ * version is registered (server and defineWorkflow), not when a stored one is read.
+ */
+export function inputSchemaRootRefusal(schema: JsonObject): string | null {
+  const type = schema.type;
+  if (type === undefined) return null;
+  const types = Array.isArray(type) ? type : [type];
+  if (types.includes("object")) return null;
+  return `its root type is ${JSON.stringify(type)}, and an input is always a JSON object: give the root type "object" (or none)`;
+}

@@ -5,7 +5,12 @@
 import semver from "semver";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
-import { compileInputSchema, describeSchemaErrors, type InputValidator } from "../domain/input-schema.js";
+import {
+  compileInputSchema,
+  describeSchemaErrors,
+  type InputValidator,
+  inputSchemaRootRefusal,
+} from "../domain/input-schema.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
 import type { Workflow } from "../domain/workflow.js";
@@ -50,7 +55,11 @@ export class Workflows {
    */
   async register(request: RegisterWorkflowRequest, tx?: StoreOps): Promise<{ workflow: Workflow; created: boolean }> {
     const workflow = this.parse(request);
-    if (workflow.inputSchema) this.validatorFor(workflow); // refuses an invalid schema before storing
+    if (workflow.inputSchema) {
+      this.validatorFor(workflow); // refuses an invalid schema before storing
+      const refused = inputSchemaRootRefusal(workflow.inputSchema);
+      if (refused !== null) throw new OrbitError("INVALID_ARGUMENT", `input_schema of ${label(workflow)}: ${refused}`);
+    }
     return inTransaction(this.store, tx, async (t) => {
       this.resolvedInTx.delete(t);
       if (await t.insertWorkflow(workflow)) return { workflow, created: true };

@@ -84,6 +84,12 @@ export class Worker {
     }
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
+    // From plain JavaScript: say what is wrong now, not `this.log.info is not a function` from run()
+    // and again from close().
+    const logger = options.logger as Partial<Record<keyof WorkflowLogger, unknown>> | undefined;
+    if (logger !== undefined && !(["info", "warn", "error"] as const).every((l) => typeof logger?.[l] === "function")) {
+      throw new TypeError("logger must have info, warn and error functions (message, fields?) => void");
+    }
     this.log = options.logger ?? consoleLogger();
     const closeTimeoutMs = options.closeTimeoutMs;
     if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
@@ -97,7 +103,15 @@ export class Worker {
     if (!storableId(this.workerId)) {
       throw new TypeError("workerId must be 1 to 200 characters of text (no NUL, no lone surrogate)");
     }
-    for (const w of options.workflows) {
+    for (const [i, w] of options.workflows.entries()) {
+      // From plain JavaScript: `[w, 5]`, `[null]` or a `{name, version}` without `run` failed later
+      // as a server refusal, a bare TypeError, or each task failing "def.run is not a function".
+      const d = w as Partial<WorkflowDefinition> | null;
+      if (d === null || typeof d !== "object" || typeof d.name !== "string" || typeof d.run !== "function") {
+        throw new TypeError(
+          `workflows[${i}] is not a workflow definition: make each with defineWorkflow({name, version, run})`,
+        );
+      }
       const key = `${w?.name}@${w?.version}`;
       const known = this.byKey.get(key);
       // The same definition twice is harmless; two different ones would leave which runs to chance.

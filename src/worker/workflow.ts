@@ -4,6 +4,7 @@
  */
 
 import semver from "semver";
+import { inputSchemaRootRefusal } from "../domain/input-schema.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 
@@ -105,6 +106,8 @@ export function defineWorkflow<I extends JsonObject = JsonObject>(
   if (typeof definition.run !== "function") {
     throw new TypeError(`workflow ${definition.name}: run must be the workflow's function, (ctx, input) => result`);
   }
+  const refused = definition.input === undefined ? null : inputSchemaRootRefusal(definition.input);
+  if (refused !== null) throw new TypeError(`workflow ${definition.name}: input schema: ${refused}`);
   // The bounds of the worker protocol's offer (src/api/worker-schemas.ts): a policy past them would
   // have every poll refused, and the worker would run nothing.
   const retry = definition.retry ?? DEFAULT_RETRY;

@@ -58,6 +58,11 @@ describeEachDialect("workflows", (dialect) => {
       workflows().register({ name: "W", version: "1.0.0", input_schema: ["x"] as unknown as Record<string, never> }),
     );
     expect(notObject.message).toMatch(/must be a JSON object/);
+    // A schema no input could meet: inputs are objects (every start was refused).
+    const listy = await refusal(workflows().register({ name: "W", version: "1.0.0", input_schema: { type: "array" } }));
+    expect(listy.message).toBe(
+      'input_schema of W@1.0.0: its root type is "array", and an input is always a JSON object: give the root type "object" (or none)',
+    );
     expect(await db.store.listWorkflows()).toEqual([]);
   });
 

@@ -4,6 +4,7 @@
  * handler beside the definition got "def.run is not a function" on every task instead).
  */
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/domain/json.js";
 import { Worker } from "../../src/worker/worker.js";
 import { defineWorkflow } from "../../src/worker/workflow.js";
 
@@ -41,7 +42,42 @@ describe("defineWorkflow", () => {
   });
 });
 
+describe("input schemas", () => {
+  it("refuses a schema whose root type leaves objects out, which no input could ever meet", () => {
+    const run = async () => ({});
+    expect(() => defineWorkflow({ name: "Listy", version: "1.0.0", input: { type: "array" }, run })).toThrow(
+      'workflow Listy: input schema: its root type is "array", and an input is always a JSON object: give the root type "object" (or none)',
+    );
+    const fine: JsonObject[] = [{ type: "object" }, { type: ["object", "null"] }, { properties: {} }];
+    for (const input of fine) {
+      expect(() => defineWorkflow({ name: "Fine", version: "1.0.0", input, run })).not.toThrow();
+    }
+  });
+});
+
 describe("Worker", () => {
+  it("refuses what is not a definition among its workflows, and a logger without its functions", () => {
+    const w = defineWorkflow({ name: "W", version: "1.0.0", run: async () => ({}) });
+    const make = (workflows: unknown[], logger?: unknown) => () =>
+      new Worker({
+        server: "http://127.0.0.1:1",
+        workflows: workflows as never,
+        ...(logger ? { logger: logger as never } : {}),
+      });
+    // From plain JavaScript these failed later: a server refusal, a bare TypeError, or every task
+    // failing "def.run is not a function"; an empty logger at run() and again at close().
+    for (const [workflows, at] of [
+      [[w, 5], 1],
+      [[null], 0],
+      [[{ name: "W", version: "1.0.0" }], 0],
+    ] as const) {
+      expect(make([...workflows])).toThrow(
+        `workflows[${at}] is not a workflow definition: make each with defineWorkflow({name, version, run})`,
+      );
+    }
+    expect(make([w], {})).toThrow("logger must have info, warn and error functions (message, fields?) => void");
+  });
+
   it("has run() and no start() a JavaScript caller could take for it", () => {
     // `worker.start()` reached a private method that starts one leased task, and threw
     // "Cannot read properties of undefined (reading 'heartbeat_ms')" from inside the SDK.
