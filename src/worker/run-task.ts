@@ -28,6 +28,8 @@ export class TaskControl {
   private abort: AbortController | null = null;
   private reason: string | null = null;
   private lost = false;
+  /** This worker handed the task back itself (close() past closeTimeoutMs): not a lost lease. */
+  private returned = false;
 
   constructor(
     readonly task: TaskJson,
@@ -58,6 +60,15 @@ export class TaskControl {
     if (this.reason !== null || this.lost) return;
     this.reason = reason;
     this.abort?.abort(this.abortReason());
+  }
+
+  /** close() gave the task back to the server: its run's ending is not a lease lost to anyone. */
+  handBack(): void {
+    this.returned = true;
+    this.loseLease();
+  }
+  get handedBack(): boolean {
+    return this.returned;
   }
 
   loseLease(): void {
@@ -138,7 +149,12 @@ async function runTaskInSpan(
     const outcome = await attempt(def, ctx, task);
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
-      log.warn("lost the task's lease; another worker may run it", { task_id: task.task_id });
+      if (control.handedBack) {
+        // Said at close already ("handed back"); a warning of a lost lease here misled.
+        log.info("a run handed back at close ended; its outcome is not reported (the task runs again elsewhere)", {
+          task_id: task.task_id,
+        });
+      } else log.warn("lost the task's lease; another worker may run it", { task_id: task.task_id });
       return;
     }
     const reason = control.cancelReason;

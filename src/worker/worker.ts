@@ -158,7 +158,7 @@ export class Worker {
     timeout.abort();
     const left = [...this.running.keys()];
     if (left.length) {
-      for (const id of left) this.running.get(id)?.control.loseLease();
+      for (const id of left) this.running.get(id)?.control.handBack();
       await this.api.release(left).catch(() => undefined);
       // Handed back: what that code reports now is refused, and close() does not wait for it.
       this.log.warn("closing: code still running after closeTimeoutMs was handed back", { tasks: left.length });
