@@ -103,6 +103,9 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
   return more > 0 ? `${listed}; and ${more} more` : listed;
 }
 
+/** The type names of JSON Schema. */
+const JSON_TYPES: ReadonlySet<unknown> = new Set(["null", "boolean", "object", "array", "number", "string", "integer"]);
+
 /**
  * Why an input schema can never accept an input, or null: an input is a JSON object, so a schema
  * whose root `type` leaves objects out (`"array"`, `["string", "null"]`) registered, and every
@@ -112,7 +115,8 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string {
 export function inputSchemaRootRefusal(schema: JsonObject): string | null {
   const type = schema.type;
   if (type === undefined) return null;
-  const types = Array.isArray(type) ? type : [type];
-  if (types.includes("object")) return null;
+  const types: unknown[] = Array.isArray(type) ? type : [type];
+  // A type that is no JSON Schema type at all (`"objekt"`) is the schema compiler's to refuse.
+  if (types.includes("object") || !types.every((t) => JSON_TYPES.has(t))) return null;
   return `its root type is ${JSON.stringify(type)}, and an input is always a JSON object: give the root type "object" (or none)`;
 }
