@@ -181,6 +181,7 @@ export const ScheduleOutcome = Type.Object(
     ended_at: instant,
     error: nullable("string", "the error message (FAILED) or cancel reason (CANCELLED)"),
     error_type: Type.Optional(Type.String({ description: "the error's type, e.g. Timeout" })),
+    error_step: Type.Optional(Type.String({ description: "the step whose function threw, when one did" })),
   },
   { description: "the last execution of the schedule that ended" },
 );

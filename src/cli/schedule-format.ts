@@ -151,7 +151,7 @@ function listOutcomeText(s: ScheduleJson, polled: ReadonlySet<string> | null): s
  * After the seed's `last run:`, once an execution of the schedule ended:
  * ```
  *   outcome:    FAILED x3  nightly-orders:2026-11-15T01:00:00Z at 2026-11-15T01:00:02.120Z
- *   error:      card declined
+ *   error:      card declined (in step charge-payment)
  *   last ok:    2026-11-12T01:00:01.870Z
  * ```
  */
@@ -159,7 +159,10 @@ function outcomeLines(s: ScheduleJson): string {
   const o = s.last_outcome ?? null;
   if (o === null) return "";
   let out = line("outcome", `${outcomeText(s)}  ${o.execution_id} at ${o.ended_at}`);
-  if (o.error !== null) out += line(o.status === "CANCELLED" ? "reason" : "error", o.error);
+  if (o.error !== null) {
+    const where = o.error_step === undefined ? "" : ` (in step ${o.error_step})`;
+    out += line(o.status === "CANCELLED" ? "reason" : "error", `${o.error}${where}`);
+  }
   if (o.status !== "COMPLETED") out += line("last ok", s.last_success_at ?? "never");
   return out;
 }

@@ -32,6 +32,8 @@ export interface ScheduleOutcomeJson {
   error: string | null;
   /** The error's type, e.g. `Timeout`. */
   error_type?: string;
+  /** The step whose function threw, when one did. */
+  error_step?: string;
 }
 
 /** A schedule's outcome fields (docs/outcomes.md). */

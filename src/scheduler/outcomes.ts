@@ -32,32 +32,49 @@ export interface NotifyTarget {
 const SUMMARY_CHARS = 1000;
 
 /** The message and type of an execution's error, whatever shape the worker reported. */
-export function errorSummary(error: unknown): { message: string | null; type: string | null } {
-  if (error === null || error === undefined) return { message: null, type: null };
+export function errorSummary(error: unknown): { message: string | null; type: string | null; step: string | null } {
+  if (error === null || error === undefined) return { message: null, type: null, step: null };
   if (isJsonObject(error)) {
     const message = typeof error.message === "string" ? error.message : JSON.stringify(error);
-    return { message: cutText(message, SUMMARY_CHARS), type: typeof error.type === "string" ? error.type : null };
+    return {
+      message: cutText(message, SUMMARY_CHARS),
+      type: typeof error.type === "string" ? error.type : null,
+      // Which step threw (the worker reports it): shown beside the message where the schedule is.
+      step: typeof error.step === "string" ? cutText(error.step, SUMMARY_CHARS) : null,
+    };
   }
-  return { message: cutText(typeof error === "string" ? error : JSON.stringify(error), SUMMARY_CHARS), type: null };
+  return {
+    message: cutText(typeof error === "string" ? error : JSON.stringify(error), SUMMARY_CHARS),
+    type: null,
+    step: null,
+  };
 }
 
 /** A cancel's reason, and what failed while compensating (`CompensationFailed`), if anything did. */
-function cancelSummary(execution: Execution): { message: string | null; type: string | null } {
-  if (execution.error === null || execution.error === undefined) return { message: execution.cancelReason, type: null };
+function cancelSummary(execution: Execution): { message: string | null; type: string | null; step: string | null } {
+  if (execution.error === null || execution.error === undefined) {
+    return { message: execution.cancelReason, type: null, step: null };
+  }
   const failed = errorSummary(execution.error);
-  return { message: `${execution.cancelReason ?? "cancelled"}; ${failed.message}`, type: failed.type };
+  return {
+    message: `${execution.cancelReason ?? "cancelled"}; ${failed.message}`,
+    type: failed.type,
+    step: failed.step,
+  };
 }
 
 /** The counters after `execution` ended. */
 export function nextOutcomes(prev: ScheduleOutcomes, execution: Execution, now: number): ScheduleOutcomes {
   const ended = execution.endedMs ?? now;
-  const { message, type } = execution.status === "CANCELLED" ? cancelSummary(execution) : errorSummary(execution.error);
+  const { message, type, step } =
+    execution.status === "CANCELLED" ? cancelSummary(execution) : errorSummary(execution.error);
   const lastOutcome: ScheduleOutcome = {
     status: execution.status,
     executionId: execution.executionId,
     endedMs: ended,
     error: execution.status === "COMPLETED" ? null : message,
     errorType: execution.status === "COMPLETED" ? null : type,
+    errorStep: execution.status === "COMPLETED" ? null : step,
   };
   // Ended before the outcome shown (their transactions committed in the other order): the last
   // outcome and the run of failures stay the newer one's; the totals and the latest times still count it.

@@ -88,6 +88,7 @@ function writeOutcomes(v: Record<string, unknown>, row: ScheduleRow): void {
           ended_at: formatInstant(last.endedMs),
           error: last.error,
           ...(last.errorType !== null ? { error_type: last.errorType } : {}),
+          ...(last.errorStep != null ? { error_step: last.errorStep } : {}),
         };
   v.last_success_at = formatInstantOrNull(o.lastSuccessMs);
   v.last_failure_at = formatInstantOrNull(o.lastFailureMs);

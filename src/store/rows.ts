@@ -56,6 +56,8 @@ export interface ScheduleOutcome {
   error: string | null;
   /** The error's `type` (e.g. `Timeout`), when it has one. */
   errorType: string | null;
+  /** The step whose function threw, when the error names one (absent in outcomes stored before it). */
+  errorStep?: string | null;
 }
 
 export interface ScheduleOutcomes {

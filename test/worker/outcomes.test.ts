@@ -39,6 +39,8 @@ describeEachDialect("schedule outcomes with a worker", (dialect) => {
       ended_at: last.ended_at,
       error: "card declined",
       error_type: "NonRetryableError",
+      // The step that threw, as the execution's error names it (it was left out).
+      error_step: "pay",
     });
     expect(paused.last_failure_at).toBe(last.ended_at);
     expect(paused.last_success_at).toBeNull();
@@ -60,7 +62,7 @@ describeEachDialect("schedule outcomes with a worker", (dialect) => {
     expect(list.stdout).toMatch(/checkout .* paused {3}FAILED x2 /);
     const get = await orbit(["schedule", "get", "checkout"], env);
     expect(get.stdout).toContain(`  outcome:    FAILED x2  ${last.execution_id} at ${last.ended_at}\n`);
-    expect(get.stdout).toContain("  error:      card declined\n");
+    expect(get.stdout).toContain("  error:      card declined (in step pay)\n");
     expect(get.stdout).toContain("  last ok:    never\n");
     const ledger = await orbit(["schedule", "occurrences", "checkout"], env);
     expect(ledger.stdout).toContain(`${last.execution_id}  FAILED`);
