@@ -128,7 +128,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     // Said with the route's own limit (a schedules file may be larger: FILE_BODY_LIMIT_BYTES).
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
-    const tooLarge = (err as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE" && limit !== BODY_LIMIT_BYTES;
+    const tooLarge = (err as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE";
     const { status, body, internal } = errorReply(tooLarge ? bodyTooLarge(limit) : err);
     if (internal) request.log.error({ err, ...idsOfRequest(request) }, "request failed");
     // Refused before its body was read (a Host or Origin refusal, a 401): the connection closes

@@ -320,16 +320,12 @@ async function cancelPrevious(tx: StoreOps, fire: Fire, batch: StartBatch, now: 
 
 /**
  * The execution cancel_previous replaces: the last one of the schedule that this fire started or
- * found still active. An execution a backfill ran that has ended is passed over (cancelling it would
- * change nothing, and the one still running would run on beside the new start).
+ * found still active, which is the schedule's last execution as the fire has it so far. An
+ * execution a backfill ran that has ended is passed over (cancelling it would change nothing, and
+ * the one still running would run on beside the new start).
  */
 function runningOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): string | null {
-  const done = startsDone(fire, batch, now, graceMs);
-  let running = fire.row.lastExecutionId;
-  for (const [occurrence, executionId] of done.started) {
-    if (fire.existing.get(occurrence) !== false) running = executionId;
-  }
-  return running;
+  return startsDone(fire, batch, now, graceMs).lastExecutionId;
 }
 
 /** What the fire's starts came to (the queued ones as far as the batch has written them). */

@@ -9,6 +9,8 @@ import { childArgs } from "../helpers/child.js";
 import { runCli } from "./run-cli.js";
 
 const SEED_CRON = ["schedule", "preview", "--cron", "0 2 * * *", "--timezone", "Europe/Berlin"];
+/** 02:30 in Berlin: a time the spring-forward night skips and the fall-back night repeats. */
+const BERLIN_0230 = ["schedule", "preview", "--cron", "30 2 * * *", "--timezone", "Europe/Berlin"];
 
 describe("orbit schedule preview --json", () => {
   it("prints the seed's next fire times", async () => {
@@ -129,18 +131,7 @@ describe("orbit schedule preview (text)", () => {
   });
 
   it("shows the offset change on a spring-forward night (dst once shifts 02:30 to 03:30)", async () => {
-    const r = await runCli([
-      "schedule",
-      "preview",
-      "--cron",
-      "30 2 * * *",
-      "--timezone",
-      "Europe/Berlin",
-      "--from",
-      "2026-03-27T12:00:00Z",
-      "--count",
-      "3",
-    ]);
+    const r = await runCli([...BERLIN_0230, "--from", "2026-03-27T12:00:00Z", "--count", "3"]);
     expect(r.stdout.split("\n").slice(2)).toEqual([
       "  2026-03-28T01:30:00Z  Sat 2026-03-28 02:30:00 +01:00",
       "  2026-03-29T01:30:00Z  Sun 2026-03-29 03:30:00 +02:00",
@@ -150,20 +141,7 @@ describe("orbit schedule preview (text)", () => {
   });
 
   it("fires twice in the repeated hour with --dst wall_clock", async () => {
-    const r = await runCli([
-      "schedule",
-      "preview",
-      "--cron",
-      "30 2 * * *",
-      "--timezone",
-      "Europe/Berlin",
-      "--dst",
-      "wall_clock",
-      "--from",
-      "2026-10-24T12:00:00Z",
-      "--count",
-      "3",
-    ]);
+    const r = await runCli([...BERLIN_0230, "--dst", "wall_clock", "--from", "2026-10-24T12:00:00Z", "--count", "3"]);
     expect(r.stdout).toBe(
       [
         'cron "30 2 * * *" Europe/Berlin (dst: wall_clock)',
@@ -177,20 +155,7 @@ describe("orbit schedule preview (text)", () => {
   });
 
   it("names the DST mode as given, as the schedule keeps it (skip:both is wall_clock's other name)", async () => {
-    const r = await runCli([
-      "schedule",
-      "preview",
-      "--cron",
-      "30 2 * * *",
-      "--timezone",
-      "Europe/Berlin",
-      "--dst",
-      "skip:both",
-      "--from",
-      "2026-10-24T12:00:00Z",
-      "--count",
-      "1",
-    ]);
+    const r = await runCli([...BERLIN_0230, "--dst", "skip:both", "--from", "2026-10-24T12:00:00Z", "--count", "1"]);
     expect(r.stdout.split("\n")[0]).toBe('cron "30 2 * * *" Europe/Berlin (dst: skip:both)');
   });
 
