@@ -112,7 +112,7 @@ export class Worker {
           `workflows[${i}] is not a workflow definition: make each with defineWorkflow({name, version, run})`,
         );
       }
-      const key = `${w?.name}@${w?.version}`;
+      const key = `${d.name}@${d.version}`;
       const known = this.byKey.get(key);
       // The same definition twice is harmless; two different ones would leave which runs to chance.
       if (known !== undefined && known !== w) {
@@ -258,7 +258,7 @@ export class Worker {
           ...(w.description !== undefined ? { description: w.description } : {}),
         });
       } catch (err) {
-        if (isRetryable(err)) throw err;
+        // Anything else, a retryable one too, is register()'s to decide.
         if (!(err instanceof OrbitError) || err.code !== "ALREADY_EXISTS") throw err;
         // The server holds this version with another input schema: run it anyway, and fail each
         // task whose input this definition's schema refuses (docs/outcomes.md).
