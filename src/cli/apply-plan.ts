@@ -36,7 +36,7 @@ export interface ApplyFile {
 export function parseApplyFile(text: string, file: string): ApplyFile {
   let doc: unknown;
   try {
-    doc = parsePlainYaml(text);
+    doc = parsePlainYaml(text, { numbersAsWritten: true });
   } catch (err) {
     throw refuse(file, `not YAML or JSON: ${(err as Error).message}`);
   }
@@ -213,5 +213,5 @@ export function summaryLine(r: ApplyResultJson): string {
 }
 
 function isObject(value: unknown): value is Record<string, JsonValue> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }

@@ -15,23 +15,27 @@ import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 
 interface ApplyFlags {
-  file?: string;
-  owner?: string;
+  file?: string[];
+  owner?: string[];
   selector?: string[];
   prune?: boolean;
   dryRun?: boolean;
   allowUnregistered?: boolean;
 }
 
+/** Every value of a repeatable option, to refuse a second one instead of keeping only the last. */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 export function addApplyCommand(schedule: Command, io: CliIO): void {
   schedule
     .command("apply")
     .description("make the server's schedules match a YAML or JSON file (declarative schedules)")
     .argument("[file]", "the file, as -f gives it")
-    .option("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}")
+    .option("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}", collect)
     .option(
       "--owner <name>",
       "this apply set's name: stamped as the label orbit/owner=<name> on every schedule written (default: default)",
+      collect,
     )
     .option(
       "--selector <key=value>",
@@ -68,12 +72,19 @@ Example schedules.yaml:
   dry run, nothing changed: 1 created, 0 updated, 0 unchanged, 0 deleted`,
     )
     .action(async (fileArgument: string | undefined, opts: ApplyFlags, cmd: Command) => {
-      if (opts.file !== undefined && fileArgument !== undefined && opts.file !== fileArgument) {
-        usageError(cmd, `two files given (${fileArgument} and -f ${opts.file}); apply one file at a time`);
+      // Each given once: a second -f (or --owner) took the place of the first, so with --prune the
+      // first file's schedules were deleted as "not named" (docs/cli.md § schedule apply).
+      const files = [...new Set([...(fileArgument !== undefined ? [fileArgument] : []), ...(opts.file ?? [])])];
+      if (files.length > 1) {
+        usageError(cmd, `two files given (${files.slice(0, 2).join(" and ")}); apply one file at a time`);
       }
-      const path = opts.file ?? fileArgument;
+      const owners = [...new Set(opts.owner ?? [])];
+      if (owners.length > 1) {
+        usageError(cmd, `two owners given (${owners.slice(0, 2).join(" and ")}); an apply set has one owner`);
+      }
+      const path = files[0];
       if (path === undefined) usageError(cmd, "give the file to apply: orbit schedule apply -f FILE");
-      const scope = applyScope(opts.owner, opts.selector ?? []);
+      const scope = applyScope(owners[0], opts.selector ?? []);
       let text: string;
       try {
         text = await readFile(path, "utf8");

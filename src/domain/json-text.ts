@@ -15,6 +15,18 @@ function parseNumber(text: string): number | LosslessNumber {
   return String(n) === text ? n : new LosslessNumber(text);
 }
 
+/** A JSON number's text (RFC 8259 § 6). */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A number read from another format (a YAML file) as {@link parseJsonText} reads it: the text as
+ * written when it is JSON's and JavaScript would write it otherwise (`120.0`, `1e3`), else `value`
+ * (YAML's `0x1F`, `+12` or `.5` are not JSON texts, so only their value can be kept).
+ */
+export function numberAsWritten(value: number, text: string): number | LosslessNumber {
+  return Number.isFinite(value) && JSON_NUMBER.test(text) && String(value) !== text ? new LosslessNumber(text) : value;
+}
+
 /**
  * A number JavaScript writes back as it was written: no sign on a zero, no exponent, no trailing
  * zero after the point, at most 15 characters of digits and point (so at most 15 significant

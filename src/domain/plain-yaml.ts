@@ -6,17 +6,32 @@
  * first file read: every CLI command imports this module, and loading it cost each about 60 ms.
  */
 import { createRequire } from "node:module";
+import { numberAsWritten } from "./json-text.js";
 
 type YamlModule = typeof import("yaml");
 let yaml: YamlModule | null = null;
 
-/** The file's value; throws an Error whose message is the first problem, on one line. */
-export function parsePlainYaml(text: string): unknown {
-  yaml ??= createRequire(import.meta.url)("yaml") as YamlModule;
-  const parsed = yaml.parseDocument(text);
+/**
+ * The file's value; throws an Error whose message is the first problem, on one line.
+ * `numbersAsWritten`: a number is kept with its text where JavaScript would write it otherwise
+ * (`amount: 120.0` stays `120.0`, as in a JSON body; src/domain/json-text.ts), for values sent on
+ * as JSON (an apply file's inputs).
+ */
+export function parsePlainYaml(text: string, options: { numbersAsWritten?: boolean } = {}): unknown {
+  const y = (yaml ??= createRequire(import.meta.url)("yaml") as YamlModule);
+  const parsed = y.parseDocument(text);
   const problem = parsed.errors[0] ?? parsed.warnings[0];
   try {
     if (problem !== undefined) throw problem;
+    if (options.numbersAsWritten === true) {
+      y.visit(parsed, {
+        Scalar(_key, node) {
+          if (typeof node.value === "number" && node.source !== undefined) {
+            node.value = numberAsWritten(node.value, node.source);
+          }
+        },
+      });
+    }
     return parsed.toJS();
   } catch (err) {
     const line = ((err as Error).message.split("\n")[0] ?? "").replace(/:$/, "");

@@ -3,12 +3,20 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { stringifyJsonText } from "../../src/domain/json-text.js";
 import { parsePlainYaml } from "../../src/domain/plain-yaml.js";
 import { loadAccessConfig } from "../../src/server/access-config.js";
 
 it("reads YAML and JSON", () => {
   expect(parsePlainYaml("a: [1, {b: x}]\n")).toEqual({ a: [1, { b: "x" }] });
   expect(parsePlainYaml('{"a": 1.5}')).toEqual({ a: 1.5 });
+});
+
+it("keeps a number's text where JavaScript would write it otherwise, when asked (an apply file's inputs)", () => {
+  const text = "a: 120.0\nb: [1e3, 1.50, 7, 0x1F, +12, .5, '120.0', 12345678901234567890, -0.0]\n";
+  const doc = parsePlainYaml(text, { numbersAsWritten: true });
+  expect(stringifyJsonText(doc)).toBe('{"a":120.0,"b":[1e3,1.50,7,31,12,0.5,"120.0",12345678901234567890,-0.0]}');
+  expect(parsePlainYaml(text)).toEqual({ a: 120, b: [1000, 1.5, 7, 31, 12, 0.5, "120.0", 12345678901234567000, -0] });
 });
 
 it.each([

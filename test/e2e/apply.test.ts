@@ -41,7 +41,15 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     expect(none.stderr).toMatch(/^orbit: give the file to apply: orbit schedule apply -f FILE\n/);
     const two = await cli("schedule", "apply", file, "-f", `${file}.other`);
     expect(two.code).toBe(2);
-    expect(two.stderr).toMatch(/two files given \(.*schedules\.yaml and -f .*schedules\.yaml\.other\)/);
+    expect(two.stderr).toMatch(/two files given \(.*schedules\.yaml and .*schedules\.yaml\.other\)/);
+    // -f twice: the second took the first's place, and --prune deleted the first file's schedules.
+    const twice = await cli("schedule", "apply", "-f", file, "-f", `${file}.other`, "--prune", "--dry-run");
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/two files given \(.*schedules\.yaml and .*schedules\.yaml\.other\)/);
+    const owners = await cli("schedule", "apply", "-f", file, "--owner", "a", "--owner", "b", "--prune");
+    expect(owners.code).toBe(2);
+    expect(owners.stderr).toMatch(/two owners given \(a and b\); an apply set has one owner/);
+    expect((await cli("schedule", "list")).stdout.split("\n")).toHaveLength(3);
   });
 
   it("says what it would do with --dry-run and changes nothing", async () => {
@@ -68,6 +76,10 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
       "unchanged nightly-orders\nunchanged weekly-report\n0 created, 0 updated, 2 unchanged, 0 deleted\n",
     );
     expect((await cli("schedule", "get", "weekly-report")).stdout).toMatch(/labels: +orbit\/owner=shop/);
+    // The input as written in the file, as a create or a JSON body keeps it (it was "amount":120).
+    expect((await cli("schedule", "get", "nightly-orders")).stdout).toContain(
+      'input:      {"order_id":"N-1","customer_id":"cust-1","amount":120.0,"items":[{"sku":"BOOK-1","quantity":1}]}',
+    );
   });
 
   it("updates only what changed; --prune deletes this set's schedules only (not hand-made ones)", async () => {
