@@ -18,7 +18,8 @@ let yaml: YamlModule | null = null;
  * as JSON (an apply file's inputs).
  */
 export function parsePlainYaml(text: string, options: { numbersAsWritten?: boolean } = {}): unknown {
-  const y = (yaml ??= createRequire(import.meta.url)("yaml") as YamlModule);
+  yaml ??= createRequire(import.meta.url)("yaml") as YamlModule;
+  const y = yaml;
   const parsed = y.parseDocument(text);
   const problem = parsed.errors[0] ?? parsed.warnings[0];
   try {
