@@ -6,6 +6,7 @@ import type { OccurrenceJson, ScheduleSettingsBody } from "../client/types.js";
 import { addWriteOptions, oneOf, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
+import { oneLine } from "./safe-text.js";
 import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
 import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
 import { pinnedWorkflow } from "./workflow-ref.js";
@@ -85,11 +86,18 @@ Examples:
     .action(
       async (opts: { workflow?: string; state?: string; limit?: number; wide?: boolean } & JsonFlag, cmd: Command) => {
         const client = clientFor(cmd, io);
-        const query = { workflow: opts.workflow, state: opts.state };
-        const page =
+        // `Name@1.0.0`, as the list prints a pinned schedule's workflow: the schedules of Name pinned
+        // to that version (sent whole, it matched nothing and said nothing).
+        const ref =
+          opts.workflow === undefined ? undefined : pinnedWorkflow(cmd, "--workflow", opts.workflow, undefined);
+        const query = { workflow: ref?.workflow, state: opts.state };
+        const listed =
           opts.limit === undefined
             ? { schedules: await client.listAllSchedules(query), next_cursor: null }
             : await client.listSchedules({ ...query, limit: opts.limit });
+        const pin = ref?.version;
+        const page =
+          pin === undefined ? listed : { ...listed, schedules: listed.schedules.filter((s) => s.version === pin) };
         if (opts.json === true) return printJson(io, page);
         const wide = opts.wide === true;
         // A caller who may not list the workers still gets the list, without NO WORKER.
@@ -97,6 +105,13 @@ Examples:
         await io.stdout.write(
           scheduleTable(page.schedules, { wide, polled: workers === null ? null : polledWorkflows(workers) }),
         );
+        // A filter that matches nothing (a workflow name in another case) printed the header alone,
+        // as an empty server does: say which filter it was, as orbit ps does.
+        const given = [
+          ...(opts.workflow !== undefined ? [`--workflow ${opts.workflow}`] : []),
+          ...(opts.state !== undefined ? [`--state ${opts.state}`] : []),
+        ].join(" ");
+        if (page.schedules.length === 0 && given !== "") io.stderr.print(`no schedule matches ${oneLine(given)}\n`);
       },
     );
 

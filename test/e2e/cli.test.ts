@@ -101,6 +101,32 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit CLI against a real server (e2e)"), 
     expect(tens).toMatch(/^orders-every-10s {9}OrderProcessing {6}every 10s {24}active {3}\S+\d0Z +\S+$/);
   });
 
+  it("filters the list by workflow, in the Name@version form it prints, and says when nothing matches", async () => {
+    await cli(
+      "schedule",
+      "create",
+      "pinned-orders",
+      "--workflow",
+      "OrderProcessing@1.0.0",
+      "--cron",
+      "0 3 * * *",
+      "--paused",
+    );
+    try {
+      const pinned = await cli("schedule", "list", "--workflow", "OrderProcessing@1.0.0");
+      expect(pinned.stdout.split("\n").slice(1, -1)).toEqual([
+        expect.stringMatching(/^pinned-orders +OrderProcessing@1\.0\.0 /),
+      ]);
+      expect((await cli("schedule", "list", "--workflow", "OrderProcessing")).stdout.split("\n")).toHaveLength(5);
+      const none = await cli("schedule", "list", "--workflow", "orderprocessing", "--state", "paused");
+      expect(none.code).toBe(0);
+      expect(none.stdout.split("\n")).toHaveLength(2); // the header alone
+      expect(none.stderr).toBe("no schedule matches --workflow orderprocessing --state paused\n");
+    } finally {
+      await cli("schedule", "delete", "pinned-orders");
+    }
+  });
+
   it("triggers: started, then not started while it runs (both exit 0)", async () => {
     const first = await cli("schedule", "trigger", "nightly-orders");
     expect(first.code).toBe(0);
