@@ -19,7 +19,9 @@ interface JsonFlag {
 }
 
 const SEED_CREATE = `orbit schedule create nightly-orders --workflow OrderProcessing --cron "0 2 * * *" \\
-      --timezone Europe/Berlin --input '{"order_id": "N-1", "amount": 120.0}' --description "Nightly reconciliation order"`;
+      --timezone Europe/Berlin \\
+      --input '{"order_id": "N-1", "customer_id": "cust-1", "amount": 120.0, "items": [{"sku": "BOOK-1", "quantity": 1}]}' \\
+      --description "Nightly reconciliation order"`;
 
 /** The body with `--workflow Name@1.0.0` sent as `workflow: Name, version: 1.0.0` (workflow-ref.ts). */
 function withPinnedVersion(cmd: Command, body: ScheduleSettingsBody): ScheduleSettingsBody {
