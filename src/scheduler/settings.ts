@@ -80,7 +80,8 @@ const CHANGE_LEAD_MS = 3 * 3_600_000;
 const gaps = new WeakMap<Timing, number | null>();
 
 /**
- * The shortest time between two occurrences in the next two years: among the next {@link GAP_SCAN}
+ * The shortest time between two occurrences in the two years from `now` (the later of the present
+ * and the schedule's start_at): among the next {@link GAP_SCAN}
  * (no further than two years, so a leap-day cron does not walk 1,600 years), and among those
  * around each change of the zone's offset, where a shifted occurrence can come closer to the next
  * one than anywhere else (Lord Howe's 30-minute change, months away from now, brought an hourly
@@ -247,8 +248,11 @@ export function validateSettings(
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {
+    // From the first occurrence's side of now: with a start_at years ahead, a scan of the two years
+    // from now found no occurrence and let any jitter through.
+    const from = Math.max(now, startAtMs ?? now);
     const gap =
-      timing.intervalMs ?? shortestCronGap(timing.timing, now, timezone === undefined ? null : Zone.of(timezone));
+      timing.intervalMs ?? shortestCronGap(timing.timing, from, timezone === undefined ? null : Zone.of(timezone));
     if (gap !== null && jitterMs > gap) {
       // Due times would overtake the next occurrence's, and the firing order is the occurrences'
       // (docs/design.md § Jitter). Temporal caps such a jitter silently; we say so.

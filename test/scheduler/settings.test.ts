@@ -112,6 +112,13 @@ describe("schedule settings", () => {
     // A leap-day cron: the scan stops two years ahead instead of walking 400 leap days (1,600 years).
     const leap = { schedule_id: "lp", workflow: "OrderProcessing", cron: "0 0 29 2 *", timezone: "Europe/Madrid" };
     expect(validateSettings({ ...leap, jitter: "1h" }, NOW).jitterMs).toBe(3_600_000);
+    // A start_at years ahead: the scan starts there. From now it found no occurrence and let a jitter
+    // of 10 s on a per-second cron through, which then came due out of order and was recorded missed.
+    const later = { schedule_id: "jx", workflow: "OrderProcessing", start_at: "2029-06-01T00:00:00Z" };
+    expect(refusal({ ...later, cron: "* * * * * *", jitter: "10s" }).message).toContain("(1 second)");
+    expect(refusal({ ...later, cron: "15 * * * *", timezone: "Australia/Lord_Howe", jitter: "45m" }).message).toContain(
+      "(30 minutes)",
+    );
   });
 
   it("refuses secret references anywhere in the input", () => {
