@@ -156,7 +156,10 @@ export function scheduleView(row: ScheduleRow, now: number, extras: ScheduleExtr
   const upcomingFrom = row.paused || row.nextFireMs === null ? now : row.nextFireMs - 1;
   v.next_fire_at = row.paused || row.state === "ended" ? null : formatInstantOrNull(row.dueMs);
   // No next occurrence (the timing or max_runs ended it; a buffer may still drain): none listed.
-  v.next_fire_times = row.state === "ended" || row.nextFireMs === null ? [] : upcoming(timing, upcomingFrom);
+  // With max_runs, at most the runs left (it listed five that would never fire, as Temporal's future
+  // action times are capped by its remaining actions).
+  const times = row.state === "ended" || row.nextFireMs === null ? [] : upcoming(timing, upcomingFrom);
+  v.next_fire_times = typeof v.remaining_runs === "number" ? times.slice(0, v.remaining_runs) : times;
   v.last_fire_at = formatInstantOrNull(row.lastFireMs);
   v.last_execution_id = row.lastExecutionId;
   v.fired = row.fired;

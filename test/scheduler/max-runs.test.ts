@@ -42,9 +42,15 @@ describeEachDialect("scheduler: max_runs", (dialect) => {
       overlap: "allow",
       max_runs: 2,
     });
+    // The next fires listed are the runs left, not the timing's next five.
     expect(created).toMatchObject({ max_runs: 2, remaining_runs: 2, state: "active" });
+    expect(created.next_fire_times).toEqual(["2026-11-15T00:01:00Z", "2026-11-15T00:02:00Z"]);
     await h.fireAt(at("00:01"));
-    expect(await h.scheduler.schedules.get("s")).toMatchObject({ remaining_runs: 1, state: "active" });
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({
+      remaining_runs: 1,
+      state: "active",
+      next_fire_times: ["2026-11-15T00:02:00Z"],
+    });
     await h.fireAt(at("00:02"));
     const ended = await h.scheduler.schedules.get("s");
     expect(ended).toMatchObject({ remaining_runs: 0, state: "ended", next_fire_at: null, next_fire_times: [] });
