@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
+import { graceTooShort, MIN_GRACE_MS } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
 import { wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";
@@ -59,12 +60,15 @@ export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 function durationFlag(flag: string): (text: string) => number {
   return (text) => {
+    let ms: number;
     try {
-      return parseDuration(text, flag);
+      ms = parseDuration(text, flag);
     } catch (err) {
       if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
       throw err;
     }
+    if (flag === "--misfire-grace" && ms < MIN_GRACE_MS) throw new InvalidArgumentError(`${graceTooShort(ms)}.`);
+    return ms;
   };
 }
 

@@ -81,3 +81,13 @@ export interface ScheduleSettings {
 }
 
 // Each setting's schema, default, flag and whether it may be unset: setting-table.ts.
+
+/**
+ * The shortest misfire grace: the firing loop is itself a few milliseconds late (more in a herd), so
+ * a grace of 0 (accepted before) recorded on-time occurrences as missed (docs/server.md).
+ */
+export const MIN_GRACE_MS = 1000;
+
+export function graceTooShort(graceMs: number): string {
+  return `--misfire-grace must be at least 1s, got ${graceMs} ms: the firing loop is itself a few milliseconds late, so a shorter grace records occurrences that are on time as missed`;
+}

@@ -54,7 +54,7 @@ export interface ServerOptions {
    * unlabelled (docs/outcomes.md § Metrics). 0: always aggregate. Default 1000.
    */
   metricsScheduleLabels?: number;
-  /** How late an occurrence may be and still start as late rather than missed, ms. Default 60000. */
+  /** How late an occurrence may be and still start as late rather than missed, ms: at least 1000. Default 60000. */
   misfireGraceMs?: number;
   /** Ledger rows kept per schedule, newest first (docs/design.md § The model). Default 1000. */
   ledgerRetention?: number;

@@ -556,6 +556,12 @@ describe("usage errors and an unreachable server", () => {
     ["an update without settings", ["schedule", "update", "x"], /nothing to change/],
     ["a bad --cluster", ["server", "--cluster", "ring"], /Allowed choices are single, active-standby, shared/],
     ["a bad --misfire-grace", ["server", "--misfire-grace", "soon"], /is not a duration/],
+    // 0 was accepted, and every occurrence of a per-second schedule was recorded missed.
+    [
+      "a --misfire-grace under 1s",
+      ["server", "--misfire-grace", "0s"],
+      /--misfire-grace must be at least 1s, got 0 ms/,
+    ],
     ["a --ledger-retention of 0", ["server", "--ledger-retention", "0"], /--ledger-retention.*from 1 to 1000000/],
     [
       "a --token with a line break",
