@@ -57,9 +57,13 @@ export class Scheduler {
   readonly loop: SchedulerLoop;
   /** The injected clock (the API's preview computes from it). */
   readonly clock: Clock;
+  /** The time occurrences come due by: the database's with --cluster shared, else {@link clock}'s. */
+  readonly dueNow: () => Promise<number>;
 
   constructor(o: SchedulerOptions) {
     this.clock = o.clock;
+    const dueClock = o.dueClock;
+    this.dueNow = dueClock !== undefined ? () => dueClock() : async () => o.clock.now();
     const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
     this.loop = new SchedulerLoop({
       store: o.store,

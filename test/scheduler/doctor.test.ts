@@ -92,6 +92,12 @@ describeEachDialect("orbit doctor checks", (dialect) => {
       /^1 schedule\(s\) overdue \(due over 60 s ago and not fired\): orders; the oldest is (29\d|300) s late$/,
     );
     expect(c.workers?.status).toBe("fail");
+    expect(c.schedules?.hint).toContain("orbit_schedule_fire_lag_seconds");
+    // With --cluster shared occurrences come due by the database's clock, as orbit_schedules_overdue
+    // judges: a server clock ahead of it made doctor call the schedule overdue when it was not.
+    const dueBy = (ms: number) => async () => ms;
+    const shared = await runDoctor(db.store, h.clock, undefined, dueBy(h.clock.now() - 300_000));
+    expect(shared.checks.find((x) => x.name === "schedules")?.message).toBe("1 active, none overdue");
   });
 
   it("fails schedules when one's occurrences cannot start (its input refused by the latest version)", async () => {
