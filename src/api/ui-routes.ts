@@ -4,7 +4,7 @@
  * next fires of a timing being typed (`GET /v1/preview`), computed by the scheduler's own code.
  */
 import { Type } from "@sinclair/typebox";
-import { describeCron, describeInterval } from "../time/describe.js";
+import { describeTiming } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { compileTiming } from "../time/schedule-timing.js";
 import type { ApiDeps } from "./deps.js";
@@ -82,7 +82,7 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
           if (t === null) break;
           times.push(formatInstant(t));
         }
-        const description = c.cron !== null ? describeCron(c.cron) : describeInterval(c.intervalMs as number, startAt);
+        const description = describeTiming(c, startAt, endAt);
         return { status: 200, body: { description, timezone: c.zone.name, next_fire_times: times } };
       },
     },

@@ -8,7 +8,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
-import { describeCron, describeInterval } from "../time/describe.js";
+import { describeTiming } from "../time/describe.js";
 import { dstName } from "../time/dst.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
@@ -143,16 +143,11 @@ async function writeText(
   endAt: number | null,
 ): Promise<void> {
   const cron = compiled.cron;
-  const until = endAt === null ? "" : `, until end_at ${formatInstant(endAt)}`;
-  if (cron !== null) {
-    // The mode as given (`skip:both` stays `skip:both`, as the schedule keeps it), else its default.
+  // The mode as given (`skip:both` stays `skip:both`, as the schedule keeps it), else its default.
+  if (cron !== null)
     out.add(`cron "${cron.source}" ${compiled.zone.name} (dst: ${opts.dst ?? dstName(compiled.dst)})\n`);
-    const since = startAt === null ? "" : `, from start_at ${formatInstant(startAt)}`;
-    out.add(`${describeCron(cron)}${since}${until}\n`);
-  } else {
-    out.add(`every ${(opts.interval ?? "").trim()}\n`);
-    out.add(`${describeInterval(compiled.intervalMs as number, startAt)}${until}\n`);
-  }
+  else out.add(`every ${(opts.interval ?? "").trim()}\n`);
+  out.add(`${describeTiming(compiled, startAt, endAt)}\n`);
   const local = cron === null ? null : new LocalTimeFormatter(compiled.zone);
   let t: number | null = from;
   for (let i = 0; i < opts.count; i++) {

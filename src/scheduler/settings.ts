@@ -242,7 +242,21 @@ export function validateSettings(
     ["dst", dst],
   ] as const) {
     if (value !== undefined && value.length > MAX_TIMING_TEXT) {
-      throw invalidArgument(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
+      // The timing itself is INVALID_SCHEDULE, as any other refused cron or interval.
+      const refuse = name === "cron" || name === "interval" ? invalidSchedule : invalidArgument;
+      throw refuse(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
+    }
+  }
+  // Kept as given, blanks would be stored and shown (`cron " 0 0 * * * "`); a timezone or dst with
+  // them is refused too.
+  for (const [name, value] of [
+    ["cron", cron],
+    ["interval", interval],
+  ] as const) {
+    if (value !== undefined && value !== value.trim()) {
+      throw invalidSchedule(
+        `${name} ${JSON.stringify(value)} has blanks at its start or end; give ${JSON.stringify(value.trim())}`,
+      );
     }
   }
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");

@@ -212,7 +212,9 @@ function domPieces(spec: CronSpec): string[] {
   if (days.length === 1) pieces.push(`on day ${days[0]} of the month`);
   else if (days.length > 1) pieces.push(`on days ${listValues(days, String)} of the month`);
   for (const n of spec.lastDayOffsets) {
-    pieces.push(n === 0 ? "on the last day of the month" : `${plural(n, "day")} before the last day of the month`);
+    // "on the day before …", "on the day 2 days before …" (it read "day before the last day").
+    const before = n === 1 ? "the day before" : `the day ${n} days before`;
+    pieces.push(n === 0 ? "on the last day of the month" : `on ${before} the last day of the month`);
   }
   for (const n of spec.nearestWeekdays) pieces.push(`on the weekday nearest day ${n} of the month`);
   if (spec.lastWeekday) pieces.push("on the last weekday of the month");
@@ -314,4 +316,20 @@ export function durationText(ms: number): string {
 export function describeInterval(ms: number, startAt?: number | null): string {
   const anchor = startAt === undefined || startAt === null ? "the Unix epoch" : `start_at ${formatInstant(startAt)}`;
   return `Every ${durationText(ms)}, aligned to ${anchor}`;
+}
+
+/**
+ * A timing in plain English with its bounds, as `orbit schedule preview` and `GET /v1/preview`
+ * both say it: "At 02:30, every day, from start_at …, until end_at …"; an interval's start_at is
+ * its alignment ("Every 10 seconds, aligned to start_at …, until end_at …").
+ */
+export function describeTiming(
+  timing: { cron: CronSpec | null; intervalMs: number | null },
+  startAt: number | null,
+  endAt: number | null,
+): string {
+  const until = endAt === null ? "" : `, until end_at ${formatInstant(endAt)}`;
+  if (timing.cron === null) return `${describeInterval(timing.intervalMs as number, startAt)}${until}`;
+  const since = startAt === null ? "" : `, from start_at ${formatInstant(startAt)}`;
+  return `${describeCron(timing.cron)}${since}${until}`;
 }

@@ -52,8 +52,9 @@ it("refuses a body that is not UTF-8 instead of storing U+FFFD in its place", as
 it("refuses a cron longer than the preview takes, on create and update", async () => {
   const cron = `0 0 1 1 ${Array.from({ length: 100 }, () => "1-7").join(",")}`;
   const created = await t.call("POST", "/v1/schedules", { schedule_id: "long", workflow: "W", cron });
-  expect({ status: created.status, message: created.body.message }).toEqual({
+  expect({ status: created.status, ...created.body }).toEqual({
     status: 400,
+    code: "INVALID_SCHEDULE",
     message: `cron is ${cron.length} characters long; the most is 200`,
   });
   expect((await t.call("PATCH", "/v1/schedules/s", { cron })).status).toBe(400);

@@ -60,3 +60,25 @@ it("gives a misspelt dst its nearest mode, as a create does", async () => {
   });
   expect(create.body.message).toBe((p.route as { message: string }).message);
 });
+
+it("describes the bounds, as the CLI's second line does", async () => {
+  const bounds = "start_at=2027-03-01T00:00:00Z&end_at=2027-04-01T00:00:00Z&from=2027-01-01T00:00:00Z&count=1";
+  const cron = await t.call("GET", `/v1/preview?cron=30+2+*+*+*&timezone=Europe/Berlin&${bounds}`);
+  const want = "At 02:30, every day, from start_at 2027-03-01T00:00:00Z, until end_at 2027-04-01T00:00:00Z";
+  expect(cron.body.description).toBe(want);
+  const c = await runCli(
+    ["schedule", "preview", "--cron", "30 2 * * *", "--timezone", "Europe/Berlin", "--count", "1"].concat([
+      "--start-at",
+      "2027-03-01T00:00:00Z",
+      "--end-at",
+      "2027-04-01T00:00:00Z",
+      "--from",
+      "2027-01-01T00:00:00Z",
+    ]),
+  );
+  expect(c.stdout.split("\n")[1]).toBe(want);
+  const every = await t.call("GET", `/v1/preview?interval=10s&${bounds}`);
+  expect(every.body.description).toBe(
+    "Every 10 seconds, aligned to start_at 2027-03-01T00:00:00Z, until end_at 2027-04-01T00:00:00Z",
+  );
+});

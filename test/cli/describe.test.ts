@@ -17,7 +17,9 @@ const cases: Array<[string, string]> = [
   ["0 0 1-31 * 5", "At 00:00, every day"],
   // Quartz extensions.
   ["0 0 L * *", "At 00:00, on the last day of the month"],
-  ["0 0 L-2 * *", "At 00:00, 2 days before the last day of the month"],
+  ["0 0 L-2 * *", "At 00:00, on the day 2 days before the last day of the month"],
+  ["0 0 L-1 * *", "At 00:00, on the day before the last day of the month"],
+  ["0 0 1,L-1 * *", "At 00:00, on day 1 of the month and on the day before the last day of the month"],
   ["0 0 15W * *", "At 00:00, on the weekday nearest day 15 of the month"],
   ["0 0 LW * *", "At 00:00, on the last weekday of the month"],
   ["0 0 * * 5L", "At 00:00, on the last Friday of the month"],

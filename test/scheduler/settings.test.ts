@@ -121,6 +121,15 @@ describe("schedule settings", () => {
     );
   });
 
+  it("refuses a cron or an interval with blanks around it (they were stored and listed)", () => {
+    const s = { schedule_id: "b", workflow: "OrderProcessing" };
+    expect(refusal({ ...s, cron: " 0 0 * * * " })).toMatchObject({
+      code: "INVALID_SCHEDULE",
+      message: 'cron " 0 0 * * * " has blanks at its start or end; give "0 0 * * *"',
+    });
+    expect(refusal({ ...s, interval: "5s " }).message).toBe('interval "5s " has blanks at its start or end; give "5s"');
+  });
+
   it("refuses secret references anywhere in the input", () => {
     const e = refusal({ ...base, input: { db: { password: "vault://kv/db" } } });
     expect(e.message).toContain('input.db.password holds a secret reference ("vault://…")');
