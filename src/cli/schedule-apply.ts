@@ -2,7 +2,8 @@
  * `orbit schedule apply -f FILE [--owner NAME] [--selector k=v] [--prune] [--allow-unregistered]
  * [--dry-run]` (or the FILE alone): make the server's schedules match a file (docs/cli.md). The
  * server validates and writes the whole file in one transaction (POST /v1/schedules/apply): it
- * creates the missing schedules, updates the settings that differ (only those the file gives),
+ * creates the missing schedules, updates the settings that differ (a setting the file leaves out
+ * goes back to its default, but the timing, the pause and the labels),
  * leaves equal ones alone and, with --prune, deletes the schedules of this apply set (--owner /
  * --selector) that the file does not name.
  */
@@ -52,7 +53,8 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
       "after",
       `
 Each schedule in the file has the API's settings (schedule_id, workflow, cron or interval, …).
-Only the settings the file gives are compared; a setting left out keeps the server's value.
+Each schedule ends as the file says: a setting left out goes back to its default (unset), except
+the pause (orbit schedule pause/resume own it) and the labels (the apply set stamps them).
 An entry with kind: workflow (name, version, input_schema) registers that workflow version first,
 so the file's schedules may name it before any worker has run.
 The whole file is applied in one transaction: one refused entry changes nothing.

@@ -1,6 +1,7 @@
 /**
  * What `orbit schedule apply` would change on one schedule (docs/cli.md § orbit schedule apply):
- * only the settings the file gives are compared, defaults count as equal to an absent setting,
+ * the file's settings, and the ones it leaves out back to their defaults (but the timing, the pause
+ * and the labels); defaults count as equal to an absent setting,
  * object key order does not count, and `start_at` / `end_at` are compared as instants. Pure.
  */
 import type { JsonValue } from "../domain/json.js";
@@ -24,10 +25,32 @@ export interface SettingChange {
   to: JsonValue;
 }
 
-/** The settings of `entry` whose value differs from `current` (the stored settings), in entry order. */
+/**
+ * Settings a file that leaves them out does not reset: the schedule's identity and timing (a file
+ * always gives one; switching cron ⇄ interval clears the other), its pause (run-time state that
+ * `orbit schedule pause` and `resume` own, as an autoscaler owns a Deployment's replicas under
+ * `kubectl apply`), and its labels (stamped by the apply set: scopedLabels).
+ */
+const KEPT_WHEN_LEFT_OUT: ReadonlySet<string> = new Set([
+  "schedule_id",
+  "workflow",
+  "cron",
+  "interval",
+  "paused",
+  "pause_note",
+  "labels",
+]);
+
+/**
+ * The settings of `entry` whose value differs from `current` (the stored settings), in entry order;
+ * then, with `settingKeys`, each stored setting the entry leaves out (but {@link KEPT_WHEN_LEFT_OUT})
+ * that is not at its default, changed to unset: the schedule ends as the file says (a timezone
+ * taken out of the file went back to UTC on the server, not stayed Europe/Berlin).
+ */
 export function changedSettings(
   entry: Readonly<Record<string, unknown>>,
   current: Readonly<Record<string, unknown>>,
+  settingKeys: readonly string[] = [],
 ): SettingChange[] {
   const changes: SettingChange[] = [];
   for (const [setting, wanted] of Object.entries(entry)) {
@@ -35,6 +58,12 @@ export function changedSettings(
     const have = (current[setting] ?? DEFAULTS[setting] ?? null) as JsonValue;
     const want = (wanted ?? DEFAULTS[setting] ?? null) as JsonValue;
     if (!sameSetting(setting, want, have)) changes.push({ setting, from: have, to: (wanted ?? null) as JsonValue });
+  }
+  for (const setting of settingKeys) {
+    if (setting in entry || KEPT_WHEN_LEFT_OUT.has(setting) || current[setting] === undefined) continue;
+    const have = current[setting] as JsonValue;
+    const unset = (DEFAULTS[setting] ?? null) as JsonValue;
+    if (!sameSetting(setting, unset, have)) changes.push({ setting, from: have, to: unset });
   }
   return changes;
 }

@@ -16,6 +16,7 @@
  */
 import { invalidArgument, OrbitError } from "../domain/errors.js";
 import { DEFAULT_APPLY_OWNER, OWNER_LABEL, type ScheduleSettings } from "../domain/schedule.js";
+import { SETTING_KEYS } from "../domain/setting-table.js";
 import type { RegisterWorkflowRequest } from "../engine/workflows.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
@@ -253,7 +254,7 @@ async function applyEntry(
     return { action: "create", schedule_id: id, ...(waiting !== undefined ? { waiting } : {}) };
   }
   requireWorkflow(row.workflow);
-  const changes = changedSettings(body, stored as unknown as Record<string, unknown>);
+  const changes = changedSettings(body, stored as unknown as Record<string, unknown>, SETTING_KEYS);
   if (changes.length === 0) return { action: "unchanged", schedule_id: id };
   const patch: Record<string, unknown> = {};
   for (const c of changes) patch[c.setting] = body[c.setting] ?? null;

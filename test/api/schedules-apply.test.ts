@@ -112,6 +112,36 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
     },
   );
 
+  it.skipIf(!enabled)(
+    "makes a schedule match the file: a setting taken out of it goes back to its default, a pause stays",
+    async () => {
+      const scope = { "orbit/owner": "billing" };
+      const berlin = entry("tz", { timezone: "Europe/Berlin", overlap: "allow", jitter: "30s", description: "d" });
+      expect((await apply({ schedules: [berlin], scope })).body.created).toBe(1);
+      expect((await t.call("POST", "/v1/schedules/tz/pause", { note: "by hand" })).status).toBe(200);
+      // The file now gives the timing alone: it kept Europe/Berlin, allow and the jitter ("unchanged").
+      const again = await apply({ schedules: [entry("tz")], scope });
+      expect(again.body.steps).toEqual([
+        {
+          action: "update",
+          schedule_id: "tz",
+          changes: [
+            { setting: "timezone", from: "Europe/Berlin", to: "UTC" },
+            { setting: "overlap", from: "allow", to: "skip" },
+            { setting: "jitter", from: "30s", to: null },
+            { setting: "description", from: "d", to: null },
+          ],
+        },
+      ]);
+      const s = (await t.call("GET", "/v1/schedules/tz")).body;
+      expect(s).toMatchObject({ overlap: "skip", paused: true, pause_note: "by hand" });
+      for (const unset of ["timezone", "jitter", "description"]) expect(s).not.toHaveProperty(unset);
+      expect((await apply({ schedules: [entry("tz")], scope })).body.steps).toEqual([
+        { action: "unchanged", schedule_id: "tz" },
+      ]);
+    },
+  );
+
   it.skipIf(!enabled)("adopts a hand-made schedule the file names (its labels gain the scope)", async () => {
     await t.call("POST", "/v1/schedules", entry("adopted", { labels: { team: "ops" } }));
     const r = await apply({ schedules: [entry("adopted")], scope: { "orbit/owner": "billing" } });
