@@ -9,18 +9,34 @@ import type { Fence } from "../scheduler/schedules.js";
 /** The If-Match header as one trimmed text (repeated headers joined with commas). */
 const ifMatchText = (header: string | string[]): string => (Array.isArray(header) ? header.join(",") : header).trim();
 
-/** `"3"`, `W/"3"` or `3`; `*` (any revision) is no fence. */
-export function parseIfMatch(header: string | string[] | undefined): number | undefined {
+/**
+ * The revisions an If-Match names: `"3"` (the ETag), bare `3`, or a list (`"2", "3"`: any of them);
+ * `*` (any revision) is no fence. A weak tag (`W/"3"`) never matches, since If-Match compares
+ * strongly (RFC 9110 § 13.1.1): one alone is 412; it was taken as `"3"`, and a list was 400.
+ */
+export function parseIfMatch(header: string | string[] | undefined): number[] | undefined {
   if (header === undefined) return undefined;
   const text = ifMatchText(header);
   if (text === "*") return undefined;
-  // Quoted as the ETag, or bare; never half-quoted, never empty (an unset shell variable would
-  // otherwise switch the check off without a word).
-  const m = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(text);
-  if (m === null) {
-    throw new OrbitError("INVALID_ARGUMENT", `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`);
+  const revisions: number[] = [];
+  let weak = false;
+  for (const tag of text.split(",").map((t) => t.trim())) {
+    // Quoted as the ETag, or bare; never half-quoted, never empty (an unset shell variable would
+    // otherwise switch the check off without a word).
+    const m = /^(W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(tag);
+    if (m === null) {
+      throw new OrbitError("INVALID_ARGUMENT", `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`);
+    }
+    if (m[1] !== undefined) weak = true;
+    else revisions.push(Number(m[2] ?? m[3]));
   }
-  return Number(m[1] ?? m[2]);
+  if (revisions.length === 0 && weak) {
+    throw new OrbitError(
+      "PRECONDITION_FAILED",
+      `If-Match ${text} is a weak entity tag, which never matches (If-Match compares strongly, RFC 9110 § 13.1.1): send the schedule's ETag as it is, "3"`,
+    );
+  }
+  return revisions;
 }
 
 /** The fence of a write request: its If-Match header and `expected_revision` query parameter. */

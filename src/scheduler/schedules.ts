@@ -26,7 +26,7 @@ export type { ListSchedulesQuery, SchedulePage } from "./schedule-list.js";
 
 /** A write's revision fence: `If-Match` (412 on mismatch) or `?expected_revision=` (409). */
 export interface Fence {
-  ifMatch?: number;
+  ifMatch?: number | readonly number[];
   expectedRevision?: number;
 }
 
@@ -409,10 +409,11 @@ export class Schedules {
 /** The write's fence against the row it holds: If-Match (412) and expected_revision (409). */
 export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
   const id = row.scheduleId;
-  if (fence.ifMatch !== undefined && fence.ifMatch !== row.revision) {
+  const ifMatch = fence.ifMatch === undefined ? undefined : [fence.ifMatch].flat();
+  if (ifMatch !== undefined && !ifMatch.includes(row.revision)) {
     throw new OrbitError(
       "PRECONDITION_FAILED",
-      `schedule ${id} is at revision ${row.revision}, not ${fence.ifMatch} (If-Match); read it again`,
+      `schedule ${id} is at revision ${row.revision}, not ${ifMatch.join(" or ")} (If-Match); read it again`,
     );
   }
   if (fence.expectedRevision !== undefined && fence.expectedRevision !== row.revision) {

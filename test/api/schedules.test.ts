@@ -200,7 +200,20 @@ describe("changes with fences", () => {
       code: "PRECONDITION_FAILED",
       message: "schedule orders-every-10s is at revision 1, not 7 (If-Match); read it again",
     });
-    const ok = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"1"' });
+    // If-Match compares strongly (RFC 9110 § 13.1.1): a weak tag never matches (it was taken as "1").
+    const weak = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": 'W/"1"' });
+    expect({ status: weak.status, code: weak.body.code }).toEqual({ status: 412, code: "PRECONDITION_FAILED" });
+    expect(weak.body.message).toContain('If-Match W/"1" is a weak entity tag, which never matches');
+    // A list matches when any of its tags does (it was 400 "not a schedule revision").
+    const stale = await t.call(
+      "PATCH",
+      "/v1/schedules/orders-every-10s",
+      { interval: "1m" },
+      { "if-match": '"5", "7"' },
+    );
+    expect(stale.body.message).toBe("schedule orders-every-10s is at revision 1, not 5 or 7 (If-Match); read it again");
+    expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.revision).toBe(1);
+    const ok = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"7", "1"' });
     expect(ok.status).toBe(200);
     expect(
       (await t.call("POST", "/v1/schedules/orders-every-10s/pause", {}, { "if-match": "nonsense" })).body.code,
