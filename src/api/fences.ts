@@ -25,7 +25,10 @@ export function parseIfMatch(header: string | string[] | undefined): number[] | 
     // otherwise switch the check off without a word).
     const m = /^(W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(tag);
     if (m === null) {
-      throw new OrbitError("INVALID_ARGUMENT", `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`);
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`,
+      );
     }
     if (m[1] !== undefined) weak = true;
     else revisions.push(Number(m[2] ?? m[3]));
