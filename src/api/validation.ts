@@ -114,7 +114,7 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
       const allowed = (p.allowedValues as unknown[]).filter((v) => v !== null).map(String);
       const value = typeof error.data === "string" ? error.data : null;
       const name = path.split(".").pop() ?? "";
-      const hint = value === null ? null : (VALUE_ALIASES[name]?.[value] ?? suggestKey(value, allowed));
+      const hint = value === null ? null : (VALUE_ALIASES[name]?.[value.toLowerCase()] ?? suggestKey(value, allowed));
       return `${field} must be one of ${allowed.join(", ")}${hint === null ? "" : `; did you mean "${hint}"?`}`;
     }
     case "minimum":

@@ -7,8 +7,26 @@
 
 /** Per setting: a foreign value → Orbit's value. */
 export const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  overlap: { cancel_other: "cancel_previous", cancel_running: "cancel_previous", replace: "cancel_previous" },
-  catchup: { catchup: "catch_up", catch_up_all: "catch_up", skip: "skip_missed", once: "run_once" },
+  // Temporal's ScheduleOverlapPolicy (CANCEL_OTHER, TERMINATE_OTHER, ALLOW_ALL), a Kubernetes
+  // CronJob's concurrencyPolicy (Forbid, Replace, Allow); looked up in lower case.
+  overlap: {
+    cancel_other: "cancel_previous",
+    terminate_other: "cancel_previous",
+    cancel_running: "cancel_previous",
+    replace: "cancel_previous",
+    forbid: "skip",
+    allow_all: "allow",
+  },
+  // "latest" (run the most recent missed occurrence), "all", "none": the usual catch-up names.
+  catchup: {
+    catchup: "catch_up",
+    catch_up_all: "catch_up",
+    all: "catch_up",
+    skip: "skip_missed",
+    none: "skip_missed",
+    once: "run_once",
+    latest: "run_once",
+  },
 };
 
 /** A foreign field name of an action body (pause, resume) → Orbit's. */

@@ -58,7 +58,7 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
   const v = str(body, key);
   if (v === undefined) return undefined;
   if (!(values as readonly string[]).includes(v)) {
-    const hint = VALUE_ALIASES[key]?.[v] ?? suggestKey(v, values);
+    const hint = VALUE_ALIASES[key]?.[v.toLowerCase()] ?? suggestKey(v, values);
     throw invalidArgument(
       `${key} "${v}" is not one of ${values.join(", ")}${hint === null ? "" : `; did you mean "${hint}"?`}`,
     );

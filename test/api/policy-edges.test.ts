@@ -164,6 +164,19 @@ describe("settings and bodies a user gets wrong (items 7, 8, 11, 12)", () => {
     const r = await t.call("POST", "/v1/schedules", { ...base, schedule_id: "al", overlap: "cancel_other" });
     expect(r.status).toBe(400);
     expect(r.body.message).toContain('did you mean "cancel_previous"?');
+    // Kubernetes' and Temporal's values too, in their own case (they had no suggestion).
+    for (const [setting, value, ours] of [
+      ["overlap", "Forbid", "skip"],
+      ["overlap", "TERMINATE_OTHER", "cancel_previous"],
+      ["overlap", "ALLOW_ALL", "allow"],
+      ["catchup", "latest", "run_once"],
+    ]) {
+      const foreign = await t.call("POST", "/v1/schedules", { ...base, schedule_id: "al", [setting as string]: value });
+      expect({ status: foreign.status, hint: foreign.body.message.endsWith(`did you mean "${ours}"?`) }).toEqual({
+        status: 400,
+        hint: true,
+      });
+    }
     expect((await t.call("POST", "/v1/schedules", { ...base, schedule_id: "al" })).status).toBe(201);
     const p = await t.call("POST", "/v1/schedules/al/pause", { pause_note: "maintenance" });
     expect(p.status).toBe(400);

@@ -54,7 +54,7 @@ describe("schedule settings", () => {
       'overlap "queue" is not one of skip, allow, cancel_previous, buffer_one, buffer_all',
     );
     expect(refusal({ ...base, catchup: "latest" }).message).toBe(
-      'catchup "latest" is not one of skip_missed, run_once, catch_up',
+      'catchup "latest" is not one of skip_missed, run_once, catch_up; did you mean "run_once"?',
     );
   });
 
