@@ -276,6 +276,20 @@ const ABBREVIATION_HINTS: Record<string, string> = {
   HST: "Pacific/Honolulu",
 };
 
+/** Upper-cased names of UTC that are not its one spelling, "UTC" (IANA links and the usual ones). */
+const UTC_NAMES: ReadonlySet<string> = new Set([
+  "UTC",
+  "UCT",
+  "ZULU",
+  "Z",
+  "UNIVERSAL",
+  "GMT",
+  "GMT0",
+  "GMT+0",
+  "GMT-0",
+  "GREENWICH",
+]);
+
 let knownZones: Map<string, string> | undefined;
 
 /** Canonical-case spelling of every zone ICU lists, keyed by lower case, for "did you mean". */
@@ -298,6 +312,11 @@ function knownZoneSpellings(): Map<string, string> {
 export function validateTimeZone(name: string): void {
   if (name === "UTC") return;
   const upper = name.toUpperCase();
+  // Other names of UTC (`utc`, `Zulu`, `UCT`, `Z`, …) are not ambiguous: say that it is "UTC" they
+  // mean (they were refused as ambiguous abbreviations, with "Europe/Berlin" for an example).
+  if (UTC_NAMES.has(upper)) {
+    throw invalidSchedule(`timezone "${name}" is UTC under another name; write "UTC" (one spelling per zone)`);
+  }
   if (!name.includes("/")) {
     const hint = ABBREVIATION_HINTS[upper];
     throw invalidSchedule(

@@ -607,16 +607,15 @@ describe("time zone names", () => {
     );
   });
 
-  it("refuses GMT and lower-case utc, and suggests UTC once", () => {
-    expectOrbitError(
-      () => validateTimeZone("GMT"),
-      `timezone "GMT" is not an IANA time zone name (abbreviations are ambiguous and refused); use a name such as "UTC"`,
-    );
-    expectOrbitError(
-      () => validateTimeZone("utc"),
-      `timezone "utc" is not an IANA time zone name (abbreviations are ambiguous and refused); use a name such as "UTC"`,
-    );
-  });
+  it.each(["GMT", "utc", "Zulu", "UCT", "Universal", "Z"])(
+    "refuses %s as UTC under another name (not as an ambiguous abbreviation), naming UTC",
+    (name) => {
+      expectOrbitError(
+        () => validateTimeZone(name),
+        `timezone "${name}" is UTC under another name; write "UTC" (one spelling per zone)`,
+      );
+    },
+  );
 
   it("refuses unknown names", () => {
     expectOrbitError(
