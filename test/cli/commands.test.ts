@@ -553,6 +553,8 @@ describe("usage errors and an unreachable server", () => {
     ["an --input that is not an object", ["schedule", "trigger", "x", "--input", "[1]"], /JSON object/],
     ["create without timing", ["schedule", "create", "x", "--workflow", "W"], /give --cron/],
     ["create without --workflow", ["schedule", "create", "x", "--cron", "* * * * *"], /--workflow <name>/],
+    // The id first: it said --workflow was missing.
+    ["create without an id", ["schedule", "create", "--cron", "* * * * *"], /missing required argument 'schedule-id'/],
     ["an update without settings", ["schedule", "update", "x"], /nothing to change/],
     ["a bad --cluster", ["server", "--cluster", "ring"], /Allowed choices are single, active-standby, shared/],
     ["a bad --misfire-grace", ["server", "--misfire-grace", "soon"], /is not a duration/],
