@@ -199,7 +199,13 @@ export class Worker {
       }
       let tasks: TaskJson[];
       try {
-        tasks = await this.api.poll({ workflows: this.offers, max_tasks: Math.min(free, MAX_TASKS_PER_POLL) });
+        // While polls fail, one that gets through answers at once (wait_ms 0), so "polling again" is
+        // said when the server is back, not when a long poll ends up to 20 s later.
+        tasks = await this.api.poll({
+          workflows: this.offers,
+          max_tasks: Math.min(free, MAX_TASKS_PER_POLL),
+          ...(polls.failing ? { wait_ms: 0 } : {}),
+        });
       } catch (err) {
         if (this.closing.signal.aborted) break;
         polls.failed(err);
@@ -369,6 +375,11 @@ class FailureSpell {
         failing_for_s: Math.round((now - this.since) / 1000),
       });
     }
+  }
+
+  /** Whether a spell is on: something failed and nothing has succeeded since. */
+  get failing(): boolean {
+    return this.since !== null;
   }
 
   /** Ends a spell without a line (nothing left to send). */
