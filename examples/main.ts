@@ -18,12 +18,19 @@ const USAGE = "usage: npm start -- [--port N] [--data-dir DIR]   (defaults: 7233
 
 /** `--port` and `--data-dir`, as `orbit server` takes them; anything else is refused with the usage. */
 function flags(): { port?: number; dataDir?: string } {
-  let values: { port?: string; "data-dir"?: string };
+  let values: { port?: string; "data-dir"?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ options: { port: { type: "string" }, "data-dir": { type: "string" } } }));
+    ({ values } = parseArgs({
+      options: { port: { type: "string" }, "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+    }));
   } catch (err) {
     console.error(`orbit: ${(err as Error).message}\n${USAGE}`);
     process.exit(2);
+  }
+  // Asked for: the usage on stdout, exit 0 (it was "Unknown option '--help'", exit 2).
+  if (values.help === true) {
+    console.log(`${USAGE}\nStarts an Orbit server on SQLite with a worker and the demo schedule orders-every-10s.`);
+    process.exit(0);
   }
   const out: { port?: number; dataDir?: string } = {};
   if (values.port !== undefined) {

@@ -140,5 +140,10 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("npm start -- --port N --data-dir D"), () 
     children.push(started.child);
     expect(await started.exited).toBe(2);
     expect(started.output()).toMatch(/--prot[\s\S]*usage: npm start -- \[--port N\] \[--data-dir DIR\]/);
+    // --help is a question, not a mistake: the usage, exit 0 (it was "Unknown option '--help'", exit 2).
+    const help = npmStart(["--help"]);
+    children.push(help.child);
+    expect(await help.exited).toBe(0);
+    expect(help.output()).toMatch(/^usage: npm start -- \[--port N\] \[--data-dir DIR\]/m);
   }, 30_000);
 });
