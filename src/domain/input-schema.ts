@@ -61,6 +61,15 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     code: { regExp: safePatternEngine },
   });
   addFormats(validator);
+  // Checked against the meta-schema first, to say where and what: Ajv's own text for `"type":
+  // "objekt"` was "data/type must be equal to one of the allowed values, data/type must be array,
+  // data/type must match a schema in anyOf", naming neither the value nor the types.
+  if (validator.validateSchema(schema) === false) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${metaSchemaErrors(validator.errors ?? [], schema)}`,
+    );
+  }
   try {
     return validator.compile(schema);
   } catch (error) {
@@ -71,6 +80,37 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
       `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
     );
   }
+}
+
+/**
+ * The meta-schema's complaints, one per place: `/type: "objekt" is not one of array, boolean, …`.
+ * At a place with an enum error (`type` takes a name or a list of names), the other alternatives'
+ * errors there ("must be array", "must match a schema in anyOf") are left out.
+ */
+function metaSchemaErrors(errors: readonly ErrorObject[], schema: JsonObject): string {
+  const byPlace = new Map<string, ErrorObject[]>();
+  for (const e of errors) byPlace.set(e.instancePath, [...(byPlace.get(e.instancePath) ?? []), e]);
+  const lines: string[] = [];
+  for (const [place, here] of byPlace) {
+    const at = place === "" ? "the schema" : place;
+    const value = valueAt(schema, place);
+    const shown = value === undefined ? "" : `${JSON.stringify(value)?.slice(0, 60)} `;
+    const allowed = here.find((e) => e.keyword === "enum")?.params.allowedValues as unknown[] | undefined;
+    if (allowed !== undefined) lines.push(`${at}: ${shown}is not one of ${allowed.map(String).join(", ")}`);
+    else lines.push(`${at}: ${shown}${here.filter((e) => e.keyword !== "anyOf")[0]?.message ?? here[0]?.message}`);
+  }
+  return lines.slice(0, MAX_LISTED_ERRORS).join("; ");
+}
+
+/** The value at a JSON Pointer in `doc`, or undefined. */
+function valueAt(doc: unknown, place: string): unknown {
+  let at: unknown = doc;
+  for (const raw of place.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
 }
 
 /** JSON Pointer escaping (RFC 6901) for a property name appended to a path. */
