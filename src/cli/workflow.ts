@@ -16,7 +16,15 @@ interface RegisterFlags extends WriteFlags {
 }
 
 export function registerWorkflowCommands(program: Command, io: CliIO): void {
-  const workflow = program.command("workflow").description("register, list and deprecate workflow versions");
+  const workflow = program
+    .command("workflow")
+    .description("register, list and deprecate workflow versions")
+    // Each command without "[options]": "undeprecate [options] <workflow> [version]" left the
+    // descriptions under 40 columns, so commander stopped wrapping them at 80 (every other group wraps).
+    .configureHelp({
+      subcommandTerm: (cmd) =>
+        [cmd.name(), ...cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`))].join(" "),
+    });
 
   addWriteOptions(
     workflow
