@@ -168,6 +168,7 @@ function suggestSynonyms(command: Command): void {
     unknownCommand(): void;
     unknownOption(flag: string): void;
     missingMandatoryOptionValue(option: Option): void;
+    missingArgument(name: string): void;
   };
   const synonymError = (flag: string, only?: string): void => {
     const name = flag.split("=")[0]!;
@@ -244,6 +245,12 @@ function suggestSynonyms(command: Command): void {
       const said = spellingError(arg.split("=")[0]!);
       if (said?.endsWith(`(Did you mean ${option.long}?)`)) command.error(said, { code: "commander.unknownOption" });
     }
+    // A missing argument before a missing option: commander checks options first, so `orbit
+    // schedule create --cron …` without the id said --workflow was missing, not the id.
+    const operands = command.args.filter((a) => !a.startsWith("-")).length;
+    const wanted = command.registeredArguments.filter((a) => a.required);
+    const absent = wanted[operands];
+    if (absent !== undefined) own.missingArgument(absent.name());
     missing(option);
   };
   for (const sub of command.commands) suggestSynonyms(sub);

@@ -7,13 +7,7 @@ import { addWriteOptions, oneOf, printJson, usageError, type WriteFlags, wholeNu
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
-import {
-  addSettingsFlags,
-  missingRequiredFlag,
-  type SettingsFlags,
-  setAndUnset,
-  settingsBody,
-} from "./schedule-flags.js";
+import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
 import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
 import { pinnedWorkflow } from "./workflow-ref.js";
 
@@ -54,8 +48,6 @@ Examples:
   $ orbit schedule create orders-every-10s --workflow OrderProcessing --interval 10s --input @order.json`,
     )
     .action(async (id: string, opts: SettingsFlags & WriteFlags & JsonFlag, cmd: Command) => {
-      const missing = missingRequiredFlag(opts);
-      if (missing !== null) usageError(cmd, missing);
       if (opts.cron === undefined && opts.interval === undefined) {
         usageError(cmd, "give --cron <expression> or --interval <duration>");
       }

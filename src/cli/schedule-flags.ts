@@ -67,17 +67,8 @@ function option(key: SettingKey, flag: SettingFlag, mode: "create" | "update"): 
   if (range !== undefined) opt.argParser(wholeNumber(range[0], range[1]));
   else if (value !== "text" && value !== "switch" && value !== "whole") opt.argParser<unknown>(PARSERS[value]);
   if (flag.conflicts !== undefined) opt.conflicts(flag.conflicts);
+  if (flag.required && mode === "create") opt.makeOptionMandatory();
   return opt;
-}
-
-/**
- * The create flags that must be given, each said as commander says a mandatory option. Checked in
- * the action, not by commander: its check of mandatory options comes before the arguments', so
- * `orbit schedule create` without the id said the --workflow was missing, not the id.
- */
-export function missingRequiredFlag(flags: SettingsFlags): string | null {
-  const missing = FLAGGED.find((f) => f.flag.required && flags[f.attribute] === undefined);
-  return missing === undefined ? null : `required option '${missing.flag.spec}' not specified`;
 }
 
 /** Adds the settings flags; `update` makes every one optional and adds `--no-paused` and `--unset`. */
