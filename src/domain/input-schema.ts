@@ -64,22 +64,19 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
   // Checked against the meta-schema first, to say where and what: Ajv's own text for `"type":
   // "objekt"` was "data/type must be equal to one of the allowed values, data/type must be array,
   // data/type must match a schema in anyOf", naming neither the value nor the types.
-  if (validator.validateSchema(schema) === false) {
-    throw new OrbitError(
-      "INVALID_ARGUMENT",
-      `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${metaSchemaErrors(validator.errors ?? [], schema)}`,
-    );
-  }
+  // (Inside the try: a `$schema` Ajv does not know, draft-07's, throws there as it does in compile.)
+  let reason: string;
   try {
-    return validator.compile(schema);
+    if (validator.validateSchema(schema) === true) return validator.compile(schema);
+    reason = metaSchemaErrors(validator.errors ?? [], schema);
   } catch (error) {
     if (error instanceof OrbitError) throw new OrbitError(error.code, `input_schema of ${label}: ${error.message}`);
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new OrbitError(
-      "INVALID_ARGUMENT",
-      `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
-    );
+    reason = error instanceof Error ? error.message : String(error);
   }
+  throw new OrbitError(
+    "INVALID_ARGUMENT",
+    `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
+  );
 }
 
 /**

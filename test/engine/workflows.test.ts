@@ -57,6 +57,15 @@ describeEachDialect("workflows", (dialect) => {
     expect(badType.message).toBe(
       'input_schema of W@1.0.0 is not a valid JSON Schema (draft 2020-12): /type: "objekt" is not one of array, boolean, integer, null, number, object, string',
     );
+    // A $schema Ajv does not know is refused as before, not thrown past the refusal (a 500).
+    const draft7 = await refusal(
+      workflows().register({
+        name: "W",
+        version: "1.0.0",
+        input_schema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object" },
+      }),
+    );
+    expect(draft7).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("draft-07") });
     const notObject = await refusal(
       workflows().register({ name: "W", version: "1.0.0", input_schema: ["x"] as unknown as Record<string, never> }),
     );
