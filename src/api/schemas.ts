@@ -49,7 +49,9 @@ export const ListSchedulesQuery = Type.Object(
     ),
     outcome: Type.Optional(oneOf([...SCHEDULE_OUTCOMES], "search: the schedule's last outcome")),
     overdue: Type.Optional(
-      Type.Boolean({ description: "search: only active schedules whose next fire is over 60 s late" }),
+      Type.Boolean({
+        description: "search: only active schedules whose next fire is later than the misfire grace (60 s by default)",
+      }),
     ),
     sort: Type.Optional(oneOf([...SCHEDULE_SORTS], "search: the order (default id); ties by schedule_id")),
     order: Type.Optional(oneOf(["asc", "desc"], "search: ascending (default) or descending; nulls last")),

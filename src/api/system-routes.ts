@@ -44,7 +44,8 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
       handler: async (r) => {
         const access = d.access;
         const visible = access === null ? undefined : (w: string) => access.allows(r, "schedule", w);
-        const report = await runDoctor(d.scheduler.schedules.o.store, d.scheduler.clock, visible, d.scheduler.dueNow);
+        const s = d.scheduler;
+        const report = await runDoctor(s.schedules.o.store, s.clock, visible, s.dueNow, s.graceMs);
         return { status: 200, body: report as unknown as JsonObject };
       },
     },

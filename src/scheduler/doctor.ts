@@ -48,12 +48,13 @@ export async function runDoctor(
   clock: Clock,
   visible: (workflow: string) => boolean = () => true,
   dueNow: () => Promise<number> = async () => clock.now(),
+  overdueAfterMs = OVERDUE_AFTER_MS,
 ): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   checks.push(await writable(store, clock));
   checks.push(await migrations(store));
   checks.push(await clockSkew(store, clock));
-  checks.push(...(await schedulesAndWorkers(store, clock, visible, await dueNow())));
+  checks.push(...(await schedulesAndWorkers(store, clock, visible, await dueNow(), overdueAfterMs)));
   return { server_time: formatInstant(clock.now()), checks };
 }
 
@@ -141,12 +142,16 @@ async function allSchedules(store: Store): Promise<ScheduleRow[]> {
 const named = (ids: readonly string[]): string =>
   ids.slice(0, NAMED).join(", ") + (ids.length > NAMED ? ` and ${ids.length - NAMED} more` : "");
 
-/** `dueAt`: now by the clock occurrences come due by (the database's with --cluster shared), as orbit_schedules_overdue judges. */
+/**
+ * `dueAt`: now by the clock occurrences come due by (the database's with --cluster shared), and
+ * `overdueAfterMs` the misfire grace, as orbit_schedules_overdue judges.
+ */
 async function schedulesAndWorkers(
   store: Store,
   clock: Clock,
   visible: (workflow: string) => boolean,
   dueAt: number,
+  overdueAfterMs: number,
 ): Promise<DoctorCheck[]> {
   const now = clock.now();
   const active = (await allSchedules(store)).filter((r) => r.state === "active" && visible(r.workflow));
@@ -220,7 +225,7 @@ async function schedulesAndWorkers(
     });
   }
   const overdue = active
-    .filter((r) => r.dueMs !== null && r.dueMs < dueAt - OVERDUE_AFTER_MS)
+    .filter((r) => r.dueMs !== null && r.dueMs < dueAt - overdueAfterMs)
     .sort((a, b) => (a.dueMs ?? 0) - (b.dueMs ?? 0));
   // Fired, but their starts are refused (an input the latest version refuses, too many running):
   // each occurrence is retried, then a dead letter (docs/design.md § The fire).
@@ -231,7 +236,7 @@ async function schedulesAndWorkers(
     const oldest = overdue[0];
     const late = Math.round((dueAt - (oldest?.dueMs ?? dueAt)) / 1000);
     found.push(
-      `${overdue.length} schedule(s) overdue (due over ${OVERDUE_AFTER_MS / 1000} s ago and not fired): ${named(overdue.map((r) => r.scheduleId))}; the oldest is ${late} s late`,
+      `${overdue.length} schedule(s) overdue (due over ${overdueAfterMs / 1000} s ago and not fired): ${named(overdue.map((r) => r.scheduleId))}; the oldest is ${late} s late`,
     );
     hints.push(
       "the firing loop is behind or not running: check /readyz (a standby does not fire), this server's log lines with component scheduler, and orbit_schedule_fire_lag_seconds",

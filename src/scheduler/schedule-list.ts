@@ -30,6 +30,8 @@ export interface ListSchedulesQuery {
   q?: string;
   outcome?: string;
   overdue?: boolean;
+  /** How late is overdue (the server's misfire grace; default 60 s): set by Schedules.list. */
+  overdueAfterMs?: number;
   sort?: ScheduleSort;
   order?: "asc" | "desc";
 }
@@ -96,7 +98,7 @@ async function search(store: Store, now: number, query: ListSchedulesQuery & { l
       ...(query.q !== undefined ? { q: query.q.trim() } : {}),
       ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
       ...(query.state !== undefined ? { state: query.state } : {}),
-      ...(query.overdue === true ? { overdueBeforeMs: now - OVERDUE_AFTER_MS } : {}),
+      ...(query.overdue === true ? { overdueBeforeMs: now - (query.overdueAfterMs ?? OVERDUE_AFTER_MS) } : {}),
       ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
       sort,
       order: query.order ?? "asc",

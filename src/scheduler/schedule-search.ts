@@ -23,7 +23,10 @@ export const SCHEDULE_SORTS = [
 export const SCHEDULE_OUTCOMES = ["succeeded", "failed", "cancelled", "none"] as const;
 export type ScheduleSort = (typeof SCHEDULE_SORTS)[number];
 
-/** A schedule whose next fire is this far in the past and has not happened is overdue. */
+/**
+ * A schedule whose next fire is this far in the past and has not happened is overdue, unless the
+ * server's misfire grace says otherwise (`overdueAfterMs`: the threshold of orbit_schedules_overdue).
+ */
 export const OVERDUE_AFTER_MS = 60_000;
 
 export interface ScheduleSearch {
@@ -34,6 +37,8 @@ export interface ScheduleSearch {
   /** The schedule's last outcome (`succeeded`, `failed`, `cancelled`, `none`). */
   outcome?: string;
   overdue?: boolean;
+  /** How late is overdue: the server's misfire grace (default {@link OVERDUE_AFTER_MS}). */
+  overdueAfterMs?: number;
   sort?: ScheduleSort;
   order?: "asc" | "desc";
   cursor?: string;
@@ -101,8 +106,8 @@ export function outcomeOf(row: ScheduleRow): string {
   return "none";
 }
 
-export function isOverdue(row: ScheduleRow, now: number): boolean {
-  return row.state === "active" && !row.paused && row.dueMs !== null && row.dueMs < now - OVERDUE_AFTER_MS;
+export function isOverdue(row: ScheduleRow, now: number, afterMs = OVERDUE_AFTER_MS): boolean {
+  return row.state === "active" && !row.paused && row.dueMs !== null && row.dueMs < now - afterMs;
 }
 
 /** A page's cursor: the list's order and the last row's position in it. */
@@ -142,7 +147,7 @@ export function searchSchedules(all: readonly ScheduleRow[], s: ScheduleSearch, 
     if (s.visible !== undefined && !s.visible(row.workflow)) continue;
     if (s.workflow !== undefined && row.workflow !== s.workflow) continue;
     if (s.outcome !== undefined && outcomeOf(row) !== s.outcome) continue;
-    if (s.overdue === true && !isOverdue(row, now)) continue;
+    if (s.overdue === true && !isOverdue(row, now, s.overdueAfterMs)) continue;
     if (q !== "") {
       const description = (row.spec as { description?: unknown }).description;
       const hit =

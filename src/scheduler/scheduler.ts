@@ -59,12 +59,15 @@ export class Scheduler {
   readonly clock: Clock;
   /** The time occurrences come due by: the database's with --cluster shared, else {@link clock}'s. */
   readonly dueNow: () => Promise<number>;
+  /** How late an occurrence may be and still start; also how late is overdue (--misfire-grace). */
+  readonly graceMs: number;
 
   constructor(o: SchedulerOptions) {
     this.clock = o.clock;
     const dueClock = o.dueClock;
     this.dueNow = dueClock !== undefined ? () => dueClock() : async () => o.clock.now();
     const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
+    this.graceMs = graceMs;
     this.loop = new SchedulerLoop({
       store: o.store,
       clock: o.clock,

@@ -273,7 +273,8 @@ export class Schedules {
 
   /** A page of schedules, or a search (schedule-list.ts). */
   list(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
-    return listSchedules(this.o.store, () => this.now(), query);
+    // Overdue as orbit_schedules_overdue counts it: due longer ago than the misfire grace.
+    return listSchedules(this.o.store, () => this.now(), { ...query, overdueAfterMs: this.o.graceMs });
   }
 
   /**

@@ -98,6 +98,16 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     const dueBy = (ms: number) => async () => ms;
     const shared = await runDoctor(db.store, h.clock, undefined, dueBy(h.clock.now() - 300_000));
     expect(shared.checks.find((x) => x.name === "schedules")?.message).toBe("1 active, none overdue");
+    // Overdue past the server's misfire grace, as the metric: with a 5 s grace, 10-20 s late is
+    // overdue (doctor said "none overdue" while orbit_schedules_overdue counted it).
+    const at = dueBy(h.clock.now() - 280_000);
+    expect((await runDoctor(db.store, h.clock, undefined, at)).checks.find((x) => x.name === "schedules")?.status).toBe(
+      "ok",
+    );
+    const graced = await runDoctor(db.store, h.clock, undefined, at, 5_000);
+    expect(graced.checks.find((x) => x.name === "schedules")?.message).toMatch(
+      /^1 schedule\(s\) overdue \(due over 5 s ago and not fired\): orders/,
+    );
   });
 
   it("fails schedules when one's occurrences cannot start (its input refused by the latest version)", async () => {
