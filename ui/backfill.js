@@ -18,11 +18,10 @@ const COUNT_MAX = 50;
  * @param {string} to
  */
 async function rangeCountText(sch, from, to) {
+  const bad = rangeProblem(from, to);
+  if (bad !== null) return bad;
   const start = Date.parse(from);
   const end = Date.parse(to);
-  if (Number.isNaN(start)) return `"${from}" is not an RFC 3339 time.`;
-  if (Number.isNaN(end)) return `"${to}" is not an RFC 3339 time.`;
-  if (end < start) return "The range ends before it starts.";
   const { next_fire_times: times } = await previewTiming({
     cron: sch.cron,
     interval: sch.interval,
@@ -36,6 +35,20 @@ async function rangeCountText(sch, from, to) {
   const n = times.filter((/** @type {string} */ t) => Date.parse(t) <= end).length;
   if (n >= COUNT_MAX) return `The range holds more than ${COUNT_MAX - 1} occurrences.`;
   return `The range holds ${n} occurrence${n === 1 ? "" : "s"}.`;
+}
+
+/**
+ * What is wrong with a range the dialog can tell without asking the server, or null.
+ * @param {string} from
+ * @param {string} to
+ */
+function rangeProblem(from, to) {
+  const start = Date.parse(from);
+  const end = Date.parse(to);
+  if (Number.isNaN(start)) return `"${from}" is not an RFC 3339 time.`;
+  if (Number.isNaN(end)) return `"${to}" is not an RFC 3339 time.`;
+  if (end < start) return "The range ends before it starts.";
+  return null;
 }
 
 /**
@@ -57,7 +70,18 @@ export async function backfill(sch, done) {
     const text = await rangeCountText(sch, from.value.trim(), to.value.trim()).catch(errorText);
     if (mine === seq) count.textContent = text;
   };
-  for (const input of [from, to]) input.addEventListener("input", () => void recount());
+  // A refusal the server gave for the range typed before is not about this one: cleared as it is
+  // changed (it stayed red under "The range holds 3 occurrences.").
+  const clearRefusal = () => {
+    const error = from.closest("dialog")?.querySelector("#dialog-error");
+    if (error) error.textContent = "";
+  };
+  for (const input of [from, to]) {
+    input.addEventListener("input", () => {
+      clearRefusal();
+      void recount();
+    });
+  }
   void recount();
   const ok = await ask({
     heading: `Backfill ${sch.schedule_id}?`,
@@ -73,6 +97,9 @@ export async function backfill(sch, done) {
     focus: from,
     // A refusal is said in the dialog, which stays open with the range typed.
     confirm: async () => {
+      // What the dialog already knows is wrong is not sent (a 400 and a console error for it).
+      const bad = rangeProblem(from.value.trim(), to.value.trim());
+      if (bad !== null) return bad;
       try {
         const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
         say(

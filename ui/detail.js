@@ -10,7 +10,7 @@ import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
 import { ledgerLegend, ledgerTimeline } from "./charts.js";
 import { h } from "./dom.js";
-import { executionLink, stateBadge, statusBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
+import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { occurrenceGrid } from "./grid.js";
 import { jsonText } from "./json-text.js";
@@ -216,7 +216,7 @@ function executionsSection(executions) {
                     { dataset: { status: e.status } },
                     h("td", { class: "small", "data-label": "Execution" }, executionLink(e.execution_id)),
                     h("td", { "data-label": "Trigger", text: e.trigger?.type ?? "-" }),
-                    h("td", { "data-label": "Status" }, statusBadge(e.status)),
+                    h("td", { "data-label": "Status" }, executionBadge(e)),
                     h("td", { "data-label": "Created" }, timeEl(e.created_at)),
                     h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
                   ),

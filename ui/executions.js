@@ -8,7 +8,7 @@ import { actionButton, cancel, errorText, reload, retract, retry } from "./actio
 import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { fill, h } from "./dom.js";
-import { executionLink, relativeText, scheduleLink, statusBadge, timeEl, workflowLink } from "./format.js";
+import { executionBadge, executionLink, relativeText, scheduleLink, timeEl, workflowLink } from "./format.js";
 
 const STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"];
 const PAGE_SIZE = 50;
@@ -120,7 +120,7 @@ export function executionsView(params) {
           h("th", { scope: "row", "data-label": "Execution" }, executionLink(e.execution_id)),
           h("td", { "data-label": "Workflow" }, workflowLink(e.workflow, `${e.workflow}@${e.version}`)),
           h("td", { "data-label": "Schedule" }, scheduleFact(e, false)),
-          h("td", { "data-label": "Status" }, statusBadge(e.status)),
+          h("td", { "data-label": "Status" }, executionBadge(e)),
           h("td", { "data-label": "Created" }, timeEl(e.created_at)),
           h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
         ),
@@ -231,7 +231,7 @@ export function executionView(id) {
     retract(`execution:${id}`, e.status);
     if (last !== null && last.e.status === e.status && last.events === events) return;
     last = { e, events };
-    heading.replaceChildren(`${id} `, statusBadge(e.status));
+    heading.replaceChildren(`${id} `, executionBadge(e));
     const live = e.status === "RUNNING" || e.status === "COMPENSATING";
     const buttons = h("div", { class: "actions" });
     if (live && may("cancel", e.workflow)) buttons.append(actionButton("Cancel", id, cancel, refresh, "danger"));
@@ -239,7 +239,7 @@ export function executionView(id) {
       buttons.append(actionButton("Retry", id, retry, refresh));
     /** @type {[string, any][]} */
     const facts = [
-      ["Status", statusBadge(e.status)],
+      ["Status", executionBadge(e)],
       ["Workflow", workflowLink(e.workflow, `${e.workflow}@${e.version}`)],
       ["Schedule", scheduleFact(e)],
       [

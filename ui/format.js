@@ -118,6 +118,17 @@ export function statusBadge(status) {
 }
 
 /**
+ * An execution's status badge: TIMED OUT for a run that hit its timeout (FAILED with error type
+ * Timeout), as the schedule's outcome says it; the execution's page said FAILED.
+ * @param {any} e
+ */
+export function executionBadge(e) {
+  return e.status === "FAILED" && e.error?.type === "Timeout"
+    ? h("span", { class: "badge status-failed timed-out", text: "TIMED OUT" })
+    : statusBadge(e.status);
+}
+
+/**
  * A schedule's last outcome (docs/outcomes.md): its status badge and consecutive failures, or "-".
  * @param {any} sch
  */

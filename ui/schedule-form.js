@@ -95,7 +95,8 @@ function previewBox(timing, drawn) {
         h("p", { class: "preview-description" }, h("strong", { text: p.description })),
         h(
           "table",
-          { class: "preview-times" },
+          // One card per fire at 390 px, as every other table (it ran 120 px past a phone's edge).
+          { class: "preview-times responsive" },
           h(
             "thead",
             {},
@@ -114,9 +115,9 @@ function previewBox(timing, drawn) {
               h(
                 "tr",
                 {},
-                h("td", { class: "mono", text: t }),
-                zone !== "UTC" ? h("td", { text: zoneText(t, zone) }) : null,
-                h("td", { text: zoneText(t) }),
+                h("td", { class: "mono", "data-label": "UTC", text: t }),
+                zone !== "UTC" ? h("td", { "data-label": zone, text: zoneText(t, zone) }) : null,
+                h("td", { "data-label": `You (${viewer})`, text: zoneText(t) }),
               ),
             ),
           ),
@@ -186,10 +187,12 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
   const preview = previewBox(() => {
     const v = timingInput.value.trim();
     const dst = text("f-dst");
-    const startAt = text("f-start-at");
+    // The bounds for both kinds, as the schedule will have them: without them the preview listed
+    // fires from today for a schedule that starts next year, and none of its end.
+    const bounds = { start_at: text("f-start-at") || undefined, end_at: text("f-end-at") || undefined };
     return kind === "cron"
-      ? { cron: v, timezone: zone.value.trim() || undefined, dst: dst || undefined }
-      : { interval: v, start_at: startAt || undefined };
+      ? { cron: v, timezone: zone.value.trim() || undefined, dst: dst || undefined, ...bounds }
+      : { interval: v, ...bounds };
   }, once);
   // A refusal is said once: after a submit the server refuses for the timing, the preview above
   // held the very sentence the submit line said (a newcomer saw it twice). The submit line, next
@@ -374,6 +377,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     zone,
     form.querySelector(`#${fid("f-dst")}`),
     form.querySelector(`#${fid("f-start-at")}`),
+    form.querySelector(`#${fid("f-end-at")}`),
   ]) {
     el?.addEventListener("input", () => preview.schedule());
   }

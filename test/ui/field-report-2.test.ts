@@ -241,15 +241,28 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     await r.ok("POST", "/v1/schedules", { schedule_id: "refused-backfill", workflow: "Reports", interval: "1h" });
     await r.open("#/schedules/refused-backfill");
     await r.page.click('button[aria-label="Backfill refused-backfill"]');
+    const sent: string[] = [];
+    r.page.on("request", (q) => {
+      if (q.url().endsWith("/backfill")) sent.push(q.url());
+    });
+    // A range the dialog knows is wrong is said, not sent (it was sent and refused with a 400).
     await r.page.fill("#backfill-from", "2026-11-15T10:00:00Z");
     await r.page.fill("#backfill-to", "2026-11-15T09:00:00Z");
     await r.page.click("dialog button[value=ok]");
     const error = r.page.locator("dialog[open] #dialog-error");
+    await error.filter({ hasText: "The range ends before it starts." }).waitFor();
+    expect(sent).toEqual([]);
+    // One the server refuses (occurrences still to come): its refusal, with the range kept.
+    await r.page.fill("#backfill-to", "2026-11-16T09:00:00Z");
+    await r.page.click("dialog button[value=ok]");
     await error.filter({ hasText: "INVALID" }).waitFor();
+    expect(sent.length).toBe(1);
     expect(await r.page.inputValue("#backfill-from")).toBe("2026-11-15T10:00:00Z");
-    expect(await r.page.inputValue("#backfill-to")).toBe("2026-11-15T09:00:00Z");
-    // Corrected, it starts and closes.
+    expect(await r.page.inputValue("#backfill-to")).toBe("2026-11-16T09:00:00Z");
+    // Typing on clears it: it was about the range before (it stayed under the new count).
     await r.page.fill("#backfill-to", "2026-11-15T11:00:00Z");
+    expect((await error.textContent()) ?? "").toBe("");
+    // Corrected, it starts and closes.
     await r.page.click("dialog button[value=ok]");
     await r.page.locator("dialog").waitFor({ state: "detached" });
     await statusLine().filter({ hasText: "backfill 2026-11-15T10:00:00Z" }).waitFor();

@@ -249,6 +249,11 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     expect((await r.page.locator("tr[data-schedule-id=slow] .outcome .badge").textContent())?.trim()).toBe("TIMED OUT");
     await r.open("#/schedules/slow");
     expect((await r.page.locator(".glance .outcome .badge").textContent())?.trim()).toBe("TIMED OUT");
+    // Its execution says so too, in its row and on its page (both said FAILED).
+    const id = (await r.ok("GET", "/v1/schedules/slow")).last_outcome.execution_id as string;
+    expect((await r.page.locator(".badge.timed-out").allTextContents()).map((t) => t.trim())).toContain("TIMED OUT");
+    await r.open(`#/executions/${encodeURIComponent(id)}`);
+    expect((await r.page.locator("main h1 .badge").textContent())?.trim()).toBe("TIMED OUT");
 
     await r.open("#/bogus/page");
     expect(await r.page.locator("main h1").textContent()).toBe("Page not found");
