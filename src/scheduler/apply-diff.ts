@@ -59,6 +59,15 @@ export function changedSettings(
     const want = (wanted ?? DEFAULTS[setting] ?? null) as JsonValue;
     if (!sameSetting(setting, want, have)) changes.push({ setting, from: have, to: (wanted ?? null) as JsonValue });
   }
+  // A switch between cron and interval clears the other (settings.ts applyPatch): said as a change.
+  for (const [given, cleared] of [
+    ["cron", "interval"],
+    ["interval", "cron"],
+  ] as const) {
+    if (settingKeys.length === 0 || entry[given] == null || entry[cleared] != null) continue;
+    const have = current[cleared];
+    if (have !== undefined && have !== null) changes.push({ setting: cleared, from: have as JsonValue, to: null });
+  }
   for (const setting of settingKeys) {
     if (setting in entry || KEPT_WHEN_LEFT_OUT.has(setting) || current[setting] === undefined) continue;
     const have = current[setting] as JsonValue;
@@ -87,6 +96,9 @@ function sameSetting(key: string, want: JsonValue, have: JsonValue): boolean {
   if ((key === "start_at" || key === "end_at") && typeof want === "string" && typeof have === "string") {
     return Date.parse(want) === Date.parse(have);
   }
+  // `notify` may be a URL, one target or a list; stored, it is a list of targets: the shorthand
+  // was reported "updated" on every apply of an unchanged file.
+  if (key === "notify") return canonicalJson(notifyList(want)) === canonicalJson(notifyList(have));
   return canonicalJson(want) === canonicalJson(have);
 }
 
@@ -98,4 +110,11 @@ export function canonicalJson(value: JsonValue): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(",")}}`;
   }
   return JSON.stringify(value);
+}
+
+/** A `notify` value as a list of targets (`"https://…"` is `[{"url": "https://…"}]`). */
+function notifyList(value: JsonValue): JsonValue {
+  if (value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((t) => (typeof t === "string" ? { url: t } : t));
 }

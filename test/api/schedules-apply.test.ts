@@ -139,6 +139,21 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
       expect((await apply({ schedules: [entry("tz")], scope })).body.steps).toEqual([
         { action: "unchanged", schedule_id: "tz" },
       ]);
+      // A switch to an interval says the cron goes (the plan left it out, and the cron was gone).
+      const every = { schedule_id: "tz", workflow: "Billing", interval: "10m" };
+      expect((await apply({ schedules: [every], scope, dry_run: true })).body.steps[0].changes).toEqual([
+        { setting: "interval", from: null, to: "10m" },
+        { setting: "cron", from: "0 3 * * *", to: null },
+      ]);
+      // notify as a URL is the list of one target it is stored as: unchanged when applied again
+      // (it was "updated" on every apply, and the revision moved).
+      const hooked = { ...entry("tz"), notify: "https://hooks.example.test/orbit" };
+      expect((await apply({ schedules: [hooked], scope })).body.updated).toBe(1);
+      const revision = (await t.call("GET", "/v1/schedules/tz")).body.revision;
+      expect((await apply({ schedules: [hooked], scope })).body.steps).toEqual([
+        { action: "unchanged", schedule_id: "tz" },
+      ]);
+      expect((await t.call("GET", "/v1/schedules/tz")).body.revision).toBe(revision);
     },
   );
 
