@@ -20,7 +20,10 @@ export function parseIfMatch(header: string | string[] | undefined): number[] | 
   if (text === "*") return undefined;
   const revisions: number[] = [];
   let weak = false;
-  for (const tag of text.split(",").map((t) => t.trim())) {
+  // Empty list elements (`"2",`) are skipped, as RFC 9110 § 5.6.1.2 asks; an empty header is not.
+  const tags = text.split(",").map((t) => t.trim());
+  const given = tags.some((t) => t !== "") ? tags.filter((t) => t !== "") : tags;
+  for (const tag of given) {
     // Quoted as the ETag, or bare; never half-quoted, never empty (an unset shell variable would
     // otherwise switch the check off without a word).
     const m = /^(W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/.exec(tag);
@@ -36,7 +39,7 @@ export function parseIfMatch(header: string | string[] | undefined): number[] | 
   if (revisions.length === 0 && weak) {
     throw new OrbitError(
       "PRECONDITION_FAILED",
-      `If-Match ${text} is a weak entity tag, which never matches (If-Match compares strongly, RFC 9110 § 13.1.1): send the schedule's ETag as it is, "3"`,
+      `If-Match ${text} is a weak entity tag, which never matches (If-Match compares strongly, RFC 9110 § 13.1.1): send the schedule's ETag as it is, without W/`,
     );
   }
   return revisions;

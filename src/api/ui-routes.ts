@@ -6,7 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { describeTiming } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
-import { compileTiming } from "../time/schedule-timing.js";
+import { compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
 import type { ApiDeps } from "./deps.js";
 import type { RouteDef } from "./route.js";
 
@@ -70,6 +70,7 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
         const from = q.from === undefined ? now : parseInstant(q.from, "from");
         const startAt = q.start_at === undefined ? null : parseInstant(q.start_at, "start_at", "up");
         const endAt = q.end_at === undefined ? null : parseInstant(q.end_at, "end_at");
+        refuseBlankTiming(q.cron, q.interval);
         // "Never fires in the next five years" counts from `from`, as `orbit schedule preview` does.
         const c = compileTiming(
           { cron: q.cron, interval: q.interval, timezone: q.timezone, dst: q.dst, startAt, endAt },

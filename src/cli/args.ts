@@ -52,11 +52,17 @@ export function wholeNumber(min: number, max: number): (text: string) => number 
 }
 
 /**
- * `--if-match`: a schedule revision, `3`, or quoted as the ETag is (`"3"`, `W/"3"`). Anything else
- * is a usage error that quotes the value once: sent, `abc` came back as `If-Match "\"abc\"" is not …`.
+ * `--if-match`: a schedule revision, `3`, or quoted as the ETag is (`"3"`). Anything else is a usage
+ * error that quotes the value once: sent, `abc` came back as `If-Match "\"abc\"" is not …`. A weak
+ * tag (`W/"3"`) never matches If-Match, as the server answers (412): it was sent as `"3"` and matched.
  */
 export function revisionArg(text: string): string {
-  const m = /^\s*(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))\s*$/.exec(text);
+  if (/^\s*W\//.test(text)) {
+    throw new InvalidArgumentError(
+      "a weak tag (W/…) never matches If-Match: give the revision, such as 3, or the ETag as the server sends it.",
+    );
+  }
+  const m = /^\s*(?:"(\d{1,15})"|(\d{1,15}))\s*$/.exec(text);
   if (m === null) {
     throw new InvalidArgumentError("give a schedule revision such as 3 (`orbit schedule get <id> --json` shows it).");
   }

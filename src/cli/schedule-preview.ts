@@ -11,7 +11,7 @@ import { OrbitError } from "../domain/errors.js";
 import { describeTiming } from "../time/describe.js";
 import { dstName } from "../time/dst.js";
 import { formatInstant, parseInstant } from "../time/format.js";
-import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import { type CompiledTiming, compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
 import { EXIT_USAGE } from "./exit.js";
 import type { CliIO, Writer } from "./io.js";
 import { LocalTimeFormatter } from "./local-time.js";
@@ -90,6 +90,7 @@ export async function preview(opts: PreviewOptions, io: CliIO): Promise<void> {
   const from = opts.from ?? io.now();
   const startAt = opts.startAt === undefined ? null : parseInstant(opts.startAt, "start_at", "up");
   const endAt = opts.endAt === undefined ? null : parseInstant(opts.endAt, "end_at");
+  refuseBlankTiming(opts.cron, opts.interval);
   const compiled = compileTiming(
     { cron: opts.cron, interval: opts.interval, timezone: opts.timezone, dst: opts.dst, startAt, endAt },
     from,

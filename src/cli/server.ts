@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
-import { graceTooShort, MIN_GRACE_MS } from "../domain/schedule.js";
+import { graceProblem } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
 import { wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";
@@ -67,7 +67,8 @@ function durationFlag(flag: string): (text: string) => number {
       if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
       throw err;
     }
-    if (flag === "--misfire-grace" && ms < MIN_GRACE_MS) throw new InvalidArgumentError(`${graceTooShort(ms)}.`);
+    const refused = flag === "--misfire-grace" ? graceProblem(ms) : null;
+    if (refused !== null) throw new InvalidArgumentError(`${refused}.`);
     return ms;
   };
 }

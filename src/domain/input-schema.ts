@@ -72,6 +72,11 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
   } catch (error) {
     if (error instanceof OrbitError) throw new OrbitError(error.code, `input_schema of ${label}: ${error.message}`);
     reason = error instanceof Error ? error.message : String(error);
+    // A `$schema` of another draft: say which one is taken (Ajv said "no schema with key or ref").
+    const other = /^no schema with key or ref "(.*)"$/.exec(reason);
+    if (other !== null && other[1] === (schema as { $schema?: unknown }).$schema) {
+      reason = `$schema "${other[1]}" is not supported: input schemas are draft 2020-12 (leave $schema out, or give "https://json-schema.org/draft/2020-12/schema")`;
+    }
   }
   throw new OrbitError(
     "INVALID_ARGUMENT",

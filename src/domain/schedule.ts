@@ -87,7 +87,13 @@ export interface ScheduleSettings {
  * a grace of 0 (accepted before) recorded on-time occurrences as missed (docs/server.md).
  */
 export const MIN_GRACE_MS = 1000;
+/** The longest misfire grace: 365 days, as the other durations of a schedule (catchup_window). */
+export const MAX_GRACE_MS = 365 * 86_400_000;
 
-export function graceTooShort(graceMs: number): string {
+/** Why a misfire grace is refused, or null: at least 1 s, at most 365 d, whole milliseconds. */
+export function graceProblem(graceMs: number): string | null {
+  if (!Number.isSafeInteger(graceMs)) return `--misfire-grace must be a whole number of milliseconds, got ${graceMs}`;
+  if (graceMs > MAX_GRACE_MS) return `--misfire-grace must be at most 365d, got ${graceMs} ms`;
+  if (graceMs >= MIN_GRACE_MS) return null;
   return `--misfire-grace must be at least 1s, got ${graceMs} ms: the firing loop is itself a few milliseconds late, so a shorter grace records occurrences that are on time as missed`;
 }

@@ -19,7 +19,7 @@ import { validateOutcomeSettings, wholeNumber } from "../engine/outcome-settings
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
-import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
+import { type CompiledTiming, compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
 import type { Timing } from "../time/timing.js";
 import { Zone } from "../time/zone.js";
 import { VALUE_ALIASES } from "./aliases.js";
@@ -247,18 +247,7 @@ export function validateSettings(
       throw refuse(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
     }
   }
-  // Kept as given, blanks would be stored and shown (`cron " 0 0 * * * "`); a timezone or dst with
-  // them is refused too.
-  for (const [name, value] of [
-    ["cron", cron],
-    ["interval", interval],
-  ] as const) {
-    if (value !== undefined && value !== value.trim()) {
-      throw invalidSchedule(
-        `${name} ${JSON.stringify(value)} has blanks at its start or end; give ${JSON.stringify(value.trim())}`,
-      );
-    }
-  }
+  refuseBlankTiming(cron, interval);
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {

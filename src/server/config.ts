@@ -8,7 +8,7 @@ import { type Logger, pino } from "pino";
 import { SystemClock } from "../clock/system-clock.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
-import { graceTooShort, MIN_GRACE_MS } from "../domain/schedule.js";
+import { graceProblem } from "../domain/schedule.js";
 import { DEFAULT_GRACE_MS } from "../scheduler/scheduler.js";
 import { type AccessConfig, loadAccessConfig } from "./access-config.js";
 import {
@@ -60,8 +60,8 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
       `--cluster ${cluster} needs PostgreSQL (--database postgres://…): SQLite is one process's file`,
     );
   }
-  if (!Number.isSafeInteger(graceMs) || graceMs < MIN_GRACE_MS)
-    throw new OrbitError("INVALID_ARGUMENT", graceTooShort(graceMs));
+  const graceRefused = graceProblem(graceMs);
+  if (graceRefused !== null) throw new OrbitError("INVALID_ARGUMENT", graceRefused);
   const labels = options.metricsScheduleLabels;
   if (labels !== undefined && (!Number.isSafeInteger(labels) || labels < 0 || labels > 1_000_000)) {
     throw new OrbitError(

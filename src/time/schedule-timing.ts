@@ -78,3 +78,21 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
   const timing = startAt === null && endAt === null ? base : new BoundedTiming(base, startAt, endAt);
   return { timing, kind: "cron", cron, intervalMs: null, zone, dst };
 }
+
+/**
+ * A cron or interval with blanks around it: kept as given, the blanks were stored and shown
+ * (`cron " 0 0 * * * "`), as a timezone or dst with them is refused too. Creates, updates and both
+ * previews refuse it alike.
+ */
+export function refuseBlankTiming(cron: string | undefined, interval: string | undefined): void {
+  for (const [name, value] of [
+    ["cron", cron],
+    ["interval", interval],
+  ] as const) {
+    if (value !== undefined && value !== value.trim()) {
+      throw invalidSchedule(
+        `${name} ${JSON.stringify(value)} has blanks at its start or end; give ${JSON.stringify(value.trim())}`,
+      );
+    }
+  }
+}

@@ -315,7 +315,7 @@ export function validateTimeZone(name: string): void {
   // Other names of UTC (`utc`, `Zulu`, `UCT`, `Z`, …) are not ambiguous: say that it is "UTC" they
   // mean (they were refused as ambiguous abbreviations, with "Europe/Berlin" for an example).
   if (UTC_NAMES.has(upper)) {
-    throw invalidSchedule(`timezone "${name}" is UTC under another name; write "UTC" (one spelling per zone)`);
+    throw invalidSchedule(`timezone "${name}" is UTC under another name; write "UTC"`);
   }
   if (!name.includes("/")) {
     const hint = ABBREVIATION_HINTS[upper];

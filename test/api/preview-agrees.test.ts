@@ -82,3 +82,15 @@ it("describes the bounds, as the CLI's second line does", async () => {
     "Every 10 seconds, aligned to start_at 2027-03-01T00:00:00Z, until end_at 2027-04-01T00:00:00Z",
   );
 });
+
+it("refuses a cron or an interval with blanks around it, as a create does", async () => {
+  const cron = await t.call("GET", "/v1/preview?cron=%200%209%20*%20*%20*&count=1");
+  expect({ status: cron.status, ...cron.body }).toEqual({
+    status: 400,
+    code: "INVALID_SCHEDULE",
+    message: 'cron " 0 9 * * *" has blanks at its start or end; give "0 9 * * *"',
+  });
+  expect((await t.call("GET", "/v1/preview?interval=10m%20&count=1")).status).toBe(400);
+  const c = await runCli(["schedule", "preview", "--cron", " 0 9 * * *", "--count", "1"]);
+  expect(c.stderr).toContain('cron " 0 9 * * *" has blanks at its start or end');
+});

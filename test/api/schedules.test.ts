@@ -213,7 +213,7 @@ describe("changes with fences", () => {
     );
     expect(stale.body.message).toBe("schedule orders-every-10s is at revision 1, not 5 or 7 (If-Match); read it again");
     expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.revision).toBe(1);
-    const ok = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"7", "1"' });
+    const ok = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"7", "1",' });
     expect(ok.status).toBe(200);
     expect(
       (await t.call("POST", "/v1/schedules/orders-every-10s/pause", {}, { "if-match": "nonsense" })).body.code,

@@ -564,6 +564,7 @@ describe("usage errors and an unreachable server", () => {
       ["server", "--misfire-grace", "0s"],
       /--misfire-grace must be at least 1s, got 0 ms/,
     ],
+    ["a --misfire-grace over 365d", ["server", "--misfire-grace", "366d"], /--misfire-grace must be at most 365d/],
     ["a --ledger-retention of 0", ["server", "--ledger-retention", "0"], /--ledger-retention.*from 1 to 1000000/],
     [
       "a --token with a line break",

@@ -1,5 +1,6 @@
 /**
- * `--if-match` takes a schedule revision (`3`, `"3"`, `W/"3"`) and refuses anything else itself,
+ * `--if-match` takes a schedule revision (`3`, `"3"`) and refuses anything else itself (a weak `W/"3"`
+ * too: it never matches If-Match, as the server says; it was sent as `"3"` and matched),
  * quoting the value once: sent, `abc` came back as `If-Match "\"abc\"" is not a schedule revision
  * such as "3"`, escaped twice.
  */
@@ -25,8 +26,16 @@ describe("--if-match", () => {
     }
   });
 
-  it('sends 3, "3" and W/"3" as If-Match: "3"', async () => {
-    for (const value of ["3", '"3"', 'W/"3"']) {
+  it('refuses a weak W/"3" (exit 2, nothing sent)', async () => {
+    const s = server();
+    const r = await s.run(["schedule", "pause", "nightly-orders", "--if-match", 'W/"3"']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("a weak tag (W/…) never matches If-Match");
+    expect(s.requests).toEqual([]);
+  });
+
+  it('sends 3 and "3" as If-Match: "3"', async () => {
+    for (const value of ["3", '"3"']) {
       const s = server();
       const r = await s.run(["schedule", "pause", "nightly-orders", "--if-match", value]);
       expect(r.code).toBe(0);

@@ -65,7 +65,11 @@ describeEachDialect("workflows", (dialect) => {
         input_schema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object" },
       }),
     );
-    expect(draft7).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringContaining("draft-07") });
+    expect(draft7).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message:
+        'input_schema of W@1.0.0 is not a valid JSON Schema (draft 2020-12): $schema "http://json-schema.org/draft-07/schema#" is not supported: input schemas are draft 2020-12 (leave $schema out, or give "https://json-schema.org/draft/2020-12/schema")',
+    });
     const notObject = await refusal(
       workflows().register({ name: "W", version: "1.0.0", input_schema: ["x"] as unknown as Record<string, never> }),
     );

@@ -610,10 +610,7 @@ describe("time zone names", () => {
   it.each(["GMT", "utc", "Zulu", "UCT", "Universal", "Z"])(
     "refuses %s as UTC under another name (not as an ambiguous abbreviation), naming UTC",
     (name) => {
-      expectOrbitError(
-        () => validateTimeZone(name),
-        `timezone "${name}" is UTC under another name; write "UTC" (one spelling per zone)`,
-      );
+      expectOrbitError(() => validateTimeZone(name), `timezone "${name}" is UTC under another name; write "UTC"`);
     },
   );
 
