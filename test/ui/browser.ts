@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/server.js";
 import { startUiProxy, type UiProxy } from "./static-proxy.js";
@@ -139,4 +140,23 @@ export async function startRig(options: Partial<ServerOptions> = {}): Promise<Ui
       for (const d of [dir, profile]) rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A describe block's rig: started before its tests with the workflow `Reports@1.0.0` registered and
+ * handed to `take`, closed after them. Returns the page's errors, collected as they come.
+ */
+export function useReportsRig(take: (rig: UiRig) => void): string[] {
+  const pageErrors: string[] = [];
+  let rig: UiRig | undefined;
+  beforeAll(async () => {
+    rig = await startRig();
+    take(rig);
+    rig.page.on("pageerror", (err) => pageErrors.push(err.message));
+    await rig.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+  return pageErrors;
 }

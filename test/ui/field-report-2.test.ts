@@ -4,26 +4,19 @@
  * and the grid's colours and squares, time axes, phone cards on a schedule's page, and the smaller
  * findings.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, type Json, leaseReports, startRig, type UiRig } from "./browser.js";
+import { describe, expect, it } from "vitest";
+import { haveChromium, type Json, leaseReports, type UiRig, useReportsRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
   let r: UiRig;
-  const pageErrors: string[] = [];
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
+  });
   const worker = { worker_id: "field-worker-2" };
   const lease = (): Promise<Json[]> => leaseReports(r, worker.worker_id);
   const statusLine = () => r.page.locator("#status p").first();
   /** Turns the page's auto-refresh off, so that what the test changes behind it stays unseen. */
   const holdStill = () => r.page.uncheck("#auto-refresh");
-
-  beforeAll(async () => {
-    r = await startRig();
-    r.page.on("pageerror", (err) => pageErrors.push(err.message));
-    await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
-  });
-  afterAll(async () => {
-    await r?.close();
-  });
 
   it("says a cancel of an execution that already ended did nothing, not in green", async () => {
     await r.ok("POST", "/v1/executions", { execution_id: "done-meanwhile", workflow: "Reports", version: "1.0.0" });

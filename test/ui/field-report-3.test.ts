@@ -3,20 +3,13 @@
  * upcoming strip drawing the past when the first fire was already before the browser's now, the day
  * grid's skip colours against the ledger picture's, and manual triggers in the day grid.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, type Json, startRig, type UiRig } from "./browser.js";
+import { describe, expect, it } from "vitest";
+import { haveChromium, type Json, type UiRig, useReportsRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
   let r: UiRig;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    r = await startRig();
-    r.page.on("pageerror", (err) => pageErrors.push(err.message));
-    await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
-  });
-  afterAll(async () => {
-    await r?.close();
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
   });
 
   it("starts the 24 h and 7 day strips at now, leaving out fires already past", async () => {

@@ -4,22 +4,15 @@
  * a schedule's page 25,000 px wide; at 390 px the preview's table and a last error ran past the
  * phone's edge.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, startRig, type UiRig } from "./browser.js";
+import { describe, expect, it } from "vitest";
+import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: a user's afternoon", () => {
   let r: UiRig;
-  const pageErrors: string[] = [];
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
+  });
   const width = () => r.page.evaluate("document.documentElement.scrollWidth") as Promise<number>;
-
-  beforeAll(async () => {
-    r = await startRig();
-    r.page.on("pageerror", (err) => pageErrors.push(err.message));
-    await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
-  });
-  afterAll(async () => {
-    await r?.close();
-  });
 
   it("previews a new schedule within its start_at and end_at", async () => {
     await r.open("#/");
