@@ -15,6 +15,8 @@
  * they are stored with `last_error` saying so (their input is checked once the workflow is).
  */
 import { invalidArgument, OrbitError } from "../domain/errors.js";
+import type { JsonValue } from "../domain/json.js";
+import { RawJson } from "../domain/json-text.js";
 import { DEFAULT_APPLY_OWNER, OWNER_LABEL, type ScheduleSettings } from "../domain/schedule.js";
 import { SETTING_KEYS } from "../domain/setting-table.js";
 import type { RegisterWorkflowRequest } from "../engine/workflows.js";
@@ -254,8 +256,9 @@ async function applyEntry(
     return { action: "create", schedule_id: id, ...(waiting !== undefined ? { waiting } : {}) };
   }
   requireWorkflow(row.workflow);
-  const changes = changedSettings(body, stored as unknown as Record<string, unknown>, SETTING_KEYS);
-  if (changes.length === 0) return { action: "unchanged", schedule_id: id };
+  const compared = changedSettings(body, stored as unknown as Record<string, unknown>, SETTING_KEYS);
+  if (compared.length === 0) return { action: "unchanged", schedule_id: id };
+  const changes = inputAsWritten(compared, row, text);
   const patch: Record<string, unknown> = {};
   for (const c of changes) patch[c.setting] = body[c.setting] ?? null;
   if (typeof patch.workflow === "string") requireWorkflow(patch.workflow);
@@ -264,6 +267,20 @@ async function applyEntry(
     waiting = await check(t, s);
   });
   return { action: "update", schedule_id: id, changes, ...(waiting !== undefined ? { waiting } : {}) };
+}
+
+/**
+ * The plan's input change with both sides as written (`120.0`, `12345678901234567890`): the parsed
+ * values showed `120` and `12345678901234567000`, a number never stored.
+ */
+function inputAsWritten(changes: SettingChange[], row: ScheduleRow, text: InputText): SettingChange[] {
+  const storedText = (row.spec as { input_text?: unknown }).input_text;
+  return changes.map((c) => {
+    if (c.setting !== "input") return c;
+    const from = typeof storedText === "string" ? new RawJson(storedText, c.from) : c.from;
+    const to = text.inputText !== undefined && c.to !== null ? new RawJson(text.inputText, c.to) : c.to;
+    return { ...c, from: from as JsonValue, to: to as JsonValue };
+  });
 }
 
 /**

@@ -157,6 +157,19 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
     },
   );
 
+  it.skipIf(!enabled)("shows an input change in the plan as written on both sides", async () => {
+    const file = (input: string) =>
+      `{"schedules":[{"schedule_id":"num","workflow":"Billing","cron":"0 3 * * *","input":${input}}]}`;
+    expect(
+      (await t.call("POST", "/v1/schedules/apply", file('{"amount":120.0,"big":12345678901234567890}'))).status,
+    ).toBe(200);
+    const plan = await t.call("POST", "/v1/schedules/apply", file('{"amount":1.50}').replace(/}$/, ',"dry_run":true}'));
+    // The parsed values read {"amount":120,"big":12345678901234567000}, a number never stored.
+    expect(plan.text).toContain(
+      '"changes":[{"setting":"input","from":{"amount":120.0,"big":12345678901234567890},"to":{"amount":1.50}}]',
+    );
+  });
+
   it.skipIf(!enabled)("adopts a hand-made schedule the file names (its labels gain the scope)", async () => {
     await t.call("POST", "/v1/schedules", entry("adopted", { labels: { team: "ops" } }));
     const r = await apply({ schedules: [entry("adopted")], scope: { "orbit/owner": "billing" } });
