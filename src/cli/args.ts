@@ -131,3 +131,15 @@ export function usageError(cmd: Command, message: string): never {
 export async function printJson(io: CliIO, value: unknown): Promise<void> {
   await io.stdout.write(`${stringifyJsonText(value)}\n`);
 }
+
+/**
+ * The filters a list command was given, as typed (`--workflow Nope --status RUNNING`; a value with
+ * blanks quoted), for its "no … matches" line; "" for none.
+ */
+export function givenFilters(given: ReadonlyArray<readonly [flag: string, value: string | undefined]>): string {
+  return given
+    .flatMap(([flag, value]) =>
+      value === undefined ? [] : [`${flag} ${/\s/.test(value) ? JSON.stringify(value) : value}`],
+    )
+    .join(" ");
+}

@@ -2,7 +2,16 @@
 import { type Command, Option } from "commander";
 import type { ExecutionJson } from "../client/types.js";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
-import { addWriteOptions, nonEmpty, oneOf, printJson, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
+import {
+  addWriteOptions,
+  givenFilters,
+  nonEmpty,
+  oneOf,
+  printJson,
+  type WriteFlags,
+  wholeNumber,
+  writeOptionsOf,
+} from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { executionTable, retriedAt, statusBlock } from "./execution-format.js";
 import type { CliIO } from "./io.js";
@@ -105,16 +114,11 @@ Example:
 
 /** The filters `orbit ps` was given, as typed: `--workflow Nope --status RUNNING`; "" for none. */
 function filterText(opts: PsFlags): string {
-  const given: Array<[string, string | undefined]> = [
+  return givenFilters([
     ["--workflow", opts.workflow],
     ["--status", opts.status],
     ["--schedule", opts.schedule],
-  ];
-  return given
-    .flatMap(([flag, value]) =>
-      value === undefined ? [] : [`${flag} ${/\s/.test(value) ? JSON.stringify(value) : value}`],
-    )
-    .join(" ");
+  ]);
 }
 
 /** What `orbit cancel` says of the execution the server answered with (`before`: as it was, if read). */

@@ -3,7 +3,16 @@
  */
 import type { Command } from "commander";
 import type { OccurrenceJson, ScheduleSettingsBody } from "../client/types.js";
-import { addWriteOptions, oneOf, printJson, usageError, type WriteFlags, wholeNumber, writeOptionsOf } from "./args.js";
+import {
+  addWriteOptions,
+  givenFilters,
+  oneOf,
+  printJson,
+  usageError,
+  type WriteFlags,
+  wholeNumber,
+  writeOptionsOf,
+} from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
@@ -109,10 +118,10 @@ Examples:
         );
         // A filter that matches nothing (a workflow name in another case) printed the header alone,
         // as an empty server does: say which filter it was, as orbit ps does.
-        const given = [
-          ...(opts.workflow !== undefined ? [`--workflow ${opts.workflow}`] : []),
-          ...(opts.state !== undefined ? [`--state ${opts.state}`] : []),
-        ].join(" ");
+        const given = givenFilters([
+          ["--workflow", opts.workflow],
+          ["--state", opts.state],
+        ]);
         if (page.schedules.length === 0 && given !== "") io.stderr.print(`no schedule matches ${oneLine(given)}\n`);
       },
     );

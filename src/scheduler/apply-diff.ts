@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from "../domain/json.js";
 import type { Labels } from "./labels.js";
+import { notifyTargets } from "./outcomes.js";
 
 /** What a stored schedule reads as when a setting is absent. */
 const DEFAULTS: Readonly<Record<string, JsonValue>> = {
@@ -98,7 +99,10 @@ function sameSetting(key: string, want: JsonValue, have: JsonValue): boolean {
   }
   // `notify` may be a URL, one target or a list; stored, it is a list of targets: the shorthand
   // was reported "updated" on every apply of an unchanged file.
-  if (key === "notify") return canonicalJson(notifyList(want)) === canonicalJson(notifyList(have));
+  if (key === "notify") {
+    const targets = (v: JsonValue) => notifyTargets(v) as unknown as JsonValue;
+    return canonicalJson(targets(want)) === canonicalJson(targets(have));
+  }
   return canonicalJson(want) === canonicalJson(have);
 }
 
@@ -110,11 +114,4 @@ export function canonicalJson(value: JsonValue): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(",")}}`;
   }
   return JSON.stringify(value);
-}
-
-/** A `notify` value as a list of targets (`"https://…"` is `[{"url": "https://…"}]`). */
-function notifyList(value: JsonValue): JsonValue {
-  if (value === null) return [];
-  const list = Array.isArray(value) ? value : [value];
-  return list.map((t) => (typeof t === "string" ? { url: t } : t));
 }

@@ -31,8 +31,11 @@ export interface NotifyTarget {
  */
 const SUMMARY_CHARS = 1000;
 
+/** An ended execution's error as its schedule shows it: message, type and the step that threw. */
+type ErrorSummary = { message: string | null; type: string | null; step: string | null };
+
 /** The message and type of an execution's error, whatever shape the worker reported. */
-export function errorSummary(error: unknown): { message: string | null; type: string | null; step: string | null } {
+export function errorSummary(error: unknown): ErrorSummary {
   if (error === null || error === undefined) return { message: null, type: null, step: null };
   if (isJsonObject(error)) {
     const message = typeof error.message === "string" ? error.message : JSON.stringify(error);
@@ -51,7 +54,7 @@ export function errorSummary(error: unknown): { message: string | null; type: st
 }
 
 /** A cancel's reason, and what failed while compensating (`CompensationFailed`), if anything did. */
-function cancelSummary(execution: Execution): { message: string | null; type: string | null; step: string | null } {
+function cancelSummary(execution: Execution): ErrorSummary {
   if (execution.error === null || execution.error === undefined) {
     return { message: execution.cancelReason, type: null, step: null };
   }

@@ -122,7 +122,9 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     ...(options.maxActiveExecutions !== undefined ? { maxActiveExecutions: options.maxActiveExecutions } : {}),
     onEnded: wakeBuffers,
   });
-  const dueNow = cluster === "shared" ? () => store.databaseNow() : async () => clock.now();
+  // The time occurrences come due by: the database's with --cluster shared (the loop, the metric).
+  const dueClock = cluster === "shared" ? (tx?: StoreOps) => (tx ?? store).databaseNow() : undefined;
+  const dueNow = dueClock ?? (async () => clock.now());
   const metrics = new ServerMetrics({
     store,
     graceMs: config.graceMs,
@@ -152,7 +154,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
       if (report.started > 0) wakeups.wake();
     },
     log: log.child({ component: "scheduler" }),
-    ...(cluster === "shared" ? { dueClock: (tx?: StoreOps) => (tx ?? store).databaseNow() } : {}),
+    ...(dueClock !== undefined ? { dueClock } : {}),
     ...(lead !== null ? { mayFire: () => lead.isLeader } : {}),
   });
   // The executions ↔ scheduler cycle, as subscriptions: an ended execution may let a buffered
