@@ -6,6 +6,7 @@
  * Nothing is changed (the write probe is rolled back).
  */
 import { randomUUID } from "node:crypto";
+import { DatabaseClock } from "../clock/database-clock.js";
 import type { NowClock as Clock } from "../domain/clock.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import { isLive, LIVE_WORKER_MS } from "../engine/workers.js";
@@ -116,14 +117,30 @@ async function migrations(store: Store): Promise<DoctorCheck> {
 }
 
 async function clockSkew(store: Store, clock: Clock): Promise<DoctorCheck> {
-  const before = clock.now();
+  // A server in a cluster keeps the database's time (docs/cluster.md § One time for the cluster):
+  // what is worth telling is its host's clock, which it corrects.
+  const corrected = clock instanceof DatabaseClock;
+  const host = corrected ? clock.host : clock;
+  const before = host.now();
   const db = await store.databaseNow();
-  const after = clock.now();
+  const after = host.now();
   // The database read its clock somewhere in [before, after]: compare with the middle.
   const skew = Math.round((before + after) / 2 - db);
-  const text = `this server's clock is ${Math.abs(skew)} ms ${skew >= 0 ? "ahead of" : "behind"} the database's`;
+  const off = `${Math.abs(skew)} ms ${skew >= 0 ? "ahead of" : "behind"} the database's`;
   const hint =
     "synchronise the clocks with NTP (chrony, systemd-timesyncd) on this host and the database host: schedules fire by this server's clock, and by the database's with --cluster shared";
+  if (corrected) {
+    const message = `this host's clock is ${off}; this server keeps the database's time (--cluster)`;
+    if (Math.abs(skew) > SKEW_WARN_MS)
+      return {
+        name: "clock",
+        status: "warn",
+        message,
+        hint: "synchronise this host's clock with NTP (chrony, systemd-timesyncd)",
+      };
+    return { name: "clock", status: "ok", message };
+  }
+  const text = `this server's clock is ${off}`;
   if (Math.abs(skew) > SKEW_FAIL_MS) return { name: "clock", status: "fail", message: text, hint };
   if (Math.abs(skew) > SKEW_WARN_MS) return { name: "clock", status: "warn", message: text, hint };
   return { name: "clock", status: "ok", message: text };

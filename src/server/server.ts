@@ -22,7 +22,7 @@ import type { RunningServer, ServerOptions } from "./options.js";
 import { isLoopback } from "./options.js";
 import { StartedParts } from "./parts.js";
 import { readinessCheck } from "./readiness.js";
-import { buildServices, openStore, type Services, startFiring } from "./services.js";
+import { buildServices, openStore, type Services, startFiring, withClusterClock } from "./services.js";
 import { reasonOf, StartupError } from "./startup-error.js";
 
 export type { ClusterMode, RunningServer, ServerOptions } from "./options.js";
@@ -46,8 +46,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // A busy port is found before the store opens: a start refused for it left a new database behind.
     await probePort(config);
     const store = await openStore(config, parts);
-    const services = buildServices(config, store);
-    const http = await startHttp(config, services, parts);
+    const timed = await withClusterClock(config, store, parts);
+    const services = buildServices(timed, store);
+    const http = await startHttp(timed, services, parts);
     await startFiring(services, parts);
     http.setReady(true);
     config.log.info(

@@ -5,12 +5,14 @@
  */
 import type { ServerMetrics as ServerMetricsType } from "../api/metrics.js";
 import { ServerMetrics } from "../api/metrics.js";
+import { DatabaseClock } from "../clock/database-clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { Executions } from "../engine/executions.js";
 import { Retention } from "../engine/retention.js";
 import { TaskHandOff } from "../engine/task-hand-off.js";
 import { TaskWakeups } from "../engine/task-wakeups.js";
 import { Workflows } from "../engine/workflows.js";
+import { SKEW_WARN_MS } from "../scheduler/doctor.js";
 import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
 import { migrationLabel } from "../store/migrations.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
@@ -105,6 +107,27 @@ async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise
     );
   }
   return store;
+}
+
+/**
+ * In a cluster every server keeps the database's time: the host's clock moved by its measured offset
+ * (docs/cluster.md § One time for the cluster). A single server keeps its host's.
+ */
+export async function withClusterClock(config: ServerConfig, store: Store, parts: StartedParts): Promise<ServerConfig> {
+  if (config.cluster === "single") return config;
+  const clock = new DatabaseClock(config.clock, () => store.databaseNow());
+  if (!(await clock.align())) {
+    config.log.warn("could not measure this host's clock against the database's; it is measured again every minute");
+  } else if (Math.abs(clock.offsetMs) > SKEW_WARN_MS) {
+    const ms = Math.abs(clock.offsetMs);
+    config.log.warn(
+      { offset_ms: clock.offsetMs },
+      `this host's clock is ${ms} ms ${clock.offsetMs < 0 ? "ahead of" : "behind"} the database's: this server keeps the database's time; synchronise the host's clock with NTP`,
+    );
+  }
+  clock.start();
+  parts.add("clock", () => clock.close());
+  return { ...config, clock };
 }
 
 export function buildServices(config: ServerConfig, store: Store): Services {

@@ -74,4 +74,49 @@ describeCluster("shared mode decides with the database clock", () => {
     inDbTime(resumed.updated_at, t2, after);
     expect((await client.getSchedule("hourly")).next_fire_at).toBe(formatInstant(startAt));
   });
+
+  it("a server whose host clock is 40 s behind leases and stamps in the database's time (docs/cluster.md § One time for the cluster)", async () => {
+    schema = await createSchema();
+    const before = await databaseNow();
+    server = await startServer({
+      database: CLUSTER_DB,
+      databaseSchema: schema,
+      cluster: "shared",
+      port: 0,
+      logger: "silent",
+      clock: new ManualClock(before - 40_000),
+    });
+    const client = new OrbitClient({ baseUrl: server.url });
+    await client.registerWorkflow({ name: "Slow", version: "1.0.0" });
+    const started = await client.startExecution({ workflow: "Slow", input: {} });
+    const res = await fetch(`${server.url}/v1/worker/poll`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        worker_id: "w-behind",
+        workflows: [{ name: "Slow", version: "1.0.0", max_attempts: 1, backoff_ms: 1000 }],
+        max_tasks: 1,
+        wait_ms: 0,
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { tasks: unknown[] }).tasks).toHaveLength(1);
+    const after = await databaseNow();
+
+    // By the host's clock the lease would end 10 s before the database's now: every other server's
+    // reaper would take it at once, and the step would run again elsewhere.
+    const [task] = await query<{ lease_until_ms: string }>("SELECT lease_until_ms FROM orbit_worker_tasks", [], schema);
+    expect(Number(task?.lease_until_ms)).toBeGreaterThanOrEqual(before + 29_000);
+    expect(Number(task?.lease_until_ms)).toBeLessThanOrEqual(after + 31_000);
+    const created = Date.parse(started.value.created_at);
+    expect(created).toBeGreaterThanOrEqual(before - 1_000);
+    expect(created).toBeLessThanOrEqual(after);
+
+    // Doctor tells the host's clock, and that this server corrects for it.
+    const clock = (await client.doctor()).checks.find((c) => c.name === "clock");
+    expect(clock?.status).toBe("warn");
+    expect(clock?.message).toMatch(
+      /^this host's clock is (39|40|41)\d{3} ms behind the database's; this server keeps the database's time \(--cluster\)$/,
+    );
+  });
 });
