@@ -25,6 +25,8 @@ export class DatabaseClock implements Clock {
   private offset = 0;
   private aligned = false;
   private timer: NodeJS.Timeout | null = null;
+  /** The measurement under way: during a database outage one may take longer than a minute. */
+  private measuring: Promise<boolean> | null = null;
 
   constructor(
     /** The host's clock (a ManualClock in tests). */
@@ -81,7 +83,12 @@ export class DatabaseClock implements Clock {
   /** Measures again every {@link REALIGN_MS} (wall time) until {@link close}. */
   start(): void {
     if (this.timer !== null) return;
-    this.timer = setInterval(() => void this.align(), REALIGN_MS);
+    this.timer = setInterval(() => {
+      if (this.measuring !== null) return;
+      this.measuring = this.align().finally(() => {
+        this.measuring = null;
+      });
+    }, REALIGN_MS);
     this.timer.unref();
   }
 
