@@ -3,6 +3,8 @@
  * database clock, at create, update and resume time too (docs/cluster.md § shared: every server
  * fires). The server's own clock is injected 20 s ahead of PostgreSQL's; a `start_at` 15 s in the
  * database's future must stay the first fire, and created_at / updated_at are the database's time.
+ * Since a cluster server keeps the database's time (docs/cluster.md § One time for the cluster),
+ * the host clock is corrected at start as well; the last test checks that correction on its own.
  */
 import { afterEach, expect, it } from "vitest";
 import { OrbitClient } from "../../src/client/client.js";
@@ -27,7 +29,8 @@ describeCluster("shared mode decides with the database clock", () => {
     if (schema) await dropSchema(schema);
   });
 
-  it("a start_at 15 s ahead of the database stays the first fire on a server 20 s ahead", async () => {
+  /** A shared server on a fresh schema whose host clock is `hostOffsetMs` off the database's, and the database's time before it started. */
+  async function startShared(hostOffsetMs: number): Promise<{ before: number; url: string; client: OrbitClient }> {
     schema = await createSchema();
     const before = await databaseNow();
     server = await startServer({
@@ -36,9 +39,13 @@ describeCluster("shared mode decides with the database clock", () => {
       cluster: "shared",
       port: 0,
       logger: "silent",
-      clock: new ManualClock(before + AHEAD_MS),
+      clock: new ManualClock(before + hostOffsetMs),
     });
-    const client = new OrbitClient({ baseUrl: server.url });
+    return { before, url: server.url, client: new OrbitClient({ baseUrl: server.url }) };
+  }
+
+  it("a start_at 15 s ahead of the database stays the first fire on a server 20 s ahead", async () => {
+    const { before, client } = await startShared(AHEAD_MS);
     await client.registerWorkflow({ name: "Tick", version: "1.0.0" });
     const startAt = Math.ceil((before + 15_000) / 1000) * 1000;
     const inDbTime = (instant: string, from: number, to: number) => {
@@ -76,20 +83,10 @@ describeCluster("shared mode decides with the database clock", () => {
   });
 
   it("a server whose host clock is 40 s behind leases and stamps in the database's time (docs/cluster.md § One time for the cluster)", async () => {
-    schema = await createSchema();
-    const before = await databaseNow();
-    server = await startServer({
-      database: CLUSTER_DB,
-      databaseSchema: schema,
-      cluster: "shared",
-      port: 0,
-      logger: "silent",
-      clock: new ManualClock(before - 40_000),
-    });
-    const client = new OrbitClient({ baseUrl: server.url });
+    const { before, url, client } = await startShared(-40_000);
     await client.registerWorkflow({ name: "Slow", version: "1.0.0" });
     const started = await client.startExecution({ workflow: "Slow", input: {} });
-    const res = await fetch(`${server.url}/v1/worker/poll`, {
+    const res = await fetch(`${url}/v1/worker/poll`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
