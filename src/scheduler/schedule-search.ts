@@ -106,8 +106,10 @@ export function outcomeOf(row: ScheduleRow): string {
   return "none";
 }
 
+/** What orbit_schedules_overdue counts: due longer ago than the grace, or waiting to retry a refused start. */
 export function isOverdue(row: ScheduleRow, now: number, afterMs = OVERDUE_AFTER_MS): boolean {
-  return row.state === "active" && !row.paused && row.dueMs !== null && row.dueMs < now - afterMs;
+  if (row.state !== "active" || row.paused || row.dueMs === null) return false;
+  return row.dueMs < now - afterMs || row.retryMs !== null;
 }
 
 /** A page's cursor: the list's order and the last row's position in it. */

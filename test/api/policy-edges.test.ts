@@ -115,6 +115,9 @@ for (const d of dialects) {
         expect(view.dead_letters.length).toBeGreaterThan(0);
         expect(Date.parse("2026-11-15T00:02:00Z") - Date.parse(view.next_fire_times[0])).toBeLessThanOrEqual(5000);
         expect(sample(await metrics(t), "orbit_schedules_overdue")).toBe(1);
+        // The search names the schedule the metric counts (docs/api.md: overdue=true).
+        const overdue = (await t.call("GET", "/v1/schedules?overdue=true")).body;
+        expect((overdue.schedules as Array<{ schedule_id: string }>).map((s) => s.schedule_id)).toEqual([id]);
       } finally {
         await t.stop();
       }

@@ -10,6 +10,14 @@ import type { SqlDialect } from "./dialect.js";
 import type { SqlParam } from "./executor.js";
 import { READ } from "./tables.js";
 
+/**
+ * Overdue (one `?`: due before this instant): what orbit_schedules_overdue counts and `overdue=true`
+ * lists — active, unpaused, and due longer ago than the grace or waiting to retry a refused start.
+ * schedule-search.ts isOverdue says the same in memory.
+ */
+export const OVERDUE_WHERE =
+  "state = 'active' AND NOT paused AND due_ms IS NOT NULL AND (due_ms < ? OR retry_ms IS NOT NULL)";
+
 /** The sort key of each sort, as an SQL expression (null where the schedule has none). */
 const KEYS: Readonly<Record<ScheduleSearchFilter["sort"], string>> = {
   id: "schedule_id",
@@ -61,7 +69,7 @@ export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter):
     }
   }
   if (f.overdueBeforeMs !== undefined) {
-    where.push("state = 'active' AND due_ms IS NOT NULL AND due_ms < ?");
+    where.push(OVERDUE_WHERE);
     params.push(f.overdueBeforeMs);
   }
   const countWhere = [...where];

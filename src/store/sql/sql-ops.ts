@@ -24,7 +24,7 @@ import { arrayParam, batchInsertSql, jsonParam, quote } from "./columns.js";
 import type { SqlParam } from "./executor.js";
 import { OutcomeOps } from "./outcome-ops.js";
 import { endedCutoffKeeping, pruneExecutionsBatch } from "./retention-ops.js";
-import { scheduleSearchSql } from "./schedule-search-sql.js";
+import { OVERDUE_WHERE, scheduleSearchSql } from "./schedule-search-sql.js";
 import {
   IDEMPOTENCY_ALL,
   IDEMPOTENCY_KEYS,
@@ -287,11 +287,7 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async countOverdueSchedules(dueBeforeMs: number): Promise<number> {
-    const rows = await this.exec.all(
-      `SELECT COUNT(*) AS n FROM orbit_schedules
-       WHERE state = 'active' AND NOT paused AND due_ms IS NOT NULL AND (due_ms < ? OR retry_ms IS NOT NULL)`,
-      [dueBeforeMs],
-    );
+    const rows = await this.exec.all(`SELECT COUNT(*) AS n FROM orbit_schedules WHERE ${OVERDUE_WHERE}`, [dueBeforeMs]);
     return Number(rows[0]?.n ?? 0);
   }
 
