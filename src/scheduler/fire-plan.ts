@@ -198,6 +198,7 @@ export function settle(f: {
   // starts after it. With a buffer, the failed start was the buffer's (it goes first), not this one.
   const retried = row.retryMs !== null && row.lastError !== null && row.buffered.length === 0 ? row.nextFireMs : null;
   let entries = plan.ledger;
+  let leftBehind = 0;
   if (retried !== null && !started.has(retried) && retry?.occurrence !== retried) {
     const i = entries.findIndex((e) => e.kind === "missed" && e.from === retried);
     if (i >= 0) {
@@ -212,12 +213,15 @@ export function settle(f: {
       const rest: LedgerEntry[] =
         m.count > 1 ? [{ ...m, count: m.count - 1, from: c.timing.nextAfter(retried) as number }] : [];
       entries = [...entries.slice(0, i), ...rest, ...entries.slice(i + 1)];
+      leftBehind = 1;
     }
   }
   const skipped: Partial<Record<SkipReason, number>> = {};
   ledgerOf(entries, started, scheduleId, now, ledger, skipped);
   const deadLetters = done.deadLetters.length;
-  if (deadLetters > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters;
+  // Dead letters count as missed in the metric (docs/server.md), the one catch-up left behind too:
+  // the row's `skipped` has it already, in the missed range it was taken out of.
+  if (deadLetters + leftBehind > 0) skipped.missed = (skipped.missed ?? 0) + deadLetters + leftBehind;
   const nextFireMs = plan.nextFireMs;
   const ended = nextFireMs === null && plan.buffered.length === 0;
   const next: ScheduleRow = {
