@@ -68,22 +68,28 @@ async function writable(store: Store, clock: Clock): Promise<DoctorCheck> {
       throw new ProbeDone();
     });
   } catch (err) {
-    if (!(err instanceof ProbeDone)) {
-      return {
-        name: "database",
-        status: "fail",
-        message: `a write to the ${store.dialect} database failed: ${(err as Error).message}`,
-        hint:
-          store.dialect === "sqlite"
-            ? "check that the data directory and orbit.db are writable by this server's user and the disk is not full"
-            : "check the database role's privileges (INSERT, UPDATE, DELETE on Orbit's tables), that the database is not read-only (a replica), and disk space",
-      };
-    }
+    if (!(err instanceof ProbeDone)) return writeFailed(store, (err as Error).message);
   }
+  // A rolled-back write never reaches the file (SQLite's WAL): a disk that filled up shows only in
+  // the writes that failed since, which the store remembers and tries again (what /readyz reports).
+  const problem = await store.writeProblem?.();
+  if (problem) return writeFailed(store, problem);
   return {
     name: "database",
     status: "ok",
     message: `${store.dialect}: a write (rolled back) took ${Date.now() - started} ms`,
+  };
+}
+
+function writeFailed(store: Store, why: string): DoctorCheck {
+  return {
+    name: "database",
+    status: "fail",
+    message: `a write to the ${store.dialect} database failed: ${why}`,
+    hint:
+      store.dialect === "sqlite"
+        ? "check that the data directory and orbit.db are writable by this server's user and the disk is not full"
+        : "check the database role's privileges (INSERT, UPDATE, DELETE on Orbit's tables), that the database is not read-only (a replica), and disk space",
   };
 }
 

@@ -25,6 +25,14 @@ const URGENT = { urgent: true } as const;
 /** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
 const IDLE_SLEEP_MS = 30_000;
 /**
+ * The pause after a round whose fires all failed in the database (a full disk, a trigger refusing
+ * the insert): as long as after a round that failed as a whole, and not cut short by wake-ups, so
+ * that a write that keeps failing is tried once a second instead of in a loop.
+ */
+const FAILED_PAUSE_MS = 1000;
+/** The same failure of the same schedule (or of whole batches) is logged at most this often. */
+const FAILURE_LOG_EVERY_MS = 60_000;
+/**
  * The most firing rounds retention's clearFor() waits for a gap before its batch goes anyway
  * (docs/operations.md § Retention): with fires due back to back it would otherwise never run.
  */
@@ -99,6 +107,10 @@ export class SchedulerLoop implements FireWindow {
   private readonly held: HeldRows;
   /** clearFor() callers waiting for the current round to end. */
   private readonly roundEnded = new Set<() => void>();
+  /** Schedules whose fire failed in the database during the current round. */
+  private failedInRound = 0;
+  /** Repeated failure lines, held back: key → when last logged and how many since. */
+  private readonly failureLogs = new Map<string, { at: number; since: number }>();
 
   constructor(private readonly o: LoopOptions) {
     this.batchSize = o.batchSize ?? 200;
@@ -170,12 +182,14 @@ export class SchedulerLoop implements FireWindow {
     while (!signal.aborted) {
       const wake = this.wakeup.signal;
       let sleepMs = IDLE_SLEEP_MS;
+      let failedPause = false;
       // The round covers reading the next due instant too, so retention never sees "nothing due"
       // between the fire and that read.
       this.firing++;
       try {
         if (this.o.mayFire?.() ?? true) {
           this.seen.clear();
+          this.failedInRound = 0;
           const fired = await this.fireDue();
           const next = await this.o.store.nextDueMs();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
@@ -187,6 +201,10 @@ export class SchedulerLoop implements FireWindow {
           // once, round after round, until that session ends (up to 10 s). A short wall-clock
           // pause instead of a spin; a wake-up (a change, a new schedule) still ends it.
           if (held > 0 && fired === 0) await heldPause(wake, signal);
+          // Every fire of the round failed in the database and they are still due: the same writes
+          // would fail again at once, round after round (a full disk spun a core and logged 1,300
+          // lines a second). Try again in a second, as after a round that failed as a whole.
+          if (this.failedInRound > 0 && fired === 0 && next !== null && next <= now) failedPause = true;
           // On the loop's own clock (the due clock may be the database's).
           this.nextDueAt = next === null ? null : this.o.clock.now() + Math.max(0, next - now);
         } else {
@@ -202,7 +220,8 @@ export class SchedulerLoop implements FireWindow {
         this.endRound();
       }
       if (signal.aborted) break;
-      if (!wake.aborted && sleepMs > 0) await this.o.clock.sleep(sleepMs, AbortSignal.any([signal, wake]));
+      if (failedPause) await this.o.clock.sleep(FAILED_PAUSE_MS, signal);
+      else if (!wake.aborted && sleepMs > 0) await this.o.clock.sleep(sleepMs, AbortSignal.any([signal, wake]));
       // Store calls can resolve without touching the event loop (SQLite): always let timers and
       // I/O run between rounds, so a schedule that stays due can never starve the process.
       else await new Promise((resolve) => setImmediate(resolve));
@@ -300,14 +319,19 @@ export class SchedulerLoop implements FireWindow {
     } catch (err) {
       if (ids.length === 0) throw err;
       const lost = err instanceof RolledBack ? err.outcomes.filter((o) => o.kind === "lost_cas") : [];
-      this.o.log?.warn(
-        lost.length > 0
-          ? { schedules: ids.length, changed: lost.map((o) => o.report.scheduleId) }
-          : { schedules: ids.length, err },
-        lost.length > 0
-          ? "fire batch rolled back: a schedule changed while it was firing; firing each schedule on its own"
-          : "fire batch failed and was rolled back; firing each schedule on its own",
-      );
+      if (lost.length > 0) {
+        this.o.log?.warn(
+          { schedules: ids.length, changed: lost.map((o) => o.report.scheduleId) },
+          "fire batch rolled back: a schedule changed while it was firing; firing each schedule on its own",
+        );
+      } else {
+        this.logFailure("", (repeated) =>
+          this.o.log?.warn(
+            { schedules: ids.length, err, ...repeated },
+            "fire batch failed and was rolled back; firing each schedule on its own",
+          ),
+        );
+      }
       outcomes = [];
       for (const id of ids) {
         const outcome = await this.fireOne(id, now);
@@ -345,9 +369,32 @@ export class SchedulerLoop implements FireWindow {
       }, URGENT);
     } catch (err) {
       if (err instanceof RolledBack) return err.outcomes[0] ?? null;
-      scheduleLog(this.o.log, scheduleId)?.error({ err }, "fire failed");
+      this.failedInRound++;
+      this.logFailure(scheduleId, (repeated) =>
+        scheduleLog(this.o.log, scheduleId)?.error(
+          { err, ...repeated },
+          "fire failed in the database; the occurrence stays due and is tried again",
+        ),
+      );
       return null;
     }
+  }
+
+  /**
+   * Logs a failure under `key` (a schedule, or "" for whole batches) unless one was logged less
+   * than {@link FAILURE_LOG_EVERY_MS} ago; a line after held-back ones says how many (`repeated`).
+   * Wall time: the loop's clock may stand still (tests) or be the database's.
+   */
+  private logFailure(key: string, log: (repeated: { repeated?: number }) => void): void {
+    const now = performance.now();
+    const last = this.failureLogs.get(key);
+    if (last !== undefined && now - last.at < FAILURE_LOG_EVERY_MS) {
+      last.since++;
+      return;
+    }
+    if (this.failureLogs.size > 10_000) this.failureLogs.clear();
+    this.failureLogs.set(key, { at: now, since: 0 });
+    log(last !== undefined && last.since > 0 ? { repeated: last.since } : {});
   }
 
   private logOutcome(o: FireOutcome): void {

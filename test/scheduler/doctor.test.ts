@@ -38,6 +38,24 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     );
   });
 
+  it("fails the database check when writes have failed since (a full disk), though a rolled-back write works", async () => {
+    const { h } = await setup();
+    // A rolled-back write never reaches SQLite's file: the store's record of failed writes is what tells.
+    const full = new Proxy(db.store, {
+      get(target, prop) {
+        if (prop === "writeProblem") return async () => "SQLITE_FULL: database or disk is full";
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const c = (await runDoctor(full, h.clock)).checks.find((x) => x.name === "database");
+    expect(c).toMatchObject({
+      status: "fail",
+      message: `a write to the ${dialect.name} database failed: SQLITE_FULL: database or disk is full`,
+    });
+    expect(c?.hint).toMatch(/disk/);
+  });
+
   it("fails the clock check when this server's clock is off the database's", async () => {
     const { h, byName } = await setup();
     h.clock.advance(5_000);
