@@ -210,8 +210,10 @@ export class ServerMetrics {
     this.http.observe({ method, route, status: String(status) }, seconds);
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    // prom-client 15 writes an unknown value as `Nan`: Prometheus reads any case, but the exposition
+    // format and OpenMetrics parsers want `NaN` (docs/server.md § Metrics).
+    return (await this.registry.metrics()).replace(/ Nan$/gm, " NaN");
   }
 
   get contentType(): string {

@@ -69,7 +69,7 @@ describe("/metrics", () => {
     expect(text).toMatch(/^orbit_schedules_fired_total 0$/m);
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
     expect(text).not.toMatch(/^orbit_executions\{/m);
-    expect(text).toMatch(/^orbit_schedules_overdue nan$/im); // prom-client writes "Nan"; Prometheus reads any case
+    expect(text).toMatch(/^orbit_schedules_overdue NaN$/m); // as the exposition format spells it (prom-client writes "Nan")
     // Another failure than the database's absence still fails the scrape.
     const broken = new Proxy({} as Store, {
       get: () => async () => {
