@@ -9,7 +9,7 @@
  * after chmod) and is skipped, saying so, without it.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -92,6 +92,24 @@ describe("a read-only SQLite database", () => {
     }
     const again = await startServer({ port: 0, dataDir: data, logger: "silent" });
     await again.close();
+  });
+
+  it("a data folder that cannot be written is refused naming the folder (it said only SQLITE_CANTOPEN)", async () => {
+    const data = join(dir, "ro-folder");
+    mkdirSync(data);
+    const undo = readOnly(data);
+    try {
+      const err = await startServer({ port: 0, dataDir: data, logger: "silent" }).then(
+        (s) => s.close().then(() => null),
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StartupError);
+      expect((err as Error).message).toBe(
+        `cannot open the SQLite database ${data}/orbit.db: the folder ${data} cannot be written (permission denied); Orbit must create orbit.db and its -wal and -shm files there: check the folder's permissions, and that the file system is not mounted read-only`,
+      );
+    } finally {
+      undo();
+    }
   });
 
   it.skipIf(!immutable)(

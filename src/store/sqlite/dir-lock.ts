@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { makeDirs } from "./make-dirs.js";
+import { makeDirs, unwritableFolder } from "./make-dirs.js";
 
 export const LOCK_FILE = "orbit.lock";
 
@@ -16,7 +16,12 @@ export const LOCK_FILE = "orbit.lock";
 export function lockDataDir(dataDir: string): () => void {
   makeDirs(dataDir);
   const path = join(dataDir, LOCK_FILE);
-  const db = new Database(path);
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw unwritableFolder(dataDir, err) ?? err;
+  }
   try {
     db.pragma("busy_timeout = 0");
     db.pragma("locking_mode = EXCLUSIVE");

@@ -4,7 +4,7 @@
  * parent for ever), so `orbit server --data-dir /proc/nope` hung at start-up. This walks up to the
  * nearest existing folder and creates each missing one once; a refusal throws, naming the path.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
 export function makeDirs(path: string): void {
@@ -25,5 +25,25 @@ export function makeDirs(path: string): void {
       // Another process made it meanwhile: fine. Anything else names the path (err.message does).
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
+  }
+}
+
+/**
+ * SQLite's "unable to open database file" when the reason is the folder: it must create orbit.db
+ * and its -wal and -shm files there (a read-only mount, a folder of another user).
+ */
+export function unwritableFolder(dir: string, err: unknown): Error | null {
+  const code = (err as { code?: string }).code ?? "";
+  if (!code.startsWith("SQLITE_CANTOPEN") && !code.startsWith("SQLITE_READONLY")) return null;
+  try {
+    accessSync(dir, constants.W_OK);
+    return null;
+  } catch (denied) {
+    const why =
+      (denied as { code?: string }).code === "EROFS" ? "the file system is mounted read-only" : "permission denied";
+    return new Error(
+      `the folder ${dir} cannot be written (${why}); Orbit must create orbit.db and its -wal and -shm files there: check the folder's permissions, and that the file system is not mounted read-only`,
+      { cause: err },
+    );
   }
 }

@@ -2,14 +2,14 @@
  * The embedded store: one SQLite file in WAL mode, one connection, every operation serialised
  * through an async mutex (see sqlite-connection.ts). The default storage of `orbit server`.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { AppliedMigration } from "../migrations.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
-import { makeDirs } from "./make-dirs.js";
+import { makeDirs, unwritableFolder } from "./make-dirs.js";
 import { migrateSqlite } from "./migrate.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 
@@ -62,7 +62,12 @@ export class SqliteStore extends SqlOps implements Store {
   async open(): Promise<void> {
     if (this.state !== "new") throw new Error(`the SQLite store cannot be opened: it is ${this.state}`);
     if (this.options.filename === undefined) makeDirs(this.options.dataDir ?? "./.orbit");
-    const db = new Database(this.filename);
+    let db: Database.Database;
+    try {
+      db = new Database(this.filename);
+    } catch (err) {
+      throw unwritableFolder(dirname(this.filename), err) ?? err;
+    }
     try {
       db.pragma("journal_mode = WAL");
       db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(this.options.busyTimeoutMs ?? 5000))}`);
@@ -73,7 +78,7 @@ export class SqliteStore extends SqlOps implements Store {
       refuseReadOnly(db);
     } catch (error) {
       db.close();
-      throw error;
+      throw unwritableFolder(dirname(this.filename), error) ?? error;
     }
     this.connection.attach(db);
     this.state = "open";
