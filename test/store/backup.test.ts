@@ -4,7 +4,7 @@
  * state and every occurrence since is decided once (skip_missed: the missed ones are in the ledger
  * as missed, the next one starts once, firing again starts nothing).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -109,6 +109,38 @@ describe("backup and restore [sqlite]", () => {
       `no Orbit database at ${join(dir, "never", "orbit.db")}; --data-dir must be the folder`,
     );
     expect(existsSync(join(dir, "none.db"))).toBe(false);
+  });
+
+  it("orbit restore refuses a damaged backup on one line (the integrity report's newline was printed as \\u000a)", async () => {
+    const made = new SqliteStore({ dataDir: join(dir, "to-damage") });
+    await made.open();
+    const h = await makeHarness(made);
+    for (let i = 0; i < 200; i++)
+      await h.scheduler.schedules.create({
+        schedule_id: `s-${i}`,
+        workflow: "OrderProcessing",
+        interval: "1h",
+        input: ORDER_INPUT,
+      });
+    await made.close();
+    const file = join(dir, "to-damage", "orbit.db");
+    const Database = (await import("better-sqlite3")).default;
+    const map = new Database(file);
+    map.pragma("wal_checkpoint(TRUNCATE)");
+    const leaves = map
+      .prepare("SELECT pageno FROM dbstat WHERE name = 'orbit_schedules_due' AND pagetype = 'leaf' ORDER BY pageno")
+      .all() as { pageno: number }[];
+    map.close();
+    // An index leaf's cell count made wrong: the file opens and reads, quick_check finds it.
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.from([0x00, 0x01]), 0, 2, ((leaves[0]?.pageno ?? 2) - 1) * 4096 + 3);
+    closeSync(fd);
+    const r = await orbit(["restore", file, "--data-dir", join(dir, "never-2")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is damaged: /);
+    expect(r.stderr).not.toContain("\\u000a");
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(existsSync(join(dir, "never-2", "orbit.db"))).toBe(false);
   });
 });
 

@@ -92,7 +92,9 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
   try {
     applied = appliedMigrations(check, backup);
     const integrity = check.pragma("quick_check", { simple: true });
-    if (integrity !== "ok") throw new OrbitError("INVALID_ARGUMENT", `${backup} is damaged: ${String(integrity)}`);
+    // SQLite's report puts a line break after its heading: one line for a terminal.
+    if (integrity !== "ok")
+      throw new OrbitError("INVALID_ARGUMENT", `${backup} is damaged: ${String(integrity).replace(/\s*\n\s*/g, " ")}`);
   } finally {
     check.close();
   }
