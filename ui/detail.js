@@ -48,7 +48,9 @@ function settingsList(sch) {
       sch.remaining_runs > 0
         ? String(sch.remaining_runs)
         : sch.buffered?.length
-          ? "0: the last is buffered, it starts when the running execution ends"
+          ? sch.paused
+            ? "0: the last is buffered, held while paused"
+            : "0: the last is buffered, it starts when the running execution ends"
           : "0: every run started, the schedule ended",
     ]);
   }
@@ -59,7 +61,10 @@ function settingsList(sch) {
         ...sch.buffered.flatMap((/** @type {string} */ at, /** @type {number} */ i) =>
           i ? [", ", timeEl(at)] : [timeEl(at)],
         ),
-        " (starts when the running execution ends)",
+        // Paused, it waits for the resume (docs/scheduling.md § Pause and the buffer).
+        sch.paused
+          ? " (held while paused; starts after a resume once nothing runs)"
+          : " (starts when the running execution ends)",
       ],
     ]);
   }

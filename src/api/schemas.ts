@@ -230,7 +230,7 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   dead_letters: Type.Array(Occurrence),
   buffered: Type.Array(instant, {
     description:
-      "occurrences held by overlap buffer_one / buffer_all, oldest first; each starts when the running execution ends",
+      "occurrences held by overlap buffer_one / buffer_all, oldest first; each starts when the running execution ends (while paused: after a resume, once nothing runs)",
   }),
 });
 

@@ -62,7 +62,10 @@ function optionalLines(s: ScheduleJson): string {
   }
   if (s.pause_note !== undefined) out += line("paused", s.pause_note);
   if (buffered.length > 0) {
-    const when = "starts when the running execution ends";
+    // Paused, a buffered occurrence waits for the resume (docs/scheduling.md § Pause and the buffer).
+    const when = s.paused
+      ? "held while paused; starts after a resume once nothing runs"
+      : "starts when the running execution ends";
     out += line(
       "buffered",
       buffered.length === 1 ? `${buffered[0]} (${when})` : `${buffered.length}, oldest ${buffered[0]} (${when})`,

@@ -71,15 +71,31 @@ describe("the schedule block (create, get, update)", () => {
 
   it("shows what an overlap buffer holds: the one occurrence, or how many and the oldest", () => {
     const when = "(starts when the running execution ends)";
-    const one = scheduleBlock({ ...nightlyOrders, overlap: "buffer_one", buffered: ["2026-11-16T01:00:00Z"] });
+    const one = scheduleBlock({
+      ...nightlyOrders,
+      paused: false,
+      overlap: "buffer_one",
+      buffered: ["2026-11-16T01:00:00Z"],
+    });
     expect(one).toContain(`  buffered:   2026-11-16T01:00:00Z ${when}\n`);
     const two = scheduleBlock({
       ...nightlyOrders,
+      paused: false,
       overlap: "buffer_all",
       buffered: ["2026-11-16T01:00:00Z", "2026-11-17T01:00:00Z"],
     });
     expect(two).toContain(`  buffered:   2, oldest 2026-11-16T01:00:00Z ${when}\n`);
     expect(scheduleBlock(nightlyOrders)).not.toContain("buffered:");
+    // Paused, it waits for the resume, not for the running execution (docs/scheduling.md § Pause and the buffer).
+    const held = scheduleBlock({
+      ...nightlyOrders,
+      paused: true,
+      overlap: "buffer_one",
+      buffered: ["2026-11-16T01:00:00Z"],
+    });
+    expect(held).toContain(
+      "  buffered:   2026-11-16T01:00:00Z (held while paused; starts after a resume once nothing runs)\n",
+    );
   });
 
   it("prints an interval and an ended schedule", () => {

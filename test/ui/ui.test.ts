@@ -452,5 +452,12 @@ describe.skipIf(!haveChromium)("web UI", () => {
     const shown = await r.page.locator("dl.settings").innerText();
     expect(shown).toContain("Runs left\n0: the last is buffered, it starts when the running execution ends");
     expect(shown).toMatch(/Buffered\n.+ \(starts when the running execution ends\)/);
+    // Paused, the buffer waits for the resume (docs/scheduling.md § Pause and the buffer).
+    await r.ok("POST", "/v1/schedules/buffered-report/pause", {});
+    await r.open("#/schedules/buffered-report");
+    await r.page.locator("dl.settings").filter({ hasText: "held while paused" }).waitFor();
+    const paused = await r.page.locator("dl.settings").innerText();
+    expect(paused).toContain("Runs left\n0: the last is buffered, held while paused");
+    expect(paused).toMatch(/Buffered\n.+ \(held while paused; starts after a resume once nothing runs\)/);
   });
 });
