@@ -13,7 +13,7 @@ import { markSpan } from "../domain/tracing.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { encodeCursor } from "./cursor.js";
 import { executionFilterOf, type ListExecutionsQuery } from "./execution-query.js";
-import { retryExecution } from "./retry.js";
+import { retryExecution, takeOverlapSlot } from "./retry.js";
 import { checkExecutionId, StartBatch, tooManyActive } from "./start-batch.js";
 import type { TaskHandOff } from "./task-hand-off.js";
 import { resolveTimeouts, type StartTimeouts } from "./timeouts.js";
@@ -206,8 +206,12 @@ export class Executions {
   async retry(executionId: string): Promise<Execution> {
     const execution = await this.store.transaction(async (t) => {
       await this.admit(t);
+      // The schedule's row first, then the execution's (docs/storage.md § Locking).
+      await t.lockSchedulesForEnd({ executionIds: [executionId] });
       const deadlines = await this.timeoutsFor(t, executionId);
-      return retryExecution(t, executionId, this.clock.now(), this.newId(), deadlines);
+      const retried = await retryExecution(t, executionId, this.clock.now(), this.newId(), deadlines);
+      await takeOverlapSlot(t, retried);
+      return retried;
     });
     this.onTaskQueued?.();
     return execution;

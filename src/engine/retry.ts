@@ -5,7 +5,7 @@
  */
 
 import { OrbitError } from "../domain/errors.js";
-import type { Execution } from "../domain/execution.js";
+import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject } from "../domain/json.js";
 import type { StoreOps } from "../store/store.js";
 import { pendingTask } from "./start-records.js";
@@ -54,4 +54,21 @@ export async function retryExecution(
   const after = await tx.getExecution(executionId);
   if (!after) throw new Error(`execution ${executionId} vanished inside its own transaction`);
   return after;
+}
+
+/**
+ * A retried scheduled execution takes its schedule's overlap slot (`last_execution_id`, what the
+ * next fire's overlap policy reads) unless a newer execution of the schedule still runs: under
+ * `skip` the next occurrence then waits for the retry instead of running beside it
+ * (docs/outcomes.md § Retry). Locks the schedule row before the execution's (docs/storage.md § Locking).
+ */
+export async function takeOverlapSlot(tx: StoreOps, execution: Execution): Promise<void> {
+  if (execution.scheduleId === null) return;
+  const row = await tx.getSchedule(execution.scheduleId, { forUpdate: true });
+  if (row === null || row.lastExecutionId === execution.executionId) return;
+  if (row.lastExecutionId !== null) {
+    const last = await tx.getExecution(row.lastExecutionId);
+    if (last !== null && isActiveStatus(last.status)) return;
+  }
+  await tx.updateSchedule({ ...row, lastExecutionId: execution.executionId }, { expectedRevision: row.revision });
 }
