@@ -337,6 +337,15 @@ export function detailView(id) {
             ` ${waiting.message}`,
           )
         : null,
+      // Its alerts do not reach their webhook: nothing else on the page would say the channel is dead.
+      sch.notify_failure
+        ? h(
+            "p",
+            { class: "alert notify-failure", role: "alert" },
+            h("strong", { text: "Alerts failing: " }),
+            notifyFailureText(sch.notify_failure),
+          )
+        : null,
       sch.dead_letters.length > 0
         ? h(
             "div",
@@ -417,4 +426,13 @@ export function detailView(id) {
   }
 
   return { el, refresh, title: `${id} · Schedules` };
+}
+
+/**
+ * One line for a schedule's failing webhook (`notify_failure`, docs/outcomes.md § Notifications).
+ * @param {{event: string, url: string, state: string, attempts: number, error: string}} f
+ */
+export function notifyFailureText(f) {
+  const fate = f.state === "failed" ? "given up" : "retrying";
+  return `the ${f.event} alert to ${f.url} failed ${f.attempts} time(s), ${fate}: ${f.error}`;
 }

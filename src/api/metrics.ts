@@ -51,6 +51,7 @@ export class ServerMetrics {
   private readonly skipped: Counter<"reason">;
   private readonly lag: Histogram;
   private readonly http: Histogram<"method" | "route" | "status">;
+  private readonly notifyFailed: Counter;
 
   constructor(o: MetricsOptions) {
     const registers = [this.registry];
@@ -68,6 +69,11 @@ export class ServerMetrics {
     });
     // Every reason's series exists from the start (at 0), so rate() and alerts see it before the first skip.
     for (const reason of SKIP_REASONS) this.skipped.inc({ reason }, 0);
+    this.notifyFailed = new Counter({
+      name: "orbit_notifications_failed_total",
+      help: "Webhook deliveries given up after their last attempt (GET /v1/schedules/{id}/notifications)",
+      registers,
+    });
     this.lag = new Histogram({
       name: "orbit_schedule_fire_lag_seconds",
       help: "Fire time minus due time of the occurrences started on time",
@@ -200,6 +206,11 @@ export class ServerMetrics {
   onTrigger(started: boolean): void {
     if (started) this.fired.inc();
     else this.skipped.inc({ reason: "overlap" });
+  }
+
+  /** A webhook delivery given up (notifier.ts). */
+  onNotifyFailed(): void {
+    this.notifyFailed.inc();
   }
 
   onBackfill(started: number): void {

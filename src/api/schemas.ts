@@ -228,6 +228,22 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   failures: Type.Integer({ description: "every FAILED execution of the schedule" }),
   last_tick: Type.Union([Occurrence, Type.Null()]),
   dead_letters: Type.Array(Occurrence),
+  notify_failure: Type.Optional(
+    Type.Object(
+      {
+        event: Type.String(),
+        url: Type.String(),
+        state: Type.Union([Type.Literal("failed"), Type.Literal("retrying")]),
+        attempts: Type.Integer(),
+        error: Type.String(),
+        created_at: Type.String(),
+      },
+      {
+        description:
+          "GET of one schedule: its alerts are failing — the newest webhook delivery tried failed for good or is being retried after an error (GET /v1/schedules/{id}/notifications has them all)",
+      },
+    ),
+  ),
   buffered: Type.Array(instant, {
     description:
       "occurrences held by overlap buffer_one / buffer_all, oldest first; each starts when the running execution ends (while paused: after a resume, once nothing runs)",

@@ -63,6 +63,11 @@ export interface WorkerRouteDeps {
   listener?: { start(): Promise<void>; close(): Promise<void> };
   options?: WorkerProtocolOptions;
   log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
+  /** The webhook sender's and the timeout sweeper's own loggers (their lines said worker-tasks). Default `log`. */
+  notifierLog?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
+  sweeperLog?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
+  /** A webhook delivery given up after its last attempt (the metric). */
+  onNotifyFailed?: () => void;
 }
 
 export interface WorkerProtocol {
@@ -104,7 +109,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
           clock: d.clock,
           executions: d.executions,
           onChanged: () => d.wakeups.wake(),
-          ...(d.log ? { log: d.log } : {}),
+          ...((d.sweeperLog ?? d.log) ? { log: d.sweeperLog ?? d.log } : {}),
         });
   const notifier =
     o.reaper === false
@@ -113,7 +118,8 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
           store: d.store,
           clock: d.clock,
           secret: process.env.ORBIT_NOTIFY_SECRET || null,
-          ...(d.log ? { log: d.log } : {}),
+          ...((d.notifierLog ?? d.log) ? { log: d.notifierLog ?? d.log } : {}),
+          ...(d.onNotifyFailed ? { onGiveUp: d.onNotifyFailed } : {}),
         });
   const closing = new AbortController();
 

@@ -52,6 +52,11 @@ function optionalLines(s: ScheduleJson): string {
     out += line("max runs", `${s.max_runs} (${left === 0 ? none : `${left} to go`})`);
   }
   for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);
+  const f = s.notify_failure;
+  if (f !== undefined) {
+    const fate = f.state === "failed" ? "given up" : "retrying";
+    out += line("notify failing", `the ${f.event} alert to ${f.url} failed ${f.attempts} time(s), ${fate}: ${f.error}`);
+  }
   if (s.labels !== undefined && Object.keys(s.labels).length > 0) {
     out += line(
       "labels",

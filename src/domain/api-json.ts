@@ -65,6 +65,15 @@ export interface ScheduleJson extends ScheduleSettings, ScheduleOutcomesJson {
   revision: number;
   last_tick: OccurrenceJson | null;
   dead_letters: OccurrenceJson[];
+  /** GET of one schedule: its newest tried webhook delivery failed or is being retried after an error. */
+  notify_failure?: {
+    event: string;
+    url: string;
+    state: "failed" | "retrying";
+    attempts: number;
+    error: string;
+    created_at: string;
+  };
   /** Occurrences held by the overlap buffer, oldest first (RFC 3339). */
   buffered: string[];
 }

@@ -33,6 +33,8 @@ export class Notifier {
       /** The HMAC key (ORBIT_NOTIFY_SECRET); without one, calls carry no signature header. */
       secret: string | null;
       log?: { warn?(obj: object, msg: string): void; error(obj: object, msg: string): void };
+      /** A delivery given up after its last attempt (orbit_notifications_failed_total). */
+      onGiveUp?: () => void;
     },
   ) {
     this.loop = new DeadlineLoop({
@@ -110,8 +112,10 @@ export class Notifier {
       workflow: n.workflow,
     };
     const fields = { ...ids, url: n.url, event: n.event, attempts, error };
-    if (giveUp) this.o.log?.error(fields, "webhook delivery failed; giving up");
-    else this.o.log?.warn?.(fields, "webhook delivery failed; retrying");
+    if (giveUp) {
+      this.o.log?.error(fields, "webhook delivery failed; giving up");
+      this.o.onGiveUp?.();
+    } else this.o.log?.warn?.(fields, "webhook delivery failed; retrying");
     await this.o.store.updateNotification(n.id, {
       state: giveUp ? "failed" : "pending",
       attempts,

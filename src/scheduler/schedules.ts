@@ -11,8 +11,10 @@ import { stringifyJsonText } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { Workflows } from "../engine/workflows.js";
+import type { NotificationRow } from "../store/outcome-store.js";
 import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
+import { formatInstant } from "../time/format.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { compiledFor, timingKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
@@ -255,7 +257,10 @@ export class Schedules {
   async get(id: string): Promise<JsonObject> {
     const row = await this.o.store.getSchedule(id);
     if (row === null) throw this.notFound(id);
-    return this.view(row);
+    const view = await this.view(row);
+    const failure = notifyFailure(await this.o.store.listNotifications(id, NOTIFICATIONS_READ));
+    if (failure !== null) view.notify_failure = failure;
+    return view;
   }
 
   /** The stored row (for access checks that need the workflow before acting). */
@@ -424,4 +429,35 @@ export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
     );
   }
   return row;
+}
+
+/** How many of a schedule's newest webhook deliveries a read looks at for {@link notifyFailure}. */
+const NOTIFICATIONS_READ = 20;
+
+/**
+ * The schedule's alerts are failing: for one of its webhook URLs, the newest delivery that was tried
+ * failed for good or is being retried after an error (docs/outcomes.md § Notifications). Null when
+ * each URL's newest tried delivery landed (an older failure is history: the channel works), or none
+ * was tried.
+ */
+export function notifyFailure(newestFirst: readonly NotificationRow[]): JsonObject | null {
+  const seen = new Set<string>();
+  let tried: NotificationRow | undefined;
+  for (const n of newestFirst) {
+    if (n.attempts === 0 || seen.has(n.url)) continue;
+    seen.add(n.url);
+    if (n.state !== "delivered" && n.lastError !== null) {
+      tried = n;
+      break;
+    }
+  }
+  if (tried === undefined) return null;
+  return {
+    event: tried.event,
+    url: tried.url,
+    state: tried.state === "failed" ? "failed" : "retrying",
+    attempts: tried.attempts,
+    error: tried.lastError,
+    created_at: formatInstant(tried.createdMs),
+  };
 }

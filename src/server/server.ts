@@ -140,6 +140,9 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
       : {}),
     ...(config.options.worker !== undefined ? { options: config.options.worker } : {}),
     log: log.child({ component: "worker-tasks" }),
+    notifierLog: log.child({ component: "notifier" }),
+    sweeperLog: log.child({ component: "timeouts" }),
+    onNotifyFailed: () => metrics.onNotifyFailed(),
   });
   table.push(...worker.documented);
   try {

@@ -98,6 +98,24 @@ describe("the schedule block (create, get, update)", () => {
     );
   });
 
+  it("says when the schedule's alerts fail (notify_failure)", () => {
+    const block = scheduleBlock({
+      ...hourlyCheck,
+      notify: [{ url: "https://hooks.example/orbit" }],
+      notify_failure: {
+        event: "failure",
+        url: "https://hooks.example/orbit",
+        state: "failed",
+        attempts: 8,
+        error: "HTTP 500",
+        created_at: "2026-11-15T19:00:00Z",
+      },
+    });
+    expect(block).toContain(
+      "  notify failing: the failure alert to https://hooks.example/orbit failed 8 time(s), given up: HTTP 500\n",
+    );
+  });
+
   it("prints an interval and an ended schedule", () => {
     const block = scheduleBlock({ ...hourlyCheck, state: "ended", next_fire_at: null, next_fire_times: [] });
     expect(block.split("\n")[0]).toBe("ended hourly-check  every 1h");

@@ -90,6 +90,8 @@ describeEachDialect("notify webhooks", (dialect) => {
     const byEvent = await recorded();
     expect(byEvent.failure).toMatchObject({ state: "delivered", attempts: 2, last_error: null, url });
     expect(byEvent.paused).toMatchObject({ state: "delivered", attempts: 1 });
+    // Every call landed in the end: the schedule does not say its alerts fail (docs/outcomes.md § Notifications).
+    expect((await client.getSchedule("alerting")).notify_failure).toBeUndefined();
   }, 240_000);
 
   it("calls the receiver for a dead letter (a start that keeps failing)", async () => {

@@ -1,0 +1,75 @@
+/**
+ * A schedule whose alerts fail says so where it is shown (docs/outcomes.md § Notifications): the
+ * newest tried delivery, retrying after an error or given up, is the schedule read's
+ * `notify_failure`, and a delivery given up counts in orbit_notifications_failed_total (the
+ * notifier's onGiveUp). A later delivery to the same URL that lands clears it: the channel works again.
+ */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { MAX_ATTEMPTS, Notifier } from "../../src/engine/notifier.js";
+import { notifyFailure } from "../../src/scheduler/schedules.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+import { closedPort } from "../helpers/ports.js";
+
+describeEachDialect("failing webhook deliveries", (dialect) => {
+  const db = useStore(dialect);
+
+  it("show on the schedule while retrying and once given up, and count when given up", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 15, 19, 0, 0));
+    const url = `http://127.0.0.1:${await closedPort()}/hook`;
+    const payload = { event: "failure", schedule_id: "nightly" };
+    const stored = { scheduleId: "nightly", workflow: "Report", event: "failure", url, payload };
+    await db.store.insertNotifications([{ ...stored, createdMs: clock.now() }], clock.now());
+    let givenUp = 0;
+    const quiet = { error: () => undefined, warn: () => undefined };
+    const notifier = new Notifier({ store: db.store, clock, secret: null, log: quiet, onGiveUp: () => givenUp++ });
+    const failure = async () => notifyFailure(await db.store.listNotifications("nightly", 20));
+    try {
+      expect(await failure()).toBeNull(); // not tried yet
+      await notifier.deliverDue();
+      expect(await failure()).toMatchObject({ event: "failure", url, state: "retrying", attempts: 1 });
+      for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+        clock.advance(10 * 60_000); // past the longest back-off
+        expect(await notifier.deliverDue()).toBe(1);
+      }
+      expect(await failure()).toMatchObject({ state: "failed", attempts: MAX_ATTEMPTS, error: expect.any(String) });
+      expect(givenUp).toBe(1);
+    } finally {
+      await notifier.close();
+    }
+  });
+
+  it("is cleared by a newer delivery that landed, and says nothing before any was tried", () => {
+    const row = (
+      id: number,
+      state: "pending" | "delivered" | "failed",
+      attempts: number,
+      lastError: string | null,
+    ) => ({
+      id,
+      scheduleId: "nightly",
+      workflow: "Report",
+      event: "failure",
+      url: "https://hooks.example/x",
+      payload: {},
+      createdMs: Date.UTC(2026, 10, 15, 19, id),
+      state,
+      attempts,
+      nextAttemptMs: null,
+      lastError,
+      deliveredMs: state === "delivered" ? Date.UTC(2026, 10, 15, 19, id) : null,
+    });
+    expect(
+      notifyFailure([row(3, "pending", 0, null), row(2, "delivered", 1, null), row(1, "failed", 8, "HTTP 500")]),
+    ).toBeNull();
+    expect(notifyFailure([row(3, "pending", 0, null), row(2, "failed", 8, "HTTP 500")])).toMatchObject({
+      state: "failed",
+      error: "HTTP 500",
+      created_at: "2026-11-15T19:02:00Z",
+    });
+    expect(notifyFailure([])).toBeNull();
+    // Per URL: another hook's delivery that landed does not hide a dead one.
+    const other = { ...row(4, "delivered", 1, null), url: "https://other.example/y" };
+    expect(notifyFailure([other, row(2, "failed", 8, "HTTP 500")])).toMatchObject({ url: "https://hooks.example/x" });
+  });
+});
