@@ -7,7 +7,14 @@ import { OrbitError } from "../domain/errors.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
-import { CancelledError, ContinueAsNewSignal, HandBackSignal, LeaseLostError, NonRetryableError } from "./errors.js";
+import {
+  CancelledError,
+  ContinueAsNewSignal,
+  HandBackSignal,
+  LeaseLostError,
+  NonRetryableError,
+  thrownText,
+} from "./errors.js";
 import { storable } from "./storable.js";
 import type { StepOptions, TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
@@ -75,7 +82,7 @@ export class TaskContext implements WorkflowContext {
       if (error === runError || error instanceof LeaseLostError) continue;
       this.log.warn("a step failed and the run went on without its error (it was not awaited, or caught)", {
         step,
-        error: error instanceof Error ? error.message : String(error),
+        error: thrownText(error),
       });
     }
     this.failedWhileRunning = [];
@@ -103,7 +110,7 @@ export class TaskContext implements WorkflowContext {
       else {
         this.log.warn("a step the run did not await failed after the run returned", {
           step: name,
-          error: err instanceof Error ? err.message : String(err),
+          error: thrownText(err),
         });
       }
     });

@@ -48,17 +48,54 @@ const MAX_ERROR_TYPE = 200;
  * leaves the lease to run out into the same failure again.
  */
 export function errorJson(err: unknown, step?: string | null): { message: string; type: string; step?: string } {
-  const message = storableText(thrownMessage(err), MAX_ERROR_MESSAGE);
-  const type = err instanceof Error ? storableText(err.name, MAX_ERROR_TYPE) : typeof err;
+  const message = thrownText(err);
+  const type =
+    err instanceof Error
+      ? storableText(
+          safely(() => err.name),
+          MAX_ERROR_TYPE,
+        )
+      : typeof err;
   return step ? { message, type, step: storableText(step, MAX_ERROR_TYPE) } : { message, type };
 }
 
+/** What a log line or a report says of any thrown value; never throws (errorJson's message). */
+export function thrownText(err: unknown): string {
+  return storableText(thrownMessage(err), MAX_ERROR_MESSAGE);
+}
+
+/** `read()`, or what the value is when reading it throws (a hostile getter). */
+function safely(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return "[unreadable]";
+  }
+}
+
+/** How many causes deep a message follows (`fetch failed: connect ECONNREFUSED …`). */
+const CAUSES_SHOWN = 3;
+
 /**
- * What to say of a thrown value: an Error's message; a thrown object's own `message` string, or else
- * its JSON (`{"code":42}`, where String() says `[object Object]`); anything else as it is.
+ * What to say of a thrown value: an Error's message followed by its causes' (the reason of a failed
+ * `fetch` is only in its cause), an AggregateError without a message by its errors'; a thrown
+ * object's own `message` string, or else its JSON (`{"code":42}`, where String() says
+ * `[object Object]`); anything else as it is.
  */
 function thrownMessage(err: unknown): unknown {
-  if (err instanceof Error) return err.message;
+  if (err instanceof Error) {
+    const parts: string[] = [];
+    let e: unknown = err;
+    for (let depth = 0; depth <= CAUSES_SHOWN && e instanceof Error; depth++) {
+      const own = errorText(e);
+      if (own !== "" && own !== parts[parts.length - 1]) parts.push(own);
+      e = safely(() => (e as Error).cause);
+    }
+    // A cause that is not an Error (a string, a code) is said as it is.
+    if (e !== undefined && e !== null && !(e instanceof Error) && parts.length <= CAUSES_SHOWN)
+      parts.push(String(thrownMessage(e)));
+    return parts.join(": ");
+  }
   if (typeof err !== "object" || err === null) return err;
   try {
     const own = (err as { message?: unknown }).message;
@@ -69,6 +106,20 @@ function thrownMessage(err: unknown): unknown {
   } catch {
     return err; // a getter or toJSON that throws: described by its kind below
   }
+}
+
+/** An Error's own message; an AggregateError without one, its errors' messages. */
+function errorText(e: Error): string {
+  const message = safely(() => e.message);
+  const own = typeof message === "string" ? message : String(message);
+  const errors = safely(() => (e as { errors?: unknown }).errors);
+  if (own === "" && Array.isArray(errors)) {
+    return errors
+      .map((x) => (x instanceof Error ? errorText(x) : storableText(thrownMessage(x), MAX_ERROR_MESSAGE)))
+      .filter((t) => t !== "")
+      .join("; ");
+  }
+  return own;
 }
 
 function storableText(value: unknown, max: number): string {

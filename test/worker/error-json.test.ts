@@ -3,7 +3,7 @@
  * says what was thrown, and the report itself never fails.
  */
 import { describe, expect, it } from "vitest";
-import { errorJson } from "../../src/worker/errors.js";
+import { errorJson, thrownText } from "../../src/worker/errors.js";
 
 describe("errorJson: what a thrown value reports", () => {
   it.each([
@@ -30,5 +30,33 @@ describe("errorJson: what a thrown value reports", () => {
     expect(errorJson(hostile)).toEqual({ message: "[object Object]", type: "object" });
     const noText = Object.create(null) as object; // String() throws: it has no toString
     expect(errorJson(noText)).toEqual({ message: "[object Object]", type: "object" });
+  });
+
+  it("follows an Error's causes, and says an AggregateError without a message by its errors", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    expect(errorJson(new TypeError("fetch failed", { cause: refused }))).toEqual({
+      message: "fetch failed: connect ECONNREFUSED 127.0.0.1:9",
+      type: "TypeError",
+    });
+    const both = new AggregateError([new Error("connect ECONNREFUSED ::1:9"), refused]);
+    expect(errorJson(both)).toEqual({
+      message: "connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9",
+      type: "AggregateError",
+    });
+    expect(errorJson(new Error("outer", { cause: "a code" })).message).toBe("outer: a code");
+    const deep = new Error("1", {
+      cause: new Error("2", { cause: new Error("3", { cause: new Error("4", { cause: new Error("5") }) }) }),
+    });
+    expect(errorJson(deep).message).toBe("1: 2: 3: 4");
+  });
+
+  it("reports an Error whose name or message getter throws", () => {
+    class Hostile extends Error {
+      override get name(): string {
+        throw new Error("no name");
+      }
+    }
+    expect(errorJson(new Hostile("said"))).toEqual({ message: "said", type: "[unreadable]" });
+    expect(thrownText(Object.create(null))).toBe("[object Object]");
   });
 });
