@@ -442,9 +442,22 @@ export async function finishCancel(
   if (onCancelError !== null) {
     await tx.appendEvent(execution.executionId, "CancelHandlerFailed", { error: onCancelError }, now);
   }
-  // A timeout's cancel (timeouts.ts): compensated like a cancel, but it ends FAILED with the timeout error.
-  if (isTimeoutError(execution.error)) return endWith(tx, held, now, "FAILED", { error: execution.error });
   const failed = await compensationFailures(tx, execution.executionId, held.task.run, onCancelError);
+  // A timeout's cancel (timeouts.ts): compensated like a cancel, but it ends FAILED with the timeout
+  // error, which also says what was not undone (it said only "run_timeout exceeded").
+  if (isTimeoutError(execution.error)) {
+    const timeout = execution.error as JsonObject;
+    return endWith(tx, held, now, "FAILED", {
+      error:
+        failed === null
+          ? timeout
+          : {
+              ...timeout,
+              message: `${String(timeout.message)}; ${String(failed.message)}`,
+              failures: failed.failures ?? [],
+            },
+    });
+  }
   return endWith(tx, held, now, "CANCELLED", failed === null ? {} : { error: failed });
 }
 

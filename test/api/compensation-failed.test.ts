@@ -70,6 +70,35 @@ for (const dialect of ["sqlite", "postgres"] as const) {
       });
     });
 
+    it("a run that timed out and whose compensation failed ends FAILED with the timeout and what was not undone", async () => {
+      await ok("POST", "/v1/executions", { workflow: "Refunds", execution_id: "slow", input: {}, run_timeout: "2s" });
+      const { tasks } = await ok("POST", "/v1/worker/poll", { worker_id: "w", workflows: WORKFLOWS, wait_ms: 0 });
+      const task = tasks.find((k: { execution_id: string }) => k.execution_id === "slow").task_id;
+      await ok("POST", `/v1/worker/tasks/${task}/steps`, {
+        ...{ worker_id: "w", step: "charge", seq: 1, result: {} },
+        compensable: true,
+      });
+      t.clock.advance(3_000);
+      await t.until(
+        () => ok("GET", "/v1/executions/slow"),
+        (e) => e.cancel_reason !== null && e.cancel_reason !== undefined,
+        "the run timeout to ask for the cancel",
+      );
+      await ok("POST", `/v1/worker/tasks/${task}/compensating`, { worker_id: "w" });
+      await ok("POST", `/v1/worker/tasks/${task}/compensations`, {
+        worker_id: "w",
+        step: "charge",
+        error: { message: "refund failed", type: "PaymentError" },
+      });
+      const ended = await ok("POST", `/v1/worker/tasks/${task}/cancelled`, { worker_id: "w" });
+      expect(ended.status).toBe("FAILED");
+      expect(ended.error).toMatchObject({
+        type: "Timeout",
+        message: expect.stringMatching(/run_timeout.*; compensation failed: charge: refund failed$/),
+        failures: [{ step: "charge", error: { message: "refund failed", type: "PaymentError" } }],
+      });
+    });
+
     it("a clean cancel has no error", async () => {
       await ok("POST", "/v1/executions", { workflow: "Refunds", execution_id: "clean", input: {} });
       const { tasks } = await ok("POST", "/v1/worker/poll", { worker_id: "w", workflows: WORKFLOWS, wait_ms: 0 });
