@@ -79,7 +79,10 @@ export class TaskContext implements WorkflowContext {
   runEnded(runError?: unknown): void {
     this.ended = true;
     for (const { step, error } of this.failedWhileRunning) {
+      // Control flow, not failures: the lease went, the worker is closing (handed back), or the
+      // step asked for continue-as-new: a warning of each misled on every deploy.
       if (error === runError || error instanceof LeaseLostError) continue;
+      if (error instanceof HandBackSignal || error instanceof ContinueAsNewSignal) continue;
       this.log.warn("a step failed and the run went on without its error (it was not awaited, or caught)", {
         step,
         error: thrownText(error),

@@ -205,9 +205,19 @@ it("says a step that failed while the run went on without its error, and not one
       return { ok: true };
     },
   });
+  // continue-as-new asked for inside a step is control flow: no warning of a step failure.
+  const Again = defineWorkflow({
+    name: "AgainInStep",
+    version: "1.0.0",
+    run: async (ctx, input: { n?: number }) => {
+      if (input.n === 1) return { ok: true };
+      await ctx.step("next", async () => ctx.continueAsNew({ n: 1 }));
+      return { ok: false };
+    },
+  });
   const worker = new Worker({
     server: server.server.url,
-    workflows: [Unawaited, Thrown, Odd],
+    workflows: [Unawaited, Thrown, Odd, Again],
     logger,
     workerId: "w-steps",
   });
@@ -215,7 +225,8 @@ it("says a step that failed while the run went on without its error, and not one
   await server.ok("POST", "/v1/executions", { execution_id: "u-1", workflow: "Unawaited", input: {} });
   await server.ok("POST", "/v1/executions", { execution_id: "t-1", workflow: "Thrown", input: {} });
   await server.ok("POST", "/v1/executions", { execution_id: "o-1", workflow: "OddThrow", input: {} });
-  for (const id of ["u-1", "t-1", "o-1"]) {
+  await server.ok("POST", "/v1/executions", { execution_id: "a-1", workflow: "AgainInStep", input: {} });
+  for (const id of ["u-1", "t-1", "o-1", "a-1"]) {
     await server.until(
       async () => (await server!.ok("GET", `/v1/executions/${id}`)).status,
       (s) => s === "COMPLETED" || s === "FAILED",
