@@ -1,7 +1,13 @@
 /** Request bodies of the worker protocol (docs/api.md § Worker protocol), unknown keys refused. */
 
 import { Type } from "@sinclair/typebox";
-import { MAX_ATTEMPTS, MAX_BACKOFF_MS, MAX_COMPLETES_PER_BATCH, MAX_TASK_IDS } from "../domain/worker-protocol.js";
+import {
+  MAX_ATTEMPTS,
+  MAX_BACKOFF_MS,
+  MAX_COMPLETES_PER_BATCH,
+  MAX_STEP_NAME,
+  MAX_TASK_IDS,
+} from "../domain/worker-protocol.js";
 
 const strict = { additionalProperties: false } as const;
 const workerId = Type.String({ minLength: 1, maxLength: 200, description: "the worker's id (lease owner)" });
@@ -43,7 +49,7 @@ export const StepBody = Type.Object(
   {
     worker_id: workerId,
     attempt,
-    step: Type.String({ minLength: 1, maxLength: 500 }),
+    step: Type.String({ minLength: 1, maxLength: MAX_STEP_NAME }),
     // Stored as an integer: a bound keeps 1e400 (Infinity) and 2^53+1 from being stored as neither.
     seq: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
     result: Type.Unknown(),

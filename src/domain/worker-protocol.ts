@@ -119,6 +119,8 @@ export const MAX_ATTEMPTS = 1000;
 export const MAX_BACKOFF_MS = 86_400_000;
 /** The most task ids one heartbeat or release names (the worker sends more in several). */
 export const MAX_TASK_IDS = 1000;
+/** The longest step name, in characters (code points). */
+export const MAX_STEP_NAME = 500;
 /** The most tasks one batched complete carries. */
 export const MAX_COMPLETES_PER_BATCH = 1000;
 

@@ -7,6 +7,7 @@ import { OrbitError } from "../domain/errors.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
+import { MAX_STEP_NAME } from "../domain/worker-protocol.js";
 import {
   CancelledError,
   ContinueAsNewSignal,
@@ -125,6 +126,9 @@ export class TaskContext implements WorkflowContext {
     fn: (signal: AbortSignal) => Promise<T> | T,
     options: StepOptions<T>,
   ): Promise<Jsonified<T>> {
+    // Refused before the step runs: the server refuses the name only once the step's work is done.
+    const refused = stepNameProblem(name);
+    if (refused !== null) throw new NonRetryableError(refused);
     if (this.used.has(name)) {
       throw new NonRetryableError(
         `step name ${JSON.stringify(name)} was used twice in one run; step names must be unique`,
@@ -176,4 +180,15 @@ export class TaskContext implements WorkflowContext {
   continueAsNew(input: JsonObject): never {
     throw new ContinueAsNewSignal(input);
   }
+}
+
+/** Why a step name cannot be journaled (the server's rule: 1 to 500 characters), or null. */
+export function stepNameProblem(name: unknown): string | null {
+  if (typeof name !== "string") return `a step name is a string, not ${name === null ? "null" : typeof name}`;
+  if (name === "") return "a step name must not be empty";
+  const length = [...name].length;
+  if (length > MAX_STEP_NAME) {
+    return `a step name is at most ${MAX_STEP_NAME} characters; this one has ${length} (${JSON.stringify(name.slice(0, 40))}…)`;
+  }
+  return null;
 }

@@ -1,6 +1,7 @@
 /** Errors and signals of the worker SDK. */
 
 import { storableChars } from "../domain/body-guard.js";
+import { MAX_STEP_NAME } from "../domain/worker-protocol.js";
 
 /** Throw from a workflow or a step to fail the execution at once, whatever the retry policy. */
 export class NonRetryableError extends Error {
@@ -56,7 +57,8 @@ export function errorJson(err: unknown, step?: string | null): { message: string
           MAX_ERROR_TYPE,
         )
       : typeof err;
-  return step ? { message, type, step: storableText(step, MAX_ERROR_TYPE) } : { message, type };
+  // A step's whole name, as journaled (cut at the type's 200, it no longer matched the journal).
+  return step ? { message, type, step: storableText(step, MAX_STEP_NAME) } : { message, type };
 }
 
 /** What a log line or a report says of any thrown value; never throws (errorJson's message). */

@@ -249,3 +249,21 @@ it("a step the run does not await cannot crash the worker, even when it fails af
   // Both late steps settle after the runs reported; vitest fails the file on an unhandled rejection.
   await new Promise((resolve) => setTimeout(resolve, 200));
 });
+
+it("refuses a step name the server would refuse before the step runs (it ran the work, then was refused)", async () => {
+  let ran = 0;
+  const named = (name: string, step: unknown) =>
+    defineWorkflow({
+      name,
+      version: "1.0.0",
+      retry,
+      run: async (ctx) => ctx.step(step as string, async () => ++ran),
+    });
+  const { ended } = await runEach([named("LongStep", "s".repeat(501)), named("EmptyStep", ""), named("NumberStep", 7)]);
+  const long = await ended("LongStep");
+  expect(long).toMatchObject({ status: "FAILED", attempt: 1 });
+  expect(long.error.message).toMatch(/^a step name is at most 500 characters; this one has 501 \("s{40}"…\)$/);
+  expect((await ended("EmptyStep")).error.message).toBe("a step name must not be empty");
+  expect((await ended("NumberStep")).error.message).toBe("a step name is a string, not number");
+  expect(ran).toBe(0);
+});
