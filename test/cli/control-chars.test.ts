@@ -75,6 +75,11 @@ describe("oneLine", () => {
     );
     expect(oneLine("Nightly reconciliation order")).toBe("Nightly reconciliation order");
   });
+
+  it("escapes the bidirectional overrides that reorder a line (Trojan Source), and leaves right-to-left text alone", () => {
+    expect(oneLine("refund ‮gnp.exe‬ ok ⁦x⁩ ‏")).toBe("refund \u202egnp.exe\u202c ok \u2066x\u2069 \u200f");
+    expect(oneLine("שלום مرحبا")).toBe("שלום مرحبا");
+  });
 });
 
 describe("server text in human output", () => {
