@@ -41,6 +41,9 @@ export interface Waiting {
   message: string;
 }
 
+/** A live worker is heard at least this often (the poll timeout, 20 s, and a margin). */
+const SILENT_POLL_MS = 25_000;
+
 export class WorkerRegistry {
   private readonly written = new Map<string, { at: number; key: string; workflows: WorkflowRef[] }>();
 
@@ -151,6 +154,16 @@ export class WorkerRegistry {
       return {
         reason: "retry_backoff",
         message: `attempt ${task.attempt} waits for its back-off until ${formatInstant(task.availableMs)}`,
+      };
+    }
+    // A worker is heard at least every 20 s: its polls while a slot is free, its heartbeats (5 s)
+    // while it runs tasks. One silent for longer is gone (kill -9) or frozen, though still counted
+    // live for its minute.
+    const lastPoll = Math.max(...forVersion.map((w) => w.lastPollMs));
+    if (now - lastPoll > SILENT_POLL_MS) {
+      return {
+        reason: "queued",
+        message: `waiting for a worker: ${forVersion.length} worker(s) seen in the last ${LIVE_WORKER_MS / 1000} s run ${label}, but none was heard from for ${Math.round((now - lastPoll) / 1000)} s (stopped, or its event loop blocked)`,
       };
     }
     return {

@@ -50,3 +50,20 @@ it("says when the last worker left instead of 'none seen' right after it closed"
     message: `no worker polls workflow Versioned (the last one left at ${new Date(t.clock.now()).toISOString().replace(".000Z", "Z")}): start a worker that runs Versioned@1.0.0`,
   });
 });
+
+it("says a worker counted live was not heard from for a while (killed, frozen) instead of 'a free worker'", async () => {
+  await t.ok("POST", "/v1/worker/poll", poll("1.0.0"));
+  const { execution_id } = await t.ok("POST", "/v1/executions", { workflow: "Versioned", version: "1.0.0", input: {} });
+  const waiting = async () => (await t.ok("GET", `/v1/executions/${encodeURIComponent(execution_id)}`)).waiting;
+  expect(await waiting()).toEqual({
+    reason: "queued",
+    message: "waiting for a free worker: 1 live worker(s) run Versioned@1.0.0",
+  });
+  // Still counted live for its minute, but a running worker is heard every 20 s at least.
+  t.clock.advance(40_000);
+  expect(await waiting()).toEqual({
+    reason: "queued",
+    message:
+      "waiting for a worker: 1 worker(s) seen in the last 60 s run Versioned@1.0.0, but none was heard from for 40 s (stopped, or its event loop blocked)",
+  });
+});
