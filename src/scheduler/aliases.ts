@@ -17,6 +17,14 @@ export const VALUE_ALIASES: Readonly<Record<string, Readonly<Record<string, stri
     forbid: "skip",
     allow_all: "allow",
   },
+  // The search's last outcome (GET /v1/schedules?outcome=) by the execution status every view shows.
+  outcome: {
+    completed: "succeeded",
+    success: "succeeded",
+    failure: "failed",
+    timed_out: "failed",
+    canceled: "cancelled",
+  },
   // "latest" (run the most recent missed occurrence), "all", "none": the usual catch-up names.
   catchup: {
     catchup: "catch_up",

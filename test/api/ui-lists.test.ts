@@ -128,6 +128,12 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
     expect(sort.body.message).toMatch(/sort/);
     const outcome = await t.call("GET", "/v1/schedules?outcome=maybe");
     expect(outcome.status).toBe(400);
+    // The status every view shows points at the filter's word for it.
+    const completed = await t.call("GET", "/v1/schedules?outcome=COMPLETED");
+    expect(completed.status).toBe(400);
+    expect(completed.body.message).toBe(
+      'query parameter outcome must be one of succeeded, failed, cancelled, none; did you mean "succeeded"?',
+    );
   });
 
   it.skipIf(!enabled)("filters overdue schedules: active ones whose fire is over a minute late", async () => {
