@@ -159,9 +159,19 @@ export class Worker {
     const left = [...this.running.keys()];
     if (left.length) {
       for (const id of left) this.running.get(id)?.control.handBack();
-      await this.api.release(left).catch(() => undefined);
-      // Handed back: what that code reports now is refused, and close() does not wait for it.
-      this.log.warn("closing: code still running after closeTimeoutMs was handed back", { tasks: left.length });
+      // Handed back: what that code reports now is refused, and close() does not wait for it. A
+      // task "left" may have run its code and be waiting for a report the server did not take.
+      this.log.warn(
+        "closing: tasks not finished after closeTimeoutMs (code still running, or a report the server did not take) were handed back",
+        { tasks: left.length },
+      );
+      await this.api.release(left).catch((err: unknown) => {
+        // The server did not hear it (away): the tasks are leased to this worker until their leases end.
+        this.log.warn(
+          "closing: could not hand the tasks back to the server; they run again, elsewhere, when their leases end (30 s)",
+          { tasks: left.length, error: errorJson(err).message },
+        );
+      });
     }
     this.abandoned.abort();
     // A run() that failed (registration refused) said so to its caller; closing after it is not

@@ -64,7 +64,7 @@ async function work(): Promise<void> {
 }
 
 /** Hands out `tasks` one per poll (then parks polls until closed), and holds every complete. */
-async function stub(tasks: TaskJson[]): Promise<Stub> {
+async function stub(tasks: TaskJson[], o: { refuseRelease?: boolean } = {}): Promise<Stub> {
   const s: Stub = {
     url: "",
     polls: [],
@@ -144,6 +144,10 @@ async function stub(tasks: TaskJson[]): Promise<Stub> {
         return;
       }
       if (req.url === "/v1/worker/release") {
+        if (o.refuseRelease)
+          return res
+            .writeHead(400, { "content-type": "application/json" })
+            .end('{"code":"INVALID_ARGUMENT","message":"no"}');
         s.released.push(...((body.task_ids as string[]) ?? []));
         return json(res, { released: body.task_ids });
       }
@@ -241,8 +245,36 @@ it("close() hands back code still running after closeTimeoutMs and resolves, eve
   // Before, close() waited for run(), which waited for the run: forever.
   await worker.close();
   await run;
-  expect(warnings).toContain("closing: code still running after closeTimeoutMs was handed back");
+  expect(warnings).toContain(
+    "closing: tasks not finished after closeTimeoutMs (code still running, or a report the server did not take) were handed back",
+  );
   expect(s.released).toEqual(["t1"]);
+});
+
+it("says when close() could not hand its tasks back (the server away), instead of nothing", async () => {
+  const s = await stub([task(1)], { refuseRelease: true });
+  let started: () => void = () => undefined;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const Stuck = defineWorkflow({
+    name: "Slots",
+    version: "1.0.0",
+    run: () => {
+      started();
+      return new Promise<never>(() => undefined);
+    },
+  });
+  const warnings: string[] = [];
+  const logger = { ...quiet, warn: (m: string) => void warnings.push(m) };
+  worker = new Worker({ server: s.url, workflows: [Stuck], closeTimeoutMs: 20, logger });
+  const run = worker.run();
+  await running;
+  await worker.close();
+  await run;
+  expect(warnings).toContain(
+    "closing: could not hand the tasks back to the server; they run again, elsewhere, when their leases end (30 s)",
+  );
 });
 
 it("says a run it handed back at close ended, not that it lost the lease", async () => {
