@@ -184,7 +184,10 @@ export class Worker {
   }
 
   private async work(): Promise<void> {
+    // Closed before it ran, or while it registered: it never polls, and says nothing of polling.
+    if (this.closing.signal.aborted) return;
     await this.register();
+    if (this.closing.signal.aborted) return;
     this.log.info("worker polling", {
       server: this.o.server,
       worker_id: this.workerId,

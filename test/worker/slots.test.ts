@@ -313,3 +313,15 @@ it("says a run it handed back at close ended, not that it lost the lease", async
   while (!lines.includes(said)) await new Promise((resolve) => setImmediate(resolve));
   expect(lines.filter((l) => l.includes("lost the task's lease"))).toEqual([]);
 });
+
+it("a worker closed before it ran neither registers nor says it polls", async () => {
+  const s = await stub([]);
+  const infos: string[] = [];
+  const logger = { ...quiet, info: (m: string) => void infos.push(m) };
+  const W = defineWorkflow({ name: "Slots", version: "1.0.0", run: async () => ({}) });
+  worker = new Worker({ server: s.url, workflows: [W], logger });
+  await worker.close();
+  await worker.run();
+  expect(infos).not.toContain("worker polling");
+  expect(s.polls).toEqual([]);
+});
