@@ -329,7 +329,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     "/v1/worker/tasks/:task_id/continue",
     { ...task, body: S.ContinueBody },
     Execution,
-    async (b, id, holder) => executionToJson(await tasks.continueAsNew(id, holder, b.input ?? {})),
+    // Left out: the empty object. An explicit null is refused, as a start refuses it.
+    async (b, id, holder) =>
+      executionToJson(await tasks.continueAsNew(id, holder, b.input === undefined ? {} : b.input)),
   );
   route<object>(
     "/v1/worker/tasks/:task_id/compensating",

@@ -267,3 +267,25 @@ it("refuses a step name the server would refuse before the step runs (it ran the
   expect((await ended("NumberStep")).error.message).toBe("a step name is a string, not number");
   expect(ran).toBe(0);
 });
+
+it("refuses continueAsNew(null) as a start refuses a null input (it ran on as {})", async () => {
+  const Nulled = defineWorkflow({
+    name: "ContinueNull",
+    version: "1.0.0",
+    retry,
+    run: async (ctx, input: { again?: boolean }) => {
+      if (input.again === false) return { ran: "on" };
+      return ctx.continueAsNew(null as never);
+    },
+  });
+  const { ended } = await runEach([Nulled]);
+  expect(await ended("ContinueNull")).toMatchObject({
+    status: "FAILED",
+    run: 1,
+    attempt: 1,
+    error: {
+      type: "InputRefused",
+      message: "continueAsNew: the input was refused: input must be a JSON object, not null",
+    },
+  });
+});
