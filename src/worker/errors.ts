@@ -95,7 +95,7 @@ function thrownMessage(err: unknown): unknown {
     }
     // A cause that is not an Error (a string, a code) is said as it is.
     if (e !== undefined && e !== null && !(e instanceof Error) && parts.length <= CAUSES_SHOWN)
-      parts.push(String(thrownMessage(e)));
+      parts.push(safeString(thrownMessage(e)));
     return parts.join(": ");
   }
   if (typeof err !== "object" || err === null) return err;
@@ -113,7 +113,7 @@ function thrownMessage(err: unknown): unknown {
 /** An Error's own message; an AggregateError without one, its errors' messages. */
 function errorText(e: Error): string {
   const message = safely(() => e.message);
-  const own = typeof message === "string" ? message : String(message);
+  const own = typeof message === "string" ? message : safeString(message);
   const errors = safely(() => (e as { errors?: unknown }).errors);
   if (own === "" && Array.isArray(errors)) {
     return errors
@@ -124,13 +124,17 @@ function errorText(e: Error): string {
   return own;
 }
 
-function storableText(value: unknown, max: number): string {
-  let text: string;
+/** String(value), or what it is (`[object Object]`) when that throws (no prototype, a hostile toString). */
+function safeString(value: unknown): string {
   try {
-    text = String(value);
+    return String(value);
   } catch {
-    text = Object.prototype.toString.call(value);
+    return Object.prototype.toString.call(value);
   }
+}
+
+function storableText(value: unknown, max: number): string {
+  let text = safeString(value);
   if (text.length > max) text = `${text.slice(0, max)}… (${text.length - max} more characters)`;
   return storableChars(text);
 }

@@ -58,5 +58,10 @@ describe("errorJson: what a thrown value reports", () => {
     }
     expect(errorJson(new Hostile("said"))).toEqual({ message: "said", type: "[unreadable]" });
     expect(thrownText(Object.create(null))).toBe("[object Object]");
+    // Nor a cause or a message String() cannot convert.
+    expect(errorJson(new Error("top", { cause: Object.create(null) })).message).toBe("top: [object Object]");
+    const odd = new Error("x");
+    Object.defineProperty(odd, "message", { value: Object.create(null) });
+    expect(errorJson(odd).message).toBe("[object Object]");
   });
 });
