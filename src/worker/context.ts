@@ -186,6 +186,9 @@ export class TaskContext implements WorkflowContext {
 export function stepNameProblem(name: unknown): string | null {
   if (typeof name !== "string") return `a step name is a string, not ${name === null ? "null" : typeof name}`;
   if (name === "") return "a step name must not be empty";
+  // What the server refuses in any text (docs/api.md): refused here before the step's work is done.
+  if (name.includes("\u0000")) return "a step name must not contain a NUL character";
+  if (/[\uD800-\uDFFF]/u.test(name)) return "a step name must not contain a lone UTF-16 surrogate";
   const length = [...name].length;
   if (length > MAX_STEP_NAME) {
     return `a step name is at most ${MAX_STEP_NAME} characters; this one has ${length} (${JSON.stringify(name.slice(0, 40))}…)`;

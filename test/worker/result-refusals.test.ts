@@ -259,13 +259,24 @@ it("refuses a step name the server would refuse before the step runs (it ran the
       retry,
       run: async (ctx) => ctx.step(step as string, async () => ++ran),
     });
-  const { ended } = await runEach([named("LongStep", "s".repeat(501)), named("EmptyStep", ""), named("NumberStep", 7)]);
+  const { ended } = await runEach([
+    named("LongStep", "s".repeat(501)),
+    named("EmptyStep", ""),
+    named("NumberStep", 7),
+    named("NulStep", "a\u0000b"),
+    named("SurrogateStep", "x\ud800y"),
+    named("EmojiStep", "\u{1F600}".repeat(500)),
+  ]);
   const long = await ended("LongStep");
   expect(long).toMatchObject({ status: "FAILED", attempt: 1 });
   expect(long.error.message).toMatch(/^a step name is at most 500 characters; this one has 501 \("s{40}"…\)$/);
   expect((await ended("EmptyStep")).error.message).toBe("a step name must not be empty");
   expect((await ended("NumberStep")).error.message).toBe("a step name is a string, not number");
-  expect(ran).toBe(0);
+  expect((await ended("NulStep")).error.message).toBe("a step name must not contain a NUL character");
+  expect((await ended("SurrogateStep")).error.message).toBe("a step name must not contain a lone UTF-16 surrogate");
+  // 500 characters of two UTF-16 units each: within the limit, and the step runs.
+  expect((await ended("EmojiStep")).status).toBe("COMPLETED");
+  expect(ran).toBe(1);
 });
 
 it("refuses continueAsNew(null) as a start refuses a null input (it ran on as {})", async () => {
