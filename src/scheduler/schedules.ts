@@ -20,6 +20,7 @@ import { compiledFor, timingKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
 import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
+import { notifyTargets } from "./outcomes.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleViews } from "./view.js";
@@ -258,8 +259,13 @@ export class Schedules {
     const row = await this.o.store.getSchedule(id);
     if (row === null) throw this.notFound(id);
     const view = await this.view(row);
-    const failure = notifyFailure(await this.o.store.listNotifications(id, NOTIFICATIONS_READ));
-    if (failure !== null) view.notify_failure = failure;
+    // Only the webhooks it still calls: one taken out of its settings (or its workflow's) no longer says anything.
+    const wf = await this.o.store.getWorkflowSettings(row.workflow);
+    const urls = new Set([...notifyTargets(row.spec.notify), ...notifyTargets(wf.notify)].map((t) => t.url));
+    if (urls.size > 0) {
+      const failure = notifyFailure(await this.o.store.listNotifications(id, NOTIFICATIONS_READ), urls);
+      if (failure !== null) view.notify_failure = failure;
+    }
     return view;
   }
 
@@ -431,20 +437,24 @@ export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
   return row;
 }
 
-/** How many of a schedule's newest webhook deliveries a read looks at for {@link notifyFailure}. */
-const NOTIFICATIONS_READ = 20;
+/** How many of a schedule's newest webhook deliveries a read looks at for {@link notifyFailure} (as the list shows). */
+const NOTIFICATIONS_READ = 100;
 
 /**
- * The schedule's alerts are failing: for one of its webhook URLs, the newest delivery that was tried
+ * The schedule's alerts are failing: for one of its webhook URLs (of `current`, the ones it still
+ * calls, when given), the newest delivery that was tried
  * failed for good or is being retried after an error (docs/outcomes.md § Notifications). Null when
  * each URL's newest tried delivery landed (an older failure is history: the channel works), or none
  * was tried.
  */
-export function notifyFailure(newestFirst: readonly NotificationRow[]): JsonObject | null {
+export function notifyFailure(
+  newestFirst: readonly NotificationRow[],
+  current: ReadonlySet<string> | null = null,
+): JsonObject | null {
   const seen = new Set<string>();
   let tried: NotificationRow | undefined;
   for (const n of newestFirst) {
-    if (n.attempts === 0 || seen.has(n.url)) continue;
+    if (n.attempts === 0 || seen.has(n.url) || (current !== null && !current.has(n.url))) continue;
     seen.add(n.url);
     if (n.state !== "delivered" && n.lastError !== null) {
       tried = n;

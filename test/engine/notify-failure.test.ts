@@ -10,6 +10,7 @@ import { MAX_ATTEMPTS, Notifier } from "../../src/engine/notifier.js";
 import { notifyFailure } from "../../src/scheduler/schedules.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { closedPort } from "../helpers/ports.js";
+import { makeHarness, ORDER_INPUT } from "../scheduler/harness.js";
 
 describeEachDialect("failing webhook deliveries", (dialect) => {
   const db = useStore(dialect);
@@ -71,5 +72,45 @@ describeEachDialect("failing webhook deliveries", (dialect) => {
     // Per URL: another hook's delivery that landed does not hide a dead one.
     const other = { ...row(4, "delivered", 1, null), url: "https://other.example/y" };
     expect(notifyFailure([other, row(2, "failed", 8, "HTTP 500")])).toMatchObject({ url: "https://hooks.example/x" });
+    // A webhook the schedule no longer calls (its notify changed) says nothing any more.
+    expect(notifyFailure([other, row(2, "failed", 8, "HTTP 500")], new Set(["https://other.example/y"]))).toBeNull();
+    expect(notifyFailure([row(2, "failed", 8, "HTTP 500")], new Set(["https://hooks.example/x"]))).not.toBeNull();
+  });
+
+  it("on the schedule's read, only for the webhooks it still calls", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T19:00:00Z" });
+    const dead = "https://hooks.example/dead";
+    await h.scheduler.schedules.create({
+      schedule_id: "nightly",
+      workflow: "OrderProcessing",
+      interval: "1h",
+      input: ORDER_INPUT,
+      notify: dead,
+    });
+    const payload = { event: "failure", schedule_id: "nightly" };
+    await db.store.insertNotifications(
+      [
+        {
+          scheduleId: "nightly",
+          workflow: "OrderProcessing",
+          event: "failure",
+          url: dead,
+          payload,
+          createdMs: h.clock.now(),
+        },
+      ],
+      h.clock.now(),
+    );
+    const [stored] = await db.store.listNotifications("nightly", 1);
+    await db.store.updateNotification(stored!.id, {
+      state: "failed",
+      attempts: MAX_ATTEMPTS,
+      nextAttemptMs: null,
+      lastError: "HTTP 500",
+      deliveredMs: null,
+    });
+    expect((await h.scheduler.schedules.get("nightly")).notify_failure).toMatchObject({ url: dead, state: "failed" });
+    await h.scheduler.schedules.update("nightly", { notify: "https://hooks.example/new" });
+    expect((await h.scheduler.schedules.get("nightly")).notify_failure).toBeUndefined();
   });
 });
