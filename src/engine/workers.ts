@@ -56,8 +56,15 @@ export class WorkerRegistry {
   async seen(workerId: string, workflows?: readonly WorkflowRef[]): Promise<void> {
     const now = this.clock.now();
     const last = this.written.get(workerId);
-    const list = workflows?.map((w) => ({ name: w.name, version: w.version })) ?? last?.workflows;
-    if (list === undefined) return; // a heartbeat from a worker this server never saw poll
+    let list = workflows?.map((w) => ({ name: w.name, version: w.version })) ?? last?.workflows;
+    if (list === undefined) {
+      // A heartbeat from a worker this server never saw poll (it restarted, or the worker's polls
+      // go to another server): its row says what it runs. Skipped, a worker busy at full
+      // concurrency (it only heartbeats) was listed gone after a restart.
+      const row = await this.store.getWorker(workerId);
+      if (row === null || row.leftMs !== null) return;
+      list = row.workflows.map((w) => ({ name: w.name, version: w.version }));
+    }
     const key = list.map((w) => `${w.name}@${w.version}`).join(",");
     if (last !== undefined && last.key === key && now - last.at < WRITE_EVERY_MS) return;
     if (this.written.size > 10_000) this.forgetOld(now);
