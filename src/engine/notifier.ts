@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isBlockedAddress } from "../domain/blocked-address.js";
 import type { Clock } from "../domain/clock.js";
+import { thrownText } from "../domain/error-text.js";
 import type { NotificationRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
@@ -75,7 +76,8 @@ export class Notifier {
       await res.arrayBuffer().catch(() => undefined);
       return res.status < 200 || res.status >= 300 ? `HTTP ${res.status}` : null;
     } catch (err) {
-      return (err as Error).message;
+      // With its causes: fetch's own message is only "fetch failed" (ECONNREFUSED is in the cause).
+      return thrownText(err);
     }
   }
 

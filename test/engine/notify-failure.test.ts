@@ -29,6 +29,8 @@ describeEachDialect("failing webhook deliveries", (dialect) => {
       expect(await failure()).toBeNull(); // not tried yet
       await notifier.deliverDue();
       expect(await failure()).toMatchObject({ event: "failure", url, state: "retrying", attempts: 1 });
+      // fetch's cause says why: its own message is only "fetch failed".
+      expect((await failure())?.error).toMatch(/^fetch failed: .*ECONNREFUSED/);
       for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
         clock.advance(10 * 60_000); // past the longest back-off
         expect(await notifier.deliverDue()).toBe(1);

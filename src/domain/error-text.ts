@@ -1,0 +1,88 @@
+/**
+ * What to say of any thrown value, in a worker's report and log lines and in the server's (a
+ * webhook that failed): never throws, whatever was thrown (docs/outcomes.md § Failures are always
+ * reportable).
+ */
+
+import { storableChars } from "./body-guard.js";
+
+/** Longest error message reported, in UTF-16 units; the rest is cut, saying how much. */
+export const MAX_ERROR_MESSAGE = 32 * 1024;
+
+/** What a log line or a report says of any thrown value; never throws (errorJson's message). */
+export function thrownText(err: unknown): string {
+  return storableText(thrownMessage(err), MAX_ERROR_MESSAGE);
+}
+
+/** `read()`, or what the value is when reading it throws (a hostile getter). */
+export function safely(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return "[unreadable]";
+  }
+}
+
+/** How many causes deep a message follows (`fetch failed: connect ECONNREFUSED …`). */
+const CAUSES_SHOWN = 3;
+
+/**
+ * What to say of a thrown value: an Error's message followed by its causes' (the reason of a failed
+ * `fetch` is only in its cause), an AggregateError without a message by its errors'; a thrown
+ * object's own `message` string, or else its JSON (`{"code":42}`, where String() says
+ * `[object Object]`); anything else as it is.
+ */
+function thrownMessage(err: unknown): unknown {
+  if (err instanceof Error) {
+    const parts: string[] = [];
+    let e: unknown = err;
+    for (let depth = 0; depth <= CAUSES_SHOWN && e instanceof Error; depth++) {
+      const own = errorText(e);
+      if (own !== "" && own !== parts[parts.length - 1]) parts.push(own);
+      e = safely(() => (e as Error).cause);
+    }
+    // A cause that is not an Error (a string, a code) is said as it is.
+    if (e !== undefined && e !== null && !(e instanceof Error) && parts.length <= CAUSES_SHOWN)
+      parts.push(safeString(thrownMessage(e)));
+    return parts.join(": ");
+  }
+  if (typeof err !== "object" || err === null) return err;
+  try {
+    const own = (err as { message?: unknown }).message;
+    if (typeof own === "string") return own;
+    if (String(err) !== "[object Object]") return err; // its own toString says more
+    const json = JSON.stringify(err);
+    return json === undefined ? err : json;
+  } catch {
+    return err; // a getter or toJSON that throws: described by its kind below
+  }
+}
+
+/** An Error's own message; an AggregateError without one, its errors' messages. */
+function errorText(e: Error): string {
+  const message = safely(() => e.message);
+  const own = typeof message === "string" ? message : safeString(message);
+  const errors = safely(() => (e as { errors?: unknown }).errors);
+  if (own === "" && Array.isArray(errors)) {
+    return errors
+      .map((x) => (x instanceof Error ? errorText(x) : storableText(thrownMessage(x), MAX_ERROR_MESSAGE)))
+      .filter((t) => t !== "")
+      .join("; ");
+  }
+  return own;
+}
+
+/** String(value), or what it is (`[object Object]`) when that throws (no prototype, a hostile toString). */
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+export function storableText(value: unknown, max: number): string {
+  let text = safeString(value);
+  if (text.length > max) text = `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return storableChars(text);
+}
