@@ -110,7 +110,11 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
       hint:
         err.code === "PERMISSION_DENIED"
           ? "use a client token (not a worker's)"
-          : "upgrade the server to this CLI's release",
+          : err.code === "UNAVAILABLE"
+            ? "the server cannot reach its database: GET /readyz says why; the server recovers by itself once the database answers"
+            : err.code === "NOT_FOUND"
+              ? "upgrade the server to this CLI's release"
+              : "read the server's log",
     });
     return checks;
   }

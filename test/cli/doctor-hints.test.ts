@@ -1,0 +1,31 @@
+/**
+ * `orbit doctor`'s fix when the server's own checks (GET /v1/doctor) fail: a server whose database
+ * is away (503) is told to wait for it, not to be upgraded — which fits only a server without the
+ * route (404). Against a fake server (test/cli/fake-server.ts).
+ */
+import { expect, it } from "vitest";
+import { FakeServer } from "./fake-server.js";
+
+function serverWhoseDoctor(status: number, body: object): FakeServer {
+  return new FakeServer((r) => {
+    if (r.path === "/healthz") return { status: 200, body: { status: "ok" } };
+    if (r.path === "/readyz")
+      return { status: 503, body: { status: "not_ready", role: "single", message: "the database is unavailable" } };
+    if (r.path === "/v1/me") return { status: 200, body: { name: null, kind: "client", allow: [] } };
+    if (r.path === "/v1/version") return { status: 200, body: { version: "0.1.0" } };
+    if (r.path === "/v1/doctor") return { status, body };
+    return undefined;
+  });
+}
+
+it("tells a server whose database is away to wait for it, and one without the route to upgrade", async () => {
+  const away = await serverWhoseDoctor(503, {
+    code: "UNAVAILABLE",
+    message: "the database is unavailable (ECONNREFUSED); retry shortly",
+  }).run(["doctor"]);
+  expect(away.stdout).toContain("GET /v1/doctor: the database is unavailable (ECONNREFUSED); retry shortly");
+  expect(away.stdout).toContain("the server cannot reach its database: GET /readyz says why");
+  expect(away.stdout).not.toContain("upgrade the server");
+  const old = await serverWhoseDoctor(404, { code: "NOT_FOUND", message: "no route GET /v1/doctor" }).run(["doctor"]);
+  expect(old.stdout).toContain("upgrade the server to this CLI's release");
+});
