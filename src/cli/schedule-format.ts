@@ -48,7 +48,12 @@ function optionalLines(s: ScheduleJson): string {
   if (s.pause_on_failure !== undefined) out += line("pause on failure", String(s.pause_on_failure));
   if (s.max_runs !== undefined) {
     const left = s.remaining_runs ?? s.max_runs;
-    const none = buffered.length > 0 ? "none left: the last is buffered" : "all started: the schedule ended";
+    const none =
+      buffered.length === 0
+        ? "all started: the schedule ended"
+        : s.paused
+          ? "none left: the last is buffered, held while paused"
+          : "none left: the last is buffered";
     out += line("max runs", `${s.max_runs} (${left === 0 ? none : `${left} to go`})`);
   }
   for (const n of s.notify ?? []) out += line("notify", n.events?.length ? `${n.url} (${n.events.join(", ")})` : n.url);

@@ -96,6 +96,15 @@ describe("the schedule block (create, get, update)", () => {
     expect(held).toContain(
       "  buffered:   2026-11-16T01:00:00Z (held while paused; starts after a resume once nothing runs)\n",
     );
+    const last = scheduleBlock({
+      ...nightlyOrders,
+      paused: true,
+      overlap: "buffer_one",
+      buffered: ["2026-11-16T01:00:00Z"],
+      max_runs: 2,
+      remaining_runs: 0,
+    });
+    expect(last).toContain("(none left: the last is buffered, held while paused)");
   });
 
   it("says when the schedule's alerts fail (notify_failure)", () => {
