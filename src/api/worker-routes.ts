@@ -22,7 +22,7 @@ import type { Executions } from "../engine/executions.js";
 import { Notifier } from "../engine/notifier.js";
 import { executionToJson } from "../engine/serialize.js";
 import type { TaskHandOff } from "../engine/task-hand-off.js";
-import { TaskReaper } from "../engine/task-reaper.js";
+import { isOutage, TaskReaper } from "../engine/task-reaper.js";
 import type { LeaseHolder } from "../engine/task-transitions.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
 import { WorkerTasks } from "../engine/tasks.js";
@@ -92,11 +92,13 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
     ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
   });
-  // A worker request answered 503 (the database away): the reaper gives the leases a grace.
+  // A worker request failed for want of the database: the reaper gives the leases a grace. Not a
+  // transaction PostgreSQL aborted to let another go on (a deadlock: the next heartbeat lands), whose
+  // 503 extended every lease, dead workers' too.
   const outages = { count: 0 };
-  app.addHook("onResponse", async (request, reply) => {
-    if (reply.statusCode === 503 && request.url.startsWith("/v1/worker/")) outages.count++;
-  });
+  const countOutage = (err: unknown): void => {
+    if (isOutage(err)) outages.count++;
+  };
   const reaper =
     o.reaper === false
       ? null
@@ -176,33 +178,40 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       url,
       schema,
       handler: async (request, reply) => {
-        // When the worker spoke: its lease is judged by this, not by when the database let the
-        // server get to it (docs/workflows.md § Leases).
-        const heardMs = d.clock.now();
-        const caller = guard(request);
-        // The rules of every other API route (route.ts): no query parameters, no If-Match.
-        refuseQueryParameters({ method: "POST", url }, request.query);
-        refuseIfMatch({ method: "POST", url }, request.headers["if-match"]);
-        const taskId = (request.params as { task_id?: string }).task_id ?? "";
-        // With identities, a worker touches only tasks of the workflows its rules name, and reports
-        // only on leases its identity took (docs/security.md).
-        if (caller !== null)
-          await workerAccess.check(caller, request.body as WorkerBody, taskId, NAMES_WORKER.has(url));
-        // A lease that lapsed while this server could not hear its workers is extended before this
-        // request judges it (task-reaper.ts graceIfOwed), not only at the reaper's next pass.
-        if (url !== POLL_ROUTE) await reaper?.graceIfOwed();
-        const b = request.body as Body<B>;
-        const attempt = (b as { attempt?: number }).attempt;
-        const holder = {
-          workerId: b.worker_id,
-          identity: caller?.name ?? null,
-          heardMs,
-          ...(attempt !== undefined ? { attempt } : {}),
-        };
-        const body = await handler(b, taskId, holder, reply);
-        return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
+        try {
+          return await respond(request, reply);
+        } catch (err) {
+          countOutage(err);
+          throw err;
+        }
       },
     });
+    async function respond(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+      // When the worker spoke: its lease is judged by this, not by when the database let the
+      // server get to it (docs/workflows.md § Leases).
+      const heardMs = d.clock.now();
+      const caller = guard(request);
+      // The rules of every other API route (route.ts): no query parameters, no If-Match.
+      refuseQueryParameters({ method: "POST", url }, request.query);
+      refuseIfMatch({ method: "POST", url }, request.headers["if-match"]);
+      const taskId = (request.params as { task_id?: string }).task_id ?? "";
+      // With identities, a worker touches only tasks of the workflows its rules name, and reports
+      // only on leases its identity took (docs/security.md).
+      if (caller !== null) await workerAccess.check(caller, request.body as WorkerBody, taskId, NAMES_WORKER.has(url));
+      // A lease that lapsed while this server could not hear its workers is extended before this
+      // request judges it (task-reaper.ts graceIfOwed), not only at the reaper's next pass.
+      if (url !== POLL_ROUTE) await reaper?.graceIfOwed();
+      const b = request.body as Body<B>;
+      const attempt = (b as { attempt?: number }).attempt;
+      const holder = {
+        workerId: b.worker_id,
+        identity: caller?.name ?? null,
+        heardMs,
+        ...(attempt !== undefined ? { attempt } : {}),
+      };
+      const body = await handler(b, taskId, holder, reply);
+      return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
+    }
   };
 
   route<PollRequestJson>(POLL_ROUTE, { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {

@@ -12,10 +12,21 @@
  * heartbeat after an outage longer than the lease was answered "lost" when it beat the reaper's
  * next pass (up to a second after the database came back), and its worker dropped a finished run.
  */
+
 import type { Clock } from "../domain/clock.js";
+import { OrbitError } from "../domain/errors.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
 import type { WorkerTasks } from "./tasks.js";
+
+/**
+ * A worker request's failure that means this server could not hear its workers (the database away,
+ * unwritable or stalled): it owes the leases a grace. Not a transaction PostgreSQL aborted to let
+ * another go on (a deadlock, a serialization failure): the next heartbeat lands.
+ */
+export function isOutage(err: unknown): boolean {
+  return err instanceof OrbitError && err.code === "UNAVAILABLE" && err.details?.aborted !== true;
+}
 
 export interface TaskReaperOptions {
   store: Store;

@@ -8,8 +8,9 @@
  */
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
+import { OrbitError } from "../../src/domain/errors.js";
 import { Executions } from "../../src/engine/executions.js";
-import { TaskReaper } from "../../src/engine/task-reaper.js";
+import { isOutage, TaskReaper } from "../../src/engine/task-reaper.js";
 import { TaskWakeups } from "../../src/engine/task-wakeups.js";
 import { WorkerTasks } from "../../src/engine/tasks.js";
 import { Workflows } from "../../src/engine/workflows.js";
@@ -123,4 +124,19 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect(await reaper.reapExpired()).toBe(1);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
+});
+
+it("a transaction PostgreSQL aborted (a deadlock) is not an outage: it owes the leases no grace", () => {
+  expect(isOutage(new OrbitError("UNAVAILABLE", "the database is unavailable (ECONNREFUSED); retry shortly"))).toBe(
+    true,
+  );
+  expect(
+    isOutage(
+      new OrbitError("UNAVAILABLE", "the database aborted the transaction (deadlock detected); retry", {
+        aborted: true,
+      }),
+    ),
+  ).toBe(false);
+  expect(isOutage(new OrbitError("CONFLICT", "lease lost"))).toBe(false);
+  expect(isOutage(new Error("boom"))).toBe(false);
 });
