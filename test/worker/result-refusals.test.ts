@@ -221,10 +221,11 @@ it("fails a run for good when a step's result cannot be journaled: the step ran 
   const huge = await failed("StepHuge");
   expect(huge).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "NonRetryableError", step: "charge" } });
   expect(huge.error.message).toMatch(/^step "charge": the result cannot be stored: result is 1,200,002 bytes/);
+  // A name the server would refuse is refused before the step runs (it ran once, then was refused).
   const nul = await failed("StepNulName");
   expect(nul).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "NonRetryableError" } });
-  expect(nul.error.message).toMatch(/^step "charge\\u0000" was refused: .*NUL/);
-  expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1, StepNulName: 1 });
+  expect(nul.error.message).toBe("a step name must not contain a NUL character");
+  expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1 });
 });
 
 it("a step the run does not await cannot crash the worker, even when it fails after the run returned", async () => {
