@@ -47,6 +47,16 @@ function readOnly(file: string): () => void {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "orbit-storage-"));
+
+/** The message a server start on `data` is refused with (a StartupError); fails when it starts. */
+async function startRefusal(data: string): Promise<string> {
+  const err = await startServer({ port: 0, dataDir: data, logger: "silent" }).then(
+    (s) => s.close().then(() => null),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(StartupError);
+  return (err as Error).message;
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("database URLs", () => {
@@ -79,12 +89,7 @@ describe("a read-only SQLite database", () => {
     await first.close();
     const undo = readOnly(join(data, "orbit.db"));
     try {
-      const err = await startServer({ port: 0, dataDir: data, logger: "silent" }).then(
-        (s) => s.close().then(() => null),
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(StartupError);
-      expect((err as Error).message).toBe(
+      expect(await startRefusal(data)).toBe(
         `cannot open the SQLite database ${data}/orbit.db: the database file is read-only (SQLITE_READONLY: attempt to write a readonly database); Orbit must write to it: check the permissions of the file and its folder, and that the file system is not mounted read-only`,
       );
     } finally {
@@ -99,12 +104,7 @@ describe("a read-only SQLite database", () => {
     mkdirSync(data);
     const undo = readOnly(data);
     try {
-      const err = await startServer({ port: 0, dataDir: data, logger: "silent" }).then(
-        (s) => s.close().then(() => null),
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(StartupError);
-      expect((err as Error).message).toBe(
+      expect(await startRefusal(data)).toBe(
         `cannot open the SQLite database ${data}/orbit.db: the folder ${data} cannot be written (permission denied); Orbit must create orbit.db and its -wal and -shm files there: check the folder's permissions, and that the file system is not mounted read-only`,
       );
     } finally {

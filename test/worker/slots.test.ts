@@ -222,37 +222,11 @@ it("never runs more than `concurrency` runs' code at once", async () => {
   s.answer();
 });
 
-it("close() hands back code still running after closeTimeoutMs and resolves, even if that code never settles", async () => {
-  const s = await stub([task(1)]);
-  let started: () => void = () => undefined;
-  const running = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const Stuck = defineWorkflow({
-    name: "Slots",
-    version: "1.0.0",
-    run: () => {
-      started();
-      return new Promise<never>(() => undefined); // never settles, and ignores the signal
-    },
-  });
-  const warnings: string[] = [];
-  const logger = { ...quiet, warn: (m: string) => void warnings.push(m) };
-  worker = new Worker({ server: s.url, workflows: [Stuck], closeTimeoutMs: 20, logger });
-  const run = worker.run();
-  await running;
-  await s.heartbeated(["t1"]);
-  // Before, close() waited for run(), which waited for the run: forever.
-  await worker.close();
-  await run;
-  expect(warnings).toContain(
-    "closing: tasks not finished after closeTimeoutMs (code still running, or a report the server did not take) were handed back",
-  );
-  expect(s.released).toEqual(["t1"]);
-});
-
-it("says when close() could not hand its tasks back (the server away), instead of nothing", async () => {
-  const s = await stub([task(1)], { refuseRelease: true });
+/**
+ * A worker (closeTimeoutMs 20) on `s` whose run never settles and ignores its signal; resolves once
+ * the run started, with the worker's run() and its warnings.
+ */
+async function runStuck(s: Stub): Promise<{ stuck: Worker; run: Promise<void>; warnings: string[] }> {
   let started: () => void = () => undefined;
   const running = new Promise<void>((resolve) => {
     started = resolve;
@@ -267,10 +241,30 @@ it("says when close() could not hand its tasks back (the server away), instead o
   });
   const warnings: string[] = [];
   const logger = { ...quiet, warn: (m: string) => void warnings.push(m) };
-  worker = new Worker({ server: s.url, workflows: [Stuck], closeTimeoutMs: 20, logger });
-  const run = worker.run();
+  const stuck = new Worker({ server: s.url, workflows: [Stuck], closeTimeoutMs: 20, logger });
+  worker = stuck; // closed after the test
+  const run = stuck.run();
   await running;
-  await worker.close();
+  return { stuck, run, warnings };
+}
+
+it("close() hands back code still running after closeTimeoutMs and resolves, even if that code never settles", async () => {
+  const s = await stub([task(1)]);
+  const { stuck, run, warnings } = await runStuck(s);
+  await s.heartbeated(["t1"]);
+  // Before, close() waited for run(), which waited for the run: forever.
+  await stuck.close();
+  await run;
+  expect(warnings).toContain(
+    "closing: tasks not finished after closeTimeoutMs (code still running, or a report the server did not take) were handed back",
+  );
+  expect(s.released).toEqual(["t1"]);
+});
+
+it("says when close() could not hand its tasks back (the server away), instead of nothing", async () => {
+  const s = await stub([task(1)], { refuseRelease: true });
+  const { stuck, run, warnings } = await runStuck(s);
+  await stuck.close();
   await run;
   expect(warnings).toContain(
     "closing: could not hand the tasks back to the server; they run again, elsewhere, when their leases end (30 s)",
