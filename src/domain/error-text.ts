@@ -7,7 +7,7 @@
 import { storableChars } from "./body-guard.js";
 
 /** Longest error message reported, in UTF-16 units; the rest is cut, saying how much. */
-export const MAX_ERROR_MESSAGE = 32 * 1024;
+const MAX_ERROR_MESSAGE = 32 * 1024;
 
 /** What a log line or a report says of any thrown value; never throws (errorJson's message). */
 export function thrownText(err: unknown): string {
@@ -65,7 +65,7 @@ function errorText(e: Error): string {
   const errors = safely(() => (e as { errors?: unknown }).errors);
   if (own === "" && Array.isArray(errors)) {
     return errors
-      .map((x) => (x instanceof Error ? errorText(x) : storableText(thrownMessage(x), MAX_ERROR_MESSAGE)))
+      .map((x) => (x instanceof Error ? errorText(x) : thrownText(x)))
       .filter((t) => t !== "")
       .join("; ");
   }

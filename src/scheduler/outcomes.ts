@@ -111,6 +111,12 @@ export function notifyTargets(value: unknown): NotifyTarget[] {
   return list.map((t) => (typeof t === "string" ? { url: t } : (t as NotifyTarget)));
 }
 
+/** The webhooks an execution of `workflow` under a schedule with `notify` calls: the schedule's, then its workflow's. */
+export async function notifiedBy(tx: StoreOps, notify: unknown, workflow: string): Promise<NotifyTarget[]> {
+  const wf = await tx.getWorkflowSettings(workflow);
+  return [...notifyTargets(notify), ...notifyTargets(wf.notify)];
+}
+
 function wants(target: NotifyTarget, event: NotifyEvent): boolean {
   return target.events === undefined || target.events.length === 0 || target.events.includes(event);
 }
@@ -143,9 +149,7 @@ export async function queueNotifications(
   payload: JsonObject,
   now: number,
 ): Promise<number> {
-  const targets = [...notifyTargets(schedule?.spec.notify)];
-  const wf = await tx.getWorkflowSettings(workflow);
-  targets.push(...notifyTargets(wf.notify));
+  const targets = await notifiedBy(tx, schedule?.spec.notify, workflow);
   const rows: NewNotification[] = targets
     .filter((t) => wants(t, event))
     .map((t) => ({ scheduleId: schedule?.scheduleId ?? null, workflow, event, url: t.url, payload, createdMs: now }));

@@ -20,7 +20,7 @@ import { compiledFor, timingKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
 import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
-import { notifyTargets } from "./outcomes.js";
+import { notifiedBy } from "./outcomes.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleViews } from "./view.js";
@@ -260,8 +260,7 @@ export class Schedules {
     if (row === null) throw this.notFound(id);
     const view = await this.view(row);
     // Only the webhooks it still calls: one taken out of its settings (or its workflow's) no longer says anything.
-    const wf = await this.o.store.getWorkflowSettings(row.workflow);
-    const urls = new Set([...notifyTargets(row.spec.notify), ...notifyTargets(wf.notify)].map((t) => t.url));
+    const urls = new Set((await notifiedBy(this.o.store, row.spec.notify, row.workflow)).map((t) => t.url));
     if (urls.size > 0) {
       const failure = notifyFailure(await this.o.store.listNotifications(id, NOTIFICATIONS_READ), urls);
       if (failure !== null) view.notify_failure = failure;

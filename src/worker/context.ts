@@ -3,6 +3,7 @@
  * run (journaled in the server before it counts as done) and replays journaled results.
  */
 
+import { hasUnstorableChar } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
@@ -187,8 +188,11 @@ export function stepNameProblem(name: unknown): string | null {
   if (typeof name !== "string") return `a step name is a string, not ${name === null ? "null" : typeof name}`;
   if (name === "") return "a step name must not be empty";
   // What the server refuses in any text (docs/api.md): refused here before the step's work is done.
-  if (name.includes("\u0000")) return "a step name must not contain a NUL character";
-  if (/[\uD800-\uDFFF]/u.test(name)) return "a step name must not contain a lone UTF-16 surrogate";
+  if (hasUnstorableChar(name)) {
+    return name.includes("\u0000")
+      ? "a step name must not contain a NUL character"
+      : "a step name must not contain a lone UTF-16 surrogate";
+  }
   const length = [...name].length;
   if (length > MAX_STEP_NAME) {
     return `a step name is at most ${MAX_STEP_NAME} characters; this one has ${length} (${JSON.stringify(name.slice(0, 40))}…)`;

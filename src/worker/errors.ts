@@ -1,9 +1,9 @@
 /** Errors and signals of the worker SDK. */
 
-import { MAX_ERROR_MESSAGE, safely, storableText, thrownText } from "../domain/error-text.js";
+import { safely, storableText, thrownText } from "../domain/error-text.js";
 import { MAX_STEP_NAME } from "../domain/worker-protocol.js";
 
-export { MAX_ERROR_MESSAGE, thrownText };
+export { thrownText };
 
 /** Throw from a workflow or a step to fail the execution at once, whatever the retry policy. */
 export class NonRetryableError extends Error {
