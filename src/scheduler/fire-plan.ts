@@ -236,7 +236,9 @@ export function settle(f: {
     skipped: row.skipped + plan.skipped + deadLetters,
     lastFireMs: started.size > 0 ? now : row.lastFireMs,
     lastExecutionId: done.lastExecutionId,
-    lastError: retry !== null ? retry.error : started.size > 0 || deadLetters === 0 ? null : row.lastError,
+    // A dead letter, the one catch-up left behind included, keeps the error that refused it: the
+    // next start will likely be refused the same way, and the schedule must not look healthy.
+    lastError: retry !== null ? retry.error : started.size > 0 || deadLetters + leftBehind === 0 ? null : row.lastError,
     buffered: plan.buffered,
   };
   return { row: next, ledger, skipped };

@@ -53,4 +53,23 @@ describeEachDialect("scheduler: a dead letter stops its fire", (dialect) => {
       expect(s.skipped).toBe(accounts.size);
     });
   }
+
+  it("a sparse schedule whose refused start is left behind as a dead letter still shows why its starts fail", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z", graceMs: 15_000 });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", cron: "0 * * * *" });
+    await h.workflows.register({
+      name: "OrderProcessing",
+      version: "2.0.0",
+      input_schema: { type: "object", required: ["order_id"] },
+    });
+    await h.fireAt("2026-11-15T01:00:00.500Z");
+    expect((await h.scheduler.schedules.get("s")).last_error).toContain("order_id");
+    // Retried every 5 s until the grace is past: then the occurrence is a dead letter and the
+    // schedule waits for 02:00, whose start will be refused for the same reason.
+    for (const at of ["01:00:05.5", "01:00:10.5", "01:00:15.5", "01:00:20.5"]) await h.fireAt(`2026-11-15T${at}Z`);
+    const s = await h.scheduler.schedules.get("s");
+    expect(s.next_fire_at).toBe("2026-11-15T02:00:00Z");
+    expect(settled(await accountsOf(db.store, "s")).get(t("2026-11-15T01:00:00Z"))).toBe("dead_letter");
+    expect(s.last_error).toContain("order_id");
+  });
 });
