@@ -97,15 +97,15 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
   const field = path === "" ? names.container : `${names.field}${path}`;
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
-    case "additionalProperties": {
-      const key = String(p.additionalProperty);
-      const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      const hint = suggestKey(key, known, FIELD_ALIASES);
-      const container = path === "" ? names.container : `${names.field}${path}`;
-      return `unknown field "${key}" in ${container}${hint === null ? "" : `; did you mean "${hint}"?`}${known.length > 0 ? ` (known: ${known.join(", ")})` : ""}`;
-    }
-    case "required":
+    case "additionalProperties":
+      return unknownField(String(p.additionalProperty), error.parentSchema, field);
+    case "required": {
+      // Ajv stops at the first error, and `required` comes before `additionalProperties`: a
+      // misspelt required key (`start` for `start_at`) is named as the unknown key it is.
+      const unknown = unknownKeyOf(error.data, error.parentSchema);
+      if (unknown !== null) return unknownField(unknown, error.parentSchema, field);
       return `${field} needs "${String(p.missingProperty)}"`;
+    }
     case "type":
       return `${field} must be ${describeType(p.type)}`;
     case "enum": {
@@ -138,4 +138,24 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
     default:
       return `${field} ${error.message ?? "is invalid"}`;
   }
+}
+
+/** The schema's declared keys, when it refuses any other (`additionalProperties: false`), else null. */
+function closedKeys(schema: unknown): string[] | null {
+  const s = schema as { properties?: object; additionalProperties?: unknown } | undefined;
+  return s?.additionalProperties === false ? Object.keys(s.properties ?? {}) : null;
+}
+
+/** The first key of `data` that a closed `schema` does not declare, or null. */
+function unknownKeyOf(data: unknown, schema: unknown): string | null {
+  const known = closedKeys(schema);
+  if (known === null || typeof data !== "object" || data === null || Array.isArray(data)) return null;
+  for (const key of Object.keys(data)) if (!known.includes(key)) return key;
+  return null;
+}
+
+function unknownField(key: string, schema: unknown, container: string): string {
+  const known = Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+  const hint = suggestKey(key, known, FIELD_ALIASES);
+  return `unknown field "${key}" in ${container}${hint === null ? "" : `; did you mean "${hint}"?`}${known.length > 0 ? ` (known: ${known.join(", ")})` : ""}`;
 }

@@ -120,7 +120,9 @@ it("refuses worker identities on /v1/schedules", async () => {
 it("refuses an invalid identities file at start", async () => {
   const bad = join(dir, "bad.yaml");
   writeFileSync(bad, "identities:\n  - name: x\n    token: abc\n    kind: client\n");
-  await expect(startTestServer({ config: bad })).rejects.toThrow(/bad\.yaml: identities\[0\] needs "token_sha256"/);
+  await expect(startTestServer({ config: bad })).rejects.toThrow(
+    /bad\.yaml: unknown field "token" in identities\[0\] \(known: name, token_sha256,/,
+  );
 });
 
 it("refuses two Authorization headers (Node keeps the first; a proxy may read the last)", async () => {

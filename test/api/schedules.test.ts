@@ -359,6 +359,13 @@ describe("trigger, backfill, occurrences and firing", () => {
     expect((await t.call("POST", "/v1/schedules/orders-every-10s/backfill", { start_at: "x" })).body.message).toBe(
       'the request body needs "end_at"',
     );
+    // A misspelt required key is named as the unknown key it is, not as the missing one.
+    const misspelt = await t.call("POST", "/v1/schedules/orders-every-10s/backfill", {
+      start: "2026-11-15T17:00:00Z",
+      end_at: "2026-11-15T17:00:10Z",
+    });
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.message).toBe('unknown field "start" in the request body (known: start_at, end_at)');
     // A write like the others: If-Match and expected_revision fence it (they were ignored).
     const revision = (await t.call("GET", "/v1/schedules/orders-every-10s")).body.revision as number;
     const range = { start_at: "2026-11-15T17:00:00Z", end_at: "2026-11-15T17:00:10Z" };
