@@ -17,7 +17,7 @@ export default defineConfig({
     // it does not restore; ORBIT_TEST_ISOLATE=1 isolates every file again.
     isolate: process.env.ORBIT_TEST_ISOLATE === "1",
     // Child processes run a transpiled copy of the sources (test/helpers/child.ts).
-    globalSetup: ["./test/support/child-build.ts"],
+    globalSetup: ["./test/support/child-build.ts", "./test/support/pg-schemas.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
