@@ -25,27 +25,47 @@ const SORTS = [
 ];
 
 /**
- * The workflows some live worker polls, or null when the workers cannot be listed (then no row
- * claims that none does).
- * @returns {Promise<Set<string> | null>}
+ * What the live workers poll, each workflow's name and `name@version`, with the version an unpinned
+ * schedule's starts take (the highest not deprecated, else the highest; null when the workflows
+ * cannot be listed), or null when the workers cannot be listed (then no row claims that none does).
+ * @returns {Promise<{ names: Set<string>, latest: Map<string, string> | null } | null>}
  */
 async function polledWorkflows() {
   // Any failure (no access to the workers, an older server) is "cannot be listed".
-  const workers = await workersOrNull().catch(() => null);
+  const [workers, workflows] = await Promise.all([
+    workersOrNull().catch(() => null),
+    listWorkflows().catch(() => null),
+  ]);
   if (workers === null) return null;
-  return new Set(workers.filter((w) => w.status === "live").flatMap((w) => polls(w).map((f) => f.name)));
+  const names = new Set(
+    workers
+      .filter((w) => w.status === "live")
+      .flatMap((w) => polls(w).flatMap((f) => [f.name, `${f.name}@${f.version}`])),
+  );
+  if (workflows === null) return { names, latest: null };
+  /** @type {Map<string, string>} */
+  const latest = new Map();
+  // Highest first: the first not deprecated of each name, else its first.
+  for (const w of workflows) if (w.deprecated_at === null && !latest.has(w.name)) latest.set(w.name, w.version);
+  for (const w of workflows) if (!latest.has(w.name)) latest.set(w.name, w.version);
+  return { names, latest };
 }
 
 /**
- * Why the schedule's last execution waits, when that is because no live worker polls its workflow.
+ * Why the schedule's last execution waits, when that is because no live worker runs what it
+ * starts: its workflow, or the version its starts take (its pin, else the latest; a version
+ * registered before any worker runs it stalls the schedule as surely, docs/outcomes.md).
  * @param {any} sch
- * @param {Set<string> | null} polled
+ * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled
  */
 function noWorkerText(sch, polled) {
   const pending = sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
-  return polled !== null && pending && !polled.has(sch.workflow)
-    ? `waiting: no live worker polls ${sch.workflow}`
-    : null;
+  if (polled === null || !pending) return null;
+  if (!polled.names.has(sch.workflow)) return `waiting: no live worker polls ${sch.workflow}`;
+  const version = sch.version ?? polled.latest?.get(sch.workflow);
+  return version === undefined || polled.names.has(`${sch.workflow}@${version}`)
+    ? null
+    : `waiting: no live worker polls ${sch.workflow}@${version}`;
 }
 
 /**
@@ -102,7 +122,7 @@ function timingCell(sch) {
 /**
  * @param {any} sch
  * @param {() => Promise<void>} refresh
- * @param {Set<string> | null} polled the workflows a live worker polls
+ * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled what the live workers poll (polledWorkflows)
  */
 function scheduleRow(sch, refresh, polled) {
   const waiting = noWorkerText(sch, polled);
@@ -392,7 +412,7 @@ export function listView(params) {
     void loadWorkflows();
     // A 304 hands back the very same object: nothing to redraw (and focus stays where it is),
     // unless a worker came or went.
-    const polledKey = polled === null ? "-" : [...polled].sort().join("\n");
+    const polledKey = polled === null ? "-" : JSON.stringify([[...polled.names].sort(), [...(polled.latest ?? [])]]);
     if (body === shown && polledKey === shownPolled) return;
     shown = body;
     shownPolled = polledKey;

@@ -17,7 +17,14 @@ import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
 import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
-import { lastRunPending, occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "./schedule-format.js";
+import {
+  lastRunPending,
+  latestVersions,
+  occurrenceTable,
+  polledWorkflows,
+  scheduleBlock,
+  scheduleTable,
+} from "./schedule-format.js";
 import { pinnedWorkflow } from "./workflow-ref.js";
 
 /** What `--state` may name (a schedule's `state`). */
@@ -112,9 +119,15 @@ Examples:
         if (opts.json === true) return printJson(io, page);
         const wide = opts.wide === true;
         // A caller who may not list the workers still gets the list, without NO WORKER.
-        const workers = wide ? await client.listWorkers().catch(() => null) : null;
+        const [workers, workflows] = wide
+          ? await Promise.all([client.listWorkers().catch(() => null), client.listWorkflows().catch(() => null)])
+          : [null, null];
         await io.stdout.write(
-          scheduleTable(page.schedules, { wide, polled: workers === null ? null : polledWorkflows(workers) }),
+          scheduleTable(page.schedules, {
+            wide,
+            polled: workers === null ? null : polledWorkflows(workers),
+            latest: workflows === null ? null : latestVersions(workflows),
+          }),
         );
         // A filter that matches nothing (a workflow name in another case) printed the header alone,
         // as an empty server does: say which filter it was, as orbit ps does.

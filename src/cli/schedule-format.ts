@@ -3,7 +3,7 @@
  * the block of `create` / `get` / `update`, the table of `list`, and the table of `occurrences`.
  */
 
-import type { OccurrenceJson, ScheduleJson, WorkerJson } from "../client/types.js";
+import type { OccurrenceJson, ScheduleJson, WorkerJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { DEAD_LETTERS_SHOWN } from "../domain/schedule.js";
 import { oneLine } from "./safe-text.js";
@@ -140,11 +140,40 @@ export function lastRunPending(s: ScheduleJson): boolean {
   return s.last_execution_id !== null && s.last_outcome?.execution_id !== s.last_execution_id;
 }
 
-/** The workflows a live worker polls (`GET /v1/workers`). */
+/** The workflows a live worker polls (`GET /v1/workers`): each name, and each `name@version`. */
 export function polledWorkflows(workers: readonly WorkerJson[]): ReadonlySet<string> {
   const names = new Set<string>();
-  for (const w of workers) if (w.status === "live") for (const f of w.workflows) names.add(f.name);
+  for (const w of workers) {
+    if (w.status !== "live") continue;
+    for (const f of w.workflows) names.add(f.name).add(`${f.name}@${f.version}`);
+  }
   return names;
+}
+
+/**
+ * The version an unpinned schedule's starts take, per workflow (`GET /v1/workflows`, highest
+ * first): the highest not deprecated, else the highest.
+ */
+export function latestVersions(workflows: readonly WorkflowJson[]): ReadonlyMap<string, string> {
+  const latest = new Map<string, string>();
+  const highest = new Map<string, string>();
+  for (const w of workflows) {
+    if (!highest.has(w.name)) highest.set(w.name, w.version);
+    if (w.deprecated_at === null && !latest.has(w.name)) latest.set(w.name, w.version);
+  }
+  for (const [name, version] of highest) if (!latest.has(name)) latest.set(name, version);
+  return latest;
+}
+
+/**
+ * Whether a live worker runs what the schedule starts: its workflow, and the version its starts
+ * take when that is known (its pin, else the latest in `latest`). A version registered before any
+ * worker runs it stalls an unpinned schedule as surely as no worker at all (docs/outcomes.md).
+ */
+function polledFor(s: ScheduleJson, polled: ReadonlySet<string>, latest: ReadonlyMap<string, string> | null): boolean {
+  if (!polled.has(s.workflow)) return false;
+  const version = s.version ?? latest?.get(s.workflow);
+  return version === undefined || polled.has(`${s.workflow}@${version}`);
 }
 
 /**
@@ -154,9 +183,13 @@ export function polledWorkflows(workers: readonly WorkerJson[]): ReadonlySet<str
  * when the workers could not be listed), each of which a list of otherwise healthy rows would
  * hide; else {@link outcomeText}.
  */
-function listOutcomeText(s: ScheduleJson, polled: ReadonlySet<string> | null): string {
+function listOutcomeText(
+  s: ScheduleJson,
+  polled: ReadonlySet<string> | null,
+  latest: ReadonlyMap<string, string> | null,
+): string {
   if (s.last_error !== null) return "START FAILED";
-  if (polled !== null && lastRunPending(s) && !polled.has(s.workflow)) return "NO WORKER";
+  if (polled !== null && lastRunPending(s) && !polledFor(s, polled, latest)) return "NO WORKER";
   return outcomeText(s);
 }
 
@@ -210,10 +243,11 @@ function lastExecutionText(s: ScheduleJson): string {
 
 export function scheduleTable(
   schedules: readonly ScheduleJson[],
-  opts: { wide?: boolean; polled?: ReadonlySet<string> | null } = {},
+  opts: { wide?: boolean; polled?: ReadonlySet<string> | null; latest?: ReadonlyMap<string, string> | null } = {},
 ): string {
   const wide = opts.wide === true;
   const polled = opts.polled ?? null;
+  const latest = opts.latest ?? null;
   return table(
     wide ? WIDE_COLUMNS : SCHEDULE_COLUMNS,
     schedules.map((s) => [
@@ -221,7 +255,7 @@ export function scheduleTable(
       workflowText(s),
       timingText(s),
       s.state,
-      ...(wide ? [listOutcomeText(s, polled)] : []),
+      ...(wide ? [listOutcomeText(s, polled, latest)] : []),
       s.next_fire_at ?? "-",
       wide ? (s.last_execution_id ?? "-") : lastExecutionText(s),
     ]),

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { shortDuration } from "../../src/cli/durations.js";
 import { executionTable, statusBlock, workflowTable } from "../../src/cli/execution-format.js";
 import { workerTable } from "../../src/cli/outcomes.js";
-import { occurrenceTable, polledWorkflows, scheduleBlock, scheduleTable } from "../../src/cli/schedule-format.js";
+import {
+  latestVersions,
+  occurrenceTable,
+  polledWorkflows,
+  scheduleBlock,
+  scheduleTable,
+} from "../../src/cli/schedule-format.js";
 import type { ScheduleJson } from "../../src/client/types.js";
 import { parseJsonText } from "../../src/domain/json-text.js";
 import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
@@ -242,7 +248,43 @@ describe("orbit schedule list", () => {
       { worker_id: "a", status: "gone", workflows: [{ name: "OrderProcessing", version: "1.0.0" }] },
       { worker_id: "b", status: "live", workflows: [{ name: "Reports", version: "2.0.0" }] },
     ].map((w) => ({ ...w, first_seen_at: "", last_seen_at: "", running_tasks: 0 }));
-    expect([...polledWorkflows(workers)]).toEqual(["Reports"]);
+    expect([...polledWorkflows(workers)]).toEqual(["Reports", "Reports@2.0.0"]);
+  });
+
+  it("--wide shows NO WORKER when the live workers run the workflow but not the version its starts take", () => {
+    const waiting = { ...hourlyCheck, last_execution_id: "hourly-check:2026-11-15T18:00:00Z" };
+    const outcome = (table: string) => / (NO WORKER|-) +2026-/.exec(table.split("\n")[1] ?? "")?.[1];
+    const polled = polledWorkflows(
+      [
+        { worker_id: "a", status: "live", workflows: [{ name: "OrderProcessing", version: "1.0.0" }] },
+        { worker_id: "b", status: "gone", workflows: [{ name: "OrderProcessing", version: "2.0.0" }] },
+      ].map((w) => ({ ...w, first_seen_at: "", last_seen_at: "", running_tasks: 0 })),
+    );
+    const workflow = (version: string, deprecated: boolean) => ({
+      name: "OrderProcessing",
+      version,
+      input_schema: null,
+      description: null,
+      created_at: "2026-11-15T00:00:00.000Z",
+      deprecated_at: deprecated ? "2026-11-15T00:00:00.000Z" : null,
+    });
+    // 2.0.0 registered before any worker runs it: the unpinned schedule's starts take it and wait.
+    const latest = latestVersions([workflow("2.0.0", false), workflow("1.0.0", false)]);
+    expect([...latest]).toEqual([["OrderProcessing", "2.0.0"]]);
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest }))).toBe("NO WORKER");
+    // Pinned to the version a worker runs, or 2.0.0 deprecated (latest skips it): no claim.
+    expect(outcome(scheduleTable([{ ...waiting, version: "1.0.0" }], { wide: true, polled, latest }))).toBe("-");
+    const skipped = latestVersions([workflow("2.0.0", true), workflow("1.0.0", false)]);
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: skipped }))).toBe("-");
+    // Pinned to a version no live worker runs; the versions unknown (not listed): by name only.
+    expect(outcome(scheduleTable([{ ...waiting, version: "2.0.0" }], { wide: true, polled, latest: null }))).toBe(
+      "NO WORKER",
+    );
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: null }))).toBe("-");
+    // Every version deprecated: the highest is what starts take.
+    expect([...latestVersions([workflow("2.0.0", true), workflow("1.0.0", true)])]).toEqual([
+      ["OrderProcessing", "2.0.0"],
+    ]);
   });
 
   it("pushes a long value on with one space and shows a paused schedule's missing fire as -", () => {

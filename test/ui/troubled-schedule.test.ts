@@ -187,6 +187,25 @@ describe.skipIf(!haveChromium)("web UI with troubled schedules", () => {
     await r.open("#/");
     await r.page.locator('tr[data-schedule-id="lonely"]').waitFor();
     expect(await r.page.locator(".no-worker").count()).toBe(0);
+    // 2.0.0 registered before any worker runs it: the schedule's starts take it and wait, though
+    // a worker polls the workflow.
+    await r.ok("POST", "/v1/workflows", { name: "Lonely", version: "2.0.0" });
+    await r.open("#/");
+    expect(await r.page.locator('tr[data-schedule-id="lonely"] .no-worker').innerText()).toBe(
+      "waiting: no live worker polls Lonely@2.0.0",
+    );
+    await r.ok("POST", "/v1/worker/poll", {
+      worker_id: "lonely-worker",
+      workflows: [
+        { name: "Lonely", version: "1.0.0", max_attempts: 1, backoff_ms: 0 },
+        { name: "Lonely", version: "2.0.0", max_attempts: 1, backoff_ms: 0 },
+      ],
+      max_tasks: 1,
+      wait_ms: 0,
+    });
+    await r.open("#/");
+    await r.page.locator('tr[data-schedule-id="lonely"]').waitFor();
+    expect(await r.page.locator(".no-worker").count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   }, 120_000);
 });
