@@ -61,13 +61,25 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     code: { regExp: safePatternEngine },
   });
   addFormats(validator);
+  validator.removeKeyword("uniqueItems");
+  validator.addKeyword({
+    keyword: "uniqueItems",
+    type: "array",
+    schemaType: "boolean",
+    validate: uniqueItems,
+    errors: true,
+  });
   // Checked against the meta-schema first, to say where and what: Ajv's own text for `"type":
   // "objekt"` was "data/type must be equal to one of the allowed values, data/type must be array,
   // data/type must match a schema in anyOf", naming neither the value nor the types.
   // (Inside the try: a `$schema` Ajv does not know, draft-07's, throws there as it does in compile.)
   let reason: string;
   try {
-    if (validator.validateSchema(schema) === true) return validator.compile(schema);
+    if (validator.validateSchema(schema) === true) {
+      const refusal = unboundedChecks(schema);
+      if (refusal !== null) throw new OrbitError("INVALID_ARGUMENT", refusal);
+      return validator.compile(schema);
+    }
     reason = metaSchemaErrors(validator.errors ?? [], schema);
   } catch (error) {
     if (error instanceof OrbitError) throw new OrbitError(error.code, `input_schema of ${label}: ${error.message}`);
@@ -82,6 +94,170 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     "INVALID_ARGUMENT",
     `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
   );
+}
+
+/**
+ * `uniqueItems` in time linear in the array: Ajv's compares every pair of items that are objects or
+ * arrays, so one start with 40,000 small objects held the server for 19 s (and a schedule did it at
+ * every fire). Each item is written as JSON with its objects' keys sorted, which is equal exactly
+ * when the items are equal as JSON Schema compares them (1 and 1.0 are one number), and looked up
+ * among those before it. The error is Ajv's own.
+ */
+function uniqueItems(this: unknown, unique: boolean, items: unknown[]): boolean {
+  if (!unique) return true;
+  const seen = new Map<string, number>();
+  for (let i = 0; i < items.length; i++) {
+    const key = JSON.stringify(items[i], sortedKeys);
+    const j = seen.get(key);
+    if (j !== undefined) {
+      uniqueItems.errors = [
+        {
+          keyword: "uniqueItems",
+          message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
+          params: { i, j },
+        },
+      ];
+      return false;
+    }
+    seen.set(key, i);
+  }
+  return true;
+}
+uniqueItems.errors = undefined as Partial<ErrorObject>[] | undefined;
+
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) sorted[k] = (value as Record<string, unknown>)[k];
+  return sorted;
+}
+
+/** How many checks of one value of the input a schema's in-place combinations may make. */
+export const MAX_IN_PLACE_CHECKS = 10_000;
+
+/** Keywords whose subschemas apply to the same value of the input as their schema. */
+const IN_PLACE_LISTS = ["allOf", "anyOf", "oneOf"] as const;
+const IN_PLACE_ONE = ["not", "if", "then", "else"] as const;
+/** Keywords whose subschemas apply to a value inside it (or are only referred to). */
+const INSIDE_ONE = [
+  "additionalProperties",
+  "items",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
+const INSIDE_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/**
+ * Why checking an input against `schema` may never end or take exponential time, or null
+ * (docs/security.md § Input schemas). Ajv follows a `$ref` wherever it points: `{"$ref": "#"}`
+ * applies the schema to the same value again forever (the stack overflowed at every start, a 500,
+ * and a schedule's fire failed without a word), and thirty `$defs` each an `anyOf` of two
+ * references to the next made 2^30 checks of one value (the server ran out of memory). So the
+ * combinations that apply to the same value — allOf, anyOf, oneOf, not, if/then/else,
+ * dependentSchemas and `$ref` within the document — must not lead back to where they started and
+ * must not multiply past {@link MAX_IN_PLACE_CHECKS}; a reference that goes into the input
+ * (`properties`, `items`, …) is how recursive data is described, and is fine.
+ */
+export function unboundedChecks(schema: JsonObject): string | null {
+  const checks = new Map<object, number>();
+  const all: object[] = [];
+  const collect = (node: unknown): void => {
+    if (typeof node !== "object" || node === null) return;
+    if (Array.isArray(node)) {
+      for (const n of node) collect(n);
+      return;
+    }
+    all.push(node);
+    const o = node as Record<string, unknown>;
+    for (const k of [...IN_PLACE_LISTS, ...IN_PLACE_ONE, ...INSIDE_ONE, "prefixItems"]) collect(o[k]);
+    for (const k of INSIDE_MAPS) {
+      const map = o[k];
+      if (typeof map === "object" && map !== null && !Array.isArray(map))
+        for (const v of Object.values(map)) collect(v);
+    }
+  };
+  collect(schema);
+  const onPath = new Set<object>();
+  const count = (node: unknown): number => {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return 1;
+    const known = checks.get(node);
+    if (known !== undefined) return known;
+    if (onPath.has(node)) throw new Cycle();
+    onPath.add(node);
+    const o = node as Record<string, unknown>;
+    let n = 1;
+    for (const k of IN_PLACE_LISTS) if (Array.isArray(o[k])) for (const c of o[k] as unknown[]) n += count(c);
+    for (const k of IN_PLACE_ONE) n += o[k] === undefined ? 0 : count(o[k]);
+    const dependent = o.dependentSchemas;
+    if (typeof dependent === "object" && dependent !== null) for (const c of Object.values(dependent)) n += count(c);
+    if (typeof o.$ref === "string") n += count(localTarget(schema, o.$ref));
+    // Taken as the anchor of this document it names (the outermost one of a dynamic scope may
+    // differ, and is in this document too).
+    if (typeof o.$dynamicRef === "string") n += count(localTarget(schema, o.$dynamicRef));
+    if (n > MAX_IN_PLACE_CHECKS) throw new TooMany();
+    onPath.delete(node);
+    checks.set(node, n);
+    return n;
+  };
+  try {
+    for (const node of all) {
+      onPath.clear();
+      count(node);
+    }
+    return null;
+  } catch (error) {
+    if (error instanceof Cycle) {
+      return "it refers back to itself without going into the input (a $ref, through allOf, anyOf, oneOf, not, if/then/else or dependentSchemas, that reaches the schema it started from), so checking any input would never end";
+    }
+    if (error instanceof TooMany) {
+      return `it combines its subschemas (allOf, anyOf, oneOf, $ref, …) into more than ${MAX_IN_PLACE_CHECKS.toLocaleString("en-US")} checks of one value of the input; write it with fewer alternatives`;
+    }
+    throw error;
+  }
+}
+
+class Cycle extends Error {}
+class TooMany extends Error {}
+
+/** The subschema a `$ref` within the document points at (`#`, `#/$defs/x`, `#anchor`), or undefined. */
+function localTarget(root: JsonObject, ref: string): unknown {
+  // The document's own $id, as a reference to itself (`https://x/s`, `https://x/s#/$defs/a`).
+  const id = typeof root.$id === "string" ? root.$id.replace(/#$/, "") : null;
+  if (id !== null && id !== "" && (ref === id || ref.startsWith(`${id}#`))) ref = ref.slice(id.length) || "#";
+  if (!ref.startsWith("#")) return undefined;
+  let fragment: string;
+  try {
+    fragment = decodeURIComponent(ref.slice(1));
+  } catch {
+    return undefined;
+  }
+  if (fragment === "") return root;
+  if (fragment.startsWith("/")) return valueAt(root, fragment);
+  return anchorsOf(root).get(fragment);
+}
+
+const anchorMaps = new WeakMap<object, Map<string, unknown>>();
+
+/** The document's `$anchor`s and `$dynamicAnchor`s, found once per document. */
+function anchorsOf(root: JsonObject): Map<string, unknown> {
+  let anchors = anchorMaps.get(root);
+  if (anchors === undefined) {
+    const found = new Map<string, unknown>();
+    const search = (node: unknown): void => {
+      if (typeof node !== "object" || node === null) return;
+      for (const key of ["$anchor", "$dynamicAnchor"]) {
+        const anchor = (node as Record<string, unknown>)[key];
+        if (!Array.isArray(node) && typeof anchor === "string" && !found.has(anchor)) found.set(anchor, node);
+      }
+      for (const v of Object.values(node)) search(v);
+    };
+    search(root);
+    anchors = found;
+    anchorMaps.set(root, anchors);
+  }
+  return anchors;
 }
 
 /**

@@ -172,7 +172,7 @@ export class Workflows {
     const copy = structuredClone(input);
     if (!workflow.inputSchema) return copy;
     const validate = this.validatorFor(workflow);
-    if (!validate(copy)) {
+    if (!checkedBy(validate, copy, workflow)) {
       throw new OrbitError(
         "INVALID_ARGUMENT",
         `input does not match ${label(workflow)}: ${describeSchemaErrors(validate.errors ?? [])}`,
@@ -252,4 +252,21 @@ function nameHint(name: string): string {
   const at = name.lastIndexOf("@");
   if (at <= 0 || at === name.length - 1) return "";
   return `: give the name and the version apart (workflow "${name.slice(0, at)}", version "${name.slice(at + 1)}"; on the CLI --workflow ${name.slice(0, at)} --version ${name.slice(at + 1)})`;
+}
+
+/**
+ * Runs a version's validator. A schema registered before its checks were bounded (docs/security.md
+ * § Input schemas) may still overflow the stack on some input: that is a refused start, named,
+ * not a 500 (and a schedule's refused start is retried and dead-lettered like any other).
+ */
+function checkedBy(validate: InputValidator, input: JsonObject, workflow: Workflow): boolean {
+  try {
+    return validate(input) as boolean;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `input_schema of ${label(workflow)} could not check the input (${error.message}): register a version whose schema does not refer back to itself`,
+    );
+  }
 }
