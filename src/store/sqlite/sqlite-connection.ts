@@ -42,9 +42,10 @@ interface QueuedTransaction {
  * full disk, an I/O error): the request fails with 503 UNAVAILABLE naming the cause, and the
  * server reports not-ready until a write succeeds again (docs/server.md § Health). A damaged file
  * (SQLITE_CORRUPT, SQLITE_NOTADB) too, with what to do: it was 500 INTERNAL with the cause only in
- * the log, and /readyz and doctor said all was well.
+ * the log, and /readyz and doctor said all was well. A write lock another process holds past the
+ * busy timeout (SQLITE_BUSY) too: it is over when that process lets go.
  */
-const STORAGE_ERROR = /^SQLITE_(READONLY|IOERR|FULL|CANTOPEN|PERM|CORRUPT|NOTADB)/;
+const STORAGE_ERROR = /^SQLITE_(READONLY|IOERR|FULL|CANTOPEN|PERM|CORRUPT|NOTADB|BUSY|LOCKED)/;
 
 function storageError(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
@@ -176,6 +177,15 @@ export class SqliteConnection {
       return new OrbitError(
         "UNAVAILABLE",
         `the SQLite database file is damaged (${cause}); stop the server and restore the file from a backup (orbit backup)`,
+      );
+    }
+    if (/^SQLITE_(BUSY|LOCKED)/.test(cause)) {
+      // Another process held the file's write lock past the busy timeout (an `sqlite3` shell, a
+      // backup tool): a worker resends its report and the loop fires again, as after a PostgreSQL
+      // outage, where a 500 had failed the attempt of a workflow that never failed.
+      return new OrbitError(
+        "UNAVAILABLE",
+        `the SQLite database is locked by another process (${cause}); retry when it lets go (orbit server keeps the file to itself: close other programs using it)`,
       );
     }
     return new OrbitError(

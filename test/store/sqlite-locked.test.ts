@@ -1,0 +1,50 @@
+/**
+ * Another process holding the SQLite file's write lock past the busy timeout (an `sqlite3` shell's
+ * BEGIN IMMEDIATE) makes a write fail with 503 UNAVAILABLE, which workers resend and the loop
+ * retries: it was 500 INTERNAL, and a worker's step report failed the attempt of a workflow that
+ * never failed. Once the lock is let go, writes succeed again.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, expect, it } from "vitest";
+import { OrbitError } from "../../src/domain/errors.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+it("a write lock held by another process past the busy timeout is 503 UNAVAILABLE, and passes", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-locked-"));
+  dirs.push(dir);
+  const filename = join(dir, "orbit.db");
+  const store = new SqliteStore({ filename, busyTimeoutMs: 20 });
+  await store.open();
+  const other = new Database(filename);
+  const workflow = (version: string) => ({
+    name: "W",
+    version,
+    inputSchema: null,
+    description: null,
+    createdMs: 0,
+    deprecatedMs: null,
+  });
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    const refused = await store.insertWorkflow(workflow("1.0.0")).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(OrbitError);
+    expect(refused).toMatchObject({ code: "UNAVAILABLE" });
+    expect((refused as OrbitError).message).toMatch(/^the SQLite database is locked by another process \(SQLITE_BUSY/);
+    other.exec("COMMIT");
+    expect(await store.insertWorkflow(workflow("1.0.0"))).toBe(true);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
