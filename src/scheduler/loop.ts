@@ -32,6 +32,10 @@ const IDLE_SLEEP_MS = 30_000;
 const FAILED_PAUSE_MS = 1000;
 /** The same failure of the same schedule (or of whole batches) is logged at most this often. */
 const FAILURE_LOG_EVERY_MS = 60_000;
+/** A fire's outcome, with the time it decided at when that was not its batch's. */
+type TimedOutcome = FireOutcome & { firedAt?: number };
+/** A fire that waited this long for its rows decides at the time after the wait (timeAfterWait). */
+const WAITED_MS = 50;
 /**
  * The most firing rounds retention's clearFor() waits for a gap before its batch goes anyway
  * (docs/operations.md § Retention): with fires due back to back it would otherwise never run.
@@ -306,7 +310,9 @@ export class SchedulerLoop implements FireWindow {
   private async fireBatch(now: number): Promise<{ fired: number; seen: number }> {
     let seen = 0;
     let ids: string[] = [];
-    let outcomes: FireOutcome[];
+    let outcomes: TimedOutcome[];
+    let firedAt = now;
+    const since = performance.now();
     const stalled = this.watchStall();
     try {
       outcomes = await this.o.store.transaction(async (tx) => {
@@ -314,7 +320,8 @@ export class SchedulerLoop implements FireWindow {
         seen = rows.length;
         ids = rows.map((r) => r.scheduleId);
         for (const id of ids) this.seen.add(id);
-        return committable(await fireSchedules(tx, rows, now, this.o));
+        firedAt = rows.length === 0 ? now : await this.timeAfterWait(tx, now, since);
+        return committable(await fireSchedules(tx, rows, firedAt, this.o));
       }, URGENT);
     } catch (err) {
       if (ids.length === 0) throw err;
@@ -342,9 +349,21 @@ export class SchedulerLoop implements FireWindow {
     }
     for (const o of outcomes) {
       this.logOutcome(o);
-      if (o.report.advanced) this.o.onFire?.(o.report, now);
+      if (o.report.advanced) this.o.onFire?.(o.report, o.firedAt ?? firedAt);
     }
     return { fired: outcomes.filter((o) => o.report.advanced).length, seen };
+  }
+
+  /**
+   * The time a fire decides and records at: the time its rows were asked for, or, when getting them
+   * took longer than {@link WAITED_MS} (another session's lock on them, a stalled database, the
+   * SQLite queue), the time after the wait. With the time from before, an occurrence 20 s late was
+   * judged within a 10 s misfire grace, and its ledger row, trigger and the fire-lag metric said it
+   * started on time.
+   */
+  private async timeAfterWait(tx: StoreOps, now: number, since: number): Promise<number> {
+    if (performance.now() - since < WAITED_MS) return now;
+    return Math.max(now, this.o.dueClock ? await this.o.dueClock(tx) : this.o.clock.now());
   }
 
   /**
@@ -361,11 +380,15 @@ export class SchedulerLoop implements FireWindow {
   }
 
   /** A batch of one, in its own transaction, the row read afresh. */
-  private async fireOne(scheduleId: string, now: number): Promise<FireOutcome | null> {
+  private async fireOne(scheduleId: string, now: number): Promise<TimedOutcome | null> {
+    const since = performance.now();
     try {
       return await this.o.store.transaction(async (tx) => {
         const row = await lockedDue(tx, scheduleId, now);
-        return row === null ? null : (committable(await fireSchedules(tx, [row], now, this.o))[0] ?? null);
+        if (row === null) return null;
+        const firedAt = await this.timeAfterWait(tx, now, since);
+        const outcome = committable(await fireSchedules(tx, [row], firedAt, this.o))[0];
+        return outcome === undefined ? null : { ...outcome, firedAt };
       }, URGENT);
     } catch (err) {
       if (err instanceof RolledBack) return err.outcomes[0] ?? null;
