@@ -7,6 +7,7 @@
  * a fix. Exit 1 when a check failed, else 0.
  */
 import type { Command } from "commander";
+import { ServerUnreachableError } from "../client/http.js";
 import type { DoctorCheckJson } from "../client/types.js";
 import { OrbitError } from "../domain/errors.js";
 import { addConnectionOptions, clientFor, resolveConnection } from "./connection.js";
@@ -102,6 +103,17 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
     checks.push(...r.checks);
     serverTime = Date.parse(r.server_time);
   } catch (err) {
+    if (err instanceof ServerUnreachableError) {
+      // It answered the checks above: its own checks wait on the database (a lock held on a table
+      // or the file, a stalled connection), which the server reports only after its 30 s wait.
+      checks.push({
+        name: "server checks",
+        status: "fail",
+        message: `GET /v1/doctor: ${err.reason}; the server answered the checks above, so its own checks are waiting on the database`,
+        hint: "another session may hold a lock on Orbit's tables (PostgreSQL: pg_locks, pg_stat_activity) or on the SQLite file; GET /readyz and the server's log say more",
+      });
+      return checks;
+    }
     if (!(err instanceof OrbitError)) throw err;
     checks.push({
       name: "server checks",

@@ -5,6 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { FakeServer } from "./fake-server.js";
+import { runCli } from "./run-cli.js";
 
 function serverWhoseDoctor(status: number, body: object): FakeServer {
   return new FakeServer((r) => {
@@ -28,4 +29,25 @@ it("tells a server whose database is away to wait for it, and one without the ro
   expect(away.stdout).not.toContain("upgrade the server");
   const old = await serverWhoseDoctor(404, { code: "NOT_FOUND", message: "no route GET /v1/doctor" }).run(["doctor"]);
   expect(old.stdout).toContain("upgrade the server to this CLI's release");
+});
+
+it("a server that answers but whose own checks get no answer in time keeps the checks it passed", async () => {
+  // The database held by a lock: GET /v1/doctor waits past the CLI's timeout (the server's own
+  // database wait is as long), while the server answered the checks before it.
+  const server = serverWhoseDoctor(200, {});
+  const answering = server.fetch;
+  const fetchWithStuckDoctor = (async (input: string | URL | Request, init?: RequestInit) => {
+    if (new URL(String(input)).pathname === "/v1/doctor") {
+      throw new DOMException("The operation was aborted due to timeout", "TimeoutError");
+    }
+    return answering(input, init);
+  }) as typeof fetch;
+  const r = await runCli(["doctor"], { fetch: fetchWithStuckDoctor, env: { ORBIT_SERVER: "http://orbit.test:7233" } });
+  expect(r.stdout).toMatch(/token/);
+  expect(r.stdout).toMatch(
+    /GET \/v1\/doctor: .*the server answered the checks above, so its own checks are waiting on the database/,
+  );
+  expect(r.stdout).toContain("another session may hold a lock on Orbit's tables");
+  expect(r.stderr).not.toContain("cannot reach the Orbit server");
+  expect(r.code).not.toBe(0);
 });
