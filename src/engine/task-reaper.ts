@@ -8,6 +8,7 @@
  * server starts, and after it answered 503 (its database was away), the first pass extends every
  * lapsed or lapsing lease to a full lease from now instead of reaping it, so a live worker's report
  * or heartbeat, sent again once the server is back, finds its lease (docs/workflows.md § Leases).
+ * So does a pause of this process longer than a heartbeat interval (SIGSTOP, a paused VM).
  * A worker request that comes before that pass gives the grace itself (graceIfOwed): the first
  * heartbeat after an outage longer than the lease was answered "lost" when it beat the reaper's
  * next pass (up to a second after the database came back), and its worker dropped a finished run.
@@ -42,9 +43,13 @@ export interface TaskReaperOptions {
    * them). A count, not a time: a 503 in the same millisecond as a grace was taken as covered.
    */
   outages?: { count: number };
+  /** The process's steady clock in ms (performance.now); tests give another, which notes pauses at once. */
+  steadyMs?: () => number;
 }
 
 const BATCH = 100;
+/** How often a started reaper notes that its process is running (see {@link TaskReaper.notePause}). */
+const TICK_MS = 1000;
 
 export class TaskReaper {
   private readonly loop: DeadlineLoop;
@@ -54,8 +59,19 @@ export class TaskReaper {
   private slowBefore = false;
   /** The grace being given, shared by whoever asked for it meanwhile. */
   private giving: Promise<void> | null = null;
+  /** Pauses of this process longer than a heartbeat interval, and how many a grace covered. */
+  private pauses = 0;
+  private gracedPauses = 0;
+  private lastTick = 0;
+  private ticker: NodeJS.Timeout | null = null;
+  /** Pauses are noted once the reaper runs (or from the start with an injected steady clock). */
+  private tracking: boolean;
+  private readonly steady: () => number;
 
   constructor(private readonly o: TaskReaperOptions) {
+    this.steady = o.steadyMs ?? (() => performance.now());
+    this.tracking = o.steadyMs !== undefined;
+    this.lastTick = this.steady();
     this.loop = new DeadlineLoop({
       clock: o.clock,
       pass: () => this.reapExpired(),
@@ -72,11 +88,17 @@ export class TaskReaper {
   }
 
   start(): void {
+    if (!this.tracking) this.lastTick = this.steady();
+    this.tracking = true;
+    this.ticker ??= setInterval(() => this.notePause(), TICK_MS).unref();
     this.loop.start();
   }
 
   /** Stops the loop and waits for the current pass. Idempotent. */
   async close(): Promise<void> {
+    if (this.ticker !== null) clearInterval(this.ticker);
+    this.ticker = null;
+    this.tracking = false;
     await this.loop.close();
   }
 
@@ -124,19 +146,38 @@ export class TaskReaper {
   }
 
   private graceOwed(): boolean {
-    return this.gracedAfter === null || (this.o.outages?.count ?? 0) > this.gracedAfter;
+    this.notePause();
+    return (
+      this.gracedAfter === null || (this.o.outages?.count ?? 0) > this.gracedAfter || this.pauses > this.gracedPauses
+    );
+  }
+
+  /**
+   * Counts a pause of this process longer than a heartbeat interval: the steady clock moved that far
+   * since the last tick of a started reaper (SIGSTOP, a paused VM, an event loop blocked that long).
+   * Meanwhile no worker's heartbeat could be heard, so the leases that lapsed say nothing about the
+   * workers: after a 45 s SIGSTOP the reaper took a live worker's lease on SIGCONT and its step ran
+   * again beside the first. Checked again by every pass (whose timer may run before the tick's).
+   */
+  private notePause(): void {
+    if (!this.tracking) return;
+    const now = this.steady();
+    if (now - this.lastTick > this.o.tasks.heartbeatMs) this.pauses++;
+    this.lastTick = now;
   }
 
   /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */
   private async grace(now: number): Promise<void> {
     // The outages up to here are covered; a 503 answered while the grace runs owes another.
     const covers = this.o.outages?.count ?? 0;
+    const pauses = this.pauses;
     const extended = await this.o.store.extendLapsedLeases(now + this.o.tasks.leaseMs);
     this.gracedAfter = covers;
+    this.gracedPauses = pauses;
     if (extended > 0) {
       this.o.log?.warn?.(
         { extended },
-        "leases extended by a full lease: this server could not hear its workers (it started, or its database was away)",
+        "leases extended by a full lease: this server could not hear its workers (it started, it was paused, or its database was away)",
       );
     }
   }

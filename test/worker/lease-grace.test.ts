@@ -124,6 +124,26 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect(await reaper.reapExpired()).toBe(1);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
+
+  it("a server paused longer than a heartbeat interval (SIGSTOP) extends the lapsed leases once, then reaps", async () => {
+    const { clock, tasks, leasedAt } = await leased(db.store);
+    let steady = 0;
+    const reaper = new TaskReaper({ store: db.store, clock, tasks, steadyMs: () => steady });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace
+    // Stopped 45 s (the worker heartbeating all along, unheard); the lease lapsed meanwhile.
+    steady += 1000;
+    clock.set(leasedAt + LEASE_MS + 45_000);
+    steady += 45_000;
+    expect(await reaper.reapExpired()).toBe(0);
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
+    // Not paused again: the lease that lapses now is a silent worker's.
+    for (let i = 0; i < 31; i++) {
+      steady += 1000;
+      clock.advance(1000);
+      await reaper.reapExpired();
+    }
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
+  });
 });
 
 it("a transaction PostgreSQL aborted (a deadlock) is not an outage: it owes the leases no grace", () => {
