@@ -8,7 +8,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
-import { lingerOnClose } from "./linger.js";
+import { drainRefused, lingerOnClose } from "./linger.js";
 import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
 
@@ -125,7 +125,7 @@ function isFastifyError(err: unknown): err is FastifyError & { validationContext
 
 /** Installs the error and not-found handlers. */
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((err, request, reply) => {
+  app.setErrorHandler(async (err, request, reply) => {
     // Said with the route's own limit (a schedules file may be larger: FILE_BODY_LIMIT_BYTES).
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
     const tooLarge = (err as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE";
@@ -138,6 +138,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     // client, still sending, met a reset instead of this answer.
     if (!request.raw.complete) {
       reply.header("connection", "close");
+      await drainRefused(request.raw);
       lingerOnClose(request.raw.socket);
     }
     // RFC 9110 § 11.6.1: a 401 names the scheme the server takes (docs/security.md).

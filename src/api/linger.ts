@@ -8,6 +8,7 @@
  * connection closes when the client has sent it, pauses, or takes too long (the bounds below)
  * (docs/api.md § Limits).
  */
+import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 
 /** A refused request's unread body is read and dropped while it keeps coming: until a pause this long… */
@@ -42,4 +43,38 @@ export function lingerOnClose(socket: Socket): void {
       this.off("data", onData);
     });
   };
+}
+
+/**
+ * Reads and drops a refused request's body before the answer goes out, while it keeps coming:
+ * until it ends, pauses for {@link LINGER_IDLE_MS}, or {@link LINGER_MAX_MS} in all. Answered
+ * first, a client that sends its whole body before it reads (Python's http.client, many SDKs) met
+ * EPIPE instead of the answer, whatever the close did after: once its answer is written the HTTP
+ * server stops reading the request's body, and the client's send blocked until the socket closed.
+ * A client that reads as it sends (curl, fetch) gets the answer as soon as its body is in.
+ */
+export function drainRefused(request: IncomingMessage): Promise<void> {
+  if (request.complete || request.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(total);
+      clearTimeout(idle);
+      request.off("data", onData);
+      request.off("end", done);
+      request.off("close", done);
+      request.off("error", done);
+      resolve();
+    };
+    const total = setTimeout(done, LINGER_MAX_MS);
+    let idle = setTimeout(done, LINGER_IDLE_MS);
+    const onData = () => {
+      clearTimeout(idle);
+      idle = setTimeout(done, LINGER_IDLE_MS);
+    };
+    request.on("data", onData);
+    request.once("end", done);
+    request.once("close", done);
+    request.once("error", done);
+    request.resume();
+  });
 }
