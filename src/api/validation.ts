@@ -8,6 +8,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import AjvModule from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
+import { own } from "../domain/own.js";
 import { suggestKey } from "../domain/suggest.js";
 import { FIELD_ALIASES, VALUE_ALIASES } from "../scheduler/aliases.js";
 
@@ -114,7 +115,10 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
       const allowed = (p.allowedValues as unknown[]).filter((v) => v !== null).map(String);
       const value = typeof error.data === "string" ? error.data : null;
       const name = path.split(".").pop() ?? "";
-      const hint = value === null ? null : (VALUE_ALIASES[name]?.[value.toLowerCase()] ?? suggestKey(value, allowed));
+      const hint =
+        value === null
+          ? null
+          : (own(own(VALUE_ALIASES, name) ?? {}, value.toLowerCase()) ?? suggestKey(value, allowed));
       return `${field} must be one of ${allowed.join(", ")}${hint === null ? "" : `; did you mean "${hint}"?`}`;
     }
     case "minimum":

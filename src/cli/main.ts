@@ -11,6 +11,7 @@
 import { Command, CommanderError, type Option } from "commander";
 import { ServerUnreachableError } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
+import { own as ownEntry } from "../domain/own.js";
 import { SCHEDULE_SETTINGS, SETTING_ALIASES } from "../domain/setting-table.js";
 import { VERSION } from "../version.js";
 import { registerBackupCommands } from "./backup.js";
@@ -183,7 +184,7 @@ function suggestSynonyms(command: Command): void {
         code: "commander.unknownOption",
       });
     }
-    const synonym = SYNONYMS[name];
+    const synonym = ownEntry(SYNONYMS, name);
     if (synonym === undefined || (only !== undefined && synonym !== only)) return;
     if (!command.options.some((o) => o.long === synonym)) return;
     command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, { code: "commander.unknownOption" });
@@ -193,7 +194,7 @@ function suggestSynonyms(command: Command): void {
     const name = command.args[0] ?? "";
     // The first synonym this command has: `orbit show x` is `orbit status x`, `orbit schedule show x`
     // is `orbit schedule get x`.
-    const offered = COMMAND_SYNONYMS[name]?.find((n) => command.commands.some((c) => c.name() === n));
+    const offered = ownEntry(COMMAND_SYNONYMS, name)?.find((n) => command.commands.some((c) => c.name() === n));
     if (offered !== undefined) {
       command.error(`error: unknown command '${name}'\n(Did you mean ${offered}?)`, {
         code: "commander.unknownCommand",
@@ -258,7 +259,7 @@ function suggestSynonyms(command: Command): void {
 
 /** `orbit <group> <name>` for each group of `root` with a command `name` (or a synonym of it). */
 function groupCommands(root: Command, name: string): string[] {
-  const names = [name, ...(COMMAND_SYNONYMS[name] ?? [])];
+  const names = [name, ...(ownEntry(COMMAND_SYNONYMS, name) ?? [])];
   const found: string[] = [];
   for (const group of root.commands) {
     const sub = names.find((n) => group.commands.some((c) => c.name() === n));

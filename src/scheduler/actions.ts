@@ -4,6 +4,7 @@
  */
 import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
+import { own } from "../domain/own.js";
 import type { ScheduleRow } from "../store/rows.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { FIELD_ALIASES } from "./aliases.js";
@@ -40,7 +41,7 @@ function bodyObject(body: unknown, allowed: readonly string[]): Record<string, u
   if (body === undefined || body === null) return {};
   if (!isJsonObject(body)) throw new OrbitError("INVALID_ARGUMENT", "the request body must be a JSON object");
   for (const key of Object.keys(body)) {
-    const hint = FIELD_ALIASES[key];
+    const hint = own(FIELD_ALIASES, key);
     if (!allowed.includes(key) && hint !== undefined && allowed.includes(hint)) {
       throw new OrbitError("INVALID_ARGUMENT", `unknown field "${key}"; did you mean "${hint}"?`);
     }

@@ -5,6 +5,7 @@
  */
 import { invalidArgument, invalidSchedule, OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
+import { own } from "../domain/own.js";
 import {
   CATCHUP_POLICIES,
   type CatchupPolicy,
@@ -58,7 +59,7 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
   const v = str(body, key);
   if (v === undefined) return undefined;
   if (!(values as readonly string[]).includes(v)) {
-    const hint = VALUE_ALIASES[key]?.[v.toLowerCase()] ?? suggestKey(v, values);
+    const hint = own(own(VALUE_ALIASES, key) ?? {}, v.toLowerCase()) ?? suggestKey(v, values);
     throw invalidArgument(
       `${key} "${v}" is not one of ${values.join(", ")}${hint === null ? "" : `; did you mean "${hint}"?`}`,
     );

@@ -188,6 +188,18 @@ describe("settings and bodies a user gets wrong (items 7, 8, 11, 12)", () => {
         hint: true,
       });
     }
+    // Names Object.prototype answers get no suggestion from its members.
+    for (const [setting, value] of [
+      ["overlap", "constructor"],
+      ["catchup", "__proto__"],
+      ["overlap", "toString"],
+    ]) {
+      const odd = await t.call("POST", "/v1/schedules", { ...base, schedule_id: "al", [setting as string]: value });
+      expect({ status: odd.status, message: odd.body.message }).toEqual({
+        status: 400,
+        message: expect.not.stringMatching(/native code|object Object|did you mean "function/),
+      });
+    }
     expect((await t.call("POST", "/v1/schedules", { ...base, schedule_id: "al" })).status).toBe(201);
     const p = await t.call("POST", "/v1/schedules/al/pause", { pause_note: "maintenance" });
     expect(p.status).toBe(400);

@@ -528,6 +528,10 @@ describe("usage errors and an unreachable server", () => {
       /the version is "1\.0\.0" in <workflow> but "2\.0\.0" in --version/,
     ],
     ["an unknown command", ["frobnicate"], /unknown command 'frobnicate'\n(?!\(Did you mean)/],
+    // Names Object.prototype answers: it failed inside the CLI ("… .find is not a function", exit 1).
+    ["orbit toString", ["toString"], /unknown command 'toString'\n(?!\(Did you mean)/],
+    ["orbit schedule constructor", ["schedule", "constructor"], /unknown command 'constructor'\n(?!\(Did you mean)/],
+
     [
       // Checked before commander's "required option '--start-at' not specified".
       "--from for backfill's required --start-at",
