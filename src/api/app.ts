@@ -2,13 +2,14 @@
  * The HTTP API as a fastify instance: JSON parsing, validation, the error replies, the request
  * metrics and every route of docs/api.md. Built by the composition root; knows nothing of stores.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { checkText, scanJsonText } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import { serializeJson } from "../domain/json-text.js";
 import { LENIENT_ROUTES } from "../domain/worker-protocol.js";
 import { VERSION } from "../version.js";
-import { checkHostAndOrigin, checkStateChanging } from "./cross-site.js";
+import { checkHostAndOrigin, checkRequestTarget, checkStateChanging } from "./cross-site.js";
 import type { ApiDeps } from "./deps.js";
 import {
   BODY_LIMIT_BYTES,
@@ -76,9 +77,25 @@ export function buildApp(o: AppOptions): App {
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS),
       requestTimeout: REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: TIMEOUT_SWEEP_MS,
+      // Refused by checkRequestTarget with a `{code, message}` body (Node's own answer had none).
+      requireHostHeader: false,
     },
     frameworkErrors,
     clientErrorHandler,
+  });
+  // An `Expect` other than 100-continue: Node answers 417 itself, which had no body.
+  app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    const expect = JSON.stringify(String(req.headers.expect ?? "").slice(0, 100));
+    const body = JSON.stringify({
+      code: "INVALID_ARGUMENT",
+      message: `Expect: ${expect} is not supported; leave it out, or send Expect: 100-continue`,
+    });
+    res.writeHead(417, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      connection: "close",
+    });
+    res.end(body);
   });
   const routes: string[] = [];
   app.addHook("onRoute", (r) => {
@@ -119,6 +136,7 @@ export function buildApp(o: AppOptions): App {
   const publicRoutes = new Set<string>();
   const authenticate = o.authenticate;
   app.addHook("onRequest", async (request) => {
+    checkRequestTarget(request);
     // Every request, the UI's pages included: a rebound name must not even read them.
     if (o.hostCheck === true) checkHostAndOrigin(request);
     const url = request.routeOptions.url;

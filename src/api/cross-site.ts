@@ -83,6 +83,39 @@ export function checkHostAndOrigin(request: FastifyRequest): void {
   if (originHost.toLowerCase() !== host.toLowerCase()) throw crossOrigin(origin);
 }
 
+/**
+ * The request names one host (RFC 9112 § 3.2), on every server: exactly one `Host` header on an
+ * HTTP/1.1 request (Node's own refusal of a missing one had no body), and a request target in
+ * absolute form (`GET http://other.example/v1/me`) only for that same host. Two Host headers were
+ * answered 200 with the first one's checks, and an absolute target passed the loopback check with a
+ * Host of 127.0.0.1 while naming another host (docs/security.md § Browsers).
+ */
+export function checkRequestTarget(request: FastifyRequest): void {
+  const raw = request.raw;
+  let hosts = 0;
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]?.toLowerCase() === "host") hosts++;
+  if (hosts > 1) throw new OrbitError("INVALID_ARGUMENT", `the request has ${hosts} Host headers; send one`);
+  const host = request.headers.host;
+  if (host === undefined) {
+    if (raw.httpVersion === "1.0") return;
+    throw new OrbitError("INVALID_ARGUMENT", "the request has no Host header, which HTTP/1.1 requires");
+  }
+  const target = raw.url ?? "";
+  if (target.startsWith("/") || target === "*") return;
+  let named: string;
+  try {
+    named = new URL(target).host;
+  } catch {
+    throw new OrbitError("INVALID_ARGUMENT", "the request target is not a path or an absolute URL");
+  }
+  if (named.toLowerCase() !== host.toLowerCase()) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `the request target names host ${JSON.stringify(named)} but its Host header says ${JSON.stringify(host)}`,
+    );
+  }
+}
+
 function crossOrigin(origin: string): OrbitError {
   return new OrbitError(
     "PERMISSION_DENIED",

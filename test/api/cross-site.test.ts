@@ -4,6 +4,7 @@
  * security headers. Raw node:http requests, so Host and Origin are exactly what a browser sends.
  */
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ORDER_INPUT, startTestServer, type TestServer } from "./helpers.js";
 
@@ -91,4 +92,65 @@ it("sends security headers with the UI", async () => {
     "referrer-policy": "no-referrer",
   });
   expect(r.headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+});
+
+/** Sends `text` as the whole request on a fresh connection; the answer as received. */
+function rawText(text: string): Promise<{ status: number; body: string; headers: string }> {
+  const url = new URL(t.server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = "";
+    socket.on("data", (c: Buffer) => {
+      answer += c.toString();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", body = ""] = answer.split("\r\n\r\n");
+      resolve({ status: Number(head.split(" ")[1]), headers: head.toLowerCase(), body });
+    });
+    socket.end(text);
+  });
+}
+
+it("one Host per request, a target for that host, and every HTTP-layer refusal with {code, message}", async () => {
+  const port = new URL(t.server.url).port;
+  const cases: [string, number, RegExp][] = [
+    // Two Host headers (RFC 9112 § 3.2): answered 200 with the first one's checks.
+    [
+      `GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`,
+      400,
+      /2 Host headers/,
+    ],
+    // No Host on HTTP/1.1: Node's own 400 had no body.
+    ["GET /v1/me HTTP/1.1\r\nConnection: close\r\n\r\n", 400, /no Host header/],
+    // An absolute target for another host, with a loopback Host: it passed the loopback check.
+    [
+      `GET http://evil.example/v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      400,
+      /names host "evil\.example"/,
+    ],
+    // An Expect that is not 100-continue: Node's own 417 had no body.
+    [
+      `GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nExpect: junk\r\nConnection: close\r\n\r\n`,
+      417,
+      /Expect: "junk" is not supported/,
+    ],
+  ];
+  for (const [request, status, message] of cases) {
+    const r = await rawText(request);
+    expect({ request, status: r.status }).toEqual({ request, status });
+    expect(r.headers).toContain("content-type: application/json");
+    expect(JSON.parse(r.body)).toEqual({ code: "INVALID_ARGUMENT", message: expect.stringMatching(message) });
+  }
+  // An absolute target for the server's own host passes; HTTP/1.0 may leave Host out, and then
+  // meets this open server's loopback check (a {code, message} 403, not the bare 400).
+  expect(
+    (
+      await rawText(
+        `GET http://127.0.0.1:${port}/v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      )
+    ).status,
+  ).toBe(200);
+  const old = await rawText("GET /healthz HTTP/1.0\r\n\r\n");
+  expect({ status: old.status, code: JSON.parse(old.body).code }).toEqual({ status: 403, code: "PERMISSION_DENIED" });
 });
