@@ -274,11 +274,14 @@ export function deadline(now: number, timeoutMs: number | null): number | null {
   return timeoutMs === null ? null : now + timeoutMs;
 }
 
-/** True when the text holds a C0 control character or DEL (ids end up in logs, URLs and terminals). */
+/**
+ * True when the text holds a control character: C0, DEL or C1 (U+0080-U+009F, which terminals act
+ * on too: U+009B is an escape sequence's start). Ids end up in logs, URLs and terminals.
+ */
 function hasControlCharacter(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
   }
   return false;
 }

@@ -80,6 +80,19 @@ for (const dialect of ["sqlite", "postgres"] as const) {
           });
         }
       }
+      // Control characters in an execution id: C0, DEL and C1 (U+0085 and U+009B passed).
+      for (const id of ["a\tb", "a\u007fb", "a\u0085b", "a\u009b31m"]) {
+        const r = await t.call("POST", "/v1/executions", {
+          execution_id: id,
+          workflow: "OrderProcessing",
+          input: ORDER_INPUT,
+        });
+        expect({ id: JSON.stringify(id), status: r.status, message: r.body.message }).toEqual({
+          id: JSON.stringify(id),
+          status: 400,
+          message: expect.stringContaining("without control characters"),
+        });
+      }
       // A correctly paired surrogate (an emoji) is fine, in an id and in a value.
       const emoji = await t.call("POST", "/v1/executions", {
         execution_id: "smile-\ud83d\ude00",
