@@ -394,9 +394,16 @@ export class Schedules {
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
       throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
     }
-    const before = query.cursor === undefined ? undefined : Number(query.cursor);
-    if (before !== undefined && !Number.isSafeInteger(before))
-      throw new OrbitError("INVALID_ARGUMENT", "invalid cursor");
+    // A cursor is what next_cursor gave: a ledger row's id in decimal digits. Number() also read
+    // "0x10", "1e3", " " and "-1", which answered an empty page as if the ledger ended there.
+    const cursor = query.cursor;
+    const before = cursor === undefined ? undefined : Number(cursor);
+    if (cursor !== undefined && (!/^[1-9][0-9]{0,15}$/.test(cursor) || !Number.isSafeInteger(before))) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `cursor ${JSON.stringify(cursor.slice(0, 100))} is not one this server issued; omit it to start from the newest`,
+      );
+    }
     const rows: OccurrenceRow[] = await this.o.store.listOccurrences(id, {
       limit: limit + 1,
       ...(before !== undefined ? { beforeId: before } : {}),

@@ -356,6 +356,15 @@ describe("trigger, backfill, occurrences and firing", () => {
     const rest = await t.call("GET", `/v1/schedules/orders-every-10s/occurrences?cursor=${page.body.next_cursor}`);
     expect(rest.body).toMatchObject({ next_cursor: null });
     expect(rest.body.occurrences.map((o: { occurrence: string }) => o.occurrence)).toEqual(["2026-11-15T18:00:00Z"]);
+    // A cursor this server did not issue is refused, not read as the end of the ledger.
+    for (const junk of ["0x10", "-1", "%20", "1e3", "0", "abc"]) {
+      const r = await t.call("GET", `/v1/schedules/orders-every-10s/occurrences?cursor=${junk}`);
+      expect({ junk, status: r.status, message: r.body.message }).toEqual({
+        junk,
+        status: 400,
+        message: expect.stringMatching(/^cursor ".*" is not one this server issued/),
+      });
+    }
     expect((await t.call("POST", "/v1/schedules/orders-every-10s/backfill", { start_at: "x" })).body.message).toBe(
       'the request body needs "end_at"',
     );
