@@ -40,6 +40,14 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
   // The client's own checks, said as bad usage (exit 2) naming the flag or variable.
   if (!accepts(() => serverUrl(server, "OrbitClient"))) {
     const from = opts.server !== undefined ? "--server" : "ORBIT_SERVER";
+    const url = URL.canParse(server) ? new URL(server) : null;
+    // A user or password in the URL is never echoed (it was, twice, in "cannot reach the server").
+    if (url !== null && (url.username !== "" || url.password !== "")) {
+      usageError(
+        cmd,
+        `${from} must not carry a user or password (${url.protocol}//…@${url.host}): pass a token with --token or ORBIT_TOKEN`,
+      );
+    }
     usageError(cmd, `${from} "${given}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
   }
   if (!accepts(() => bearerToken(token, "OrbitClient"))) {

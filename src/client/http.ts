@@ -117,6 +117,13 @@ export function serverUrl(server: unknown, owner: "Worker" | "OrbitClient"): str
       `the ${owner}'s \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
     );
   }
+  // Credentials in the URL: fetch refuses such a URL, which read as "cannot reach the Orbit
+  // server" with the password in the message. Orbit takes a bearer token, never a URL's password.
+  if (url.username !== "" || url.password !== "") {
+    throw new TypeError(
+      `the ${owner}'s \`server\` option must not carry a user or password (${url.protocol}//…@${url.host}): pass a token instead (the \`token\` option, orbit --token)`,
+    );
+  }
   // The API's base is not the server's address: every request would go to /v1/v1/… and be
   // answered "no route" (the CLI drops the /v1 itself; src/cli/connection.ts).
   if (/^\/v1\/*$/.test(url.pathname)) {

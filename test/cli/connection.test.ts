@@ -51,6 +51,17 @@ describe("--server", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--server "nope/v1" is not an http:// or https:// URL');
   });
+
+  it("refuses a user or password in the URL as bad usage, without echoing the password", async () => {
+    const r = await answers.run(["ps", "--server", "http://user:s3cret@127.0.0.1:7721"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--server must not carry a user or password (http://…@127.0.0.1:7721): pass a token");
+    expect(r.stderr).not.toContain("s3cret");
+    expect(answers.requests.filter((q) => q.origin.includes("7721"))).toEqual([]);
+    expect(() => new OrbitClient({ server: "http://user:s3cret@127.0.0.1:7721" })).toThrow(
+      /must not carry a user or password/,
+    );
+  });
 });
 
 describe("OrbitClient's server", () => {
