@@ -86,7 +86,14 @@ Example schedules.yaml:
       }
       const path = files[0];
       if (path === undefined) usageError(cmd, "give the file to apply: orbit schedule apply -f FILE");
-      const scope = applyScope(owners[0], opts.selector ?? []);
+      // A malformed --selector is bad usage (exit 2), as a malformed flag is (docs/cli.md).
+      let scope: Record<string, string>;
+      try {
+        scope = applyScope(owners[0], opts.selector ?? []);
+      } catch (err) {
+        if (err instanceof OrbitError) usageError(cmd, err.message);
+        throw err;
+      }
       let text: string;
       try {
         text = await readFile(path, "utf8");

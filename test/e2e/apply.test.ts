@@ -49,6 +49,10 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     const owners = await cli("schedule", "apply", "-f", file, "--owner", "a", "--owner", "b", "--prune");
     expect(owners.code).toBe(2);
     expect(owners.stderr).toMatch(/two owners given \(a and b\); an apply set has one owner/);
+    // A malformed --selector is bad usage too (it exited 1, as a refusal).
+    const selector = await cli("schedule", "apply", "-f", file, "--selector", "bad");
+    expect(selector.code).toBe(2);
+    expect(selector.stderr).toMatch(/--selector "bad" is not key=value/);
     expect((await cli("schedule", "list")).stdout.split("\n")).toHaveLength(3);
   });
 
