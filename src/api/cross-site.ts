@@ -88,7 +88,8 @@ export function checkHostAndOrigin(request: FastifyRequest): void {
  * HTTP/1.1 request (Node's own refusal of a missing one had no body), and a request target in
  * absolute form (`GET http://other.example/v1/me`) only for that same host. Two Host headers were
  * answered 200 with the first one's checks, and an absolute target passed the loopback check with a
- * Host of 127.0.0.1 while naming another host (docs/security.md § Browsers).
+ * Host of 127.0.0.1 while naming another host (docs/security.md § Browsers). Its query string
+ * decodes to UTF-8.
  */
 export function checkRequestTarget(request: FastifyRequest): void {
   const raw = request.raw;
@@ -101,6 +102,21 @@ export function checkRequestTarget(request: FastifyRequest): void {
     throw new OrbitError("INVALID_ARGUMENT", "the request has no Host header, which HTTP/1.1 requires");
   }
   const target = raw.url ?? "";
+  // A query value's bytes must be UTF-8 once percent-decoded (as a path's are): `%FF` was read as
+  // U+FFFD and searched for, filtered on and echoed as if sent.
+  const query = target.indexOf("?");
+  if (query >= 0) {
+    for (const part of target.slice(query + 1).split("&")) {
+      try {
+        decodeURIComponent(part.replace(/\+/g, " "));
+      } catch {
+        throw new OrbitError(
+          "INVALID_ARGUMENT",
+          `the query string's ${JSON.stringify(part.slice(0, 60))} is not percent-encoded UTF-8`,
+        );
+      }
+    }
+  }
   if (target.startsWith("/") || target === "*") return;
   let named: string;
   try {

@@ -129,6 +129,17 @@ it("one Host per request, a target for that host, and every HTTP-layer refusal w
       400,
       /names host "evil\.example"/,
     ],
+    // Query bytes that are not UTF-8 (a path's were refused; a query's read as U+FFFD).
+    [
+      `GET /v1/schedules?q=%FF HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      400,
+      /"q=%FF" is not percent-encoded UTF-8/,
+    ],
+    [
+      `GET /v1/executions?workflow=%ED%A0%80 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      400,
+      /not percent-encoded UTF-8/,
+    ],
     // An Expect that is not 100-continue: Node's own 417 had no body.
     [
       `GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nExpect: junk\r\nConnection: close\r\n\r\n`,
