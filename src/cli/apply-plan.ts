@@ -71,8 +71,16 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
     if (kind !== "schedule")
       throw refuse(file, `entry ${i + 1} has kind ${JSON.stringify(kind)}: use schedule or workflow`);
     const id = rest.schedule_id;
-    if (typeof id !== "string" || id === "")
+    if (id === undefined || id === null || id === "")
       throw refuse(file, `schedule ${out.schedules.length + 1} has no schedule_id`);
+    // `schedule_id: 123` reads as a number in YAML: say so, not that it is missing.
+    if (typeof id !== "string") {
+      const shown = isLosslessNumber(id) ? id.value : JSON.stringify(id);
+      throw refuse(
+        file,
+        `schedule ${out.schedules.length + 1}'s schedule_id ${shown} is not a string; quote it ("${shown}")`,
+      );
+    }
     if (seen.has(id)) throw refuse(file, `schedule_id "${id}" appears twice`);
     seen.add(id);
     out.schedules.push(rest as ScheduleSettingsBody);

@@ -46,6 +46,8 @@ describe("the apply file", () => {
     ["- {kind: workflow, name: W}", /entry 1 \(kind: workflow\) needs name and version/],
     ["- {kind: job, schedule_id: a}", /entry 1 has kind "job": use schedule or workflow/],
     ["- {workflow: W}", /schedule 1 has no schedule_id/],
+    // A number where the id goes: it said "has no schedule_id".
+    ["- {schedule_id: 123, workflow: W}", /schedule 1's schedule_id 123 is not a string; quote it \("123"\)/],
     ["- {schedule_id: a}\n- {schedule_id: a}", /"a" appears twice/],
     ["a: [", /not YAML or JSON/],
     ["42", /give a list of schedules/],
