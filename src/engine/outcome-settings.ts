@@ -4,7 +4,7 @@
  */
 
 import { isBlockedAddress } from "../domain/blocked-address.js";
-import { invalidArgument } from "../domain/errors.js";
+import { invalidArgument, OrbitError } from "../domain/errors.js";
 import { isJsonObject } from "../domain/json.js";
 import { type ScheduleSettings, WHOLE_SETTING_RANGES } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
@@ -27,7 +27,14 @@ export type OutcomeSettings = Pick<
 export function timeoutMs(value: unknown, key: string): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") throw invalidArgument(`${key} must be a duration such as 30s, 15m or 2h`);
-  const ms = parseDuration(value, key);
+  // A timeout is not the schedule's timing: every refusal of it is INVALID_ARGUMENT (docs/errors.md).
+  let ms: number;
+  try {
+    ms = parseDuration(value, key);
+  } catch (err) {
+    if (err instanceof OrbitError) throw invalidArgument(err.message);
+    throw err;
+  }
   if (ms < MIN_TIMEOUT_MS || ms > MAX_TIMEOUT_MS)
     throw invalidArgument(`${key} "${value}" must be between 1s and 365d`);
   return ms;

@@ -132,3 +132,30 @@ it("keeps start_at and end_at in UTC, rounds past the millisecond inward, and re
   }
   expect((await t.call("GET", "/v1/schedules/kolkata")).body.end_at).toBe("2026-12-01T02:00:00Z");
 });
+
+it("a duration setting that is not the timing is INVALID_ARGUMENT whatever is wrong with it; the timing's is INVALID_SCHEDULE", async () => {
+  // An unparsable run_timeout or start_timeout was INVALID_SCHEDULE, out of range INVALID_ARGUMENT.
+  for (const [setting, value] of [
+    ["run_timeout", "soon"],
+    ["run_timeout", "0s"],
+    ["start_timeout", "1x"],
+    ["jitter", "abc"],
+    ["catchup_window", "5q"],
+  ]) {
+    const r = await t.call("POST", "/v1/schedules", {
+      ...base,
+      schedule_id: "d",
+      interval: "1h",
+      [setting as string]: value,
+    });
+    expect({ setting, value, status: r.status, code: r.body.code }).toEqual({
+      setting,
+      value,
+      status: 400,
+      code: "INVALID_ARGUMENT",
+    });
+  }
+  const timing = await t.call("POST", "/v1/schedules", { ...base, schedule_id: "d", interval: "soon" });
+  expect({ status: timing.status, code: timing.body.code }).toEqual({ status: 400, code: "INVALID_SCHEDULE" });
+  expect((await t.call("GET", "/v1/schedules/d")).status).toBe(404);
+});
