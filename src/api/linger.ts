@@ -29,19 +29,8 @@ export function lingerOnClose(socket: Socket): void {
   lingering.add(socket);
   socket.destroySoon = function lingeringDestroySoon(this: Socket): void {
     if (this.writable) this.end();
-    const close = () => this.destroy();
-    const total = setTimeout(close, LINGER_MAX_MS);
-    let idle = setTimeout(close, LINGER_IDLE_MS);
-    const onData = () => {
-      clearTimeout(idle);
-      idle = setTimeout(close, LINGER_IDLE_MS);
-    };
-    this.on("data", onData);
-    this.once("close", () => {
-      clearTimeout(total);
-      clearTimeout(idle);
-      this.off("data", onData);
-    });
+    const stop = whileComing(this, () => this.destroy());
+    this.once("close", stop);
   };
 }
 
@@ -57,24 +46,31 @@ export function drainRefused(request: IncomingMessage): Promise<void> {
   if (request.complete || request.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(total);
-      clearTimeout(idle);
-      request.off("data", onData);
-      request.off("end", done);
-      request.off("close", done);
-      request.off("error", done);
+      stop();
+      for (const event of ["end", "close", "error"]) request.off(event, done);
       resolve();
     };
-    const total = setTimeout(done, LINGER_MAX_MS);
-    let idle = setTimeout(done, LINGER_IDLE_MS);
-    const onData = () => {
-      clearTimeout(idle);
-      idle = setTimeout(done, LINGER_IDLE_MS);
-    };
-    request.on("data", onData);
-    request.once("end", done);
-    request.once("close", done);
-    request.once("error", done);
+    const stop = whileComing(request, done);
+    for (const event of ["end", "close", "error"]) request.once(event, done);
     request.resume();
   });
+}
+
+/**
+ * Calls `quiet` once `source` has sent no `data` for {@link LINGER_IDLE_MS}, or after
+ * {@link LINGER_MAX_MS} in all; the function returned stops the watch.
+ */
+function whileComing(source: Socket | IncomingMessage, quiet: () => void): () => void {
+  const total = setTimeout(quiet, LINGER_MAX_MS);
+  let idle = setTimeout(quiet, LINGER_IDLE_MS);
+  const onData = () => {
+    clearTimeout(idle);
+    idle = setTimeout(quiet, LINGER_IDLE_MS);
+  };
+  source.on("data", onData);
+  return () => {
+    clearTimeout(total);
+    clearTimeout(idle);
+    source.off("data", onData);
+  };
 }
