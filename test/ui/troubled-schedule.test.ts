@@ -37,6 +37,24 @@ const FINDINGS = `(() => {
       break;
     }
   }
+  // A table wider than its box scrolls sideways there, its last columns (the actions, the
+  // outcome) out of view with no sign of it: at 1280 px a troubled list's Trigger buttons were cut.
+  for (const t of document.querySelectorAll("table")) {
+    const box = t.parentElement;
+    if (box !== null && t.getBoundingClientRect().width > box.clientWidth + 1) {
+      out.push("a table is " + Math.round(t.getBoundingClientRect().width) + " px in its " + box.clientWidth + " px box");
+      break;
+    }
+  }
+  // In a card (below 1241 px) nothing is cut: a touch screen has no hover for the title.
+  if (width <= 1240) {
+    for (const el of document.querySelectorAll("table .clip")) {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        out.push('cut in a card: "' + (el.textContent ?? "").slice(0, 40) + '"');
+        break;
+      }
+    }
+  }
   for (const el of document.querySelectorAll("svg *")) {
     for (const name of el.getAttributeNames()) {
       if (/NaN|undefined|Infinity/.test(el.getAttribute(name) ?? "")) out.push("svg " + name + "=" + el.getAttribute(name));
