@@ -253,6 +253,12 @@ function errorOf(res: { status: number; statusText: string }, text: string, base
   }
   if (typeof parsed === "object" && parsed !== null) {
     const { code, message } = parsed as { code?: unknown; message?: unknown };
+    // 408: the server did not receive the whole request in time (it was too busy to read it: a
+    // SQLite file locked by another process blocks it for seconds), so nothing of it was done.
+    // Said as UNAVAILABLE, the request is sent again like any other the server could not take: a
+    // worker's step report refused this way failed a healthy attempt.
+    if (res.status === 408 && typeof message === "string")
+      return new OrbitError("UNAVAILABLE", message, { httpStatus: 408 });
     if (typeof message === "string") return new OrbitError(codeOf(code, res.status), message);
   }
   // Not Orbit's `{code, message}`: a proxy's one-line reason is worth showing; a web page (another

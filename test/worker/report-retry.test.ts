@@ -69,6 +69,19 @@ it("retries a completion answered 503 UNAVAILABLE until it is recorded, past the
   expect(clock.now()).toBe(500 + 1000 + 2000 + 4000 + 16 * 5000);
 });
 
+it("retries a completion answered 408 (the server, blocked by a locked SQLite file, did not read it in time)", async () => {
+  const notReceived = {
+    status: 408,
+    body: {
+      code: "INVALID_ARGUMENT",
+      message: "the request was not received in time; send its headers and body without pausing",
+    },
+  };
+  const s = await stub([notReceived, notReceived, COMPLETED]);
+  await expect(client(s.url).complete({ task_id: "t1", attempt: 1 }, { ok: true }, UNTIL_GIVEN_UP)).resolves.toBeNull();
+  expect(s.calls()).toBe(3);
+});
+
 it("stops retrying once the worker gives up (Worker.close past its closeTimeoutMs)", async () => {
   const s = await stub([UNAVAILABLE]);
   const giveUp = new AbortController();
