@@ -25,6 +25,7 @@ import { executionRoutes } from "./executions-routes.js";
 import type { IdempotencyKeys } from "./idempotency.js";
 import { openApiDocument } from "./openapi.js";
 import { outcomeRoutes } from "./outcome-routes.js";
+import { boundPipelining, closeAfterAnswer } from "./pipelining.js";
 import { idsOfRequest } from "./request-ids.js";
 import { type Caller, type RouteDef, registerRoutes } from "./route.js";
 import { scheduleRoutes } from "./schedules-routes.js";
@@ -90,6 +91,7 @@ export function buildApp(o: AppOptions): App {
       code: "INVALID_ARGUMENT",
       message: `Expect: ${expect} is not supported; leave it out, or send Expect: 100-continue`,
     });
+    closeAfterAnswer(req.socket);
     res.writeHead(417, {
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(body),
@@ -135,6 +137,7 @@ export function buildApp(o: AppOptions): App {
   // and query values that no store could keep (docs/security.md).
   const publicRoutes = new Set<string>();
   const authenticate = o.authenticate;
+  boundPipelining(app);
   app.addHook("onRequest", async (request) => {
     checkRequestTarget(request);
     // Every request, the UI's pages included: a rebound name must not even read them.

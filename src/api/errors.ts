@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
 import { drainRefused, lingerOnClose } from "./linger.js";
+import { closeAfterAnswer } from "./pipelining.js";
 import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
 
@@ -138,6 +139,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     // client, still sending, met a reset instead of this answer.
     if (!request.raw.complete) {
       reply.header("connection", "close");
+      closeAfterAnswer(request.raw.socket);
       await drainRefused(request.raw);
       lingerOnClose(request.raw.socket);
     }
