@@ -161,14 +161,18 @@ const INSIDE_MAPS = ["properties", "patternProperties", "$defs", "definitions", 
  * (`properties`, `items`, …) is how recursive data is described, and is fine.
  */
 export function unboundedChecks(schema: JsonObject): string | null {
-  const checks = new Map<object, number>();
+  const refs = new SchemaRefs(schema);
+  // Every subschema: through the keywords that hold schemas, and through every reference (a
+  // `$ref` may point anywhere in the document, into `examples` too).
   const all: object[] = [];
+  const seen = new Set<object>();
   const collect = (node: unknown): void => {
-    if (typeof node !== "object" || node === null) return;
+    if (typeof node !== "object" || node === null || seen.has(node)) return;
     if (Array.isArray(node)) {
       for (const n of node) collect(n);
       return;
     }
+    seen.add(node);
     all.push(node);
     const o = node as Record<string, unknown>;
     for (const k of [...IN_PLACE_LISTS, ...IN_PLACE_ONE, ...INSIDE_ONE, "prefixItems"]) collect(o[k]);
@@ -177,8 +181,9 @@ export function unboundedChecks(schema: JsonObject): string | null {
       if (typeof map === "object" && map !== null && !Array.isArray(map))
         for (const v of Object.values(map)) collect(v);
     }
+    for (const target of refs.targets(node)) collect(target);
   };
-  collect(schema);
+  const checks = new Map<object, number>();
   const onPath = new Set<object>();
   const count = (node: unknown): number => {
     if (typeof node !== "object" || node === null || Array.isArray(node)) return 1;
@@ -192,16 +197,14 @@ export function unboundedChecks(schema: JsonObject): string | null {
     for (const k of IN_PLACE_ONE) n += o[k] === undefined ? 0 : count(o[k]);
     const dependent = o.dependentSchemas;
     if (typeof dependent === "object" && dependent !== null) for (const c of Object.values(dependent)) n += count(c);
-    if (typeof o.$ref === "string") n += count(localTarget(schema, o.$ref));
-    // Taken as the anchor of this document it names (the outermost one of a dynamic scope may
-    // differ, and is in this document too).
-    if (typeof o.$dynamicRef === "string") n += count(localTarget(schema, o.$dynamicRef));
+    for (const target of refs.targets(node)) n += count(target);
     if (n > MAX_IN_PLACE_CHECKS) throw new TooMany();
     onPath.delete(node);
     checks.set(node, n);
     return n;
   };
   try {
+    collect(schema);
     for (const node of all) {
       onPath.clear();
       count(node);
@@ -214,50 +217,111 @@ export function unboundedChecks(schema: JsonObject): string | null {
     if (error instanceof TooMany) {
       return `it combines its subschemas (allOf, anyOf, oneOf, $ref, …) into more than ${MAX_IN_PLACE_CHECKS.toLocaleString("en-US")} checks of one value of the input; write it with fewer alternatives`;
     }
+    if (error instanceof Unresolved) {
+      return `its reference ${JSON.stringify(error.ref.slice(0, 200))} does not point into the schema itself: an input schema is one document, so refer to its own $defs`;
+    }
     throw error;
   }
 }
 
 class Cycle extends Error {}
 class TooMany extends Error {}
-
-/** The subschema a `$ref` within the document points at (`#`, `#/$defs/x`, `#anchor`), or undefined. */
-function localTarget(root: JsonObject, ref: string): unknown {
-  // The document's own $id, as a reference to itself (`https://x/s`, `https://x/s#/$defs/a`).
-  const id = typeof root.$id === "string" ? root.$id.replace(/#$/, "") : null;
-  if (id !== null && id !== "" && (ref === id || ref.startsWith(`${id}#`))) ref = ref.slice(id.length) || "#";
-  if (!ref.startsWith("#")) return undefined;
-  let fragment: string;
-  try {
-    fragment = decodeURIComponent(ref.slice(1));
-  } catch {
-    return undefined;
+class Unresolved extends Error {
+  constructor(readonly ref: string) {
+    super(ref);
   }
-  if (fragment === "") return root;
-  if (fragment.startsWith("/")) return valueAt(root, fragment);
-  return anchorsOf(root).get(fragment);
 }
 
-const anchorMaps = new WeakMap<object, Map<string, unknown>>();
+/** The base of a schema without an `$id` of its own (only references within it resolve). */
+const DOCUMENT_BASE = "orbit:///input-schema";
+/** Documents Ajv knows without this schema (the draft's meta-schemas): a reference to one is a leaf. */
+const KNOWN_DOCUMENTS = /^https?:\/\/json-schema\.org\//;
 
-/** The document's `$anchor`s and `$dynamicAnchor`s, found once per document. */
-function anchorsOf(root: JsonObject): Map<string, unknown> {
-  let anchors = anchorMaps.get(root);
-  if (anchors === undefined) {
-    const found = new Map<string, unknown>();
-    const search = (node: unknown): void => {
+/**
+ * What a schema's references point at, resolved as JSON Schema resolves them: against the base
+ * URI of where they stand (each `$id` sets one, relative to its parent's), to a subschema with that
+ * `$id`, then by the fragment's JSON Pointer or anchor (`$anchor`, `$dynamicAnchor`). `$ref`,
+ * `$dynamicRef` (taken as the anchor it names in this document) and draft 2019's `$recursiveRef`.
+ * A reference to anything else fails the check ({@link Unresolved}): Ajv loads nothing remote, so
+ * it is one this walk does not understand.
+ */
+class SchemaRefs {
+  private readonly bases = new Map<object, string>();
+  private readonly documents = new Map<string, object>();
+  private readonly anchors = new Map<string, object>();
+
+  constructor(root: JsonObject) {
+    const walk = (node: unknown, base: string): void => {
       if (typeof node !== "object" || node === null) return;
-      for (const key of ["$anchor", "$dynamicAnchor"]) {
-        const anchor = (node as Record<string, unknown>)[key];
-        if (!Array.isArray(node) && typeof anchor === "string" && !found.has(anchor)) found.set(anchor, node);
+      if (Array.isArray(node)) {
+        for (const n of node) walk(n, base);
+        return;
       }
-      for (const v of Object.values(node)) search(v);
+      const o = node as Record<string, unknown>;
+      let here = base;
+      if (typeof o.$id === "string") {
+        try {
+          here = withoutFragment(new URL(o.$id, base).href);
+        } catch {
+          here = base;
+        }
+        if (!this.documents.has(here)) this.documents.set(here, node);
+      }
+      this.bases.set(node, here);
+      for (const key of ["$anchor", "$dynamicAnchor"]) {
+        const anchor = o[key];
+        if (typeof anchor === "string" && !this.anchors.has(`${here}#${anchor}`))
+          this.anchors.set(`${here}#${anchor}`, node);
+      }
+      for (const v of Object.values(o)) walk(v, here);
     };
-    search(root);
-    anchors = found;
-    anchorMaps.set(root, anchors);
+    this.documents.set(DOCUMENT_BASE, root);
+    walk(root, DOCUMENT_BASE);
   }
-  return anchors;
+
+  /** The subschemas `node`'s references point at (booleans and known documents left out). */
+  targets(node: object): object[] {
+    const o = node as Record<string, unknown>;
+    const out: object[] = [];
+    for (const key of ["$ref", "$dynamicRef", "$recursiveRef"]) {
+      const ref = o[key];
+      if (typeof ref !== "string") continue;
+      const target = this.resolve(node, ref);
+      if (typeof target === "object" && target !== null) out.push(target);
+    }
+    return out;
+  }
+
+  private resolve(node: object, ref: string): unknown {
+    let url: URL;
+    try {
+      url = new URL(ref, this.bases.get(node) ?? DOCUMENT_BASE);
+    } catch {
+      throw new Unresolved(ref);
+    }
+    const document = withoutFragment(url.href);
+    const doc = this.documents.get(document);
+    if (doc === undefined) {
+      if (KNOWN_DOCUMENTS.test(document)) return undefined;
+      throw new Unresolved(ref);
+    }
+    let fragment: string;
+    try {
+      fragment = decodeURIComponent(url.hash.slice(1));
+    } catch {
+      throw new Unresolved(ref);
+    }
+    if (fragment === "") return doc;
+    if (fragment.startsWith("/")) return valueAt(doc, fragment);
+    const anchored = this.anchors.get(`${document}#${fragment}`);
+    if (anchored === undefined) throw new Unresolved(ref);
+    return anchored;
+  }
+}
+
+function withoutFragment(href: string): string {
+  const i = href.indexOf("#");
+  return i < 0 ? href : href.slice(0, i);
 }
 
 /**

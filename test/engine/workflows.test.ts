@@ -103,6 +103,23 @@ describeEachDialect("workflows", (dialect) => {
     expect(await refused({ $ref: "#/$defs/d0", $defs })).toBe(
       "input_schema of W@1.0.0: it combines its subschemas (allOf, anyOf, oneOf, $ref, …) into more than 10,000 checks of one value of the input; write it with fewer alternatives",
     );
+    // The same chain through subschemas with their own $id, or kept under `examples`.
+    const ids: JsonObject = { d22: { $id: "https://x.example/d22", type: "string" } };
+    for (let i = 0; i < 22; i++) {
+      const next = `https://x.example/d${i + 1}`;
+      ids[`d${i}`] = { $id: `https://x.example/d${i}`, anyOf: [{ $ref: next }, { $ref: next }] };
+    }
+    expect(await refused({ $ref: "https://x.example/d0", $defs: ids })).toMatch(/more than 10,000 checks/);
+    const examples: JsonObject[] = [{ type: "object", properties: { y: { $ref: "#/examples/1" } } }];
+    for (let i = 1; i <= 20; i++)
+      examples.push({ anyOf: [{ $ref: `#/examples/${i + 1}` }, { $ref: `#/examples/${i + 1}` }] });
+    examples.push({ type: "string" });
+    expect(await refused({ $ref: "#/examples/0", examples })).toMatch(/more than 10,000 checks/);
+    // Draft 2019's $recursiveRef, and a reference to a document the schema does not hold.
+    expect(await refused({ $recursiveRef: "#" })).toMatch(never);
+    expect(await refused({ $ref: "other.json#/x" })).toBe(
+      'input_schema of W@1.0.0: its reference "other.json#/x" does not point into the schema itself: an input schema is one document, so refer to its own $defs',
+    );
     expect(await db.store.listWorkflows()).toEqual([]);
     // Recursion that goes into the input (a tree), and a reference shared by many places, are fine.
     const tree: JsonObject = {
