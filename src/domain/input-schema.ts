@@ -13,6 +13,7 @@ import type addFormatsPlugin from "ajv-formats";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import { safePatternEngine } from "./safe-pattern.js";
+import { checkedDepth, jsonNesting } from "./schema-depth.js";
 
 interface AjvModules {
   Ajv: typeof Ajv2020.default;
@@ -40,7 +41,24 @@ function ajv(): AjvModules {
 /** How many schema violations a message lists before summarising the rest. */
 const MAX_LISTED_ERRORS = 5;
 
-export type InputValidator = ValidateFunction;
+/**
+ * A compiled input schema; `maxNesting`: the deepest input it checks in bounded time (null: any the
+ * limits allow), which a start checks before the schema (checkInputNesting).
+ */
+export type InputValidator = ValidateFunction & { maxNesting?: number | null };
+
+/** Refuses an input nested deeper than `validate` checks in bounded time (docs/security.md § Input schemas). */
+export function checkInputNesting(validate: InputValidator, input: unknown, label: string): void {
+  const max = validate.maxNesting;
+  if (max === undefined || max === null) return;
+  const nesting = jsonNesting(input);
+  if (nesting > max) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `input is nested ${nesting} levels deep, and ${label}'s input_schema checks at most ${max}: its alternatives that apply to the same part of the input multiply with each level (docs/security.md § Input schemas)`,
+    );
+  }
+}
 
 /**
  * Compiles a workflow's input schema. `label` (`Name@1.0.0`) names it in the error.
@@ -80,7 +98,9 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     if (validator.validateSchema(schema) === true) {
       const refusal = unboundedChecks(schema);
       if (refusal !== null) throw new OrbitError("INVALID_ARGUMENT", refusal);
-      return validator.compile(schema);
+      const validate: InputValidator = validator.compile(schema);
+      validate.maxNesting = checkedNesting(schema);
+      return validate;
     }
     reason = metaSchemaErrors(validator.errors ?? [], schema);
   } catch (error) {
@@ -212,13 +232,8 @@ export function unboundedChecks(schema: JsonObject): string | null {
     if (known !== undefined) return known;
     if (onPath.has(node)) throw new Cycle();
     onPath.add(node);
-    const o = node as Record<string, unknown>;
     let n = 1;
-    for (const k of IN_PLACE_LISTS) if (Array.isArray(o[k])) for (const c of o[k] as unknown[]) n += count(c);
-    for (const k of IN_PLACE_ONE) n += o[k] === undefined ? 0 : count(o[k]);
-    const dependent = o.dependentSchemas;
-    if (typeof dependent === "object" && dependent !== null) for (const c of Object.values(dependent)) n += count(c);
-    for (const target of refs.targets(node)) n += count(target);
+    for (const c of inPlace(node, refs)) n += count(c);
     if (n > MAX_IN_PLACE_CHECKS) throw new TooMany();
     onPath.delete(node);
     checks.set(node, n);
@@ -243,6 +258,40 @@ export function unboundedChecks(schema: JsonObject): string | null {
     }
     throw error;
   }
+}
+
+/** The subschemas checked on the same value as `node`: its combinations and what its references point at. */
+function inPlace(node: object, refs: SchemaRefs): unknown[] {
+  const o = node as Record<string, unknown>;
+  const out: unknown[] = [];
+  for (const k of IN_PLACE_LISTS) if (Array.isArray(o[k])) out.push(...(o[k] as unknown[]));
+  for (const k of IN_PLACE_ONE) if (o[k] !== undefined) out.push(o[k]);
+  const dependent = o.dependentSchemas;
+  if (typeof dependent === "object" && dependent !== null) out.push(...Object.values(dependent));
+  out.push(...refs.targets(node));
+  return out;
+}
+
+/**
+ * The deepest input `schema` checks in bounded time (schema-depth.ts), or null for any depth;
+ * `schema` has passed {@link unboundedChecks} (no in-place cycle, a bounded closure).
+ */
+function checkedNesting(schema: JsonObject): number | null {
+  const refs = new SchemaRefs(schema);
+  const closures = new Map<object, Map<object, number>>();
+  const closure = (node: object): Map<object, number> => {
+    let out = closures.get(node);
+    if (out === undefined) {
+      out = new Map([[node, 1]]);
+      for (const c of inPlace(node, refs)) {
+        if (typeof c !== "object" || c === null || Array.isArray(c)) continue;
+        for (const [t, n] of closure(c)) out.set(t, (out.get(t) ?? 0) + n);
+      }
+      closures.set(node, out);
+    }
+    return out;
+  };
+  return checkedDepth(schema, closure);
 }
 
 class Cycle extends Error {}

@@ -6,6 +6,7 @@ import semver from "semver";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import {
+  checkInputNesting,
   compileInputSchema,
   describeSchemaErrors,
   type InputValidator,
@@ -172,6 +173,7 @@ export class Workflows {
     const copy = structuredClone(input);
     if (!workflow.inputSchema) return copy;
     const validate = this.validatorFor(workflow);
+    checkInputNesting(validate, copy, label(workflow));
     if (!checkedBy(validate, copy, workflow)) {
       throw new OrbitError(
         "INVALID_ARGUMENT",

@@ -187,6 +187,36 @@ describeEachDialect("workflows", (dialect) => {
     expect(refused.message.length).toBeLessThan(2000);
   });
 
+  it("an input deeper than its schema checks in bounded time is refused; tree schemas take any depth", async () => {
+    // Two alternatives that each go into the same part of the input: checks double with each level
+    // (1.3 s at 24 levels, a day at 40).
+    const doubling: JsonObject = {
+      $defs: {
+        n: {
+          type: "object",
+          allOf: [{ properties: { a: { $ref: "#/$defs/n" } } }, { properties: { a: { $ref: "#/$defs/n" } } }],
+        },
+      },
+      $ref: "#/$defs/n",
+    };
+    const tree: JsonObject = {
+      type: "object",
+      properties: { a: { $ref: "#" }, kids: { type: "array", items: { $ref: "#" } } },
+    };
+    await workflows().register({ name: "Doubling", version: "1.0.0", input_schema: doubling });
+    await workflows().register({ name: "Tree", version: "1.0.0", input_schema: tree });
+    const nest = (levels: number): JsonObject => (levels === 1 ? {} : { a: nest(levels - 1) });
+    const doublingWf = (await db.store.getWorkflow("Doubling", "1.0.0"))!;
+    const treeWf = (await db.store.getWorkflow("Tree", "1.0.0"))!;
+    expect(workflows().validateInput(doublingWf, nest(10))).toEqual(nest(10));
+    const deep = await refusal(Promise.resolve().then(() => workflows().validateInput(doublingWf, nest(40))));
+    expect(deep.message).toMatch(
+      /^input is nested 40 levels deep, and Doubling@1\.0\.0's input_schema checks at most 2\d: its alternatives that apply to the same part of the input multiply/,
+    );
+    // A tree's checks grow with its size, not twice per level: the limits' 60 levels pass.
+    expect(workflows().validateInput(treeWf, nest(60))).toEqual(nest(60));
+  });
+
   it("a stored schema whose checks never end refuses the start, naming why, instead of failing inside", async () => {
     // A version registered before the check (its checks overflowed the stack at every start): stored directly.
     await db.store.insertWorkflow({
