@@ -14,6 +14,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../domain/canonical-json.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { RawJson, serializeJson } from "../domain/json-text.js";
@@ -36,14 +37,6 @@ export interface IdempotentRequest {
   scope: string;
   /** What must match for a replay: body, query and fence. */
   fingerprint: unknown;
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }
 
 export class IdempotencyKeys {
@@ -97,7 +90,7 @@ export class IdempotencyKeys {
     request: IdempotentRequest,
     handle: () => Promise<StoredAnswer>,
   ): Promise<StoredAnswer & { replayed: boolean }> {
-    const hash = createHash("sha256").update(canonical(request.fingerprint)).digest("hex");
+    const hash = createHash("sha256").update(canonicalJson(request.fingerprint)).digest("hex");
     const now = this.clock.now();
     await this.purge(now);
     const stored = await this.store.getIdempotencyKey(request.scope, request.key);

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
+import { canonicalJson } from "./canonical-json.js";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import { safePatternEngine } from "./safe-pattern.js";
@@ -129,7 +130,7 @@ function uniqueItems(this: unknown, unique: boolean, items: unknown[]): boolean 
   if (!unique) return true;
   const seen = new Map<string, number>();
   for (let i = 0; i < items.length; i++) {
-    const key = JSON.stringify(items[i], sortedKeys);
+    const key = canonicalJson(items[i]);
     const j = seen.get(key);
     if (j !== undefined) {
       uniqueItems.errors = [
@@ -154,9 +155,9 @@ uniqueItems.errors = undefined as Partial<ErrorObject>[] | undefined;
  * looked up. The error is Ajv's own.
  */
 function compileEnum(values: unknown[]): (data: unknown) => boolean {
-  const allowed = new Set(values.map((v) => JSON.stringify(v, sortedKeys)));
+  const allowed = new Set(values.map(canonicalJson));
   const check = (data: unknown): boolean => {
-    if (allowed.has(JSON.stringify(data, sortedKeys))) return true;
+    if (allowed.has(canonicalJson(data))) return true;
     check.errors = [
       { keyword: "enum", message: "must be equal to one of the allowed values", params: { allowedValues: values } },
     ];
@@ -164,13 +165,6 @@ function compileEnum(values: unknown[]): (data: unknown) => boolean {
   };
   check.errors = undefined as Partial<ErrorObject>[] | undefined;
   return check;
-}
-
-function sortedKeys(_key: string, value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) sorted[k] = (value as Record<string, unknown>)[k];
-  return sorted;
 }
 
 /** How many checks of one value of the input a schema's in-place combinations may make. */

@@ -3,6 +3,7 @@
  * Versions are immutable once registered, so validators are cached per (name, version).
  */
 import semver from "semver";
+import { canonicalJson } from "../domain/canonical-json.js";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import {
@@ -237,13 +238,6 @@ function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
-}
-
-/** JSON with object keys sorted, so that key order does not make two schemas "different". */
-function canonicalJson(value: JsonValue | null): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    isJsonObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 }
 
 /**
