@@ -14,7 +14,7 @@ import { canonicalJson } from "./canonical-json.js";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import { safePatternEngine } from "./safe-pattern.js";
-import { checkedDepth, jsonNesting } from "./schema-depth.js";
+import { ANY_ITEM, ANY_PROPERTY, checkedDepth, jsonNesting } from "./schema-depth.js";
 
 interface AjvModules {
   Ajv: typeof Ajv2020.default;
@@ -97,10 +97,11 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
   let reason: string;
   try {
     if (validator.validateSchema(schema) === true) {
-      const refusal = unboundedChecks(schema);
+      const refs = new SchemaRefs(schema);
+      const refusal = unboundedChecks(schema, refs);
       if (refusal !== null) throw new OrbitError("INVALID_ARGUMENT", refusal);
       const validate: InputValidator = validator.compile(schema);
-      validate.maxNesting = checkedNesting(schema);
+      validate.maxNesting = checkedNesting(schema, refs);
       return validate;
     }
     reason = metaSchemaErrors(validator.errors ?? [], schema);
@@ -174,14 +175,7 @@ export const MAX_IN_PLACE_CHECKS = 10_000;
 const IN_PLACE_LISTS = ["allOf", "anyOf", "oneOf"] as const;
 const IN_PLACE_ONE = ["not", "if", "then", "else"] as const;
 /** Keywords whose subschemas apply to a value inside it (or are only referred to). */
-const INSIDE_ONE = [
-  "additionalProperties",
-  "items",
-  "contains",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-];
+const INSIDE_ONE = [...ANY_PROPERTY, ...ANY_ITEM, "propertyNames"];
 const INSIDE_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
 /**
@@ -195,8 +189,7 @@ const INSIDE_MAPS = ["properties", "patternProperties", "$defs", "definitions", 
  * must not multiply past {@link MAX_IN_PLACE_CHECKS}; a reference that goes into the input
  * (`properties`, `items`, …) is how recursive data is described, and is fine.
  */
-export function unboundedChecks(schema: JsonObject): string | null {
-  const refs = new SchemaRefs(schema);
+export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema)): string | null {
   // Every subschema: through the keywords that hold schemas, and through every reference (a
   // `$ref` may point anywhere in the document, into `examples` too).
   const all: object[] = [];
@@ -270,8 +263,7 @@ function inPlace(node: object, refs: SchemaRefs): unknown[] {
  * The deepest input `schema` checks in bounded time (schema-depth.ts), or null for any depth;
  * `schema` has passed {@link unboundedChecks} (no in-place cycle, a bounded closure).
  */
-function checkedNesting(schema: JsonObject): number | null {
-  const refs = new SchemaRefs(schema);
+function checkedNesting(schema: JsonObject, refs: SchemaRefs): number | null {
   const closures = new Map<object, Map<object, number>>();
   const closure = (node: object): Map<object, number> => {
     let out = closures.get(node);

@@ -19,6 +19,11 @@ const WORK_BUDGET = 50_000;
 
 type Bag = Map<object, number>;
 
+/** Keywords whose one subschema applies to any property of an object value. */
+export const ANY_PROPERTY = ["additionalProperties", "unevaluatedProperties"] as const;
+/** Keywords whose one subschema applies to any item of an array value. */
+export const ANY_ITEM = ["items", "contains", "unevaluatedItems"] as const;
+
 /**
  * The deepest nesting of an input (its root object is 1) whose checks along every path stay
  * within {@link MAX_PATH_CHECKS}, or null when any depth the limits allow does (or the count
@@ -99,14 +104,11 @@ function childBags(here: Bag): Bag[] {
     }
     const patterns = o.patternProperties;
     if (typeof patterns === "object" && patterns !== null) for (const v of Object.values(patterns)) add(anyKey, v, n);
-    add(anyKey, o.additionalProperties, n);
-    add(anyKey, o.unevaluatedProperties, n);
+    for (const k of ANY_PROPERTY) add(anyKey, o[k], n);
     if (Array.isArray(o.prefixItems)) {
       for (const [i, v] of o.prefixItems.entries()) add(at(byIndex, i), v, n);
     }
-    add(anyIndex, o.items, n);
-    add(anyIndex, o.contains, n);
-    add(anyIndex, o.unevaluatedItems, n);
+    for (const k of ANY_ITEM) add(anyIndex, o[k], n);
   }
   const merged = (bag: Bag, extra: Bag): Bag => {
     const out = new Map(bag);

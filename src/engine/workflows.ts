@@ -13,7 +13,7 @@ import {
   type InputValidator,
   inputSchemaRootRefusal,
 } from "../domain/input-schema.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../domain/json.js";
+import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
