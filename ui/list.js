@@ -13,15 +13,19 @@ import { scheduleForm } from "./schedule-form.js";
 import { polls, workersOrNull } from "./workflows.js";
 
 const PAGE_SIZE = 50;
+/**
+ * The sorts, each with the order it starts in when picked: most first where more (or later) is what
+ * an operator looks for (the most failures, the latest change), soonest or A–Z first otherwise.
+ */
 const SORTS = [
-  ["id", "Schedule id"],
-  ["next_fire", "Next fire"],
-  ["last_fire", "Last fire"],
-  ["workflow", "Workflow"],
-  ["failures", "Consecutive failures"],
-  ["fired", "Fired"],
-  ["skipped", "Skipped"],
-  ["updated", "Last changed"],
+  ["id", "Schedule id", "asc"],
+  ["next_fire", "Next fire", "asc"],
+  ["last_fire", "Last fire", "desc"],
+  ["workflow", "Workflow", "asc"],
+  ["failures", "Consecutive failures", "desc"],
+  ["fired", "Fired", "desc"],
+  ["skipped", "Skipped", "desc"],
+  ["updated", "Last changed", "desc"],
 ];
 
 /**
@@ -334,18 +338,28 @@ export function listView(params) {
     void reload(refresh);
   }
   orderBtn.dataset.order = f.order;
+  /** Shows `order` on the order button (the next `changed` writes it into the hash). */
+  function setOrder(/** @type {string} */ order) {
+    const desc = order === "desc";
+    orderBtn.dataset.order = desc ? "desc" : "asc";
+    orderBtn.textContent = desc ? "↓ desc" : "↑ asc";
+    orderBtn.setAttribute("aria-label", desc ? "Descending: switch to ascending" : "Ascending: switch to descending");
+  }
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let typing;
   search.addEventListener("input", () => {
     clearTimeout(typing);
     typing = setTimeout(changed, 200);
   });
-  for (const c of [stateSel, outcomeSel, workflowSel, sortSel, overdue]) c.addEventListener("change", changed);
+  for (const c of [stateSel, outcomeSel, workflowSel, overdue]) c.addEventListener("change", changed);
+  // Picking a sort starts it in its own order: "Consecutive failures" ascending put every healthy
+  // schedule first, the failing ones pages later.
+  sortSel.addEventListener("change", () => {
+    setOrder(SORTS.find(([v]) => v === sortSel.value)?.[2] ?? "asc");
+    changed();
+  });
   orderBtn.addEventListener("click", () => {
-    const desc = orderBtn.dataset.order !== "desc";
-    orderBtn.dataset.order = desc ? "desc" : "asc";
-    orderBtn.textContent = desc ? "↓ desc" : "↑ asc";
-    orderBtn.setAttribute("aria-label", desc ? "Descending: switch to ascending" : "Ascending: switch to descending");
+    setOrder(orderBtn.dataset.order === "desc" ? "asc" : "desc");
     changed();
   });
   next.addEventListener("click", () => {

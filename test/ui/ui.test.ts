@@ -88,6 +88,14 @@ describe.skipIf(!haveChromium)("web UI", () => {
         .locator("tr[data-schedule-id]")
         .evaluateAll((rows) => rows.map((x) => x.getAttribute("data-schedule-id"))),
     ).toEqual(["orders-every-10s", "nightly-orders"]);
+    // A sort where more is what one looks for starts with the most: failing schedules first.
+    await r.page.selectOption("#sort", "failures");
+    await r.page.waitForFunction(`location.hash.includes("order=desc")`);
+    expect(r.page.url()).toContain("#/?sort=failures&order=desc");
+    expect(await r.page.locator("#order").innerText()).toBe("↓ desc");
+    await r.page.selectOption("#sort", "workflow");
+    await r.page.waitForFunction(`!location.hash.includes("order=desc")`);
+    expect(await r.page.locator("#order").innerText()).toBe("↑ asc");
   });
 
   it("creates a schedule, describing the cron and previewing its fires as you type", async () => {
