@@ -237,6 +237,7 @@ export function listView(params) {
       ["succeeded", "succeeded"],
       ["cancelled", "cancelled"],
       ["none", "none yet"],
+      ["not_starting", "not starting"],
     ].map(([v, t]) => h("option", { value: v, selected: v === f.outcome, text: t })),
   );
   const workflowSel = h(

@@ -20,7 +20,12 @@ export const SCHEDULE_SORTS = [
   "updated",
   "failures",
 ] as const;
-export const SCHEDULE_OUTCOMES = ["succeeded", "failed", "cancelled", "none"] as const;
+/**
+ * The last outcome filter's values: the status of the last ended execution, `none` before one
+ * ended, and `not_starting` for a schedule whose occurrences cannot start (its `last_error` is set:
+ * the workflow missing, an input the version refuses), which has no run to fail.
+ */
+export const SCHEDULE_OUTCOMES = ["succeeded", "failed", "cancelled", "none", "not_starting"] as const;
 export type ScheduleSort = (typeof SCHEDULE_SORTS)[number];
 
 /**
@@ -34,7 +39,7 @@ export interface ScheduleSearch {
   q?: string;
   workflow?: string;
   state?: string;
-  /** The schedule's last outcome (`succeeded`, `failed`, `cancelled`, `none`). */
+  /** The schedule's last outcome (`succeeded`, `failed`, `cancelled`, `none`), or `not_starting`. */
   outcome?: string;
   overdue?: boolean;
   /** How late is overdue: the server's misfire grace (default {@link OVERDUE_AFTER_MS}). */
@@ -106,6 +111,11 @@ export function outcomeOf(row: ScheduleRow): string {
   return "none";
 }
 
+/** Whether the row passes the last outcome filter (`not_starting`: its start is refused). */
+function outcomeMatches(row: ScheduleRow, outcome: string): boolean {
+  return outcome === "not_starting" ? row.lastError !== null : outcomeOf(row) === outcome;
+}
+
 /** What orbit_schedules_overdue counts: due longer ago than the grace, or waiting to retry a refused start. */
 export function isOverdue(row: ScheduleRow, now: number, afterMs = OVERDUE_AFTER_MS): boolean {
   if (row.state !== "active" || row.paused || row.dueMs === null) return false;
@@ -148,7 +158,7 @@ export function searchSchedules(all: readonly ScheduleRow[], s: ScheduleSearch, 
   for (const row of all) {
     if (s.visible !== undefined && !s.visible(row.workflow)) continue;
     if (s.workflow !== undefined && row.workflow !== s.workflow) continue;
-    if (s.outcome !== undefined && outcomeOf(row) !== s.outcome) continue;
+    if (s.outcome !== undefined && !outcomeMatches(row, s.outcome)) continue;
     if (s.overdue === true && !isOverdue(row, now, s.overdueAfterMs)) continue;
     if (q !== "") {
       const description = (row.spec as { description?: unknown }).description;

@@ -81,6 +81,26 @@ it("lists only the schedules of workflows the client may schedule", async () => 
   expect(orders.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["orders-every-10s"]);
 });
 
+it("searches in memory what it may see, with the same filters as the database", async () => {
+  // With access control the search runs over the visible rows in code (schedule-search.ts).
+  const ghost = { schedule_id: "order-ghost", workflow: "OrderGhost", interval: "1m" };
+  const applied = await t.call(
+    "POST",
+    "/v1/schedules/apply",
+    { schedules: [ghost], allow_unregistered: true },
+    as("admin-token"),
+  );
+  expect(applied.status).toBe(200);
+  const ids = async (query: string, token: string) =>
+    (await t.call("GET", `/v1/schedules?${query}`, undefined, as(token))).body.schedules.map(
+      (s: { schedule_id: string }) => s.schedule_id,
+    );
+  expect(await ids("outcome=not_starting", "orders-token")).toEqual(["order-ghost"]);
+  expect(await ids("outcome=none&sort=id", "orders-token")).toEqual(["order-ghost", "orders-every-10s"]);
+  expect(await ids("outcome=failed", "orders-token")).toEqual([]);
+  expect((await t.call("DELETE", "/v1/schedules/order-ghost", undefined, as("admin-token"))).status).toBe(204);
+});
+
 it("answers 404 for a schedule it may not see and 403 for a workflow it names, changing nothing", async () => {
   // As if it did not exist (docs/security.md § Access matrix): a 403 would say that it does.
   const r = await t.call("POST", "/v1/schedules/billing/pause", {}, as("orders-token"));

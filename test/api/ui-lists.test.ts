@@ -132,8 +132,27 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
     const completed = await t.call("GET", "/v1/schedules?outcome=COMPLETED");
     expect(completed.status).toBe(400);
     expect(completed.body.message).toBe(
-      'query parameter outcome must be one of succeeded, failed, cancelled, none; did you mean "succeeded"?',
+      'query parameter outcome must be one of succeeded, failed, cancelled, none, not_starting; did you mean "succeeded"?',
     );
+  });
+
+  it.skipIf(!enabled)("finds the schedules whose occurrences cannot start, which no run failed", async () => {
+    const ghost = { schedule_id: "s-ghost", workflow: "Ghost", interval: "1m" };
+    const applied = await t.call("POST", "/v1/schedules/apply", { schedules: [ghost], allow_unregistered: true });
+    expect(applied.status).toBe(200);
+    try {
+      const ids = async (query: string) =>
+        (await t.call("GET", `/v1/schedules?${query}`)).body.schedules.map(
+          (s: { schedule_id: string }) => s.schedule_id,
+        );
+      expect(await ids("outcome=not_starting")).toEqual(["s-ghost"]);
+      expect(await ids("outcome=failed")).toEqual([]);
+      // With the other filters and a sort, as the web UI sends it.
+      expect(await ids("outcome=not_starting&q=ghost&sort=failures&order=desc")).toEqual(["s-ghost"]);
+      expect(await ids("outcome=not_starting&workflow=Billing")).toEqual([]);
+    } finally {
+      expect((await t.call("DELETE", "/v1/schedules/s-ghost")).status).toBe(204);
+    }
   });
 
   it.skipIf(!enabled)("filters overdue schedules: active ones whose fire is over a minute late", async () => {

@@ -62,7 +62,8 @@ export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter):
   if (f.outcome !== undefined) {
     const status = dialect.jsonText("last_outcome", "status");
     const wanted = OUTCOME_STATUS[f.outcome];
-    if (wanted === undefined) where.push("last_outcome IS NULL");
+    if (f.outcome === "not_starting") where.push("last_error IS NOT NULL");
+    else if (wanted === undefined) where.push("last_outcome IS NULL");
     else {
       where.push(`${status} = ?`);
       params.push(wanted);
