@@ -69,21 +69,31 @@ export function buildProgram(io: CliIO): Command {
 /**
  * `orbit help schedule create` prints create's help: commander's help command reads one name
  * (`help [command]`) and printed the group's help for it, dropping `create`. A path that stops
- * naming commands gets the help of the last one it named, as before.
+ * naming commands gets the help of the last one it named, as before. A name that is no command of a
+ * group is refused as `orbit <name>` would be, with its suggestion (`orbit help schedul`, `orbit
+ * help schedule craete`: the first printed the root's help as an error, the second the group's help
+ * as if asked); `orbit help --help` and `orbit help help` print the help, exit 0, as `--help` does.
  */
 function helpForCommandPaths(command: Command): void {
   const own = command as unknown as { _dispatchHelpCommand(name?: string): unknown };
-  const dispatch = own._dispatchHelpCommand.bind(command);
-  own._dispatchHelpCommand = (name?: string) => {
+  own._dispatchHelpCommand = () => {
     // The operands, `help` first: commander set them as the args before dispatching.
     let target = command;
     for (const part of command.args.slice(1)) {
+      if (part === "help" || part === "--help" || part === "-h") break;
       const sub = target.commands.find((c) => c.name() === part || c.aliases().includes(part));
-      if (sub === undefined) break;
+      if (sub === undefined) {
+        if (target.commands.length > 0) {
+          // The group's unknown-command error, with its synonyms and spelling suggestion.
+          const group = target as unknown as { args: string[]; unknownCommand(): void };
+          group.args = [part];
+          group.unknownCommand();
+        }
+        break;
+      }
       target = sub;
     }
-    if (target.parent !== null && target.parent !== command) target.help();
-    return dispatch(name);
+    return target.help();
   };
   for (const sub of command.commands) if (sub.commands.length > 0) helpForCommandPaths(sub);
 }
@@ -192,6 +202,19 @@ function suggestSynonyms(command: Command): void {
   const unknownCommand = own.unknownCommand.bind(command);
   own.unknownCommand = () => {
     const name = command.args[0] ?? "";
+    // `orbit execution describe x`: the command the word after the noun names, where there is
+    // one (`status`, `cancel`, `events`); `orbit execution list` and the noun alone are `ps`.
+    const verb = command.args[1];
+    if (command.parent === null && verb !== undefined && ownEntry(COMMAND_SYNONYMS, name)?.[0] === "ps") {
+      // `get` of an execution is `status` (of a schedule or workflow it is their group's `get`).
+      const said = [verb, ...(verb === "get" ? ["status"] : []), ...(ownEntry(COMMAND_SYNONYMS, verb) ?? [])];
+      const meant = said.find((n) => n !== "ps" && command.commands.some((c) => c.name() === n));
+      if (meant !== undefined) {
+        command.error(`error: unknown command '${name}'\n(Did you mean orbit ${meant}?)`, {
+          code: "commander.unknownCommand",
+        });
+      }
+    }
     // The first synonym this command has: `orbit show x` is `orbit status x`, `orbit schedule show x`
     // is `orbit schedule get x`.
     const offered = ownEntry(COMMAND_SYNONYMS, name)?.find((n) => command.commands.some((c) => c.name() === n));

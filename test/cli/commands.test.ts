@@ -473,6 +473,11 @@ describe("usage errors and an unreachable server", () => {
     ["--timeout for --run-timeout", ["schedule", "update", "x", "--timeout", "1m"], /\(Did you mean --run-timeout\?\)/],
     // Other tools' names for a command: the synonym the command (or the group) has.
     ["orbit execution list", ["execution", "list"], /unknown command 'execution'\n\(Did you mean ps\?\)/],
+    // One execution asked for by a noun and a verb: the command that shows or acts on one, not the list.
+    ["orbit execution describe", ["execution", "describe", "x"], /'execution'\n\(Did you mean orbit status\?\)/],
+    ["orbit execution get", ["execution", "get", "x"], /'execution'\n\(Did you mean orbit status\?\)/],
+    ["orbit executions cancel", ["executions", "cancel", "x"], /'executions'\n\(Did you mean orbit cancel\?\)/],
+    ["orbit runs logs", ["runs", "logs", "x"], /'runs'\n\(Did you mean orbit events\?\)/],
     ["orbit schedule ls", ["schedule", "ls"], /unknown command 'ls'\n\(Did you mean list\?\)/],
     ["orbit schedule show", ["schedule", "show", "x"], /unknown command 'show'\n\(Did you mean get\?\)/],
     ["orbit schedule status", ["schedule", "status", "x"], /unknown command 'status'\n\(Did you mean get\?\)/],

@@ -48,6 +48,28 @@ describe("orbit help <group> <command>", () => {
     expect(register.stdout.split("\n")[0]).toBe("Usage: orbit workflow register [options] [workflow] [version]");
   });
 
+  it("refuses a name that is no command, with the suggestion `orbit <name>` gives", async () => {
+    for (const [args, said] of [
+      [["help", "schedul"], "unknown command 'schedul'\n(Did you mean schedule?)"],
+      // It printed the group's help, exit 0, as if `create` had been asked for.
+      [["help", "schedule", "craete"], "unknown command 'craete'\n(Did you mean create?)"],
+      [["schedule", "help", "crate"], "unknown command 'crate'\n(Did you mean create?)"],
+    ] as const) {
+      const r = await runCli([...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: "" });
+      expect(r.stderr).toContain(said);
+    }
+  });
+
+  it("prints the help for `help --help` and `help help`, exit 0 on stdout, as --help does", async () => {
+    const root = await runCli(["--help"]);
+    for (const args of [["help", "--help"], ["help", "help"], ["help"]]) {
+      const r = await runCli(args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect(r.stdout).toBe(root.stdout);
+    }
+  });
+
   it("still prints a group's help for the group alone", async () => {
     const r = await runCli(["help", "schedule"]);
     expect(r.code).toBe(0);
