@@ -72,6 +72,13 @@ Examples:
         writeOptionsOf(opts),
       );
       await (opts.json === true ? printJson(io, created) : io.stdout.write(scheduleBlock(created)));
+      // Created with no occurrence to come (an end_at in the past): allowed, to backfill a past
+      // span, but said, since a newcomer's typo in the year looks like any other schedule.
+      if (created.state === "ended") {
+        await io.stderr.write(
+          `orbit: note: ${oneLine(id)} has no occurrence between now and its end_at, so it is ended and never fires; \`orbit schedule backfill\` starts past occurrences\n`,
+        );
+      }
     });
 
   schedule

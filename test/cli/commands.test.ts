@@ -43,6 +43,27 @@ describe("orbit schedule create / get / list", () => {
     expect(req?.headers["content-type"]).toBe("application/json");
   });
 
+  it("notes on stderr a schedule created ended (its end_at past), exit 0", async () => {
+    const ended = { ...nightlyOrders, end_at: "2020-01-01T00:00:00Z", state: "ended", next_fire_at: null };
+    const server = new FakeServer(() => ({ status: 201, body: ended }));
+    const r = await server.run([
+      "schedule",
+      "create",
+      "nightly-orders",
+      "--workflow",
+      "OrderProcessing",
+      "--cron",
+      "0 2 * * *",
+      "--end-at",
+      "2020-01-01T00:00:00Z",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n")[0]).toMatch(/^ended nightly-orders /);
+    expect(r.stderr).toBe(
+      "orbit: note: nightly-orders has no occurrence between now and its end_at, so it is ended and never fires; `orbit schedule backfill` starts past occurrences\n",
+    );
+  });
+
   it("refuses with the server's message and exit 1", async () => {
     const server = new FakeServer(() => ({ status: 400, body: { code: "INVALID_SCHEDULE", message: CRON_ERROR } }));
     const r = await server.run(["schedule", "create", "bad", "--workflow", "W", "--cron", "0 25 * * *"]);
