@@ -130,6 +130,8 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   "--from": "--start-at",
   "--to": "--end-at",
   "--until": "--end-at",
+  // `-v` is most tools' version flag; commander's is `-V` (the root's only).
+  "-v": "--version",
   // The API's other names for the settings, as flags (--misfire-policy → --catchup).
   ...settingSynonyms(),
   // `orbit server`'s PostgreSQL URL, by the names ORBIT_DATABASE_URL and other servers suggest.

@@ -493,6 +493,7 @@ describe("usage errors and an unreachable server", () => {
     ["--tags for --label", ["schedule", "update", "x", "--tags", "a=b"], /'--tags'\n\(Did you mean --label\?\)/],
     ["--timeout for --run-timeout", ["schedule", "update", "x", "--timeout", "1m"], /\(Did you mean --run-timeout\?\)/],
     // Other tools' names for a command: the synonym the command (or the group) has.
+    ["orbit -v", ["-v"], /unknown option '-v'\n\(Did you mean --version\?\)/],
     ["orbit execution list", ["execution", "list"], /unknown command 'execution'\n\(Did you mean ps\?\)/],
     // One execution asked for by a noun and a verb: the command that shows or acts on one, not the list.
     ["orbit execution describe", ["execution", "describe", "x"], /'execution'\n\(Did you mean orbit status\?\)/],
