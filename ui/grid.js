@@ -43,7 +43,21 @@ function latestPerOccurrence(rows) {
     if (had !== undefined) earlier.set(key, [...(earlier.get(key) ?? []), had.kind]);
     latest.set(key, row);
   }
-  return [...latest].map(([key, row]) => ({ ...row, earlier: earlier.get(key) ?? [] }));
+  const all = [...latest].map(([key, row]) => ({ ...row, earlier: earlier.get(key) ?? [] }));
+  return all.flatMap((row) => {
+    if (row.range_from === undefined || typeof row.count !== "number") return [row];
+    // A missed range whose occurrences a backfill (or a catch-up) ran later: each of those has
+    // its own square, so the range keeps only the rest (all 17 were drawn as missed beside the 17
+    // green squares of the backfill that ran them).
+    const from = Date.parse(row.range_from);
+    const to = Date.parse(row.range_to);
+    const ranLater = all.filter(
+      (o) => o.occurrence != null && Date.parse(o.occurrence) >= from && Date.parse(o.occurrence) <= to,
+    ).length;
+    if (ranLater === 0) return [row];
+    const left = row.count - ranLater;
+    return left > 0 ? [{ ...row, count: left, ranLater, missedFirst: row.count }] : [];
+  });
 }
 
 /**
@@ -95,9 +109,11 @@ export function occurrenceGrid(rows, statuses) {
             list.map((row) => {
               const { cls, label } = cellOf(row, statuses);
               const before = row.earlier.length > 0 ? ` (${row.earlier.join(", then ")} first)` : "";
-              if (row.count > 1) {
+              if (row.count > 1 || row.ranLater !== undefined) {
                 // A missed range is one row, so one square: it says how many it stands for.
-                const name = `${row.count} missed, ${row.range_from} … ${row.range_to}`;
+                const later =
+                  row.ranLater === undefined ? "" : ` (${row.ranLater} of the ${row.missedFirst} ran later)`;
+                const name = `${row.count} missed, ${row.range_from} … ${row.range_to}${later}`;
                 return h("span", {
                   class: `${cls} range`,
                   title: name,

@@ -173,6 +173,25 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     // One square per occurrence (a range's row counts once) across the whole grid.
     const occurrences = new Set(rows.map((row) => row.occurrence ?? `${row.range_from}/${row.range_to}`));
     expect(await r.page.locator(".occurrence-grid .cell").count()).toBe(occurrences.size);
+
+    // A backfill runs the range's first two: they are squares of their own, and the range keeps
+    // the rest (it kept all of them beside the backfill's squares).
+    const hour = 3_600_000;
+    const firstMissed = Date.parse(range.range_from);
+    const twoOf = { start_at: range.range_from, end_at: new Date(firstMissed + hour).toISOString() };
+    expect(await r.ok("POST", "/v1/schedules/buffering/backfill", twoOf)).toMatchObject({ started: 2 });
+    await r.open("#/schedules/buffering");
+    expect(await missed.count()).toBe(1);
+    expect((await missed.textContent())?.trim()).toBe(String(range.count - 2));
+    expect(await missed.getAttribute("title")).toBe(
+      `${range.count - 2} missed, ${range.range_from} … ${range.range_to} (2 of the ${range.count} ran later)`,
+    );
+    expect(await r.page.locator(".occurrence-grid .cell").count()).toBe(occurrences.size + 2);
+    // The whole range run: no missed square is left, one square per occurrence.
+    await r.ok("POST", "/v1/schedules/buffering/backfill", { start_at: range.range_from, end_at: range.range_to });
+    await r.open("#/schedules/buffering");
+    expect(await missed.count()).toBe(0);
+    expect(await r.page.locator(".occurrence-grid .cell").count()).toBe(occurrences.size - 1 + range.count);
   });
 
   it("draws the 24 h and 7 day windows of upcoming fires from the server, not from the next five", async () => {
