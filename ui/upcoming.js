@@ -34,14 +34,36 @@ async function windowFires(sch, now) {
 }
 
 /**
- * The fires at or after `now`: with a short interval the first of `next_fire_times` is often
- * already past in the browser (read up to 5 s ago), and it was listed as "3s ago" and started the
- * strip before now.
- * @param {string[]} times
+ * The fires at or after `now`, the schedule's pending one at the time it is due, and no more than
+ * the runs it has left. With a short interval the first of `next_fire_times` is often already past
+ * in the browser (read up to 5 s ago): it was listed as "3s ago" and started the strip before now.
+ * Its occurrence is not when it fires with `jitter` or while a refused start waits to be retried
+ * (`next_fire_at`): the fire still to come was left out as past, and the next five listed four.
+ * With `max_runs`, the 24-hour and 7-day windows drew fires past the last run.
+ * @param {any} sch
+ * @param {string[]} times occurrences, in order
  * @param {number} now
  */
-function fromNow(times, now) {
-  return times.filter((t) => Date.parse(t) >= now);
+function fromNow(sch, times, now) {
+  const first = sch.next_fire_times?.[0];
+  const due = sch.next_fire_at ?? null;
+  let list = times;
+  if (first !== undefined && due !== null && due !== first) {
+    const firstMs = Date.parse(first);
+    list = [due, ...times.filter((t) => Date.parse(t) > firstMs)].sort((a, b) => Date.parse(a) - Date.parse(b));
+  }
+  list = list.filter((t) => Date.parse(t) >= now);
+  return typeof sch.remaining_runs === "number" ? list.slice(0, sch.remaining_runs) : list;
+}
+
+/**
+ * The occurrence a listed fire stands for, when it is not the fire's own time (jittered or retried).
+ * @param {any} sch
+ * @param {string} t
+ */
+function occurrenceOf(sch, t) {
+  const first = sch.next_fire_times?.[0];
+  return t === sch.next_fire_at && first !== undefined && first !== t ? first : null;
 }
 
 /**
@@ -72,7 +94,7 @@ function windowStrip(times, win, now, complete) {
  */
 export function upcomingSection(sch, state, rerender) {
   const now = Date.now();
-  const times = fromNow(sch.next_fire_times, now);
+  const times = fromNow(sch, sch.next_fire_times, now);
   state.window ??= defaultWindow(times, now);
   const win = state.window ?? "day";
   const buttons = h(
@@ -95,6 +117,8 @@ export function upcomingSection(sch, state, rerender) {
   let note = null;
   if (sch.state === "ended") note = "The schedule has ended: no more fires.";
   else if (sch.paused) note = "Paused: these are the fires it would make if resumed now.";
+  else if (typeof sch.remaining_runs === "number")
+    note = `max_runs: ${sch.remaining_runs} run${sch.remaining_runs === 1 ? "" : "s"} left, then it ends.`;
   const strip = h("div", { class: "upcoming-strip" });
   // Some or all of the fires the page knows may have passed while it stayed open (a short interval
   // between two reads of the schedule): the strip is drawn from the fires read from now on, not
@@ -103,9 +127,11 @@ export function upcomingSection(sch, state, rerender) {
   const nextFive = WINDOWS[win]?.ms === null;
   /** @param {string[]} got */
   const draw = (got) => {
-    const upcoming = fromNow(got, now);
+    const upcoming = fromNow(sch, got, now);
     if (nextFive) return windowStrip(upcoming.slice(0, sch.next_fire_times.length), win, now, true);
-    return windowStrip(upcoming, win, now, got.length < WINDOW_FIRES);
+    // All there are when the preview stopped short of its limit, or the runs left end first.
+    const lastRun = typeof sch.remaining_runs === "number" && sch.remaining_runs < got.length;
+    return windowStrip(upcoming, win, now, got.length < WINDOW_FIRES || lastRun);
   };
   if (times.length > 0 && nextFive && !stale) strip.replaceChildren(...windowStrip(times, win, now, true));
   else if (times.length > 0 || stale) {
@@ -132,9 +158,10 @@ export function upcomingSection(sch, state, rerender) {
     "section",
     { class: "card", "aria-labelledby": "upcoming-heading" },
     h("div", { class: "card-head" }, h("h2", { id: "upcoming-heading", text: "Upcoming fires" }), buttons),
-    note ? h("p", { class: "muted", text: note }) : null,
+    note ? h("p", { class: "muted upcoming-note", text: note }) : null,
     strip,
-    fireList(sch, times, now),
+    // An ended schedule has no fire to list: the table was its headers alone.
+    times.length > 0 ? fireList(sch, times, now) : null,
   );
 }
 
@@ -168,7 +195,14 @@ function fireList(sch, times, now) {
         h(
           "tr",
           {},
-          h("td", { "data-label": "UTC" }, h("time", { datetime: t, class: "mono", text: t })),
+          h(
+            "td",
+            { "data-label": "UTC" },
+            h("time", { datetime: t, class: "mono", text: t }),
+            occurrenceOf(sch, t) === null
+              ? null
+              : h("div", { class: "muted small", text: `occurrence ${occurrenceOf(sch, t)}` }),
+          ),
           zone ? h("td", { class: "zone", "data-label": `Schedule (${zone})`, text: zoneText(t, zone) }) : null,
           h("td", { class: "local", "data-label": yours, text: localText(t) }),
           h("td", { class: "muted", "data-label": "From now", text: relativeText(t, now) }),

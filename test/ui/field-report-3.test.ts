@@ -91,6 +91,10 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
       (s: Json) => s.state === "ended",
       "the schedule ended",
     );
+    // No fire to list: the table of the next fires was its headers alone.
+    await r.open("#/schedules/ends-soon");
+    await r.page.locator("#upcoming-heading").waitFor();
+    expect(await r.page.locator("table.fire-list").count()).toBe(0);
     for (const page of ["#/", "#/schedules/ends-soon"]) {
       await r.open(page);
       const buttons =
@@ -101,6 +105,65 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
       const names = await buttons.allTextContents();
       expect(names).toContain("Trigger");
       expect(names).not.toContain("Pause");
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("draws no fire past the last run of max_runs in the 24 h and 7 day windows", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "two-runs", workflow: "Reports", interval: "1h", max_runs: 2 });
+    const sch = await r.ok("GET", "/v1/schedules/two-runs");
+    expect({ left: sch.remaining_runs, listed: sch.next_fire_times.length }).toEqual({ left: 2, listed: 2 });
+    await r.open("#/schedules/two-runs");
+    await r.page.uncheck("#auto-refresh");
+    const marks = r.page.locator(".upcoming-chart g.mark.fire");
+    for (const win of ["day", "week"]) {
+      await r.page.click(`button[data-window="${win}"]`);
+      await r.page.locator(`button[data-window="${win}"][aria-pressed="true"]`).waitFor();
+      // It drew 24 fires and "more later" for the day, 50 and "the window holds more" for the week.
+      await r.until(
+        () => marks.count(),
+        (n) => n === 2,
+        `the two runs left in ${win}`,
+      );
+      expect(await r.page.locator(".window-capped").count()).toBe(0);
+    }
+    expect(await r.page.locator("table.fire-list tbody tr").count()).toBe(2);
+    expect(await r.page.locator(".upcoming-note").textContent()).toBe("max_runs: 2 runs left, then it ends.");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("lists a jittered schedule's pending fire at the time it is due, with its occurrence", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "jittered",
+      workflow: "Reports",
+      interval: "1m",
+      jitter: "50s",
+    });
+    const sch = await r.ok("GET", "/v1/schedules/jittered");
+    const [occurrence] = sch.next_fire_times as string[];
+    const due = sch.next_fire_at as string;
+    expect(Date.parse(due)).toBeGreaterThan(Date.parse(occurrence as string));
+    // The browser is past the occurrence but before its jittered fire: the fire is still to come.
+    const now = Math.floor((Date.parse(occurrence as string) + Date.parse(due)) / 2);
+    await r.page.clock.setFixedTime(new Date(now));
+    try {
+      await r.open("#/schedules/jittered");
+      await r.page.uncheck("#auto-refresh");
+      const rows = r.page.locator("table.fire-list tbody tr");
+      await rows.first().waitFor();
+      // It listed four, from the second occurrence on.
+      expect(await rows.count()).toBe(5);
+      const first = await rows.first().locator("td").first().innerText();
+      expect(first).toBe(`${due}\noccurrence ${occurrence}`);
+      expect(await rows.first().locator("td").last().innerText()).toMatch(/^in /);
+      const marks = r.page.locator(".upcoming-chart g.mark.fire");
+      await r.until(
+        () => marks.count(),
+        (n) => n === 5,
+        "five fires in the strip",
+      );
+    } finally {
+      await r.page.clock.setFixedTime(new Date(r.clock.now()));
     }
     expect(pageErrors).toEqual([]);
   });
