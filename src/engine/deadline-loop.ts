@@ -2,7 +2,8 @@
  * The shape of the engine's background passes (lease reaper, timeout sweeper, webhook notifier):
  * run a pass, then sleep until the next deadline the store knows of — at most `maxSleepMs`, so a
  * nearer deadline added meanwhile is not missed for long, and at least `minSleepMs`, so a busy
- * table is not scanned in a tight loop. A failed pass is reported and retried after `errorSleepMs`.
+ * table is not scanned in a tight loop. A failed pass is reported and retried after `errorSleepMs`
+ * (callers tell the failures as a spell, src/domain/failure-spell.ts: once, then every 30 s).
  */
 import type { Clock } from "../domain/clock.js";
 
@@ -17,6 +18,8 @@ export interface DeadlineLoopOptions {
   /** Sleep after a failed pass. Default: `maxSleepMs`. */
   errorSleepMs?: number;
   onError(err: unknown): void;
+  /** After a pass that did not fail (ends a spell of failures in the log). */
+  onSuccess?(): void;
 }
 
 export class DeadlineLoop {
@@ -47,6 +50,7 @@ export class DeadlineLoop {
       try {
         await this.o.pass();
         const next = await this.o.nextDueMs();
+        this.o.onSuccess?.();
         if (next !== null) sleep = Math.min(maxSleepMs, next - clock.now());
       } catch (err) {
         this.o.onError(err);

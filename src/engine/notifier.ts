@@ -8,6 +8,7 @@ import { lookup } from "node:dns/promises";
 import { isBlockedAddress } from "../domain/blocked-address.js";
 import type { Clock } from "../domain/clock.js";
 import { thrownText } from "../domain/error-text.js";
+import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { NotificationRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
@@ -33,18 +34,24 @@ export class Notifier {
       clock: Clock;
       /** The HMAC key (ORBIT_NOTIFY_SECRET); without one, calls carry no signature header. */
       secret: string | null;
-      log?: { warn?(obj: object, msg: string): void; error(obj: object, msg: string): void };
+      log?: {
+        warn?(obj: object, msg: string): void;
+        error(obj: object, msg: string): void;
+        info?(obj: object, msg: string): void;
+      };
       /** A delivery given up after its last attempt (orbit_notifications_failed_total). */
       onGiveUp?: () => void;
     },
   ) {
+    const failures = new LoggedFailures(o.log, () => o.clock.now(), passLines("sending webhooks", "retrying"));
     this.loop = new DeadlineLoop({
       clock: o.clock,
       pass: () => this.deliverDue(),
       nextDueMs: () => o.store.nextNotificationMs(),
       maxSleepMs: MAX_SLEEP_MS,
       minSleepMs: 10,
-      onError: (err) => o.log?.error({ err }, "sending webhooks failed; retrying"),
+      onError: (err) => failures.failed(err),
+      onSuccess: () => failures.succeeded(),
     });
   }
 

@@ -16,6 +16,7 @@
 
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
+import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
 import type { WorkerTasks } from "./tasks.js";
@@ -37,7 +38,11 @@ export interface TaskReaperOptions {
   maxSleepMs?: number;
   /** Shortest sleep between looks, so a busy table is not scanned in a tight loop. Default 100 ms. */
   minSleepMs?: number;
-  log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void };
+  log?: {
+    error(obj: object, msg: string): void;
+    warn?(obj: object, msg: string): void;
+    info?(obj: object, msg: string): void;
+  };
   /**
    * `count`: how many worker requests this server answered 503 (src/api/worker-routes.ts counts
    * them). A count, not a time: a 503 in the same millisecond as a grace was taken as covered.
@@ -72,6 +77,11 @@ export class TaskReaper {
     this.steady = o.steadyMs ?? (() => performance.now());
     this.tracking = o.steadyMs !== undefined;
     this.lastTick = this.steady();
+    const failures = new LoggedFailures(
+      o.log,
+      () => o.clock.now(),
+      passLines("reaping expired worker leases", "retrying"),
+    );
     this.loop = new DeadlineLoop({
       clock: o.clock,
       pass: () => this.reapExpired(),
@@ -83,7 +93,8 @@ export class TaskReaper {
       maxSleepMs: o.maxSleepMs ?? o.tasks.leaseMs,
       minSleepMs: o.minSleepMs ?? 100,
       errorSleepMs: 1000,
-      onError: (err) => o.log?.error({ err }, "reaping expired worker leases failed; retrying"),
+      onError: (err) => failures.failed(err),
+      onSuccess: () => failures.succeeded(),
     });
   }
 

@@ -5,6 +5,7 @@
  * re-reads the deadline under the execution's lock, so two servers sweeping settle it once.
  */
 import type { Clock } from "../domain/clock.js";
+import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
 import type { Executions } from "./executions.js";
@@ -23,9 +24,14 @@ export class TimeoutSweeper {
       executions: Executions;
       /** Called after a sweep ended or changed executions (wake pollers: a cancel is for a worker). */
       onChanged?: () => void;
-      log?: { error(obj: object, msg: string): void };
+      log?: { error(obj: object, msg: string): void; info?(obj: object, msg: string): void };
     },
   ) {
+    const failures = new LoggedFailures(
+      o.log,
+      () => o.clock.now(),
+      passLines("applying execution timeouts", "retrying"),
+    );
     this.loop = new DeadlineLoop({
       clock: o.clock,
       pass: () => this.sweep(),
@@ -36,7 +42,8 @@ export class TimeoutSweeper {
       },
       maxSleepMs: MAX_SLEEP_MS,
       minSleepMs: 10,
-      onError: (err) => o.log?.error({ err }, "applying execution timeouts failed; retrying"),
+      onError: (err) => failures.failed(err),
+      onSuccess: () => failures.succeeded(),
     });
   }
 

@@ -9,6 +9,7 @@
  */
 
 import type { Clock } from "../domain/clock.js";
+import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { inSpan } from "../domain/tracing.js";
 import type { FireWindow } from "../engine/retention.js";
 import type { ScheduleRow } from "../store/rows.js";
@@ -48,6 +49,7 @@ export const MAX_ROUNDS_WAITED = 8;
  */
 export interface SchedulerLogger {
   debug?(obj: object, msg: string): void;
+  info?(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
   child?(bindings: { schedule_id: string }): SchedulerLogger;
@@ -115,9 +117,12 @@ export class SchedulerLoop implements FireWindow {
   private failedInRound = 0;
   /** Repeated failure lines, held back: key → when last logged and how many since. */
   private readonly failureLogs = new Map<string, { at: number; since: number }>();
+  /** Rounds failing as a whole (the database down): said once, then every 30 s, and when they work again. */
+  private readonly roundFailures: LoggedFailures;
 
   constructor(private readonly o: LoopOptions) {
     this.batchSize = o.batchSize ?? 200;
+    this.roundFailures = new LoggedFailures(o.log, () => o.clock.now(), passLines("firing", "retrying in 1 s"));
     this.held = new HeldRows(
       (id, heldMs) =>
         scheduleLog(o.log, id)?.warn(
@@ -196,6 +201,7 @@ export class SchedulerLoop implements FireWindow {
           this.failedInRound = 0;
           const fired = await this.fireDue();
           const next = await this.o.store.nextDueMs();
+          this.roundFailures.succeeded();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
           let held = 0;
           if (next !== null && next <= now) held = await this.lookForHeld(now);
@@ -216,7 +222,7 @@ export class SchedulerLoop implements FireWindow {
           this.nextDueAt = null;
         }
       } catch (err) {
-        this.o.log?.error({ err }, "firing failed; retrying in 1 s");
+        this.roundFailures.failed(err);
         sleepMs = 1000;
         this.nextDueAt = null;
       } finally {

@@ -14,6 +14,7 @@ import { buildApp } from "../api/app.js";
 import type { ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
+import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { PostgresListener } from "../store/postgres/listener.js";
 import { PostgresTaskListener } from "../store/postgres/task-listener.js";
 import { VERSION } from "../version.js";
@@ -119,6 +120,12 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
       clearTimeout(force);
     }
   });
+  const taskListen = new LoggedFailures(
+    log,
+    () => config.clock.now(),
+    passLines("task LISTEN connection", "retrying"),
+    "warn",
+  );
   const worker = registerWorkerRoutes(app, {
     store,
     clock: config.clock,
@@ -133,7 +140,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
             new PostgresTaskListener({
               connectionString: database,
               onNotify: () => wakeups.wake(),
-              onError: (err) => log.warn({ err }, "task LISTEN connection failed; retrying"),
+              onError: (err) => taskListen.failed(err),
             }),
           ),
         }

@@ -7,6 +7,7 @@ import type { ServerMetrics as ServerMetricsType } from "../api/metrics.js";
 import { ServerMetrics } from "../api/metrics.js";
 import { DatabaseClock } from "../clock/database-clock.js";
 import { OrbitError } from "../domain/errors.js";
+import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { Executions } from "../engine/executions.js";
 import { Retention } from "../engine/retention.js";
 import { TaskHandOff } from "../engine/task-hand-off.js";
@@ -72,6 +73,24 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
 
 async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise<Store> {
   const { options, log, database } = config;
+  // A dropped connection fails every idle one of the pool and every request in flight at once, and
+  // again at each drop while an outage lasts: said once with the error, then every 30 s.
+  const now = () => config.clock.now();
+  const idle = new LoggedFailures(
+    log,
+    now,
+    { failed: "an idle database connection failed", still: "idle database connections still fail" },
+    "warn",
+  );
+  const midTransaction = new LoggedFailures(
+    log,
+    now,
+    {
+      failed: "a database connection failed mid-transaction; the request fails 503",
+      still: "database connections still fail mid-transaction; their requests fail 503",
+    },
+    "warn",
+  );
   const store: SqliteStore | PostgresStore =
     database === undefined
       ? new SqliteStore({
@@ -85,9 +104,8 @@ async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise
           ...(options.databaseAnswerTimeoutMs !== undefined
             ? { answerTimeoutMs: options.databaseAnswerTimeoutMs }
             : {}),
-          onPoolError: (err) => log.warn({ err }, "an idle database connection failed"),
-          onClientError: (err) =>
-            log.warn({ err }, "a database connection failed mid-transaction; the request fails 503"),
+          onPoolError: (err) => idle.failed(err),
+          onClientError: (err) => midTransaction.failed(err),
         });
   try {
     if (database === undefined) parts.add("data-dir lock", lockDataDir(config.dataDir));
@@ -187,6 +205,12 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     log.info({ leader }, leader ? "this server is the leader: it fires" : "this server is a standby");
     if (leader) scheduler.loop.wake();
   });
+  const scheduleListen = new LoggedFailures(
+    log,
+    () => clock.now(),
+    passLines("schedule LISTEN connection", "retrying"),
+    "warn",
+  );
   const scheduleListener =
     cluster === "single"
       ? null
@@ -194,7 +218,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
           connectionString: database!,
           ...searchPath,
           onNotify: () => scheduler.loop.wake(),
-          onError: (err) => log.warn({ err }, "schedule LISTEN connection failed; retrying"),
+          onError: (err) => scheduleListen.failed(err),
         });
   const retention = new Retention({
     store,

@@ -5,12 +5,14 @@
  */
 
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { bearerToken, serverUrl } from "../client/http.js";
 import { SystemClock } from "../clock/system-clock.js";
 import { hasUnstorableChar } from "../domain/body-guard.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
+import { FailureSpell } from "../domain/failure-spell.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { errorJson } from "./errors.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
@@ -134,6 +136,10 @@ export class Worker {
       signal: this.closing.signal,
       giveUp: this.abandoned.signal,
     });
+    // Every task in flight waits on these (a report being resent sleeps on them): more than ten
+    // at once is the normal case, not a leak, and Node's MaxListenersExceededWarning ("possible
+    // EventTarget memory leak") went to the user's stderr in every outage of the server.
+    setMaxListeners(0, this.closing.signal, this.abandoned.signal);
   }
 
   /** Registers the workflows, then works until `close()`; resolves once closed. */
@@ -196,7 +202,7 @@ export class Worker {
     });
     const heartbeats = this.heartbeatLoop();
     const stopWatch = watchBlocking(this.log);
-    const polls = new FailureSpell(this.clock, this.log, {
+    const polls = new LoggedSpell(this.clock, this.log, {
       first: "polling failed; retrying every 1 s",
       still: "polling still fails; retrying every 1 s",
       again: "polling again",
@@ -248,7 +254,7 @@ export class Worker {
    * schema the server refuses) is the worker's mistake and rejects run().
    */
   private async register(): Promise<void> {
-    const spell = new FailureSpell(this.clock, this.log, {
+    const spell = new LoggedSpell(this.clock, this.log, {
       first: "registering the workflows failed; retrying every 1 s",
       still: "registering the workflows still fails; retrying every 1 s",
       again: "workflows registered",
@@ -322,7 +328,7 @@ export class Worker {
   }
 
   private async heartbeatLoop(): Promise<void> {
-    const beats = new FailureSpell(this.clock, this.log, {
+    const beats = new LoggedSpell(this.clock, this.log, {
       first: "heartbeat failed",
       still: "heartbeats still fail; leases end if the server does not hear one in time",
       again: "heartbeats again",
@@ -383,60 +389,43 @@ export function watchBlocking(log: WorkflowLogger, everyMs = 1000, warnMs = BLOC
   return () => clearInterval(timer);
 }
 
-/** While polls or heartbeats fail, how often the worker says they still do. */
-const FAILING_SAID_EVERY_MS = 30_000;
-
 /**
- * A spell of failures of one request (polls, heartbeats) as the log tells it: the first, then one
- * line every 30 s while they last (a line each time filled the log through an outage), and one when
- * a request succeeds again.
+ * A spell of failures of one request (polls, heartbeats) as the log tells it
+ * (src/domain/failure-spell.ts): the first, then one line every 30 s while they last (a line each
+ * time filled the log through an outage), and one when a request succeeds again.
  */
-class FailureSpell {
-  private since: number | null = null;
-  private said = 0;
-  private count = 0;
+class LoggedSpell {
+  private readonly spell: FailureSpell;
 
   constructor(
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly log: WorkflowLogger,
     private readonly lines: { first: string; still: string; again: string; counted: string },
-  ) {}
+  ) {
+    this.spell = new FailureSpell(() => clock.now());
+  }
 
   failed(err: unknown): void {
-    const now = this.clock.now();
-    this.count++;
-    if (this.since === null) {
-      this.since = now;
-      this.said = now;
-      this.log.warn(this.lines.first, { error: errorJson(err).message });
-    } else if (now - this.said >= FAILING_SAID_EVERY_MS) {
-      this.said = now;
-      this.log.warn(this.lines.still, {
-        error: errorJson(err).message,
-        failing_for_s: Math.round((now - this.since) / 1000),
-      });
-    }
+    const say = this.spell.failed();
+    if (say === "first") this.log.warn(this.lines.first, { error: errorJson(err).message });
+    else if (say === "still")
+      this.log.warn(this.lines.still, { error: errorJson(err).message, failing_for_s: this.spell.failingForS });
   }
 
   /** Whether a spell is on: something failed and nothing has succeeded since. */
   get failing(): boolean {
-    return this.since !== null;
+    return this.spell.failing;
   }
 
   /** Ends a spell without a line (nothing left to send). */
   forget(): void {
-    this.since = null;
-    this.count = 0;
+    this.spell.forget();
   }
 
   succeeded(): void {
-    if (this.since === null) return;
-    this.log.info(this.lines.again, {
-      failed_for_s: Math.round((this.clock.now() - this.since) / 1000),
-      [this.lines.counted]: this.count,
-    });
-    this.since = null;
-    this.count = 0;
+    const ended = this.spell.succeeded();
+    if (ended !== null)
+      this.log.info(this.lines.again, { failed_for_s: ended.failedForS, [this.lines.counted]: ended.failures });
   }
 }
 

@@ -81,3 +81,60 @@ describe("fires that fail in the database [sqlite]", () => {
     expect(view.next_fire_at).toBe("2026-11-15T00:02:00Z");
   });
 });
+
+describe("a database that is down for every round [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.scheduler.close();
+    h = null;
+  });
+
+  it("is logged once with its error, then every 30 s without it, and once when firing works again", async () => {
+    const down = { on: false };
+    // Every transaction and read of the loop fails while down, as with PostgreSQL unreachable: the
+    // round fails as a whole.
+    const store = new Proxy(db.store, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        if (prop !== "transaction" && prop !== "nextDueMs") return value.bind(target);
+        return (...args: unknown[]) => {
+          if (down.on) return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as Store;
+    const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+    const at = (level: string) => (fields: object, msg: string) =>
+      void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+    const log = { warn: at("warn"), error: at("error"), info: at("info") };
+    h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", log });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
+    down.on = true;
+    h.scheduler.start();
+    // 65 rounds a second apart: a line each before (about five a second with the other passes).
+    for (let i = 0; i < 65; i++) {
+      await turns(5);
+      h.clock.advance(1000);
+    }
+    await turns(20);
+    const firing = lines.filter((l) => l.msg.startsWith("firing"));
+    expect(firing.map((l) => [l.level, l.msg])).toEqual([
+      ["error", "firing failed; retrying in 1 s"],
+      ["error", "firing still fails; retrying in 1 s"],
+      ["error", "firing still fails; retrying in 1 s"],
+    ]);
+    expect(firing[0]?.fields.err).toBeInstanceOf(Error);
+    expect(firing[1]?.fields).toEqual({ error: "connect ECONNREFUSED 127.0.0.1:5432", failing_for_s: 30 });
+    expect(firing[2]?.fields.failing_for_s).toBe(60);
+
+    down.on = false;
+    h.clock.advance(1000);
+    await turns(50);
+    const again = lines.filter((l) => l.msg === "firing works again");
+    expect(again).toHaveLength(1);
+    expect(again[0]?.fields.failures).toBeGreaterThanOrEqual(60);
+    expect((await h.scheduler.schedules.get("s")).fired).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -307,3 +307,73 @@ it("starts a new heartbeat spell after one that ended with its last task, not 's
   await worker.close();
   await running;
 });
+
+it("resends many step reports through an outage without Node's listener-leak warning", async () => {
+  server = await startTestServer();
+  proxy = await proxyTo(server.server.url);
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  process.on("warning", onWarning);
+  try {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const Many = defineWorkflow({
+      name: "Many",
+      version: "1.0.0",
+      // Each run journals a step when released: fifteen step reports wait to be resent at once.
+      run: async (ctx) => {
+        await ctx.step("after-release", async () => {
+          await held;
+          return 1;
+        });
+        return { ok: true };
+      },
+    });
+    const { lines, logger } = capturing();
+    const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+    const worker = new Worker({ server: proxy.url, workflows: [Many], clock, logger });
+    const running = worker.run();
+    while (!lines.some(([, m]) => m === "worker polling")) await turn();
+    const ids: string[] = [];
+    for (let i = 0; i < 15; i++)
+      ids.push((await server.ok("POST", "/v1/executions", { workflow: "Many", input: {} })).execution_id);
+    await server.until(
+      () => server!.ok("GET", "/v1/executions?workflow=Many&limit=20"),
+      (b) => b.executions.every((e: { waiting?: unknown }) => e.waiting === undefined) && b.executions.length === 15,
+      "fifteen runs leased",
+    );
+    for (const id of ids) {
+      await server.until(
+        () => server!.ok("GET", `/v1/executions/${encodeURIComponent(id)}`),
+        (e) => e.waiting === undefined,
+        `${id} leased`,
+      );
+    }
+    // The server goes away; every run ends and its report waits to be resent.
+    proxy.down = true;
+    release();
+    for (let i = 0; i < 20; i++) {
+      while (clock.pendingSleeps === 0) await turn();
+      clock.advance(1000);
+      await turn();
+    }
+    proxy.down = false;
+    for (const id of ids) {
+      await server.until(
+        async () => {
+          if (clock.pendingSleeps > 0) clock.advance(1000);
+          return server!.ok("GET", `/v1/executions/${encodeURIComponent(id)}`);
+        },
+        (e) => e.status === "COMPLETED",
+        `${id} completed`,
+      );
+    }
+    await worker.close();
+    await running;
+    expect(warnings.filter((w) => w.includes("MaxListeners"))).toEqual([]);
+  } finally {
+    process.off("warning", onWarning);
+  }
+});

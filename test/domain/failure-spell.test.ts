@@ -1,0 +1,96 @@
+/**
+ * A repeating failure as the server's log tells it (src/domain/failure-spell.ts): the first with
+ * its error, then every 30 s, then once when it works again; a failure after 30 s of quiet opens a
+ * new spell. The background passes (DeadlineLoop: the reaper, timeouts, webhooks) say it so: each
+ * logged every failure with its stack, five lines a second through a database outage.
+ */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { LoggedFailures, passLines } from "../../src/domain/failure-spell.js";
+import { DeadlineLoop } from "../../src/engine/deadline-loop.js";
+
+type Line = { level: string; msg: string; fields: Record<string, unknown> };
+
+function capture(): { lines: Line[]; log: Record<"error" | "warn" | "info", (o: object, m: string) => void> } {
+  const lines: Line[] = [];
+  const at = (level: string) => (fields: object, msg: string) =>
+    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+  return { lines, log: { error: at("error"), warn: at("warn"), info: at("info") } };
+}
+
+it("says a failure once, then every 30 s with how long, and when it works again", () => {
+  let now = 0;
+  const { lines, log } = capture();
+  const f = new LoggedFailures(log, () => now, passLines("reaping", "retrying"));
+  const boom = new Error("connection terminated");
+  for (; now <= 65_000; now += 1000) f.failed(boom);
+  f.succeeded();
+  f.succeeded(); // nothing more: no spell is on
+  expect(lines.map((l) => [l.level, l.msg])).toEqual([
+    ["error", "reaping failed; retrying"],
+    ["error", "reaping still fails; retrying"],
+    ["error", "reaping still fails; retrying"],
+    ["info", "reaping works again"],
+  ]);
+  expect(lines[0]?.fields).toEqual({ err: boom });
+  expect(lines[1]?.fields).toEqual({ error: "connection terminated", failing_for_s: 30 });
+  expect(lines[3]?.fields).toEqual({ failed_for_s: 66, failures: 66 });
+});
+
+it("opens a new spell after 30 s without a failure, for failures nothing ends", () => {
+  let now = 0;
+  const { lines, log } = capture();
+  const idle = new LoggedFailures(
+    log,
+    () => now,
+    { failed: "an idle database connection failed", still: "idle database connections still fail" },
+    "warn",
+  );
+  idle.failed(new Error("a"));
+  now = 10_000;
+  idle.failed(new Error("b")); // within the spell, before its 30 s line: nothing
+  now = 45_000;
+  idle.failed(new Error("c")); // 35 s of quiet: a new drop, said with its error
+  expect(lines.map((l) => [l.level, l.msg, (l.fields.err as Error).message])).toEqual([
+    ["warn", "an idle database connection failed", "a"],
+    ["warn", "an idle database connection failed", "c"],
+  ]);
+});
+
+it("is how a background pass tells its failures, and its recovery", async () => {
+  const clock = new ManualClock(0);
+  const { lines, log } = capture();
+  const failures = new LoggedFailures(log, () => clock.now(), passLines("sending webhooks", "retrying"));
+  let failing = true;
+  let passes = 0;
+  const loop = new DeadlineLoop({
+    clock,
+    pass: async () => {
+      passes++;
+      if (failing) throw new Error("the database is unavailable");
+    },
+    nextDueMs: async () => null,
+    maxSleepMs: 1000,
+    minSleepMs: 10,
+    onError: (err) => failures.failed(err),
+    onSuccess: () => failures.succeeded(),
+  });
+  loop.start();
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 40; i++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+  }
+  failing = false;
+  while (!lines.some((l) => l.msg === "sending webhooks works again")) {
+    if (clock.pendingSleeps > 0) clock.advance(1000);
+    await turn();
+  }
+  await loop.close();
+  expect(passes).toBeGreaterThan(40);
+  expect(lines.map((l) => l.msg)).toEqual([
+    "sending webhooks failed; retrying",
+    "sending webhooks still fails; retrying",
+    "sending webhooks works again",
+  ]);
+});
