@@ -132,8 +132,15 @@ function scheduleRow(sch, refresh, polled) {
   const waiting = noWorkerText(sch, polled);
   const href = `#/schedules/${encodeURIComponent(sch.schedule_id)}`;
   const next = sch.next_fire_at;
-  // A schedule whose occurrences cannot start (last_error) is as much in trouble as one whose runs fail.
-  const failing = (sch.consecutive_failures ?? 0) > 0 || sch.last_outcome?.status === "FAILED" || !!sch.last_error;
+  // A schedule whose occurrences cannot start (last_error) is as much in trouble as one whose runs
+  // fail; so is one whose last run was cancelled and its compensation failed (the outcome is
+  // CANCELLED, grey, but what the run had done was not undone).
+  const compensationFailed = sch.last_outcome?.error_type === "CompensationFailed";
+  const failing =
+    (sch.consecutive_failures ?? 0) > 0 ||
+    sch.last_outcome?.status === "FAILED" ||
+    !!sch.last_error ||
+    compensationFailed;
   return h(
     "tr",
     { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : "" },
@@ -155,6 +162,13 @@ function scheduleRow(sch, refresh, polled) {
       "td",
       { "data-label": "Last outcome" },
       outcomeEl(sch),
+      compensationFailed
+        ? h("div", {
+            class: "error-text small clip compensation-failed",
+            text: sch.last_outcome.error ?? "compensation failed",
+            title: sch.last_outcome.error ?? "compensation failed",
+          })
+        : null,
       sch.last_error
         ? h("div", {
             class: "error-text small clip start-error",
@@ -439,9 +453,11 @@ export function listView(params) {
     const last = stack.length * PAGE_SIZE + body.schedules.length;
     const c = body.counts ?? { active: 0, paused: 0, ended: 0 };
     const total = body.total ?? body.schedules.length;
-    summary.textContent =
-      `${total.toLocaleString("en")} schedule${total === 1 ? "" : "s"} match: ${c.active} active, ${c.paused} paused, ` +
-      `${c.ended} ended. Hover a time to see it in your local time zone.`;
+    // The counts by state are before the state filter (what each choice of it would give): said so
+    // with one set, where "2 schedules match: 68 active, 2 paused, 2 ended" read as a contradiction.
+    const matched = `${total.toLocaleString("en")} schedule${total === 1 ? "" : "s"} match`;
+    const byState = `${c.active} active, ${c.paused} paused, ${c.ended} ended`;
+    summary.textContent = `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}. Hover a time to see it in your local time zone.`;
     pageInfo.textContent =
       total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;
     prev.disabled = stack.length === 0;

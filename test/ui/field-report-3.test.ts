@@ -4,7 +4,7 @@
  * grid's skip colours against the ledger picture's, and manual triggers in the day grid.
  */
 import { describe, expect, it } from "vitest";
-import { haveChromium, type Json, type UiRig, useReportsRig } from "./browser.js";
+import { haveChromium, type Json, leaseReports, type UiRig, useReportsRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
   let r: UiRig;
@@ -165,6 +165,37 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     } finally {
       await r.page.clock.setFixedTime(new Date(r.clock.now()));
     }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("marks a schedule whose cancelled run's compensation failed as in trouble in the list", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "refunds", workflow: "Reports", interval: "1h" });
+    const { execution_id: id } = await r.ok("POST", "/v1/schedules/refunds/trigger");
+    const task = (await leaseReports(r, "comp-worker")).find((t: Json) => t.execution_id === id).task_id;
+    const worker = { worker_id: "comp-worker" };
+    await r.ok("POST", `/v1/worker/tasks/${task}/steps`, {
+      ...worker,
+      step: "charge",
+      seq: 1,
+      result: {},
+      compensable: true,
+    });
+    await r.ok("POST", `/v1/executions/${encodeURIComponent(id)}/cancel`, { reason: "customer left" });
+    await r.ok("POST", `/v1/worker/tasks/${task}/compensating`, worker);
+    await r.ok("POST", `/v1/worker/tasks/${task}/compensations`, {
+      ...worker,
+      step: "charge",
+      error: { message: "refund service down", type: "PaymentError" },
+    });
+    await r.ok("POST", `/v1/worker/tasks/${task}/cancelled`, worker);
+    await r.open("#/?q=refunds");
+    const row = r.page.locator("tr[data-schedule-id=refunds]");
+    await row.waitFor();
+    // A grey CANCELLED and nothing else: what the run had done was not undone, and the list hid it.
+    expect(await row.getAttribute("class")).toContain("failing");
+    expect(await row.locator(".compensation-failed").textContent()).toBe(
+      "customer left; compensation failed: charge: refund service down",
+    );
     expect(pageErrors).toEqual([]);
   });
 
