@@ -128,7 +128,7 @@ function ledgerSection(rows, statuses) {
     }),
     rows.length === 0
       ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
-      : [ledgerTimeline(rows, Date.now(), statuses), ledgerLegend(rows, statuses)],
+      : [h("div", { class: "chart-scroll" }, ledgerTimeline(rows, Date.now(), statuses)), ledgerLegend(rows, statuses)],
     rows.length === 0
       ? null
       : h(

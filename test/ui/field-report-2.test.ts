@@ -50,6 +50,12 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
       expect(fit.length).toBe(2);
       for (const { table, box } of fit) expect(table).toBeLessThanOrEqual(box);
       expect(await r.page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+      // The ledger's picture keeps a size its labels can be read at, and scrolls in its own box (it
+      // was scaled to a third: labels a few pixels tall).
+      const ledgerWidth = Number(
+        await r.page.evaluate(`document.querySelector("svg.ledger-chart").getBoundingClientRect().width`),
+      );
+      expect(ledgerWidth).toBeGreaterThanOrEqual(600);
       // Each card labels its values, as the executions page's do.
       const label = await r.page.evaluate(
         `getComputedStyle(document.querySelector("table.executions td[data-label=Status]"), "::before").content`,
