@@ -189,6 +189,15 @@ function scheduleRow(sch, refresh, polled) {
       { class: "num", "data-label": "Fired / skipped" },
       `${sch.fired} / `,
       h("span", { class: sch.skipped > 0 ? "warn-text" : "", text: sch.skipped }),
+      // Occurrences waiting behind a running one (buffer_one, buffer_all): a backlog that grows
+      // while runs outlast the period was seen only on the schedule's page.
+      (sch.buffered?.length ?? 0) > 0
+        ? h("div", {
+            class: "small buffered-count",
+            text: `${sch.buffered.length} buffered`,
+            title: `waiting to start, oldest ${sch.buffered[0]}`,
+          })
+        : null,
     ),
     h("td", { class: "actions-cell", "data-label": "Actions" }, actionButtons(sch, refresh)),
   );

@@ -152,6 +152,11 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     await r.until(get, (s: Json) => s.fired === 1, "the first fire");
     await r.setClock(second as string);
     await r.until(get, (s: Json) => s.buffered.length === 1, "the buffered occurrence");
+    // The list says a backlog is there (it was seen only on the schedule's page).
+    await r.open("#/?q=buffering");
+    const backlog = r.page.locator("tr[data-schedule-id=buffering] .buffered-count");
+    expect(await backlog.textContent()).toBe("1 buffered");
+    expect(await backlog.getAttribute("title")).toBe(`waiting to start, oldest ${second}`);
     // The first run ends: the buffered occurrence starts.
     const task = (await lease()).find((t: Json) => t.execution_id.startsWith("buffering"));
     await r.ok("POST", `/v1/worker/tasks/${task.task_id}/complete`, { ...worker, result: {} });
