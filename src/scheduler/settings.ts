@@ -17,6 +17,7 @@ import {
 import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings, wholeNumber } from "../engine/outcome-settings.js";
+import type { CronSpec } from "../time/cron-parse.js";
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
@@ -67,11 +68,20 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
   return v as T;
 }
 
-/** Occurrences looked at for a cron's shortest gap, from now and around each change of the zone's offset. */
-const GAP_SCAN = 400;
+/**
+ * Occurrences looked at for a cron's shortest gap from now. A cron that fires on every day alike
+ * (no day, weekday or month restricted) repeats its gaps daily: the first 400 and a whole day. One
+ * whose days differ (a step over days of the month, weekdays, months) can bring two occurrences
+ * closest only somewhere in the two years (a leap day): all of them, up to 20,000 (about 5 ms,
+ * once per compiled timing; two years of a weekday-hourly cron are 12,500).
+ */
+const GAP_SCAN_DAILY = 400;
+const GAP_SCAN = 20_000;
+/** Occurrences looked at around each change of the zone's offset. */
+const CHANGE_SCAN = 400;
 /** How far ahead the shortest gap is looked for: the zone's offset changes in it are all looked at. */
 const GAP_HORIZON_MS = 2 * 366 * 86_400_000;
-/** Before an offset change, where its scan starts: every occurrence it moves lies within hours of it. */
+/** Before an offset change, where its scan starts at least: every occurrence it moves lies within hours of it. */
 const CHANGE_LEAD_MS = 3 * 3_600_000;
 
 /**
@@ -82,32 +92,59 @@ const gaps = new WeakMap<Timing, number | null>();
 
 /**
  * The shortest time between two occurrences in the two years from `now` (the later of the present
- * and the schedule's start_at): among the next {@link GAP_SCAN}
- * (no further than two years, so a leap-day cron does not walk 1,600 years), and among those
- * around each change of the zone's offset, where a shifted occurrence can come closer to the next
- * one than anywhere else (Lord Howe's 30-minute change, months away from now, brought an hourly
- * cron's occurrences 30 minutes apart). Null with fewer than two.
+ * and the schedule's start_at): among the next {@link GAP_SCAN} (no further than two years, so a
+ * leap-day cron does not walk 1,600 years), and among those around each change of the zone's
+ * offset, where a shifted occurrence can come closer to the next one than anywhere else (Lord
+ * Howe's 30-minute change, months away from now, brought an hourly cron's occurrences 30 minutes
+ * apart). A change's scan starts as far before it as the shortest gap found: a pair across it that
+ * is closer begins no earlier. The first scan took 400 occurrences and each change's began 3 hours
+ * before it, so `0 10,22 * * *` in Berlin from April let an 11h30m jitter through, though the
+ * spring night brings two of its occurrences 11 hours apart; and a day-of-month step across a
+ * leap day (odd days of February and March at 00:00 and 23:00: 23:00 on 29 February, then midnight on 1 March) was never
+ * reached. No gap is shorter than the cron's step (a second, or a minute without the seconds
+ * field): a scan that finds one stops. Null with fewer than two.
  */
-function shortestCronGap(timing: Timing, now: number, zone: Zone | null): number | null {
+function shortestCronGap(compiled: CompiledTiming, now: number, zone: Zone | null): number | null {
+  const timing = compiled.timing;
   const known = gaps.get(timing);
   if (known !== undefined) return known;
+  const cron = compiled.cron;
+  const step = cron?.hasSeconds ? 1000 : 60_000;
   const horizon = now + GAP_HORIZON_MS;
   let shortest: number | null = null;
-  const scan = (from: number, until: number): void => {
+  const scan = (from: number, until: number, most: number, atLeastUntil = from): void => {
     let previous = timing.nextAfter(from);
-    for (let i = 0; i < GAP_SCAN && previous !== null && previous <= until; i++) {
+    for (let i = 0; previous !== null && previous <= until; i++) {
+      if (i >= most && previous > atLeastUntil) break;
       const next = timing.nextAfter(previous);
       if (next === null) break;
       shortest = shortest === null ? next - previous : Math.min(shortest, next - previous);
+      if (shortest <= step) return;
       previous = next;
     }
   };
-  scan(now, horizon);
+  if (cron !== null && everyDayAlike(cron)) scan(now, horizon, GAP_SCAN_DAILY, now + 86_400_000);
+  else scan(now, horizon, GAP_SCAN);
   for (const change of zone?.transitionsBetween(now, horizon) ?? []) {
-    scan(change.at - CHANGE_LEAD_MS, change.at + CHANGE_LEAD_MS);
+    const lead = Math.max(CHANGE_LEAD_MS, (shortest ?? 0) + 1);
+    scan(change.at - lead, change.at + lead, CHANGE_SCAN);
   }
   gaps.set(timing, shortest);
   return shortest;
+}
+
+/** Whether the cron fires on every day alike: no day of month, weekday or month left out. */
+function everyDayAlike(cron: CronSpec): boolean {
+  return (
+    cron.months.length === 12 &&
+    cron.days.length === 31 &&
+    cron.weekdays.length === 7 &&
+    cron.lastDayOffsets.length === 0 &&
+    cron.nearestWeekdays.length === 0 &&
+    !cron.lastWeekday &&
+    cron.lastWeekdaysOfMonth.length === 0 &&
+    cron.nthWeekdays.length === 0
+  );
 }
 
 /** A duration setting that is not the timing (catchup_window, jitter): every refusal is INVALID_ARGUMENT. */
@@ -255,8 +292,7 @@ export function validateSettings(
     // From the first occurrence's side of now: with a start_at years ahead, a scan of the two years
     // from now found no occurrence and let any jitter through.
     const from = Math.max(now, startAtMs ?? now);
-    const gap =
-      timing.intervalMs ?? shortestCronGap(timing.timing, from, timezone === undefined ? null : Zone.of(timezone));
+    const gap = timing.intervalMs ?? shortestCronGap(timing, from, timezone === undefined ? null : Zone.of(timezone));
     if (gap !== null && jitterMs > gap) {
       // Due times would overtake the next occurrence's, and the firing order is the occurrences'
       // (docs/design.md § Jitter). Temporal caps such a jitter silently; we say so.

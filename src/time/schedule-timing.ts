@@ -48,7 +48,12 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
     );
   }
   if (s.startAt != null && s.endAt != null && s.endAt < s.startAt) {
-    throw invalidSchedule("end_at is before start_at");
+    // Within one millisecond they crossed by rounding: start_at rounds up, end_at down.
+    throw invalidSchedule(
+      s.startAt - s.endAt === 1
+        ? "end_at is before start_at once both are taken to the millisecond (start_at rounds up, end_at down): no occurrence can lie between them"
+        : "end_at is before start_at",
+    );
   }
   const startAt = s.startAt ?? null;
   const endAt = s.endAt ?? null;

@@ -119,6 +119,19 @@ describe("schedule settings", () => {
     expect(refusal({ ...later, cron: "15 * * * *", timezone: "Australia/Lord_Howe", jitter: "45m" }).message).toContain(
       "(30 minutes)",
     );
+    // Twice a day in Berlin from mid-April: the spring night eleven months ahead brings 22:00 and
+    // the next 10:00 eleven hours apart (21:00Z, 08:00Z). The 400 occurrences looked at ended
+    // before it, and its change's scan began 3 hours before the change, after the pair's first.
+    const twiceBerlin = {
+      ...{ schedule_id: "tb", workflow: "OrderProcessing", cron: "0 10,22 * * *", timezone: "Europe/Berlin" },
+      start_at: "2027-04-15T00:00:00Z",
+    };
+    expect(refusal({ ...twiceBerlin, jitter: "11h30m" }).message).toContain("(11 hours)");
+    expect(validateSettings({ ...twiceBerlin, jitter: "11h" }, NOW).jitterMs).toBe(11 * 3_600_000);
+    // In UTC, odd days of some months: 23:00 on 29 February 2028, then midnight on 1 March, an
+    // hour apart, past the first 400 occurrences (it said 7 hours and took a 3-hour jitter).
+    const oddDays = { schedule_id: "od", workflow: "OrderProcessing", cron: "0 0,8,16,23 */2 2,3,5,7,9,10,12 *" };
+    expect(refusal({ ...oddDays, jitter: "3h" }).message).toContain("(1 hour)");
   });
 
   it("refuses a cron or an interval with blanks around it (they were stored and listed)", () => {

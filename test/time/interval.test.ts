@@ -121,6 +121,11 @@ describe("alignment", () => {
 
   it("refuses end_at before start_at", () => {
     expectOrbitError(() => compileTiming({ interval: "10s", startAt: 2000, endAt: 1000 }), "end_at is before start_at");
+    // Inside one millisecond (…05.0001Z to …05.0009Z): start_at rounded up, end_at down, they cross.
+    expectOrbitError(
+      () => compileTiming({ cron: "0 * * * *", startAt: 1001, endAt: 1000 }),
+      "end_at is before start_at once both are taken to the millisecond (start_at rounds up, end_at down): no occurrence can lie between them",
+    );
   });
 });
 
