@@ -216,7 +216,7 @@ function startedKey(status) {
   const key = String(status ?? "").toLowerCase();
   return STARTED_KEYS.includes(key) ? key : "started";
 }
-const STARTED_KEYS = ["completed", "failed", "cancelled", "running", "compensating"];
+const STARTED_KEYS = ["completed", "failed", "timed_out", "cancelled", "running", "compensating"];
 
 /**
  * How a ledger row is drawn: lane, colour class, label.
@@ -228,6 +228,7 @@ function kindOf(row, status) {
   if (row.kind === "buffered") return { lane: 2, cls: "buffered" };
   if (row.kind === "dead_letter") return { lane: 3, cls: "dead-letter" };
   const key = startedKey(status);
+  if (key === "timed_out") return { lane: 0, cls: "started status-failed failed timed-out" };
   return { lane: 0, cls: key === "started" ? "started" : `started status-${key}${key === "failed" ? " failed" : ""}` };
 }
 
@@ -265,7 +266,8 @@ function rowTitle(row) {
     lines.push(row.occurrence ? `${what}: ${at}` : `${what} (manual trigger): ${at}`);
     lines.push(`local: ${localText(at)}`);
   }
-  if (row.execution_id) lines.push(`execution ${row.execution_id}${row.status ? ` ${row.status}` : ""}`);
+  const status = row.status === "FAILED" && row.error_type === "Timeout" ? "TIMED OUT" : row.status;
+  if (row.execution_id) lines.push(`execution ${row.execution_id}${status ? ` ${status}` : ""}`);
   if (row.error) lines.push(`error: ${row.error}`);
   lines.push(`recorded ${row.recorded_at}`);
   return lines.join("\n");
@@ -349,6 +351,7 @@ export function summarize(rows, statuses = new Map()) {
   const c = {
     completed: 0,
     failed: 0,
+    timed_out: 0,
     cancelled: 0,
     running: 0,
     compensating: 0,
@@ -375,6 +378,7 @@ export function summarize(rows, statuses = new Map()) {
 const LEGEND = [
   ["completed", "started", undefined, "started, completed"],
   ["failed", "started", undefined, "started, failed"],
+  ["timed_out", "started", undefined, "started, timed out"],
   ["cancelled", "started", undefined, "started, cancelled"],
   ["running", "started", undefined, "started, running"],
   ["compensating", "started", undefined, "started, compensating"],
@@ -388,7 +392,7 @@ const LEGEND = [
 ];
 
 /** Keys shown only when they count something: rarer statuses would crowd the legend. */
-const SHOWN_WHEN_ANY = new Set(["cancelled", "running", "compensating", "started"]);
+const SHOWN_WHEN_ANY = new Set(["timed_out", "cancelled", "running", "compensating", "started"]);
 
 /** @returns {typeof LEGEND} */
 function legendKeys(c) {

@@ -261,10 +261,15 @@ export function detailView(id) {
     // Each started ledger row carries its execution's status (docs/outcomes.md). The statuses were
     // read from the newest 200 executions, so past 200 an older failed run was drawn as started.
     /** @type {Map<string, string>} */
+    // A run that hit its timeout is FAILED with error type Timeout: TIMED_OUT here, so the
+    // pictures tell it from other failures as the list and the CLI do ("TIMED OUT").
     const statuses = new Map(
       rows
         .filter((/** @type {any} */ row) => row.execution_id && row.status)
-        .map((/** @type {any} */ row) => [row.execution_id, row.status]),
+        .map((/** @type {any} */ row) => [
+          row.execution_id,
+          row.status === "FAILED" && row.error_type === "Timeout" ? "TIMED_OUT" : row.status,
+        ]),
     );
     heading.replaceChildren(`${sch.schedule_id} `, stateBadge(sch.state));
     const active = /** @type {HTMLElement | null} */ (document.activeElement);

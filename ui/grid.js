@@ -17,6 +17,7 @@ const DAYS = 14;
 function cellOf(row, statuses) {
   if (row.kind === "started") {
     const status = (row.execution_id && statuses.get(row.execution_id)) || "STARTED";
+    if (status === "TIMED_OUT") return { cls: "cell status-failed timed-out", label: "timed out" };
     return { cls: `cell status-${status.toLowerCase()}`, label: status.toLowerCase() };
   }
   if (row.kind === "skipped")

@@ -174,6 +174,9 @@ export const Occurrence = open("a ledger row", {
   range_to: Type.Optional(Type.String({ description: "a row for a range of missed occurrences: the last" })),
   error: Type.Optional(Type.String({ description: "dead_letter rows: the start's error" })),
   status: Type.Optional(Type.String({ description: "started rows: the execution's status now (final once it ended)" })),
+  error_type: Type.Optional(
+    Type.String({ description: "started rows whose execution FAILED: its error's type (Timeout for a run timeout)" }),
+  ),
 });
 
 export const ScheduleOutcome = Type.Object(

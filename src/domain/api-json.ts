@@ -20,6 +20,8 @@ export interface OccurrenceJson {
   error?: string;
   /** A started row: its execution's status now (final once it ended; docs/outcomes.md). */
   status?: string;
+  /** A started row whose execution FAILED: its error's type (`Timeout` for a run timeout). */
+  error_type?: string;
   recorded_at: string;
 }
 

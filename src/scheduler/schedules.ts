@@ -412,8 +412,10 @@ export class Schedules {
     // The ledger links each started row to its execution's status (a started run that failed shows FAILED).
     const ids = page.flatMap((r) => (r.kind === "started" && r.executionId !== null ? [r.executionId] : []));
     const statuses = await this.o.store.getExecutionStatuses(ids);
+    const failed = ids.filter((id) => statuses.get(id) === "FAILED");
+    const errorTypes = await this.o.store.getExecutionErrorTypes(failed);
     return {
-      occurrences: page.map((r) => occurrenceView(r, statuses)),
+      occurrences: page.map((r) => occurrenceView(r, statuses, errorTypes)),
       next_cursor: rows.length > limit ? String(page[page.length - 1]?.id) : null,
     };
   }

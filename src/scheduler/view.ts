@@ -48,7 +48,11 @@ export async function scheduleViews(tx: StoreOps, rows: readonly ScheduleRow[], 
 export type OccurrenceView = OccurrenceJson;
 
 /** `statuses`: the current status of the rows' executions, when the caller looked them up. */
-export function occurrenceView(row: OccurrenceRow, statuses?: ReadonlyMap<string, string>): OccurrenceView {
+export function occurrenceView(
+  row: OccurrenceRow,
+  statuses?: ReadonlyMap<string, string>,
+  errorTypes?: ReadonlyMap<string, string>,
+): OccurrenceView {
   const view: OccurrenceView = {
     id: row.id,
     kind: row.kind,
@@ -64,6 +68,9 @@ export function occurrenceView(row: OccurrenceRow, statuses?: ReadonlyMap<string
   if (row.kind === "started" && row.executionId !== null) {
     const status = statuses?.get(row.executionId);
     if (status !== undefined) view.status = status;
+    // A run that hit its timeout is FAILED with error type Timeout: the pictures say TIMED OUT.
+    const errorType = status === "FAILED" ? errorTypes?.get(row.executionId) : undefined;
+    if (errorType !== undefined) view.error_type = errorType;
   }
   return view;
 }

@@ -236,6 +236,8 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   insertCreatedEvents(executions: readonly Execution[]): Promise<void>;
   /** The statuses of the executions that exist among `executionIds`. */
   getExecutionStatuses(executionIds: readonly string[]): Promise<Map<string, ExecutionStatus>>;
+  /** The error types (`Timeout`, …) of those among `executionIds` that ended with an error that has one. */
+  getExecutionErrorTypes(executionIds: readonly string[]): Promise<Map<string, string>>;
 
   // Worker tasks
   insertTask(task: WorkerTask): Promise<void>;

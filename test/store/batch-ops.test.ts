@@ -46,6 +46,11 @@ describeEachDialect("store batched fire operations", (dialect) => {
       ]),
     );
     expect((await db.store.getExecutionStatuses([])).size).toBe(0);
+    // The ledger's started rows name a failed run's error type (Timeout: the pictures' TIMED OUT).
+    expect((await db.store.getExecutionErrorTypes(["a", "old", "missing"])).size).toBe(0);
+    await db.store.updateExecution("a", { status: "FAILED", error: { type: "Timeout", message: "run_timeout 1m" } });
+    await db.store.updateExecution("old", { status: "FAILED", error: { message: "no type" } });
+    expect(await db.store.getExecutionErrorTypes(["a", "old", "missing"])).toEqual(new Map([["a", "Timeout"]]));
   });
 
   it("inserts schedules in one go, every column as insertSchedule writes it, skipping ids that exist", async () => {

@@ -252,6 +252,16 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     // Its execution says so too, in its row and on its page (both said FAILED).
     const id = (await r.ok("GET", "/v1/schedules/slow")).last_outcome.execution_id as string;
     expect((await r.page.locator(".badge.timed-out").allTextContents()).map((t) => t.trim())).toContain("TIMED OUT");
+    // The ledger row names the error type, and the pictures draw it apart from other failures (a
+    // red mark like any failure, and keyed as one): ringed, keyed "timed out", titled so.
+    const ledger = await r.ok("GET", "/v1/schedules/slow/occurrences");
+    const started = (ledger.occurrences as Json[]).find((o) => o.execution_id === id);
+    expect(started).toMatchObject({ kind: "started", status: "FAILED", error_type: "Timeout" });
+    expect(await r.page.locator("svg.ledger-chart g.mark.timed-out").count()).toBe(1);
+    expect(await r.page.locator('.legend [data-legend="timed_out"]').textContent()).toBe(" started, timed out (1)");
+    expect(await r.page.locator('.legend [data-legend="failed"]').textContent()).toBe(" started, failed (0)");
+    const square = r.page.locator(".occurrence-grid .cell.timed-out");
+    expect(await square.getAttribute("title")).toMatch(/: timed out$/);
     await r.open(`#/executions/${encodeURIComponent(id)}`);
     expect((await r.page.locator("main h1 .badge").textContent())?.trim()).toBe("TIMED OUT");
 

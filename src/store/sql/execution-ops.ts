@@ -243,6 +243,19 @@ export class ExecutionOps {
     return statuses;
   }
 
+  async getExecutionErrorTypes(executionIds: readonly string[]): Promise<Map<string, string>> {
+    const types = new Map<string, string>();
+    if (executionIds.length === 0) return types;
+    const ids = this.sqlDialect.inList("execution_id", executionIds);
+    const type = this.sqlDialect.jsonText("error", "type");
+    const rows = await this.exec.all(
+      `SELECT execution_id, ${type} AS error_type FROM orbit_executions WHERE ${ids.sql} AND error IS NOT NULL`,
+      [ids.param],
+    );
+    for (const row of rows) if (typeof row.error_type === "string") types.set(String(row.execution_id), row.error_type);
+    return types;
+  }
+
   async getExecution(executionId: string, lock?: LockOption): Promise<Execution | null> {
     const rows = await this.exec.all(
       `SELECT ${EXECUTION_ALL.list} FROM orbit_executions WHERE execution_id = ?${this.lock(lock)}`,
