@@ -278,7 +278,8 @@ export function occurrenceDetail(o: OccurrenceJson): string {
     const range = o.range_from === undefined ? "" : ` (from ${o.range_from} to ${o.range_to ?? "?"})`;
     parts.push(`count ${o.count}${range}`);
   }
-  if (o.status !== undefined) parts.push(o.status);
+  // A run that hit its timeout reads TIMED OUT, as `schedule get` and `orbit status` say it.
+  if (o.status !== undefined) parts.push(o.status === "FAILED" && o.error_type === "Timeout" ? "TIMED OUT" : o.status);
   if (o.error !== undefined) parts.push(o.error);
   return parts.length === 0 ? "-" : parts.join("  ");
 }

@@ -392,6 +392,21 @@ describe("other tables", () => {
     );
   });
 
+  it("reads a started row whose run hit its timeout as TIMED OUT, as schedule get does", () => {
+    const row = {
+      id: 4,
+      kind: "started",
+      occurrence: "2026-11-15T19:00:00Z",
+      execution_id: "slow:2026-11-15T19:00:00Z",
+      status: "FAILED",
+      recorded_at: "2026-11-15T19:00:00.2Z",
+    };
+    expect(occurrenceTable([{ ...row, error_type: "Timeout" }]).split("\n")[1]).toMatch(
+      /slow:2026-11-15T19:00:00Z {2}TIMED OUT$/,
+    );
+    expect(occurrenceTable([{ ...row, error_type: "PaymentError" }]).split("\n")[1]).toMatch(/ {2}FAILED$/);
+  });
+
   it("prints workflows", () => {
     expect(
       workflowTable([
