@@ -213,6 +213,8 @@ function filtersFrom(params) {
     overdue: params.get("overdue") === "1",
     sort: params.get("sort") ?? "id",
     order: params.get("order") === "desc" ? "desc" : "asc",
+    cursor: params.get("cursor"),
+    page: Math.max(1, Math.trunc(Number(params.get("page") ?? 1)) || 1),
   };
 }
 
@@ -222,10 +224,21 @@ function filtersFrom(params) {
  */
 export function listView(params) {
   const f = filtersFrom(params);
-  /** @type {(string | null)[]} the cursors of the pages before this one */
-  const stack = [];
+  // The page is in the URL too (`page=3&cursor=…`), so a reload or a link opens it; the cursors of
+  // the pages before it are kept in the history entry, so that Previous still steps back one page
+  // after a reload (from a link, Previous goes to the first page). They were lost on every reload.
   /** @type {string | null} */
-  let cursor = null;
+  let cursor = f.cursor;
+  /** 0 for the first page. */
+  let pageIndex = cursor === null ? 0 : f.page - 1;
+  const kept = history.state?.listCursors;
+  /** @type {(string | null)[] | null} the cursors of the pages before this one, null when not known */
+  let stack =
+    pageIndex === 0
+      ? []
+      : Array.isArray(kept) && kept.length === pageIndex
+        ? /** @type {(string | null)[]} */ (kept)
+        : null;
   /** @type {any} */
   let shown = null;
   const tbody = h("tbody");
@@ -345,8 +358,27 @@ export function listView(params) {
     createSlot,
   );
 
-  /** Writes the filters into the hash (replaceState: no history entry per keystroke) and reloads page 1. */
+  /** Writes the filters and the page into the hash (replaceState: no history entry per keystroke). */
+  function writeHash() {
+    const q = filterParams();
+    if (pageIndex > 0 && cursor !== null) {
+      q.set("page", String(pageIndex + 1));
+      q.set("cursor", cursor);
+    }
+    const text = q.toString();
+    history.replaceState({ listCursors: stack }, "", `#/${text ? `?${text}` : ""}`);
+  }
+
+  /** Writes the filters into the hash and reloads page 1. */
   function changed() {
+    stack = [];
+    cursor = null;
+    pageIndex = 0;
+    writeHash();
+    void reload(refresh);
+  }
+
+  function filterParams() {
     const q = new URLSearchParams();
     if (search.value.trim()) q.set("q", search.value.trim());
     if (stateSel.value) q.set("state", stateSel.value);
@@ -355,11 +387,7 @@ export function listView(params) {
     if (overdue.checked) q.set("overdue", "1");
     if (sortSel.value !== "id") q.set("sort", sortSel.value);
     if (orderBtn.dataset.order === "desc") q.set("order", "desc");
-    const text = q.toString();
-    history.replaceState(null, "", `#/${text ? `?${text}` : ""}`);
-    stack.length = 0;
-    cursor = null;
-    void reload(refresh);
+    return q;
   }
   orderBtn.dataset.order = f.order;
   /** Shows `order` on the order button (the next `changed` writes it into the hash). */
@@ -388,13 +416,24 @@ export function listView(params) {
   });
   next.addEventListener("click", () => {
     if (!shown?.next_cursor) return;
-    stack.push(cursor);
+    stack?.push(cursor);
     cursor = shown.next_cursor;
+    pageIndex++;
+    writeHash();
     void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
   });
   prev.addEventListener("click", () => {
-    if (stack.length === 0) return;
-    cursor = stack.pop() ?? null;
+    if (pageIndex === 0) return;
+    if (stack === null || stack.length === 0) {
+      // Opened from a link on a later page: the pages before it are not known, so the first.
+      stack = [];
+      cursor = null;
+      pageIndex = 0;
+    } else {
+      cursor = stack.pop() ?? null;
+      pageIndex--;
+    }
+    writeHash();
     void reload(refresh);
   });
 
@@ -458,8 +497,8 @@ export function listView(params) {
     tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh, polled)));
     if (focused)
       /** @type {HTMLElement | null} */ (tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
-    const first = stack.length * PAGE_SIZE + 1;
-    const last = stack.length * PAGE_SIZE + body.schedules.length;
+    const first = pageIndex * PAGE_SIZE + 1;
+    const last = pageIndex * PAGE_SIZE + body.schedules.length;
     const c = body.counts ?? { active: 0, paused: 0, ended: 0 };
     const total = body.total ?? body.schedules.length;
     // The counts by state are before the state filter (what each choice of it would give): said so
@@ -469,7 +508,7 @@ export function listView(params) {
     summary.textContent = `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}. Hover a time to see it in your local time zone.`;
     pageInfo.textContent =
       total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;
-    prev.disabled = stack.length === 0;
+    prev.disabled = pageIndex === 0;
     next.disabled = body.next_cursor === null;
     table.hidden = body.schedules.length === 0;
     empty.hidden = body.schedules.length > 0;

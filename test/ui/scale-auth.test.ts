@@ -129,6 +129,28 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     await r.page.click("#page-prev");
     await r.page.locator("#page-info", { hasText: "51–100" }).waitFor();
     expect(await r.page.locator("tr[data-schedule-id]").first().getAttribute("data-schedule-id")).toBe("bulk-00050");
+    // The page is in the URL: a reload opens it again, and Previous still steps back one page (a
+    // reload went back to the first page).
+    expect(r.page.url()).toMatch(/#\/\?page=2&cursor=/);
+    await r.page.reload();
+    await r.page.locator("#page-info", { hasText: "51–100 of 10,000" }).waitFor();
+    expect(await r.page.locator("tr[data-schedule-id]").first().getAttribute("data-schedule-id")).toBe("bulk-00050");
+    await r.page.click("#page-next");
+    await r.page.locator("#page-info", { hasText: "101–150" }).waitFor();
+    await r.page.reload();
+    await r.page.locator("#page-info", { hasText: "101–150" }).waitFor();
+    await r.page.click("#page-prev");
+    await r.page.locator("#page-info", { hasText: "51–100" }).waitFor();
+    expect(await r.page.locator("tr[data-schedule-id]").first().getAttribute("data-schedule-id")).toBe("bulk-00050");
+    // A link to a later page (no history behind it): Previous goes to the first page.
+    const link = r.page.url();
+    await r.open("#/?sort=workflow");
+    await r.page.goto(link);
+    await r.page.locator("#page-info", { hasText: "51–100" }).waitFor();
+    await r.page.click("#page-prev");
+    await r.page.locator("#page-info", { hasText: "1–50 of" }).waitFor();
+    expect(await r.page.locator("#page-prev").isDisabled()).toBe(true);
+    expect(r.page.url()).not.toContain("cursor=");
 
     await r.page.click("#order");
     await r.page.locator("#page-info", { hasText: "1–50" }).waitFor();
