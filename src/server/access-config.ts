@@ -25,6 +25,9 @@ import { parsePlainYaml } from "../domain/plain-yaml.js";
 
 const ACTIONS = ["schedule", "start", "read", "cancel"] as const;
 
+/** One of `values`, as an `enum`: a wrong value is told the allowed ones ("must be equal to constant" before). */
+const oneOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: "string", enum: [...values] });
+
 const ConfigSchema = Type.Object(
   {
     identities: Type.Array(
@@ -32,14 +35,14 @@ const ConfigSchema = Type.Object(
         {
           name: Type.String({ minLength: 1 }),
           token_sha256: Type.String({ pattern: "^[0-9a-fA-F]{64}$" }),
-          kind: Type.Union([Type.Literal("client"), Type.Literal("worker")]),
+          kind: oneOf(["client", "worker"] as const),
           concurrency_keys: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
           allow: Type.Optional(
             Type.Array(
               Type.Object(
                 {
                   workflows: Type.Union([Type.String(), Type.Array(Type.String())]),
-                  actions: Type.Optional(Type.Array(Type.Union(ACTIONS.map((a) => Type.Literal(a))))),
+                  actions: Type.Optional(Type.Array(oneOf(ACTIONS))),
                 },
                 { additionalProperties: false },
               ),
@@ -102,10 +105,19 @@ export function loadAccessConfig(path: string): AccessConfig {
 
 export function fromConfig(config: Config, path = "config"): AccessConfig {
   const byHash = new Map<string, Identity>();
+  const names = new Set<string>();
   for (const i of config.identities) {
     const hash = i.token_sha256.toLowerCase();
     if (byHash.has(hash))
       throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: two identities share a token (${i.name})`);
+    // A lease, an idempotency key and the log belong to an identity by its name: two of one name
+    // could report on each other's leases (docs/security.md).
+    if (names.has(i.name))
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `--config ${path}: two identities are named ${JSON.stringify(i.name)}; a lease belongs to the identity that took it, by name, so give each its own`,
+      );
+    names.add(i.name);
     byHash.set(
       hash,
       Object.freeze({
@@ -178,10 +190,18 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
       require(r, action, workflow) {
         if (allows(r, action, workflow)) return;
         const id = identityOf(r);
-        const granted = id.rules.map((rule) => `${[...rule.actions].join("/") || "-"} on "${rule.text}"`).join("; ");
+        // A worker's rules name workflows it may work on, with no actions: said so, not as "-".
+        const granted = id.rules
+          .map((rule) =>
+            id.kind === "worker"
+              ? `work on "${rule.text}"`
+              : `${[...rule.actions].join("/") || "nothing"} on "${rule.text}"`,
+          )
+          .join("; ");
+        const what = id.kind === "worker" ? "work on" : action;
         throw new OrbitError(
           "PERMISSION_DENIED",
-          `identity ${id.name} may not ${action} workflow ${JSON.stringify(workflow)} (it may: ${granted || "nothing"})`,
+          `identity ${id.name} may not ${what} workflow ${JSON.stringify(workflow)} (it may: ${granted || "nothing"})`,
         );
       },
       requireConcurrencyKey(r, key) {
@@ -197,7 +217,7 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
         if (id.kind !== "client") {
           throw new OrbitError(
             "PERMISSION_DENIED",
-            `identity ${id.name} is a worker: workers use the worker protocol and may not manage schedules`,
+            `identity ${id.name} is a worker: workers use the worker protocol only, and may not manage schedules or executions`,
           );
         }
       },

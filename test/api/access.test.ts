@@ -131,7 +131,7 @@ it("refuses worker identities on /v1/schedules", async () => {
   const r = await t.call("GET", "/v1/schedules", undefined, as("worker-token"));
   expect(r.status).toBe(403);
   expect(r.body.message).toBe(
-    "identity runner is a worker: workers use the worker protocol and may not manage schedules",
+    "identity runner is a worker: workers use the worker protocol only, and may not manage schedules or executions",
   );
   const register = await t.call("POST", "/v1/workflows", { name: "Shipping", version: "1.0.0" }, as("worker-token"));
   expect(register.status).toBe(201);
@@ -143,6 +143,54 @@ it("refuses an invalid identities file at start", async () => {
   await expect(startTestServer({ config: bad })).rejects.toThrow(
     /bad\.yaml: unknown field "token" in identities\[0\] \(known: name, token_sha256,/,
   );
+});
+
+it("refuses two identities of one name, and says the allowed values of a wrong kind or action", async () => {
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  // A lease belongs to an identity by name: the second "pool" completed the first one's task.
+  const twins = file(
+    "twins.yaml",
+    `identities:
+  - { name: pool, token_sha256: ${sha("a")}, kind: worker }
+  - { name: pool, token_sha256: ${sha("b")}, kind: worker }
+`,
+  );
+  await expect(startTestServer({ config: twins })).rejects.toThrow(
+    /twins\.yaml: two identities are named "pool"; a lease belongs to the identity that took it, by name, so give each its own/,
+  );
+  const robot = file("robot.yaml", `identities:\n  - { name: r, token_sha256: ${sha("c")}, kind: robot }\n`);
+  await expect(startTestServer({ config: robot })).rejects.toThrow(
+    /identities\[0\]\.kind must be one of client, worker/,
+  );
+  const reed = file(
+    "reed.yaml",
+    `identities:\n  - name: r\n    token_sha256: ${sha("d")}\n    kind: client\n    allow:\n      - { workflows: "*", actions: [reed] }\n`,
+  );
+  await expect(startTestServer({ config: reed })).rejects.toThrow(
+    /identities\[0\]\.allow\[0\]\.actions\[0\] must be one of schedule, start, read, cancel; did you mean "read"\?/,
+  );
+});
+
+it("tells a worker what it may work on when it registers outside its rules", async () => {
+  const path = join(dir, "narrow.yaml");
+  writeFileSync(
+    path,
+    `identities:\n  - name: quick\n    token_sha256: ${sha("quick-token")}\n    kind: worker\n    allow:\n      - workflows: "Quick"\n`,
+  );
+  const narrow = await startTestServer({ config: path });
+  try {
+    const r = await narrow.call("POST", "/v1/workflows", { name: "Billing", version: "1.0.0" }, as("quick-token"));
+    expect({ status: r.status, message: r.body.message }).toEqual({
+      status: 403,
+      message: 'identity quick may not work on workflow "Billing" (it may: work on "Quick")',
+    });
+  } finally {
+    await narrow.stop();
+  }
 });
 
 it("refuses two Authorization headers (Node keeps the first; a proxy may read the last)", async () => {
