@@ -62,6 +62,9 @@ const URGENT = { urgent: true } as const;
 /** Most tasks one poll may lease. */
 export const MAX_TASKS_PER_POLL = 100;
 
+/** How soon a poll looks again for a task whose back-off ended while it looked (not at once: no spin). */
+const AGAIN_SOON_MS = 10;
+
 export class WorkerTasks {
   readonly leaseMs: number;
   readonly heartbeatMs: number;
@@ -100,7 +103,10 @@ export class WorkerTasks {
         armed.disarm();
         return [];
       }
-      const until = next !== null && next > now ? Math.min(next, deadline) : deadline;
+      // A back-off that ended after the claim looked (and before now) is a task to claim: look again
+      // shortly. It slept to the poll's timeout, 20 s, holding that retry and the poll's others.
+      const soon = next !== null && next <= now ? now + AGAIN_SOON_MS : next;
+      const until = soon !== null ? Math.min(soon, deadline) : deadline;
       // Parked, a start's transaction may lease new tasks to this poll itself (task-hand-off.ts).
       const waiting = this.o.handOff?.park({
         workerId: request.worker_id,

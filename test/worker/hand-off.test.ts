@@ -76,3 +76,65 @@ describeEachDialect("hand-off to a parked poll", (dialect) => {
     expect(await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 10 })).toEqual([]);
   });
 });
+
+describeEachDialect("a back-off that ends while a poll looks", (dialect) => {
+  const db = useStore(dialect);
+
+  it("is claimed within moments, not at the poll's timeout", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    let advanceAfterNextTransaction = 0;
+    const looked = { resolve: null as (() => void) | null };
+    const store = new Proxy(db.store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== "function") return value;
+        if (key === "transaction") {
+          return async (...args: unknown[]) => {
+            const result = await value.apply(target, args);
+            // The back-off ends right after the claim's transaction looked (before the poll reads now).
+            if (advanceAfterNextTransaction > 0) clock.advance(advanceAfterNextTransaction);
+            advanceAfterNextTransaction = 0;
+            return result;
+          };
+        }
+        if (key === "nextAvailableTaskMs") {
+          return async (...args: unknown[]) => {
+            const next = await value.apply(target, args);
+            looked.resolve?.();
+            return next;
+          };
+        }
+        return value.bind(target);
+      },
+    }) as Store;
+    const workflows = new Workflows({ store, clock });
+    const wakeups = new TaskWakeups(clock);
+    const executions = new Executions({ store, clock, workflows });
+    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
+    await workflows.register({ name: "W", version: "1.0.0" });
+    await executions.start({ executionId: "r", workflow: "W", input: {} });
+    const [first] = await tasks.claim({ worker_id: "w", workflows: offer, max_tasks: 1 });
+    // Attempt 1 fails: attempt 2 waits out a back-off of 1 s.
+    await tasks.fail(first!.task_id, { workerId: "w", attempt: 1, identity: null }, { message: "boom" }, true);
+    // The worker is known (a poll that found nothing), so the next poll's first transaction is its claim.
+    expect(await tasks.poll({ worker_id: "w", workflows: offer, max_tasks: 1, wait_ms: 0 })).toEqual([]);
+
+    advanceAfterNextTransaction = 1_500;
+    const parked = new Promise<void>((resolve) => (looked.resolve = resolve));
+    const poll = tasks.poll({ worker_id: "w", workflows: offer, max_tasks: 1, wait_ms: 20_000 });
+    await parked;
+    looked.resolve = null;
+    // A moment later, not at the poll's timeout 18.5 s on.
+    for (let i = 0; i < 5 && clock.pendingSleeps === 0; i++) await new Promise((r) => setImmediate(r));
+    clock.advance(50);
+    const got = await Promise.race([
+      poll,
+      new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 500)),
+    ]);
+    expect(got === "still waiting" ? got : got.map((t) => [t.execution_id, t.attempt])).toEqual([["r", 2]]);
+    if (got === "still waiting") {
+      clock.advance(20_000);
+      await poll;
+    }
+  });
+});
