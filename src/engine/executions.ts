@@ -184,7 +184,12 @@ export class Executions {
     if (typeof reason !== "string" || reason.length > MAX_REASON_LENGTH) {
       throw new OrbitError("INVALID_ARGUMENT", `reason must be text of at most ${MAX_REASON_LENGTH} characters`);
     }
-    return this.transition(tx, (t, now) => cancelExecution(t, executionId, reason, now));
+    const execution = await this.transition(tx, (t, now) => cancelExecution(t, executionId, reason, now));
+    // Left to a worker to compensate, its task available at once (a retry's back-off is cut short):
+    // polls look again. On SQLite nothing else woke them (PostgreSQL's trigger did), so the cancel of
+    // a run waiting out a back-off waited for a poll's timeout, up to 20 s.
+    if (tx === undefined && isActiveStatus(execution.status) && execution.cancelReason !== null) this.onTaskQueued?.();
+    return execution;
   }
 
   /** RUNNING → COMPLETED with the result (`WorkflowCompleted`). CONFLICT from any other status. */

@@ -138,3 +138,37 @@ describeEachDialect("a back-off that ends while a poll looks", (dialect) => {
     }
   });
 });
+
+describeEachDialect("a cancel of a run waiting out a back-off", (dialect) => {
+  const db = useStore(dialect);
+
+  it("wakes the parked poll, which takes the task to compensate at once", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const { store, parked } = watchParking(db.store);
+    const workflows = new Workflows({ store, clock });
+    const wakeups = new TaskWakeups(clock);
+    const executions = new Executions({ store, clock, workflows, onTaskQueued: () => wakeups.wake() });
+    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
+    await workflows.register({ name: "W", version: "1.0.0" });
+    await executions.start({ executionId: "c", workflow: "W", input: {} });
+    const [first] = await tasks.claim({ worker_id: "w", workflows: offer, max_tasks: 1 });
+    await tasks.fail(first!.task_id, { workerId: "w", attempt: 1, identity: null }, { message: "boom" }, true);
+
+    const looked = parked();
+    const poll = tasks.poll({ worker_id: "w", workflows: offer, max_tasks: 1, wait_ms: 20_000 });
+    await looked;
+    // The back-off has a second to run (the clock stands still): the cancel cuts it short.
+    await executions.cancel("c", { reason: "stop" });
+    const got = await Promise.race([
+      poll,
+      new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 500)),
+    ]);
+    expect(got === "still waiting" ? got : got.map((t) => [t.execution_id, t.cancel_requested])).toEqual([
+      ["c", "stop"],
+    ]);
+    if (got === "still waiting") {
+      clock.advance(20_000);
+      await poll;
+    }
+  });
+});
