@@ -107,7 +107,24 @@ export class WorkerRegistry {
 
   /** Why a RUNNING execution is not being worked on, or null when a worker holds it (or it ended). */
   async waiting(execution: Execution): Promise<Waiting | null> {
-    if (execution.status !== "RUNNING" || execution.cancelReason !== null) return null;
+    if (execution.status !== "RUNNING") return null;
+    const why = await this.whyWaiting(execution);
+    // A cancel left to a worker (its journaled steps to compensate) waits for one as a run does: it
+    // said nothing, and the execution stayed RUNNING with no hint that a worker must be started.
+    if (why === null || execution.cancelReason === null) return why;
+    const label = `${execution.workflow}@${execution.version}`;
+    if (why.reason === "no_worker" || why.reason === "no_worker_for_version") {
+      const none =
+        why.reason === "no_worker" ? `no worker polls workflow ${execution.workflow}` : `no live worker runs ${label}`;
+      return {
+        reason: why.reason,
+        message: `its cancel waits for a worker of ${label} to run the compensations of its journaled steps, and ${none}: start a worker that runs ${label}`,
+      };
+    }
+    return { reason: why.reason, message: `its cancel waits for a worker to run its compensations; ${why.message}` };
+  }
+
+  private async whyWaiting(execution: Execution): Promise<Waiting | null> {
     const task = await this.store.getTaskForExecution(execution.executionId);
     if (task === null || task.state !== "pending") return null;
     const now = this.clock.now();

@@ -67,3 +67,35 @@ it("says a worker counted live was not heard from for a while (killed, frozen) i
       "waiting for a worker: 1 worker(s) seen in the last 60 s run Versioned@1.0.0, but none was heard from for 40 s (stopped, or its event loop blocked)",
   });
 });
+
+it("says a cancel left to a worker waits for one to compensate, and what to start", async () => {
+  const { execution_id } = await t.ok("POST", "/v1/executions", { workflow: "Versioned", version: "1.0.0", input: {} });
+  // A worker runs a step, fails the attempt (a retry waits out its back-off) and leaves.
+  const { tasks } = await t.ok("POST", "/v1/worker/poll", {
+    ...poll("1.0.0"),
+    workflows: [{ name: "Versioned", version: "1.0.0", max_attempts: 3, backoff_ms: 60_000 }],
+  });
+  const task = tasks[0].task_id as string;
+  await t.ok("POST", `/v1/worker/tasks/${task}/steps`, {
+    ...{ worker_id: "w-2", step: "charge", seq: 1, result: {} },
+    compensable: true,
+  });
+  await t.ok("POST", `/v1/worker/tasks/${task}/fail`, {
+    worker_id: "w-2",
+    error: { message: "boom" },
+    retryable: true,
+  });
+  expect((await t.call("POST", "/v1/worker/leave", { worker_id: "w-2" })).status).toBe(204);
+  await t.ok("POST", `/v1/executions/${encodeURIComponent(execution_id)}/cancel`, { reason: "stop" });
+  const e = await t.ok("GET", `/v1/executions/${encodeURIComponent(execution_id)}`);
+  // It said nothing: RUNNING, cancel requested, and no hint that a worker must come.
+  expect({ status: e.status, cancel_reason: e.cancel_reason, waiting: e.waiting }).toEqual({
+    status: "RUNNING",
+    cancel_reason: "stop",
+    waiting: {
+      reason: "no_worker",
+      message:
+        "its cancel waits for a worker of Versioned@1.0.0 to run the compensations of its journaled steps, and no worker polls workflow Versioned: start a worker that runs Versioned@1.0.0",
+    },
+  });
+});
