@@ -18,6 +18,10 @@ const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10 * 60_000;
 const TIMEOUT_MS = 10_000;
 const MAX_SLEEP_MS = 1000;
+/** Deliveries under way at once. */
+const MAX_IN_FLIGHT = 50;
+/** While deliveries are under way, how often the loop looks for new due ones (wall time). */
+const IN_FLIGHT_LOOK_MS = 250;
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, Stripe-style: the timestamp defeats replays. */
 export function signature(secret: string, body: string, atMs: number): string {
@@ -27,6 +31,13 @@ export function signature(secret: string, body: string, atMs: number): string {
 
 export class Notifier {
   private readonly loop: DeadlineLoop;
+  /**
+   * Deliveries under way, by notification id. The loop does not wait for a pass's deliveries to
+   * end before the next pass: one target that does not answer (up to its 10 s timeout) held back
+   * every other delivery, and the retries of its own pass, until it gave up.
+   */
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly failures: LoggedFailures;
 
   constructor(
     private readonly o: {
@@ -44,9 +55,10 @@ export class Notifier {
     },
   ) {
     const failures = new LoggedFailures(o.log, () => o.clock.now(), passLines("sending webhooks", "retrying"));
+    this.failures = failures;
     this.loop = new DeadlineLoop({
       clock: o.clock,
-      pass: () => this.deliverDue(),
+      pass: () => this.deliverPass(),
       nextDueMs: () => o.store.nextNotificationMs(),
       maxSleepMs: MAX_SLEEP_MS,
       minSleepMs: 10,
@@ -61,13 +73,49 @@ export class Notifier {
 
   async close(): Promise<void> {
     await this.loop.close();
+    await Promise.allSettled(this.inFlight.values());
   }
 
-  /** Sends every due delivery once; returns how many it attempted. */
+  /** Sends every due delivery not already under way once, and waits for them; returns how many it attempted. */
   async deliverDue(): Promise<number> {
-    const due = await this.o.store.listDueNotifications(this.o.clock.now(), 50);
-    await Promise.all(due.map((n) => this.attempt(n)));
-    return due.length;
+    const started = await this.startDue();
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /**
+   * The loop's pass: starts the due deliveries not under way, then returns once one of those under
+   * way ends, or after {@link IN_FLIGHT_LOOK_MS}, so that new due ones start beside a slow one.
+   */
+  private async deliverPass(): Promise<void> {
+    // Each started delivery is in `inFlight` and ends on its own (its errors are caught there).
+    const started = await this.startDue();
+    if (started.length === 0 && this.inFlight.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const look = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, IN_FLIGHT_LOOK_MS);
+    });
+    await Promise.race([...this.inFlight.values(), look]);
+    clearTimeout(timer);
+  }
+
+  private async startDue(): Promise<Promise<void>[]> {
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (room <= 0) return [];
+    const due = await this.o.store.listDueNotifications(this.o.clock.now(), room + this.inFlight.size);
+    const started: Promise<void>[] = [];
+    for (const n of due) {
+      if (this.inFlight.has(n.id) || started.length >= room) continue;
+      // Detached from the pass: its store writes failing (the database away) are told as the
+      // pass's would be; the row stays due and is tried again.
+      const attempt = this.attempt(n)
+        .then(() => this.failures.succeeded())
+        .catch((err: unknown) => this.failures.failed(err))
+        .finally(() => this.inFlight.delete(n.id));
+      this.inFlight.set(n.id, attempt);
+      started.push(attempt);
+    }
+    return started;
   }
 
   /** POSTs the body; the error of a failed call (no answer, not 2xx), or null. Redirects are not followed. */

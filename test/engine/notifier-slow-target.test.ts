@@ -1,0 +1,59 @@
+/**
+ * One webhook target that does not answer does not hold back the others (docs/outcomes.md §
+ * Notifications): the loop's pass waited for every delivery it had started, so a target hanging
+ * until its 10 s timeout held back every delivery due meanwhile, other schedules' alerts too.
+ */
+import { createServer, type ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { SystemClock } from "../../src/clock/system-clock.js";
+import { Notifier } from "../../src/engine/notifier.js";
+import { sqliteDialect, useStore } from "../helpers/db.js";
+
+const held: ServerResponse[] = [];
+const servers: ReturnType<typeof createServer>[] = [];
+afterEach(async () => {
+  for (const res of held.splice(0)) res.destroy();
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+async function listen(answer: (res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => answer(res));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+}
+
+describe("a webhook target that does not answer [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+
+  it("does not hold back a delivery that comes due while it hangs", async () => {
+    const clock = new SystemClock();
+    const hangs = await listen((res) => void held.push(res));
+    const answers = await listen((res) => res.writeHead(200).end());
+    const row = (schedule: string, url: string) => ({
+      scheduleId: schedule,
+      workflow: "Report",
+      event: "failure",
+      url,
+      payload: { event: "failure", schedule_id: schedule },
+      createdMs: clock.now(),
+    });
+    await db.store.insertNotifications([row("hangs", hangs)], clock.now());
+    const notifier = new Notifier({ store: db.store, clock, secret: null });
+    notifier.start();
+    try {
+      while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
+      // Another schedule's alert comes due while the first target holds its request.
+      await db.store.insertNotifications([row("answers", answers)], clock.now());
+      const state = async (schedule: string) => (await db.store.listNotifications(schedule, 1))[0];
+      while ((await state("answers"))?.state !== "delivered") await new Promise((r) => setTimeout(r, 20));
+      // Delivered while the first is still under way: no attempt of it is recorded yet.
+      expect(await state("hangs")).toMatchObject({ state: "pending", attempts: 0 });
+    } finally {
+      await notifier.close();
+    }
+  });
+});
