@@ -141,6 +141,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
               connectionString: database,
               onNotify: () => wakeups.wake(),
               onError: (err) => taskListen.failed(err),
+              onReconnected: () => taskListen.succeeded(),
             }),
           ),
         }

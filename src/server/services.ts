@@ -219,6 +219,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
           ...searchPath,
           onNotify: () => scheduler.loop.wake(),
           onError: (err) => scheduleListen.failed(err),
+          onReconnected: () => scheduleListen.succeeded(),
         });
   const retention = new Retention({
     store,

@@ -22,6 +22,8 @@ export interface PostgresListenerOptions {
   /** Delay before reconnecting after an error. Default 1 000 ms. */
   retryMs?: number;
   onError?: (error: Error) => void;
+  /** Called when listening again after an error (the log's "works again"). */
+  onReconnected?: () => void;
 }
 
 export class PostgresListener {
@@ -95,7 +97,10 @@ export class PostgresListener {
     this.retry = setTimeout(() => {
       this.retry = null;
       this.start().then(
-        () => this.o.onNotify(),
+        () => {
+          this.o.onReconnected?.();
+          this.o.onNotify();
+        },
         (err: Error) => {
           this.o.onError?.(err);
           this.reconnect();
