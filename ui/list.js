@@ -213,7 +213,8 @@ function filtersFrom(params) {
     overdue: params.get("overdue") === "1",
     sort: params.get("sort") ?? "id",
     order: params.get("order") === "desc" ? "desc" : "asc",
-    cursor: params.get("cursor"),
+    // An empty cursor is none (the server reads it so): page 1's rows were labelled as page 2's.
+    cursor: params.get("cursor") || null,
     page: Math.max(1, Math.trunc(Number(params.get("page") ?? 1)) || 1),
   };
 }
@@ -497,10 +498,13 @@ export function listView(params) {
     tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh, polled)));
     if (focused)
       /** @type {HTMLElement | null} */ (tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
+    const total = body.total ?? body.schedules.length;
+    // A page number edited by hand (`page=9` on a list of 134) is kept within the list: it read
+    // "401–450 of 134".
+    pageIndex = Math.min(pageIndex, Math.max(0, Math.ceil((total - body.schedules.length) / PAGE_SIZE)));
     const first = pageIndex * PAGE_SIZE + 1;
     const last = pageIndex * PAGE_SIZE + body.schedules.length;
     const c = body.counts ?? { active: 0, paused: 0, ended: 0 };
-    const total = body.total ?? body.schedules.length;
     // The counts by state are before the state filter (what each choice of it would give): said so
     // with one set, where "2 schedules match: 68 active, 2 paused, 2 ended" read as a contradiction.
     const matched = `${total.toLocaleString("en")} schedule${total === 1 ? "" : "s"} match`;

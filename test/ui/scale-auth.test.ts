@@ -151,6 +151,13 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     await r.page.locator("#page-info", { hasText: "1–50 of" }).waitFor();
     expect(await r.page.locator("#page-prev").isDisabled()).toBe(true);
     expect(r.page.url()).not.toContain("cursor=");
+    // An empty cursor is the first page (its rows were labelled 51–100); a page number edited by
+    // hand stays within the list (it read "401–450 of 10,000" for page 9's number on page 2's rows).
+    await r.open("#/?page=2&cursor=");
+    await r.page.locator("#page-info", { hasText: "1–50 of 10,000" }).waitFor();
+    expect(await r.page.locator("#page-prev").isDisabled()).toBe(true);
+    await r.open(link.slice(link.indexOf("#")).replace("page=2", "page=900"));
+    await r.page.locator("#page-info", { hasText: "9,951–10,000 of 10,000" }).waitFor();
 
     await r.page.click("#order");
     await r.page.locator("#page-info", { hasText: "1–50" }).waitFor();
