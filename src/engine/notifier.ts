@@ -147,6 +147,9 @@ export class Notifier {
     };
     if (this.o.secret !== null) headers["orbit-signature"] = signature(this.o.secret, body, now);
     const error = (await blockedTarget(n.url)) ?? (await this.post(n.url, headers, body));
+    // Cut short by the server stopping, not failed by the target: not an attempt (restarts during
+    // a slow delivery used up its eight and gave it up). The row stays due; the next start sends it.
+    if (error !== null && this.loop.signal.aborted) return;
     const attempts = n.attempts + 1;
     const after = this.o.clock.now();
     if (error === null) {

@@ -57,3 +57,35 @@ describe("a webhook target that does not answer [sqlite]", () => {
     }
   });
 });
+
+describe("a server stopping while a webhook call hangs [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+
+  it("records no attempt: the delivery stays due for the next start", async () => {
+    const clock = new SystemClock();
+    const hangs = await listen((res) => void held.push(res));
+    await db.store.insertNotifications(
+      [
+        {
+          scheduleId: "hangs",
+          workflow: "Report",
+          event: "failure",
+          url: hangs,
+          payload: { event: "failure", schedule_id: "hangs" },
+          createdMs: clock.now(),
+        },
+      ],
+      clock.now(),
+    );
+    const notifier = new Notifier({ store: db.store, clock, secret: null });
+    notifier.start();
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await notifier.close();
+    // It was logged "webhook delivery failed; retrying" with "This operation was aborted", attempt 1.
+    expect((await db.store.listNotifications("hangs", 1))[0]).toMatchObject({
+      state: "pending",
+      attempts: 0,
+      lastError: null,
+    });
+  });
+});
