@@ -359,15 +359,21 @@ export function listView(params) {
     createSlot,
   );
 
-  /** Writes the filters and the page into the hash (replaceState: no history entry per keystroke). */
-  function writeHash() {
+  /**
+   * Writes the filters and the page into the hash: a new history entry for a page (so that the
+   * browser's Back steps back one page; it left the list), the same entry for a filter (none per
+   * keystroke).
+   */
+  function writeHash(newEntry = false) {
     const q = filterParams();
     if (pageIndex > 0 && cursor !== null) {
       q.set("page", String(pageIndex + 1));
       q.set("cursor", cursor);
     }
     const text = q.toString();
-    history.replaceState({ listCursors: stack }, "", `#/${text ? `?${text}` : ""}`);
+    const url = `#/${text ? `?${text}` : ""}`;
+    if (newEntry) history.pushState({ listCursors: stack }, "", url);
+    else history.replaceState({ listCursors: stack }, "", url);
   }
 
   /** Writes the filters into the hash and reloads page 1. */
@@ -420,7 +426,7 @@ export function listView(params) {
     stack?.push(cursor);
     cursor = shown.next_cursor;
     pageIndex++;
-    writeHash();
+    writeHash(true);
     void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
   });
   prev.addEventListener("click", () => {
@@ -434,7 +440,7 @@ export function listView(params) {
       cursor = stack.pop() ?? null;
       pageIndex--;
     }
-    writeHash();
+    writeHash(true);
     void reload(refresh);
   });
 

@@ -137,6 +137,11 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     expect(await r.page.locator("tr[data-schedule-id]").first().getAttribute("data-schedule-id")).toBe("bulk-00050");
     await r.page.click("#page-next");
     await r.page.locator("#page-info", { hasText: "101–150" }).waitFor();
+    // The browser's Back steps back one page (it left the list), and Forward returns.
+    await r.page.goBack();
+    await r.page.locator("#page-info", { hasText: "51–100" }).waitFor();
+    await r.page.goForward();
+    await r.page.locator("#page-info", { hasText: "101–150" }).waitFor();
     await r.page.reload();
     await r.page.locator("#page-info", { hasText: "101–150" }).waitFor();
     await r.page.click("#page-prev");
