@@ -191,23 +191,22 @@ function fireList(sch, times, now) {
     h(
       "tbody",
       {},
-      times.map((/** @type {string} */ t) =>
-        h(
+      times.map((/** @type {string} */ t) => {
+        const occurrence = occurrenceOf(sch, t);
+        return h(
           "tr",
           {},
           h(
             "td",
             { "data-label": "UTC" },
             h("time", { datetime: t, class: "mono", text: t }),
-            occurrenceOf(sch, t) === null
-              ? null
-              : h("div", { class: "muted small", text: `occurrence ${occurrenceOf(sch, t)}` }),
+            occurrence === null ? null : h("div", { class: "muted small", text: `occurrence ${occurrence}` }),
           ),
           zone ? h("td", { class: "zone", "data-label": `Schedule (${zone})`, text: zoneText(t, zone) }) : null,
           h("td", { class: "local", "data-label": yours, text: localText(t) }),
           h("td", { class: "muted", "data-label": "From now", text: relativeText(t, now) }),
-        ),
-      ),
+        );
+      }),
     ),
   );
 }

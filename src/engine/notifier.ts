@@ -37,6 +37,7 @@ export class Notifier {
    * every other delivery, and the retries of its own pass, until it gave up.
    */
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** The pass's failures and each delivery's store writes, told as one spell. */
   private readonly failures: LoggedFailures;
 
   constructor(
@@ -54,16 +55,15 @@ export class Notifier {
       onGiveUp?: () => void;
     },
   ) {
-    const failures = new LoggedFailures(o.log, () => o.clock.now(), passLines("sending webhooks", "retrying"));
-    this.failures = failures;
+    this.failures = new LoggedFailures(o.log, () => o.clock.now(), passLines("sending webhooks", "retrying"));
     this.loop = new DeadlineLoop({
       clock: o.clock,
       pass: () => this.deliverPass(),
       nextDueMs: () => o.store.nextNotificationMs(),
       maxSleepMs: MAX_SLEEP_MS,
       minSleepMs: 10,
-      onError: (err) => failures.failed(err),
-      onSuccess: () => failures.succeeded(),
+      onError: (err) => this.failures.failed(err),
+      onSuccess: () => this.failures.succeeded(),
     });
   }
 

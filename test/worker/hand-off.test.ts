@@ -5,6 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { TaskJson } from "../../src/domain/worker-protocol.js";
 import { Executions } from "../../src/engine/executions.js";
 import { TaskWakeups } from "../../src/engine/task-wakeups.js";
 import { WorkerTasks } from "../../src/engine/tasks.js";
@@ -31,17 +32,41 @@ function watchParking(store: Store): { store: Store; parked: () => Promise<void>
   return { store: watched, parked: () => new Promise<void>((resolve) => (onLooked = resolve)) };
 }
 
+/** The engine of the worker protocol over `store`, with workflow W@1.0.0 registered. */
+async function engine(store: Store, clock: ManualClock, wakeOnQueued = false) {
+  const workflows = new Workflows({ store, clock });
+  const wakeups = new TaskWakeups(clock);
+  const executions = new Executions({
+    store,
+    clock,
+    workflows,
+    ...(wakeOnQueued ? { onTaskQueued: () => wakeups.wake() } : {}),
+  });
+  const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
+  await workflows.register({ name: "W", version: "1.0.0" });
+  return { workflows, wakeups, executions, tasks };
+}
+
+/** The poll's answer if it comes within half a second of wall time, else "still waiting" (then it is ended). */
+async function withinMoments(poll: Promise<TaskJson[]>, clock: ManualClock): Promise<TaskJson[] | "still waiting"> {
+  const got = await Promise.race([
+    poll,
+    new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 500)),
+  ]);
+  if (got === "still waiting") {
+    clock.advance(20_000);
+    await poll;
+  }
+  return got;
+}
+
 describeEachDialect("hand-off to a parked poll", (dialect) => {
   const db = useStore(dialect);
 
   it("leases what a fire committed to the parked poll between the fire's batches, once", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const { store, parked } = watchParking(db.store);
-    const workflows = new Workflows({ store, clock });
-    const wakeups = new TaskWakeups(clock);
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
-    await workflows.register({ name: "W", version: "1.0.0" });
+    const { wakeups, executions, tasks } = await engine(store, clock);
 
     const looked = parked();
     const poll = tasks.poll({ worker_id: "w", workflows: offer, max_tasks: 10, wait_ms: 60_000 });
@@ -107,11 +132,7 @@ describeEachDialect("a back-off that ends while a poll looks", (dialect) => {
         return value.bind(target);
       },
     }) as Store;
-    const workflows = new Workflows({ store, clock });
-    const wakeups = new TaskWakeups(clock);
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
-    await workflows.register({ name: "W", version: "1.0.0" });
+    const { executions, tasks } = await engine(store, clock);
     await executions.start({ executionId: "r", workflow: "W", input: {} });
     const [first] = await tasks.claim({ worker_id: "w", workflows: offer, max_tasks: 1 });
     // Attempt 1 fails: attempt 2 waits out a back-off of 1 s.
@@ -127,15 +148,8 @@ describeEachDialect("a back-off that ends while a poll looks", (dialect) => {
     // A moment later, not at the poll's timeout 18.5 s on.
     for (let i = 0; i < 5 && clock.pendingSleeps === 0; i++) await new Promise((r) => setImmediate(r));
     clock.advance(50);
-    const got = await Promise.race([
-      poll,
-      new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 500)),
-    ]);
+    const got = await withinMoments(poll, clock);
     expect(got === "still waiting" ? got : got.map((t) => [t.execution_id, t.attempt])).toEqual([["r", 2]]);
-    if (got === "still waiting") {
-      clock.advance(20_000);
-      await poll;
-    }
   });
 });
 
@@ -145,11 +159,7 @@ describeEachDialect("a cancel of a run waiting out a back-off", (dialect) => {
   it("wakes the parked poll, which takes the task to compensate at once", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const { store, parked } = watchParking(db.store);
-    const workflows = new Workflows({ store, clock });
-    const wakeups = new TaskWakeups(clock);
-    const executions = new Executions({ store, clock, workflows, onTaskQueued: () => wakeups.wake() });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups });
-    await workflows.register({ name: "W", version: "1.0.0" });
+    const { executions, tasks } = await engine(store, clock, true);
     await executions.start({ executionId: "c", workflow: "W", input: {} });
     const [first] = await tasks.claim({ worker_id: "w", workflows: offer, max_tasks: 1 });
     await tasks.fail(first!.task_id, { workerId: "w", attempt: 1, identity: null }, { message: "boom" }, true);
@@ -159,16 +169,9 @@ describeEachDialect("a cancel of a run waiting out a back-off", (dialect) => {
     await looked;
     // The back-off has a second to run (the clock stands still): the cancel cuts it short.
     await executions.cancel("c", { reason: "stop" });
-    const got = await Promise.race([
-      poll,
-      new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 500)),
-    ]);
+    const got = await withinMoments(poll, clock);
     expect(got === "still waiting" ? got : got.map((t) => [t.execution_id, t.cancel_requested])).toEqual([
       ["c", "stop"],
     ]);
-    if (got === "still waiting") {
-      clock.advance(20_000);
-      await poll;
-    }
   });
 });
