@@ -13,7 +13,7 @@ import type addFormatsPlugin from "ajv-formats";
 import { canonicalJson } from "./canonical-json.js";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
-import { safePatternEngine } from "./safe-pattern.js";
+import { PATTERN_BUDGET, PatternBudgetSpent, safePatternEngine, withPatternBudget } from "./safe-pattern.js";
 import { ANY_ITEM, ANY_PROPERTY, checkedDepth, jsonNesting } from "./schema-depth.js";
 
 interface AjvModules {
@@ -47,6 +47,23 @@ const MAX_LISTED_ERRORS = 5;
  * limits allow), which a start checks before the schema (checkInputNesting).
  */
 export type InputValidator = ValidateFunction & { maxNesting?: number | null };
+
+/**
+ * `validate(input)` within the budget of one check's pattern tests (safe-pattern.ts): an input whose
+ * check would test more, or longer, strings is refused with INVALID_ARGUMENT naming the pattern
+ * (docs/security.md § Input schemas). `label` (`Name@1.0.0`) names the schema.
+ */
+export function checkWithinBudget(validate: InputValidator, input: unknown, label: string): boolean {
+  try {
+    return withPatternBudget(() => validate(input) as boolean);
+  } catch (error) {
+    if (!(error instanceof PatternBudgetSpent)) throw error;
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `input takes more pattern matching than one check may do (${PATTERN_BUDGET.toLocaleString("en-US")} steps, about a second): ${label}'s input_schema tests pattern ${error.pattern} on too many or too long strings (patternProperties tries each of its patterns on every key, pattern every string it applies to); send a smaller input, or register a version with fewer patterns (docs/security.md § Input schemas)`,
+    );
+  }
+}
 
 /** Refuses an input nested deeper than `validate` checks in bounded time (docs/security.md § Input schemas). */
 export function checkInputNesting(validate: InputValidator, input: unknown, label: string): void {
@@ -228,6 +245,10 @@ export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema
   };
   try {
     collect(schema);
+    const patterns = all.reduce((n, node) => n + patternCount(node), 0);
+    if (patterns > MAX_PATTERNS) {
+      return `it has ${patterns.toLocaleString("en-US")} patterns (pattern and patternProperties), and a schema may have at most ${MAX_PATTERNS.toLocaleString("en-US")}: compiling them takes seconds of the server's thread (2,000 took 2.2 s)`;
+    }
     for (const node of all) {
       onPath.clear();
       count(node);
@@ -245,6 +266,17 @@ export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema
     }
     throw error;
   }
+}
+
+/** Regular expressions one schema may hold: Ajv's compile time grows faster than their number (1,000 in 0.35 s here, 2,000 in 2.2 s). */
+export const MAX_PATTERNS = 1_000;
+
+/** The regular expressions of one subschema: its `pattern` and the keys of its `patternProperties`. */
+function patternCount(node: object): number {
+  const o = node as Record<string, unknown>;
+  const map = o.patternProperties;
+  const keyed = typeof map === "object" && map !== null && !Array.isArray(map) ? Object.keys(map).length : 0;
+  return keyed + (typeof o.pattern === "string" ? 1 : 0);
 }
 
 /** The subschemas checked on the same value as `node`: its combinations and what its references point at. */

@@ -5,81 +5,278 @@
  * server for 30 s, every request and the firing loop with it, and any identity allowed to register
  * a workflow could send one.
  *
- * - A pattern V8's linear-time engine can run (the `l` flag) runs there: nested and overlapping
- *   repetition stays linear.
- * - One it cannot (a repetition counted past its small limit, `\p{…}` classes, backreferences,
- *   lookaround) runs on the usual engine only when no repeated part contains another repetition
- *   (star height 1), the shape of `^[a-z0-9]{1,64}$`.
+ * Each pattern is read for its shape ({@link patternShape}) and runs on the engine that shape allows:
+ * - The usual (backtracking) engine when its work grows at most linearly with the string: no
+ *   repeated part that repeats or has alternatives inside, and at most one unbounded repetition
+ *   when anchored with `^` (none when not). It is the fast one (`^[a-z0-9]{1,64}$`, `^\p{L}+$`).
+ * - V8's linear-time engine (the `l` flag) for any other it can run: nested and overlapping
+ *   repetition stays linear, but it reads a character in 0.2–1.5 µs here.
+ * - The usual engine for one the linear engine cannot run (a repetition counted past its small
+ *   limit, `\p{…}`, backreferences, lookaround) when nothing repeated repeats or has alternatives;
+ *   its work is then a polynomial of the string's length, charged as such.
  * - Any other is refused when the schema is registered, naming the pattern.
+ *
+ * And every test is charged against one check's budget ({@link withPatternBudget}): without it,
+ * 2,000 `patternProperties` tried on each of 30,000 keys held a server for 23 s, and a 1 MB string
+ * under `^.*x.*y$` 1.5 s per pattern.
  */
 import { setFlagsFromString } from "node:v8";
 import { OrbitError } from "./errors.js";
+import { MAX_JSON_BYTES } from "./json-limits.js";
 
 // The linear engine is behind a V8 flag in Node 20-26; it only makes the `l` flag parse.
 setFlagsFromString("--enable-experimental-regexp-engine");
 
+/** A character the linear-time engine reads, in steps of the backtracking engine (0.2–1.5 µs against a few ns here). */
+const LINEAR_STEPS_PER_CHAR = 500;
+/**
+ * What one check of an input may spend on its schema's patterns, in steps of the backtracking
+ * engine: one pattern on the linear-time engine over every character the largest input holds (1 MB),
+ * at most about a second of the server's thread here.
+ */
+export const PATTERN_BUDGET = LINEAR_STEPS_PER_CHAR * MAX_JSON_BYTES;
+/** What a test costs whatever its string: the schema's check calling it (about 0.15 µs here). */
+const STEPS_PER_TEST = 100;
+/** A pattern must be able to test a string this long within the budget, or it is refused. */
+const SHORTEST_USEFUL = 64;
+
+/** The shape of a pattern that decides how long a backtracking engine may take on it. */
+export interface PatternShape {
+  /** A repeated part contains a repetition (`(a+)+`): exponential. */
+  nested: boolean;
+  /** A part repeated more than once has alternatives (`(a|ab)*`): exponential. */
+  repeatedAlternation: boolean;
+  /** `^` first and no alternative at the top: only the start of the string is tried. */
+  anchored: boolean;
+  /** Repetitions without an upper bound (`*`, `+`, `{n,}`). */
+  unbounded: number;
+  /** The upper bounds of the other repetitions (`?` is 1, `{2,5}` 5). */
+  bounded: number[];
+  /** The product of the alternatives' counts of the parts that are not repeated. */
+  alternatives: number;
+  /** Backreferences (`\1`, `\k<name>`): each compares up to the whole string again. */
+  backreferences: number;
+}
+
+interface Frame {
+  branches: number;
+  repeats: boolean;
+  alternates: boolean;
+}
+
+/** The length and upper bound of the quantifier at `at`, or null. */
+function quantifierAt(pattern: string, at: number): { length: number; max: number } | null {
+  const c = pattern[at];
+  if (c === "*" || c === "+") return { length: 1, max: Number.POSITIVE_INFINITY };
+  if (c === "?") return { length: 1, max: 1 };
+  if (c === "{") {
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at, at + 40));
+    if (m) {
+      const max = m[2] === undefined ? Number(m[1]) : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3]);
+      return { length: m[0].length, max };
+    }
+  }
+  return null;
+}
+
+/** Where the atom starting at `i` (an escape or a class) ends, and whether it is a backreference. */
+function atomEnd(pattern: string, i: number): { end: number; backreference: boolean } {
+  const c = pattern[i];
+  if (c === "\\") {
+    const next = pattern[i + 1] ?? "";
+    const closing = (close: string): number => {
+      const at = pattern.indexOf(close, i + 2);
+      return at < 0 ? pattern.length : at + 1;
+    };
+    if ("pPu".includes(next) && pattern[i + 2] === "{") return { end: closing("}"), backreference: false };
+    if (next === "k" && pattern[i + 2] === "<") return { end: closing(">"), backreference: true };
+    if (next >= "1" && next <= "9") {
+      let j = i + 2;
+      while (/^[0-9]$/.test(pattern[j] ?? "")) j++;
+      return { end: j, backreference: true };
+    }
+    return { end: i + 2, backreference: false };
+  }
+  if (c === "[") {
+    let j = i + 1;
+    if (pattern[j] === "^") j++;
+    if (pattern[j] === "]") j++;
+    while (j < pattern.length && pattern[j] !== "]") j += pattern[j] === "\\" ? 2 : 1;
+    return { end: j + 1, backreference: false };
+  }
+  return { end: i + 1, backreference: false };
+}
+
+/** The length of a group's opening: `(`, `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`. */
+function groupOpening(pattern: string, i: number): number {
+  if (pattern[i + 1] !== "?") return 1;
+  if (pattern[i + 2] === "<" && (pattern[i + 3] === "=" || pattern[i + 3] === "!")) return 4;
+  return /^\(\?<[A-Za-z_$][\w$]*>/.exec(pattern.slice(i, i + 300))?.[0].length ?? 3;
+}
+
+/** Reads `pattern` for what makes a backtracking engine slow on it ({@link PatternShape}). */
+export function patternShape(pattern: string): PatternShape {
+  const shape: PatternShape = {
+    nested: false,
+    repeatedAlternation: false,
+    anchored: false,
+    unbounded: 0,
+    bounded: [],
+    alternatives: 1,
+    backreferences: 0,
+  };
+  const frames: Frame[] = [{ branches: 1, repeats: false, alternates: false }];
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i];
+    if (c === "(") {
+      frames.push({ branches: 1, repeats: false, alternates: false });
+      i += groupOpening(pattern, i);
+      continue;
+    }
+    if (c === "|") {
+      (frames.at(-1) as Frame).branches++;
+      i++;
+      continue;
+    }
+    if (c === "^" || c === "$") {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    let group: Frame | null = null;
+    if (c === ")") {
+      group = frames.length > 1 ? (frames.pop() as Frame) : null;
+    } else {
+      const atom = atomEnd(pattern, i);
+      end = atom.end;
+      if (atom.backreference) shape.backreferences++;
+    }
+    const top = frames.at(-1) as Frame;
+    const q = quantifierAt(pattern, end);
+    const alternates = group !== null && (group.alternates || group.branches > 1);
+    if (q !== null) {
+      if (group?.repeats) shape.nested = true;
+      if (alternates && q.max > 1) shape.repeatedAlternation = true;
+      else if (group !== null && group.branches > 1) shape.alternatives *= group.branches;
+      if (q.max === Number.POSITIVE_INFINITY) shape.unbounded++;
+      else shape.bounded.push(q.max);
+      top.repeats = true;
+      end += q.length + (pattern[end + q.length] === "?" ? 1 : 0);
+    } else if (group !== null && group.branches > 1) {
+      shape.alternatives *= group.branches;
+    }
+    if (group !== null) {
+      top.repeats ||= group.repeats;
+      top.alternates ||= alternates;
+    }
+    i = end;
+  }
+  const outer = frames[0] as Frame;
+  shape.alternatives *= outer.branches;
+  shape.anchored = pattern.startsWith("^") && outer.branches === 1;
+  return shape;
+}
+
+/** The most steps a backtracking engine may take to test a string of `n` characters. */
+export function backtrackingSteps(shape: PatternShape, n: number): number {
+  let steps = (shape.anchored ? 1 : n + 1) * shape.alternatives * (n + 1) ** (shape.unbounded + shape.backreferences);
+  for (const max of shape.bounded) steps *= Math.min(n, max) + 1;
+  return steps;
+}
+
+/** Whether a backtracking engine's work on `shape` grows at most linearly with the string. */
+function linearOnBacktracking(shape: PatternShape): boolean {
+  const degree = shape.unbounded + shape.backreferences + (shape.anchored ? 0 : 1);
+  return !shape.nested && !shape.repeatedAlternation && degree <= 1;
+}
+
+/** Steps left in the check that is running (none running: no bound). */
+let stepsLeft = Number.POSITIVE_INFINITY;
+
+/** Thrown by a pattern's test when the check has spent its {@link PATTERN_BUDGET}. */
+export class PatternBudgetSpent extends Error {
+  constructor(readonly pattern: string) {
+    super(`the patterns of one check may take ${PATTERN_BUDGET} steps; ${pattern} went past them`);
+  }
+}
+
+/**
+ * Runs `check` (a schema's check of one input) with a fresh {@link PATTERN_BUDGET}: a pattern
+ * test past it throws {@link PatternBudgetSpent}. Checks are synchronous, so one runs at a time.
+ */
+export function withPatternBudget<T>(check: () => T): T {
+  const outer = stepsLeft;
+  stepsLeft = PATTERN_BUDGET;
+  try {
+    return check();
+  } finally {
+    stepsLeft = outer;
+  }
+}
+
+/** A pattern whose every test is charged `steps(length)` against the running check's budget. */
+class MeteredPattern {
+  constructor(
+    private readonly regExp: RegExp,
+    private readonly steps: (length: number) => number,
+    readonly source: string,
+  ) {}
+
+  test(s: string): boolean {
+    stepsLeft -= STEPS_PER_TEST + this.steps(s.length);
+    if (stepsLeft < 0) throw new PatternBudgetSpent(this.source);
+    return this.regExp.test(s);
+  }
+
+  toString(): string {
+    return String(this.regExp);
+  }
+}
+
+function quoted(pattern: string): string {
+  return JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern);
+}
+
 /** Ajv's `code.regExp`: the engine for a schema's patterns, or a refusal for a pattern no engine runs safely. */
 export function safePatternEngine(pattern: string, flags: string): { test(s: string): boolean } {
-  const unicode = /\\[pPu]\{/.test(pattern);
-  if (!unicode) {
+  const shape = patternShape(pattern);
+  const backtracking = (n: number): number => backtrackingSteps(shape, n);
+  const affordable = backtracking(SHORTEST_USEFUL) <= PATTERN_BUDGET;
+  if (linearOnBacktracking(shape) && affordable) {
     try {
-      return new RegExp(pattern, `${flags.replace("u", "")}l`);
+      return new MeteredPattern(new RegExp(pattern, flags), backtracking, quoted(pattern));
+    } catch {
+      // Not valid with `u` (`\-` outside a class): the linear engine below reads it without.
+    }
+  }
+  if (!/\\[pPu]\{/.test(pattern)) {
+    let linear: RegExp | null = null;
+    try {
+      linear = new RegExp(pattern, `${flags.replace("u", "")}l`);
     } catch {
       // not linear: below
     }
+    if (linear !== null) return new MeteredPattern(linear, (n) => LINEAR_STEPS_PER_CHAR * (n + 1), quoted(pattern));
   }
-  if (!nestedRepetition(pattern)) return new RegExp(pattern, flags);
-  throw new OrbitError(
-    "INVALID_ARGUMENT",
-    `pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)} repeats a part that itself repeats, in a form the linear-time engine cannot run (with a counted repetition such as {1,100}, \\p{…}, a backreference or lookaround): an input could hold the server for minutes; bound lengths with minLength/maxLength instead of counted repetitions`,
-  );
+  if (shape.nested || shape.repeatedAlternation) {
+    const what = shape.nested ? "repeats a part that itself repeats" : "repeats a part that has alternatives";
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `pattern ${quoted(pattern)} ${what}, in a form the linear-time engine cannot run (with a counted repetition such as {1,100}, \\p{…}, a backreference or lookaround): an input could hold the server for minutes; bound lengths with minLength/maxLength instead of counted repetitions, and write alternatives of single characters as one class ([\\p{L}-])`,
+    );
+  }
+  if (!affordable) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `pattern ${quoted(pattern)} has repetitions that a backtracking engine may try against each other, in a form the linear-time engine cannot run (\\p{…}, a counted repetition such as {1,100}, a backreference or lookaround): testing one string of ${SHORTEST_USEFUL} characters could take more than ${PATTERN_BUDGET.toLocaleString("en-US")} steps; use fewer repetitions`,
+    );
+  }
+  return new MeteredPattern(new RegExp(pattern, flags), backtracking, quoted(pattern));
 }
 safePatternEngine.code = "orbit-safe-pattern";
 
 /** Whether a quantifier applies to a group that contains a quantifier (star height above 1). */
 export function nestedRepetition(pattern: string): boolean {
-  const groups: boolean[] = [false];
-  let i = 0;
-  const quantifierAt = (at: number): number => {
-    const c = pattern[at];
-    if (c === "*" || c === "+" || c === "?") return 1;
-    if (c === "{") {
-      const m = /^\{\d+(,\d*)?\}/.exec(pattern.slice(at));
-      if (m) return m[0].length;
-    }
-    return 0;
-  };
-  while (i < pattern.length) {
-    const c = pattern[i];
-    let atomEnd = i + 1;
-    let groupHadRepetition = false;
-    if (c === "\\") atomEnd = i + 2;
-    else if (c === "[") {
-      let j = i + 1;
-      if (pattern[j] === "^") j++;
-      if (pattern[j] === "]") j++;
-      while (j < pattern.length && pattern[j] !== "]") j += pattern[j] === "\\" ? 2 : 1;
-      atomEnd = j + 1;
-    } else if (c === "(") {
-      groups.push(false);
-      i += pattern[i + 1] === "?" ? (/^\(\?<[A-Za-z_$][\w$]*>/.exec(pattern.slice(i))?.[0].length ?? 3) : 1;
-      continue;
-    } else if (c === ")") {
-      groupHadRepetition = groups.pop() ?? false;
-      if (groups.length === 0) groups.push(false);
-    } else if (c === "|" || c === "^" || c === "$") {
-      i++;
-      continue;
-    }
-    const q = quantifierAt(atomEnd);
-    if (q > 0) {
-      if (groupHadRepetition) return true;
-      groups[groups.length - 1] = true;
-      i = atomEnd + q + (pattern[atomEnd + q] === "?" ? 1 : 0);
-    } else {
-      if (groupHadRepetition) groups[groups.length - 1] = true;
-      i = atomEnd;
-    }
-  }
-  return false;
+  return patternShape(pattern).nested;
 }

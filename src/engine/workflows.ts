@@ -8,6 +8,7 @@ import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import {
   checkInputNesting,
+  checkWithinBudget,
   compileInputSchema,
   describeSchemaErrors,
   type InputValidator,
@@ -257,7 +258,7 @@ function nameHint(name: string): string {
  */
 function checkedBy(validate: InputValidator, input: JsonObject, workflow: Workflow): boolean {
   try {
-    return validate(input) as boolean;
+    return checkWithinBudget(validate, input, label(workflow));
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new OrbitError(

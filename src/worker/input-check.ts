@@ -4,7 +4,12 @@
  * worker whose definition of the same version carries another schema (registration answered 409)
  * would run its code on input it does not expect. The task fails instead, naming the mismatch.
  */
-import { compileInputSchema, describeSchemaErrors, type InputValidator } from "../domain/input-schema.js";
+import {
+  checkWithinBudget,
+  compileInputSchema,
+  describeSchemaErrors,
+  type InputValidator,
+} from "../domain/input-schema.js";
 import type { JsonObject } from "../domain/json.js";
 import type { TaskJson } from "../domain/worker-protocol.js";
 import type { WorkflowDefinition } from "./workflow.js";
@@ -24,7 +29,11 @@ export function inputMismatch(def: WorkflowDefinition, task: TaskJson): { messag
     validators.set(def, validate);
   }
   // A copy: the schema's defaults are applied by the server, not here.
-  if (validate(structuredClone(task.input))) return null;
+  try {
+    if (checkWithinBudget(validate, structuredClone(task.input), `${def.name}@${def.version}`)) return null;
+  } catch (err) {
+    return { type: "InputSchemaMismatch", message: (err as Error).message };
+  }
   return {
     type: "InputSchemaMismatch",
     message: `input does not match this worker's input schema of ${def.name}@${def.version}: ${describeSchemaErrors(validate.errors ?? [])} (the server holds another schema for this version; versions are immutable, so register a changed schema as a new version)`,

@@ -5,8 +5,8 @@
  */
 import { expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
-import { compileInputSchema } from "../../src/domain/input-schema.js";
-import { nestedRepetition } from "../../src/domain/safe-pattern.js";
+import { checkWithinBudget, compileInputSchema } from "../../src/domain/input-schema.js";
+import { backtrackingSteps, nestedRepetition, patternShape } from "../../src/domain/safe-pattern.js";
 
 const schemaOf = (pattern: string) => ({
   type: "object",
@@ -30,6 +30,17 @@ it("keeps the patterns people write: counted lengths, Unicode classes", () => {
   const ip = compileInputSchema(schemaOf("^(\\d{1,3}\\.){3}\\d{1,3}$"), "W@1.0.0");
   expect([ip({ s: "10.0.0.1" }), ip({ s: "10.0.0" })]).toEqual([true, false]);
 });
+
+/** The error `fn` throws (an OrbitError), or fails. */
+function thrown(fn: () => unknown): OrbitError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(OrbitError);
+    return e as OrbitError;
+  }
+  throw new Error("expected a refusal");
+}
 
 it("refuses at registration a nested repetition the linear engine cannot run, naming the pattern", () => {
   for (const pattern of ["^(?:[a-z]{1,10})+$", "^(\\p{L}+\\s?)*$", "^(?<n>a{2,300})+$"]) {
@@ -59,4 +70,75 @@ it("finds a repetition inside a repeated group, skipping escapes, classes and gr
     ["^a{2,3}b+$", false],
   ];
   expect(cases.map(([p]) => [p, nestedRepetition(p)])).toEqual(cases);
+});
+
+it("refuses a repeated part with alternatives the linear engine cannot run: exponential on the usual engine", () => {
+  // `^(?:\p{L}|a)*$` took 1.3 s for 25 letters and a `!`, doubling with each letter.
+  const error = thrown(() => compileInputSchema(schemaOf("^(?:\\p{L}|a)*$"), "Evil@1.0.0"));
+  expect(error.message).toContain('pattern "^(?:\\\\p{L}|a)*$" repeats a part that has alternatives');
+  expect(error.message).toContain("write alternatives of single characters as one class ([\\p{L}-])");
+  const letters = compileInputSchema(schemaOf("^[\\p{L}-]*$"), "W@1.0.0");
+  expect([letters({ s: "Jean-Luc" }), letters({ s: "Jean Luc" })]).toEqual([true, false]);
+});
+
+it("charges a pattern the linear engine cannot run by its polynomial: long strings are refused, short ones checked", () => {
+  // Three repetitions of \p{L} against each other: 3,000 letters and a `!` took 5.6 s (30,000: hours).
+  const validate = compileInputSchema(schemaOf("^\\p{L}*\\p{L}*\\p{L}*$"), "Poly@1.0.0");
+  expect(checkWithinBudget(validate, { s: `${"a".repeat(300)}!` }, "Poly@1.0.0")).toBe(false);
+  expect(checkWithinBudget(validate, { s: "abc" }, "Poly@1.0.0")).toBe(true);
+  const error = thrown(() => checkWithinBudget(validate, { s: `${"a".repeat(3000)}!` }, "Poly@1.0.0"));
+  expect(error.code).toBe("INVALID_ARGUMENT");
+  expect(error.message).toMatch(
+    /^input takes more pattern matching than one check may do .*Poly@1\.0\.0's input_schema tests pattern/,
+  );
+  // Five could take 65^5 (1.2 billion) steps for 64 characters: refused when registered.
+  const five = thrown(() => compileInputSchema(schemaOf("^\\p{L}*\\p{L}*\\p{L}*\\p{L}*\\p{L}*$"), "Poly@1.0.0"));
+  expect(five.message).toContain("testing one string of 64 characters could take more than 524,288,000 steps");
+});
+
+it("adds up one check's tests: many patterns on many keys are refused, however cheap each one is", () => {
+  // 2,000 patternProperties on 30,000 keys held a server for 23 s.
+  const patterns = Object.fromEntries([...Array(200)].map((_, i) => [`^x${i}[a-z]*$`, { type: "string" }]));
+  const validate = compileInputSchema({ type: "object", patternProperties: patterns }, "Keyed@1.0.0");
+  const keys = (n: number) => Object.fromEntries([...Array(n)].map((_, i) => [`k${i}`, 1]));
+  expect(checkWithinBudget(validate, keys(1000), "Keyed@1.0.0")).toBe(true);
+  const error = thrown(() => checkWithinBudget(validate, keys(30_000), "Keyed@1.0.0"));
+  expect(error.message).toMatch(
+    /Keyed@1\.0\.0's input_schema tests pattern "\^x\d+\[a-z\]\*\$" on too many or too long strings/,
+  );
+  // Each check has its own budget: the next small one passes.
+  expect(checkWithinBudget(validate, keys(1000), "Keyed@1.0.0")).toBe(true);
+});
+
+it("runs on the usual engine the patterns whose work grows linearly, with Unicode semantics", () => {
+  // On the linear engine a 1 MB string under `^[A-Za-z0-9+/=]*$` took 0.7 s.
+  const base64 = compileInputSchema(schemaOf("^[A-Za-z0-9+/=]*$"), "W@1.0.0");
+  expect(checkWithinBudget(base64, { s: "A".repeat(1_000_000) }, "W@1.0.0")).toBe(true);
+  // `.` is one code point, as JSON Schema reads patterns (the linear engine ran without the u flag).
+  const one = compileInputSchema(schemaOf("^.$"), "W@1.0.0");
+  expect(one({ s: "😀" })).toBe(true);
+});
+
+it("reads a pattern's shape: repetitions, alternatives, anchoring, backreferences", () => {
+  const shape = (p: string) => {
+    const s = patternShape(p);
+    return [
+      s.nested,
+      s.repeatedAlternation,
+      s.anchored,
+      s.unbounded,
+      s.bounded.join(","),
+      s.alternatives,
+      s.backreferences,
+    ];
+  };
+  expect(shape("^[a-z0-9]{1,64}$")).toEqual([false, false, true, 0, "64", 1, 0]);
+  expect(shape("^\\p{L}+ \\p{L}+$")).toEqual([false, false, true, 2, "", 1, 0]);
+  expect(shape("a|^b")).toEqual([false, false, false, 0, "", 2, 0]);
+  expect(shape("^(a|bc)?d(e|f|g)$")).toEqual([false, false, true, 0, "1", 6, 0]);
+  expect(shape("^((a|b)c){2}$")).toEqual([false, true, true, 0, "2", 2, 0]);
+  expect(shape("^(a)\\1\\k<x>(?<x>b)$")).toEqual([false, false, true, 0, "", 1, 2]);
+  expect(shape("^(?<=a)[)(|*]+$")).toEqual([false, false, true, 1, "", 1, 0]);
+  expect(backtrackingSteps(patternShape("^a*b*$"), 9)).toBe(100);
+  expect(backtrackingSteps(patternShape("a{0,3}"), 9)).toBe(40);
 });
