@@ -202,10 +202,10 @@ export class ServerMetrics {
     for (const ms of report.lagsMs) this.lag.observe(Math.max(0, ms) / 1000);
   }
 
-  /** A manual trigger: started, or refused by the overlap policy. */
-  onTrigger(started: boolean): void {
-    if (started) this.fired.inc();
-    else this.skipped.inc({ reason: "overlap" });
+  /** A manual trigger: started (null), or skipped by the overlap policy or another schedule's concurrency key. */
+  onTrigger(skipped: "overlap" | "concurrency" | null): void {
+    if (skipped === null) this.fired.inc();
+    else this.skipped.inc({ reason: skipped });
   }
 
   /** A webhook delivery given up (notifier.ts). */

@@ -217,8 +217,12 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       ifMatch: true,
       guard: guardStored,
       handler: async (r) => {
-        const result = await actions.trigger(String(r.params.id), r.body, fence(r));
-        d.metrics.onTrigger(result.started);
+        let skipped: "overlap" | "concurrency" | null = null;
+        const result = await actions.trigger(String(r.params.id), r.body, fence(r), (reason) => {
+          skipped = reason;
+        });
+        // The callback runs inside the transaction: one that ran again and started says so by its result.
+        d.metrics.onTrigger(result.started ? null : (skipped ?? "overlap"));
         return { status: result.started ? 201 : 200, body: result };
       },
     },

@@ -141,7 +141,13 @@ export class ScheduleActions {
    * Starts an execution now with the schedule's workflow, version and input (or `input` from the
    * body), also while paused, under the overlap policy. Does not touch the timing.
    */
-  async trigger(id: string, body: unknown, fence: Fence = {}): Promise<TriggerResult> {
+  /** `skipped`: told why, when the overlap policy or a concurrency key left it unstarted (the metrics' reason). */
+  async trigger(
+    id: string,
+    body: unknown,
+    fence: Fence = {},
+    skipped?: (reason: "overlap" | "concurrency") => void,
+  ): Promise<TriggerResult> {
     const { input } = bodyObject(body, ["input"]);
     if (input !== undefined) {
       if (!isJsonObject(input)) throw new OrbitError("INVALID_ARGUMENT", "input must be a JSON object");
@@ -188,6 +194,7 @@ export class ScheduleActions {
             { expectedRevision: row.revision },
           );
           if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; try again`);
+          skipped?.(blocker === "key" ? "concurrency" : "overlap");
           return { started: false, execution_id: null, message, overlap: s.overlap };
         }
         let current = row;

@@ -58,6 +58,21 @@ describe("/metrics", () => {
     expect(r.text).toMatch(/^orbit_database_up 1$/m);
   });
 
+  it("counts a trigger skipped for another schedule's concurrency key under reason concurrency, not overlap", async () => {
+    await t.registerOrders();
+    const keyed = (id: string) => ({ ...SEED_SCHEDULE, schedule_id: id, interval: "1h", concurrency_key: "k" });
+    await t.call("POST", "/v1/schedules", keyed("a"));
+    await t.call("POST", "/v1/schedules", keyed("b"));
+    expect((await t.call("POST", "/v1/schedules/a/trigger", {})).status).toBe(201);
+    const held = await t.call("POST", "/v1/schedules/b/trigger", {});
+    expect(held.body.message).toBe("not started: another schedule's execution holds concurrency key k");
+    expect((await t.call("POST", "/v1/schedules/a/trigger", {})).body.started).toBe(false);
+    const r = await t.call("GET", "/metrics");
+    expect(r.text).toMatch(/^orbit_schedules_skipped_total\{reason="concurrency"\} 1$/m);
+    expect(r.text).toMatch(/^orbit_schedules_skipped_total\{reason="overlap"\} 1$/m);
+    expect(r.text).toMatch(/^orbit_schedules_fired_total 1$/m);
+  });
+
   it("still answers a scrape with the database away: its own metrics, orbit_database_up 0, the database's unknown", async () => {
     const away = (): never => {
       throw new OrbitError("UNAVAILABLE", "the database is unavailable (connect ECONNREFUSED); retry shortly");
