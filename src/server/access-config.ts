@@ -198,6 +198,13 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
               : `${[...rule.actions].join("/") || "nothing"} on "${rule.text}"`,
           )
           .join("; ");
+        if (id.kind === "worker" && id.rules.some((rule) => rule.patterns.some((p) => p.test(workflow)))) {
+          // Its rules cover the workflow: the action is what a worker identity never has.
+          throw new OrbitError(
+            "PERMISSION_DENIED",
+            `identity ${id.name} is a worker: it may work on and read workflow ${JSON.stringify(workflow)}, not ${action} it (docs/security.md § Identities)`,
+          );
+        }
         const what = id.kind === "worker" ? "work on" : action;
         throw new OrbitError(
           "PERMISSION_DENIED",

@@ -175,7 +175,7 @@ it("refuses two identities of one name, and says the allowed values of a wrong k
   );
 });
 
-it("tells a worker what it may work on when it registers outside its rules", async () => {
+it("tells a worker what it may work on when it registers outside its rules, and that it may not start its own", async () => {
   const path = join(dir, "narrow.yaml");
   writeFileSync(
     path,
@@ -187,6 +187,13 @@ it("tells a worker what it may work on when it registers outside its rules", asy
     expect({ status: r.status, message: r.body.message }).toEqual({
       status: 403,
       message: 'identity quick may not work on workflow "Billing" (it may: work on "Quick")',
+    });
+    // A start of a workflow it works on: refused for the action, not for the workflow.
+    const start = await narrow.call("POST", "/v1/executions", { workflow: "Quick", input: {} }, as("quick-token"));
+    expect({ status: start.status, message: start.body.message }).toEqual({
+      status: 403,
+      message:
+        'identity quick is a worker: it may work on and read workflow "Quick", not start it (docs/security.md § Identities)',
     });
   } finally {
     await narrow.stop();
