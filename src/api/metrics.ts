@@ -89,7 +89,7 @@ export class ServerMetrics {
     });
     new Gauge({
       name: "orbit_schedules_overdue",
-      help: "Active, unpaused schedules due and not starting: due longer ago than the misfire grace, or retrying a failed start",
+      help: "Active, unpaused schedules not starting: due longer ago than the misfire grace, or retrying a refused start with nothing started for as long",
       registers,
       async collect() {
         // A gauge without labels always has its one series: NaN, Prometheus's "not known", not 0.

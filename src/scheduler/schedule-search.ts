@@ -116,10 +116,15 @@ function outcomeMatches(row: ScheduleRow, outcome: string): boolean {
   return outcome === "not_starting" ? row.lastError !== null : outcomeOf(row) === outcome;
 }
 
-/** What orbit_schedules_overdue counts: due longer ago than the grace, or waiting to retry a refused start. */
+/**
+ * What orbit_schedules_overdue counts: due longer ago than the grace, or waiting to retry a refused
+ * start with nothing started for longer than the grace (a retry moves the due time, and each
+ * occurrence refused past the grace is dead-lettered, so no due time of such a schedule gets old).
+ */
 export function isOverdue(row: ScheduleRow, now: number, afterMs = OVERDUE_AFTER_MS): boolean {
   if (row.state !== "active" || row.paused || row.dueMs === null) return false;
-  return row.dueMs < now - afterMs || row.retryMs !== null;
+  const before = now - afterMs;
+  return row.dueMs < before || (row.retryMs !== null && (row.lastFireMs ?? row.createdMs) < before);
 }
 
 /** A page's cursor: the list's order and the last row's position in it. */

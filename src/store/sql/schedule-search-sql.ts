@@ -11,12 +11,13 @@ import type { SqlParam } from "./executor.js";
 import { READ } from "./tables.js";
 
 /**
- * Overdue (one `?`: due before this instant): what orbit_schedules_overdue counts and `overdue=true`
- * lists — active, unpaused, and due longer ago than the grace or waiting to retry a refused start.
- * schedule-search.ts isOverdue says the same in memory.
+ * Overdue (two `?`, the same instant: due before it): what orbit_schedules_overdue counts and
+ * `overdue=true` lists — active, unpaused, and due longer ago than the grace, or waiting to retry a
+ * refused start with nothing started for longer than the grace (since its last start, or its
+ * creation). schedule-search.ts isOverdue says the same in memory (docs/design.md § Overdue).
  */
 export const OVERDUE_WHERE =
-  "state = 'active' AND NOT paused AND due_ms IS NOT NULL AND (due_ms < ? OR retry_ms IS NOT NULL)";
+  "state = 'active' AND NOT paused AND due_ms IS NOT NULL AND (due_ms < ? OR (retry_ms IS NOT NULL AND COALESCE(last_fire_ms, created_ms) < ?))";
 
 /** The sort key of each sort, as an SQL expression (null where the schedule has none). */
 const KEYS: Readonly<Record<ScheduleSearchFilter["sort"], string>> = {
@@ -71,7 +72,7 @@ export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter):
   }
   if (f.overdueBeforeMs !== undefined) {
     where.push(OVERDUE_WHERE);
-    params.push(f.overdueBeforeMs);
+    params.push(f.overdueBeforeMs, f.overdueBeforeMs);
   }
   const countWhere = [...where];
   const countParams = [...params];

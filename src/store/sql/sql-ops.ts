@@ -287,7 +287,10 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async countOverdueSchedules(dueBeforeMs: number): Promise<number> {
-    const rows = await this.exec.all(`SELECT COUNT(*) AS n FROM orbit_schedules WHERE ${OVERDUE_WHERE}`, [dueBeforeMs]);
+    const rows = await this.exec.all(`SELECT COUNT(*) AS n FROM orbit_schedules WHERE ${OVERDUE_WHERE}`, [
+      dueBeforeMs,
+      dueBeforeMs,
+    ]);
     return Number(rows[0]?.n ?? 0);
   }
 
