@@ -108,8 +108,9 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
       parameters: parameters(route),
       responses,
     };
-    if (route.body) {
-      op.requestBody = { required: false, content: { "application/json": { schema: plain(route.body) } } };
+    const body = route.documentedBody ?? route.body;
+    if (body) {
+      op.requestBody = { required: false, content: { "application/json": { schema: plain(body) } } };
     }
     const path = openApiPath(route.url);
     paths[path] ??= {};

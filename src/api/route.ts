@@ -45,6 +45,12 @@ export interface RouteDef {
   params?: TSchema;
   query?: TSchema;
   body?: TSchema;
+  /**
+   * The body as the OpenAPI document gives it, when `body` validates more loosely so that the
+   * handler refuses with its own message (unknown settings get a suggestion): required fields and
+   * no other keys, as the handler enforces them.
+   */
+  documentedBody?: TSchema;
   /** Documented answers by status; errors are added by the OpenAPI generator. */
   responses: Record<number, { description: string; schema?: TSchema; contentType?: string }>;
   /**

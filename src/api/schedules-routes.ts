@@ -48,6 +48,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       summary: "Create a schedule",
       tag: "schedules",
       body: S.CreateScheduleBody,
+      documentedBody: S.CreateScheduleDoc,
       responses: { 201: schedule },
       ifMatch: "own",
       etag: true,
@@ -71,6 +72,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       summary: "Create many schedules at once, all or none",
       tag: "schedules",
       body: S.CreateSchedulesBody,
+      documentedBody: S.CreateSchedulesDoc,
       responses: {
         201: { description: "how many were created, and their ids in the order given", schema: S.ScheduleBatch },
       },
@@ -169,6 +171,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       params: S.ScheduleIdParams,
       query: S.FenceQuery,
       body: S.PatchScheduleBody,
+      documentedBody: S.PatchScheduleDoc,
       responses: { 200: schedule },
       ifMatch: true,
       etag: true,

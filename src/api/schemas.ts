@@ -105,6 +105,33 @@ export const PatchScheduleBody = Type.Partial(Type.Object(patchable), {
   description: "any settings but schedule_id; null unsets an optional one",
 });
 
+/** A new schedule as the OpenAPI document gives it: what the settings validator enforces. */
+const {
+  cron: _cron,
+  interval: _interval,
+  schedule_id: _newId,
+  workflow: _newWorkflow,
+  ...optional
+} = settingProperties;
+export const CreateScheduleDoc = Type.Object(
+  {
+    schedule_id: settingProperties.schedule_id,
+    workflow: settingProperties.workflow,
+    cron: Type.Optional(settingProperties.cron),
+    interval: Type.Optional(settingProperties.interval),
+    ...Object.fromEntries(Object.entries(optional).map(([k, v]) => [k, Type.Optional(v)])),
+  },
+  {
+    additionalProperties: false,
+    oneOf: [{ required: ["cron"] }, { required: ["interval"] }],
+    description: "schedule settings: exactly one of cron and interval; an unknown key is refused with a suggestion",
+  },
+);
+export const PatchScheduleDoc = Type.Partial(Type.Object(patchable), {
+  additionalProperties: false,
+  description: "any settings but schedule_id; null unsets an optional one; an unknown key is refused with a suggestion",
+});
+
 export const PauseBody = Type.Object(
   { note: Type.Optional(Type.String({ maxLength: 1000 })) },
   { additionalProperties: false },
@@ -265,6 +292,10 @@ export const MAX_SCHEDULES_PER_APPLY = 10_000;
 export const CreateSchedulesBody = Type.Object(
   { schedules: Type.Array(CreateScheduleBody, { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH }) },
   { additionalProperties: false },
+);
+export const CreateSchedulesDoc = Type.Object(
+  { schedules: Type.Array(CreateScheduleDoc, { minItems: 1, maxItems: MAX_SCHEDULES_PER_BATCH }) },
+  { additionalProperties: false, required: ["schedules"] },
 );
 export const ValidateSchedulesBody = Type.Object(
   {

@@ -170,6 +170,39 @@ describe("/v1/openapi.json", () => {
     ]);
     expect(patch.requestBody.content["application/json"].schema.properties.catchup.enum).toContain("run_once");
   });
+
+  it("gives the schedule bodies the server enforces: a body the document accepts is one the server takes", async () => {
+    await t.registerOrders();
+    const doc = (await t.call("GET", "/v1/openapi.json")).body;
+    const { default: Ajv } = await import("ajv/dist/2020.js");
+    const { default: addFormats } = await import("ajv-formats");
+    const ajv = addFormats(new Ajv({ strict: false }));
+    const schemaOf = (path: string, method: string) =>
+      ajv.compile(doc.paths[path][method].requestBody.content["application/json"].schema);
+    const create = schemaOf("/v1/schedules", "post");
+    const patch = schemaOf("/v1/schedules/{id}", "patch");
+    const batch = schemaOf("/v1/schedules/batch", "post");
+    const seed = { ...SEED_SCHEDULE, schedule_id: "doc-1" };
+    // Before, the document took any object: {} and misspelled settings passed it, and the server refused them.
+    const cases: [string, (b: unknown) => boolean, string, string, unknown][] = [
+      ["create", create, "POST", "/v1/schedules", {}],
+      ["create", create, "POST", "/v1/schedules", { ...seed, misfire_polcy: 1 }],
+      ["create", create, "POST", "/v1/schedules", { ...seed, cron: "* * * * *" }],
+      ["create", create, "POST", "/v1/schedules", { schedule_id: "doc-2", workflow: "OrderProcessing" }],
+      ["create", create, "POST", "/v1/schedules", seed],
+      ["batch", batch, "POST", "/v1/schedules/batch", { schedules: [{ ...seed, schedule_id: "doc-3", bogus: 1 }] }],
+      ["batch", batch, "POST", "/v1/schedules/batch", { schedules: [{ ...seed, schedule_id: "doc-4" }] }],
+      ["patch", patch, "PATCH", "/v1/schedules/doc-1", { bogus: 1 }],
+      ["patch", patch, "PATCH", "/v1/schedules/doc-1", { schedule_id: "doc-9" }],
+      ["patch", patch, "PATCH", "/v1/schedules/doc-1", { interval: "20s", description: null }],
+    ];
+    for (const [what, accepts, method, path, body] of cases) {
+      const r = await t.call(method, path, body);
+      expect(accepts(body), `${what} ${JSON.stringify(body)}: the server answered ${r.status} ${r.text}`).toBe(
+        r.status < 400,
+      );
+    }
+  });
 });
 
 describe("docs/errors.md", () => {
