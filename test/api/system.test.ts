@@ -1,5 +1,6 @@
 /** Health, readiness, metrics, the OpenAPI document, the docs/errors.md registry and shutdown. */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -174,8 +175,10 @@ describe("/v1/openapi.json", () => {
   it("gives the schedule bodies the server enforces: a body the document accepts is one the server takes", async () => {
     await t.registerOrders();
     const doc = (await t.call("GET", "/v1/openapi.json")).body;
-    const { default: Ajv } = await import("ajv/dist/2020.js");
-    const { default: addFormats } = await import("ajv-formats");
+    // CommonJS packages: their constructor is the module's `default` (as src/domain/input-schema.ts loads them).
+    const require = createRequire(import.meta.url);
+    const Ajv = (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default;
+    const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
     const ajv = addFormats(new Ajv({ strict: false }));
     const schemaOf = (path: string, method: string) =>
       ajv.compile(doc.paths[path][method].requestBody.content["application/json"].schema);
