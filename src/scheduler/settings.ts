@@ -3,6 +3,7 @@
  * suggestion, every value checked, the timing compiled. Everything here is pure; the workflow's
  * existence and the input's schema are checked by the engine.
  */
+import semver from "semver";
 import { invalidArgument, invalidSchedule, OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { own } from "../domain/own.js";
@@ -214,6 +215,12 @@ export function validateSettings(
   const workflow = str(body, "workflow");
   if (workflow === undefined || workflow === "") throw invalidArgument("workflow is required");
   const version = str(body, "version");
+  // Workflow versions are registered as semver only: another pin could never start (it was answered 404).
+  if (version !== undefined && semver.valid(version) !== version) {
+    throw invalidArgument(
+      `version ${JSON.stringify(version)} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): pin a registered version, or leave version out for the latest`,
+    );
+  }
   const input = body.input ?? {};
   if (!isJsonObject(input)) throw invalidArgument("input must be a JSON object");
   refuseSecretReferences(input);

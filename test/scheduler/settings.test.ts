@@ -56,6 +56,12 @@ describe("schedule settings", () => {
     expect(refusal({ ...base, catchup: "latest" }).message).toBe(
       'catchup "latest" is not one of skip_missed, run_once, catch_up; did you mean "run_once"?',
     );
+    // A version pin is semver, as every registered version is (a pin of "1.0" was answered 404).
+    expect(refusal({ ...base, version: "1.0" }).message).toBe(
+      'version "1.0" is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): pin a registered version, or leave version out for the latest',
+    );
+    expect(refusal({ ...base, version: "latest" }).code).toBe("INVALID_ARGUMENT");
+    expect(validateSettings({ ...base, version: "1.2.3-rc.1" }, NOW).settings.version).toBe("1.2.3-rc.1");
   });
 
   it("ties max_catch_up to catch_up and bounds it", () => {
