@@ -5,7 +5,7 @@
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
 import { actionButtons, reload, say } from "./actions.js";
-import { listWorkflows, searchSchedules } from "./api.js";
+import { ApiError, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
@@ -478,18 +478,32 @@ export function listView(params) {
   /** The polled workflows the rows were drawn with, as text (a change redraws them). */
   let shownPolled = "";
 
+  /** This page of the search the filters ask for. */
+  function thisPage() {
+    return searchSchedules({
+      q: search.value.trim(),
+      state: stateSel.value,
+      outcome: outcomeSel.value,
+      workflow: workflowSel.value,
+      overdue: overdue.checked,
+      sort: sortSel.value,
+      order: orderBtn.dataset.order === "desc" ? "desc" : undefined,
+      limit: PAGE_SIZE,
+      cursor: cursor ?? undefined,
+    });
+  }
+
   async function refresh() {
     const [body, polled] = await Promise.all([
-      searchSchedules({
-        q: search.value.trim(),
-        state: stateSel.value,
-        outcome: outcomeSel.value,
-        workflow: workflowSel.value,
-        overdue: overdue.checked,
-        sort: sortSel.value,
-        order: orderBtn.dataset.order === "desc" ? "desc" : undefined,
-        limit: PAGE_SIZE,
-        cursor: cursor ?? undefined,
+      thisPage().catch((/** @type {any} */ err) => {
+        // A cursor the server does not know (a link edited by hand or from another sort): the
+        // first page, rather than an error above an empty list until a filter changed.
+        if (cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT") throw err;
+        stack = [];
+        cursor = null;
+        pageIndex = 0;
+        writeHash();
+        return thisPage();
       }),
       polledWorkflows(),
     ]);
