@@ -5,6 +5,7 @@
  */
 import { type TSchema, Type } from "@sinclair/typebox";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
+import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
 import { SETTING_SCHEMAS } from "../domain/setting-table.js";
 import { SCHEDULE_OUTCOMES, SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
 
@@ -234,8 +235,8 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   workflow: Type.String(),
   input: Type.Object({}, { additionalProperties: true }),
   ...Object.fromEntries(Object.entries(shownWhenSet).map(([k, v]) => [k, Type.Optional(v)])),
-  overlap: Type.String(),
-  catchup: Type.String(),
+  overlap: oneOf(OVERLAP_POLICIES),
+  catchup: oneOf(CATCHUP_POLICIES),
   paused: Type.Boolean(),
   next_fire_at: nullable("string", "RFC 3339, jitter included"),
   next_fire_times: Type.Array(instant),
@@ -390,7 +391,7 @@ export const TriggerResult = open("whether the trigger started an execution", {
   started: Type.Boolean(),
   execution_id: nullable("string", "the execution started"),
   message: Type.Optional(Type.String({ description: "not started: why" })),
-  overlap: Type.String(),
+  overlap: oneOf(OVERLAP_POLICIES),
 });
 export const NotificationList = Type.Object({
   notifications: Type.Array(
