@@ -15,6 +15,7 @@ import {
   HandBackSignal,
   LeaseLostError,
   NonRetryableError,
+  RunEndedError,
   thrownText,
 } from "./errors.js";
 import { storable } from "./storable.js";
@@ -112,7 +113,9 @@ export class TaskContext implements WorkflowContext {
     const running = this.runStep(name, fn, options);
     running.catch((err: unknown) => {
       if (!this.ended) this.failedWhileRunning.push({ step: name, error: err });
-      else {
+      else if (err instanceof RunEndedError) {
+        this.log.warn("a step was called after the run returned; its function did not run", { step: name });
+      } else {
         this.log.warn("a step the run did not await failed after the run returned", {
           step: name,
           error: thrownText(err),
@@ -127,6 +130,13 @@ export class TaskContext implements WorkflowContext {
     fn: (signal: AbortSignal) => Promise<T> | T,
     options: StepOptions<T>,
   ): Promise<Jsonified<T>> {
+    // A step after the run's end belongs to no run: its function ran (a charge for an execution
+    // already COMPLETED) and its journal write was refused.
+    if (this.ended) {
+      throw new RunEndedError(
+        `step ${JSON.stringify(String(name).slice(0, 100))} was called after the run returned: it belongs to no run, so its function did not run`,
+      );
+    }
     // Refused before the step runs: the server refuses the name only once the step's work is done.
     const refused = stepNameProblem(name);
     if (refused !== null) throw new NonRetryableError(refused);
@@ -179,6 +189,9 @@ export class TaskContext implements WorkflowContext {
   }
 
   continueAsNew(input: JsonObject): never {
+    if (this.ended) {
+      throw new RunEndedError("continueAsNew was called after the run returned: it ends no run, so nothing continues");
+    }
     throw new ContinueAsNewSignal(input);
   }
 }

@@ -23,6 +23,14 @@ export class LeaseLostError extends Error {
   override readonly name = "LeaseLostError";
 }
 
+/**
+ * What `ctx.step` and `ctx.continueAsNew` throw once the run has returned or thrown: they belong to
+ * the run, which is over (its execution may have ended), so the step's function does not run.
+ */
+export class RunEndedError extends Error {
+  override readonly name = "RunEndedError";
+}
+
 /** Thrown by `ctx.continueAsNew`; the worker turns it into a continue-as-new report. */
 export class ContinueAsNewSignal extends Error {
   override readonly name = "ContinueAsNewSignal";

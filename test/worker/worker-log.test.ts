@@ -253,6 +253,62 @@ it("says a step that failed while the run went on without its error, and not one
   expect((await server.ok("GET", "/v1/executions/o-1")).status).toBe("COMPLETED");
 });
 
+it("refuses a step or continueAsNew called after the run returned: the step's function does not run", async () => {
+  server = await startTestServer();
+  const { lines, logger } = capturing();
+  const ran: string[] = [];
+  let late: Promise<unknown> | null = null;
+  let again: unknown = null;
+  const Late = defineWorkflow({
+    name: "Late",
+    version: "1.0.0",
+    run: async (ctx) => {
+      // Called once the run has returned (a timer the run did not wait for): the step ran, a
+      // charge for an execution already COMPLETED, and only its journal write was refused.
+      setTimeout(() => {
+        late = ctx.step("late", async () => {
+          ran.push("late");
+          return 1;
+        });
+        late.catch(() => undefined);
+        try {
+          ctx.continueAsNew({});
+        } catch (err) {
+          again = err;
+        }
+      }, 0);
+      return { ok: true };
+    },
+  });
+  const worker = new Worker({ server: server.server.url, workflows: [Late], logger, workerId: "w-late" });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "late-1", workflow: "Late", input: {} });
+  await server.until(
+    async () => (await server!.ok("GET", "/v1/executions/late-1")).status,
+    (s) => s === "COMPLETED",
+    "late-1 completes",
+  );
+  await server.until(
+    async () => lines.some(([, m]) => m.startsWith("a step was called after the run returned")),
+    (said) => said,
+    "the late step is said",
+  );
+  await expect(late).rejects.toThrow(
+    'step "late" was called after the run returned: it belongs to no run, so its function did not run',
+  );
+  expect(ran).toEqual([]);
+  expect((again as Error).name).toBe("RunEndedError");
+  expect(lines.filter(([, m]) => m.startsWith("a step was called after"))).toEqual([
+    [
+      "warn",
+      "a step was called after the run returned; its function did not run",
+      expect.objectContaining({ step: "late" }),
+    ],
+  ]);
+  await worker.close();
+  await running;
+});
+
 it("starts a new heartbeat spell after one that ended with its last task, not 'still fail' with the old one's length", async () => {
   server = await startTestServer();
   proxy = await proxyTo(server.server.url);
