@@ -30,6 +30,10 @@ export class TaskControl {
   private lost = false;
   /** This worker handed the task back itself (close() past closeTimeoutMs): not a lost lease. */
   private returned = false;
+  /** The run's code has returned or thrown (what follows: its report, or compensations). */
+  runSettled = false;
+  /** When the worker first saw the cancel while the run's code still ran (its own clock). */
+  cancelSeenMs: number | null = null;
 
   constructor(
     readonly task: TaskJson,
@@ -147,6 +151,7 @@ async function runTaskInSpan(
       return;
     }
     const outcome = await attempt(def, ctx, task);
+    control.runSettled = true;
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
       if (control.handedBack) {
@@ -154,7 +159,16 @@ async function runTaskInSpan(
         log.info("a run handed back at close ended; its outcome is not reported (the task runs again elsewhere)", {
           task_id: task.task_id,
         });
-      } else log.warn("lost the task's lease; another worker may run it", { task_id: task.task_id });
+      } else {
+        // The lease ran out while this worker was away or blocked, or the execution ended meanwhile
+        // (a cancel or a timeout the server settled): either way the outcome is not reported.
+        log.warn(
+          "lost the task's lease (it ran past the lease, or its execution ended meanwhile); its outcome is not reported",
+          {
+            task_id: task.task_id,
+          },
+        );
+      }
       return;
     }
     const reason = control.cancelReason;

@@ -327,6 +327,30 @@ export class Worker {
     this.running.set(task.task_id, { control, done: finished });
   }
 
+  /**
+   * A cancelled run whose code has not returned {@link CANCEL_GRACE_MS} after the cancel (a step
+   * that ignores `ctx.signal`) is handed back: the next lease of its task compensates it, here in
+   * a free slot or on another worker. Before, the worker heartbeat it for as long as it lived, and
+   * the execution stayed RUNNING with its cancel unanswered (4 min 32 s until a tester's SIGTERM).
+   * Its code still holds its slot until it returns ("concurrency" bounds the code running).
+   */
+  private async handBackIgnoredCancels(): Promise<void> {
+    const now = this.clock.now();
+    const late: string[] = [];
+    for (const [id, { control }] of this.running) {
+      if (control.cancelReason === null || control.runSettled || control.leaseLost) continue;
+      control.cancelSeenMs ??= now;
+      if (now - control.cancelSeenMs < CANCEL_GRACE_MS) continue;
+      control.handBack();
+      late.push(id);
+      this.log.warn(
+        "a cancelled run has not returned 60 s after its cancel (its code ignores ctx.signal): its task is handed back so that its compensations run; the code keeps its slot until it returns",
+        { task_id: id, execution_id: control.task.execution_id },
+      );
+    }
+    if (late.length > 0) await this.api.release(late).catch(() => undefined);
+  }
+
   private async heartbeatLoop(): Promise<void> {
     const beats = new LoggedSpell(this.clock, this.log, {
       first: "heartbeat failed",
@@ -356,12 +380,19 @@ export class Worker {
           else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
         }
         beats.succeeded();
+        await this.handBackIgnoredCancels();
       } catch (err) {
         beats.failed(err);
       }
     }
   }
 }
+
+/**
+ * How long a cancelled run's code may go on before its task is handed back so that its
+ * compensations run: the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS).
+ */
+export const CANCEL_GRACE_MS = 60_000;
 
 /** An event loop blocked longer than this is said (a lease lasts 30 s after the last heartbeat). */
 export const BLOCKED_WARN_MS = 5_000;

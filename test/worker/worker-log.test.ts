@@ -309,6 +309,54 @@ it("refuses a step or continueAsNew called after the run returned: the step's fu
   await running;
 });
 
+it("hands back a cancelled run whose code ignores the cancel past 60 s, so that its compensations run", async () => {
+  server = await startTestServer();
+  const { lines, logger } = capturing();
+  const marks: string[] = [];
+  const Hang = defineWorkflow({
+    name: "Hang",
+    version: "1.0.0",
+    run: async (ctx) => {
+      await ctx.step("h1", async () => 1, { compensate: async () => void marks.push("compensate h1") });
+      // A step that never settles and ignores ctx.signal: the run stayed RUNNING for as long as
+      // the worker lived, its cancel unanswered (4 min 32 s until a tester's SIGTERM).
+      await ctx.step("h2", () => new Promise<number>(() => {}));
+      return { ok: true };
+    },
+    onCancel: async (_ctx, reason) => void marks.push(`onCancel ${reason}`),
+  });
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({ server: server.server.url, workflows: [Hang], clock, logger, workerId: "w-hang" });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "hang-1", workflow: "Hang", input: {} });
+  const steps = async () => (await server!.ok("GET", "/v1/executions/hang-1/events")).events as { type: string }[];
+  await server.until(steps, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
+  await server.ok("POST", "/v1/executions/hang-1/cancel", { reason: "stop it" });
+  let status = "RUNNING";
+  for (let s = 0; s < 200 && status !== "CANCELLED"; s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+    status = (await server.ok("GET", "/v1/executions/hang-1")).status;
+  }
+  expect(status).toBe("CANCELLED");
+  expect(marks).toEqual(["compensate h1", "onCancel stop it"]);
+  expect(lines.filter(([, m]) => m.startsWith("a cancelled run has not returned"))).toEqual([
+    [
+      "warn",
+      "a cancelled run has not returned 60 s after its cancel (its code ignores ctx.signal): its task is handed back so that its compensations run; the code keeps its slot until it returns",
+      expect.objectContaining({ execution_id: "hang-1" }),
+    ],
+  ]);
+  const abandon = worker.close();
+  for (let s = 0; s < 40; s++) {
+    if (clock.pendingSleeps > 0) clock.advance(1000);
+    await turn();
+  }
+  await abandon;
+  await running;
+});
+
 it("starts a new heartbeat spell after one that ended with its last task, not 'still fail' with the old one's length", async () => {
   server = await startTestServer();
   proxy = await proxyTo(server.server.url);
