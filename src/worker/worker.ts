@@ -17,6 +17,7 @@ import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { errorJson } from "./errors.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
 import { jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
+import { closeOnSignals } from "./signals.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 export interface WorkerOptions {
@@ -42,6 +43,12 @@ export interface WorkerOptions {
   clock?: Clock;
   /** How long `close()` waits for running steps before handing their tasks back anyway. Default 30 000 ms. */
   closeTimeoutMs?: number;
+  /**
+   * Signals that close the worker while it runs (`close()`: running steps finish, their tasks are
+   * handed back). Default `["SIGINT", "SIGTERM"]`; once closed, the process ends on that signal as
+   * Node's default would, unless the program listens for it itself. `[]`: handle signals yourself.
+   */
+  shutdownSignals?: readonly NodeJS.Signals[];
 }
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
@@ -144,7 +151,11 @@ export class Worker {
 
   /** Registers the workflows, then works until `close()`; resolves once closed. */
   run(): Promise<void> {
-    this.runPromise ??= this.work();
+    if (this.runPromise === null) {
+      const stopListening = closeOnSignals(this.o.shutdownSignals ?? ["SIGINT", "SIGTERM"], () => this.close());
+      this.runPromise = this.work();
+      this.runPromise.then(stopListening, stopListening);
+    }
     return this.runPromise;
   }
 

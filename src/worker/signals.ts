@@ -1,0 +1,48 @@
+/**
+ * A worker closes on SIGINT and SIGTERM by default (docs/workflows.md § Worker): a deploy's SIGTERM
+ * killed a worker that did not wire it to `close()` itself, with runs in flight that then waited
+ * for their leases to end (30 s) and ran their current step again elsewhere. One process listener
+ * per signal serves every worker of the process (tests run dozens), and it is removed once it
+ * fired, so a second Ctrl-C ends the process at once.
+ */
+
+/** What a signal closes: a worker's `close()`. */
+type Closer = () => Promise<void>;
+
+const closersBySignal = new Map<NodeJS.Signals, Set<Closer>>();
+
+function onSignal(signal: NodeJS.Signals): void {
+  const closers = closersBySignal.get(signal);
+  closersBySignal.delete(signal);
+  process.removeListener(signal, onSignal);
+  const closing = [...(closers ?? [])].map((close) => close().catch(() => undefined));
+  void Promise.all(closing).then(() => {
+    // Nothing else of the program handles the signal: end as Node would have without us, now
+    // that the workers handed their tasks back. A program that listens for it decides itself.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  });
+}
+
+/** Closes `close` on each of `signals` until the returned function is called. */
+export function closeOnSignals(signals: readonly NodeJS.Signals[], close: Closer): () => void {
+  for (const signal of signals) {
+    let closers = closersBySignal.get(signal);
+    if (closers === undefined) {
+      closers = new Set();
+      closersBySignal.set(signal, closers);
+      process.on(signal, onSignal);
+    }
+    closers.add(close);
+  }
+  return () => {
+    for (const signal of signals) {
+      const closers = closersBySignal.get(signal);
+      if (closers === undefined) continue;
+      closers.delete(close);
+      if (closers.size === 0) {
+        closersBySignal.delete(signal);
+        process.removeListener(signal, onSignal);
+      }
+    }
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * A worker closes on SIGTERM by default (src/worker/signals.ts, docs/workflows.md § Worker): the
+ * step in flight finishes and is journaled, the task is handed back at once, and the process then
+ * ends on the signal as Node's default would. Before, a worker that did not wire SIGTERM to
+ * close() itself died mid-step: its task waited for the lease to end (30 s) and the step ran again.
+ */
+import { expect, it } from "vitest";
+import { startTestServer } from "../api/helpers.js";
+import { spawnChild, waitFor } from "./harness.js";
+
+it("closes on SIGTERM without a handler of the program's: the step ends, the task is handed back, the process ends", async () => {
+  const t = await startTestServer();
+  try {
+    const child = await spawnChild("signal-worker.ts", { ORBIT_TEST_SERVER: t.server.url });
+    await t.ok("POST", "/v1/executions", { execution_id: "sig-1", workflow: "TwoSteps", input: {} });
+    const events = async () =>
+      ((await t.ok("GET", "/v1/executions/sig-1/events")).events as { type: string }[]).map((e) => e.type);
+    await waitFor("the lease", async () => (await events()).includes("WorkflowTaskStarted"));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.proc.once("exit", (_code, signal) => resolve(signal)),
+    );
+    child.proc.kill("SIGTERM");
+    expect(await exited).toBe("SIGTERM");
+    const types = await events();
+    expect(types).toContain("StepCompleted");
+    expect(types.at(-1)).toBe("WorkflowTaskReleased");
+  } finally {
+    await t.stop();
+  }
+});
