@@ -10,7 +10,9 @@ import { formatInstant, parseInstant } from "../time/format.js";
 import { FIELD_ALIASES } from "./aliases.js";
 import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
+import type { FireReport } from "./fire.js";
 import { LEDGER_RETENTION } from "./fire-plan.js";
+import { decideBeforePause } from "./pause-decide.js";
 import { checkFence, type Fence, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
@@ -57,16 +59,26 @@ export class ScheduleActions {
     return this.schedules.o;
   }
 
+  /** `pausing`: the change pauses, so what came due before it is decided first (pause-decide.ts). */
   private async write(
     id: string,
     fence: Fence,
     change: (row: ScheduleRow, now: number) => ScheduleRow,
+    pausing = false,
   ): Promise<JsonObject> {
+    const fires: FireReport[] = [];
+    let at = 0;
     const out = await this.o.store.transaction(async (tx) => {
-      const row = await this.schedules.fenced(tx, id, fence);
+      let row = await this.schedules.fenced(tx, id, fence);
       // The time is read once the row is held: read before, while a fire held the row, it could be
       // earlier than occurrences that fire decided, and a resume would decide them again.
       const now = await this.schedules.now(tx);
+      at = now;
+      if (pausing) {
+        const decided = await decideBeforePause(tx, row, now, this.o);
+        fires.push(...decided.reports);
+        row = decided.row;
+      }
       const updated = await tx.updateSchedule(
         { ...change(row, now), updatedMs: now },
         { expectedRevision: row.revision },
@@ -74,6 +86,7 @@ export class ScheduleActions {
       if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
       return this.schedules.view(updated, tx, now);
     });
+    this.schedules.reportFires(fires, at);
     this.o.onChange?.();
     return out;
   }
@@ -84,14 +97,19 @@ export class ScheduleActions {
     if (note !== undefined && (typeof note !== "string" || note.length > 1000)) {
       throw new OrbitError("INVALID_ARGUMENT", "note must be text of at most 1000 characters");
     }
-    return this.write(id, fence, (row) => ({
-      ...row,
-      paused: true,
-      pauseNote: (note as string | undefined) ?? null,
-      state: row.state === "ended" ? "ended" : "paused",
-      dueMs: null,
-      spec: { ...row.spec, paused: true, ...(note !== undefined ? { pause_note: note as string } : {}) },
-    }));
+    return this.write(
+      id,
+      fence,
+      (row) => ({
+        ...row,
+        paused: true,
+        pauseNote: (note as string | undefined) ?? null,
+        state: row.state === "ended" ? "ended" : "paused",
+        dueMs: null,
+        spec: { ...row.spec, paused: true, ...(note !== undefined ? { pause_note: note as string } : {}) },
+      }),
+      true,
+    );
   }
 
   /**

@@ -91,6 +91,7 @@ export class Scheduler {
       ...(o.ledgerRetention !== undefined ? { ledgerRetention: o.ledgerRetention } : {}),
       ...(o.dueClock !== undefined ? { dueClock: o.dueClock } : {}),
       onChange: () => this.loop.wake(),
+      ...(o.onFire !== undefined ? { onFire: o.onFire } : {}),
     });
     this.actions = new ScheduleActions(this.schedules);
   }

@@ -16,11 +16,13 @@ import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
-import { compiledFor, timingKey } from "./compiled.js";
+import { compiledFor, occurrenceKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
+import type { FireReport } from "./fire.js";
 import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
 import { notifiedBy } from "./outcomes.js";
+import { decideBeforePause } from "./pause-decide.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleViews } from "./view.js";
@@ -49,6 +51,8 @@ export interface SchedulesOptions {
   dueClock?: LoopOptions["dueClock"];
   /** Called after every committed change, so the firing loop looks again. */
   onChange?: () => void;
+  /** A fire a change made first (a pause decides what came due before it), after its commit: the loop's hook. */
+  onFire?: LoopOptions["onFire"];
 }
 
 /** The input's JSON text as the request wrote it, when JavaScript would write it differently (json-text.ts). */
@@ -297,14 +301,23 @@ export class Schedules {
     fence: Fence = {},
     text: InputText = {},
   ): Promise<JsonObject> {
+    const fires: FireReport[] = [];
+    let at = 0;
     const out = await this.o.store.transaction(async (tx) => {
       const row = await this.fenced(tx, id, fence);
       // Read once the row is held (see Actions.write): never before the occurrences a fire decided.
       const now = await this.now(tx);
-      return this.view(await this.updateIn(tx, row, patch, now, text), tx, now);
+      at = now;
+      return this.view(await this.updateIn(tx, row, patch, now, text, undefined, fires), tx, now);
     });
+    this.reportFires(fires, at);
     this.o.onChange?.();
     return out;
+  }
+
+  /** Gives the fires a committed change made first to the loop's hook (the metrics, the polls' wake-up). */
+  reportFires(fires: readonly FireReport[], at: number): void {
+    for (const report of fires) this.o.onFire?.(report, at);
   }
 
   /**
@@ -318,8 +331,15 @@ export class Schedules {
     now: number,
     text: InputText = {},
     check: (tx: StoreOps, s: ScheduleSettings) => Promise<void> = (t, s) => this.checkWorkflow(t, s),
+    fires: FireReport[] = [],
   ): Promise<ScheduleRow> {
     const id = row.scheduleId;
+    // A pause decides first what came due before it (pause-decide.ts); the row moves on with it.
+    if (patch.paused === true && !row.paused) {
+      const decided = await decideBeforePause(tx, row, now, this.o);
+      fires.push(...decided.reports);
+      row = decided.row;
+    }
     const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
     const v = validateSettings(mergeSettings(current, patch), now);
     // The workflow and the input are checked when the update names one of them: a pause or a new
@@ -331,15 +351,21 @@ export class Schedules {
     // occurrence stays where the fires left it. Recomputed from now, an update dropped what a loop
     // running behind had not fired yet, with no account in the ledger; a start being retried is
     // tried again at once, with the new settings.
+    // A new jitter or catch-up window keeps the occurrences too: recomputed, a paused schedule's
+    // span was dropped, and a catch-up resume then found nothing to catch up.
     const keepTiming =
-      timingKey(current) === timingKey(v.settings) &&
+      occurrenceKey(current) === occurrenceKey(v.settings) &&
       v.settings.paused === row.paused &&
       v.settings.max_runs === current.max_runs &&
       row.state !== "ended";
+    const rejittered =
+      row.dueMs !== null && row.nextFireMs !== null && row.retryMs === null && current.jitter !== v.settings.jitter
+        ? dueTime(id, row.nextFireMs, v.jitterMs)
+        : row.dueMs;
     const timing = keepTiming
       ? {
           nextFireMs: row.nextFireMs,
-          dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : row.dueMs,
+          dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : rejittered,
           state: row.state,
         }
       : this.timingState(v, now, row.runs + row.buffered.length);

@@ -373,8 +373,27 @@ export class ReferenceModel {
     }
   }
 
+  /**
+   * A pause decides first what came due before it: a fire, as the loop's; then a refused start still
+   * waiting for its retry is a dead letter, and the occurrences due after it up to now are missed.
+   */
   pause(id: string): void {
     const s = this.get(id);
+    if (!s.paused && !(s.nextFire === null && s.buffered.length === 0)) {
+      if (s.due !== null && s.due <= this.now) this.fire(s, this.now);
+      if (s.retryAt !== null && s.buffered.length === 0 && s.nextFire !== null) {
+        const refused = s.nextFire;
+        s.accounts.set(refused, "dead_letter");
+        s.skipped++;
+        s.runs++;
+        for (const o of this.occurrencesIn(s, refused + 1, this.now)) {
+          s.accounts.set(o, "skipped:missed");
+          s.skipped++;
+        }
+        s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
+        s.retryAt = null;
+      }
+    }
     s.paused = true;
     s.due = null;
   }
@@ -407,11 +426,14 @@ export class ReferenceModel {
     >,
   ): void {
     const s = this.get(id);
-    const timing = (m: MSchedule) => JSON.stringify([m.intervalMs, m.cron, m.endAt, m.maxRuns, m.jitterMs]);
+    // The jitter moves when an occurrence is due, not which instants are occurrences: kept.
+    const timing = (m: MSchedule) => JSON.stringify([m.intervalMs, m.cron, m.endAt, m.maxRuns]);
     const before = timing(s);
+    const jitterBefore = s.jitterMs;
     Object.assign(s, patch);
     if (timing(s) === before && !(s.nextFire === null && s.buffered.length === 0)) {
       if (s.retryAt !== null && s.due !== null) s.due = Math.min(s.due, this.now);
+      else if (s.jitterMs !== jitterBefore && s.due !== null) s.due = this.dueOfNext(s);
     } else {
       s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
       s.due = s.paused ? null : this.dueOfNext(s);

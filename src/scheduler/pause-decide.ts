@@ -1,0 +1,96 @@
+/**
+ * What a pause decides first (docs/scheduling.md § Pause): the occurrences that came due before it
+ * and that the loop had not decided yet. Pausing is not downtime, so a resume without `catch_up`
+ * skips the occurrences inside the pause without a record; those before it are not inside it. A
+ * pause written a few ms after an instant, before the loop had fired it, left it undecided, and the
+ * resume's jump past the pause dropped it with no ledger row (4 of 25 pauses lost one here); a
+ * refused start waiting for its retry was dropped the same way, with the occurrences due after it.
+ */
+import { OrbitError } from "../domain/errors.js";
+import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
+import { occurrenceRange } from "../time/timing.js";
+import { compiledFor } from "./compiled.js";
+import { dueTime, startsLeft } from "./decide.js";
+import { type FireDeps, type FireReport, fireSchedules } from "./fire.js";
+import { queueDeadLetters } from "./outcomes.js";
+import { settingsOf } from "./view.js";
+
+/**
+ * Decides, inside `tx` (the row locked), what of `row` came due by `now`: fires it as the loop
+ * would, then, if a refused start still waits for its retry, records that occurrence as a dead
+ * letter with its error and those due after it as missed. Returns the row as left, and the fire
+ * reports to give the metrics after the commit.
+ */
+export async function decideBeforePause(
+  tx: StoreOps,
+  row: ScheduleRow,
+  now: number,
+  deps: FireDeps,
+): Promise<{ row: ScheduleRow; reports: FireReport[] }> {
+  if (row.paused || row.state !== "active") return { row, reports: [] };
+  const reports: FireReport[] = [];
+  let current = row;
+  if (current.dueMs !== null && current.dueMs <= now) {
+    const [outcome] = await fireSchedules(tx, [current], now, deps);
+    // The row is locked and read in this transaction: its compare-and-set cannot lose.
+    if (outcome === undefined || outcome.kind === "lost_cas") {
+      throw new OrbitError("CONFLICT", `schedule ${row.scheduleId} changed meanwhile; try again`);
+    }
+    if (outcome.report.advanced) reports.push(outcome.report);
+    current = (await tx.getSchedule(row.scheduleId)) ?? current;
+  }
+  const refused = current.nextFireMs;
+  if (current.retryMs === null || current.lastError === null || refused === null || current.buffered.length > 0) {
+    return { row: current, reports };
+  }
+  const c = compiledFor(current);
+  const later = occurrenceRange(c.timing, refused, now);
+  const ledger: NewOccurrence[] = [
+    {
+      scheduleId: current.scheduleId,
+      recordedMs: now,
+      kind: "dead_letter",
+      occurrenceMs: refused,
+      error: current.lastError,
+    },
+  ];
+  if (later.count > 0) {
+    ledger.push({
+      scheduleId: current.scheduleId,
+      recordedMs: now,
+      kind: "skipped",
+      occurrenceMs: later.count === 1 ? later.first : null,
+      rangeFromMs: later.first,
+      rangeToMs: later.last,
+      count: later.count,
+      reason: "missed",
+    });
+  }
+  const runs = current.runs + 1;
+  const spent = startsLeft(settingsOf(current).max_runs, runs, 0) === 0;
+  const next = spent ? null : c.timing.nextAfter(now);
+  const left: ScheduleRow = {
+    ...current,
+    nextFireMs: next,
+    dueMs: next === null ? null : dueTime(current.scheduleId, next, c.jitterMs),
+    retryMs: null,
+    state: next === null ? "ended" : "active",
+    runs,
+    skipped: current.skipped + 1 + later.count,
+    updatedMs: now,
+  };
+  const written = await tx.updateSchedule(left, { expectedRevision: current.revision });
+  if (written === null) throw new OrbitError("CONFLICT", `schedule ${row.scheduleId} changed meanwhile; try again`);
+  await tx.appendOccurrences(ledger);
+  await queueDeadLetters(tx, [written], ledger, now);
+  reports.push({
+    scheduleId: current.scheduleId,
+    started: 0,
+    skipped: { missed: 1 + later.count },
+    lagsMs: [],
+    advanced: true,
+    retryError: null,
+  });
+  return { row: written, reports };
+}
