@@ -353,21 +353,23 @@ export class Schedules {
     // tried again at once, with the new settings.
     // A new jitter or catch-up window keeps the occurrences too: recomputed, a paused schedule's
     // span was dropped, and a catch-up resume then found nothing to catch up.
+    // A new max_runs keeps them too unless it is spent already (recomputed, a refused start waiting
+    // for its retry and the occurrences due behind it were dropped without a record).
     const keepTiming =
-      occurrenceKey(current) === occurrenceKey(v.settings) &&
-      v.settings.paused === row.paused &&
-      v.settings.max_runs === current.max_runs &&
-      row.state !== "ended";
+      occurrenceKey(current) === occurrenceKey(v.settings) && v.settings.paused === row.paused && row.state !== "ended";
+    const spent = v.settings.max_runs !== undefined && row.runs + row.buffered.length >= v.settings.max_runs;
     const rejittered =
       row.dueMs !== null && row.nextFireMs !== null && row.retryMs === null && current.jitter !== v.settings.jitter
         ? dueTime(id, row.nextFireMs, v.jitterMs)
         : row.dueMs;
     const timing = keepTiming
-      ? {
-          nextFireMs: row.nextFireMs,
-          dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : rejittered,
-          state: row.state,
-        }
+      ? spent
+        ? { nextFireMs: null, dueMs: null, state: "ended" as const }
+        : {
+            nextFireMs: row.nextFireMs,
+            dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : rejittered,
+            state: row.state,
+          }
       : this.timingState(v, now, row.runs + row.buffered.length);
     const next: ScheduleRow = {
       ...row,

@@ -75,6 +75,32 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
     expect((after.dead_letters as { error: string }[])[0]?.error).toContain("--max-active-executions");
   });
 
+  it("a new max_runs keeps a refused start waiting for its retry, and the occurrences due behind it", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.scheduler.schedules.create({
+      schedule_id: "m",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:00:01Z");
+    h.clock.set(t("2026-11-15T00:00:03.300Z"));
+    // Recomputed from now, this update dropped 01 (refused, waiting) and 02-03 without a record.
+    await h.scheduler.schedules.update("m", { max_runs: 1000 });
+    await h.executions.complete("blocker", {});
+    await h.fireAt("2026-11-15T00:00:04Z");
+    const accounts = settled(await accountsOf(db.store, "m"));
+    expect([...accounts.keys()].map((o) => new Date(o).toISOString())).toEqual([
+      "2026-11-15T00:00:01.000Z",
+      "2026-11-15T00:00:02.000Z",
+      "2026-11-15T00:00:03.000Z",
+      "2026-11-15T00:00:04.000Z",
+    ]);
+    // skip_missed starts the latest due one; the update cleared the retry, so 01 is missed like 02-03.
+    expect([...accounts.values()]).toEqual(["skipped:missed", "skipped:missed", "skipped:missed", "started"]);
+  });
+
   for (const change of [{ catchup_window: "30s" }, { jitter: "500ms" }]) {
     it(`a change of only ${Object.keys(change)[0]} while paused keeps the span a catch-up resume starts`, async () => {
       const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });

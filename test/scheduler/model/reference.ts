@@ -427,12 +427,16 @@ export class ReferenceModel {
   ): void {
     const s = this.get(id);
     // The jitter moves when an occurrence is due, not which instants are occurrences: kept.
-    const timing = (m: MSchedule) => JSON.stringify([m.intervalMs, m.cron, m.endAt, m.maxRuns]);
+    // So does max_runs, unless it is spent already: then the timing ends.
+    const timing = (m: MSchedule) => JSON.stringify([m.intervalMs, m.cron, m.endAt]);
     const before = timing(s);
     const jitterBefore = s.jitterMs;
     Object.assign(s, patch);
     if (timing(s) === before && !(s.nextFire === null && s.buffered.length === 0)) {
-      if (s.retryAt !== null && s.due !== null) s.due = Math.min(s.due, this.now);
+      if (this.ended(s)) {
+        s.nextFire = null;
+        s.due = null;
+      } else if (s.retryAt !== null && s.due !== null) s.due = Math.min(s.due, this.now);
       else if (s.jitterMs !== jitterBefore && s.due !== null) s.due = this.dueOfNext(s);
     } else {
       s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
