@@ -85,28 +85,7 @@ export function checkInputNesting(validate: InputValidator, input: unknown, labe
  * undeclared properties) are off.
  */
 export function compileInputSchema(schema: JsonObject, label: string): InputValidator {
-  const { Ajv, addFormats } = ajv();
-  const validator = new Ajv({
-    strict: true,
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    useDefaults: true,
-    allErrors: true,
-    // Patterns on an engine no input can hold for long, or refused here (safe-pattern.ts).
-    code: { regExp: safePatternEngine },
-  });
-  addFormats(validator);
-  validator.removeKeyword("enum");
-  validator.addKeyword({ keyword: "enum", schemaType: "array", compile: compileEnum, errors: true });
-  validator.removeKeyword("uniqueItems");
-  validator.addKeyword({
-    keyword: "uniqueItems",
-    type: "array",
-    schemaType: "boolean",
-    validate: uniqueItems,
-    errors: true,
-  });
+  const validator = schemaCompiler(false);
   // Checked against the meta-schema first, to say where and what: Ajv's own text for `"type":
   // "objekt"` was "data/type must be equal to one of the allowed values, data/type must be array,
   // data/type must match a schema in anyOf", naming neither the value nor the types.
@@ -117,7 +96,7 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
       const refs = new SchemaRefs(schema);
       const refusal = unboundedChecks(schema, refs);
       if (refusal !== null) throw new OrbitError("INVALID_ARGUMENT", refusal);
-      const validate: InputValidator = validator.compile(schema);
+      const validate = withListedErrors(validator.compile(schema), schema);
       validate.maxNesting = checkedNesting(schema, refs);
       return validate;
     }
@@ -135,6 +114,76 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     "INVALID_ARGUMENT",
     `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
   );
+}
+
+/** An input with at most this many JSON values is checked again for every problem, to list them. */
+const LISTED_ERRORS_UP_TO_VALUES = 200;
+
+/**
+ * The check stops at the first problem (Ajv's `allErrors: false`): with every problem collected,
+ * Ajv copies the errors gathered so far at each `$ref` it follows, so an ordinary tree schema
+ * and 30,000 wrong leaves (60 KB) held the server 12.9 s, and 200,000 under `uniqueItems` 682 s
+ * (Ajv's maintainers advise against `allErrors` on servers, ajv-validator/ajv#2012). A refused
+ * input of at most {@link LISTED_ERRORS_UP_TO_VALUES} values is then checked again with every
+ * problem collected, so that the message lists up to five (docs/security.md § Input schemas).
+ */
+function withListedErrors(first: ValidateFunction, schema: JsonObject): InputValidator {
+  let every: ValidateFunction | null = null;
+  const validate = ((data: unknown): boolean => {
+    if (first(data) === true) {
+      validate.errors = null;
+      return true;
+    }
+    validate.errors = first.errors ?? null;
+    if (jsonValuesUpTo(data, LISTED_ERRORS_UP_TO_VALUES)) {
+      every ??= schemaCompiler(true).compile(schema);
+      const all = every;
+      all(data);
+      validate.errors = all.errors ?? validate.errors;
+    }
+    return false;
+  }) as InputValidator;
+  validate.errors = null;
+  return validate;
+}
+
+/** Whether `value` holds at most `limit` JSON values (itself included), stopping once past it. */
+function jsonValuesUpTo(value: unknown, limit: number): boolean {
+  let seen = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    if (++seen > limit) return false;
+    const v = stack.pop();
+    if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push(child);
+  }
+  return true;
+}
+
+/** An Ajv for input schemas; `allErrors`: collect every problem (only for small inputs, above). */
+function schemaCompiler(allErrors: boolean): InstanceType<ReturnType<typeof ajv>["Ajv"]> {
+  const { Ajv, addFormats } = ajv();
+  const validator = new Ajv({
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    useDefaults: true,
+    allErrors,
+    // Patterns on an engine no input can hold for long, or refused here (safe-pattern.ts).
+    code: { regExp: safePatternEngine },
+  });
+  addFormats(validator);
+  validator.removeKeyword("enum");
+  validator.addKeyword({ keyword: "enum", schemaType: "array", compile: compileEnum, errors: true });
+  validator.removeKeyword("uniqueItems");
+  validator.addKeyword({
+    keyword: "uniqueItems",
+    type: "array",
+    schemaType: "boolean",
+    validate: uniqueItems,
+    errors: true,
+  });
+  return validator;
 }
 
 /**
@@ -245,6 +294,11 @@ export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema
   };
   try {
     collect(schema);
+    // Draft 7's `dependencies`, which Ajv's 2020-12 dialect still runs, is not walked here: its
+    // subschemas doubled per level (22 levels: 8 s a start) and carried 3,000 patterns past the limit.
+    if (all.some((node) => Object.hasOwn(node, "dependencies"))) {
+      return 'it uses "dependencies", a keyword of draft 7: input schemas are draft 2020-12, so write "dependentRequired" (a list of property names) or "dependentSchemas" (a schema)';
+    }
     const patterns = all.reduce((n, node) => n + patternCount(node), 0);
     if (patterns > MAX_PATTERNS) {
       return `it has ${patterns.toLocaleString("en-US")} patterns (pattern and patternProperties), and a schema may have at most ${MAX_PATTERNS.toLocaleString("en-US")}: compiling them takes seconds of the server's thread (2,000 took 2.2 s)`;

@@ -35,6 +35,13 @@ const LINEAR_STEPS_PER_CHAR = 500;
  * at most about a second of the server's thread here.
  */
 export const PATTERN_BUDGET = LINEAR_STEPS_PER_CHAR * MAX_JSON_BYTES;
+/**
+ * The longest pattern: V8 took 9.3 s to parse one of 130,000 `\\p{L}` when it was registered, and
+ * one of 50,000 `.` overflowed its parser's stack at each start (a 500).
+ */
+const MAX_PATTERN_LENGTH = 10_000;
+/** A pattern longer than this many characters is charged as that many patterns (per character tested). */
+const PATTERN_CHARS_PER_STEP = 16;
 /** What a test costs whatever its string: the schema's check calling it (about 0.15 µs here). */
 const STEPS_PER_TEST = 100;
 /** A pattern must be able to test a string this long within the budget, or it is refused. */
@@ -98,9 +105,10 @@ function atomEnd(pattern: string, i: number): { end: number; backreference: bool
     return { end: i + 2, backreference: false };
   }
   if (c === "[") {
+    // In JavaScript `[]` is the empty class and `[^]` any character: a `]` right after `[` or `[^`
+    // closes the class (it was read as a literal, and `^(?:[]|(?:a+)+[b])` passed for linear).
     let j = i + 1;
     if (pattern[j] === "^") j++;
-    if (pattern[j] === "]") j++;
     while (j < pattern.length && pattern[j] !== "]") j += pattern[j] === "\\" ? 2 : 1;
     return { end: j + 1, backreference: false };
   }
@@ -240,8 +248,18 @@ function quoted(pattern: string): string {
 
 /** Ajv's `code.regExp`: the engine for a schema's patterns, or a refusal for a pattern no engine runs safely. */
 export function safePatternEngine(pattern: string, flags: string): { test(s: string): boolean } {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `pattern ${quoted(pattern)} is ${pattern.length.toLocaleString("en-US")} characters long; a pattern may have at most ${MAX_PATTERN_LENGTH.toLocaleString("en-US")}`,
+    );
+  }
   const shape = patternShape(pattern);
-  const backtracking = (n: number): number => backtrackingSteps(shape, n);
+  // Either engine may compare each character with much of a long pattern: `"."×10000 + "c"` took
+  // 5.9 s over 1 MB on the usual engine, `"[ab]?"×2000 + "c"` 6.5 s over 20,000 characters on the
+  // linear one, each charged as if the pattern were short.
+  const size = Math.max(1, Math.ceil(pattern.length / PATTERN_CHARS_PER_STEP));
+  const backtracking = (n: number): number => size * backtrackingSteps(shape, n);
   const affordable = backtracking(SHORTEST_USEFUL) <= PATTERN_BUDGET;
   if (linearOnBacktracking(shape) && affordable) {
     try {
@@ -257,7 +275,9 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
     } catch {
       // not linear: below
     }
-    if (linear !== null) return new MeteredPattern(linear, (n) => LINEAR_STEPS_PER_CHAR * (n + 1), quoted(pattern));
+    if (linear !== null) {
+      return new MeteredPattern(linear, (n) => size * LINEAR_STEPS_PER_CHAR * (n + 1), quoted(pattern));
+    }
   }
   if (shape.nested || shape.repeatedAlternation) {
     const what = shape.nested ? "repeats a part that itself repeats" : "repeats a part that has alternatives";

@@ -260,10 +260,11 @@ function checkedBy(validate: InputValidator, input: JsonObject, workflow: Workfl
   try {
     return checkWithinBudget(validate, input, label(workflow));
   } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
+    // A stack overflow (RangeError), or one in V8's parse of a pattern a stored version holds (SyntaxError).
+    if (!(error instanceof RangeError) && !(error instanceof SyntaxError)) throw error;
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `input_schema of ${label(workflow)} could not check the input (${error.message}): register a version whose schema does not refer back to itself`,
+      `input_schema of ${label(workflow)} could not check the input (${error.message.slice(0, 200)}): register a version whose schema ${error instanceof SyntaxError ? "has shorter patterns" : "does not refer back to itself"}`,
     );
   }
 }
