@@ -96,7 +96,7 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
       const refs = new SchemaRefs(schema);
       const refusal = unboundedChecks(schema, refs);
       if (refusal !== null) throw new OrbitError("INVALID_ARGUMENT", refusal);
-      const validate = withListedErrors(validator.compile(schema), schema);
+      const validate = withListedErrors(compileFailFast(validator, schema), schema);
       validate.maxNesting = checkedNesting(schema, refs);
       return validate;
     }
@@ -114,6 +114,27 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
     "INVALID_ARGUMENT",
     `input_schema of ${label} is not a valid JSON Schema (draft 2020-12): ${reason}`,
   );
+}
+
+/**
+ * The check that stops at the first problem. Ajv writes it as nested blocks, one per keyword, so a
+ * schema of some 3,000 properties in one object nests too deep for V8 to compile (it took 8,000
+ * with every problem collected). Such a schema without references is compiled to collect every
+ * problem: the errors pile up only through `$ref`s, so that costs no more than stopping.
+ */
+function compileFailFast(validator: ReturnType<typeof schemaCompiler>, schema: JsonObject): ValidateFunction {
+  try {
+    return validator.compile(schema);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    if (/"\$(ref|dynamicRef|recursiveRef)"/.test(JSON.stringify(schema))) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        "it is too large to compile: its checks nest deeper than the JavaScript engine takes (some 3,000 keywords in one object); split its largest object into $defs",
+      );
+    }
+    return schemaCompiler(true).compile(schema);
+  }
 }
 
 /** An input with at most this many JSON values is checked again for every problem, to list them. */
@@ -145,6 +166,18 @@ function withListedErrors(first: ValidateFunction, schema: JsonObject): InputVal
   }) as InputValidator;
   validate.errors = null;
   return validate;
+}
+
+/** How many JSON values `value` holds, itself included. */
+function jsonValueCount(value: unknown): number {
+  let seen = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    seen++;
+    const v = stack.pop();
+    if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push(child);
+  }
+  return seen;
 }
 
 /** Whether `value` holds at most `limit` JSON values (itself included), stopping once past it. */
@@ -223,8 +256,13 @@ uniqueItems.errors = undefined as Partial<ErrorObject>[] | undefined;
  */
 function compileEnum(values: unknown[]): (data: unknown) => boolean {
   const allowed = new Set(values.map(canonicalJson));
+  // An object or array larger than every allowed value equals none of them: not written out (an
+  // enum on each level of a 60-level array wrote its 200,000 numbers out 60 times, 5 s a start).
+  let largest = 0;
+  for (const v of values) if (typeof v === "object" && v !== null) largest = Math.max(largest, jsonValueCount(v));
   const check = (data: unknown): boolean => {
-    if (allowed.has(canonicalJson(data))) return true;
+    const fits = typeof data !== "object" || data === null || (largest > 0 && jsonValuesUpTo(data, largest));
+    if (fits && allowed.has(canonicalJson(data))) return true;
     check.errors = [
       { keyword: "enum", message: "must be equal to one of the allowed values", params: { allowedValues: values } },
     ];
@@ -299,6 +337,9 @@ export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema
     if (all.some((node) => Object.hasOwn(node, "dependencies"))) {
       return 'it uses "dependencies", a keyword of draft 7: input schemas are draft 2020-12, so write "dependentRequired" (a list of property names) or "dependentSchemas" (a schema)';
     }
+    if (all.length > MAX_SUBSCHEMAS) {
+      return `it has ${all.length.toLocaleString("en-US")} subschemas, and a schema may have at most ${MAX_SUBSCHEMAS.toLocaleString("en-US")}: registering a version compiles them, about a second per thousand here (3,000 enums took 7.7 s), while the server waits`;
+    }
     const patterns = all.reduce((n, node) => n + patternCount(node), 0);
     if (patterns > MAX_PATTERNS) {
       return `it has ${patterns.toLocaleString("en-US")} patterns (pattern and patternProperties), and a schema may have at most ${MAX_PATTERNS.toLocaleString("en-US")}: compiling them takes seconds of the server's thread (2,000 took 2.2 s)`;
@@ -321,6 +362,9 @@ export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema
     throw error;
   }
 }
+
+/** Subschemas one schema may hold (each object where a schema stands, counted once). */
+export const MAX_SUBSCHEMAS = 2_000;
 
 /** Regular expressions one schema may hold: Ajv's compile time grows faster than their number (1,000 in 0.35 s here, 2,000 in 2.2 s). */
 export const MAX_PATTERNS = 1_000;

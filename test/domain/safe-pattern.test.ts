@@ -177,3 +177,24 @@ it("stops at the first problem of a large input: every problem of a tree's 30,00
   expect(checkWithinBudget(validate, { root: { children: [0, 1, 2] } }, "Tree@1.0.0")).toBe(false);
   expect(validate.errors?.length).toBe(3);
 });
+
+it("refuses a schema of more than 2,000 subschemas: registering compiles them while the server waits", () => {
+  const properties = Object.fromEntries([...Array(2001)].map((_, i) => [`p${i}`, { type: "string" }]));
+  const error = thrown(() => compileInputSchema({ type: "object", properties }, "Wide@1.0.0"));
+  expect(error.message).toContain("it has 2,002 subschemas, and a schema may have at most 2,000");
+});
+
+it("an enum of objects matches equal values only, and passes over larger ones without writing them out", () => {
+  const validate = compileInputSchema(
+    { type: "object", properties: { v: { enum: [{ a: 1, b: [2] }, "x", null] } } },
+    "Enum@1.0.0",
+  );
+  const check = (v: unknown) => validate({ v });
+  expect([check({ b: [2], a: 1 }), check("x"), check(null)]).toEqual([true, true, true]);
+  expect([check({ a: 1 }), check({ a: 1, b: [2], c: 3 }), check([1, 2, 3, 4, 5, 6]), check(1)]).toEqual([
+    false,
+    false,
+    false,
+    false,
+  ]);
+});
