@@ -84,7 +84,7 @@ it("refuses a repeated part with alternatives the linear engine cannot run: expo
 it("charges a pattern the linear engine cannot run by its polynomial: long strings are refused, short ones checked", () => {
   // Three repetitions of \p{L} against each other: 3,000 letters and a `!` took 5.6 s (30,000: hours).
   const validate = compileInputSchema(schemaOf("^\\p{L}*\\p{L}*\\p{L}*$"), "Poly@1.0.0");
-  expect(checkWithinBudget(validate, { s: `${"a".repeat(300)}!` }, "Poly@1.0.0")).toBe(false);
+  expect(checkWithinBudget(validate, { s: `${"a".repeat(200)}!` }, "Poly@1.0.0")).toBe(false);
   expect(checkWithinBudget(validate, { s: "abc" }, "Poly@1.0.0")).toBe(true);
   const error = thrown(() => checkWithinBudget(validate, { s: `${"a".repeat(3000)}!` }, "Poly@1.0.0"));
   expect(error.code).toBe("INVALID_ARGUMENT");
