@@ -387,8 +387,17 @@ export class Worker {
         for (const [id, status] of Object.entries(answer.tasks)) {
           const control = this.running.get(id)?.control;
           if (!control) continue;
-          if (status.lease === "lost") control.loseLease();
-          else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
+          if (status.lease === "lost") {
+            // Code that goes on after its task is gone holds its slot: said, since every tool shows
+            // the worker live with nothing running (a worker of concurrency 1 then took no work).
+            if (!control.leaseLost && !control.runSettled && !control.handedBack) {
+              this.log.warn(
+                "a run's task is no longer this worker's (its lease ended, or its execution ended) but its code has not returned; it holds one of this worker's slots until it does",
+                { task_id: id, execution_id: control.task.execution_id, concurrency: this.concurrency },
+              );
+            }
+            control.loseLease();
+          } else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
         }
         beats.succeeded();
         await this.handBackIgnoredCancels();

@@ -357,6 +357,67 @@ it("hands back a cancelled run whose code ignores the cancel past 60 s, so that 
   await running;
 });
 
+it("says when a run's task is gone but its code goes on holding a slot (its execution timed out)", async () => {
+  server = await startTestServer();
+  const { lines, logger } = capturing();
+  const Stuck = defineWorkflow({
+    name: "Stuck",
+    version: "1.0.0",
+    run: async (ctx) => {
+      await ctx.step("forever", () => new Promise<number>(() => {}));
+      return { ok: true };
+    },
+  });
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({ server: server.server.url, workflows: [Stuck], clock, logger, concurrency: 1 });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", {
+    execution_id: "stuck-1",
+    workflow: "Stuck",
+    input: {},
+    run_timeout: "2s",
+  });
+  await server.until(
+    async () =>
+      ((await server!.ok("GET", "/v1/executions/stuck-1/events")).events as { type: string }[]).map((e) => e.type),
+    (types) => types.includes("WorkflowTaskStarted"),
+    "the run to be leased",
+  );
+  // The run's deadline, then the 60 s grace for its worker to compensate: the server ends it FAILED.
+  server.clock.advance(3000);
+  await server.until(
+    async () => (await server!.ok("GET", "/v1/executions/stuck-1")).cancel_reason,
+    (r) => r != null,
+    "the timeout's cancel",
+  );
+  server.clock.advance(61_000);
+  await server.until(
+    async () => (await server!.ok("GET", "/v1/executions/stuck-1")).status,
+    (st) => st === "FAILED",
+    "FAILED",
+  );
+  const said = () => lines.filter(([, m]) => m.startsWith("a run's task is no longer this worker's"));
+  for (let s = 0; s < 30 && said().length === 0; s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+  }
+  expect(said()).toEqual([
+    [
+      "warn",
+      "a run's task is no longer this worker's (its lease ended, or its execution ended) but its code has not returned; it holds one of this worker's slots until it does",
+      expect.objectContaining({ execution_id: "stuck-1", concurrency: 1 }),
+    ],
+  ]);
+  const closing = worker.close();
+  for (let s = 0; s < 40; s++) {
+    if (clock.pendingSleeps > 0) clock.advance(1000);
+    await turn();
+  }
+  await closing;
+  await running;
+});
+
 it("starts a new heartbeat spell after one that ended with its last task, not 'still fail' with the old one's length", async () => {
   server = await startTestServer();
   proxy = await proxyTo(server.server.url);
