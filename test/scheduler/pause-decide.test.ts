@@ -44,18 +44,26 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
     });
   }
 
-  it("a refused start waiting for its retry becomes a dead letter at the pause, those due after it missed", async () => {
+  /**
+   * A 1 s schedule `id` whose start at 00:00:01 is refused (a blocker holds the one slot) and waits
+   * for its retry at 00:00:06, with 02 and 03 due behind it; the clock at 00:00:03.300.
+   */
+  async function refusedAndWaiting(id: string) {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
     await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
     await h.scheduler.schedules.create({
-      schedule_id: "y",
+      schedule_id: id,
       workflow: "OrderProcessing",
       interval: "1s",
       overlap: "allow",
     });
-    // 00:00:01 is refused (the one slot is taken) and waits for its retry at 00:00:06; 02 and 03 come due behind it.
     await h.fireAt("2026-11-15T00:00:01Z");
     h.clock.set(t("2026-11-15T00:00:03.300Z"));
+    return h;
+  }
+
+  it("a refused start waiting for its retry becomes a dead letter at the pause, those due after it missed", async () => {
+    const h = await refusedAndWaiting("y");
     const before = await h.scheduler.schedules.get("y");
     expect(before.last_error).toContain("--max-active-executions");
     await h.scheduler.actions.pause("y", {});
@@ -76,16 +84,7 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
   });
 
   it("a new max_runs keeps a refused start waiting for its retry, and the occurrences due behind it", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
-    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
-    await h.scheduler.schedules.create({
-      schedule_id: "m",
-      workflow: "OrderProcessing",
-      interval: "1s",
-      overlap: "allow",
-    });
-    await h.fireAt("2026-11-15T00:00:01Z");
-    h.clock.set(t("2026-11-15T00:00:03.300Z"));
+    const h = await refusedAndWaiting("m");
     // Recomputed from now, this update dropped 01 (refused, waiting) and 02-03 without a record.
     await h.scheduler.schedules.update("m", { max_runs: 1000 });
     await h.executions.complete("blocker", {});

@@ -54,6 +54,17 @@ function capturing(): { lines: Line[]; logger: WorkflowLogger } {
   return { lines, logger: { info: at("info"), warn: at("warn"), error: at("error") } };
 }
 
+/** Closes a worker whose run's code never returns: close() hands it back after closeTimeoutMs of `clock`. */
+async function closeWithHungCode(worker: Worker, clock: ManualClock, running: Promise<void>): Promise<void> {
+  const closing = worker.close();
+  for (let s = 0; s < 40; s++) {
+    if (clock.pendingSleeps > 0) clock.advance(1000);
+    await turn();
+  }
+  await closing;
+  await running;
+}
+
 let server: TestServer | null = null;
 let proxy: Awaited<ReturnType<typeof proxyTo>> | null = null;
 afterEach(async () => {
@@ -348,13 +359,7 @@ it("hands back a cancelled run whose code ignores the cancel past 60 s, so that 
       expect.objectContaining({ execution_id: "hang-1" }),
     ],
   ]);
-  const abandon = worker.close();
-  for (let s = 0; s < 40; s++) {
-    if (clock.pendingSleeps > 0) clock.advance(1000);
-    await turn();
-  }
-  await abandon;
-  await running;
+  await closeWithHungCode(worker, clock, running);
 });
 
 it("says when a run's task is gone but its code goes on holding a slot (its execution timed out)", async () => {
@@ -409,13 +414,7 @@ it("says when a run's task is gone but its code goes on holding a slot (its exec
       expect.objectContaining({ execution_id: "stuck-1", concurrency: 1 }),
     ],
   ]);
-  const closing = worker.close();
-  for (let s = 0; s < 40; s++) {
-    if (clock.pendingSleeps > 0) clock.advance(1000);
-    await turn();
-  }
-  await closing;
-  await running;
+  await closeWithHungCode(worker, clock, running);
 });
 
 it("starts a new heartbeat spell after one that ended with its last task, not 'still fail' with the old one's length", async () => {
