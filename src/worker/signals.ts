@@ -10,16 +10,22 @@
 type Closer = () => Promise<void>;
 
 const closersBySignal = new Map<NodeJS.Signals, Set<Closer>>();
+/** Signals the program listened for itself when this module began to: it decides what they do. */
+const programListened = new Set<NodeJS.Signals>();
 
 function onSignal(signal: NodeJS.Signals): void {
+  // Whether the program handles the signal too, read now: a `process.once` listener has removed
+  // itself by the time the workers have closed (examples/embed.ts was killed in its server's close).
+  const programHandles = programListened.has(signal) || process.listenerCount(signal) > 1;
   const closers = closersBySignal.get(signal);
   closersBySignal.delete(signal);
+  programListened.delete(signal);
   process.removeListener(signal, onSignal);
   const closing = [...(closers ?? [])].map((close) => close().catch(() => undefined));
   void Promise.all(closing).then(() => {
     // Nothing else of the program handles the signal: end as Node would have without us, now
-    // that the workers handed their tasks back. A program that listens for it decides itself.
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    // that the workers handed their tasks back.
+    if (!programHandles && process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   });
 }
 
@@ -30,6 +36,7 @@ export function closeOnSignals(signals: readonly NodeJS.Signals[], close: Closer
     if (closers === undefined) {
       closers = new Set();
       closersBySignal.set(signal, closers);
+      if (process.listenerCount(signal) > 0) programListened.add(signal);
       process.on(signal, onSignal);
     }
     closers.add(close);
@@ -41,6 +48,7 @@ export function closeOnSignals(signals: readonly NodeJS.Signals[], close: Closer
       closers.delete(close);
       if (closers.size === 0) {
         closersBySignal.delete(signal);
+        programListened.delete(signal);
         process.removeListener(signal, onSignal);
       }
     }

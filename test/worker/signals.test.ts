@@ -28,3 +28,22 @@ it("closes on SIGTERM without a handler of the program's: the step ends, the tas
     await t.stop();
   }
 });
+
+it("leaves the signal to a program that handles it with process.once: its own cleanup runs to the end", async () => {
+  const t = await startTestServer();
+  try {
+    // examples/embed.ts closes the worker, then its server: the SDK's own re-sent SIGTERM killed
+    // it in the middle (exit 143, the server's close never finished).
+    const child = await spawnChild("signal-worker.ts", { ORBIT_TEST_SERVER: t.server.url, ORBIT_TEST_ONCE: "1" });
+    let out = "";
+    child.proc.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.proc.once("exit", (code) => resolve(code)));
+    child.proc.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(out).toContain("CLEANED");
+  } finally {
+    await t.stop();
+  }
+});
