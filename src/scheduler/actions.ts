@@ -12,7 +12,8 @@ import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
 import type { FireReport } from "./fire.js";
 import { LEDGER_RETENTION } from "./fire-plan.js";
-import { decideBeforePause } from "./pause-decide.js";
+import { decideBeforePause, lockForPause } from "./pause-decide.js";
+import { runAgainIfAborted } from "./run-again.js";
 import { checkFence, type Fence, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
@@ -68,24 +69,30 @@ export class ScheduleActions {
   ): Promise<JsonObject> {
     const fires: FireReport[] = [];
     let at = 0;
-    const out = await this.o.store.transaction(async (tx) => {
-      let row = await this.schedules.fenced(tx, id, fence);
-      // The time is read once the row is held: read before, while a fire held the row, it could be
-      // earlier than occurrences that fire decided, and a resume would decide them again.
-      const now = await this.schedules.now(tx);
-      at = now;
-      if (pausing) {
-        const decided = await decideBeforePause(tx, row, now, this.o);
-        fires.push(...decided.reports);
-        row = decided.row;
-      }
-      const updated = await tx.updateSchedule(
-        { ...change(row, now), updatedMs: now },
-        { expectedRevision: row.revision },
-      );
-      if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
-      return this.schedules.view(updated, tx, now);
-    });
+    const attempt = () =>
+      this.o.store.transaction(async (tx) => {
+        fires.length = 0;
+        if (pausing) await lockForPause(tx, id);
+        let row = await this.schedules.fenced(tx, id, fence);
+        // The time is read once the row is held: read before, while a fire held the row, it could be
+        // earlier than occurrences that fire decided, and a resume would decide them again.
+        const now = await this.schedules.now(tx);
+        at = now;
+        if (pausing) {
+          const decided = await decideBeforePause(tx, row, now, this.o);
+          fires.push(...decided.reports);
+          row = decided.row;
+        }
+        const updated = await tx.updateSchedule(
+          { ...change(row, now), updatedMs: now },
+          { expectedRevision: row.revision },
+        );
+        if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
+        return this.schedules.view(updated, tx, now);
+      });
+    // A pause's fire may cancel a previous execution: on PostgreSQL a deadlock with a racing fire or
+    // trigger is broken by aborting one side, and the pause, which changed nothing, runs again.
+    const out = pausing ? await runAgainIfAborted(attempt) : await attempt();
     this.schedules.reportFires(fires, at);
     this.o.onChange?.();
     return out;
@@ -379,19 +386,4 @@ function sameInstantSuffix(last: string | null, base: string): number {
   if (last === null || !last.startsWith(`${base}-`)) return 1;
   const k = Number(last.slice(base.length + 1));
   return Number.isSafeInteger(k) && k >= 2 ? k + 1 : 1;
-}
-
-/**
- * Runs a transaction again (up to 3 times) when PostgreSQL aborted it to break a deadlock or a
- * serialization conflict: nothing of it was kept. Only for bodies that change nothing outside
- * their transaction.
- */
-async function runAgainIfAborted<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (err) {
-      if (attempt >= 3 || !(err instanceof OrbitError && err.details?.aborted === true)) throw err;
-    }
-  }
 }

@@ -17,6 +17,23 @@ import { queueDeadLetters } from "./outcomes.js";
 import { settingsOf } from "./view.js";
 
 /**
+ * Before a pause locks the row of `id`: under `cancel_previous` its fire may cancel the last
+ * execution, whose end writes schedule rows; those are taken first, in the order a fire and every
+ * end take them (docs/storage.md § Locking), as a trigger does.
+ */
+export async function lockForPause(tx: StoreOps, id: string): Promise<void> {
+  const seen = await tx.getSchedule(id);
+  if (
+    seen !== null &&
+    !seen.paused &&
+    seen.lastExecutionId !== null &&
+    settingsOf(seen).overlap === "cancel_previous"
+  ) {
+    await tx.lockSchedulesForEnd({ executionIds: [seen.lastExecutionId] });
+  }
+}
+
+/**
  * Decides, inside `tx` (the row locked), what of `row` came due by `now`: fires it as the loop
  * would, then, if a refused start still waits for its retry, records that occurrence as a dead
  * letter with its error and those due after it as missed. Returns the row as left, and the fire

@@ -22,7 +22,8 @@ import type { FireReport } from "./fire.js";
 import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
 import { notifiedBy } from "./outcomes.js";
-import { decideBeforePause } from "./pause-decide.js";
+import { decideBeforePause, lockForPause } from "./pause-decide.js";
+import { runAgainIfAborted } from "./run-again.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleViews } from "./view.js";
@@ -303,13 +304,19 @@ export class Schedules {
   ): Promise<JsonObject> {
     const fires: FireReport[] = [];
     let at = 0;
-    const out = await this.o.store.transaction(async (tx) => {
-      const row = await this.fenced(tx, id, fence);
-      // Read once the row is held (see Actions.write): never before the occurrences a fire decided.
-      const now = await this.now(tx);
-      at = now;
-      return this.view(await this.updateIn(tx, row, patch, now, text, undefined, fires), tx, now);
-    });
+    const pausing = patch.paused === true;
+    const attempt = () =>
+      this.o.store.transaction(async (tx) => {
+        fires.length = 0;
+        if (pausing) await lockForPause(tx, id);
+        const row = await this.fenced(tx, id, fence);
+        // Read once the row is held (see Actions.write): never before the occurrences a fire decided.
+        const now = await this.now(tx);
+        at = now;
+        return this.view(await this.updateIn(tx, row, patch, now, text, undefined, fires), tx, now);
+      });
+    // As Actions.write: a pause that PostgreSQL aborted to break a deadlock runs again.
+    const out = pausing ? await runAgainIfAborted(attempt) : await attempt();
     this.reportFires(fires, at);
     this.o.onChange?.();
     return out;
