@@ -124,14 +124,25 @@ export const CreateScheduleDoc = Type.Object(
   },
   {
     additionalProperties: false,
-    oneOf: [{ required: ["cron"] }, { required: ["interval"] }],
+    // A null one counts as absent, as the server reads it.
+    oneOf: [
+      { required: ["cron"], properties: { cron: { type: "string" } } },
+      { required: ["interval"], properties: { interval: { type: "string" } } },
+    ],
     description: "schedule settings: exactly one of cron and interval; an unknown key is refused with a suggestion",
   },
 );
-export const PatchScheduleDoc = Type.Partial(Type.Object(patchable), {
-  additionalProperties: false,
-  description: "any settings but schedule_id; null unsets an optional one; an unknown key is refused with a suggestion",
-});
+export const PatchScheduleDoc = Type.Partial(
+  Type.Object({
+    ...patchable,
+    schedule_id: Type.Unsafe({ type: "string", description: "the schedule's own id, which cannot change" }),
+  }),
+  {
+    additionalProperties: false,
+    description:
+      "any settings but schedule_id; null unsets an optional one; an unknown key is refused with a suggestion",
+  },
+);
 
 export const PauseBody = Type.Object(
   { note: Type.Optional(Type.String({ maxLength: 1000 })) },

@@ -156,9 +156,13 @@ async function runTaskInSpan(
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
       if (control.handedBack) {
         // Said at close already ("handed back"); a warning of a lost lease here misled.
-        log.info("a run handed back at close ended; its outcome is not reported (the task runs again elsewhere)", {
-          task_id: task.task_id,
-        });
+        // Handed back at close, or after a cancel its code ignored (the next lease compensates).
+        log.info(
+          control.cancelReason !== null
+            ? "a cancelled run handed back after its cancel ended; its outcome is not reported (the task's next lease compensates it)"
+            : "a run handed back at close ended; its outcome is not reported (the task runs again elsewhere)",
+          { task_id: task.task_id },
+        );
       } else {
         // The lease ran out while this worker was away or blocked, or the execution ended meanwhile
         // (a cancel or a timeout the server settled): either way the outcome is not reported.

@@ -193,11 +193,12 @@ describe("/v1/openapi.json", () => {
       ["create", create, "POST", "/v1/schedules", { ...seed, cron: "* * * * *" }],
       ["create", create, "POST", "/v1/schedules", { schedule_id: "doc-2", workflow: "OrderProcessing" }],
       ["create", create, "POST", "/v1/schedules", seed],
+      ["create", create, "POST", "/v1/schedules", { ...seed, schedule_id: "doc-5", cron: null }],
       ["batch", batch, "POST", "/v1/schedules/batch", { schedules: [{ ...seed, schedule_id: "doc-3", bogus: 1 }] }],
       ["batch", batch, "POST", "/v1/schedules/batch", { schedules: [{ ...seed, schedule_id: "doc-4" }] }],
       ["patch", patch, "PATCH", "/v1/schedules/doc-1", { bogus: 1 }],
-      ["patch", patch, "PATCH", "/v1/schedules/doc-1", { schedule_id: "doc-9" }],
       ["patch", patch, "PATCH", "/v1/schedules/doc-1", { interval: "20s", description: null }],
+      ["patch", patch, "PATCH", "/v1/schedules/doc-1", { schedule_id: "doc-1" }],
     ];
     for (const [what, accepts, method, path, body] of cases) {
       const r = await t.call(method, path, body);
