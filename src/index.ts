@@ -9,7 +9,7 @@ export { OrbitClient, type OrbitClientOptions } from "./client/client.js";
 export { type ErrorCode, OrbitError } from "./domain/errors.js";
 export type { Jsonified, JsonObject, JsonValue } from "./domain/json.js";
 export { CancelledError, LeaseLostError, NonRetryableError, RunEndedError } from "./worker/errors.js";
-export { Worker, type WorkerOptions } from "./worker/worker.js";
+export { type ShutdownSignal, Worker, type WorkerOptions } from "./worker/worker.js";
 export {
   DEFAULT_RETRY,
   defineWorkflow,

@@ -48,8 +48,11 @@ export interface WorkerOptions {
    * handed back). Default `["SIGINT", "SIGTERM"]`; once closed, the process ends on that signal as
    * Node's default would, unless the program listens for it itself. `[]`: handle signals yourself.
    */
-  shutdownSignals?: readonly NodeJS.Signals[];
+  shutdownSignals?: readonly ShutdownSignal[];
 }
+
+/** A signal `shutdownSignals` may name (spelled here: the SDK's types do not need @types/node). */
+export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGQUIT" | "SIGHUP" | "SIGUSR1" | "SIGUSR2" | "SIGBREAK";
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
 export const DEFAULT_CONCURRENCY = 100;
