@@ -16,6 +16,7 @@ import { ManualClock } from "../../src/clock/manual-clock.js";
 import { isActiveStatus } from "../../src/domain/execution.js";
 import { Executions } from "../../src/engine/executions.js";
 import { Workflows } from "../../src/engine/workflows.js";
+import { LEDGER_RETENTION } from "../../src/scheduler/fire-plan.js";
 import { Scheduler, wakeBuffers } from "../../src/scheduler/scheduler.js";
 import type { Store } from "../../src/store/store.js";
 import { formatInstant, parseInstant } from "../../src/time/format.js";
@@ -189,9 +190,19 @@ async function compare(m: ReferenceModel, w: World): Promise<void> {
       .map((e) => `${e.id} ${e.active ? "active" : "ended"}`)
       .sort();
     expect(realExecs, `${where}: executions`).toEqual(modelExecs);
+    // The ledger keeps a schedule's newest LEDGER_RETENTION rows (docs/design.md § The model); the
+    // model keeps every account. Once the real one may have pruned, both are compared past its
+    // oldest occurrence (that one's accounts may be cut in two). Before, a run of 85 minutes of
+    // 5 s skips failed here with 1,014 rows against 1,020.
+    const real = await realAccounts(w, id);
+    const pruned = (await ledgerOf(w.real.store, id)).length >= LEDGER_RETENTION;
+    const oldest = pruned ? Math.min(...real.keys()) : Number.NEGATIVE_INFINITY;
     const show = (mp: Map<number, string[]>) =>
-      [...mp.entries()].sort((a, b) => a[0] - b[0]).map(([o, a]) => `${formatInstant(o)} ${a.join("+")}`);
-    expect(show(await realAccounts(w, id)), `${where}: ledger`).toEqual(show(modelAccounts(s)));
+      [...mp.entries()]
+        .filter(([o]) => o > oldest)
+        .sort((a, b) => a[0] - b[0])
+        .map(([o, a]) => `${formatInstant(o)} ${a.join("+")}`);
+    expect(show(real), `${where}: ledger`).toEqual(show(modelAccounts(s)));
   }
 }
 
