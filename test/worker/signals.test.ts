@@ -6,44 +6,51 @@
  */
 import { expect, it } from "vitest";
 import { startTestServer } from "../api/helpers.js";
-import { spawnChild, waitFor } from "./harness.js";
+import { type Child, spawnChild, stop, waitFor } from "./harness.js";
 
 it("closes on SIGTERM without a handler of the program's: the step ends, the task is handed back, the process ends", async () => {
   const t = await startTestServer();
+  let child: Child | null = null;
   try {
-    const child = await spawnChild("signal-worker.ts", { ORBIT_TEST_SERVER: t.server.url });
+    const started = await spawnChild("signal-worker.ts", { ORBIT_TEST_SERVER: t.server.url });
+    child = started;
     await t.ok("POST", "/v1/executions", { execution_id: "sig-1", workflow: "TwoSteps", input: {} });
     const events = async () =>
       ((await t.ok("GET", "/v1/executions/sig-1/events")).events as { type: string }[]).map((e) => e.type);
     await waitFor("the lease", async () => (await events()).includes("WorkflowTaskStarted"));
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.proc.once("exit", (_code, signal) => resolve(signal)),
+      started.proc.once("exit", (_code, signal) => resolve(signal)),
     );
-    child.proc.kill("SIGTERM");
+    started.proc.kill("SIGTERM");
     expect(await exited).toBe("SIGTERM");
     const types = await events();
     expect(types).toContain("StepCompleted");
     expect(types.at(-1)).toBe("WorkflowTaskReleased");
   } finally {
+    // A test that failed before its signal leaves no worker behind.
+    if (child !== null) await stop(child, "SIGKILL");
     await t.stop();
   }
 });
 
 it("leaves the signal to a program that handles it with process.once: its own cleanup runs to the end", async () => {
   const t = await startTestServer();
+  let child: Child | null = null;
   try {
     // examples/embed.ts closes the worker, then its server: the SDK's own re-sent SIGTERM killed
     // it in the middle (exit 143, the server's close never finished).
-    const child = await spawnChild("signal-worker.ts", { ORBIT_TEST_SERVER: t.server.url, ORBIT_TEST_ONCE: "1" });
+    const started = await spawnChild("signal-worker.ts", { ORBIT_TEST_SERVER: t.server.url, ORBIT_TEST_ONCE: "1" });
+    child = started;
     let out = "";
-    child.proc.stdout!.on("data", (chunk: Buffer) => {
+    started.proc.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
     });
-    const exited = new Promise<number | null>((resolve) => child.proc.once("exit", (code) => resolve(code)));
-    child.proc.kill("SIGTERM");
+    const exited = new Promise<number | null>((resolve) => started.proc.once("exit", (code) => resolve(code)));
+    started.proc.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(out).toContain("CLEANED");
   } finally {
+    if (child !== null) await stop(child, "SIGKILL");
     await t.stop();
   }
 });
