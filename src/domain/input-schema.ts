@@ -10,11 +10,12 @@ import { createRequire } from "node:module";
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type addFormatsPlugin from "ajv-formats";
-import { canonicalJson } from "./canonical-json.js";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
+import { compileEnum, jsonValueCount, uniqueItems } from "./linear-keywords.js";
 import { PATTERN_BUDGET, PatternBudgetSpent, safePatternEngine, withPatternBudget } from "./safe-pattern.js";
 import { ANY_ITEM, ANY_PROPERTY, checkedDepth, jsonNesting } from "./schema-depth.js";
+import { SchemaRefs, Unresolved, valueAt } from "./schema-refs.js";
 
 interface AjvModules {
   Ajv: typeof Ajv2020.default;
@@ -156,7 +157,7 @@ function withListedErrors(first: ValidateFunction, schema: JsonObject): InputVal
       return true;
     }
     validate.errors = first.errors ?? null;
-    if (jsonValuesUpTo(data, LISTED_ERRORS_UP_TO_VALUES)) {
+    if (jsonValueCount(data, LISTED_ERRORS_UP_TO_VALUES) <= LISTED_ERRORS_UP_TO_VALUES) {
       every ??= schemaCompiler(true).compile(schema);
       const all = every;
       all(data);
@@ -166,30 +167,6 @@ function withListedErrors(first: ValidateFunction, schema: JsonObject): InputVal
   }) as InputValidator;
   validate.errors = null;
   return validate;
-}
-
-/** How many JSON values `value` holds, itself included. */
-function jsonValueCount(value: unknown): number {
-  let seen = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    seen++;
-    const v = stack.pop();
-    if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push(child);
-  }
-  return seen;
-}
-
-/** Whether `value` holds at most `limit` JSON values (itself included), stopping once past it. */
-function jsonValuesUpTo(value: unknown, limit: number): boolean {
-  let seen = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    if (++seen > limit) return false;
-    const v = stack.pop();
-    if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push(child);
-  }
-  return true;
 }
 
 /** An Ajv for input schemas; `allErrors`: collect every problem (only for small inputs, above). */
@@ -217,59 +194,6 @@ function schemaCompiler(allErrors: boolean): InstanceType<ReturnType<typeof ajv>
     errors: true,
   });
   return validator;
-}
-
-/**
- * `uniqueItems` in time linear in the array: Ajv's compares every pair of items that are objects or
- * arrays, so one start with 40,000 small objects held the server for 19 s (and a schedule did it at
- * every fire). Each item is written as JSON with its objects' keys sorted, which is equal exactly
- * when the items are equal as JSON Schema compares them (1 and 1.0 are one number), and looked up
- * among those before it. The error is Ajv's own.
- */
-function uniqueItems(this: unknown, unique: boolean, items: unknown[]): boolean {
-  if (!unique) return true;
-  const seen = new Map<string, number>();
-  for (let i = 0; i < items.length; i++) {
-    const key = canonicalJson(items[i]);
-    const j = seen.get(key);
-    if (j !== undefined) {
-      uniqueItems.errors = [
-        {
-          keyword: "uniqueItems",
-          message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
-          params: { i, j },
-        },
-      ];
-      return false;
-    }
-    seen.set(key, i);
-  }
-  return true;
-}
-uniqueItems.errors = undefined as Partial<ErrorObject>[] | undefined;
-
-/**
- * `enum` by lookup: Ajv compares a value with each allowed one in turn, so 8,000 items against a
- * 10,000-value enum took 2.9 s of the server's thread. The values are written once as JSON with
- * sorted keys (equal exactly when JSON Schema calls them equal) and each value of the input is
- * looked up. The error is Ajv's own.
- */
-function compileEnum(values: unknown[]): (data: unknown) => boolean {
-  const allowed = new Set(values.map(canonicalJson));
-  // An object or array larger than every allowed value equals none of them: not written out (an
-  // enum on each level of a 60-level array wrote its 200,000 numbers out 60 times, 5 s a start).
-  let largest = 0;
-  for (const v of values) if (typeof v === "object" && v !== null) largest = Math.max(largest, jsonValueCount(v));
-  const check = (data: unknown): boolean => {
-    const fits = typeof data !== "object" || data === null || (largest > 0 && jsonValuesUpTo(data, largest));
-    if (fits && allowed.has(canonicalJson(data))) return true;
-    check.errors = [
-      { keyword: "enum", message: "must be equal to one of the allowed values", params: { allowedValues: values } },
-    ];
-    return false;
-  };
-  check.errors = undefined as Partial<ErrorObject>[] | undefined;
-  return check;
 }
 
 /** How many checks of one value of the input a schema's in-place combinations may make. */
@@ -412,103 +336,6 @@ function checkedNesting(schema: JsonObject, refs: SchemaRefs): number | null {
 
 class Cycle extends Error {}
 class TooMany extends Error {}
-class Unresolved extends Error {
-  constructor(readonly ref: string) {
-    super(ref);
-  }
-}
-
-/** The base of a schema without an `$id` of its own (only references within it resolve). */
-const DOCUMENT_BASE = "orbit:///input-schema";
-/** Documents Ajv knows without this schema (the draft's meta-schemas): a reference to one is a leaf. */
-const KNOWN_DOCUMENTS = /^https?:\/\/json-schema\.org\//;
-
-/**
- * What a schema's references point at, resolved as JSON Schema resolves them: against the base
- * URI of where they stand (each `$id` sets one, relative to its parent's), to a subschema with that
- * `$id`, then by the fragment's JSON Pointer or anchor (`$anchor`, `$dynamicAnchor`). `$ref`,
- * `$dynamicRef` (taken as the anchor it names in this document) and draft 2019's `$recursiveRef`.
- * A reference to anything else fails the check ({@link Unresolved}): Ajv loads nothing remote, so
- * it is one this walk does not understand.
- */
-class SchemaRefs {
-  private readonly bases = new Map<object, string>();
-  private readonly documents = new Map<string, object>();
-  private readonly anchors = new Map<string, object>();
-
-  constructor(root: JsonObject) {
-    const walk = (node: unknown, base: string): void => {
-      if (typeof node !== "object" || node === null) return;
-      if (Array.isArray(node)) {
-        for (const n of node) walk(n, base);
-        return;
-      }
-      const o = node as Record<string, unknown>;
-      let here = base;
-      if (typeof o.$id === "string") {
-        try {
-          here = withoutFragment(new URL(o.$id, base).href);
-        } catch {
-          here = base;
-        }
-        if (!this.documents.has(here)) this.documents.set(here, node);
-      }
-      this.bases.set(node, here);
-      for (const key of ["$anchor", "$dynamicAnchor"]) {
-        const anchor = o[key];
-        if (typeof anchor === "string" && !this.anchors.has(`${here}#${anchor}`))
-          this.anchors.set(`${here}#${anchor}`, node);
-      }
-      for (const v of Object.values(o)) walk(v, here);
-    };
-    this.documents.set(DOCUMENT_BASE, root);
-    walk(root, DOCUMENT_BASE);
-  }
-
-  /** The subschemas `node`'s references point at (booleans and known documents left out). */
-  targets(node: object): object[] {
-    const o = node as Record<string, unknown>;
-    const out: object[] = [];
-    for (const key of ["$ref", "$dynamicRef", "$recursiveRef"]) {
-      const ref = o[key];
-      if (typeof ref !== "string") continue;
-      const target = this.resolve(node, ref);
-      if (typeof target === "object" && target !== null) out.push(target);
-    }
-    return out;
-  }
-
-  private resolve(node: object, ref: string): unknown {
-    let url: URL;
-    try {
-      url = new URL(ref, this.bases.get(node) ?? DOCUMENT_BASE);
-    } catch {
-      throw new Unresolved(ref);
-    }
-    const document = withoutFragment(url.href);
-    const doc = this.documents.get(document);
-    if (doc === undefined) {
-      if (KNOWN_DOCUMENTS.test(document)) return undefined;
-      throw new Unresolved(ref);
-    }
-    let fragment: string;
-    try {
-      fragment = decodeURIComponent(url.hash.slice(1));
-    } catch {
-      throw new Unresolved(ref);
-    }
-    if (fragment === "") return doc;
-    if (fragment.startsWith("/")) return valueAt(doc, fragment);
-    const anchored = this.anchors.get(`${document}#${fragment}`);
-    if (anchored === undefined) throw new Unresolved(ref);
-    return anchored;
-  }
-}
-
-function withoutFragment(href: string): string {
-  const i = href.indexOf("#");
-  return i < 0 ? href : href.slice(0, i);
-}
 
 /**
  * The meta-schema's complaints, one per place: `/type: "objekt" is not one of array, boolean, …`.
@@ -528,17 +355,6 @@ function metaSchemaErrors(errors: readonly ErrorObject[], schema: JsonObject): s
     else lines.push(`${at}: ${shown}${here.filter((e) => e.keyword !== "anyOf")[0]?.message ?? here[0]?.message}`);
   }
   return lines.slice(0, MAX_LISTED_ERRORS).join("; ");
-}
-
-/** The value at a JSON Pointer in `doc`, or undefined. */
-function valueAt(doc: unknown, place: string): unknown {
-  let at: unknown = doc;
-  for (const raw of place.split("/").slice(1)) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (at === null || typeof at !== "object") return undefined;
-    at = (at as Record<string, unknown>)[key];
-  }
-  return at;
 }
 
 /** JSON Pointer escaping (RFC 6901) for a property name appended to a path. */

@@ -11,16 +11,15 @@ import { stringifyJsonText } from "../domain/json-text.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { Workflows } from "../engine/workflows.js";
-import type { NotificationRow } from "../store/outcome-store.js";
 import type { OccurrenceRow, ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
-import { formatInstant } from "../time/format.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { compiledFor, occurrenceKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
 import type { FireReport } from "./fire.js";
 import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
+import { NOTIFICATIONS_READ, notifyFailure } from "./notify-failure.js";
 import { notifiedBy } from "./outcomes.js";
 import { decideBeforePause, lockForPause } from "./pause-decide.js";
 import { runAgainIfAborted } from "./run-again.js";
@@ -478,39 +477,4 @@ export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
     );
   }
   return row;
-}
-
-/** How many of a schedule's newest webhook deliveries a read looks at for {@link notifyFailure} (as the list shows). */
-const NOTIFICATIONS_READ = 100;
-
-/**
- * The schedule's alerts are failing: for one of its webhook URLs (of `current`, the ones it still
- * calls, when given), the newest delivery that was tried
- * failed for good or is being retried after an error (docs/outcomes.md § Notifications). Null when
- * each URL's newest tried delivery landed (an older failure is history: the channel works), or none
- * was tried.
- */
-export function notifyFailure(
-  newestFirst: readonly NotificationRow[],
-  current: ReadonlySet<string> | null = null,
-): JsonObject | null {
-  const seen = new Set<string>();
-  let tried: NotificationRow | undefined;
-  for (const n of newestFirst) {
-    if (n.attempts === 0 || seen.has(n.url) || (current !== null && !current.has(n.url))) continue;
-    seen.add(n.url);
-    if (n.state !== "delivered" && n.lastError !== null) {
-      tried = n;
-      break;
-    }
-  }
-  if (tried === undefined) return null;
-  return {
-    event: tried.event,
-    url: tried.url,
-    state: tried.state === "failed" ? "failed" : "retrying",
-    attempts: tried.attempts,
-    error: tried.lastError,
-    created_at: formatInstant(tried.createdMs),
-  };
 }

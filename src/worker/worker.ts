@@ -14,6 +14,7 @@ import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { FailureSpell } from "../domain/failure-spell.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
+import { watchBlocking } from "./blocking.js";
 import { errorJson } from "./errors.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
 import { jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
@@ -417,32 +418,6 @@ export class Worker {
  */
 export const CANCEL_GRACE_MS = 60_000;
 
-/** An event loop blocked longer than this is said (a lease lasts 30 s after the last heartbeat). */
-export const BLOCKED_WARN_MS = 5_000;
-
-/**
- * Says when the worker's event loop was blocked (a step that does not yield: a busy loop, large
- * synchronous work): meanwhile no heartbeat goes out, the lease can end and the run be given to
- * another attempt, and the heartbeat that finally goes out times out as if the server were away.
- * A wall-clock timer, whatever clock the worker was given. Returns what stops it.
- */
-export function watchBlocking(log: WorkflowLogger, everyMs = 1000, warnMs = BLOCKED_WARN_MS): () => void {
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    const blocked = now - last - everyMs;
-    last = now;
-    if (blocked >= warnMs) {
-      log.warn(
-        "the worker's event loop was blocked: no heartbeat went out meanwhile; a step must yield (await) within the lease (30 s), or its run is given to another attempt",
-        { blocked_s: Math.round(blocked / 100) / 10 },
-      );
-    }
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
 /**
  * A spell of failures of one request (polls, heartbeats) as the log tells it
  * (src/domain/failure-spell.ts): the first, then one line every 30 s while they last (a line each
@@ -503,3 +478,5 @@ function abortedPromise(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
+
+export { BLOCKED_WARN_MS, watchBlocking } from "./blocking.js";

@@ -7,7 +7,7 @@
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { MAX_ATTEMPTS, Notifier } from "../../src/engine/notifier.js";
-import { notifyFailure } from "../../src/scheduler/schedules.js";
+import { notifyFailure } from "../../src/scheduler/notify-failure.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { closedPort } from "../helpers/ports.js";
 import { makeHarness, ORDER_INPUT } from "../scheduler/harness.js";
