@@ -1,14 +1,15 @@
 /**
  * The SQLite connection's settings (docs/storage.md § SQLite, docs/operations.md § Sizing): WAL,
  * synchronous FULL unless `normal`, and a page cache of 4 MB unless `cacheMb` / `--sqlite-cache-mb`
- * says otherwise; a bad cache size refuses to start.
+ * says otherwise; a bad cache size refuses to start; a WAL that grew large shrinks back.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer } from "../../src/server/server.js";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { SqliteStore, WAL_SIZE_LIMIT_BYTES } from "../../src/store/sqlite/sqlite-store.js";
 
 const dirs: string[] = [];
 const dataDir = (): string => {
@@ -51,5 +52,31 @@ describe("SQLite settings", () => {
     }
     const server = await startServer({ port: 0, logger: "silent", dataDir: dataDir(), sqliteCacheMb: 4 });
     await server.close();
+  });
+
+  it("a WAL grown past the limit is truncated back to it when the store next writes after a checkpoint", async () => {
+    const dir = dataDir();
+    const store = new SqliteStore({ dataDir: dir });
+    await store.open();
+    const wal = join(dir, "orbit.db-wal");
+    try {
+      // One commit of the limit + 16 MB (from a second connection: the store has no raw SQL): the
+      // WAL must hold all of it until the commit, then a checkpoint copies it into the database.
+      const other = new Database(join(dir, "orbit.db"));
+      other.exec("CREATE TABLE bulk (b BLOB)");
+      const insert = other.prepare("INSERT INTO bulk VALUES (zeroblob(1048576))");
+      other.transaction(() => {
+        for (let i = 0; i < WAL_SIZE_LIMIT_BYTES / 1048576 + 16; i++) insert.run();
+      })();
+      other.pragma("wal_checkpoint(PASSIVE)");
+      other.close();
+      expect(statSync(wal).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+      // The store's next write starts the WAL over from its beginning, and truncates it.
+      const record = { scope: "s", key: "k", requestHash: "h", response: null, status: 200, createdMs: 0 };
+      await store.transaction((tx) => tx.insertIdempotencyKey(record));
+      expect(statSync(wal).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    } finally {
+      await store.close();
+    }
   });
 });

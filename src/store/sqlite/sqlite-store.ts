@@ -41,6 +41,9 @@ export interface SqliteStoreOptions {
 /** SQLite's page cache by default, MB (docs/operations.md § Sizing). */
 export const DEFAULT_SQLITE_CACHE_MB = 4;
 
+/** The size a WAL grown larger is truncated back to once a checkpoint has emptied it (docs/storage.md § SQLite). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export class SqliteStore extends SqlOps implements Store {
   readonly dialect = "sqlite" as const;
   private readonly connection: SqliteConnection;
@@ -73,6 +76,9 @@ export class SqliteStore extends SqlOps implements Store {
       db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(this.options.busyTimeoutMs ?? 5000))}`);
       db.pragma(`synchronous = ${this.options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
       // A negative cache_size is in KiB (SQLite's own default is 2 MB).
+      // After a checkpoint empties the WAL, a WAL grown past this (a large transaction, a burst
+      // a checkpoint could not keep up with) is truncated back to it instead of keeping its peak size.
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma(`cache_size = -${Math.max(1, Math.trunc(this.options.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)) * 1024}`);
       this.newerMigrations = migrateSqlite(db).newer;
       refuseReadOnly(db);
