@@ -9,11 +9,13 @@
  * - The usual (backtracking) engine when its work grows at most linearly with the string: no
  *   repeated part that repeats or has alternatives inside, and at most one unbounded repetition
  *   when anchored with `^` (none when not). It is the fast one (`^[a-z0-9]{1,64}$`, `^\p{L}+$`).
- * - V8's linear-time engine (the `l` flag) for any other it can run: nested and overlapping
- *   repetition stays linear, but it reads a character in 0.2–1.5 µs here.
- * - The usual engine for one the linear engine cannot run (a repetition counted past its small
- *   limit, `\p{…}`, backreferences, lookaround) when nothing repeated repeats or has alternatives;
- *   its work is then a polynomial of the string's length, charged as such.
+ * - RE2 (re2-pattern.ts) for any other it can run, with the Unicode semantics JSON Schema gives
+ *   patterns: nested and overlapping repetition stays linear, charged by the size of its program.
+ * - V8's linear-time engine (the `l` flag) for one RE2 cannot take that it can: linear too, but
+ *   it reads UTF-16 units.
+ * - The usual engine for one neither linear engine runs (backreferences, lookaround, a count past
+ *   1,000, Unicode properties other than categories and scripts) when nothing repeated repeats or
+ *   has alternatives; its work is then a polynomial of the string's length, charged as such.
  * - Any other is refused when the schema is registered, naming the pattern.
  *
  * And every test is charged against one check's budget ({@link withPatternBudget}): without it,
@@ -23,6 +25,7 @@
 import { setFlagsFromString } from "node:v8";
 import { OrbitError } from "./errors.js";
 import { MAX_JSON_BYTES } from "./json-limits.js";
+import { re2Pattern } from "./re2-pattern.js";
 
 // The linear engine is behind a V8 flag in Node 20-26; it only makes the `l` flag parse.
 setFlagsFromString("--enable-experimental-regexp-engine");
@@ -44,6 +47,11 @@ const MAX_PATTERN_LENGTH = 10_000;
 const PATTERN_CHARS_PER_STEP = 16;
 /** What a step through a `\p{…}` class costs, in steps of the usual engine (measured about 25 ns against 2–3). */
 const UNICODE_CLASS_STEPS = 10;
+/**
+ * What a character costs RE2 per instruction of its program, in steps of the backtracking engine
+ * (each live instruction steps once a character: 70–85 ns measured, charged as 100).
+ */
+const RE2_STEPS_PER_INSTRUCTION = 50;
 /** What a test costs whatever its string: the schema's check calling it (about 0.15 µs here). */
 const STEPS_PER_TEST = 100;
 /** A pattern must be able to test a string this long within the budget, or it is refused. */
@@ -228,7 +236,7 @@ export function withPatternBudget<T>(check: () => T): T {
 /** A pattern whose every test is charged `steps(length)` against the running check's budget. */
 class MeteredPattern {
   constructor(
-    private readonly regExp: RegExp,
+    private readonly regExp: { test(s: string): boolean },
     private readonly steps: (length: number) => number,
     readonly source: string,
   ) {}
@@ -243,6 +251,10 @@ class MeteredPattern {
     return String(this.regExp);
   }
 }
+
+/** What keeps a pattern off both linear-time engines (RE2 and V8's). */
+const NO_LINEAR_ENGINE =
+  "a backreference, lookaround, a count past 1,000 or a Unicode property other than a general category (\\p{L}) or script (\\p{Script=Greek}), which no linear-time engine here runs";
 
 function quoted(pattern: string): string {
   return JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern);
@@ -273,6 +285,13 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
       // Not valid with `u` (`\-` outside a class): the linear engine below reads it without.
     }
   }
+  // RE2 first (linear, with the Unicode semantics JSON Schema gives patterns), then V8's linear
+  // engine for a pattern RE2 has no form of (it reads UTF-16 units).
+  const re2 = re2Pattern(pattern);
+  const re2PerChar = RE2_STEPS_PER_INSTRUCTION * (re2?.programSize ?? 0);
+  if (re2 !== null && re2PerChar * (SHORTEST_USEFUL + 1) <= PATTERN_BUDGET) {
+    return new MeteredPattern(re2, (n) => re2PerChar * (n + 1), quoted(pattern));
+  }
   if (!/\\[pPu]\{/.test(pattern)) {
     let linear: RegExp | null = null;
     try {
@@ -288,13 +307,13 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
     const what = shape.nested ? "repeats a part that itself repeats" : "repeats a part that has alternatives";
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `pattern ${quoted(pattern)} ${what}, in a form the linear-time engine cannot run (with a counted repetition such as {1,100}, \\p{…}, a backreference or lookaround): an input could hold the server for minutes; bound lengths with minLength/maxLength instead of counted repetitions, and write alternatives of single characters as one class ([\\p{L}-])`,
+      `pattern ${quoted(pattern)} ${what}, with ${NO_LINEAR_ENGINE}: an input could hold the server for minutes; write it without them (bound lengths with minLength/maxLength), and alternatives of single characters as one class ([\\p{L}-])`,
     );
   }
   if (!affordable) {
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `pattern ${quoted(pattern)} has repetitions that a backtracking engine may try against each other, in a form the linear-time engine cannot run (\\p{…}, a counted repetition such as {1,100}, a backreference or lookaround): testing one string of ${SHORTEST_USEFUL} characters could take more than ${PATTERN_BUDGET.toLocaleString("en-US")} steps; use fewer repetitions`,
+      `pattern ${quoted(pattern)} has repetitions that a backtracking engine may try against each other, with ${NO_LINEAR_ENGINE}: testing one string of ${SHORTEST_USEFUL} characters could take more than ${PATTERN_BUDGET.toLocaleString("en-US")} steps; use fewer repetitions`,
     );
   }
   return new MeteredPattern(new RegExp(pattern, flags), backtracking, quoted(pattern));
