@@ -13,6 +13,7 @@ import type addFormatsPlugin from "ajv-formats";
 import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import { compileEnum, jsonValueCount, uniqueItems } from "./linear-keywords.js";
+import { withCompileAllowance } from "./re2-pattern.js";
 import { PATTERN_BUDGET, PatternBudgetSpent, safePatternEngine, withPatternBudget } from "./safe-pattern.js";
 import { ANY_ITEM, ANY_PROPERTY, checkedDepth, jsonNesting } from "./schema-depth.js";
 import { SchemaRefs, Unresolved, valueAt } from "./schema-refs.js";
@@ -97,7 +98,10 @@ export function compileInputSchema(schema: JsonObject, label: string): InputVali
       const refs = new SchemaRefs(schema);
       const refusal = unboundedChecks(schema, refs);
       if (refusal !== null) throw new OrbitError("INVALID_ARGUMENT", refusal);
-      const validate = withListedErrors(compileFailFast(validator, schema), schema);
+      const validate = withListedErrors(
+        withCompileAllowance(() => compileFailFast(validator, schema)),
+        schema,
+      );
       validate.maxNesting = checkedNesting(schema, refs);
       return validate;
     }
@@ -158,7 +162,7 @@ function withListedErrors(first: ValidateFunction, schema: JsonObject): InputVal
     }
     validate.errors = first.errors ?? null;
     if (jsonValueCount(data, LISTED_ERRORS_UP_TO_VALUES) <= LISTED_ERRORS_UP_TO_VALUES) {
-      every ??= schemaCompiler(true).compile(schema);
+      every ??= withCompileAllowance(() => schemaCompiler(true).compile(schema));
       const all = every;
       all(data);
       validate.errors = all.errors ?? validate.errors;

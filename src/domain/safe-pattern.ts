@@ -288,10 +288,14 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
   // RE2 first (linear, with the Unicode semantics JSON Schema gives patterns), then V8's linear
   // engine for a pattern RE2 has no form of (it reads UTF-16 units).
   const re2 = re2Pattern(pattern);
-  const re2PerChar = RE2_STEPS_PER_INSTRUCTION * (re2?.programSize ?? 0);
-  if (re2 !== null && re2PerChar * (SHORTEST_USEFUL + 1) <= PATTERN_BUDGET) {
-    return new MeteredPattern(re2, (n) => re2PerChar * (n + 1), quoted(pattern));
+  if (re2 !== null && typeof re2 !== "string") {
+    const perChar = RE2_STEPS_PER_INSTRUCTION * re2.programSize;
+    if (perChar * (SHORTEST_USEFUL + 1) <= PATTERN_BUDGET) {
+      return new MeteredPattern(re2, (n) => perChar * (n + 1), quoted(pattern));
+    }
   }
+  // Why neither linear engine takes it, for a refusal below.
+  const noLinearEngine = typeof re2 === "string" ? re2 : `it has ${NO_LINEAR_ENGINE}`;
   if (!/\\[pPu]\{/.test(pattern)) {
     let linear: RegExp | null = null;
     try {
@@ -307,13 +311,13 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
     const what = shape.nested ? "repeats a part that itself repeats" : "repeats a part that has alternatives";
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `pattern ${quoted(pattern)} ${what}, with ${NO_LINEAR_ENGINE}: an input could hold the server for minutes; write it without them (bound lengths with minLength/maxLength), and alternatives of single characters as one class ([\\p{L}-])`,
+      `pattern ${quoted(pattern)} ${what}, and ${noLinearEngine}: an input could hold the server for minutes; bound lengths with minLength/maxLength rather than counted repetitions, and write alternatives of single characters as one class ([\\p{L}-])`,
     );
   }
   if (!affordable) {
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `pattern ${quoted(pattern)} has repetitions that a backtracking engine may try against each other, with ${NO_LINEAR_ENGINE}: testing one string of ${SHORTEST_USEFUL} characters could take more than ${PATTERN_BUDGET.toLocaleString("en-US")} steps; use fewer repetitions`,
+      `pattern ${quoted(pattern)} has repetitions that a backtracking engine may try against each other, and ${noLinearEngine}: testing one string of ${SHORTEST_USEFUL} characters could take more than ${PATTERN_BUDGET.toLocaleString("en-US")} steps; use fewer repetitions`,
     );
   }
   return new MeteredPattern(new RegExp(pattern, flags), backtracking, quoted(pattern));

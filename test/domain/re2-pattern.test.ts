@@ -4,7 +4,20 @@
  * against random strings of the characters where the two syntaxes differ, and must agree.
  */
 import { expect, it } from "vitest";
+import { OrbitError } from "../../src/domain/errors.js";
+import { compileInputSchema } from "../../src/domain/input-schema.js";
 import { re2Pattern, toRe2Syntax } from "../../src/domain/re2-pattern.js";
+
+/** The error `fn` throws (an OrbitError), or fails. */
+function thrown(fn: () => unknown): OrbitError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(OrbitError);
+    return e as OrbitError;
+  }
+  throw new Error("expected a refusal");
+}
 
 /** A small deterministic generator (mulberry32), so a failure names a seed that repeats it. */
 function random(seed: number): () => number {
@@ -67,7 +80,7 @@ it("agrees with V8's reading of the pattern on random patterns and strings", () 
   for (let p = 0; p < 1000; p++) {
     const source = alternatives(next, 0);
     const re2 = re2Pattern(source);
-    if (re2 === null) continue;
+    if (re2 === null || typeof re2 === "string") continue;
     const v8 = new RegExp(source, "u");
     for (let s = 0; s < 25; s++) {
       let text = "";
@@ -105,4 +118,22 @@ it("gives up on what has no RE2 form, and on patterns invalid under `u`", () => 
   for (const source of ["\\e", "a{", "]"]) expect(toRe2Syntax(source)).toBeNull();
   // A script RE2 does not know by that name compiles to nothing: the other engines decide.
   expect(re2Pattern("\\p{sc=Grek}")).toBeNull();
+});
+
+it("says why RE2 would cost too much to compile: past 20,000 instructions a pattern, 100,000 a schema", () => {
+  // `[a-z]{1000}` written 900 times fits in a pattern's 10,000 characters: 1.8 million instructions.
+  expect(re2Pattern("[a-z]{1000}".repeat(25))).toBe(
+    "its RE2 program would have about 25,000 instructions, more than the 20,000 of one pattern",
+  );
+  expect((re2Pattern("[a-z]{1000}".repeat(19)) as { programSize: number }).programSize).toBe(19_002);
+  const schema = Object.fromEntries([...Array(60)].map((_, i) => [`^(?:x${i}[a-z]{0,999}|y)+$`, { type: "string" }]));
+  const error = thrown(() => compileInputSchema({ type: "object", patternProperties: schema }, "Big@1.0.0"));
+  expect(error.message).toContain("repeats a part that itself repeats, and its RE2 program (about 2,0");
+  expect(error.message).toContain("instructions) would take the schema's patterns past the 100,000");
+  // A schema compiled again (every problem listed) puts each pattern on the engine it had.
+  const fits = Object.fromEntries([...Array(40)].map((_, i) => [`^(?:x${i}[a-z]{0,999}|y)+$`, { type: "integer" }]));
+  const validate = compileInputSchema({ type: "object", patternProperties: fits }, "Big@1.0.0");
+  expect(validate({ x1abc: 1 })).toBe(true);
+  expect(validate({ x1abc: "one" })).toBe(false);
+  expect(validate.errors?.[0]?.instancePath).toBe("/x1abc");
 });

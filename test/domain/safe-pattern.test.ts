@@ -107,7 +107,8 @@ it("refuses a repeated part with alternatives no linear-time engine runs: expone
   // `^(?:\p{L}|a)*$` took 1.3 s for 25 letters and a `!` there, doubling with each letter (it now runs on RE2).
   const error = thrown(() => compileInputSchema(schemaOf("^(?=.)(?:\\p{L}|a)*$"), "Evil@1.0.0"));
   expect(error.message).toContain('pattern "^(?=.)(?:\\\\p{L}|a)*$" repeats a part that has alternatives');
-  expect(error.message).toContain("write it without them");
+  expect(error.message).toContain("it has a backreference, lookaround");
+  expect(error.message).toContain("write alternatives of single characters as one class ([\\p{L}-])");
   const letters = compileInputSchema(schemaOf("^[\\p{L}-]*$"), "W@1.0.0");
   expect([letters({ s: "Jean-Luc" }), letters({ s: "Jean Luc" })]).toEqual([true, false]);
 });
