@@ -381,6 +381,11 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
   ]) {
     el?.addEventListener("input", () => preview.schedule());
   }
+  // The refusal was of what the form held then: once a field changes it is stale (a fixed cron
+  // showed its fires above a refusal of the old one), and the next submit says what holds.
+  form.addEventListener("input", () => {
+    error.textContent = "";
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";

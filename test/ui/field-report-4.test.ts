@@ -1,6 +1,7 @@
 /**
  * What a newcomer met in Chromium (docs/ui.md) and these tests keep fixed: a version polled only
- * by gone workers still counted as polled; a refused create said twice; "New schedule" twice;
+ * by gone workers still counted as polled; a refused create said twice, and kept under the button
+ * once the field was fixed; "New schedule" twice;
  * "OrderProces / sing" and a next fire broken after its "T" in the list at 1280 px; a schedule's
  * input shown as `"amount": 120` where the server keeps `120.0`; "Updated <creation> (revision 69)"
  * on a schedule nobody had changed since.
@@ -77,6 +78,8 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     await r.page.fill("#f-timezone", "Europe/Paris");
     await preview.locator("tbody tr").first().waitFor();
     expect(await preview.isVisible()).toBe(true);
+    // And the refusal of the old timing is gone from under the button (it stayed until the next submit).
+    expect((await r.page.locator("#f-form-error").innerText()).trim()).toBe("");
     expect((await r.call("GET", "/v1/schedules/ui-greet")).status).toBe(404);
     expect(pageErrors).toEqual([]);
   });
