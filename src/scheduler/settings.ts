@@ -82,6 +82,13 @@ const GAP_SCAN = 20_000;
 const CHANGE_SCAN = 400;
 /** How far ahead the shortest gap is looked for: the zone's offset changes in it are all looked at. */
 const GAP_HORIZON_MS = 2 * 366 * 86_400_000;
+/**
+ * How far ahead the zone's offset changes are looked at: 28 years, the cycle in which every date
+ * falls on every weekday (to 2100). A cron of one date (`30 1 3 11 *`) meets New York's repeated
+ * hour only in the years that date is its first Sunday of November: looking two years ahead let a
+ * 1-day jitter through, and in 2030 one of its two 01:30s came due after the other and was missed.
+ */
+const CHANGE_HORIZON_MS = 28 * 366 * 86_400_000;
 /** Before an offset change, where its scan starts at least: every occurrence it moves lies within hours of it. */
 const CHANGE_LEAD_MS = 3 * 3_600_000;
 
@@ -95,7 +102,7 @@ const gaps = new WeakMap<Timing, number | null>();
  * The shortest time between two occurrences in the two years from `now` (the later of the present
  * and the schedule's start_at): among the next {@link GAP_SCAN} (no further than two years, so a
  * leap-day cron does not walk 1,600 years), and among those around each change of the zone's
- * offset, where a shifted occurrence can come closer to the next one than anywhere else (Lord
+ * offset in {@link CHANGE_HORIZON_MS}, where a shifted occurrence can come closer to the next one than anywhere else (Lord
  * Howe's 30-minute change, months away from now, brought an hourly cron's occurrences 30 minutes
  * apart). A change's scan starts as far before it as the shortest gap found: a pair across it that
  * is closer begins no earlier. The first scan took 400 occurrences and each change's began 3 hours
@@ -126,7 +133,7 @@ function shortestCronGap(compiled: CompiledTiming, now: number, zone: Zone | nul
   };
   if (cron !== null && everyDayAlike(cron)) scan(now, horizon, GAP_SCAN_DAILY, now + 86_400_000);
   else scan(now, horizon, GAP_SCAN);
-  for (const change of zone?.transitionsBetween(now, horizon) ?? []) {
+  for (const change of zone?.transitionsBetween(now, now + CHANGE_HORIZON_MS) ?? []) {
     const lead = Math.max(CHANGE_LEAD_MS, (shortest ?? 0) + 1);
     scan(change.at - lead, change.at + lead, CHANGE_SCAN);
   }

@@ -138,6 +138,18 @@ describe("schedule settings", () => {
     // hour apart, past the first 400 occurrences (it said 7 hours and took a 3-hour jitter).
     const oddDays = { schedule_id: "od", workflow: "OrderProcessing", cron: "0 0,8,16,23 */2 2,3,5,7,9,10,12 *" };
     expect(refusal({ ...oddDays, jitter: "3h" }).message).toContain("(1 hour)");
+    // One date a year, both copies of New York's repeated hour: 3 November is its first Sunday of
+    // November in 2030, four years ahead, when 01:30 comes an hour after 01:30. A 1-day jitter was
+    // let through, and on a controlled clock one of the two came due after the other and was missed.
+    const nov3 = {
+      schedule_id: "nov3",
+      workflow: "OrderProcessing",
+      cron: "30 1 3 11 *",
+      timezone: "America/New_York",
+    };
+    expect(refusal({ ...nov3, dst: "wall_clock", jitter: "1d" }).message).toContain("(1 hour)");
+    // Once a year under `once` (the default): the jitter may be a day.
+    expect(validateSettings({ ...nov3, jitter: "1d" }, NOW).jitterMs).toBe(86_400_000);
   });
 
   it("refuses a cron or an interval with blanks around it (they were stored and listed)", () => {
