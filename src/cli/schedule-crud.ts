@@ -75,8 +75,13 @@ Examples:
       // Created with no occurrence to come (an end_at in the past): allowed, to backfill a past
       // span, but said, since a newcomer's typo in the year looks like any other schedule.
       if (created.state === "ended") {
+        // An end_at to come with nothing before it (its only times in a DST gap): backfill is no help.
+        const endPast = typeof created.end_at === "string" && Date.parse(created.end_at) <= Date.now();
+        const then = endPast
+          ? "`orbit schedule backfill` starts past occurrences"
+          : "`orbit schedule preview` lists its times";
         await io.stderr.write(
-          `orbit: note: ${oneLine(id)} has no occurrence between now and its end_at, so it is ended and never fires; \`orbit schedule backfill\` starts past occurrences\n`,
+          `orbit: note: ${oneLine(id)} has no occurrence between now and its end_at, so it is ended and never fires; ${then}\n`,
         );
       }
     });

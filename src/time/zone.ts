@@ -304,6 +304,16 @@ function knownZoneSpellings(): Map<string, string> {
   return knownZones;
 }
 
+/** The `Area/Location` zone an old link name without an area stands for (`Japan`: `Asia/Tokyo`), or null. */
+function linkTarget(name: string): string | null {
+  try {
+    const target = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+    return target.includes("/") && !target.startsWith("Etc/") ? target : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Accepts IANA names (`Area/Location`, `Etc/…` and `UTC`) that ICU knows. Refuses abbreviations and
  * POSIX-style names (`EST`, `IST`, `CET`, `PST8PDT` …): ICU would silently map them to one of the
@@ -319,6 +329,9 @@ export function validateTimeZone(name: string): void {
   }
   if (!name.includes("/")) {
     const hint = ABBREVIATION_HINTS[upper];
+    // A country's old name for its zone (`Japan`, `NZ`, `GB`, `Cuba`): one place, the one to write.
+    const place = hint === undefined ? linkTarget(name) : null;
+    if (place !== null) throw invalidSchedule(`timezone "${name}" is an old alias of "${place}"; write "${place}"`);
     throw invalidSchedule(
       `timezone "${name}" is not an IANA time zone name (abbreviations are ambiguous and refused); ` +
         `use a name such as "${hint ?? "Europe/Berlin"}"${hint === undefined || hint === "UTC" ? "" : ` or "UTC"`}`,

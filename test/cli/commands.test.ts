@@ -64,6 +64,16 @@ describe("orbit schedule create / get / list", () => {
     );
   });
 
+  it("notes a schedule created ended with its end_at to come without pointing to backfill (nothing past to start)", async () => {
+    // Its only time before end_at in a DST gap: `30 2 * * *` on a spring-forward night under wall_clock.
+    const ended = { ...nightlyOrders, end_at: "2099-03-14T12:00:00Z", state: "ended", next_fire_at: null };
+    const server = new FakeServer(() => ({ status: 201, body: ended }));
+    const r = await server.run(["schedule", "create", "nightly-orders", "--workflow", "W", "--cron", "30 2 * * *"]);
+    expect(r.stderr).toBe(
+      "orbit: note: nightly-orders has no occurrence between now and its end_at, so it is ended and never fires; `orbit schedule preview` lists its times\n",
+    );
+  });
+
   it("refuses with the server's message and exit 1", async () => {
     const server = new FakeServer(() => ({ status: 400, body: { code: "INVALID_SCHEDULE", message: CRON_ERROR } }));
     const r = await server.run(["schedule", "create", "bad", "--workflow", "W", "--cron", "0 25 * * *"]);

@@ -607,6 +607,19 @@ describe("time zone names", () => {
     );
   });
 
+  it.each([
+    ["Japan", "Asia/Tokyo"],
+    ["NZ", "Pacific/Auckland"],
+    ["GB", "Europe/London"],
+    ["Cuba", "America/Havana"],
+  ])("refuses the old alias %s naming the zone it stands for, %s", (name, place) => {
+    // They were refused as ambiguous abbreviations, with "Europe/Berlin" for an example.
+    expectOrbitError(
+      () => validateTimeZone(name),
+      `timezone "${name}" is an old alias of "${place}"; write "${place}"`,
+    );
+  });
+
   it.each(["GMT", "utc", "Zulu", "UCT", "Universal", "Z"])(
     "refuses %s as UTC under another name (not as an ambiguous abbreviation), naming UTC",
     (name) => {
