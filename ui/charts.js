@@ -34,9 +34,13 @@ const STEPS = [
   DAY,
   2 * DAY,
   7 * DAY,
-  30 * DAY,
-  365 * DAY,
 ];
+/**
+ * Beyond a week, ticks on the first of a month (UTC), every 1, 3 or 6 months or 1, 2, 5, 10 or 100
+ * years: steps of 30 and 365 days, counted from 1970, put a year's two ticks on 18 December each.
+ */
+const MONTH_STEPS = [1, 3, 6, 12, 24, 60, 120, 1200];
+const MONTH = 30.44 * DAY;
 
 /** A linear time scale from [lo, hi] to [left, right] pixels. */
 function scale(lo, hi, left, right) {
@@ -59,10 +63,22 @@ function ticks(lo, hi, x, fontSize, max = 8) {
   const span = hi - lo;
   const fits = (st) =>
     span / st <= max && x(lo + st) - x(lo) >= labelWidth(tickLabel(0, span, st), fontSize) + LABEL_GAP;
-  const step = STEPS.find(fits) ?? STEPS[STEPS.length - 1];
+  const step = STEPS.find(fits);
   const out = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) out.push(t);
-  return { step, times: out };
+  if (step !== undefined) {
+    for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) out.push(t);
+    return { step, times: out };
+  }
+  const months = MONTH_STEPS.find((m) => fits(m * MONTH)) ?? MONTH_STEPS[MONTH_STEPS.length - 1];
+  const first = new Date(lo);
+  let index = first.getUTCFullYear() * 12 + first.getUTCMonth();
+  index = Math.ceil(index / months) * months;
+  for (let t = Date.UTC(Math.floor(index / 12), index % 12); t <= hi; ) {
+    if (t >= lo) out.push(t);
+    index += months;
+    t = Date.UTC(Math.floor(index / 12), index % 12);
+  }
+  return { step: months * MONTH, times: out };
 }
 
 /**

@@ -87,14 +87,17 @@ export function timeEl(iso, fallback = "-") {
 /**
  * The short UTC label of an axis tick, as precise as the step between ticks: `18:50Z` for steps of
  * whole minutes, `18:50:30Z` for shorter ones (ticks 30 s apart read `03:16Z 03:16Z 03:17Z`), the
- * date in front (`11-15 18:00Z`) beyond two days, and the day alone (`11-15`) for steps of whole
- * days. Without a step, the span decides.
+ * date in front (`11-15 18:00Z`) beyond two days, the day alone (`11-15`) for steps of whole
+ * days, the month (`2026-03`) for steps of months and the year (`2027`) for steps of years (a
+ * year's span labelled `12-18` twice). Without a step, the span decides.
  * @param {number} ms
  * @param {number} spanMs
  * @param {number} [stepMs] the distance between ticks
  */
 export function tickLabel(ms, spanMs, stepMs = 0) {
   const iso = new Date(ms).toISOString();
+  if (stepMs >= 365 * 86_400_000) return iso.slice(0, 4);
+  if (stepMs >= 28 * 86_400_000) return iso.slice(0, 7);
   if (stepMs >= 86_400_000 && stepMs % 86_400_000 === 0) return iso.slice(5, 10);
   const seconds = stepMs > 0 ? stepMs % 60_000 !== 0 : spanMs <= 120_000;
   const time = `${iso.slice(11, seconds ? 19 : 16)}Z`;

@@ -99,6 +99,24 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     await r.page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it("ticks a ledger of a year and more on the first of months, labelled with their year", async () => {
+    // A backfill in June 2025 and a trigger now (November 2026): ticks 30 and 365 days apart counted
+    // from 1970 gave two labels, both "12-18", one of them past "now".
+    await r.ok("POST", "/v1/schedules", { schedule_id: "yearly-span", workflow: "Reports", interval: "1d" });
+    await r.ok("POST", "/v1/schedules/yearly-span/backfill", {
+      start_at: "2025-06-01T00:00:00Z",
+      end_at: "2025-06-02T00:00:00Z",
+    });
+    await r.ok("POST", "/v1/schedules/yearly-span/trigger", {});
+    await r.open("#/schedules/yearly-span");
+    const ledger = await r.page.locator("svg.ledger-chart .tick-label").allTextContents();
+    expect(ledger.length).toBeGreaterThan(1);
+    for (const l of ledger) expect(l).toMatch(/^\d{4}(-\d\d)?$/);
+    expect([...ledger].sort()).toEqual(ledger);
+    expect(new Set(ledger).size).toBe(ledger.length);
+    expect(ledger[0]! > "2025-06").toBe(true);
+  });
+
   it("colours the ledger's started marks by their execution's status, as the day grid does", async () => {
     await r.ok("POST", "/v1/schedules", { schedule_id: "mostly-cancelled", workflow: "Reports", interval: "1h" });
     await r.ok("POST", "/v1/schedules/mostly-cancelled/backfill", {
