@@ -53,7 +53,11 @@ const dataDir = options.dataDir ?? "./.orbit";
 const server = await startServer({ ...options, logger: process.env.ORBIT_LOG_LEVEL ?? "warn" }).catch(
   (err: unknown) => {
     if (!(err instanceof StartupError)) throw err;
-    console.error(`orbit: ${err.message}\n(npm start takes them too: npm start -- --port 7234 --data-dir .orbit-2)`);
+    // Another server on the port or the folder: how to start this one beside it.
+    const beside = /cannot listen|locked by another process/.test(err.message)
+      ? "\n(npm start takes them too: npm start -- --port 7234 --data-dir .orbit-2)"
+      : "";
+    console.error(`orbit: ${err.message}${beside}`);
     process.exit(1);
   },
 );

@@ -527,8 +527,9 @@ export function listView(params) {
     const c = body.counts ?? { active: 0, paused: 0, ended: 0 };
     // The counts by state are before the state filter (what each choice of it would give): said so
     // with one set, where "2 schedules match: 68 active, 2 paused, 2 ended" read as a contradiction.
-    const matched = `${total.toLocaleString("en")} schedule${total === 1 ? "" : "s"} match`;
-    const byState = `${c.active} active, ${c.paused} paused, ${c.ended} ended`;
+    const matched = `${total.toLocaleString("en")} ${total === 1 ? "schedule matches" : "schedules match"}`;
+    const n = (/** @type {number} */ count) => count.toLocaleString("en");
+    const byState = `${n(c.active)} active, ${n(c.paused)} paused, ${n(c.ended)} ended`;
     summary.textContent = `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}. Hover a time to see it in your local time zone.`;
     pageInfo.textContent =
       total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;

@@ -34,5 +34,9 @@ export function reasonOf(err: unknown): string {
   const code = typeof e?.code === "string" ? e.code : undefined;
   if (code !== undefined && explained[code] !== undefined) return explained[code];
   const message = err instanceof Error ? err.message : String(err);
+  // better-sqlite3's native driver missing: its message lists the thirteen paths it tried.
+  if (message.startsWith("Could not locate the bindings file")) {
+    return "the SQLite driver (better-sqlite3) is not built for this Node.js: wait for `npm install` to finish, or run `npm rebuild better-sqlite3`";
+  }
   return code !== undefined && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StartupError, startServer } from "../../src/server/server.js";
+import { reasonOf } from "../../src/server/startup-error.js";
 import { orbit } from "../e2e/harness.js";
 
 describe("start-up failures", () => {
@@ -26,6 +27,16 @@ describe("start-up failures", () => {
   afterAll(async () => {
     await new Promise((resolve) => blocker.close(resolve));
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("says the SQLite driver is not built instead of the thirteen paths the bindings package tried", () => {
+    // A newcomer's `npm start` while `npm install` was still compiling better-sqlite3.
+    const missing = new Error(
+      "Could not locate the bindings file. Tried:\n → /x/node_modules/better-sqlite3/build/better_sqlite3.node",
+    );
+    expect(reasonOf(missing)).toBe(
+      "the SQLite driver (better-sqlite3) is not built for this Node.js: wait for `npm install` to finish, or run `npm rebuild better-sqlite3`",
+    );
   });
 
   it("orbit server on a busy port exits 1 and names the address", async () => {

@@ -119,7 +119,7 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     await r.open("#/");
     expect(await r.page.locator("tr[data-schedule-id]").count()).toBe(50);
     expect(await r.page.locator("#page-info").innerText()).toBe("1–50 of 10,000");
-    expect(await r.page.locator("#list-summary").innerText()).toMatch(/^10,000 schedules match: 10000 active/);
+    expect(await r.page.locator("#list-summary").innerText()).toMatch(/^10,000 schedules match: 10,000 active/);
 
     await r.page.click("#page-next");
     await r.page.locator("#page-info", { hasText: "51–100 of 10,000" }).waitFor();
@@ -179,7 +179,7 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
   it("finds one schedule among 10,000 by its description", async () => {
     await r.open("#/");
     await r.page.fill("#search", "NEEDLE");
-    await r.page.locator("#list-summary", { hasText: "1 schedule match" }).waitFor();
+    await r.page.locator("#list-summary", { hasText: "1 schedule matches" }).waitFor();
     expect(
       await r.page
         .locator("tr[data-schedule-id]")
@@ -190,7 +190,7 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
     await r.page.locator("#list-summary", { hasText: "0 schedules match" }).waitFor();
     // A linked workflow filter can be cleared (it stayed in force behind "any workflow").
     await r.open("#/?workflow=Invoices");
-    await r.page.locator("#list-summary", { hasText: "1 schedule match" }).waitFor();
+    await r.page.locator("#list-summary", { hasText: "1 schedule matches" }).waitFor();
     expect(await r.page.locator("#filter-workflow").inputValue()).toBe("Invoices");
     await r.page.selectOption("#filter-workflow", "");
     await r.page.locator("#list-summary", { hasText: "10,000 schedules match" }).waitFor();
