@@ -145,10 +145,14 @@ function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: 
     const named = new Set<string>();
     // The stored rows of every id the file names, in one locking read, and the new rows written with
     // one insert after the loop (a statement or two per entry is a round trip each on PostgreSQL).
-    const ids = req.schedules.map((e) => e.schedule_id).filter((id): id is string => typeof id === "string");
-    const stored = new Map(
-      (await tx.getSchedules([...new Set(ids)], { forUpdate: true })).map((r) => [r.scheduleId, r]),
-    );
+    const ids = new Set(req.schedules.map((e) => e.schedule_id).filter((id): id is string => typeof id === "string"));
+    // With prune, the rows it may delete are locked in the same read, all in id order: locked after
+    // the named ones, two applies naming different rows of one scope took them in opposite orders,
+    // and on PostgreSQL 42 of 80 concurrent applies deadlocked (503), others read a revision that
+    // changed before their delete (409) (docs/storage.md § Locking).
+    const candidates = req.prune === true ? await scopeIds(tx, scope) : [];
+    const locked = await tx.getSchedules([...new Set([...ids, ...candidates])], { forUpdate: true });
+    const stored = new Map(locked.filter((r) => ids.has(r.scheduleId)).map((r) => [r.scheduleId, r]));
     const batch: Batch = { stored, compile: sharedCompile(), creates: [], where: [] };
     for (const [i, entry] of req.schedules.entries()) {
       const id = entry.schedule_id;
@@ -182,7 +186,10 @@ function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: 
       (i, id) =>
         new CreatedMeanwhile(new OrbitError("ALREADY_EXISTS", `${batch.where[i]}: schedule ${id} already exists`)),
     );
-    if (req.prune === true) steps.push(...(await prune(tx, named, scope, requireWorkflow, visible)));
+    if (req.prune === true) {
+      const others = locked.filter((r) => !named.has(r.scheduleId));
+      steps.push(...(await prune(tx, others, scope, requireWorkflow, visible)));
+    }
     const n = (a: ApplyAction): number => steps.filter((s) => s.action === a).length;
     const out: ApplyResult = {
       dry_run: req.dryRun === true,
@@ -301,33 +308,43 @@ function refuseForeign(row: ScheduleRow, labels: Labels | undefined, scope: Labe
   }
 }
 
-/** Deletes, by id, the schedules that carry every scope label and that the file does not name. */
+/** The ids of the schedules that carry every scope label (read without a lock: the caller locks them). */
+async function scopeIds(tx: StoreOps, scope: Labels): Promise<string[]> {
+  const ids: string[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const rows = await tx.listSchedules({ ...(after !== undefined ? { afterId: after } : {}), limit: 1000 });
+    for (const row of rows) {
+      if (matchesSelector((row.spec as unknown as ScheduleSettings).labels, scope)) ids.push(row.scheduleId);
+    }
+    if (rows.length < 1000) return ids;
+    after = rows[rows.length - 1]?.scheduleId;
+  }
+}
+
+/**
+ * Deletes the locked rows the file does not name that carry every scope label (their labels read
+ * again now that they are locked: an update meanwhile may have moved one out of the scope).
+ */
 async function prune(
   tx: StoreOps,
-  named: ReadonlySet<string>,
+  others: readonly ScheduleRow[],
   scope: Labels,
   requireWorkflow: (workflow: string) => void,
   visible: (workflow: string) => boolean,
 ): Promise<ApplyStep[]> {
   const steps: ApplyStep[] = [];
-  let after: string | undefined;
-  for (;;) {
-    const rows = await tx.listSchedules({ ...(after !== undefined ? { afterId: after } : {}), limit: 1000 });
-    for (const row of rows) {
-      if (named.has(row.scheduleId)) continue;
-      if (!matchesSelector((row.spec as unknown as ScheduleSettings).labels, scope)) continue;
-      if (!visible(row.workflow)) continue; // not the caller's to see, so not its to prune
-      requireWorkflow(row.workflow);
-      if (!(await tx.deleteSchedule(row.scheduleId, row.revision))) {
-        throw new OrbitError(
-          "CONFLICT",
-          `schedule ${row.scheduleId} changed meanwhile (${selectorText(scope)}); apply again`,
-        );
-      }
-      steps.push({ action: "delete", schedule_id: row.scheduleId });
+  for (const row of others) {
+    if (!matchesSelector((row.spec as unknown as ScheduleSettings).labels, scope)) continue;
+    if (!visible(row.workflow)) continue; // not the caller's to see, so not its to prune
+    requireWorkflow(row.workflow);
+    if (!(await tx.deleteSchedule(row.scheduleId, row.revision))) {
+      throw new OrbitError(
+        "CONFLICT",
+        `schedule ${row.scheduleId} changed meanwhile (${selectorText(scope)}); apply again`,
+      );
     }
-    if (rows.length < 1000) break;
-    after = rows[rows.length - 1]?.scheduleId;
+    steps.push({ action: "delete", schedule_id: row.scheduleId });
   }
   return steps;
 }

@@ -103,7 +103,10 @@ export async function insertAll(
   refuse: (i: number, id: string) => Error,
 ): Promise<void> {
   await continueRevisions(tx, rows);
-  const inserted = await tx.insertSchedules(rows);
+  // In id order, as every lock on schedule rows is taken (docs/storage.md § Locking): on PostgreSQL
+  // an insert waits for another transaction's uncommitted row of the same id, and two batches
+  // creating the same ids in opposite orders would wait on each other.
+  const inserted = await tx.insertSchedules([...rows].sort((a, b) => (a.scheduleId < b.scheduleId ? -1 : 1)));
   if (inserted.length === rows.length) return;
   const done = new Set(inserted);
   const i = rows.findIndex((r) => !done.has(r.scheduleId));
