@@ -164,8 +164,18 @@ export function buildApp(o: AppOptions): App {
         throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} is given more than once; give it once`);
       }
       checkText(v, `query parameter ${k}`);
-      if (declared?.[k]?.type === "integer" && typeof v === "string" && !/^-?\d{1,15}$/.test(v)) {
-        throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} must be a whole number in decimal digits`);
+      if (declared?.[k]?.type === "integer" && typeof v === "string") {
+        if (!/^-?\d+$/.test(v)) {
+          throw new OrbitError("INVALID_ARGUMENT", `query parameter ${k} must be a whole number in decimal digits`);
+        }
+        // 9007199254740991 (16 digits, the OpenAPI's maximum) or 0000000000000001 are whole numbers
+        // too: they were refused as not being one, by a limit of 15 digits.
+        if (!Number.isSafeInteger(Number(v))) {
+          throw new OrbitError(
+            "INVALID_ARGUMENT",
+            `query parameter ${k} must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+          );
+        }
       }
     }
   });

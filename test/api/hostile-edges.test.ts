@@ -81,6 +81,17 @@ it("reads whole-number query parameters as decimal digits only", async () => {
   const hex = await t.call("PATCH", "/v1/schedules/s?expected_revision=0x1", { description: "x" });
   expect(hex.status).toBe(400);
   expect((await t.call("GET", "/v1/schedules?limit=1")).status).toBe(200);
+  // 16 digits are whole numbers too (refused by a 15-digit limit as not being one); past 2^53 - 1,
+  // the OpenAPI's maximum, the range is what is wrong.
+  await t.ok("POST", "/v1/schedules", { schedule_id: "big-rev", workflow: "W", interval: "1h" });
+  const stale = await t.call("POST", "/v1/schedules/big-rev/pause?expected_revision=9007199254740991");
+  expect([stale.status, stale.body.code]).toEqual([409, "CONFLICT"]);
+  expect((await t.call("GET", "/v1/schedules?limit=0000000000000001")).status).toBe(200);
+  const past = await t.call("GET", "/v1/schedules?limit=9007199254740992");
+  expect([past.status, past.body.message]).toEqual([
+    400,
+    "query parameter limit must be between -9007199254740991 and 9007199254740991",
+  ]);
 });
 
 it("says a query parameter given twice is given twice, and changes nothing", async () => {

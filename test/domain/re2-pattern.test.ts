@@ -59,7 +59,7 @@ function pattern(next: () => number, depth: number): string {
   for (let i = 0; i < length; i++) {
     let term =
       depth < 3 && next() < 0.3
-        ? pick(["(", "(?:", "(?<g>"]).replace("g", `g${depth}${i}`) + alternatives(next, depth + 1) + ")"
+        ? `${pick(["(", "(?:", "(?<g>"]).replace("g", `g${depth}${i}`)}${alternatives(next, depth + 1)})`
         : pick(ATOMS);
     if (next() < 0.5) term += pick(["*", "+", "?", "{2}", "{0,2}", "{1,}", "*?", "+?", "{1,3}?"]);
     terms.push(term);
