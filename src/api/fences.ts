@@ -30,7 +30,8 @@ export function parseIfMatch(header: string | string[] | undefined): number[] | 
     if (m === null) {
       throw new OrbitError(
         "INVALID_ARGUMENT",
-        `If-Match ${JSON.stringify(text)} is not a schedule revision such as "3"`,
+        // As given, as the other If-Match answers quote it (JSON quoting showed `"\"99\""`).
+        `If-Match ${text === "" ? "(empty)" : text} is not a schedule revision such as "3"`,
       );
     }
     if (m[1] !== undefined) weak = true;

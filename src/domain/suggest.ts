@@ -35,6 +35,7 @@ export function suggestKey(
   };
   for (const k of known) consider(k, k);
   for (const [alias, target] of Object.entries(aliases)) if (known.includes(target)) consider(alias, target);
-  const limit = Math.max(2, Math.floor(lower.length / 3));
+  // Never more edits than the key has letters: "a" and "n" were "did you mean timezone?" (by "tz").
+  const limit = Math.min(Math.max(2, Math.floor(lower.length / 3)), lower.length - 1);
   return bestDistance <= limit ? best : null;
 }

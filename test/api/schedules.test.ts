@@ -204,6 +204,9 @@ describe("changes with fences", () => {
     const weak = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": 'W/"1"' });
     expect({ status: weak.status, code: weak.body.code }).toEqual({ status: 412, code: "PRECONDITION_FAILED" });
     expect(weak.body.message).toContain('If-Match W/"1" is a weak entity tag, which never matches');
+    // A tag that is no revision is quoted as given (it was JSON-quoted: `If-Match "\"x1\""`).
+    const bad = await t.call("PATCH", "/v1/schedules/orders-every-10s", { interval: "1m" }, { "if-match": '"x1"' });
+    expect([bad.status, bad.body.message]).toEqual([400, 'If-Match "x1" is not a schedule revision such as "3"']);
     // A list matches when any of its tags does (it was 400 "not a schedule revision").
     const stale = await t.call(
       "PATCH",

@@ -239,5 +239,8 @@ describe("schedule settings", () => {
     expect(suggestKey("overlapp", ["overlap", "catchup"])).toBe("overlap");
     expect(suggestKey("misfire_policy", ["catchup"], { misfire_policy: "catchup" })).toBe("catchup");
     expect(suggestKey("completely_else", ["overlap"])).toBeNull();
+    // A one-letter key is not one edit from everything short: "a" was "did you mean timezone?" (by "tz").
+    expect(suggestKey("a", ["timezone"], { tz: "timezone" })).toBeNull();
+    expect(suggestKey("tx", ["timezone"], { tz: "timezone" })).toBe("timezone");
   });
 });
