@@ -78,7 +78,14 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
   const base = new CronTiming(new CronMatcher(cron), zone, dst);
   // Counting is bounded by the five years; nextAfter would search a whole Gregorian cycle first.
   if (now !== undefined && base.countBetween(now, now + FIVE_YEARS_MS) === 0) {
-    throw invalidSchedule(`cron \`${cron.source}\`: never fires in the next five years`);
+    // Every time it names may fall in a spring-forward gap, which this dst skips: say so, or the
+    // date reads as one that does not exist (`30 2 * 3 SUN#2` in New York under wall_clock).
+    const once = s.dst === undefined || s.dst === null ? null : new CronTiming(new CronMatcher(cron), zone, DST_ONCE);
+    const gaps =
+      once !== null && once.countBetween(now, now + FIVE_YEARS_MS) > 0
+        ? `: each of its times falls in a spring-forward gap of ${zone.name}, which dst "${s.dst}" skips (dst "once", the default, fires it after the gap)`
+        : "";
+    throw invalidSchedule(`cron \`${cron.source}\`: never fires in the next five years${gaps}`);
   }
   const timing = startAt === null && endAt === null ? base : new BoundedTiming(base, startAt, endAt);
   return { timing, kind: "cron", cron, intervalMs: null, zone, dst };

@@ -178,6 +178,11 @@ describe("schedule settings", () => {
     expect(refusal({ schedule_id: "s", workflow: "W", cron: "0 0 30 2 *" }).message).toBe(
       "cron `0 0 30 2 *`: never fires in the next five years",
     );
+    // Every time in a spring-forward gap, skipped by its dst: said, or the date reads as missing.
+    const gap = { schedule_id: "s", workflow: "W", cron: "30 2 * 3 SUN#2", timezone: "America/New_York" };
+    expect(refusal({ ...gap, dst: "wall_clock" }).message).toBe(
+      'cron `30 2 * 3 SUN#2`: never fires in the next five years: each of its times falls in a spring-forward gap of America/New_York, which dst "wall_clock" skips (dst "once", the default, fires it after the gap)',
+    );
     // The same rule for an interval (it was created already ended).
     expect(refusal({ schedule_id: "s", workflow: "W", interval: "10000000d" })).toMatchObject({
       code: "INVALID_SCHEDULE",
