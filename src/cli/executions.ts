@@ -75,6 +75,11 @@ Example:
       // printed the header alone, as an empty server does: say which filter it was.
       const given = filterText(opts);
       if (rows.length === 0 && given !== "") io.stderr.print(`no execution matches ${oneLine(given)}\n`);
+      // Cut at the limit: said on stderr (the table on stdout stays the table), or the newest 50
+      // read as all there are.
+      if (cursor !== undefined) {
+        io.stderr.print(`(the newest ${rows.length} shown; more with --limit N or --all)\n`);
+      }
     });
 
   addConnectionOptions(program.command("status"))

@@ -258,6 +258,10 @@ describe("orbit ps, status, cancel, workflow", () => {
       "orders-every-10s:2026-11-15T18:51:30Z  OrderProcessing          1.0.0      COMPLETED     259ms",
     );
     expect(server.requests[0]?.path).toBe("/v1/executions?workflow=OrderProcessing&limit=3");
+    // Cut at the limit with more on the server: said on stderr, the table unchanged.
+    expect(r.stderr).toBe(`(the newest ${everyTenSeconds.length} shown; more with --limit N or --all)\n`);
+    const all = new FakeServer(() => ({ status: 200, body: { executions: everyTenSeconds, next_cursor: null } }));
+    expect((await all.run(["ps"], { now: PS_NOW })).stderr).toBe("");
   });
 
   it("refuses --limit with --all (exit 2, nothing sent)", async () => {
