@@ -9,6 +9,12 @@ import type { WorkerTask, WorkerTaskState } from "./rows.js";
 import type { LockOption, NewEvent } from "./store.js";
 
 /** A worker task with the retry policy it was leased under (set by the lease; default 1 attempt, no back-off). */
+/** The tasks one grace extended, and the lease end it gave them. */
+export interface GracedLeases {
+  readonly end: number;
+  readonly taskIds: readonly string[];
+}
+
 export interface TaskLease extends WorkerTask {
   maxAttempts: number;
   backoffMs: number;
@@ -125,9 +131,11 @@ export interface TaskStoreOps {
   nextLeaseExpiryMs(): Promise<number | null>;
   /**
    * Every leased task whose lease ends before `untilMs` now ends at it: the grace a server gives
-   * after it could not hear its workers (docs/workflows.md § Leases). Returns how many.
+   * after it could not hear its workers (docs/workflows.md § Leases). Not the tasks of an earlier
+   * grace in `passOver` whose lease still ends where that grace put it (no heartbeat moved it
+   * since). Returns the ids of the tasks extended.
    */
-  extendLapsedLeases(untilMs: number): Promise<number>;
+  extendLapsedLeases(untilMs: number, passOver?: readonly GracedLeases[]): Promise<string[]>;
   /** The execution locked `FOR UPDATE SKIP LOCKED` (PostgreSQL): null when missing or another transaction holds it. */
   lockExecutionIfFree(executionId: string): Promise<Execution | null>;
   /** Replaces the input (continue-as-new starts the next run with a new input). */

@@ -76,6 +76,30 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect((await store.getTaskForExecution("f"))?.attempt).toBe(2);
   });
 
+  it("a 503 at least once a lease does not keep a silent worker's lease: a lease graced once is reaped unless heard since", async () => {
+    // Every 503 extended every lease again: connections dropped every few seconds kept a killed
+    // worker's tasks leased for as long as the drops went on (reaped 174 s after the kill).
+    const store = db.store;
+    const { clock, tasks, executions } = await leased(store);
+    const outages = { count: 0 };
+    const reaper = new TaskReaper({ store, clock, tasks, outages });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace
+    // A second task whose worker heartbeats all along, beside the first, whose worker was killed.
+    await executions.start({ executionId: "live", workflow: "W", input: {} });
+    const [live] = await tasks.claim({ worker_id: "w-live", workflows: offer, max_tasks: 1 });
+    const holder = { workerId: "w-live", identity: null };
+    let reaped = 0;
+    for (let s = 0; s < 150; s += 5) {
+      clock.advance(5_000);
+      outages.count++; // a worker request answered 503 every 5 s
+      if (s % 10 === 0) await tasks.heartbeat(holder, [live!.task_id]);
+      reaped += await reaper.reapExpired();
+    }
+    expect(reaped).toBe(1);
+    expect(await store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
+    expect(await store.getTaskForExecution("live")).toMatchObject({ attempt: 1, state: "leased" });
+  });
+
   it("a heartbeat and a report the worker sent inside its lease, held up by the database past it, find the lease", async () => {
     const { clock, tasks, taskId, leasedAt } = await leased(db.store);
     // Heard 1 s before the lease's end; the database answered 20 s after it.

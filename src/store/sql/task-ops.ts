@@ -10,6 +10,7 @@ import type {
   ClaimableTaskQuery,
   ClaimCandidate,
   CompletionWrites,
+  GracedLeases,
   NewLease,
   StepResultRow,
   TaskLease,
@@ -314,15 +315,25 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return rows.map((r) => this.lease(r));
   }
 
-  async extendLapsedLeases(untilMs: number): Promise<number> {
+  async extendLapsedLeases(untilMs: number, passOver: readonly GracedLeases[] = []): Promise<string[]> {
+    let notGraced = "";
+    const params: SqlParam[] = [untilMs, untilMs];
+    for (const g of passOver) {
+      if (g.taskIds.length === 0) continue;
+      const ids = this.sqlDialect.inList("task_id", g.taskIds);
+      notGraced += ` AND NOT (lease_until_ms = ? AND ${ids.sql})`;
+      params.push(g.end, ids.param);
+    }
     // In task id order (PostgreSQL), as a heartbeat locks them (extendLeases above).
-    return this.exec.run(
+    const rows = await this.exec.all(
       `UPDATE orbit_worker_tasks SET lease_until_ms = ?
        WHERE task_id IN (
-         SELECT task_id FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?
-         ORDER BY task_id${this.sqlDialect.forUpdate})`,
-      [untilMs, untilMs],
+         SELECT task_id FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?${notGraced}
+         ORDER BY task_id${this.sqlDialect.forUpdate})
+       RETURNING task_id`,
+      params,
     );
+    return rows.map((r) => String(r.task_id));
   }
 
   async nextLeaseExpiryMs(): Promise<number | null> {
