@@ -54,7 +54,7 @@ const server = await startServer({ ...options, logger: process.env.ORBIT_LOG_LEV
   (err: unknown) => {
     if (!(err instanceof StartupError)) throw err;
     // Another server on the port or the folder: how to start this one beside it.
-    const beside = /cannot listen|locked by another process/.test(err.message)
+    const beside = /cannot listen|another Orbit server|locked by another process/.test(err.message)
       ? "\n(npm start takes them too: npm start -- --port 7234 --data-dir .orbit-2)"
       : "";
     console.error(`orbit: ${err.message}${beside}`);

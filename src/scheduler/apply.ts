@@ -150,6 +150,11 @@ function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: 
     // the named ones, two applies naming different rows of one scope took them in opposite orders,
     // and on PostgreSQL 42 of 80 concurrent applies deadlocked (503), others read a revision that
     // changed before their delete (409) (docs/storage.md § Locking).
+    // And two applies that prune one scope run one after the other: locking rows alone, each
+    // missed the rows the other was creating, and the scope ended as both files together.
+    if (req.prune === true) {
+      await tx.lockApplyScope(JSON.stringify(Object.entries(scope).sort(([a], [b]) => (a < b ? -1 : 1))));
+    }
     const candidates = req.prune === true ? await scopeIds(tx, scope) : [];
     const locked = await tx.getSchedules([...new Set([...ids, ...candidates])], { forUpdate: true });
     const stored = new Map(locked.filter((r) => ids.has(r.scheduleId)).map((r) => [r.scheduleId, r]));

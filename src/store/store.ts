@@ -212,6 +212,11 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * transaction-scoped advisory lock on the key; SQLite needs nothing.
    */
   lockConcurrencyKey(key: string): Promise<void>;
+  /**
+   * Locks an apply's scope (its labels as canonical text) until the transaction ends, so two
+   * applies that prune one scope run one after the other (PostgreSQL; SQLite has one writer).
+   */
+  lockApplyScope(scope: string): Promise<void>;
   /** Newest first: by created_ms, then execution_id, both descending. */
   listExecutions(filter: ExecutionFilter): Promise<Execution[]>;
   /**

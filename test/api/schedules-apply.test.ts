@@ -246,7 +246,7 @@ describe.each(dialects)("POST /v1/schedules/apply on $name", ({ name, enabled })
       // scope took them in opposite orders: on PostgreSQL 42 of 80 such applies deadlocked (503),
       // and others read a revision that changed before their delete (409).
       const files = [["e0", "e1"], ["e2", "e3"], ["e1", "e2"], ["e3", "e0"], ["e0"], ["e1", "e2", "e3"]];
-      for (let round = 0; round < 4; round++) {
+      for (let round = 0; round < 8; round++) {
         const answers = await Promise.all(
           files.map((named, i) =>
             apply({

@@ -21,6 +21,12 @@ export const ADVISORY_LOCKS = {
    * Without it two triggers of schedules sharing a key each saw nobody holding it and both started.
    */
   concurrencyKey: `hashtext(coalesce(current_schema(), '') || ':' || ?), ${0x6f726233}`,
+  /**
+   * Held (per transaction) by an apply that prunes, on its scope ("orb4"): two applies of one
+   * scope then run one after the other. Row locks alone let each miss the rows the other was
+   * creating, and the scope ended as the union of both files, which neither named.
+   */
+  applyScope: `hashtext(coalesce(current_schema(), '') || ':' || ?), ${0x6f726234}`,
 } as const;
 
 export const postgresDialect: SqlDialect = {
@@ -31,6 +37,7 @@ export const postgresDialect: SqlDialect = {
   nowMs: "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
   admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.admission})`,
   concurrencyKeyLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.concurrencyKey})`,
+  applyScopeLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.applyScope})`,
   // node-postgres already parses json/jsonb columns.
   readJson: (value) => value,
   batch: "unnest",

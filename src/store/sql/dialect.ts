@@ -28,6 +28,8 @@ export interface SqlDialect {
    * where the dialect's write lock already serialises the transactions that check a key.
    */
   readonly concurrencyKeyLock: string | null;
+  /** Takes the transaction-scoped lock of an apply's scope (one parameter: the scope), or null (SQLite: one writer). */
+  readonly applyScopeLock: string | null;
   /** Decodes a JSON column as the driver returns it (text on SQLite, parsed on PostgreSQL). */
   readJson(value: unknown): unknown;
   /**

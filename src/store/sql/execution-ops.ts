@@ -311,6 +311,10 @@ export class ExecutionOps {
     if (this.sqlDialect.concurrencyKeyLock) await this.exec.all(this.sqlDialect.concurrencyKeyLock, [key]);
   }
 
+  async lockApplyScope(scope: string): Promise<void> {
+    if (this.sqlDialect.applyScopeLock) await this.exec.all(this.sqlDialect.applyScopeLock, [scope]);
+  }
+
   async listExecutions(filter: ExecutionFilter): Promise<Execution[]> {
     const where: string[] = [];
     const params: SqlParam[] = [];

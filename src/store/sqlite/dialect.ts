@@ -11,6 +11,7 @@ export const sqliteDialect: SqlDialect = {
   nowMs: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
   admissionLock: null,
   concurrencyKeyLock: null,
+  applyScopeLock: null,
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
   batch: "rows",
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
