@@ -4,20 +4,9 @@
  * against random strings of the characters where the two syntaxes differ, and must agree.
  */
 import { expect, it } from "vitest";
-import { OrbitError } from "../../src/domain/errors.js";
 import { compileInputSchema } from "../../src/domain/input-schema.js";
 import { re2Pattern, toRe2Syntax } from "../../src/domain/re2-pattern.js";
-
-/** The error `fn` throws (an OrbitError), or fails. */
-function thrown(fn: () => unknown): OrbitError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(OrbitError);
-    return e as OrbitError;
-  }
-  throw new Error("expected a refusal");
-}
+import { thrown } from "../helpers/thrown.js";
 
 /** A small deterministic generator (mulberry32), so a failure names a seed that repeats it. */
 function random(seed: number): () => number {

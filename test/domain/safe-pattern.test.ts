@@ -4,9 +4,9 @@
  * with 30 `a` and a `!` held a server for 30 s, and 40 for hours.
  */
 import { expect, it } from "vitest";
-import { OrbitError } from "../../src/domain/errors.js";
 import { checkWithinBudget, compileInputSchema } from "../../src/domain/input-schema.js";
 import { backtrackingSteps, nestedRepetition, patternShape } from "../../src/domain/safe-pattern.js";
+import { thrown } from "../helpers/thrown.js";
 
 const schemaOf = (pattern: string) => ({
   type: "object",
@@ -30,17 +30,6 @@ it("keeps the patterns people write: counted lengths, Unicode classes", () => {
   const ip = compileInputSchema(schemaOf("^(\\d{1,3}\\.){3}\\d{1,3}$"), "W@1.0.0");
   expect([ip({ s: "10.0.0.1" }), ip({ s: "10.0.0" })]).toEqual([true, false]);
 });
-
-/** The error `fn` throws (an OrbitError), or fails. */
-function thrown(fn: () => unknown): OrbitError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(OrbitError);
-    return e as OrbitError;
-  }
-  throw new Error("expected a refusal");
-}
 
 it("refuses at registration a nested repetition no linear-time engine runs, naming the pattern", () => {
   // A backreference, lookaround, a count past RE2's 1,000, a binary Unicode property: neither RE2 nor V8's linear engine.
