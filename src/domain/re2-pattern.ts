@@ -59,6 +59,11 @@ const GENERAL_CATEGORY = /^(?:(?:General_Category|gc)=)?([A-Z][a-z]?)$/;
 const SCRIPT = /^(?:Script|sc)=([A-Za-z_]+)$/;
 
 const LOOKAROUND = /^\(\?(?:=|!|<=|<!)/;
+// Sticky: matched where the reader is, without copying the rest of a pattern of 10,000 characters.
+const COUNT = /\{(\d+)(,(\d*))?\}/y;
+const HEX = /x([0-9A-Fa-f]{2})/y;
+const BRACED = /u\{([0-9A-Fa-f]+)\}/y;
+const UNICODE = /u([0-9A-Fa-f]{4})(?:\\u([0-9A-Fa-f]{4}))?/y;
 
 class Untranslatable extends Error {}
 
@@ -68,6 +73,12 @@ class Translator {
   private out = "";
 
   constructor(private readonly p: string) {}
+
+  /** `sticky` matched at the reader's place, or null. */
+  private at(sticky: RegExp): RegExpExecArray | null {
+    sticky.lastIndex = this.i;
+    return sticky.exec(this.p);
+  }
 
   /** The RE2 pattern, and about how many instructions RE2's program for it has (an upper bound, near). */
   run(): { syntax: string; size: number } {
@@ -125,7 +136,7 @@ class Translator {
       this.i++;
       quantified = size + 1;
     } else if (c === "{") {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(this.p.slice(this.i));
+      const m = this.at(COUNT);
       if (m === null) throw new Untranslatable();
       const min = Number(m[1]);
       const max = m[2] === undefined ? min : m[3] === "" ? null : Number(m[3]);
@@ -205,7 +216,7 @@ class Translator {
       return 0;
     }
     if (c === "x") {
-      const m = /^x([0-9A-Fa-f]{2})/.exec(this.p.slice(this.i));
+      const m = this.at(HEX);
       if (m === null) throw new Untranslatable();
       this.i += 3;
       return Number.parseInt(m[1] as string, 16);
@@ -221,14 +232,14 @@ class Translator {
 
   /** `\uHHHH`, a surrogate pair of two such escapes (one code point under `u`), or `\u{H…}`. */
   private unicodeEscape(): number {
-    const braced = /^u\{([0-9A-Fa-f]+)\}/.exec(this.p.slice(this.i));
+    const braced = this.at(BRACED);
     if (braced !== null) {
       this.i += braced[0].length;
       const code = Number.parseInt(braced[1] as string, 16);
       if (code > MAX_CODE_POINT) throw new Untranslatable();
       return code;
     }
-    const m = /^u([0-9A-Fa-f]{4})(?:\\u([0-9A-Fa-f]{4}))?/.exec(this.p.slice(this.i));
+    const m = this.at(UNICODE);
     if (m === null) throw new Untranslatable();
     const lead = Number.parseInt(m[1] as string, 16);
     const trail = m[2] === undefined ? -1 : Number.parseInt(m[2], 16);
