@@ -274,7 +274,9 @@ export function occurrenceDetail(o: OccurrenceJson): string {
   const parts: string[] = [];
   if (o.execution_id !== undefined) parts.push(o.execution_id);
   if (o.reason !== undefined) parts.push(o.reason);
-  if (o.count !== undefined) {
+  // One occurrence missed is the row's occurrence: "count 1 (from T to T)" said it three times.
+  const single = o.count === 1 && o.range_from !== undefined && o.range_from === o.range_to;
+  if (o.count !== undefined && !single) {
     const range = o.range_from === undefined ? "" : ` (from ${o.range_from} to ${o.range_to ?? "?"})`;
     parts.push(`count ${o.count}${range}`);
   }

@@ -373,6 +373,16 @@ describe("other tables", () => {
         range_to: "2026-11-15T18:51:50Z",
         recorded_at: "2026-11-15T18:52:00.001Z",
       },
+      {
+        id: 4,
+        kind: "skipped",
+        occurrence: "2026-11-15T18:49:50Z",
+        reason: "missed",
+        count: 1,
+        range_from: "2026-11-15T18:49:50Z",
+        range_to: "2026-11-15T18:49:50Z",
+        recorded_at: "2026-11-15T18:51:40Z",
+      },
       { id: 2, kind: "skipped", occurrence: null, reason: "overlap", recorded_at: "2026-11-15T18:51:31.5Z" },
       {
         id: 1,
@@ -386,6 +396,7 @@ describe("other tables", () => {
       lines(
         "RECORDED                  KIND         OCCURRENCE                DETAIL",
         "2026-11-15T18:52:00.001Z  skipped      2026-11-15T18:51:40Z      missed  count 12 (from 2026-11-15T18:50:00Z to 2026-11-15T18:51:50Z)",
+        "2026-11-15T18:51:40Z      skipped      2026-11-15T18:49:50Z      missed",
         "2026-11-15T18:51:31.5Z    skipped      -                         overlap",
         "2026-11-15T18:51:30.1Z    started      2026-11-15T18:51:30Z      orders-every-10s:2026-11-15T18:51:30Z",
       ),
