@@ -45,6 +45,12 @@ export function parseInstant(text: string, what = "time", round: "down" | "up" =
   const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
   const month = Number(mo);
   const day = Number(d);
+  // A leap second (RFC 3339 allows :60) has no instant of its own in Unix time, which Orbit counts in.
+  if (Number(s) === 60 && Number(h) <= 23 && Number(mi) <= 59) {
+    throw invalidArgument(
+      `${what} "${text}" is a leap second, which Orbit's times (Unix time) do not have; give the second before or after it`,
+    );
+  }
   if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
     throw invalidArgument(`${what} "${text}" is not a valid date and time`);
   }

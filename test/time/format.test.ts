@@ -1,6 +1,6 @@
 /** Instants as the API shows them (src/time/format.ts), through its table of the last ones formatted. */
 import { describe, expect, it } from "vitest";
-import { formatInstant } from "../../src/time/format.js";
+import { formatInstant, parseInstant } from "../../src/time/format.js";
 
 const reference = (ms: number): string => {
   const iso = new Date(ms).toISOString();
@@ -27,5 +27,15 @@ describe("formatInstant", () => {
       const ms = base + (seed % 5_000_000) * 997;
       expect(formatInstant(ms)).toBe(reference(ms));
     }
+  });
+});
+
+describe("parseInstant", () => {
+  it("says a leap second is one (RFC 3339 allows :60, Unix time has no instant for it)", () => {
+    expect(() => parseInstant("2016-12-31T23:59:60Z", "start_at")).toThrow(
+      'start_at "2016-12-31T23:59:60Z" is a leap second, which Orbit\'s times (Unix time) do not have; give the second before or after it',
+    );
+    expect(() => parseInstant("2016-12-31T23:59:61Z", "start_at")).toThrow("is not a valid date and time");
+    expect(parseInstant("2016-12-31T23:59:59Z")).toBe(Date.UTC(2016, 11, 31, 23, 59, 59));
   });
 });
