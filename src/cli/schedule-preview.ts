@@ -37,10 +37,10 @@ export interface PreviewOptions {
 }
 
 function parseCount(text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new InvalidArgumentError("give a whole number from 1 to 1000000.");
-  const n = Number(text.trim());
-  if (n < 1 || n > MAX_PREVIEW_COUNT) {
-    throw new InvalidArgumentError(`give a number from 1 to ${MAX_PREVIEW_COUNT}.`);
+  // One message for every wrong count (0 and -1 were told apart, "a number" and "a whole number").
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_PREVIEW_COUNT)) {
+    throw new InvalidArgumentError(`give a whole number from 1 to ${MAX_PREVIEW_COUNT}.`);
   }
   return n;
 }

@@ -210,9 +210,19 @@ describe("orbit schedule preview errors", () => {
   it.each([
     ["neither --cron nor --interval", [], /give --cron <expression> or --interval <duration>/],
     ["both --cron and --interval", ["--cron", "* * * * *", "--interval", "10s"], /cannot be used with/],
-    ["--count 0", ["--interval", "10s", "--count", "0"], /--count <n>.*'0' is invalid/],
-    ["--count 1000001", ["--interval", "10s", "--count", "1000001"], /'1000001' is invalid/],
-    ["--count 2.5", ["--interval", "10s", "--count", "2.5"], /'2.5' is invalid/],
+    // One message for every wrong count (0 said "a number", -1 and 2.5 "a whole number").
+    [
+      "--count 0",
+      ["--interval", "10s", "--count", "0"],
+      /--count <n>.*'0' is invalid\. give a whole number from 1 to 1000000\./,
+    ],
+    [
+      "--count 1000001",
+      ["--interval", "10s", "--count", "1000001"],
+      /'1000001' is invalid\. give a whole number from 1/,
+    ],
+    ["--count 2.5", ["--interval", "10s", "--count", "2.5"], /'2.5' is invalid\. give a whole number from 1/],
+    ["--count -1", ["--interval", "10s", "--count=-1"], /'-1' is invalid\. give a whole number from 1/],
     ["a malformed --from", ["--interval", "10s", "--from", "tomorrow"], /--from "tomorrow" is not an RFC 3339 time/],
     ["an unknown option", ["--interval", "10s", "--every", "2"], /unknown option '--every'/],
   ])("is a usage error (exit 2): %s", async (_name, args, message) => {
