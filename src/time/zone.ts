@@ -327,6 +327,19 @@ export function validateTimeZone(name: string): void {
   if (UTC_NAMES.has(upper)) {
     throw invalidSchedule(`timezone "${name}" is UTC under another name; write "UTC"`);
   }
+  if (name.trim() === "") {
+    throw invalidSchedule(`timezone is empty; give an IANA name such as "Europe/Berlin", or leave it out for UTC`);
+  }
+  // A fixed offset (`+05:00`, `-0330`): Etc/GMT±h names whole hours, with POSIX's reversed sign.
+  const offset = /^([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(name);
+  if (offset !== null) {
+    const hours = Number(offset[2]);
+    const whole = (offset[3] ?? "00") === "00" && hours > 0 && hours <= 14;
+    const etc = whole ? `"Etc/GMT${offset[1] === "+" ? "-" : "+"}${hours}" (POSIX's reversed sign) or ` : "";
+    throw invalidSchedule(
+      `timezone "${name}" is a fixed offset, not a time zone; give ${etc}the IANA name of the place, such as "Asia/Karachi"`,
+    );
+  }
   if (!name.includes("/")) {
     const hint = ABBREVIATION_HINTS[upper];
     // A country's old name for its zone (`Japan`, `NZ`, `GB`, `Cuba`): one place, the one to write.

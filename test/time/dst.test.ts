@@ -620,6 +620,21 @@ describe("time zone names", () => {
     );
   });
 
+  it("refuses a fixed offset and an empty name saying which they are", () => {
+    expectOrbitError(
+      () => validateTimeZone("+05:00"),
+      'timezone "+05:00" is a fixed offset, not a time zone; give "Etc/GMT-5" (POSIX\'s reversed sign) or the IANA name of the place, such as "Asia/Karachi"',
+    );
+    expectOrbitError(
+      () => validateTimeZone("-03:30"),
+      'timezone "-03:30" is a fixed offset, not a time zone; give the IANA name of the place, such as "Asia/Karachi"',
+    );
+    expectOrbitError(
+      () => validateTimeZone(""),
+      'timezone is empty; give an IANA name such as "Europe/Berlin", or leave it out for UTC',
+    );
+  });
+
   it.each(["GMT", "utc", "Zulu", "UCT", "Universal", "Z"])(
     "refuses %s as UTC under another name (not as an ambiguous abbreviation), naming UTC",
     (name) => {
