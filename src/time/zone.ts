@@ -337,7 +337,7 @@ export function validateTimeZone(name: string): void {
     const whole = (offset[3] ?? "00") === "00" && hours > 0 && hours <= 14;
     const etc = whole ? `"Etc/GMT${offset[1] === "+" ? "-" : "+"}${hours}" (POSIX's reversed sign) or ` : "";
     throw invalidSchedule(
-      `timezone "${name}" is a fixed offset, not a time zone; give ${etc}the IANA name of the place, such as "Asia/Karachi"`,
+      `timezone "${name}" is a fixed offset, not a time zone; give ${etc}the IANA name of the place (Area/Location, such as "Asia/Kolkata")`,
     );
   }
   if (!name.includes("/")) {

@@ -623,11 +623,11 @@ describe("time zone names", () => {
   it("refuses a fixed offset and an empty name saying which they are", () => {
     expectOrbitError(
       () => validateTimeZone("+05:00"),
-      'timezone "+05:00" is a fixed offset, not a time zone; give "Etc/GMT-5" (POSIX\'s reversed sign) or the IANA name of the place, such as "Asia/Karachi"',
+      'timezone "+05:00" is a fixed offset, not a time zone; give "Etc/GMT-5" (POSIX\'s reversed sign) or the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
     );
     expectOrbitError(
       () => validateTimeZone("-03:30"),
-      'timezone "-03:30" is a fixed offset, not a time zone; give the IANA name of the place, such as "Asia/Karachi"',
+      'timezone "-03:30" is a fixed offset, not a time zone; give the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
     );
     expectOrbitError(
       () => validateTimeZone(""),
