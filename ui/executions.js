@@ -222,7 +222,11 @@ export function executionView(id) {
       [e, events] = await Promise.all([getExecution(id), executionEvents(id)]);
     } catch (err) {
       if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
-        body.replaceChildren(h("p", { class: "alert", role: "alert", text: errorText(err) }));
+        // As a missing schedule's page does: the way back under the alert.
+        body.replaceChildren(
+          h("p", { class: "alert", role: "alert", text: errorText(err) }),
+          h("p", {}, h("a", { href: "#/executions", text: "Back to all executions" })),
+        );
         return;
       }
       throw err;

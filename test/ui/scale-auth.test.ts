@@ -380,6 +380,10 @@ describe.skipIf(!haveChromium)("web UI with access control", () => {
     // An execution it may not read is, to it, one that does not exist (docs/security.md).
     await r.open("#/executions/billing-run");
     expect(await r.page.locator(".alert").innerText()).toMatch(/execution billing-run does not exist/);
+    // With the way back under it, as a missing schedule's page has.
+    expect(await r.page.getByRole("link", { name: "Back to all executions" }).getAttribute("href")).toBe(
+      "#/executions",
+    );
 
     // A read-only identity (read on every workflow, no schedule) sees no schedule (the server lists
     // those it may schedule), no create form, and no cancel button on a running execution.
