@@ -141,7 +141,8 @@ class Translator {
       const min = Number(m[1]);
       const max = m[2] === undefined ? min : m[3] === "" ? null : Number(m[3]);
       if (min > MAX_REPEAT || (max !== null && max > MAX_REPEAT)) throw new Untranslatable();
-      this.out += m[0];
+      // Written as numbers: RE2 reads `{02}` as the text "{02}", ECMAScript as two.
+      this.out += max === min ? `{${min}}` : max === null ? `{${min},}` : `{${min},${max}}`;
       this.i += m[0].length;
       // RE2 writes the term out once per count: the optional ones with a branch each, an open end as a star.
       quantified = min * size + (max === null ? size + 1 : (max - min) * (size + 1));

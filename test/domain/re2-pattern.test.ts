@@ -50,7 +50,7 @@ function pattern(next: () => number, depth: number): string {
       depth < 3 && next() < 0.3
         ? `${pick(["(", "(?:", "(?<g>"]).replace("g", `g${depth}${i}`)}${alternatives(next, depth + 1)})`
         : pick(ATOMS);
-    if (next() < 0.5) term += pick(["*", "+", "?", "{2}", "{0,2}", "{1,}", "*?", "+?", "{1,3}?"]);
+    if (next() < 0.5) term += pick(["*", "+", "?", "{2}", "{0,2}", "{1,}", "*?", "+?", "{1,3}?", "{02}", "{0,03}"]);
     terms.push(term);
   }
   if (next() < 0.2) terms.unshift(pick(["^", "\\b", "\\B"]));
@@ -88,6 +88,17 @@ it("agrees with V8's reading of the pattern on random patterns and strings", () 
   }
   // Most generated patterns translate: the test compares, not skips.
   expect(compared).toBeGreaterThan(1000 * 25 * 0.8);
+});
+
+it('writes counts as numbers: RE2 read {02} as the text "{02}"', () => {
+  for (const [source, yes, no] of [
+    ["^(?:a|b){02}x*y*$", "ab", "a{02}"],
+    ["^(?:[a-z]+-){0,03}[a-z]+$", "ab-cd-ef", "ab-{0,03}cd"],
+    ["^(?:\\w+){01,}$", "hello", "hello{01,}"],
+  ] as const) {
+    const re2 = re2Pattern(source) as { test(s: string): boolean };
+    expect([re2.test(yes), re2.test(no)], source).toEqual([true, false]);
+  }
 });
 
 it("gives up on what has no RE2 form, and on patterns invalid under `u`", () => {
