@@ -11,9 +11,7 @@
  *   when anchored with `^` (none when not). It is the fast one (`^[a-z0-9]{1,64}$`, `^\p{L}+$`).
  * - RE2 (re2-pattern.ts) for any other it can run, with the Unicode semantics JSON Schema gives
  *   patterns: nested and overlapping repetition stays linear, charged by the size of its program.
- * - V8's linear-time engine (the `l` flag) for one RE2 cannot take that it can: linear too, but
- *   it reads UTF-16 units.
- * - The usual engine for one neither linear engine runs (backreferences, lookaround, a count past
+ * - The usual engine for one RE2 does not run (backreferences, lookaround, a count past
  *   1,000, Unicode properties other than categories and scripts) when nothing repeated repeats or
  *   has alternatives; its work is then a polynomial of the string's length, charged as such.
  * - Any other is refused when the schema is registered, naming the pattern.
@@ -22,22 +20,18 @@
  * 2,000 `patternProperties` tried on each of 30,000 keys held a server for 23 s, and a 1 MB string
  * under `^.*x.*y$` 1.5 s per pattern.
  */
-import { setFlagsFromString } from "node:v8";
 import { OrbitError } from "./errors.js";
 import { MAX_JSON_BYTES } from "./json-limits.js";
 import { re2Pattern } from "./re2-pattern.js";
 
-// The linear engine is behind a V8 flag in Node 20-26; it only makes the `l` flag parse.
-setFlagsFromString("--enable-experimental-regexp-engine");
-
-/** A character the linear-time engine reads, in steps of the backtracking engine (0.2–1.5 µs against a few ns here). */
-const LINEAR_STEPS_PER_CHAR = 500;
+/** The budget's unit: 500 steps of the backtracking engine a character of the largest input. */
+const BUDGET_STEPS_PER_CHAR = 500;
 /**
  * What one check of an input may spend on its schema's patterns, in steps of the backtracking
  * engine: one pattern on the linear-time engine over every character the largest input holds (1 MB),
  * at most about a second of the server's thread here.
  */
-export const PATTERN_BUDGET = LINEAR_STEPS_PER_CHAR * MAX_JSON_BYTES;
+export const PATTERN_BUDGET = BUDGET_STEPS_PER_CHAR * MAX_JSON_BYTES;
 /**
  * The longest pattern: V8 took 9.3 s to parse one of 130,000 `\\p{L}` when it was registered, and
  * one of 50,000 `.` overflowed its parser's stack at each start (a 500).
@@ -252,7 +246,7 @@ class MeteredPattern {
   }
 }
 
-/** What keeps a pattern off both linear-time engines (RE2 and V8's). */
+/** What keeps a pattern off RE2, the linear-time engine. */
 const NO_LINEAR_ENGINE =
   "a backreference, lookaround, a count past 1,000 or a Unicode property other than a general category (\\p{L}) or script (\\p{Script=Greek}), which no linear-time engine here runs";
 
@@ -268,6 +262,16 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
       `pattern ${quoted(pattern)} is ${pattern.length.toLocaleString("en-US")} characters long; a pattern may have at most ${MAX_PATTERN_LENGTH.toLocaleString("en-US")}`,
     );
   }
+  // JSON Schema reads patterns with Unicode semantics (ECMAScript's `u` flag), as Ajv does: one
+  // valid only without it (`\-` outside a class, `\q`) is refused, not read another way.
+  try {
+    new RegExp(pattern, "u");
+  } catch (error) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `pattern ${quoted(pattern)} is not a valid regular expression with Unicode semantics, as JSON Schema reads patterns: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
   const shape = patternShape(pattern);
   // Either engine may compare each character with much of a long pattern: `"."×10000 + "c"` took
   // 5.9 s over 1 MB on the usual engine, `"[ab]?"×2000 + "c"` 6.5 s over 20,000 characters on the
@@ -279,14 +283,11 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
   const backtracking = (n: number): number => perStep * size * backtrackingSteps(shape, n);
   const affordable = backtracking(SHORTEST_USEFUL) <= PATTERN_BUDGET;
   if (linearOnBacktracking(shape) && affordable) {
-    try {
-      return new MeteredPattern(new RegExp(pattern, flags), backtracking, quoted(pattern));
-    } catch {
-      // Not valid with `u` (`\-` outside a class): the linear engine below reads it without.
-    }
+    return new MeteredPattern(new RegExp(pattern, flags), backtracking, quoted(pattern));
   }
-  // RE2 first (linear, with the Unicode semantics JSON Schema gives patterns), then V8's linear
-  // engine for a pattern RE2 has no form of (it reads UTF-16 units).
+  // RE2: linear, with the Unicode semantics JSON Schema gives patterns. (V8's linear engine, tried
+  // after it, took seconds and gigabytes on capture-heavy patterns its charge let through:
+  // `\q(.*)×100c` on 40,000 characters 6 s and 3.9 GB, ×400 14 GB.)
   const re2 = re2Pattern(pattern);
   if (re2 !== null && typeof re2 !== "string") {
     const perChar = RE2_STEPS_PER_INSTRUCTION * re2.programSize;
@@ -294,19 +295,8 @@ export function safePatternEngine(pattern: string, flags: string): { test(s: str
       return new MeteredPattern(re2, (n) => perChar * (n + 1), quoted(pattern));
     }
   }
-  // Why neither linear engine takes it, for a refusal below.
+  // Why RE2 does not take it, for a refusal below.
   const noLinearEngine = typeof re2 === "string" ? re2 : `it has ${NO_LINEAR_ENGINE}`;
-  if (!/\\[pPu]\{/.test(pattern)) {
-    let linear: RegExp | null = null;
-    try {
-      linear = new RegExp(pattern, `${flags.replace("u", "")}l`);
-    } catch {
-      // not linear: below
-    }
-    if (linear !== null) {
-      return new MeteredPattern(linear, (n) => size * LINEAR_STEPS_PER_CHAR * (n + 1), quoted(pattern));
-    }
-  }
   if (shape.nested || shape.repeatedAlternation) {
     const what = shape.nested ? "repeats a part that itself repeats" : "repeats a part that has alternatives";
     throw new OrbitError(
