@@ -14,7 +14,14 @@ import { OrbitError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import { compileEnum, jsonValueCount, uniqueItems } from "./linear-keywords.js";
 import { withCompileAllowance } from "./re2-pattern.js";
-import { PATTERN_BUDGET, PatternBudgetSpent, safePatternEngine, withPatternBudget } from "./safe-pattern.js";
+import {
+  PATTERN_BUDGET,
+  PatternBudgetSpent,
+  patternBudgetHalfLeft,
+  REQUEST_PATTERN_BUDGET,
+  safePatternEngine,
+  withPatternBudget,
+} from "./safe-pattern.js";
 import { ANY_ITEM, ANY_PROPERTY, checkedDepth, jsonNesting } from "./schema-depth.js";
 import { SchemaRefs, Unresolved, valueAt } from "./schema-refs.js";
 
@@ -60,6 +67,12 @@ export function checkWithinBudget(validate: InputValidator, input: unknown, labe
     return withPatternBudget(() => validate(input) as boolean);
   } catch (error) {
     if (!(error instanceof PatternBudgetSpent)) throw error;
+    if (error.request) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `the inputs of this request take more pattern matching than one request may do (${REQUEST_PATTERN_BUDGET.toLocaleString("en-US")} steps, about ten seconds): ${label}'s input_schema tests pattern ${error.pattern} on them; send fewer entries per request (docs/security.md § Input schemas)`,
+      );
+    }
     throw new OrbitError(
       "INVALID_ARGUMENT",
       `input takes more pattern matching than one check may do (${PATTERN_BUDGET.toLocaleString("en-US")} steps, about a second): ${label}'s input_schema tests pattern ${error.pattern} on too many or too long strings (patternProperties tries each of its patterns on every key, pattern every string it applies to); send a smaller input, or register a version with fewer patterns (docs/security.md § Input schemas)`,
@@ -161,11 +174,19 @@ function withListedErrors(first: ValidateFunction, schema: JsonObject): InputVal
       return true;
     }
     validate.errors = first.errors ?? null;
-    if (jsonValueCount(data, LISTED_ERRORS_UP_TO_VALUES) <= LISTED_ERRORS_UP_TO_VALUES) {
+    // Listed only while the first check spent less than half the budget: the listing may cost
+    // as much again, and a refusal of a costly input twice over held the thread twice as long.
+    if (patternBudgetHalfLeft() && jsonValueCount(data, LISTED_ERRORS_UP_TO_VALUES) <= LISTED_ERRORS_UP_TO_VALUES) {
       every ??= withCompileAllowance(() => schemaCompiler(true).compile(schema));
       const all = every;
-      all(data);
-      validate.errors = all.errors ?? validate.errors;
+      try {
+        all(data);
+        validate.errors = all.errors ?? validate.errors;
+      } catch (error) {
+        // The listing ran out of the check's budget: the first problem is said alone, not a
+        // refusal of the input for its size (the first check had decided within the budget).
+        if (!(error instanceof PatternBudgetSpent)) throw error;
+      }
     }
     return false;
   }) as InputValidator;
@@ -272,6 +293,10 @@ export function unboundedChecks(schema: JsonObject, refs = new SchemaRefs(schema
     if (patterns > MAX_PATTERNS) {
       return `it has ${patterns.toLocaleString("en-US")} patterns (pattern and patternProperties), and a schema may have at most ${MAX_PATTERNS.toLocaleString("en-US")}: compiling them takes seconds of the server's thread (2,000 took 2.2 s)`;
     }
+    const weight = all.reduce((n, node) => n + patternWeight(node), 0);
+    if (weight > MAX_PATTERN_WEIGHT) {
+      return `its patterns are ${weight.toLocaleString("en-US")} characters long in all, counting each \\p{…} as ${UNICODE_CLASS_WEIGHT}, and a schema's may be at most ${MAX_PATTERN_WEIGHT.toLocaleString("en-US")}: compiling them holds the server's thread (80 patterns of 1,985 \\p{L} each took 50 s)`;
+    }
     for (const node of all) {
       onPath.clear();
       count(node);
@@ -296,6 +321,26 @@ export const MAX_SUBSCHEMAS = 2_000;
 
 /** Regular expressions one schema may hold: Ajv's compile time grows faster than their number (1,000 in 0.35 s here, 2,000 in 2.2 s). */
 export const MAX_PATTERNS = 1_000;
+
+/**
+ * How long one schema's patterns may be in all, a `\p{…}` counted as {@link UNICODE_CLASS_WEIGHT}
+ * characters: parsing and compiling a Unicode class costs 60–80 µs a character of it here, so one
+ * pattern of 1,985 `\p{L}` in a class took 0.56 s, and 80 of them (each under the 10,000
+ * characters of a pattern) held a server 50 s at registration and again at the first start.
+ */
+export const MAX_PATTERN_WEIGHT = 100_000;
+const UNICODE_CLASS_WEIGHT = 50;
+
+/** The weight of one subschema's patterns (see {@link MAX_PATTERN_WEIGHT}). */
+function patternWeight(node: object): number {
+  const o = node as Record<string, unknown>;
+  const map = o.patternProperties;
+  const texts = typeof map === "object" && map !== null && !Array.isArray(map) ? Object.keys(map) : [];
+  if (typeof o.pattern === "string") texts.push(o.pattern);
+  let weight = 0;
+  for (const t of texts) weight += t.length + (UNICODE_CLASS_WEIGHT - 1) * (t.match(/\\[pP]\{/g)?.length ?? 0);
+  return weight;
+}
 
 /** The regular expressions of one subschema: its `pattern` and the keys of its `patternProperties`. */
 function patternCount(node: object): number {

@@ -55,6 +55,51 @@ const SYNTAX_CHARACTERS = "^$\\.*+?()[]{}|/";
 const CONTROL_ESCAPES: Record<string, number> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
 /** A general category's short name (`L`, `Lu`), which both engines read alike. */
 const GENERAL_CATEGORY = /^(?:(?:General_Category|gc)=)?([A-Z][a-z]?)$/;
+/** Its long names, which ECMAScript takes and RE2 does not (`\p{Letter}` is `\p{L}`). */
+const CATEGORY_NAMES: Readonly<Record<string, string>> = {
+  Letter: "L",
+  Cased_Letter: "LC",
+  Uppercase_Letter: "Lu",
+  Lowercase_Letter: "Ll",
+  Titlecase_Letter: "Lt",
+  Modifier_Letter: "Lm",
+  Other_Letter: "Lo",
+  Mark: "M",
+  Combining_Mark: "M",
+  Nonspacing_Mark: "Mn",
+  Spacing_Mark: "Mc",
+  Enclosing_Mark: "Me",
+  Number: "N",
+  Decimal_Number: "Nd",
+  digit: "Nd",
+  Letter_Number: "Nl",
+  Other_Number: "No",
+  Punctuation: "P",
+  punct: "P",
+  Connector_Punctuation: "Pc",
+  Dash_Punctuation: "Pd",
+  Open_Punctuation: "Ps",
+  Close_Punctuation: "Pe",
+  Initial_Punctuation: "Pi",
+  Final_Punctuation: "Pf",
+  Other_Punctuation: "Po",
+  Symbol: "S",
+  Math_Symbol: "Sm",
+  Currency_Symbol: "Sc",
+  Modifier_Symbol: "Sk",
+  Other_Symbol: "So",
+  Separator: "Z",
+  Space_Separator: "Zs",
+  Line_Separator: "Zl",
+  Paragraph_Separator: "Zp",
+  Other: "C",
+  Control: "Cc",
+  cntrl: "Cc",
+  Format: "Cf",
+  Surrogate: "Cs",
+  Private_Use: "Co",
+  Unassigned: "Cn",
+};
 /** A script (`Script=Greek`, `sc=Latn`); RE2 knows scripts by long name only, and refuses others. */
 const SCRIPT = /^(?:Script|sc)=([A-Za-z_]+)$/;
 
@@ -191,7 +236,9 @@ class Translator {
       const end = this.p.indexOf("}", this.i);
       if (this.p[this.i + 1] !== "{" || end < 0) throw new Untranslatable();
       const name = this.p.slice(this.i + 2, end);
-      const re2Name = GENERAL_CATEGORY.exec(name)?.[1] ?? SCRIPT.exec(name)?.[1];
+      const long = /^(?:(?:General_Category|gc)=)?(\w+)$/.exec(name)?.[1];
+      const category = long === undefined ? undefined : CATEGORY_NAMES[long];
+      const re2Name = GENERAL_CATEGORY.exec(name)?.[1] ?? category ?? SCRIPT.exec(name)?.[1];
       if (re2Name === undefined) throw new Untranslatable();
       this.i = end + 1;
       const property = `\\${c}{${re2Name}}`;
@@ -373,18 +420,19 @@ export function re2Pattern(pattern: string): Re2Pattern | string | null {
   if (translation.size > allowanceLeft) {
     return `its RE2 program (about ${size} instructions) would take the schema's patterns past the ${SCHEMA_PROGRAM.toLocaleString("en-US")} they may compile to in all`;
   }
-  allowanceLeft -= translation.size;
   let compiled = compiledCache.get(translation.syntax);
   if (compiled === undefined) {
     try {
       compiled = RE2JS.compile(translation.syntax);
     } catch {
-      // A script RE2 does not know, a program past its size: the other engines decide.
+      // A script RE2 does not know, counts whose product passes 1,000: the other engines decide
+      // (and the allowance is not spent on it).
       return null;
     }
     if (compiledCache.size >= CACHE_SIZE) compiledCache.clear();
     compiledCache.set(translation.syntax, compiled);
   }
+  allowanceLeft -= translation.size;
   const program = compiled;
   return {
     test: (s) => program.matcher(s).find(),

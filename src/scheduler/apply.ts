@@ -17,6 +17,7 @@
 import { invalidArgument, OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
+import { withRequestPatternBudget } from "../domain/safe-pattern.js";
 import { DEFAULT_APPLY_OWNER, OWNER_LABEL, type ScheduleSettings } from "../domain/schedule.js";
 import { SETTING_KEYS } from "../domain/setting-table.js";
 import type { RegisterWorkflowRequest } from "../engine/workflows.js";
@@ -100,25 +101,28 @@ class CreatedMeanwhile extends Error {
 const CREATE_RACE_RETRIES = 3;
 
 export async function applySchedules(schedules: Schedules, req: ApplyRequest): Promise<ApplyResult> {
-  const scope = validateLabels(req.scope ?? {}, "scope") ?? {};
-  if (req.prune === true && Object.keys(scope).length === 0) {
-    throw invalidArgument(
-      "prune needs a scope (orbit schedule apply --owner NAME or --selector key=value): it deletes only the schedules that carry all of its labels",
-    );
-  }
-  const now = await schedules.now();
-  let result: ApplyResult | undefined;
-  for (let attempt = 0; result === undefined; attempt++) {
-    try {
-      result = await applyOnce(schedules, req, scope, now);
-    } catch (err) {
-      if (err instanceof DryRunDone) return err.result;
-      if (!(err instanceof CreatedMeanwhile)) throw err;
-      if (attempt === CREATE_RACE_RETRIES) throw err.refusal;
+  // Every input it checks draws from one budget (docs/security.md § Input schemas).
+  return withRequestPatternBudget(async () => {
+    const scope = validateLabels(req.scope ?? {}, "scope") ?? {};
+    if (req.prune === true && Object.keys(scope).length === 0) {
+      throw invalidArgument(
+        "prune needs a scope (orbit schedule apply --owner NAME or --selector key=value): it deletes only the schedules that carry all of its labels",
+      );
     }
-  }
-  if (result.created + result.updated + result.deleted > 0) schedules.o.onChange?.();
-  return result;
+    const now = await schedules.now();
+    let result: ApplyResult | undefined;
+    for (let attempt = 0; result === undefined; attempt++) {
+      try {
+        result = await applyOnce(schedules, req, scope, now);
+      } catch (err) {
+        if (err instanceof DryRunDone) return err.result;
+        if (!(err instanceof CreatedMeanwhile)) throw err;
+        if (attempt === CREATE_RACE_RETRIES) throw err.refusal;
+      }
+    }
+    if (result.created + result.updated + result.deleted > 0) schedules.o.onChange?.();
+    return result;
+  });
 }
 
 /** One try of an apply, in one transaction. */

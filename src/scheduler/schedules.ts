@@ -8,6 +8,7 @@ import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import { stringifyJsonText } from "../domain/json-text.js";
+import { withRequestPatternBudget } from "../domain/safe-pattern.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import type { Executions } from "../engine/executions.js";
 import type { Workflows } from "../engine/workflows.js";
@@ -189,45 +190,48 @@ export class Schedules {
    * the answer is the ids only (a full view of each would cost as much again to build and send).
    */
   async createMany(items: readonly { body: Record<string, unknown>; text?: InputText }[]): Promise<string[]> {
-    const now = await this.now();
-    const at = <T>(i: number, fn: () => T): T => {
-      try {
-        return fn();
-      } catch (err) {
-        if (err instanceof OrbitError) throw new OrbitError(err.code, `schedules[${i}]: ${err.message}`);
-        throw err;
-      }
-    };
-    const compile = sharedCompile();
-    const validated = items.map((item, i) => at(i, () => validateSettings(item.body, now, compile)));
-    const seen = new Set<string>();
-    validated.forEach((v, i) => {
-      const id = v.settings.schedule_id;
-      if (seen.has(id)) throw new OrbitError("INVALID_ARGUMENT", `schedules[${i}]: schedule_id ${id} appears twice`);
-      seen.add(id);
-    });
-    const rows = await this.o.store.transaction(async (tx) => {
-      // One read of the ids that exist and one insert for the batch, instead of a statement or two per
-      // schedule (a round trip each on PostgreSQL); the checks still run in the order given, so the
-      // first refusal is the one the one-by-one loop would have named.
-      const existing = new Set((await tx.getSchedules([...seen])).map((r) => r.scheduleId));
-      const rows: ScheduleRow[] = [];
-      for (const [i, v] of validated.entries()) {
+    // Every input it checks draws from one budget (docs/security.md § Input schemas).
+    return withRequestPatternBudget(async () => {
+      const now = await this.now();
+      const at = <T>(i: number, fn: () => T): T => {
         try {
-          await this.checkWorkflow(tx, v.settings);
+          return fn();
         } catch (err) {
           if (err instanceof OrbitError) throw new OrbitError(err.code, `schedules[${i}]: ${err.message}`);
           throw err;
         }
-        const row = this.newRow(v, items[i]?.text ?? {}, now);
-        if (existing.has(row.scheduleId)) throw alreadyExists(i, row.scheduleId);
-        rows.push(row);
-      }
-      await insertAll(tx, rows, (i, id) => alreadyExists(i, id));
-      return rows;
+      };
+      const compile = sharedCompile();
+      const validated = items.map((item, i) => at(i, () => validateSettings(item.body, now, compile)));
+      const seen = new Set<string>();
+      validated.forEach((v, i) => {
+        const id = v.settings.schedule_id;
+        if (seen.has(id)) throw new OrbitError("INVALID_ARGUMENT", `schedules[${i}]: schedule_id ${id} appears twice`);
+        seen.add(id);
+      });
+      const rows = await this.o.store.transaction(async (tx) => {
+        // One read of the ids that exist and one insert for the batch, instead of a statement or two per
+        // schedule (a round trip each on PostgreSQL); the checks still run in the order given, so the
+        // first refusal is the one the one-by-one loop would have named.
+        const existing = new Set((await tx.getSchedules([...seen])).map((r) => r.scheduleId));
+        const rows: ScheduleRow[] = [];
+        for (const [i, v] of validated.entries()) {
+          try {
+            await this.checkWorkflow(tx, v.settings);
+          } catch (err) {
+            if (err instanceof OrbitError) throw new OrbitError(err.code, `schedules[${i}]: ${err.message}`);
+            throw err;
+          }
+          const row = this.newRow(v, items[i]?.text ?? {}, now);
+          if (existing.has(row.scheduleId)) throw alreadyExists(i, row.scheduleId);
+          rows.push(row);
+        }
+        await insertAll(tx, rows, (i, id) => alreadyExists(i, id));
+        return rows;
+      });
+      if (rows.length) this.o.onChange?.();
+      return rows.map((row) => row.scheduleId);
     });
-    if (rows.length) this.o.onChange?.();
-    return rows.map((row) => row.scheduleId);
   }
 
   newRow(v: ValidatedSchedule, text: InputText, now: number): ScheduleRow {

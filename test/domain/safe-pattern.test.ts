@@ -82,6 +82,15 @@ it("refuses a pattern valid only without Unicode semantics, as JSON Schema reads
   expect(checkWithinBudget(captures, { s: "a".repeat(2000) }, "W@1.0.0")).toBe(false);
 });
 
+it("says a costly input does not match, not that it cost too much: the listing of every problem gives way", () => {
+  // The listing re-ran the check within the same budget: a string between half and all of it was
+  // refused as too costly instead of "must match pattern".
+  const host = compileInputSchema(schemaOf("^(?:[a-z0-9-]{1,63}\\.)*[a-z]{2,63}$"), "H@1.0.0");
+  expect(checkWithinBudget(host, { s: `${"a.".repeat(15_000)}!` }, "H@1.0.0")).toBe(false);
+  expect(host.errors?.[0]?.message).toBe('must match pattern "^(?:[a-z0-9-]{1,63}\\.)*[a-z]{2,63}$"');
+  expect(checkWithinBudget(host, { s: `${"a.".repeat(15_000)}com` }, "H@1.0.0")).toBe(true);
+});
+
 it("charges RE2 by its program: 2,002 instructions on 20,000 letters (2.5 s) are refused, short strings checked", () => {
   const counted = compileInputSchema(schemaOf("(?:\\p{L}|x){1,1000}\\d"), "Counted@1.0.0");
   expect(checkWithinBudget(counted, { s: "é".repeat(100) }, "Counted@1.0.0")).toBe(false);
@@ -209,6 +218,20 @@ it("stops at the first problem of a large input: every problem of a tree's 30,00
   // A small input is told every problem (the message lists up to five).
   expect(checkWithinBudget(validate, { root: { children: [0, 1, 2] } }, "Tree@1.0.0")).toBe(false);
   expect(validate.errors?.length).toBe(3);
+});
+
+it("refuses a schema whose patterns are longer than 100,000 in all, a \\p{…} counting as 50", () => {
+  // 80 patterns of 1,985 \p{L} in a class (each under 10,000 characters) took 50 s to register.
+  const big = (i: number) => `^(?:[${"\\p{L}".repeat(400)}${String.fromCharCode(0x4e00 + i)}]+)+$`;
+  const schema = (n: number) => ({
+    type: "object",
+    patternProperties: Object.fromEntries([...Array(n)].map((_, i) => [big(i), { type: "string" }])),
+  });
+  expect(() => compileInputSchema(schema(4), "Big@1.0.0")).not.toThrow();
+  const error = thrown(() => compileInputSchema(schema(6), "Big@1.0.0"));
+  expect(error.message).toMatch(
+    /^input_schema of Big@1\.0\.0: its patterns are 129,666 characters long in all, counting each \\p\{…\} as 50, and a schema's may be at most 100,000/,
+  );
 });
 
 it("refuses a schema of more than 2,000 subschemas: registering compiles them while the server waits", () => {
