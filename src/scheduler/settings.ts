@@ -73,15 +73,19 @@ function oneOf<T extends string>(body: Record<string, unknown>, key: string, val
  * Occurrences looked at for a cron's shortest gap from now. A cron that fires on every day alike
  * (no day, weekday or month restricted) repeats its gaps daily: the first 400 and a whole day. One
  * whose days differ (a step over days of the month, weekdays, months) can bring two occurrences
- * closest only somewhere in the two years (a leap day): all of them, up to 20,000 (about 5 ms,
+ * closest only somewhere in the five years (a leap day): all of them, up to 20,000 (about 5 ms,
  * once per compiled timing; two years of a weekday-hourly cron are 12,500).
  */
 const GAP_SCAN_DAILY = 400;
 const GAP_SCAN = 20_000;
 /** Occurrences looked at around each change of the zone's offset. */
 const CHANGE_SCAN = 400;
-/** How far ahead the shortest gap is looked for: the zone's offset changes in it are all looked at. */
-const GAP_HORIZON_MS = 2 * 366 * 86_400_000;
+/**
+ * How far ahead the shortest gap is looked for: five years, so a leap day is in it from any
+ * start (two let `0 0,23 28,29 2 *` from March 2028 take a 2-hour jitter, its next 29 February,
+ * in 2032, putting 23:00 and midnight an hour apart).
+ */
+const GAP_HORIZON_MS = 5 * 366 * 86_400_000;
 /**
  * How far ahead the zone's offset changes are looked at: 28 years, the cycle in which every date
  * falls on every weekday (to 2100). A cron of one date (`30 1 3 11 *`) meets New York's repeated
@@ -99,8 +103,8 @@ const CHANGE_LEAD_MS = 3 * 3_600_000;
 const gaps = new WeakMap<Timing, number | null>();
 
 /**
- * The shortest time between two occurrences in the two years from `now` (the later of the present
- * and the schedule's start_at): among the next {@link GAP_SCAN} (no further than two years, so a
+ * The shortest time between two occurrences in the five years from `now` (the later of the present
+ * and the schedule's start_at): among the next {@link GAP_SCAN} (no further than five years, so a
  * leap-day cron does not walk 1,600 years), and among those around each change of the zone's
  * offset in {@link CHANGE_HORIZON_MS}, where a shifted occurrence can come closer to the next one than anywhere else (Lord
  * Howe's 30-minute change, months away from now, brought an hourly cron's occurrences 30 minutes
@@ -303,7 +307,7 @@ export function validateSettings(
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);
   if (jitterMs > 0) {
-    // From the first occurrence's side of now: with a start_at years ahead, a scan of the two years
+    // From the first occurrence's side of now: with a start_at years ahead, a scan of the years
     // from now found no occurrence and let any jitter through.
     const from = Math.max(now, startAtMs ?? now);
     const gap = timing.intervalMs ?? shortestCronGap(timing, from, timezone === undefined ? null : Zone.of(timezone));

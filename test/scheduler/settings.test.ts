@@ -148,6 +148,9 @@ describe("schedule settings", () => {
       timezone: "America/New_York",
     };
     expect(refusal({ ...nov3, dst: "wall_clock", jitter: "1d" }).message).toContain("(1 hour)");
+    // A leap day four years after start_at: two years ahead did not reach it.
+    const leapLater = { schedule_id: "lb", workflow: "OrderProcessing", cron: "0 0,23 28,29 2 *" };
+    expect(refusal({ ...leapLater, start_at: "2028-03-01T00:00:00Z", jitter: "2h" }).message).toContain("(1 hour)");
     // Once a year under `once` (the default): the jitter may be a day.
     expect(validateSettings({ ...nov3, jitter: "1d" }, NOW).jitterMs).toBe(86_400_000);
   });
