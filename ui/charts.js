@@ -92,12 +92,14 @@ function anchorInside(at, text, fontSize, width) {
   return "middle";
 }
 
-function axis(lo, hi, x, y, top, fontSize, width) {
+/** The axis from lo to hi; ticks only up to `until` (the ledger's padding past now gets none). */
+function axis(lo, hi, x, y, top, fontSize, width, until = hi) {
   const g = s("g", { class: "axis", "aria-hidden": "true" });
   g.append(s("line", { x1: x(lo), x2: x(hi), y1: y, y2: y, class: "axis-line" }));
   const { step, times } = ticks(lo, hi, x, fontSize);
   let lastRight = Number.NEGATIVE_INFINITY;
   for (const t of times) {
+    if (t > until) continue;
     const text = tickLabel(t, hi - lo, step);
     const w = labelWidth(text, fontSize);
     const anchor = anchorInside(x(t), text, fontSize, width);
@@ -303,6 +305,9 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     lo = now - HOUR;
     hi = now;
   }
+  // Ticks stop at the later of the newest row and now: the padding after them is no time to label
+  // (a ledger of a year and a half ticked a month past now).
+  const lastTick = Math.max(hi, now);
   const pad = Math.max((hi - lo) * 0.04, 5 * SECOND);
   lo -= pad;
   hi += pad;
@@ -318,7 +323,7 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     },
     s("title", { id: "ledger-title", text: "The ledger over time" }),
     s("desc", { id: "ledger-desc", text: summaryText(counts) }),
-    axis(lo, hi, x, axisY, 10, 11, WIDTH),
+    axis(lo, hi, x, axisY, 10, 11, WIDTH, lastTick),
   );
   LANES.forEach((name, i) => {
     svg.append(

@@ -75,13 +75,13 @@ Examples:
       // Created with no occurrence to come (an end_at in the past): allowed, to backfill a past
       // span, but said, since a newcomer's typo in the year looks like any other schedule.
       if (created.state === "ended") {
-        // An end_at to come with nothing before it (its only times in a DST gap): backfill is no help.
+        // An end_at to come with nothing before it (a start_at after its times, its only time in a
+        // DST gap): backfill, which starts past occurrences, is no help then.
         const endPast = typeof created.end_at === "string" && Date.parse(created.end_at) <= Date.now();
-        const then = endPast
-          ? "`orbit schedule backfill` starts past occurrences"
-          : "`orbit schedule preview` lists its times";
+        const startLater = typeof created.start_at === "string" && Date.parse(created.start_at) > Date.now();
+        const then = endPast ? "; `orbit schedule backfill` starts past occurrences" : "";
         await io.stderr.write(
-          `orbit: note: ${oneLine(id)} has no occurrence between now and its end_at, so it is ended and never fires; ${then}\n`,
+          `orbit: note: ${oneLine(id)} has no occurrence between ${startLater ? "its start_at" : "now"} and its end_at, so it is ended and never fires${then}\n`,
         );
       }
     });

@@ -66,11 +66,17 @@ describe("orbit schedule create / get / list", () => {
 
   it("notes a schedule created ended with its end_at to come without pointing to backfill (nothing past to start)", async () => {
     // Its only time before end_at in a DST gap: `30 2 * * *` on a spring-forward night under wall_clock.
-    const ended = { ...nightlyOrders, end_at: "2099-03-14T12:00:00Z", state: "ended", next_fire_at: null };
+    const ended = {
+      ...nightlyOrders,
+      start_at: "2099-03-01T00:00:00Z",
+      end_at: "2099-03-14T12:00:00Z",
+      state: "ended",
+      next_fire_at: null,
+    };
     const server = new FakeServer(() => ({ status: 201, body: ended }));
     const r = await server.run(["schedule", "create", "nightly-orders", "--workflow", "W", "--cron", "30 2 * * *"]);
     expect(r.stderr).toBe(
-      "orbit: note: nightly-orders has no occurrence between now and its end_at, so it is ended and never fires; `orbit schedule preview` lists its times\n",
+      "orbit: note: nightly-orders has no occurrence between its start_at and its end_at, so it is ended and never fires\n",
     );
   });
 
