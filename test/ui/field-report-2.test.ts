@@ -102,14 +102,16 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
   it("ticks a ledger of a year and more on the first of months, labelled with their year", async () => {
     // A backfill in June 2025 and a trigger now (November 2026): ticks 30 and 365 days apart counted
     // from 1970 gave two labels, both "12-18", one of them past "now".
-    await r.ok("POST", "/v1/schedules", { schedule_id: "yearly-span", workflow: "Reports", interval: "1d" });
-    await r.ok("POST", "/v1/schedules/yearly-span/backfill", {
-      start_at: "2025-06-01T00:00:00Z",
-      end_at: "2025-06-02T00:00:00Z",
-    });
-    await r.ok("POST", "/v1/schedules/yearly-span/trigger", {});
-    await r.open("#/schedules/yearly-span");
-    const ledger = await r.page.locator("svg.ledger-chart .tick-label").allTextContents();
+    // A schedule backfilled one day at `since`, triggered now: its ledger's tick labels.
+    const ticksOf = async (id: string, since: string) => {
+      await r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Reports", interval: "1d" });
+      const end = new Date(Date.parse(since) + 86_400_000).toISOString();
+      await r.ok("POST", `/v1/schedules/${id}/backfill`, { start_at: since, end_at: end });
+      await r.ok("POST", `/v1/schedules/${id}/trigger`, {});
+      await r.open(`#/schedules/${id}`);
+      return r.page.locator("svg.ledger-chart .tick-label").allTextContents();
+    };
+    const ledger = await ticksOf("yearly-span", "2025-06-01T00:00:00Z");
     expect(ledger.length).toBeGreaterThan(1);
     for (const l of ledger) expect(l).toMatch(/^\d{4}(-\d\d)?$/);
     expect([...ledger].sort()).toEqual(ledger);
@@ -117,14 +119,7 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
     expect(ledger[0]! > "2025-06").toBe(true);
     // None past now (2026-11-15 in the rig): the padding after the newest row is not labelled (over
     // three years and a half the padding reached into 2027, and "2027" was a tick).
-    await r.ok("POST", "/v1/schedules", { schedule_id: "longer-span", workflow: "Reports", interval: "1d" });
-    await r.ok("POST", "/v1/schedules/longer-span/backfill", {
-      start_at: "2023-06-01T00:00:00Z",
-      end_at: "2023-06-02T00:00:00Z",
-    });
-    await r.ok("POST", "/v1/schedules/longer-span/trigger", {});
-    await r.open("#/schedules/longer-span");
-    const longer = await r.page.locator("svg.ledger-chart .tick-label").allTextContents();
+    const longer = await ticksOf("longer-span", "2023-06-01T00:00:00Z");
     expect(longer.length).toBeGreaterThan(1);
     for (const l of [...ledger, ...longer]) expect(l <= "2026-11", l).toBe(true);
   });
