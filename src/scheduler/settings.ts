@@ -135,9 +135,13 @@ function shortestCronGap(compiled: CompiledTiming, now: number, zone: Zone | nul
       previous = next;
     }
   };
-  if (cron !== null && everyDayAlike(cron)) scan(now, horizon, GAP_SCAN_DAILY, now + 86_400_000);
+  const daily = cron !== null && everyDayAlike(cron);
+  if (daily) scan(now, horizon, GAP_SCAN_DAILY, now + 86_400_000);
   else scan(now, horizon, GAP_SCAN);
-  for (const change of zone?.transitionsBetween(now, now + CHANGE_HORIZON_MS) ?? []) {
+  // A cron of every day meets each offset change alike whatever its date: the five years of the
+  // scan hold every kind of change it will meet, and the zone's 28 years (30–150 ms to build, once
+  // per zone) are needed only by a cron whose days differ.
+  for (const change of zone?.transitionsBetween(now, daily ? horizon : now + CHANGE_HORIZON_MS) ?? []) {
     const lead = Math.max(CHANGE_LEAD_MS, (shortest ?? 0) + 1);
     scan(change.at - lead, change.at + lead, CHANGE_SCAN);
   }
