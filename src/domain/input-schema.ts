@@ -326,9 +326,25 @@ export const MAX_PATTERNS = 1_000;
  * How long one schema's patterns may be in all, a `\p{…}` counted as {@link UNICODE_CLASS_WEIGHT}
  * characters: parsing and compiling a Unicode class costs 60–80 µs a character of it here, so one
  * pattern of 1,985 `\p{L}` in a class took 0.56 s, and 80 of them (each under the 10,000
- * characters of a pattern) held a server 50 s at registration and again at the first start.
+ * characters of a pattern) held a server 50 s at registration and again at the first start. At
+ * 20,000 a schema compiles in about a tenth of a second; at 100,000 (the first limit) 20 of them,
+ * compiled after a restart by the first minute's fire, held the server 10 s.
  */
-export const MAX_PATTERN_WEIGHT = 100_000;
+export const MAX_PATTERN_WEIGHT = 20_000;
+
+/** The weight of all the patterns in a schema document (see {@link MAX_PATTERN_WEIGHT}): apply sums its workflows'. */
+export function schemaPatternWeight(schema: unknown): number {
+  let weight = 0;
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (typeof v === "object" && v !== null) {
+      weight += patternWeight(v);
+      for (const x of Object.values(v)) walk(x);
+    }
+  };
+  walk(schema);
+  return weight;
+}
 const UNICODE_CLASS_WEIGHT = 50;
 
 /** The weight of one subschema's patterns (see {@link MAX_PATTERN_WEIGHT}). */

@@ -15,6 +15,7 @@
  * they are stored with `last_error` saying so (their input is checked once the workflow is).
  */
 import { invalidArgument, OrbitError } from "../domain/errors.js";
+import { MAX_PATTERN_WEIGHT, schemaPatternWeight } from "../domain/input-schema.js";
 import type { JsonValue } from "../domain/json.js";
 import { RawJson } from "../domain/json-text.js";
 import { withRequestPatternBudget } from "../domain/safe-pattern.js";
@@ -97,6 +98,9 @@ class CreatedMeanwhile extends Error {
   }
 }
 
+/** The pattern weight the workflows of one apply may register in all: five schemas at their limit. */
+const MAX_APPLY_PATTERN_WEIGHT = 5 * MAX_PATTERN_WEIGHT;
+
 /** How many times an apply runs again after losing a create to another writer. */
 const CREATE_RACE_RETRIES = 3;
 
@@ -131,6 +135,17 @@ function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: 
   const visible = req.visible ?? (() => true);
   return schedules.o.store.transaction(async (tx) => {
     const workflows: WorkflowStep[] = [];
+    // Each schema is compiled as it is registered: their patterns together are bounded as one
+    // schema's are (40 schemas just under that limit held the server 20 s, a dry run too).
+    const weight = (req.workflows ?? []).reduce(
+      (n: number, w) => n + schemaPatternWeight((w as { input_schema?: unknown }).input_schema),
+      0,
+    );
+    if (weight > MAX_APPLY_PATTERN_WEIGHT) {
+      throw invalidArgument(
+        `the workflows of this apply have patterns ${weight.toLocaleString("en-US")} characters long in all (each \\p{…} counted as 50), and one apply may register at most ${MAX_APPLY_PATTERN_WEIGHT.toLocaleString("en-US")}: registering compiles them while the server waits; register them over several applies`,
+      );
+    }
     for (const [i, w] of (req.workflows ?? []).entries()) {
       try {
         const { workflow, created } = await schedules.o.workflows.register(w as unknown as RegisterWorkflowRequest, tx);

@@ -43,3 +43,29 @@ it("a request whose entries' checks pass one request's budget is refused, naming
   const few = await t.call("POST", "/v1/schedules/validate", { schedules: entries(15, "few") });
   expect([few.status, few.body.valid]).toEqual([200, 15]);
 });
+
+it("an apply registering workflows whose patterns pass five schemas' limit in all is refused before compiling any", async () => {
+  // 40 schemas each just under a schema's limit held the server 20 s, a dry run too.
+  const pattern = (i: number) => `[${"\\p{L}".repeat(60)}]*x${i}.*`;
+  const workflow = (i: number) => ({
+    name: `Heavy${i}`,
+    version: "1.0.0",
+    input_schema: {
+      type: "object",
+      properties: Object.fromEntries([...Array(6)].map((_, j) => [`p${j}`, { type: "string", pattern: pattern(j) }])),
+    },
+  });
+  const refused = await t.call("POST", "/v1/schedules/apply", {
+    schedules: [],
+    workflows: [...Array(6)].map((_, i) => workflow(i)),
+    dry_run: true,
+  });
+  expect([refused.status, refused.body.message]).toEqual([
+    400,
+    expect.stringMatching(
+      /^the workflows of this apply have patterns 1\d\d,\d{3} characters long in all .* at most 100,000/,
+    ),
+  ]);
+  const fits = await t.call("POST", "/v1/schedules/apply", { schedules: [], workflows: [workflow(0), workflow(1)] });
+  expect(fits.status).toBe(200);
+});
