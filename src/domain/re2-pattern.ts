@@ -54,7 +54,7 @@ const DOT = "[^\\x{a}\\x{d}\\x{2028}\\x{2029}]";
 const SYNTAX_CHARACTERS = "^$\\.*+?()[]{}|/";
 const CONTROL_ESCAPES: Record<string, number> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
 /** A general category's short name (`L`, `Lu`), which both engines read alike. */
-const GENERAL_CATEGORY = /^(?:(?:General_Category|gc)=)?([A-Z][a-z]?)$/;
+const GENERAL_CATEGORY = /^(?:(?:General_Category|gc)=)?([A-Z][a-z]?|LC)$/;
 /** Its long names, which ECMAScript takes and RE2 does not (`\p{Letter}` is `\p{L}`). */
 const CATEGORY_NAMES: Readonly<Record<string, string>> = {
   Letter: "L",

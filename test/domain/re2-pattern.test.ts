@@ -27,6 +27,7 @@ CHARACTERS.push("é", "α", "Ж", "😀", "\ud800", "@", ".", "/", "\\", "[", "]
 
 const ATOMS = ["a", "b", "é", "😀", ".", "\\s", "\\S", "\\d", "\\D", "\\w", "\\W", "\\p{L}", "\\P{L}", "\\p{Lu}"];
 ATOMS.push(
+  "\\p{LC}",
   "\\p{Letter}",
   "\\P{Uppercase_Letter}",
   "\\p{gc=Decimal_Number}",
