@@ -53,8 +53,9 @@ const NOT_SPACE = ((): string => {
 const DOT = "[^\\x{a}\\x{d}\\x{2028}\\x{2029}]";
 const SYNTAX_CHARACTERS = "^$\\.*+?()[]{}|/";
 const CONTROL_ESCAPES: Record<string, number> = { f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09, v: 0x0b };
-/** A general category's short name (`L`, `Lu`), which both engines read alike. */
-const GENERAL_CATEGORY = /^(?:(?:General_Category|gc)=)?([A-Z][a-z]?|LC)$/;
+/** A general category, by its short name (`L`, `Lu`: both engines read them alike) or a long one. */
+const GENERAL_CATEGORY = /^(?:(?:General_Category|gc)=)?(\w+)$/;
+const SHORT_CATEGORY = /^(?:[A-Z][a-z]?|LC)$/;
 /** Its long names, which ECMAScript takes and RE2 does not (`\p{Letter}` is `\p{L}`). */
 const CATEGORY_NAMES: Readonly<Record<string, string>> = {
   Letter: "L",
@@ -236,9 +237,14 @@ class Translator {
       const end = this.p.indexOf("}", this.i);
       if (this.p[this.i + 1] !== "{" || end < 0) throw new Untranslatable();
       const name = this.p.slice(this.i + 2, end);
-      const long = /^(?:(?:General_Category|gc)=)?(\w+)$/.exec(name)?.[1];
-      const category = long === undefined ? undefined : CATEGORY_NAMES[long];
-      const re2Name = GENERAL_CATEGORY.exec(name)?.[1] ?? category ?? SCRIPT.exec(name)?.[1];
+      const value = GENERAL_CATEGORY.exec(name)?.[1];
+      const category =
+        value === undefined || SHORT_CATEGORY.test(value)
+          ? value
+          : Object.hasOwn(CATEGORY_NAMES, value)
+            ? CATEGORY_NAMES[value]
+            : undefined;
+      const re2Name = category ?? SCRIPT.exec(name)?.[1];
       if (re2Name === undefined) throw new Untranslatable();
       this.i = end + 1;
       const property = `\\${c}{${re2Name}}`;
