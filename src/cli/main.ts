@@ -48,8 +48,13 @@ export function buildProgram(io: CliIO): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.print(text),
       writeErr: (text) => io.stderr.print(text),
-      // Commander's messages start with "error: "; Orbit's all start with "orbit: ".
-      outputError: (text, write) => write(`orbit: ${text.replace(/^error: /, "")}`),
+      // Commander's messages start with "error: "; Orbit's all start with "orbit: ". A flag's
+      // refusal is commander's sentence and then Orbit's (`… is invalid. Give a whole number …`),
+      // which starts with a capital like any sentence after a full stop.
+      outputError: (text, write) =>
+        write(
+          `orbit: ${text.replace(/^error: /, "").replace(/' is invalid\. ([a-z])/, (_, c: string) => `' is invalid. ${c.toUpperCase()}`)}`,
+        ),
     })
     .showHelpAfterError("(add --help for usage)")
     // Root options only before the command: `orbit workflow register --version 1.0.0` is the

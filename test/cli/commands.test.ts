@@ -287,12 +287,12 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests[0]?.path).toBe("/v1/executions?status=RUNNING&limit=50");
     const unknown = await server.run(["ps", "--status", "DONE"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("give one of RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED.");
+    expect(unknown.stderr).toContain("is invalid. Give one of RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED.");
     // `--workflow ''` listed every execution.
     for (const flag of ["--workflow", "--schedule"]) {
       const empty = await server.run(["ps", flag, ""]);
       expect(empty.code).toBe(2);
-      expect(empty.stderr).toContain("give a value (it is empty).");
+      expect(empty.stderr).toContain("is invalid. Give a value (it is empty).");
     }
     expect(server.requests).toHaveLength(1);
   });
@@ -333,7 +333,7 @@ describe("orbit ps, status, cancel, workflow", () => {
     // Sent as is before, and refused by the server with exit 1.
     const unknown = await server.run(["schedule", "list", "--state", "bogus"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("give one of active, paused, ended.");
+    expect(unknown.stderr).toContain("is invalid. Give one of active, paused, ended.");
     expect(server.requests).toHaveLength(1);
   });
 

@@ -28,7 +28,7 @@ describe("whole-number settings flags", () => {
         const r = await s.run(["schedule", "update", "nightly-orders", flag, value]);
         expect(r.code).toBe(2);
         expect(r.stderr).toContain(
-          `option '${flag} <n>' argument '${value}' is invalid. give a whole number from 1 to ${max}.`,
+          `option '${flag} <n>' argument '${value}' is invalid. Give a whole number from 1 to ${max}.`,
         );
         expect(s.requests).toEqual([]);
       }

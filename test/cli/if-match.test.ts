@@ -19,7 +19,7 @@ describe("--if-match", () => {
       const r = await s.run(["schedule", "update", "nightly-orders", "--description", "x", "--if-match", value]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(
-        `orbit: option '--if-match <revision>' argument '${value}' is invalid. give a schedule revision such as 3 (\`orbit schedule get <id> --json\` shows it).\n(add --help for usage)\n`,
+        `orbit: option '--if-match <revision>' argument '${value}' is invalid. Give a schedule revision such as 3 (\`orbit schedule get <id> --json\` shows it).\n(add --help for usage)\n`,
       );
       expect(r.stderr).not.toContain("\\");
       expect(s.requests).toEqual([]);
@@ -30,7 +30,7 @@ describe("--if-match", () => {
     const s = server();
     const r = await s.run(["schedule", "pause", "nightly-orders", "--if-match", 'W/"3"']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("a weak tag (W/…) never matches If-Match");
+    expect(r.stderr).toContain("A weak tag (W/…) never matches If-Match");
     expect(s.requests).toEqual([]);
   });
 

@@ -214,15 +214,15 @@ describe("orbit schedule preview errors", () => {
     [
       "--count 0",
       ["--interval", "10s", "--count", "0"],
-      /--count <n>.*'0' is invalid\. give a whole number from 1 to 1000000\./,
+      /--count <n>.*'0' is invalid\. Give a whole number from 1 to 1000000\./,
     ],
     [
       "--count 1000001",
       ["--interval", "10s", "--count", "1000001"],
-      /'1000001' is invalid\. give a whole number from 1/,
+      /'1000001' is invalid\. Give a whole number from 1/,
     ],
-    ["--count 2.5", ["--interval", "10s", "--count", "2.5"], /'2.5' is invalid\. give a whole number from 1/],
-    ["--count -1", ["--interval", "10s", "--count=-1"], /'-1' is invalid\. give a whole number from 1/],
+    ["--count 2.5", ["--interval", "10s", "--count", "2.5"], /'2.5' is invalid\. Give a whole number from 1/],
+    ["--count -1", ["--interval", "10s", "--count=-1"], /'-1' is invalid\. Give a whole number from 1/],
     ["a malformed --from", ["--interval", "10s", "--from", "tomorrow"], /--from "tomorrow" is not an RFC 3339 time/],
     ["an unknown option", ["--interval", "10s", "--every", "2"], /unknown option '--every'/],
   ])("is a usage error (exit 2): %s", async (_name, args, message) => {
