@@ -89,7 +89,8 @@ function previewBox(timing, drawn) {
     try {
       const p = await previewTiming({ ...t, count: 5 });
       if (mine !== seq) return;
-      const zone = p.timezone;
+      // null for an interval: its fires are shown in UTC and the viewer's zone only.
+      const zone = p.timezone ?? "UTC";
       const viewer = viewerZone();
       box.replaceChildren(
         h("p", { class: "preview-description" }, h("strong", { text: p.description })),

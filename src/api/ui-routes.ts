@@ -28,7 +28,9 @@ export const PreviewQuery = Type.Object(
 
 const Preview = Type.Object({
   description: Type.String({ description: 'the timing in English, e.g. "At 02:00, every day"' }),
-  timezone: Type.String(),
+  timezone: Type.Union([Type.String(), Type.Null()], {
+    description: "the cron's IANA zone; null for an interval, which counts absolute time (as a schedule's `timezone`)",
+  }),
   next_fire_times: Type.Array(Type.String()),
 });
 
@@ -84,7 +86,8 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
           times.push(formatInstant(t));
         }
         const description = describeTiming(c, startAt, endAt);
-        return { status: 200, body: { description, timezone: c.zone.name, next_fire_times: times } };
+        const timezone = c.kind === "cron" ? c.zone.name : null;
+        return { status: 200, body: { description, timezone, next_fire_times: times } };
       },
     },
   ];

@@ -197,6 +197,13 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
       timezone: "Asia/Kolkata",
       next_fire_times: ["2026-11-16T04:00:00Z", "2026-11-17T04:00:00Z"],
     });
+    // An interval has no zone, as a schedule with one shows `timezone: null`.
+    const interval = await t.call("GET", "/v1/preview?interval=15m&count=1&from=2026-11-16T04:07:00Z");
+    expect(interval.body).toEqual({
+      description: expect.stringMatching(/15 minutes/),
+      timezone: null,
+      next_fire_times: ["2026-11-16T04:15:00Z"],
+    });
     const bad = await t.call("GET", "/v1/preview?cron=0%2025%20*%20*%20*");
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("INVALID_SCHEDULE");
