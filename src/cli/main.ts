@@ -124,14 +124,19 @@ function settingSynonyms(): Record<string, string> {
  * Options other schedulers name differently, by their name there: commander's suggestion goes by
  * spelling alone, and for `--every 2s` it offered `--server`.
  */
-const SYNONYMS: Readonly<Record<string, string>> = {
+const SYNONYMS: Readonly<Record<string, string | readonly string[]>> = {
   "--every": "--interval",
   "--tz": "--timezone",
   "--zone": "--timezone",
   "--schedule": "--cron",
   "--args": "--input",
   "--payload": "--input",
-  "--data": "--input",
+  // A start's or schedule's input, or `orbit server`'s SQLite folder: the first the command has.
+  "--data": ["--input", "--data-dir"],
+  "--dir": "--data-dir",
+  "--datadir": "--data-dir",
+  "--data-directory": "--data-dir",
+  "--sqlite": "--data-dir",
   "--from": "--start-at",
   "--to": "--end-at",
   "--until": "--end-at",
@@ -201,9 +206,9 @@ function suggestSynonyms(command: Command): void {
         code: "commander.unknownOption",
       });
     }
-    const synonym = ownEntry(SYNONYMS, name);
+    const synonyms = [ownEntry(SYNONYMS, name) ?? []].flat();
+    const synonym = synonyms.find((s) => command.options.some((o) => o.long === s));
     if (synonym === undefined || (only !== undefined && synonym !== only)) return;
-    if (!command.options.some((o) => o.long === synonym)) return;
     command.error(`error: unknown option '${flag}'\n(Did you mean ${synonym}?)`, { code: "commander.unknownOption" });
   };
   const unknownCommand = own.unknownCommand.bind(command);

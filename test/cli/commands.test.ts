@@ -494,6 +494,13 @@ describe("usage errors and an unreachable server", () => {
       ["server", "--database-url", "postgres://x"],
       /'--database-url'\n\(Did you mean --database\?\)/,
     ],
+    // One name, two meanings: the one the command has.
+    ["--data for server's --data-dir", ["server", "--data", "./d"], /'--data'\n\(Did you mean --data-dir\?\)/],
+    [
+      "--data for a create's --input",
+      ["schedule", "create", "x", "--workflow", "W", "--data", "{}"],
+      /'--data'\n\(Did you mean --input\?\)/,
+    ],
     [
       "--tz for --timezone",
       ["schedule", "create", "x", "--workflow", "W", "--tz", "UTC"],
