@@ -80,8 +80,20 @@ export function statusBlock(e: ExecutionJson, now: number, wide = false, runStar
   // Only asked for (`--wide`): a completed run prints the seed's three lines (docs/cli.md § orbit status).
   if (wide && e.result !== null && e.status === "COMPLETED") out += line(`  result: ${valueText(e.result)}`);
   if (e.cancel_reason !== undefined) out += line(`  cancel reason: ${e.cancel_reason}`);
-  if (e.error !== null) out += line(`  error: ${valueText(e.error)}`);
+  if (e.error !== null) out += line(`  error: ${errorText(e.error)}`);
   return out;
+}
+
+/**
+ * An execution's error as `orbit schedule get` prints a failed outcome's: the message a worker
+ * reported (`{message, type, step}`), then the step that threw; `--json` has the rest. Any other
+ * value is printed as JSON, a string as it is.
+ */
+function errorText(error: unknown): string {
+  if (typeof error !== "object" || error === null || Array.isArray(error)) return valueText(error);
+  const { message, step } = error as { message?: unknown; step?: unknown };
+  if (typeof message !== "string") return valueText(error);
+  return typeof step === "string" ? `${message} (in step ${step})` : message;
 }
 
 export const WORKFLOW_COLUMNS: readonly Column[] = [

@@ -119,7 +119,7 @@ describe("server text in human output", () => {
     const r = await server().run(["status", manualRun.execution_id]);
     expect(rawControl(r.stdout)).toBe(false);
     expect(r.stdout).toContain("  cancel reason: not today\\u001b[1A\\u001b[2Kfake line\n");
-    expect(r.stdout).toContain('  error: {"message":"boom\\ncsi\\u009b31m"}\n');
+    expect(r.stdout).toContain("  error: boom\\u000acsi\\u009b31m\n");
   });
 
   it("orbit cancel escapes the first reason it quotes", async () => {

@@ -354,9 +354,14 @@ describe("orbit status", () => {
     };
     expect(statusBlock(failed, 0).split("\n").slice(3)).toEqual([
       "  cancel reason: operator",
-      '  error: {"message":"boom"}',
+      // The message a worker reported, and its step, as `orbit schedule get` prints an outcome's.
+      "  error: boom",
       "",
     ]);
+    const inStep = { ...failed, error: { message: 'card declined: {"x":1}', type: "Error", step: "charge" } };
+    expect(statusBlock(inStep, 0)).toContain('\n  error: card declined: {"x":1} (in step charge)\n');
+    // Any other shape stays JSON.
+    expect(statusBlock({ ...failed, error: { code: 7 } }, 0)).toContain('\n  error: {"code":7}\n');
   });
 });
 
