@@ -162,7 +162,8 @@ export class Schedules {
     const spent = v.settings.max_runs !== undefined && runs >= v.settings.max_runs;
     const next = spent ? null : v.timing.timing.nextAfter(now);
     const due = next === null ? null : dueTime(v.settings.schedule_id, next, v.jitterMs);
-    if (v.settings.paused) return { nextFireMs: next, dueMs: null, state: "paused" };
+    // Paused and ended (max_runs spent, end_at past) stays ended, as a pause leaves an ended schedule.
+    if (v.settings.paused) return { nextFireMs: next, dueMs: null, state: next === null ? "ended" : "paused" };
     return { nextFireMs: next, dueMs: due, state: next === null ? "ended" : "active" };
   }
 
@@ -347,14 +348,19 @@ export class Schedules {
     fires: FireReport[] = [],
   ): Promise<ScheduleRow> {
     const id = row.scheduleId;
-    // A pause decides first what came due before it (pause-decide.ts); the row moves on with it.
-    if (patch.paused === true && !row.paused) {
+    const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
+    const v = validateSettings(mergeSettings(current, patch), now);
+    const pausing = patch.paused === true && !row.paused;
+    const retimed = occurrenceKey(current) !== occurrenceKey(v.settings);
+    const ends = v.settings.max_runs !== undefined && row.runs + row.buffered.length >= v.settings.max_runs;
+    // A pause, a new timing or a max_runs that ends the schedule decides first what came due before
+    // it under the settings it replaces (pause-decide.ts): what is due fires, a refused start waiting
+    // for its retry becomes a dead letter. Recomputed without it, a new timing dropped both with no record.
+    if (pausing || retimed || (ends && v.settings.max_runs !== current.max_runs)) {
       const decided = await decideBeforePause(tx, row, now, this.o);
       fires.push(...decided.reports);
       row = decided.row;
     }
-    const { input_text: keptText, ...current } = row.spec as unknown as ScheduleSettings & { input_text?: string };
-    const v = validateSettings(mergeSettings(current, patch), now);
     // The workflow and the input are checked when the update names one of them: a pause or a new
     // description of a schedule whose latest workflow version no longer takes its stored input was
     // refused with the input's error (its fires record that error, docs/outcomes.md).
@@ -368,8 +374,10 @@ export class Schedules {
     // span was dropped, and a catch-up resume then found nothing to catch up.
     // A new max_runs keeps them too unless it is spent already (recomputed, a refused start waiting
     // for its retry and the occurrences due behind it were dropped without a record).
-    const keepTiming =
-      occurrenceKey(current) === occurrenceKey(v.settings) && v.settings.paused === row.paused && row.state !== "ended";
+    // A pause keeps the next occurrence too, as POST …/pause does: recomputed from now, an occurrence
+    // whose jitter put its due time after the pause was dropped, and `resume {"catch_up": true}`
+    // then found nothing of it.
+    const keepTiming = !retimed && (v.settings.paused === row.paused || pausing) && row.state !== "ended";
     const spent = v.settings.max_runs !== undefined && row.runs + row.buffered.length >= v.settings.max_runs;
     const rejittered =
       row.dueMs !== null && row.nextFireMs !== null && row.retryMs === null && current.jitter !== v.settings.jitter
@@ -378,11 +386,13 @@ export class Schedules {
     const timing = keepTiming
       ? spent
         ? { nextFireMs: null, dueMs: null, state: "ended" as const }
-        : {
-            nextFireMs: row.nextFireMs,
-            dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : rejittered,
-            state: row.state,
-          }
+        : v.settings.paused
+          ? { nextFireMs: row.nextFireMs, dueMs: null, state: "paused" as const }
+          : {
+              nextFireMs: row.nextFireMs,
+              dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : rejittered,
+              state: row.state,
+            }
       : this.timingState(v, now, row.runs + row.buffered.length);
     const next: ScheduleRow = {
       ...row,

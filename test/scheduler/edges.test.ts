@@ -196,7 +196,9 @@ describeEachDialect("scheduler: the policies at their edges", (dialect) => {
     expect((await db.store.getSchedule("s"))?.dueMs).toBe(t("2026-11-15T00:00:20Z"));
     h.clock.set(t("2026-11-15T00:00:21Z"));
     await h.scheduler.schedules.update("s", { interval: "1h" });
-    expect((await db.store.getSchedule("s"))?.dueMs).toBe(t("2026-11-15T00:00:20Z"));
+    // A new timing decides first what came due under the old one (docs/scheduling.md § Updates):
+    // the woken buffer starts in the update itself.
+    expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("RUNNING");
     await h.fireAt("2026-11-15T00:00:21Z");
     expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("RUNNING");
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ buffered: [], next_fire_at: "2026-11-15T01:00:00Z" });

@@ -100,6 +100,116 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
     expect([...accounts.values()]).toEqual(["skipped:missed", "skipped:missed", "skipped:missed", "started"]);
   });
 
+  // The cron has the interval's occurrences, so that the ledger's missed rows count under either.
+  for (const change of [{ interval: "7s" }, { cron: "* * * * * *", interval: null }]) {
+    it(`a refused start waiting for its retry becomes a dead letter at an update of ${Object.keys(change)[0]}`, async () => {
+      const h = await refusedAndWaiting("r");
+      // Recomputed from now, this update dropped 01 (refused, waiting) and 02-03 without a record
+      // (a tester's model-driven run against a real server, on SQLite and PostgreSQL).
+      await h.scheduler.schedules.update("r", change);
+      await h.executions.complete("blocker", {});
+      await h.fireAt("2026-11-15T00:00:03.400Z");
+      const accounts = settled(await accountsOf(db.store, "r"));
+      expect([...accounts].map(([o, a]) => [new Date(o).toISOString(), a])).toEqual([
+        ["2026-11-15T00:00:01.000Z", "dead_letter"],
+        ["2026-11-15T00:00:02.000Z", "skipped:missed"],
+        ["2026-11-15T00:00:03.000Z", "skipped:missed"],
+      ]);
+      const after = await h.scheduler.schedules.get("r");
+      expect(after).toMatchObject({ fired: 0, skipped: 3, state: "active" });
+    });
+  }
+
+  it("a refused start waiting for its retry becomes a dead letter at a max_runs that ends the schedule", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 2 });
+    await h.scheduler.schedules.create({
+      schedule_id: "m",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:00:01Z");
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.fireAt("2026-11-15T00:00:02Z");
+    expect((await h.scheduler.schedules.get("m")).last_error).toContain("--max-active-executions");
+    h.clock.set(t("2026-11-15T00:00:03.300Z"));
+    // One run made: a limit of one ends it, and 02 (refused, waiting) and 03 had no record.
+    await h.scheduler.schedules.update("m", { max_runs: 1 });
+    const accounts = settled(await accountsOf(db.store, "m"));
+    expect([...accounts].map(([o, a]) => [new Date(o).toISOString(), a])).toEqual([
+      ["2026-11-15T00:00:01.000Z", "started"],
+      ["2026-11-15T00:00:02.000Z", "dead_letter"],
+      ["2026-11-15T00:00:03.000Z", "skipped:missed"],
+    ]);
+    expect(await h.scheduler.schedules.get("m")).toMatchObject({ state: "ended", fired: 1, skipped: 2 });
+  });
+
+  it("an occurrence due under the old timing but not fired yet starts before an update of the timing", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "t",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:00:01Z");
+    h.clock.set(t("2026-11-15T00:00:02.003Z"));
+    await h.scheduler.schedules.update("t", { interval: "10s" });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    const accounts = settled(await accountsOf(db.store, "t"));
+    expect([...accounts].map(([o, a]) => [new Date(o).toISOString(), a])).toEqual([
+      ["2026-11-15T00:00:01.000Z", "started"],
+      ["2026-11-15T00:00:02.000Z", "started"],
+      ["2026-11-15T00:00:10.000Z", "started"],
+    ]);
+  });
+
+  for (const how of ["pause", "patch"] as const) {
+    it(`a ${how} between an occurrence and its jittered due time keeps it for a catch-up resume`, async () => {
+      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+      await h.scheduler.schedules.create({
+        schedule_id: "j",
+        workflow: "OrderProcessing",
+        interval: "10s",
+        jitter: "9s",
+        overlap: "allow",
+        catchup: "catch_up",
+        max_catch_up: 1000,
+      });
+      // Between the occurrence (00:00:10) and its due time (00:00:10 plus this id's jitter).
+      const first = t("2026-11-15T00:00:10Z");
+      const due = t((await h.scheduler.schedules.get("j")).next_fire_at as string);
+      expect(due).toBeGreaterThan(first + 1);
+      h.clock.set(first + 1);
+      if (how === "pause") await h.scheduler.actions.pause("j", {});
+      else await h.scheduler.schedules.update("j", { paused: true });
+      h.clock.set(t("2026-11-15T00:00:25Z"));
+      await h.scheduler.actions.resume("j", { catch_up: true });
+      await h.fireAt("2026-11-15T00:00:25Z");
+      const accounts = settled(await accountsOf(db.store, "j"));
+      // Recomputed from now by the PATCH, 00:00:10 had no record at all (00:00:20 starts when its
+      // own jittered due time comes).
+      expect(accounts.get(first)).toBe("started");
+    });
+  }
+
+  it("an ended schedule that is paused stays ended through an update", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "e",
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+      max_runs: 1,
+    });
+    await h.fireAt("2026-11-15T00:00:01Z");
+    await h.scheduler.actions.pause("e", {});
+    expect(await h.scheduler.schedules.get("e")).toMatchObject({ state: "ended", paused: true });
+    // It read "paused" after this, though nothing can fire.
+    await h.scheduler.schedules.update("e", { overlap: "skip" });
+    expect(await h.scheduler.schedules.get("e")).toMatchObject({ state: "ended", paused: true });
+  });
+
   for (const change of [{ catchup_window: "30s" }, { jitter: "500ms" }]) {
     it(`a change of only ${Object.keys(change)[0]} while paused keeps the span a catch-up resume starts`, async () => {
       const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });

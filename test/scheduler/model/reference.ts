@@ -379,6 +379,13 @@ export class ReferenceModel {
    */
   pause(id: string): void {
     const s = this.get(id);
+    this.decideBeforeChange(s);
+    s.paused = true;
+    s.due = null;
+  }
+
+  /** What a pause, a new timing or a max_runs that ends the schedule decide first (see pause). */
+  private decideBeforeChange(s: MSchedule): void {
     if (!s.paused && !(s.nextFire === null && s.buffered.length === 0)) {
       if (s.due !== null && s.due <= this.now) this.fire(s, this.now);
       if (s.retryAt !== null && s.buffered.length === 0 && s.nextFire !== null) {
@@ -394,8 +401,6 @@ export class ReferenceModel {
         s.retryAt = null;
       }
     }
-    s.paused = true;
-    s.due = null;
   }
 
   resume(id: string, catchUp: boolean): void {
@@ -430,6 +435,15 @@ export class ReferenceModel {
     // So does max_runs, unless it is spent already: then the timing ends.
     const timing = (m: MSchedule) => JSON.stringify([m.intervalMs, m.cron, m.endAt]);
     const before = timing(s);
+    // A new timing, or a max_runs that ends the schedule, first decides under the old settings what
+    // came due before it, as a pause does.
+    const retimed = timing({ ...s, ...patch }) !== before;
+    const ends =
+      patch.maxRuns !== undefined &&
+      patch.maxRuns !== s.maxRuns &&
+      patch.maxRuns !== null &&
+      s.runs + s.buffered.length >= patch.maxRuns;
+    if (retimed || ends) this.decideBeforeChange(s);
     const jitterBefore = s.jitterMs;
     Object.assign(s, patch);
     if (timing(s) === before && !(s.nextFire === null && s.buffered.length === 0)) {
