@@ -30,6 +30,8 @@ interface Pending {
   retryForMs: number;
   resolve: (cancelReason: string | null) => void;
   reject: (err: unknown) => void;
+  /** Sent in a request of its own: the batch it was in was refused as a whole. */
+  alone?: true;
 }
 
 export class Completions {
@@ -72,20 +74,35 @@ export class Completions {
           }
         }
       } catch (err) {
+        // A refusal of the whole request (400) names no task: each goes again alone, so that only
+        // one the server refuses fails (its run fails for good, docs/outcomes.md), not the others.
+        if (batch.length > 1 && err instanceof OrbitError && err.code === "INVALID_ARGUMENT") {
+          this.queue.unshift(...batch.map((p): Pending => ({ ...p, alone: true })));
+          continue;
+        }
         for (const p of batch) p.reject(err);
       }
     }
     this.sending = false;
   }
 
-  /** How many of the queue's first completions the next request carries (at least one). */
+  /**
+   * How many of the queue's first completions the next request carries (at least one). A task
+   * appears once per request: the server answers by task id and refuses a body naming one twice,
+   * and a worker can hold two attempts of one task (the server let its first lease end, docs/cluster.md
+   * § Limitations, and leased it again here while the first attempt's completion waited to be sent).
+   */
   private batchLength(): number {
     let n = 0;
     let bytes = 0;
+    const tasks = new Set<string>();
     for (const p of this.queue) {
       bytes += p.bytes + TASK_OVERHEAD_BYTES;
       if (n === MAX_COMPLETES_PER_BATCH || (n > 0 && bytes > MAX_BATCH_RESULT_BYTES)) break;
+      if (n > 0 && (p.alone || tasks.has(p.taskId))) break;
+      tasks.add(p.taskId);
       n++;
+      if (p.alone) break;
     }
     return n;
   }
