@@ -2,6 +2,7 @@
  * Opaque keyset cursors for execution lists: base64url of `[created_ms, execution_id]` of the last
  * row returned. Keyset (not offset) paging stays correct while new executions arrive.
  */
+import { hasUnstorableChar } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 
 export interface ExecutionCursor {
@@ -24,7 +25,9 @@ export function decodeCursor(text: string): ExecutionCursor {
     !Array.isArray(parsed) ||
     parsed.length !== 2 ||
     !Number.isSafeInteger(parsed[0]) ||
-    typeof parsed[1] !== "string"
+    typeof parsed[1] !== "string" ||
+    // No id holds one: PostgreSQL refused the NUL with a 500 (a tester's fuzzing).
+    hasUnstorableChar(parsed[1])
   ) {
     throw new OrbitError(
       "INVALID_ARGUMENT",

@@ -7,6 +7,7 @@
  * except with access control on (a predicate per workflow, decided in code): then the table is read
  * and searched here in memory.
  */
+import { hasUnstorableChar } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
 import type { ScheduleRow } from "../store/rows.js";
 
@@ -144,11 +145,16 @@ export function decodeCursor(text: string, sort: ScheduleSort, desc: boolean): [
       v.length === 4 &&
       v[0] === sort &&
       v[1] === (desc ? "desc" : "asc") &&
-      typeof v[3] === "string"
+      typeof v[3] === "string" &&
+      // No id or name holds one: PostgreSQL refused the NUL with a 500 (a tester's fuzzing).
+      !hasUnstorableChar(v[3])
     ) {
       const key = v[2] as unknown;
       const text = sort === "id" || sort === "workflow";
-      if (text ? typeof key === "string" : key === null || Number.isSafeInteger(key)) return [key as Key, v[3]];
+      const fits = text
+        ? typeof key === "string" && !hasUnstorableChar(key)
+        : key === null || Number.isSafeInteger(key);
+      if (fits) return [key as Key, v[3]];
     }
   } catch {
     // refused below

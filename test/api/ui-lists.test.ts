@@ -123,6 +123,16 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
     const cursor = await t.call("GET", "/v1/schedules?sort=id&cursor=bogus");
     expect(cursor.status).toBe(400);
     expect(cursor.body.message).toMatch(/cursor/);
+    // A NUL inside a well-formed cursor: PostgreSQL refused it with a 500 (a tester's fuzzing).
+    const nul = (v: unknown[]) => Buffer.from(JSON.stringify(v), "utf8").toString("base64url");
+    for (const path of [
+      `/v1/executions?cursor=${nul([1, "\u0000"])}`,
+      `/v1/schedules?sort=next_fire&cursor=${nul(["next_fire", "asc", 1, "\u0000"])}`,
+      `/v1/schedules?sort=workflow&cursor=${nul(["workflow", "asc", "W\u0000", "a"])}`,
+    ]) {
+      const r = await t.call("GET", path);
+      expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 400, code: "INVALID_ARGUMENT" });
+    }
     const sort = await t.call("GET", "/v1/schedules?sort=colour");
     expect(sort.status).toBe(400);
     expect(sort.body.message).toMatch(/sort/);
