@@ -22,6 +22,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import type { StepResultRow, TaskLease } from "../store/task-store.js";
 import { type CompleteItem, completeBatch } from "./complete-batch.js";
 import type { Executions } from "./executions.js";
+import { runAgainIfAborted } from "./run-again.js";
 import type { TaskHandOff } from "./task-hand-off.js";
 import type { LeaseHolder } from "./task-transitions.js";
 import * as T from "./task-transitions.js";
@@ -196,15 +197,15 @@ export class WorkerTasks {
     const now = this.o.clock.now();
     // A lease already past its end when the heartbeat came is not renewed (answered "lost"), reaped
     // or not; nor is one another identity took. A renewed one lasts a full lease from now.
-    const held = new Set(
-      await this.o.store.extendLeases(
-        holder.workerId,
-        holder.identity,
-        taskIds,
-        now + this.leaseMs,
-        Math.min(heard, now),
-      ),
+    // One statement that locks the tasks in id order; a fire's cancel_previous locks an execution and
+    // then its task, so PostgreSQL can still pick it to break a deadlock (docs/storage.md § Locking).
+    // Renewing is idempotent: run again at once, as a fresh heartbeat would, instead of answering 503
+    // and leaving the leases to wait a heartbeat interval (a tester saw 17 such failures in 35 min
+    // with 40 cancel_previous schedules, and one lease then ran out under a table lock).
+    const renewed = await runAgainIfAborted(() =>
+      this.o.store.extendLeases(holder.workerId, holder.identity, taskIds, now + this.leaseMs, Math.min(heard, now)),
     );
+    const held = new Set(renewed);
     const reasons = await this.o.store.cancelReasonsOfTasks([...held]);
     const tasks: HeartbeatResponseJson["tasks"] = {};
     for (const id of taskIds) {

@@ -5,6 +5,7 @@
 import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { own } from "../domain/own.js";
+import { runAgainIfAborted } from "../engine/run-again.js";
 import type { ScheduleRow } from "../store/rows.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { FIELD_ALIASES } from "./aliases.js";
@@ -13,7 +14,6 @@ import { decideTrigger, dueTime } from "./decide.js";
 import type { FireReport } from "./fire.js";
 import { LEDGER_RETENTION } from "./fire-plan.js";
 import { decideBeforePause, lockForPause } from "./pause-decide.js";
-import { runAgainIfAborted } from "./run-again.js";
 import { checkFence, type Fence, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
