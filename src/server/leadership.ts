@@ -38,6 +38,8 @@ export interface LeadershipOptions {
   /** Called when this server becomes the leader or stops being it (see also {@link Leadership.subscribe}). */
   onChange?(leader: boolean): void;
   onError(err: unknown): void;
+  /** Called after each poll that reached the database (the log's "works again" after an outage). */
+  onOk?(): void;
 }
 
 // One key (hashtext() is int4): never the same lock as Orbit's pairs of keys (ADVISORY_LOCKS).
@@ -128,6 +130,7 @@ export class Leadership {
         const { rows } = await this.client.query<{ held: boolean }>(TRY_LOCK);
         if (rows[0]?.held === true && !this.closed) this.set(true);
       }
+      this.o.onOk?.();
     } catch (err) {
       this.o.onError(err);
       this.drop();

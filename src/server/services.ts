@@ -172,12 +172,21 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     now: dueNow,
     ...(options.metricsScheduleLabels !== undefined ? { scheduleLabels: options.metricsScheduleLabels } : {}),
   });
+  // Polled every second: an outage is said once with its stack, then every 30 s, and when it ends
+  // (it was a warning with the stack every second, and no line when it worked again).
+  const leadershipFailures = new LoggedFailures(
+    log,
+    () => clock.now(),
+    passLines("leadership connection", "retrying every second"),
+    "warn",
+  );
   const leadership =
     cluster === "active-standby"
       ? new Leadership({
           connectionString: database!,
           ...searchPath,
-          onError: (err) => log.warn({ err }, "leadership connection failed; retrying"),
+          onError: (err) => leadershipFailures.failed(err),
+          onOk: () => leadershipFailures.succeeded(),
         })
       : null;
   const lead = leadership;

@@ -101,6 +101,40 @@ describeCluster("cluster active-standby in one process", () => {
   });
 });
 
+describeCluster("leadership's connection in an outage", () => {
+  it("reports the failure and then each poll that reaches the database again (the log's works-again line)", async () => {
+    const schema = await createSchema();
+    const calls: string[] = [];
+    const leadership = new Leadership({
+      connectionString: CLUSTER_DB,
+      searchPath: schema,
+      onError: () => calls.push("error"),
+      onOk: () => calls.push("ok"),
+    });
+    try {
+      await leadership.start();
+      expect(leadership.isLeader).toBe(true);
+      expect(calls).toEqual(["ok"]);
+      await query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND objid::bigint = (hashtext('orbit-leader:' || $1)::bigint & 4294967295) AND granted`,
+        [schema],
+      );
+      // Before, only the failures were reported (a warning with its stack every second), and no
+      // line said that the connection worked again.
+      await eventually(
+        async () => (calls.lastIndexOf("ok") > calls.indexOf("error") && calls.includes("error") ? true : null),
+        5000,
+      );
+      expect(leadership.isLeader).toBe(true);
+    } finally {
+      await leadership.close();
+      await dropSchema(schema);
+    }
+  });
+});
+
 describeCluster("leadership closed while its first poll connects", () => {
   it("does not take the lock after close(): another server can lead", async () => {
     const schema = await createSchema();
