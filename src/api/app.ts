@@ -154,8 +154,11 @@ export function buildApp(o: AppOptions): App {
     }
     // The route's whole-number query parameters take decimal digits only: coercion reads "0x1F",
     // "1e1" and " 1" as numbers (expected_revision=0x1F matched revision 31).
-    const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> })
-      ?.properties;
+    const declared = (
+      request.routeOptions.schema?.querystring as {
+        properties?: Record<string, { type?: unknown; minimum?: number; maximum?: number }>;
+      }
+    )?.properties;
     for (const [k, v] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
       // `?limit=5&limit=6` arrives as a list: said as such, not as "must be an integer".
       // Only a parameter the route reads: others are ignored, given once or twice (a page's `?v=1&v=2`).
@@ -171,9 +174,19 @@ export function buildApp(o: AppOptions): App {
         // 9007199254740991 (16 digits, the OpenAPI's maximum) or 0000000000000001 are whole numbers
         // too: they were refused as not being one, by a limit of 15 digits.
         if (!Number.isSafeInteger(Number(v))) {
+          // The route's own bound where it has one (`limit=99999999999999999999` is past 1,000, as
+          // `limit=5000` is said to be), else JSON's whole numbers.
+          const { minimum, maximum } = declared[k] ?? {};
+          const bound = v.startsWith("-")
+            ? minimum === undefined
+              ? null
+              : `at least ${minimum}`
+            : maximum === undefined
+              ? null
+              : `at most ${maximum}`;
           throw new OrbitError(
             "INVALID_ARGUMENT",
-            `query parameter ${k} must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+            `query parameter ${k} must be ${bound ?? `between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`}`,
           );
         }
       }
