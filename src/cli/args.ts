@@ -18,6 +18,7 @@ export function parseJsonArg(text: string): JsonValue {
   let where = "the value";
   if (text.startsWith("@")) {
     where = text.slice(1);
+    if (where === "") throw new InvalidArgumentError("give a file after @ (@input.json), or the JSON itself.");
     try {
       source = readFileSync(where, "utf8");
     } catch (err) {

@@ -165,7 +165,7 @@ Examples:
   $ orbit schedule update nightly-orders --unset jitter --if-match 7`,
     )
     .action(async (id: string, opts: SettingsFlags & WriteFlags & JsonFlag, cmd: Command) => {
-      const contradiction = setAndUnset(opts);
+      const contradiction = setAndUnset(opts) ?? pausedBothWays(cmd);
       if (contradiction !== null) usageError(cmd, `${contradiction} contradict each other: give one of them`);
       const patch = withPinnedVersion(cmd, settingsBody(opts));
       if (Object.keys(patch).length === 0) usageError(cmd, "nothing to change: give at least one setting flag");
@@ -202,4 +202,16 @@ Examples:
       const out = { occurrences: rows, next_cursor: cursor ?? null };
       await (opts.json === true ? printJson(io, out) : io.stdout.write(occurrenceTable(rows)));
     });
+}
+
+/**
+ * `--paused` and `--no-paused` both given: commander keeps the last one, so `--no-paused --paused`
+ * paused and the other order resumed, exit 0 (a tester's report). Read from the command line as typed.
+ */
+function pausedBothWays(cmd: Command): string | null {
+  let root = cmd;
+  while (root.parent !== null) root = root.parent;
+  const given = root.args.length > 0 ? (root as unknown as { rawArgs: string[] }).rawArgs : [];
+  const options = given.slice(0, given.includes("--") ? given.indexOf("--") : undefined);
+  return options.includes("--paused") && options.includes("--no-paused") ? "--paused and --no-paused" : null;
 }

@@ -254,6 +254,21 @@ describe("orbit schedule update: a setting given and unset", () => {
     expect(r.stderr).toContain("orbit: --timezone and --unset timezone contradict each other: give one of them\n");
     expect(server.requests).toEqual([]);
   });
+
+  it("--paused and --no-paused together are a usage error in either order (the last one won)", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+    for (const flags of [
+      ["--paused", "--no-paused"],
+      ["--no-paused", "--description", "x", "--paused"],
+    ]) {
+      const r = await server.run(["schedule", "update", "nightly-orders", ...flags]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("orbit: --paused and --no-paused contradict each other: give one of them\n");
+    }
+    expect(server.requests).toEqual([]);
+    const one = await server.run(["schedule", "update", "nightly-orders", "--paused"]);
+    expect(one.code).toBe(0);
+  });
 });
 
 describe("orbit ps, status, cancel, workflow", () => {
