@@ -102,6 +102,14 @@ export function checkRequestTarget(request: FastifyRequest): void {
     throw new OrbitError("INVALID_ARGUMENT", "the request has no Host header, which HTTP/1.1 requires");
   }
   const target = raw.url ?? "";
+  // A request target holds no fragment (RFC 9112 § 3.2; a client strips it): `#limit=1` was read as
+  // the query string, and `/v1/schedules/s1#x` as an unknown query field x.
+  if (target.includes("#")) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      "the request target holds a #: a fragment is not sent to a server; write a # inside a value as %23",
+    );
+  }
   // A query value's bytes must be UTF-8 once percent-decoded (as a path's are): `%FF` was read as
   // U+FFFD and searched for, filtered on and echoed as if sent.
   const query = target.indexOf("?");

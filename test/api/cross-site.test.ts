@@ -129,6 +129,17 @@ it("one Host per request, a target for that host, and every HTTP-layer refusal w
       400,
       /names host "evil\.example"/,
     ],
+    // A fragment in the request line (clients strip it): `#limit=1` was read as the query string.
+    [
+      `GET /v1/schedules#limit=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      400,
+      /holds a #: a fragment is not sent to a server/,
+    ],
+    [
+      `GET /v1/schedules?limit=1#limit=2 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      400,
+      /holds a #/,
+    ],
     // Query bytes that are not UTF-8 (a path's were refused; a query's read as U+FFFD).
     [
       `GET /v1/schedules?q=%FF HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
