@@ -37,6 +37,12 @@ export interface WorkflowsOptions {
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** The refusal of a name no workflow can be registered under, or null (a start's or a schedule's too). */
+export function invalidWorkflowName(name: unknown): string | null {
+  if (typeof name === "string" && NAME.test(name)) return null;
+  return `workflow name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit`;
+}
 const MAX_DESCRIPTION = 1000;
 
 export class Workflows {
@@ -202,12 +208,8 @@ export class Workflows {
 
   private parse(request: RegisterWorkflowRequest): Workflow {
     const { name, version, description } = request;
-    if (typeof name !== "string" || !NAME.test(name)) {
-      throw new OrbitError(
-        "INVALID_ARGUMENT",
-        `workflow name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit`,
-      );
-    }
+    const badName = invalidWorkflowName(name);
+    if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
     if (typeof version !== "string" || semver.valid(version) !== version) {
       throw new OrbitError(
         "INVALID_ARGUMENT",

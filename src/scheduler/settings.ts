@@ -18,6 +18,7 @@ import {
 import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings, wholeNumber } from "../engine/outcome-settings.js";
+import { invalidWorkflowName } from "../engine/workflows.js";
 import type { CronSpec } from "../time/cron-parse.js";
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
@@ -229,6 +230,8 @@ export function validateSettings(
   }
   const workflow = str(body, "workflow");
   if (workflow === undefined || workflow === "") throw invalidArgument("workflow is required");
+  const badName = invalidWorkflowName(workflow);
+  if (badName !== null) throw invalidArgument(badName);
   const version = str(body, "version");
   // Workflow versions are registered as semver only: another pin could never start (it was answered 404).
   if (version !== undefined && semver.valid(version) !== version) {

@@ -64,7 +64,7 @@ it("refuses a cron longer than the preview takes, on create and update", async (
 it("cuts an error message that quotes a huge value instead of sending it back whole", async () => {
   const name = "W".repeat(70_000);
   const r = await t.call("POST", "/v1/executions", { workflow: name, input: {} });
-  expect(r.status).toBe(404);
+  expect([r.status, r.body.code]).toEqual([400, "INVALID_ARGUMENT"]);
   expect(r.body.message.length).toBe(2001);
   expect(r.body.message.endsWith("…")).toBe(true);
 });
@@ -99,6 +99,28 @@ it("reads whole-number query parameters as decimal digits only", async () => {
     400,
     "query parameter expected_revision must be at most 9007199254740991",
   ]);
+});
+
+it("refuses a workflow name or version no workflow can have, 400 on every route, as registration does", async () => {
+  // A start answered these 404 "workflow W@<script> is not registered", a schedule 404 for the name.
+  const cases: [string, string, Record<string, unknown>, RegExp][] = [
+    [
+      "POST",
+      "/v1/executions",
+      { execution_id: "v1", workflow: "W", version: "<script>" },
+      /version "<script>" is not a semver version/,
+    ],
+    ["POST", "/v1/executions", { execution_id: "v2", workflow: "a b" }, /workflow name "a b" is invalid/],
+    ["POST", "/v1/schedules", { schedule_id: "n1", workflow: "a b", interval: "1h" }, /workflow name "a b" is invalid/],
+    ["POST", "/v1/workflows", { name: "a b", version: "1.0.0" }, /workflow name "a b" is invalid/],
+  ];
+  for (const [method, path, body, message] of cases) {
+    const r = await t.call(method, path, body);
+    expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 400, code: "INVALID_ARGUMENT" });
+    expect(r.body.message).toMatch(message);
+  }
+  expect((await t.call("GET", "/v1/executions/v1")).status).toBe(404);
+  expect((await t.call("GET", "/v1/schedules/n1")).status).toBe(404);
 });
 
 it("says a query parameter given twice is given twice, and changes nothing", async () => {
