@@ -209,7 +209,11 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         heardMs,
         ...(attempt !== undefined ? { attempt } : {}),
       };
-      const body = await handler(b, taskId, holder, reply);
+      // The tasks this report is about: the reaper leaves them to it while it is handled (tasks.ts).
+      const named = reportedTasks(taskId, b);
+      const body = await (named.length === 0
+        ? handler(b, taskId, holder, reply)
+        : tasks.whileReporting(named, () => handler(b, taskId, holder, reply)));
       return body === undefined ? reply.code(204).send() : reply.code(200).send(body);
     }
   };
@@ -407,4 +411,18 @@ function checkChars(value: unknown, what: string): void {
       checkText(key, what);
       checkChars(v, what);
     }
+}
+
+/** The task ids a worker request reports on: its path's, a heartbeat's or release's list, a batch's. */
+export function reportedTasks(taskId: string, body: unknown): string[] {
+  if (taskId !== "") return [taskId];
+  const b = body as { task_ids?: unknown; tasks?: unknown };
+  if (Array.isArray(b.task_ids)) return b.task_ids.filter((id): id is string => typeof id === "string");
+  if (Array.isArray(b.tasks)) {
+    return b.tasks.flatMap((t: unknown) => {
+      const id = (t as { task_id?: unknown } | null)?.task_id;
+      return typeof id === "string" ? [id] : [];
+    });
+  }
+  return [];
 }

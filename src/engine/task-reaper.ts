@@ -146,8 +146,14 @@ export class TaskReaper {
         await this.grace(answeredMs);
         return requeued;
       }
-      for (const task of expired) if (await this.o.tasks.reap(task.taskId)) requeued++;
-      if (expired.length < BATCH || this.loop.signal.aborted) return requeued;
+      // A task whose worker's report is being handled here is its worker's still (whileReporting):
+      // passed over, and looked at again at the next pass, about a tenth of a second later.
+      let passedOver = 0;
+      for (const task of expired) {
+        if (this.o.tasks.isReporting(task.taskId)) passedOver++;
+        else if (await this.o.tasks.reap(task.taskId)) requeued++;
+      }
+      if (expired.length < BATCH || passedOver > 0 || this.loop.signal.aborted) return requeued;
     }
   }
 

@@ -69,6 +69,8 @@ const AGAIN_SOON_MS = 10;
 export class WorkerTasks {
   readonly leaseMs: number;
   readonly heartbeatMs: number;
+  /** Task ids with reports being handled here, and how many (see whileReporting). */
+  private readonly reports = new Map<string, number>();
   readonly pollTimeoutMs: number;
   private readonly newId: () => string;
 
@@ -185,6 +187,32 @@ export class WorkerTasks {
   /** The worker polls no more (Worker.close()). */
   leave(holder: LeaseHolder): Promise<void> {
     return this.o.executions.workers.left(holder.workerId);
+  }
+
+  /**
+   * Runs `work`, a worker's report on `taskIds` (a complete, a heartbeat, a step …), with those
+   * tasks marked as being reported on at this server: the reaper passes over them meanwhile
+   * ({@link isReporting}). A report held up by the database (a lock, a stall shorter than its answer
+   * bound) then finds its lease when it gets through, as its worker expects: a tester's complete,
+   * sent 8 s into a lock held 20 s and judged at when it was sent, lost to the reaper that ran the
+   * moment the lock went, and the finished run ran again.
+   */
+  async whileReporting<T>(taskIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    for (const id of taskIds) this.reports.set(id, (this.reports.get(id) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      for (const id of taskIds) {
+        const left = (this.reports.get(id) ?? 1) - 1;
+        if (left > 0) this.reports.set(id, left);
+        else this.reports.delete(id);
+      }
+    }
+  }
+
+  /** Whether a worker's report on `taskId` is being handled at this server ({@link whileReporting}). */
+  isReporting(taskId: string): boolean {
+    return this.reports.has(taskId);
   }
 
   /** Renews the worker's leases; answers per task whether it still holds it and any cancel request. */

@@ -7,6 +7,7 @@
  * attempt 2. Both dialects.
  */
 import { expect, it } from "vitest";
+import { reportedTasks } from "../../src/api/worker-routes.js";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { OrbitError } from "../../src/domain/errors.js";
 import { Executions } from "../../src/engine/executions.js";
@@ -41,6 +42,41 @@ async function leased(store: Store) {
 
 describeEachDialect("leases through the server's own outage", (dialect) => {
   const db = useStore(dialect);
+
+  it("a report being handled when its lease runs out keeps the task from the reaper, and lands", async () => {
+    const store = db.store;
+    const { clock, tasks, executions, taskId, leasedAt } = await leased(store);
+    const reaper = new TaskReaper({ store, clock, tasks, outages: { count: 0 } });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace, with nothing lapsed yet
+    // The worker reports 20 s into its lease; the database holds the report (a table lock) past its end.
+    const heardMs = leasedAt + 20_000;
+    const report = tasks.whileReporting([taskId], async () => {
+      clock.set(leasedAt + LEASE_MS + 500);
+      // The reaper, woken at the lease's end, leaves the task to the report in hand (it took it, and
+      // the finished run ran again as attempt 2, when the lock went: a tester's report).
+      expect(await reaper.reapExpired()).toBe(0);
+      return tasks.completeMany({ workerId: "w1", identity: null, heardMs }, [
+        { task_id: taskId, attempt: 1, result: { done: true } },
+      ]);
+    });
+    expect((await report)[taskId]).toEqual({ status: "COMPLETED" });
+    expect((await executions.get("e")).status).toBe("COMPLETED");
+    expect(tasks.isReporting(taskId)).toBe(false);
+  });
+
+  it("a lapsed lease with no report in hand is reaped as before", async () => {
+    const store = db.store;
+    const { clock, tasks, taskId, leasedAt } = await leased(store);
+    const reaper = new TaskReaper({ store, clock, tasks, outages: { count: 0 } });
+    expect(await reaper.reapExpired()).toBe(0);
+    // A report on another task does not keep this one.
+    await tasks.whileReporting(["other"], async () => {
+      clock.set(leasedAt + LEASE_MS + 500);
+      expect(await reaper.reapExpired()).toBe(1);
+    });
+    expect((await store.getTaskForExecution("e"))?.attempt).toBe(2);
+    expect(taskId).not.toBe("other");
+  });
 
   it("a started server, then one that answered 503, extends lapsed leases once; a silent worker's is reaped after", async () => {
     const store = db.store;
@@ -183,4 +219,14 @@ it("a transaction PostgreSQL aborted (a deadlock) is not an outage: it owes the 
   ).toBe(false);
   expect(isOutage(new OrbitError("CONFLICT", "lease lost"))).toBe(false);
   expect(isOutage(new Error("boom"))).toBe(false);
+});
+
+it("a worker request's reported tasks are its path's, its list's or its batch's (the reaper leaves those)", () => {
+  expect(reportedTasks("t1", { worker_id: "w" })).toEqual(["t1"]);
+  expect(reportedTasks("", { worker_id: "w", task_ids: ["a", "b"] })).toEqual(["a", "b"]);
+  expect(reportedTasks("", { worker_id: "w", tasks: [{ task_id: "a", result: null }, { task_id: "b" }] })).toEqual([
+    "a",
+    "b",
+  ]);
+  expect(reportedTasks("", { worker_id: "w", workflows: [] })).toEqual([]);
 });
