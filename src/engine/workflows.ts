@@ -112,7 +112,7 @@ export class Workflows {
   /** All versions of one workflow, highest first; NOT_FOUND when none is registered. */
   async get(name: string, tx?: StoreOps): Promise<Workflow[]> {
     const versions = await (tx ?? this.store).listWorkflowVersions(name);
-    if (!versions.length) throw new OrbitError("NOT_FOUND", `workflow ${name} is not registered${nameHint(name)}`);
+    if (!versions.length) throw new OrbitError("NOT_FOUND", notRegistered(name, null));
     return versions;
   }
 
@@ -159,7 +159,7 @@ export class Workflows {
     if (version == null) workflow = await this.latest(name, tx);
     else {
       workflow = await (tx ?? this.store).getWorkflow(name, version);
-      if (!workflow) throw new OrbitError("NOT_FOUND", `workflow ${name}@${version} is not registered`);
+      if (!workflow) throw new OrbitError("NOT_FOUND", notRegistered(name, version));
     }
     if (tx !== undefined) {
       if (remembered === undefined) this.resolvedInTx.set(tx, new Map([[key, workflow]]));
@@ -247,6 +247,20 @@ function describeType(value: unknown): string {
  * The fix for a name given as `Name@version`, the form lists print (`schedule list`, `orbit
  * workers`): a workflow name cannot hold `@`, so it is the name and a version run together.
  */
+/**
+ * NOT_FOUND's message for a workflow (or version) no one registered, with what registers it: a
+ * newcomer who created a schedule before starting a worker, or from the web UI, which registers
+ * nothing, was told only that it is not registered.
+ */
+function notRegistered(name: string, version: string | null): string {
+  if (version !== null) {
+    return `workflow ${name}@${version} is not registered: start a worker that runs this version (a worker registers its workflows), or orbit workflow register ${name}@${version}`;
+  }
+  const hint = nameHint(name);
+  if (hint !== "") return `workflow ${name} is not registered${hint}`;
+  return `workflow ${name} is not registered: start a worker that runs it (a worker registers its workflows), or orbit workflow register ${name}@<version>`;
+}
+
 function nameHint(name: string): string {
   const at = name.lastIndexOf("@");
   if (at <= 0 || at === name.length - 1) return "";

@@ -243,7 +243,7 @@ function checkOf(schedules: Schedules, allowUnregistered: boolean): Check {
       return undefined;
     } catch (err) {
       if (!allowUnregistered || !(err instanceof OrbitError) || err.code !== "NOT_FOUND") throw err;
-      return `${err.message}: no execution starts until it is (applied with --allow-unregistered)`;
+      return `${err.message}; no execution starts until it is (applied with --allow-unregistered)`;
     }
   };
 }

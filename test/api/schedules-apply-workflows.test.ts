@@ -80,12 +80,14 @@ describe.each(dialects)("apply with workflows on $name", ({ name, enabled }) => 
       const later = { schedule_id: "later", workflow: "Later", interval: "10s" };
       const refused = await apply({ schedules: [later] });
       expect(refused.status).toBe(404);
-      expect(refused.body.message).toBe("schedules[0] (later): workflow Later is not registered");
+      expect(refused.body.message).toBe(
+        "schedules[0] (later): workflow Later is not registered: start a worker that runs it (a worker registers its workflows), or orbit workflow register Later@<version>",
+      );
 
       const waiting = await apply({ schedules: [later], allow_unregistered: true });
       expect(waiting.status).toBe(200);
       const why =
-        "workflow Later is not registered: no execution starts until it is (applied with --allow-unregistered)";
+        "workflow Later is not registered: start a worker that runs it (a worker registers its workflows), or orbit workflow register Later@<version>; no execution starts until it is (applied with --allow-unregistered)";
       expect(waiting.body.steps).toEqual([{ action: "create", schedule_id: "later", waiting: why }]);
       expect((await t.call("GET", "/v1/schedules/later")).body).toMatchObject({ last_error: why, fired: 0 });
 

@@ -206,12 +206,13 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit schedule apply (e2e)"), () => {
     expect(refused).toEqual({
       code: 1,
       stdout: "",
-      stderr: "orbit: schedules[0] (later): workflow NotYet is not registered\n",
+      stderr:
+        "orbit: schedules[0] (later): workflow NotYet is not registered: start a worker that runs it (a worker registers its workflows), or orbit workflow register NotYet@<version>\n",
     });
     const allowed = await cli("schedule", "apply", "-f", file, "--owner", "reports", "--allow-unregistered");
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toBe(
-      "created later (waiting: workflow NotYet is not registered: no execution starts until it is (applied with --allow-unregistered))\n1 created, 0 updated, 0 unchanged, 0 deleted\n",
+      "created later (waiting: workflow NotYet is not registered: start a worker that runs it (a worker registers its workflows), or orbit workflow register NotYet@<version>; no execution starts until it is (applied with --allow-unregistered))\n1 created, 0 updated, 0 unchanged, 0 deleted\n",
     );
     expect((await cli("schedule", "get", "later")).stdout).toMatch(/last error: +workflow NotYet is not registered/);
   });

@@ -288,7 +288,9 @@ describeEachDialect("workflows", (dialect) => {
     expect((await w.latest("W")).version).toBe("2.0.0");
     expect((await w.list()).map((v) => `${v.name}@${v.version}`)[0]).toBe("A@0.1.0");
     expect((await refusal(w.get("Nope"))).code).toBe("NOT_FOUND");
-    expect((await refusal(w.resolve("W", "9.9.9"))).message).toBe("workflow W@9.9.9 is not registered");
+    expect((await refusal(w.resolve("W", "9.9.9"))).message).toBe(
+      "workflow W@9.9.9 is not registered: start a worker that runs this version (a worker registers its workflows), or orbit workflow register W@9.9.9",
+    );
     // The form lists print, pasted back as a name: told to give the two apart.
     expect((await refusal(w.resolve("W@1.2.3", null))).message).toBe(
       'workflow W@1.2.3 is not registered: give the name and the version apart (workflow "W", version "1.2.3"; on the CLI --workflow W --version 1.2.3)',

@@ -71,7 +71,8 @@ describeEachDialect("scheduler: creating many schedules", (dialect) => {
     items[5] = { body: entry(50) };
     expect(await refusal(h.scheduler.schedules.createMany(items))).toEqual({
       code: "NOT_FOUND",
-      message: "schedules[8]: workflow Nope is not registered",
+      message:
+        "schedules[8]: workflow Nope is not registered: start a worker that runs it (a worker registers its workflows), or orbit workflow register Nope@<version>",
     });
     expect(await count(db.store)).toBe(1);
   });
@@ -120,7 +121,8 @@ describeEachDialect("scheduler: creating many schedules", (dialect) => {
     file[2000] = { ...entry(2000), input: { ...ORDER_INPUT, amount: "a lot" } };
     expect(await refusal(validateScheduleFile(schedules, file))).toEqual({
       code: "NOT_FOUND",
-      message: "schedules[7] (s-7): workflow OrderProcessing@9.9.9 is not registered",
+      message:
+        "schedules[7] (s-7): workflow OrderProcessing@9.9.9 is not registered: start a worker that runs this version (a worker registers its workflows), or orbit workflow register OrderProcessing@9.9.9",
     });
     file[7] = entry(7);
     const bad = await refusal(validateScheduleFile(schedules, file));
