@@ -59,6 +59,11 @@ export class IdempotencyKeys {
   static keyOf(header: string | string[] | undefined): string | undefined {
     if (header === undefined) return undefined;
     const key = Array.isArray(header) ? header[0] : header;
+    // Node joins a repeated header with ", " (a key holds no space): said as given twice, as a
+    // repeated query parameter is, not as a malformed key.
+    if (Array.isArray(header) ? header.length > 1 : key?.includes(", ") && key.split(", ").every((k) => KEY.test(k))) {
+      throw new OrbitError("INVALID_ARGUMENT", "Idempotency-Key is given more than once; give it once");
+    }
     if (key === undefined || !KEY.test(key)) {
       throw new OrbitError(
         "INVALID_ARGUMENT",

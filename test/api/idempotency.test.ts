@@ -87,5 +87,8 @@ it("refuses a malformed key", async () => {
   const r = await t.call("POST", "/v1/schedules", SEED_SCHEDULE, { "idempotency-key": "has space" });
   expect(r.status).toBe(400);
   expect(r.body.message).toMatch(/Idempotency-Key must be/);
+  // Two headers arrive joined by ", " (as fetch sends two appended values): said as given twice.
+  const twice = await t.call("POST", "/v1/schedules", SEED_SCHEDULE, { "idempotency-key": "k-1, k-2" });
+  expect([twice.status, twice.body.message]).toEqual([400, "Idempotency-Key is given more than once; give it once"]);
   expect((await t.call("GET", "/v1/schedules")).body.schedules).toEqual([]);
 });
