@@ -14,7 +14,7 @@ import {
   triggerSchedule,
 } from "./api.js";
 import { may } from "./auth.js";
-import { ask, byId, h } from "./dom.js";
+import { ask, byId, h, iso } from "./dom.js";
 
 /**
  * Shows a message in the page's status line (role=status, read by screen readers).
@@ -110,7 +110,7 @@ async function run(what, act, done) {
   } catch (err) {
     ok = false;
     // It stays until the next action: the server coming back does not make it have happened.
-    say(`could not ${what}: ${errorText(err)}`, "error");
+    say(`could not ${what}: ${iso(errorText(err))}`, "error");
   }
   // The refresh after the action fails as the action did while the server is down; it escaped as
   // an unhandled rejection. Said beside the action's refusal, as the auto-refresh says it, it goes
@@ -139,7 +139,7 @@ export function pause(id, done) {
       `pause ${id}`,
       async () => {
         await pauseSchedule(id, note);
-        say(`paused ${id}`);
+        say(`paused ${iso(id)}`);
       },
       done,
     );
@@ -152,7 +152,7 @@ export function resume(id, done) {
     `resume ${id}`,
     async () => {
       await resumeSchedule(id);
-      say(`resumed ${id}`);
+      say(`resumed ${iso(id)}`);
     },
     done,
   );
@@ -164,7 +164,7 @@ export function trigger(id, done) {
     `trigger ${id}`,
     async () => {
       const r = await triggerSchedule(id);
-      if (r.started) say(`started execution ${r.execution_id}`);
+      if (r.started) say(`started execution ${iso(r.execution_id)}`);
       else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
     },
     done,
@@ -185,7 +185,7 @@ export function remove(id, done) {
       `delete ${id}`,
       async () => {
         await deleteSchedule(id);
-        say(`deleted ${id}`);
+        say(`deleted ${iso(id)}`);
       },
       done,
     );
@@ -224,13 +224,17 @@ export function cancel(id, done) {
  * @returns {[string, "ok" | "warn"]}
  */
 export function cancelText(id, e, reason) {
-  if (e.status === "RUNNING" || e.status === "COMPENSATING") return [`cancel requested for ${id}: ${e.status}`, "ok"];
-  if (e.status !== "CANCELLED") return [`not cancelled: ${id} already ended ${e.status}`, "warn"];
+  if (e.status === "RUNNING" || e.status === "COMPENSATING")
+    return [`cancel requested for ${iso(id)}: ${e.status}`, "ok"];
+  if (e.status !== "CANCELLED") return [`not cancelled: ${iso(id)} already ended ${e.status}`, "warn"];
   // Cancelling is idempotent: one cancelled before for another reason keeps that reason.
   if (e.cancel_reason !== (reason || "cancelled")) {
-    return [`not cancelled: ${id} already ended CANCELLED (cancel reason: ${e.cancel_reason ?? "-"})`, "warn"];
+    return [
+      `not cancelled: ${iso(id)} already ended CANCELLED (cancel reason: ${iso(e.cancel_reason ?? "-")})`,
+      "warn",
+    ];
   }
-  return [`cancelled ${id}`, "ok"];
+  return [`cancelled ${iso(id)}`, "ok"];
 }
 
 /** @type {Action} */
@@ -240,7 +244,7 @@ export function retry(id, done) {
     async () => {
       const e = await retryExecution(id);
       const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
-      say(`retried ${id}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
+      say(`retried ${iso(id)}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
     },
     done,
   );

@@ -9,7 +9,7 @@ import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
 import { currentIdentity, loadIdentity, signInView, signOut } from "./auth.js";
 import { detailView } from "./detail.js";
-import { byId, h } from "./dom.js";
+import { byId, h, iso } from "./dom.js";
 import { executionsView, executionView } from "./executions.js";
 import { listView } from "./list.js";
 import { workersView, workflowsView } from "./workflows.js";
@@ -97,12 +97,13 @@ function schedule() {
 function renderIdentity() {
   const box = byId("identity");
   const me = currentIdentity();
-  if (getToken() === null) {
+  // An open server names nobody (`name: null`) and needs no token: nothing to say or sign out of.
+  if (getToken() === null || (me !== null && me.name === null)) {
     box.replaceChildren(me === null ? h("a", { href: "#/signin", text: "Sign in" }) : "");
     return;
   }
   box.replaceChildren(
-    h("span", { class: "muted small", text: `signed in as ${me?.name ?? "?"}` }),
+    me === null ? "" : h("span", { class: "muted small", text: `signed in as ${iso(me.name)}` }),
     " ",
     h("button", {
       type: "button",

@@ -4,7 +4,7 @@
  * globs and actions); the pages ask `may(action, workflow)` and leave out what would be refused.
  * The server still decides: a 403 is shown as it comes (the server's own sentence).
  */
-import { ApiError, getToken, setToken, whoAmI } from "./api.js";
+import { ApiError, setToken, whoAmI } from "./api.js";
 import { h } from "./dom.js";
 
 /** @typedef {{workflows: string[], actions: string[]}} Grant */
@@ -108,6 +108,25 @@ export function signInView(reason, next) {
     error,
     h("div", { class: "form-buttons" }, h("button", { type: "submit", class: "button primary", text: "Sign in" })),
   );
+  const el = h("div", { class: "signin-page" }, form);
+  /** An open server takes any token and names nobody: say so instead of asking for one. */
+  const showOpen = () => {
+    setToken(null);
+    // The top bar offered to sign out of the token just dropped.
+    document.getElementById("identity")?.replaceChildren();
+    el.replaceChildren(
+      h(
+        "section",
+        { class: "signin card", "aria-labelledby": "signin-heading" },
+        h("h1", { id: "signin-heading", text: "No sign-in needed" }),
+        h("p", {
+          id: "signin-open",
+          text: "This server has no access control: it needs no token, and everyone may do everything.",
+        }),
+        h("p", {}, h("a", { href: returnHash(next), text: "Continue" })),
+      ),
+    );
+  };
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
@@ -115,6 +134,7 @@ export function signInView(reason, next) {
     identity = null;
     try {
       const me = await whoAmI();
+      if (me.name === null) return showOpen();
       identity = me;
       location.hash = returnHash(next);
     } catch (err) {
@@ -122,5 +142,16 @@ export function signInView(reason, next) {
       error.textContent = String(err);
     }
   });
-  return { el: form, refresh: async () => {}, title: "Sign in", signedIn: getToken() !== null };
+  // A server with access control answers 401 or names the token's identity (the form stays); an
+  // open one names nobody, whatever the token. An open server took any token here, and the top bar
+  // then read "signed in as ?". Asked once, not at every refresh (each 401 is a console line).
+  let asked = false;
+  const refresh = async () => {
+    // A 401 brought us here (its reason is shown): that server does ask for a token.
+    if (reason || asked) return;
+    asked = true;
+    const me = await whoAmI().catch(() => null);
+    if (me !== null && me.name === null) showOpen();
+  };
+  return { el, refresh, title: "Sign in" };
 }

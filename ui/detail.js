@@ -9,7 +9,7 @@ import { ApiError, getExecution, getSchedule, listExecutions, listOccurrences, l
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
 import { ledgerLegend, ledgerTimeline } from "./charts.js";
-import { h } from "./dom.js";
+import { bidi, focusEnd, h, iso, jsonPre } from "./dom.js";
 import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { occurrenceGrid } from "./grid.js";
@@ -18,6 +18,8 @@ import { scheduleForm } from "./schedule-form.js";
 import { upcomingSection } from "./upcoming.js";
 
 const LEDGER_ROWS_LISTED = 25;
+/** The newest ledger rows read for the pictures and the dead letters' count. */
+const LEDGER_READ = 500;
 
 /** @param {any} sch */
 function settingsList(sch) {
@@ -57,15 +59,13 @@ function settingsList(sch) {
   if (sch.buffered?.length) {
     rows.push([
       "Buffered",
-      [
-        ...sch.buffered.flatMap((/** @type {string} */ at, /** @type {number} */ i) =>
-          i ? [", ", timeEl(at)] : [timeEl(at)],
-        ),
+      bufferedTimes(
+        sch.buffered,
         // Paused, it waits for the resume (docs/scheduling.md § Pause and the buffer).
         sch.paused
           ? " (held while paused; starts after a resume once nothing runs)"
           : " (starts when the running execution ends)",
-      ],
+      ),
     ]);
   }
   if (sch.notify !== undefined) {
@@ -93,7 +93,7 @@ function settingsList(sch) {
       ],
     ],
     // As stored: the server keeps the input's text (`120.0`), which JSON.stringify wrote as 120.
-    ["Input", h("pre", { class: "json", text: jsonText(sch.input) })],
+    ["Input", jsonPre(jsonText(sch.input))],
   );
   return h(
     "dl",
@@ -102,13 +102,48 @@ function settingsList(sch) {
   );
 }
 
+/** Buffered occurrences listed before "… N more", and after it. */
+const BUFFERED_HEAD = 5;
+const BUFFERED_TAIL = 1;
+
+/**
+ * The occurrences a buffer holds: the count, the oldest few and the newest. Up to 1,000 can wait,
+ * and listed whole, 212 of them made the cell 3,066 px tall; the whole list stays one click away.
+ * @param {string[]} buffered oldest first
+ * @param {string} note when they start
+ */
+function bufferedTimes(buffered, note) {
+  const n = buffered.length;
+  /** @param {string[]} times */
+  const joined = (times) => times.flatMap((at, i) => (i ? [", ", timeEl(at)] : [timeEl(at)]));
+  if (n <= BUFFERED_HEAD + BUFFERED_TAIL + 1) return [`${n}: `, joined(buffered), note];
+  const hidden = n - BUFFERED_HEAD - BUFFERED_TAIL;
+  return [
+    h(
+      "span",
+      { class: "buffered-short" },
+      `${n}: `,
+      joined(buffered.slice(0, BUFFERED_HEAD)),
+      `, … ${hidden} more, `,
+      joined(buffered.slice(-BUFFERED_TAIL)),
+      note,
+    ),
+    h(
+      "details",
+      { class: "buffered-all" },
+      h("summary", { text: `All ${n}` }),
+      h("div", { class: "buffered-list small" }, joined(buffered)),
+    ),
+  ];
+}
+
 /** @param {any} row */
 function ledgerDetail(row) {
   if (row.execution_id) return executionLink(row.execution_id);
   if (row.kind === "skipped" && row.reason === "missed" && row.range_from) {
     return `${row.count} missed, ${row.range_from} … ${row.range_to}`;
   }
-  if (row.error) return h("span", { class: "error-text", text: row.error });
+  if (row.error) return h("bdi", { class: "error-text", text: row.error });
   return row.reason ?? "";
 }
 
@@ -122,10 +157,12 @@ function ledgerSection(rows, statuses) {
     "section",
     { class: "card", "aria-labelledby": "ledger-heading" },
     h("h2", { id: "ledger-heading", text: "The ledger over time" }),
-    h("p", {
-      class: "muted",
-      text: `Every decision the scheduler recorded for this schedule (${rows.length} row${rows.length === 1 ? "" : "s"}). Hover a mark for its details.`,
-    }),
+    h(
+      "p",
+      { class: "muted" },
+      `Every decision the scheduler recorded for this schedule (${rows.length} row${rows.length === 1 ? "" : "s"}).`,
+      h("span", { class: "hover-hint", text: " Hover a mark for its details." }),
+    ),
     rows.length === 0
       ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
       : [h("div", { class: "chart-scroll" }, ledgerTimeline(rows, Date.now(), statuses)), ledgerLegend(rows, statuses)],
@@ -271,7 +308,7 @@ export function detailView(id) {
           row.status === "FAILED" && row.error_type === "Timeout" ? "TIMED_OUT" : row.status,
         ]),
     );
-    heading.replaceChildren(`${sch.schedule_id} `, stateBadge(sch.state));
+    heading.replaceChildren(bidi(sch.schedule_id), " ", stateBadge(sch.state));
     const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const focused = active?.dataset?.focusKey ?? active?.dataset?.window;
     const mayEdit = may("schedule", sch.workflow);
@@ -289,7 +326,7 @@ export function detailView(id) {
           async () => {
             editing = !editing;
             render();
-            document.getElementById("e-timing")?.focus();
+            focusEnd(document.getElementById("e-timing"));
           },
           () => {},
         ),
@@ -313,7 +350,7 @@ export function detailView(id) {
               workflows: workflowNames,
               saved: async (updated) => {
                 editing = false;
-                say(`saved ${updated.schedule_id} (revision ${updated.revision}): ${timingText(updated)}`);
+                say(`saved ${iso(updated.schedule_id)} (revision ${updated.revision}): ${timingText(updated)}`);
                 await reload(refresh);
               },
               cancelled: () => {
@@ -326,10 +363,10 @@ export function detailView(id) {
             }),
           )
         : null,
-      glance(sch),
-      sch.pause_note ? h("p", { class: "note" }, h("strong", { text: "Pause note: " }), sch.pause_note) : null,
+      glance(sch, rows, LEDGER_READ),
+      sch.pause_note ? h("p", { class: "note" }, h("strong", { text: "Pause note: " }), bidi(sch.pause_note)) : null,
       sch.last_error
-        ? h("p", { class: "alert", role: "alert" }, h("strong", { text: "Last error: " }), sch.last_error)
+        ? h("p", { class: "alert", role: "alert" }, h("strong", { text: "Last error: " }), bidi(sch.last_error))
         : null,
       // Why the last run has not started (no worker for its workflow, every worker busy): the
       // occurrences after it are skipped meanwhile, and the ledger alone does not say why.
@@ -339,7 +376,8 @@ export function detailView(id) {
             { class: "note waiting" },
             h("strong", { text: "Waiting: " }),
             executionLink(waiting.execution_id),
-            ` ${waiting.message}`,
+            " ",
+            bidi(waiting.message),
           )
         : null,
       // Its alerts do not reach their webhook: nothing else on the page would say the channel is dead.
@@ -359,7 +397,9 @@ export function detailView(id) {
             h(
               "ul",
               {},
-              sch.dead_letters.map((/** @type {any} */ d) => h("li", {}, timeEl(d.occurrence), ` ${d.error ?? ""}`)),
+              sch.dead_letters.map((/** @type {any} */ d) =>
+                h("li", {}, timeEl(d.occurrence), " ", bidi(d.error ?? "")),
+              ),
             ),
           )
         : null,
@@ -398,7 +438,7 @@ export function detailView(id) {
     try {
       const [sch, rows, page] = await Promise.all([
         getSchedule(id),
-        listOccurrences(id),
+        listOccurrences(id, LEDGER_READ),
         listExecutions({ schedule_id: id, limit: 20 }),
       ]);
       const executions = page.executions;

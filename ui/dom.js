@@ -67,6 +67,53 @@ export function s(tag, attrs, ...children) {
 }
 
 /**
+ * Characters that can turn text right to left or reorder it: right-to-left scripts, and the
+ * invisible marks, embeddings, overrides and isolates (U+200E, U+200F, U+061C, U+202A–U+202E,
+ * U+2066–U+2069).
+ */
+const BIDI =
+  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
+
+/**
+ * User text (an id, a note, an error) inside a sentence of the page, isolated so that its direction
+ * stays in it: an unclosed right-to-left override in a description reversed the words after it.
+ * Text without such characters comes back as it was; with them, between First Strong Isolate and
+ * Pop Directional Isolate, which close whatever the text left open (a status line is plain text).
+ * @param {unknown} text
+ */
+export function iso(text) {
+  const t = String(text);
+  return BIDI.test(t) ? `\u2068${t}\u2069` : t;
+}
+
+/**
+ * User text as an element of its own, isolated (`<bdi>`: its direction from its own first letter,
+ * none of it leaking into the text around it).
+ * @param {unknown} text
+ */
+export function bidi(text) {
+  return h("bdi", { text: String(text) });
+}
+
+/**
+ * A `<pre>` of JSON text whose strings are each isolated: a right-to-left string (`"שלום"`) next to
+ * a number took the punctuation between them into its own direction.
+ * @param {string} json
+ * @param {Record<string, any>} [attrs]
+ */
+export function jsonPre(json, attrs = {}) {
+  const pre = h("pre", { class: "json", ...attrs });
+  let at = 0;
+  for (const m of json.matchAll(/"(?:[^"\\]|\\.)*"/g)) {
+    const index = m.index ?? 0;
+    pre.append(json.slice(at, index), bidi(m[0]));
+    at = index + m[0].length;
+  }
+  pre.append(json.slice(at));
+  return pre;
+}
+
+/**
  * An SVG `<title>` child: the hover text of a mark (and its accessible name).
  * @param {string} text
  */
@@ -148,8 +195,26 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, fo
     // A question that destroys something opens on its safe answer (WAI-ARIA alert dialog
     // practice): Enter or Space at once must not delete.
     const button = danger ? "button[value=cancel]" : "button[value=ok]";
-    (focus ?? input ?? /** @type {HTMLElement} */ (dialog.querySelector(button))).focus();
+    focusEnd(focus ?? input ?? dialog.querySelector(button));
   });
+}
+
+/**
+ * Focuses a field with the caret after its text: focus() alone put it before a pre-filled value,
+ * so typing at once (a timing, a backfill's start) prepended to it.
+ * @param {Element | null | undefined} el
+ */
+export function focusEnd(el) {
+  if (!(el instanceof HTMLElement)) return;
+  el.focus();
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    const end = el.value.length;
+    try {
+      el.setSelectionRange(end, end);
+    } catch {
+      // An input type without a caret (number, date) throws: focus is all it takes.
+    }
+  }
 }
 
 /**

@@ -7,8 +7,9 @@
 import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
 import { may } from "./auth.js";
-import { fill, h } from "./dom.js";
+import { bidi, fill, h, jsonPre } from "./dom.js";
 import { executionBadge, executionLink, relativeText, scheduleLink, timeEl, workflowLink } from "./format.js";
+import { escapeBidi } from "./json-text.js";
 
 const STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"];
 const PAGE_SIZE = 50;
@@ -120,7 +121,7 @@ export function executionsView(params) {
           h("th", { scope: "row", "data-label": "Execution" }, executionLink(e.execution_id)),
           h("td", { "data-label": "Workflow" }, workflowLink(e.workflow, `${e.workflow}@${e.version}`)),
           h("td", { "data-label": "Schedule" }, scheduleFact(e, false)),
-          h("td", { "data-label": "Status" }, executionBadge(e)),
+          h("td", { "data-label": "Status" }, executionBadge(e), failureLine(e)),
           h("td", { "data-label": "Created" }, timeEl(e.created_at)),
           h("td", { "data-label": "Ended" }, timeEl(e.ended_at)),
         ),
@@ -132,6 +133,24 @@ export function executionsView(params) {
     first.disabled = cursor === null;
   }
   return { el, refresh, title: "Executions" };
+}
+
+/** The most of a failed run's error the list shows; the whole is its title and on its page. */
+const ERROR_SHOWN = 80;
+
+/**
+ * A failed run's error under its status: the list said FAILED and no more, so telling one failure
+ * from another meant opening each.
+ * @param {any} e
+ */
+function failureLine(e) {
+  if (e.status !== "FAILED" || !e.error) return null;
+  const message = typeof e.error === "string" ? e.error : String(e.error.message ?? e.error.type ?? "");
+  if (message === "") return null;
+  // By code points: a cut through a surrogate pair would draw a broken character.
+  const chars = [...message];
+  const shown = chars.length > ERROR_SHOWN ? `${chars.slice(0, ERROR_SHOWN - 1).join("")}…` : message;
+  return h("div", { class: "error-text small run-error", text: shown, title: message });
 }
 
 /** What kind of step an event is, for its colour on the timeline. @param {string} type */
@@ -178,7 +197,7 @@ function timeline(events) {
               "details",
               { class: "event-data" },
               h("summary", { text: keys.slice(0, 4).join(", ") + (keys.length > 4 ? ", …" : "") }),
-              h("pre", { class: "json", text: JSON.stringify(data, null, 2) }),
+              jsonPre(escapeBidi(JSON.stringify(data, null, 2))),
             ),
       );
     }),
@@ -258,7 +277,7 @@ export function executionView(id) {
     if (e.attempt !== undefined) facts.push(["Attempt", String(e.attempt)]);
     if (e.cancel_reason !== undefined) facts.push(["Cancel reason", e.cancel_reason ?? "-"]);
     // Why it has not started: no worker for its workflow, every worker busy (as `orbit status` says).
-    if (e.waiting) facts.push(["Waiting", h("span", { class: "waiting", text: e.waiting.message })]);
+    if (e.waiting) facts.push(["Waiting", h("span", { class: "waiting" }, bidi(e.waiting.message))]);
     const runs = events.filter((/** @type {any} */ ev) => /ContinuedAsNew|Retried|Retry/.test(ev.type));
     fill(
       body,
@@ -281,18 +300,15 @@ export function executionView(id) {
           { class: "card", "aria-labelledby": "io-heading" },
           h("h2", { id: "io-heading", text: "Input and result" }),
           h("h3", { text: "Input" }),
-          h("pre", { class: "json", id: "x-input", text: JSON.stringify(e.input, null, 2) }),
+          jsonPre(escapeBidi(JSON.stringify(e.input, null, 2)), { id: "x-input" }),
           e.error !== null && e.error !== undefined
             ? [
                 h("h3", { text: "Error" }),
-                h("pre", { class: "json error-text", id: "x-error", text: JSON.stringify(e.error, null, 2) }),
+                jsonPre(escapeBidi(JSON.stringify(e.error, null, 2)), { class: "json error-text", id: "x-error" }),
               ]
             : null,
           e.result !== null && e.result !== undefined
-            ? [
-                h("h3", { text: "Result" }),
-                h("pre", { class: "json", id: "x-result", text: JSON.stringify(e.result, null, 2) }),
-              ]
+            ? [h("h3", { text: "Result" }), jsonPre(escapeBidi(JSON.stringify(e.result, null, 2)), { id: "x-result" })]
             : null,
         ),
       ),

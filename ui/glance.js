@@ -9,15 +9,21 @@ import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format
 /**
  * Last outcome and failures at a glance, and the next fire in three zones.
  * @param {any} sch
+ * @param {any[]} rows the ledger's newest rows, oldest last
+ * @param {number} readMax the most ledger rows read: with as many, older dead letters are not counted
  */
-export function glance(sch) {
+export function glance(sch, rows, readMax) {
   const o = sch.last_outcome;
   const failures = sch.consecutive_failures ?? 0;
+  // An occurrence that could not start is a dead letter, counted in "skipped", not a failed run:
+  // a schedule whose every occurrence became one read "0 failed", as if healthy.
+  const dead = rows.filter((row) => row.kind === "dead_letter").length || sch.dead_letters?.length || 0;
+  const deadText = `${dead}${rows.length >= readMax ? "+" : ""}`;
   const next = sch.next_fire_at;
   const zone = sch.timezone ?? "UTC";
   return h(
     "section",
-    { class: `glance card${failures > 0 ? " failing" : ""}`, "aria-label": "At a glance" },
+    { class: `glance card${failures > 0 || dead > 0 ? " failing" : ""}`, "aria-label": "At a glance" },
     h(
       "div",
       { class: "glance-item" },
@@ -33,6 +39,15 @@ export function glance(sch) {
       h("strong", { class: failures > 0 ? "error-text big" : "big", text: String(failures) }),
       sch.failures !== undefined ? h("div", { class: "muted small", text: `${sch.failures} failed in all` }) : null,
     ),
+    dead > 0
+      ? h(
+          "div",
+          { class: "glance-item glance-dead-letters" },
+          h("span", { class: "glance-label", text: "Dead letters" }),
+          h("strong", { class: "error-text big", text: deadText }),
+          h("div", { class: "muted small", text: "occurrences that could not start (counted as skipped)" }),
+        )
+      : null,
     h(
       "div",
       { class: "glance-item" },

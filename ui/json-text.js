@@ -8,6 +8,21 @@
  * holding them, and {@link jsonText} writes them back. Without that support it is JSON.stringify.
  */
 
+/**
+ * The invisible characters that reorder text (marks, embeddings, overrides, isolates). JSON shown
+ * in the page writes them as `\u202e`: raw, one in a string turned the quotes and commas after it
+ * around. The escape is valid JSON for the same value, so a form sends it back unchanged.
+ */
+const BIDI_CONTROLS = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text with the {@link BIDI_CONTROLS} escaped (they occur only inside its strings).
+ * @param {string} json
+ */
+export function escapeBidi(json) {
+  return json.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** @type {WeakMap<object, Map<string, string>>} the source text of each rewritten number, by holder and key */
 const sources = new WeakMap();
 
@@ -44,7 +59,7 @@ export function parseJson(text) {
  * @returns {string}
  */
 export function jsonText(value, at = "") {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (value === null || typeof value !== "object") return escapeBidi(JSON.stringify(value) ?? "null");
   const inner = `${at}  `;
   /** @type {(key: string, v: unknown) => string} */
   const item = (key, v) =>
@@ -56,5 +71,5 @@ export function jsonText(value, at = "") {
   const record = /** @type {Record<string, unknown>} */ (value);
   const keys = Object.keys(record).filter((k) => record[k] !== undefined && typeof record[k] !== "function");
   if (keys.length === 0) return "{}";
-  return `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${item(k, record[k])}`).join(",\n")}\n${at}}`;
+  return `{\n${keys.map((k) => `${inner}${escapeBidi(JSON.stringify(k))}: ${item(k, record[k])}`).join(",\n")}\n${at}}`;
 }

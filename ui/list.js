@@ -7,7 +7,7 @@
 import { actionButtons, reload, say } from "./actions.js";
 import { ApiError, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
-import { h } from "./dom.js";
+import { h, iso } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
 import { scheduleForm } from "./schedule-form.js";
 import { polls, workersOrNull } from "./workflows.js";
@@ -172,7 +172,7 @@ function scheduleRow(sch, refresh, polled) {
       sch.last_error
         ? h("div", {
             class: "error-text small clip start-error",
-            text: `not starting: ${sch.last_error}`,
+            text: `not starting: ${iso(sch.last_error)}`,
             title: sch.last_error,
           })
         : null,
@@ -466,7 +466,7 @@ export function listView(params) {
           scheduleForm({
             workflows: names.filter((n) => may("schedule", n)),
             saved: async (sch) => {
-              say(`created ${sch.schedule_id}: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`);
+              say(`created ${iso(sch.schedule_id)}: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`);
               await refresh();
             },
           }),
@@ -530,7 +530,11 @@ export function listView(params) {
     const matched = `${total.toLocaleString("en")} ${total === 1 ? "schedule matches" : "schedules match"}`;
     const n = (/** @type {number} */ count) => count.toLocaleString("en");
     const byState = `${n(c.active)} active, ${n(c.paused)} paused, ${n(c.ended)} ended`;
-    summary.textContent = `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}. Hover a time to see it in your local time zone.`;
+    summary.replaceChildren(
+      `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}.`,
+      // A phone has no hover: the hint is hidden there (style.css).
+      h("span", { class: "hover-hint", text: " Hover a time to see it in your local time zone." }),
+    );
     pageInfo.textContent =
       total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;
     prev.disabled = pageIndex === 0;

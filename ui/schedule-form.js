@@ -7,7 +7,7 @@
 
 import { errorText, unsay } from "./actions.js";
 import { createSchedule, previewTiming } from "./api.js";
-import { h } from "./dom.js";
+import { focusEnd, h } from "./dom.js";
 import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
 import { jsonText, parseJson } from "./json-text.js";
@@ -468,7 +468,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
               // The schedule as the server has it now; what was typed here is dropped on purpose.
               const fresh = scheduleForm({ sch: err.fresh, workflows, saved, cancelled });
               form.replaceWith(fresh);
-              /** @type {HTMLElement | null} */ (fresh.querySelector("#e-timing"))?.focus();
+              focusEnd(fresh.querySelector("#e-timing"));
             },
           }),
         );

@@ -157,7 +157,13 @@ export function upcomingSection(sch, state, rerender) {
   return h(
     "section",
     { class: "card", "aria-labelledby": "upcoming-heading" },
-    h("div", { class: "card-head" }, h("h2", { id: "upcoming-heading", text: "Upcoming fires" }), buttons),
+    // An ended schedule has no fire to show in any window: the buttons would switch nothing.
+    h(
+      "div",
+      { class: "card-head" },
+      h("h2", { id: "upcoming-heading", text: "Upcoming fires" }),
+      sch.state === "ended" ? null : buttons,
+    ),
     note ? h("p", { class: "muted upcoming-note", text: note }) : null,
     strip,
     // An ended schedule has no fire to list: the table was its headers alone.

@@ -5,8 +5,9 @@
  * would wait. The workers list (`GET /v1/workers`) is read tolerantly: a server without it says so.
  */
 import { ApiError, listWorkers, listWorkflows } from "./api.js";
-import { fill, h } from "./dom.js";
+import { fill, h, jsonPre } from "./dom.js";
 import { relativeText, timeEl } from "./format.js";
+import { escapeBidi } from "./json-text.js";
 
 /**
  * The workers, or null when the server has no workers list.
@@ -159,7 +160,7 @@ export function workflowsView(only = null) {
                             "details",
                             {},
                             h("summary", { text: "schema" }),
-                            h("pre", { class: "json", text: JSON.stringify(v.input_schema, null, 2) }),
+                            jsonPre(escapeBidi(JSON.stringify(v.input_schema, null, 2))),
                           )
                         : h("span", { class: "muted", text: "none" }),
                     ),
