@@ -6,7 +6,8 @@
  * model-driven run against a real server: 4 of 25 pauses on SQLite, 12 of 60 on PostgreSQL).
  */
 import { expect, it } from "vitest";
-import { parseInstant } from "../../src/time/format.js";
+import { dueTime } from "../../src/scheduler/decide.js";
+import { formatInstant, parseInstant } from "../../src/time/format.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { accountsOf, settled } from "./audit.js";
 import { makeHarness } from "./harness.js";
@@ -192,6 +193,74 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
       expect(accounts.get(first)).toBe("started");
     });
   }
+
+  for (const how of ["update", "pause"] as const) {
+    it(`the occurrences due behind a refused buffered start are missed at a ${how}, the buffer kept`, async () => {
+      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 2 });
+      await h.scheduler.schedules.create({
+        schedule_id: "b",
+        workflow: "OrderProcessing",
+        interval: "1s",
+        overlap: "buffer_all",
+      });
+      await h.fireAt("2026-11-15T00:00:01Z");
+      await h.fireAt("2026-11-15T00:00:02Z"); // buffered behind 01
+      const filler = (id: string) =>
+        h.executions.start({ executionId: id, workflow: "OrderProcessing", input: { order_id: id } });
+      await filler("f1");
+      await h.executions.cancel("b:2026-11-15T00:00:01Z", { reason: "done" });
+      await filler("f2");
+      // The buffer's start is refused (two running, the most allowed) and waits for its retry.
+      await h.fireAt("2026-11-15T00:00:02.500Z");
+      expect((await h.scheduler.schedules.get("b")).last_error).toContain("--max-active-executions");
+      h.clock.set(t("2026-11-15T00:00:05.300Z"));
+      // 03-05 came due behind it, undecided; this dropped them with no record (a tester, both stores).
+      // (The cron has the interval's occurrences, so that the ledger's missed row counts under either.)
+      if (how === "update") await h.scheduler.schedules.update("b", { cron: "* * * * * *", interval: null });
+      else await h.scheduler.actions.pause("b", {});
+      const accounts = settled(await accountsOf(db.store, "b"));
+      expect([...accounts].map(([o, a]) => [new Date(o).toISOString(), a])).toEqual([
+        ["2026-11-15T00:00:01.000Z", "started"],
+        ["2026-11-15T00:00:02.000Z", "buffered"],
+        ["2026-11-15T00:00:03.000Z", "skipped:missed"],
+        ["2026-11-15T00:00:04.000Z", "skipped:missed"],
+        ["2026-11-15T00:00:05.000Z", "skipped:missed"],
+      ]);
+      expect(await h.scheduler.schedules.get("b")).toMatchObject({
+        buffered: ["2026-11-15T00:00:02Z"],
+        skipped: 3,
+      });
+    });
+  }
+
+  it("after a refused start, a pause leaves a jittered occurrence not due yet inside the pause, for a catch-up resume", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.scheduler.schedules.create({
+      schedule_id: "rj",
+      workflow: "OrderProcessing",
+      interval: "10s",
+      jitter: "9s",
+      overlap: "allow",
+      catchup: "catch_up",
+      max_catch_up: 1000,
+    });
+    const first = t((await h.scheduler.schedules.get("rj")).next_fire_at as string);
+    await h.fireAt(formatInstant(first)); // 00:00:10 refused: the blocker holds the one slot
+    expect((await h.scheduler.schedules.get("rj")).last_error).toContain("--max-active-executions");
+    // Just after 00:00:20, before its jittered due time: inside the pause, not missed (it was).
+    const second = t("2026-11-15T00:00:20Z");
+    expect(dueTime("rj", second, 9000)).toBeGreaterThan(second + 1);
+    h.clock.set(second + 1);
+    await h.scheduler.actions.pause("rj", {});
+    await h.executions.complete("blocker", {});
+    h.clock.set(t("2026-11-15T00:00:35Z"));
+    await h.scheduler.actions.resume("rj", { catch_up: true });
+    await h.fireAt("2026-11-15T00:00:35Z");
+    const accounts = settled(await accountsOf(db.store, "rj"));
+    expect(accounts.get(t("2026-11-15T00:00:10Z"))).toBe("dead_letter");
+    expect(accounts.get(second)).toBe("started");
+  });
 
   it("an ended schedule that is paused stays ended through an update", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });

@@ -384,6 +384,21 @@ export class ReferenceModel {
     s.due = null;
   }
 
+  /**
+   * Records as missed the occurrences from `from` on that are due by now, by due time (a jittered
+   * one due after now is not), oldest first; returns the last one, or null.
+   */
+  private missDue(s: MSchedule, from: number): number | null {
+    let last: number | null = null;
+    for (const o of this.occurrencesIn(s, from, this.now)) {
+      if (this.dueOf(s, o) > this.now) break;
+      s.accounts.set(o, "skipped:missed");
+      s.skipped++;
+      last = o;
+    }
+    return last;
+  }
+
   /** What a pause, a new timing or a max_runs that ends the schedule decide first (see pause). */
   private decideBeforeChange(s: MSchedule): void {
     if (!s.paused && !(s.nextFire === null && s.buffered.length === 0)) {
@@ -393,12 +408,13 @@ export class ReferenceModel {
         s.accounts.set(refused, "dead_letter");
         s.skipped++;
         s.runs++;
-        for (const o of this.occurrencesIn(s, refused + 1, this.now)) {
-          s.accounts.set(o, "skipped:missed");
-          s.skipped++;
-        }
-        s.nextFire = this.ended(s) ? null : this.nextAfter(s, this.now);
+        const last = this.missDue(s, refused + 1);
+        s.nextFire = this.ended(s) ? null : this.nextAfter(s, last ?? refused);
         s.retryAt = null;
+      } else if (s.retryAt !== null && s.nextFire !== null) {
+        // A buffered start refused and waiting: the buffer keeps it; what came due behind it is missed.
+        const last = this.missDue(s, s.nextFire);
+        if (last !== null) s.nextFire = this.nextAfter(s, last);
       }
     }
   }
