@@ -71,6 +71,12 @@ export class TaskReaper {
   private gracedAfter: number | null = null;
   /** The last read of expired leases took longer than a heartbeat interval. */
   private slowBefore = false;
+  /**
+   * A slow read's grace that has not been given yet: its extension failed (PostgreSQL aborted it to
+   * break a deadlock, a tester saw) and the next pass, its read fast again, reaped every lease the
+   * grace was for.
+   */
+  private slowGraceOwed = false;
   /** The grace being given, shared by whoever asked for it meanwhile. */
   private giving: Promise<void> | null = null;
   /** Pauses of this process longer than a heartbeat interval, and how many a grace covered. */
@@ -142,8 +148,10 @@ export class TaskReaper {
       const slow = answeredMs - now > this.o.tasks.heartbeatMs;
       const firstSlow = slow && !this.slowBefore;
       this.slowBefore = slow;
-      if (firstSlow) {
+      if (firstSlow || this.slowGraceOwed) {
+        this.slowGraceOwed = true;
         await this.grace(answeredMs);
+        this.slowGraceOwed = false;
         return requeued;
       }
       // A task whose worker's report is being handled here is its worker's still (whileReporting):

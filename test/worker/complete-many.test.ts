@@ -6,22 +6,29 @@ import { Executions } from "../../src/engine/executions.js";
 import { TaskWakeups } from "../../src/engine/task-wakeups.js";
 import { WorkerTasks } from "../../src/engine/tasks.js";
 import { Workflows } from "../../src/engine/workflows.js";
+import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 
 const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+
+/** A server's task engine on `store` at a manual clock, with workflow W@1.0.0 registered. */
+async function engine(store: Store) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const workflows = new Workflows({ store, clock });
+  const executions = new Executions({ store, clock, workflows });
+  const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+  await workflows.register({ name: "W", version: "1.0.0" });
+  return { clock, executions, tasks };
+}
 
 describeEachDialect("batched completes", (dialect) => {
   const db = useStore(dialect);
 
   it("completes every task the worker holds and answers CONFLICT for the others, which stay as they were", async () => {
     const store = db.store;
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const workflows = new Workflows({ store, clock });
+    const { executions, tasks } = await engine(store);
     const ended: string[] = [];
-    const executions = new Executions({ store, clock, workflows });
     executions.subscribeEnded((e) => ended.push(e.executionId));
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "W", version: "1.0.0" });
     for (const id of ["a", "b", "c"]) await executions.start({ executionId: id, workflow: "W", input: {} });
     const mine = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 2 });
     const theirs = await tasks.claim({ worker_id: "w2", workflows: offer, max_tasks: 1 });
@@ -51,11 +58,7 @@ describeEachDialect("batched completes", (dialect) => {
 
   it("answers PERMISSION_DENIED for a lease another identity took, even under the same worker_id (docs/security.md)", async () => {
     const store = db.store;
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const workflows = new Workflows({ store, clock });
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "W", version: "1.0.0" });
+    const { executions, tasks } = await engine(store);
     for (const id of ["x", "y"]) await executions.start({ executionId: id, workflow: "W", input: {} });
     const [mine] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 }, false, "team-a");
     const [theirs] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 }, false, "team-b");
@@ -96,11 +99,7 @@ describeEachDialect("batched completes", (dialect) => {
 
   it("a heartbeat PostgreSQL aborted to break a deadlock renews the leases on its second try, not a 503", async () => {
     const store = db.store;
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const workflows = new Workflows({ store, clock });
-    const executions = new Executions({ store, clock, workflows });
-    const tasks = new WorkerTasks({ store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "W", version: "1.0.0" });
+    const { clock, executions, tasks } = await engine(store);
     await executions.start({ executionId: "h", workflow: "W", input: {} });
     const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
     // The renewal statement is chosen as a deadlock's victim once (a fire's cancel_previous held

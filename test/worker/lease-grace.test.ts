@@ -185,6 +185,42 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
 
+  it("a stall's grace whose extension PostgreSQL aborted is given at the next pass, not dropped", async () => {
+    const { clock, tasks, leasedAt } = await leased(db.store);
+    let stall = 0;
+    let aborts = 0;
+    const stalling = new Proxy(db.store, {
+      get(target, key) {
+        if (key === "listExpiredLeases") {
+          return async (...args: Parameters<Store["listExpiredLeases"]>) => {
+            clock.advance(stall);
+            return target.listExpiredLeases(...args);
+          };
+        }
+        if (key === "extendLapsedLeases" && aborts > 0) {
+          aborts--;
+          return async () => {
+            throw new OrbitError("UNAVAILABLE", "the database aborted the transaction (deadlock detected)", {
+              aborted: true,
+            });
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }) as Store;
+    const reaper = new TaskReaper({ store: stalling, clock, tasks });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace
+    clock.set(leasedAt + LEASE_MS + 1);
+    stall = 20_000;
+    aborts = 1;
+    await expect(reaper.reapExpired()).rejects.toMatchObject({ code: "UNAVAILABLE" });
+    // The database answers at once again: the grace is still owed (the pass reaped the lease: a tester).
+    stall = 0;
+    expect(await reaper.reapExpired()).toBe(0);
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
+  });
+
   it("a server paused longer than a heartbeat interval (SIGSTOP) extends the lapsed leases once, then reaps", async () => {
     const { clock, tasks, leasedAt } = await leased(db.store);
     let steady = 0;
