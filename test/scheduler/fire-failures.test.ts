@@ -67,8 +67,9 @@ describe("fires that fail in the database [sqlite]", () => {
     await turns(300);
     // One round: the batch, then the schedule on its own; then the pause on the (standing) clock.
     expect(full.attempts).toBeLessThanOrEqual(3);
+    // A disk that is full is no schedule's own failure: said as the database's (loop.ts).
     expect(errors.map((e) => e.msg)).toEqual([
-      "fire failed in the database; the occurrence stays due and is tried again",
+      "fire failed: the database is unavailable; the due occurrences stay due and are tried again",
     ]);
 
     for (let i = 0; i < 3; i++) {
@@ -88,6 +89,34 @@ describe("fires that fail in the database [sqlite]", () => {
     const view = await h.scheduler.schedules.get("s");
     expect(view.fired).toBe(1);
     expect(view.next_fire_at).toBe("2026-11-15T00:02:00Z");
+  });
+});
+
+describe("fires that fail because the database is away [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.scheduler.close();
+    h = null;
+  });
+
+  it("log one line for all the schedules they fail, not one each", async () => {
+    const errors: string[] = [];
+    const log = { warn: () => undefined, error: (_: object, msg: string) => void errors.push(msg) };
+    const full = { on: false, attempts: 0 };
+    h = await makeHarness(fillable(db.store, full), { now: "2026-11-15T00:00:30Z", log });
+    for (let i = 0; i < 20; i++) {
+      await h.scheduler.schedules.create({ schedule_id: `s${i}`, workflow: "OrderProcessing", interval: "1m" });
+    }
+    full.on = true;
+    h.clock.set(Date.parse("2026-11-15T00:01:00Z"));
+    h.scheduler.start();
+    await until(() => full.attempts > 20);
+    await turns(300);
+    // Each schedule fired on its own after the batch failed wrote its own line with the stack: 20 here.
+    expect(errors.filter((m) => m.startsWith("fire failed"))).toEqual([
+      "fire failed: the database is unavailable; the due occurrences stay due and are tried again",
+    ]);
   });
 });
 
