@@ -17,16 +17,22 @@ const t = parseInstant;
 describeEachDialect("a pause decides what came due before it", (dialect) => {
   const db = useStore(dialect);
 
+  /** A 1 s schedule `id` (overlap allow) whose 00:00:01 has fired. */
+  async function firedOnce(id: string) {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: id,
+      workflow: "OrderProcessing",
+      interval: "1s",
+      overlap: "allow",
+    });
+    await h.fireAt("2026-11-15T00:00:01Z");
+    return h;
+  }
+
   for (const how of ["pause", "patch"] as const) {
     it(`an occurrence due a few ms before a ${how}, not fired yet, starts; the pause's span is skipped`, async () => {
-      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
-      await h.scheduler.schedules.create({
-        schedule_id: "s",
-        workflow: "OrderProcessing",
-        interval: "1s",
-        overlap: "allow",
-      });
-      await h.fireAt("2026-11-15T00:00:01Z");
+      const h = await firedOnce("s");
       // 00:00:02 is due; the loop has not fired it when the pause is written 3 ms later.
       h.clock.set(t("2026-11-15T00:00:02.003Z"));
       if (how === "pause") await h.scheduler.actions.pause("s", {});
@@ -146,14 +152,7 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
   });
 
   it("an occurrence due under the old timing but not fired yet starts before an update of the timing", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
-    await h.scheduler.schedules.create({
-      schedule_id: "t",
-      workflow: "OrderProcessing",
-      interval: "1s",
-      overlap: "allow",
-    });
-    await h.fireAt("2026-11-15T00:00:01Z");
+    const h = await firedOnce("t");
     h.clock.set(t("2026-11-15T00:00:02.003Z"));
     await h.scheduler.schedules.update("t", { interval: "10s" });
     await h.fireAt("2026-11-15T00:00:10Z");

@@ -40,6 +40,35 @@ async function leased(store: Store) {
   return { clock, tasks, executions, taskId: task!.task_id, leasedAt: clock.now() };
 }
 
+/**
+ * `store` whose reads of expired leases take `faults.stall` ms of `clock` (a stalled database), and
+ * whose next `faults.aborts` lease extensions PostgreSQL aborts as deadlock victims.
+ */
+function stallingStore(store: Store, clock: ManualClock) {
+  const faults = { stall: 0, aborts: 0 };
+  const stalling = new Proxy(store, {
+    get(target, key) {
+      if (key === "listExpiredLeases") {
+        return async (...args: Parameters<Store["listExpiredLeases"]>) => {
+          clock.advance(faults.stall);
+          return target.listExpiredLeases(...args);
+        };
+      }
+      if (key === "extendLapsedLeases" && faults.aborts > 0) {
+        faults.aborts--;
+        return async () => {
+          throw new OrbitError("UNAVAILABLE", "the database aborted the transaction (deadlock detected)", {
+            aborted: true,
+          });
+        };
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as Store;
+  return { store: stalling, faults };
+}
+
 describeEachDialect("leases through the server's own outage", (dialect) => {
   const db = useStore(dialect);
 
@@ -159,24 +188,12 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
   it("the reaper woken during a database stall extends the lapsed leases instead of handing them back", async () => {
     const { clock, tasks, leasedAt } = await leased(db.store);
     // The database does not answer for 20 s (a network stall): the reaper's read returns after it.
-    let stall = 0;
     // (A database that answers at once reaps a silent worker's lease a lease later: the test above.)
-    const stalling = new Proxy(db.store, {
-      get(target, key) {
-        if (key === "listExpiredLeases") {
-          return async (...args: Parameters<Store["listExpiredLeases"]>) => {
-            clock.advance(stall);
-            return target.listExpiredLeases(...args);
-          };
-        }
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    }) as Store;
+    const { store: stalling, faults } = stallingStore(db.store, clock);
     const reaper = new TaskReaper({ store: stalling, clock, tasks });
     expect(await reaper.reapExpired()).toBe(0); // the start's grace
     clock.set(leasedAt + LEASE_MS + 1);
-    stall = 20_000;
+    faults.stall = 20_000;
     expect(await reaper.reapExpired()).toBe(0);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
     // A database slow at every read gives that grace once: the next slow read reaps a lapsed lease.
@@ -187,36 +204,15 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
 
   it("a stall's grace whose extension PostgreSQL aborted is given at the next pass, not dropped", async () => {
     const { clock, tasks, leasedAt } = await leased(db.store);
-    let stall = 0;
-    let aborts = 0;
-    const stalling = new Proxy(db.store, {
-      get(target, key) {
-        if (key === "listExpiredLeases") {
-          return async (...args: Parameters<Store["listExpiredLeases"]>) => {
-            clock.advance(stall);
-            return target.listExpiredLeases(...args);
-          };
-        }
-        if (key === "extendLapsedLeases" && aborts > 0) {
-          aborts--;
-          return async () => {
-            throw new OrbitError("UNAVAILABLE", "the database aborted the transaction (deadlock detected)", {
-              aborted: true,
-            });
-          };
-        }
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    }) as Store;
+    const { store: stalling, faults } = stallingStore(db.store, clock);
     const reaper = new TaskReaper({ store: stalling, clock, tasks });
     expect(await reaper.reapExpired()).toBe(0); // the start's grace
     clock.set(leasedAt + LEASE_MS + 1);
-    stall = 20_000;
-    aborts = 1;
+    faults.stall = 20_000;
+    faults.aborts = 1;
     await expect(reaper.reapExpired()).rejects.toMatchObject({ code: "UNAVAILABLE" });
     // The database answers at once again: the grace is still owed (the pass reaped the lease: a tester).
-    stall = 0;
+    faults.stall = 0;
     expect(await reaper.reapExpired()).toBe(0);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
   });
