@@ -17,9 +17,18 @@ const t = parseInstant;
 describeEachDialect("a pause decides what came due before it", (dialect) => {
   const db = useStore(dialect);
 
-  /** A 1 s schedule `id` (overlap allow) whose 00:00:01 has fired. */
-  async function firedOnce(id: string) {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+  /**
+   * A 1 s schedule `id` (overlap allow) whose 00:00:01 has fired; with `blocked`, a blocker held the
+   * one slot `--max-active-executions` allows, so that start was refused.
+   */
+  async function firedOnce(id: string, blocked = false) {
+    const h = await makeHarness(db.store, {
+      now: "2026-11-15T00:00:00.500Z",
+      ...(blocked ? { maxActiveExecutions: 1 } : {}),
+    });
+    if (blocked) {
+      await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    }
     await h.scheduler.schedules.create({
       schedule_id: id,
       workflow: "OrderProcessing",
@@ -56,15 +65,7 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
    * for its retry at 00:00:06, with 02 and 03 due behind it; the clock at 00:00:03.300.
    */
   async function refusedAndWaiting(id: string) {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
-    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
-    await h.scheduler.schedules.create({
-      schedule_id: id,
-      workflow: "OrderProcessing",
-      interval: "1s",
-      overlap: "allow",
-    });
-    await h.fireAt("2026-11-15T00:00:01Z");
+    const h = await firedOnce(id, true);
     h.clock.set(t("2026-11-15T00:00:03.300Z"));
     return h;
   }
