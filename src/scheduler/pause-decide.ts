@@ -83,7 +83,11 @@ export async function decideBeforePause(
       reason: "missed",
     });
   }
-  const runs = current.runs + 1;
+  // The refused start was not decided yet (it was inside the grace): giving up on it is not a turn
+  // of max_runs, as a dead letter written for a start a fresher occurrence supersedes is not
+  // (docs/outcomes.md § Run-count limit). Counted, a pause or a new timing ended a schedule of
+  // max_runs 3 after 2 starts (a tester's report).
+  const runs = current.runs;
   const spent = startsLeft(settingsOf(current).max_runs, runs, 0) === 0;
   // The first occurrence not due yet: one whose jitter puts its due time after now is inside the
   // pause (a resume with catch_up starts it), not missed.

@@ -262,6 +262,28 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
     expect(accounts.get(second)).toBe("started");
   });
 
+  for (const how of ["pause", "retime"] as const) {
+    it(`the dead letter a ${how} writes for a refused start is not a turn of max_runs`, async () => {
+      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
+      await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+      await h.scheduler.schedules.create({
+        schedule_id: "mr",
+        workflow: "OrderProcessing",
+        interval: "1s",
+        overlap: "allow",
+        max_runs: 3,
+      });
+      await h.fireAt("2026-11-15T00:00:01Z"); // refused inside the grace: not decided yet
+      h.clock.set(t("2026-11-15T00:00:01.300Z"));
+      if (how === "pause") await h.scheduler.actions.pause("mr", {});
+      else await h.scheduler.schedules.update("mr", { cron: "* * * * * *", interval: null });
+      const accounts = settled(await accountsOf(db.store, "mr"));
+      expect(accounts.get(t("2026-11-15T00:00:01Z"))).toBe("dead_letter");
+      // Counted, the schedule then ended after 2 starts of its 3 (a tester's report).
+      expect(await h.scheduler.schedules.get("mr")).toMatchObject({ remaining_runs: 3 });
+    });
+  }
+
   it("an ended schedule that is paused stays ended through an update", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
     await h.scheduler.schedules.create({

@@ -406,8 +406,7 @@ export class ReferenceModel {
       if (s.retryAt !== null && s.buffered.length === 0 && s.nextFire !== null) {
         const refused = s.nextFire;
         s.accounts.set(refused, "dead_letter");
-        s.skipped++;
-        s.runs++;
+        s.skipped++; // not a turn of max_runs: it was not decided yet (docs/outcomes.md)
         const last = this.missDue(s, refused + 1);
         s.nextFire = this.ended(s) ? null : this.nextAfter(s, last ?? refused);
         s.retryAt = null;
