@@ -20,7 +20,7 @@ import { resolveTimeouts, type StartTimeouts } from "./timeouts.js";
 import { cancelExecution, finishExecution } from "./transitions.js";
 import { inTransaction } from "./tx.js";
 import { WorkerRegistry } from "./workers.js";
-import type { Workflows } from "./workflows.js";
+import { checkWorkflowRef, type Workflows } from "./workflows.js";
 
 /**
  * A start of an execution, as the engine takes it: `POST /v1/executions` maps its body to it
@@ -133,6 +133,7 @@ export class Executions {
   async start(request: StartRequest, tx?: StoreOps): Promise<StartExecutionResult> {
     const id = request.executionId ?? this.newId();
     checkExecutionId(id);
+    checkWorkflowRef(request.workflow, request.version);
     const trigger = request.trigger ?? null;
     if (trigger !== null) checkJsonLimits(trigger, "trigger");
     const result = await inTransaction(this.store, tx, async (t) => {

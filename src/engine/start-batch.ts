@@ -5,7 +5,6 @@
  * then the workflow and the input, then admission) and answers with a value, never an exception;
  * `flush` writes what was queued. docs/design.md § Executions and tasks.
  */
-import semver from "semver";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { Execution } from "../domain/execution.js";
@@ -17,7 +16,7 @@ import type { IdentifiedStart, StartRequest } from "./executions.js";
 import { type CheckedStart, newExecution, pendingTask } from "./start-records.js";
 import type { TaskHandOff } from "./task-hand-off.js";
 import { writeLeases } from "./task-transitions.js";
-import { invalidWorkflowName, type Workflows } from "./workflows.js";
+import type { Workflows } from "./workflows.js";
 
 /** A start whose checks passed, queued until {@link StartBatch.flush}. */
 export interface PreparedStart extends CheckedStart {
@@ -242,16 +241,6 @@ function targetKey(request: StartRequest): string {
 /** The checks of a start's own fields, before its workflow is looked at. */
 function checkRequest(request: IdentifiedStart): void {
   checkExecutionId(request.executionId);
-  // A name or version no workflow can be registered under is bad input, as at registration and on a
-  // schedule (it was answered 404 "workflow W@<script> is not registered").
-  const badName = invalidWorkflowName(request.workflow);
-  if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
-  if (request.version != null && semver.valid(request.version) !== request.version) {
-    throw new OrbitError(
-      "INVALID_ARGUMENT",
-      `version ${JSON.stringify(request.version)} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): give a registered version, or leave version out for the latest`,
-    );
-  }
   if (request.trigger != null) checkJsonLimits(request.trigger, "trigger");
 }
 

@@ -43,6 +43,23 @@ export function invalidWorkflowName(name: unknown): string | null {
   if (typeof name === "string" && NAME.test(name)) return null;
   return `workflow name ${JSON.stringify(name)} is invalid: use 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit`;
 }
+
+/**
+ * Refuses, INVALID_ARGUMENT, a start naming a workflow or version no workflow can be registered
+ * under, as registration and a schedule do (it was answered 404 "workflow W@<script> is not
+ * registered"). Checked where a start comes in, not in the fire's batches: a schedule's are checked
+ * when it is written.
+ */
+export function checkWorkflowRef(name: string, version: string | null | undefined): void {
+  const badName = invalidWorkflowName(name);
+  if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
+  if (version != null && semver.valid(version) !== version) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `version ${JSON.stringify(version)} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): give a registered version, or leave version out for the latest`,
+    );
+  }
+}
 const MAX_DESCRIPTION = 1000;
 
 export class Workflows {

@@ -13,7 +13,7 @@ import { compiledFor } from "./compiled.js";
 import { decideTrigger, dueTime } from "./decide.js";
 import type { FireReport } from "./fire.js";
 import { LEDGER_RETENTION } from "./fire-plan.js";
-import { decideBeforePause, lockForPause } from "./pause-decide.js";
+import { decideBeforeChange, lockForPause } from "./pause-decide.js";
 import { checkFence, type Fence, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
@@ -79,7 +79,7 @@ export class ScheduleActions {
         const now = await this.schedules.now(tx);
         at = now;
         if (pausing) {
-          const decided = await decideBeforePause(tx, row, now, this.o);
+          const decided = await decideBeforeChange(tx, row, now, this.o);
           fires.push(...decided.reports);
           row = decided.row;
         }

@@ -34,12 +34,13 @@ export async function lockForPause(tx: StoreOps, id: string): Promise<void> {
 }
 
 /**
- * Decides, inside `tx` (the row locked), what of `row` came due by `now`: fires it as the loop
+ * Before a pause, a new timing or a max_runs that ends the schedule (Schedules.updateIn):
+ * decides, inside `tx` (the row locked), what of `row` came due by `now`: fires it as the loop
  * would, then, if a refused start still waits for its retry, records that occurrence as a dead
  * letter with its error and those due after it as missed. Returns the row as left, and the fire
  * reports to give the metrics after the commit.
  */
-export async function decideBeforePause(
+export async function decideBeforeChange(
   tx: StoreOps,
   row: ScheduleRow,
   now: number,
@@ -87,8 +88,7 @@ export async function decideBeforePause(
   // of max_runs, as a dead letter written for a start a fresher occurrence supersedes is not
   // (docs/outcomes.md § Run-count limit). Counted, a pause or a new timing ended a schedule of
   // max_runs 3 after 2 starts (a tester's report).
-  const runs = current.runs;
-  const spent = startsLeft(settingsOf(current).max_runs, runs, 0) === 0;
+  const spent = startsLeft(settingsOf(current).max_runs, current.runs, 0) === 0;
   // The first occurrence not due yet: one whose jitter puts its due time after now is inside the
   // pause (a resume with catch_up starts it), not missed.
   const next = spent ? null : c.timing.nextAfter(later.last ?? refused);
@@ -98,7 +98,6 @@ export async function decideBeforePause(
     dueMs: next === null ? null : dueTime(current.scheduleId, next, c.jitterMs),
     retryMs: null,
     state: next === null ? "ended" : "active",
-    runs,
     skipped: current.skipped + 1 + later.count,
     updatedMs: now,
   };

@@ -23,7 +23,7 @@ import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
 import { NOTIFICATIONS_READ, notifyFailure } from "./notify-failure.js";
 import { notifiedBy } from "./outcomes.js";
-import { decideBeforePause, lockForPause } from "./pause-decide.js";
+import { decideBeforeChange, lockForPause } from "./pause-decide.js";
 import { type ListSchedulesQuery, listSchedules, type SchedulePage } from "./schedule-list.js";
 import { mergeSettings, type ValidatedSchedule, validateSettings } from "./settings.js";
 import { occurrenceView, scheduleViews } from "./view.js";
@@ -352,12 +352,14 @@ export class Schedules {
     const v = validateSettings(mergeSettings(current, patch), now);
     const pausing = patch.paused === true && !row.paused;
     const retimed = occurrenceKey(current) !== occurrenceKey(v.settings);
-    const ends = v.settings.max_runs !== undefined && row.runs + row.buffered.length >= v.settings.max_runs;
+    const spentBy = (r: ScheduleRow): boolean =>
+      v.settings.max_runs !== undefined && r.runs + r.buffered.length >= v.settings.max_runs;
+    const ends = spentBy(row);
     // A pause, a new timing or a max_runs that ends the schedule decides first what came due before
     // it under the settings it replaces (pause-decide.ts): what is due fires, a refused start waiting
     // for its retry becomes a dead letter. Recomputed without it, a new timing dropped both with no record.
     if (pausing || retimed || (ends && v.settings.max_runs !== current.max_runs)) {
-      const decided = await decideBeforePause(tx, row, now, this.o);
+      const decided = await decideBeforeChange(tx, row, now, this.o);
       fires.push(...decided.reports);
       row = decided.row;
     }
@@ -378,7 +380,7 @@ export class Schedules {
     // whose jitter put its due time after the pause was dropped, and `resume {"catch_up": true}`
     // then found nothing of it.
     const keepTiming = !retimed && (v.settings.paused === row.paused || pausing) && row.state !== "ended";
-    const spent = v.settings.max_runs !== undefined && row.runs + row.buffered.length >= v.settings.max_runs;
+    const spent = spentBy(row);
     const rejittered =
       row.dueMs !== null && row.nextFireMs !== null && row.retryMs === null && current.jitter !== v.settings.jitter
         ? dueTime(id, row.nextFireMs, v.jitterMs)

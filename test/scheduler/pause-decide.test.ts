@@ -17,23 +17,25 @@ const t = parseInstant;
 describeEachDialect("a pause decides what came due before it", (dialect) => {
   const db = useStore(dialect);
 
+  /** A harness at 00:00:00.500 whose one slot (`--max-active-executions 1`) a blocker holds. */
+  async function blockedHarness() {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    return h;
+  }
+
   /**
-   * A 1 s schedule `id` (overlap allow) whose 00:00:01 has fired; with `blocked`, a blocker held the
-   * one slot `--max-active-executions` allows, so that start was refused.
+   * A 1 s schedule `id` (overlap allow, and `extra`) whose 00:00:01 has fired; with `blocked`, a
+   * blocker held the one slot `--max-active-executions` allows, so that start was refused.
    */
-  async function firedOnce(id: string, blocked = false) {
-    const h = await makeHarness(db.store, {
-      now: "2026-11-15T00:00:00.500Z",
-      ...(blocked ? { maxActiveExecutions: 1 } : {}),
-    });
-    if (blocked) {
-      await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
-    }
+  async function firedOnce(id: string, blocked = false, extra: Record<string, unknown> = {}) {
+    const h = blocked ? await blockedHarness() : await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
     await h.scheduler.schedules.create({
       schedule_id: id,
       workflow: "OrderProcessing",
       interval: "1s",
       overlap: "allow",
+      ...extra,
     });
     await h.fireAt("2026-11-15T00:00:01Z");
     return h;
@@ -234,8 +236,7 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
   }
 
   it("after a refused start, a pause leaves a jittered occurrence not due yet inside the pause, for a catch-up resume", async () => {
-    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
-    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    const h = await blockedHarness();
     await h.scheduler.schedules.create({
       schedule_id: "rj",
       workflow: "OrderProcessing",
@@ -264,16 +265,8 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
 
   for (const how of ["pause", "retime"] as const) {
     it(`the dead letter a ${how} writes for a refused start is not a turn of max_runs`, async () => {
-      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z", maxActiveExecutions: 1 });
-      await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
-      await h.scheduler.schedules.create({
-        schedule_id: "mr",
-        workflow: "OrderProcessing",
-        interval: "1s",
-        overlap: "allow",
-        max_runs: 3,
-      });
-      await h.fireAt("2026-11-15T00:00:01Z"); // refused inside the grace: not decided yet
+      // 00:00:01 refused inside the grace: not decided yet.
+      const h = await firedOnce("mr", true, { max_runs: 3 });
       h.clock.set(t("2026-11-15T00:00:01.300Z"));
       if (how === "pause") await h.scheduler.actions.pause("mr", {});
       else await h.scheduler.schedules.update("mr", { cron: "* * * * * *", interval: null });
