@@ -14,11 +14,12 @@ const ifMatchText = (header: string | string[]): string => (Array.isArray(header
  * `*` (any revision) is no fence. A weak tag (`W/"3"`) never matches, since If-Match compares
  * strongly (RFC 9110 § 13.1.1): one alone is 412; it was taken as `"3"`, and a list was 400.
  */
-export function parseIfMatch(header: string | string[] | undefined): number[] | undefined {
+export function parseIfMatch(header: string | string[] | undefined): string[] | undefined {
   if (header === undefined) return undefined;
   const text = ifMatchText(header);
   if (text === "*") return undefined;
-  const revisions: number[] = [];
+  // As written: entity tags compare as text, so "01" is a tag no revision has (412), not revision 1.
+  const revisions: string[] = [];
   let weak = false;
   // Empty list elements (`"2",`) are skipped, as RFC 9110 § 5.6.1.2 asks; an empty header is not.
   const tags = text.split(",").map((t) => t.trim());
@@ -35,7 +36,7 @@ export function parseIfMatch(header: string | string[] | undefined): number[] | 
       );
     }
     if (m[1] !== undefined) weak = true;
-    else revisions.push(Number(m[2] ?? m[3]));
+    else revisions.push(m[2] ?? m[3] ?? "");
   }
   if (revisions.length === 0 && weak) {
     throw new OrbitError(

@@ -32,7 +32,7 @@ export type { ListSchedulesQuery, SchedulePage } from "./schedule-list.js";
 
 /** A write's revision fence: `If-Match` (412 on mismatch) or `?expected_revision=` (409). */
 export interface Fence {
-  ifMatch?: number | readonly number[];
+  ifMatch?: number | string | readonly (number | string)[];
   expectedRevision?: number;
 }
 
@@ -483,7 +483,7 @@ export class Schedules {
 export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
   const id = row.scheduleId;
   const ifMatch = fence.ifMatch === undefined ? undefined : [fence.ifMatch].flat();
-  if (ifMatch !== undefined && !ifMatch.includes(row.revision)) {
+  if (ifMatch !== undefined && !ifMatch.some((tag) => String(tag) === String(row.revision))) {
     throw new OrbitError(
       "PRECONDITION_FAILED",
       `schedule ${id} is at revision ${row.revision}, not ${ifMatch.join(" or ")} (If-Match); read it again`,

@@ -193,6 +193,18 @@ it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
     expect({ header, status: r.status, code: r.body.code }).toEqual({ header, status: 400, code: "INVALID_ARGUMENT" });
   }
   expect((await t.ok("GET", "/v1/schedules/s")).revision).toBe(1);
+  // Entity tags compare as text (RFC 9110 § 8.8.3.2): "01" is not the ETag "1", so it does not match.
+  for (const header of ['"01"', "01", '"01", "001"']) {
+    const r = await patch(header);
+    expect({ header, status: r.status, body: r.body }).toEqual({
+      header,
+      status: 412,
+      body: {
+        code: "PRECONDITION_FAILED",
+        message: `schedule s is at revision 1, not ${header.replaceAll('"', "").replace(", ", " or ")} (If-Match); read it again`,
+      },
+    });
+  }
   expect((await patch('"1"')).status).toBe(200);
   expect((await patch("2")).status).toBe(200);
 });
