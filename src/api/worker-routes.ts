@@ -27,7 +27,7 @@ import type { LeaseHolder } from "../engine/task-transitions.js";
 import type { TaskWakeups } from "../engine/task-wakeups.js";
 import { WorkerTasks } from "../engine/tasks.js";
 import { TimeoutSweeper } from "../engine/timeout-sweeper.js";
-import type { Workflows } from "../engine/workflows.js";
+import { checkOfferedWorkflows, type Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
 import { type Caller, type RouteDef, refuseIfMatch, refuseQueryParameters } from "./route.js";
 import { Execution } from "./schemas.js";
@@ -219,6 +219,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   };
 
   route<PollRequestJson>(POLL_ROUTE, { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {
+    checkOfferedWorkflows(body.workflows);
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());

@@ -53,12 +53,34 @@ export function invalidWorkflowName(name: unknown): string | null {
 export function checkWorkflowRef(name: string, version: string | null | undefined): void {
   const badName = invalidWorkflowName(name);
   if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
-  if (version != null && semver.valid(version) !== version) {
+  if (version != null && !isWorkflowVersion(version)) {
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `version ${JSON.stringify(version)} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): give a registered version, or leave version out for the latest`,
+      `version ${JSON.stringify(version)} ${NOT_SEMVER}: give a registered version, or leave version out for the latest`,
     );
   }
+}
+
+const NOT_SEMVER = "is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)";
+
+/** Whether a version is one a workflow can be registered under: semver, written as semver writes it. */
+export const isWorkflowVersion = (version: string): boolean => semver.valid(version) === version;
+
+/**
+ * Refuses, INVALID_ARGUMENT, a worker's poll offering a workflow no version can be registered as:
+ * it would wait for tasks that never come.
+ */
+export function checkOfferedWorkflows(offered: readonly { name: string; version: string }[]): void {
+  offered.forEach(({ name, version }, i) => {
+    const badName = invalidWorkflowName(name);
+    if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", `workflows[${i}]: ${badName}`);
+    if (!isWorkflowVersion(version)) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `workflows[${i}]: version ${JSON.stringify(version)} of ${name} ${NOT_SEMVER}: offer the version the workflow is registered as`,
+      );
+    }
+  });
 }
 const MAX_DESCRIPTION = 1000;
 
@@ -227,7 +249,7 @@ export class Workflows {
     const { name, version, description } = request;
     const badName = invalidWorkflowName(name);
     if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
-    if (typeof version !== "string" || semver.valid(version) !== version) {
+    if (typeof version !== "string" || !isWorkflowVersion(version)) {
       throw new OrbitError(
         "INVALID_ARGUMENT",
         `version ${JSON.stringify(version)} of workflow ${name} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)`,

@@ -3,7 +3,6 @@
  * suggestion, every value checked, the timing compiled. Everything here is pure; the workflow's
  * existence and the input's schema are checked by the engine.
  */
-import semver from "semver";
 import { invalidArgument, invalidSchedule, OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { own } from "../domain/own.js";
@@ -18,7 +17,7 @@ import {
 import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings, wholeNumber } from "../engine/outcome-settings.js";
-import { invalidWorkflowName } from "../engine/workflows.js";
+import { invalidWorkflowName, isWorkflowVersion } from "../engine/workflows.js";
 import type { CronSpec } from "../time/cron-parse.js";
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
@@ -234,7 +233,7 @@ export function validateSettings(
   if (badName !== null) throw invalidArgument(badName);
   const version = str(body, "version");
   // Workflow versions are registered as semver only: another pin could never start (it was answered 404).
-  if (version !== undefined && semver.valid(version) !== version) {
+  if (version !== undefined && !isWorkflowVersion(version)) {
     throw invalidArgument(
       `version ${JSON.stringify(version)} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): pin a registered version, or leave version out for the latest`,
     );

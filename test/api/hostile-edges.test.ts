@@ -209,6 +209,22 @@ it("refuses an empty or half-quoted If-Match and changes nothing", async () => {
   expect((await patch("2")).status).toBe(200);
 });
 
+it("refuses a poll offering a workflow name or version nothing can be registered as", async () => {
+  const cases = [
+    [{ ...offer[0], version: "1.0" }, 'workflows[0]: version "1.0" of W is not a semver version'],
+    [{ ...offer[0], version: "v1.0.0" }, 'workflows[0]: version "v1.0.0" of W is not a semver version'],
+    [{ ...offer[0], name: "a b" }, 'workflows[0]: workflow name "a b" is invalid'],
+  ] as const;
+  for (const [workflow, message] of cases) {
+    const r = await t.call("POST", "/v1/worker/poll", { worker_id: "w1", workflows: [workflow], wait_ms: 0 });
+    expect({ status: r.status, code: r.body.code, message: String(r.body.message).slice(0, message.length) }).toEqual({
+      status: 400,
+      code: "INVALID_ARGUMENT",
+      message,
+    });
+  }
+});
+
 it("refuses a step seq no integer column holds, and a batch complete naming a task twice", async () => {
   await t.ok("POST", "/v1/executions", { execution_id: "e-1", workflow: "W", input: {} });
   const polled = await t.ok("POST", "/v1/worker/poll", { worker_id: "w1", workflows: offer, max_tasks: 1, wait_ms: 0 });
