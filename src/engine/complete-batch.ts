@@ -13,7 +13,7 @@ import type { Execution } from "../domain/execution.js";
 import type { JsonValue } from "../domain/json.js";
 import type { NewEvent, StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
-import { cancelWins, type LeaseHolder, leaseRefusal } from "./task-transitions.js";
+import { cancelWins, isResentCompletion, type LeaseHolder, leaseRefusal } from "./task-transitions.js";
 import type { CompleteAnswer } from "./tasks.js";
 
 export interface CompleteItem {
@@ -87,13 +87,9 @@ export async function completeBatch(
     if (execution === undefined) {
       return refusal(new OrbitError("NOT_FOUND", `execution ${task.executionId} does not exist`));
     }
-    const refused = leaseRefusal(
-      item.task_id,
-      task.executionId,
-      task,
-      item.attempt === undefined ? holder : { ...holder, attempt: item.attempt },
-      now,
-    );
+    const reporter = item.attempt === undefined ? holder : { ...holder, attempt: item.attempt };
+    if (isResentCompletion(task, execution, reporter, item.result)) return { status: "COMPLETED" };
+    const refused = leaseRefusal(item.task_id, task.executionId, task, reporter, now);
     if (refused !== null) return refusal(refused);
     if (cancelWins(execution)) {
       // A cancel was requested first: the worker compensates instead (T.completeAttempt).

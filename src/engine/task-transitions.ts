@@ -6,6 +6,7 @@
  * ({@link holdTaskToEnd}, docs/storage.md § Locking).
  */
 
+import { isDeepStrictEqual } from "node:util";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
@@ -75,6 +76,41 @@ export async function holdTask(tx: StoreOps, taskId: string, holder: LeaseHolder
   const refused = leaseRefusal(taskId, peek.executionId, task, holder, now);
   if (refused !== null) throw refused;
   return { execution, task: task! };
+}
+
+/**
+ * Whether a completion is one `holder` made before, sent again because its answer was lost on the
+ * way (a connection reset after the commit; docs/workflows.md § Batched completes): the task ended
+ * under this worker's lease (of this attempt, when it says) and its execution COMPLETED with this
+ * very result. It is answered COMPLETED as it was then, not CONFLICT, which made the worker warn of
+ * a lost lease for a run that had been recorded.
+ */
+export function isResentCompletion(
+  task: TaskLease,
+  execution: Execution,
+  holder: LeaseHolder,
+  result: JsonValue,
+): boolean {
+  return (
+    task.state === "done" &&
+    task.leaseOwner === holder.workerId &&
+    task.leaseIdentity === holder.identity &&
+    (holder.attempt === undefined || holder.attempt === task.attempt) &&
+    execution.status === "COMPLETED" &&
+    isDeepStrictEqual(execution.result, result)
+  );
+}
+
+/** The execution a resent completion of `taskId` by `holder` completed (isResentCompletion), or null. */
+export async function resentCompletion(
+  tx: StoreOps,
+  taskId: string,
+  holder: LeaseHolder,
+  result: JsonValue,
+): Promise<Execution | null> {
+  const task = await tx.getTaskLease(taskId);
+  const execution = task === null ? null : await tx.getExecution(task.executionId);
+  return task !== null && execution !== null && isResentCompletion(task, execution, holder, result) ? execution : null;
 }
 
 /**

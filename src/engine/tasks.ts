@@ -261,9 +261,18 @@ export class WorkerTasks {
 
   /** COMPLETED; or, when a cancel was requested first, still RUNNING with its cancel reason (T.cancelWins). */
   complete(taskId: string, holder: LeaseHolder, result: JsonValue): Promise<Execution> {
-    return this.o.executions.runTransition(async (t, now) =>
-      T.completeAttempt(t, await T.holdTaskToEnd(t, taskId, holder, now), now, result),
-    );
+    return this.o.executions.runTransition(async (t, now) => {
+      let held: T.Held;
+      try {
+        held = await T.holdTaskToEnd(t, taskId, holder, now);
+      } catch (err) {
+        const resent = err instanceof OrbitError && err.code === "CONFLICT";
+        const completed = resent ? await T.resentCompletion(t, taskId, holder, result) : null;
+        if (completed !== null) return completed;
+        throw err;
+      }
+      return T.completeAttempt(t, held, now, result);
+    });
   }
 
   /**

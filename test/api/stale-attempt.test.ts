@@ -78,6 +78,58 @@ for (const dialect of ["sqlite", "postgres"] as const) {
         status: "COMPLETED",
         result: { from: 2 },
       });
+      // Attempt 2's completion sent again (its answer lost): COMPLETED as before, no second end.
+      const again = await t.call("POST", `/v1/worker/tasks/${task}/complete`, {
+        worker_id: "w1",
+        attempt: 2,
+        result: { from: 2 },
+      });
+      expect({ status: again.status, result: again.body.result }).toEqual({ status: 200, result: { from: 2 } });
+      // Attempt 1's, with attempt 2's result or its own, stays refused.
+      for (const result of [{ from: 2 }, { from: 1 }]) {
+        const stale1 = await t.call("POST", "/v1/worker/complete", {
+          worker_id: "w1",
+          tasks: [{ task_id: task, attempt: 1, result }],
+        });
+        expect(stale1.body.tasks[task].code).toBe("CONFLICT");
+      }
+    });
+
+    it("answers a completion sent again after its answer was lost as it was answered, and nothing else", async () => {
+      await t.call("POST", "/v1/executions", { execution_id: "e-2", workflow: "W", input: {} });
+      const [leased] = await poll();
+      const task = leased!.task_id;
+      const complete = (body: object) => t.call("POST", "/v1/worker/complete", { worker_id: "w1", ...body });
+      const first = await complete({ tasks: [{ task_id: task, result: { n: 1, list: [1, "a"] } }] });
+      expect(first.body.tasks[task]).toEqual({ status: "COMPLETED" });
+      const eventsBefore = (await t.call("GET", "/v1/executions/e-2/events")).body.events.length;
+
+      const resent = await complete({ tasks: [{ task_id: task, attempt: 1, result: { n: 1, list: [1, "a"] } }] });
+      expect(resent.body.tasks[task]).toEqual({ status: "COMPLETED" });
+      const single = await t.call("POST", `/v1/worker/tasks/${task}/complete`, {
+        worker_id: "w1",
+        result: { n: 1, list: [1, "a"] },
+      });
+      expect({ status: single.status, state: single.body.status }).toEqual({ status: 200, state: "COMPLETED" });
+
+      // Another result, another worker or another attempt is not the same completion: refused.
+      const other = [
+        complete({ tasks: [{ task_id: task, result: { n: 2, list: [1, "a"] } }] }),
+        t.call("POST", "/v1/worker/complete", {
+          worker_id: "w2",
+          tasks: [{ task_id: task, result: { n: 1, list: [1, "a"] } }],
+        }),
+        complete({ tasks: [{ task_id: task, attempt: 2, result: { n: 1, list: [1, "a"] } }] }),
+      ];
+      for (const r of await Promise.all(other)) expect(r.body.tasks[task].code).toBe("CONFLICT");
+      const changed = await t.call("POST", `/v1/worker/tasks/${task}/complete`, { worker_id: "w1", result: "other" });
+      expect({ status: changed.status, code: changed.body.code }).toEqual({ status: 409, code: "CONFLICT" });
+
+      expect((await t.call("GET", "/v1/executions/e-2/events")).body.events.length).toBe(eventsBefore);
+      expect((await t.call("GET", "/v1/executions/e-2")).body).toMatchObject({
+        status: "COMPLETED",
+        result: { n: 1, list: [1, "a"] },
+      });
     });
   });
 }
