@@ -315,14 +315,16 @@ const commands = [
           // Giving cron drops interval, and the reverse drops cron, timezone and dst.
           const id = pick(w, i);
           const endAt = endInS === null ? null : m.now + endInS * 1000;
-          const update = w.real.scheduler.schedules.update(id, {
+          await w.real.scheduler.schedules.update(id, {
             ...timingBody(intervalS, cron, w.zone),
             end_at: endAt === null ? null : formatInstant(endAt),
             max_runs: maxRuns,
             jitter: jitterMs > 0 ? `${jitterMs}ms` : null,
           });
+          // Read after the update: the rows it wrote itself (what came due under the old timing,
+          // docs/scheduling.md § Updates) expand with the old timing. Read while it ran, a missed
+          // range it wrote was expanded with the new one (seed -1526146718).
           const after = await lastRowId(w.real.store, id);
-          await update;
           m.update(id, { intervalMs: intervalS * 1000, cron: modelCron(cron, w.zone), endAt, maxRuns, jitterMs });
           noteTiming(m, w, id, after);
           await fireBoth(m, w, m.now);
