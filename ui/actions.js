@@ -23,7 +23,7 @@ import { ask, byId, h, iso } from "./dom.js";
  * @param {{about: string, state: string}} [of] the thing the message tells the state of, for `retract`
  */
 export function say(text, tone = "ok", of = undefined) {
-  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text, dataset: of }));
+  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text, title: text, dataset: of }));
 }
 
 /** Empties the status line: a new action is under way, and the last one's result no longer holds. */
@@ -55,7 +55,7 @@ export function sayRefreshFailed(err) {
   const status = byId("status");
   for (const p of status.querySelectorAll("p[data-refresh]")) p.remove();
   const text = `could not refresh: ${errorText(err)}`;
-  status.append(h("p", { class: "message error", text, dataset: { refresh: "failed" } }));
+  status.append(h("p", { class: "message error", text, title: text, dataset: { refresh: "failed" } }));
 }
 
 /**
