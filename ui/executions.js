@@ -8,6 +8,7 @@ import { actionButton, cancel, errorText, reload, retract, retry } from "./actio
 import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { bidi, fill, h, jsonPre } from "./dom.js";
+import { elapsedEl, lateText } from "./elapsed.js";
 import { executionBadge, executionLink, relativeText, scheduleLink, timeEl, workflowLink } from "./format.js";
 import { escapeBidi } from "./json-text.js";
 
@@ -270,9 +271,15 @@ export function executionView(id) {
         e.trigger ? `${e.trigger.type}${e.trigger.occurrence ? ` (occurrence ${e.trigger.occurrence})` : ""}` : "-",
       ],
       ["Created", timeEl(e.created_at)],
-      ["Started", timeEl(e.started_at)],
-      ["Ended", [timeEl(e.ended_at), e.ended_at ? ` (${relativeText(e.ended_at)})` : ""]],
     ];
+    const due = e.trigger?.scheduled_for;
+    const late = lateText(e);
+    if (due) facts.push(["Scheduled for", timeEl(due)]);
+    facts.push(
+      ["Started", [timeEl(e.started_at), late ? h("div", { class: "muted small late", text: late }) : null]],
+      ["Ended", [timeEl(e.ended_at), e.ended_at ? ` (${relativeText(e.ended_at)})` : ""]],
+      ["Elapsed", elapsedEl(e, events.findLast((/** @type {any} */ ev) => ev.type === "WorkflowRetried")?.at ?? null)],
+    );
     if (e.run !== undefined) facts.push(["Run", String(e.run)]);
     if (e.attempt !== undefined) facts.push(["Attempt", String(e.attempt)]);
     if (e.cancel_reason !== undefined) facts.push(["Cancel reason", e.cancel_reason ?? "-"]);

@@ -54,4 +54,26 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.page.unroute("**/v1/**");
     expect(pageErrors).toEqual([]);
   });
+
+  it("shows a running execution's elapsed time, live, and when a scheduled one was due and how late it started", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "late", workflow: "Reports", cron: "0 * * * *" });
+    // A backfill starts a past occurrence now: 1 h 51 min after it was due.
+    const due = "2026-11-15T17:00:00Z";
+    await r.ok("POST", "/v1/schedules/late/backfill", { start_at: due, end_at: due });
+    const [e] = (await r.ok("GET", "/v1/executions?schedule_id=late")).executions;
+    expect(e.status).toBe("RUNNING");
+    expect(e.trigger.scheduled_for).toBe(due);
+    await r.open(`#/executions/${encodeURIComponent(e.execution_id)}`);
+    const fact = (name: string) =>
+      r.page.locator("dl.settings dt", { hasText: new RegExp(`^${name}$`) }).locator("xpath=following-sibling::dd[1]");
+    expect(await fact("Scheduled for").locator("time").getAttribute("datetime")).toBe(e.trigger.scheduled_for);
+    expect(Date.parse(e.started_at) - Date.parse(due)).toBe(6_660_347);
+    expect(await fact("Started").innerText()).toContain("started 1h51m after its scheduled time");
+    const elapsed = () => fact("Elapsed").innerText();
+    expect(await elapsed()).toMatch(/^\d+ms so far \(running\)$/);
+    // The browser's clock moves on and the text follows, without a reload.
+    await r.page.clock.setFixedTime(new Date(Date.parse(e.started_at) + 6_200));
+    await r.until(elapsed, (t) => t === "6.2s so far (running)", "the elapsed time to move");
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -1,0 +1,78 @@
+// @ts-check
+/**
+ * How long an execution has run and how late it started, in the words `orbit status` uses
+ * (`elapsed: 6.2s`): a running execution's page showed neither, so a run stuck for an hour looked
+ * like one that had just begun.
+ */
+import { h } from "./dom.js";
+
+const pad2 = (/** @type {number} */ n) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `259ms`, `10.3s`, then `5m12s`, `3h04m`, `2d05h`: the CLI's short durations (src/cli/durations.ts).
+ * @param {number} ms
+ */
+export function shortDuration(ms) {
+  const total = Math.max(0, Math.floor(ms));
+  if (total < 1000) return `${total}ms`;
+  const tenths = Math.round(total / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)}s`;
+  const s = Math.max(60, Math.floor(total / 1000));
+  if (s < 3600) return `${Math.floor(s / 60)}m${pad2(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${pad2(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86_400)}d${pad2(Math.floor((s % 86_400) / 3600))}h`;
+}
+
+/** @param {any} e */
+const isLive = (e) => e.status === "RUNNING" || e.status === "COMPENSATING";
+
+/**
+ * The elapsed time as text: `ended − started`, or `now − started` and "so far" while it runs. The
+ * current run counts from its retry, as in the CLI.
+ * @param {any} e the execution
+ * @param {string | null} runStartedAt when a retry started the current run, else null
+ * @param {number} now
+ */
+export function elapsedText(e, runStartedAt, now) {
+  const started = runStartedAt ?? e.started_at;
+  if (!started) return "- (not started)";
+  if (e.ended_at) return shortDuration(Date.parse(e.ended_at) - Date.parse(started));
+  if (isLive(e)) return `${shortDuration(now - Date.parse(started))} so far (${e.status.toLowerCase()})`;
+  return "-";
+}
+
+/**
+ * The "Elapsed" fact, kept up to date every second while the execution runs (the page redraws
+ * only when the server's answer changes, every 5 s at most). The timer stops once the element
+ * has left the page.
+ * @param {any} e
+ * @param {string | null} runStartedAt
+ */
+export function elapsedEl(e, runStartedAt) {
+  const el = h("span", { class: "elapsed", text: elapsedText(e, runStartedAt, Date.now()) });
+  if (isLive(e) && (runStartedAt ?? e.started_at)) {
+    const timer = setInterval(() => {
+      if (!el.isConnected) {
+        clearInterval(timer);
+        return;
+      }
+      el.textContent = elapsedText(e, runStartedAt, Date.now());
+    }, 1000);
+  }
+  return el;
+}
+
+/**
+ * How late a scheduled execution started: "started 4m12s after its scheduled time", or "on time"
+ * under a second (a fire is a few milliseconds late). Null without a scheduled time (a manual start).
+ * @param {any} e
+ */
+export function lateText(e) {
+  const due = e.trigger?.scheduled_for;
+  if (!due || !e.started_at) return null;
+  const late = Date.parse(e.started_at) - Date.parse(due);
+  if (Number.isNaN(late)) return null;
+  if (late < 0) return `${shortDuration(-late)} before its scheduled time`;
+  if (late < 1000) return `started on time (${shortDuration(late)} after its scheduled time)`;
+  return `started ${shortDuration(late)} after its scheduled time`;
+}
