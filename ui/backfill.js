@@ -7,34 +7,55 @@ import { errorText, reload, say } from "./actions.js";
 import { backfillSchedule, previewTiming } from "./api.js";
 import { ask, h } from "./dom.js";
 
-/** Occurrences counted for the backfill dialog, at most (GET /v1/preview lists up to 50). */
-const COUNT_MAX = 50;
+/** Occurrences one `GET /v1/preview` lists, at most. */
+const PAGE = 50;
+/**
+ * Occurrences the dialog counts, at most (20 previews). The server starts up to 10,000 in one
+ * backfill, all of them: past this the dialog says "more than 1,000" and that all will start.
+ */
+export const COUNT_MAX = 1000;
 
 /**
  * How many occurrences of `sch` lie in [from, to], both ends inclusive, by the server's own timing
- * code (`GET /v1/preview` from just before `from`): the sentence the backfill dialog shows.
+ * code (`GET /v1/preview`, 50 at a time, each page from the last time of the one before): the
+ * sentence the backfill dialog shows. It said "more than 49" of a range of 879, and Backfill
+ * started all 879.
  * @param {any} sch
  * @param {string} from
  * @param {string} to
+ * @param {() => boolean} stale true once another range was typed: the count stops
  */
-async function rangeCountText(sch, from, to) {
+async function rangeCountText(sch, from, to, stale) {
   const bad = rangeProblem(from, to);
   if (bad !== null) return bad;
-  const start = Date.parse(from);
   const end = Date.parse(to);
-  const { next_fire_times: times } = await previewTiming({
-    cron: sch.cron,
-    interval: sch.interval,
-    timezone: sch.timezone,
-    dst: sch.dst,
-    start_at: sch.start_at,
-    end_at: sch.end_at,
-    from: new Date(start - 1).toISOString(),
-    count: COUNT_MAX,
-  });
-  const n = times.filter((/** @type {string} */ t) => Date.parse(t) <= end).length;
-  if (n >= COUNT_MAX) return `The range holds more than ${COUNT_MAX - 1} occurrences.`;
-  return `The range holds ${n} occurrence${n === 1 ? "" : "s"}.`;
+  let after = new Date(Date.parse(from) - 1).toISOString();
+  let n = 0;
+  while (n <= COUNT_MAX) {
+    const { next_fire_times: times } = await previewTiming({
+      cron: sch.cron,
+      interval: sch.interval,
+      timezone: sch.timezone,
+      dst: sch.dst,
+      start_at: sch.start_at,
+      end_at: sch.end_at,
+      from: after,
+      count: PAGE,
+    });
+    if (stale()) return "Counting…";
+    const inRange = times.filter((/** @type {string} */ t) => Date.parse(t) <= end);
+    n += inRange.length;
+    // A short page, or one that passes the range's end: every occurrence is counted.
+    if (inRange.length < PAGE || times.length < PAGE) return occurrencesText(n);
+    after = times[times.length - 1];
+  }
+  const cap = COUNT_MAX.toLocaleString("en");
+  return `The range holds more than ${cap} occurrences (the dialog counts up to ${cap}); Backfill starts all of them.`;
+}
+
+/** @param {number} n */
+function occurrencesText(n) {
+  return `The range holds ${n.toLocaleString("en")} occurrence${n === 1 ? "" : "s"}.`;
 }
 
 /**
@@ -67,7 +88,7 @@ export async function backfill(sch, done) {
   let seq = 0;
   const recount = async () => {
     const mine = ++seq;
-    const text = await rangeCountText(sch, from.value.trim(), to.value.trim()).catch(errorText);
+    const text = await rangeCountText(sch, from.value.trim(), to.value.trim(), () => mine !== seq).catch(errorText);
     if (mine === seq) count.textContent = text;
   };
   // A refusal the server gave for the range typed before is not about this one: cleared as it is

@@ -294,7 +294,7 @@ export function detailView(id) {
   let workflowNames = [];
 
   function render() {
-    const { sch, rows, executions } = last;
+    const { sch, rows, executions, open } = last;
     // Each started ledger row carries its execution's status (docs/outcomes.md). The statuses were
     // read from the newest 200 executions, so past 200 an older failed run was drawn as started.
     /** @type {Map<string, string>} */
@@ -363,7 +363,7 @@ export function detailView(id) {
             }),
           )
         : null,
-      glance(sch, rows, LEDGER_READ),
+      glance(sch, rows, LEDGER_READ, open),
       sch.pause_note ? h("p", { class: "note" }, h("strong", { text: "Pause note: " }), bidi(sch.pause_note)) : null,
       sch.last_error
         ? h("p", { class: "alert", role: "alert" }, h("strong", { text: "Last error: " }), bidi(sch.last_error))
@@ -436,24 +436,32 @@ export function detailView(id) {
       return;
     }
     try {
-      const [sch, rows, page] = await Promise.all([
+      const [sch, rows, page, open] = await Promise.all([
         getSchedule(id),
         listOccurrences(id, LEDGER_READ),
         listExecutions({ schedule_id: id, limit: 20 }),
+        openExecutions(id),
       ]);
       const executions = page.executions;
       // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
       const pending = sch.last_execution_id && sch.last_outcome?.execution_id !== sch.last_execution_id;
       const lastRun = pending ? await getExecution(sch.last_execution_id).catch(() => null) : null;
       waiting = lastRun?.waiting ? { execution_id: lastRun.execution_id, message: lastRun.waiting.message } : null;
-      if (last !== null && last.sch.revision === sch.revision && last.rows === rows && last.executions === executions)
+      if (
+        last !== null &&
+        last.sch.revision === sch.revision &&
+        last.rows === rows &&
+        last.executions === executions &&
+        last.open.count === open.count &&
+        last.open.more === open.more
+      )
         return; // nothing moved (the lists answered 304): keep the page as it is, edits included
       if (editing && last !== null) {
         // Do not redraw under someone typing; the save is fenced by the revision anyway.
-        last = { sch: last.sch, rows, executions };
+        last = { sch: last.sch, rows, executions, open };
         return;
       }
-      last = { sch, rows, executions };
+      last = { sch, rows, executions, open };
       if (workflowNames.length === 0)
         workflowNames = [...new Set((await listWorkflows().catch(() => [])).map((/** @type {any} */ w) => w.name))];
       render();
@@ -480,4 +488,23 @@ export function detailView(id) {
 export function notifyFailureText(f) {
   const fate = f.state === "failed" ? "given up" : "retrying";
   return `the ${f.event} alert to ${f.url} failed ${f.attempts} time(s), ${fate}: ${f.error}`;
+}
+
+/** The most executions counted as not ended, per status (the list's largest page). */
+const OPEN_READ = 1000;
+
+/**
+ * How many executions of the schedule have not ended (RUNNING, which includes those waiting for a
+ * worker, and COMPENSATING), read from the executions list by status: `more` when a status has
+ * more than a page.
+ * @param {string} id
+ */
+async function openExecutions(id) {
+  const pages = await Promise.all(
+    ["RUNNING", "COMPENSATING"].map((status) => listExecutions({ schedule_id: id, status, limit: OPEN_READ })),
+  );
+  return {
+    count: pages.reduce((n, p) => n + p.executions.length, 0),
+    more: pages.some((p) => p.next_cursor !== null && p.next_cursor !== undefined),
+  };
 }

@@ -11,8 +11,9 @@ import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format
  * @param {any} sch
  * @param {any[]} rows the ledger's newest rows, oldest last
  * @param {number} readMax the most ledger rows read: with as many, older dead letters are not counted
+ * @param {{count: number, more: boolean}} [open] the schedule's executions that have not ended
  */
-export function glance(sch, rows, readMax) {
+export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
   const o = sch.last_outcome;
   const failures = sch.consecutive_failures ?? 0;
   // An occurrence that could not start is a dead letter, counted in "skipped", not a failed run:
@@ -32,6 +33,24 @@ export function glance(sch, rows, readMax) {
       o?.execution_id ? h("div", { class: "small" }, executionLink(o.execution_id)) : null,
       o?.error ? h("div", { class: "error-text small", text: o.error }) : null,
     ),
+    // Runs that have not ended: after a backfill of hundreds waiting for a worker, the page read
+    // "last outcome -" with no hint that any were waiting.
+    open.count > 0
+      ? h(
+          "div",
+          { class: "glance-item glance-open" },
+          h("span", { class: "glance-label", text: "Not ended yet" }),
+          h("strong", { class: "big", text: `${open.count}${open.more ? "+" : ""}` }),
+          h(
+            "div",
+            { class: "small" },
+            h("a", {
+              href: `#/executions?schedule_id=${encodeURIComponent(sch.schedule_id)}&status=RUNNING`,
+              text: `${open.count === 1 && !open.more ? "execution" : "executions"} running or waiting for a worker`,
+            }),
+          ),
+        )
+      : null,
     h(
       "div",
       { class: "glance-item" },

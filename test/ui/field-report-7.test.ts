@@ -76,4 +76,32 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.until(elapsed, (t) => t === "6.2s so far (running)", "the elapsed time to move");
     expect(pageErrors).toEqual([]);
   });
+
+  it("counts every occurrence of a backfill's range before it starts, and shows the runs that have not ended", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "bulk", workflow: "Reports", cron: "0 * * * *" });
+    await r.open("#/schedules/bulk");
+    await r.page.click('button[aria-label="Backfill bulk"]');
+    await r.page.locator("dialog[open]").waitFor();
+    const said = () => r.page.locator("#backfill-count").textContent();
+    // 84 days of hours: past the dialog's count, which says so and that all will start.
+    await r.page.fill("#backfill-from", "2026-08-01T00:00:00Z");
+    await r.page.fill("#backfill-to", "2026-10-24T00:00:00Z");
+    await r.until(said, (t) => (t ?? "").startsWith("The range holds more"), "the capped count");
+    expect(await said()).toBe(
+      "The range holds more than 1,000 occurrences (the dialog counts up to 1,000); Backfill starts all of them.",
+    );
+    // 36 days and 15 hours of hours: 879, the number it starts (it said "more than 49").
+    await r.page.fill("#backfill-from", "2026-10-01T00:00:00Z");
+    await r.page.fill("#backfill-to", "2026-11-06T14:00:00Z");
+    await r.until(said, (t) => t === "The range holds 879 occurrences.", "the count");
+    await r.page.click('dialog[open] button[value="ok"]');
+    await r.page.locator("#status p", { hasText: "879 occurrences, 879 started" }).waitFor();
+    // Nothing polls Reports: all 879 wait, and the page says so where it said "last outcome -".
+    const open = r.page.locator(".glance-open");
+    await open.waitFor();
+    expect(await open.locator("strong").innerText()).toBe("879");
+    expect(await open.locator("a").innerText()).toBe("executions running or waiting for a worker");
+    expect(await open.locator("a").getAttribute("href")).toBe("#/executions?schedule_id=bulk&status=RUNNING");
+    expect(pageErrors).toEqual([]);
+  });
 });
