@@ -5,8 +5,10 @@
  * few characters; a long workflow name made a phone page scroll sideways; the day grid did not say
  * it shows only 14 days; close fires overprinted their labels; ids broke mid-token at a glance.
  */
+
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
+import { haveChromium, SHOTS, type UiRig, useReportsRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
   let r: UiRig;
@@ -102,6 +104,46 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     expect(await open.locator("strong").innerText()).toBe("879");
     expect(await open.locator("a").innerText()).toBe("executions running or waiting for a worker");
     expect(await open.locator("a").getAttribute("href")).toBe("#/executions?schedule_id=bulk&status=RUNNING");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("lets the list's trouble lines use the row's width at 1280 px, wrapped, whole in their title", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "Strict", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "trouble-refused", workflow: "Strict", interval: "1m" });
+    await r.ok("POST", "/v1/workflows", {
+      ...{ name: "Strict", version: "2.0.0" },
+      input_schema: { type: "object", required: ["must"] },
+    });
+    const get = () => r.ok("GET", "/v1/schedules/trouble-refused");
+    await r.setClock(new Date(r.clock.now() + 60_000).toISOString());
+    await r.until(get, (s) => typeof s.last_error === "string", "the refused start");
+    await r.ok("POST", "/v1/schedules", { schedule_id: "trouble-waiting", workflow: "Reports", interval: "1h" });
+    await r.ok("POST", "/v1/schedules/trouble-waiting/trigger", {});
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/?q=trouble-");
+    for (const selector of [
+      'tr[data-schedule-id="trouble-refused"] .start-error',
+      'tr[data-schedule-id="trouble-waiting"] .no-worker',
+    ]) {
+      const line = r.page.locator(selector);
+      await line.waitFor();
+      const fit = await line.evaluate((e) => ({
+        cut: e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight,
+        width: e.getBoundingClientRect().width,
+        text: e.textContent,
+        title: e.getAttribute("title"),
+      }));
+      // Cut at 14 characters it read "not starting: in…" and "waiting: no live…".
+      expect(fit.cut, `${selector}: ${fit.text}`).toBe(false);
+      expect(fit.width).toBeGreaterThan(150);
+      expect(fit.title).not.toBeNull();
+      expect(fit.text).toContain(fit.title);
+    }
+    const wrap = await r.page
+      .locator("table.schedules")
+      .evaluate((t) => [t.getBoundingClientRect().width, (t.parentElement as HTMLElement).clientWidth]);
+    expect(wrap[0]).toBeLessThanOrEqual(wrap[1]);
+    await r.page.screenshot({ path: join(SHOTS, "list-trouble-1280.png") });
     expect(pageErrors).toEqual([]);
   });
 });
