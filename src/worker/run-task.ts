@@ -135,6 +135,10 @@ async function runTaskInSpan(
   const retryFor = UNTIL_GIVEN_UP;
   const ctx = new TaskContext(task, control, log, traced, {
     journal: async (step) => {
+      // A lease this worker no longer holds (lost, or handed back after a cancel its code ignored)
+      // reports no step: the task may be leased again, to this very worker under the same attempt,
+      // and the step was taken for the new lease's, which then found a step it could not compensate.
+      if (control.leaseLost) throw new LeaseLostError(`lost the lease on task ${task.task_id}`);
       const answer = await api.step(task, step, retryFor);
       if (answer.cancel_requested !== null) control.cancel(answer.cancel_requested);
     },

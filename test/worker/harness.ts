@@ -75,7 +75,7 @@ export interface WorkerCluster {
    */
   jumpServerClock(ms: number): Promise<void>;
   /**
-   * Moves a worker's clock a minute forward (SIGUSR2, fixtures/worker-main.ts): the heartbeat it was
+   * Moves a worker's clock 20 s forward (SIGUSR2, fixtures/worker-main.ts): the heartbeat it was
    * waiting for goes out at once, with what it carries back (a cancel). One already under way when
    * the signal comes is not repeated: the next one then comes on time.
    */

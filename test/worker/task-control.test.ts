@@ -2,7 +2,8 @@
  * What a task costs when nothing asks for it (docs/benchmarks.md § Memory at S = 10,000
  * (issue 15)): the cancel signal is made on first use, yet a run that asks after the cancel or the
  * lost lease finds it aborted with the same reason; spans are skipped only while no OpenTelemetry
- * SDK and no context manager is registered (docs/operations.md § Tracing).
+ * SDK and no context manager is registered (docs/operations.md § Tracing). A run whose lease
+ * is gone reports no step (docs/workflows.md § Leases).
  */
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -10,8 +11,10 @@ import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TaskJson } from "../../src/domain/worker-protocol.js";
 import { CancelledError, LeaseLostError } from "../../src/worker/errors.js";
-import { TaskControl } from "../../src/worker/run-task.js";
+import type { ProtocolClient } from "../../src/worker/protocol-client.js";
+import { runTask, TaskControl } from "../../src/worker/run-task.js";
 import { tracingActive } from "../../src/worker/tracing-probe.js";
+import { defineWorkflow } from "../../src/worker/workflow.js";
 
 const task = (cancel: string | null) => ({ task_id: "t1", cancel_requested: cancel }) as TaskJson;
 const control = (cancel: string | null = null) => new TaskControl(task(cancel), () => false);
@@ -45,6 +48,53 @@ describe("TaskControl's signal, made on first use", () => {
     c.loseLease();
     expect(c.signal.reason).toBeInstanceOf(CancelledError);
     expect(c.leaseLost).toBe(true);
+  });
+});
+
+describe("a run whose lease is gone", () => {
+  it("reports no step once handed back (its cancel ignored), lost, or both", async () => {
+    for (const end of ["handBack", "loseLease"] as const) {
+      const calls: string[] = [];
+      // Every report the run makes is recorded; none should come after the lease is gone.
+      const api = new Proxy({} as ProtocolClient, {
+        get: (_t, what: string) => async () => {
+          calls.push(what);
+          return { cancel_requested: null, steps: [], status: "COMPLETED" };
+        },
+      });
+      let finishWork: () => void = () => undefined;
+      const working = new Promise<void>((resolve) => {
+        finishWork = resolve;
+      });
+      let started: () => void = () => undefined;
+      const atWork = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const def = defineWorkflow({
+        name: "W",
+        version: "1.0.0",
+        async run(ctx) {
+          await ctx.step("first", () => 1);
+          return ctx.step("work", async () => {
+            started();
+            await working;
+            return 2;
+          });
+        },
+      });
+      const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
+      const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      const ran = runTask(def, c, api, quiet);
+      await atWork;
+      c.cancel("stop");
+      c[end]();
+      finishWork();
+      await ran;
+      // The first step, reported while the lease was held; nothing after it (the second step
+      // was taken for the next lease's when this worker leased the task again, same attempt).
+      expect({ end, calls }).toEqual({ end, calls: ["step"] });
+    }
   });
 });
 
