@@ -146,4 +146,40 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.page.screenshot({ path: join(SHOTS, "list-trouble-1280.png") });
     expect(pageErrors).toEqual([]);
   });
+
+  it("keeps phone pages inside the window with a long workflow name", async () => {
+    const name = "CustomerLedgerReconciliationAndInvoiceExportPipelineV";
+    expect(name.length).toBe(53);
+    await r.ok("POST", "/v1/workflows", { name, version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "wide-name", workflow: name, interval: "1h" });
+    await r.ok("POST", "/v1/schedules/wide-name/trigger", {});
+    const pages = ["#/", "#/workflows", `#/workflows/${name}`, "#/executions", "#/schedules/wide-name"];
+    for (const width of [320, 390]) {
+      await r.page.setViewportSize({ width, height: 800 });
+      for (const hash of pages) {
+        await r.open(hash);
+        // What lies past the right edge, unless a box that scrolls or clips holds it inside the window.
+        const out = await r.page.evaluate((w) => {
+          const escaped: string[] = [];
+          for (const el of document.querySelectorAll("body *")) {
+            const b = el.getBoundingClientRect();
+            if (b.width <= 1 || b.right <= w + 1) continue;
+            let held = false;
+            for (let a = el.parentElement; a !== null && a !== document.body; a = a.parentElement) {
+              const ox = getComputedStyle(a).overflowX;
+              if (ox !== "visible" && a.getBoundingClientRect().right <= w + 1) held = true;
+            }
+            if (!held)
+              escaped.push(
+                `${el.tagName.toLowerCase()}#${el.id}.${el.parentElement?.className} right=${Math.round(b.right)}`,
+              );
+          }
+          return { escaped, scroll: document.documentElement.scrollWidth };
+        }, width);
+        expect({ width, hash, ...out }).toEqual({ width, hash, escaped: [], scroll: width });
+      }
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
 });
