@@ -6,6 +6,8 @@
  * worker does not load fastify, the stores or the SQLite driver.
  */
 export { OrbitClient, type OrbitClientOptions } from "./client/client.js";
+// The request bodies and answers the client takes and gives (ScheduleCreateBody, ScheduleJson, …).
+export type * from "./client/types.js";
 export { type ErrorCode, OrbitError } from "./domain/errors.js";
 export type { Jsonified, JsonObject, JsonValue } from "./domain/json.js";
 export { CancelledError, LeaseLostError, NonRetryableError, RunEndedError } from "./worker/errors.js";

@@ -2,7 +2,7 @@
  * `orbit schedule create|get|list|update|delete|occurrences`: the schedule itself and its ledger.
  */
 import type { Command } from "commander";
-import type { OccurrenceJson, ScheduleSettingsBody } from "../client/types.js";
+import type { OccurrenceJson, ScheduleCreateBody, ScheduleSettingsBody } from "../client/types.js";
 import {
   addWriteOptions,
   givenFilters,
@@ -68,7 +68,8 @@ Examples:
         usageError(cmd, "give --cron <expression> or --interval <duration>");
       }
       const created = await clientFor(cmd, io).createSchedule(
-        { schedule_id: id, ...withPinnedVersion(cmd, settingsBody(opts)) },
+        // Built from the setting table's flags (--workflow required); the server checks the values.
+        { schedule_id: id, ...withPinnedVersion(cmd, settingsBody(opts)) } as ScheduleCreateBody,
         writeOptionsOf(opts),
       );
       await (opts.json === true ? printJson(io, created) : io.stdout.write(scheduleBlock(created)));

@@ -24,9 +24,11 @@ import type {
   ExecutionPage,
   OccurrencePage,
   RegisterWorkflowBody,
+  ScheduleCreateBody,
   ScheduleJson,
   SchedulePage,
   ScheduleSettingsBody,
+  ScheduleUpdateBody,
   StartExecutionBody,
   TriggerResultJson,
   WorkerJson,
@@ -108,7 +110,7 @@ export class OrbitClient {
 
   // Schedules
 
-  createSchedule(settings: ScheduleSettingsBody, opts: KeyedWriteOptions = {}): Promise<ScheduleJson> {
+  createSchedule(settings: ScheduleCreateBody, opts: KeyedWriteOptions = {}): Promise<ScheduleJson> {
     return this.call({ ...opts, method: "POST", path: "/v1/schedules", body: settings });
   }
 
@@ -130,7 +132,7 @@ export class OrbitClient {
   /** Creates up to 1000 schedules in one request and one transaction, all or none (docs/api.md). */
 
   createSchedules(
-    settings: readonly ScheduleSettingsBody[],
+    settings: readonly ScheduleCreateBody[],
     opts: KeyedWriteOptions = {},
   ): Promise<{ created: number; schedule_ids: string[] }> {
     return this.call({ ...opts, method: "POST", path: "/v1/schedules/batch", body: { schedules: settings } });
@@ -156,7 +158,7 @@ export class OrbitClient {
     return this.call({ method: "GET", path: `/v1/schedules/${seg(id)}` });
   }
 
-  updateSchedule(id: string, patch: ScheduleSettingsBody, opts: WriteOptions = {}): Promise<ScheduleJson> {
+  updateSchedule(id: string, patch: ScheduleUpdateBody, opts: WriteOptions = {}): Promise<ScheduleJson> {
     return this.call({ ...opts, method: "PATCH", path: `/v1/schedules/${seg(id)}`, body: patch });
   }
 

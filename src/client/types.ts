@@ -13,6 +13,8 @@ import type {
 } from "../domain/api-json.js";
 import type { ExecutionStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { ScheduleSettings } from "../domain/schedule.js";
+import type { NotifyEvent } from "../engine/outcome-settings.js";
 
 export type {
   ExecutionEventJson,
@@ -24,8 +26,31 @@ export type {
   WorkflowJson,
 };
 
-/** Schedule settings as sent in a create or an update (docs/design.md § Settings); `null` unsets in an update. */
+/**
+ * Schedule settings as built from flags or a file, keyed by name (docs/design.md § Settings): the
+ * CLI's and `apply`'s form, checked by the server. Code writes {@link ScheduleCreateBody} and
+ * {@link ScheduleUpdateBody}, which the compiler checks.
+ */
 export type ScheduleSettingsBody = Record<string, JsonValue>;
+
+/** A webhook as a request names it: its URL, or the URL and the events it is called on. */
+export type NotifyTarget = string | { url: string; events?: NotifyEvent[] };
+
+/** The settings a request sets, in the forms a request may write them (`notify`: one target or a list). */
+type Settable = Omit<ScheduleSettings, "schedule_id" | "workflow" | "notify"> & {
+  notify: NotifyTarget | NotifyTarget[];
+};
+
+/**
+ * The body of a create (`POST /v1/schedules`, docs/api.md): the workflow and a `cron` or an
+ * `interval`; every other setting is optional and takes its default. A misspelt setting or policy
+ * (`overlap: "skipp"`) is a compile error; what types cannot say (a cron with an interval, a
+ * duration's text) the server refuses with its reason.
+ */
+export type ScheduleCreateBody = { schedule_id?: string; workflow: string } & { [K in keyof Settable]?: Settable[K] };
+
+/** The body of an update (`PATCH /v1/schedules/{id}`): the settings it changes; `null` unsets one. */
+export type ScheduleUpdateBody = { workflow?: string } & { [K in keyof Settable]?: Settable[K] | null };
 
 export type ApplyAction = "create" | "update" | "unchanged" | "delete";
 
