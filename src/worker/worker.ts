@@ -88,6 +88,8 @@ export class Worker {
    */
   private readonly abandoned = new AbortController();
   private closed: Promise<void> | null = null;
+  /** Settled by work() once registered (registered()); nobody need ask, so its rejection is handled. */
+  private readonly registration = settleable();
   private readonly isClosing = (): boolean => this.closing.signal.aborted;
 
   constructor(options: WorkerOptions) {
@@ -153,6 +155,15 @@ export class Worker {
     setMaxListeners(0, this.closing.signal, this.abandoned.signal);
   }
 
+  /**
+   * Resolves once `run()` has registered the workflows with the server (before its first poll), so
+   * that code in the same process can then create schedules or start executions of them; rejects
+   * with run()'s error when registration fails, or when the worker closes before it registered.
+   */
+  registered(): Promise<void> {
+    return this.registration.promise;
+  }
+
   /** Registers the workflows, then works until `close()`; resolves once closed. */
   run(): Promise<void> {
     if (this.runPromise === null) {
@@ -172,7 +183,7 @@ export class Worker {
   private async shutDown(): Promise<void> {
     this.closing.abort();
     this.slotFreed?.();
-    if (this.runPromise === null) return;
+    if (this.runPromise === null) return this.registration.reject(new Error(CLOSED_FIRST));
     const timeout = new AbortController();
     const all = Promise.all([...this.running.values()].map((r) => r.done));
     await Promise.race([all, this.clock.sleep(this.o.closeTimeoutMs ?? 30_000, timeout.signal)]);
@@ -206,9 +217,15 @@ export class Worker {
 
   private async work(): Promise<void> {
     // Closed before it ran, or while it registered: it never polls, and says nothing of polling.
-    if (this.closing.signal.aborted) return;
-    await this.register();
-    if (this.closing.signal.aborted) return;
+    if (this.closing.signal.aborted) return this.registration.reject(new Error(CLOSED_FIRST));
+    try {
+      await this.register();
+    } catch (err) {
+      this.registration.reject(err);
+      throw err;
+    }
+    if (this.closing.signal.aborted) return this.registration.reject(new Error(CLOSED_FIRST));
+    this.registration.resolve();
     this.log.info("worker polling", {
       server: this.o.server,
       worker_id: this.workerId,
@@ -417,6 +434,20 @@ export class Worker {
  * compensations run: the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS).
  */
 export const CANCEL_GRACE_MS = 60_000;
+
+const CLOSED_FIRST = "the worker closed before it registered its workflows";
+
+/** A promise with its resolve and reject, whose rejection nobody must handle (a caller may). */
+function settleable(): { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } {
+  let resolve: () => void = () => undefined;
+  let reject: (err: unknown) => void = () => undefined;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
 
 /**
  * A spell of failures of one request (polls, heartbeats) as the log tells it
