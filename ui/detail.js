@@ -12,7 +12,7 @@ import { ledgerLegend, ledgerTimeline } from "./charts.js";
 import { bidi, focusEnd, h, iso, jsonPre } from "./dom.js";
 import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
-import { occurrenceGrid } from "./grid.js";
+import { occurrenceGrid, occurrenceGridHeading } from "./grid.js";
 import { jsonText } from "./json-text.js";
 import { scheduleForm } from "./schedule-form.js";
 import { upcomingSection } from "./upcoming.js";
@@ -171,7 +171,7 @@ function ledgerSection(rows, statuses) {
       : h(
           "div",
           { class: "grid-wrap" },
-          h("h3", { text: "By day (UTC), one square per occurrence" }),
+          h("h3", { class: "grid-heading", text: occurrenceGridHeading(rows, rows.length < LEDGER_READ) }),
           occurrenceGrid(rows, statuses),
         ),
     rows.length === 0

@@ -8,6 +8,7 @@
  */
 import { h } from "./dom.js";
 
+/** The days the grid shows: the newest that hold an occurrence. */
 const DAYS = 14;
 
 /**
@@ -81,17 +82,54 @@ function isManual(row) {
  * @param {Map<string, string>} statuses
  */
 export function occurrenceGrid(rows, statuses) {
+  const days = occurrenceDays(rows).slice(0, DAYS);
+  if (days.length === 0) return h("p", { class: "empty", text: "No occurrences yet." });
+  return dayTable(days, rows, statuses);
+}
+
+/**
+ * The grid's heading: it shows the newest 14 days that hold an occurrence, and said only "By
+ * day (UTC)", so a schedule with months of history looked as if it had two weeks.
+ * @param {any[]} rows the ledger's newest rows, any order
+ * @param {boolean} whole whether `rows` is the whole ledger (else older days may exist unread)
+ */
+export function occurrenceGridHeading(rows, whole) {
+  const n = occurrenceDays(rows).length;
+  const base = "By day (UTC), one square per occurrence";
+  if (n <= DAYS && whole) return `${base}: ${n === 1 ? "the one day" : `all ${n} days`} with occurrences`;
+  if (n <= DAYS) return `${base}: the newest ${n} days with occurrences (older ones are not shown)`;
+  const older = whole ? `${n - DAYS} older ${n - DAYS === 1 ? "day is" : "days are"}` : "older days are";
+  return `${base}: the newest ${DAYS} days with occurrences (${older} not shown)`;
+}
+
+/**
+ * The UTC days that hold an occurrence, newest first.
+ * @param {any[]} rows
+ */
+function occurrenceDays(rows) {
+  const days = new Set(latestPerOccurrence(rows).map((row) => dayOf(row)));
+  return [...days].sort().reverse();
+}
+
+/** @param {any} row */
+function dayOf(row) {
+  return (row.occurrence ?? row.range_to ?? row.recorded_at).slice(0, 10);
+}
+
+/**
+ * @param {string[]} days newest first
+ * @param {any[]} rows
+ * @param {Map<string, string>} statuses
+ */
+function dayTable(days, rows, statuses) {
   /** @type {Map<string, any[]>} */
   const byDay = new Map();
   for (const row of latestPerOccurrence(rows)) {
-    const at = row.occurrence ?? row.range_to ?? row.recorded_at;
-    const day = at.slice(0, 10);
+    const day = dayOf(row);
     const list = byDay.get(day) ?? [];
     list.push(row);
     byDay.set(day, list);
   }
-  const days = [...byDay.keys()].sort().reverse().slice(0, DAYS);
-  if (days.length === 0) return h("p", { class: "empty", text: "No occurrences yet." });
   return h(
     "table",
     { class: "occurrence-grid", "aria-label": "Occurrences by day (UTC)" },

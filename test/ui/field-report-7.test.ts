@@ -182,4 +182,25 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.page.setViewportSize({ width: 1280, height: 900 });
     expect(pageErrors).toEqual([]);
   });
+
+  it("says the day grid shows only the newest 14 days", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "noon", workflow: "Reports", cron: "0 12 * * *" });
+    await r.ok("POST", "/v1/schedules/noon/backfill", {
+      start_at: "2026-10-20T00:00:00Z",
+      end_at: "2026-11-08T23:00:00Z",
+    });
+    await r.open("#/schedules/noon");
+    const heading = r.page.locator(".grid-wrap h3");
+    expect(await heading.innerText()).toBe(
+      "By day (UTC), one square per occurrence: the newest 14 days with occurrences (6 older days are not shown)",
+    );
+    expect(await r.page.locator(".occurrence-grid tr").count()).toBe(14);
+    await r.ok("POST", "/v1/schedules", { schedule_id: "noon-short", workflow: "Reports", cron: "0 12 * * *" });
+    await r.ok("POST", "/v1/schedules/noon-short/backfill", {
+      start_at: "2026-11-06T00:00:00Z",
+      end_at: "2026-11-08T23:00:00Z",
+    });
+    await r.open("#/schedules/noon-short");
+    expect(await heading.innerText()).toBe("By day (UTC), one square per occurrence: all 3 days with occurrences");
+  });
 });
