@@ -200,17 +200,21 @@ export function upcomingStrip(times, windowKey, now = Date.now(), complete = tru
   // Marks shrink where fires crowd (50 a minute apart) so that each stays apart.
   const gaps = inside.slice(1).map((p, i) => x(p) - x(inside[i] ?? p));
   const r = Math.max(3, Math.min(7, (Math.min(Infinity, ...gaps) - 1) / 2));
+  // Numbered while the numbers stay apart; many fires keep theirs in the title. Fires closer than
+  // their labels (a retry fire 18 ms before the next occurrence) share one label, "1–2": drawn
+  // each at its own mark, the two numbers were printed over each other.
+  const labels = inside.length <= 12 ? fireLabels(points, lo, hi, x) : new Map();
   points.forEach((p, i) => {
     if (p < lo || p > hi) return;
     const iso = times[i];
+    const label = labels.get(i);
     svg.append(
       s(
         "g",
         { class: "mark fire", dataset: { mark: "fire" } },
         s("circle", { cx: x(p), cy: y, r }),
-        // Numbered while the numbers stay apart; many fires keep theirs in the title.
-        inside.length <= 12
-          ? s("text", { x: x(p), y: y - 18, "text-anchor": "middle", class: "mark-label", text: String(i + 1) })
+        label
+          ? s("text", { x: label.x, y: y - 18, "text-anchor": "middle", class: "mark-label", text: label.text })
           : null,
         title(`fire ${i + 1}: ${iso}\nlocal: ${localText(iso)}`),
       ),
@@ -222,6 +226,39 @@ export function upcomingStrip(times, windowKey, now = Date.now(), complete = tru
     svg.append(s("text", { x: right, y: 14, "text-anchor": "end", class: "later-label", text }));
   }
   return svg;
+}
+
+/**
+ * The fire numbers of a strip, keyed by the index of the fire that carries each label: fires whose
+ * labels would touch are one group, labelled "3–4" at the group's middle.
+ * @param {number[]} points every fire, in time order
+ * @param {number} lo
+ * @param {number} hi
+ * @param {(t: number) => number} x
+ * @returns {Map<number, {x: number, text: string}>}
+ */
+function fireLabels(points, lo, hi, x) {
+  /** @type {{first: number, last: number, from: number, to: number}[]} */
+  const groups = [];
+  const text = (/** @type {{first: number, last: number}} */ g) =>
+    g.first === g.last ? String(g.first + 1) : `${g.first + 1}–${g.last + 1}`;
+  points.forEach((p, i) => {
+    if (p < lo || p > hi) return;
+    const at = x(p);
+    const prev = groups[groups.length - 1];
+    if (prev !== undefined) {
+      const merged = { first: prev.first, last: i, from: prev.from, to: at };
+      const own = String(i + 1);
+      // Apart when the previous label's right edge and this one's left edge leave a 3 px gap.
+      const prevRight = (prev.from + prev.to) / 2 + labelWidth(text(prev), 12) / 2;
+      if (at - labelWidth(own, 12) / 2 - prevRight < 3) {
+        groups[groups.length - 1] = merged;
+        return;
+      }
+    }
+    groups.push({ first: i, last: i, from: at, to: at });
+  });
+  return new Map(groups.map((g) => [g.first, { x: (g.from + g.to) / 2, text: text(g) }]));
 }
 
 /**

@@ -203,4 +203,32 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.open("#/schedules/noon-short");
     expect(await heading.innerText()).toBe("By day (UTC), one square per occurrence: all 3 days with occurrences");
   });
+
+  it("gives fires 18 ms apart one label on the upcoming strip, where their numbers overprinted", async () => {
+    await r.open("#/");
+    for (const width of [1280, 390]) {
+      await r.page.setViewportSize({ width, height: 800 });
+      // A string, not a function: the test runner would rewrite a function's import().
+      const labels: { text: string; left: number; right: number }[] = await r.page.evaluate(`(async () => {
+        const { upcomingStrip } = await import("/charts.js");
+        const now = Date.parse("2026-11-15T18:51:00Z");
+        const at = (ms) => new Date(now + ms).toISOString();
+        // A retry fire, the next occurrence 18 ms after it, and one an hour later.
+        const svg = upcomingStrip([at(3600000), at(3600018), at(7200000)], "day", now);
+        document.querySelector("main").append(svg);
+        const out = [...svg.querySelectorAll("text.mark-label")].map((t) => {
+          const b = t.getBoundingClientRect();
+          return { text: t.textContent, left: b.left, right: b.right };
+        });
+        svg.remove();
+        return out;
+      })()`);
+      expect(labels.map((l) => l.text)).toEqual(["1–2", "3"]);
+      const [a, b] = labels;
+      if (a === undefined || b === undefined) throw new Error("labels");
+      expect(a.right).toBeLessThan(b.left);
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
 });
