@@ -30,8 +30,9 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
       { class: "glance-item" },
       h("span", { class: "glance-label", text: "Last outcome" }),
       outcomeEl(sch),
-      o?.execution_id ? h("div", { class: "small" }, executionLink(o.execution_id)) : null,
-      o?.error ? h("div", { class: "error-text small", text: o.error }) : null,
+      o?.execution_id ? h("div", { class: "small" }, idLink(o.execution_id)) : null,
+      // A worker's multi-line error keeps its lines (they ran into one), in a box of bounded height.
+      o?.error ? h("div", { class: "error-text small glance-error", text: o.error }) : null,
     ),
     // Runs that have not ended: after a backfill of hundreds waiting for a worker, the page read
     // "last outcome -" with no hint that any were waiting.
@@ -83,7 +84,7 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
             "dl",
             { class: "zone-list" },
             h("dt", { text: "UTC" }),
-            h("dd", {}, h("time", { datetime: next, class: "mono", text: next })),
+            h("dd", {}, h("time", { datetime: next, class: "mono token", text: next })),
             zone !== "UTC"
               ? [h("dt", { text: zone }), h("dd", { dataset: { zone: "schedule" }, text: zoneText(next, zone) })]
               : null,
@@ -93,4 +94,34 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
         : h("span", { class: "muted", text: sch.paused ? "paused" : "none" }),
     ),
   );
+}
+
+/** An RFC 3339 instant inside an id. */
+const INSTANT = /\d{4}-\d\d-\d\dT[\d:.]+Z?/g;
+
+/**
+ * An execution's link whose id may break after a colon and keeps each instant in it whole: at
+ * 1280 px "nightly-orders:2026-11-15T01:00:00Z" broke mid-token.
+ * @param {string} id
+ */
+function idLink(id) {
+  const a = executionLink(id);
+  /** @type {(Node | string)[]} */
+  const nodes = [];
+  const plain = (/** @type {string} */ text) => {
+    for (const [i, part] of text.split(":").entries()) {
+      if (i > 0) nodes.push(":", h("wbr"));
+      if (part !== "") nodes.push(part);
+    }
+  };
+  let at = 0;
+  for (const m of id.matchAll(INSTANT)) {
+    const index = m.index ?? 0;
+    plain(id.slice(at, index));
+    nodes.push(h("span", { class: "token", text: m[0] }));
+    at = index + m[0].length;
+  }
+  plain(id.slice(at));
+  a.replaceChildren(...nodes);
+  return a;
 }

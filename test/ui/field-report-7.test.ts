@@ -231,4 +231,57 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.page.setViewportSize({ width: 1280, height: 900 });
     expect(pageErrors).toEqual([]);
   });
+
+  it("keeps ids and instants whole at a glance at 1280 px, and a multi-line error's lines", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "Glance", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "nightly-orders", workflow: "Glance", cron: "0 1 * * *" });
+    await r.ok("POST", "/v1/schedules/nightly-orders/backfill", {
+      start_at: "2026-11-15T01:00:00Z",
+      end_at: "2026-11-15T01:00:00Z",
+    });
+    const worker = { worker_id: "glance-worker" };
+    const { tasks } = await r.ok("POST", "/v1/worker/poll", {
+      ...worker,
+      workflows: [{ name: "Glance", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+      max_tasks: 1,
+      wait_ms: 0,
+    });
+    const message = "upload refused\n  status: 413\n  body: batch too large";
+    await r.ok("POST", `/v1/worker/tasks/${tasks[0].task_id}/fail`, {
+      ...worker,
+      error: { message },
+      retryable: false,
+    });
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/schedules/nightly-orders");
+    const glance = r.page.locator("section.glance");
+    /** The lines a piece of an element's text is drawn on (distinct tops of its boxes). */
+    const linesOf = (selector: string, piece: string) =>
+      glance.locator(selector).evaluate((e, text) => {
+        const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+        const nodes: Text[] = [];
+        for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) nodes.push(n as Text);
+        const whole = nodes.map((n) => n.data).join("");
+        const start = whole.indexOf(text);
+        const range = document.createRange();
+        let at = 0;
+        for (const n of nodes) {
+          const end = at + n.data.length;
+          if (start >= at && start < end) range.setStart(n, start - at);
+          if (start + text.length > at && start + text.length <= end) range.setEnd(n, start + text.length - at);
+          at = end;
+        }
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      }, piece);
+    const link = 'a[href^="#/executions/"]';
+    expect(await glance.locator(link).textContent()).toBe("nightly-orders:2026-11-15T01:00:00Z");
+    expect(await linesOf(link, "2026-11-15T01:00:00Z")).toBe(1);
+    expect(await linesOf(".zones time", "2026-11-16T01:00:00Z")).toBe(1);
+    // Nothing in the box runs past its column.
+    const over = await glance.evaluate((g) =>
+      [...g.children].filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent),
+    );
+    expect(over).toEqual([]);
+    expect(await glance.locator(".glance-error").innerText()).toBe(message);
+  });
 });
