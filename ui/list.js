@@ -306,22 +306,46 @@ export function listView(params) {
   const next = h("button", { type: "button", id: "page-next", class: "button small", text: "Next →", disabled: true });
   const pageInfo = h("span", { id: "page-info", class: "muted small" });
 
+  const filtersToggle = h("button", {
+    type: "button",
+    id: "filters-toggle",
+    class: "button small filters-toggle",
+    "aria-expanded": "false",
+    "aria-controls": "more-filters",
+  });
   const filters = h(
     "form",
     { class: "filters", role: "search", "aria-label": "Search and filter schedules" },
     h("div", { class: "field grow" }, h("label", { for: "search", text: "Search" }), search),
-    h("div", { class: "field" }, h("label", { for: "filter-state", text: "State" }), stateSel),
-    h("div", { class: "field" }, h("label", { for: "filter-outcome", text: "Last outcome" }), outcomeSel),
-    h("div", { class: "field" }, h("label", { for: "filter-workflow", text: "Workflow" }), workflowSel),
+    filtersToggle,
     h(
       "div",
-      { class: "field" },
-      h("label", { for: "sort", text: "Sort by" }),
-      h("div", { class: "row" }, sortSel, orderBtn),
+      { class: "more-filters", id: "more-filters" },
+      h("div", { class: "field" }, h("label", { for: "filter-state", text: "State" }), stateSel),
+      h("div", { class: "field" }, h("label", { for: "filter-outcome", text: "Last outcome" }), outcomeSel),
+      h("div", { class: "field" }, h("label", { for: "filter-workflow", text: "Workflow" }), workflowSel),
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: "sort", text: "Sort by" }),
+        h("div", { class: "row" }, sortSel, orderBtn),
+      ),
+      h("label", { class: "check" }, overdue, " overdue only"),
     ),
-    h("label", { class: "check" }, overdue, " overdue only"),
   );
   filters.addEventListener("submit", (e) => e.preventDefault());
+  // On a phone the filters filled the whole first screen: below 600 px they fold behind this
+  // button (CSS), which says how many are set; wider, it is not shown and they all are.
+  const toggleText = () => {
+    const set = [stateSel.value, outcomeSel.value, workflowSel.value, overdue.checked].filter(Boolean).length;
+    filtersToggle.textContent = set > 0 ? `Filters and sort (${set} set)` : "Filters and sort";
+  };
+  toggleText();
+  filters.addEventListener("change", toggleText);
+  filtersToggle.addEventListener("click", () => {
+    const open = filters.classList.toggle("open");
+    filtersToggle.setAttribute("aria-expanded", String(open));
+  });
 
   const table = h(
     "table",

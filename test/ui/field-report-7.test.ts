@@ -8,7 +8,7 @@
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { haveChromium, SHOTS, type UiRig, useReportsRig } from "./browser.js";
+import { haveChromium, leaseReports, SHOTS, type UiRig, useReportsRig } from "./browser.js";
 
 describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
   let r: UiRig;
@@ -20,20 +20,29 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     for (const id of ["shift-a", "shift-b", "shift-c"]) {
       await r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Reports", interval: "1h" });
     }
+    // A live worker polls Reports, so the row itself does not change (no "waiting" line).
+    await leaseReports(r, "shift-worker");
     await r.open("#/?q=shift-");
     const posts: string[] = [];
     r.page.on("request", (req) => {
       if (req.method() === "POST") posts.push(new URL(req.url()).pathname);
     });
     const row = r.page.locator('tr[data-schedule-id="shift-b"]');
-    const rowBefore = await row.boundingBox();
+    // A refresh redraws the rows: a box read while the old row is swapped for the new one is null.
+    const rowBox = () =>
+      r.until(
+        () => row.boundingBox(),
+        (b) => b !== null,
+        "the row's box",
+      );
+    const rowBefore = await rowBox();
     const button = await row.locator('button[aria-label="Trigger shift-b"]').boundingBox();
     if (rowBefore === null || button === null) throw new Error("no row");
     const x = button.x + button.width / 2;
     const y = button.y + button.height / 2;
     await r.page.mouse.click(x, y);
     await r.page.locator("#status p", { hasText: "shift-b" }).waitFor();
-    expect(await row.boundingBox()).toEqual(rowBefore);
+    expect(await rowBox()).toEqual(rowBefore);
     await r.page.mouse.click(x, y);
     await r.until(
       async () => posts.length,
@@ -50,10 +59,45 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
       (n) => n === 2,
       "the outage lines",
     );
-    expect(await row.boundingBox()).toEqual(rowBefore);
+    expect(await rowBox()).toEqual(rowBefore);
     const refusal = r.page.locator("#status p").first();
     expect(await refusal.getAttribute("title")).toMatch(/^could not trigger shift-b: UNAVAILABLE/);
     await r.page.unroute("**/v1/**");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("keeps a row's buttons in place when its trigger brings a 'waiting' line", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "Lonely", version: "1.0.0" });
+    for (const id of ["lonely-a", "lonely-b", "lonely-c"]) {
+      await r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Lonely", interval: "1h" });
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/?q=lonely-");
+    const posts: string[] = [];
+    r.page.on("request", (req) => {
+      if (req.method() === "POST" && req.url().includes("lonely")) posts.push(new URL(req.url()).pathname);
+    });
+    const trigger = r.page.locator('button[aria-label="Trigger lonely-b"]');
+    const box = () =>
+      r.until(
+        () => trigger.boundingBox(),
+        (b) => b !== null,
+        "the button's box",
+      );
+    const before = await box();
+    if (before === null) throw new Error("no button");
+    await r.page.mouse.click(before.x + before.width / 2, before.y + before.height / 2);
+    // No worker polls Lonely: the row says so under its outcome. That line widened the outcome
+    // column and moved the actions 40 px right, so the same spot was the row's Pause button.
+    await r.page.locator('tr[data-schedule-id="lonely-b"] .no-worker').waitFor();
+    expect(await box()).toEqual(before);
+    await r.page.mouse.click(before.x + before.width / 2, before.y + before.height / 2);
+    await r.until(
+      async () => posts.length,
+      (n) => n === 2,
+      "the second trigger",
+    );
+    expect(posts).toEqual(["/v1/schedules/lonely-b/trigger", "/v1/schedules/lonely-b/trigger"]);
     expect(pageErrors).toEqual([]);
   });
 
@@ -117,8 +161,21 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     const get = () => r.ok("GET", "/v1/schedules/trouble-refused");
     await r.setClock(new Date(r.clock.now() + 60_000).toISOString());
     await r.until(get, (s) => typeof s.last_error === "string", "the refused start");
-    await r.ok("POST", "/v1/schedules", { schedule_id: "trouble-waiting", workflow: "Reports", interval: "1h" });
+    await r.ok("POST", "/v1/workflows", { name: "Orphan", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "trouble-waiting", workflow: "Orphan", interval: "1h" });
     await r.ok("POST", "/v1/schedules/trouble-waiting/trigger", {});
+    // A row as wide as they get beside them: a long id and zone, a jitter, a pause note.
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "trouble-wide-nightly-reconciliation-of-every-regional-ledger",
+      workflow: "Reports",
+      cron: "30 2 * * 1-5",
+      timezone: "America/Argentina/Buenos_Aires",
+      jitter: "5s",
+      description: "Reconciles every regional ledger against the bank statements of the night before",
+    });
+    await r.ok("POST", "/v1/schedules/trouble-wide-nightly-reconciliation-of-every-regional-ledger/pause", {
+      note: "paused while the bank migrates its statement export to the new format",
+    });
     await r.page.setViewportSize({ width: 1280, height: 900 });
     await r.open("#/?q=trouble-");
     for (const selector of [
@@ -135,7 +192,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
       }));
       // Cut at 14 characters it read "not starting: in…" and "waiting: no live…".
       expect(fit.cut, `${selector}: ${fit.text}`).toBe(false);
-      expect(fit.width).toBeGreaterThan(150);
+      expect(fit.width).toBeGreaterThan(120);
       expect(fit.title).not.toBeNull();
       expect(fit.text).toContain(fit.title);
     }
@@ -143,6 +200,11 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
       .locator("table.schedules")
       .evaluate((t) => [t.getBoundingClientRect().width, (t.parentElement as HTMLElement).clientWidth]);
     expect(wrap[0]).toBeLessThanOrEqual(wrap[1]);
+    const table = await r.page.locator("table.schedules").boundingBox();
+    for (const b of await r.page.locator("table.schedules td.actions-cell button").all()) {
+      const box = await b.boundingBox();
+      expect(box !== null && table !== null && box.x + box.width <= table.x + table.width).toBe(true);
+    }
     await r.page.screenshot({ path: join(SHOTS, "list-trouble-1280.png") });
     expect(pageErrors).toEqual([]);
   });
@@ -283,5 +345,29 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     );
     expect(over).toEqual([]);
     expect(await glance.locator(".glance-error").innerText()).toBe(message);
+  });
+
+  it("folds the list's filters behind a button on a phone, where they filled the first screen", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "phone-first", workflow: "Reports", interval: "1h" });
+    await r.page.setViewportSize({ width: 390, height: 844 });
+    await r.open("#/");
+    const toggle = r.page.locator("#filters-toggle");
+    expect(await toggle.isVisible()).toBe(true);
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(await r.page.locator("#filter-state").isVisible()).toBe(false);
+    // The search and the first schedule are on the first screen.
+    expect(await r.page.locator("#search").isVisible()).toBe(true);
+    const firstRow = await r.page.locator("table.schedules tbody tr").first().boundingBox();
+    expect(firstRow?.y ?? Infinity).toBeLessThan(844);
+    await toggle.click();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    await r.page.selectOption("#filter-state", "active");
+    expect(await toggle.innerText()).toBe("Filters and sort (1 set)");
+    expect(await r.page.locator("#filter-state").isVisible()).toBe(true);
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/");
+    expect(await toggle.isVisible()).toBe(false);
+    expect(await r.page.locator("#filter-state").isVisible()).toBe(true);
+    expect(pageErrors).toEqual([]);
   });
 });
