@@ -10,6 +10,17 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { haveChromium, leaseReports, SHOTS, type UiRig, useReportsRig } from "./browser.js";
 
+// The DOM names of the code page.evaluate runs in the browser: the compiler here has no DOM lib
+// (tsconfig.json types Node), so they are declared for this file only.
+// biome-ignore lint/suspicious/noExplicitAny: browser globals, typed by the browser
+declare const document: any;
+// biome-ignore lint/suspicious/noExplicitAny: browser globals, typed by the browser
+declare const getComputedStyle: any;
+// biome-ignore lint/suspicious/noExplicitAny: browser globals, typed by the browser
+declare const NodeFilter: any;
+type HTMLElement = { clientWidth: number };
+type Text = { data: string };
+
 describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
   let r: UiRig;
   const pageErrors = useReportsRig((rig) => {
