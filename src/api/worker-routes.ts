@@ -110,7 +110,11 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
           store: d.store,
           clock: d.clock,
           executions: d.executions,
-          onChanged: () => d.wakeups.wake(),
+          // A timeout's cancel is for the worker holding the run: its parked poll asks it to heartbeat.
+          onChanged: () => {
+            d.wakeups.wake();
+            d.handOff?.nudge();
+          },
           ...((d.sweeperLog ?? d.log) ? { log: d.sweeperLog ?? d.log } : {}),
         });
   const notifier =
@@ -223,7 +227,10 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());
-    const claimed = await tasks.poll(body, AbortSignal.any([gone.signal, closing.signal]), holder.identity);
+    let nudged = false;
+    const claimed = await tasks.poll(body, AbortSignal.any([gone.signal, closing.signal]), holder.identity, () => {
+      nudged = true;
+    });
     if (gone.signal.aborted && claimed.length) {
       await tasks.release(
         holder,
@@ -231,7 +238,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       );
       return { tasks: [] };
     }
-    return { tasks: claimed };
+    return nudged ? { tasks: claimed, heartbeat: true } : { tasks: claimed };
   });
   route<{ task_ids: string[] }>(
     "/v1/worker/heartbeat",

@@ -120,7 +120,15 @@ export const TaskAnswer = Type.Object(
   },
   { description: "a leased task: one run of one execution" },
 );
-export const PollAnswer = Type.Object({ tasks: Type.Array(TaskAnswer) });
+export const PollAnswer = Type.Object({
+  tasks: Type.Array(TaskAnswer),
+  heartbeat: Type.Optional(
+    Type.Literal(true, {
+      description:
+        "a cancel was requested for a run some worker holds: heartbeat now to hear whether it is one of yours",
+    }),
+  ),
+});
 export const HeartbeatAnswer = Type.Object({
   tasks: Type.Record(
     Type.String(),

@@ -60,6 +60,8 @@ export interface TaskJson {
 
 export interface PollResponseJson {
   tasks: TaskJson[];
+  /** A cancel was requested for a run some worker holds: heartbeat now (docs/workflows.md § Cancellation). */
+  heartbeat?: true;
 }
 
 export interface HeartbeatRequestJson {

@@ -80,6 +80,8 @@ export interface ExecutionsOptions {
    * wake-up; on PostgreSQL a trigger also NOTIFYs at commit). Default: nothing.
    */
   onTaskQueued?: () => void;
+  /** A cancel left to the worker holding the run was requested (committed): nudge parked polls. */
+  onCancelRequested?: () => void;
   /**
    * Parked polls that a start's transaction leases its new tasks to (task-hand-off.ts): the
    * instance the worker protocol parks its polls in. Default none: every task waits to be claimed.
@@ -103,6 +105,7 @@ export class Executions {
   /** Listeners of {@link subscribeEnded}. */
   private readonly endedListeners = new Set<(execution: Execution) => void>();
   private readonly onTaskQueued: ExecutionsOptions["onTaskQueued"];
+  private readonly onCancelRequested: ExecutionsOptions["onCancelRequested"];
   private readonly handOff: TaskHandOff | undefined;
   /** Workflow settings read inside a transaction, per workflow name (timeouts of a fire batch). */
   private readonly settingsInTx = new WeakMap<StoreOps, Map<string, JsonObject>>();
@@ -117,6 +120,7 @@ export class Executions {
     this.newId = options.newId ?? newTimeOrderedId;
     this.onEnded = options.onEnded;
     this.onTaskQueued = options.onTaskQueued;
+    this.onCancelRequested = options.onCancelRequested;
     this.handOff = options.handOff;
     this.workers = new WorkerRegistry(options.store, options.clock);
     if (this.maxActive !== undefined && !(Number.isSafeInteger(this.maxActive) && this.maxActive >= 1)) {
@@ -190,6 +194,13 @@ export class Executions {
     // polls look again. On SQLite nothing else woke them (PostgreSQL's trigger did), so the cancel of
     // a run waiting out a back-off waited for a poll's timeout, up to 20 s.
     if (tx === undefined && isActiveStatus(execution.status) && execution.cancelReason !== null) this.onTaskQueued?.();
+    // The worker holding the run hears of it at its next heartbeat: asked to send it now, once
+    // the cancel is committed (a fire's cancel_previous, a trigger's: inside their transaction).
+    if (isActiveStatus(execution.status) && execution.cancelReason !== null && this.onCancelRequested !== undefined) {
+      const nudge = this.onCancelRequested;
+      if (tx === undefined) nudge();
+      else tx.onEnd({ committed: nudge, rolledBack: () => undefined });
+    }
     return execution;
   }
 

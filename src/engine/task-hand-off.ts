@@ -30,6 +30,8 @@ export interface ParkRequest {
 export class ParkedPoll {
   private state: "parked" | "promised" | "gone" = "parked";
   private readonly taken = new AbortController();
+  /** TaskHandOff's count of nudges when this poll parked. */
+  private readonly nudgesAtPark: number;
   /** What the transaction it is promised to handed it so far. */
   readonly handed: LeaseWrite[] = [];
   private outcome: Promise<LeaseWrite[]> | null = null;
@@ -38,7 +40,10 @@ export class ParkedPoll {
   constructor(
     readonly request: ParkRequest,
     private readonly unpark: (poll: ParkedPoll) => void,
-  ) {}
+    private readonly nudges: () => number,
+  ) {
+    this.nudgesAtPark = nudges();
+  }
 
   /** Aborts when a transaction has leased this poll tasks (its wait can end: the answer is coming). */
   get signal(): AbortSignal {
@@ -66,6 +71,20 @@ export class ParkedPoll {
     return this.request.offers.find((o) => o.name === execution.workflow && o.version === execution.version);
   }
 
+  /** Ends the wait of a poll still parked (TaskHandOff.nudge). */
+  nudge(): void {
+    if (this.state === "parked") this.taken.abort();
+  }
+
+  /**
+   * Whether a cancel was committed since it parked (TaskHandOff.nudge): its worker is asked to
+   * heartbeat now. Counted, not flagged: a poll handed the very start that replaced the cancelled
+   * run (cancel_previous) is settled by the same commit, before the nudge runs.
+   */
+  get nudged(): boolean {
+    return this.nudges() > this.nudgesAtPark;
+  }
+
   /** Taken by a transaction (TaskHandOff.take): only it may hand this poll tasks. */
   promise(): void {
     this.state = "promised";
@@ -85,14 +104,32 @@ const NONE: ReadonlyMap<string, LeaseWrite> = new Map();
 export class TaskHandOff {
   /** The parked polls, oldest first. */
   private readonly parked = new Set<ParkedPoll>();
+  /** Cancels committed so far (nudge): a poll parked before the last one heartbeats now. */
+  private nudgeCount = 0;
   /** The polls each open transaction has taken, answered when it ends. */
   private readonly promised = new WeakMap<StoreOps, Set<ParkedPoll>>();
 
   /** Parks a poll until it leaves ({@link ParkedPoll.leave}) or a transaction hands it tasks. */
   park(request: ParkRequest): ParkedPoll {
-    const poll = new ParkedPoll(request, (p) => this.parked.delete(p));
+    const poll = new ParkedPoll(
+      request,
+      (p) => this.parked.delete(p),
+      () => this.nudgeCount,
+    );
     this.parked.add(poll);
     return poll;
+  }
+
+  /**
+   * A cancel was requested for a run some worker may hold (a cancel, cancel_previous, a timeout):
+   * every parked poll ends now, answered `heartbeat: true`, so its worker heartbeats at once and
+   * hears the cancel there, instead of at its next heartbeat, a fifth of the lease later (6 s by
+   * default: a replaced run of a 1 s cancel_previous schedule ran beside up to five others).
+   * docs/workflows.md § Cancellation and compensation.
+   */
+  nudge(): void {
+    this.nudgeCount++;
+    for (const poll of this.parked) poll.nudge();
   }
 
   /** How many polls are parked (tests and metrics). */

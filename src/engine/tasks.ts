@@ -85,7 +85,13 @@ export class WorkerTasks {
    * Leases up to `max_tasks` tasks of the offered workflows; when none is available, waits for a
    * wake-up (a new or requeued task), the end of a back-off, the poll timeout or `signal`.
    */
-  async poll(request: PollRequestJson, signal?: AbortSignal, identity: string | null = null): Promise<TaskJson[]> {
+  async poll(
+    request: PollRequestJson,
+    signal?: AbortSignal,
+    identity: string | null = null,
+    /** Called when the poll ends for a cancel's nudge (TaskHandOff.nudge): answered `heartbeat: true`. */
+    onNudged?: () => void,
+  ): Promise<TaskJson[]> {
     if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
     await this.o.executions.workers.seen(request.worker_id, request.workflows);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
@@ -121,7 +127,9 @@ export class WorkerTasks {
       const stop = waiting === undefined ? signal : signal ? AbortSignal.any([signal, waiting.signal]) : waiting.signal;
       await armed.wait(Math.max(1, until - now), stop);
       const handed = (await waiting?.leave()) ?? [];
+      if (waiting?.nudged === true) onNudged?.();
       if (handed.length) return handed.map((h) => this.toTaskJson(h.task, h.execution, []));
+      if (waiting?.nudged === true) return [];
       parked = true;
     }
   }

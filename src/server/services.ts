@@ -159,6 +159,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     clock,
     workflows,
     onTaskQueued: () => wakeups.wake(),
+    onCancelRequested: () => handOff.nudge(),
     handOff,
     ...(options.maxActiveExecutions !== undefined ? { maxActiveExecutions: options.maxActiveExecutions } : {}),
     onEnded: wakeBuffers,

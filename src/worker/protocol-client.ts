@@ -81,13 +81,13 @@ export class ProtocolClient {
     return this.o.workerId;
   }
 
-  async poll(body: Omit<PollRequestJson, "worker_id">): Promise<TaskJson[]> {
+  async poll(body: Omit<PollRequestJson, "worker_id">): Promise<PollResponseJson> {
     const res = await request<PollResponseJson>(this.pollHttp, {
       method: "POST",
       path: "/v1/worker/poll",
       body: { worker_id: this.o.workerId, ...body },
     });
-    return res.body.tasks;
+    return res.body;
   }
 
   /** POST /v1/workflows, as OrbitClient.registerWorkflow but on this client's connections. */

@@ -253,11 +253,15 @@ export class Worker {
       try {
         // While polls fail, one that gets through answers at once (wait_ms 0), so "polling again" is
         // said when the server is back, not when a long poll ends up to 20 s later.
-        tasks = await this.api.poll({
+        const answer = await this.api.poll({
           workflows: this.offers,
           max_tasks: Math.min(free, MAX_TASKS_PER_POLL),
           ...(polls.failing ? { wait_ms: 0 } : {}),
         });
+        tasks = answer.tasks;
+        // A cancel was requested for a run some worker holds: heartbeat now to hear whether it is
+        // one of this worker's (its code's signal aborts in milliseconds, not at the next heartbeat).
+        if (answer.heartbeat === true && this.running.size > 0) this.heartbeatWake.abort();
       } catch (err) {
         if (this.closing.signal.aborted) break;
         polls.failed(err);
