@@ -10,6 +10,9 @@ import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 
 /** The server could not be reached at all (connection refused, DNS failure, timeout). */
+/** The reason of a request that got no answer before its timeout. */
+const NO_ANSWER = "no answer in time";
+
 export class ServerUnreachableError extends Error {
   override readonly name = "ServerUnreachableError";
   constructor(
@@ -17,8 +20,14 @@ export class ServerUnreachableError extends Error {
     readonly reason: string,
   ) {
     // A refused connection is the common case (no server started): the plain message says it all.
+    // One that took the request and did not answer in time is up, most likely busy or waiting on
+    // its database: asking whether it runs misled (a server held up by a table lock).
     const detail = reason === "ECONNREFUSED" ? "" : `: ${reason}`;
-    super(`cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`);
+    super(
+      reason === NO_ANSWER
+        ? `the Orbit server at ${baseUrl} did not answer in time (busy, or waiting for its database: its log and /readyz say which)`
+        : `cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`,
+    );
   }
 }
 
@@ -223,7 +232,7 @@ function exchange(
       return true;
     };
     const fail = (err: unknown): void => {
-      if (settle()) reject(new ServerUnreachableError(http.baseUrl, late ? "no answer in time" : causeOf(err)));
+      if (settle()) reject(new ServerUnreachableError(http.baseUrl, late ? NO_ANSWER : causeOf(err)));
     };
     req.on("error", fail);
     req.on("response", (res: IncomingMessage) => {
@@ -287,7 +296,7 @@ function codeOf(code: unknown, status: number): ErrorCode {
 
 /** The most specific reason fetch gives (`ECONNREFUSED`, `ENOTFOUND`, a timeout …). */
 function causeOf(err: unknown): string {
-  if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) return "no answer in time";
+  if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) return NO_ANSWER;
   // node:http's own errors carry the code themselves; fetch's wrap them as the cause.
   const own = err instanceof Error ? (err as { code?: unknown }).code : undefined;
   if (typeof own === "string") return own;

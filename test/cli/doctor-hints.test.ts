@@ -51,3 +51,17 @@ it("a server that answers but whose own checks get no answer in time keeps the c
   expect(r.stderr).not.toContain("cannot reach the Orbit server");
   expect(r.code).not.toBe(0);
 });
+
+it("a server that took the request and did not answer in time is said to be busy, not asked whether it runs", async () => {
+  const stuck = (async () => {
+    throw new DOMException("The operation was aborted due to timeout", "TimeoutError");
+  }) as typeof fetch;
+  const r = await runCli(["schedule", "get", "nightly"], {
+    fetch: stuck,
+    env: { ORBIT_SERVER: "http://orbit.test:7233" },
+  });
+  expect(r.stderr).toContain(
+    "the Orbit server at http://orbit.test:7233 did not answer in time (busy, or waiting for its database: its log and /readyz say which)",
+  );
+  expect(r.stderr).not.toContain("is `orbit server` running?");
+});
