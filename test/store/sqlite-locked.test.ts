@@ -2,7 +2,9 @@
  * Another process holding the SQLite file's write lock past the busy timeout (an `sqlite3` shell's
  * BEGIN IMMEDIATE) makes a write fail with 503 UNAVAILABLE, which workers resend and the loop
  * retries: it was 500 INTERNAL, and a worker's step report failed the attempt of a workflow that
- * never failed. Once the lock is let go, writes succeed again.
+ * never failed. Once the lock is let go, writes succeed again. The wait is spent off the event loop:
+ * inside SQLite's busy handler it froze the server for the whole wait, again for every statement
+ * (a tester's 30 s lock left /healthz unanswered throughout).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +45,39 @@ it("a write lock held by another process past the busy timeout is 503 UNAVAILABL
     expect((refused as OrbitError).message).toMatch(/^the SQLite database is locked by another process \(SQLITE_BUSY/);
     other.exec("COMMIT");
     expect(await store.insertWorkflow(workflow("1.0.0"))).toBe(true);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
+it("waits for the lock off the event loop: a timer runs meanwhile, and the write goes through once it is let go", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-locked-"));
+  dirs.push(dir);
+  const filename = join(dir, "orbit.db");
+  const store = new SqliteStore({ filename, busyTimeoutMs: 3000 });
+  await store.open();
+  const other = new Database(filename);
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    const order: string[] = [];
+    // The other process lets go from a timer: it can only run while the write waits if the wait
+    // leaves the event loop free (a wait inside SQLite's busy handler holds it for all 3 s).
+    setTimeout(() => {
+      order.push("timer");
+      other.exec("COMMIT");
+    }, 30);
+    const inserted = await store
+      .insertWorkflow({
+        name: "W",
+        version: "1.0.0",
+        inputSchema: null,
+        description: null,
+        createdMs: 0,
+        deprecatedMs: null,
+      })
+      .finally(() => order.push("write"));
+    expect({ inserted, order }).toEqual({ inserted: true, order: ["timer", "write"] });
   } finally {
     other.close();
     await store.close();

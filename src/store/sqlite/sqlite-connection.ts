@@ -47,6 +47,20 @@ interface QueuedTransaction {
  */
 const STORAGE_ERROR = /^SQLITE_(READONLY|IOERR|FULL|CANTOPEN|PERM|CORRUPT|NOTADB|BUSY|LOCKED)/;
 
+/** A lock another connection holds (SQLITE_BUSY, or SQLITE_LOCKED): worth waiting for. */
+const isBusy = (err: unknown): boolean =>
+  /^SQLITE_(BUSY|LOCKED)/.test(String((err as { code?: unknown } | null)?.code));
+
+/**
+ * How long SQLite's own busy handler waits for a lock before a statement fails: short, since
+ * better-sqlite3 waits synchronously and blocks the event loop meanwhile. The rest of the wait
+ * (SqliteConnection's lockWaitMs) is spent between tries, off the event loop.
+ */
+export const SQLITE_BUSY_SLICE_MS = 10;
+
+/** How long the readiness probe's write waits for another process's lock. */
+const PROBE_LOCK_WAIT_MS = 1000;
+
 function storageError(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && STORAGE_ERROR.test(code) ? `${code}: ${(err as Error).message}` : null;
@@ -81,7 +95,7 @@ export class SqliteConnection {
 
   private run<T>(fn: () => T): Promise<T> {
     if (this.joined() !== undefined) return Promise.resolve().then(() => this.writing(fn));
-    return this.exclusive(() => this.writing(fn));
+    return this.exclusive(() => this.waitingForLocks(fn));
   }
 
   /** Whether a transaction begun now would be a savepoint of {@link atomically}'s transaction. */
@@ -139,10 +153,11 @@ export class SqliteConnection {
    * Returns the cause, or null; clears the failure it had recorded when the write succeeds.
    */
   async probeWrite(): Promise<string | null> {
-    return this.exclusive(() => {
+    return this.exclusive(async () => {
       const db = this.requireDb();
       try {
-        db.exec("BEGIN IMMEDIATE");
+        // Another process's lock is waited for a second at most: readiness answers while it lasts.
+        await this.waitingForLocks(() => db.exec("BEGIN IMMEDIATE"), PROBE_LOCK_WAIT_MS);
         try {
           const version = Number(db.pragma("user_version", { simple: true }));
           db.pragma(`user_version = ${version}`);
@@ -194,8 +209,31 @@ export class SqliteConnection {
     );
   }
 
-  attach(db: Database.Database): void {
+  /**
+   * `lockWaitMs`: how long a write waits for another process's lock on the file before it fails
+   * (503, "locked by another process"). Waited in slices between tries, so the server goes on
+   * answering (/healthz, requests that need no write) meanwhile: the whole wait inside SQLite's
+   * busy handler froze the event loop for it, again for each statement (a tester's 30 s lock left
+   * /healthz unanswered throughout).
+   */
+  attach(db: Database.Database, lockWaitMs = 5000): void {
     this.db = db;
+    this.lockWaitMs = lockWaitMs;
+  }
+
+  private lockWaitMs = 5000;
+
+  /** Runs `fn` (one statement, or BEGIN), again while another connection holds the lock, up to lockWaitMs. */
+  private async waitingForLocks<T>(fn: () => T, waitMs = this.lockWaitMs): Promise<T> {
+    const until = performance.now() + Math.min(waitMs, this.lockWaitMs);
+    for (let pause = 5; ; pause = Math.min(2 * pause, 100)) {
+      try {
+        return fn();
+      } catch (err) {
+        if (!isBusy(err) || performance.now() + pause > until) throw this.storageFailure(err);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   get isOpen(): boolean {
@@ -270,7 +308,7 @@ export class SqliteConnection {
     try {
       // IMMEDIATE takes the write lock now rather than at the first write, so two processes on one
       // file cannot both read and then fail to upgrade (SQLITE_BUSY mid-transaction).
-      this.writing(() => this.prepared("BEGIN IMMEDIATE").statement.run());
+      await this.waitingForLocks(() => this.prepared("BEGIN IMMEDIATE").statement.run());
     } catch (error) {
       next.reject(error);
       return;

@@ -11,7 +11,7 @@ import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
 import { makeDirs, unwritableFolder } from "./make-dirs.js";
 import { migrateSqlite } from "./migrate.js";
-import { SqliteConnection } from "./sqlite-connection.js";
+import { SQLITE_BUSY_SLICE_MS, SqliteConnection } from "./sqlite-connection.js";
 
 export interface SqliteStoreOptions {
   /** Folder holding `orbit.db`; created (with parents) if missing. Default `./.orbit`. */
@@ -19,8 +19,9 @@ export interface SqliteStoreOptions {
   /** The database file itself, overriding `dataDir` (`:memory:` for a throwaway store). Default unset. */
   filename?: string;
   /**
-   * How long a statement waits for another process's write lock before failing with SQLITE_BUSY, in
-   * ms. better-sqlite3 waits synchronously, so keep it short. Default 5000.
+   * How long a write waits for another process's lock on the file before failing (503, "locked by
+   * another process"), in ms. Waited between tries, off the event loop (SqliteConnection.attach).
+   * Default 5000.
    */
   busyTimeoutMs?: number;
   /**
@@ -51,6 +52,11 @@ export class SqliteStore extends SqlOps implements Store {
   /** After open(): a newer release's additive migrations the file has (docs/operations.md § Upgrade). */
   newerMigrations: readonly AppliedMigration[] = [];
 
+  /** How long a write waits for another process's lock (SqliteStoreOptions.busyTimeoutMs). */
+  private get lockWaitMs(): number {
+    return Math.max(0, Math.trunc(this.options.busyTimeoutMs ?? 5000));
+  }
+
   constructor(private readonly options: SqliteStoreOptions = {}) {
     const connection = new SqliteConnection();
     super(connection.locked, sqliteDialect);
@@ -73,7 +79,7 @@ export class SqliteStore extends SqlOps implements Store {
     }
     try {
       db.pragma("journal_mode = WAL");
-      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(this.options.busyTimeoutMs ?? 5000))}`);
+      db.pragma(`busy_timeout = ${Math.min(this.lockWaitMs, SQLITE_BUSY_SLICE_MS)}`);
       db.pragma(`synchronous = ${this.options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
       // A negative cache_size is in KiB (SQLite's own default is 2 MB).
       // After a checkpoint empties the WAL, a WAL grown past this (a large transaction, a burst
@@ -86,7 +92,7 @@ export class SqliteStore extends SqlOps implements Store {
       db.close();
       throw unwritableFolder(dirname(this.filename), error) ?? error;
     }
-    this.connection.attach(db);
+    this.connection.attach(db, this.lockWaitMs);
     this.state = "open";
   }
 
