@@ -1,7 +1,7 @@
 /**
  * `orbit schedule create|get|list|update|delete|occurrences`: the schedule itself and its ledger.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { OccurrenceJson, ScheduleCreateBody, ScheduleSettingsBody } from "../client/types.js";
 import {
   addWriteOptions,
@@ -109,6 +109,8 @@ Examples:
     .option("--workflow <name>", "only schedules of this workflow")
     .option("--state <state>", "only schedules in this state: active, paused or ended", oneOf(SCHEDULE_STATES))
     .option("--limit <n>", "list at most n schedules (one page)", wholeNumber(1, 1000))
+    // As `orbit ps --all` takes it: here every schedule is listed already, so it only says so.
+    .addOption(new Option("--all", "list every schedule (the default; follows the server's pages)").conflicts("limit"))
     .option(
       "--wide",
       "add an OUTCOME column after STATE: the last ended run (COMPLETED, FAILED x3, …), START FAILED, NO WORKER",

@@ -352,6 +352,17 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("takes schedule list --all, as ps does: every page, as without it; with --limit it is bad usage", async () => {
+    const server = new FakeServer(() => ({ status: 200, body: { schedules: [], next_cursor: null } }));
+    const all = await server.run(["schedule", "list", "--all"]);
+    expect({ code: all.code, stderr: all.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(server.requests[0]?.path).toMatch(/^\/v1\/schedules\?/);
+    const both = await server.run(["schedule", "list", "--all", "--limit", "5"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("cannot be used with option '--limit <n>'");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("counts a retried run's elapsed from its retry, not from run 1's start", async () => {
     // Run 1 started 11 minutes before, failed, sat FAILED; `orbit retry` started run 2 2 s ago.
     const retried = {
