@@ -13,8 +13,7 @@ import type {
 } from "../domain/api-json.js";
 import type { ExecutionStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import type { ScheduleSettings } from "../domain/schedule.js";
-import type { NotifyEvent } from "../engine/outcome-settings.js";
+import type { NotifyEvent, ScheduleSettings } from "../domain/schedule.js";
 
 export type {
   ExecutionEventJson,

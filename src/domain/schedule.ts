@@ -37,6 +37,10 @@ export type CatchupPolicy = (typeof CATCHUP_POLICIES)[number];
 /** Why an occurrence did not start (ledger `reason`, metric label). */
 export type SkipReason = "overlap" | "concurrency" | "missed" | "buffer_full";
 
+/** The events a `notify` target may ask for; all of them when it names none. */
+export const NOTIFY_EVENTS = ["failure", "timeout", "dead_letter", "paused", "recovery"] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
 export interface ScheduleSettings {
   schedule_id: string;
   workflow: string;

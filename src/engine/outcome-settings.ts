@@ -6,12 +6,10 @@
 import { isBlockedAddress } from "../domain/blocked-address.js";
 import { invalidArgument, OrbitError } from "../domain/errors.js";
 import { isJsonObject } from "../domain/json.js";
-import { type ScheduleSettings, WHOLE_SETTING_RANGES } from "../domain/schedule.js";
+import { NOTIFY_EVENTS, type ScheduleSettings, WHOLE_SETTING_RANGES } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
 
-/** The events a `notify` target may ask for; all of them when it names none. */
-export const NOTIFY_EVENTS = ["failure", "timeout", "dead_letter", "paused", "recovery"] as const;
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export { NOTIFY_EVENTS, type NotifyEvent } from "../domain/schedule.js";
 
 const MIN_TIMEOUT_MS = 1000;
 const MAX_TIMEOUT_MS = 365 * 86_400_000;
