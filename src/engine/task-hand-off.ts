@@ -41,8 +41,11 @@ export class ParkedPoll {
     readonly request: ParkRequest,
     private readonly unpark: (poll: ParkedPoll) => void,
     private readonly nudges: () => number,
+    /** The nudges already told to this worker (TaskHandOff's count when its last poll was answered). */
+    told: number,
+    private readonly answered: () => void,
   ) {
-    this.nudgesAtPark = nudges();
+    this.nudgesAtPark = told;
   }
 
   /** Aborts when a transaction has leased this poll tasks (its wait can end: the answer is coming). */
@@ -64,6 +67,7 @@ export class ParkedPoll {
       this.state = "gone";
       this.unpark(this);
     }
+    this.answered();
     return this.outcome ?? Promise.resolve([]);
   }
 
@@ -101,23 +105,44 @@ export class ParkedPoll {
 
 const NONE: ReadonlyMap<string, LeaseWrite> = new Map();
 
+/** The most workers whose told nudges are kept (TaskHandOff.told). */
+const MAX_TOLD = 10_000;
+
 export class TaskHandOff {
   /** The parked polls, oldest first. */
   private readonly parked = new Set<ParkedPoll>();
   /** Cancels committed so far (nudge): a poll parked before the last one heartbeats now. */
   private nudgeCount = 0;
+  /**
+   * Per worker id, the nudge count when its last parked poll was answered: a cancel committed while
+   * its next poll was on the way (parked nowhere) is told when that poll parks, at once. Forgotten
+   * when the worker leaves; dropped whole past MAX_TOLD workers (the heartbeat still carries it).
+   */
+  private readonly told = new Map<string, number>();
   /** The polls each open transaction has taken, answered when it ends. */
   private readonly promised = new WeakMap<StoreOps, Set<ParkedPoll>>();
 
   /** Parks a poll until it leaves ({@link ParkedPoll.leave}) or a transaction hands it tasks. */
   park(request: ParkRequest): ParkedPoll {
+    const worker = request.workerId;
     const poll = new ParkedPoll(
       request,
       (p) => this.parked.delete(p),
       () => this.nudgeCount,
+      this.told.get(worker) ?? this.nudgeCount,
+      () => {
+        if (this.told.size >= MAX_TOLD && !this.told.has(worker)) this.told.clear();
+        this.told.set(worker, this.nudgeCount);
+      },
     );
     this.parked.add(poll);
+    if (poll.nudged) poll.nudge();
     return poll;
+  }
+
+  /** The worker left (its close): nothing is kept for it. */
+  forget(workerId: string): void {
+    this.told.delete(workerId);
   }
 
   /**

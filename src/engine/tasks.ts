@@ -194,6 +194,7 @@ export class WorkerTasks {
 
   /** The worker polls no more (Worker.close()). */
   leave(holder: LeaseHolder): Promise<void> {
+    this.o.handOff?.forget(holder.workerId);
     return this.o.executions.workers.left(holder.workerId);
   }
 

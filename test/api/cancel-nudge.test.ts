@@ -1,0 +1,65 @@
+/**
+ * A committed cancel asks the workers to heartbeat now (docs/workflows.md § Cancellation and
+ * compensation): a poll parked on the server is answered `heartbeat: true` at once; so is the
+ * worker's next poll when the cancel came while none of its polls was parked (its previous answer
+ * on the way back, its next not yet arrived): that cancel was told to nobody, and the worker heard
+ * it only at its next heartbeat. The server's clock is manual here: a poll nobody answers waits
+ * until the test moves it.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.call("POST", "/v1/workflows", { name: "W", version: "1.0.0" });
+});
+afterAll(() => t.stop());
+
+/** Until one more sleep waits on the server's clock than `before` (a poll has parked). */
+const parked = (before: number) =>
+  t.until(
+    async () => t.clock.pendingSleeps,
+    (n) => n > before,
+    "the poll to park",
+  );
+/** Never reached when the answer comes: it only ends a test whose poll waits on. */
+const orNull = <T>(answer: Promise<T>) =>
+  Promise.race([answer, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000))]);
+
+const poll = (worker: string, wait = 0) =>
+  t.call("POST", "/v1/worker/poll", { worker_id: worker, workflows: offer, max_tasks: 1, wait_ms: wait });
+
+it("answers a parked poll heartbeat: true when a cancel is committed", async () => {
+  await t.call("POST", "/v1/executions", { execution_id: "a", workflow: "W", input: {} });
+  expect((await poll("w1")).body.tasks).toHaveLength(1);
+  const sleeping = t.clock.pendingSleeps;
+  const waiting = poll("w1", 10_000);
+  await parked(sleeping);
+  await t.call("POST", "/v1/executions/a/cancel", { reason: "stop" });
+  const answered = await orNull(waiting);
+  expect(answered).toMatchObject({ status: 200, body: { tasks: [], heartbeat: true } });
+});
+
+it("answers a worker's next poll heartbeat: true when the cancel came while none of its polls was parked", async () => {
+  await t.call("POST", "/v1/executions", { execution_id: "b", workflow: "W", input: {} });
+  expect((await poll("w2")).body.tasks).toHaveLength(1);
+  // Parked once and answered, so the server knows what it has told w2.
+  let sleeping = t.clock.pendingSleeps;
+  const first = poll("w2", 10_000);
+  await parked(sleeping);
+  t.clock.advance(10_000);
+  expect((await first).body).toEqual({ tasks: [] });
+  // The cancel comes between two polls of w2.
+  await t.call("POST", "/v1/executions/b/cancel", { reason: "stop" });
+  const next = poll("w2", 10_000);
+  const answered = await orNull(next);
+  expect(answered).toMatchObject({ status: 200, body: { tasks: [], heartbeat: true } });
+  // Told once: the poll after that waits as usual.
+  sleeping = t.clock.pendingSleeps;
+  const quiet = poll("w2", 10_000);
+  await parked(sleeping);
+  t.clock.advance(10_000);
+  expect((await quiet).body).toEqual({ tasks: [] });
+});
