@@ -19,21 +19,27 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-it("a write lock held by another process past the busy timeout is 503 UNAVAILABLE, and passes", async () => {
+/** A store on a fresh file that waits `busyTimeoutMs` for locks, and another connection to the file. */
+async function storeAndOther(busyTimeoutMs: number): Promise<{ store: SqliteStore; other: Database.Database }> {
   const dir = mkdtempSync(join(tmpdir(), "orbit-locked-"));
   dirs.push(dir);
   const filename = join(dir, "orbit.db");
-  const store = new SqliteStore({ filename, busyTimeoutMs: 20 });
+  const store = new SqliteStore({ filename, busyTimeoutMs });
   await store.open();
-  const other = new Database(filename);
-  const workflow = (version: string) => ({
-    name: "W",
-    version,
-    inputSchema: null,
-    description: null,
-    createdMs: 0,
-    deprecatedMs: null,
-  });
+  return { store, other: new Database(filename) };
+}
+
+const workflow = (version: string) => ({
+  name: "W",
+  version,
+  inputSchema: null,
+  description: null,
+  createdMs: 0,
+  deprecatedMs: null,
+});
+
+it("a write lock held by another process past the busy timeout is 503 UNAVAILABLE, and passes", async () => {
+  const { store, other } = await storeAndOther(20);
   try {
     other.exec("BEGIN IMMEDIATE");
     const refused = await store.insertWorkflow(workflow("1.0.0")).then(
@@ -52,12 +58,7 @@ it("a write lock held by another process past the busy timeout is 503 UNAVAILABL
 });
 
 it("waits for the lock off the event loop: a timer runs meanwhile, and the write goes through once it is let go", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "orbit-locked-"));
-  dirs.push(dir);
-  const filename = join(dir, "orbit.db");
-  const store = new SqliteStore({ filename, busyTimeoutMs: 3000 });
-  await store.open();
-  const other = new Database(filename);
+  const { store, other } = await storeAndOther(3000);
   try {
     other.exec("BEGIN IMMEDIATE");
     const order: string[] = [];
@@ -67,16 +68,7 @@ it("waits for the lock off the event loop: a timer runs meanwhile, and the write
       order.push("timer");
       other.exec("COMMIT");
     }, 30);
-    const inserted = await store
-      .insertWorkflow({
-        name: "W",
-        version: "1.0.0",
-        inputSchema: null,
-        description: null,
-        createdMs: 0,
-        deprecatedMs: null,
-      })
-      .finally(() => order.push("write"));
+    const inserted = await store.insertWorkflow(workflow("1.0.0")).finally(() => order.push("write"));
     expect({ inserted, order }).toEqual({ inserted: true, order: ["timer", "write"] });
   } finally {
     other.close();
