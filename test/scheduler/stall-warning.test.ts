@@ -4,6 +4,8 @@
  * starved (SIGSTOP, a paused VM): then the warning's own timer runs late, before the batch's answer
  * is read, and a batch that took no time on the database looked as if it had waited the whole pause.
  * The pause is a synchronous busy spell inside the batch; the answer comes on a timer due after it.
+ * A batch that fails and falls back to firing each schedule alone counts each one's wait from its
+ * own start (the warnings went on counting from the failed batch's start through the fallback).
  */
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
@@ -55,5 +57,45 @@ describe("the fire batch stall warning [sqlite]", () => {
       await later(1); // its answer, read after the late timer has run
     });
     expect(warnings).toEqual([]);
+  });
+
+  it("counts a fallback fire's wait from its own start, not from the failed batch's", async () => {
+    const warnings: { waited: number; msg: string }[] = [];
+    const log = {
+      warn: (fields: object, msg: string) =>
+        void warnings.push({ waited: (fields as { waited_ms: number }).waited_ms, msg }),
+      error: () => undefined,
+    };
+    let urgent = 0;
+    let failedAt = 0;
+    const store = new Proxy(db.store, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (prop !== "transaction") return typeof value === "function" ? value.bind(target) : value;
+        type Tx = (tx: unknown) => Promise<unknown>;
+        return async (fn: Tx, options?: { urgent?: boolean }) => {
+          const run = (f: Tx, o?: object) =>
+            (target.transaction as (f: Tx, o?: object) => Promise<unknown>).call(target, f, o);
+          if (!options?.urgent) return run(fn, options);
+          if (++urgent === 1) {
+            // The batch: it reads its due rows, waits 1 s, then fails and rolls back.
+            return run(async (tx) => {
+              await fn(tx);
+              await later(20 * STALL_WARN_MS);
+              failedAt = warnings.length;
+              throw new Error("the batch fails");
+            }, options);
+          }
+          await later(6 * STALL_WARN_MS); // each schedule's own fire waits 300 ms
+          return run(fn, options);
+        };
+      },
+    });
+    const h = await makeHarness(store as Store, { now: "2026-11-15T00:00:30Z", log, stallWarnMs: STALL_WARN_MS });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
+    expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(1);
+    const fallback = warnings.slice(failedAt).filter((w) => w.msg.startsWith("a fire batch is still waiting"));
+    expect(fallback.length).toBeGreaterThan(0);
+    expect(fallback.filter((w) => w.waited >= 20 * STALL_WARN_MS)).toEqual([]);
   });
 });
