@@ -85,5 +85,29 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** The client for `cmd`'s connection (`--server`, `--token`, their environment variables). */
 export function clientFor(cmd: Command, io: CliIO): OrbitClient {
   const { server, token } = resolveConnection(cmd, io);
-  return new OrbitClient({ server, token, fetch: io.fetch });
+  return new OrbitClient({ server, token, fetch: saysWhenSlow(io.fetch ?? fetch, io) });
+}
+
+/** How long a request goes unanswered before the CLI says it still waits. */
+export const SLOW_ANSWER_MS = 5000;
+
+/**
+ * `fetchFn`, saying once on stderr when an answer takes longer than {@link SLOW_ANSWER_MS}: a server
+ * waiting on a table lock left `orbit schedule get` silent for up to its 30 s bound, which looked
+ * like a hang (a tester's report; long work shows progress).
+ */
+function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
+  return async (input, init) => {
+    const timer = setTimeout(() => {
+      io.stderr.print(
+        `orbit: still waiting for the server's answer after ${SLOW_ANSWER_MS / 1000} s (busy, or waiting for its database); it gives up at 30 s\n`,
+      );
+    }, SLOW_ANSWER_MS);
+    timer.unref();
+    try {
+      return await fetchFn(input, init);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }

@@ -3,7 +3,7 @@
  * is away (503) is told to wait for it, not to be upgraded — which fits only a server without the
  * route (404). Against a fake server (test/cli/fake-server.ts).
  */
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { FakeServer } from "./fake-server.js";
 import { runCli } from "./run-cli.js";
 
@@ -64,4 +64,30 @@ it("a server that took the request and did not answer in time is said to be busy
     "the Orbit server at http://orbit.test:7233 did not answer in time (busy, or waiting for its database: its log and /readyz say which)",
   );
   expect(r.stderr).not.toContain("is `orbit server` running?");
+});
+
+it("says once on stderr that it still waits when the server's answer takes longer than 5 s", async () => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    let answer: (r: Response) => void = () => undefined;
+    const slow = (() =>
+      new Promise<Response>((resolve) => {
+        answer = resolve;
+      })) as typeof fetch;
+    const running = runCli(["schedule", "get", "nightly"], {
+      fetch: slow,
+      env: { ORBIT_SERVER: "http://orbit.test:7233" },
+    });
+    await vi.advanceTimersByTimeAsync(4_999);
+    await vi.advanceTimersByTimeAsync(10_000);
+    answer(
+      new Response(JSON.stringify({ code: "NOT_FOUND", message: "schedule nightly does not exist" }), { status: 404 }),
+    );
+    const r = await running;
+    expect(r.stderr).toBe(
+      "orbit: still waiting for the server's answer after 5 s (busy, or waiting for its database); it gives up at 30 s\norbit: schedule nightly does not exist\n",
+    );
+  } finally {
+    vi.useRealTimers();
+  }
 });
