@@ -6,6 +6,7 @@
  */
 import {
   ApiError,
+  actionKey,
   cancelExecution,
   deleteSchedule,
   pauseSchedule,
@@ -163,7 +164,7 @@ export function trigger(id, done) {
   return run(
     `trigger ${id}`,
     async () => {
-      const r = await triggerSchedule(id);
+      const r = await triggerSchedule(id, actionKey());
       if (r.started) say(`started execution ${iso(r.execution_id)}`);
       else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
     },
@@ -242,7 +243,7 @@ export function retry(id, done) {
   return run(
     `retry ${id}`,
     async () => {
-      const e = await retryExecution(id);
+      const e = await retryExecution(id, actionKey());
       const of = e.status ? { about: `execution:${id}`, state: e.status } : undefined;
       say(`retried ${iso(id)}: ${e.status ?? "started"}${e.run ? ` (run ${e.run})` : ""}`, "ok", of);
     },
@@ -259,13 +260,33 @@ export function retry(id, done) {
  * @param {string} [cls]
  */
 export function actionButton(label, id, action, done, cls = "") {
+  const key = `${label}:${id}`;
   const button = h("button", {
     type: "button",
     class: `button small ${cls}`,
     "aria-label": `${label} ${id}`,
-    dataset: { action: label.toLowerCase(), focusKey: `${label}:${id}` },
+    dataset: { action: label.toLowerCase(), focusKey: key },
     onclick: async () => {
-      await action(id, done);
+      // A double click (or Enter pressed twice) started two executions: the button does nothing
+      // while its action's request is in flight. aria-disabled rather than disabled, so that the
+      // keyboard focus stays on it (a disabled button loses it).
+      if (inFlight.has(key)) return;
+      inFlight.add(key);
+      markBusy(key, true);
+      const release = () => {
+        if (!inFlight.delete(key)) return;
+        markBusy(key, false);
+      };
+      try {
+        // Released once the request is answered, before the refresh after it: a second,
+        // deliberate click after the status line says the first was done is a second action.
+        await action(id, async (ok) => {
+          release();
+          await done(ok);
+        });
+      } finally {
+        release();
+      }
       // Pause and Resume replace each other: the redrawn row has the other button, and without
       // this the keyboard focus fell back to the page.
       const other = SUCCESSOR[label];
@@ -277,7 +298,24 @@ export function actionButton(label, id, action, done, cls = "") {
     },
     text: label,
   });
+  // Redrawn by a refresh while its request is in flight, it stays disabled.
+  if (inFlight.has(key)) button.setAttribute("aria-disabled", "true");
   return button;
+}
+
+/** The actions (`Label:id`) whose request is in flight. @type {Set<string>} */
+const inFlight = new Set();
+
+/**
+ * Marks every button of one action (a refresh may have redrawn it) as busy or not.
+ * @param {string} key
+ * @param {boolean} busy
+ */
+function markBusy(key, busy) {
+  for (const b of document.querySelectorAll(`[data-focus-key="${CSS.escape(key)}"]`)) {
+    if (busy) b.setAttribute("aria-disabled", "true");
+    else b.removeAttribute("aria-disabled");
+  }
 }
 
 /** @type {Record<string, string>} the button that takes an action's place once it is done */

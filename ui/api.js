@@ -138,8 +138,12 @@ export const deleteSchedule = (id) => api("DELETE", `/v1/schedules/${enc(id)}`);
 export const pauseSchedule = (id, note) => api("POST", `/v1/schedules/${enc(id)}/pause`, note ? { note } : {});
 /** @param {string} id */
 export const resumeSchedule = (id) => api("POST", `/v1/schedules/${enc(id)}/resume`, {});
-/** @param {string} id */
-export const triggerSchedule = (id) => api("POST", `/v1/schedules/${enc(id)}/trigger`, {});
+/**
+ * @param {string} id
+ * @param {string} key the Idempotency-Key of this one user action: a repeat is answered once
+ */
+export const triggerSchedule = (id, key) =>
+  api("POST", `/v1/schedules/${enc(id)}/trigger`, {}, { "idempotency-key": key });
 /** @param {string} id @param {string} from @param {string} to */
 export const backfillSchedule = (id, from, to) =>
   api("POST", `/v1/schedules/${enc(id)}/backfill`, { start_at: from, end_at: to });
@@ -155,8 +159,21 @@ export const executionEvents = (id) => api("GET", `/v1/executions/${enc(id)}/eve
 /** @param {string} id @param {string} reason */
 export const cancelExecution = (id, reason) =>
   api("POST", `/v1/executions/${enc(id)}/cancel`, reason ? { reason } : {});
-/** @param {string} id */
-export const retryExecution = (id) => api("POST", `/v1/executions/${enc(id)}/retry`, {});
+/**
+ * @param {string} id
+ * @param {string} key the Idempotency-Key of this one user action
+ */
+export const retryExecution = (id, key) =>
+  api("POST", `/v1/executions/${enc(id)}/retry`, {}, { "idempotency-key": key });
+
+/**
+ * A key unique to one user action, for `Idempotency-Key`. crypto.randomUUID exists only in a
+ * secure context (https or localhost), and the UI is also served over plain http.
+ */
+export function actionKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `ui-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
 export const listWorkflows = () => api("GET", "/v1/workflows").then((b) => b.workflows);
 export const listWorkers = () => api("GET", "/v1/workers");
 export const whoAmI = () => api("GET", "/v1/me");

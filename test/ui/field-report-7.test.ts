@@ -61,6 +61,9 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
       "the second trigger",
     );
     expect(posts).toEqual(["/v1/schedules/shift-b/trigger", "/v1/schedules/shift-b/trigger"]);
+    // The button does nothing while its request is in flight (field-report-8): the next click
+    // waits for the second trigger's answer.
+    await r.page.locator("#status p", { hasText: "not started" }).waitFor();
     // Two lines at once (a refusal while the server is down, and the refresh failing) do not move
     // the rows either.
     await r.page.route("**/v1/**", (route) => route.abort("connectionrefused"));

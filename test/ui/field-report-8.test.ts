@@ -1,0 +1,91 @@
+/**
+ * What an eighth tester met: a double click on Trigger (or Retry) started two executions; the day
+ * grid skipped today after a backfill of old ranges; the backfill dialog let Backfill be clicked
+ * under the previous range's count; the status line scrolled out of view; right-to-left text
+ * clipped at its start; a phone's sort not counted as set; an execution no worker had taken read
+ * as started.
+ */
+
+import { describe, expect, it } from "vitest";
+import { haveChromium, type Json, leaseReports, type UiRig, useReportsRig } from "./browser.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
+  let r: UiRig;
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
+  });
+
+  for (const slow of [false, true]) {
+    it(`starts one execution for a double click and a double Enter on Trigger${slow ? " over a slow network" : ""}`, async () => {
+      const tag = slow ? "slow" : "fast";
+      if (slow) {
+        await r.page.route("**/v1/schedules/*/trigger", async (route) => {
+          await sleep(600);
+          await route.continue();
+        });
+      }
+      const keys: string[] = [];
+      const onRequest = (req: { method(): string; url(): string; headers(): Record<string, string> }) => {
+        if (req.method() === "POST" && req.url().includes("/trigger"))
+          keys.push(req.headers()["idempotency-key"] ?? "");
+      };
+      r.page.on("request", onRequest);
+      const executions = async (id: string): Promise<Json[]> =>
+        (await r.ok("GET", `/v1/executions?schedule_id=${id}`)).executions;
+      for (const how of ["click", "enter"]) {
+        const id = `twice-${tag}-${how}`;
+        await r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Reports", interval: "1h", overlap: "allow" });
+        await r.open(`#/?q=${id}`);
+        const button = r.page.locator(`button[aria-label="Trigger ${id}"]`);
+        if (how === "click") await button.dblclick();
+        else {
+          await button.focus();
+          await r.page.keyboard.press("Enter");
+          await r.page.keyboard.press("Enter");
+        }
+        await r.page.locator("#status p", { hasText: "started execution" }).waitFor();
+        // Whatever a second request would have done has had time to be done.
+        await sleep(slow ? 900 : 300);
+        const started = await executions(id);
+        expect(started).toHaveLength(1);
+        expect(await r.page.locator("#status").innerText()).toContain(started[0].execution_id);
+      }
+      r.page.off("request", onRequest);
+      if (slow) await r.page.unroute("**/v1/schedules/*/trigger");
+      // Each action sends its own key.
+      expect(keys).toHaveLength(2);
+      expect(keys.every((k) => k.length >= 16)).toBe(true);
+      expect(new Set(keys).size).toBe(2);
+      expect(pageErrors).toEqual([]);
+    });
+  }
+
+  it("retries a failed execution once for a double click", async () => {
+    await r.page.route("**/v1/executions/*/retry", async (route) => {
+      await sleep(600);
+      await route.continue();
+    });
+    const { execution_id: id } = await r.ok("POST", "/v1/executions", {
+      execution_id: "retry-twice",
+      workflow: "Reports",
+      version: "1.0.0",
+    });
+    const [task] = (await leaseReports(r, "retry-worker")).filter((t: Json) => t.execution_id === id);
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
+      worker_id: "retry-worker",
+      error: { message: "boom" },
+      retryable: false,
+    });
+    expect((await r.ok("GET", `/v1/executions/${id}`)).status).toBe("FAILED");
+    await r.open(`#/executions/${id}`);
+    await r.page.locator('button[data-action="retry"]').dblclick();
+    await r.page.locator("#status p", { hasText: `retried ${id}` }).waitFor();
+    await sleep(900);
+    expect((await r.ok("GET", `/v1/executions/${id}`)).run).toBe(2);
+    expect(await r.page.locator("#status").innerText()).not.toContain("could not");
+    await r.page.unroute("**/v1/executions/*/retry");
+    expect(pageErrors).toEqual([]);
+  });
+});
