@@ -148,8 +148,15 @@ export const triggerSchedule = (id, key) =>
 export const backfillSchedule = (id, from, to) =>
   api("POST", `/v1/schedules/${enc(id)}/backfill`, { start_at: from, end_at: to });
 /** @param {string} id */
-export const listOccurrences = (id, limit = 500) =>
-  api("GET", `/v1/schedules/${enc(id)}/occurrences?limit=${limit}`).then((b) => b.occurrences);
+export const listOccurrences = (id, limit = 500) => occurrencePage(id, limit).then((b) => b.occurrences);
+/**
+ * One page of the ledger, newest recorded first: `{occurrences, next_cursor}`.
+ * @param {string} id
+ * @param {number} limit
+ * @param {string | null} [cursor]
+ */
+export const occurrencePage = (id, limit, cursor = null) =>
+  api("GET", `/v1/schedules/${enc(id)}/occurrences${query({ limit, cursor })}`);
 /** @param {Record<string, string | number | boolean | null | undefined>} params */
 export const listExecutions = (params) => api("GET", `/v1/executions${query(params)}`);
 /** @param {string} id */

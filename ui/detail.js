@@ -5,14 +5,14 @@
  * over time and by day (failed runs red) and its recent executions.
  */
 import { actionButton, actionButtons, carryStatus, errorText, reload, say } from "./actions.js";
-import { ApiError, getExecution, getSchedule, listExecutions, listOccurrences, listWorkflows } from "./api.js";
+import { ApiError, getExecution, getSchedule, listExecutions, listWorkflows, occurrencePage } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
 import { ledgerLegend, ledgerTimeline } from "./charts.js";
 import { bidi, focusEnd, h, iso, jsonPre } from "./dom.js";
 import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
-import { occurrenceGrid, occurrenceGridHeading } from "./grid.js";
+import { gridLedger, occurrenceGrid, occurrenceGridHeading } from "./grid.js";
 import { jsonText } from "./json-text.js";
 import { scheduleForm } from "./schedule-form.js";
 import { upcomingSection } from "./upcoming.js";
@@ -148,10 +148,11 @@ function ledgerDetail(row) {
 }
 
 /**
- * @param {any[]} rows
+ * @param {any[]} rows the newest recorded ledger rows
+ * @param {import("./grid.js").GridLedger} grid the rows the day grid draws from (more, when it needs them)
  * @param {Map<string, string>} statuses
  */
-function ledgerSection(rows, statuses) {
+function ledgerSection(rows, grid, statuses) {
   const listed = rows.slice(0, LEDGER_ROWS_LISTED);
   return h(
     "section",
@@ -171,8 +172,8 @@ function ledgerSection(rows, statuses) {
       : h(
           "div",
           { class: "grid-wrap" },
-          h("h3", { class: "grid-heading", text: occurrenceGridHeading(rows, rows.length < LEDGER_READ) }),
-          occurrenceGrid(rows, statuses),
+          h("h3", { class: "grid-heading", text: occurrenceGridHeading(grid) }),
+          occurrenceGrid(grid.rows, statuses),
         ),
     rows.length === 0
       ? null
@@ -294,14 +295,14 @@ export function detailView(id) {
   let workflowNames = [];
 
   function render() {
-    const { sch, rows, executions, open } = last;
+    const { sch, rows, grid, executions, open } = last;
     // Each started ledger row carries its execution's status (docs/outcomes.md). The statuses were
     // read from the newest 200 executions, so past 200 an older failed run was drawn as started.
     /** @type {Map<string, string>} */
     // A run that hit its timeout is FAILED with error type Timeout: TIMED_OUT here, so the
     // pictures tell it from other failures as the list and the CLI do ("TIMED OUT").
     const statuses = new Map(
-      rows
+      grid.rows
         .filter((/** @type {any} */ row) => row.execution_id && row.status)
         .map((/** @type {any} */ row) => [
           row.execution_id,
@@ -414,7 +415,7 @@ export function detailView(id) {
         ),
         upcomingSection(sch, state, render),
       ),
-      ledgerSection(rows, statuses),
+      ledgerSection(rows, grid, statuses),
       executionsSection(executions),
     ];
     // replaceChildren would turn a null into the text "null".
@@ -436,13 +437,15 @@ export function detailView(id) {
       return;
     }
     try {
-      const [sch, rows, page, open] = await Promise.all([
+      const [sch, ledger, page, open] = await Promise.all([
         getSchedule(id),
-        listOccurrences(id, LEDGER_READ),
+        occurrencePage(id, LEDGER_READ),
         listExecutions({ schedule_id: id, limit: 20 }),
         openExecutions(id),
       ]);
       const executions = page.executions;
+      const rows = ledger.occurrences;
+      const grid = await gridLedger(id, ledger);
       // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
       const pending = sch.last_execution_id && sch.last_outcome?.execution_id !== sch.last_execution_id;
       const lastRun = pending ? await getExecution(sch.last_execution_id).catch(() => null) : null;
@@ -451,6 +454,7 @@ export function detailView(id) {
         last !== null &&
         last.sch.revision === sch.revision &&
         last.rows === rows &&
+        samePages(last.grid.pages, grid.pages) &&
         last.executions === executions &&
         last.open.count === open.count &&
         last.open.more === open.more
@@ -458,10 +462,10 @@ export function detailView(id) {
         return; // nothing moved (the lists answered 304): keep the page as it is, edits included
       if (editing && last !== null) {
         // Do not redraw under someone typing; the save is fenced by the revision anyway.
-        last = { sch: last.sch, rows, executions, open };
+        last = { sch: last.sch, rows, grid, executions, open };
         return;
       }
-      last = { sch, rows, executions, open };
+      last = { sch, rows, grid, executions, open };
       if (workflowNames.length === 0)
         workflowNames = [...new Set((await listWorkflows().catch(() => [])).map((/** @type {any} */ w) => w.name))];
       render();
@@ -507,4 +511,13 @@ async function openExecutions(id) {
     count: pages.reduce((n, p) => n + p.executions.length, 0),
     more: pages.some((p) => p.next_cursor !== null && p.next_cursor !== undefined),
   };
+}
+
+/**
+ * Whether the ledger pages read for the grid are the same answers (each 304) as the last time.
+ * @param {any[]} a
+ * @param {any[]} b
+ */
+function samePages(a, b) {
+  return a.length === b.length && a.every((page, i) => page === b[i]);
 }

@@ -6,10 +6,61 @@
  * for started ones (failed red), the reason for skipped ones. Each square links to its execution
  * and has a title and an accessible name.
  */
+import { occurrencePage } from "./api.js";
 import { h } from "./dom.js";
 
 /** The days the grid shows: the newest that hold an occurrence. */
 const DAYS = 14;
+/** Ledger pages the grid reads at most, past the first (500 rows each). */
+const MORE_PAGES = 4;
+
+/**
+ * What the grid draws from: the ledger rows read and what they cover.
+ * @typedef {{rows: any[], pages: any[], whole: boolean, covered: boolean, since: string | null}} GridLedger
+ */
+
+/**
+ * The ledger rows that hold the newest 14 days with occurrences. The ledger is read newest
+ * *recorded* first, so a backfill of old ranges fills the first page with old occurrences and
+ * today's fires fall off it: the grid showed October days and no today. A row is recorded at or
+ * after its occurrence, so once the oldest row read was recorded before the 14th day's start,
+ * every row of those days has been read; until then (or `MORE_PAGES` more pages) it reads on.
+ * @param {string} id
+ * @param {any} first the first page (`occurrencePage`), already read for the rest of the page
+ * @returns {Promise<GridLedger>}
+ */
+export async function gridLedger(id, first) {
+  const pages = [first];
+  let rows = first.occurrences;
+  let cursor = first.next_cursor ?? null;
+  while (cursor !== null && pages.length <= MORE_PAGES && !covers(rows)) {
+    const page = await occurrencePage(id, first.occurrences.length, cursor);
+    pages.push(page);
+    rows = [...rows, ...page.occurrences];
+    cursor = page.next_cursor ?? null;
+  }
+  const whole = cursor === null;
+  return { rows, pages, whole, covered: whole || covers(rows), since: oldestRecorded(rows) };
+}
+
+/** @param {any[]} rows */
+function oldestRecorded(rows) {
+  /** @type {string | null} */
+  let oldest = null;
+  for (const row of rows) if (oldest === null || row.recorded_at < oldest) oldest = row.recorded_at;
+  return oldest;
+}
+
+/**
+ * Whether `rows` (the newest recorded) hold every row of their newest 14 occurrence days.
+ * @param {any[]} rows
+ */
+function covers(rows) {
+  const days = occurrenceDays(rows);
+  const since = oldestRecorded(rows);
+  if (days.length < DAYS || since === null) return false;
+  return Date.parse(since) < Date.parse(`${days[DAYS - 1]}T00:00:00Z`);
+}
 
 /**
  * @param {any} row a ledger row
@@ -89,17 +140,31 @@ export function occurrenceGrid(rows, statuses) {
 
 /**
  * The grid's heading: it shows the newest 14 days that hold an occurrence, and said only "By
- * day (UTC)", so a schedule with months of history looked as if it had two weeks.
- * @param {any[]} rows the ledger's newest rows, any order
- * @param {boolean} whole whether `rows` is the whole ledger (else older days may exist unread)
+ * day (UTC)", so a schedule with months of history looked as if it had two weeks. When the rows
+ * read may lack some of those days' occurrences, it says which rows it draws from.
+ * @param {GridLedger} ledger
  */
-export function occurrenceGridHeading(rows, whole) {
+export function occurrenceGridHeading({ rows, whole, covered, since }) {
   const n = occurrenceDays(rows).length;
   const base = "By day (UTC), one square per occurrence";
+  if (!covered) {
+    const shown = n <= DAYS ? daysText(n) : `the newest ${DAYS} of their ${n} days`;
+    return (
+      `${base}, from the ${rows.length === 1 ? "one" : rows.length.toLocaleString("en")} most recently recorded ` +
+      `ledger ${rows.length === 1 ? "row" : "rows"} ` +
+      `(recorded since ${since}): ${shown} with occurrences. Occurrences recorded before then ` +
+      "are not read, so a day may be missing or incomplete."
+    );
+  }
   if (n <= DAYS && whole) return `${base}: ${n === 1 ? "the one day" : `all ${n} days`} with occurrences`;
-  if (n <= DAYS) return `${base}: the newest ${n} days with occurrences (older ones are not shown)`;
+  if (n <= DAYS) return `${base}: the newest ${daysText(n)} with occurrences (older ones are not shown)`;
   const older = whole ? `${n - DAYS} older ${n - DAYS === 1 ? "day is" : "days are"}` : "older days are";
   return `${base}: the newest ${DAYS} days with occurrences (${older} not shown)`;
+}
+
+/** @param {number} n */
+function daysText(n) {
+  return n === 1 ? "1 day" : `${n} days`;
 }
 
 /**

@@ -62,6 +62,40 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     });
   }
 
+  it("draws the day grid's newest days by occurrence, today included, after a backfill of an old range", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "grid-today", workflow: "Reports", cron: "0 * * * *" });
+    const fired = () => r.ok("GET", "/v1/schedules/grid-today");
+    await r.setClock("2026-11-15T19:00:00Z");
+    await r.until(fired, (s) => s.fired === 1, "today's fire");
+    // 600 hourly occurrences of 25 October days, recorded after today's fire: the newest 500
+    // recorded rows held no today.
+    const bf = await r.ok("POST", "/v1/schedules/grid-today/backfill", {
+      start_at: "2026-10-01T00:00:00Z",
+      end_at: "2026-10-25T23:00:00Z",
+    });
+    expect(bf.started).toBe(600);
+    await r.open("#/schedules/grid-today");
+    const days = await r.page
+      .locator(".occurrence-grid tr")
+      .evaluateAll((trs) => trs.map((tr) => (tr as unknown as { dataset: { day: string } }).dataset.day));
+    expect(days).toHaveLength(14);
+    expect(days[0]).toBe("2026-11-15");
+    expect(days[1]).toBe("2026-10-25");
+    expect(days[13]).toBe("2026-10-13");
+    expect(await r.page.locator(".grid-heading").innerText()).toBe(
+      "By day (UTC), one square per occurrence: the newest 14 days with occurrences (12 older days are not shown)",
+    );
+    expect(await r.page.locator('.occurrence-grid tr[data-day="2026-11-15"] .cell').count()).toBe(1);
+    // A grid that could not read far enough says which rows it drew from; one day is "1 day".
+    const heading = await r.page.evaluate(`import("/grid.js").then((m) => m.occurrenceGridHeading({
+      rows: [{ kind: "started", occurrence: "2026-10-01T00:00:00Z", recorded_at: "2026-11-15T19:00:01Z" }],
+      pages: [], whole: false, covered: false, since: "2026-11-15T19:00:01Z" }))`);
+    expect(heading).toBe(
+      "By day (UTC), one square per occurrence, from the one most recently recorded ledger row (recorded since 2026-11-15T19:00:01Z): 1 day with occurrences. Occurrences recorded before then are not read, so a day may be missing or incomplete.",
+    );
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
