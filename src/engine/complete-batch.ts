@@ -8,12 +8,13 @@
  * worker no longer holds is answered with the same error and the others still complete; a refused
  * report writes nothing, so it leaves nothing half-written in the shared transaction.
  */
+import { isDeepStrictEqual } from "node:util";
 import { OrbitError } from "../domain/errors.js";
 import type { Execution } from "../domain/execution.js";
-import type { JsonValue } from "../domain/json.js";
+import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { NewEvent, StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
-import { cancelWins, isResentCompletion, type LeaseHolder, leaseRefusal } from "./task-transitions.js";
+import { cancelWins, isResentCompletion, type LeaseHolder, leaseRefusal, saidAfterCancel } from "./task-transitions.js";
 import type { CompleteAnswer } from "./tasks.js";
 
 export interface CompleteItem {
@@ -48,6 +49,12 @@ export async function completeBatch(
   const locked = await tx.lockTasksAndExecutions(taskIds);
   const tasks = new Map<string, TaskLease>(locked.tasks.map((t) => [t.taskId, t]));
   const executions = new Map<string, Execution>(locked.executions.map((e) => [e.executionId, e]));
+  // What was reported since the cancel of each execution a cancel wins (rare): a resent report is
+  // recorded once (saidAfterCancel).
+  const said = new Map<string, JsonObject[]>();
+  for (const e of locked.executions) {
+    if (cancelWins(e)) said.set(e.executionId, await saidAfterCancel(tx, e.executionId));
+  }
   const answers: Record<string, CompleteAnswer> = {};
   const ended: Execution[] = [];
   const events: NewEvent[] = [];
@@ -93,12 +100,18 @@ export async function completeBatch(
     if (refused !== null) return refusal(refused);
     if (cancelWins(execution)) {
       // A cancel was requested first: the worker compensates instead (T.completeAttempt).
-      events.push({
-        executionId: execution.executionId,
-        type: "CompletionAfterCancel",
-        data: { result: item.result },
-        atMs: now,
-      });
+      const report = { type: "CompletionAfterCancel", result: item.result };
+      const before = said.get(execution.executionId) ?? [];
+      if (!before.some((e) => isDeepStrictEqual(e, report))) {
+        before.push(report);
+        said.set(execution.executionId, before);
+        events.push({
+          executionId: execution.executionId,
+          type: "CompletionAfterCancel",
+          data: { result: item.result },
+          atMs: now,
+        });
+      }
       return { status: "CANCEL_REQUESTED", cancel_requested: execution.cancelReason ?? "" };
     }
     if (execution.status !== "RUNNING") {

@@ -340,8 +340,35 @@ export function cancelWins(execution: Execution): boolean {
 export async function completeAttempt(tx: StoreOps, held: Held, now: number, result: JsonValue): Promise<Execution> {
   const { execution } = held;
   if (!cancelWins(execution)) return endWith(tx, held, now, "COMPLETED", { result });
-  await tx.appendEvent(execution.executionId, "CompletionAfterCancel", { result }, now);
+  await appendAfterCancel(tx, execution.executionId, "CompletionAfterCancel", { result }, now);
   return execution;
+}
+
+/**
+ * The events a report recorded since the execution's latest cancel request, by type: a report the
+ * worker sends again (its answer lost) is recorded once (it wrote `CompletionAfterCancel` two or
+ * three times, a tester's dropping proxy). Read only for a report after a cancel, which is rare.
+ */
+export async function saidAfterCancel(tx: StoreOps, executionId: string): Promise<JsonObject[]> {
+  const events = await tx.listEvents(executionId);
+  const cancelAt = events.findLastIndex((e) => e.type === "CancelRequested");
+  return events
+    .slice(cancelAt + 1)
+    .filter((e) => e.type === "CompletionAfterCancel" || e.type === "FailureAfterCancel")
+    .map((e) => ({ type: e.type, ...e.data }));
+}
+
+/** Appends a report made after the cancel, unless the same report was recorded since it. */
+async function appendAfterCancel(
+  tx: StoreOps,
+  executionId: string,
+  type: "CompletionAfterCancel" | "FailureAfterCancel",
+  data: JsonObject,
+  now: number,
+): Promise<void> {
+  const said = await saidAfterCancel(tx, executionId);
+  if (said.some((e) => isDeepStrictEqual(e, { type, ...data }))) return;
+  await tx.appendEvent(executionId, type, data, now);
 }
 
 /** A failure report: retried by the policy (attempt + 1 after the back-off), else FAILED. */
@@ -354,7 +381,7 @@ export async function failAttempt(
 ): Promise<{ execution: Execution; retried: boolean }> {
   const { task, execution } = held;
   if (cancelWins(execution)) {
-    await tx.appendEvent(execution.executionId, "FailureAfterCancel", { error }, now);
+    await appendAfterCancel(tx, execution.executionId, "FailureAfterCancel", { error }, now);
     return { execution, retried: false };
   }
   if (

@@ -131,5 +131,49 @@ for (const dialect of ["sqlite", "postgres"] as const) {
         result: { n: 1, list: [1, "a"] },
       });
     });
+
+    it("records a report made after a cancel once, however often the worker sends it again", async () => {
+      const types = async (id: string) =>
+        (await t.call("GET", `/v1/executions/${id}/events`)).body.events.map((e: { type: string }) => e.type);
+      for (const [id, report] of [
+        ["after-1", "batch"],
+        ["after-2", "single"],
+        ["after-3", "fail"],
+      ] as const) {
+        await t.call("POST", "/v1/executions", { execution_id: id, workflow: "W", input: {} });
+        const [leased] = await poll();
+        const task = leased!.task_id;
+        await t.call("POST", `/v1/executions/${id}/cancel`, { reason: "stop" });
+        const send = () =>
+          report === "batch"
+            ? t.call("POST", "/v1/worker/complete", { worker_id: "w1", tasks: [{ task_id: task, result: { n: 1 } }] })
+            : report === "single"
+              ? t.call("POST", `/v1/worker/tasks/${task}/complete`, { worker_id: "w1", result: { n: 1 } })
+              : t.call("POST", `/v1/worker/tasks/${task}/fail`, {
+                  worker_id: "w1",
+                  error: { message: "boom", type: "Error" },
+                  retryable: true,
+                });
+        for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);
+        const after = (await types(id)).filter((x: string) => x.endsWith("AfterCancel"));
+        expect({ id, after }).toEqual({
+          id,
+          after: [report === "fail" ? "FailureAfterCancel" : "CompletionAfterCancel"],
+        });
+      }
+      // Another result after the cancel is another report: recorded.
+      const [leased] = await (async () => {
+        await t.call("POST", "/v1/executions", { execution_id: "after-4", workflow: "W", input: {} });
+        return poll();
+      })();
+      await t.call("POST", "/v1/executions/after-4/cancel", { reason: "stop" });
+      for (const n of [1, 2]) {
+        await t.call("POST", "/v1/worker/complete", {
+          worker_id: "w1",
+          tasks: [{ task_id: leased!.task_id, result: { n } }],
+        });
+      }
+      expect((await types("after-4")).filter((x: string) => x === "CompletionAfterCancel")).toHaveLength(2);
+    });
   });
 }
