@@ -21,6 +21,16 @@ export class CancelledError extends Error {
 /** The worker no longer holds the task (its lease expired and another worker may run it). */
 export class LeaseLostError extends Error {
   override readonly name = "LeaseLostError";
+  constructor(
+    message: string,
+    /**
+     * Refused when sent again after the first try's answer was lost: the first most likely landed
+     * and ended the lease itself (else the lease ended meanwhile).
+     */
+    readonly afterLostAnswer = false,
+  ) {
+    super(message);
+  }
 }
 
 /**

@@ -187,6 +187,8 @@ export class ProtocolClient {
   private async post<T>(path: string, body: object, retryForMs: number): Promise<T> {
     const until = this.o.clock.now() + retryForMs;
     let wait = RETRY_FIRST_MS;
+    // A try that got no answer may have been handled: a refusal of the next one may be its effect.
+    let answerLost = false;
     for (;;) {
       try {
         const res = await request<T>(this.http, {
@@ -197,9 +199,10 @@ export class ProtocolClient {
         return res.body;
       } catch (err) {
         if (err instanceof OrbitError && err.code === "CONFLICT" && path.startsWith("/v1/worker/tasks/")) {
-          throw new LeaseLostError(err.message);
+          throw new LeaseLostError(err.message, answerLost);
         }
         if (!isRetryable(err) || this.o.clock.now() >= until || this.o.giveUp?.aborted) throw err;
+        if (err instanceof ServerUnreachableError && err.reason !== "ECONNREFUSED") answerLost = true;
         await this.o.clock.sleep(wait, this.o.giveUp);
         wait = Math.min(RETRY_MAX_MS, wait * 2);
       }

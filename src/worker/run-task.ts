@@ -267,7 +267,14 @@ async function runTaskInSpan(
       }
     }
   } catch (err) {
-    if (err instanceof LeaseLostError) log.warn("lost the task's lease while reporting", { task_id: task.task_id });
+    if (err instanceof LeaseLostError && err.afterLostAnswer) {
+      // Its first send got no answer, and the resend was refused: the first most likely landed.
+      log.info(
+        "a report sent again after its answer was lost was refused: the first one was most likely recorded (else the lease had ended meanwhile)",
+        { task_id: task.task_id },
+      );
+    } else if (err instanceof LeaseLostError)
+      log.warn("lost the task's lease while reporting", { task_id: task.task_id });
     else
       log.error("could not report the task's outcome; its lease will expire and it will be retried", {
         task_id: task.task_id,
