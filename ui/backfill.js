@@ -4,7 +4,7 @@
  * once. It counts the range's occurrences as the range is typed, by the server's timing code.
  */
 import { errorText, reload, say } from "./actions.js";
-import { backfillSchedule, previewTiming } from "./api.js";
+import { ApiError, backfillSchedule, previewTiming } from "./api.js";
 import { ask, h } from "./dom.js";
 
 /** Occurrences one `GET /v1/preview` lists, at most. */
@@ -14,6 +14,8 @@ const PAGE = 50;
  * backfill, all of them: past this the dialog says "more than 1,000" and that all will start.
  */
 export const COUNT_MAX = 1000;
+/** How soon a count the server could not answer (it was down) is tried again. */
+const RETRY_MS = 3000;
 
 /**
  * How many occurrences of `sch` lie in [from, to], both ends inclusive, by the server's own timing
@@ -85,11 +87,36 @@ export async function backfill(sch, done) {
   const from = h("input", { id: "backfill-from", value: dayAgo, class: "mono", autocomplete: "off" });
   const to = h("input", { id: "backfill-to", value: now, class: "mono", autocomplete: "off" });
   const count = h("p", { id: "backfill-count", class: "muted", "aria-live": "polite", text: "Counting…" });
+  /** @type {HTMLButtonElement | null} */
+  let confirmButton = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let retry;
+  let unavailable = false;
   let seq = 0;
+  // Backfill waits for the count of the range typed: the last range's count stayed up for the
+  // 10 s a recount took on a slow link, and Backfill could be clicked under it.
   const recount = async () => {
     const mine = ++seq;
-    const text = await rangeCountText(sch, from.value.trim(), to.value.trim(), () => mine !== seq).catch(errorText);
-    if (mine === seq) count.textContent = text;
+    clearTimeout(retry);
+    count.textContent = "Counting…";
+    if (confirmButton) confirmButton.disabled = true;
+    let text;
+    let down = false;
+    try {
+      text = await rangeCountText(sch, from.value.trim(), to.value.trim(), () => mine !== seq);
+    } catch (err) {
+      text = errorText(err);
+      down = err instanceof ApiError && (err.status === 0 || err.code === "UNAVAILABLE");
+    }
+    if (mine !== seq || !from.isConnected) return;
+    count.textContent = text;
+    if (confirmButton) confirmButton.disabled = false;
+    // A count refused while the server was down stayed so after it came back: it tries again.
+    unavailable = down;
+    if (down) retry = setTimeout(() => void recount(), RETRY_MS);
+  };
+  const onFocus = () => {
+    if (unavailable) void recount();
   };
   // A refusal the server gave for the range typed before is not about this one: cleared as it is
   // changed (it stayed red under "The range holds 3 occurrences.").
@@ -103,8 +130,7 @@ export async function backfill(sch, done) {
       void recount();
     });
   }
-  void recount();
-  const ok = await ask({
+  const answer = ask({
     heading: `Backfill ${sch.schedule_id}?`,
     body: "Starts every occurrence of the range (both ends inclusive) that has not started yet.",
     confirmLabel: "Backfill",
@@ -123,8 +149,9 @@ export async function backfill(sch, done) {
       if (bad !== null) return bad;
       try {
         const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
+        const n = (/** @type {number} */ v) => v.toLocaleString("en");
         say(
-          `backfill ${r.start_at} … ${r.end_at}: ${r.occurrences} occurrences, ${r.started} started, ${r.already_existed} already existed`,
+          `backfill ${r.start_at} … ${r.end_at}: ${n(r.occurrences)} occurrences, ${n(r.started)} started, ${n(r.already_existed)} already existed`,
         );
         return null;
       } catch (err) {
@@ -132,6 +159,13 @@ export async function backfill(sch, done) {
       }
     },
   });
+  confirmButton = from.closest("dialog")?.querySelector("button[value=ok]") ?? null;
+  window.addEventListener("focus", onFocus);
+  void recount();
+  const ok = await answer;
+  window.removeEventListener("focus", onFocus);
+  clearTimeout(retry);
+  seq++;
   if (ok === null) return;
   await reload(done);
 }

@@ -96,6 +96,58 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("keeps Backfill disabled while the range is recounted, and counts again after the server comes back", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "recount", workflow: "Reports", cron: "0 * * * *" });
+    await r.open("#/schedules/recount");
+    await r.page.click('button[aria-label="Backfill recount"]');
+    const count = r.page.locator("#backfill-count");
+    const backfill = r.page.locator("dialog button[value=ok]");
+    await r.until(
+      () => count.innerText(),
+      (t) => t.startsWith("The range holds"),
+      "the first count",
+    );
+    expect(await backfill.isDisabled()).toBe(false);
+    // A slow link: the recount takes a while, and the last count must not stand meanwhile.
+    await r.page.route("**/v1/preview*", async (route) => {
+      await sleep(800);
+      await route.continue().catch(() => {});
+    });
+    await r.page.fill("#backfill-from", "2026-11-15T16:00:00Z");
+    expect(await count.innerText()).toBe("Counting…");
+    expect(await backfill.isDisabled()).toBe(true);
+    await r.until(
+      () => count.innerText(),
+      (t) => t === "The range holds 3 occurrences.",
+      "the new count",
+    );
+    expect(await backfill.isDisabled()).toBe(false);
+    expect(await r.ok("GET", "/v1/executions?schedule_id=recount")).toMatchObject({ executions: [] });
+    // The server goes away: the count says so, Backfill may be clicked (to be refused), and once
+    // the server is back the count comes on its own.
+    await r.page.unroute("**/v1/preview*");
+    await r.page.route("**/v1/preview*", (route) => route.abort("connectionrefused"));
+    await r.page.fill("#backfill-from", "2026-11-15T17:00:00Z");
+    await r.until(
+      () => count.innerText(),
+      (t) => t.startsWith("UNAVAILABLE"),
+      "the outage",
+    );
+    await r.page.unroute("**/v1/preview*");
+    await r.until(
+      async () => {
+        await sleep(100);
+        return count.innerText();
+      },
+      (t) => t === "The range holds 2 occurrences.",
+      "the count after the outage",
+    );
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#status p", { hasText: "backfill" }).waitFor();
+    expect((await r.ok("GET", "/v1/executions?schedule_id=recount")).executions).toHaveLength(2);
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
