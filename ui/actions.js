@@ -24,7 +24,7 @@ import { ask, byId, h, iso } from "./dom.js";
  * @param {{about: string, state: string}} [of] the thing the message tells the state of, for `retract`
  */
 export function say(text, tone = "ok", of = undefined) {
-  byId("status").replaceChildren(h("p", { class: `message ${tone}`, text, title: text, dataset: of }));
+  byId("status").replaceChildren(h("p", { ...messageAttrs(text), class: `message ${tone}`, dataset: of }));
 }
 
 /** Empties the status line: a new action is under way, and the last one's result no longer holds. */
@@ -56,7 +56,17 @@ export function sayRefreshFailed(err) {
   const status = byId("status");
   for (const p of status.querySelectorAll("p[data-refresh]")) p.remove();
   const text = `could not refresh: ${errorText(err)}`;
-  status.append(h("p", { class: "message error", text, title: text, dataset: { refresh: "failed" } }));
+  status.append(h("p", { ...messageAttrs(text), class: "message error", dataset: { refresh: "failed" } }));
+}
+
+/**
+ * A status message's text, whole in its title for the pointer; focusable, so that the keyboard can
+ * reach it and show it whole (style.css) where the line cuts it with "…". Screen readers read the
+ * whole text: the status line is a polite live region.
+ * @param {string} text
+ */
+function messageAttrs(text) {
+  return { text, title: text, tabindex: 0 };
 }
 
 /**

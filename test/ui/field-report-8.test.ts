@@ -148,6 +148,56 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("shows an action's status in the window wherever it was taken, without moving the rows", async () => {
+    const ids = Array.from({ length: 45 }, (_, i) => `far-${String(i).padStart(2, "0")}`);
+    await r.ok("POST", "/v1/schedules/batch", {
+      schedules: ids.map((id) => ({ schedule_id: id, workflow: "Reports", interval: "1h", overlap: "allow" })),
+    });
+    const inWindow = () =>
+      r.page
+        .locator("#status p")
+        .first()
+        .evaluate((p) => {
+          const el = p as unknown as { getBoundingClientRect(): { top: number; bottom: number } };
+          const box = el.getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight;
+        });
+    for (const [width, height, id] of [
+      [1280, 900, "far-41"],
+      [390, 800, "far-01"],
+    ] as const) {
+      await r.page.setViewportSize({ width, height });
+      await r.open("#/?q=far-&sort=id");
+      const row = r.page.locator(`tr[data-schedule-id="${id}"]`);
+      await row.evaluate((tr) =>
+        (tr as unknown as { scrollIntoView(o: object): void }).scrollIntoView({ block: "center" }),
+      );
+      // The status line's own place is out of the window.
+      expect(await r.page.evaluate("window.scrollY")).toBeGreaterThan(150);
+      const before = await row.boundingBox();
+      await row.locator(`button[aria-label="Trigger ${id}"]`).click();
+      await r.page.locator("#status p", { hasText: "started execution" }).waitFor();
+      expect(await inWindow()).toBe(true);
+      const after = await row.boundingBox();
+      expect(after?.y).toBe(before?.y);
+      // The keyboard reaches the message, and focused it shows its whole text.
+      const message = r.page.locator("#status p").first();
+      expect(await message.getAttribute("tabindex")).toBe("0");
+      expect(await r.page.locator("#status").getAttribute("aria-live")).toBe("polite");
+      await message.focus();
+      expect(
+        await message.evaluate(
+          (p) =>
+            (p as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <=
+            (p as unknown as { clientWidth: number }).clientWidth,
+        ),
+      ).toBe(true);
+      expect(await message.getAttribute("title")).toMatch(/^started execution far-/);
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
