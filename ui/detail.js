@@ -340,7 +340,7 @@ export function detailView(id) {
       );
     }
     const parts = [
-      sch.description ? h("p", { class: "description", text: sch.description }) : null,
+      sch.description ? h("p", { class: "description", dir: "auto", text: sch.description }) : null,
       buttons,
       editing && mayEdit
         ? h(

@@ -148,7 +148,10 @@ function scheduleRow(sch, refresh, polled) {
       "th",
       { scope: "row", "data-label": "Schedule" },
       h("a", { href, text: sch.schedule_id }),
-      sch.description ? h("div", { class: "muted small clip", text: sch.description, title: sch.description }) : null,
+      // dir=auto: a right-to-left text clipped with "…" showed its end (its start was cut on the right).
+      sch.description
+        ? h("div", { class: "muted small clip", dir: "auto", text: sch.description, title: sch.description })
+        : null,
     ),
     h("td", { "data-label": "Workflow" }, workflowEl(sch)),
     h("td", { "data-label": "Timing" }, ...timingCell(sch)),
@@ -156,7 +159,9 @@ function scheduleRow(sch, refresh, polled) {
       "td",
       { "data-label": "State" },
       stateBadge(sch.state),
-      sch.pause_note ? h("div", { class: "note clip", text: sch.pause_note, title: sch.pause_note }) : null,
+      sch.pause_note
+        ? h("div", { class: "note clip", dir: "auto", text: sch.pause_note, title: sch.pause_note })
+        : null,
     ),
     h(
       "td",
@@ -165,6 +170,7 @@ function scheduleRow(sch, refresh, polled) {
       compensationFailed
         ? h("div", {
             class: "error-text small clip compensation-failed",
+            dir: "auto",
             text: sch.last_outcome.error ?? "compensation failed",
             title: sch.last_outcome.error ?? "compensation failed",
           })

@@ -198,6 +198,34 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("shows the start of a clipped right-to-left description and pause note", async () => {
+    const hebrew = "תיאור ארוך מאוד של לוח הזמנים הזה שנחתך בסוף השורה";
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "rtl-clip",
+      workflow: "Reports",
+      interval: "1h",
+      description: hebrew,
+    });
+    await r.ok("POST", "/v1/schedules/rtl-clip/pause", { note: `הערה: ${hebrew}` });
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.open("#/?q=rtl-clip");
+    // Whether the text's first letter lies inside the clipped box: its start is on the right.
+    const startShown = (selector: string) =>
+      r.page.evaluate(`(() => {
+        const el = document.querySelector(${JSON.stringify(selector)});
+        const range = document.createRange();
+        range.setStart(el.firstChild, 0);
+        range.setEnd(el.firstChild, 1);
+        const first = range.getBoundingClientRect();
+        const box = el.getBoundingClientRect();
+        return { clipped: el.scrollWidth > el.clientWidth, shown: first.left >= box.left - 1 && first.right <= box.right + 1 };
+      })()`);
+    for (const selector of ['tr[data-schedule-id="rtl-clip"] th .clip', 'tr[data-schedule-id="rtl-clip"] .note.clip']) {
+      expect(await startShown(selector)).toEqual({ clipped: true, shown: true });
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
