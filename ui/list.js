@@ -343,7 +343,10 @@ export function listView(params) {
   // On a phone the filters filled the whole first screen: below 600 px they fold behind this
   // button (CSS), which says how many are set; wider, it is not shown and they all are.
   const toggleText = () => {
-    const set = [stateSel.value, outcomeSel.value, workflowSel.value, overdue.checked].filter(Boolean).length;
+    // A sort other than the default (id, ascending) counts as set: it was left out, so a phone's
+    // list sorted by failures said only "Filters and sort".
+    const sorted = sortSel.value !== "id" || orderBtn.dataset.order === "desc";
+    const set = [stateSel.value, outcomeSel.value, workflowSel.value, overdue.checked, sorted].filter(Boolean).length;
     filtersToggle.textContent = set > 0 ? `Filters and sort (${set} set)` : "Filters and sort";
   };
   toggleText();
@@ -427,6 +430,7 @@ export function listView(params) {
     return q;
   }
   orderBtn.dataset.order = f.order;
+  toggleText();
   /** Shows `order` on the order button (the next `changed` writes it into the hash). */
   function setOrder(/** @type {string} */ order) {
     const desc = order === "desc";
@@ -449,6 +453,7 @@ export function listView(params) {
   });
   orderBtn.addEventListener("click", () => {
     setOrder(orderBtn.dataset.order === "desc" ? "asc" : "desc");
+    toggleText();
     changed();
   });
   next.addEventListener("click", () => {

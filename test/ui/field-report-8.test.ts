@@ -226,6 +226,32 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("counts a sort other than the default in the phone's 'Filters and sort (N set)'", async () => {
+    await r.page.setViewportSize({ width: 390, height: 800 });
+    const toggle = r.page.locator("button", { hasText: "Filters and sort" });
+    await r.open("#/");
+    expect(await toggle.innerText()).toBe("Filters and sort");
+    await r.open("#/?sort=failures&order=desc");
+    expect(await toggle.innerText()).toBe("Filters and sort (1 set)");
+    await r.open("#/?order=desc");
+    expect(await toggle.innerText()).toBe("Filters and sort (1 set)");
+    await toggle.click();
+    await r.page.locator("#sort + button, #sort ~ button").first().click();
+    await r.until(
+      () => toggle.innerText(),
+      (t) => t === "Filters and sort",
+      "the order back to the default",
+    );
+    await r.page.selectOption("#sort", "fired");
+    await r.until(
+      () => toggle.innerText(),
+      (t) => t === "Filters and sort (1 set)",
+      "the sort counted",
+    );
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
