@@ -32,11 +32,14 @@ const isLive = (e) => e.status === "RUNNING" || e.status === "COMPENSATING";
  * @param {any} e the execution
  * @param {string | null} runStartedAt when a retry started the current run, else null
  * @param {number} now
+ * @param {boolean} [taken] whether a worker has taken the current run (a `WorkflowTaskStarted` event)
  */
-export function elapsedText(e, runStartedAt, now) {
+export function elapsedText(e, runStartedAt, now, taken = true) {
   const started = runStartedAt ?? e.started_at;
   if (!started) return "- (not started)";
   if (e.ended_at) return shortDuration(Date.parse(e.ended_at) - Date.parse(started));
+  // Queued, no worker has taken it: "59.4s so far (running)" read as if it ran.
+  if (isLive(e) && !taken) return `- (waiting for a worker for ${shortDuration(now - Date.parse(started))})`;
   if (isLive(e)) return `${shortDuration(now - Date.parse(started))} so far (${e.status.toLowerCase()})`;
   return "-";
 }
@@ -47,16 +50,17 @@ export function elapsedText(e, runStartedAt, now) {
  * has left the page.
  * @param {any} e
  * @param {string | null} runStartedAt
+ * @param {boolean} [taken]
  */
-export function elapsedEl(e, runStartedAt) {
-  const el = h("span", { class: "elapsed", text: elapsedText(e, runStartedAt, Date.now()) });
+export function elapsedEl(e, runStartedAt, taken = true) {
+  const el = h("span", { class: "elapsed", text: elapsedText(e, runStartedAt, Date.now(), taken) });
   if (isLive(e) && (runStartedAt ?? e.started_at)) {
     const timer = setInterval(() => {
       if (!el.isConnected) {
         clearInterval(timer);
         return;
       }
-      el.textContent = elapsedText(e, runStartedAt, Date.now());
+      el.textContent = elapsedText(e, runStartedAt, Date.now(), taken);
     }, 1000);
   }
   return el;
@@ -65,14 +69,21 @@ export function elapsedEl(e, runStartedAt) {
 /**
  * How late a scheduled execution started: "started 4m12s after its scheduled time", or "on time"
  * under a second (a fire is a few milliseconds late). Null without a scheduled time (a manual start).
+ * Until a worker has taken it, it is queued, not started: it read "started 16d00h after its
+ * scheduled time" while no worker polled. A schedule's jitter is part of the delay, and said so.
  * @param {any} e
+ * @param {boolean} [taken] whether a worker has taken the current run
+ * @param {string} [jitter] the schedule's jitter, when it has one
  */
-export function lateText(e) {
+export function lateText(e, taken = true, jitter = undefined) {
   const due = e.trigger?.scheduled_for;
   if (!due || !e.started_at) return null;
   const late = Date.parse(e.started_at) - Date.parse(due);
   if (Number.isNaN(late)) return null;
-  if (late < 0) return `${shortDuration(-late)} before its scheduled time`;
-  if (late < 1000) return `started on time (${shortDuration(late)} after its scheduled time)`;
-  return `started ${shortDuration(late)} after its scheduled time`;
+  const verb = taken ? "started" : "queued";
+  const withJitter = jitter ? ` (includes the schedule's jitter of up to ${jitter})` : "";
+  const waiting = taken || !isLive(e) ? "" : "; no worker has taken it yet";
+  if (late < 0) return `${verb} ${shortDuration(-late)} before its scheduled time${waiting}`;
+  if (late < 1000) return `${verb} on time (${shortDuration(late)} after its scheduled time)${withJitter}${waiting}`;
+  return `${verb} ${shortDuration(late)} after its scheduled time${withJitter}${waiting}`;
 }

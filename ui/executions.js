@@ -5,7 +5,7 @@
  * timeline, cancel and retry, links to its schedule and workflow.
  */
 import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
-import { ApiError, executionEvents, getExecution, listExecutions } from "./api.js";
+import { ApiError, executionEvents, getExecution, getSchedule, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { bidi, fill, h, jsonPre } from "./dom.js";
 import { elapsedEl, lateText } from "./elapsed.js";
@@ -251,6 +251,11 @@ export function executionView(id) {
       }
       throw err;
     }
+    // The schedule's jitter, when it has one, is part of a scheduled run's delay.
+    const jitter =
+      e.trigger?.scheduled_for && e.schedule_id && may("schedule", e.workflow)
+        ? ((await getSchedule(e.schedule_id).catch(() => null))?.jitter ?? null)
+        : null;
     // A "cancel requested …: RUNNING" said earlier no longer holds once it is CANCELLED.
     retract(`execution:${id}`, e.status);
     if (last !== null && last.e.status === e.status && last.events === events) return;
@@ -273,12 +278,21 @@ export function executionView(id) {
       ["Created", timeEl(e.created_at)],
     ];
     const due = e.trigger?.scheduled_for;
-    const late = lateText(e);
+    const runStartedAt = events.findLast((/** @type {any} */ ev) => ev.type === "WorkflowRetried")?.at ?? null;
+    // Taken by a worker: a WorkflowTaskStarted event for the current run. An execution is created
+    // (and `started_at` set) when it is queued, so before that it waits, and is said to.
+    const taken = events.some(
+      (/** @type {any} */ ev) => ev.type === "WorkflowTaskStarted" && (runStartedAt === null || ev.at >= runStartedAt),
+    );
+    const late = lateText(e, taken, jitter ?? undefined);
     if (due) facts.push(["Scheduled for", timeEl(due)]);
     facts.push(
-      ["Started", [timeEl(e.started_at), late ? h("div", { class: "muted small late", text: late }) : null]],
+      [
+        taken || !e.started_at ? "Started" : "Queued",
+        [timeEl(e.started_at), late ? h("div", { class: "muted small late", text: late }) : null],
+      ],
       ["Ended", [timeEl(e.ended_at), e.ended_at ? ` (${relativeText(e.ended_at)})` : ""]],
-      ["Elapsed", elapsedEl(e, events.findLast((/** @type {any} */ ev) => ev.type === "WorkflowRetried")?.at ?? null)],
+      ["Elapsed", elapsedEl(e, runStartedAt, taken || !e.started_at)],
     );
     if (e.run !== undefined) facts.push(["Run", String(e.run)]);
     if (e.attempt !== undefined) facts.push(["Attempt", String(e.attempt)]);

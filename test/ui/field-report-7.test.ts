@@ -123,6 +123,8 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     const [e] = (await r.ok("GET", "/v1/executions?schedule_id=late")).executions;
     expect(e.status).toBe("RUNNING");
     expect(e.trigger.scheduled_for).toBe(due);
+    // A worker takes it: until then it is queued, not started (field-report-8).
+    await leaseReports(r, "late-worker");
     await r.open(`#/executions/${encodeURIComponent(e.execution_id)}`);
     const fact = (name: string) =>
       r.page.locator("dl.settings dt", { hasText: new RegExp(`^${name}$`) }).locator("xpath=following-sibling::dd[1]");

@@ -252,6 +252,39 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("says an execution no worker has taken is queued, not started, and that a jittered delay includes the jitter", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "queued-jitter",
+      workflow: "Reports",
+      cron: "0 * * * *",
+      jitter: "30s",
+    });
+    const due = "2026-11-15T17:00:00Z";
+    await r.ok("POST", "/v1/schedules/queued-jitter/backfill", { start_at: due, end_at: due });
+    const [e] = (await r.ok("GET", "/v1/executions?schedule_id=queued-jitter")).executions;
+    expect(e.status).toBe("RUNNING");
+    await r.open(`#/executions/${encodeURIComponent(e.execution_id)}`);
+    const fact = (name: string) =>
+      r.page.locator("dl.settings dt", { hasText: new RegExp(`^${name}$`) }).locator("xpath=following-sibling::dd[1]");
+    expect(await r.page.locator("dl.settings dt", { hasText: /^Started$/ }).count()).toBe(0);
+    expect(await fact("Queued").locator(".late").innerText()).toMatch(
+      /^queued \S+ after its scheduled time \(includes the schedule's jitter of up to 30s\); no worker has taken it yet$/,
+    );
+    expect(await fact("Elapsed").innerText()).toMatch(/^- \(waiting for a worker for \S+\)$/);
+    // A worker takes it: now it has started.
+    await leaseReports(r, "queued-worker");
+    await r.until(
+      () => r.page.locator("dl.settings dt", { hasText: /^Started$/ }).count(),
+      (n) => n === 1,
+      "the page to say started",
+    );
+    expect(await fact("Started").locator(".late").innerText()).toMatch(
+      /^started \S+ after its scheduled time \(includes the schedule's jitter of up to 30s\)$/,
+    );
+    expect(await fact("Elapsed").innerText()).toMatch(/so far \(running\)$/);
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
