@@ -139,21 +139,25 @@ async function run(what, act, done) {
 /** @type {Action} */
 export function pause(id, done) {
   return (async () => {
+    // Sent from the dialog, which stays open with the note typed when the pause is refused (the
+    // server down): it closed, and the note was lost.
     const note = await ask({
       heading: `Pause ${id}?`,
       body: "A paused schedule does not fire. Resuming continues with the next occurrence after now.",
       inputLabel: "Note (optional, shown with the schedule)",
       confirmLabel: "Pause",
+      confirm: async () => {
+        const field = /** @type {HTMLTextAreaElement | null} */ (document.getElementById("dialog-input"));
+        try {
+          await pauseSchedule(id, field?.value.trim() ?? "");
+          return null;
+        } catch (err) {
+          return `could not pause ${id}: ${errorText(err)}`;
+        }
+      },
     });
     if (note === null) return;
-    await run(
-      `pause ${id}`,
-      async () => {
-        await pauseSchedule(id, note);
-        say(`paused ${iso(id)}`);
-      },
-      done,
-    );
+    await run(`pause ${id}`, async () => say(`paused ${iso(id)}`), done);
   })();
 }
 

@@ -131,7 +131,9 @@ export function upcomingSection(sch, state, rerender) {
     if (nextFive) return windowStrip(upcoming.slice(0, sch.next_fire_times.length), win, now, true);
     // All there are when the preview stopped short of its limit, or the runs left end first.
     const lastRun = typeof sch.remaining_runs === "number" && sch.remaining_runs < got.length;
-    return windowStrip(upcoming, win, now, got.length < WINDOW_FIRES || lastRun);
+    // The pending jittered fire comes on top of the preview's 50: "The first 51 fires" said a
+    // window capped at 50. Cut to the 50 the note speaks of.
+    return windowStrip(upcoming.slice(0, WINDOW_FIRES), win, now, got.length < WINDOW_FIRES || lastRun);
   };
   if (times.length > 0 && nextFive && !stale) strip.replaceChildren(...windowStrip(times, win, now, true));
   else if (times.length > 0 || stale) {

@@ -285,6 +285,84 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("caps the upcoming strip at the 50 fires its note names, a pending jittered fire included", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "jitter-strip",
+      workflow: "Reports",
+      cron: "* * * * *",
+      jitter: "50s",
+    });
+    const sch = await r.ok("GET", "/v1/schedules/jitter-strip");
+    expect(sch.next_fire_at).not.toBe(sch.next_fire_times[0]);
+    // The browser is past the occurrence, the jittered fire still to come.
+    await r.open("#/schedules/jitter-strip");
+    await r.page.clock.setFixedTime(new Date(Date.parse(sch.next_fire_times[0]) + 1));
+    await r.page.getByRole("button", { name: "24 h" }).click();
+    const note = r.page.locator(".window-capped");
+    expect(await note.innerText()).toMatch(/^The first 50 fires are shown/);
+    await r.page.clock.setFixedTime(new Date(r.clock.now()));
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("keeps a refused pause's dialog and note, and shows eight lines of an error at a glance", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "pause-down", workflow: "Reports", interval: "1h" });
+    await r.open("#/schedules/pause-down");
+    await r.page.route("**/v1/schedules/pause-down/pause", (route) => route.abort("connectionrefused"));
+    await r.page.click('button[aria-label="Pause pause-down"]');
+    await r.page.fill("#dialog-input", "disk full, back at 3");
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#dialog-error", { hasText: "could not pause pause-down: UNAVAILABLE" }).waitFor();
+    expect(await r.page.locator("dialog[open]").count()).toBe(1);
+    expect(await r.page.inputValue("#dialog-input")).toBe("disk full, back at 3");
+    await r.page.unroute("**/v1/schedules/pause-down/pause");
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#status p", { hasText: "paused pause-down" }).waitFor();
+    expect(await r.ok("GET", "/v1/schedules/pause-down")).toMatchObject({
+      paused: true,
+      pause_note: "disk full, back at 3",
+    });
+
+    // A failed run's 20-line error shows eight of them, then scrolls.
+    await r.ok("POST", "/v1/schedules", { schedule_id: "long-error", workflow: "Reports", cron: "0 * * * *" });
+    await r.ok("POST", "/v1/schedules/long-error/trigger", {});
+    const [task] = (await leaseReports(r, "error-worker")).filter((t: Json) => t.execution_id.startsWith("long-error"));
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
+    await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
+      worker_id: "error-worker",
+      error: { message: lines },
+      retryable: false,
+    });
+    await r.open("#/schedules/long-error");
+    const shown = await r.page.locator(".glance-error").evaluate((el) => {
+      const style = (
+        globalThis as unknown as { getComputedStyle(e: unknown): { lineHeight: string } }
+      ).getComputedStyle(el);
+      return (el as unknown as { clientHeight: number }).clientHeight / Number.parseFloat(style.lineHeight);
+    });
+    expect(Math.round(shown)).toBe(8);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("writes a backfill's numbers with thousands separators", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "thousands", workflow: "Reports", cron: "* * * * *" });
+    await r.open("#/schedules/thousands");
+    await r.page.click('button[aria-label="Backfill thousands"]');
+    await r.page.fill("#backfill-from", "2026-11-01T00:00:00Z");
+    await r.page.fill("#backfill-to", "2026-11-01T19:59:00Z");
+    await r.until(
+      () => r.page.locator("#backfill-count").innerText(),
+      (t) => t.startsWith("The range holds more than 1,000"),
+      "the count",
+    );
+    await r.page.click("dialog button[value=ok]");
+    const line = r.page.locator("#status p", { hasText: "backfill" });
+    await line.waitFor();
+    expect(await line.getAttribute("title")).toBe(
+      "backfill 2026-11-01T00:00:00Z … 2026-11-01T19:59:00Z: 1,200 occurrences, 1,200 started, 0 already existed",
+    );
+    expect(pageErrors).toEqual([]);
+  });
+
   it("retries a failed execution once for a double click", async () => {
     await r.page.route("**/v1/executions/*/retry", async (route) => {
       await sleep(600);
