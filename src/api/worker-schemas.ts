@@ -34,7 +34,13 @@ export const PollBody = Type.Object(
       ),
       { minItems: 1, maxItems: 500 },
     ),
-    max_tasks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    max_tasks: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        description: "at most this many tasks (default 1); 0: take none, only wait for a cancel's heartbeat: true",
+      }),
+    ),
     wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
   },
   strict,

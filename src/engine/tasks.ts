@@ -95,6 +95,7 @@ export class WorkerTasks {
     if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
     await this.o.executions.workers.seen(request.worker_id, request.workflows);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
+    if (request.max_tasks === 0) return this.watch(request, wait, signal, identity, onNudged);
     const deadline = this.o.clock.now() + wait;
     // The first look queues behind other work; once parked, the poll is handed what a wake-up
     // announces with the firing loop's priority (docs/workflows.md § Leases, wake-ups and the reaper).
@@ -132,6 +133,32 @@ export class WorkerTasks {
       if (waiting?.nudged === true) return [];
       parked = true;
     }
+  }
+
+  /**
+   * A poll that takes no task (`max_tasks: 0`): a worker with no free slot watches for cancels with
+   * it, since no other poll of its is parked to be nudged (TaskHandOff.nudge). It ends at a
+   * committed cancel (`heartbeat: true`), its timeout or `signal`, and answers no task.
+   */
+  private async watch(
+    request: PollRequestJson,
+    wait: number,
+    signal: AbortSignal | undefined,
+    identity: string | null,
+    onNudged: (() => void) | undefined,
+  ): Promise<TaskJson[]> {
+    const waiting = this.o.handOff?.park({
+      workerId: request.worker_id,
+      identity,
+      offers: request.workflows,
+      room: 0,
+      leaseMs: this.leaseMs,
+    });
+    const stops = [signal, waiting?.signal].filter((s): s is AbortSignal => s !== undefined);
+    await this.o.clock.sleep(Math.max(1, wait), stops.length ? AbortSignal.any(stops) : undefined);
+    await waiting?.leave();
+    if (waiting?.nudged === true) onNudged?.();
+    return [];
   }
 
   /**

@@ -81,8 +81,11 @@ export class ProtocolClient {
     return this.o.workerId;
   }
 
-  async poll(body: Omit<PollRequestJson, "worker_id">): Promise<PollResponseJson> {
-    const res = await request<PollResponseJson>(this.pollHttp, {
+  /** `signal` also ends it (as closing does): a busy worker's watch poll when a slot frees. */
+  async poll(body: Omit<PollRequestJson, "worker_id">, signal?: AbortSignal): Promise<PollResponseJson> {
+    const http =
+      signal === undefined ? this.pollHttp : { ...this.pollHttp, signal: AbortSignal.any([this.o.signal, signal]) };
+    const res = await request<PollResponseJson>(http, {
       method: "POST",
       path: "/v1/worker/poll",
       body: { worker_id: this.o.workerId, ...body },

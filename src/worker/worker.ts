@@ -243,10 +243,16 @@ export class Worker {
     while (!this.closing.signal.aborted) {
       const free = this.concurrency - this.busy;
       if (free <= 0) {
+        // No poll of this worker is parked now, so none can be nudged: one that takes no task
+        // watches for cancels of the runs it holds until a slot frees.
+        const slotFree = new AbortController();
+        const watching = this.watchForCancels(slotFree.signal);
         await new Promise<void>((resolve) => {
           this.slotFreed = resolve;
         });
         this.slotFreed = null;
+        slotFree.abort();
+        await watching;
         continue;
       }
       let tasks: TaskJson[];
@@ -281,6 +287,26 @@ export class Worker {
     ]);
     await heartbeats;
     stopWatch();
+  }
+
+  /**
+   * While every slot is busy: polls that take no task (`max_tasks: 0`), each answered when a cancel
+   * is committed (`heartbeat: true`: heartbeat now) or at its timeout, until `stop` (a slot freed)
+   * or close. Without it a full worker heard a cancel only at its next heartbeat (5 s): a run past
+   * its run_timeout on a worker of concurrency 1 ended COMPLETED or FAILED by where the heartbeat
+   * fell (6 of 10 COMPLETED, a tester). A server that refuses such a poll (older) ends the watch.
+   */
+  private async watchForCancels(stop: AbortSignal): Promise<void> {
+    const ended = AbortSignal.any([stop, this.closing.signal]);
+    while (!ended.aborted) {
+      try {
+        const answer = await this.api.poll({ workflows: this.offers, max_tasks: 0 }, ended);
+        if (answer.heartbeat === true) this.heartbeatWake.abort();
+      } catch (err) {
+        if (ended.aborted || (err instanceof OrbitError && err.code === "INVALID_ARGUMENT")) return;
+        await this.clock.sleep(1000, ended); // the polls' own spell says the outage
+      }
+    }
   }
 
   /**

@@ -63,3 +63,19 @@ it("answers a worker's next poll heartbeat: true when the cancel came while none
   t.clock.advance(10_000);
   expect((await quiet).body).toEqual({ tasks: [] });
 });
+
+it("a poll of max_tasks 0 (a full worker's watch) takes no task, and is answered heartbeat: true at a cancel", async () => {
+  await t.call("POST", "/v1/executions", { execution_id: "c", workflow: "W", input: {} });
+  expect((await poll("w3")).body.tasks).toHaveLength(1); // w3 runs c, and has no free slot
+  const watch = (worker: string) =>
+    t.call("POST", "/v1/worker/poll", { worker_id: worker, workflows: offer, max_tasks: 0, wait_ms: 10_000 });
+  const sleeping = t.clock.pendingSleeps;
+  const watching = watch("w3");
+  await parked(sleeping);
+  // A new task does not end it, nor is it handed one.
+  await t.call("POST", "/v1/executions", { execution_id: "d", workflow: "W", input: {} });
+  await t.call("POST", "/v1/executions/c/cancel", { reason: "stop" });
+  expect(await orNull(watching)).toMatchObject({ status: 200, body: { tasks: [], heartbeat: true } });
+  const events = (await t.call("GET", "/v1/executions/d/events")).body.events.map((e: { type: string }) => e.type);
+  expect(events).toEqual(["WorkflowCreated"]); // no worker took it
+});

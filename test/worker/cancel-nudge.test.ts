@@ -60,4 +60,14 @@ describeEachDialect("a cancel heard without waiting for a heartbeat", (dialect) 
     await client.triggerSchedule("replace"); // a start under cancel_previous replaces the first
     await waitFor("the replaced run CANCELLED", async () => (await status(first.execution_id)) === "CANCELLED", 30_000);
   });
+
+  it("a worker with no free slot: its watch poll is nudged, and the run hears the cancel", async () => {
+    const { client } = cluster;
+    await cluster.startWorker("A", { ORBIT_TEST_WORKER_TIMERS: "off", ORBIT_TEST_WORKER_CONCURRENCY: "1" });
+    await client.startExecution({ execution_id: "full-1", workflow: "Compensating", input: {} });
+    await waitFor("step ship", async () => cluster.marks("full-1").includes("A full-1 run ship"));
+    await client.cancelExecution("full-1", { reason: "now" });
+    await waitFor("CANCELLED", async () => (await status("full-1")) === "CANCELLED", 30_000);
+    expect(cluster.marks("full-1").at(-1)).toBe("A full-1 onCancel now");
+  });
 });

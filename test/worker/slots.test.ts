@@ -121,6 +121,11 @@ async function stub(tasks: TaskJson[], o: { refuseRelease?: boolean } = {}): Pro
           tasks: Object.fromEntries(ids.map((id) => [id, { lease: "held", cancel_requested: null }])),
         });
       }
+      if (req.url === "/v1/worker/poll" && body.max_tasks === 0) {
+        // A full worker's watch for cancels (docs/workflows.md § Cancellation): it takes no task.
+        parked.push(res);
+        return;
+      }
       if (req.url === "/v1/worker/poll") {
         s.polls.push(body.max_tasks as number);
         for (const w of [...pollWaiters]) {
