@@ -7,9 +7,24 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { haveChromium, type Json, leaseReports, type UiRig, useReportsRig } from "./browser.js";
+import { haveChromium, type Json, type UiRig, useReportsRig } from "./browser.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Registers `workflow`@1.0.0 (once) and leases its pending tasks as `workerId`: each test that
+ * leases has a workflow of its own, as the backfills of the others leave hundreds of Reports tasks.
+ */
+async function lease(r: UiRig, workflow: string, workerId: string): Promise<Json[]> {
+  await r.call("POST", "/v1/workflows", { name: workflow, version: "1.0.0" });
+  const body = {
+    worker_id: workerId,
+    workflows: [{ name: workflow, version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+    max_tasks: 100,
+    wait_ms: 0,
+  };
+  return (await r.ok("POST", "/v1/worker/poll", body)).tasks;
+}
 
 describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
   let r: UiRig;
@@ -102,25 +117,19 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     await r.page.click('button[aria-label="Backfill recount"]');
     const count = r.page.locator("#backfill-count");
     const backfill = r.page.locator("dialog button[value=ok]");
-    await r.until(
-      () => count.innerText(),
-      (t) => t.startsWith("The range holds"),
-      "the first count",
-    );
+    await r.page.locator("#backfill-count", { hasText: "The range holds" }).waitFor();
     expect(await backfill.isDisabled()).toBe(false);
     // A slow link: the recount takes a while, and the last count must not stand meanwhile.
     await r.page.route("**/v1/preview*", async (route) => {
       await sleep(800);
       await route.continue().catch(() => {});
     });
+    await r.page.fill("#backfill-to", "2026-11-15T18:00:00Z");
+    await r.page.locator("#backfill-count", { hasText: "The range holds" }).waitFor();
     await r.page.fill("#backfill-from", "2026-11-15T16:00:00Z");
     expect(await count.innerText()).toBe("Counting…");
     expect(await backfill.isDisabled()).toBe(true);
-    await r.until(
-      () => count.innerText(),
-      (t) => t === "The range holds 3 occurrences.",
-      "the new count",
-    );
+    await r.page.locator("#backfill-count", { hasText: /^The range holds 3 occurrences\.$/ }).waitFor();
     expect(await backfill.isDisabled()).toBe(false);
     expect(await r.ok("GET", "/v1/executions?schedule_id=recount")).toMatchObject({ executions: [] });
     // The server goes away: the count says so, Backfill may be clicked (to be refused), and once
@@ -128,20 +137,9 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     await r.page.unroute("**/v1/preview*");
     await r.page.route("**/v1/preview*", (route) => route.abort("connectionrefused"));
     await r.page.fill("#backfill-from", "2026-11-15T17:00:00Z");
-    await r.until(
-      () => count.innerText(),
-      (t) => t.startsWith("UNAVAILABLE"),
-      "the outage",
-    );
+    await r.page.locator("#backfill-count", { hasText: /^UNAVAILABLE/ }).waitFor();
     await r.page.unroute("**/v1/preview*");
-    await r.until(
-      async () => {
-        await sleep(100);
-        return count.innerText();
-      },
-      (t) => t === "The range holds 2 occurrences.",
-      "the count after the outage",
-    );
+    await r.page.locator("#backfill-count", { hasText: /^The range holds 2 occurrences\.$/ }).waitFor();
     await r.page.click("dialog button[value=ok]");
     await r.page.locator("#status p", { hasText: "backfill" }).waitFor();
     expect((await r.ok("GET", "/v1/executions?schedule_id=recount")).executions).toHaveLength(2);
@@ -253,9 +251,10 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
   });
 
   it("says an execution no worker has taken is queued, not started, and that a jittered delay includes the jitter", async () => {
+    await lease(r, "Queue", "nobody-yet");
     await r.ok("POST", "/v1/schedules", {
       schedule_id: "queued-jitter",
-      workflow: "Reports",
+      workflow: "Queue",
       cron: "0 * * * *",
       jitter: "30s",
     });
@@ -272,12 +271,8 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     );
     expect(await fact("Elapsed").innerText()).toMatch(/^- \(waiting for a worker for \S+\)$/);
     // A worker takes it: now it has started.
-    await leaseReports(r, "queued-worker");
-    await r.until(
-      () => r.page.locator("dl.settings dt", { hasText: /^Started$/ }).count(),
-      (n) => n === 1,
-      "the page to say started",
-    );
+    await lease(r, "Queue", "queued-worker");
+    await r.page.locator("dl.settings dt", { hasText: /^Started$/ }).waitFor();
     expect(await fact("Started").locator(".late").innerText()).toMatch(
       /^started \S+ after its scheduled time \(includes the schedule's jitter of up to 30s\)$/,
     );
@@ -323,9 +318,10 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     });
 
     // A failed run's 20-line error shows eight of them, then scrolls.
-    await r.ok("POST", "/v1/schedules", { schedule_id: "long-error", workflow: "Reports", cron: "0 * * * *" });
+    await lease(r, "Erring", "error-worker");
+    await r.ok("POST", "/v1/schedules", { schedule_id: "long-error", workflow: "Erring", cron: "0 * * * *" });
     await r.ok("POST", "/v1/schedules/long-error/trigger", {});
-    const [task] = (await leaseReports(r, "error-worker")).filter((t: Json) => t.execution_id.startsWith("long-error"));
+    const [task] = await lease(r, "Erring", "error-worker");
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
     await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
       worker_id: "error-worker",
@@ -349,11 +345,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     await r.page.click('button[aria-label="Backfill thousands"]');
     await r.page.fill("#backfill-from", "2026-11-01T00:00:00Z");
     await r.page.fill("#backfill-to", "2026-11-01T19:59:00Z");
-    await r.until(
-      () => r.page.locator("#backfill-count").innerText(),
-      (t) => t.startsWith("The range holds more than 1,000"),
-      "the count",
-    );
+    await r.page.locator("#backfill-count", { hasText: "The range holds more than 1,000" }).waitFor();
     await r.page.click("dialog button[value=ok]");
     const line = r.page.locator("#status p", { hasText: "backfill" });
     await line.waitFor();
@@ -368,12 +360,13 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
       await sleep(600);
       await route.continue();
     });
+    await lease(r, "Retried", "retry-worker");
     const { execution_id: id } = await r.ok("POST", "/v1/executions", {
       execution_id: "retry-twice",
-      workflow: "Reports",
+      workflow: "Retried",
       version: "1.0.0",
     });
-    const [task] = (await leaseReports(r, "retry-worker")).filter((t: Json) => t.execution_id === id);
+    const [task] = await lease(r, "Retried", "retry-worker");
     await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
       worker_id: "retry-worker",
       error: { message: "boom" },
