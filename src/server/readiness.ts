@@ -13,7 +13,7 @@ import type { Store } from "../store/store.js";
 export const READINESS_TIMEOUT_MS = 2000;
 
 export interface ReadinessCheck {
-  store: Pick<Store, "databaseNow" | "writeProblem" | "lastAnswerAt">;
+  store: Pick<Store, "databaseNow" | "writeProblem" | "lastAnswerAt" | "knownWriteProblem">;
   role: () => ServerRole;
   /** False while the server starts or stops. */
   ready: () => boolean;
@@ -38,6 +38,9 @@ export function readinessCheck(o: ReadinessCheck): () => Promise<Readiness> {
     } catch (err) {
       const answeredAt = o.store.lastAnswerAt?.() ?? null;
       const busy = err instanceof TimedOut && answeredAt !== null && answeredAt >= asked;
+      // Unanswered while writes fail with a cause: that cause (a lock another process holds).
+      const known = o.store.knownWriteProblem?.() ?? null;
+      if (!busy && known !== null) return { ready: false, role, message: `the database cannot be written: ${known}` };
       if (!busy) return { ready: false, role, message: `the database does not answer: ${(err as Error).message}` };
     }
     if (writeProblem) return { ready: false, role, message: `the database cannot be written: ${writeProblem}` };

@@ -399,6 +399,12 @@ export interface Store extends StoreOps {
    */
   writeProblem?(): Promise<string | null>;
   /**
+   * The last write failure met, known without asking the database (null after a write succeeds):
+   * what readiness says when its own check gets no answer in time (SQLite waiting for another
+   * process's lock said "the database does not answer", where writes named the lock).
+   */
+  knownWriteProblem?(): string | null;
+  /**
    * `performance.now()` when a statement last got its answer (PostgreSQL), or null before the
    * first: readiness takes it as the database answering while its own check waits behind a busy
    * pool (src/server/readiness.ts).

@@ -11,6 +11,7 @@ type FakeStore = {
   databaseNow: () => Promise<number>;
   writeProblem: () => Promise<string | null>;
   lastAnswerAt: () => number | null;
+  knownWriteProblem?: () => string | null;
 };
 
 /** A store whose check waits behind a queue that never reaches it, while `answered` says when others got answers. */
@@ -53,6 +54,12 @@ describe("readiness", () => {
     });
     const never = await check(busyStore(() => null))();
     expect(never.ready).toBe(false);
+  });
+
+  it("names the cause writes met when its check gets no answer (SQLite waiting for another process's lock)", async () => {
+    const locked = "the SQLite database is locked by another process (SQLITE_BUSY: database is locked)";
+    const r = await check({ ...busyStore(() => null), knownWriteProblem: () => locked })();
+    expect(r).toEqual({ ready: false, role: "single", message: `the database cannot be written: ${locked}` });
   });
 
   it("is not ready when the check fails, however recent the last answer", async () => {

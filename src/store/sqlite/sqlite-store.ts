@@ -120,6 +120,10 @@ export class SqliteStore extends SqlOps implements Store {
     return (await this.connection.probeWrite()) ?? this.connection.unwritable;
   }
 
+  knownWriteProblem(): string | null {
+    return this.connection.unwritable;
+  }
+
   async close(): Promise<void> {
     if (this.state === "closed") return;
     this.state = "closed";
