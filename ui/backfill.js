@@ -93,13 +93,21 @@ export async function backfill(sch, done) {
   let retry;
   let unavailable = false;
   let seq = 0;
+  /** Disables Backfill while a count is under way (`data-hold` keeps it so past a refused backfill). */
+  const hold = (/** @type {boolean} */ on) => {
+    if (confirmButton === null) return;
+    // While a backfill is being sent the dialog keeps its buttons disabled, and re-enables them.
+    if (!sending) confirmButton.disabled = on;
+    confirmButton.dataset.hold = String(on);
+  };
+  let sending = false;
   // Backfill waits for the count of the range typed: the last range's count stayed up for the
   // 10 s a recount took on a slow link, and Backfill could be clicked under it.
   const recount = async () => {
     const mine = ++seq;
     clearTimeout(retry);
     count.textContent = "Counting…";
-    if (confirmButton) confirmButton.disabled = true;
+    hold(true);
     let text;
     let down = false;
     try {
@@ -110,7 +118,7 @@ export async function backfill(sch, done) {
     }
     if (mine !== seq || !from.isConnected) return;
     count.textContent = text;
-    if (confirmButton) confirmButton.disabled = false;
+    hold(false);
     // A count refused while the server was down stayed so after it came back: it tries again.
     unavailable = down;
     if (down) retry = setTimeout(() => void recount(), RETRY_MS);
@@ -147,6 +155,7 @@ export async function backfill(sch, done) {
       // What the dialog already knows is wrong is not sent (a 400 and a console error for it).
       const bad = rangeProblem(from.value.trim(), to.value.trim());
       if (bad !== null) return bad;
+      sending = true;
       try {
         const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
         const n = (/** @type {number} */ v) => v.toLocaleString("en");
@@ -156,6 +165,8 @@ export async function backfill(sch, done) {
         return null;
       } catch (err) {
         return errorText(err);
+      } finally {
+        sending = false;
       }
     },
   });

@@ -180,7 +180,8 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, fo
       const buttons = [...dialog.querySelectorAll("button")];
       for (const b of buttons) b.disabled = true;
       const refusal = await confirm();
-      for (const b of buttons) b.disabled = false;
+      // A button its dialog holds disabled meanwhile (Backfill while a range is counted) stays so.
+      for (const b of buttons) b.disabled = b.dataset.hold === "true";
       if (refusal === null) dialog.close("ok");
       else if (error) error.textContent = refusal;
     });

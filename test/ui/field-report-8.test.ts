@@ -140,6 +140,26 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
     await r.page.locator("#backfill-count", { hasText: /^UNAVAILABLE/ }).waitFor();
     await r.page.unroute("**/v1/preview*");
     await r.page.locator("#backfill-count", { hasText: /^The range holds 2 occurrences\.$/ }).waitFor();
+    // A backfill refused while the range typed meanwhile is counted does not enable Backfill early.
+    await r.page.route("**/v1/schedules/recount/backfill", async (route) => {
+      await sleep(500);
+      await route.abort("connectionrefused");
+    });
+    await r.page.route("**/v1/preview*", async (route) => {
+      await sleep(1500);
+      await route.continue().catch(() => {});
+    });
+    await r.page.click("dialog button[value=ok]");
+    await r.page.fill("#backfill-from", "2026-11-15T16:00:00Z");
+    await r.page.locator("#dialog-error", { hasText: "UNAVAILABLE" }).waitFor();
+    expect(await count.innerText()).toBe("Counting…");
+    expect(await backfill.isDisabled()).toBe(true);
+    await r.page.locator("#backfill-count", { hasText: /^The range holds 3 occurrences\.$/ }).waitFor();
+    expect(await backfill.isDisabled()).toBe(false);
+    await r.page.unroute("**/v1/preview*");
+    await r.page.unroute("**/v1/schedules/recount/backfill");
+    await r.page.fill("#backfill-from", "2026-11-15T17:00:00Z");
+    await r.page.locator("#backfill-count", { hasText: /^The range holds 2 occurrences\.$/ }).waitFor();
     await r.page.click("dialog button[value=ok]");
     await r.page.locator("#status p", { hasText: "backfill" }).waitFor();
     expect((await r.ok("GET", "/v1/executions?schedule_id=recount")).executions).toHaveLength(2);
