@@ -30,6 +30,8 @@ export function reasonOf(err: unknown): string {
     ETIMEDOUT: "the connection timed out",
     ENOENT: "no such file or directory",
     EROFS: "the file system is read-only",
+    SQLITE_BUSY:
+      "database is locked (SQLITE_BUSY): another process held the file's lock for the 5 s the server waits (an `sqlite3` shell, a backup or copy tool); close it, or start again when it lets go",
   };
   const code = typeof e?.code === "string" ? e.code : undefined;
   if (code !== undefined && explained[code] !== undefined) return explained[code];

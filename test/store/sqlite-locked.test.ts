@@ -12,6 +12,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
+import { reasonOf } from "../../src/server/startup-error.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 const dirs: string[] = [];
@@ -73,5 +74,30 @@ it("waits for the lock off the event loop: a timer runs meanwhile, and the write
   } finally {
     other.close();
     await store.close();
+  }
+});
+
+it("opening waits for another process's lock for the whole budget (a start beside a backup tool), then says what holds it", async () => {
+  const { store, other } = await storeAndOther(20);
+  await store.close();
+  const filename = other.name;
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    const late = new SqliteStore({ filename, busyTimeoutMs: 300 });
+    const started = performance.now();
+    const refused = await late.open().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // A lower bound: SQLite's busy handler sleeps at least that long before it gives up (it gave up after 10 ms).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(refused).toMatchObject({ code: "SQLITE_BUSY" });
+    expect(reasonOf(refused)).toMatch(/^database is locked \(SQLITE_BUSY\): another process held the file's lock/);
+    other.exec("COMMIT");
+    const opened = new SqliteStore({ filename, busyTimeoutMs: 300 });
+    await opened.open();
+    await opened.close();
+  } finally {
+    other.close();
   }
 });

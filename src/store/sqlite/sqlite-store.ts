@@ -78,8 +78,11 @@ export class SqliteStore extends SqlOps implements Store {
       throw unwritableFolder(dirname(this.filename), err) ?? err;
     }
     try {
+      // Opening (the WAL switch, the migrations) waits the whole budget for another process's lock
+      // inside SQLite: nothing is served yet (it waited 10 ms and a start beside a backup tool
+      // failed at once). Once open, the waits are sliced (SqliteConnection.attach).
+      db.pragma(`busy_timeout = ${this.lockWaitMs}`);
       db.pragma("journal_mode = WAL");
-      db.pragma(`busy_timeout = ${Math.min(this.lockWaitMs, SQLITE_BUSY_SLICE_MS)}`);
       db.pragma(`synchronous = ${this.options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
       // A negative cache_size is in KiB (SQLite's own default is 2 MB).
       // After a checkpoint empties the WAL, a WAL grown past this (a large transaction, a burst
@@ -88,6 +91,7 @@ export class SqliteStore extends SqlOps implements Store {
       db.pragma(`cache_size = -${Math.max(1, Math.trunc(this.options.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)) * 1024}`);
       this.newerMigrations = migrateSqlite(db).newer;
       refuseReadOnly(db);
+      db.pragma(`busy_timeout = ${Math.min(this.lockWaitMs, SQLITE_BUSY_SLICE_MS)}`);
     } catch (error) {
       db.close();
       throw unwritableFolder(dirname(this.filename), error) ?? error;
@@ -164,6 +168,8 @@ function refuseReadOnly(db: Database.Database): void {
       db.exec("ROLLBACK");
     }
   } catch (err) {
+    // Another process's lock is not a read-only file (startup-error.ts says what to do about it).
+    if ((err as { code?: string }).code === "SQLITE_BUSY") throw err;
     throw new Error(
       `the database file is read-only (${(err as { code?: string }).code ?? "error"}: ${(err as Error).message}); Orbit must write to it: check the permissions of the file and its folder, and that the file system is not mounted read-only`,
     );
