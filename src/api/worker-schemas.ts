@@ -15,7 +15,9 @@ const workerId = Type.String({ minLength: 1, maxLength: 200, description: "the w
 const attempt = Type.Optional(
   Type.Integer({ minimum: 1, description: "the attempt the report is about (the task's `attempt` when leased)" }),
 );
-const name = Type.String({ minLength: 1, maxLength: 200 });
+/** A workflow's name as registration takes it (1-128 characters; its characters: checkOfferedWorkflows). */
+const name = Type.String({ minLength: 1, maxLength: 128 });
+const version = Type.String({ minLength: 1, maxLength: 200 });
 
 export const TaskIdParams = Type.Object({ task_id: Type.String({ minLength: 1 }) });
 
@@ -26,7 +28,7 @@ export const PollBody = Type.Object(
       Type.Object(
         {
           name,
-          version: name,
+          version,
           max_attempts: Type.Integer({ minimum: 1, maximum: MAX_ATTEMPTS }),
           backoff_ms: Type.Integer({ minimum: 0, maximum: MAX_BACKOFF_MS }),
         },

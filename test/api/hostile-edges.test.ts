@@ -214,6 +214,8 @@ it("refuses a poll offering a workflow name or version nothing can be registered
     [{ ...offer[0], version: "1.0" }, 'workflows[0]: version "1.0" of W is not a semver version'],
     [{ ...offer[0], version: "v1.0.0" }, 'workflows[0]: version "v1.0.0" of W is not a semver version'],
     [{ ...offer[0], name: "a b" }, 'workflows[0]: workflow name "a b" is invalid'],
+    // The limit said is the one registration has (it said "at most 200" for 201 characters).
+    [{ ...offer[0], name: "w".repeat(129) }, "workflows[0].name must be at most 128 characters long"],
   ] as const;
   for (const [workflow, message] of cases) {
     const r = await t.call("POST", "/v1/worker/poll", { worker_id: "w1", workflows: [workflow], wait_ms: 0 });
