@@ -287,18 +287,28 @@ export function actionButton(label, id, action, done, cls = "") {
       if (inFlight.has(key)) return;
       inFlight.add(key);
       markBusy(key, true);
+      // Released once the request is answered and a double click's time has passed: on a fast
+      // server the answer came back between the two clicks of a double click, and the second
+      // started another execution. Not held through the refresh after it: a deliberate click
+      // once the status line says the first was done is a second action.
+      let answered = false;
+      let aged = false;
       const release = () => {
-        if (!inFlight.delete(key)) return;
+        if (!answered || !aged || !inFlight.delete(key)) return;
         markBusy(key, false);
       };
+      setTimeout(() => {
+        aged = true;
+        release();
+      }, REPEAT_MS);
       try {
-        // Released once the request is answered, before the refresh after it: a second,
-        // deliberate click after the status line says the first was done is a second action.
         await action(id, async (ok) => {
+          answered = true;
           release();
           await done(ok);
         });
       } finally {
+        answered = true;
         release();
       }
       // Pause and Resume replace each other: the redrawn row has the other button, and without
@@ -316,6 +326,9 @@ export function actionButton(label, id, action, done, cls = "") {
   if (inFlight.has(key)) button.setAttribute("aria-disabled", "true");
   return button;
 }
+
+/** How long a click holds its button at least: a double click's second click (or a second Enter) falls in it. */
+const REPEAT_MS = 500;
 
 /** The actions (`Label:id`) whose request is in flight. @type {Set<string>} */
 const inFlight = new Set();

@@ -54,6 +54,9 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     await r.page.mouse.click(x, y);
     await r.page.locator("#status p", { hasText: "shift-b" }).waitFor();
     expect(await rowBox()).toEqual(rowBefore);
+    // The button is held for a double click's time after a click (field-report-8).
+    const ready = r.page.locator('button[aria-label="Trigger shift-b"]:not([aria-disabled])');
+    await ready.waitFor();
     await r.page.mouse.click(x, y);
     await r.until(
       async () => posts.length,
@@ -64,6 +67,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     // The button does nothing while its request is in flight (field-report-8): the next click
     // waits for the second trigger's answer.
     await r.page.locator("#status p", { hasText: "not started" }).waitFor();
+    await ready.waitFor();
     // Two lines at once (a refusal while the server is down, and the refresh failing) do not move
     // the rows either.
     await r.page.route("**/v1/**", (route) => route.abort("connectionrefused"));
@@ -105,6 +109,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     // column and moved the actions 40 px right, so the same spot was the row's Pause button.
     await r.page.locator('tr[data-schedule-id="lonely-b"] .no-worker').waitFor();
     expect(await box()).toEqual(before);
+    await r.page.locator('button[aria-label="Trigger lonely-b"]:not([aria-disabled])').waitFor();
     await r.page.mouse.click(before.x + before.width / 2, before.y + before.height / 2);
     await r.until(
       async () => posts.length,
