@@ -41,12 +41,12 @@ type Settable = Omit<ScheduleSettings, "schedule_id" | "workflow" | "notify"> & 
 };
 
 /**
- * The body of a create (`POST /v1/schedules`, docs/api.md): the workflow and a `cron` or an
+ * The body of a create (`POST /v1/schedules`, docs/api.md): its id, the workflow and a `cron` or an
  * `interval`; every other setting is optional and takes its default. A misspelt setting or policy
  * (`overlap: "skipp"`) is a compile error; what types cannot say (a cron with an interval, a
  * duration's text) the server refuses with its reason.
  */
-export type ScheduleCreateBody = { schedule_id?: string; workflow: string } & { [K in keyof Settable]?: Settable[K] };
+export type ScheduleCreateBody = { schedule_id: string; workflow: string } & { [K in keyof Settable]?: Settable[K] };
 
 /** The body of an update (`PATCH /v1/schedules/{id}`): the settings it changes; `null` unsets one. */
 export type ScheduleUpdateBody = { workflow?: string } & { [K in keyof Settable]?: Settable[K] | null };

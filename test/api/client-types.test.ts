@@ -25,13 +25,15 @@ function refusedByTheCompiler(c: OrbitClient): void {
   // @ts-expect-error a misspelt setting
   void c.createSchedule({ workflow: "W", interval: "1m", misfire_polcy: "x" });
   // @ts-expect-error the workflow is required
-  void c.createSchedule({ interval: "1m" });
+  void c.createSchedule({ schedule_id: "s", interval: "1m" });
+  // @ts-expect-error the id is required (the server refuses a create without one)
+  void c.createSchedule({ workflow: "W", interval: "1m" });
   // @ts-expect-error the id cannot change
   void c.updateSchedule("s", { schedule_id: "t" });
   // @ts-expect-error a misspelt webhook event
   void c.updateSchedule("s", { notify: { url: "http://127.0.0.1:1/hook", events: ["failed"] } });
   // @ts-expect-error max_runs is a number
-  void c.createSchedules([{ workflow: "W", interval: "1m", max_runs: "3" }]);
+  void c.createSchedules([{ schedule_id: "s", workflow: "W", interval: "1m", max_runs: "3" }]);
 }
 void refusedByTheCompiler;
 
