@@ -189,14 +189,19 @@ export class Executions {
     if (typeof reason !== "string" || reason.length > MAX_REASON_LENGTH) {
       throw new OrbitError("INVALID_ARGUMENT", `reason must be text of at most ${MAX_REASON_LENGTH} characters`);
     }
-    const execution = await this.transition(tx, (t, now) => cancelExecution(t, executionId, reason, now));
+    const execution = await this.transition(tx, async (t, now) => {
+      const e = await cancelExecution(t, executionId, reason, now);
+      // The other servers' parked polls hear it too (PostgreSQL NOTIFY, at commit).
+      if (leftToWorker(e)) await t.notifyCancelRequested();
+      return e;
+    });
     // Left to a worker to compensate, its task available at once (a retry's back-off is cut short):
     // polls look again. On SQLite nothing else woke them (PostgreSQL's trigger did), so the cancel of
     // a run waiting out a back-off waited for a poll's timeout, up to 20 s.
     if (tx === undefined && isActiveStatus(execution.status) && execution.cancelReason !== null) this.onTaskQueued?.();
     // The worker holding the run hears of it at its next heartbeat: asked to send it now, once
     // the cancel is committed (a fire's cancel_previous, a trigger's: inside their transaction).
-    if (isActiveStatus(execution.status) && execution.cancelReason !== null && this.onCancelRequested !== undefined) {
+    if (leftToWorker(execution) && this.onCancelRequested !== undefined) {
       const nudge = this.onCancelRequested;
       if (tx === undefined) nudge();
       else tx.onEnd({ committed: nudge, rolledBack: () => undefined });
@@ -367,3 +372,6 @@ export class Executions {
     if (active >= this.maxActive) throw tooManyActive(active, this.maxActive);
   }
 }
+
+/** A cancel left to the worker holding the run (it stays active with its reason until compensated). */
+export const leftToWorker = (e: Execution): boolean => isActiveStatus(e.status) && e.cancelReason !== null;

@@ -8,7 +8,7 @@ import type { Clock } from "../domain/clock.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
-import type { Executions } from "./executions.js";
+import { type Executions, leftToWorker } from "./executions.js";
 import { timeOutExecution } from "./timeouts.js";
 
 const BATCH = 100;
@@ -61,7 +61,12 @@ export class TimeoutSweeper {
     for (;;) {
       const expired = await this.o.store.listExpiredDeadlines(this.o.clock.now(), BATCH);
       for (const d of expired) {
-        await this.o.executions.runTransition((t, now) => timeOutExecution(t, d.executionId, d.kind, now));
+        await this.o.executions.runTransition(async (t, now) => {
+          const e = await timeOutExecution(t, d.executionId, d.kind, now);
+          // A timeout left to the worker as a cancel: the other servers' parked polls hear it too.
+          if (leftToWorker(e)) await t.notifyCancelRequested();
+          return e;
+        });
       }
       seen += expired.length;
       if (expired.length < BATCH || this.loop.signal.aborted) break;

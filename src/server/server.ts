@@ -16,7 +16,7 @@ import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { PostgresListener } from "../store/postgres/listener.js";
-import { PostgresTaskListener } from "../store/postgres/task-listener.js";
+import { CANCEL_NOTIFY_PREFIX, PostgresTaskListener } from "../store/postgres/task-listener.js";
 import { VERSION } from "../version.js";
 import { resolveConfig, type ServerConfig } from "./config.js";
 import type { RunningServer, ServerOptions } from "./options.js";
@@ -139,7 +139,12 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
           listener: retrying(
             new PostgresTaskListener({
               connectionString: database,
-              onNotify: () => wakeups.wake(),
+              // A cancel another server committed (CANCEL_NOTIFY_PREFIX): the parked polls heartbeat.
+              // None after a reconnect: what was missed meanwhile may have been either.
+              onNotify: (payload) => {
+                if (payload === undefined || payload.startsWith(CANCEL_NOTIFY_PREFIX)) handOff.nudge();
+                if (payload === undefined || !payload.startsWith(CANCEL_NOTIFY_PREFIX)) wakeups.wake();
+              },
               onError: (err) => taskListen.failed(err),
               onReconnected: () => taskListen.succeeded(),
             }),

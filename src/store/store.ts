@@ -224,6 +224,11 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * execution must be serialised by the caller (lock the execution row first inside a transaction).
    */
   appendEvent(executionId: string, type: string, data: JsonObject, atMs: number): Promise<ExecutionEvent>;
+  /**
+   * Tells every server sharing the database, at this transaction's commit, that a cancel was
+   * requested for a run some worker holds (PostgreSQL NOTIFY; nothing on SQLite, one server).
+   */
+  notifyCancelRequested(): Promise<void>;
   listEvents(executionId: string): Promise<ExecutionEvent[]>;
 
   /**

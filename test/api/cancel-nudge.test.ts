@@ -6,7 +6,9 @@
  * it only at its next heartbeat. The server's clock is manual here: a poll nobody answers waits
  * until the test moves it.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminQuery, PG_URL } from "../helpers/db.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
@@ -78,4 +80,47 @@ it("a poll of max_tasks 0 (a full worker's watch) takes no task, and is answered
   expect(await orNull(watching)).toMatchObject({ status: 200, body: { tasks: [], heartbeat: true } });
   const events = (await t.call("GET", "/v1/executions/d/events")).body.events.map((e: { type: string }) => e.type);
   expect(events).toEqual(["WorkflowCreated"]); // no worker took it
+});
+
+describe.skipIf(!PG_URL)("across servers sharing a PostgreSQL database [postgres]", () => {
+  const schema = `orbit_nudge_${randomBytes(5).toString("hex")}`;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    await adminQuery(`CREATE SCHEMA ${schema}`);
+    const shared = { database: PG_URL!, databaseSchema: schema, cluster: "shared" as const };
+    a = await startTestServer(shared);
+    b = await startTestServer(shared);
+    await a.call("POST", "/v1/workflows", { name: "W", version: "1.0.0" });
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  it("a cancel committed on one server answers a poll parked on another heartbeat: true", async () => {
+    await a.call("POST", "/v1/executions", { execution_id: "x", workflow: "W", input: {} });
+    const leased = await b.call("POST", "/v1/worker/poll", {
+      worker_id: "wb",
+      workflows: offer,
+      max_tasks: 1,
+      wait_ms: 0,
+    });
+    expect(leased.body.tasks).toHaveLength(1);
+    const sleeping = b.clock.pendingSleeps;
+    const waiting = b.call("POST", "/v1/worker/poll", {
+      worker_id: "wb",
+      workflows: offer,
+      max_tasks: 1,
+      wait_ms: 10_000,
+    });
+    await b.until(
+      async () => b.clock.pendingSleeps,
+      (n) => n > sleeping,
+      "the poll to park on b",
+    );
+    await a.call("POST", "/v1/executions/x/cancel", { reason: "stop" });
+    expect(await orNull(waiting)).toMatchObject({ status: 200, body: { tasks: [], heartbeat: true } });
+  });
 });

@@ -1,6 +1,7 @@
 /** Everything PostgreSQL-specific the shared SQL needs (see ../sql/dialect.ts). */
 import { arrayParam } from "../sql/columns.js";
 import type { SqlDialect } from "../sql/dialect.js";
+import { CANCEL_NOTIFY_PREFIX, TASK_CHANNEL } from "./channels.js";
 
 /**
  * Advisory locks Orbit takes, as a pair of int4 keys: a fixed class ("orb1", "orb2" in ASCII) and
@@ -36,6 +37,8 @@ export const postgresDialect: SqlDialect = {
   forUpdateOfSkipLocked: (tables) => ` FOR UPDATE OF ${tables} SKIP LOCKED`,
   nowMs: "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint",
   admissionLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.admission})`,
+  // On the worker tasks' channel (its trigger's payload is a workflow name, never this prefix).
+  cancelNotify: `SELECT pg_notify('${TASK_CHANNEL}', '${CANCEL_NOTIFY_PREFIX}' || current_schema())`,
   concurrencyKeyLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.concurrencyKey})`,
   applyScopeLock: `SELECT pg_advisory_xact_lock(${ADVISORY_LOCKS.applyScope})`,
   // node-postgres already parses json/jsonb columns.

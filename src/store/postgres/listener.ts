@@ -18,7 +18,8 @@ export interface PostgresListenerOptions {
   /** Only notifications whose payload is this connection's current schema count. Default false. */
   onlyThisSchema?: boolean;
   /** Called for every notification that counts (and after a reconnect). Required. */
-  onNotify: () => void;
+  /** `payload`: the notification's (none after a reconnect, which calls it once in case one was missed). */
+  onNotify: (payload?: string) => void;
   /** Delay before reconnecting after an error. Default 1 000 ms. */
   retryMs?: number;
   onError?: (error: Error) => void;
@@ -50,7 +51,7 @@ export class PostgresListener {
     });
     let schema: string | null = null;
     client.on("notification", (n) => {
-      if (!this.o.onlyThisSchema || n.payload === schema) this.o.onNotify();
+      if (!this.o.onlyThisSchema || n.payload === schema) this.o.onNotify(n.payload);
     });
     client.on("error", (error) => this.lost(client, error));
     client.on("end", () => this.lost(client, new Error(`the LISTEN ${this.o.channel} connection ended`)));

@@ -2,10 +2,10 @@
  * LISTEN on the channel migration 0002's trigger NOTIFYs when a worker task becomes pending, so a
  * task created on one server wakes the long-polling workers of every server.
  */
+import { TASK_CHANNEL } from "./channels.js";
 import { PostgresListener, type PostgresListenerOptions } from "./listener.js";
 
-/** The channel of migrations/postgres/0002_worker_protocol.sql. */
-export const TASK_CHANNEL = "orbit_worker_tasks";
+export { CANCEL_NOTIFY_PREFIX, TASK_CHANNEL } from "./channels.js";
 
 export type PostgresTaskListenerOptions = Omit<PostgresListenerOptions, "channel" | "onlyThisSchema">;
 

@@ -24,6 +24,11 @@ export interface SqlDialect {
    */
   readonly admissionLock: string | null;
   /**
+   * A statement telling every server, at commit, that a cancel was requested for a run some worker
+   * holds (their parked polls answer `heartbeat: true`), or null where there is one server.
+   */
+  readonly cancelNotify: string | null;
+  /**
    * A statement taking a transaction-scoped lock on one concurrency key (its one `?`), or null
    * where the dialect's write lock already serialises the transactions that check a key.
    */

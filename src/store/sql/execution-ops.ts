@@ -347,6 +347,11 @@ export class ExecutionOps {
     return rows.map((r) => this.map.execution(r));
   }
 
+  /** Tells every server, when this transaction commits, that a cancel was requested (SqlDialect.cancelNotify). */
+  async notifyCancelRequested(): Promise<void> {
+    if (this.sqlDialect.cancelNotify) await this.exec.all(this.sqlDialect.cancelNotify, []);
+  }
+
   async appendEvent(executionId: string, type: string, data: JsonObject, atMs: number): Promise<ExecutionEvent> {
     const append = APPEND_EVENT[this.sqlDialect.name].one;
     const rows = await this.exec.all(append.sql, append.params({ executionId, type, data, atMs }));

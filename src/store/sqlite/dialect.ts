@@ -10,6 +10,7 @@ export const sqliteDialect: SqlDialect = {
   forUpdateOfSkipLocked: () => "",
   nowMs: "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)",
   admissionLock: null,
+  cancelNotify: null,
   concurrencyKeyLock: null,
   applyScopeLock: null,
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
