@@ -71,7 +71,17 @@ export const isWorkflowVersion = (version: string): boolean => semver.valid(vers
  * it would wait for tasks that never come.
  */
 export function checkOfferedWorkflows(offered: readonly { name: string; version: string }[]): void {
+  const first = new Map<string, number>();
   offered.forEach(({ name, version }, i) => {
+    // Twice, with two retry policies: which one a task got depended on the order of the list.
+    const before = first.get(`${name}@${version}`);
+    if (before !== undefined) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `workflows[${i}]: ${name}@${version} is offered already (workflows[${before}]); offer each version once`,
+      );
+    }
+    first.set(`${name}@${version}`, i);
     const badName = invalidWorkflowName(name);
     if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", `workflows[${i}]: ${badName}`);
     if (!isWorkflowVersion(version)) {

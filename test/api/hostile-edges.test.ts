@@ -217,6 +217,18 @@ it("refuses a poll offering a workflow name or version nothing can be registered
     // The limit said is the one registration has (it said "at most 200" for 201 characters).
     [{ ...offer[0], name: "w".repeat(129) }, "workflows[0].name must be at most 128 characters long"],
   ] as const;
+  const twice = await t.call("POST", "/v1/worker/poll", {
+    worker_id: "w1",
+    workflows: [offer[0], { ...offer[0], max_attempts: 1 }],
+    wait_ms: 0,
+  });
+  expect({ status: twice.status, body: twice.body }).toEqual({
+    status: 400,
+    body: {
+      code: "INVALID_ARGUMENT",
+      message: "workflows[1]: W@1.0.0 is offered already (workflows[0]); offer each version once",
+    },
+  });
   for (const [workflow, message] of cases) {
     const r = await t.call("POST", "/v1/worker/poll", { worker_id: "w1", workflows: [workflow], wait_ms: 0 });
     expect({ status: r.status, code: r.body.code, message: String(r.body.message).slice(0, message.length) }).toEqual({
