@@ -14,7 +14,8 @@ import type { Execution } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { NewEvent, StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
-import { cancelWins, isResentCompletion, type LeaseHolder, leaseRefusal, saidAfterCancel } from "./task-transitions.js";
+import { isResentCompletion, saidAfterCancel } from "./resent-reports.js";
+import { cancelWins, type LeaseHolder, leaseRefusal } from "./task-transitions.js";
 import type { CompleteAnswer } from "./tasks.js";
 
 export interface CompleteItem {

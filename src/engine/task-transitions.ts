@@ -6,15 +6,16 @@
  * ({@link holdTaskToEnd}, docs/storage.md § Locking).
  */
 
-import { isDeepStrictEqual } from "node:util";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
+import { groupBy } from "../domain/group-by.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { WorkflowOfferJson } from "../domain/worker-protocol.js";
 import type { WorkerTask } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
 import type { TaskLease } from "../store/task-store.js";
 import { formatInstant } from "../time/format.js";
+import { appendAfterCancel } from "./resent-reports.js";
 import { pendingTask } from "./start-records.js";
 import { isTimeoutError } from "./timeouts.js";
 
@@ -76,41 +77,6 @@ export async function holdTask(tx: StoreOps, taskId: string, holder: LeaseHolder
   const refused = leaseRefusal(taskId, peek.executionId, task, holder, now);
   if (refused !== null) throw refused;
   return { execution, task: task! };
-}
-
-/**
- * Whether a completion is one `holder` made before, sent again because its answer was lost on the
- * way (a connection reset after the commit; docs/workflows.md § Batched completes): the task ended
- * under this worker's lease (of this attempt, when it says) and its execution COMPLETED with this
- * very result. It is answered COMPLETED as it was then, not CONFLICT, which made the worker warn of
- * a lost lease for a run that had been recorded.
- */
-export function isResentCompletion(
-  task: TaskLease,
-  execution: Execution,
-  holder: LeaseHolder,
-  result: JsonValue,
-): boolean {
-  return (
-    task.state === "done" &&
-    task.leaseOwner === holder.workerId &&
-    task.leaseIdentity === holder.identity &&
-    (holder.attempt === undefined || holder.attempt === task.attempt) &&
-    execution.status === "COMPLETED" &&
-    isDeepStrictEqual(execution.result, result)
-  );
-}
-
-/** The execution a resent completion of `taskId` by `holder` completed (isResentCompletion), or null. */
-export async function resentCompletion(
-  tx: StoreOps,
-  taskId: string,
-  holder: LeaseHolder,
-  result: JsonValue,
-): Promise<Execution | null> {
-  const task = await tx.getTaskLease(taskId);
-  const execution = task === null ? null : await tx.getExecution(task.executionId);
-  return task !== null && execution !== null && isResentCompletion(task, execution, holder, result) ? execution : null;
 }
 
 /**
@@ -344,33 +310,6 @@ export async function completeAttempt(tx: StoreOps, held: Held, now: number, res
   return execution;
 }
 
-/**
- * The events a report recorded since the execution's latest cancel request, by type: a report the
- * worker sends again (its answer lost) is recorded once (it wrote `CompletionAfterCancel` two or
- * three times, a tester's dropping proxy). Read only for a report after a cancel, which is rare.
- */
-export async function saidAfterCancel(tx: StoreOps, executionId: string): Promise<JsonObject[]> {
-  const events = await tx.listEvents(executionId);
-  const cancelAt = events.findLastIndex((e) => e.type === "CancelRequested");
-  return events
-    .slice(cancelAt + 1)
-    .filter((e) => e.type === "CompletionAfterCancel" || e.type === "FailureAfterCancel")
-    .map((e) => ({ type: e.type, ...e.data }));
-}
-
-/** Appends a report made after the cancel, unless the same report was recorded since it. */
-async function appendAfterCancel(
-  tx: StoreOps,
-  executionId: string,
-  type: "CompletionAfterCancel" | "FailureAfterCancel",
-  data: JsonObject,
-  now: number,
-): Promise<void> {
-  const said = await saidAfterCancel(tx, executionId);
-  if (said.some((e) => isDeepStrictEqual(e, { type, ...data }))) return;
-  await tx.appendEvent(executionId, type, data, now);
-}
-
 /** A failure report: retried by the policy (attempt + 1 after the back-off), else FAILED. */
 export async function failAttempt(
   tx: StoreOps,
@@ -548,16 +487,4 @@ async function compensationFailures(
     return `${f.on_cancel === true ? "onCancel" : String(f.step)}: ${message}`;
   });
   return { type: "CompensationFailed", message: `compensation failed: ${parts.join("; ")}`, failures };
-}
-
-/** `items` by `key`, each group in the items' order. */
-export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = out.get(k);
-    if (group) group.push(item);
-    else out.set(k, [item]);
-  }
-  return out;
 }

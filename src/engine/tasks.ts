@@ -7,6 +7,7 @@
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { type Execution, isActiveStatus } from "../domain/execution.js";
+import { groupBy } from "../domain/group-by.js";
 import { newTimeOrderedId } from "../domain/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { markSpan } from "../domain/tracing.js";
@@ -22,6 +23,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import type { StepResultRow, TaskLease } from "../store/task-store.js";
 import { type CompleteItem, completeBatch } from "./complete-batch.js";
 import type { Executions } from "./executions.js";
+import { resentCompletion } from "./resent-reports.js";
 import { runAgainIfAborted } from "./run-again.js";
 import type { TaskHandOff } from "./task-hand-off.js";
 import type { LeaseHolder } from "./task-transitions.js";
@@ -206,7 +208,7 @@ export class WorkerTasks {
         if (!out.length) return [];
         // Only a run with journaled steps (an attempt after a lost lease or a failure) reads them.
         const journaled = out.map((c) => c.execution.executionId).filter((id) => withSteps.has(id));
-        const steps = T.groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
+        const steps = groupBy(journaled.length ? await t.listStepResultsOf(journaled) : [], (s) => s.executionId);
         return out.map((c) =>
           this.toTaskJson(
             c.task,
@@ -303,7 +305,7 @@ export class WorkerTasks {
         held = await T.holdTaskToEnd(t, taskId, holder, now);
       } catch (err) {
         const resent = err instanceof OrbitError && err.code === "CONFLICT";
-        const completed = resent ? await T.resentCompletion(t, taskId, holder, result) : null;
+        const completed = resent ? await resentCompletion(t, taskId, holder, result) : null;
         if (completed !== null) return completed;
         throw err;
       }

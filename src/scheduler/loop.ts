@@ -17,6 +17,7 @@ import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
 import { HeldRows } from "./held-rows.js";
+import { StallWatch } from "./stall-watch.js";
 
 /**
  * The loop's fire transactions go ahead of queued worker traffic on SQLite's one connection, so a
@@ -93,9 +94,6 @@ export interface LoopOptions extends FireDeps {
   heldRowWarnMs?: number;
 }
 
-/** How long a fire batch may wait for the database before the loop says so. */
-const STALL_WARN_MS = 5000;
-
 export class SchedulerLoop implements FireWindow {
   private readonly abort = new AbortController();
   private wakeup = new AbortController();
@@ -105,10 +103,8 @@ export class SchedulerLoop implements FireWindow {
   private firing = 0;
   /** The next due instant on the loop's clock while it sleeps; null when it knows of none. */
   private nextDueAt: number | null = null;
-  /** When the fire batch now waiting for the database began (performance.now()), or null. */
-  private batchSince: number | null = null;
-  /** The stall watch of {@link watchStall}, made on the first batch and cleared by close(). */
-  private stallTimer: ReturnType<typeof setInterval> | null = null;
+  /** Warns while a fire batch waits for the database (stall-watch.ts). */
+  private readonly stalls: StallWatch;
   /** Schedules this round's fire batches read (and so did not find held by another session). */
   private readonly seen = new Set<string>();
   private readonly held: HeldRows;
@@ -123,6 +119,7 @@ export class SchedulerLoop implements FireWindow {
 
   constructor(private readonly o: LoopOptions) {
     this.batchSize = o.batchSize ?? 200;
+    this.stalls = new StallWatch({ dialect: o.store.dialect, log: o.log, everyMs: o.stallWarnMs });
     this.roundFailures = new LoggedFailures(o.log, () => o.clock.now(), passLines("firing", "retrying in 1 s"));
     this.held = new HeldRows(
       (id, heldMs) =>
@@ -152,8 +149,7 @@ export class SchedulerLoop implements FireWindow {
     this.abort.abort();
     this.wakeup.abort();
     await this.running;
-    if (this.stallTimer !== null) clearInterval(this.stallTimer);
-    this.stallTimer = null;
+    this.stalls.close();
     this.nextDueAt = null;
     this.endRound();
   }
@@ -240,41 +236,6 @@ export class SchedulerLoop implements FireWindow {
     }
   }
 
-  /**
-   * Marks a fire batch as waiting for the database from now until the returned function is called.
-   * One timer per loop, made on the first batch, looks every `stallWarnMs` and warns while a batch
-   * has waited that long (a table lock, an overloaded database): nothing fails meanwhile, so without
-   * it the firing stops in silence. No timer is made per batch on the firing path.
-   */
-  private watchStall(): () => void {
-    const every = this.o.stallWarnMs ?? STALL_WARN_MS;
-    const started = performance.now();
-    this.batchSince = started;
-    if (this.stallTimer === null) {
-      let ticked = started;
-      const where =
-        this.o.store.dialect === "postgres"
-          ? "a lock held on an Orbit table, or an overloaded or unreachable database (pg_locks and pg_stat_activity show who holds what)"
-          : "a lock held on the database file by another process, or an overloaded disk";
-      this.stallTimer = setInterval(() => {
-        const now = performance.now();
-        // This timer itself ran late: the process was stopped or starved (SIGSTOP, a paused VM, a
-        // CPU-starved host), not waiting on the database; a batch that waited meanwhile says nothing.
-        const paused = now - ticked > 2 * every;
-        ticked = now;
-        const since = this.batchSince;
-        if (paused || since === null || now - since < every) return;
-        this.o.log?.warn(
-          { waited_ms: Math.round(now - since) },
-          `a fire batch is still waiting for the database: ${where}`,
-        );
-      }, every).unref();
-    }
-    return () => {
-      if (this.batchSince === started) this.batchSince = null;
-    };
-  }
-
   /** Fires everything due now, batch after batch; returns how many schedules advanced. */
   async fireDue(): Promise<number> {
     // SQLite: worker traffic waits until everything due has fired (docs/storage.md § SQLite).
@@ -320,7 +281,7 @@ export class SchedulerLoop implements FireWindow {
     let outcomes: TimedOutcome[];
     let firedAt = now;
     const since = performance.now();
-    const stalled = this.watchStall();
+    const stalled = this.stalls.watch();
     try {
       outcomes = await this.o.store.transaction(async (tx) => {
         const rows = await tx.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize, skipLocked: true });
@@ -351,7 +312,7 @@ export class SchedulerLoop implements FireWindow {
       stalled();
       outcomes = [];
       for (const id of ids) {
-        const alone = this.watchStall();
+        const alone = this.stalls.watch();
         try {
           const outcome = await this.fireOne(id, now);
           if (outcome !== null) outcomes.push(outcome);

@@ -12,12 +12,13 @@ import { SystemClock } from "../clock/system-clock.js";
 import { hasUnstorableChar } from "../domain/body-guard.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
-import { FailureSpell } from "../domain/failure-spell.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { watchBlocking } from "./blocking.js";
 import { errorJson } from "./errors.js";
+import { LoggedSpell } from "./logged-spell.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
 import { jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
+import { settleable } from "./settleable.js";
 import { closeOnSignals } from "./signals.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
@@ -466,58 +467,6 @@ export class Worker {
 export const CANCEL_GRACE_MS = 60_000;
 
 const CLOSED_FIRST = "the worker closed before it registered its workflows";
-
-/** A promise with its resolve and reject, whose rejection nobody must handle (a caller may). */
-function settleable(): { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } {
-  let resolve: () => void = () => undefined;
-  let reject: (err: unknown) => void = () => undefined;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
-/**
- * A spell of failures of one request (polls, heartbeats) as the log tells it
- * (src/domain/failure-spell.ts): the first, then one line every 30 s while they last (a line each
- * time filled the log through an outage), and one when a request succeeds again.
- */
-class LoggedSpell {
-  private readonly spell: FailureSpell;
-
-  constructor(
-    clock: Clock,
-    private readonly log: WorkflowLogger,
-    private readonly lines: { first: string; still: string; again: string; counted: string },
-  ) {
-    this.spell = new FailureSpell(() => clock.now());
-  }
-
-  failed(err: unknown): void {
-    const say = this.spell.failed();
-    if (say === "first") this.log.warn(this.lines.first, { error: errorJson(err).message });
-    else if (say === "still")
-      this.log.warn(this.lines.still, { error: errorJson(err).message, failing_for_s: this.spell.failingForS });
-  }
-
-  /** Whether a spell is on: something failed and nothing has succeeded since. */
-  get failing(): boolean {
-    return this.spell.failing;
-  }
-
-  /** Ends a spell without a line (nothing left to send). */
-  forget(): void {
-    this.spell.forget();
-  }
-
-  succeeded(): void {
-    const ended = this.spell.succeeded();
-    if (ended !== null)
-      this.log.info(this.lines.again, { failed_for_s: ended.failedForS, [this.lines.counted]: ended.failures });
-  }
-}
 
 function consoleLogger(): WorkflowLogger {
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>
