@@ -1,6 +1,6 @@
 /**
- * The firing loop's warning that a fire batch still waits for the database (src/scheduler/loop.ts
- * watchStall): it comes while a batch really waits, and not when the process itself was stopped or
+ * The firing loop's warning that a fire batch still waits for the database (src/scheduler/stall-watch.ts):
+ * it comes while a batch really waits, and not when the process itself was stopped or
  * starved (SIGSTOP, a paused VM): then the warning's own timer runs late, before the batch's answer
  * is read, and a batch that took no time on the database looked as if it had waited the whole pause.
  * The pause is a synchronous busy spell inside the batch; the answer comes on a timer due after it.
