@@ -160,7 +160,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         let answer: ApiAnswer;
         if (key === undefined) answer = await route.handler(api);
         else {
-          const path = request.url.split("?")[0] ?? request.url;
+          // The route and its decoded parameters, not the raw URL: `/v1/executions/`, `/v1/%65xecutions`
+          // and `/v1/executions` are one route, so one key must start one execution (docs/api.md § Idempotency).
+          const path = route.url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(api.params[name] ?? ""));
           const replay = await ctx.idempotency.run(
             {
               key,

@@ -59,6 +59,29 @@ it("keeps keys per route: the same key on another path is another request", asyn
   expect((await t.call("GET", "/v1/schedules/second")).body.revision).toBe(2);
 });
 
+it("keeps one key per route however the URL spells it: a trailing slash or an escaped letter is the same route", async () => {
+  // The scope was the raw URL, so `/v1/executions/` and `/v1/%65xecutions` with one key each started
+  // another execution (a tester's fuzz).
+  const key = { "idempotency-key": "start-once" };
+  const body = { workflow: "OrderProcessing", input: SEED_SCHEDULE.input };
+  const first = await t.call("POST", "/v1/executions", body, key);
+  expect(first.status).toBe(201);
+  for (const path of ["/v1/executions/", "/v1/%65xecutions", "/v1/executions"]) {
+    const again = await t.call("POST", path, body, key);
+    expect([path, again.status, again.headers.get("idempotent-replayed")]).toEqual([path, 201, "true"]);
+    expect(again.body.execution_id).toBe(first.body.execution_id);
+  }
+  expect((await t.call("GET", "/v1/executions")).body.executions).toHaveLength(1);
+  await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, overlap: "allow" });
+  const trig = { "idempotency-key": "trigger-once" };
+  const fired = await t.call("POST", "/v1/schedules/orders-every-10s/trigger", {}, trig);
+  for (const path of ["/v1/schedules/orders-every-10s/trigger/", "/v1/schedules/orders-every-1%30s/trigger"]) {
+    t.clock.advance(10);
+    expect((await t.call("POST", path, {}, trig)).body).toEqual(fired.body);
+  }
+  expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body.fired).toBe(1);
+});
+
 it("stores nothing for a refused request, so the key can be used again", async () => {
   const key = { "idempotency-key": "retry-me" };
   const refused = await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, interval: "0s" }, key);
