@@ -53,6 +53,41 @@ export function parseJson(text) {
 }
 
 /**
+ * The first key given twice in one object of valid JSON text, or null. JSON.parse keeps the last
+ * one silently, and the server refuses such a body (docs/security.md § Limits): the form says which
+ * key before it sends anything.
+ * @param {string} text
+ * @returns {string | null}
+ */
+export function repeatedKey(text) {
+  /** @type {(Set<string> | null)[]} the keys of each open object (null: an array) */
+  const open = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      const seen = open[open.length - 1];
+      if (expectKey && seen) {
+        const key = JSON.parse(text.slice(i, end + 1));
+        if (seen.has(key)) return key;
+        seen.add(key);
+      }
+      expectKey = false;
+      i = end;
+    } else if (c === "{" || c === "[") {
+      open.push(c === "{" ? new Set() : null);
+      expectKey = c === "{";
+    } else if (c === "}" || c === "]") {
+      open.pop();
+      expectKey = false;
+    } else if (c === ",") expectKey = Boolean(open[open.length - 1]);
+  }
+  return null;
+}
+
+/**
  * JSON.stringify(value, null, 2), with the numbers {@link parseJson} read as their text.
  * @param {unknown} value
  * @param {string} [at] the indent of the line the value starts on

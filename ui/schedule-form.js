@@ -10,7 +10,7 @@ import { createSchedule, previewTiming } from "./api.js";
 import { focusEnd, h } from "./dom.js";
 import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
-import { jsonText, parseJson } from "./json-text.js";
+import { jsonText, parseJson, repeatedKey } from "./json-text.js";
 import { notifyError, parseNotify } from "./notify.js";
 
 const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
@@ -393,10 +393,16 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     // "created a" must not stay in the status line beside this attempt's refusal.
     unsay();
     let input;
+    const inputText = text("f-input") || "{}";
     try {
-      input = parseJson(text("f-input") || "{}");
+      input = parseJson(inputText);
     } catch (err) {
       error.textContent = `INVALID_ARGUMENT: the input is not valid JSON (${/** @type {Error} */ (err).message})`;
+      return;
+    }
+    const twice = repeatedKey(inputText);
+    if (twice !== null) {
+      error.textContent = `INVALID_ARGUMENT: the input gives the key ${JSON.stringify(twice)} twice in one object; give each key once`;
       return;
     }
     /** @type {Record<string, unknown>} */

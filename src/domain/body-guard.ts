@@ -10,6 +10,10 @@
  *   JSONB refuses lone surrogates) and SQLite would store an id that can never be fetched again,
  *   so both dialects refuse the same data with the same 400.
  *
+ * - a key given twice in one object is refused: JSON.parse keeps the last, so `"paused": true,
+ *   "paused": false` created a schedule that fires, and a proxy or audit log that reads the first
+ *   key saw another request than the one stored (docs/security.md § Limits).
+ *
  * Raw control characters and malformed escapes are left to JSON.parse, which refuses them.
  */
 import { OrbitError } from "./errors.js";
@@ -34,7 +38,11 @@ function hex4(text: string, at: number): number {
  * Throws INVALID_ARGUMENT for a body too deep, or holding NUL or a lone surrogate; `where` names
  * the strings in the message (the worker SDK checks a result's text before it reports it).
  */
-export function scanJsonText(text: string, where?: string, opts: { chars?: boolean } = {}): string | null {
+export function scanJsonText(
+  text: string,
+  where?: string,
+  opts: { chars?: boolean; name?: string } = {},
+): string | null {
   // `chars: false` checks the depth only, and answers the first NUL or lone surrogate's refusal
   // instead of throwing it (a worker's result, which fails its execution rather than the request).
   const strict = opts.chars !== false;
@@ -45,12 +53,19 @@ export function scanJsonText(text: string, where?: string, opts: { chars?: boole
   };
   let depth = 0;
   let inString = false;
+  // Per open container, the keys its object has given (null for an array), and whether the next
+  // string of the innermost object is a key; `keyAt` is where the key being read starts.
+  const keys: (Set<string> | null)[] = [];
+  let expectKey = false;
+  let keyAt = -1;
+  let keyEscaped = false;
   // A high surrogate escape just read, waiting for its low half (as the very next escape).
   let pendingHigh = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === BACKSLASH) {
+        if (keyAt >= 0) keyEscaped = true;
         const next = text.charCodeAt(i + 1);
         if (next === 0x75 /* u */) {
           const unit = hex4(text, i + 2);
@@ -70,8 +85,13 @@ export function scanJsonText(text: string, where?: string, opts: { chars?: boole
         continue;
       }
       if (pendingHigh) refuse(loneSurrogate(where));
-      if (c === QUOTE) inString = false;
-      else if (c === 0) refuse(nul(where));
+      if (c === QUOTE) {
+        inString = false;
+        if (keyAt >= 0) {
+          noteKey(keys[keys.length - 1], text, keyAt, i, keyEscaped, opts.name);
+          keyAt = -1;
+        }
+      } else if (c === 0) refuse(nul(where));
       else if (c >= 0xd800 && c <= 0xdfff) {
         // A raw surrogate in the decoded text: well-formed only as a high-low pair.
         const d = text.charCodeAt(i + 1);
@@ -80,17 +100,59 @@ export function scanJsonText(text: string, where?: string, opts: { chars?: boole
       }
       continue;
     }
-    if (c === QUOTE) inString = true;
-    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    if (c === QUOTE) {
+      inString = true;
+      if (expectKey) {
+        keyAt = i;
+        keyEscaped = false;
+        expectKey = false;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (++depth > MAX_BODY_DEPTH) {
         throw new OrbitError(
           "INVALID_ARGUMENT",
-          `the request body nests deeper than ${MAX_BODY_DEPTH} levels; an input or result may nest at most ${MAX_JSON_DEPTH}`,
+          `${opts.name ?? "the request body"} nests deeper than ${MAX_BODY_DEPTH} levels; an input or result may nest at most ${MAX_JSON_DEPTH}`,
         );
       }
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+      keys.push(c === 0x7b ? new Set() : null);
+      expectKey = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+      keys.pop();
+      expectKey = false;
+    } else if (c === 0x2c /* , */) expectKey = keys.length > 0 && keys[keys.length - 1] !== null;
   }
   return refusal;
+}
+
+/** Adds the key `text[from..to]` (its quotes) to its object's keys; throws when it is there already. */
+function noteKey(
+  seen: Set<string> | null | undefined,
+  text: string,
+  from: number,
+  to: number,
+  escaped: boolean,
+  name = "the request body",
+): void {
+  if (seen === null || seen === undefined) return;
+  let key = text.slice(from + 1, to);
+  if (escaped) {
+    try {
+      // `"a"` and `"\u0061"` are one key.
+      key = JSON.parse(text.slice(from, to + 1)) as string;
+    } catch {
+      return; // a malformed escape: JSON.parse refuses the body with its own message
+    }
+  }
+  if (!seen.has(key)) {
+    seen.add(key);
+    return;
+  }
+  const shown = key.length > 100 ? `${key.slice(0, 100)}…` : key;
+  throw new OrbitError(
+    "INVALID_ARGUMENT",
+    `${name} gives the key ${JSON.stringify(shown)} twice in one object; give each key once`,
+  );
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -149,6 +149,35 @@ for (const dialect of ["sqlite", "postgres"] as const) {
       });
     });
 
+    it("refuses a key given twice in one object, at any depth and however it is escaped, storing nothing", async () => {
+      // JSON.parse keeps the last: `"paused": true, "paused": false` created a schedule that fires (a tester's fuzz).
+      const twice = (key: string) => ({
+        code: "INVALID_ARGUMENT",
+        message: `the request body gives the key "${key}" twice in one object; give each key once`,
+      });
+      const cases: [string, string][] = [
+        ['{"schedule_id":"dup","workflow":"OrderProcessing","interval":"1h","paused":true,"paused":false}', "paused"],
+        ['{"schedule_id":"dup","schedule_id":"dup-b","workflow":"OrderProcessing","interval":"1h"}', "schedule_id"],
+        ['{"schedule_id":"dup","workflow":"OrderProcessing","interval":"1h","input":{"a":[{"x":1,"\\u0078":2}]}}', "x"],
+      ];
+      for (const [body, key] of cases) {
+        const r = await t.call("POST", "/v1/schedules", body);
+        expect([r.status, r.body]).toEqual([400, twice(key)]);
+      }
+      expect((await t.call("GET", "/v1/schedules/dup")).status).toBe(404);
+      expect((await t.call("GET", "/v1/schedules/dup-b")).status).toBe(404);
+      // The same key in sibling objects, and a key's name as a value, are not repeats.
+      const ok = await t.call(
+        "POST",
+        "/v1/schedules",
+        '{"schedule_id":"dup","workflow":"OrderProcessing","interval":"1h","input":{"a":{"k":"k"},"b":{"k":["k",{"k":1}]}}}',
+      );
+      expect(ok.status).toBe(201);
+      expect(ok.body.input).toEqual({ a: { k: "k" }, b: { k: ["k", { k: 1 }] } });
+      const poll = await t.call("POST", "/v1/worker/poll", '{"worker_id":"w","worker_id":"v","workflows":[]}');
+      expect([poll.status, poll.body]).toEqual([400, twice("worker_id")]);
+    });
+
     it("refuses a compressed body by name instead of as invalid JSON, storing nothing", async () => {
       const body = JSON.stringify({ schedule_id: "enc", workflow: "OrderProcessing", interval: "1h" });
       const post = (headers: Record<string, string>, data: Uint8Array | string) =>

@@ -15,3 +15,20 @@ it("reads JSON as given, or from the file after @, and says what is wrong with e
   expect(() => parseJsonArg("@")).toThrow("give a file after @ (@input.json), or the JSON itself.");
   expect(() => parseJsonArg("{a:1}")).toThrow(/^the value is not JSON \(.*\); give JSON or @file\.$/);
 });
+
+it("refuses a key given twice, as the server does, and a file too large to be an input without reading it all", () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-json-arg-"));
+  // JSON.parse keeps the last key: `--input '{"a":1,"a":2}'` stored {"a":2} (a tester's fuzz).
+  expect(() => parseJsonArg('{"a":1,"a":2}')).toThrow(
+    'the value gives the key "a" twice in one object; give each key once.',
+  );
+  writeFileSync(join(dir, "twice.json"), '{"b": [{"c": 1, "\\u0063": 2}]}');
+  expect(() => parseJsonArg(`@${join(dir, "twice.json")}`)).toThrow(/twice\.json gives the key "c" twice/);
+  expect(parseJsonArg('{"a":{"k":1},"b":{"k":"k"}}')).toEqual({ a: { k: 1 }, b: { k: "k" } });
+  // `@/dev/zero` read until the process had 6 GB; now it stops after 4 MB.
+  expect(() => parseJsonArg("@/dev/zero")).toThrow(
+    "/dev/zero is larger than 4 MB; an input may be at most 1 MB of JSON.",
+  );
+  writeFileSync(join(dir, "spaced.json"), `{"a": "x"${" ".repeat(3 * 1024 * 1024)}}`);
+  expect(parseJsonArg(`@${join(dir, "spaced.json")}`)).toEqual({ a: "x" });
+});

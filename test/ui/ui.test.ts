@@ -131,6 +131,14 @@ describe.skipIf(!haveChromium)("web UI", () => {
     await r.page.selectOption("#f-overlap", "allow");
     await r.page.selectOption("#f-catchup", "catch_up");
     await r.page.fill("#f-max-catch-up", "3");
+    // A key given twice: JSON.parse would keep the last; the form names it and sends nothing.
+    await r.page.fill("#f-input", '{"order_id": "F-0", "nested": {"a": 1, "\\u0061": 2}}');
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#f-form-error").filter({ hasText: "twice" }).waitFor();
+    expect(await r.page.locator("#f-form-error").innerText()).toBe(
+      'INVALID_ARGUMENT: the input gives the key "a" twice in one object; give each key once',
+    );
+    expect((await r.call("GET", "/v1/schedules/form-made")).status).toBe(404);
     await r.page.fill("#f-input", JSON.stringify({ ...ORDER_INPUT, order_id: "F-1" }));
     await r.page.fill("#f-description", "Made in the web UI");
     await r.page.click("#create-form button[type=submit]");
