@@ -16,6 +16,7 @@ import {
   type SearchResult,
   searchSchedules,
 } from "./schedule-search.js";
+import { SCHEDULE_ID } from "./settings.js";
 import { scheduleViews } from "./view.js";
 
 export interface ListSchedulesQuery {
@@ -58,6 +59,7 @@ export async function listSchedules(
     return search(store, await now(), { ...query, limit });
   const out: ScheduleRow[] = [];
   let after = query.cursor;
+  if (after !== undefined) checkIdCursor(after);
   // The database filters by workflow and state and reads the page and one more row (is there a
   // next page?); access control filters after the read, so with it, read on in batches until the
   // page is full or the table ends.
@@ -83,6 +85,28 @@ export async function listSchedules(
     schedules: await scheduleViews(store, page, at),
     next_cursor: out.length > limit ? (page[page.length - 1]?.scheduleId ?? null) : null,
   };
+}
+
+/**
+ * The plain list's cursor is the last id of its page: a text no id can be, or a search's cursor
+ * (which started the list over from wherever its base64 fell), is refused as the other lists refuse
+ * a cursor they did not issue (docs/api.md § Listing and searching schedules).
+ */
+function checkIdCursor(cursor: string): void {
+  let searchCursor = false;
+  try {
+    searchCursor = Array.isArray(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    // not a search's cursor
+  }
+  if (SCHEDULE_ID.test(cursor) && !searchCursor) return;
+  const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
+  throw new OrbitError(
+    "INVALID_ARGUMENT",
+    searchCursor
+      ? "cursor is a search's next_cursor: give it with the search's parameters (q, outcome, overdue, sort, order)"
+      : `cursor ${JSON.stringify(shown)} is not one this list issued (a schedule id); omit it to start from the first`,
+  );
 }
 
 /**

@@ -136,6 +136,22 @@ describe("reading and listing", () => {
     const second = await t.call("GET", `/v1/schedules?limit=2&cursor=${first.body.next_cursor}`);
     expect(second.body).toMatchObject({ next_cursor: null });
     expect(second.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["c"]);
+    // A cursor no id can be, or a search's cursor, is refused: both were a 200 (empty, or the first
+    // page again from wherever the search cursor's base64 fell; a tester's fuzz).
+    for (const junk of ["", "a%20b", "x".repeat(101)]) {
+      const r = await t.call("GET", `/v1/schedules?cursor=${junk}`);
+      expect([junk, r.status, r.body.message]).toEqual([
+        junk,
+        400,
+        expect.stringMatching(/^cursor ".*" is not one this list issued \(a schedule id\); omit it/),
+      ]);
+    }
+    const search = await t.call("GET", "/v1/schedules?sort=next_fire&limit=1");
+    const mixed = await t.call("GET", `/v1/schedules?cursor=${search.body.next_cursor}`);
+    expect([mixed.status, mixed.body.message]).toEqual([
+      400,
+      "cursor is a search's next_cursor: give it with the search's parameters (q, outcome, overdue, sort, order)",
+    ]);
     const paused = await t.call("GET", "/v1/schedules?state=paused");
     expect(paused.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toEqual(["b"]);
     expect((await t.call("GET", "/v1/schedules?workflow=Other")).body.schedules).toEqual([]);
