@@ -44,6 +44,14 @@ export class TaskContext implements WorkflowContext {
   /** The step whose function threw last (reported with the error). */
   failedStep: string | null = null;
   private readonly journaled: Map<string, JsonValue | null>;
+  /** The journaled steps still to compensate whose compensation the replay has not registered yet. */
+  private readonly unregistered: Set<string>;
+  private compensationsKnown: () => void = () => undefined;
+  /**
+   * Resolves once the replay has registered the compensation of every journaled step still to
+   * compensate (at once when there is none): all a lease after a cancel needs from the code.
+   */
+  readonly journalReplayed: Promise<void>;
   private readonly used = new Set<string>();
   private nextSeq: number;
   private ended = false;
@@ -66,6 +74,9 @@ export class TaskContext implements WorkflowContext {
     this.trigger = task.trigger as TriggerInfo | null;
     this.journaled = new Map(task.steps.map((s) => [s.name, s.result]));
     this.nextSeq = task.steps.reduce((max, s) => Math.max(max, s.seq), 0) + 1;
+    this.unregistered = new Set(task.steps.filter((s) => s.compensable && !s.compensated).map((s) => s.name));
+    this.journalReplayed =
+      this.unregistered.size === 0 ? Promise.resolve() : new Promise((resolve) => (this.compensationsKnown = resolve));
   }
 
   /** Aborted on a cancel or a lost lease; made on first use (run-task.ts TaskControl). */
@@ -148,7 +159,10 @@ export class TaskContext implements WorkflowContext {
     this.used.add(name);
     if (this.journaled.has(name)) {
       const result = this.journaled.get(name) as Jsonified<T>;
-      if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
+      if (options.compensate) {
+        this.compensations.set(name, options.compensate as Compensation);
+        if (this.unregistered.delete(name) && this.unregistered.size === 0) this.compensationsKnown();
+      }
       return result;
     }
     const reason = this.hooks.cancelReason();

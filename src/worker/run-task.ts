@@ -154,7 +154,7 @@ async function runTaskInSpan(
       logFailure(log, task, mismatch, "final");
       return;
     }
-    const outcome = await attempt(def, ctx, task);
+    const outcome = await attemptOrReplay(def, ctx, task);
     control.runSettled = true;
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
@@ -281,6 +281,22 @@ async function runTaskInSpan(
         error: errorJson(err),
       });
   }
+}
+
+/**
+ * The run's outcome. A lease whose cancel was requested before it (the task handed back after a
+ * cancel, a worker's death, a timeout) runs the code only to register the journaled steps'
+ * compensations: once they are, the worker compensates without waiting for the code to return, as
+ * no step can run after a cancel. Code that hung after its cancel (an await that never ends) hung
+ * the same way in every replay, each replay was handed back 60 s later and kept a slot, and the
+ * execution stayed RUNNING with its cancel for good (a tester's worker lost 9 of its 10 slots).
+ */
+function attemptOrReplay(def: WorkflowDefinition, ctx: TaskContext, task: TaskJson): Promise<Outcome> {
+  const run = attempt(def, ctx, task);
+  if (task.cancel_requested === null && task.status !== "COMPENSATING") return run;
+  const reason = task.cancel_requested ?? "cancelled";
+  const replayed = ctx.journalReplayed.then((): Outcome => ({ kind: "error", error: new CancelledError(reason) }));
+  return Promise.race([run, replayed]);
 }
 
 async function attempt(def: WorkflowDefinition, ctx: TaskContext, task: TaskJson): Promise<Outcome> {

@@ -362,6 +362,56 @@ it("hands back a cancelled run whose code ignores the cancel past 60 s, so that 
   await closeWithHungCode(worker, clock, running);
 });
 
+it("compensates a run handed back after its cancel even when its code hangs outside any step, and frees the replay's slot", async () => {
+  server = await startTestServer();
+  const { logger } = capturing();
+  const marks: string[] = [];
+  const HangAfter = defineWorkflow({
+    name: "HangAfter",
+    version: "1.0.0",
+    run: async (ctx) => {
+      await ctx.step("h1", async () => 1, { compensate: async () => void marks.push("compensate h1") });
+      // An await that never ends and is no step: every replay of the handed-back task hung here
+      // too, was handed back 60 s later keeping its slot, and the execution stayed RUNNING with its
+      // cancel for good (a tester's worker lost 9 of its 10 slots this way).
+      await new Promise<void>(() => {});
+      return { ok: true };
+    },
+    onCancel: async (_ctx, reason) => void marks.push(`onCancel ${reason}`),
+  });
+  const Quick = defineWorkflow({ name: "Quick", version: "1.0.0", run: async () => ({ ok: true }) });
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({
+    server: server.server.url,
+    workflows: [HangAfter, Quick],
+    clock,
+    logger,
+    concurrency: 2,
+  });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "hang-after", workflow: "HangAfter", input: {} });
+  const steps = async () => (await server!.ok("GET", "/v1/executions/hang-after/events")).events as { type: string }[];
+  await server.until(steps, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
+  await server.ok("POST", "/v1/executions/hang-after/cancel", { reason: "stop it" });
+  let status = "RUNNING";
+  for (let s = 0; s < 200 && status !== "CANCELLED"; s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+    status = (await server.ok("GET", "/v1/executions/hang-after")).status;
+  }
+  expect(status).toBe("CANCELLED");
+  expect(marks).toEqual(["compensate h1", "onCancel stop it"]);
+  // The first run's code still holds one slot (concurrency bounds the code running); the replay's is free.
+  await server.ok("POST", "/v1/executions", { execution_id: "quick-1", workflow: "Quick", input: {} });
+  await server.until(
+    async () => (await server!.ok("GET", "/v1/executions/quick-1")).status,
+    (st) => st === "COMPLETED",
+    "quick-1 runs in the free slot",
+  );
+  await closeWithHungCode(worker, clock, running);
+});
+
 it("says when a run's task is gone but its code goes on holding a slot (its execution timed out)", async () => {
   server = await startTestServer();
   const { lines, logger } = capturing();
