@@ -146,8 +146,11 @@ const ERROR_SHOWN = 80;
  */
 function failureLine(e) {
   if (e.status !== "FAILED" || !e.error) return null;
-  const message = typeof e.error === "string" ? e.error : String(e.error.message ?? e.error.type ?? "");
-  if (message === "") return null;
+  const given = typeof e.error === "string" ? e.error : String(e.error.message ?? "");
+  // `throw new Error("")`: a red FAILED with no text; the type says at least what was thrown.
+  const type =
+    typeof e.error === "object" && typeof e.error.type === "string" && e.error.type !== "" ? e.error.type : "Error";
+  const message = given.trim() !== "" ? given : `${type} (thrown without a message)`;
   // By code points: a cut through a surrogate pair would draw a broken character.
   const chars = [...message];
   const shown = chars.length > ERROR_SHOWN ? `${chars.slice(0, ERROR_SHOWN - 1).join("")}…` : message;

@@ -91,9 +91,14 @@ export function statusBlock(e: ExecutionJson, now: number, wide = false, runStar
  */
 function errorText(error: unknown): string {
   if (typeof error !== "object" || error === null || Array.isArray(error)) return valueText(error);
-  const { message, step } = error as { message?: unknown; step?: unknown };
+  const { message, step, type } = error as { message?: unknown; step?: unknown; type?: unknown };
   if (typeof message !== "string") return valueText(error);
-  return typeof step === "string" ? `${message} (in step ${step})` : message;
+  // `throw new Error("")` printed `error: ` and nothing: the type says at least what was thrown.
+  const said =
+    message.trim() !== ""
+      ? message
+      : `${typeof type === "string" && type !== "" ? type : "Error"} (thrown without a message)`;
+  return typeof step === "string" ? `${said} (in step ${step})` : said;
 }
 
 export const WORKFLOW_COLUMNS: readonly Column[] = [

@@ -39,11 +39,16 @@ export function errorSummary(error: unknown): ErrorSummary {
   if (error === null || error === undefined) return { message: null, type: null, step: null };
   if (isJsonObject(error)) {
     const message = typeof error.message === "string" ? error.message : JSON.stringify(error);
+    if (message.trim() === "") {
+      // `throw new Error("")`: an empty summary showed a FAILED outcome with nothing after `error:`.
+      const type = typeof error.type === "string" ? error.type : null;
+      const thrown = cutText(type || "Error", SUMMARY_CHARS);
+      return { message: `${thrown} (thrown without a message)`, type, step: stepOf(error) };
+    }
     return {
       message: cutText(message, SUMMARY_CHARS),
       type: typeof error.type === "string" ? error.type : null,
-      // Which step threw (the worker reports it): shown beside the message where the schedule is.
-      step: typeof error.step === "string" ? cutText(error.step, SUMMARY_CHARS) : null,
+      step: stepOf(error),
     };
   }
   return {
@@ -51,6 +56,11 @@ export function errorSummary(error: unknown): ErrorSummary {
     type: null,
     step: null,
   };
+}
+
+/** Which step threw (the worker reports it): shown beside the message where the schedule is. */
+function stepOf(error: JsonObject): string | null {
+  return typeof error.step === "string" ? cutText(error.step, SUMMARY_CHARS) : null;
 }
 
 /** A cancel's reason, and what failed while compensating (`CompensationFailed`), if anything did. */

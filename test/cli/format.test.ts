@@ -362,6 +362,12 @@ describe("orbit status", () => {
     expect(statusBlock(inStep, 0)).toContain('\n  error: card declined: {"x":1} (in step charge)\n');
     // Any other shape stays JSON.
     expect(statusBlock({ ...failed, error: { code: 7 } }, 0)).toContain('\n  error: {"code":7}\n');
+    // `throw new TypeError("")` printed `error: ` and nothing (a tester).
+    const empty = { ...failed, error: { message: " ", type: "TypeError", step: "charge" } };
+    expect(statusBlock(empty, 0)).toContain("\n  error: TypeError (thrown without a message) (in step charge)\n");
+    expect(statusBlock({ ...failed, error: { message: "" } }, 0)).toContain(
+      "\n  error: Error (thrown without a message)\n",
+    );
   });
 });
 

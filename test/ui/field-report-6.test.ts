@@ -205,6 +205,17 @@ describe.skipIf(!haveChromium)("web UI: a tester's sixth report", () => {
     expect(shown.startsWith("mail server refused: xxx")).toBe(true);
     expect(shown.length).toBeLessThan(100);
     expect(await line.getAttribute("title")).toBe(message);
+    // `throw new Error("")`: the list showed a red FAILED and no text (a tester); the type says what was thrown.
+    await r.ok("POST", "/v1/executions", { execution_id: "broke-quietly", workflow: "Reports", version: "1.0.0" });
+    const quiet = (await leaseReports(r, "w6")).find((t: Json) => t.execution_id === "broke-quietly");
+    await r.ok("POST", `/v1/worker/tasks/${quiet.task_id}/fail`, {
+      worker_id: "w6",
+      error: { message: "", type: "RangeError" },
+      retryable: false,
+    });
+    await r.open("#/executions?status=FAILED");
+    const quietLine = r.page.locator('tr[data-execution-id="broke-quietly"] .run-error');
+    expect(await quietLine.innerText()).toBe("RangeError (thrown without a message)");
     expect(pageErrors).toEqual([]);
   });
 });
