@@ -8,6 +8,7 @@ import { OrbitError } from "../../domain/errors.js";
 import { Mutex } from "../mutex.js";
 import { type ArrayRowBuilder, arrayRowBuilder, objectRows } from "../sql/columns.js";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
+import { type FileIdentity, FULL_DISK_MARGIN_BYTES } from "./file-identity.js";
 
 type Statement = Database.Statement<SqlParam[], SqlRow>;
 
@@ -80,6 +81,10 @@ export class SqliteConnection {
   private writeFailure: string | null = null;
   /** A damaged file met once: it stays damaged whatever later writes do, until a restart on a restored file. */
   private damaged: string | null = null;
+  /** The opened file, to tell when its path stops naming it (file-identity.ts). */
+  private file: FileIdentity | null = null;
+  /** The file was deleted or replaced under the server: sticky, as {@link damaged}. */
+  private replaced: string | null = null;
   /** The transaction of {@link atomically} that store calls made inside it join. */
   private readonly ambient = new AsyncLocalStorage<{ ended: boolean; savepoints: number }>();
 
@@ -144,7 +149,19 @@ export class SqliteConnection {
 
   /** Why the database cannot be written, or null (readiness). */
   get unwritable(): string | null {
-    return this.damaged ?? this.writeFailure;
+    return this.damaged ?? this.fileGone() ?? this.writeFailure;
+  }
+
+  /** Why the path no longer names the opened file (sticky once seen), or null. One `stat`. */
+  private fileGone(): string | null {
+    if (this.replaced === null && this.file !== null) this.replaced = this.file.problem();
+    return this.replaced;
+  }
+
+  /** Throws UNAVAILABLE when a write would go to a file the path no longer names. */
+  private refuseWriteToGoneFile(): void {
+    const gone = this.fileGone();
+    if (gone !== null) throw new OrbitError("UNAVAILABLE", gone);
   }
 
   /**
@@ -155,6 +172,8 @@ export class SqliteConnection {
   async probeWrite(): Promise<string | null> {
     return this.exclusive(async () => {
       const db = this.requireDb();
+      const gone = this.fileGone();
+      if (gone !== null) return gone;
       try {
         // Another process's lock is waited for a second at most: readiness answers while it lasts.
         await this.waitingForLocks(() => db.exec("BEGIN IMMEDIATE"), PROBE_LOCK_WAIT_MS);
@@ -165,6 +184,10 @@ export class SqliteConnection {
         } finally {
           if (db.inTransaction) db.exec("ROLLBACK");
         }
+        // One page can fit into the WAL's old frames on a full disk while every fire still fails:
+        // a full disk is over when the file system has room again, or a real write commits.
+        const free = this.writeFailure?.startsWith("SQLITE_FULL") ? this.file?.freeBytes() : null;
+        if (free != null && free < FULL_DISK_MARGIN_BYTES) return this.writeFailure;
         this.writeFailure = null;
         return null;
       } catch (err) {
@@ -216,9 +239,10 @@ export class SqliteConnection {
    * busy handler froze the event loop for it, again for each statement (a tester's 30 s lock left
    * /healthz unanswered throughout).
    */
-  attach(db: Database.Database, lockWaitMs = 5000): void {
+  attach(db: Database.Database, lockWaitMs = 5000, file: FileIdentity | null = null): void {
     this.db = db;
     this.lockWaitMs = lockWaitMs;
+    this.file = file;
   }
 
   private lockWaitMs = 5000;
@@ -341,8 +365,11 @@ export class SqliteConnection {
       }
     }
     try {
+      this.refuseWriteToGoneFile();
       this.writing(() => this.prepared("COMMIT").statement.run());
-      this.writeFailure = null;
+      // A write committed: the file takes writes again. (A group whose every member failed, its
+      // COMMIT of nothing, said so too, and a full disk read as ready between two failed fires.)
+      if (done.length > 0) this.writeFailure = null;
     } catch (error) {
       if (db.inTransaction) this.prepared("ROLLBACK").statement.run();
       for (const d of done) d.queued.reject(error);
@@ -431,6 +458,7 @@ export class SqliteConnection {
   private allNow(sql: string, params: readonly SqlParam[]): SqlRow[] {
     const prepared = this.prepared(sql);
     if (prepared.row) return objectRows(prepared.row, prepared.statement.all(...params) as unknown as unknown[][]);
+    this.autocommitCheck();
     prepared.statement.run(...params);
     return [];
   }
@@ -438,12 +466,19 @@ export class SqliteConnection {
   private runManyNow(sql: string, rows: readonly (readonly SqlParam[])[]): number[] {
     const { statement } = this.prepared(sql);
     if (statement.reader) return rows.map((params) => statement.all(...params).length);
+    this.autocommitCheck();
     return rows.map((params) => statement.run(...params).changes);
   }
 
   private runNow(sql: string, params: readonly SqlParam[]): number {
     const { statement } = this.prepared(sql);
     if (statement.reader) return statement.all(...params).length;
+    this.autocommitCheck();
     return statement.run(...params).changes;
+  }
+
+  /** A write outside a transaction commits by itself: refused, as a COMMIT is, once the file is gone. */
+  private autocommitCheck(): void {
+    if (!this.requireDb().inTransaction) this.refuseWriteToGoneFile();
   }
 }

@@ -9,6 +9,7 @@ import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
+import { FileIdentity } from "./file-identity.js";
 import { makeDirs, unwritableFolder } from "./make-dirs.js";
 import { migrateSqlite } from "./migrate.js";
 import { SQLITE_BUSY_SLICE_MS, SqliteConnection } from "./sqlite-connection.js";
@@ -96,7 +97,7 @@ export class SqliteStore extends SqlOps implements Store {
       db.close();
       throw unwritableFolder(dirname(this.filename), error) ?? error;
     }
-    this.connection.attach(db, this.lockWaitMs);
+    this.connection.attach(db, this.lockWaitMs, FileIdentity.of(this.filename));
     this.state = "open";
   }
 

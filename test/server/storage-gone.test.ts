@@ -1,0 +1,126 @@
+/**
+ * The SQLite file under a running server (docs/storage.md § The file under a running server): a
+ * data dir deleted, or a file replaced, refuses writes with 503 and makes /readyz not-ready, where
+ * every write was acknowledged into an unlinked file that no restart would open; and a full disk
+ * stays not-ready until the file system has room again, where a one-page probe that fitted into the
+ * WAL's old frames said ready while every fire failed.
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../../src/server/server.js";
+
+const dir = mkdtempSync(join(tmpdir(), "orbit-storage-gone-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const register = (s: RunningServer, name: string) =>
+  fetch(`${s.url}/v1/workflows`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, version: "1.0.0" }),
+  });
+const ready = async (s: RunningServer) => {
+  const r = await fetch(`${s.url}/readyz`);
+  return { status: r.status, body: (await r.json()) as { status: string; message?: string } };
+};
+
+it("refuses writes and is not ready once its data dir is deleted, instead of acknowledging writes a restart loses", async () => {
+  const data = join(dir, "deleted");
+  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+  try {
+    expect((await register(s, "Before")).status).toBe(201);
+    rmSync(data, { recursive: true, force: true });
+    const gone = `the database file ${data}/orbit.db was deleted while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`;
+    const refused = await register(s, "After");
+    expect([refused.status, await refused.json()]).toEqual([503, { code: "UNAVAILABLE", message: gone }]);
+    expect(await ready(s)).toEqual({
+      status: 503,
+      body: expect.objectContaining({ status: "not_ready", message: `the database cannot be written: ${gone}` }),
+    });
+    // Reads go on from the open file.
+    const names = (await (await fetch(`${s.url}/v1/workflows`)).json()) as { workflows: { name: string }[] };
+    expect(names.workflows.map((w) => w.name)).toEqual(["Before"]);
+  } finally {
+    await s.close();
+  }
+});
+
+it("refuses writes once its file is replaced by another (a copy put back under its name)", async () => {
+  const data = join(dir, "replaced");
+  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+  try {
+    expect((await register(s, "Before")).status).toBe(201);
+    const file = join(data, "orbit.db");
+    copyFileSync(file, `${file}.copy`);
+    renameSync(`${file}.copy`, file);
+    const refused = await register(s, "After");
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /^the database file .*orbit\.db was replaced by another file while the server ran/,
+    );
+    expect((await ready(s)).status).toBe(503);
+  } finally {
+    await s.close();
+  }
+});
+
+/** A 4 MB tmpfs at a new folder, or null where this process may not mount one. */
+function smallDisk(): { path: string; unmount: () => void } | null {
+  const path = join(dir, "tmpfs");
+  mkdirSync(path, { recursive: true });
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", path], { stdio: "ignore" });
+  } catch {
+    return null;
+  }
+  return { path, unmount: () => execFileSync("umount", [path], { stdio: "ignore" }) };
+}
+const disk = process.getuid?.() === 0 ? smallDisk() : null;
+afterAll(() => disk?.unmount());
+
+it.skipIf(disk === null)("stays not ready on a full disk until the file system has room again", async () => {
+  const data = join(disk!.path, "data");
+  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+  const filler = join(disk!.path, "filler");
+  try {
+    for (let i = 0; i < 30; i++) expect((await register(s, `W${i}`)).status).toBe(201);
+    try {
+      execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
+    } catch {
+      // dd stops with "No space left on device": the disk is full
+    }
+    // Writes that need new pages: schedules with a 200 KB input each.
+    const big = (id: string) =>
+      fetch(`${s.url}/v1/schedules`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          schedule_id: id,
+          workflow: "W0",
+          interval: "1h",
+          paused: true,
+          input: { pad: "x".repeat(200_000) },
+        }),
+      });
+    let refused: Response | null = null;
+    for (let i = 0; i < 40 && refused === null; i++) {
+      const r = await big(`full-${i}`);
+      if (r.status === 503) refused = r;
+    }
+    expect(refused?.status).toBe(503);
+    // Every readiness check now says not ready: the probe's one page may fit into the WAL's old
+    // frames, and it took that for the disk having room (ready half the time, a tester's loop).
+    for (let i = 0; i < 5; i++) {
+      const r = await ready(s);
+      expect([r.status, r.body.message]).toEqual([503, expect.stringMatching(/SQLITE_FULL/)]);
+    }
+    rmSync(filler);
+    expect(await ready(s)).toEqual({ status: 200, body: { status: "ready", role: "single" } });
+    expect((await big("room")).status).toBe(201);
+  } finally {
+    rmSync(filler, { force: true });
+    await s.close();
+  }
+});
