@@ -241,10 +241,13 @@ async function schedulesAndWorkers(
     });
   } else {
     const n = byTarget.size - unregistered.length;
+    // Counted as GET /v1/workers lists them: only the workers that run a workflow the caller may
+    // see (docs/security.md § Identities); it counted every live worker for any caller.
+    const seen = live.filter((w) => w.workflows.some((f) => visible(f.name))).length;
     checks.push({
       name: "workers",
       status: "ok",
-      message: `${live.length} live worker(s); every scheduled workflow (${n}) is polled`,
+      message: `${seen} live worker(s); every scheduled workflow (${n}) is polled`,
     });
   }
   const overdue = active

@@ -99,7 +99,15 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     expect(hidden.checks.find((x) => x.name === "workers")?.status).toBe("ok");
 
     await db.store.upsertWorker("w-1", [{ name: "OrderProcessing", version: "1.0.0" }], h.clock.now());
-    expect((await byName()).workers).toMatchObject({ status: "ok" });
+    expect((await byName()).workers).toMatchObject({
+      status: "ok",
+      message: "1 live worker(s); every scheduled workflow (1) is polled",
+    });
+    // Nor how many workers run it: GET /v1/workers lists it none of them (a tester).
+    const stranger = await runDoctor(db.store, h.clock, (w) => w !== "OrderProcessing");
+    expect(stranger.checks.find((x) => x.name === "workers")?.message).toBe(
+      "0 live worker(s); every scheduled workflow (0) is polled",
+    );
 
     // No loop fires here: five minutes on, the schedule is overdue (and the worker no longer live).
     // It was due up to 10 s after the clock's start (real time), so 290-300 s late, rounded.
