@@ -181,6 +181,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       method: "POST",
       url,
       schema,
+      // A client identity is told it is the wrong kind before its body is judged: a body error
+      // answered it first (400), where every other route refuses the caller before reading (a tester).
+      preValidation: async (request) => void guard(request),
       handler: async (request, reply) => {
         try {
           return await respond(request, reply);

@@ -137,6 +137,18 @@ it("refuses worker identities on /v1/schedules", async () => {
   expect(register.status).toBe(201);
 });
 
+it("refuses client identities on the worker protocol before judging the body", async () => {
+  // A body error answered a client first (400 `workflows[0] needs "max_attempts"`), where every
+  // other route refuses the caller before reading its body (a tester).
+  for (const body of [{ worker_id: "w", workflows: [{ name: "OrderProcessing", version: "1.0.0" }] }, { bogus: 1 }]) {
+    const r = await t.call("POST", "/v1/worker/poll", body, as("orders-token"));
+    expect([r.status, r.body]).toEqual([
+      403,
+      { code: "PERMISSION_DENIED", message: "orders is a client identity; /v1/worker needs a worker identity" },
+    ]);
+  }
+});
+
 it("refuses an invalid identities file at start", async () => {
   const bad = join(dir, "bad.yaml");
   writeFileSync(bad, "identities:\n  - name: x\n    token: abc\n    kind: client\n");
