@@ -2,7 +2,14 @@
  * `orbit schedule create|get|list|update|delete|occurrences`: the schedule itself and its ledger.
  */
 import { type Command, Option } from "commander";
-import type { OccurrenceJson, ScheduleCreateBody, ScheduleSettingsBody } from "../client/types.js";
+import type { OrbitClient } from "../client/client.js";
+import type {
+  ExecutionPage,
+  OccurrenceJson,
+  ScheduleCreateBody,
+  ScheduleJson,
+  ScheduleSettingsBody,
+} from "../client/types.js";
 import {
   addWriteOptions,
   givenFilters,
@@ -20,6 +27,7 @@ import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from 
 import {
   lastRunPending,
   latestVersions,
+  noWorkerCandidates,
   occurrenceTable,
   polledWorkflows,
   scheduleBlock,
@@ -137,13 +145,11 @@ Examples:
         const [workers, workflows] = wide
           ? await Promise.all([client.listWorkers().catch(() => null), client.listWorkflows().catch(() => null)])
           : [null, null];
-        await io.stdout.write(
-          scheduleTable(page.schedules, {
-            wide,
-            polled: workers === null ? null : polledWorkflows(workers),
-            latest: workflows === null ? null : latestVersions(workflows),
-          }),
-        );
+        const polled = workers === null ? null : polledWorkflows(workers);
+        const latest = workflows === null ? null : latestVersions(workflows);
+        const waits =
+          polled === null ? undefined : await runningLast(client, noWorkerCandidates(page.schedules, polled, latest));
+        await io.stdout.write(scheduleTable(page.schedules, { wide, polled, latest, ...(waits ? { waits } : {}) }));
         // A filter that matches nothing (a workflow name in another case) printed the header alone,
         // as an empty server does: say which filter it was, as orbit ps does.
         const given = givenFilters([
@@ -217,4 +223,39 @@ function pausedBothWays(cmd: Command): string | null {
   const given = root.args.length > 0 ? (root as unknown as { rawArgs: string[] }).rawArgs : [];
   const options = given.slice(0, given.includes("--") ? given.indexOf("--") : undefined);
   return options.includes("--paused") && options.includes("--no-paused") ? "--paused and --no-paused" : null;
+}
+
+/**
+ * The schedules among `candidates` whose last execution is still RUNNING: it waits, since no live
+ * worker polls its workflow. The last execution can have ended though the last outcome names
+ * another (an earlier run that ended after it: `allow`, `cancel_previous`, a backfill), and the
+ * list said NO WORKER for schedules whose runs had all ended, hiding their failures (a tester).
+ * Few candidates: each execution is read; many: the RUNNING executions are listed once.
+ */
+async function runningLast(client: OrbitClient, candidates: readonly ScheduleJson[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (candidates.length <= 100) {
+    for (let i = 0; i < candidates.length; i += 16) {
+      await Promise.all(
+        candidates.slice(i, i + 16).map(async (s) => {
+          const e = await client.getExecution(s.last_execution_id as string).catch(() => null);
+          if (e?.status === "RUNNING") out.add(s.schedule_id);
+        }),
+      );
+    }
+    return out;
+  }
+  const running = new Set<string>();
+  let cursor: string | null = null;
+  do {
+    const page: ExecutionPage = await client.listExecutions({
+      status: "RUNNING",
+      limit: 1000,
+      ...(cursor !== null ? { cursor } : {}),
+    });
+    for (const e of page.executions) running.add(e.execution_id);
+    cursor = page.next_cursor;
+  } while (cursor !== null);
+  for (const s of candidates) if (running.has(s.last_execution_id as string)) out.add(s.schedule_id);
+  return out;
 }

@@ -135,7 +135,23 @@ export function outcomeText(s: ScheduleJson): string {
   return n > 1 ? `${label} x${n}` : label;
 }
 
-/** The schedule's last execution has not ended (the last outcome is an earlier one's, or none). */
+/**
+ * The lists' word for how the schedule fares: {@link outcomeText}, except that a CANCELLED run
+ * does not end a streak of failures (it counts neither way, docs/outcomes.md): while
+ * `consecutive_failures` is above 0 it is `FAILED xN`. A `cancel_previous` schedule whose every
+ * run failed read CANCELLED, its replaced run having ended last, and looked healthy (a tester).
+ */
+export function healthText(s: ScheduleJson): string {
+  const n = s.consecutive_failures ?? 0;
+  if (s.last_outcome?.status === "CANCELLED" && n > 0) return n > 1 ? `FAILED x${n}` : "FAILED";
+  return outcomeText(s);
+}
+
+/**
+ * The schedule's last execution may not have ended: the last outcome is an earlier one's, or
+ * none. (An earlier run can also end after the last one, under `allow`, `cancel_previous` or a
+ * backfill: a caller that must know asks for the execution.)
+ */
 export function lastRunPending(s: ScheduleJson): boolean {
   return s.last_execution_id !== null && s.last_outcome?.execution_id !== s.last_execution_id;
 }
@@ -170,6 +186,19 @@ export function latestVersions(workflows: readonly WorkflowJson[]): ReadonlyMap<
  * take when that is known (its pin, else the latest in `latest`). A version registered before any
  * worker runs it stalls an unpinned schedule as surely as no worker at all (docs/outcomes.md).
  */
+/**
+ * The schedules that may show NO WORKER: a last run that may not have ended ({@link lastRunPending})
+ * of a workflow no live worker polls. Whether that run still waits is the execution's to say
+ * (schedule-crud.ts asks for it).
+ */
+export function noWorkerCandidates(
+  schedules: readonly ScheduleJson[],
+  polled: ReadonlySet<string>,
+  latest: ReadonlyMap<string, string> | null,
+): ScheduleJson[] {
+  return schedules.filter((s) => s.last_error === null && lastRunPending(s) && !polledFor(s, polled, latest));
+}
+
 function polledFor(s: ScheduleJson, polled: ReadonlySet<string>, latest: ReadonlyMap<string, string> | null): boolean {
   if (!polled.has(s.workflow)) return false;
   const version = s.version ?? latest?.get(s.workflow);
@@ -187,10 +216,11 @@ function listOutcomeText(
   s: ScheduleJson,
   polled: ReadonlySet<string> | null,
   latest: ReadonlyMap<string, string> | null,
+  waits: ReadonlySet<string>,
 ): string {
   if (s.last_error !== null) return "START FAILED";
-  if (polled !== null && lastRunPending(s) && !polledFor(s, polled, latest)) return "NO WORKER";
-  return outcomeText(s);
+  if (polled !== null && waits.has(s.schedule_id) && !polledFor(s, polled, latest)) return "NO WORKER";
+  return healthText(s);
 }
 
 /**
@@ -208,6 +238,10 @@ function outcomeLines(s: ScheduleJson): string {
   if (o.error !== null) {
     const where = o.error_step === undefined ? "" : ` (in step ${o.error_step})`;
     out += line(o.status === "CANCELLED" ? "reason" : "error", `${o.error}${where}`);
+  }
+  const failures = s.consecutive_failures ?? 0;
+  if (o.status === "CANCELLED" && failures > 0) {
+    out += line("failing", `${failures} run(s) in a row failed before it; a cancelled run counts neither way`);
   }
   if (o.status !== "COMPLETED") out += line("last ok", s.last_success_at ?? "never");
   return out;
@@ -238,16 +272,24 @@ const WIDE_COLUMNS: readonly Column[] = [
 function lastExecutionText(s: ScheduleJson): string {
   const id = s.last_execution_id ?? "-";
   if (s.last_error !== null) return `${id} (START FAILED)`;
-  return s.last_outcome?.status === "FAILED" ? `${id} (${outcomeText(s)})` : id;
+  const health = healthText(s);
+  return health.startsWith("FAILED") || health.startsWith("TIMED OUT") ? `${id} (${health})` : id;
 }
 
 export function scheduleTable(
   schedules: readonly ScheduleJson[],
-  opts: { wide?: boolean; polled?: ReadonlySet<string> | null; latest?: ReadonlyMap<string, string> | null } = {},
+  opts: {
+    wide?: boolean;
+    polled?: ReadonlySet<string> | null;
+    latest?: ReadonlyMap<string, string> | null;
+    /** The schedules whose last execution waits (for a worker): NO WORKER needs one. */
+    waits?: ReadonlySet<string>;
+  } = {},
 ): string {
   const wide = opts.wide === true;
   const polled = opts.polled ?? null;
   const latest = opts.latest ?? null;
+  const waits = opts.waits ?? new Set<string>();
   return table(
     wide ? WIDE_COLUMNS : SCHEDULE_COLUMNS,
     schedules.map((s) => [
@@ -255,7 +297,7 @@ export function scheduleTable(
       workflowText(s),
       timingText(s),
       s.state,
-      ...(wide ? [listOutcomeText(s, polled, latest)] : []),
+      ...(wide ? [listOutcomeText(s, polled, latest, waits)] : []),
       s.next_fire_at ?? "-",
       wide ? (s.last_execution_id ?? "-") : lastExecutionText(s),
     ]),

@@ -4,6 +4,7 @@ import { executionTable, statusBlock, workflowTable } from "../../src/cli/execut
 import { workerTable } from "../../src/cli/outcomes.js";
 import {
   latestVersions,
+  noWorkerCandidates,
   occurrenceTable,
   polledWorkflows,
   scheduleBlock,
@@ -201,6 +202,18 @@ describe("orbit schedule list", () => {
       last_outcome: { ...failed.last_outcome, status: "COMPLETED" as const, error: null },
     };
     expect(scheduleTable([completed])).toContain("   nightly-orders:2026-11-15T01:00:00Z\n");
+    // A cancelled run does not end a streak of failures (it counts neither way): a cancel_previous
+    // schedule whose every run failed read CANCELLED, its replaced run having ended last (a tester).
+    const cancelled = {
+      ...failed,
+      last_outcome: { ...failed.last_outcome, status: "CANCELLED" as const, error: "replaced by the next occurrence" },
+    };
+    expect(scheduleTable([cancelled])).toContain("   nightly-orders:2026-11-15T01:00:00Z (FAILED x2)\n");
+    expect(scheduleTable([cancelled], { wide: true })).toContain("   active   FAILED x2     2026-11-16");
+    expect(scheduleTable([{ ...cancelled, consecutive_failures: 0 }], { wide: true })).toContain(" CANCELLED     ");
+    expect(scheduleBlock(cancelled)).toContain(
+      "\n  outcome:    CANCELLED  nightly-orders:2026-11-15T01:00:00Z at 2026-11-15T01:00:02.120Z\n  reason:     replaced by the next occurrence\n  failing:    2 run(s) in a row failed before it; a cancelled run counts neither way\n",
+    );
     expect(scheduleTable([hourlyCheck, failed], { wide: true })).toBe(
       lines(
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
@@ -229,10 +242,27 @@ describe("orbit schedule list", () => {
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
         `hourly-check             OrderProcessing      every 1h                         active   ${outcome.padEnd(14)}2026-11-15T19:00:12.359Z hourly-check:2026-11-15T18:00:00Z`,
       );
-    expect(scheduleTable([waiting], { wide: true, polled: new Set(["Reports"]) })).toBe(row("NO WORKER"));
+    const waits = new Set(["hourly-check"]);
+    expect(scheduleTable([waiting], { wide: true, polled: new Set(["Reports"]), waits })).toBe(row("NO WORKER"));
+    expect(noWorkerCandidates([waiting], new Set(["Reports"]), null).map((s) => s.schedule_id)).toEqual([
+      "hourly-check",
+    ]);
+    // The last execution ended, though the outcome names an earlier run that ended after it
+    // (allow, cancel_previous, a backfill): not NO WORKER, which hid four failures (a tester).
+    const failedEarlier = {
+      ...waiting,
+      consecutive_failures: 4,
+      last_outcome: {
+        status: "FAILED" as const,
+        execution_id: "hourly-check:2026-11-15T17:00:00Z",
+        ended_at: "2026-11-15T18:00:02.000Z",
+        error: "boom",
+      },
+    };
+    expect(scheduleTable([failedEarlier], { wide: true, polled: new Set(["Reports"]) })).toBe(row("FAILED x4"));
     // A worker polls it (the run is simply running), or the workers could not be listed: no claim.
-    expect(scheduleTable([waiting], { wide: true, polled: new Set(["OrderProcessing"]) })).toBe(row("-"));
-    expect(scheduleTable([waiting], { wide: true, polled: null })).toBe(row("-"));
+    expect(scheduleTable([waiting], { wide: true, polled: new Set(["OrderProcessing"]), waits })).toBe(row("-"));
+    expect(scheduleTable([waiting], { wide: true, polled: null, waits })).toBe(row("-"));
     // The last run ended: its outcome, whoever polls now.
     const ended = {
       ...waiting,
@@ -253,6 +283,7 @@ describe("orbit schedule list", () => {
 
   it("--wide shows NO WORKER when the live workers run the workflow but not the version its starts take", () => {
     const waiting = { ...hourlyCheck, last_execution_id: "hourly-check:2026-11-15T18:00:00Z" };
+    const waits = new Set(["hourly-check"]);
     const outcome = (table: string) => / (NO WORKER|-) +2026-/.exec(table.split("\n")[1] ?? "")?.[1];
     const polled = polledWorkflows(
       [
@@ -271,16 +302,16 @@ describe("orbit schedule list", () => {
     // 2.0.0 registered before any worker runs it: the unpinned schedule's starts take it and wait.
     const latest = latestVersions([workflow("2.0.0", false), workflow("1.0.0", false)]);
     expect([...latest]).toEqual([["OrderProcessing", "2.0.0"]]);
-    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest }))).toBe("NO WORKER");
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest, waits }))).toBe("NO WORKER");
     // Pinned to the version a worker runs, or 2.0.0 deprecated (latest skips it): no claim.
-    expect(outcome(scheduleTable([{ ...waiting, version: "1.0.0" }], { wide: true, polled, latest }))).toBe("-");
+    expect(outcome(scheduleTable([{ ...waiting, version: "1.0.0" }], { wide: true, polled, latest, waits }))).toBe("-");
     const skipped = latestVersions([workflow("2.0.0", true), workflow("1.0.0", false)]);
-    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: skipped }))).toBe("-");
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: skipped, waits }))).toBe("-");
     // Pinned to a version no live worker runs; the versions unknown (not listed): by name only.
-    expect(outcome(scheduleTable([{ ...waiting, version: "2.0.0" }], { wide: true, polled, latest: null }))).toBe(
-      "NO WORKER",
-    );
-    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: null }))).toBe("-");
+    expect(
+      outcome(scheduleTable([{ ...waiting, version: "2.0.0" }], { wide: true, polled, latest: null, waits })),
+    ).toBe("NO WORKER");
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: null, waits }))).toBe("-");
     // Every version deprecated: the highest is what starts take.
     expect([...latestVersions([workflow("2.0.0", true), workflow("1.0.0", true)])]).toEqual([
       ["OrderProcessing", "2.0.0"],
