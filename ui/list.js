@@ -5,7 +5,7 @@
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
 import { actionButtons, reload, say } from "./actions.js";
-import { ApiError, listWorkflows, searchSchedules } from "./api.js";
+import { ApiError, getExecution, listExecutions, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h, iso } from "./dom.js";
 import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
@@ -56,9 +56,12 @@ async function polledWorkflows() {
 }
 
 /**
- * Why the schedule's last execution waits, when that is because no live worker runs what it
+ * Why the schedule's last execution would wait, when that is because no live worker runs what it
  * starts: its workflow, or the version its starts take (its pin, else the latest; a version
- * registered before any worker runs it stalls the schedule as surely, docs/outcomes.md).
+ * registered before any worker runs it stalls the schedule as surely, docs/outcomes.md). Only a
+ * candidate: the last execution differs from the last outcome's also when an earlier run ended
+ * after it (overlap `allow`, `cancel_previous`, a backfill), and then every run may have ended;
+ * the row says it only once the server said the last execution is RUNNING ({@link runningLast}).
  * @param {any} sch
  * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled
  */
@@ -70,6 +73,71 @@ function noWorkerText(sch, polled) {
   return version === undefined || polled.names.has(`${sch.workflow}@${version}`)
     ? null
     : `waiting: no live worker polls ${sch.workflow}@${version}`;
+}
+
+/** With more candidates than this, the RUNNING executions are listed once rather than each read. */
+const READ_EACH_MAX = 100;
+
+/**
+ * Which of these last executions are still RUNNING, asked of the server as `orbit schedule list`
+ * does: each read (`GET /v1/executions/{id}`, 16 at a time) when there are at most
+ * {@link READ_EACH_MAX} (a page has 50 rows), else the RUNNING executions listed once, following
+ * `next_cursor`. An execution read as ended never runs again: it goes into `ended` and is not
+ * asked again. `complete` is false when the server could not answer for some (no answer, a 5xx):
+ * those read as not running, and the next refresh asks again.
+ * @param {string[]} ids execution ids
+ * @param {Set<string>} ended execution ids read as ended (added to)
+ * @returns {Promise<{ running: Set<string>, complete: boolean }>}
+ */
+async function runningLast(ids, ended) {
+  const ask = [...new Set(ids)].filter((id) => !ended.has(id));
+  /** @type {Set<string>} */
+  const running = new Set();
+  let complete = true;
+  // A refusal (403) or an execution gone (404) is an answer: nothing to say. No answer is not.
+  const unanswered = (/** @type {unknown} */ err) =>
+    !(err instanceof ApiError) || err.status === 0 || err.status >= 500 || err.status === 429;
+  if (ask.length <= READ_EACH_MAX) {
+    for (let i = 0; i < ask.length; i += 16) {
+      await Promise.all(
+        ask.slice(i, i + 16).map(async (id) => {
+          try {
+            const e = await getExecution(id);
+            if (e?.status === "RUNNING") running.add(id);
+            else if (e?.status) ended.add(id);
+          } catch (err) {
+            if (unanswered(err)) complete = false;
+          }
+        }),
+      );
+    }
+    return { running, complete };
+  }
+  const want = new Set(ask);
+  /** @type {Set<string>} */
+  const listed = new Set();
+  try {
+    /** @type {string | null} */
+    let cursor = null;
+    do {
+      /** @type {any} */
+      const page = await listExecutions({ status: "RUNNING", limit: 1000, cursor });
+      for (const e of page.executions) listed.add(e.execution_id);
+      cursor = page.next_cursor ?? null;
+    } while (cursor !== null);
+  } catch (err) {
+    return { running, complete: !unanswered(err) };
+  }
+  for (const id of want) if (listed.has(id)) running.add(id);
+  return { running, complete };
+}
+
+/**
+ * The amber "waiting: no live worker polls …" line under a row's last outcome.
+ * @param {string} text
+ */
+function waitingEl(text) {
+  return h("div", { class: "warn-text small clip no-worker", text, title: text });
 }
 
 /**
@@ -126,10 +194,9 @@ function timingCell(sch) {
 /**
  * @param {any} sch
  * @param {() => Promise<void>} refresh
- * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled what the live workers poll (polledWorkflows)
+ * @param {string | null} waiting the "waiting: no live worker polls …" line, when the server said its last execution is RUNNING
  */
-function scheduleRow(sch, refresh, polled) {
-  const waiting = noWorkerText(sch, polled);
+function scheduleRow(sch, refresh, waiting) {
   const href = `#/schedules/${encodeURIComponent(sch.schedule_id)}`;
   const next = sch.next_fire_at;
   // A schedule whose occurrences cannot start (last_error) is as much in trouble as one whose runs
@@ -182,7 +249,7 @@ function scheduleRow(sch, refresh, polled) {
             title: sch.last_error,
           })
         : null,
-      waiting ? h("div", { class: "warn-text small clip no-worker", text: waiting, title: waiting }) : null,
+      waiting ? waitingEl(waiting) : null,
     ),
     h(
       "td",
@@ -512,6 +579,45 @@ export function listView(params) {
 
   /** The polled workflows the rows were drawn with, as text (a change redraws them). */
   let shownPolled = "";
+  /** Last executions the server last said are RUNNING: a redraw keeps their lines until asked again. */
+  /** @type {Set<string>} */
+  let runningSeen = new Set();
+  /** Executions read as ended (they never run again): not asked again. Bounded. */
+  /** @type {Set<string>} */
+  const ended = new Set();
+  /** Whether the last ask went unanswered for some: the next refresh asks again though nothing moved. */
+  let unsure = false;
+  /** Which ask is the latest: an earlier one that answers later does not touch the rows. */
+  let waitsAsked = 0;
+
+  /**
+   * Asks the server which candidate rows' last executions are RUNNING (runningLast) and puts the
+   * "waiting" line on those rows and off the others, in place (the rows are already drawn).
+   * @param {any[]} schedules the rows drawn
+   * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled
+   */
+  async function showWaits(schedules, polled) {
+    const asked = ++waitsAsked;
+    const candidates = schedules.filter((sch) => noWorkerText(sch, polled) !== null);
+    if (ended.size > 10_000) ended.clear();
+    const { running, complete } = await runningLast(
+      candidates.map((sch) => sch.last_execution_id),
+      ended,
+    );
+    if (asked !== waitsAsked) return;
+    unsure = !complete;
+    runningSeen = running;
+    for (const sch of candidates) {
+      const row = tbody.querySelector(`tr[data-schedule-id="${CSS.escape(sch.schedule_id)}"]`);
+      const cell = row?.querySelector('td[data-label="Last outcome"]');
+      if (!cell) continue;
+      const text = running.has(sch.last_execution_id) ? noWorkerText(sch, polled) : null;
+      const line = cell.querySelector(".no-worker");
+      if ((line?.textContent ?? null) === text) continue;
+      line?.remove();
+      if (text !== null) cell.append(waitingEl(text));
+    }
+  }
 
   /** This page of the search the filters ask for. */
   function thisPage() {
@@ -546,11 +652,18 @@ export function listView(params) {
     // A 304 hands back the very same object: nothing to redraw (and focus stays where it is),
     // unless a worker came or went.
     const polledKey = polled === null ? "-" : JSON.stringify([[...polled.names].sort(), [...(polled.latest ?? [])]]);
-    if (body === shown && polledKey === shownPolled) return;
+    if (body === shown && polledKey === shownPolled) {
+      if (unsure) await showWaits(body.schedules, polled);
+      return;
+    }
     shown = body;
     shownPolled = polledKey;
     const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.focusKey;
-    tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh, polled)));
+    // Drawn at once, with the "waiting" lines the server last confirmed; whether the last
+    // executions are still RUNNING is asked after (showWaits), and the lines follow in place.
+    const waitingOf = (/** @type {any} */ sch) =>
+      runningSeen.has(sch.last_execution_id) ? noWorkerText(sch, polled) : null;
+    tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh, waitingOf(sch))));
     if (focused)
       /** @type {HTMLElement | null} */ (tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
     const total = body.total ?? body.schedules.length;
@@ -579,6 +692,8 @@ export function listView(params) {
     // An identity without `schedule` on any workflow is shown none (the server lists those it may
     // schedule): say so, rather than that nothing matches.
     empty.textContent = schedulesHiddenText() ?? "No schedule matches.";
+    // After the rows are painted; the refresh (and the page's first load) ends once the lines are right.
+    await showWaits(body.schedules, polled);
   }
 
   return { el, refresh, title: "Schedules" };
