@@ -80,6 +80,18 @@ describe("parseCron: field count", () => {
     );
   });
 
+  it("says a year given as a sixth field is a year, not a day of the week", () => {
+    // It said "`2027` is out of range for the day of week field (0-7)": the first field had
+    // become the seconds, which the message did not say (a tester).
+    for (const year of ["2027", "2027-2028"]) {
+      expectOrbitError(
+        () => parseCron(`0 0 1 1 * ${year}`),
+        `cron \`0 0 1 1 * ${year}\`: \`${year}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
+      );
+    }
+    expect(plain("0 0 1 1 * 5").dow).toEqual([5]);
+  });
+
   it("refuses an empty expression", () => {
     expectOrbitError(() => parseCron("   "), "cron ``: the expression is empty");
   });
