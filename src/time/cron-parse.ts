@@ -301,7 +301,7 @@ export function parseCron(expression: string): CronSpec {
   const hasSeconds = parts.length === 6;
   // A year last (Quartz's and AWS's seventh field, given as a sixth): "`2027` is out of range for
   // the day of week field" did not say that the first field had become the seconds (a tester).
-  if (hasSeconds && /^\d{4}(-\d{4})?$/.test(parts[5] as string)) {
+  if (hasSeconds && /^[1-9]\d{3}(-[1-9]\d{3})?$/.test(parts[5] as string)) {
     throw p.fail(
       `\`${parts[5]}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
     );
