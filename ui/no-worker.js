@@ -1,0 +1,121 @@
+// @ts-check
+/**
+ * The schedules list's "waiting: no live worker polls …" line (docs/ui.md § The schedules list):
+ * what the live workers poll, which rows may wait for want of one, and whether their last
+ * executions are still RUNNING, asked of the server as `orbit schedule list --wide` does.
+ */
+import { ApiError, getExecution, listExecutions, listWorkflows } from "./api.js";
+import { h } from "./dom.js";
+import { polls, workersOrNull } from "./workflows.js";
+
+/**
+ * What the live workers poll, each workflow's name and `name@version`, with the version an unpinned
+ * schedule's starts take (the highest not deprecated, else the highest; null when the workflows
+ * cannot be listed), or null when the workers cannot be listed (then no row claims that none does).
+ * @returns {Promise<{ names: Set<string>, latest: Map<string, string> | null } | null>}
+ */
+export async function polledWorkflows() {
+  // Any failure (no access to the workers, an older server) is "cannot be listed".
+  const [workers, workflows] = await Promise.all([
+    workersOrNull().catch(() => null),
+    listWorkflows().catch(() => null),
+  ]);
+  if (workers === null) return null;
+  const names = new Set(
+    workers
+      .filter((w) => w.status === "live")
+      .flatMap((w) => polls(w).flatMap((f) => [f.name, `${f.name}@${f.version}`])),
+  );
+  if (workflows === null) return { names, latest: null };
+  /** @type {Map<string, string>} */
+  const latest = new Map();
+  // Highest first: the first not deprecated of each name, else its first.
+  for (const w of workflows) if (w.deprecated_at === null && !latest.has(w.name)) latest.set(w.name, w.version);
+  for (const w of workflows) if (!latest.has(w.name)) latest.set(w.name, w.version);
+  return { names, latest };
+}
+
+/**
+ * Why the schedule's last execution would wait, when that is because no live worker runs what it
+ * starts: its workflow, or the version its starts take (its pin, else the latest; a version
+ * registered before any worker runs it stalls the schedule as surely, docs/outcomes.md). Only a
+ * candidate: the last execution differs from the last outcome's also when an earlier run ended
+ * after it (overlap `allow`, `cancel_previous`, a backfill), and then every run may have ended;
+ * the row says it only once the server said the last execution is RUNNING ({@link runningLast}).
+ * @param {any} sch
+ * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled
+ */
+export function noWorkerText(sch, polled) {
+  const pending = sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
+  if (polled === null || !pending) return null;
+  if (!polled.names.has(sch.workflow)) return `waiting: no live worker polls ${sch.workflow}`;
+  const version = sch.version ?? polled.latest?.get(sch.workflow);
+  return version === undefined || polled.names.has(`${sch.workflow}@${version}`)
+    ? null
+    : `waiting: no live worker polls ${sch.workflow}@${version}`;
+}
+
+/** With more candidates than this, the RUNNING executions are listed once rather than each read. */
+const READ_EACH_MAX = 100;
+
+/**
+ * Which of these last executions are still RUNNING, asked of the server as `orbit schedule list`
+ * does: each read (`GET /v1/executions/{id}`, 16 at a time) when there are at most
+ * {@link READ_EACH_MAX} (a page has 50 rows), else the RUNNING executions listed once, following
+ * `next_cursor`. An execution read as ended never runs again: it goes into `ended` and is not
+ * asked again. `complete` is false when the server could not answer for some (no answer, a 5xx):
+ * those read as not running, and the next refresh asks again.
+ * @param {string[]} ids execution ids
+ * @param {Set<string>} ended execution ids read as ended (added to)
+ * @returns {Promise<{ running: Set<string>, complete: boolean }>}
+ */
+export async function runningLast(ids, ended) {
+  const ask = [...new Set(ids)].filter((id) => !ended.has(id));
+  /** @type {Set<string>} */
+  const running = new Set();
+  let complete = true;
+  // A refusal (403) or an execution gone (404) is an answer: nothing to say. No answer is not.
+  const unanswered = (/** @type {unknown} */ err) =>
+    !(err instanceof ApiError) || err.status === 0 || err.status >= 500 || err.status === 429;
+  if (ask.length <= READ_EACH_MAX) {
+    for (let i = 0; i < ask.length; i += 16) {
+      await Promise.all(
+        ask.slice(i, i + 16).map(async (id) => {
+          try {
+            const e = await getExecution(id);
+            if (e?.status === "RUNNING") running.add(id);
+            else if (e?.status) ended.add(id);
+          } catch (err) {
+            if (unanswered(err)) complete = false;
+          }
+        }),
+      );
+    }
+    return { running, complete };
+  }
+  const want = new Set(ask);
+  /** @type {Set<string>} */
+  const listed = new Set();
+  try {
+    /** @type {string | null} */
+    let cursor = null;
+    do {
+      /** @type {any} */
+      const page = await listExecutions({ status: "RUNNING", limit: 1000, cursor });
+      for (const e of page.executions) listed.add(e.execution_id);
+      cursor = page.next_cursor ?? null;
+    } while (cursor !== null);
+  } catch (err) {
+    return { running, complete: !unanswered(err) };
+  }
+  for (const id of want) if (listed.has(id)) running.add(id);
+  return { running, complete };
+}
+
+/**
+ * The amber "waiting: no live worker polls …" line under a row's last outcome.
+ * @param {string} text
+ */
+export function waitingEl(text) {
+  return h("div", { class: "warn-text small clip no-worker", text, title: text });
+}

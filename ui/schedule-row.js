@@ -1,0 +1,145 @@
+// @ts-check
+/**
+ * One row of the schedules list (list.js): id, workflow, timing, state, last outcome with what
+ * went wrong, next fire, last fire and the actions.
+ */
+import { actionButtons } from "./actions.js";
+import { h, iso } from "./dom.js";
+import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
+import { waitingEl } from "./no-worker.js";
+
+/**
+ * The next fire as the API gives it, milliseconds included (a jittered or `.150`-anchored fire):
+ * cut to the second it read as an instant up to a second earlier than the real one. The
+ * milliseconds are set smaller. The instant is one word (it wrapped after its `T` when the table
+ * was short of room, which read as two values).
+ * @param {string | null | undefined} iso
+ */
+function nextFireEl(iso) {
+  const el = timeEl(iso);
+  const ms = iso ? /^(.*)(\.\d+)Z$/.exec(iso) : null;
+  if (ms) el.replaceChildren(ms[1] ?? "", h("small", { class: "ms", text: ms[2] ?? "" }), "Z");
+  return el;
+}
+
+/** Up to this many characters a workflow's name never wraps. */
+const WHOLE_NAME = 24;
+
+/**
+ * A workflow's name (and `@version`) that wraps only between words: let to wrap anywhere, the
+ * table broke "OrderProcessing" as "OrderProces / sing" at 1280 px with room to spare elsewhere.
+ * A name up to {@link WHOLE_NAME} characters is kept whole; a longer one may wrap where a word
+ * starts (camelCase, after `-`, `_` or `.`) and before its `@version`, so that rows as wide as
+ * they get still leave room for the actions.
+ * @param {any} sch
+ */
+function workflowEl(sch) {
+  const name = String(sch.workflow);
+  const version = sch.version === undefined || sch.version === null ? "" : `@${sch.version}`;
+  if (name.length <= WHOLE_NAME) return h("span", { class: "nowrap", text: workflowText(sch) });
+  const words = name.split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.])(?=.)/);
+  const parts = [...words, ...(version ? [version] : [])];
+  return h(
+    "span",
+    { class: "name-words" },
+    parts.flatMap((w, i) => (i === 0 ? [w] : [h("wbr", {}), w])),
+  );
+}
+
+/**
+ * The timing as the CLI prints it, the expression on one line and a cron's time zone under it, so
+ * that a long zone (America/Argentina/Buenos_Aires) does not widen the column past the actions.
+ * @param {any} sch
+ */
+function timingCell(sch) {
+  if (sch.cron === undefined) return [h("code", { class: "timing", text: timingText(sch) })];
+  return [
+    h("code", { class: "timing", text: `cron "${sch.cron}"` }),
+    h("div", { class: "muted small timing-zone", text: sch.timezone ?? "UTC" }),
+  ];
+}
+
+/**
+ * @param {any} sch
+ * @param {() => Promise<void>} refresh
+ * @param {string | null} waiting the "waiting: no live worker polls …" line, when the server said its last execution is RUNNING
+ */
+export function scheduleRow(sch, refresh, waiting) {
+  const href = `#/schedules/${encodeURIComponent(sch.schedule_id)}`;
+  const next = sch.next_fire_at;
+  // A schedule whose occurrences cannot start (last_error) is as much in trouble as one whose runs
+  // fail; so is one whose last run was cancelled and its compensation failed (the outcome is
+  // CANCELLED, grey, but what the run had done was not undone).
+  const compensationFailed = sch.last_outcome?.error_type === "CompensationFailed";
+  const failing =
+    (sch.consecutive_failures ?? 0) > 0 ||
+    sch.last_outcome?.status === "FAILED" ||
+    !!sch.last_error ||
+    compensationFailed;
+  return h(
+    "tr",
+    { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : "" },
+    h(
+      "th",
+      { scope: "row", "data-label": "Schedule" },
+      h("a", { href, text: sch.schedule_id }),
+      // dir=auto: a right-to-left text clipped with "…" showed its end (its start was cut on the right).
+      sch.description
+        ? h("div", { class: "muted small clip", dir: "auto", text: sch.description, title: sch.description })
+        : null,
+    ),
+    h("td", { "data-label": "Workflow" }, workflowEl(sch)),
+    h("td", { "data-label": "Timing" }, ...timingCell(sch)),
+    h(
+      "td",
+      { "data-label": "State" },
+      stateBadge(sch.state),
+      sch.pause_note
+        ? h("div", { class: "note clip", dir: "auto", text: sch.pause_note, title: sch.pause_note })
+        : null,
+    ),
+    h(
+      "td",
+      { "data-label": "Last outcome" },
+      outcomeEl(sch),
+      compensationFailed
+        ? h("div", {
+            class: "error-text small clip compensation-failed",
+            dir: "auto",
+            text: sch.last_outcome.error ?? "compensation failed",
+            title: sch.last_outcome.error ?? "compensation failed",
+          })
+        : null,
+      sch.last_error
+        ? h("div", {
+            class: "error-text small clip start-error",
+            text: `not starting: ${iso(sch.last_error)}`,
+            title: sch.last_error,
+          })
+        : null,
+      waiting ? waitingEl(waiting) : null,
+    ),
+    h(
+      "td",
+      { "data-label": "Next fire (UTC)" },
+      nextFireEl(next),
+      next ? h("div", { class: "muted small", text: relativeText(next) }) : null,
+    ),
+    h(
+      "td",
+      { class: "num", "data-label": "Fired / skipped" },
+      `${sch.fired} / `,
+      h("span", { class: sch.skipped > 0 ? "warn-text" : "", text: sch.skipped }),
+      // Occurrences waiting behind a running one (buffer_one, buffer_all): a backlog that grows
+      // while runs outlast the period was seen only on the schedule's page.
+      (sch.buffered?.length ?? 0) > 0
+        ? h("div", {
+            class: "small buffered-count",
+            text: `${sch.buffered.length} buffered`,
+            title: `waiting to start, oldest ${sch.buffered[0]}`,
+          })
+        : null,
+    ),
+    h("td", { class: "actions-cell", "data-label": "Actions" }, actionButtons(sch, refresh)),
+  );
+}
