@@ -96,6 +96,7 @@ export class WorkerTasks {
   ): Promise<TaskJson[]> {
     if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
     await this.o.executions.workers.seen(request.worker_id, request.workflows);
+    this.o.executions.workers.polled(request.worker_id, request.max_tasks ?? 1);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
     if (request.max_tasks === 0) return this.watch(request, wait, signal, identity, onNudged);
     const deadline = this.o.clock.now() + wait;

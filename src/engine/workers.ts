@@ -46,6 +46,8 @@ const SILENT_POLL_MS = 25_000;
 
 export class WorkerRegistry {
   private readonly written = new Map<string, { at: number; key: string; workflows: WorkflowRef[] }>();
+  /** Each worker's last poll on this server: its free slots then (`max_tasks`), and when. */
+  private readonly lastPoll = new Map<string, { free: number; at: number }>();
 
   constructor(
     private readonly store: Store,
@@ -72,9 +74,16 @@ export class WorkerRegistry {
     await this.store.upsertWorker(workerId, list, now);
   }
 
+  /** A poll's free slots (`max_tasks`, default 1): a worker with none that holds no task is stuck (waiting()). */
+  polled(workerId: string, freeSlots: number): void {
+    if (this.lastPoll.size > 10_000) this.lastPoll.clear();
+    this.lastPoll.set(workerId, { free: freeSlots, at: this.clock.now() });
+  }
+
   /** The worker says it is leaving (Worker.close()): it is gone now, not a minute after its last poll. */
   async left(workerId: string): Promise<void> {
     this.written.delete(workerId);
+    this.lastPoll.delete(workerId);
     await this.store.markWorkerLeft(workerId, this.clock.now());
   }
 
@@ -192,8 +201,28 @@ export class WorkerRegistry {
     }
     return {
       reason: "queued",
-      message: `waiting for a free worker: ${forVersion.length} live worker(s) run ${label}`,
+      message: `waiting for a free worker: ${forVersion.length} live worker(s) run ${label}${await this.stuckText(forVersion, now)}`,
     };
+  }
+
+  /**
+   * The workers among `workers` whose last poll here had no free slot while they hold no task: the
+   * code of runs they no longer hold (a cancel it ignored past its grace, a lease it lost) has not
+   * returned and keeps their slots. Every tool showed such a worker live and running nothing while
+   * the executions waited "for a free worker" for good (a tester's worker, full of runs that hung
+   * after their cancel).
+   */
+  private async stuckText(workers: readonly WorkerRow[], now: number): Promise<string> {
+    const full = workers.filter((w) => {
+      const poll = this.lastPoll.get(w.workerId);
+      return poll !== undefined && poll.free === 0 && now - poll.at <= SILENT_POLL_MS;
+    });
+    if (full.length === 0) return "";
+    const leased = await this.store.countLeasedTasks();
+    const stuck = full.filter((w) => ![...(leased.get(w.workerId)?.values() ?? [])].some((n) => n > 0));
+    if (stuck.length === 0) return "";
+    const ids = stuck.map((w) => w.workerId).join(", ");
+    return `; ${stuck.length === 1 ? "worker" : "workers"} ${ids} ${stuck.length === 1 ? "has" : "have"} no free slot yet ${stuck.length === 1 ? "holds" : "hold"} no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them`;
   }
 
   private forgetOld(now: number): void {

@@ -10,9 +10,9 @@ import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { defineWorkflow, Worker, type WorkflowLogger } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
+import { closeWithHungCode, turn } from "./hung-code.js";
 
 const Noop = defineWorkflow({ name: "Logged", version: "1.0.0", run: async () => ({ ok: true }) });
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** An HTTP proxy to `target` that answers 503 while `down` (or only to the paths it names). */
 async function proxyTo(
@@ -52,17 +52,6 @@ function capturing(): { lines: Line[]; logger: WorkflowLogger } {
   const lines: Line[] = [];
   const at = (level: string) => (m: string, f?: Record<string, unknown>) => void lines.push([level, m, f]);
   return { lines, logger: { info: at("info"), warn: at("warn"), error: at("error") } };
-}
-
-/** Closes a worker whose run's code never returns: close() hands it back after closeTimeoutMs of `clock`. */
-async function closeWithHungCode(worker: Worker, clock: ManualClock, running: Promise<void>): Promise<void> {
-  const closing = worker.close();
-  for (let s = 0; s < 40; s++) {
-    if (clock.pendingSleeps > 0) clock.advance(1000);
-    await turn();
-  }
-  await closing;
-  await running;
 }
 
 let server: TestServer | null = null;
@@ -359,56 +348,6 @@ it("hands back a cancelled run whose code ignores the cancel past 60 s, so that 
       expect.objectContaining({ execution_id: "hang-1" }),
     ],
   ]);
-  await closeWithHungCode(worker, clock, running);
-});
-
-it("compensates a run handed back after its cancel even when its code hangs outside any step, and frees the replay's slot", async () => {
-  server = await startTestServer();
-  const { logger } = capturing();
-  const marks: string[] = [];
-  const HangAfter = defineWorkflow({
-    name: "HangAfter",
-    version: "1.0.0",
-    run: async (ctx) => {
-      await ctx.step("h1", async () => 1, { compensate: async () => void marks.push("compensate h1") });
-      // An await that never ends and is no step: every replay of the handed-back task hung here
-      // too, was handed back 60 s later keeping its slot, and the execution stayed RUNNING with its
-      // cancel for good (a tester's worker lost 9 of its 10 slots this way).
-      await new Promise<void>(() => {});
-      return { ok: true };
-    },
-    onCancel: async (_ctx, reason) => void marks.push(`onCancel ${reason}`),
-  });
-  const Quick = defineWorkflow({ name: "Quick", version: "1.0.0", run: async () => ({ ok: true }) });
-  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
-  const worker = new Worker({
-    server: server.server.url,
-    workflows: [HangAfter, Quick],
-    clock,
-    logger,
-    concurrency: 2,
-  });
-  const running = worker.run();
-  await server.ok("POST", "/v1/executions", { execution_id: "hang-after", workflow: "HangAfter", input: {} });
-  const steps = async () => (await server!.ok("GET", "/v1/executions/hang-after/events")).events as { type: string }[];
-  await server.until(steps, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
-  await server.ok("POST", "/v1/executions/hang-after/cancel", { reason: "stop it" });
-  let status = "RUNNING";
-  for (let s = 0; s < 200 && status !== "CANCELLED"; s++) {
-    while (clock.pendingSleeps === 0) await turn();
-    clock.advance(1000);
-    await turn();
-    status = (await server.ok("GET", "/v1/executions/hang-after")).status;
-  }
-  expect(status).toBe("CANCELLED");
-  expect(marks).toEqual(["compensate h1", "onCancel stop it"]);
-  // The first run's code still holds one slot (concurrency bounds the code running); the replay's is free.
-  await server.ok("POST", "/v1/executions", { execution_id: "quick-1", workflow: "Quick", input: {} });
-  await server.until(
-    async () => (await server!.ok("GET", "/v1/executions/quick-1")).status,
-    (st) => st === "COMPLETED",
-    "quick-1 runs in the free slot",
-  );
   await closeWithHungCode(worker, clock, running);
 });
 

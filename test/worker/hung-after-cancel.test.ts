@@ -1,0 +1,107 @@
+/**
+ * Workflow code that does not return after its cancel (docs/workflows.md § Cancellation and
+ * compensation): the handed-back task's next lease compensates without waiting for the replayed
+ * code, and a worker whose every slot is held by such code is named where its executions wait.
+ */
+import { afterEach, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { defineWorkflow, Worker } from "../../src/index.js";
+import { startTestServer, type TestServer } from "../api/helpers.js";
+import { closeWithHungCode, turn } from "./hung-code.js";
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.stop();
+  server = null;
+});
+
+it("compensates a run handed back after its cancel even when its code hangs outside any step, and frees the replay's slot", async () => {
+  server = await startTestServer();
+  const marks: string[] = [];
+  const HangAfter = defineWorkflow({
+    name: "HangAfter",
+    version: "1.0.0",
+    run: async (ctx) => {
+      await ctx.step("h1", async () => 1, { compensate: async () => void marks.push("compensate h1") });
+      // An await that never ends and is no step: every replay of the handed-back task hung here
+      // too, was handed back 60 s later keeping its slot, and the execution stayed RUNNING with its
+      // cancel for good (a tester's worker lost 9 of its 10 slots this way).
+      await new Promise<void>(() => {});
+      return { ok: true };
+    },
+    onCancel: async (_ctx, reason) => void marks.push(`onCancel ${reason}`),
+  });
+  const Quick = defineWorkflow({ name: "Quick", version: "1.0.0", run: async () => ({ ok: true }) });
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({
+    server: server.server.url,
+    workflows: [HangAfter, Quick],
+    clock,
+    logger: quiet,
+    concurrency: 2,
+  });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "hang-after", workflow: "HangAfter", input: {} });
+  const steps = async () => (await server!.ok("GET", "/v1/executions/hang-after/events")).events as { type: string }[];
+  await server.until(steps, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
+  await server.ok("POST", "/v1/executions/hang-after/cancel", { reason: "stop it" });
+  let status = "RUNNING";
+  for (let s = 0; s < 200 && status !== "CANCELLED"; s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+    status = (await server.ok("GET", "/v1/executions/hang-after")).status;
+  }
+  expect(status).toBe("CANCELLED");
+  expect(marks).toEqual(["compensate h1", "onCancel stop it"]);
+  // The first run's code still holds one slot (concurrency bounds the code running); the replay's is free.
+  await server.ok("POST", "/v1/executions", { execution_id: "quick-1", workflow: "Quick", input: {} });
+  await server.until(
+    async () => (await server!.ok("GET", "/v1/executions/quick-1")).status,
+    (st) => st === "COMPLETED",
+    "quick-1 runs in the free slot",
+  );
+  await closeWithHungCode(worker, clock, running);
+});
+
+it("names a worker whose every slot is held by code that did not return after its cancel, where its executions wait", async () => {
+  server = await startTestServer();
+  const Hang = defineWorkflow({
+    name: "HangFull",
+    version: "1.0.0",
+    run: async (ctx) => {
+      await ctx.step("h1", async () => 1, { compensate: async () => undefined });
+      await new Promise<void>(() => {});
+      return { ok: true };
+    },
+  });
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const worker = new Worker({
+    server: server.server.url,
+    workflows: [Hang],
+    clock,
+    logger: quiet,
+    concurrency: 1,
+    workerId: "w-full",
+  });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "held", workflow: "HangFull", input: {} });
+  const events = async () => (await server!.ok("GET", "/v1/executions/held/events")).events as { type: string }[];
+  await server.until(events, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
+  await server.ok("POST", "/v1/executions/held/cancel", { reason: "stop it" });
+  // Past the worker's 60 s grace its task is handed back; the code keeps the only slot, so the
+  // compensation waits, and the worker, live and holding no task, has no free slot.
+  let waiting = "";
+  for (let s = 0; s < 200 && !waiting.includes("no free slot"); s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+    waiting = (await server.ok("GET", "/v1/executions/held")).waiting?.message ?? "";
+  }
+  expect(waiting).toBe(
+    "its cancel waits for a worker to run its compensations; waiting for a free worker: 1 live worker(s) run HangFull@1.0.0; worker w-full has no free slot yet holds no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them",
+  );
+  await closeWithHungCode(worker, clock, running);
+});
