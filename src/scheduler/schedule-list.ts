@@ -95,7 +95,11 @@ export async function listSchedules(
 function checkIdCursor(cursor: string): void {
   let searchCursor = false;
   try {
-    searchCursor = Array.isArray(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+    // A search's cursor is [sort, order, key, id] (schedule-search.ts encodeCursor). Any array was
+    // taken for one, and ids such as W10 (base64 of "[]") that the list itself issued were refused.
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    searchCursor =
+      Array.isArray(v) && v.length === 4 && typeof v[0] === "string" && (v[1] === "asc" || v[1] === "desc");
   } catch {
     // not a search's cursor
   }

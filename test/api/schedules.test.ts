@@ -146,6 +146,15 @@ describe("reading and listing", () => {
         expect.stringMatching(/^cursor ".*" is not one this list issued \(a schedule id\); omit it/),
       ]);
     }
+    // Ids whose base64 reads as JSON ("W10" is "[]") are ids: the list's own cursor was refused (a tester).
+    for (const id of ["W10", "W10-a", "WzFd"])
+      await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: id });
+    const byId = await t.call("GET", "/v1/schedules?limit=1&cursor=W10");
+    expect([byId.status, byId.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)]).toEqual([
+      200,
+      ["W10-a"],
+    ]);
+    for (const id of ["W10", "W10-a", "WzFd"]) await t.call("DELETE", `/v1/schedules/${id}`);
     const search = await t.call("GET", "/v1/schedules?sort=next_fire&limit=1");
     const mixed = await t.call("GET", `/v1/schedules?cursor=${search.body.next_cursor}`);
     expect([mixed.status, mixed.body.message]).toEqual([
