@@ -113,11 +113,10 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
         "prune needs a scope (orbit schedule apply --owner NAME or --selector key=value): it deletes only the schedules that carry all of its labels",
       );
     }
-    const now = await schedules.now();
     let result: ApplyResult | undefined;
     for (let attempt = 0; result === undefined; attempt++) {
       try {
-        result = await applyOnce(schedules, req, scope, now);
+        result = await applyOnce(schedules, req, scope);
       } catch (err) {
         if (err instanceof DryRunDone) return err.result;
         if (!(err instanceof CreatedMeanwhile)) throw err;
@@ -130,7 +129,7 @@ export async function applySchedules(schedules: Schedules, req: ApplyRequest): P
 }
 
 /** One try of an apply, in one transaction. */
-function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: number): Promise<ApplyResult> {
+function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels): Promise<ApplyResult> {
   const requireWorkflow = req.requireWorkflow ?? (() => undefined);
   const visible = req.visible ?? (() => true);
   return schedules.o.store.transaction(async (tx) => {
@@ -176,6 +175,11 @@ function applyOnce(schedules: Schedules, req: ApplyRequest, scope: Labels, now: 
     }
     const candidates = req.prune === true ? await scopeIds(tx, scope) : [];
     const locked = await tx.getSchedules([...new Set([...ids, ...candidates])], { forUpdate: true });
+    // Read once the rows are held, as a PATCH does (docs/design.md § Changes): read before, while a
+    // fire held a row, it fell before the occurrence that fire decided, and the recomputed timing
+    // decided it again (a second `started` row, or `skipped` beside `started`; a tester's apply at
+    // a second's boundary on PostgreSQL).
+    const now = await schedules.now(tx);
     const stored = new Map(locked.filter((r) => ids.has(r.scheduleId)).map((r) => [r.scheduleId, r]));
     const batch: Batch = { stored, compile: sharedCompile(), creates: [], where: [] };
     for (const [i, entry] of req.schedules.entries()) {

@@ -7,7 +7,7 @@
 import { expect, it } from "vitest";
 import { applySchedules } from "../../src/scheduler/apply.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
-import { makeHarness } from "./harness.js";
+import { makeHarness, ORDER_INPUT } from "./harness.js";
 
 describeEachDialect("scheduler: applies racing on a new id", (dialect) => {
   const db = useStore(dialect);
@@ -31,5 +31,37 @@ describeEachDialect("scheduler: applies racing on a new id", (dialect) => {
       // Every update moved the revision once: a serial order of the twelve.
       expect(s.revision).toBe(1 + actions.filter((a) => a === "update").length);
     }
+  });
+});
+
+describeEachDialect("scheduler: an apply racing a fire", (dialect) => {
+  const db = useStore(dialect);
+
+  it("reads the time once it holds the rows: an apply that began before a fire decides nothing that fire decided", async () => {
+    // The apply read the time before its transaction: a fire that committed meanwhile decided an
+    // occurrence after that instant, and the apply's new timing decided it again (a second
+    // `started` row, or `skipped` beside `started`; a tester's apply at a second's boundary).
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({
+      schedule_id: "s",
+      workflow: "OrderProcessing",
+      cron: "* * * * * *",
+      overlap: "allow",
+      input: ORDER_INPUT,
+    });
+    await h.fireAt("2026-11-15T00:00:00.600Z");
+    // The apply begins at .6 (its time read, if it reads it now); the 00:00:01 fire runs and
+    // commits before the apply gets the rows.
+    const applying = applySchedules(h.scheduler.schedules, {
+      schedules: [
+        { schedule_id: "s", workflow: "OrderProcessing", cron: "*/1 * * * * *", overlap: "allow", input: ORDER_INPUT },
+      ],
+    });
+    await h.fireAt("2026-11-15T00:00:01.050Z");
+    expect((await applying).steps[0]?.action).toBe("update");
+    await h.fireAt("2026-11-15T00:00:01.100Z");
+    const ledger = (await h.scheduler.schedules.occurrences("s")).occurrences as { kind: string; occurrence: string }[];
+    const at = ledger.filter((o) => o.occurrence === "2026-11-15T00:00:01Z").map((o) => o.kind);
+    expect(at).toEqual(["started"]);
   });
 });
