@@ -142,11 +142,25 @@ export function outcomeEl(sch) {
   // A run that hit its timeout is FAILED with error_type Timeout; the CLI says TIMED OUT
   // (docs/outcomes.md), and so does the page.
   const timedOut = o.status === "FAILED" && o.error_type === "Timeout";
+  // A cancelled run counts neither way, so the failures before it still stand: the schedule is
+  // failing, as the CLI says (`FAILED x2`). A grey CANCELLED beside "2× in a row" read as two
+  // cancels, as a tester found; the cancel is said after it.
+  const cancelledFailing = o.status === "CANCELLED" && failures > 0;
   return h(
     "span",
-    { class: "outcome" },
-    timedOut ? h("span", { class: "badge status-failed timed-out", text: "TIMED OUT" }) : statusBadge(o.status),
+    {
+      class: "outcome",
+      ...(cancelledFailing
+        ? {
+            title: `the last ended run was cancelled; a cancelled run counts neither way, so the ${failures} failed before it still count`,
+          }
+        : {}),
+    },
+    timedOut
+      ? h("span", { class: "badge status-failed timed-out", text: "TIMED OUT" })
+      : statusBadge(cancelledFailing ? "FAILED" : o.status),
     failures > 0 ? h("span", { class: "error-text small", text: ` ${failures}× in a row` }) : null,
+    cancelledFailing ? h("span", { class: "muted small last-cancelled", text: " last run cancelled" }) : null,
   );
 }
 

@@ -32,7 +32,14 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
       outcomeEl(sch),
       o?.execution_id ? h("div", { class: "small" }, idLink(o.execution_id)) : null,
       // A worker's multi-line error keeps its lines (they ran into one), in a box of bounded height.
-      o?.error ? h("div", { class: "error-text small glance-error", text: o.error }) : null,
+      // A cancelled run's is why it was cancelled (the CLI's "reason"): under the FAILED its
+      // streak still reads, it is not the failures' error (what failed while compensating stays red).
+      o?.error
+        ? h("div", {
+            class: `${cancelReason(o) ? "muted" : "error-text"} small glance-error`,
+            text: cancelReason(o) ? `cancel reason: ${o.error}` : o.error,
+          })
+        : null,
     ),
     // Runs that have not ended: after a backfill of hundreds waiting for a worker, the page read
     // "last outcome -" with no hint that any were waiting.
@@ -94,6 +101,14 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
         : h("span", { class: "muted", text: sch.paused ? "paused" : "none" }),
     ),
   );
+}
+
+/**
+ * Whether the outcome's error is only why the run was cancelled.
+ * @param {any} o
+ */
+function cancelReason(o) {
+  return o.status === "CANCELLED" && !o.error_type;
 }
 
 /** An RFC 3339 instant inside an id. */

@@ -5,6 +5,7 @@
  * `validateNotify`, src/domain/blocked-address.ts), with the server's words, so that a refused
  * webhook is said before anything is sent.
  */
+import { repeatedKey } from "./json-text.js";
 
 /** The events a target may ask for; all of them when it names none. */
 export const NOTIFY_EVENTS = ["failure", "timeout", "dead_letter", "paused", "recovery"];
@@ -105,4 +106,20 @@ export function parseNotify(raw) {
   const t = raw.trim();
   if (t === "") return null;
   return t.startsWith("{") || t.startsWith("[") ? JSON.parse(t) : t;
+}
+
+/**
+ * The refusal of notify JSON that gives a key twice in one object, or null. JSON.parse keeps the
+ * last one silently (`{"url": a, "url": b}` became b alone), as the input field refuses too.
+ * Call it only with text {@link parseNotify} read.
+ * @param {string} raw
+ * @returns {string | null}
+ */
+export function notifyKeyError(raw) {
+  const t = raw.trim();
+  if (!t.startsWith("{") && !t.startsWith("[")) return null;
+  const twice = repeatedKey(t);
+  return twice === null
+    ? null
+    : `INVALID_ARGUMENT: notify gives the key ${JSON.stringify(twice)} twice in one object; give each key once`;
 }

@@ -11,7 +11,7 @@ import { focusEnd, h } from "./dom.js";
 import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
 import { jsonText, parseJson, repeatedKey } from "./json-text.js";
-import { notifyError, parseNotify } from "./notify.js";
+import { notifyError, notifyKeyError, parseNotify } from "./notify.js";
 
 const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
 const CATCHUP = ["skip_missed", "run_once", "catch_up"];
@@ -429,9 +429,9 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
       error.textContent = `INVALID_ARGUMENT: notify is neither a URL nor valid JSON (${/** @type {Error} */ (err).message})`;
       return;
     }
-    // The server's rule, checked here as the input's JSON is: a refused webhook is said before
-    // anything is sent.
-    const refused = notifyError(body.notify);
+    // The server's rule, checked here as the input's JSON is (a key given twice too): a refused
+    // webhook is said before anything is sent.
+    const refused = notifyKeyError(text("f-notify")) ?? notifyError(body.notify);
     if (refused !== null) {
       error.textContent = refused;
       return;
