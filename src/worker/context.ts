@@ -96,6 +96,9 @@ export class TaskContext implements WorkflowContext {
       // Control flow, not failures: the lease went, the worker is closing (handed back), or the
       // step asked for continue-as-new: a warning of each misled on every deploy.
       if (error === runError || error instanceof LeaseLostError) continue;
+      // A step's refusal after the cancel, when the run ended for that cancel (a replay that
+      // compensated without waiting for the code): the same cancel, not a lost error.
+      if (error instanceof CancelledError && runError instanceof CancelledError) continue;
       if (error instanceof HandBackSignal || error instanceof ContinueAsNewSignal) continue;
       this.log.warn("a step failed and the run went on without its error (it was not awaited, or caught)", {
         step,

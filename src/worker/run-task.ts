@@ -34,12 +34,27 @@ export class TaskControl {
   runSettled = false;
   /** When the worker first saw the cancel while the run's code still ran (its own clock). */
   cancelSeenMs: number | null = null;
+  /**
+   * The lease came after the cancel (or mid-compensation): the code runs only to register the
+   * journaled steps' compensations (run-task.ts attemptOrReplay), and is not handed back.
+   */
+  readonly replay: boolean;
+  private replayOver: () => void = () => undefined;
+  /** Resolves when a replay has had its grace (Worker.handBackIgnoredCancels): compensate with what it registered. */
+  readonly replayEnded: Promise<void>;
 
   constructor(
     readonly task: TaskJson,
     private readonly isDraining: () => boolean,
   ) {
     if (task.cancel_requested !== null) this.cancel(task.cancel_requested);
+    this.replay = task.cancel_requested !== null || task.status === "COMPENSATING";
+    this.replayEnded = new Promise((resolve) => (this.replayOver = resolve));
+  }
+
+  /** A replay's grace is over: it compensates now, the steps it did not reach failing as unreached. */
+  endReplay(): void {
+    this.replayOver();
   }
 
   get signal(): AbortSignal {
@@ -154,7 +169,7 @@ async function runTaskInSpan(
       logFailure(log, task, mismatch, "final");
       return;
     }
-    const outcome = await attemptOrReplay(def, ctx, task);
+    const outcome = await attemptOrReplay(def, ctx, control);
     control.runSettled = true;
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
@@ -291,12 +306,15 @@ async function runTaskInSpan(
  * the same way in every replay, each replay was handed back 60 s later and kept a slot, and the
  * execution stayed RUNNING with its cancel for good (a tester's worker lost 9 of its 10 slots).
  */
-function attemptOrReplay(def: WorkflowDefinition, ctx: TaskContext, task: TaskJson): Promise<Outcome> {
+function attemptOrReplay(def: WorkflowDefinition, ctx: TaskContext, control: TaskControl): Promise<Outcome> {
+  const { task } = control;
   const run = attempt(def, ctx, task);
-  if (task.cancel_requested === null && task.status !== "COMPENSATING") return run;
-  const reason = task.cancel_requested ?? "cancelled";
-  const replayed = ctx.journalReplayed.then((): Outcome => ({ kind: "error", error: new CancelledError(reason) }));
-  return Promise.race([run, replayed]);
+  if (!control.replay) return run;
+  const cancelled = (): Outcome => ({ kind: "error", error: new CancelledError(task.cancel_requested ?? "cancelled") });
+  // Code slow to reach its journaled steps (a wait outside any step) is not handed back, which
+  // replayed it again just as slowly for good: past the grace it compensates what it registered,
+  // and each step it did not reach fails as unreached (a tester's 70 s wait between two steps).
+  return Promise.race([run, ctx.journalReplayed.then(cancelled), control.replayEnded.then(cancelled)]);
 }
 
 async function attempt(def: WorkflowDefinition, ctx: TaskContext, task: TaskJson): Promise<Outcome> {

@@ -404,6 +404,15 @@ export class Worker {
       if (control.cancelReason === null || control.runSettled || control.leaseLost) continue;
       control.cancelSeenMs ??= now;
       if (now - control.cancelSeenMs < CANCEL_GRACE_MS) continue;
+      if (control.replay) {
+        // Handed back, its next lease would replay as slowly: it compensates here instead.
+        control.endReplay();
+        this.log.warn(
+          "a replay after a cancel has not reached its journaled steps 60 s on (code outside steps is slow): it compensates now, and the steps it did not reach are reported as not compensated",
+          { task_id: id, execution_id: control.task.execution_id },
+        );
+        continue;
+      }
       control.handBack();
       late.push(id);
       this.log.warn(

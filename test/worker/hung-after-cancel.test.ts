@@ -6,6 +6,8 @@
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { defineWorkflow, Worker } from "../../src/index.js";
+import { TaskContext } from "../../src/worker/context.js";
+import { CancelledError } from "../../src/worker/errors.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
 import { closeWithHungCode, turn } from "./hung-code.js";
 
@@ -104,4 +106,85 @@ it("names a worker whose every slot is held by code that did not return after it
     "its cancel waits for a worker to run its compensations; waiting for a free worker: 1 live worker(s) run HangFull@1.0.0; worker w-full has no free slot yet holds no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them",
   );
   await closeWithHungCode(worker, clock, running);
+});
+
+it("compensates a replay that does not reach its journaled steps within the grace, naming the steps it did not reach", async () => {
+  server = await startTestServer();
+  const marks: string[] = [];
+  const warnings: string[] = [];
+  let runs = 0;
+  const Slow = defineWorkflow({
+    name: "SlowReplay",
+    version: "1.0.0",
+    run: async (ctx) => {
+      runs++;
+      await ctx.step("a", async () => 1, { compensate: async () => void marks.push("compensate a") });
+      // The replay waits here, outside any step, and never reaches b: every replay was handed
+      // back 60 s later and replayed as slowly, and the cancel was never honoured (a tester).
+      if (runs > 1) await new Promise<void>(() => {});
+      await ctx.step("b", async () => 2, { compensate: async () => void marks.push("compensate b") });
+      await new Promise<void>(() => {});
+      return { ok: true };
+    },
+    onCancel: async (_ctx, reason) => void marks.push(`onCancel ${reason}`),
+  });
+  const clock = new ManualClock(Date.parse("2026-11-15T18:51:00Z"));
+  const logger = { ...quiet, warn: (message: string) => void warnings.push(message) };
+  const worker = new Worker({ server: server.server.url, workflows: [Slow], clock, logger, concurrency: 2 });
+  const running = worker.run();
+  await server.ok("POST", "/v1/executions", { execution_id: "slow", workflow: "SlowReplay", input: {} });
+  const events = async () => (await server!.ok("GET", "/v1/executions/slow/events")).events as { type: string }[];
+  await server.until(events, (e) => e.filter((x) => x.type === "StepCompleted").length === 2, "a and b journaled");
+  await server.ok("POST", "/v1/executions/slow/cancel", { reason: "stop it" });
+  let e = await server.ok("GET", "/v1/executions/slow");
+  for (let s = 0; s < 300 && e.status !== "CANCELLED"; s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+    e = await server.ok("GET", "/v1/executions/slow");
+  }
+  expect(e.status).toBe("CANCELLED");
+  expect(marks).toEqual(["compensate a", "onCancel stop it"]);
+  expect(e.error).toMatchObject({
+    type: "CompensationFailed",
+    message: expect.stringContaining("no compensation for step b: the workflow did not reach it again when replayed"),
+  });
+  expect(warnings).toContain(
+    "a replay after a cancel has not reached its journaled steps 60 s on (code outside steps is slow): it compensates now, and the steps it did not reach are reported as not compensated",
+  );
+  // A replay that compensated without waiting is no step failure the run went on without.
+  expect(warnings.filter((w) => w.startsWith("a step failed and the run went on"))).toEqual([]);
+  await closeWithHungCode(worker, clock, running);
+});
+
+it("says nothing of a step refused for the cancel the run ended for", async () => {
+  // A replay that compensated without waiting for its code ended with its own CancelledError; the
+  // code's next step, refused for the same cancel, was warned of as a step failure the run went
+  // on without (a tester saw it on every replay).
+  const warnings: string[] = [];
+  const task = {
+    task_id: "t",
+    execution_id: "e",
+    workflow: "W",
+    version: "1.0.0",
+    run: 1,
+    attempt: 1,
+    input: {},
+    trigger: null,
+    schedule_id: null,
+    status: "RUNNING" as const,
+    cancel_requested: "stop it",
+    steps: [],
+    lease_ms: 30_000,
+    heartbeat_ms: 10_000,
+  };
+  const log = { ...quiet, warn: (message: string) => void warnings.push(message) };
+  const ctx = new TaskContext(task, { signal: new AbortController().signal }, log, false, {
+    journal: async () => undefined,
+    cancelReason: () => "stop it",
+    draining: () => false,
+  });
+  await expect(ctx.step("c", async () => 1)).rejects.toBeInstanceOf(CancelledError);
+  ctx.runEnded(new CancelledError("stop it"));
+  expect(warnings).toEqual([]);
 });
