@@ -66,6 +66,25 @@ it("refuses writes once its file is replaced by another (a copy put back under i
   }
 });
 
+it("refuses writes once its write-ahead log is deleted, whose writes a crash would lose with it", async () => {
+  // A tester's `rm orbit.db-wal`, three creates answered 201, kill -9: the restart found an empty
+  // database, the schema included; /readyz and doctor had said ready.
+  const data = join(dir, "wal-deleted");
+  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+  try {
+    expect((await register(s, "Before")).status).toBe(201);
+    rmSync(join(data, "orbit.db-wal"));
+    const refused = await register(s, "After");
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      `the database's write-ahead log ${data}/orbit.db-wal was deleted while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`,
+    );
+    expect((await ready(s)).status).toBe(503);
+  } finally {
+    await s.close();
+  }
+});
+
 /** A 4 MB tmpfs at a new folder, or null where this process may not mount one. */
 function smallDisk(): { path: string; unmount: () => void } | null {
   const path = join(dir, "tmpfs");
