@@ -23,6 +23,7 @@ import {
 } from "./errors.js";
 import { executionRoutes } from "./executions-routes.js";
 import type { IdempotencyKeys } from "./idempotency.js";
+import { clientOnlyRefusal, workerProtocolRefusal } from "./identity-kind.js";
 import { openApiDocument } from "./openapi.js";
 import { outcomeRoutes } from "./outcome-routes.js";
 import { boundPipelining, closeAfterAnswer } from "./pipelining.js";
@@ -147,7 +148,7 @@ export function buildApp(o: AppOptions): App {
     if (url.startsWith("/v1/")) checkStateChanging(request);
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (authenticate !== undefined && url.startsWith("/v1/") && !publicRoutes.has(`${method} ${url}`)) {
-      authenticate(request);
+      refuseWrongKind(authenticate(request), url);
     }
     for (const [k, v] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
       checkText(v, `path parameter ${k}`);
@@ -235,6 +236,19 @@ export function buildApp(o: AppOptions): App {
   registerRoutes(app, table, { idempotency: o.idempotency, authenticate: o.authenticate ?? (() => null) });
   registerUi(app);
   return { app, routes, table };
+}
+
+/**
+ * The routes only one kind of identity may call, refused before the body is read (docs/security.md
+ * § Identities): a malformed body answered 400 first, telling a caller that may not call the route
+ * about its body (a tester). The routes refuse the same again with the caller in hand.
+ */
+function refuseWrongKind(caller: Caller | null, url: string): void {
+  if (caller === null) return;
+  if (url.startsWith("/v1/worker/") && caller.kind !== "worker") throw workerProtocolRefusal(caller.name);
+  if ((url === "/v1/schedules" || url.startsWith("/v1/schedules/")) && caller.kind === "worker") {
+    throw clientOnlyRefusal(caller.name);
+  }
 }
 
 /**

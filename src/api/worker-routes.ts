@@ -4,6 +4,7 @@
  * (the app's error handler and validator compiler apply); the lease reaper and the PostgreSQL
  * listener start when the app is ready and stop when it closes.
  */
+
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { checkText } from "../domain/body-guard.js";
@@ -29,6 +30,7 @@ import { WorkerTasks } from "../engine/tasks.js";
 import { TimeoutSweeper } from "../engine/timeout-sweeper.js";
 import { checkOfferedWorkflows, type Workflows } from "../engine/workflows.js";
 import type { Store } from "../store/store.js";
+import { workerProtocolRefusal } from "./identity-kind.js";
 import { type Caller, type RouteDef, refuseIfMatch, refuseQueryParameters } from "./route.js";
 import { Execution } from "./schemas.js";
 import { WorkerAccess, type WorkerBody } from "./worker-access.js";
@@ -146,12 +148,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
 
   const guard = (request: FastifyRequest): Caller | null => {
     const caller = d.authenticate?.(request) ?? null;
-    if (caller !== null && caller.kind !== "worker") {
-      throw new OrbitError(
-        "PERMISSION_DENIED",
-        `${caller.name} is a client identity; /v1/worker needs a worker identity`,
-      );
-    }
+    if (caller !== null && caller.kind !== "worker") throw workerProtocolRefusal(caller.name);
     return caller;
   };
   const workerAccess = new WorkerAccess(d.store, d.mayWork ?? (() => false));
@@ -181,9 +178,6 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       method: "POST",
       url,
       schema,
-      // A client identity is told it is the wrong kind before its body is judged: a body error
-      // answered it first (400), where every other route refuses the caller before reading (a tester).
-      preValidation: async (request) => void guard(request),
       handler: async (request, reply) => {
         try {
           return await respond(request, reply);

@@ -13,11 +13,13 @@
  *     concurrency_keys: "orders-*"  # optional: the only concurrency keys its schedules may use
  * ```
  */
+
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import type { AccessControl, Action } from "../api/deps.js";
+import { clientOnlyRefusal } from "../api/identity-kind.js";
 import type { ApiRequest, Caller } from "../api/route.js";
 import { compileRequestSchema, describeValidationError } from "../api/validation.js";
 import { OrbitError } from "../domain/errors.js";
@@ -221,12 +223,7 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
       },
       requireClient(r) {
         const id = identityOf(r);
-        if (id.kind !== "client") {
-          throw new OrbitError(
-            "PERMISSION_DENIED",
-            `identity ${id.name} is a worker: workers use the worker protocol only, and may not manage schedules or executions`,
-          );
-        }
+        if (id.kind !== "client") throw clientOnlyRefusal(id.name);
       },
     },
   };

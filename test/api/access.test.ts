@@ -140,12 +140,24 @@ it("refuses worker identities on /v1/schedules", async () => {
 it("refuses client identities on the worker protocol before judging the body", async () => {
   // A body error answered a client first (400 `workflows[0] needs "max_attempts"`), where every
   // other route refuses the caller before reading its body (a tester).
-  for (const body of [{ worker_id: "w", workflows: [{ name: "OrderProcessing", version: "1.0.0" }] }, { bogus: 1 }]) {
+  for (const body of [
+    { worker_id: "w", workflows: [{ name: "OrderProcessing", version: "1.0.0" }] },
+    { bogus: 1 },
+    "{bad",
+    '{"a":1,"a":2}',
+  ]) {
     const r = await t.call("POST", "/v1/worker/poll", body, as("orders-token"));
     expect([r.status, r.body]).toEqual([
       403,
       { code: "PERMISSION_DENIED", message: "orders is a client identity; /v1/worker needs a worker identity" },
     ]);
+  }
+});
+
+it("refuses worker identities on /v1/schedules before reading the body", async () => {
+  for (const body of ["{bad", '{"a":1,"a":2}', { schedule_id: "x" }]) {
+    const r = await t.call("POST", "/v1/schedules", body, as("worker-token"));
+    expect([r.status, r.body.code]).toEqual([403, "PERMISSION_DENIED"]);
   }
 });
 
