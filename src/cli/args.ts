@@ -4,7 +4,6 @@
  * `--expected-revision`, `--idempotency-key`). A malformed flag is a usage error (exit 2).
  */
 
-import { closeSync, openSync, readSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { WriteOptions } from "../client/http.js";
 import { scanJsonText } from "../domain/body-guard.js";
@@ -13,6 +12,7 @@ import { MAX_JSON_BYTES } from "../domain/json-limits.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 import { EXIT_USAGE } from "./exit.js";
 import type { CliIO } from "./io.js";
+import { FileTooLarge, readCapped } from "./read-capped.js";
 
 /** `'{"a":1}'` or `@path/to/file.json`: the flag's JSON value. */
 export function parseJsonArg(text: string): JsonValue {
@@ -21,7 +21,7 @@ export function parseJsonArg(text: string): JsonValue {
   if (text.startsWith("@")) {
     where = text.slice(1);
     if (where === "") throw new InvalidArgumentError("give a file after @ (@input.json), or the JSON itself.");
-    source = readCapped(where);
+    source = readInputFile(where);
   }
   let value: JsonValue;
   try {
@@ -31,43 +31,26 @@ export function parseJsonArg(text: string): JsonValue {
   }
   try {
     // A key given twice is refused here as the server refuses it: JSON.parse keeps the last.
-    scanJsonText(source, undefined, { name: where });
+    // "the file …", not the name first: a usage error's first letter is made a capital (main.ts),
+    // and `Dup.json gives …` named a file that does not exist on a case-sensitive disk (a tester).
+    scanJsonText(source, undefined, { name: where === "the value" ? where : `the file ${where}` });
   } catch (err) {
     throw new InvalidArgumentError(`${(err as Error).message}.`);
   }
   return value;
 }
 
-/**
- * The file's text, read up to {@link MAX_FILE_BYTES}: `@/dev/zero` read until memory ran out (6 GB in
- * 20 s) where a usage error was due.
- */
-function readCapped(where: string): string {
-  let fd: number;
+/** The file's text, read up to {@link MAX_FILE_BYTES} (read-capped.ts). */
+function readInputFile(where: string): string {
   try {
-    fd = openSync(where, "r");
+    return readCapped(where, MAX_FILE_BYTES);
   } catch (err) {
-    throw new InvalidArgumentError(`cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`);
-  }
-  try {
-    const buf = Buffer.alloc(MAX_FILE_BYTES + 1);
-    let got = 0;
-    for (;;) {
-      const n = readSync(fd, buf, got, buf.length - got, null);
-      if (n === 0) break;
-      got += n;
-      if (got > MAX_FILE_BYTES) {
-        throw new InvalidArgumentError(
-          `${where} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB; an input may be at most ${MAX_JSON_BYTES / 1024 / 1024} MB of JSON.`,
-        );
-      }
+    if (err instanceof FileTooLarge) {
+      throw new InvalidArgumentError(
+        `${err.message}; an input may be at most ${MAX_JSON_BYTES / 1024 / 1024} MB of JSON.`,
+      );
     }
-    return buf.subarray(0, got).toString("utf8");
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) throw err;
     throw new InvalidArgumentError(`cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`);
-  } finally {
-    closeSync(fd);
   }
 }
 

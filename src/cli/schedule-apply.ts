@@ -7,13 +7,16 @@
  * leaves equal ones alone and, with --prune, deletes the schedules of this apply set (--owner /
  * --selector) that the file does not name.
  */
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
 import { usageError } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
+import { FileTooLarge, readCapped } from "./read-capped.js";
+
+/** The largest schedules file read: YAML says in 64 MB what the server's 16 MB of JSON holds, and more. */
+const MAX_APPLY_FILE_BYTES = 64 * 1024 * 1024;
 
 interface ApplyFlags {
   file?: string[];
@@ -96,8 +99,14 @@ Example schedules.yaml:
       }
       let text: string;
       try {
-        text = await readFile(path, "utf8");
+        text = readCapped(path, MAX_APPLY_FILE_BYTES);
       } catch (err) {
+        if (err instanceof FileTooLarge) {
+          throw new OrbitError(
+            "INVALID_ARGUMENT",
+            `${err.message}; split its schedules over several files (the server takes at most 16 MB of them as JSON in one apply)`,
+          );
+        }
         const code = (err as NodeJS.ErrnoException).code ?? String(err);
         throw new OrbitError("INVALID_ARGUMENT", `cannot read ${path}: ${code}`);
       }

@@ -37,7 +37,11 @@ const FLAGGED = (Object.entries(SCHEDULE_SETTINGS) as [SettingKey, SettingDeclar
 function keyValueArg(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0) throw new InvalidArgumentError(`"${value}" is not key=value`);
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+  const key = value.slice(0, eq);
+  // `--label team=a --label team=b` kept b without a word, as a repeated JSON key did (a tester).
+  if (Object.hasOwn(previous, key))
+    throw new InvalidArgumentError(`the key "${key}" is given twice; give each key once`);
+  return { ...previous, [key]: value.slice(eq + 1) };
 }
 
 const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];

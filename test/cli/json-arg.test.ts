@@ -23,11 +23,11 @@ it("refuses a key given twice, as the server does, and a file too large to be an
     'the value gives the key "a" twice in one object; give each key once.',
   );
   writeFileSync(join(dir, "twice.json"), '{"b": [{"c": 1, "\\u0063": 2}]}');
-  expect(() => parseJsonArg(`@${join(dir, "twice.json")}`)).toThrow(/twice\.json gives the key "c" twice/);
+  expect(() => parseJsonArg(`@${join(dir, "twice.json")}`)).toThrow(/^the file .*twice\.json gives the key "c" twice/);
   expect(parseJsonArg('{"a":{"k":1},"b":{"k":"k"}}')).toEqual({ a: { k: 1 }, b: { k: "k" } });
   // `@/dev/zero` read until the process had 6 GB; now it stops after 4 MB.
   expect(() => parseJsonArg("@/dev/zero")).toThrow(
-    "/dev/zero is larger than 4 MB; an input may be at most 1 MB of JSON.",
+    "the file /dev/zero is larger than 4 MB; an input may be at most 1 MB of JSON.",
   );
   writeFileSync(join(dir, "spaced.json"), `{"a": "x"${" ".repeat(3 * 1024 * 1024)}}`);
   expect(parseJsonArg(`@${join(dir, "spaced.json")}`)).toEqual({ a: "x" });
