@@ -294,14 +294,17 @@ export function parseCron(expression: string): CronSpec {
   }
   const parts = text.split(/\s+/);
   if (parts.length !== 5 && parts.length !== 6) {
+    // Quartz's seventh field is a year: said, as for six fields.
+    const year = parts.length === 7 && /^([1-9]\d{3}([-,/].*)?|\*)$/.test(parts[6] as string);
     throw p.fail(
-      `expected 5 fields (minute hour day-of-month month day-of-week) or 6 (second minute hour day-of-month month day-of-week), found ${parts.length}`,
+      `expected 5 fields (minute hour day-of-month month day-of-week) or 6 (second minute hour day-of-month month day-of-week), found ${parts.length}${year ? "; the seventh looks like a year, and cron has no year field: to fire within one year, use start_at and end_at" : ""}`,
     );
   }
   const hasSeconds = parts.length === 6;
   // A year last (Quartz's and AWS's seventh field, given as a sixth): "`2027` is out of range for
   // the day of week field" did not say that the first field had become the seconds (a tester).
-  if (hasSeconds && /^[1-9]\d{3}(-[1-9]\d{3})?$/.test(parts[5] as string)) {
+  // Years as a list, a range to `*` or a step too (`2027,2028`, `2027-*`, `2026/1`).
+  if (hasSeconds && /^[1-9]\d{3}([-,/].*)?$/.test(parts[5] as string)) {
     throw p.fail(
       `\`${parts[5]}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
     );

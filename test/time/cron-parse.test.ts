@@ -76,14 +76,14 @@ describe("parseCron: field count", () => {
   it("refuses 7 fields (a trailing year is not guessed at)", () => {
     expectOrbitError(
       () => parseCron("0 0 0 * * * 2027"),
-      "cron `0 0 0 * * * 2027`: expected 5 fields (minute hour day-of-month month day-of-week) or 6 (second minute hour day-of-month month day-of-week), found 7",
+      "cron `0 0 0 * * * 2027`: expected 5 fields (minute hour day-of-month month day-of-week) or 6 (second minute hour day-of-month month day-of-week), found 7; the seventh looks like a year, and cron has no year field: to fire within one year, use start_at and end_at",
     );
   });
 
   it("says a year given as a sixth field is a year, not a day of the week", () => {
     // It said "`2027` is out of range for the day of week field (0-7)": the first field had
     // become the seconds, which the message did not say (a tester).
-    for (const year of ["2027", "2027-2028"]) {
+    for (const year of ["2027", "2027-2028", "2027,2028", "2027-*", "2026/1"]) {
       expectOrbitError(
         () => parseCron(`0 0 1 1 * ${year}`),
         `cron \`0 0 1 1 * ${year}\`: \`${year}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
