@@ -87,12 +87,16 @@ export async function startTestServer(options: Partial<ServerOptions> = {}, now 
       return r.body;
     },
     async until(read, check, what) {
+      let last: unknown;
       for (let i = 0; i < 500; i++) {
         const value = await read();
         if (check(value)) return value;
+        last = value;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      throw new Error(`timed out waiting for ${what}`);
+      // The last value read says why (a status and a message: a timeout alone said nothing).
+      const shown = JSON.stringify(last, (k, v) => (k === "headers" ? undefined : v)) ?? String(last);
+      throw new Error(`timed out waiting for ${what}; the last read: ${shown.slice(0, 500)}`);
     },
     async stop() {
       await server.close();
