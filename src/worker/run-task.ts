@@ -22,6 +22,12 @@ import { storable } from "./storable.js";
 import { tracingActive } from "./tracing-probe.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
+/**
+ * How long a cancelled run's code may go on before its task is handed back so that its
+ * compensations run: the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS).
+ */
+export const CANCEL_GRACE_MS = 60_000;
+
 /** The worker's handle on a running task: the heartbeat loop feeds it. */
 export class TaskControl {
   /** Made when the run first asks for its signal: most runs never do, and most are never cancelled. */
@@ -55,6 +61,33 @@ export class TaskControl {
   /** A replay's grace is over: it compensates now, the steps it did not reach failing as unreached. */
   endReplay(): void {
     this.replayOver();
+  }
+
+  /**
+   * Called at each heartbeat: true when this cancelled run's code has not returned
+   * {@link CANCEL_GRACE_MS} after the worker saw the cancel, and its task is handed back (the
+   * caller releases it); a replay is not handed back (its next lease would replay as slowly) but
+   * compensates now (Worker.handBackIgnoredCancels).
+   */
+  pastCancelGrace(now: number, log: WorkflowLogger): boolean {
+    if (this.reason === null || this.runSettled || this.lost) return false;
+    this.cancelSeenMs ??= now;
+    if (now - this.cancelSeenMs < CANCEL_GRACE_MS) return false;
+    const ids = { task_id: this.task.task_id, execution_id: this.task.execution_id };
+    if (this.replay) {
+      this.endReplay();
+      log.warn(
+        "a replay after a cancel has not reached its journaled steps 60 s on (code outside steps is slow): it compensates now, and the steps it did not reach are reported as not compensated",
+        ids,
+      );
+      return false;
+    }
+    this.handBack();
+    log.warn(
+      "a cancelled run has not returned 60 s after its cancel (its code ignores ctx.signal): its task is handed back so that its compensations run; the code keeps its slot until it returns",
+      ids,
+    );
+    return true;
   }
 
   get signal(): AbortSignal {

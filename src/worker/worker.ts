@@ -17,7 +17,7 @@ import { watchBlocking } from "./blocking.js";
 import { errorJson } from "./errors.js";
 import { LoggedSpell } from "./logged-spell.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
-import { jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
+import { CANCEL_GRACE_MS, jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
 import { settleable } from "./settleable.js";
 import { closeOnSignals } from "./signals.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
@@ -400,26 +400,7 @@ export class Worker {
   private async handBackIgnoredCancels(): Promise<void> {
     const now = this.clock.now();
     const late: string[] = [];
-    for (const [id, { control }] of this.running) {
-      if (control.cancelReason === null || control.runSettled || control.leaseLost) continue;
-      control.cancelSeenMs ??= now;
-      if (now - control.cancelSeenMs < CANCEL_GRACE_MS) continue;
-      if (control.replay) {
-        // Handed back, its next lease would replay as slowly: it compensates here instead.
-        control.endReplay();
-        this.log.warn(
-          "a replay after a cancel has not reached its journaled steps 60 s on (code outside steps is slow): it compensates now, and the steps it did not reach are reported as not compensated",
-          { task_id: id, execution_id: control.task.execution_id },
-        );
-        continue;
-      }
-      control.handBack();
-      late.push(id);
-      this.log.warn(
-        "a cancelled run has not returned 60 s after its cancel (its code ignores ctx.signal): its task is handed back so that its compensations run; the code keeps its slot until it returns",
-        { task_id: id, execution_id: control.task.execution_id },
-      );
-    }
+    for (const [id, { control }] of this.running) if (control.pastCancelGrace(now, this.log)) late.push(id);
     if (late.length > 0) await this.api.release(late).catch(() => undefined);
   }
 
@@ -468,12 +449,6 @@ export class Worker {
     }
   }
 }
-
-/**
- * How long a cancelled run's code may go on before its task is handed back so that its
- * compensations run: the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS).
- */
-export const CANCEL_GRACE_MS = 60_000;
 
 const CLOSED_FIRST = "the worker closed before it registered its workflows";
 

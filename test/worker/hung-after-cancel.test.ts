@@ -9,7 +9,7 @@ import { defineWorkflow, Worker } from "../../src/index.js";
 import { TaskContext } from "../../src/worker/context.js";
 import { CancelledError } from "../../src/worker/errors.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
-import { closeWithHungCode, turn } from "./hung-code.js";
+import { closeWithHungCode, taskJson, turn } from "./hung-code.js";
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -162,22 +162,7 @@ it("says nothing of a step refused for the cancel the run ended for", async () =
   // code's next step, refused for the same cancel, was warned of as a step failure the run went
   // on without (a tester saw it on every replay).
   const warnings: string[] = [];
-  const task = {
-    task_id: "t",
-    execution_id: "e",
-    workflow: "W",
-    version: "1.0.0",
-    run: 1,
-    attempt: 1,
-    input: {},
-    trigger: null,
-    schedule_id: null,
-    status: "RUNNING" as const,
-    cancel_requested: "stop it",
-    steps: [],
-    lease_ms: 30_000,
-    heartbeat_ms: 10_000,
-  };
+  const task = taskJson({ cancel_requested: "stop it" });
   const log = { ...quiet, warn: (message: string) => void warnings.push(message) };
   const ctx = new TaskContext(task, { signal: new AbortController().signal }, log, false, {
     journal: async () => undefined,

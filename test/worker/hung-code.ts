@@ -1,5 +1,6 @@
-/** Helpers for tests whose workflow code never returns (worker-log.test.ts, hung-after-cancel.test.ts). */
+/** Helpers for tests of the worker's runs (worker-log, hung-after-cancel, step-types). */
 import type { ManualClock } from "../../src/clock/manual-clock.js";
+import type { TaskJson } from "../../src/domain/worker-protocol.js";
 import type { Worker } from "../../src/index.js";
 
 /** One turn of the event loop. */
@@ -14,4 +15,25 @@ export async function closeWithHungCode(worker: Worker, clock: ManualClock, runn
   }
   await closing;
   await running;
+}
+
+/** A leased task as the server hands it, for a TaskContext without a server. */
+export function taskJson(overrides: Partial<TaskJson> = {}): TaskJson {
+  return {
+    task_id: "t",
+    execution_id: "e",
+    workflow: "W",
+    version: "1.0.0",
+    run: 1,
+    attempt: 1,
+    input: {},
+    trigger: null,
+    schedule_id: null,
+    status: "RUNNING",
+    cancel_requested: null,
+    steps: [],
+    lease_ms: 30_000,
+    heartbeat_ms: 10_000,
+    ...overrides,
+  };
 }

@@ -6,25 +6,10 @@
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { Jsonified, JsonObject } from "../../src/domain/json.js";
-import type { TaskJson } from "../../src/domain/worker-protocol.js";
 import { TaskContext } from "../../src/worker/context.js";
+import { taskJson } from "./hung-code.js";
 
-const TASK: TaskJson = {
-  task_id: "t",
-  execution_id: "e",
-  workflow: "W",
-  version: "1.0.0",
-  run: 1,
-  attempt: 1,
-  input: {},
-  trigger: null,
-  schedule_id: null,
-  status: "RUNNING",
-  cancel_requested: null,
-  steps: [],
-  lease_ms: 30_000,
-  heartbeat_ms: 10_000,
-};
+const TASK = taskJson();
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe("Jsonified", () => {
