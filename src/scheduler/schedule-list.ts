@@ -13,6 +13,7 @@ import {
   keyOf,
   OVERDUE_AFTER_MS,
   type ScheduleSort,
+  SEARCH_CURSOR_MARK,
   type SearchResult,
   searchSchedules,
 } from "./schedule-search.js";
@@ -93,16 +94,7 @@ export async function listSchedules(
  * a cursor they did not issue (docs/api.md § Listing and searching schedules).
  */
 function checkIdCursor(cursor: string): void {
-  let searchCursor = false;
-  try {
-    // A search's cursor is [sort, order, key, id] (schedule-search.ts encodeCursor). Any array was
-    // taken for one, and ids such as W10 (base64 of "[]") that the list itself issued were refused.
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    searchCursor =
-      Array.isArray(v) && v.length === 4 && typeof v[0] === "string" && (v[1] === "asc" || v[1] === "desc");
-  } catch {
-    // not a search's cursor
-  }
+  const searchCursor = cursor.startsWith(SEARCH_CURSOR_MARK);
   if (SCHEDULE_ID.test(cursor) && !searchCursor) return;
   const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
   throw new OrbitError(

@@ -128,9 +128,18 @@ export function isOverdue(row: ScheduleRow, now: number, afterMs = OVERDUE_AFTER
   return row.dueMs < before || (row.retryMs !== null && (row.lastFireMs ?? row.createdMs) < before);
 }
 
+/**
+ * What a search's cursor starts with: `~` is in no schedule id (`[A-Za-z0-9_.-]`), so a search's
+ * cursor is never taken for the plain list's (which is the last id) nor the other way round. Told
+ * apart by their shape, an id such as `WyJ4IiwiYXNjIiwwLDBd` (base64 of `["x","asc",0,0]`) issued
+ * by the plain list as its cursor was refused as a search's (a tester).
+ */
+export const SEARCH_CURSOR_MARK = "~";
+
 /** A page's cursor: the list's order and the last row's position in it. */
 export function encodeCursor(sort: ScheduleSort, desc: boolean, key: Key, id: string): string {
-  return Buffer.from(JSON.stringify([sort, desc ? "desc" : "asc", key, id]), "utf8").toString("base64url");
+  const json = JSON.stringify([sort, desc ? "desc" : "asc", key, id]);
+  return SEARCH_CURSOR_MARK + Buffer.from(json, "utf8").toString("base64url");
 }
 
 /**
@@ -139,7 +148,8 @@ export function encodeCursor(sort: ScheduleSort, desc: boolean, key: Key, id: st
  */
 export function decodeCursor(text: string, sort: ScheduleSort, desc: boolean): [Key, string] {
   try {
-    const v = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown;
+    if (!text.startsWith(SEARCH_CURSOR_MARK)) throw new Error("not a search's cursor");
+    const v = JSON.parse(Buffer.from(text.slice(SEARCH_CURSOR_MARK.length), "base64url").toString("utf8")) as unknown;
     if (
       Array.isArray(v) &&
       v.length === 4 &&

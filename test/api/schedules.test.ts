@@ -147,14 +147,17 @@ describe("reading and listing", () => {
       ]);
     }
     // Ids whose base64 reads as JSON ("W10" is "[]") are ids: the list's own cursor was refused (a tester).
-    for (const id of ["W10", "W10-a", "WzFd"])
-      await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: id });
+    // And ids that read as a search's cursor did ("WyJ4IiwiYXNjIiwwLDBd" is base64 of ["x","asc",0,0]).
+    const nasty = ["W10", "W10-a", "WzFd", "WyJ4IiwiYXNjIiwwLDBd", "WyJ4IiwiYXNjIiwwLDBd.x"];
+    for (const id of nasty) await t.call("POST", "/v1/schedules", { ...SEED_SCHEDULE, schedule_id: id });
+    for (const id of nasty)
+      expect([id, (await t.call("GET", `/v1/schedules?limit=1&cursor=${id}`)).status]).toEqual([id, 200]);
     const byId = await t.call("GET", "/v1/schedules?limit=1&cursor=W10");
     expect([byId.status, byId.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)]).toEqual([
       200,
       ["W10-a"],
     ]);
-    for (const id of ["W10", "W10-a", "WzFd"]) await t.call("DELETE", `/v1/schedules/${id}`);
+    for (const id of nasty) await t.call("DELETE", `/v1/schedules/${id}`);
     const search = await t.call("GET", "/v1/schedules?sort=next_fire&limit=1");
     const mixed = await t.call("GET", `/v1/schedules?cursor=${search.body.next_cursor}`);
     expect([mixed.status, mixed.body.message]).toEqual([
