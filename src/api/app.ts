@@ -145,11 +145,13 @@ export function buildApp(o: AppOptions): App {
     if (o.hostCheck === true) checkHostAndOrigin(request);
     const url = request.routeOptions.url;
     if (url === undefined) return;
-    if (url.startsWith("/v1/")) checkStateChanging(request);
     const method = request.method === "HEAD" ? "GET" : request.method;
+    // Who is calling first, then what it sent: a wrong content type answered an unknown caller
+    // 400 before its 401, and a caller of the wrong kind before its 403 (a tester).
     if (authenticate !== undefined && url.startsWith("/v1/") && !publicRoutes.has(`${method} ${url}`)) {
       refuseWrongKind(authenticate(request), url);
     }
+    if (url.startsWith("/v1/")) checkStateChanging(request);
     for (const [k, v] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
       checkText(v, `path parameter ${k}`);
     }

@@ -27,7 +27,8 @@ export function parseJsonArg(text: string): JsonValue {
   try {
     value = parseJsonText(source) as JsonValue;
   } catch (err) {
-    throw new InvalidArgumentError(`${where} is not JSON (${(err as Error).message}); give JSON or @file.`);
+    const what = where === "the value" ? where : `the file ${where}`;
+    throw new InvalidArgumentError(`${what} is not JSON (${(err as Error).message}); give JSON or @file.`);
   }
   try {
     // A key given twice is refused here as the server refuses it: JSON.parse keeps the last.

@@ -159,6 +159,12 @@ it("refuses worker identities on /v1/schedules before reading the body", async (
     const r = await t.call("POST", "/v1/schedules", body, as("worker-token"));
     expect([r.status, r.body.code]).toEqual([403, "PERMISSION_DENIED"]);
   }
+  // Nor its content type: who is calling is asked first (401 for no one, 403 for the wrong kind).
+  const xml = { ...as("worker-token"), "content-type": "application/xml" };
+  expect((await t.call("POST", "/v1/schedules", "<x/>", xml)).status).toBe(403);
+  const plain = { ...as("orders-token"), "content-type": "text/plain" };
+  expect((await t.call("POST", "/v1/worker/poll", "hi", plain)).status).toBe(403);
+  expect((await t.call("POST", "/v1/schedules", "hi", { "content-type": "text/plain" })).status).toBe(401);
 });
 
 it("refuses an invalid identities file at start", async () => {
