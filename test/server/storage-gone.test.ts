@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../src/server/server.js";
 
@@ -77,9 +78,17 @@ it("refuses writes once its write-ahead log is deleted, whose writes a crash wou
     const refused = await register(s, "After");
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { message: string }).message).toBe(
-      `the database's write-ahead log ${data}/orbit.db-wal was deleted while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`,
+      `the database's write-ahead log ${data}/orbit.db-wal was deleted while the server ran, so a write now would be lost at a crash; writes are refused, and those it held are copied into the database file (a checkpoint): restart the server, which makes a new log (a clean stop keeps every write)`,
     );
     expect((await ready(s)).status).toBe(503);
+    // What it acknowledged before is in orbit.db now, as a kill -9 (no checkpoint at close) would find it.
+    const copy = join(dir, "wal-deleted-copy.db");
+    copyFileSync(join(data, "orbit.db"), copy);
+    const names = new Database(copy, { readonly: true })
+      .prepare("SELECT name FROM orbit_workflows ORDER BY name")
+      .pluck()
+      .all();
+    expect(names).toEqual(["Before"]);
   } finally {
     await s.close();
   }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, expect, it, vi } from "vitest";
-import { FileIdentity } from "../../src/store/sqlite/file-identity.js";
+import { FileIdentity, FileWatch } from "../../src/store/sqlite/file-identity.js";
 import { SqliteConnection } from "../../src/store/sqlite/sqlite-connection.js";
 
 const dir = mkdtempSync(join(tmpdir(), "orbit-full-probe-"));
@@ -22,7 +22,7 @@ it("keeps a full disk's failure through a probe that succeeds while the file sys
   expect(identity).not.toBeNull();
   const free = vi.spyOn(identity!, "freeBytes").mockReturnValue(4096);
   const connection = new SqliteConnection();
-  connection.attach(db, 5000, identity);
+  connection.attach(db, 5000, new FileWatch(identity!));
   const full = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
   await expect(
     connection.transaction(async () => {

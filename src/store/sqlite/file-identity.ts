@@ -13,6 +13,7 @@
  */
 import { statfsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import type Database from "better-sqlite3";
 
 /** Free space below which a full disk (SQLITE_FULL) is not taken as over by the readiness probe's one-page write. */
 export const FULL_DISK_MARGIN_BYTES = 1024 * 1024;
@@ -44,8 +45,12 @@ export class FileIdentity {
     return new FileIdentity(path, wal === null ? [db] : [db, wal]);
   }
 
-  /** Why a path no longer names the opened file, or null while each does. One `stat` per file. */
-  problem(): string | null {
+  /**
+   * Why a path no longer names the opened file, or null while each does; `wal` when it is the
+   * write-ahead log (sqlite-connection.ts then checkpoints it into the database file, which the
+   * path still names). One `stat` per file.
+   */
+  problem(): { message: string; wal: boolean } | null {
     for (const f of this.files) {
       let s: ReturnType<typeof statSync>;
       try {
@@ -55,8 +60,16 @@ export class FileIdentity {
       }
       if (s !== undefined && s.dev === f.dev && s.ino === f.ino) continue;
       const what = s === undefined ? "was deleted" : "was replaced by another file";
-      const file = f.path === this.path ? "database file" : "database's write-ahead log";
-      return `the ${file} ${f.path} ${what} while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`;
+      if (f.path !== this.path) {
+        return {
+          wal: true,
+          message: `the database's write-ahead log ${f.path} ${what} while the server ran, so a write now would be lost at a crash; writes are refused, and those it held are copied into the database file (a checkpoint): restart the server, which makes a new log (a clean stop keeps every write)`,
+        };
+      }
+      return {
+        wal: false,
+        message: `the database file ${f.path} ${what} while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`,
+      };
     }
     return null;
   }
@@ -69,5 +82,40 @@ export class FileIdentity {
     } catch {
       return null;
     }
+  }
+}
+
+/**
+ * The connection's watch over its file: the first problem seen stays (sticky until a restart, as a
+ * damaged file's), and a deleted WAL's writes are checkpointed into the database file once no
+ * transaction is open: they were acknowledged, and a kill -9 lost them all (298 of 757 in a
+ * tester's run), where a clean stop kept them.
+ */
+export class FileWatch {
+  private seen: string | null = null;
+  private walToSave = false;
+
+  constructor(readonly identity: FileIdentity) {}
+
+  /** Why a write must be refused, or null; `db` checkpoints a deleted WAL when it is idle. */
+  gone(db: Database.Database | null): string | null {
+    if (this.seen === null) {
+      const problem = this.identity.problem();
+      this.seen = problem?.message ?? null;
+      this.walToSave = problem?.wal === true;
+    }
+    if (this.walToSave && db !== null && !db.inTransaction) {
+      try {
+        db.pragma("wal_checkpoint(TRUNCATE)");
+        this.walToSave = false;
+      } catch {
+        // tried again at the next check
+      }
+    }
+    return this.seen;
+  }
+
+  freeBytes(): number | null {
+    return this.identity.freeBytes();
   }
 }

@@ -8,7 +8,7 @@ import { OrbitError } from "../../domain/errors.js";
 import { Mutex } from "../mutex.js";
 import { type ArrayRowBuilder, arrayRowBuilder, objectRows } from "../sql/columns.js";
 import type { SqlExecutor, SqlParam, SqlRow } from "../sql/executor.js";
-import { type FileIdentity, FULL_DISK_MARGIN_BYTES } from "./file-identity.js";
+import { type FileWatch, FULL_DISK_MARGIN_BYTES } from "./file-identity.js";
 
 type Statement = Database.Statement<SqlParam[], SqlRow>;
 
@@ -82,9 +82,7 @@ export class SqliteConnection {
   /** A damaged file met once: it stays damaged whatever later writes do, until a restart on a restored file. */
   private damaged: string | null = null;
   /** The opened file, to tell when its path stops naming it (file-identity.ts). */
-  private file: FileIdentity | null = null;
-  /** The file was deleted or replaced under the server: sticky, as {@link damaged}. */
-  private replaced: string | null = null;
+  private file: FileWatch | null = null;
   /** The transaction of {@link atomically} that store calls made inside it join. */
   private readonly ambient = new AsyncLocalStorage<{ ended: boolean; savepoints: number }>();
 
@@ -152,10 +150,9 @@ export class SqliteConnection {
     return this.damaged ?? this.fileGone() ?? this.writeFailure;
   }
 
-  /** Why the path no longer names the opened file (sticky once seen), or null. One `stat`. */
+  /** Why the path no longer names the opened file (sticky once seen), or null (file-identity.ts). */
   private fileGone(): string | null {
-    if (this.replaced === null && this.file !== null) this.replaced = this.file.problem();
-    return this.replaced;
+    return this.file?.gone(this.db) ?? null;
   }
 
   /** Throws UNAVAILABLE when a write would go to a file the path no longer names. */
@@ -239,7 +236,7 @@ export class SqliteConnection {
    * busy handler froze the event loop for it, again for each statement (a tester's 30 s lock left
    * /healthz unanswered throughout).
    */
-  attach(db: Database.Database, lockWaitMs = 5000, file: FileIdentity | null = null): void {
+  attach(db: Database.Database, lockWaitMs = 5000, file: FileWatch | null = null): void {
     this.db = db;
     this.lockWaitMs = lockWaitMs;
     this.file = file;
@@ -372,6 +369,7 @@ export class SqliteConnection {
       if (done.length > 0) this.writeFailure = null;
     } catch (error) {
       if (db.inTransaction) this.prepared("ROLLBACK").statement.run();
+      this.fileGone(); // a WAL found deleted at this COMMIT is saved now that nothing is open
       for (const d of done) d.queued.reject(error);
       return;
     }

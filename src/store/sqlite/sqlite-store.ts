@@ -9,7 +9,7 @@ import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { sqliteDialect } from "./dialect.js";
-import { FileIdentity } from "./file-identity.js";
+import { FileIdentity, FileWatch } from "./file-identity.js";
 import { makeDirs, unwritableFolder } from "./make-dirs.js";
 import { migrateSqlite } from "./migrate.js";
 import { SQLITE_BUSY_SLICE_MS, SqliteConnection } from "./sqlite-connection.js";
@@ -97,7 +97,8 @@ export class SqliteStore extends SqlOps implements Store {
       db.close();
       throw unwritableFolder(dirname(this.filename), error) ?? error;
     }
-    this.connection.attach(db, this.lockWaitMs, FileIdentity.of(this.filename));
+    const identity = FileIdentity.of(this.filename);
+    this.connection.attach(db, this.lockWaitMs, identity === null ? null : new FileWatch(identity));
     this.state = "open";
   }
 
