@@ -303,10 +303,16 @@ export function parseCron(expression: string): CronSpec {
   const hasSeconds = parts.length === 6;
   // A year last (Quartz's and AWS's seventh field, given as a sixth): "`2027` is out of range for
   // the day of week field" did not say that the first field had become the seconds (a tester).
-  // Years as a list, a range to `*` or a step too (`2027,2028`, `2027-*`, `2026/1`).
-  if (hasSeconds && /^[1-9]\d{3}([-,/].*)?$/.test(parts[5] as string)) {
+  // A year last (Quartz's and AWS's seventh field, given as a sixth, or as a fifth in place of the
+  // day of week), alone, in a list, a range or a step (`2027`, `1,2027`, `2027-*`, `2026/1`):
+  // "`2027` is out of range for the day of week field" did not say what was wrong (a tester).
+  const last = parts[parts.length - 1] as string;
+  if (last.split(",").some((e) => /^[1-9]\d{3}([-/].*)?$/.test(e))) {
+    const names = hasSeconds
+      ? "6 fields are second minute hour day-of-month month day-of-week"
+      : "5 fields are minute hour day-of-month month day-of-week";
     throw p.fail(
-      `\`${parts[5]}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
+      `\`${last}\` looks like a year, and cron has no year field: ${names}; to fire within one year, use start_at and end_at`,
     );
   }
   const fields = hasSeconds ? parts : ["0", ...parts];

@@ -89,7 +89,18 @@ describe("parseCron: field count", () => {
         `cron \`0 0 1 1 * ${year}\`: \`${year}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
       );
     }
+    for (const field of ["1,2027", "*,2027"]) {
+      expectOrbitError(
+        () => parseCron(`0 0 0 1 1 ${field}`),
+        `cron \`0 0 0 1 1 ${field}\`: \`${field}\` looks like a year, and cron has no year field: 6 fields are second minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at`,
+      );
+    }
+    expectOrbitError(
+      () => parseCron("0 0 1 1 2027"),
+      "cron `0 0 1 1 2027`: `2027` looks like a year, and cron has no year field: 5 fields are minute hour day-of-month month day-of-week; to fire within one year, use start_at and end_at",
+    );
     expect(plain("0 0 1 1 * 5").dow).toEqual([5]);
+    expect(plain("0 0 1 1 0007").dow).toEqual([0]);
   });
 
   it("refuses an empty expression", () => {
