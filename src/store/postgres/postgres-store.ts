@@ -14,7 +14,7 @@ import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { loadPg, type Pg } from "./driver.js";
 import { migratePostgres } from "./migrate.js";
-import { asUnavailable, isNoAnswer, READ_ONLY_SQL_STATE, sqlStateOf } from "./unavailable.js";
+import { asUnavailable, isNoAnswer, isReadOnly } from "./unavailable.js";
 import { RowShapes, wireParams } from "./wire.js";
 
 export interface PostgresStoreOptions {
@@ -307,7 +307,7 @@ export class PostgresStore extends SqlOps implements Store {
           return result;
         } catch (error) {
           // A read-only session stays read-only: a new one sees the database as it is now.
-          if (sqlStateOf(error) === READ_ONLY_SQL_STATE) broken = true;
+          if (isReadOnly(error)) broken = true;
           // A statement still in flight: a ROLLBACK would only queue behind it.
           if (isNoAnswer(error)) broken = true;
           if (!broken) {

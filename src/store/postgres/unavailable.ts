@@ -89,6 +89,18 @@ const STOPPED_SQL_STATES = new Set(["57014", "55P03"]);
 export const READ_ONLY_SQL_STATE = "25006";
 
 /** The SQLSTATE of a PostgreSQL error, or undefined. */
+/**
+ * A read-only session's refusal (25006), as pg threw it or as asUnavailable converted it: such a
+ * session stays read-only, so it is dropped, never given back to the pool. Checked by its code
+ * only, a refusal a statement had already converted went unseen and the session went back: writes
+ * stayed refused while the pool's read-only sessions kept being reused (a CI run timed out waiting
+ * for writes to be taken again after the database was writable).
+ */
+export function isReadOnly(err: unknown): boolean {
+  if (err instanceof OrbitError) return err.details?.readOnly === true;
+  return sqlStateOf(err) === READ_ONLY_SQL_STATE;
+}
+
 export function sqlStateOf(err: unknown): string | undefined {
   const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
   return typeof code === "string" ? code : undefined;
@@ -120,7 +132,11 @@ export function asUnavailable(err: unknown, answerMs?: number): unknown {
     );
   }
   if (code === READ_ONLY_SQL_STATE) {
-    return new OrbitError("UNAVAILABLE", `the database refuses writes (${reason}); retry once it is writable`);
+    // Marked: the statement's error reaches its transaction's end already converted, and there a
+    // code-only check missed it, so the read-only session went back to the pool (isReadOnly).
+    return new OrbitError("UNAVAILABLE", `the database refuses writes (${reason}); retry once it is writable`, {
+      readOnly: true,
+    });
   }
   return err;
 }
