@@ -94,6 +94,22 @@ it("refuses writes once its write-ahead log is deleted, whose writes a crash wou
   }
 });
 
+it("refuses writes once the data dir's lock file is deleted, which let a second server open the file beside it", async () => {
+  const data = join(dir, "lock-deleted");
+  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+  try {
+    expect((await register(s, "Before")).status).toBe(201);
+    rmSync(join(data, "orbit.lock"));
+    const refused = await register(s, "After");
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /^the data dir's lock file .*orbit\.lock was deleted while the server ran, so another server may now open this database beside it/,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
 /** A 4 MB tmpfs at a new folder, or null where this process may not mount one. */
 function smallDisk(): { path: string; unmount: () => void } | null {
   const path = join(dir, "tmpfs");

@@ -12,7 +12,7 @@
  *   one-page probe fitted into the WAL file's old frames while every fire still failed.
  */
 import { statfsSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 
 /** Free space below which a full disk (SQLITE_FULL) is not taken as over by the readiness probe's one-page write. */
@@ -42,7 +42,13 @@ export class FileIdentity {
     const db = identityOf(path);
     if (db === null) return null;
     const wal = identityOf(`${path}-wal`);
-    return new FileIdentity(path, wal === null ? [db] : [db, wal]);
+    // The data dir's lock (dir-lock.ts), when a server holds one: deleted, it let a second server
+    // open the same file beside this one (a tester).
+    const lock = identityOf(join(dirname(path), "orbit.lock"));
+    return new FileIdentity(
+      path,
+      [db, wal, lock].filter((f): f is Identity => f !== null),
+    );
   }
 
   /**
@@ -60,6 +66,12 @@ export class FileIdentity {
       }
       if (s !== undefined && s.dev === f.dev && s.ino === f.ino) continue;
       const what = s === undefined ? "was deleted" : "was replaced by another file";
+      if (f.path.endsWith("orbit.lock")) {
+        return {
+          wal: false,
+          message: `the data dir's lock file ${f.path} ${what} while the server ran, so another server may now open this database beside it; writes are refused: stop the other server if one runs, then restart this one`,
+        };
+      }
       if (f.path !== this.path) {
         return {
           wal: true,
