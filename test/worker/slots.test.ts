@@ -9,25 +9,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { afterEach, expect, it } from "vitest";
 import type { TaskJson } from "../../src/domain/worker-protocol.js";
 import { defineWorkflow, Worker } from "../../src/index.js";
+import { taskJson } from "./hung-code.js";
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function task(n: number): TaskJson {
   return {
-    task_id: `t${n}`,
-    execution_id: `e${n}`,
-    workflow: "Slots",
-    version: "1.0.0",
-    run: 1,
-    attempt: 1,
-    input: { n },
-    trigger: null,
-    schedule_id: null,
-    status: "RUNNING",
-    cancel_requested: null,
-    steps: [],
-    lease_ms: 30_000,
-    heartbeat_ms: 50,
+    ...taskJson({ task_id: `t${n}`, execution_id: `e${n}`, workflow: "Slots", input: { n }, heartbeat_ms: 50 }),
     traceparent: undefined as unknown as string,
   };
 }
