@@ -14,37 +14,51 @@
 import { statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
+import { LOCK_FILE } from "./dir-lock.js";
 
 /** Free space below which a full disk (SQLITE_FULL) is not taken as over by the readiness probe's one-page write. */
 export const FULL_DISK_MARGIN_BYTES = 1024 * 1024;
 
+type Kind = "database" | "wal" | "lock";
+
 interface Identity {
+  readonly kind: Kind;
   readonly path: string;
   readonly dev: number;
   readonly ino: number;
 }
 
-function identityOf(path: string): Identity | null {
+function identityOf(kind: Kind, path: string): Identity | null {
   const s = statSync(path, { throwIfNoEntry: false });
-  return s === undefined ? null : { path, dev: s.dev, ino: s.ino };
+  return s === undefined ? null : { kind, path, dev: s.dev, ino: s.ino };
 }
+
+/** What each file's loss means, and what to do (`what`: "was deleted" or "was replaced by another file"). */
+const LOST: Readonly<Record<Kind, (path: string, what: string) => string>> = {
+  database: (path, what) =>
+    `the database file ${path} ${what} while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`,
+  wal: (path, what) =>
+    `the database's write-ahead log ${path} ${what} while the server ran, so a write now would be lost at a crash; writes are refused, and those it held are copied into the database file (a checkpoint): restart the server, which makes a new log (a clean stop keeps every write)`,
+  lock: (path, what) =>
+    `the data dir's lock file ${path} ${what} while the server ran, so another server may now open this database beside it; writes are refused: stop the other server if one runs, then restart this one`,
+};
 
 export class FileIdentity {
   private constructor(
     readonly path: string,
-    /** The database file, then its `-wal` file when it had one (WAL mode keeps it while open). */
+    /** The database file, its `-wal` (WAL mode keeps it while open) and the data dir's lock, those that exist. */
     private readonly files: readonly Identity[],
   ) {}
 
   /** The identity of the file at `path` now; null for an in-memory database or a path that cannot be read. */
   static of(path: string): FileIdentity | null {
     if (path === ":memory:" || path === "") return null;
-    const db = identityOf(path);
+    const db = identityOf("database", path);
     if (db === null) return null;
-    const wal = identityOf(`${path}-wal`);
+    const wal = identityOf("wal", `${path}-wal`);
     // The data dir's lock (dir-lock.ts), when a server holds one: deleted, it let a second server
     // open the same file beside this one (a tester).
-    const lock = identityOf(join(dirname(path), "orbit.lock"));
+    const lock = identityOf("lock", join(dirname(path), LOCK_FILE));
     return new FileIdentity(
       path,
       [db, wal, lock].filter((f): f is Identity => f !== null),
@@ -53,8 +67,8 @@ export class FileIdentity {
 
   /**
    * Why a path no longer names the opened file, or null while each does; `wal` when it is the
-   * write-ahead log (sqlite-connection.ts then checkpoints it into the database file, which the
-   * path still names). One `stat` per file.
+   * write-ahead log (FileWatch then checkpoints it into the database file, which the path still
+   * names). One `stat` per file.
    */
   problem(): { message: string; wal: boolean } | null {
     for (const f of this.files) {
@@ -66,22 +80,7 @@ export class FileIdentity {
       }
       if (s !== undefined && s.dev === f.dev && s.ino === f.ino) continue;
       const what = s === undefined ? "was deleted" : "was replaced by another file";
-      if (f.path.endsWith("orbit.lock")) {
-        return {
-          wal: false,
-          message: `the data dir's lock file ${f.path} ${what} while the server ran, so another server may now open this database beside it; writes are refused: stop the other server if one runs, then restart this one`,
-        };
-      }
-      if (f.path !== this.path) {
-        return {
-          wal: true,
-          message: `the database's write-ahead log ${f.path} ${what} while the server ran, so a write now would be lost at a crash; writes are refused, and those it held are copied into the database file (a checkpoint): restart the server, which makes a new log (a clean stop keeps every write)`,
-        };
-      }
-      return {
-        wal: false,
-        message: `the database file ${f.path} ${what} while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`,
-      };
+      return { message: LOST[f.kind](f.path, what), wal: f.kind === "wal" };
     }
     return null;
   }
