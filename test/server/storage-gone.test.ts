@@ -22,15 +22,24 @@ const register = (s: RunningServer, name: string) =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ name, version: "1.0.0" }),
   });
+/** Runs `fn` against a server on a fresh data dir `name`, closing it after. */
+async function onServer(name: string, fn: (s: RunningServer, data: string) => Promise<void>): Promise<void> {
+  const data = join(dir, name);
+  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
+  try {
+    await fn(s, data);
+  } finally {
+    await s.close();
+  }
+}
+
 const ready = async (s: RunningServer) => {
   const r = await fetch(`${s.url}/readyz`);
   return { status: r.status, body: (await r.json()) as { status: string; message?: string } };
 };
 
 it("refuses writes and is not ready once its data dir is deleted, instead of acknowledging writes a restart loses", async () => {
-  const data = join(dir, "deleted");
-  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
-  try {
+  await onServer("deleted", async (s, data) => {
     expect((await register(s, "Before")).status).toBe(201);
     rmSync(data, { recursive: true, force: true });
     const gone = `the database file ${data}/orbit.db was deleted while the server ran, so a write now would be lost at the next start; writes are refused: stop the server, then restore the file from a backup (orbit restore) or start on an empty one`;
@@ -43,15 +52,11 @@ it("refuses writes and is not ready once its data dir is deleted, instead of ack
     // Reads go on from the open file.
     const names = (await (await fetch(`${s.url}/v1/workflows`)).json()) as { workflows: { name: string }[] };
     expect(names.workflows.map((w) => w.name)).toEqual(["Before"]);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 it("refuses writes once its file is replaced by another (a copy put back under its name)", async () => {
-  const data = join(dir, "replaced");
-  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
-  try {
+  await onServer("replaced", async (s, data) => {
     expect((await register(s, "Before")).status).toBe(201);
     const file = join(data, "orbit.db");
     copyFileSync(file, `${file}.copy`);
@@ -62,17 +67,13 @@ it("refuses writes once its file is replaced by another (a copy put back under i
       /^the database file .*orbit\.db was replaced by another file while the server ran/,
     );
     expect((await ready(s)).status).toBe(503);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 it("refuses writes once its write-ahead log is deleted, whose writes a crash would lose with it", async () => {
   // A tester's `rm orbit.db-wal`, three creates answered 201, kill -9: the restart found an empty
   // database, the schema included; /readyz and doctor had said ready.
-  const data = join(dir, "wal-deleted");
-  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
-  try {
+  await onServer("wal-deleted", async (s, data) => {
     expect((await register(s, "Before")).status).toBe(201);
     rmSync(join(data, "orbit.db-wal"));
     const refused = await register(s, "After");
@@ -89,15 +90,11 @@ it("refuses writes once its write-ahead log is deleted, whose writes a crash wou
       .pluck()
       .all();
     expect(names).toEqual(["Before"]);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 it("refuses writes once the data dir's lock file is deleted, which let a second server open the file beside it", async () => {
-  const data = join(dir, "lock-deleted");
-  const s = await startServer({ port: 0, dataDir: data, logger: "silent" });
-  try {
+  await onServer("lock-deleted", async (s, data) => {
     expect((await register(s, "Before")).status).toBe(201);
     rmSync(join(data, "orbit.lock"));
     const refused = await register(s, "After");
@@ -105,9 +102,7 @@ it("refuses writes once the data dir's lock file is deleted, which let a second 
     expect(((await refused.json()) as { message: string }).message).toMatch(
       /^the data dir's lock file .*orbit\.lock was deleted while the server ran, so another server may now open this database beside it/,
     );
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 /** A 4 MB tmpfs at a new folder, or null where this process may not mount one. */

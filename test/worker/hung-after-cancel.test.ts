@@ -9,7 +9,7 @@ import { defineWorkflow, Worker } from "../../src/index.js";
 import { TaskContext } from "../../src/worker/context.js";
 import { CancelledError } from "../../src/worker/errors.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
-import { closeWithHungCode, taskJson, turn } from "./hung-code.js";
+import { closeWithHungCode, secondsUntil, taskJson } from "./hung-code.js";
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -49,13 +49,11 @@ it("compensates a run handed back after its cancel even when its code hangs outs
   const steps = async () => (await server!.ok("GET", "/v1/executions/hang-after/events")).events as { type: string }[];
   await server.until(steps, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
   await server.ok("POST", "/v1/executions/hang-after/cancel", { reason: "stop it" });
-  let status = "RUNNING";
-  for (let s = 0; s < 200 && status !== "CANCELLED"; s++) {
-    while (clock.pendingSleeps === 0) await turn();
-    clock.advance(1000);
-    await turn();
-    status = (await server.ok("GET", "/v1/executions/hang-after")).status;
-  }
+  const status = await secondsUntil(
+    clock,
+    async () => (await server!.ok("GET", "/v1/executions/hang-after")).status,
+    (st) => st === "CANCELLED",
+  );
   expect(status).toBe("CANCELLED");
   expect(marks).toEqual(["compensate h1", "onCancel stop it"]);
   // The first run's code still holds one slot (concurrency bounds the code running); the replay's is free.
@@ -95,13 +93,11 @@ it("names a worker whose every slot is held by code that did not return after it
   await server.ok("POST", "/v1/executions/held/cancel", { reason: "stop it" });
   // Past the worker's 60 s grace its task is handed back; the code keeps the only slot, so the
   // compensation waits, and the worker, live and holding no task, has no free slot.
-  let waiting = "";
-  for (let s = 0; s < 200 && !waiting.includes("no free slot"); s++) {
-    while (clock.pendingSleeps === 0) await turn();
-    clock.advance(1000);
-    await turn();
-    waiting = (await server.ok("GET", "/v1/executions/held")).waiting?.message ?? "";
-  }
+  const waiting = await secondsUntil(
+    clock,
+    async () => ((await server!.ok("GET", "/v1/executions/held")).waiting?.message ?? "") as string,
+    (w) => w.includes("no free slot"),
+  );
   expect(waiting).toBe(
     "its cancel waits for a worker to run its compensations; waiting for a free worker: 1 live worker(s) run HangFull@1.0.0; worker w-full has no free slot yet holds no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them",
   );
@@ -136,13 +132,12 @@ it("compensates a replay that does not reach its journaled steps within the grac
   const events = async () => (await server!.ok("GET", "/v1/executions/slow/events")).events as { type: string }[];
   await server.until(events, (e) => e.filter((x) => x.type === "StepCompleted").length === 2, "a and b journaled");
   await server.ok("POST", "/v1/executions/slow/cancel", { reason: "stop it" });
-  let e = await server.ok("GET", "/v1/executions/slow");
-  for (let s = 0; s < 300 && e.status !== "CANCELLED"; s++) {
-    while (clock.pendingSleeps === 0) await turn();
-    clock.advance(1000);
-    await turn();
-    e = await server.ok("GET", "/v1/executions/slow");
-  }
+  const e = await secondsUntil(
+    clock,
+    () => server!.ok("GET", "/v1/executions/slow"),
+    (x) => x.status === "CANCELLED",
+    300,
+  );
   expect(e.status).toBe("CANCELLED");
   expect(marks).toEqual(["compensate a", "onCancel stop it"]);
   expect(e.error).toMatchObject({

@@ -6,6 +6,26 @@ import type { Worker } from "../../src/index.js";
 /** One turn of the event loop. */
 export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * Moves the worker's clock on a second at a time (each time it sleeps) until `read` gives what
+ * `done` accepts, at most `seconds` times; the last value read.
+ */
+export async function secondsUntil<T>(
+  clock: ManualClock,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  seconds = 200,
+): Promise<T> {
+  let value = await read();
+  for (let s = 0; s < seconds && !done(value); s++) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(1000);
+    await turn();
+    value = await read();
+  }
+  return value;
+}
+
 /** Closes a worker whose run's code never returns: close() hands it back after closeTimeoutMs of `clock`. */
 export async function closeWithHungCode(worker: Worker, clock: ManualClock, running: Promise<void>): Promise<void> {
   const closing = worker.close();

@@ -10,7 +10,7 @@ import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { defineWorkflow, Worker, type WorkflowLogger } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../api/helpers.js";
-import { closeWithHungCode, turn } from "./hung-code.js";
+import { closeWithHungCode, secondsUntil, turn } from "./hung-code.js";
 
 const Noop = defineWorkflow({ name: "Logged", version: "1.0.0", run: async () => ({ ok: true }) });
 
@@ -332,13 +332,11 @@ it("hands back a cancelled run whose code ignores the cancel past 60 s, so that 
   const steps = async () => (await server!.ok("GET", "/v1/executions/hang-1/events")).events as { type: string }[];
   await server.until(steps, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
   await server.ok("POST", "/v1/executions/hang-1/cancel", { reason: "stop it" });
-  let status = "RUNNING";
-  for (let s = 0; s < 200 && status !== "CANCELLED"; s++) {
-    while (clock.pendingSleeps === 0) await turn();
-    clock.advance(1000);
-    await turn();
-    status = (await server.ok("GET", "/v1/executions/hang-1")).status;
-  }
+  const status = await secondsUntil(
+    clock,
+    async () => (await server!.ok("GET", "/v1/executions/hang-1")).status,
+    (st) => st === "CANCELLED",
+  );
   expect(status).toBe("CANCELLED");
   expect(marks).toEqual(["compensate h1", "onCancel stop it"]);
   expect(lines.filter(([, m]) => m.startsWith("a cancelled run has not returned"))).toEqual([
