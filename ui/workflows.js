@@ -44,6 +44,9 @@ const workerId = (w) => w.worker_id ?? w.id ?? w.name ?? "?";
 /** @param {any} w */
 const lastPoll = (w) => w.last_poll_at ?? w.last_seen_at ?? w.last_poll ?? null;
 /** @param {any} w */
+/** A live worker with no free slot that holds no task (GET /v1/workers' `stuck`). */
+const STUCK_NOTE =
+  "No free slot, yet it holds no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps its slots, so it takes no work. Its log names the runs; a restart frees them.";
 const running = (w) => w.running_tasks ?? w.running ?? w.tasks ?? 0;
 
 /**
@@ -224,7 +227,14 @@ export function workersView() {
                 h(
                   "td",
                   { "data-label": "Status" },
-                  w.status ? h("span", { class: `badge worker-${w.status}`, text: w.status }) : "-",
+                  w.stuck === true
+                    ? [
+                        h("span", { class: "badge worker-stuck", text: "stuck" }),
+                        h("div", { class: "muted small", text: STUCK_NOTE }),
+                      ]
+                    : w.status
+                      ? h("span", { class: `badge worker-${w.status}`, text: w.status })
+                      : "-",
                 ),
                 h(
                   "td",

@@ -23,6 +23,14 @@ export const WorkerList = Type.Object({
       first_seen_at: instant,
       last_seen_at: instant,
       running_tasks: Type.Integer({ description: "tasks it holds the lease of" }),
+      free_slots: Type.Union([Type.Integer(), Type.Null()], {
+        description:
+          "its free slots at its last poll on this server (last 25 s); null when it has not polled here lately or runs a workflow the caller may not see",
+      }),
+      stuck: Type.Boolean({
+        description:
+          "no free slot yet no task held: code of runs it no longer holds has not returned and keeps its slots (a restart frees them)",
+      }),
     }),
   ),
 });

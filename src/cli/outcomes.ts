@@ -34,19 +34,28 @@ export const WORKER_COLUMNS: readonly Column[] = [
   { header: "WORKFLOWS", width: 0 },
 ];
 
-/** LAST SEEN is `now − last_seen_at` (`3.1s` ago). */
+/**
+ * LAST SEEN is `now − last_seen_at` (`3.1s` ago). STATUS reads `stuck` for a live worker with no
+ * free slot that holds no task, explained under the table.
+ */
 export function workerTable(workers: readonly WorkerJson[], now: number): string {
-  return table(
-    WORKER_COLUMNS,
-    workers.map((w) => [
-      w.worker_id,
-      w.status,
-      shortDuration(Math.max(0, now - Date.parse(w.last_seen_at))),
-      String(w.running_tasks),
-      w.workflows.map((f) => `${f.name}@${f.version}`).join(", ") || "-",
-    ]),
+  const note = workers.some((w) => w.stuck === true) ? STUCK_NOTE : "";
+  return (
+    table(
+      WORKER_COLUMNS,
+      workers.map((w) => [
+        w.worker_id,
+        w.stuck === true ? "stuck" : w.status,
+        shortDuration(Math.max(0, now - Date.parse(w.last_seen_at))),
+        String(w.running_tasks),
+        w.workflows.map((f) => `${f.name}@${f.version}`).join(", ") || "-",
+      ]),
+    ) + note
   );
 }
+
+const STUCK_NOTE =
+  "stuck: no free slot, yet it holds no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps its slots, so it takes no work; its log names the runs, and a restart frees them\n";
 
 export function registerOutcomeCommands(program: Command, io: CliIO): void {
   addWriteOptions(

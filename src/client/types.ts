@@ -158,4 +158,8 @@ export interface WorkerJson {
   first_seen_at: string;
   last_seen_at: string;
   running_tasks: number;
+  /** Free slots at its last poll on this server; null when unknown (older servers: absent). */
+  free_slots?: number | null;
+  /** No free slot yet no task held: hung code keeps its slots (older servers: absent). */
+  stuck?: boolean;
 }

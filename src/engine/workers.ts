@@ -33,6 +33,17 @@ export interface WorkerJson {
   last_seen_at: string;
   /** Tasks it holds the lease of now. */
   running_tasks: number;
+  /**
+   * Its free slots at its last poll on this server (within the last 25 s); null when it has not
+   * polled here lately, or when it runs a workflow the caller may not see (its slots count those
+   * tasks too).
+   */
+  free_slots: number | null;
+  /**
+   * No free slot yet no task held: code of runs it no longer holds (a cancel it ignored past its
+   * grace, a lease it lost) has not returned and keeps the slots, so it takes no work (docs/workflows.md § Cancellation and compensation).
+   */
+  stuck: boolean;
 }
 
 export interface Waiting {
@@ -101,14 +112,22 @@ export class WorkerRegistry {
       const workflows = w.workflows.filter((f) => visible(f.name));
       if (!workflows.length) continue;
       let tasks = 0;
-      for (const [workflow, n] of running.get(w.workerId) ?? []) if (visible(workflow)) tasks += n;
+      let allTasks = 0;
+      for (const [workflow, n] of running.get(w.workerId) ?? []) {
+        allTasks += n;
+        if (visible(workflow)) tasks += n;
+      }
+      const live = isLive(w, now);
+      const free = live && workflows.length === w.workflows.length ? this.freeSlots(w.workerId, now) : null;
       out.push({
         worker_id: w.workerId,
-        status: isLive(w, now) ? "live" : "gone",
+        status: live ? "live" : "gone",
         workflows,
         first_seen_at: formatInstant(w.firstSeenMs),
         last_seen_at: formatInstant(w.lastPollMs),
         running_tasks: tasks,
+        free_slots: free,
+        stuck: free === 0 && allTasks === 0,
       });
     }
     return out;
@@ -213,16 +232,19 @@ export class WorkerRegistry {
    * after their cancel).
    */
   private async stuckText(workers: readonly WorkerRow[], now: number): Promise<string> {
-    const full = workers.filter((w) => {
-      const poll = this.lastPoll.get(w.workerId);
-      return poll !== undefined && poll.free === 0 && now - poll.at <= SILENT_POLL_MS;
-    });
+    const full = workers.filter((w) => this.freeSlots(w.workerId, now) === 0);
     if (full.length === 0) return "";
     const leased = await this.store.countLeasedTasks();
     const stuck = full.filter((w) => ![...(leased.get(w.workerId)?.values() ?? [])].some((n) => n > 0));
     if (stuck.length === 0) return "";
     const ids = stuck.map((w) => w.workerId).join(", ");
     return `; ${stuck.length === 1 ? "worker" : "workers"} ${ids} ${stuck.length === 1 ? "has" : "have"} no free slot yet ${stuck.length === 1 ? "holds" : "hold"} no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them`;
+  }
+
+  /** The free slots of the worker's last poll here, if that poll is recent enough to tell. */
+  private freeSlots(workerId: string, now: number): number | null {
+    const poll = this.lastPoll.get(workerId);
+    return poll !== undefined && now - poll.at <= SILENT_POLL_MS ? poll.free : null;
   }
 
   private forgetOld(now: number): void {

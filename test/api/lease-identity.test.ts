@@ -155,22 +155,30 @@ for (const dialect of ["sqlite", "postgres"] as const) {
               worker_id: string;
               workflows: { name: string }[];
               running_tasks: number;
+              free_slots: number | null;
             }[]
-          ).map((w) => [w.worker_id, { workflows: w.workflows.map((f) => f.name), running: w.running_tasks }]),
+          ).map((w) => [
+            w.worker_id,
+            { workflows: w.workflows.map((f) => f.name), running: w.running_tasks, free: w.free_slots },
+          ]),
         );
       const admin = await seen("admin");
-      expect(admin.wb).toEqual({ workflows: ["Billing"], running: 1 });
-      expect(admin.wm).toEqual({ workflows: ["OrderProcessing", "Billing"], running: 2 });
+      // Free slots count every task the worker holds: shown only to a caller who sees all it runs.
+      expect(admin.wb).toEqual({ workflows: ["Billing"], running: 1, free: 10 });
+      expect(admin.wm).toEqual({ workflows: ["OrderProcessing", "Billing"], running: 2, free: 10 });
       expect(admin.wo).toBeDefined();
       for (const token of ["order-reader", "team-a"]) {
         const shown = await seen(token);
         expect({ token, wb: shown.wb }).toEqual({ token, wb: undefined });
-        expect({ token, wm: shown.wm }).toEqual({ token, wm: { workflows: ["OrderProcessing"], running: 1 } });
+        expect({ token, wm: shown.wm }).toEqual({
+          token,
+          wm: { workflows: ["OrderProcessing"], running: 1, free: null },
+        });
         expect(shown.wo).toBeDefined();
       }
       const billing = await seen("billing");
       expect(Object.keys(billing).sort()).toEqual(["wb", "wm"]);
-      expect(billing.wm).toEqual({ workflows: ["Billing"], running: 1 });
+      expect(billing.wm).toEqual({ workflows: ["Billing"], running: 1, free: null });
     });
   });
 }

@@ -53,6 +53,29 @@ describe.skipIf(!haveChromium)("web UI: a newcomer's findings", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("says a worker is stuck when it has no free slot yet holds no task, and why", async () => {
+    // A worker whose every slot is held by code that did not return polls with no free slot and
+    // holds no task: the page showed it live, running 0, like an idle worker.
+    // Such a poll waits on the server's clock (this rig's is manual) until a cancel for the worker
+    // or its wait ends: left waiting through the test, then let go.
+    const sleeps = r.clock.pendingSleeps;
+    const watching = r.ok("POST", "/v1/worker/poll", {
+      worker_id: "full",
+      workflows: [{ name: "Greeter", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+      max_tasks: 0,
+      wait_ms: 1000,
+    });
+    while (r.clock.pendingSleeps === sleeps) await new Promise((resolve) => setTimeout(resolve, 5));
+    await r.open("#/workers");
+    const status = r.page.locator('tr[data-worker="full"] [data-label="Status"]');
+    expect((await status.locator(".badge").innerText()).trim()).toBe("stuck");
+    expect(await status.innerText()).toContain("keeps its slots, so it takes no work");
+    expect((await r.page.locator('tr[data-worker="stays"] [data-label="Status"]').innerText()).trim()).toBe("live");
+    r.clock.advance(1000);
+    expect(await watching).toEqual({ tasks: [] });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("says a refused create once, under the button, and the preview again once it says something else", async () => {
     await r.open("#/");
     await r.page.click("#create > summary");

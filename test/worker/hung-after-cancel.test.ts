@@ -4,6 +4,8 @@
  * code, and a worker whose every slot is held by such code is named where its executions wait.
  */
 import { afterEach, expect, it } from "vitest";
+import { workerTable } from "../../src/cli/outcomes.js";
+import type { WorkerJson } from "../../src/client/types.js";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { defineWorkflow, Worker } from "../../src/index.js";
 import { TaskContext } from "../../src/worker/context.js";
@@ -101,6 +103,14 @@ it("names a worker whose every slot is held by code that did not return after it
   expect(waiting).toBe(
     "its cancel waits for a worker to run its compensations; waiting for a free worker: 1 live worker(s) run HangFull@1.0.0; worker w-full has no free slot yet holds no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them",
   );
+  // The worker list says so too: it read live, running 0, like an idle worker.
+  const { workers } = (await server.ok("GET", "/v1/workers")) as { workers: WorkerJson[] };
+  expect(workers.map((w) => [w.worker_id, w.status, w.running_tasks, w.free_slots, w.stuck])).toEqual([
+    ["w-full", "live", 0, 0, true],
+  ]);
+  const shown = workerTable(workers, Date.parse(workers[0]?.last_seen_at ?? ""));
+  expect(shown.split("\n")[1]).toMatch(/^w-full +stuck +0ms +0 +HangFull@1\.0\.0$/);
+  expect(shown).toContain("stuck: no free slot, yet it holds no task");
   await closeWithHungCode(worker, clock, running);
 });
 

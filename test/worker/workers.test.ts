@@ -49,7 +49,8 @@ describeEachDialect("workers, stalls and retry", (dialect) => {
     // The worker is listed, live, with its workflows.
     const workers = await client.listWorkers();
     expect(workers).toHaveLength(1);
-    expect(workers[0]).toMatchObject({ status: "live", running_tasks: 0 });
+    expect(workers[0]).toMatchObject({ status: "live", running_tasks: 0, stuck: false });
+    expect(workers[0]!.free_slots).toBeGreaterThan(0);
     expect(workers[0]!.workflows).toContainEqual({ name: "FixedOnRetry", version: "1.0.0" });
     const listed = await orbit(["workers"], env);
     expect(listed.stdout.split("\n")[0]).toMatch(/^WORKER +STATUS +LAST SEEN +RUNNING +WORKFLOWS$/);
