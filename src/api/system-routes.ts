@@ -45,7 +45,10 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
         const access = d.access;
         const visible = access === null ? undefined : (w: string) => access.allows(r, "schedule", w);
         const s = d.scheduler;
-        const report = await runDoctor(s.schedules.o.store, s.clock, visible, s.dueNow, s.graceMs);
+        const workers = d.executions.workers;
+        const report = await runDoctor(s.schedules.o.store, s.clock, visible, s.dueNow, s.graceMs, (live) =>
+          workers.stuck(live),
+        );
         return { status: 200, body: report as unknown as JsonObject };
       },
     },

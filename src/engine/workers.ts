@@ -220,7 +220,7 @@ export class WorkerRegistry {
     }
     return {
       reason: "queued",
-      message: `waiting for a free worker: ${forVersion.length} live worker(s) run ${label}${await this.stuckText(forVersion, now)}`,
+      message: `waiting for a free worker: ${forVersion.length} live worker(s) run ${label}${await this.stuckText(forVersion)}`,
     };
   }
 
@@ -231,14 +231,20 @@ export class WorkerRegistry {
    * the executions waited "for a free worker" for good (a tester's worker, full of runs that hung
    * after their cancel).
    */
-  private async stuckText(workers: readonly WorkerRow[], now: number): Promise<string> {
-    const full = workers.filter((w) => this.freeSlots(w.workerId, now) === 0);
-    if (full.length === 0) return "";
-    const leased = await this.store.countLeasedTasks();
-    const stuck = full.filter((w) => ![...(leased.get(w.workerId)?.values() ?? [])].some((n) => n > 0));
+  private async stuckText(workers: readonly WorkerRow[]): Promise<string> {
+    const stuck = await this.stuck(workers);
     if (stuck.length === 0) return "";
     const ids = stuck.map((w) => w.workerId).join(", ");
     return `; ${stuck.length === 1 ? "worker" : "workers"} ${ids} ${stuck.length === 1 ? "has" : "have"} no free slot yet ${stuck.length === 1 ? "holds" : "hold"} no task: code of runs that has not returned (a cancel it ignored, a lease it lost) keeps the slots; its log names them, and a restart frees them`;
+  }
+
+  /** The workers among `workers` whose last poll here had no free slot while they hold no task. */
+  async stuck(workers: readonly WorkerRow[]): Promise<WorkerRow[]> {
+    const now = this.clock.now();
+    const full = workers.filter((w) => this.freeSlots(w.workerId, now) === 0);
+    if (full.length === 0) return [];
+    const leased = await this.store.countLeasedTasks();
+    return full.filter((w) => ![...(leased.get(w.workerId)?.values() ?? [])].some((n) => n > 0));
   }
 
   /** The free slots of the worker's last poll here, if that poll is recent enough to tell. */

@@ -11,6 +11,7 @@ import type { NowClock as Clock } from "../domain/clock.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
 import { isLive, LIVE_WORKER_MS } from "../engine/workers.js";
 import { loadMigrations } from "../store/migrations.js";
+import type { WorkerRow } from "../store/outcome-store.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
@@ -44,18 +45,25 @@ class ProbeDone extends Error {}
  * `visible`: access control — the schedule checks consider only schedules of workflows the caller
  * may `schedule` (as GET /v1/schedules lists them), so their messages name no other schedule.
  */
+/**
+ * The live workers among those given that take no work: no free slot at their last poll, yet no
+ * task held (WorkerRegistry.stuck; docs/workflows.md § Cancellation and compensation).
+ */
+export type StuckWorkers = (live: readonly WorkerRow[]) => Promise<readonly WorkerRow[]>;
+
 export async function runDoctor(
   store: Store,
   clock: Clock,
   visible: (workflow: string) => boolean = () => true,
   dueNow: () => Promise<number> = async () => clock.now(),
   overdueAfterMs = OVERDUE_AFTER_MS,
+  stuck: StuckWorkers = async () => [],
 ): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   checks.push(await writable(store, clock));
   checks.push(await migrations(store));
   checks.push(await clockSkew(store, clock));
-  checks.push(...(await schedulesAndWorkers(store, clock, visible, await dueNow(), overdueAfterMs)));
+  checks.push(...(await schedulesAndWorkers(store, clock, visible, await dueNow(), overdueAfterMs, stuck)));
   return { server_time: formatInstant(clock.now()), checks };
 }
 
@@ -175,6 +183,7 @@ async function schedulesAndWorkers(
   visible: (workflow: string) => boolean,
   dueAt: number,
   overdueAfterMs: number,
+  stuckWorkers: StuckWorkers,
 ): Promise<DoctorCheck[]> {
   const now = clock.now();
   const active = (await allSchedules(store)).filter((r) => r.state === "active" && visible(r.workflow));
@@ -185,6 +194,11 @@ async function schedulesAndWorkers(
   for (const w of workflows) if (!latest.has(w.name) && w.deprecatedMs == null) latest.set(w.name, w.version);
   const live = (await store.listWorkers(now - LIVE_WORKER_MS)).filter((w) => isLive(w, now));
   const polled = new Set(live.flatMap((w) => w.workflows.map((f) => `${f.name}@${f.version}`)));
+  // A stuck worker polls but takes nothing: a version only such workers poll runs nothing either.
+  const stuck = new Set((await stuckWorkers(live)).map((w) => w.workerId));
+  const takes = new Set(
+    live.filter((w) => !stuck.has(w.workerId)).flatMap((w) => w.workflows.map((f) => `${f.name}@${f.version}`)),
+  );
 
   // Per version the active schedules start (pinned, or the latest; a workflow without one by
   // name): registered? polled by a live worker? One line per version, however the schedules name it.
@@ -206,6 +220,7 @@ async function schedulesAndWorkers(
   }
   const unregistered: string[] = [];
   const unpolled: string[] = [];
+  const stuckOnly: string[] = [];
   for (const [target, { ids, latest: asLatest, pinned }] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
     const known = target.includes("@") && registered.has(target);
     const how = target.includes("@")
@@ -216,6 +231,7 @@ async function schedulesAndWorkers(
     const line = `${target}${how}, ${ids.length} schedule${ids.length === 1 ? "" : "s"}: ${named(ids)}`;
     if (!known) unregistered.push(line);
     else if (!polled.has(target)) unpolled.push(line);
+    else if (!takes.has(target)) stuckOnly.push(line);
   }
   const checks: DoctorCheck[] = [];
   if (unregistered.length > 0) {
@@ -232,22 +248,43 @@ async function schedulesAndWorkers(
       message: `every workflow of the ${active.length} active schedules is registered`,
     });
   }
-  if (unpolled.length > 0) {
+  // Counted and named as GET /v1/workers lists them: only the workers that run a workflow the
+  // caller may see (docs/security.md § Identities); it counted every live worker for any caller.
+  const shown = live.filter((w) => w.workflows.some((f) => visible(f.name)));
+  const stuckShown = shown.filter((w) => stuck.has(w.workerId)).map((w) => w.workerId);
+  const stuckSaid =
+    stuckShown.length === 0
+      ? ""
+      : `stuck (no free slot, yet no task held: code of runs that has not returned keeps the slots): ${named(stuckShown)}`;
+  const restart = "restart the stuck workers (their log names the runs that did not return)";
+  if (unpolled.length > 0 || stuckOnly.length > 0) {
+    const said = [
+      unpolled.length > 0
+        ? `no live worker (seen in the last ${LIVE_WORKER_MS / 1000} s) polls: ${unpolled.join("; ")}`
+        : "",
+      stuckOnly.length > 0 ? `only stuck workers poll: ${stuckOnly.join("; ")}` : "",
+      stuckSaid,
+    ];
     checks.push({
       name: "workers",
       status: "fail",
-      message: `no live worker (seen in the last ${LIVE_WORKER_MS / 1000} s) polls: ${unpolled.join("; ")}`,
-      hint: "start a worker with these workflows (new Worker({ server, workflows: [...] }).run()) pointed at this server; `orbit workers` lists the ones seen",
+      message: said.filter((s) => s !== "").join("; "),
+      hint: [
+        unpolled.length > 0
+          ? "start a worker with these workflows (new Worker({ server, workflows: [...] }).run()) pointed at this server; `orbit workers` lists the ones seen"
+          : "",
+        stuckShown.length > 0 ? restart : "",
+      ]
+        .filter((s) => s !== "")
+        .join("; "),
     });
   } else {
     const n = byTarget.size - unregistered.length;
-    // Counted as GET /v1/workers lists them: only the workers that run a workflow the caller may
-    // see (docs/security.md § Identities); it counted every live worker for any caller.
-    const seen = live.filter((w) => w.workflows.some((f) => visible(f.name))).length;
     checks.push({
       name: "workers",
-      status: "ok",
-      message: `${seen} live worker(s); every scheduled workflow (${n}) is polled`,
+      status: stuckShown.length > 0 ? "warn" : "ok",
+      message: `${shown.length} live worker(s); every scheduled workflow (${n}) is polled${stuckSaid === "" ? "" : `; ${stuckSaid}`}`,
+      ...(stuckShown.length > 0 ? { hint: restart } : {}),
     });
   }
   const overdue = active

@@ -103,6 +103,26 @@ describeEachDialect("orbit doctor checks", (dialect) => {
       status: "ok",
       message: "1 live worker(s); every scheduled workflow (1) is polled",
     });
+    // A stuck worker (no free slot, yet no task held) polls but takes nothing: its workflow runs
+    // nothing, and a stuck worker beside a free one is a warning.
+    const stuckOnes = (ids: string[]) => async (live: readonly { workerId: string }[]) =>
+      live.filter((w) => ids.includes(w.workerId)) as never;
+    const onlyStuck = await runDoctor(db.store, h.clock, undefined, undefined, undefined, stuckOnes(["w-1"]));
+    expect(onlyStuck.checks.find((x) => x.name === "workers")).toEqual({
+      name: "workers",
+      status: "fail",
+      message:
+        "only stuck workers poll: OrderProcessing@1.0.0 (latest), 1 schedule: orders; stuck (no free slot, yet no task held: code of runs that has not returned keeps the slots): w-1",
+      hint: "restart the stuck workers (their log names the runs that did not return)",
+    });
+    await db.store.upsertWorker("w-2", [{ name: "OrderProcessing", version: "1.0.0" }], h.clock.now());
+    const beside = await runDoctor(db.store, h.clock, undefined, undefined, undefined, stuckOnes(["w-1"]));
+    expect(beside.checks.find((x) => x.name === "workers")).toMatchObject({
+      status: "warn",
+      message:
+        "2 live worker(s); every scheduled workflow (1) is polled; stuck (no free slot, yet no task held: code of runs that has not returned keeps the slots): w-1",
+    });
+    await db.store.markWorkerLeft("w-2", h.clock.now());
     // Nor how many workers run it: GET /v1/workers lists it none of them (a tester).
     const stranger = await runDoctor(db.store, h.clock, (w) => w !== "OrderProcessing");
     expect(stranger.checks.find((x) => x.name === "workers")?.message).toBe(

@@ -111,6 +111,12 @@ it("names a worker whose every slot is held by code that did not return after it
   const shown = workerTable(workers, Date.parse(workers[0]?.last_seen_at ?? ""));
   expect(shown.split("\n")[1]).toMatch(/^w-full +stuck +0ms +0 +HangFull@1\.0\.0$/);
   expect(shown).toContain("stuck: no free slot, yet it holds no task");
+  const { checks } = (await server.ok("GET", "/v1/doctor")) as { checks: { name: string; status: string }[] };
+  expect(checks.find((c) => c.name === "workers")).toMatchObject({
+    status: "warn",
+    message:
+      "1 live worker(s); every scheduled workflow (0) is polled; stuck (no free slot, yet no task held: code of runs that has not returned keeps the slots): w-full",
+  });
   await closeWithHungCode(worker, clock, running);
 });
 
