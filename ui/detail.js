@@ -8,16 +8,15 @@ import { actionButton, actionButtons, carryStatus, errorText, reload, say } from
 import { ApiError, getExecution, getSchedule, listExecutions, listWorkflows, occurrencePage } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
-import { ledgerLegend, ledgerTimeline } from "./charts.js";
 import { bidi, focusEnd, h, iso, jsonPre } from "./dom.js";
 import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
-import { gridLedger, occurrenceGrid, occurrenceGridHeading } from "./grid.js";
+import { gridLedger } from "./grid.js";
 import { jsonText } from "./json-text.js";
+import { ledgerSection } from "./ledger-section.js";
 import { scheduleForm } from "./schedule-form.js";
 import { upcomingSection } from "./upcoming.js";
 
-const LEDGER_ROWS_LISTED = 25;
 /** The newest ledger rows read for the pictures and the dead letters' count. */
 const LEDGER_READ = 500;
 
@@ -135,93 +134,6 @@ function bufferedTimes(buffered, note) {
       h("div", { class: "buffered-list small" }, joined(buffered)),
     ),
   ];
-}
-
-/** @param {any} row */
-function ledgerDetail(row) {
-  if (row.execution_id) return executionLink(row.execution_id);
-  if (row.kind === "skipped" && row.reason === "missed" && row.range_from) {
-    return `${row.count} missed, ${row.range_from} … ${row.range_to}`;
-  }
-  if (row.error) return h("bdi", { class: "error-text", text: row.error });
-  return row.reason ?? "";
-}
-
-/**
- * @param {any[]} rows the newest recorded ledger rows
- * @param {import("./grid.js").GridLedger} grid the rows the day grid draws from (more, when it needs them)
- * @param {Map<string, string>} statuses
- */
-function ledgerSection(rows, grid, statuses) {
-  const listed = rows.slice(0, LEDGER_ROWS_LISTED);
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "ledger-heading" },
-    h("h2", { id: "ledger-heading", text: "The ledger over time" }),
-    h(
-      "p",
-      { class: "muted" },
-      `Every decision the scheduler recorded for this schedule (${rows.length} row${rows.length === 1 ? "" : "s"}).`,
-      h("span", { class: "hover-hint", text: " Hover a mark for its details." }),
-    ),
-    rows.length === 0
-      ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
-      : [h("div", { class: "chart-scroll" }, ledgerTimeline(rows, Date.now(), statuses)), ledgerLegend(rows, statuses)],
-    rows.length === 0
-      ? null
-      : h(
-          "div",
-          { class: "grid-wrap" },
-          h("h3", { class: "grid-heading", text: occurrenceGridHeading(grid) }),
-          occurrenceGrid(grid.rows, statuses),
-        ),
-    rows.length === 0
-      ? null
-      : h(
-          "details",
-          { class: "ledger-rows" },
-          h("summary", { text: `The newest ${listed.length} rows` }),
-          h(
-            "div",
-            { class: "table-wrap" },
-            h(
-              "table",
-              // One card per row at 390 px, as every other table: it stayed a wide table.
-              { class: "ledger-table responsive" },
-              h(
-                "thead",
-                {},
-                h(
-                  "tr",
-                  {},
-                  ["Occurrence", "Decision", "Detail", "Recorded"].map((c) => h("th", { scope: "col", text: c })),
-                ),
-              ),
-              h(
-                "tbody",
-                {},
-                listed.map((/** @type {any} */ row) =>
-                  h(
-                    "tr",
-                    {},
-                    h("td", { "data-label": "Occurrence" }, timeEl(row.occurrence ?? row.range_to)),
-                    h(
-                      "td",
-                      { "data-label": "Decision" },
-                      h("span", {
-                        class: `badge ledger-${row.kind}`,
-                        text: row.reason ? `${row.kind}: ${row.reason}` : row.kind,
-                      }),
-                    ),
-                    h("td", { "data-label": "Detail" }, ledgerDetail(row)),
-                    h("td", { "data-label": "Recorded" }, timeEl(row.recorded_at)),
-                  ),
-                ),
-              ),
-            ),
-          ),
-        ),
-  );
 }
 
 /** @param {any[]} executions */
