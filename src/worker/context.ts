@@ -43,6 +43,12 @@ export class TaskContext implements WorkflowContext {
   readonly compensations = new Map<string, Compensation>();
   /** The step whose function threw last (reported with the error). */
   failedStep: string | null = null;
+  /**
+   * The step refused because the worker is closing (HandBackSignal): the task is handed back
+   * whatever the run does after it, since code that catches the refusal and returns (or wraps it
+   * and throws) ends with an outcome the run would not have had.
+   */
+  handBackAt: string | null = null;
   private readonly journaled: Map<string, JsonValue | null>;
   /** The journaled steps still to compensate whose compensation the replay has not registered yet. */
   private readonly unregistered: Set<string>;
@@ -170,7 +176,10 @@ export class TaskContext implements WorkflowContext {
     }
     const reason = this.hooks.cancelReason();
     if (reason !== null) throw new CancelledError(reason);
-    if (this.hooks.draining()) throw new HandBackSignal();
+    if (this.hooks.draining()) {
+      this.handBackAt ??= name;
+      throw new HandBackSignal();
+    }
     let value: T;
     try {
       value = this.traced

@@ -202,8 +202,19 @@ async function runTaskInSpan(
       logFailure(log, task, mismatch, "final");
       return;
     }
-    const outcome = await attemptOrReplay(def, ctx, control);
+    let outcome = await attemptOrReplay(def, ctx, control);
     control.runSettled = true;
+    if (ctx.handBackAt !== null && outcome.kind !== "handback") {
+      // The run caught the refusal of a step at close (a best-effort step in a try, an error
+      // wrapped with its cause): what it ended with is not its outcome. It COMPLETED without the
+      // step, or FAILED with "the worker is closing", on every deploy (a tester).
+      log.info("the run went on after a step was refused at close; the task is handed back, its outcome not reported", {
+        task_id: task.task_id,
+        step: ctx.handBackAt,
+        ended: outcome.kind,
+      });
+      outcome = { kind: "handback" };
+    }
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
     if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
       if (control.handedBack) {

@@ -115,3 +115,67 @@ describe("tracingActive", () => {
     expect(tracingActive()).toBe(true);
   });
 });
+
+describe("a run that goes on after a step is refused at close", () => {
+  it("hands the task back whether it catches the refusal and returns, or wraps it and throws", async () => {
+    const runs = {
+      // A best-effort step in a try: the run COMPLETED without the step on every deploy.
+      caught: async (ctx: TaskContextLike) => {
+        await ctx.step("charge", () => 1);
+        let notified = "yes";
+        try {
+          await ctx.step("notify", () => 2);
+        } catch (e) {
+          notified = `no: ${(e as Error).name}`;
+        }
+        return { notified };
+      },
+      // The error wrapped with its cause: the run FAILED with "the worker is closing".
+      wrapped: async (ctx: TaskContextLike) => {
+        await ctx.step("charge", () => 1);
+        try {
+          await ctx.step("notify", () => 2);
+        } catch (e) {
+          throw new Error(`notify failed: ${(e as Error).message}`, { cause: e });
+        }
+        return {};
+      },
+    };
+    for (const [name, run] of Object.entries(runs)) {
+      const calls: string[] = [];
+      const api = new Proxy({} as ProtocolClient, {
+        get: (_t, what: string) => async () => {
+          calls.push(what);
+          return { cancel_requested: null, steps: [], status: "COMPLETED" };
+        },
+      });
+      let draining = false;
+      const def = defineWorkflow({
+        name: "W",
+        version: "1.0.0",
+        async run(ctx) {
+          const out = await run({
+            step: async (step, fn) => {
+              const value = await ctx.step(step, fn);
+              draining = true; // the worker starts closing once the first step is journaled
+              return value;
+            },
+          });
+          return out;
+        },
+      });
+      const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
+      const c = new TaskControl(
+        { ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson,
+        () => draining,
+      );
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      await runTask(def, c, api, quiet);
+      expect({ name, calls }).toEqual({ name, calls: ["step", "release"] });
+    }
+  });
+});
+
+interface TaskContextLike {
+  step(name: string, fn: () => number): Promise<number>;
+}
