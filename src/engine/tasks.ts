@@ -19,6 +19,7 @@ import type {
   TaskJson,
   WorkflowOfferJson,
 } from "../domain/worker-protocol.js";
+import { TIMEOUT_CANCEL_PREFIX } from "../domain/worker-protocol.js";
 import type { Store, StoreOps } from "../store/store.js";
 import type { StepResultRow, TaskLease } from "../store/task-store.js";
 import { type CompleteItem, completeBatch } from "./complete-batch.js";
@@ -423,6 +424,17 @@ export class WorkerTasks {
       const held = { task, execution };
       if (task.attempt >= T.MAX_LEASE_ATTEMPTS) {
         const message = `the execution lost its worker ${task.attempt} times (lease expired); giving up`;
+        // A cancel the server answered ends CANCELLED whatever happens after it (docs/workflows.md §
+        // Cancellation and compensation); the error says its compensations were not all reported.
+        // A cancelled run whose code could not be reported ended FAILED after its 20 leases (a tester).
+        const reason = execution.cancelReason;
+        if (reason !== null && !reason.startsWith(TIMEOUT_CANCEL_PREFIX)) {
+          const error = {
+            message: `${message} after its cancel: its compensations may not all have run`,
+            type: "LeaseExpired",
+          };
+          return T.endWith(t, held, now, "CANCELLED", { error });
+        }
         return T.endWith(t, held, now, "FAILED", { error: { message, type: "LeaseExpired" } });
       }
       requeued = true;

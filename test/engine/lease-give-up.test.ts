@@ -1,0 +1,62 @@
+/**
+ * The 20th lost lease of an execution ends it (docs/workflows.md § Failures and retries): FAILED
+ * `LeaseExpired` when it ran, but CANCELLED when a cancel was answered before, as every other end
+ * of a cancelled execution (docs/workflows.md § Cancellation and compensation). A cancelled run
+ * whose compensation could never be reported (a thrown value the worker could not read) re-ran
+ * every 30 s for ten minutes and then ended FAILED (a tester).
+ */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { TaskWakeups } from "../../src/engine/task-wakeups.js";
+import { WorkerTasks } from "../../src/engine/tasks.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+
+const OFFER = [{ name: "Refund", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }];
+const HOLDER = { workerId: "w", identity: null };
+
+describeEachDialect("the last lost lease", (dialect) => {
+  const db = useStore(dialect);
+
+  async function loseEveryLease(cancel: boolean) {
+    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
+    const workflows = new Workflows({ store: db.store, clock });
+    const executions = new Executions({ store: db.store, clock, workflows });
+    const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+    await workflows.register({ name: "Refund", version: "1.0.0" });
+    const id = cancel ? "cancelled-run" : "plain-run";
+    await executions.start({ executionId: id, workflow: "Refund" });
+    const [first] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
+    await tasks.step(first!.task_id, HOLDER, { worker_id: "w", step: "charge", seq: 1, result: 1, compensable: true });
+    if (cancel) await executions.cancel(id, { reason: "stop it" });
+    for (let attempt = 1; ; attempt++) {
+      clock.advance(tasks.leaseMs + 1);
+      const requeued = await tasks.reap(first!.task_id);
+      if (!requeued) break;
+      clock.advance(60 * 60_000); // past any back-off
+      const [again] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
+      expect(again?.attempt).toBe(attempt + 1);
+    }
+    return executions.get(id);
+  }
+
+  it("ends a cancelled execution CANCELLED, saying its compensations may not all have run", async () => {
+    expect(await loseEveryLease(true)).toMatchObject({
+      status: "CANCELLED",
+      cancelReason: "stop it",
+      error: {
+        message:
+          "the execution lost its worker 20 times (lease expired); giving up after its cancel: its compensations may not all have run",
+        type: "LeaseExpired",
+      },
+    });
+  });
+
+  it("ends one that was not cancelled FAILED", async () => {
+    expect(await loseEveryLease(false)).toMatchObject({
+      status: "FAILED",
+      error: { message: "the execution lost its worker 20 times (lease expired); giving up", type: "LeaseExpired" },
+    });
+  });
+});
