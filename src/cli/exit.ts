@@ -4,7 +4,10 @@
 export const EXIT_OK = 0;
 /** The request was refused (an Orbit error, such as INVALID_SCHEDULE); the message is on stderr. */
 export const EXIT_REFUSED = 1;
-/** Bad usage: unknown command or option, missing or malformed flag; the message is on stderr. */
+/**
+ * Bad usage, found before any request: unknown command or option, a missing or malformed flag, or a
+ * value a command that sends nothing refuses (`schedule preview`'s cron); the message is on stderr.
+ */
 export const EXIT_USAGE = 2;
 
 /** A command that printed its own report and ends with `code` (`orbit doctor`: 1 when a check failed). */

@@ -12,9 +12,10 @@ import { describeTiming } from "../time/describe.js";
 import { dstName } from "../time/dst.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { type CompiledTiming, compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
-import { EXIT_USAGE } from "./exit.js";
+import { usageError } from "./args.js";
 import type { CliIO, Writer } from "./io.js";
 import { LocalTimeFormatter } from "./local-time.js";
+import { oneLine } from "./safe-text.js";
 
 /** Occurrences printed when `--count` is not given. */
 export const DEFAULT_PREVIEW_COUNT = 5;
@@ -79,15 +80,32 @@ Examples:
     )
     .action(async (opts: PreviewOptions, cmd: Command) => {
       if (opts.cron === undefined && opts.interval === undefined) {
-        cmd.error("give --cron <expression> or --interval <duration>", { exitCode: EXIT_USAGE, code: "orbit.usage" });
+        usageError(cmd, "give --cron <expression> or --interval <duration>");
       }
-      await preview(opts, io);
+      let timing: PreviewTiming;
+      try {
+        timing = previewTiming(opts, io.now());
+      } catch (err) {
+        // No request is sent: a refused value is the command line's mistake (exit 2), in the words
+        // the server would use (it exited 1, as if a server had refused it; docs/cli.md § Exit codes).
+        if (err instanceof OrbitError) usageError(cmd, oneLine(err.message));
+        throw err;
+      }
+      await preview(timing, opts, io);
     });
 }
 
-/** Compiles the timing (throws OrbitError when it is refused) and streams the occurrences. */
-export async function preview(opts: PreviewOptions, io: CliIO): Promise<void> {
-  const from = opts.from ?? io.now();
+/** A timing checked and compiled, and the instants it is previewed between. */
+interface PreviewTiming {
+  compiled: CompiledTiming;
+  from: number;
+  startAt: number | null;
+  endAt: number | null;
+}
+
+/** Checks and compiles the flags' timing, as the server would; throws OrbitError when it is refused. */
+function previewTiming(opts: PreviewOptions, now: number): PreviewTiming {
+  const from = opts.from ?? now;
   const startAt = opts.startAt === undefined ? null : parseInstant(opts.startAt, "start_at", "up");
   const endAt = opts.endAt === undefined ? null : parseInstant(opts.endAt, "end_at");
   refuseBlankTiming(opts.cron, opts.interval);
@@ -95,6 +113,12 @@ export async function preview(opts: PreviewOptions, io: CliIO): Promise<void> {
     { cron: opts.cron, interval: opts.interval, timezone: opts.timezone, dst: opts.dst, startAt, endAt },
     from,
   );
+  return { compiled, from, startAt, endAt };
+}
+
+/** Streams the occurrences of a compiled timing. */
+async function preview(timing: PreviewTiming, opts: PreviewOptions, io: CliIO): Promise<void> {
+  const { compiled, from, startAt, endAt } = timing;
   const out = new ChunkedOutput(io.stdout);
   if (opts.json === true) await writeJson(out, compiled, from, opts.count);
   else await writeText(out, compiled, opts, from, startAt, endAt);

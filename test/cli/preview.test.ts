@@ -186,25 +186,47 @@ describe("orbit schedule preview (text)", () => {
 });
 
 describe("orbit schedule preview errors", () => {
-  it("refuses an invalid cron with exit 1 and the seed's message", async () => {
+  // No request is sent: a value preview refuses is bad usage (exit 2) in the server's words, where
+  // `orbit schedule create` exits 1 with the same message, the server's refusal (docs/cli.md § Exit codes).
+  it("refuses an invalid cron as bad usage (exit 2) with the seed's message", async () => {
     const r = await runCli(["schedule", "preview", "--cron", "0 25 * * *"]);
     expect(r).toEqual({
-      code: 1,
+      code: 2,
       stdout: "",
-      stderr: "orbit: cron `0 25 * * *`: `25` is out of range for the hour field (0-23)\n",
+      stderr: "orbit: cron `0 25 * * *`: `25` is out of range for the hour field (0-23)\n(add --help for usage)\n",
     });
   });
 
-  it("refuses a time-zone abbreviation with exit 1", async () => {
+  it("refuses a time-zone abbreviation with exit 2", async () => {
     const r = await runCli(["schedule", "preview", "--cron", "0 2 * * *", "--timezone", "EST"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^orbit: timezone "EST" is not an IANA time zone name.*America\/New_York/);
   });
 
-  it("refuses an expression that never fires with exit 1", async () => {
+  it("refuses an expression that never fires with exit 2", async () => {
     const r = await runCli(["schedule", "preview", "--cron", "0 0 30 2 *"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe("orbit: cron `0 0 30 2 *`: never fires in the next five years\n");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("orbit: cron `0 0 30 2 *`: never fires in the next five years\n(add --help for usage)\n");
+  });
+
+  it.each([
+    ["an invalid --dst", ["--cron", "0 2 * * *", "--dst", "bogus"], /^orbit: dst "bogus" is not a DST mode/],
+    ["an interval under 1s", ["--interval", "0s"], /^orbit: interval "0s" is shorter than the minimum of 1s/],
+    ["a blank --cron", ["--cron", " "], /^orbit: cron/],
+    ["a malformed --start-at", ["--interval", "10s", "--start-at", "nope"], /^orbit: start_at "nope" is not/],
+    ["a malformed --end-at", ["--interval", "10s", "--end-at", "nope"], /^orbit: end_at "nope" is not/],
+  ])("refuses %s with exit 2 and sends nothing", async (_name, args, message) => {
+    const r = await runCli(["schedule", "preview", ...args]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.endsWith("\n(add --help for usage)\n")).toBe(true);
+  });
+
+  it("escapes a control character its refusal quotes, as every refusal is printed", async () => {
+    const r = await runCli(["schedule", "preview", "--cron", "0 \u001b[31m * * *"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cron "0 \\u001b[31m * * *"');
+    expect(r.stderr).not.toContain("\u001b");
   });
 
   it.each([
@@ -376,7 +398,7 @@ describe("orbit as a process", () => {
     const big = await exec(["schedule", "preview", "--cron", "* * * * *", "--count", "200000", "--json"]);
     expect(big.code).toBe(0);
     expect((JSON.parse(big.stdout) as { next_fire_times: string[] }).next_fire_times).toHaveLength(200_000);
-    expect(await exec(["schedule", "preview", "--cron", "0 25 * * *"])).toMatchObject({ code: 1, stdout: "" });
+    expect(await exec(["schedule", "preview", "--cron", "0 25 * * *"])).toMatchObject({ code: 2, stdout: "" });
     expect(await exec(["schedule", "preview", "--count", "0", "--interval", "1s"])).toMatchObject({
       code: 2,
       stdout: "",
