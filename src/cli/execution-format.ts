@@ -78,7 +78,9 @@ export function statusBlock(e: ExecutionJson, now: number, wide = false, runStar
     out += line(`  run: ${e.run}   attempt: ${e.attempt ?? 1}`);
   if (e.waiting !== undefined) out += line(`  waiting: ${e.waiting.message}`);
   // Only asked for (`--wide`): a completed run prints the seed's three lines (docs/cli.md § orbit status).
-  if (wide && e.result !== null && e.status === "COMPLETED") out += line(`  result: ${valueText(e.result)}`);
+  // Always JSON, `null` included: a string printed bare read "42" as 42, and a null result (also
+  // what a workflow returning undefined stores) printed no line, as if there were none to show.
+  if (wide && e.status === "COMPLETED") out += line(`  result: ${stringifyJsonText(e.result ?? null)}`);
   if (e.cancel_reason !== undefined) out += line(`  cancel reason: ${e.cancel_reason}`);
   if (e.error !== null) out += line(`  error: ${errorText(e.error)}`);
   return out;

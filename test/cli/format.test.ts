@@ -10,7 +10,7 @@ import {
   scheduleBlock,
   scheduleTable,
 } from "../../src/cli/schedule-format.js";
-import type { ScheduleJson } from "../../src/client/types.js";
+import type { ExecutionJson, ScheduleJson } from "../../src/client/types.js";
 import { parseJsonText } from "../../src/domain/json-text.js";
 import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
 
@@ -370,6 +370,25 @@ describe("orbit status", () => {
         "  elapsed: 33ms",
       ),
     );
+  });
+
+  it("--wide adds the result of a completed execution as JSON, null included", () => {
+    const result = (value: ExecutionJson["result"]): string | undefined =>
+      statusBlock({ ...manualRun, result: value }, PS_NOW, true)
+        .split("\n")
+        .find((l) => l.startsWith("  result:"));
+    // A string printed bare (`result: plain`), so the string "42" read as the number 42.
+    expect(result("plain")).toBe('  result: "plain"');
+    expect(result("42")).toBe('  result: "42"');
+    expect(result(42)).toBe("  result: 42");
+    expect(result({ ok: true, items: [1] })).toBe('  result: {"ok":true,"items":[1]}');
+    // null (also what a workflow returning undefined, a function or a Symbol stores) printed no line.
+    expect(result(null)).toBe("  result: null");
+    // Escaped as JSON, and what JSON leaves raw (DEL, C1, bidi overrides) escaped for the terminal.
+    expect(result("a\nb\u001b[2K\u007f\u202e")).toBe('  result: "a\\nb\\u001b[2K\\u007f\\u202e"');
+    // Not without --wide, and not for a run that did not complete.
+    expect(statusBlock({ ...manualRun, result: null }, PS_NOW)).not.toContain("result:");
+    expect(statusBlock({ ...manualRun, status: "FAILED", result: null }, PS_NOW, true)).not.toContain("result:");
   });
 
   it("counts a running execution up to now and adds cancel reason and error", () => {
