@@ -46,15 +46,38 @@ function workflowEl(sch) {
   );
 }
 
+/** Up to this many characters a timing (`cron "…"`) never wraps: every ordinary expression. */
+const WHOLE_TIMING = 36;
+
 /**
- * The timing as the CLI prints it, the expression on one line and a cron's time zone under it, so
+ * A timing's text, whole in its title. Up to {@link WHOLE_TIMING} characters it is one line; a
+ * longer one (`0 0 1 JAN,FEB,…,DEC MON,TUE,…,FRI`, 77 characters, never wrapped, made the list
+ * 1,583 px wide in its 1,232 px box at 1280 px, every row's actions out of it; on a phone a
+ * 52-character one was cut at the card's edge) may wrap between fields and after a comma, never
+ * inside a token, and takes at most that width (pictures.css).
+ * @param {string} text
+ * @param {string} title
+ */
+function timingEl(text, title) {
+  if (text.length <= WHOLE_TIMING) return h("code", { class: "timing", text, title });
+  const parts = text.split(/(?<=,)/);
+  return h(
+    "code",
+    { class: "timing long", title },
+    parts.flatMap((p, i) => (i === 0 ? [p] : [h("wbr", {}), p])),
+  );
+}
+
+/**
+ * The timing as the CLI prints it, an ordinary expression on one line and a cron's time zone under it, so
  * that a long zone (America/Argentina/Buenos_Aires) does not widen the column past the actions.
  * @param {any} sch
  */
 function timingCell(sch) {
-  if (sch.cron === undefined) return [h("code", { class: "timing", text: timingText(sch) })];
+  const title = timingText(sch);
+  if (sch.cron === undefined) return [timingEl(title, title)];
   return [
-    h("code", { class: "timing", text: `cron "${sch.cron}"` }),
+    timingEl(`cron "${sch.cron}"`, title),
     h("div", { class: "muted small timing-zone", text: sch.timezone ?? "UTC" }),
   ];
 }

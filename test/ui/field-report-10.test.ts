@@ -1,0 +1,100 @@
+/**
+ * What a tenth tester met: one long cron expression (77 characters, valid) pushed every row's
+ * actions, next fire and counts out of the schedules list's box at 1280 px and wider, and on a phone
+ * a 52-character one was cut at the card's edge with no title.
+ */
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
+
+const LONG_CRON = "0 0 1 JAN,FEB,MAR,APR,MAY,JUN,JUL,AUG,SEP,OCT,NOV,DEC MON,TUE,WED,THU,FRI";
+const PHONE_CRON = "0,30 8-11,13-17 * JAN,FEB,MAR,OCT,NOV,DEC MON-FRI";
+const LONG_WORKFLOW = "AVeryLongWorkflowNameForQuarterlyFinancialReconciliationAcrossAllRegions";
+
+/**
+ * What of the list lies past its box: the table's overflow of the box, the cells and action
+ * buttons whose right edge is past the box's (or the window's), and a cron cut in its cell.
+ */
+async function pastTheBox(page: Page): Promise<{ overflow: number; cells: string[]; buttons: string[] }> {
+  // A string: this runs in the page (DOM types are not in the test's compilation).
+  return page.evaluate(`(() => {
+    const wrap = document.querySelector(".table-wrap");
+    const box = wrap.getBoundingClientRect();
+    const right = Math.min(box.right, window.innerWidth) + 0.5;
+    const name = (el) => (el.closest("tr")?.dataset.scheduleId ?? "?") + " " + (el.dataset.label ?? el.getAttribute("aria-label") ?? el.tagName);
+    const cells = [...document.querySelectorAll("table.schedules tbody td, table.schedules tbody th, table.schedules code.timing")]
+      .filter((el) => el.getBoundingClientRect().right > right)
+      .map(name);
+    const buttons = [...document.querySelectorAll("table.schedules .actions button")]
+      .filter((b) => b.getBoundingClientRect().right > right)
+      .map(name);
+    return { overflow: wrap.scrollWidth - wrap.clientWidth, cells, buttons };
+  })()`);
+}
+
+describe.skipIf(!haveChromium)("web UI: a tester's tenth report", () => {
+  let r: UiRig;
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
+  });
+
+  it("wraps a long cron expression so that every row's actions stay in the box at 1280 px and wider", async () => {
+    await r.ok("POST", "/v1/workflows", { name: LONG_WORKFLOW, version: "12.345.6789" });
+    const note = `Paused because the downstream ledger service in eu-central-1 is being migrated; ${"x".repeat(150)}`;
+    const rows = [
+      { schedule_id: "wide-long-cron-1", workflow: LONG_WORKFLOW, version: "12.345.6789", cron: LONG_CRON },
+      { schedule_id: "wide-long-cron-2", workflow: "Reports", cron: LONG_CRON, paused: true, pause_note: note },
+      { schedule_id: "wide-phone-cron", workflow: "Reports", cron: PHONE_CRON },
+      { schedule_id: "wide-short-cron", workflow: "Reports", cron: "30 9 * * *" },
+      { schedule_id: "wide-months-cron", workflow: "Reports", cron: "0 1 1-15 JAN,FEB,MAR MON-FRI" },
+    ];
+    for (const row of rows) {
+      await r.ok("POST", "/v1/schedules", {
+        timezone: "America/Argentina/ComodRivadavia",
+        description: `${"Supercalifragilisticexpialidocious".repeat(5)} and some words`,
+        ...row,
+      });
+    }
+    for (const width of [1280, 1440, 1920]) {
+      await r.page.setViewportSize({ width, height: 900 });
+      await r.open("#/?q=wide-");
+      await r.page.locator("#list-summary", { hasText: "5 schedules match" }).waitFor();
+      expect({ width, ...(await pastTheBox(r.page)) }).toEqual({ width, overflow: 0, cells: [], buttons: [] });
+      // An ordinary expression stays on one line; a long one wraps, whole in its title.
+      for (const id of ["wide-short-cron", "wide-months-cron"]) {
+        const code = r.page.locator(`tr[data-schedule-id="${id}"] code.timing`);
+        expect({ id, lines: await code.evaluate((el) => el.getClientRects().length) }).toEqual({ id, lines: 1 });
+      }
+      const long = r.page.locator('tr[data-schedule-id="wide-long-cron-1"] code.timing');
+      expect(await long.getAttribute("title")).toBe(`cron "${LONG_CRON}" America/Argentina/ComodRivadavia`);
+      expect((await long.innerText()).replace(/\s+/g, " ")).toBe(`cron "${LONG_CRON}"`);
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    for (const row of rows) await r.ok("DELETE", `/v1/schedules/${row.schedule_id}`);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("wraps a long cron expression inside its card on a phone, whole in its title", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "realistic-cron",
+      workflow: "Reports",
+      cron: PHONE_CRON,
+      timezone: "Europe/Berlin",
+      paused: true,
+    });
+    for (const width of [390, 320]) {
+      await r.page.setViewportSize({ width, height: 844 });
+      await r.open("#/?q=realistic");
+      await r.page.locator('tr[data-schedule-id="realistic-cron"]').waitFor();
+      expect({ width, ...(await pastTheBox(r.page)) }).toEqual({ width, overflow: 0, cells: [], buttons: [] });
+      const code = r.page.locator('tr[data-schedule-id="realistic-cron"] code.timing');
+      expect(await code.getAttribute("title")).toBe(`cron "${PHONE_CRON}" Europe/Berlin`);
+      // Cut between fields or after a comma, never inside a field's token.
+      const text = await code.innerText();
+      expect(text.replace(/\s+/g, " ")).toBe(`cron "${PHONE_CRON}"`);
+      for (const line of text.split("\n")) expect(line).toMatch(/(^|[ ,])\S*$/);
+    }
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
+});
