@@ -19,21 +19,21 @@ const RETRY_MS = 3000;
 
 /**
  * How many occurrences of `sch` lie in [from, to], both ends inclusive, by the server's own timing
- * code (`GET /v1/preview`, 50 at a time, each page from the last time of the one before): the
- * sentence the backfill dialog shows. It said "more than 49" of a range of 879, and Backfill
- * started all 879.
+ * code (`GET /v1/preview`, 50 at a time, each page from the last time of the one before), counted
+ * up to `max + 1` (more than `max`). The backfill dialog's count said "more than 49" of a range of
+ * 879, and Backfill started all 879.
  * @param {any} sch
  * @param {string} from
  * @param {string} to
- * @param {() => boolean} stale true once another range was typed: the count stops
+ * @param {number} max
+ * @param {() => boolean} stale true once another range was typed: the count stops (null)
+ * @returns {Promise<number | null>}
  */
-async function rangeCountText(sch, from, to, stale) {
-  const bad = rangeProblem(from, to);
-  if (bad !== null) return bad;
+async function countRange(sch, from, to, max, stale) {
   const end = Date.parse(to);
   let after = new Date(Date.parse(from) - 1).toISOString();
   let n = 0;
-  while (n <= COUNT_MAX) {
+  while (n <= max) {
     const { next_fire_times: times } = await previewTiming({
       cron: sch.cron,
       interval: sch.interval,
@@ -44,15 +44,66 @@ async function rangeCountText(sch, from, to, stale) {
       from: after,
       count: PAGE,
     });
-    if (stale()) return "Counting…";
+    if (stale()) return null;
     const inRange = times.filter((/** @type {string} */ t) => Date.parse(t) <= end);
     n += inRange.length;
     // A short page, or one that passes the range's end: every occurrence is counted.
-    if (inRange.length < PAGE || times.length < PAGE) return occurrencesText(n);
+    if (inRange.length < PAGE || times.length < PAGE) return n;
     after = times[times.length - 1];
   }
+  return n;
+}
+
+/**
+ * The sentence the backfill dialog shows for a range: how many occurrences it holds, or what is
+ * wrong with it.
+ * @param {any} sch
+ * @param {string} from
+ * @param {string} to
+ * @param {() => boolean} stale
+ */
+async function rangeCountText(sch, from, to, stale) {
+  const bad = rangeProblem(from, to);
+  if (bad !== null) return bad;
+  const n = await countRange(sch, from, to, COUNT_MAX, stale);
+  if (n === null) return "Counting…";
+  if (n <= COUNT_MAX) return occurrencesText(n);
   const cap = COUNT_MAX.toLocaleString("en");
   return `The range holds more than ${cap} occurrences (the dialog counts up to ${cap}); Backfill starts all of them.`;
+}
+
+/** The most occurrences the range the dialog opens with holds. */
+export const DEFAULT_MAX = 100;
+/**
+ * The ranges the dialog may open with, each ending now, longest first: the longest that holds at
+ * most {@link DEFAULT_MAX} occurrences. A minute holds at most 61 (the shortest period is 1 s).
+ */
+const DEFAULT_SPANS_MS = [24, 12, 6, 3, 1].map((h) => h * 3_600_000).concat([30, 15, 5, 1].map((m) => m * 60_000));
+
+/** @param {number} ms */
+const isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * The start of the range the dialog opens with: the last day, or less when a day holds more than
+ * {@link DEFAULT_MAX} occurrences (a 3 s schedule's 28,800 were one click away). The spans are
+ * counted together; a count the server could not answer takes the shortest span.
+ * @param {any} sch
+ * @param {number} now
+ */
+async function defaultFrom(sch, now) {
+  const to = isoSecond(now);
+  const fits = await Promise.all(
+    DEFAULT_SPANS_MS.map(async (span) => {
+      try {
+        const n = await countRange(sch, isoSecond(now - span), to, DEFAULT_MAX, () => false);
+        return n !== null && n <= DEFAULT_MAX;
+      } catch {
+        return false;
+      }
+    }),
+  );
+  const i = fits.indexOf(true);
+  return isoSecond(now - (DEFAULT_SPANS_MS[i] ?? DEFAULT_SPANS_MS[DEFAULT_SPANS_MS.length - 1] ?? 60_000));
 }
 
 /** @param {number} n */
@@ -77,14 +128,17 @@ function rangeProblem(from, to) {
 /**
  * Backfill: the occurrences of a past range start now (each once: they are idempotent). The
  * dialog opens on its first field, not on Backfill (Enter at once started a day of executions),
- * and counts the range's occurrences as it is typed.
+ * with a range of at most {@link DEFAULT_MAX} occurrences, and counts the range's occurrences as it
+ * is typed.
  * @param {any} sch
  * @param {() => Promise<void>} done
  */
 export async function backfill(sch, done) {
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const dayAgo = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const from = h("input", { id: "backfill-from", value: dayAgo, class: "mono", autocomplete: "off" });
+  const at = Date.now();
+  const now = isoSecond(at);
+  // Chosen before the dialog opens: a From filled in under the caret would replace what was typed.
+  const start = await defaultFrom(sch, at);
+  const from = h("input", { id: "backfill-from", value: start, class: "mono", autocomplete: "off" });
   const to = h("input", { id: "backfill-to", value: now, class: "mono", autocomplete: "off" });
   const count = h("p", { id: "backfill-count", class: "muted", "aria-live": "polite", text: "Counting…" });
   /** @type {HTMLButtonElement | null} */
