@@ -14,6 +14,19 @@ export function thrownText(err: unknown): string {
   return storableText(thrownMessage(err), MAX_ERROR_MESSAGE);
 }
 
+/**
+ * `value instanceof type`, false when asking throws: a thrown revoked Proxy (an immer draft after
+ * its `produce`), or a Proxy whose traps throw, threw again from every `instanceof`, so its report
+ * failed and the run re-ran until its 20 leases were spent (a tester).
+ */
+export function isInstance<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+}
+
 /** `read()`, or what the value is when reading it throws (a hostile getter). */
 export function safely(read: () => unknown): unknown {
   try {
@@ -33,16 +46,19 @@ const CAUSES_SHOWN = 3;
  * `[object Object]`); anything else as it is.
  */
 function thrownMessage(err: unknown): unknown {
-  if (err instanceof Error) {
+  if (isInstance(err, Error)) {
     const parts: string[] = [];
     let e: unknown = err;
-    for (let depth = 0; depth <= CAUSES_SHOWN && e instanceof Error; depth++) {
+    for (let depth = 0; depth <= CAUSES_SHOWN && isInstance(e, Error); depth++) {
       const own = errorText(e);
-      if (own !== "" && own !== parts[parts.length - 1]) parts.push(own);
+      // A message that already says its cause's (`step two failed: ${e.message}`, { cause: e })
+      // is not followed by it again: it read `step two failed: x: x`.
+      const last = parts[parts.length - 1];
+      if (own !== "" && own !== last && !last?.endsWith(`: ${own}`)) parts.push(own);
       e = safely(() => (e as Error).cause);
     }
     // A cause that is not an Error (a string, a code) is said as it is.
-    if (e !== undefined && e !== null && !(e instanceof Error) && parts.length <= CAUSES_SHOWN)
+    if (e !== undefined && e !== null && !isInstance(e, Error) && parts.length <= CAUSES_SHOWN)
       parts.push(safeString(thrownMessage(e)));
     return parts.join(": ");
   }
@@ -65,19 +81,26 @@ function errorText(e: Error): string {
   const errors = safely(() => (e as { errors?: unknown }).errors);
   if (own === "" && Array.isArray(errors)) {
     return errors
-      .map((x) => (x instanceof Error ? errorText(x) : thrownText(x)))
+      .map((x) => (isInstance(x, Error) ? errorText(x) : thrownText(x)))
       .filter((t) => t !== "")
       .join("; ");
   }
   return own;
 }
 
-/** String(value), or what it is (`[object Object]`) when that throws (no prototype, a hostile toString). */
+/**
+ * String(value), or what it is (`[object Object]`) when that throws (no prototype, a hostile
+ * toString), or its kind when even that throws (a revoked Proxy).
+ */
 function safeString(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return Object.prototype.toString.call(value);
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return `[${typeof value} that cannot be read: a revoked Proxy, or one whose traps throw]`;
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { VERSION } from "../version.js";
+import { isInstance, thrownText } from "./error-text.js";
 
 export const tracer = trace.getTracer("orbit-scheduler", VERSION);
 
@@ -68,8 +69,9 @@ export async function inSpan<T>(
   try {
     return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => fn(span));
   } catch (err) {
-    span.recordException(err as Error);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    const message = thrownText(err); // never throws, whatever was thrown (a revoked Proxy)
+    span.recordException(isInstance(err, Error) ? err : message);
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
     throw err;
   } finally {
     span.end();

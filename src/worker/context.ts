@@ -4,6 +4,7 @@
  */
 
 import { hasUnstorableChar } from "../domain/body-guard.js";
+import { isInstance } from "../domain/error-text.js";
 import { OrbitError } from "../domain/errors.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
@@ -101,11 +102,11 @@ export class TaskContext implements WorkflowContext {
     for (const { step, error } of this.failedWhileRunning) {
       // Control flow, not failures: the lease went, the worker is closing (handed back), or the
       // step asked for continue-as-new: a warning of each misled on every deploy.
-      if (error === runError || error instanceof LeaseLostError) continue;
+      if (error === runError || isInstance(error, LeaseLostError)) continue;
       // A step's refusal after the cancel, when the run ended for that cancel (a replay that
       // compensated without waiting for the code): the same cancel, not a lost error.
-      if (error instanceof CancelledError && runError instanceof CancelledError) continue;
-      if (error instanceof HandBackSignal || error instanceof ContinueAsNewSignal) continue;
+      if (isInstance(error, CancelledError) && isInstance(runError, CancelledError)) continue;
+      if (isInstance(error, HandBackSignal) || isInstance(error, ContinueAsNewSignal)) continue;
       this.log.warn("a step failed and the run went on without its error (it was not awaited, or caught)", {
         step,
         error: thrownText(error),
@@ -133,7 +134,7 @@ export class TaskContext implements WorkflowContext {
     const running = this.runStep(name, fn, options);
     running.catch((err: unknown) => {
       if (!this.ended) this.failedWhileRunning.push({ step: name, error: err });
-      else if (err instanceof RunEndedError) {
+      else if (isInstance(err, RunEndedError)) {
         this.log.warn("a step was called after the run returned; its function did not run", { step: name });
       } else {
         this.log.warn("a step the run did not await failed after the run returned", {

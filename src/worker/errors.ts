@@ -1,6 +1,6 @@
 /** Errors and signals of the worker SDK. */
 
-import { safely, storableText, thrownText } from "../domain/error-text.js";
+import { isInstance, safely, storableText, thrownText } from "../domain/error-text.js";
 import { MAX_STEP_NAME } from "../domain/worker-protocol.js";
 
 export { thrownText };
@@ -68,13 +68,12 @@ const MAX_ERROR_TYPE = 200;
  */
 export function errorJson(err: unknown, step?: string | null): { message: string; type: string; step?: string } {
   const message = thrownText(err);
-  const type =
-    err instanceof Error
-      ? storableText(
-          safely(() => err.name),
-          MAX_ERROR_TYPE,
-        )
-      : typeof err;
+  const type = isInstance(err, Error)
+    ? storableText(
+        safely(() => err.name),
+        MAX_ERROR_TYPE,
+      )
+    : typeof err;
   // A step's whole name, as journaled (cut at the type's 200, it no longer matched the journal).
   return step ? { message, type, step: storableText(step, MAX_STEP_NAME) } : { message, type };
 }

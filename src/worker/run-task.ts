@@ -3,6 +3,7 @@
  * handed back, or — after a cancel — compensated in reverse order, `onCancel`, cancelled.
  */
 import { SpanKind } from "@opentelemetry/api";
+import { isInstance } from "../domain/error-text.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { contextFrom, inSpan } from "../domain/tracing.js";
@@ -216,7 +217,7 @@ async function runTaskInSpan(
       outcome = { kind: "handback" };
     }
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
-    if (control.leaseLost || (outcome.kind === "error" && outcome.error instanceof LeaseLostError)) {
+    if (control.leaseLost || (outcome.kind === "error" && isInstance(outcome.error, LeaseLostError))) {
       if (control.handedBack) {
         // Said at close already ("handed back"); a warning of a lost lease here misled.
         // Handed back at close, or after a cancel its code ignored (the next lease compensates).
@@ -313,7 +314,7 @@ async function runTaskInSpan(
         await api.release([task.task_id]);
         return;
       case "error": {
-        const retryable = !(outcome.error instanceof NonRetryableError);
+        const retryable = !isInstance(outcome.error, NonRetryableError);
         const error = errorJson(outcome.error, ctx.failedStep);
         const answer = await api.fail(task, error, retryable, retryFor);
         const cancelReason = cancelAnswered(answer);
@@ -365,8 +366,8 @@ async function attempt(def: WorkflowDefinition, ctx: TaskContext, task: TaskJson
   try {
     return { kind: "completed", result: await def.run(ctx, task.input) };
   } catch (error) {
-    if (error instanceof ContinueAsNewSignal) return { kind: "continue", input: error.input };
-    if (error instanceof HandBackSignal) return { kind: "handback" };
+    if (isInstance(error, ContinueAsNewSignal)) return { kind: "continue", input: error.input };
+    if (isInstance(error, HandBackSignal)) return { kind: "handback" };
     return { kind: "error", error };
   }
 }

@@ -3,6 +3,7 @@
  * Results that cannot be stored).
  */
 import { scanJsonText } from "../domain/body-guard.js";
+import { isInstance, thrownText } from "../domain/error-text.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonValue } from "../domain/json.js";
 import { checkJsonLimits, MAX_JSON_BYTES, MAX_JSON_DEPTH } from "../domain/json-limits.js";
@@ -20,7 +21,7 @@ export function storable(value: unknown, what: string): { json: JsonValue; bytes
   try {
     text = JSON.stringify(value);
   } catch (err) {
-    const reason = err instanceof Error ? (err.message.split("\n")[0] ?? err.message) : String(err);
+    const reason = isInstance(err, Error) ? (err.message.split("\n")[0] ?? err.message) : thrownText(err);
     return { refused: `the ${what} is not JSON: ${reason}` };
   }
   if (text === undefined) return { json: null, bytes: 4 };

@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { haveChromium, ROOT, SHOTS, startRig, type UiRig } from "./browser.js";
+import { haveChromium, SHOTS, startRig, type UiRig } from "./browser.js";
 
 const N = 10_000;
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");

@@ -64,4 +64,41 @@ describe("errorJson: what a thrown value reports", () => {
     Object.defineProperty(odd, "message", { value: Object.create(null) });
     expect(errorJson(odd).message).toBe("[object Object]");
   });
+
+  it("reports a revoked Proxy, or one whose traps throw, by its kind", () => {
+    // An immer draft after its produce(): every instanceof, String() and toString threw again, so
+    // the report failed and the run re-ran until its 20 leases were spent (a tester).
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const unreadable = "[object that cannot be read: a revoked Proxy, or one whose traps throw]";
+    expect(errorJson(proxy)).toEqual({ message: unreadable, type: "object" });
+    const trapped = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error("trap");
+        },
+        get() {
+          throw new Error("trap");
+        },
+      },
+    );
+    expect(errorJson(trapped)).toEqual({ message: unreadable, type: "object" });
+    expect(errorJson(new Error("wrapped", { cause: proxy }))).toEqual({
+      message: `wrapped: ${unreadable}`,
+      type: "Error",
+    });
+  });
+
+  it("says a cause once when the message already ends with it", () => {
+    const inner = new Error("the card was declined");
+    expect(errorJson(new Error(`charge failed: ${inner.message}`, { cause: inner })).message).toBe(
+      "charge failed: the card was declined",
+    );
+    expect(errorJson(new Error("charge failed", { cause: inner })).message).toBe(
+      "charge failed: the card was declined",
+    );
+    // Only a whole cause after ": ", not one that ends a word.
+    expect(errorJson(new Error("failed: aboom", { cause: new Error("boom") })).message).toBe("failed: aboom: boom");
+  });
 });

@@ -179,3 +179,37 @@ describe("a run that goes on after a step is refused at close", () => {
 interface TaskContextLike {
   step(name: string, fn: () => number): Promise<number>;
 }
+
+describe("a run that throws a value no instanceof can ask", () => {
+  it("is reported, by its kind, instead of failing its report until the lease runs out", async () => {
+    const reports: { what: string; args: unknown[] }[] = [];
+    const api = new Proxy({} as ProtocolClient, {
+      get:
+        (_t, what: string) =>
+        async (...args: unknown[]) => {
+          reports.push({ what, args });
+          return { cancel_requested: null, steps: [], status: "FAILED" };
+        },
+    });
+    const def = defineWorkflow({
+      name: "W",
+      version: "1.0.0",
+      async run() {
+        const { proxy, revoke } = Proxy.revocable({}, {});
+        revoke();
+        throw proxy; // an immer draft after its produce(), say
+      },
+    });
+    const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
+    const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    await runTask(def, c, api, quiet);
+    expect(reports.map((r) => [r.what, r.args[1], r.args[2]])).toEqual([
+      [
+        "fail",
+        { message: "[object that cannot be read: a revoked Proxy, or one whose traps throw]", type: "object" },
+        true,
+      ],
+    ]);
+  });
+});
