@@ -4,7 +4,7 @@
  */
 
 import { hasUnstorableChar } from "../domain/body-guard.js";
-import { isInstance } from "../domain/error-text.js";
+import { isInstance, safely } from "../domain/error-text.js";
 import { OrbitError } from "../domain/errors.js";
 import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
 import { inSpan } from "../domain/tracing.js";
@@ -43,7 +43,8 @@ export class TaskContext implements WorkflowContext {
   /** Compensations by step name, registered as steps complete or replay. */
   readonly compensations = new Map<string, Compensation>();
   /** The step whose function threw last (reported with the error). */
-  failedStep: string | null = null;
+  /** What each failed step threw (or the SDK threw for it), to its step: see stepOf(). */
+  private readonly stepFailures = new Map<unknown, string>();
   /**
    * The step refused because the worker is closing (HandBackSignal): the task is handed back
    * whatever the run does after it, since code that catches the refusal and returns (or wraps it
@@ -113,6 +114,28 @@ export class TaskContext implements WorkflowContext {
       });
     }
     this.failedWhileRunning = [];
+  }
+
+  /**
+   * The step a run's error came from: the step whose function threw it, or whose error is among
+   * its causes (an error wrapped with its cause); null for an error of the run's own, even after a
+   * step failed earlier and was caught (it named that step: `step: "optional-lookup"` on a
+   * validation error thrown after it; a tester).
+   */
+  stepOf(error: unknown): string | null {
+    let e = error;
+    for (let depth = 0; depth <= 3 && e !== undefined && e !== null; depth++) {
+      const step = this.stepFailures.get(e);
+      if (step !== undefined) return step;
+      if (!isInstance(e, Error)) break;
+      e = safely(() => (e as Error).cause);
+    }
+    return null;
+  }
+
+  private failedAt<E>(step: string, error: E): E {
+    if (!this.stepFailures.has(error)) this.stepFailures.set(error, step);
+    return error;
   }
 
   /**
@@ -187,7 +210,7 @@ export class TaskContext implements WorkflowContext {
         ? await inSpan("orbit.step", { attributes: { "orbit.step": name } }, () => Promise.resolve(fn(this.signal)))
         : await fn(this.signal);
     } catch (err) {
-      this.failedStep = name;
+      this.failedAt(name, err);
       throw err;
     }
     // What the journal holds is what a replay returns, so both paths return the JSON form. A
@@ -195,8 +218,7 @@ export class TaskContext implements WorkflowContext {
     // it again) and would return the same again (docs/outcomes.md § Results that cannot be stored).
     const stored = storable(value, "result");
     if ("refused" in stored) {
-      this.failedStep = name;
-      throw new NonRetryableError(`step ${JSON.stringify(name)}: ${stored.refused}`);
+      throw this.failedAt(name, new NonRetryableError(`step ${JSON.stringify(name)}: ${stored.refused}`));
     }
     const result = stored.json;
     try {
@@ -208,8 +230,7 @@ export class TaskContext implements WorkflowContext {
       });
     } catch (err) {
       if (!(err instanceof OrbitError) || err.code !== "INVALID_ARGUMENT") throw err;
-      this.failedStep = name;
-      throw new NonRetryableError(`step ${JSON.stringify(name)} was refused: ${err.message}`);
+      throw this.failedAt(name, new NonRetryableError(`step ${JSON.stringify(name)} was refused: ${err.message}`));
     }
     if (options.compensate) this.compensations.set(name, options.compensate as Compensation);
     return result as Jsonified<T>;

@@ -315,7 +315,7 @@ async function runTaskInSpan(
         return;
       case "error": {
         const retryable = !isInstance(outcome.error, NonRetryableError);
-        const error = errorJson(outcome.error, ctx.failedStep);
+        const error = errorJson(outcome.error, ctx.stepOf(outcome.error));
         const answer = await api.fail(task, error, retryable, retryFor);
         const cancelReason = cancelAnswered(answer);
         if (cancelReason !== null) {

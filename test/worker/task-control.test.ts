@@ -213,3 +213,52 @@ describe("a run that throws a value no instanceof can ask", () => {
     ]);
   });
 });
+
+describe("the step a failure names", () => {
+  it("is the step whose error the run threw, or wrapped; none for the run's own error after a caught one", async () => {
+    const failWith = async (name: string, body: (ctx: { step: StepFn }) => Promise<unknown>) => {
+      const reports: unknown[][] = [];
+      const api = new Proxy({} as ProtocolClient, {
+        get:
+          (_t, what: string) =>
+          async (...args: unknown[]) => {
+            if (what === "fail") reports.push(args);
+            return { cancel_requested: null, steps: [], status: "FAILED" };
+          },
+      });
+      const def = defineWorkflow({
+        name: "W",
+        version: "1.0.0",
+        run: async (ctx) => body(ctx as unknown as { step: StepFn }),
+      });
+      const t = { ...task(null), execution_id: name, workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
+      const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
+      await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
+      return (reports[0]?.[1] as { step?: string }).step ?? null;
+    };
+    const lookupFails = () => {
+      throw new Error("no such customer");
+    };
+    expect(await failWith("thrown", async (ctx) => ctx.step("lookup", lookupFails))).toBe("lookup");
+    expect(
+      await failWith("wrapped", async (ctx) => {
+        try {
+          await ctx.step("lookup", lookupFails);
+        } catch (e) {
+          throw new Error("could not bill", { cause: e });
+        }
+      }),
+    ).toBe("lookup");
+    // A tester's run: an optional lookup that failed and was caught, a step that worked, then a
+    // validation error of its own. It named "optional-lookup".
+    expect(
+      await failWith("own", async (ctx) => {
+        await ctx.step("optional-lookup", lookupFails).catch(() => null);
+        await ctx.step("ok-step", () => 1);
+        throw new Error("validation failed outside any step");
+      }),
+    ).toBeNull();
+  });
+});
+
+type StepFn = (name: string, fn: () => unknown) => Promise<unknown>;
