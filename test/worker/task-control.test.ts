@@ -234,7 +234,9 @@ describe("the step a failure names", () => {
       const t = { ...task(null), execution_id: name, workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
       const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
       await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
-      return (reports[0]?.[1] as { step?: string }).step ?? null;
+      const error = reports[0]?.[1] as { step?: string } | undefined;
+      if (error === undefined) throw new Error(`${name}: the run reported no failure`);
+      return error.step ?? null;
     };
     const lookupFails = () => {
       throw new Error("no such customer");
