@@ -35,9 +35,29 @@ export function storable(value: unknown, what: string): { json: JsonValue; bytes
     // Over 1 MB, or deeper than 64 levels (which takes at least two characters a level): the
     // walk that says where. Most results are neither, and a worker reports thousands a second.
     if (bytes > MAX_JSON_BYTES || text.length > 2 * MAX_JSON_DEPTH) checkJsonLimits(json, what);
+    // The server's JSON parser refuses these keys (prototype pollution), and the whole request
+    // with them: said here, before a step's result is taken for journaled (docs/security.md § Limits).
+    if ((text.includes('"__proto__"') || text.includes('"constructor"')) && pollutingKey(json)) {
+      return {
+        refused: `the ${what} has a "__proto__" key (or "constructor" holding "prototype"), which Orbit refuses: rename it`,
+      };
+    }
   } catch (err) {
     if (err instanceof OrbitError) return { refused: `the ${what} cannot be stored: ${err.message}` };
     throw err;
   }
   return { json, bytes };
+}
+
+/** A `__proto__` key, or a `constructor` key whose object holds `prototype`, at any depth. */
+function pollutingKey(value: JsonValue): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(pollutingKey);
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === "__proto__") return true;
+    if (key === "constructor" && inner !== null && typeof inner === "object" && Object.hasOwn(inner, "prototype"))
+      return true;
+    if (pollutingKey(inner)) return true;
+  }
+  return false;
 }

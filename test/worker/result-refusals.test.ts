@@ -209,6 +209,8 @@ it("fails a run for good when a step's result cannot be journaled: the step ran 
     stepping("StepBigInt", "charge", () => ({ n: 1n })),
     stepping("StepHuge", "charge", () => "x".repeat(1_200_000)),
     stepping("StepNulName", "charge\u0000", () => ({ ok: true })),
+    // A key the server's parser refuses: said of the result, not of "the request body".
+    stepping("StepProto", "charge", () => JSON.parse('{"card": {"__proto__": {"admin": true}}}')),
   ];
   const { ended: failed } = await runEach(workflows);
   const bigint = await failed("StepBigInt");
@@ -225,7 +227,13 @@ it("fails a run for good when a step's result cannot be journaled: the step ran 
   const nul = await failed("StepNulName");
   expect(nul).toMatchObject({ status: "FAILED", attempt: 1, error: { type: "NonRetryableError" } });
   expect(nul.error.message).toBe("a step name must not contain a NUL character");
-  expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1 });
+  expect((await failed("StepProto")).error).toEqual({
+    type: "NonRetryableError",
+    step: "charge",
+    message:
+      'step "charge": the result has a "__proto__" key (or "constructor" holding "prototype"), which Orbit refuses: rename it',
+  });
+  expect(ran).toEqual({ StepBigInt: 1, StepHuge: 1, StepProto: 1 });
 });
 
 it("a step the run does not await cannot crash the worker, even when it fails after the run returned", async () => {
