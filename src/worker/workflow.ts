@@ -82,8 +82,8 @@ export interface WorkflowDefinition<I extends JsonObject = JsonObject> {
   run(ctx: WorkflowContext, input: I): Promise<unknown> | unknown;
   /** Runs after the compensations when the execution is cancelled. Default: nothing. */
   onCancel?(ctx: WorkflowContext, reason: string): Promise<void> | void;
-  /** Default {@link DEFAULT_RETRY}. */
-  readonly retry?: RetryPolicy;
+  /** Default {@link DEFAULT_RETRY}; a field left out takes its default. */
+  readonly retry?: Partial<RetryPolicy>;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -110,7 +110,13 @@ export function defineWorkflow<I extends JsonObject = JsonObject>(
   if (refused !== null) throw new TypeError(`workflow ${definition.name}: input schema: ${refused}`);
   // The bounds of the worker protocol's offer (src/api/worker-schemas.ts): a policy past them would
   // have every poll refused, and the worker would run nothing.
-  const retry = definition.retry ?? DEFAULT_RETRY;
+  // A field left out takes its default, as the table in docs/workflows.md reads: `{maxAttempts: 1}`
+  // threw for its missing backoffMs (a tester).
+  const given = definition.retry ?? {};
+  const retry = {
+    maxAttempts: given.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+    backoffMs: given.backoffMs ?? DEFAULT_RETRY.backoffMs,
+  };
   const whole = (n: unknown, max: number, min: number): boolean =>
     Number.isInteger(n) && (n as number) >= min && (n as number) <= max;
   if (!whole(retry.maxAttempts, MAX_ATTEMPTS, 1) || !whole(retry.backoffMs, MAX_BACKOFF_MS, 0)) {

@@ -40,6 +40,14 @@ describe("defineWorkflow", () => {
       defineWorkflow({ name: "W", version: "1.0.0", run, retry: { maxAttempts: 1000, backoffMs: 86_400_000 } }),
     ).not.toThrow();
   });
+
+  it("takes the default of a retry field left out", () => {
+    const retry = (given: object) => defineWorkflow({ name: "W", version: "1.0.0", run, retry: given }).retry;
+    expect(retry({ maxAttempts: 1 })).toEqual({ maxAttempts: 1, backoffMs: 1000 });
+    expect(retry({ backoffMs: 0 })).toEqual({ maxAttempts: 3, backoffMs: 0 });
+    expect(retry({})).toEqual({ maxAttempts: 3, backoffMs: 1000 });
+    expect(defineWorkflow({ name: "W", version: "1.0.0", run }).retry).toEqual({ maxAttempts: 3, backoffMs: 1000 });
+  });
 });
 
 describe("input schemas", () => {
