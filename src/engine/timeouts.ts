@@ -77,8 +77,9 @@ export async function timeOutExecution(
     return execution;
   }
   if (isTimeoutError(execution.error) && execution.cancelReason !== null) {
-    // The grace for the compensations ran out: end it as it is.
-    return endFailed(tx, execution, task, now, execution.error as JsonObject);
+    // The grace for the compensations ran out: end it as it is, saying which journaled steps no
+    // worker compensated (it said only "run_timeout exceeded", as if nothing was left to undo).
+    return endFailed(tx, execution, task, now, await withUncompensated(tx, execution, execution.error as JsonObject));
   }
   const deadline = formatInstant(at);
   const message =
@@ -94,6 +95,28 @@ export async function timeOutExecution(
   await tx.appendEvent(executionId, "CancelRequested", { reason }, now);
   await tx.setExecutionDeadlines([executionId], null, now + TIMEOUT_GRACE_MS);
   return (await tx.getExecution(executionId)) ?? execution;
+}
+
+/**
+ * The timeout's error, with the compensable steps of the current run that no worker compensated
+ * within TIMEOUT_GRACE_MS as its `failures` (the shape of finishCancel's).
+ */
+async function withUncompensated(tx: StoreOps, execution: Execution, timeout: JsonObject): Promise<JsonObject> {
+  const left = (await tx.listStepResults(execution.executionId, execution.run))
+    .filter((s) => s.hasCompensation && s.compensatedMs === null)
+    .sort((a, b) => b.seq - a.seq);
+  if (left.length === 0) return timeout;
+  const grace = `within the timeout's ${TIMEOUT_GRACE_MS / 1000} s grace`;
+  const failures = left.map((s) => ({
+    step: s.step,
+    error: { message: `not compensated: no worker ran its compensation ${grace}`, type: "CompensationFailed" },
+  }));
+  const steps = left.map((s) => s.step).join(", ");
+  return {
+    ...timeout,
+    message: `${String(timeout.message)}; compensation failed: no worker compensated ${steps} ${grace}`,
+    failures,
+  };
 }
 
 async function endFailed(

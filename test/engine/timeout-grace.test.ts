@@ -1,0 +1,57 @@
+/**
+ * A run past its run_timeout is told to cancel, and its worker has a grace to run the compensations
+ * (docs/outcomes.md § Timeouts). A worker that never comes back within it (killed, and not
+ * restarted for a minute) leaves the execution to end FAILED with the timeout: its error names
+ * every journaled step no worker compensated. It said only "run_timeout exceeded", as if nothing
+ * was left to undo (a tester's refunds, lost without a word).
+ */
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { Executions } from "../../src/engine/executions.js";
+import { TaskWakeups } from "../../src/engine/task-wakeups.js";
+import { WorkerTasks } from "../../src/engine/tasks.js";
+import { TIMEOUT_GRACE_MS, timeOutExecution } from "../../src/engine/timeouts.js";
+import { Workflows } from "../../src/engine/workflows.js";
+import { describeEachDialect, useStore } from "../helpers/db.js";
+
+const OFFER = [{ name: "Order", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }];
+const HOLDER = { workerId: "w", identity: null };
+
+describeEachDialect("a timed-out run whose worker never comes back", (dialect) => {
+  const db = useStore(dialect);
+
+  it("ends FAILED after the grace, naming the steps no worker compensated", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
+    const workflows = new Workflows({ store: db.store, clock });
+    const executions = new Executions({ store: db.store, clock, workflows });
+    const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+    await workflows.register({ name: "Order", version: "1.0.0" });
+    await executions.start({ executionId: "o-1", workflow: "Order", timeouts: { runTimeout: "3s" } });
+    const [task] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
+    const step = (name: string, seq: number, compensable: boolean) =>
+      tasks.step(task!.task_id, HOLDER, { worker_id: "w", step: name, seq, result: seq, compensable });
+    await step("reserve", 1, true);
+    await step("lookup", 2, false);
+    await step("charge", 3, true);
+    // The worker is killed: past the deadline the run is told to cancel; nobody hears it.
+    clock.advance(3_001);
+    const timeOut = () => db.store.transaction((tx) => timeOutExecution(tx, "o-1", "run_timeout", clock.now()));
+    expect((await timeOut()).status).toBe("RUNNING");
+    clock.advance(TIMEOUT_GRACE_MS + 1);
+    const ended = await timeOut();
+    const why = "not compensated: no worker ran its compensation within the timeout's 60 s grace";
+    expect(ended).toMatchObject({
+      status: "FAILED",
+      error: {
+        type: "Timeout",
+        timeout: "run_timeout",
+        message:
+          "run_timeout exceeded: the execution did not end by 2026-12-06T16:00:03Z; compensation failed: no worker compensated charge, reserve within the timeout's 60 s grace",
+        failures: [
+          { step: "charge", error: { message: why, type: "CompensationFailed" } },
+          { step: "reserve", error: { message: why, type: "CompensationFailed" } },
+        ],
+      },
+    });
+  });
+});
