@@ -404,6 +404,12 @@ export interface Store extends StoreOps {
    */
   writeProblem?(): Promise<string | null>;
   /**
+   * `orbit doctor`: upkeep the database leaves undone that Orbit's tables need, or null.
+   * PostgreSQL: autovacuum off, for the server or for one of Orbit's tables (their rows are
+   * rewritten on every fire and report, so the tables and the fire lag grow without it).
+   */
+  maintenanceProblem?(): Promise<string | null>;
+  /**
    * The last write failure met, known without asking the database (null after a write succeeds):
    * what readiness says when its own check gets no answer in time (SQLite waiting for another
    * process's lock said "the database does not answer", where writes named the lock).

@@ -7,7 +7,7 @@
 import { expect, it } from "vitest";
 import { runDoctor } from "../../src/scheduler/doctor.js";
 import { loadMigrations } from "../../src/store/migrations.js";
-import { describeEachDialect, useStore } from "../helpers/db.js";
+import { adminQuery, adminRows, describeEachDialect, useStore } from "../helpers/db.js";
 import { makeHarness, ORDER_INPUT } from "./harness.js";
 
 /** Every 10 s, OrderProcessing at its latest version. */
@@ -27,7 +27,12 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     const { byName } = await setup();
     const c = await byName();
     expect(Object.keys(c)).toEqual(["database", "migrations", "clock", "workflows", "workers", "schedules"]);
-    for (const check of Object.values(c)) expect(check).toMatchObject({ status: "ok" });
+    // A PostgreSQL server with autovacuum off (this machine's CI configuration) is worth a warning.
+    const vacuumOff = dialect.name === "postgres" && (await autovacuum(db.location.env)) === "off";
+    for (const check of Object.values(c)) {
+      expect(check).toMatchObject({ status: check.name === "database" && vacuumOff ? "warn" : "ok" });
+    }
+    if (vacuumOff) expect(c.database?.message).toMatch(/; autovacuum is off for this PostgreSQL server: /);
     // Like every time of the API: milliseconds only when they are not zero (it said `.000Z`).
     const { h } = await setup();
     h.clock.set(Date.UTC(2026, 11, 4, 22, 27, 23));
@@ -37,6 +42,25 @@ describeEachDialect("orbit doctor checks", (dialect) => {
       `current: ${newest?.version} applied, newest ${String(newest?.version).padStart(4, "0")}_${newest?.name}`,
     );
   });
+
+  it.runIf(dialect.name === "postgres")(
+    "warns when autovacuum is off for one of Orbit's tables (their dead rows would pile up)",
+    async () => {
+      const { byName } = await setup();
+      const { ORBIT_TEST_PG_SCHEMA: schema, ORBIT_TEST_PG_URL: url } = db.location.env;
+      // Said for the server when it is off there (this machine's CI configuration), else per table.
+      const where =
+        (await autovacuum(db.location.env)) === "off" ? "this PostgreSQL server" : "orbit_executions, orbit_schedules";
+      await adminQuery(`ALTER TABLE ${schema}.orbit_executions SET (autovacuum_enabled = false)`, url);
+      await adminQuery(`ALTER TABLE ${schema}.orbit_schedules SET (autovacuum_enabled = false)`, url);
+      const c = (await byName()).database;
+      expect(c).toMatchObject({ status: "warn", hint: expect.stringContaining("turn autovacuum on") });
+      expect(c?.message).toMatch(/^postgres: a write \(rolled back\) took \d+ ms; autovacuum is off for /);
+      expect(c?.message).toContain(
+        `autovacuum is off for ${where}: the dead rows of every fire and report are never cleared, so the tables and the fire lag grow`,
+      );
+    },
+  );
 
   it("fails the database check when writes have failed since (a full disk), though a rolled-back write works", async () => {
     const { h } = await setup();
@@ -195,3 +219,9 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     });
   });
 });
+
+/** The PostgreSQL server's `autovacuum` setting. */
+async function autovacuum(env: Record<string, string>): Promise<string> {
+  const [row] = await adminRows<{ autovacuum: string }>("SHOW autovacuum", [], env.ORBIT_TEST_PG_URL);
+  return row?.autovacuum ?? "";
+}

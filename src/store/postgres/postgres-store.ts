@@ -368,6 +368,25 @@ export class PostgresStore extends SqlOps implements Store {
     }
   }
 
+  async maintenanceProblem(): Promise<string | null> {
+    const r = await requirePool(this.holder)
+      .query<{ autovacuum: string; off: string | null }>(
+        this.bounded({
+          text: `SELECT current_setting('autovacuum') AS autovacuum,
+            (SELECT string_agg(c.relname, ', ' ORDER BY c.relname) FROM pg_class c
+              WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind = 'r'
+                AND c.relname LIKE 'orbit\\_%' AND c.reloptions @> ARRAY['autovacuum_enabled=false']) AS off`,
+        }),
+      )
+      .catch((err: unknown) => {
+        throw asUnavailable(err, this.sending.answerMs);
+      });
+    const row = r.rows[0];
+    if (row?.autovacuum === "off") return "autovacuum is off for this PostgreSQL server";
+    if (row?.off) return `autovacuum is off for ${row.off}`;
+    return null;
+  }
+
   /** A nested transaction inside atomically(): a savepoint, so its failure undoes only its own writes. */
   private async savepoint<T>(outer: Ambient, fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     const name = `orbit_sp_${++outer.savepoints}`;
