@@ -12,15 +12,26 @@ export const BLOCKED_WARN_MS = 5_000;
  */
 export function watchBlocking(log: WorkflowLogger, everyMs = 1000, warnMs = BLOCKED_WARN_MS): () => void {
   let last = performance.now();
+  let cpu = process.cpuUsage();
   const timer = setInterval(() => {
     const now = performance.now();
     const blocked = now - last - everyMs;
+    const used = process.cpuUsage(cpu);
+    cpu = process.cpuUsage();
     last = now;
-    if (blocked >= warnMs) {
+    if (blocked < warnMs) return;
+    const fields = { blocked_s: Math.round(blocked / 100) / 10 };
+    const heartbeat = "no heartbeat went out meanwhile";
+    const lease = "within the lease (30 s), or its run is given to another attempt";
+    // A busy step spends the gap on the CPU; a stopped process (SIGSTOP, a suspended machine) or a
+    // synchronous wait does not, and "a step must yield" misled after a SIGSTOP (a tester).
+    if ((used.user + used.system) / 1000 < blocked / 10) {
       log.warn(
-        "the worker's event loop was blocked: no heartbeat went out meanwhile; a step must yield (await) within the lease (30 s), or its run is given to another attempt",
-        { blocked_s: Math.round(blocked / 100) / 10 },
+        `the worker's event loop did not run, using little CPU: the process was paused (SIGSTOP, a suspended machine) or a step waited synchronously (execSync, Atomics.wait); ${heartbeat}; a step must not block ${lease}`,
+        fields,
       );
+    } else {
+      log.warn(`the worker's event loop was blocked: ${heartbeat}; a step must yield (await) ${lease}`, fields);
     }
   }, everyMs);
   timer.unref();

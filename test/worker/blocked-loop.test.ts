@@ -30,3 +30,25 @@ it("says the event loop was blocked, with how long, and nothing while it is not"
     stop();
   }
 });
+
+it("tells a loop that did not run while using little CPU (a paused process, a synchronous wait) from a busy one", async () => {
+  const lines: string[] = [];
+  const log = {
+    info: () => undefined,
+    warn: (msg: string) => void lines.push(msg),
+    error: () => undefined,
+  };
+  const stop = watchBlocking(log, 10, 150);
+  try {
+    // Blocks the loop without spending CPU, as a SIGSTOP does (a tester's 20 s stop was called a
+    // step that does not yield).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^the worker's event loop did not run, using little CPU: the process was paused \(SIGSTOP, a suspended machine\) or a step waited synchronously/,
+    );
+  } finally {
+    stop();
+  }
+});
