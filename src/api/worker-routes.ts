@@ -221,6 +221,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
 
   route<PollRequestJson>(POLL_ROUTE, { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {
     checkOfferedWorkflows(body.workflows);
+    // Versions the database lost under the running worker (replaced, restored): it registers them again.
+    const unregistered = await d.workflows.unregistered(body.workflows);
+    const register = unregistered.length > 0 ? { unregistered } : {};
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());
@@ -233,9 +236,9 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
         holder,
         claimed.map((t) => t.task_id),
       );
-      return { tasks: [] };
+      return { tasks: [], ...register };
     }
-    return nudged ? { tasks: claimed, heartbeat: true } : { tasks: claimed };
+    return nudged ? { tasks: claimed, heartbeat: true, ...register } : { tasks: claimed, ...register };
   });
   route<{ task_ids: string[] }>(
     "/v1/worker/heartbeat",

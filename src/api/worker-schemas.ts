@@ -136,6 +136,12 @@ export const PollAnswer = Type.Object({
         "a cancel was requested for a run some worker holds: heartbeat now to hear whether it is one of yours",
     }),
   ),
+  unregistered: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), version: Type.String() }), {
+      description:
+        "offered versions the database does not hold (replaced or restored under the running worker): register them again",
+    }),
+  ),
 });
 export const HeartbeatAnswer = Type.Object({
   tasks: Type.Record(

@@ -62,6 +62,8 @@ export interface PollResponseJson {
   tasks: TaskJson[];
   /** A cancel was requested for a run some worker holds: heartbeat now (docs/workflows.md § Cancellation). */
   heartbeat?: true;
+  /** Offered versions the database does not hold (it was replaced or restored): register them again. */
+  unregistered?: { name: string; version: string }[];
 }
 
 export interface HeartbeatRequestJson {

@@ -18,6 +18,7 @@ import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
+import type { WorkflowRef } from "../store/task-store.js";
 import { inTransaction } from "./tx.js";
 import { validateWorkflowSettings } from "./workflow-settings.js";
 
@@ -98,6 +99,8 @@ export class Workflows {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly validators = new Map<string, InputValidator>();
+  /** Versions read as registered outside any transaction (unregistered()); never forgotten. */
+  private readonly known = new Set<string>();
   /** Workflows resolved inside a transaction, per transaction (see resolve). */
   private readonly resolvedInTx = new WeakMap<StoreOps, Map<string, Workflow>>();
 
@@ -156,6 +159,25 @@ export class Workflows {
   /** Every version of every workflow: by name, highest version first. */
   list(): Promise<Workflow[]> {
     return this.store.listWorkflows();
+  }
+
+  /**
+   * The offered versions the database does not hold: a worker registers its workflows once, at its
+   * start, so a server whose database was replaced or restored from an older backup under a
+   * running worker had it poll for versions nobody could start, listed live, while `orbit start`
+   * said the workflow was not registered (a tester). The poll's answer names them and the worker
+   * registers them again. A version found once is remembered (versions are never removed), so a
+   * poll costs a read only for versions still missing.
+   */
+  async unregistered(offers: readonly { name: string; version: string }[]): Promise<WorkflowRef[]> {
+    const missing: WorkflowRef[] = [];
+    for (const { name, version } of offers) {
+      const key = `${name}@${version}`;
+      if (this.known.has(key)) continue;
+      if ((await this.store.getWorkflow(name, version)) !== null) this.known.add(key);
+      else missing.push({ name, version });
+    }
+    return missing;
   }
 
   /** All versions of one workflow, highest first; NOT_FOUND when none is registered. */

@@ -14,7 +14,7 @@ import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { watchBlocking } from "./blocking.js";
-import { errorJson } from "./errors.js";
+import { errorJson, thrownText } from "./errors.js";
 import { LoggedSpell } from "./logged-spell.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
 import { CANCEL_GRACE_MS, jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
@@ -269,6 +269,9 @@ export class Worker {
         // A cancel was requested for a run some worker holds: heartbeat now to hear whether it is
         // one of this worker's (its code's signal aborts in milliseconds, not at the next heartbeat).
         if (answer.heartbeat === true && this.running.size > 0) this.heartbeatWake.abort();
+        if (answer.unregistered !== undefined && answer.unregistered.length > 0) {
+          await this.registerAgain(answer.unregistered);
+        }
       } catch (err) {
         if (this.closing.signal.aborted) break;
         polls.failed(err);
@@ -338,8 +341,27 @@ export class Worker {
     }
   }
 
-  private async registerEach(): Promise<void> {
-    for (const w of this.byKey.values()) {
+  /**
+   * The server's database no longer holds these versions (replaced, or restored from an older
+   * backup, under this running worker): registered again, so their executions can start. A failure
+   * is said and left to the next poll, which names them again.
+   */
+  private async registerAgain(versions: readonly { name: string; version: string }[]): Promise<void> {
+    const keys = new Set(versions.map((v) => `${v.name}@${v.version}`));
+    this.log.warn(
+      "the server does not know workflows this worker runs (its database was replaced or restored?); registering them again",
+      {
+        workflows: [...keys],
+      },
+    );
+    await this.registerEach((key) => keys.has(key)).catch((err: unknown) =>
+      this.log.warn("registering the workflows again failed; the next poll tries again", { error: thrownText(err) }),
+    );
+  }
+
+  private async registerEach(only: (key: string) => boolean = () => true): Promise<void> {
+    for (const [key, w] of this.byKey) {
+      if (!only(key)) continue;
       try {
         await this.api.registerWorkflow({
           name: w.name,
