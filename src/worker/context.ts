@@ -43,6 +43,8 @@ export class TaskContext implements WorkflowContext {
   /** Compensations by step name, registered as steps complete or replay. */
   readonly compensations = new Map<string, Compensation>();
   /** The step whose function threw last (reported with the error). */
+  /** onCancel runs (compensate in run-task.ts): a step called now is said as called there. */
+  cancelling = false;
   /** What each failed step threw (or the SDK threw for it), to its step: see stepOf(). */
   private readonly stepFailures = new Map<unknown, string>();
   /**
@@ -158,7 +160,8 @@ export class TaskContext implements WorkflowContext {
     running.catch((err: unknown) => {
       if (!this.ended) this.failedWhileRunning.push({ step: name, error: err });
       else if (isInstance(err, RunEndedError)) {
-        this.log.warn("a step was called after the run returned; its function did not run", { step: name });
+        const when = this.cancelling ? "in onCancel" : "after the run returned";
+        this.log.warn(`a step was called ${when}; its function did not run`, { step: name });
       } else {
         this.log.warn("a step the run did not await failed after the run returned", {
           step: name,
@@ -177,8 +180,9 @@ export class TaskContext implements WorkflowContext {
     // A step after the run's end belongs to no run: its function ran (a charge for an execution
     // already COMPLETED) and its journal write was refused.
     if (this.ended) {
+      const when = this.cancelling ? "in onCancel" : "after the run returned";
       throw new RunEndedError(
-        `step ${JSON.stringify(String(name).slice(0, 100))} was called after the run returned: it belongs to no run, so its function did not run`,
+        `step ${JSON.stringify(String(name).slice(0, 100))} was called ${when}: it belongs to no run, so its function did not run${this.cancelling ? " (do onCancel's work in it directly)" : ""}`,
       );
     }
     // Refused before the step runs: the server refuses the name only once the step's work is done.

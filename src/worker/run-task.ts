@@ -276,7 +276,11 @@ async function runTaskInSpan(
       send: (json: JsonValue, bytes: number) => Promise<string | null>,
       refusal: (reason: string) => { message: string; type: string },
     ): Promise<void> => {
-      const stored = storable(value, what);
+      // continueAsNew() with nothing: undefined would be sent as null, and refused as "not null".
+      const stored: ReturnType<typeof storable> =
+        what === "input" && value === undefined
+          ? { refused: "the input must be a JSON object, not undefined" }
+          : storable(value, what);
       let refused = "refused" in stored ? stored.refused : null;
       let cancelReason: string | null = null;
       if (!("refused" in stored)) {
@@ -405,6 +409,7 @@ async function compensate(
     await api.compensation(task, step.name, error, retryFor);
   }
   let onCancelError: JsonObject | null = null;
+  ctx.cancelling = true;
   try {
     await def.onCancel?.(ctx, reason);
   } catch (err) {

@@ -298,7 +298,14 @@ it("refuses continueAsNew(null) as a start refuses a null input (it ran on as {}
       return ctx.continueAsNew(null as never);
     },
   });
-  const { ended } = await runEach([Nulled]);
+  // Nothing given: said as undefined (it was sent as null, and refused as "not null").
+  const Nothing = defineWorkflow({
+    name: "ContinueNothing",
+    version: "1.0.0",
+    retry,
+    run: async (ctx) => ctx.continueAsNew(undefined as never),
+  });
+  const { ended } = await runEach([Nulled, Nothing]);
   expect(await ended("ContinueNull")).toMatchObject({
     status: "FAILED",
     run: 1,
@@ -307,5 +314,11 @@ it("refuses continueAsNew(null) as a start refuses a null input (it ran on as {}
       type: "InputRefused",
       message: "continueAsNew: the input was refused: input must be a JSON object, not null",
     },
+  });
+  expect(await ended("ContinueNothing")).toMatchObject({
+    status: "FAILED",
+    run: 1,
+    attempt: 1,
+    error: { type: "InputRefused", message: "continueAsNew: the input must be a JSON object, not undefined" },
   });
 });

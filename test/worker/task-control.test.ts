@@ -264,3 +264,37 @@ describe("the step a failure names", () => {
 });
 
 type StepFn = (name: string, fn: () => unknown) => Promise<unknown>;
+
+describe("a step called in onCancel", () => {
+  it("is refused as called there, not as called after the run returned", async () => {
+    const reports: { what: string; args: unknown[] }[] = [];
+    const api = new Proxy({} as ProtocolClient, {
+      get:
+        (_t, what: string) =>
+        async (...args: unknown[]) => {
+          reports.push({ what, args });
+          return { cancel_requested: "stop", steps: [], status: "COMPENSATING" };
+        },
+    });
+    const def = defineWorkflow({
+      name: "W",
+      version: "1.0.0",
+      run: async () => ({}),
+      async onCancel(ctx) {
+        await ctx.step("notify", () => 1);
+      },
+    });
+    const t = { ...task("stop"), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
+    const c = new TaskControl(
+      { ...t, input: {}, steps: [], status: "COMPENSATING" } as unknown as TaskJson,
+      () => false,
+    );
+    await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
+    const cancelled = reports.find((r) => r.what === "cancelled");
+    expect(cancelled?.args[1]).toEqual({
+      message:
+        'step "notify" was called in onCancel: it belongs to no run, so its function did not run (do onCancel\'s work in it directly)',
+      type: "RunEndedError",
+    });
+  });
+});
