@@ -158,6 +158,16 @@ export async function fireSchedules(
   const firing = (r: ScheduleRow): boolean => !r.paused && r.state === "active";
   const unread = rows.filter((r) => !("lastStatus" in r) && firing(r) && r.lastExecutionId !== null && !hasKey(r));
   const statuses = await tx.getExecutionStatuses(unread.map((r) => r.lastExecutionId as string));
+  // The executions cancel_previous may cancel, and their tasks, locked up front in id order, the
+  // order a heartbeat and a batched complete take them in (lockExecutionsAndTasks).
+  const replaced = rows
+    .filter((r) => firing(r) && settingsOf(r).overlap === "cancel_previous" && r.lastExecutionId !== null)
+    .filter((r) => {
+      const status = "lastStatus" in r ? r.lastStatus : statuses.get(r.lastExecutionId as string);
+      return status == null || isActiveStatus(status);
+    })
+    .map((r) => r.lastExecutionId as string);
+  if (replaced.length > 1) await tx.lockExecutionsAndTasks([...new Set(replaced)].sort());
   const outcomes: FireOutcome[] = [];
   let decided: Array<Fire | ScheduleRow> = [];
   // A cancel's execution-ended hook reads and wakes schedule rows (a buffer waiting on the

@@ -90,6 +90,14 @@ export interface OutcomeStoreOps {
    * their worker tasks. Nothing on SQLite, whose one writer holds every row already.
    */
   lockSchedulesForEnd(of: { executionIds?: readonly string[]; taskIds?: readonly string[] }): Promise<void>;
+  /**
+   * Locks these executions in id order, then their tasks in id order (PostgreSQL; nothing on
+   * SQLite): the order a batched complete and a heartbeat take them in. A fire batch whose
+   * cancel_previous cancels several executions takes them all first, where it took each execution
+   * and its task schedule by schedule, and a heartbeat holding one of the tasks while waiting for
+   * another was a deadlock (40P01, a tester's soak).
+   */
+  lockExecutionsAndTasks(executionIds: readonly string[]): Promise<void>;
 
   /** Sets the deadlines of just-started executions (only those with a timeout). */
   setExecutionDeadlines(

@@ -95,6 +95,19 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     return counters;
   }
 
+  async lockExecutionsAndTasks(executionIds: readonly string[]): Promise<void> {
+    if (this.sqlDialect.name !== "postgres" || !executionIds.length) return;
+    const ids = [arrayParam(executionIds)];
+    await this.exec.all(
+      "SELECT execution_id FROM orbit_executions WHERE execution_id = ANY(?::text[]) ORDER BY execution_id FOR UPDATE",
+      ids,
+    );
+    await this.exec.all(
+      "SELECT task_id FROM orbit_worker_tasks WHERE execution_id = ANY(?::text[]) ORDER BY task_id FOR UPDATE",
+      ids,
+    );
+  }
+
   async lockSchedulesForEnd(of: { executionIds?: readonly string[]; taskIds?: readonly string[] }): Promise<void> {
     // SQLite has no row locks: its one writer already holds them all.
     if (this.sqlDialect.name !== "postgres") return;
