@@ -11,7 +11,20 @@ const MAX_ERROR_MESSAGE = 32 * 1024;
 
 /** What a log line or a report says of any thrown value; never throws (errorJson's message). */
 export function thrownText(err: unknown): string {
-  return storableText(thrownMessage(err), MAX_ERROR_MESSAGE);
+  let message: unknown;
+  try {
+    message = thrownMessage(err);
+  } catch {
+    // A part of it no guard below foresaw (an AggregateError whose `errors` is a revoked Proxy
+    // threw from Array.isArray, and its report failed until the lease ran out): said by its kind.
+    message = unreadable(err);
+  }
+  return storableText(message, MAX_ERROR_MESSAGE);
+}
+
+/** What is said of a value that cannot be read. */
+function unreadable(value: unknown): string {
+  return `[${typeof value} that cannot be read: a revoked Proxy, or one whose traps throw]`;
 }
 
 /**
@@ -78,14 +91,17 @@ function thrownMessage(err: unknown): unknown {
 function errorText(e: Error): string {
   const message = safely(() => e.message);
   const own = typeof message === "string" ? message : safeString(message);
-  const errors = safely(() => (e as { errors?: unknown }).errors);
-  if (own === "" && Array.isArray(errors)) {
-    return errors
-      .map((x) => (isInstance(x, Error) ? errorText(x) : thrownText(x)))
-      .filter((t) => t !== "")
-      .join("; ");
-  }
-  return own;
+  if (own !== "") return own;
+  // A copy made where reading it throws (a revoked Proxy for an array): nothing to say then.
+  const errors = safely(() => {
+    const list = (e as { errors?: unknown }).errors;
+    return Array.isArray(list) ? [...list] : null;
+  });
+  if (!Array.isArray(errors)) return own;
+  return errors
+    .map((x) => (isInstance(x, Error) ? errorText(x) : thrownText(x)))
+    .filter((t) => t !== "")
+    .join("; ");
 }
 
 /**
@@ -99,7 +115,7 @@ function safeString(value: unknown): string {
     try {
       return Object.prototype.toString.call(value);
     } catch {
-      return `[${typeof value} that cannot be read: a revoked Proxy, or one whose traps throw]`;
+      return unreadable(value);
     }
   }
 }

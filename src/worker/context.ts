@@ -126,7 +126,8 @@ export class TaskContext implements WorkflowContext {
    */
   stepOf(error: unknown): string | null {
     let e = error;
-    for (let depth = 0; depth <= 3 && e !== undefined && e !== null; depth++) {
+    for (let depth = 0; depth <= 3; depth++) {
+      // Any value, undefined and null too: a step may throw anything.
       const step = this.stepFailures.get(e);
       if (step !== undefined) return step;
       if (!isInstance(e, Error)) break;
@@ -135,8 +136,13 @@ export class TaskContext implements WorkflowContext {
     return null;
   }
 
+  /**
+   * The newest step to throw a value names it: one error object (or one string) thrown by a step,
+   * caught, and thrown again by a later step is the later step's. A primitive the run throws
+   * itself cannot be told from one a step threw before (they are the same value).
+   */
   private failedAt<E>(step: string, error: E): E {
-    if (!this.stepFailures.has(error)) this.stepFailures.set(error, step);
+    this.stepFailures.set(error, step);
     return error;
   }
 
@@ -220,6 +226,11 @@ export class TaskContext implements WorkflowContext {
     // What the journal holds is what a replay returns, so both paths return the JSON form. A
     // result that cannot be journaled fails the run for good: its step has run (a retry would run
     // it again) and would return the same again (docs/outcomes.md § Results that cannot be stored).
+    // A step refused at close while this one ran may be inside it, and its function may have caught
+    // the refusal and returned something made of it ("inner-skipped: HandBackSignal"), which the
+    // next worker's replay returned as the step's result (a tester): not journaled, the task is
+    // handed back, and the step runs again there.
+    if (this.handBackAt !== null) throw new HandBackSignal();
     const stored = storable(value, "result");
     if ("refused" in stored) {
       throw this.failedAt(name, new NonRetryableError(`step ${JSON.stringify(name)}: ${stored.refused}`));

@@ -90,6 +90,21 @@ describe("errorJson: what a thrown value reports", () => {
     });
   });
 
+  it("reports an AggregateError whose errors cannot be read, instead of throwing from its report", () => {
+    const { proxy, revoke } = Proxy.revocable([] as unknown[], {});
+    revoke();
+    const revoked = Object.assign(new AggregateError([], ""), { errors: proxy });
+    expect(errorJson(revoked)).toEqual({ message: "", type: "AggregateError" });
+    const trapped = new Proxy([1], {
+      get() {
+        throw new Error("arr get");
+      },
+    });
+    const withTrap = Object.assign(new AggregateError([], ""), { errors: trapped });
+    expect(errorJson(withTrap)).toEqual({ message: "", type: "AggregateError" });
+    expect(errorJson(Object.assign(new AggregateError([], "said"), { errors: proxy })).message).toBe("said");
+  });
+
   it("says a cause once when the message already ends with it", () => {
     const inner = new Error("the card was declined");
     expect(errorJson(new Error(`charge failed: ${inner.message}`, { cause: inner })).message).toBe(

@@ -253,6 +253,25 @@ describe("the step a failure names", () => {
     ).toBe("lookup");
     // A tester's run: an optional lookup that failed and was caught, a step that worked, then a
     // validation error of its own. It named "optional-lookup".
+    // Whatever a step throws, undefined and null too; the newest step to throw a value names it.
+    const thrower = (value: unknown) => () => {
+      throw value;
+    };
+    expect(await failWith("undefined", async (ctx) => ctx.step("s1", thrower(undefined)))).toBe("s1");
+    expect(await failWith("null", async (ctx) => ctx.step("s1", thrower(null)))).toBe("s1");
+    const same = new Error("same");
+    expect(
+      await failWith("same object", async (ctx) => {
+        await ctx.step("first", thrower(same)).catch(() => null);
+        await ctx.step("second", thrower(same));
+      }),
+    ).toBe("second");
+    expect(
+      await failWith("same string", async (ctx) => {
+        await ctx.step("first", thrower("boom")).catch(() => null);
+        await ctx.step("second", thrower("boom"));
+      }),
+    ).toBe("second");
     expect(
       await failWith("own", async (ctx) => {
         await ctx.step("optional-lookup", lookupFails).catch(() => null);
@@ -296,5 +315,37 @@ describe("a step called in onCancel", () => {
         'step "notify" was called in onCancel: it belongs to no run, so its function did not run (do onCancel\'s work in it directly)',
       type: "RunEndedError",
     });
+  });
+});
+
+describe("a step whose function catches a nested step's refusal at close", () => {
+  it("is not journaled: the task is handed back and the step runs again on the next worker", async () => {
+    const calls: string[] = [];
+    const api = new Proxy({} as ProtocolClient, {
+      get: (_t, what: string) => async () => {
+        calls.push(what);
+        return { cancel_requested: null, steps: [], status: "COMPLETED" };
+      },
+    });
+    let draining = false;
+    const def = defineWorkflow({
+      name: "W",
+      version: "1.0.0",
+      async run(ctx) {
+        const outer = await ctx.step("outer", async () => {
+          draining = true; // the worker starts closing while "outer" runs
+          try {
+            return await ctx.step("inner", () => "ran");
+          } catch (e) {
+            return `inner-skipped:${(e as Error).name}`; // the next worker's replay returned this
+          }
+        });
+        return { outer };
+      },
+    });
+    const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
+    const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => draining);
+    await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
+    expect(calls).toEqual(["release"]);
   });
 });
