@@ -203,6 +203,8 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       // request judges it (task-reaper.ts graceIfOwed), not only at the reaper's next pass.
       if (url !== POLL_ROUTE) await reaper?.graceIfOwed();
       const b = request.body as Body<B>;
+      // A report that ends a task frees a slot: the worker is not stuck until it polls again (workers.ts).
+      if (FREES_A_SLOT.has(url) && typeof b.worker_id === "string") d.executions.workers.reported(b.worker_id);
       const attempt = (b as { attempt?: number }).attempt;
       const holder = {
         workerId: b.worker_id,
@@ -384,6 +386,15 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
 }
 
 const LEAVE_ROUTE = "/v1/worker/leave";
+/** The reports that end a task on the worker's side (not a heartbeat, a step or a compensation's). */
+const FREES_A_SLOT: ReadonlySet<string> = new Set([
+  "/v1/worker/release",
+  COMPLETE_MANY_ROUTE,
+  COMPLETE_ROUTE,
+  "/v1/worker/tasks/:task_id/fail",
+  "/v1/worker/tasks/:task_id/continue",
+  "/v1/worker/tasks/:task_id/cancelled",
+]);
 const POLL_ROUTE = "/v1/worker/poll";
 /**
  * Routes that say something about the worker they name (gone; still alive; what it polls): see

@@ -94,10 +94,14 @@ it("names a worker whose every slot is held by code that did not return after it
   await server.until(events, (e) => e.some((x) => x.type === "StepCompleted"), "h1 is journaled");
   await server.ok("POST", "/v1/executions/held/cancel", { reason: "stop it" });
   // Past the worker's 60 s grace its task is handed back; the code keeps the only slot, so the
-  // compensation waits, and the worker, live and holding no task, has no free slot.
+  // compensation waits, and the worker, live and holding no task, has no free slot. The server's
+  // clock moves too: a release is awaited 2 s for the poll it would bring (workers.ts reported()).
   const waiting = await secondsUntil(
     clock,
-    async () => ((await server!.ok("GET", "/v1/executions/held")).waiting?.message ?? "") as string,
+    async () => {
+      server!.clock.advance(1000);
+      return ((await server!.ok("GET", "/v1/executions/held")).waiting?.message ?? "") as string;
+    },
     (w) => w.includes("no free slot"),
   );
   expect(waiting).toBe(
