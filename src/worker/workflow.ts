@@ -112,10 +112,22 @@ export function defineWorkflow<I extends JsonObject = JsonObject>(
   // have every poll refused, and the worker would run nothing.
   // A field left out takes its default, as the table in docs/workflows.md reads: `{maxAttempts: 1}`
   // threw for its missing backoffMs (a tester).
-  const given = definition.retry ?? {};
+  // But a mistake is said, not taken for a default: `{maxAttemps: 1}` (a typo) or `retry: 5` ran three
+  // attempts of a workflow meant to run once (a re-tester).
+  const given: unknown = definition.retry ?? {};
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new TypeError(`workflow ${definition.name}: retry must be an object, {maxAttempts?, backoffMs?}`);
+  }
+  const unknown = Object.keys(given).filter((k) => k !== "maxAttempts" && k !== "backoffMs");
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `workflow ${definition.name}: retry has no setting ${unknown.map((k) => JSON.stringify(k)).join(", ")}: it takes maxAttempts and backoffMs`,
+    );
+  }
+  const set = given as Partial<RetryPolicy>;
   const retry = {
-    maxAttempts: given.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
-    backoffMs: given.backoffMs ?? DEFAULT_RETRY.backoffMs,
+    maxAttempts: set.maxAttempts === undefined ? DEFAULT_RETRY.maxAttempts : set.maxAttempts,
+    backoffMs: set.backoffMs === undefined ? DEFAULT_RETRY.backoffMs : set.backoffMs,
   };
   const whole = (n: unknown, max: number, min: number): boolean =>
     Number.isInteger(n) && (n as number) >= min && (n as number) <= max;

@@ -47,6 +47,14 @@ describe("defineWorkflow", () => {
     expect(retry({ backoffMs: 0 })).toEqual({ maxAttempts: 3, backoffMs: 0 });
     expect(retry({})).toEqual({ maxAttempts: 3, backoffMs: 1000 });
     expect(defineWorkflow({ name: "W", version: "1.0.0", run }).retry).toEqual({ maxAttempts: 3, backoffMs: 1000 });
+    // A mistake is said, not taken for the default (a typo ran three attempts of a run-once workflow).
+    expect(() => retry({ maxAttemps: 1 })).toThrow(
+      /^workflow W: retry has no setting "maxAttemps": it takes maxAttempts and backoffMs$/,
+    );
+    for (const wrong of [5, "x", []]) {
+      expect(() => retry(wrong as never), JSON.stringify(wrong)).toThrow(/^workflow W: retry must be an object/);
+    }
+    expect(() => retry({ maxAttempts: null })).toThrow(/^workflow W: retry needs maxAttempts from 1 to 1000/);
   });
 });
 
