@@ -41,8 +41,14 @@ export function resolveTimeouts(
   };
 }
 
-/** How long a worker has to run the compensations of a timed-out execution before it ends FAILED anyway. */
-export const TIMEOUT_GRACE_MS = 60_000;
+/**
+ * How long a worker has to run the compensations of a timed-out execution before it ends FAILED
+ * anyway: the worker's own 60 s grace for code that ignores its cancel (CANCEL_GRACE_MS in
+ * src/worker/run-task.ts, after which it hands the task back to be compensated) and 30 s for that
+ * hand-back and the compensations. Both were 60 s: the server ended the run "not compensated"
+ * 10 ms before a live worker handed it back to be (a re-tester).
+ */
+export const TIMEOUT_GRACE_MS = 90_000;
 
 /** A timed-out execution's error (also the marker, while its worker compensates, that its cancel is a timeout). */
 export function isTimeoutError(error: unknown): boolean {
@@ -109,12 +115,12 @@ async function withUncompensated(tx: StoreOps, execution: Execution, timeout: Js
   const grace = `within the timeout's ${TIMEOUT_GRACE_MS / 1000} s grace`;
   const failures = left.map((s) => ({
     step: s.step,
-    error: { message: `not compensated: no worker ran its compensation ${grace}`, type: "CompensationFailed" },
+    error: { message: `not compensated: its compensation did not run ${grace}`, type: "CompensationFailed" },
   }));
   const steps = left.map((s) => s.step).join(", ");
   return {
     ...timeout,
-    message: `${String(timeout.message)}; compensation failed: no worker compensated ${steps} ${grace}`,
+    message: `${String(timeout.message)}; compensation failed: ${steps} not compensated ${grace}`,
     failures,
   };
 }

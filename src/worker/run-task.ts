@@ -25,7 +25,8 @@ import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 /**
  * How long a cancelled run's code may go on before its task is handed back so that its
- * compensations run: the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS).
+ * compensations run; the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS) is 30 s
+ * longer, for that hand-back and the compensations.
  */
 export const CANCEL_GRACE_MS = 60_000;
 

@@ -375,14 +375,14 @@ it("says when a run's task is gone but its code goes on holding a slot (its exec
     (types) => types.includes("WorkflowTaskStarted"),
     "the run to be leased",
   );
-  // The run's deadline, then the 60 s grace for its worker to compensate: the server ends it FAILED.
+  // The run's deadline, then the 90 s grace for its worker to compensate: the server ends it FAILED.
   server.clock.advance(3000);
   await server.until(
     async () => (await server!.ok("GET", "/v1/executions/stuck-1")).cancel_reason,
     (r) => r != null,
     "the timeout's cancel",
   );
-  server.clock.advance(61_000);
+  server.clock.advance(91_000);
   await server.until(
     async () => (await server!.ok("GET", "/v1/executions/stuck-1")).status,
     (st) => st === "FAILED",
