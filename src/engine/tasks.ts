@@ -30,6 +30,7 @@ import type { TaskHandOff } from "./task-hand-off.js";
 import type { LeaseHolder } from "./task-transitions.js";
 import * as T from "./task-transitions.js";
 import type { TaskWakeups } from "./task-wakeups.js";
+import { uncompensated } from "./timeouts.js";
 import type { Workflows } from "./workflows.js";
 
 export interface WorkerTasksOptions {
@@ -429,10 +430,15 @@ export class WorkerTasks {
         // A cancelled run whose code could not be reported ended FAILED after its 20 leases (a tester).
         const reason = execution.cancelReason;
         if (reason !== null && !reason.startsWith(TIMEOUT_CANCEL_PREFIX)) {
-          const error = {
-            message: `${message} after its cancel: its compensations may not all have run`,
-            type: "LeaseExpired",
-          };
+          const left = await uncompensated(t, execution, "not compensated: its worker lost the lease 20 times");
+          const error: JsonObject =
+            left === null
+              ? { message: `${message} after its cancel`, type: "LeaseExpired" }
+              : {
+                  message: `${message} after its cancel: ${left.steps} not compensated`,
+                  type: "LeaseExpired",
+                  failures: left.failures,
+                };
           return T.endWith(t, held, now, "CANCELLED", { error });
         }
         return T.endWith(t, held, now, "FAILED", { error: { message, type: "LeaseExpired" } });

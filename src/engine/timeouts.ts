@@ -104,24 +104,34 @@ export async function timeOutExecution(
 }
 
 /**
- * The timeout's error, with the compensable steps of the current run that no worker compensated
- * within TIMEOUT_GRACE_MS as its `failures` (the shape of finishCancel's).
+ * The compensable steps of the execution's current run that were not compensated, newest first,
+ * as `failures` entries (the shape of a failed compensation's, task-transitions.ts) saying `why`;
+ * null when none is left.
  */
-async function withUncompensated(tx: StoreOps, execution: Execution, timeout: JsonObject): Promise<JsonObject> {
+export async function uncompensated(
+  tx: StoreOps,
+  execution: Execution,
+  why: string,
+): Promise<{ steps: string; failures: JsonObject[] } | null> {
   const left = (await tx.listStepResults(execution.executionId, execution.run))
     .filter((s) => s.hasCompensation && s.compensatedMs === null)
     .sort((a, b) => b.seq - a.seq);
-  if (left.length === 0) return timeout;
+  if (left.length === 0) return null;
+  return {
+    steps: left.map((s) => s.step).join(", "),
+    failures: left.map((s) => ({ step: s.step, error: { message: why, type: "CompensationFailed" } })),
+  };
+}
+
+/** The timeout's error, with the steps no worker compensated within TIMEOUT_GRACE_MS as its `failures`. */
+async function withUncompensated(tx: StoreOps, execution: Execution, timeout: JsonObject): Promise<JsonObject> {
   const grace = `within the timeout's ${TIMEOUT_GRACE_MS / 1000} s grace`;
-  const failures = left.map((s) => ({
-    step: s.step,
-    error: { message: `not compensated: its compensation did not run ${grace}`, type: "CompensationFailed" },
-  }));
-  const steps = left.map((s) => s.step).join(", ");
+  const left = await uncompensated(tx, execution, `not compensated: its compensation did not run ${grace}`);
+  if (left === null) return timeout;
   return {
     ...timeout,
-    message: `${String(timeout.message)}; compensation failed: ${steps} not compensated ${grace}`,
-    failures,
+    message: `${String(timeout.message)}; compensation failed: ${left.steps} not compensated ${grace}`,
+    failures: left.failures,
   };
 }
 

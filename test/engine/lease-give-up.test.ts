@@ -41,14 +41,20 @@ describeEachDialect("the last lost lease", (dialect) => {
     return executions.get(id);
   }
 
-  it("ends a cancelled execution CANCELLED, saying its compensations may not all have run", async () => {
+  it("ends a cancelled execution CANCELLED, naming the steps not compensated", async () => {
     expect(await loseEveryLease(true)).toMatchObject({
       status: "CANCELLED",
       cancelReason: "stop it",
       error: {
         message:
-          "the execution lost its worker 20 times (lease expired); giving up after its cancel: its compensations may not all have run",
+          "the execution lost its worker 20 times (lease expired); giving up after its cancel: charge not compensated",
         type: "LeaseExpired",
+        failures: [
+          {
+            step: "charge",
+            error: { message: "not compensated: its worker lost the lease 20 times", type: "CompensationFailed" },
+          },
+        ],
       },
     });
   });
