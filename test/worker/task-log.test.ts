@@ -57,3 +57,21 @@ it("jsonText writes anything", () => {
   };
   expect(jsonText(bad)).toBe("[object Object]");
 });
+
+it("keeps the ids and the other fields when one of them is a revoked Proxy, and a Proxy message still logs", () => {
+  const lines: string[] = [];
+  const strict = { info: (m: string, f?: object) => lines.push(`${m} ${JSON.stringify(f)}`), warn() {}, error() {} };
+  const log = withTaskIds(strict, task);
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const unreadable = "[object that cannot be read: a revoked Proxy, or one whose traps throw]";
+  log.info("a proxy field", { p: proxy, ok: 1 });
+  log.info(proxy as never);
+  log.info("proxy fields", proxy as never);
+  expect(lines).toEqual([
+    `a proxy field ${JSON.stringify({ ...IDS, fields: JSON.stringify({ p: unreadable, ok: 1 }) })}`,
+    `${unreadable} ${JSON.stringify(IDS)}`,
+    `proxy fields ${JSON.stringify({ ...IDS, fields: unreadable })}`,
+  ]);
+  expect(jsonText({ p: proxy, ok: 1 })).toBe(`{"p":"${unreadable}","ok":1}`);
+});
