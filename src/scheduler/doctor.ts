@@ -256,8 +256,9 @@ async function schedulesAndWorkers(
       message: `every workflow of the ${active.length} active schedules is registered`,
     });
   }
-  // Counted and named as GET /v1/workers lists them: only the workers that run a workflow the
-  // caller may see (docs/security.md § Identities); it counted every live worker for any caller.
+  // Only the workers that run a workflow whose schedules the caller may see (the `schedule` action,
+  // as every check here; GET /v1/workers goes by `read`), docs/security.md § Identities: it
+  // counted every live worker for any caller.
   const shown = live.filter((w) => w.workflows.some((f) => visible(f.name)));
   const stuckShown = shown.filter((w) => stuck.has(w.workerId)).map((w) => w.workerId);
   const stuckSaid =
