@@ -14,7 +14,7 @@ import { decideTrigger, dueTime } from "./decide.js";
 import type { FireReport } from "./fire.js";
 import { LEDGER_RETENTION } from "./fire-plan.js";
 import { decideBeforeChange, lockForPause } from "./pause-decide.js";
-import { checkFence, type Fence, type Schedules } from "./schedules.js";
+import { checkFence, type Fence, recomputeFrom, type Schedules } from "./schedules.js";
 import { refuseSecretReferences, refuseUnknownKeys } from "./settings.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
@@ -64,8 +64,10 @@ export class ScheduleActions {
   private async write(
     id: string,
     fence: Fence,
-    change: (row: ScheduleRow, now: number) => ScheduleRow,
+    /** `from`: where a recomputed next occurrence starts (recomputeFrom: now, or past what was decided). */
+    change: (row: ScheduleRow, now: number, from: number) => ScheduleRow,
     pausing = false,
+    recomputes = false,
   ): Promise<JsonObject> {
     const fires: FireReport[] = [];
     let at = 0;
@@ -83,8 +85,9 @@ export class ScheduleActions {
           fires.push(...decided.reports);
           row = decided.row;
         }
+        const from = recomputes ? await recomputeFrom(tx, row, now) : now;
         const updated = await tx.updateSchedule(
-          { ...change(row, now), updatedMs: now },
+          { ...change(row, now, from), updatedMs: now },
           { expectedRevision: row.revision },
         );
         if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
@@ -127,39 +130,45 @@ export class ScheduleActions {
     const { catch_up: catchUp } = bodyObject(body, ["catch_up"]);
     if (catchUp !== undefined && typeof catchUp !== "boolean")
       throw new OrbitError("INVALID_ARGUMENT", "catch_up must be true or false");
-    return this.write(id, fence, (row, now) => {
-      // Not paused: nothing to resume. Its timing stays as the fires left it (recomputed from now, it
-      // dropped the occurrences a loop running behind had not fired yet, with no account).
-      if (!row.paused) return row;
-      const c = compiledFor(row);
-      const { pause_note: _dropped, ...rest } = row.spec;
-      const spec = { ...rest, paused: false };
-      const keep = catchUp === true && row.nextFireMs !== null && row.nextFireMs <= now;
-      const maxRuns = (row.spec as { max_runs?: number }).max_runs;
-      // Stays ended (docs/outcomes.md): buffered occurrences count, though `runs` counts them at their start.
-      const spent = maxRuns !== undefined && row.runs + row.buffered.length >= maxRuns;
-      const next = spent ? null : keep ? row.nextFireMs : c.timing.nextAfter(now);
-      const state = next === null && row.buffered.length === 0 ? "ended" : "active";
-      return {
-        ...row,
-        spec,
-        paused: false,
-        pauseNote: null,
-        state,
-        nextFireMs: next,
-        // What the pause held in the buffer is due at once (at its occurrence, as an execution's end
-        // wakes it): it starts now if nothing runs, instead of waiting for the next occurrence.
-        dueMs:
-          row.buffered.length > 0
-            ? Math.min(Number(row.buffered[0]), now)
-            : next === null
-              ? null
-              : keep
-                ? now
-                : dueTime(row.scheduleId, next, c.jitterMs),
-        retryMs: null,
-      };
-    });
+    return this.write(
+      id,
+      fence,
+      (row, now, from) => {
+        // Not paused: nothing to resume. Its timing stays as the fires left it (recomputed from now, it
+        // dropped the occurrences a loop running behind had not fired yet, with no account).
+        if (!row.paused) return row;
+        const c = compiledFor(row);
+        const { pause_note: _dropped, ...rest } = row.spec;
+        const spec = { ...rest, paused: false };
+        const keep = catchUp === true && row.nextFireMs !== null && row.nextFireMs <= now;
+        const maxRuns = (row.spec as { max_runs?: number }).max_runs;
+        // Stays ended (docs/outcomes.md): buffered occurrences count, though `runs` counts them at their start.
+        const spent = maxRuns !== undefined && row.runs + row.buffered.length >= maxRuns;
+        const next = spent ? null : keep ? row.nextFireMs : c.timing.nextAfter(from);
+        const state = next === null && row.buffered.length === 0 ? "ended" : "active";
+        return {
+          ...row,
+          spec,
+          paused: false,
+          pauseNote: null,
+          state,
+          nextFireMs: next,
+          // What the pause held in the buffer is due at once (at its occurrence, as an execution's end
+          // wakes it): it starts now if nothing runs, instead of waiting for the next occurrence.
+          dueMs:
+            row.buffered.length > 0
+              ? Math.min(Number(row.buffered[0]), now)
+              : next === null
+                ? null
+                : keep
+                  ? now
+                  : dueTime(row.scheduleId, next, c.jitterMs),
+          retryMs: null,
+        };
+      },
+      false,
+      true,
+    );
   }
 
   /**

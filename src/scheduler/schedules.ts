@@ -395,7 +395,7 @@ export class Schedules {
               dueMs: row.retryMs !== null && row.dueMs !== null ? Math.min(row.dueMs, now) : rejittered,
               state: row.state,
             }
-      : this.timingState(v, now, row.runs + row.buffered.length);
+      : this.timingState(v, await recomputeFrom(tx, row, now), row.runs + row.buffered.length);
     const next: ScheduleRow = {
       ...row,
       workflow: v.settings.workflow,
@@ -496,4 +496,16 @@ export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
     );
   }
   return row;
+}
+
+/**
+ * Where a next occurrence is recomputed from (a resume, a new timing): now, but never at or before
+ * an occurrence the schedule already decided. With the server's clock set back, a resume or an
+ * interval change computed a next occurrence behind those decided, and the fires decided them again:
+ * duplicate `started` rows, counters off, run_once catching up four at once (a tester's clock step).
+ */
+export async function recomputeFrom(tx: StoreOps, row: ScheduleRow, now: number): Promise<number> {
+  const decided = await tx.lastDecidedOccurrenceMs(row.scheduleId);
+  // Nor before the schedule was created (it started occurrences older than itself).
+  return Math.max(now, decided ?? Number.NEGATIVE_INFINITY, row.createdMs);
 }

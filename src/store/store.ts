@@ -331,6 +331,12 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
    * schedules in two statements.
    */
   ledgerHeads(scheduleIds: readonly string[], deadLetters: number): Promise<Map<string, LedgerHead>>;
+  /**
+   * The latest nominal occurrence the schedule's ledger has decided (started, skipped, buffered or
+   * a dead letter; a range by its last), or null: the floor a recomputed next occurrence must stay
+   * above, whatever the clock says (docs/design.md § Exactly once).
+   */
+  lastDecidedOccurrenceMs(scheduleId: string): Promise<number | null>;
   /** Keeps the newest `keep` rows of the schedule; returns how many were deleted. */
   pruneOccurrences(scheduleId: string, keep: number): Promise<number>;
   /** {@link pruneOccurrences} for each of the schedules, in one statement on PostgreSQL. */

@@ -328,6 +328,15 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     return rows.map((r) => this.map.occurrence(r));
   }
 
+  async lastDecidedOccurrenceMs(scheduleId: string): Promise<number | null> {
+    // Down the (schedule_id, id) index: a schedule's ledger is bounded by its retention.
+    const [row] = await this.exec.all(
+      "SELECT MAX(COALESCE(range_to_ms, occurrence_ms)) AS last FROM orbit_occurrences WHERE schedule_id = ?",
+      [scheduleId],
+    );
+    return row?.last == null ? null : Number(row.last);
+  }
+
   async ledgerHeads(scheduleIds: readonly string[], deadLetters: number): Promise<Map<string, LedgerHead>> {
     const heads = new Map<string, LedgerHead>();
     const cols = READ.occurrences;
