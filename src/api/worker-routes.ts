@@ -46,6 +46,8 @@ export interface WorkerProtocolOptions {
   pollTimeoutMs?: number;
   /** Run the lease reaper on this server. Default true. */
   reaper?: boolean;
+  /** The clock is the host's wall clock (a single server): its forward steps give leases a grace. */
+  wallSteps?: boolean;
 }
 
 export interface WorkerRouteDeps {
@@ -104,7 +106,14 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   const reaper =
     o.reaper === false
       ? null
-      : new TaskReaper({ store: d.store, clock: d.clock, tasks, outages, ...(d.log ? { log: d.log } : {}) });
+      : new TaskReaper({
+          store: d.store,
+          clock: d.clock,
+          tasks,
+          outages,
+          ...(d.log ? { log: d.log } : {}),
+          ...(o.wallSteps === true ? { wallSteps: true } : {}),
+        });
   const sweeper =
     o.reaper === false
       ? null

@@ -51,6 +51,12 @@ export interface TaskReaperOptions {
   outages?: { count: number };
   /** The process's steady clock in ms (performance.now); tests give another, which notes pauses at once. */
   steadyMs?: () => number;
+  /**
+   * `clock` is the host's wall clock (a single server): a forward step of it is noted as a pause,
+   * since the leases, held in wall time, lapsed by the step without their workers going silent
+   * (src/clock/step-watch.ts). Not with the database's time of a cluster, nor with a test's clock.
+   */
+  wallSteps?: boolean;
 }
 
 const BATCH = 100;
@@ -83,6 +89,7 @@ export class TaskReaper {
   private pauses = 0;
   private gracedPauses = 0;
   private lastTick = 0;
+  private lastWall = 0;
   private ticker: NodeJS.Timeout | null = null;
   /** Pauses are noted once the reaper runs (or from the start with an injected steady clock). */
   private tracking: boolean;
@@ -92,6 +99,7 @@ export class TaskReaper {
     this.steady = o.steadyMs ?? (() => performance.now());
     this.tracking = o.steadyMs !== undefined;
     this.lastTick = this.steady();
+    this.lastWall = o.clock.now();
     const failures = new LoggedFailures(
       o.log,
       () => o.clock.now(),
@@ -114,7 +122,10 @@ export class TaskReaper {
   }
 
   start(): void {
-    if (!this.tracking) this.lastTick = this.steady();
+    if (!this.tracking) {
+      this.lastTick = this.steady();
+      this.lastWall = this.o.clock.now();
+    }
     this.tracking = true;
     this.ticker ??= setInterval(() => this.notePause(), TICK_MS).unref();
     this.loop.start();
@@ -195,8 +206,15 @@ export class TaskReaper {
   private notePause(): void {
     if (!this.tracking) return;
     const now = this.steady();
+    const wall = this.o.clock.now();
     if (now - this.lastTick > this.o.tasks.heartbeatMs) this.pauses++;
+    // The host's clock stepped forward: every lease looks that much older than its worker's last
+    // heartbeat (a +40 s step took a live worker's lease, and its step ran again as attempt 2).
+    else if (this.o.wallSteps === true && wall - this.lastWall - (now - this.lastTick) > this.o.tasks.heartbeatMs) {
+      this.pauses++;
+    }
     this.lastTick = now;
+    this.lastWall = wall;
   }
 
   /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */

@@ -14,6 +14,8 @@ import { buildApp } from "../api/app.js";
 import type { ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
+import { watchClockSteps } from "../clock/step-watch.js";
+import { SystemClock } from "../clock/system-clock.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { PostgresListener } from "../store/postgres/listener.js";
 import { CANCEL_NOTIFY_PREFIX, PostgresTaskListener } from "../store/postgres/task-listener.js";
@@ -89,10 +91,32 @@ interface Http {
   setReady(ready: boolean): void;
 }
 
+/**
+ * The host's clock stepped by `ms` (src/clock/step-watch.ts): the firing loop looks again now (asleep
+ * on a monotonic timer, it woke the step late and recorded an occurrence 1 s away as missed), and a
+ * forward step moves the executions' deadlines with it (a +1 h step timed out a 10-minute
+ * run_timeout after 34 s). The leases are the reaper's (TaskReaper's wallSteps).
+ */
+function clockStepped(ms: number, services: Services, log: ServerConfig["log"]): void {
+  const s = Math.round(Math.abs(ms) / 100) / 10;
+  log.warn(
+    { step_ms: Math.round(ms) },
+    `this host's clock stepped ${ms > 0 ? "forward" : "back"} by ${s} s: occurrences are decided by the new time${ms > 0 ? "; the leases and the executions' timeouts move with it" : ""}; keep the host's clock synchronised (NTP)`,
+  );
+  services.scheduler.loop.wake();
+  if (ms > 0) {
+    services.store.shiftExecutionDeadlines(ms).catch((err: unknown) => {
+      log.warn({ err }, "could not move the executions' deadlines after the clock's step");
+    });
+  }
+}
+
 /** The HTTP part: the API, the worker protocol and the UI, listening; a busy port is a StartupError. */
 async function startHttp(config: ServerConfig, services: Services, parts: StartedParts): Promise<Http> {
   const { log, cluster, database, access } = config;
   const { store, workflows, executions, scheduler, metrics, wakeups, handOff, leadership } = services;
+  // A single server keeps its host's time; a cluster the database's (withClusterClock), a test its own.
+  const hostClock = cluster === "single" && config.clock instanceof SystemClock;
   let ready = false;
   const role = (): ServerRole =>
     cluster === "single" ? "single" : cluster === "shared" ? "shared" : leadership?.isLeader ? "leader" : "standby";
@@ -151,13 +175,18 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
           ),
         }
       : {}),
-    ...(config.options.worker !== undefined ? { options: config.options.worker } : {}),
+    options: { ...config.options.worker, ...(hostClock ? { wallSteps: true } : {}) },
     log: log.child({ component: "worker-tasks" }),
     notifierLog: log.child({ component: "notifier" }),
     sweeperLog: log.child({ component: "timeouts" }),
     onNotifyFailed: () => metrics.onNotifyFailed(),
   });
   table.push(...worker.documented);
+  if (hostClock)
+    parts.add(
+      "clock steps",
+      watchClockSteps(config.clock, (ms) => clockStepped(ms, services, log)),
+    );
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

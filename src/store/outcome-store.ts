@@ -105,6 +105,12 @@ export interface OutcomeStoreOps {
     startDeadlineMs: number | null,
     runDeadlineMs: number | null,
   ): Promise<void>;
+  /**
+   * Moves the start and run deadlines of every active execution by `ms`: the host's wall clock of a
+   * single server stepped that far, which is no time the executions ran (src/clock/step-watch.ts).
+   * Returns how many executions it moved.
+   */
+  shiftExecutionDeadlines(ms: number): Promise<number>;
   /** Clears the start deadline (a worker took the task) or both (the execution timed out). */
   clearDeadlines(executionId: string, which: "start" | "both"): Promise<void>;
   getExecutionDeadlines(executionId: string): Promise<{ startDeadlineMs: number | null; runDeadlineMs: number | null }>;

@@ -57,4 +57,24 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
       },
     });
   });
+
+  it("moves the active executions' deadlines by a step of the host's clock, not the ended ones'", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
+    const workflows = new Workflows({ store: db.store, clock });
+    const executions = new Executions({ store: db.store, clock, workflows });
+    await workflows.register({ name: "Order", version: "1.0.0" });
+    await executions.start({ executionId: "long", workflow: "Order", timeouts: { runTimeout: "10m" } });
+    await executions.start({ executionId: "done", workflow: "Order", timeouts: { runTimeout: "10m" } });
+    await executions.cancel("done", { reason: "over" });
+    const before = await db.store.getExecutionDeadlines("done");
+    // The host's clock jumps an hour: a 10-minute run_timeout timed out after 34 s (a tester).
+    expect(await db.store.shiftExecutionDeadlines(3_600_000)).toBe(1);
+    clock.advance(3_600_000 + 60_000);
+    const timeOut = () => db.store.transaction((tx) => timeOutExecution(tx, "long", "run_timeout", clock.now()));
+    expect((await timeOut()).status).toBe("RUNNING");
+    expect(await db.store.getExecutionDeadlines("long")).toMatchObject({
+      runDeadlineMs: Date.UTC(2026, 11, 6, 16, 10, 0) + 3_600_000,
+    });
+    expect(await db.store.getExecutionDeadlines("done")).toEqual(before);
+  });
 });

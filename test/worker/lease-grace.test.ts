@@ -236,6 +236,31 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     }
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
+
+  it("a single server's wall clock stepped forward extends the leases it made lapse, once, then reaps", async () => {
+    // The worker heartbeats all along; the host's clock jumps 40 s in a second (an NTP step): the
+    // lease looked lapsed by the step, and its step ran again as attempt 2 (a tester's faketime).
+    const { clock, tasks, leasedAt } = await leased(db.store);
+    let steady = 0;
+    const reaper = new TaskReaper({ store: db.store, clock, tasks, steadyMs: () => steady, wallSteps: true });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace
+    while (clock.now() < leasedAt + LEASE_MS - 2000) {
+      steady += 1000;
+      clock.advance(1000);
+      expect(await reaper.reapExpired()).toBe(0);
+    }
+    clock.advance(40_000);
+    steady += 1000;
+    expect(await reaper.reapExpired()).toBe(0);
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
+    // Unheard since: the lease that lapses now is a silent worker's.
+    for (let i = 0; i < 31; i++) {
+      steady += 1000;
+      clock.advance(1000);
+      await reaper.reapExpired();
+    }
+    expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
+  });
 });
 
 it("a transaction PostgreSQL aborted (a deadlock) is not an outage: it owes the leases no grace", () => {

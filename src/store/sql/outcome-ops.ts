@@ -150,6 +150,14 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     ]);
   }
 
+  async shiftExecutionDeadlines(ms: number): Promise<number> {
+    return this.exec.run(
+      `UPDATE orbit_executions SET start_deadline_ms = start_deadline_ms + ?, run_deadline_ms = run_deadline_ms + ?
+       WHERE status IN ('RUNNING', 'COMPENSATING') AND (start_deadline_ms IS NOT NULL OR run_deadline_ms IS NOT NULL)`,
+      [ms, ms],
+    );
+  }
+
   async clearDeadlines(executionId: string, which: "start" | "both"): Promise<void> {
     const sets = which === "start" ? "start_deadline_ms = NULL" : "start_deadline_ms = NULL, run_deadline_ms = NULL";
     await this.exec.run(`UPDATE orbit_executions SET ${sets} WHERE execution_id = ?`, [executionId]);
