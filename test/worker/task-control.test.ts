@@ -18,6 +18,37 @@ import { defineWorkflow } from "../../src/worker/workflow.js";
 
 const task = (cancel: string | null) => ({ task_id: "t1", cancel_requested: cancel }) as TaskJson;
 const control = (cancel: string | null = null) => new TaskControl(task(cancel), () => false);
+const QUIET = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A protocol client that records each call, its method and arguments, and answers `answer`. */
+function recordingApi(answer: object = { cancel_requested: null, steps: [], status: "COMPLETED" }) {
+  const calls: { what: string; args: unknown[] }[] = [];
+  const api = new Proxy({} as ProtocolClient, {
+    get:
+      (_t, what: string) =>
+      async (...args: unknown[]) => {
+        calls.push({ what, args });
+        return answer;
+      },
+  });
+  return { api, calls, names: () => calls.map((c) => c.what) };
+}
+
+/** The control of a leased task of W@1.0.0, run 1, attempt 1, draining while `draining()` says so. */
+function leased(
+  o: { id?: string; cancel?: string | null; status?: "RUNNING" | "COMPENSATING"; draining?: () => boolean } = {},
+): TaskControl {
+  const t = {
+    ...task(o.cancel ?? null),
+    execution_id: o.id ?? "e1",
+    workflow: "W",
+    version: "1.0.0",
+    run: 1,
+    attempt: 1,
+  };
+  const json = { ...t, input: {}, steps: [], status: o.status ?? "RUNNING" } as unknown as TaskJson;
+  return new TaskControl(json, o.draining ?? (() => false));
+}
 
 describe("TaskControl's signal, made on first use", () => {
   it("is aborted by a cancel that comes after the run asked for it", () => {
@@ -54,14 +85,8 @@ describe("TaskControl's signal, made on first use", () => {
 describe("a run whose lease is gone", () => {
   it("reports no step once handed back (its cancel ignored), lost, or both", async () => {
     for (const end of ["handBack", "loseLease"] as const) {
-      const calls: string[] = [];
       // Every report the run makes is recorded; none should come after the lease is gone.
-      const api = new Proxy({} as ProtocolClient, {
-        get: (_t, what: string) => async () => {
-          calls.push(what);
-          return { cancel_requested: null, steps: [], status: "COMPLETED" };
-        },
-      });
+      const { api, names } = recordingApi();
       let finishWork: () => void = () => undefined;
       const working = new Promise<void>((resolve) => {
         finishWork = resolve;
@@ -82,10 +107,8 @@ describe("a run whose lease is gone", () => {
           });
         },
       });
-      const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
-      const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
-      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-      const ran = runTask(def, c, api, quiet);
+      const c = leased();
+      const ran = runTask(def, c, api, QUIET);
       await atWork;
       c.cancel("stop");
       c[end]();
@@ -93,7 +116,7 @@ describe("a run whose lease is gone", () => {
       await ran;
       // The first step, reported while the lease was held; nothing after it (the second step
       // was taken for the next lease's when this worker leased the task again, same attempt).
-      expect({ end, calls }).toEqual({ end, calls: ["step"] });
+      expect({ end, calls: names() }).toEqual({ end, calls: ["step"] });
     }
   });
 });
@@ -142,13 +165,7 @@ describe("a run that goes on after a step is refused at close", () => {
       },
     };
     for (const [name, run] of Object.entries(runs)) {
-      const calls: string[] = [];
-      const api = new Proxy({} as ProtocolClient, {
-        get: (_t, what: string) => async () => {
-          calls.push(what);
-          return { cancel_requested: null, steps: [], status: "COMPLETED" };
-        },
-      });
+      const { api, names } = recordingApi();
       let draining = false;
       const def = defineWorkflow({
         name: "W",
@@ -164,14 +181,8 @@ describe("a run that goes on after a step is refused at close", () => {
           return out;
         },
       });
-      const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
-      const c = new TaskControl(
-        { ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson,
-        () => draining,
-      );
-      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-      await runTask(def, c, api, quiet);
-      expect({ name, calls }).toEqual({ name, calls: ["step", "release"] });
+      await runTask(def, leased({ draining: () => draining }), api, QUIET);
+      expect({ name, calls: names() }).toEqual({ name, calls: ["step", "release"] });
     }
   });
 });
@@ -182,15 +193,7 @@ interface TaskContextLike {
 
 describe("a run that throws a value no instanceof can ask", () => {
   it("is reported, by its kind, instead of failing its report until the lease runs out", async () => {
-    const reports: { what: string; args: unknown[] }[] = [];
-    const api = new Proxy({} as ProtocolClient, {
-      get:
-        (_t, what: string) =>
-        async (...args: unknown[]) => {
-          reports.push({ what, args });
-          return { cancel_requested: null, steps: [], status: "FAILED" };
-        },
-    });
+    const { api, calls } = recordingApi({ cancel_requested: null, steps: [], status: "FAILED" });
     const def = defineWorkflow({
       name: "W",
       version: "1.0.0",
@@ -200,11 +203,8 @@ describe("a run that throws a value no instanceof can ask", () => {
         throw proxy; // an immer draft after its produce(), say
       },
     });
-    const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
-    const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
-    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    await runTask(def, c, api, quiet);
-    expect(reports.map((r) => [r.what, r.args[1], r.args[2]])).toEqual([
+    await runTask(def, leased(), api, QUIET);
+    expect(calls.map((r) => [r.what, r.args[1], r.args[2]])).toEqual([
       [
         "fail",
         { message: "[object that cannot be read: a revoked Proxy, or one whose traps throw]", type: "object" },
@@ -217,24 +217,14 @@ describe("a run that throws a value no instanceof can ask", () => {
 describe("the step a failure names", () => {
   it("is the step whose error the run threw, or wrapped; none for the run's own error after a caught one", async () => {
     const failWith = async (name: string, body: (ctx: { step: StepFn }) => Promise<unknown>) => {
-      const reports: unknown[][] = [];
-      const api = new Proxy({} as ProtocolClient, {
-        get:
-          (_t, what: string) =>
-          async (...args: unknown[]) => {
-            if (what === "fail") reports.push(args);
-            return { cancel_requested: null, steps: [], status: "FAILED" };
-          },
-      });
+      const { api, calls } = recordingApi({ cancel_requested: null, steps: [], status: "FAILED" });
       const def = defineWorkflow({
         name: "W",
         version: "1.0.0",
         run: async (ctx) => body(ctx as unknown as { step: StepFn }),
       });
-      const t = { ...task(null), execution_id: name, workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
-      const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => false);
-      await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
-      const error = reports[0]?.[1] as { step?: string } | undefined;
+      await runTask(def, leased({ id: name }), api, QUIET);
+      const error = calls.find((c) => c.what === "fail")?.args[1] as { step?: string } | undefined;
       if (error === undefined) throw new Error(`${name}: the run reported no failure`);
       return error.step ?? null;
     };
@@ -286,15 +276,7 @@ type StepFn = (name: string, fn: () => unknown) => Promise<unknown>;
 
 describe("a step called in onCancel", () => {
   it("is refused as called there, not as called after the run returned", async () => {
-    const reports: { what: string; args: unknown[] }[] = [];
-    const api = new Proxy({} as ProtocolClient, {
-      get:
-        (_t, what: string) =>
-        async (...args: unknown[]) => {
-          reports.push({ what, args });
-          return { cancel_requested: "stop", steps: [], status: "COMPENSATING" };
-        },
-    });
+    const { api, calls } = recordingApi({ cancel_requested: "stop", steps: [], status: "COMPENSATING" });
     const def = defineWorkflow({
       name: "W",
       version: "1.0.0",
@@ -303,13 +285,8 @@ describe("a step called in onCancel", () => {
         await ctx.step("notify", () => 1);
       },
     });
-    const t = { ...task("stop"), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
-    const c = new TaskControl(
-      { ...t, input: {}, steps: [], status: "COMPENSATING" } as unknown as TaskJson,
-      () => false,
-    );
-    await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
-    const cancelled = reports.find((r) => r.what === "cancelled");
+    await runTask(def, leased({ cancel: "stop", status: "COMPENSATING" }), api, QUIET);
+    const cancelled = calls.find((r) => r.what === "cancelled");
     expect(cancelled?.args[1]).toEqual({
       message:
         'step "notify" was called in onCancel: it belongs to no run, so its function did not run (do onCancel\'s work in it directly)',
@@ -320,13 +297,7 @@ describe("a step called in onCancel", () => {
 
 describe("a step whose function catches a nested step's refusal at close", () => {
   it("is not journaled: the task is handed back and the step runs again on the next worker", async () => {
-    const calls: string[] = [];
-    const api = new Proxy({} as ProtocolClient, {
-      get: (_t, what: string) => async () => {
-        calls.push(what);
-        return { cancel_requested: null, steps: [], status: "COMPLETED" };
-      },
-    });
+    const { api, names } = recordingApi();
     let draining = false;
     const def = defineWorkflow({
       name: "W",
@@ -343,9 +314,7 @@ describe("a step whose function catches a nested step's refusal at close", () =>
         return { outer };
       },
     });
-    const t = { ...task(null), execution_id: "e1", workflow: "W", version: "1.0.0", run: 1, attempt: 1 };
-    const c = new TaskControl({ ...t, input: {}, steps: [], status: "RUNNING" } as unknown as TaskJson, () => draining);
-    await runTask(def, c, api, { info: () => undefined, warn: () => undefined, error: () => undefined });
-    expect(calls).toEqual(["release"]);
+    await runTask(def, leased({ draining: () => draining }), api, QUIET);
+    expect(names()).toEqual(["release"]);
   });
 });
