@@ -40,6 +40,17 @@ async function leased(store: Store) {
   return { clock, tasks, executions, taskId: task!.task_id, leasedAt: clock.now() };
 }
 
+/** `seconds` seconds of both clocks, the reaper passing at each; returns how many tasks it put back. */
+async function secondsOfSilence(seconds: number, clock: ManualClock, tick: () => void, reaper: TaskReaper) {
+  let requeued = 0;
+  for (let i = 0; i < seconds; i++) {
+    tick();
+    clock.advance(1000);
+    requeued += await reaper.reapExpired();
+  }
+  return requeued;
+}
+
 /**
  * `store` whose reads of expired leases take `faults.stall` ms of `clock` (a stalled database), and
  * whose next `faults.aborts` lease extensions PostgreSQL aborts as deadlock victims.
@@ -229,11 +240,7 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect(await reaper.reapExpired()).toBe(0);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
     // Not paused again: the lease that lapses now is a silent worker's.
-    for (let i = 0; i < 31; i++) {
-      steady += 1000;
-      clock.advance(1000);
-      await reaper.reapExpired();
-    }
+    await secondsOfSilence(31, clock, () => (steady += 1000), reaper);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
 
@@ -244,21 +251,13 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     let steady = 0;
     const reaper = new TaskReaper({ store: db.store, clock, tasks, steadyMs: () => steady, wallSteps: true });
     expect(await reaper.reapExpired()).toBe(0); // the start's grace
-    while (clock.now() < leasedAt + LEASE_MS - 2000) {
-      steady += 1000;
-      clock.advance(1000);
-      expect(await reaper.reapExpired()).toBe(0);
-    }
+    expect(await secondsOfSilence(LEASE_MS / 1000 - 2, clock, () => (steady += 1000), reaper)).toBe(0);
     clock.advance(40_000);
     steady += 1000;
     expect(await reaper.reapExpired()).toBe(0);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 1, leaseUntilMs: clock.now() + LEASE_MS });
     // Unheard since: the lease that lapses now is a silent worker's.
-    for (let i = 0; i < 31; i++) {
-      steady += 1000;
-      clock.advance(1000);
-      await reaper.reapExpired();
-    }
+    await secondsOfSilence(31, clock, () => (steady += 1000), reaper);
     expect(await db.store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
   });
 });
