@@ -17,9 +17,10 @@ import { watchBlocking } from "./blocking.js";
 import { errorJson, thrownText } from "./errors.js";
 import { LoggedSpell } from "./logged-spell.js";
 import { isRetryable, ProtocolClient } from "./protocol-client.js";
-import { CANCEL_GRACE_MS, jsonText, runTask, TaskControl, withTaskIds } from "./run-task.js";
+import { CANCEL_GRACE_MS, runTask, TaskControl } from "./run-task.js";
 import { settleable } from "./settleable.js";
 import { closeOnSignals } from "./signals.js";
+import { jsonText, withTaskIds } from "./task-log.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 export interface WorkerOptions {

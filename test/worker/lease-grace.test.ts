@@ -247,7 +247,7 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
   it("a single server's wall clock stepped forward extends the leases it made lapse, once, then reaps", async () => {
     // The worker heartbeats all along; the host's clock jumps 40 s in a second (an NTP step): the
     // lease looked lapsed by the step, and its step ran again as attempt 2 (a tester's faketime).
-    const { clock, tasks, leasedAt } = await leased(db.store);
+    const { clock, tasks } = await leased(db.store);
     let steady = 0;
     const reaper = new TaskReaper({ store: db.store, clock, tasks, steadyMs: () => steady, wallSteps: true });
     expect(await reaper.reapExpired()).toBe(0); // the start's grace

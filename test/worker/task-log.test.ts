@@ -6,7 +6,7 @@
  */
 import { expect, it } from "vitest";
 import type { TaskJson } from "../../src/domain/worker-protocol.js";
-import { jsonText, withTaskIds } from "../../src/worker/run-task.js";
+import { jsonText, withTaskIds } from "../../src/worker/task-log.js";
 
 const task = {
   task_id: "t1",
