@@ -27,7 +27,9 @@ export function watchClockSteps(
     const next = clock.now() - monotonic();
     const moved = next - offset;
     offset = next;
-    if (Math.abs(moved) > STEP_MS) onStep(moved);
+    // Whole milliseconds: the monotonic clock's fractions made PostgreSQL refuse the step as a
+    // bigint, and SQLite store fractional deadlines (a re-tester).
+    if (Math.abs(moved) > STEP_MS) onStep(Math.round(moved));
   }, TICK_MS);
   timer.unref();
   return () => clearInterval(timer);

@@ -234,7 +234,7 @@ export class TaskReaper {
     if (extended > 0) {
       this.o.log?.warn?.(
         { extended },
-        "leases extended by a full lease: this server could not hear its workers (it started, it was paused, or its database was away)",
+        "leases extended by a full lease: this server could not hear its workers (it started, it was paused, its database was away, or its clock stepped forward)",
       );
     }
   }

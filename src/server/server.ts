@@ -93,22 +93,23 @@ interface Http {
 
 /**
  * The host's clock stepped by `ms` (src/clock/step-watch.ts): the firing loop looks again now (asleep
- * on a monotonic timer, it woke the step late and recorded an occurrence 1 s away as missed), and a
- * forward step moves the executions' deadlines with it (a +1 h step timed out a 10-minute
- * run_timeout after 34 s). The leases are the reaper's (TaskReaper's wallSteps).
+ * on a monotonic timer, it woke the step late and recorded an occurrence 1 s away as missed), and
+ * the executions' deadlines and the leases move with it, either way: forward, a +1 h step timed out
+ * a 10-minute run_timeout after 34 s; back, a step forward and its correction left every deadline
+ * and lease an hour late. A lease judged before this runs is the reaper's (TaskReaper's wallSteps).
  */
 function clockStepped(ms: number, services: Services, log: ServerConfig["log"]): void {
   const s = Math.round(Math.abs(ms) / 100) / 10;
   log.warn(
     { step_ms: Math.round(ms) },
-    `this host's clock stepped ${ms > 0 ? "forward" : "back"} by ${s} s: occurrences are decided by the new time${ms > 0 ? "; the leases and the executions' timeouts move with it" : ""}; keep the host's clock synchronised (NTP)`,
+    `this host's clock stepped ${ms > 0 ? "forward" : "back"} by ${s} s: occurrences are decided by the new time; the leases and the executions' timeouts move with it; keep the host's clock synchronised (NTP)`,
   );
   services.scheduler.loop.wake();
-  if (ms > 0) {
-    services.store.shiftExecutionDeadlines(ms).catch((err: unknown) => {
-      log.warn({ err }, "could not move the executions' deadlines after the clock's step");
-    });
-  }
+  // Forward, the lapsed leases get the reaper's grace (moved as well, they would end a step late);
+  // back, the leases granted in the time ahead are that much too long.
+  services.store.shiftExecutionDeadlines(ms, ms < 0).catch((err: unknown) => {
+    log.warn({ err }, "could not move the executions' deadlines and the leases after the clock's step");
+  });
 }
 
 /** The HTTP part: the API, the worker protocol and the UI, listening; a busy port is a StartupError. */

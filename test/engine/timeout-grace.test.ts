@@ -67,8 +67,9 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
     await executions.start({ executionId: "done", workflow: "Order", timeouts: { runTimeout: "10m" } });
     await executions.cancel("done", { reason: "over" });
     const before = await db.store.getExecutionDeadlines("done");
-    // The host's clock jumps an hour: a 10-minute run_timeout timed out after 34 s (a tester).
-    expect(await db.store.shiftExecutionDeadlines(3_600_000)).toBe(1);
+    // The host's clock jumps an hour: a 10-minute run_timeout timed out after 34 s (a tester). The
+    // step as measured, with the monotonic clock's fractions: PostgreSQL refused them for a bigint.
+    expect(await db.store.shiftExecutionDeadlines(3_600_000.311)).toBe(1);
     clock.advance(3_600_000 + 60_000);
     const timeOut = () => db.store.transaction((tx) => timeOutExecution(tx, "long", "run_timeout", clock.now()));
     expect((await timeOut()).status).toBe("RUNNING");
@@ -76,5 +77,23 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
       runDeadlineMs: Date.UTC(2026, 11, 6, 16, 10, 0) + 3_600_000,
     });
     expect(await db.store.getExecutionDeadlines("done")).toEqual(before);
+  });
+
+  it("moves the leases too when the clock stepped back, so a step and its correction leave them as they were", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
+    const workflows = new Workflows({ store: db.store, clock });
+    const executions = new Executions({ store: db.store, clock, workflows });
+    const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
+    await workflows.register({ name: "Order", version: "1.0.0" });
+    await executions.start({ executionId: "held", workflow: "Order", timeouts: { runTimeout: "2m" } });
+    const [task] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
+    const lease = (await db.store.getTaskForExecution("held"))!.leaseUntilMs;
+    const deadline = (await db.store.getExecutionDeadlines("held")).runDeadlineMs;
+    // +1 h (the deadlines move; the lapsed lease is the reaper's grace), then the correction.
+    await db.store.shiftExecutionDeadlines(3_600_000);
+    await db.store.shiftExecutionDeadlines(-3_600_000, true);
+    expect((await db.store.getTaskForExecution("held"))!.leaseUntilMs).toBe(lease! - 3_600_000);
+    expect((await db.store.getExecutionDeadlines("held")).runDeadlineMs).toBe(deadline);
+    expect(task?.execution_id).toBe("held");
   });
 });

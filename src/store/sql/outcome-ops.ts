@@ -150,11 +150,17 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     ]);
   }
 
-  async shiftExecutionDeadlines(ms: number): Promise<number> {
+  async shiftExecutionDeadlines(ms: number, leases = false): Promise<number> {
+    const whole = Math.round(ms);
+    if (leases) {
+      await this.exec.run("UPDATE orbit_worker_tasks SET lease_until_ms = lease_until_ms + ? WHERE state = 'leased'", [
+        whole,
+      ]);
+    }
     return this.exec.run(
       `UPDATE orbit_executions SET start_deadline_ms = start_deadline_ms + ?, run_deadline_ms = run_deadline_ms + ?
        WHERE status IN ('RUNNING', 'COMPENSATING') AND (start_deadline_ms IS NOT NULL OR run_deadline_ms IS NOT NULL)`,
-      [ms, ms],
+      [whole, whole],
     );
   }
 
