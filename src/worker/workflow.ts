@@ -115,10 +115,21 @@ export function defineWorkflow<I extends JsonObject = JsonObject>(
   // But a mistake is said, not taken for a default: `{maxAttemps: 1}` (a typo) or `retry: 5` ran three
   // attempts of a workflow meant to run once (a re-tester).
   const given: unknown = definition.retry ?? {};
-  if (typeof given !== "object" || given === null || Array.isArray(given)) {
-    throw new TypeError(`workflow ${definition.name}: retry must be an object, {maxAttempts?, backoffMs?}`);
+  // A plain object: a Map, a Date or an object inheriting its settings was taken for the defaults.
+  const plain = (() => {
+    try {
+      const proto = typeof given === "object" && given !== null ? Object.getPrototypeOf(given) : undefined;
+      return proto === Object.prototype || proto === null;
+    } catch {
+      return false; // a revoked Proxy
+    }
+  })();
+  if (!plain) {
+    throw new TypeError(`workflow ${definition.name}: retry must be a plain object, {maxAttempts?, backoffMs?}`);
   }
-  const unknown = Object.keys(given).filter((k) => k !== "maxAttempts" && k !== "backoffMs");
+  const unknown = Reflect.ownKeys(given as object)
+    .filter((k) => k !== "maxAttempts" && k !== "backoffMs")
+    .map((k) => String(k));
   if (unknown.length > 0) {
     throw new TypeError(
       `workflow ${definition.name}: retry has no setting ${unknown.map((k) => JSON.stringify(k)).join(", ")}: it takes maxAttempts and backoffMs`,

@@ -51,10 +51,17 @@ describe("defineWorkflow", () => {
     expect(() => retry({ maxAttemps: 1 })).toThrow(
       /^workflow W: retry has no setting "maxAttemps": it takes maxAttempts and backoffMs$/,
     );
-    for (const wrong of [5, "x", []]) {
-      expect(() => retry(wrong as never), JSON.stringify(wrong)).toThrow(/^workflow W: retry must be an object/);
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const inherited = Object.create({ maxAttemps: 1 });
+    const wrongs = [5, "x", [], new Map([["maxAttemps", 1]]), new Date(), inherited, proxy];
+    for (const [i, wrong] of wrongs.entries()) {
+      expect(() => retry(wrong as never), `wrongs[${i}]`).toThrow(/^workflow W: retry must be a plain object/);
     }
     expect(() => retry({ maxAttempts: null })).toThrow(/^workflow W: retry needs maxAttempts from 1 to 1000/);
+    const hidden = Object.defineProperty({}, "maxAttemps", { value: 1, enumerable: false });
+    expect(() => retry(hidden)).toThrow(/retry has no setting "maxAttemps"/);
+    expect(() => retry({ [Symbol("maxAttempts")]: 1 })).toThrow(/retry has no setting "Symbol\(maxAttempts\)"/);
   });
 });
 
