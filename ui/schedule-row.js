@@ -60,11 +60,17 @@ const WHOLE_TIMING = 36;
  */
 function timingEl(text, title) {
   if (text.length <= WHOLE_TIMING) return h("code", { class: "timing", text, title });
-  const parts = text.split(/(?<=,)/);
+  // Each token (up to a space or after a comma) unbreakable in itself: a browser also breaks after
+  // a hyphen before a letter, "JAN-" / "FEB" (a re-tester). The spaces stay as typed between them.
+  const parts = text.split(/(?<=,)|(?= )/);
   return h(
     "code",
     { class: "timing long", title },
-    parts.flatMap((p, i) => (i === 0 ? [p] : [h("wbr", {}), p])),
+    parts.flatMap((p, i) => {
+      const token = h("span", { class: "token", text: p.trimStart() });
+      const space = p.slice(0, p.length - p.trimStart().length);
+      return i === 0 ? [token] : [space === "" ? h("wbr", {}) : space, token];
+    }),
   );
 }
 
