@@ -54,7 +54,7 @@ export interface TaskReaperOptions {
   /**
    * `clock` is the host's wall clock (a single server): a forward step of it is noted as a pause,
    * since the leases, held in wall time, lapsed by the step without their workers going silent
-   * (src/clock/step-watch.ts). Not with the database's time of a cluster, nor with a test's clock.
+   * (src/clock/host-clock.ts). Not with the database's time of a cluster, nor with a test's clock.
    */
   wallSteps?: boolean;
 }

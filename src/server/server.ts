@@ -14,9 +14,10 @@ import { buildApp } from "../api/app.js";
 import type { ServerRole } from "../api/deps.js";
 import { IdempotencyKeys } from "../api/idempotency.js";
 import { registerWorkerRoutes } from "../api/worker-routes.js";
-import { watchClockSteps } from "../clock/step-watch.js";
+import { HostClock } from "../clock/host-clock.js";
 import { SystemClock } from "../clock/system-clock.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
+import { DEFAULT_LEASE_MS } from "../engine/tasks.js";
 import type { PostgresListener } from "../store/postgres/listener.js";
 import { CANCEL_NOTIFY_PREFIX, PostgresTaskListener } from "../store/postgres/task-listener.js";
 import { VERSION } from "../version.js";
@@ -49,7 +50,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // A busy port is found before the store opens: a start refused for it left a new database behind.
     await probePort(config);
     const store = await openStore(config, parts);
-    const timed = await withClusterClock(config, store, parts);
+    const clustered = await withClusterClock(config, store, parts);
+    // A single server on its host's clock reads it through HostClock (steps moved with the database).
+    const timed =
+      clustered.cluster === "single" && clustered.clock instanceof SystemClock
+        ? { ...clustered, clock: new HostClock() }
+        : clustered;
     const services = buildServices(timed, store);
     const http = await startHttp(timed, services, parts);
     await startFiring(services, parts);
@@ -92,32 +98,32 @@ interface Http {
 }
 
 /**
- * The host's clock stepped by `ms` (src/clock/step-watch.ts): the firing loop looks again now (asleep
- * on a monotonic timer, it woke the step late and recorded an occurrence 1 s away as missed), and
- * the executions' deadlines and the leases move with it, either way: forward, a +1 h step timed out
- * a 10-minute run_timeout after 34 s; back, a step forward and its correction left every deadline
- * and lease an hour late. A lease judged before this runs is the reaper's (TaskReaper's wallSteps).
+ * The host's clock stepped by `ms` (src/clock/host-clock.ts), before the server's time moves by it:
+ * the executions' deadlines move with it, either way (a +1 h step timed out a 10-minute run_timeout
+ * after 34 s), and a step back caps the leases at a lease from the new time (granted in the time
+ * ahead, they ended that much late). Forward, the lapsed leases are the reaper's (wallSteps).
  */
-function clockStepped(ms: number, services: Services, log: ServerConfig["log"]): void {
+async function moveForStep(ms: number, clock: HostClock, services: Services, config: ServerConfig): Promise<void> {
   const s = Math.round(Math.abs(ms) / 100) / 10;
-  log.warn(
-    { step_ms: Math.round(ms) },
+  config.log.warn(
+    { step_ms: ms },
     `this host's clock stepped ${ms > 0 ? "forward" : "back"} by ${s} s: occurrences are decided by the new time; the leases and the executions' timeouts move with it; keep the host's clock synchronised (NTP)`,
   );
-  services.scheduler.loop.wake();
-  // Forward, the lapsed leases get the reaper's grace (moved as well, they would end a step late);
-  // back, the leases granted in the time ahead are that much too long.
-  services.store.shiftExecutionDeadlines(ms, ms < 0).catch((err: unknown) => {
-    log.warn({ err }, "could not move the executions' deadlines and the leases after the clock's step");
-  });
+  const leaseMs = config.options.worker?.leaseMs ?? DEFAULT_LEASE_MS;
+  try {
+    await services.store.shiftExecutionDeadlines(ms, ms < 0 ? clock.now() + ms + leaseMs : undefined);
+  } catch (err) {
+    config.log.warn({ err }, "could not move the executions' deadlines after the clock's step; trying again in 1 s");
+    throw err;
+  }
 }
 
 /** The HTTP part: the API, the worker protocol and the UI, listening; a busy port is a StartupError. */
 async function startHttp(config: ServerConfig, services: Services, parts: StartedParts): Promise<Http> {
   const { log, cluster, database, access } = config;
   const { store, workflows, executions, scheduler, metrics, wakeups, handOff, leadership } = services;
-  // A single server keeps its host's time; a cluster the database's (withClusterClock), a test its own.
-  const hostClock = cluster === "single" && config.clock instanceof SystemClock;
+  // A single server keeps its host's time (HostClock); a cluster the database's, a test its own.
+  const hostClock = config.clock instanceof HostClock ? config.clock : null;
   let ready = false;
   const role = (): ServerRole =>
     cluster === "single" ? "single" : cluster === "shared" ? "shared" : leadership?.isLeader ? "leader" : "standby";
@@ -176,18 +182,22 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
           ),
         }
       : {}),
-    options: { ...config.options.worker, ...(hostClock ? { wallSteps: true } : {}) },
+    options: { ...config.options.worker, ...(hostClock !== null ? { wallSteps: true } : {}) },
     log: log.child({ component: "worker-tasks" }),
     notifierLog: log.child({ component: "notifier" }),
     sweeperLog: log.child({ component: "timeouts" }),
     onNotifyFailed: () => metrics.onNotifyFailed(),
   });
   table.push(...worker.documented);
-  if (hostClock)
-    parts.add(
-      "clock steps",
-      watchClockSteps(config.clock, (ms) => clockStepped(ms, services, log)),
+  if (hostClock !== null) {
+    // The firing loop looks again once the time has moved: asleep on a monotonic timer, it woke the
+    // step late, and an occurrence 1 s after a +26 s step was recorded missed.
+    const stop = hostClock.watch(
+      (ms) => moveForStep(ms, hostClock, services, config),
+      () => services.scheduler.loop.wake(),
     );
+    parts.add("clock steps", stop);
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

@@ -106,12 +106,12 @@ export interface OutcomeStoreOps {
     runDeadlineMs: number | null,
   ): Promise<void>;
   /**
-   * Moves the start and run deadlines of every active execution by `ms` (whole, either way), and
-   * with `leases` the lease of every leased task: the host's wall clock of a single server stepped
-   * that far, which is no time the executions ran nor the workers went unheard
-   * (src/clock/step-watch.ts). Returns how many executions it moved.
+   * Moves the start and run deadlines of every active execution by `ms` (whole, either way): the
+   * host's wall clock of a single server stepped that far, which is no time the executions ran
+   * (src/clock/host-clock.ts). With `leaseCapMs`, no lease ends after it (a step back: the leases
+   * granted in the time ahead were that much too long). Returns how many executions it moved.
    */
-  shiftExecutionDeadlines(ms: number, leases?: boolean): Promise<number>;
+  shiftExecutionDeadlines(ms: number, leaseCapMs?: number): Promise<number>;
   /** Clears the start deadline (a worker took the task) or both (the execution timed out). */
   clearDeadlines(executionId: string, which: "start" | "both"): Promise<void>;
   getExecutionDeadlines(executionId: string): Promise<{ startDeadlineMs: number | null; runDeadlineMs: number | null }>;

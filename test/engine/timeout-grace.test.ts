@@ -79,21 +79,22 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
     expect(await db.store.getExecutionDeadlines("done")).toEqual(before);
   });
 
-  it("moves the leases too when the clock stepped back, so a step and its correction leave them as they were", async () => {
+  it("caps the leases at a lease from the new time when the clock stepped back", async () => {
     const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
     const workflows = new Workflows({ store: db.store, clock });
     const executions = new Executions({ store: db.store, clock, workflows });
     const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
     await workflows.register({ name: "Order", version: "1.0.0" });
-    await executions.start({ executionId: "held", workflow: "Order", timeouts: { runTimeout: "2m" } });
-    const [task] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
-    const lease = (await db.store.getTaskForExecution("held"))!.leaseUntilMs;
-    const deadline = (await db.store.getExecutionDeadlines("held")).runDeadlineMs;
-    // +1 h (the deadlines move; the lapsed lease is the reaper's grace), then the correction.
-    await db.store.shiftExecutionDeadlines(3_600_000);
-    await db.store.shiftExecutionDeadlines(-3_600_000, true);
-    expect((await db.store.getTaskForExecution("held"))!.leaseUntilMs).toBe(lease! - 3_600_000);
-    expect((await db.store.getExecutionDeadlines("held")).runDeadlineMs).toBe(deadline);
-    expect(task?.execution_id).toBe("held");
+    for (const id of ["ahead", "renewed"]) await executions.start({ executionId: id, workflow: "Order" });
+    // Leased while the clock was an hour ahead: its lease ends an hour late in the new time.
+    clock.advance(3_600_000);
+    const [ahead] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
+    clock.set(clock.now() - 3_600_000);
+    // Leased (or renewed) in the new time: left as it is.
+    const [renewed] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
+    const renewedUntil = (await db.store.getTaskForExecution(renewed!.execution_id))!.leaseUntilMs;
+    await db.store.shiftExecutionDeadlines(-3_600_000, clock.now() + 30_000);
+    expect((await db.store.getTaskForExecution(ahead!.execution_id))!.leaseUntilMs).toBe(clock.now() + 30_000);
+    expect((await db.store.getTaskForExecution(renewed!.execution_id))!.leaseUntilMs).toBe(renewedUntil);
   });
 });

@@ -150,12 +150,14 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     ]);
   }
 
-  async shiftExecutionDeadlines(ms: number, leases = false): Promise<number> {
+  async shiftExecutionDeadlines(ms: number, leaseCapMs?: number): Promise<number> {
     const whole = Math.round(ms);
-    if (leases) {
-      await this.exec.run("UPDATE orbit_worker_tasks SET lease_until_ms = lease_until_ms + ? WHERE state = 'leased'", [
-        whole,
-      ]);
+    if (leaseCapMs !== undefined) {
+      const cap = Math.round(leaseCapMs);
+      await this.exec.run(
+        "UPDATE orbit_worker_tasks SET lease_until_ms = ? WHERE state = 'leased' AND lease_until_ms > ?",
+        [cap, cap],
+      );
     }
     return this.exec.run(
       `UPDATE orbit_executions SET start_deadline_ms = start_deadline_ms + ?, run_deadline_ms = run_deadline_ms + ?
