@@ -18,12 +18,25 @@ import {
   SpanKind,
   SpanStatusCode,
   TraceFlags,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from "@opentelemetry/api";
 import { VERSION } from "../version.js";
 import { isInstance, thrownText } from "./error-text.js";
 
-export const tracer = trace.getTracer("orbit-scheduler", VERSION);
+let current: { provider: TracerProvider; tracer: Tracer } | null = null;
+
+/**
+ * Orbit's tracer, from the tracer provider registered now. Not one taken at load: that one kept the
+ * provider it first delegated to after `trace.disable()` (an SDK shut down, a test's provider), and
+ * went on recording into it (a test file's provider made a later file's executions carry traces).
+ */
+export function tracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (current?.provider !== provider) current = { provider, tracer: provider.getTracer("orbit-scheduler", VERSION) };
+  return current.tracer;
+}
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -49,7 +62,7 @@ export function contextFrom(traceparent: string | null | undefined): Context {
 /** A span that starts and ends now, as the child of a stored traceparent (a lease, a completion). */
 export function markSpan(name: string, traceparent: string | null | undefined, attributes: Attributes): void {
   if (!traceparent) return;
-  tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, contextFrom(traceparent)).end();
+  tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, contextFrom(traceparent)).end();
 }
 
 /**
@@ -61,7 +74,7 @@ export async function inSpan<T>(
   options: { attributes?: Attributes; parent?: Context; kind?: SpanKind },
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const span = tracer.startSpan(
+  const span = tracer().startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes },
     options.parent ?? context.active(),

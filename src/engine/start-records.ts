@@ -24,7 +24,7 @@ export interface CheckedStart {
 /** The execution a checked start creates; its pending task is {@link pendingTask}, built once it is inserted. */
 export function newExecution(s: CheckedStart, now: number): Execution {
   // The execution's trace starts here, as a child of the active span (a fire, a request).
-  const span = tracer.startSpan("orbit.execution.start", { kind: SpanKind.PRODUCER });
+  const span = tracer().startSpan("orbit.execution.start", { kind: SpanKind.PRODUCER });
   // On the start path of every fire: the attributes are built only when an SDK records.
   if (span.isRecording()) {
     span.setAttributes({
