@@ -6,12 +6,8 @@
  * every 30 s for ten minutes and then ended FAILED (a tester).
  */
 import { expect, it } from "vitest";
-import { ManualClock } from "../../src/clock/manual-clock.js";
-import { Executions } from "../../src/engine/executions.js";
-import { TaskWakeups } from "../../src/engine/task-wakeups.js";
-import { WorkerTasks } from "../../src/engine/tasks.js";
-import { Workflows } from "../../src/engine/workflows.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
+import { engineAt } from "../helpers/engine.js";
 
 const OFFER = [{ name: "Refund", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }];
 const HOLDER = { workerId: "w", identity: null };
@@ -20,11 +16,7 @@ describeEachDialect("the last lost lease", (dialect) => {
   const db = useStore(dialect);
 
   async function loseEveryLease(cancel: boolean) {
-    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
-    const workflows = new Workflows({ store: db.store, clock });
-    const executions = new Executions({ store: db.store, clock, workflows });
-    const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "Refund", version: "1.0.0" });
+    const { clock, executions, tasks } = await engineAt(db.store, Date.UTC(2026, 11, 6, 16, 0, 0), "Refund");
     const id = cancel ? "cancelled-run" : "plain-run";
     await executions.start({ executionId: id, workflow: "Refund" });
     const [first] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });

@@ -6,13 +6,9 @@
  * was left to undo (a tester's refunds, lost without a word).
  */
 import { expect, it } from "vitest";
-import { ManualClock } from "../../src/clock/manual-clock.js";
-import { Executions } from "../../src/engine/executions.js";
-import { TaskWakeups } from "../../src/engine/task-wakeups.js";
-import { WorkerTasks } from "../../src/engine/tasks.js";
 import { TIMEOUT_GRACE_MS, timeOutExecution } from "../../src/engine/timeouts.js";
-import { Workflows } from "../../src/engine/workflows.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
+import { engineAt } from "../helpers/engine.js";
 
 const OFFER = [{ name: "Order", version: "1.0.0", max_attempts: 3, backoff_ms: 0 }];
 const HOLDER = { workerId: "w", identity: null };
@@ -21,11 +17,7 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
   const db = useStore(dialect);
 
   it("ends FAILED after the grace, naming the steps no worker compensated", async () => {
-    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
-    const workflows = new Workflows({ store: db.store, clock });
-    const executions = new Executions({ store: db.store, clock, workflows });
-    const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "Order", version: "1.0.0" });
+    const { clock, executions, tasks } = await engineAt(db.store, Date.UTC(2026, 11, 6, 16, 0, 0), "Order");
     await executions.start({ executionId: "o-1", workflow: "Order", timeouts: { runTimeout: "3s" } });
     const [task] = await tasks.claim({ worker_id: "w", workflows: OFFER, max_tasks: 1 });
     const step = (name: string, seq: number, compensable: boolean) =>
@@ -59,10 +51,7 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
   });
 
   it("moves the active executions' deadlines by a step of the host's clock, not the ended ones'", async () => {
-    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
-    const workflows = new Workflows({ store: db.store, clock });
-    const executions = new Executions({ store: db.store, clock, workflows });
-    await workflows.register({ name: "Order", version: "1.0.0" });
+    const { clock, executions } = await engineAt(db.store, Date.UTC(2026, 11, 6, 16, 0, 0), "Order");
     await executions.start({ executionId: "long", workflow: "Order", timeouts: { runTimeout: "10m" } });
     await executions.start({ executionId: "done", workflow: "Order", timeouts: { runTimeout: "10m" } });
     await executions.cancel("done", { reason: "over" });
@@ -80,11 +69,7 @@ describeEachDialect("a timed-out run whose worker never comes back", (dialect) =
   });
 
   it("caps the leases at a lease from the new time when the clock stepped back", async () => {
-    const clock = new ManualClock(Date.UTC(2026, 11, 6, 16, 0, 0));
-    const workflows = new Workflows({ store: db.store, clock });
-    const executions = new Executions({ store: db.store, clock, workflows });
-    const tasks = new WorkerTasks({ store: db.store, clock, executions, workflows, wakeups: new TaskWakeups(clock) });
-    await workflows.register({ name: "Order", version: "1.0.0" });
+    const { clock, executions, tasks } = await engineAt(db.store, Date.UTC(2026, 11, 6, 16, 0, 0), "Order");
     for (const id of ["ahead", "renewed"]) await executions.start({ executionId: id, workflow: "Order" });
     // Leased while the clock was an hour ahead: its lease ends an hour late in the new time.
     clock.advance(3_600_000);

@@ -8,33 +8,20 @@
  */
 import { expect, it } from "vitest";
 import { reportedTasks } from "../../src/api/worker-routes.js";
-import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { ManualClock } from "../../src/clock/manual-clock.js";
 import { OrbitError } from "../../src/domain/errors.js";
-import { Executions } from "../../src/engine/executions.js";
 import { isOutage, TaskReaper } from "../../src/engine/task-reaper.js";
-import { TaskWakeups } from "../../src/engine/task-wakeups.js";
-import { WorkerTasks } from "../../src/engine/tasks.js";
-import { Workflows } from "../../src/engine/workflows.js";
 import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
+import { engineAt } from "../helpers/engine.js";
 
 const offer = [{ name: "W", version: "1.0.0", max_attempts: 3, backoff_ms: 1000 }];
 const LEASE_MS = 30_000;
 
 /** A server's task engine on `store` with a manual clock, and one leased task of execution "e". */
 async function leased(store: Store) {
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const workflows = new Workflows({ store, clock });
-  const executions = new Executions({ store, clock, workflows });
-  const tasks = new WorkerTasks({
-    store,
-    clock,
-    executions,
-    workflows,
-    wakeups: new TaskWakeups(clock),
-    leaseMs: LEASE_MS,
-  });
-  await workflows.register({ name: "W", version: "1.0.0" });
+  const { clock, executions, tasks } = await engineAt(store, Date.UTC(2026, 0, 1), "W");
+  expect(tasks.leaseMs).toBe(LEASE_MS);
   await executions.start({ executionId: "e", workflow: "W", input: {} });
   const [task] = await tasks.claim({ worker_id: "w1", workflows: offer, max_tasks: 1 });
   return { clock, tasks, executions, taskId: task!.task_id, leasedAt: clock.now() };
