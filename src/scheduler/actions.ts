@@ -61,14 +61,16 @@ export class ScheduleActions {
     return this.schedules.o;
   }
 
-  /** `pausing`: the change pauses, so what came due before it is decided first (pause-decide.ts). */
+  /**
+   * `pausing`: the change pauses, so what came due before it is decided first (pause-decide.ts).
+   * `recomputes`: the change recomputes the next occurrence, from `from` (recomputeFrom: now, or
+   * past what the schedule decided); else `from` is now.
+   */
   private async write(
     id: string,
     fence: Fence,
-    /** `from`: where a recomputed next occurrence starts (recomputeFrom: now, or past what was decided). */
     change: (row: ScheduleRow, now: number, from: number) => ScheduleRow,
-    pausing = false,
-    recomputes = false,
+    { pausing = false, recomputes = false }: { pausing?: boolean; recomputes?: boolean } = {},
   ): Promise<JsonObject> {
     const fires: FireReport[] = [];
     let at = 0;
@@ -119,7 +121,7 @@ export class ScheduleActions {
         dueMs: null,
         spec: { ...row.spec, paused: true, ...(note !== undefined ? { pause_note: note as string } : {}) },
       }),
-      true,
+      { pausing: true },
     );
   }
 
@@ -167,8 +169,7 @@ export class ScheduleActions {
           retryMs: null,
         };
       },
-      false,
-      true,
+      { recomputes: true },
     );
   }
 
