@@ -1,7 +1,7 @@
-/** Helpers for tests of the worker's runs (worker-log, hung-after-cancel, step-types). */
+/** Helpers for tests of the worker's runs (worker-log, run-log, hung-after-cancel, step-types). */
 import type { ManualClock } from "../../src/clock/manual-clock.js";
 import type { TaskJson } from "../../src/domain/worker-protocol.js";
-import type { Worker } from "../../src/index.js";
+import type { Worker, WorkflowLogger } from "../../src/index.js";
 
 /** One turn of the event loop. */
 export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -56,4 +56,13 @@ export function taskJson(overrides: Partial<TaskJson> = {}): TaskJson {
     heartbeat_ms: 10_000,
     ...overrides,
   };
+}
+
+type Line = [level: string, message: string, fields: Record<string, unknown> | undefined];
+
+/** A worker logger that keeps every line, in order. */
+export function capturing(): { lines: Line[]; logger: WorkflowLogger } {
+  const lines: Line[] = [];
+  const at = (level: string) => (m: string, f?: Record<string, unknown>) => void lines.push([level, m, f]);
+  return { lines, logger: { info: at("info"), warn: at("warn"), error: at("error") } };
 }
