@@ -88,10 +88,12 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
       query: S.ListExecutionsQuery,
       responses: { 200: { description: "a page of executions", schema: S.ExecutionList } },
       handler: async (r) => {
-        const page = await d.executions.list(r.query as ListExecutionsQuery);
-        const visible =
-          access === null ? page.executions : page.executions.filter((e) => access.allows(r, "read", e.workflow));
-        return { status: 200, body: { executions: visible.map(executionToJson), next_cursor: page.nextCursor } };
+        const visible = access === null ? undefined : (workflow: string) => access.allows(r, "read", workflow);
+        const page = await d.executions.list(r.query as ListExecutionsQuery, undefined, visible);
+        return {
+          status: 200,
+          body: { executions: page.executions.map(executionToJson), next_cursor: page.nextCursor },
+        };
       },
     },
     {

@@ -290,12 +290,32 @@ export class Executions {
     return ops.listEvents(executionId);
   }
 
-  /** Newest first, filtered, `limit` per page with an opaque cursor. */
-  async list(query: ListExecutionsQuery = {}, tx?: StoreOps): Promise<ExecutionPage> {
+  /**
+   * Newest first, filtered, `limit` per page with an opaque cursor. With `visible` (access control),
+   * only executions of the workflows it allows, filtered by the database: filtered after the read,
+   * a page came back short or empty with a cursor made of the last row the caller may not see,
+   * which named the hidden executions one by one (docs/security.md).
+   */
+  async list(
+    query: ListExecutionsQuery = {},
+    tx?: StoreOps,
+    visible?: (workflow: string) => boolean,
+  ): Promise<ExecutionPage> {
+    const ops = tx ?? this.store;
     const filter = executionFilterOf(query);
     const limit = filter.limit;
+    if (visible !== undefined) {
+      if (filter.workflow !== undefined && !visible(filter.workflow)) return { executions: [], nextCursor: null };
+      if (filter.workflow === undefined) {
+        // An execution's workflow is registered (a start refuses any other), so these are every
+        // workflow the caller may read executions of.
+        const names = [...new Set((await ops.listWorkflows()).map((w) => w.name))].filter(visible);
+        if (names.length === 0) return { executions: [], nextCursor: null };
+        filter.workflows = names;
+      }
+    }
     // One more than asked tells whether another page exists.
-    const rows = await (tx ?? this.store).listExecutions({ ...filter, limit: limit + 1 });
+    const rows = await ops.listExecutions({ ...filter, limit: limit + 1 });
     const executions = rows.slice(0, limit);
     const last = executions[executions.length - 1];
     const nextCursor =

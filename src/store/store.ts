@@ -42,6 +42,8 @@ export interface ListSchedulesOptions {
 
 export interface ExecutionFilter {
   workflow?: string;
+  /** Only executions of these workflows (access control: the ones the caller may read). */
+  workflows?: readonly string[];
   status?: ExecutionStatus;
   scheduleId?: string;
   /** Created at or after this instant (ms). */

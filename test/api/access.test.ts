@@ -101,6 +101,47 @@ it("searches in memory what it may see, with the same filters as the database", 
   expect((await t.call("DELETE", "/v1/schedules/order-ghost", undefined, as("admin-token"))).status).toBe(204);
 });
 
+it("pages through only the executions it may read, with cursors that name none it may not", async () => {
+  // Filtered after the read, a page came back empty with a cursor made of the hidden row after it
+  // (base64 of its creation time and id): paging named every hidden execution (a tester).
+  const started: string[] = [];
+  const runs: [id: string, workflow: string][] = [
+    ["order-a", "OrderProcessing"],
+    ["bill-a", "Billing"],
+    ["bill-b", "Billing"],
+    ["order-b", "OrderProcessing"],
+    ["bill-c", "Billing"],
+  ];
+  for (const [id, workflow] of runs) {
+    const r = await t.call("POST", "/v1/executions", { execution_id: id, workflow }, as("admin-token"));
+    expect(r.status).toBe(201);
+    started.push(id);
+  }
+  const seen: string[] = [];
+  const cursors: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { status: number; body: { executions: { execution_id: string }[]; next_cursor: string | null } } =
+      await t.call(
+        "GET",
+        `/v1/executions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        undefined,
+        as("orders-token"),
+      );
+    expect(page.status).toBe(200);
+    expect(page.body.executions).toHaveLength(1);
+    seen.push(...page.body.executions.map((e) => e.execution_id));
+    cursor = page.body.next_cursor;
+    if (cursor !== null) cursors.push(Buffer.from(cursor, "base64").toString("utf8"));
+  } while (cursor !== null);
+  expect(seen.sort()).toEqual(["order-a", "order-b"]);
+  expect(cursors.join(" ")).not.toMatch(/bill/);
+  const billing = await t.call("GET", "/v1/executions?workflow=Billing", undefined, as("orders-token"));
+  expect(billing.body).toEqual({ executions: [], next_cursor: null });
+  const admin = await t.call("GET", "/v1/executions?limit=10", undefined, as("admin-token"));
+  expect(admin.body.executions.map((e: { execution_id: string }) => e.execution_id).sort()).toEqual(started.sort());
+});
+
 it("answers 404 for a schedule it may not see and 403 for a workflow it names, changing nothing", async () => {
   // As if it did not exist (docs/security.md § Access matrix): a 403 would say that it does.
   const r = await t.call("POST", "/v1/schedules/billing/pause", {}, as("orders-token"));

@@ -232,6 +232,23 @@ describeEachDialect("executions", (dialect) => {
     expect(fromSchedule.executions.map((e) => e.executionId)).toEqual(["e2b", "e2a", "e0b", "e0a"]);
     expect((await executions.list({ status: "COMPLETED" })).executions.map((e) => e.executionId)).toEqual(["e6b"]);
 
+    // Access control filters in the query: full pages of what the caller may read, cursors from them.
+    const onlyOther = (w: string) => w === "Other";
+    const visibleSeen: string[] = [];
+    cursor = undefined;
+    do {
+      const page = await executions.list({ limit: 4, ...(cursor ? { cursor } : {}) }, undefined, onlyOther);
+      visibleSeen.push(...page.executions.map((e) => e.executionId));
+      if (page.nextCursor !== null) expect(page.executions).toHaveLength(4);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(visibleSeen).toEqual(other.executions.map((e) => e.executionId));
+    expect(await executions.list({ workflow: "OrderProcessing" }, undefined, onlyOther)).toEqual({
+      executions: [],
+      nextCursor: null,
+    });
+    expect((await executions.list({}, undefined, () => false)).executions).toEqual([]);
+
     expect((await refusal(executions.list({ limit: 1001 }))).code).toBe("INVALID_ARGUMENT");
     expect((await refusal(executions.list({ status: "DONE" }))).message).toMatch(/status "DONE" is not one of/);
     expect((await refusal(executions.list({ cursor: "garbage" }))).message).toMatch(/not one this server issued/);

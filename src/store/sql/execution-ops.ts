@@ -324,6 +324,11 @@ export class ExecutionOps {
       params.push(value);
     };
     equal("workflow", filter.workflow);
+    if (filter.workflows !== undefined) {
+      const list = this.sqlDialect.inList("workflow", filter.workflows);
+      where.push(list.sql);
+      params.push(list.param);
+    }
     equal("status", filter.status);
     equal("schedule_id", filter.scheduleId);
     if (filter.createdFromMs !== undefined) {
