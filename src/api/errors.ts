@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
 import { drainRefused, lingerOnClose } from "./linger.js";
-import { closeAfterAnswer } from "./pipelining.js";
+import { afterAnswers, closeAfterAnswer } from "./pipelining.js";
 import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
 
@@ -173,6 +173,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.destroy();
     return;
   }
+  // Bytes after a request that said `connection: close` are not carried out (RFC 9112 § 9.6): Node
+  // closes the connection once that request is answered.
+  if (err.code === "HPE_CLOSED_CONNECTION") return;
   const [status, message] =
     err.code === "HPE_HEADER_OVERFLOW"
       ? [431, "the request headers are larger than the server accepts (16 KB)"]
@@ -180,7 +183,10 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
         ? [408, "the request was not received in time; send its headers and body without pausing"]
         : [400, "the request is not valid HTTP"];
   const body = JSON.stringify({ code: "INVALID_ARGUMENT", message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  // After the answers to the requests before it on the connection (pipelined).
+  afterAnswers(socket, () =>
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    ),
   );
 }

@@ -6,7 +6,10 @@
  * requests whose answers are not yet written out is closed. And once an answer said
  * `connection: close`, the requests that came after it on that connection are not carried out
  * (RFC 9112 § 9.6): they were, and their answers never sent, so a client that sent again what was
- * not answered started an execution twice.
+ * not answered started an execution twice. And a request Node cannot parse (or one sent after a
+ * request that said `connection: close`) is refused only once the requests before it on the
+ * connection are answered ({@link afterAnswers}): its 400 was written at once and ended the
+ * connection, so a write before it was carried out but answered "not valid HTTP".
  */
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
@@ -16,6 +19,17 @@ export const MAX_UNANSWERED = 32;
 
 const unanswered = new WeakMap<Socket, number>();
 const closing = new WeakSet<Socket>();
+/** What to do on a connection once its last request in flight is answered. */
+const whenAnswered = new WeakMap<Socket, () => void>();
+
+/**
+ * Runs `then` once every request parsed on `socket` so far has been answered (at once when none is
+ * in flight); the first call on a connection wins.
+ */
+export function afterAnswers(socket: Socket, then: () => void): void {
+  if ((unanswered.get(socket) ?? 0) === 0) then();
+  else if (!whenAnswered.has(socket)) whenAnswered.set(socket, then);
+}
 
 /** The answer on `socket` says `connection: close`: what comes after it on the connection is dropped. */
 export function closeAfterAnswer(socket: Socket): void {
@@ -37,6 +51,14 @@ export function boundPipelining(app: FastifyInstance): void {
       return;
     }
     unanswered.set(socket, n);
-    reply.raw.once("close", () => unanswered.set(socket, (unanswered.get(socket) ?? 1) - 1));
+    reply.raw.once("close", () => {
+      const left = (unanswered.get(socket) ?? 1) - 1;
+      unanswered.set(socket, left);
+      const then = left === 0 ? whenAnswered.get(socket) : undefined;
+      if (then !== undefined) {
+        whenAnswered.delete(socket);
+        then();
+      }
+    });
   });
 }

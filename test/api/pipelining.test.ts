@@ -51,3 +51,29 @@ it("does not carry out a request pipelined after an answer that closes the conne
   expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
   expect((await t.call("GET", "/v1/executions/after-close")).status).toBe(404);
 });
+
+it("answers the requests before a malformed one or one that closes the connection, then closes", async () => {
+  // Node's parser met the bad bytes while the write before them was being carried out, and the 400
+  // was written to the socket at once, ending it: the write was done but answered "not valid
+  // HTTP", so a client that retried it started a second execution (a tester).
+  const host = new URL(t.server.url).host;
+  const tails = {
+    garbage: "GARBAGE\r\n\r\n",
+    "two content-lengths": `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`,
+    "data after connection: close": `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\nGET /healthz HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+  };
+  const seen: Record<string, string[]> = {};
+  for (const [name, tail] of Object.entries(tails)) {
+    const id = `pipelined-${name.replace(/\W+/g, "-")}`;
+    const body = JSON.stringify({ execution_id: id, workflow: "OrderProcessing", input: ORDER_INPUT });
+    const start = `POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const answer = await sendAll(start + tail, true);
+    seen[name] = answer.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+    expect((await t.call("GET", `/v1/executions/${id}`)).status).toBe(200);
+  }
+  expect(seen).toEqual({
+    garbage: ["HTTP/1.1 201", "HTTP/1.1 400"],
+    "two content-lengths": ["HTTP/1.1 201", "HTTP/1.1 400"],
+    "data after connection: close": ["HTTP/1.1 201", "HTTP/1.1 200"],
+  });
+});
