@@ -9,6 +9,7 @@ import { OrbitError } from "../domain/errors.js";
 import { serializeJson } from "../domain/json-text.js";
 import { LENIENT_ROUTES } from "../domain/worker-protocol.js";
 import { VERSION } from "../version.js";
+import { fixedBody } from "./conditional.js";
 import { checkHostAndOrigin, checkRequestTarget, checkStateChanging } from "./cross-site.js";
 import type { ApiDeps } from "./deps.js";
 import {
@@ -230,7 +231,7 @@ export function buildApp(o: AppOptions): App {
     ...outcomeRoutes(o.deps),
     ...uiRoutes(o.deps),
     ...systemRoutes(o.deps, () => {
-      document ??= openApiDocument(table, VERSION);
+      document ??= fixedBody(openApiDocument(table, VERSION));
       return document;
     }),
   );
