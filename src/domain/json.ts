@@ -27,15 +27,16 @@ type JsonifiedObject<T> = Flat<
  * What a value of type T becomes through JSON as a step journals it: the type a step returns, since
  * a step returns its journaled JSON form even on its first run (docs/workflows.md § Steps). A `Date`
  * is a string, a `Map` or `Set` an empty object, `undefined` (a step that returns nothing) is
- * `null`, a property that may be `undefined` is optional, tuples stay tuples; `any` and `unknown`
- * stay as they are.
+ * `null`, a property that may be `undefined` is optional, tuples stay tuples; `any`, `unknown` and
+ * JSON values stay as they are (the recursive JsonValue, a field of an undeclared input, made TypeScript
+ * recurse without end: TS2589).
  */
 export type Jsonified<T> = unknown extends T
   ? T
-  : T extends { toJSON(...args: never[]): infer R }
-    ? Jsonified<R>
-    : T extends JsonPrimitive
-      ? T
+  : T extends JsonValue
+    ? T
+    : T extends { toJSON(...args: never[]): infer R }
+      ? Jsonified<R>
       : T extends NotJson
         ? null
         : T extends bigint

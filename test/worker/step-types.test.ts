@@ -5,7 +5,7 @@
  * again) and at run time against what a step really returns.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { Jsonified, JsonObject } from "../../src/domain/json.js";
+import type { Jsonified, JsonObject, JsonValue } from "../../src/domain/json.js";
 import { TaskContext } from "../../src/worker/context.js";
 import { taskJson } from "./hung-code.js";
 
@@ -30,6 +30,13 @@ describe("Jsonified", () => {
     // A property that may be undefined may be missing; tuples keep their places.
     expectTypeOf<Jsonified<{ a: string | undefined; b: number }>>().toEqualTypeOf<{ a?: string; b: number }>();
     expectTypeOf<Jsonified<[{ at: Date }, number]>>().toEqualTypeOf<[{ at: string }, number]>();
+    // JSON values stay as they are: a field of an undeclared input is the recursive JsonValue, and
+    // a step result holding one beside a Date (or one that may be undefined) recursed without end,
+    // so `tsc` failed the quickstart's worker with TS2589 "Type instantiation is excessively deep"
+    // (a tester, with plain `strict`).
+    expectTypeOf<Jsonified<{ amount: JsonValue; at: Date }>>().toEqualTypeOf<{ amount: JsonValue; at: string }>();
+    expectTypeOf<Jsonified<{ amount: JsonValue | undefined; n: 1 }>>().toEqualTypeOf<{ amount?: JsonValue; n: 1 }>();
+    expectTypeOf<Jsonified<JsonObject[] | Date>>().toEqualTypeOf<JsonObject[] | string>();
   });
 });
 
