@@ -46,3 +46,13 @@ export function httpStatusOf(code: ErrorCode): number {
 
 export const invalidSchedule = (message: string): OrbitError => new OrbitError("INVALID_SCHEDULE", message);
 export const invalidArgument = (message: string): OrbitError => new OrbitError("INVALID_ARGUMENT", message);
+
+/**
+ * A failure that means this server could not reach its database (away, unwritable or stalled), so
+ * it could not hear its workers either: it owes the leases a grace (src/engine/task-reaper.ts). Not
+ * a transaction PostgreSQL aborted to let another go on (a deadlock, a serialization failure): the
+ * next heartbeat lands.
+ */
+export function isOutage(err: unknown): boolean {
+  return err instanceof OrbitError && err.code === "UNAVAILABLE" && err.details?.aborted !== true;
+}

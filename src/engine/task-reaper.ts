@@ -5,7 +5,7 @@
  * servers reaping at once settle each task once.
  *
  * A lease runs out when its worker goes silent, not when this server could not hear it: after the
- * server starts, and after it answered 503 (its database was away), the first pass extends every
+ * server starts, and after it answered 503 or met its database away itself, the first pass extends every
  * lapsed or lapsing lease to a full lease from now instead of reaping it, so a live worker's report
  * or heartbeat, sent again once the server is back, finds its lease (docs/workflows.md § Leases).
  * So does a pause of this process longer than a heartbeat interval (SIGSTOP, a paused VM).
@@ -15,21 +15,11 @@
  */
 
 import type { Clock } from "../domain/clock.js";
-import { OrbitError } from "../domain/errors.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { Store } from "../store/store.js";
 import type { GracedLeases } from "../store/task-store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
 import type { WorkerTasks } from "./tasks.js";
-
-/**
- * A worker request's failure that means this server could not hear its workers (the database away,
- * unwritable or stalled): it owes the leases a grace. Not a transaction PostgreSQL aborted to let
- * another go on (a deadlock, a serialization failure): the next heartbeat lands.
- */
-export function isOutage(err: unknown): boolean {
-  return err instanceof OrbitError && err.code === "UNAVAILABLE" && err.details?.aborted !== true;
-}
 
 export interface TaskReaperOptions {
   store: Store;
@@ -191,9 +181,17 @@ export class TaskReaper {
 
   private graceOwed(): boolean {
     this.notePause();
-    return (
-      this.gracedAfter === null || (this.o.outages?.count ?? 0) > this.gracedAfter || this.pauses > this.gracedPauses
-    );
+    return this.gracedAfter === null || this.outages() > this.gracedAfter || this.pauses > this.gracedPauses;
+  }
+
+  /**
+   * Worker requests this server answered 503 for want of the database, and its own operations that
+   * met the database away (its reaper's, its firing loop's …): in a cluster a server no worker
+   * talks to answered none, and its first pass after a 40 s outage took every lease a live worker
+   * held through another server, whose finished runs ran again as attempt 2 (a tester).
+   */
+  private outages(): number {
+    return (this.o.outages?.count ?? 0) + (this.o.store.outageCount?.() ?? 0);
   }
 
   /**
@@ -220,7 +218,7 @@ export class TaskReaper {
   /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */
   private async grace(now: number): Promise<void> {
     // The outages up to here are covered; a 503 answered while the grace runs owes another.
-    const covers = this.o.outages?.count ?? 0;
+    const covers = this.outages();
     const pauses = this.pauses;
     const until = now + this.o.tasks.leaseMs;
     // A grace's tasks are kept a lease past their end: one unheard since has lapsed by then, and

@@ -12,7 +12,7 @@ import type { Clock } from "../domain/clock.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { inSpan } from "../domain/tracing.js";
 import type { FireWindow } from "../engine/retention.js";
-import { isOutage } from "../engine/task-reaper.js";
+import { isOutage } from "../domain/errors.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";

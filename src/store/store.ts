@@ -418,6 +418,12 @@ export interface Store extends StoreOps {
    */
   maintenanceProblem?(): Promise<string | null>;
   /**
+   * How many of this store's operations failed because the database was away (`isOutage`: gone,
+   * refusing connections, unanswered; not a transaction it aborted), since it was made. The lease
+   * reaper owes its leases a grace after any (src/engine/task-reaper.ts). PostgreSQL only.
+   */
+  outageCount?(): number;
+  /**
    * The last write failure met, known without asking the database (null after a write succeeds):
    * what readiness says when its own check gets no answer in time (SQLite waiting for another
    * process's lock said "the database does not answer", where writes named the lock).

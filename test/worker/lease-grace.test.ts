@@ -9,8 +9,8 @@
 import { expect, it } from "vitest";
 import { reportedTasks } from "../../src/api/worker-routes.js";
 import type { ManualClock } from "../../src/clock/manual-clock.js";
-import { OrbitError } from "../../src/domain/errors.js";
-import { isOutage, TaskReaper } from "../../src/engine/task-reaper.js";
+import { isOutage, OrbitError } from "../../src/domain/errors.js";
+import { TaskReaper } from "../../src/engine/task-reaper.js";
 import type { Store } from "../../src/store/store.js";
 import { describeEachDialect, useStore } from "../helpers/db.js";
 import { engineAt } from "../helpers/engine.js";
@@ -137,6 +137,28 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     clock.advance(LEASE_MS + 1);
     expect(await reaper.reapExpired()).toBe(1);
     expect((await store.getTaskForExecution("f"))?.attempt).toBe(2);
+  });
+
+  it("a server no worker talks to, whose own operations met the database away, extends the lapsed leases once", async () => {
+    // In a cluster only the server a worker talks to answers it 503: another server's first pass
+    // after a 40 s outage took the live worker's leases, and its finished runs ran again (a tester).
+    const { clock, tasks } = await leased(db.store);
+    const met = { outages: 0 };
+    const store = new Proxy(db.store, {
+      get(target, key) {
+        if (key === "outageCount") return () => met.outages;
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }) as Store;
+    const reaper = new TaskReaper({ store, clock, tasks, outages: { count: 0 } });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace, nothing lapsed yet
+    clock.advance(LEASE_MS + 10_000); // the outage: the worker's heartbeats reached no server
+    met.outages += 3; // this server's own reads failed meanwhile
+    expect(await reaper.reapExpired()).toBe(0);
+    expect((await db.store.getTaskForExecution("e"))?.leaseUntilMs).toBe(clock.now() + LEASE_MS);
+    clock.advance(LEASE_MS + 1); // nothing heard through the grace: the worker is gone
+    expect(await reaper.reapExpired()).toBe(1);
   });
 
   it("a 503 at least once a lease does not keep a silent worker's lease: a lease graced once is reaped unless heard since", async () => {

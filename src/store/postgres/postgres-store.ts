@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
+import { isOutage } from "../../domain/errors.js";
 import type { AppliedMigration } from "../migrations.js";
 import type { SqlExecutor, SqlParam } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
@@ -139,6 +140,15 @@ interface Sending {
   onNoAnswer?: () => void;
   /** `performance.now()` at the last answer any statement got (shared by the copies a transaction makes). */
   answered: { at: number | null };
+  /** How many failures meant the database was away ({@link PostgresStore.outageCount}); shared likewise. */
+  outages: { count: number };
+}
+
+/** `asUnavailable(err, answerMs)`, counted in `sending.outages` when it means the database was away. */
+function failure(err: unknown, sending: Sending, answerMs?: number): unknown {
+  const converted = asUnavailable(err, answerMs);
+  if (isOutage(converted)) sending.outages.count++;
+  return converted;
 }
 
 /**
@@ -159,7 +169,7 @@ function executor(target: () => pg.Pool | pg.PoolClient, sending: Sending): SqlE
       return { rows: shapes.objects(name, r.fields, r.rows), rowCount: r.rowCount };
     } catch (err) {
       if (isNoAnswer(err)) sending.onNoAnswer?.();
-      throw asUnavailable(err, answerMs);
+      throw failure(err, sending, answerMs);
     }
   };
   return {
@@ -196,6 +206,7 @@ export class PostgresStore extends SqlOps implements Store {
       shapes: new RowShapes(),
       answerMs: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS,
       answered: { at: null },
+      outages: { count: 0 },
     };
     const ambient = new AsyncLocalStorage<Ambient>();
     // The pool exists only between open() and close(), so the executor looks it up per call;
@@ -207,6 +218,10 @@ export class PostgresStore extends SqlOps implements Store {
     this.holder = holder;
     this.sending = sending;
     this.ambient = ambient;
+  }
+
+  outageCount(): number {
+    return this.sending.outages.count;
   }
 
   async open(): Promise<void> {
@@ -237,7 +252,7 @@ export class PostgresStore extends SqlOps implements Store {
       this.newerMigrations = (await migratePostgres(pool, this.options.migrationsDir)).newer;
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw asUnavailable(error);
+      throw failure(error, this.sending);
     }
     this.holder.pool = pool;
     this.state = "open";
@@ -285,7 +300,7 @@ export class PostgresStore extends SqlOps implements Store {
     try {
       client = await checkOut(requirePool(this.holder), onError);
     } catch (err) {
-      throw asUnavailable(err);
+      throw failure(err, this.sending);
     }
     // A statement left unanswered stays in flight on the client: it is released broken (destroyed).
     const sending = { ...this.sending, onNoAnswer: () => (broken = true) };
@@ -317,7 +332,7 @@ export class PostgresStore extends SqlOps implements Store {
               broken = true; // the connection itself failed: do not return it to the pool
             }
           }
-          throw asUnavailable(error);
+          throw failure(error, this.sending);
         } finally {
           active = false;
           client.removeListener("error", onError);
@@ -342,7 +357,7 @@ export class PostgresStore extends SqlOps implements Store {
       broken = true;
     };
     const client = await checkOut(requirePool(this.holder), onError).catch((err: unknown) => {
-      throw asUnavailable(err);
+      throw failure(err, this.sending);
     });
     let readOnly = false;
     try {
@@ -360,7 +375,7 @@ export class PostgresStore extends SqlOps implements Store {
         : "it refuses writes (default_transaction_read_only is on)";
     } catch (err) {
       broken = true;
-      throw asUnavailable(err, this.sending.answerMs);
+      throw failure(err, this.sending, this.sending.answerMs);
     } finally {
       // The client goes back to the pool: a listener left on it would pile up, one per readiness check.
       client.removeListener("error", onError);
@@ -379,7 +394,7 @@ export class PostgresStore extends SqlOps implements Store {
         }),
       )
       .catch((err: unknown) => {
-        throw asUnavailable(err, this.sending.answerMs);
+        throw failure(err, this.sending, this.sending.answerMs);
       });
     const row = r.rows[0];
     if (row?.autovacuum === "off") return "autovacuum is off for this PostgreSQL server";
@@ -399,7 +414,7 @@ export class PostgresStore extends SqlOps implements Store {
     } catch (error) {
       // Unanswered: the outer transaction's end discards the connection; nothing more is sent on it.
       if (!isNoAnswer(error)) await this.control(outer.client, `ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
-      throw asUnavailable(error, this.sending.answerMs);
+      throw failure(error, this.sending, this.sending.answerMs);
     }
   }
 
@@ -413,7 +428,7 @@ export class PostgresStore extends SqlOps implements Store {
     try {
       await client.query(this.bounded({ text }));
     } catch (err) {
-      throw asUnavailable(err, this.sending.answerMs);
+      throw failure(err, this.sending, this.sending.answerMs);
     }
   }
 }
