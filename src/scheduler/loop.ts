@@ -9,10 +9,10 @@
  */
 
 import type { Clock } from "../domain/clock.js";
+import { isOutage } from "../domain/errors.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { inSpan } from "../domain/tracing.js";
 import type { FireWindow } from "../engine/retention.js";
-import { isOutage } from "../domain/errors.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
@@ -312,6 +312,9 @@ export class SchedulerLoop implements FireWindow {
       stalled();
       outcomes = [];
       for (const id of ids) {
+        // A leader that lost its lock (its connections went with the batch's) leaves them to the
+        // next leader: it fired them one by one beside it for 0.6 s (docs/cluster.md).
+        if (!(this.o.mayFire?.() ?? true) || this.abort.signal.aborted) break;
         const alone = this.stalls.watch();
         try {
           const outcome = await this.fireOne(id, now);

@@ -176,3 +176,47 @@ describe("a database that is down for every round [sqlite]", () => {
     expect((await h.scheduler.schedules.get("s")).fired).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("a leader that loses its lock while its fire batch fails [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.scheduler.close();
+    h = null;
+  });
+
+  it("does not fire the batch's schedules one by one: the new leader fires them", async () => {
+    // A leader whose connections were terminated lost its lock and its batch at once, then fired
+    // the batch's schedules each on its own beside the new leader for 0.6 s (a tester: 20 fires
+    // logged after "this server is a standby").
+    const lead = { isLeader: true };
+    let urgent = 0;
+    const store = new Proxy(db.store, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (prop === "transaction") {
+          return (fn: (tx: unknown) => Promise<unknown>, options?: { urgent?: boolean }) => {
+            if (!options?.urgent) return (target.transaction as (...a: unknown[]) => Promise<unknown>)(fn, options);
+            urgent++;
+            return (target.transaction as (...a: unknown[]) => Promise<unknown>)(async (tx: unknown) => {
+              const result = await fn(tx);
+              if (urgent === 1) {
+                lead.isLeader = false; // the lock's connection went with the batch's
+                throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "57P01" });
+              }
+              return result;
+            }, options);
+          };
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", mayFire: () => lead.isLeader });
+    for (let i = 0; i < 5; i++) {
+      await h.scheduler.schedules.create({ schedule_id: `s${i}`, workflow: "OrderProcessing", interval: "1m" });
+    }
+    expect(await h.fireAt("2026-11-15T00:01:00Z")).toBe(0);
+    expect(urgent).toBe(1);
+    expect((await h.scheduler.schedules.get("s0")).fired).toBe(0);
+  });
+});

@@ -30,6 +30,7 @@ export async function makeHarness(
     log?: SchedulerLogger;
     stallWarnMs?: number;
     heldRowWarnMs?: number;
+    mayFire?: () => boolean;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
@@ -52,6 +53,7 @@ export async function makeHarness(
     ...(options.log !== undefined ? { log: options.log } : {}),
     ...(options.stallWarnMs !== undefined ? { stallWarnMs: options.stallWarnMs } : {}),
     ...(options.heldRowWarnMs !== undefined ? { heldRowWarnMs: options.heldRowWarnMs } : {}),
+    ...(options.mayFire !== undefined ? { mayFire: options.mayFire } : {}),
     onFire: (r) => reports.push(r),
   });
   executions.subscribeEnded(() => scheduler.loop.wake());
