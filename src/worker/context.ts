@@ -95,6 +95,18 @@ export class TaskContext implements WorkflowContext {
   }
 
   /**
+   * When a step came that belongs to no run: inside `onCancel`; in the run's own code after its
+   * execution was cancelled (a replay compensates without waiting for the code, which may wake and
+   * call a step later: it was said to be in onCancel, for workflows that have none; a tester); or
+   * after the run returned.
+   */
+  private endedWhen(): { when: string; hint: string } {
+    if (this.cancelling) return { when: "in onCancel", hint: " (do onCancel's work in it directly)" };
+    if (this.hooks.cancelReason() !== null) return { when: "after its execution was cancelled", hint: "" };
+    return { when: "after the run returned", hint: "" };
+  }
+
+  /**
    * Called once the run has returned or thrown (`runError`: what it threw): a step still going was
    * not awaited by it, and a step that failed before, with another error than the run's, was not
    * awaited or was caught: said, since nothing else will show it (before, only a failure after the
@@ -162,12 +174,15 @@ export class TaskContext implements WorkflowContext {
     fn: (signal: AbortSignal) => Promise<T> | T,
     options: StepOptions<T> = {},
   ): Promise<Jsonified<T>> {
+    // Read at the call: onCancel may have returned by the time its refusal is seen below.
+    const calledWhen = this.ended ? this.endedWhen().when : null;
     const running = this.runStep(name, fn, options);
     running.catch((err: unknown) => {
       if (!this.ended) this.failedWhileRunning.push({ step: name, error: err });
       else if (isInstance(err, RunEndedError)) {
-        const when = this.cancelling ? "in onCancel" : "after the run returned";
-        this.log.warn(`a step was called ${when}; its function did not run`, { step: name });
+        this.log.warn(`a step was called ${calledWhen ?? this.endedWhen().when}; its function did not run`, {
+          step: name,
+        });
       } else {
         this.log.warn("a step the run did not await failed after the run returned", {
           step: name,
@@ -186,9 +201,9 @@ export class TaskContext implements WorkflowContext {
     // A step after the run's end belongs to no run: its function ran (a charge for an execution
     // already COMPLETED) and its journal write was refused.
     if (this.ended) {
-      const when = this.cancelling ? "in onCancel" : "after the run returned";
+      const { when, hint } = this.endedWhen();
       throw new RunEndedError(
-        `step ${JSON.stringify(String(name).slice(0, 100))} was called ${when}: it belongs to no run, so its function did not run${this.cancelling ? " (do onCancel's work in it directly)" : ""}`,
+        `step ${JSON.stringify(String(name).slice(0, 100))} was called ${when}: it belongs to no run, so its function did not run${hint}`,
       );
     }
     // Refused before the step runs: the server refuses the name only once the step's work is done.

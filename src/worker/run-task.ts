@@ -411,12 +411,16 @@ async function compensate(
     await api.compensation(task, step.name, error, retryFor);
   }
   let onCancelError: JsonObject | null = null;
-  ctx.cancelling = true;
-  try {
-    await def.onCancel?.(ctx, reason);
-  } catch (err) {
-    onCancelError = errorJson(err);
-    log.error("onCancel failed", { error: onCancelError.message ?? null });
+  if (def.onCancel) {
+    ctx.cancelling = true;
+    try {
+      await def.onCancel(ctx, reason);
+    } catch (err) {
+      onCancelError = errorJson(err);
+      log.error("onCancel failed", { error: onCancelError.message ?? null });
+    } finally {
+      ctx.cancelling = false;
+    }
   }
   await api.cancelled(task, onCancelError, retryFor);
 }

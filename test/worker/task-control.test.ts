@@ -295,6 +295,37 @@ describe("a step called in onCancel", () => {
   });
 });
 
+describe("a step the run's code calls after its execution was cancelled", () => {
+  it("is said as called after the cancel, not in onCancel, for a workflow that has none", async () => {
+    // A replay after a cancel compensates without waiting for the run's code; the code woke from a
+    // sleep between steps and its next step was said to be "called in onCancel" (a tester).
+    const { api } = recordingApi({ cancel_requested: "stop", steps: [], status: "COMPENSATING" });
+    const warnings: string[] = [];
+    const log = { ...QUIET, warn: (message: string) => void warnings.push(message) };
+    let wake = (): void => undefined;
+    const asleep = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    let stepped: Promise<unknown> = Promise.resolve();
+    const def = defineWorkflow({
+      name: "W",
+      version: "1.0.0",
+      async run(ctx) {
+        await asleep;
+        stepped = ctx.step("s1", () => 1).catch((e: Error) => e.message);
+        return {};
+      },
+    });
+    await runTask(def, leased({ cancel: "stop", status: "COMPENSATING" }), api, log);
+    wake();
+    await asleep;
+    expect(await stepped).toBe(
+      'step "s1" was called after its execution was cancelled: it belongs to no run, so its function did not run',
+    );
+    expect(warnings).toContain("a step was called after its execution was cancelled; its function did not run");
+  });
+});
+
 describe("a step whose function catches a nested step's refusal at close", () => {
   it("is not journaled: the task is handed back and the step runs again on the next worker", async () => {
     const { api, names } = recordingApi();
