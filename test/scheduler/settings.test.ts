@@ -151,6 +151,15 @@ describe("schedule settings", () => {
     // A leap day four years after start_at: two years ahead did not reach it.
     const leapLater = { schedule_id: "lb", workflow: "OrderProcessing", cron: "0 0,23 28,29 2 *" };
     expect(refusal({ ...leapLater, start_at: "2028-03-01T00:00:00Z", jitter: "2h" }).message).toContain("(1 hour)");
+    // 28 and 29 February on Saturdays (`*/6` is Sunday and Saturday): 23:00 on Saturday 28 and
+    // midnight on Sunday 29 February first come in 2032, past the five years scanned; a 12-hour
+    // jitter was let through (a tester). Matching days are looked at over the 400-year cycle.
+    const leapWeekend = { schedule_id: "lw", workflow: "OrderProcessing", cron: "0 0,23 28,29 2 */6" };
+    expect(refusal({ ...leapWeekend, jitter: "12h" }).message).toContain("(1 hour)");
+    // Days one week apart at most: the jitter may be up to the week less the day's spread.
+    const mondays = { schedule_id: "mo", workflow: "OrderProcessing", cron: "0 6,18 * * MON" };
+    expect(refusal({ ...mondays, jitter: "13h" }).message).toContain("(12 hours)");
+    expect(validateSettings({ ...mondays, jitter: "12h" }, NOW).jitterMs).toBe(12 * 3_600_000);
     // Once a year under `once` (the default): the jitter may be a day.
     expect(validateSettings({ ...nov3, jitter: "1d" }, NOW).jitterMs).toBe(86_400_000);
   });
