@@ -6,7 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { describeTiming } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
-import { compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
+import { compileTiming, refuseBlankTiming, refuseLongTiming } from "../time/schedule-timing.js";
 import type { ApiDeps } from "./deps.js";
 import type { RouteDef } from "./route.js";
 
@@ -14,10 +14,11 @@ const opt = (description: string) => Type.Optional(Type.String({ maxLength: 200,
 
 export const PreviewQuery = Type.Object(
   {
-    cron: opt("cron expression"),
-    interval: opt("interval such as 10s"),
-    timezone: opt("IANA zone of the cron expression (default UTC)"),
-    dst: opt("once (default), wall_clock or <gap>:<repeat>"),
+    // The timing's own texts are bounded as on create, with its refusals (refuseLongTiming).
+    cron: Type.Optional(Type.String({ description: "cron expression" })),
+    interval: Type.Optional(Type.String({ description: "interval such as 10s" })),
+    timezone: Type.Optional(Type.String({ description: "IANA zone of the cron expression (default UTC)" })),
+    dst: Type.Optional(Type.String({ description: "once (default), wall_clock or <gap>:<repeat>" })),
     start_at: opt("RFC 3339; intervals count from it"),
     end_at: opt("RFC 3339"),
     from: opt("RFC 3339 (default now)"),
@@ -72,6 +73,7 @@ export function uiRoutes(d: ApiDeps): RouteDef[] {
         const from = q.from === undefined ? now : parseInstant(q.from, "from");
         const startAt = q.start_at === undefined ? null : parseInstant(q.start_at, "start_at", "up");
         const endAt = q.end_at === undefined ? null : parseInstant(q.end_at, "end_at");
+        refuseLongTiming({ cron: q.cron, interval: q.interval, timezone: q.timezone, dst: q.dst });
         refuseBlankTiming(q.cron, q.interval);
         // "Never fires in the next five years" counts from `from`, as `orbit schedule preview` does.
         const c = compileTiming(

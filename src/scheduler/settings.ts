@@ -21,7 +21,7 @@ import { invalidWorkflowName, isWorkflowVersion } from "../engine/workflows.js";
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
-import { type CompiledTiming, compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
+import { type CompiledTiming, compileTiming, refuseBlankTiming, refuseLongTiming } from "../time/schedule-timing.js";
 import { Zone } from "../time/zone.js";
 import { VALUE_ALIASES } from "./aliases.js";
 import { shortestCronGap } from "./cron-gap.js";
@@ -33,8 +33,6 @@ export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
 export const CONCURRENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const SECRET_PREFIXES = ["env://", "vault://", "secret://", "var://"];
 const MAX_DESCRIPTION = 1000;
-/** The longest cron, interval, timezone or dst text (as GET /v1/preview takes them). */
-const MAX_TIMING_TEXT = 200;
 const MIN_WINDOW_MS = 10_000;
 const MAX_WINDOW_MS = 365 * 86_400_000;
 /** The longest jitter: a day. A longer delay is a different schedule, not jitter. */
@@ -201,19 +199,8 @@ export function validateSettings(
   const interval = str(body, "interval");
   const timezone = str(body, "timezone");
   const dst = str(body, "dst");
-  // As the preview reads them: a 1 MB cron was stored and sent back with every read of the schedule.
-  for (const [name, value] of [
-    ["cron", cron],
-    ["interval", interval],
-    ["timezone", timezone],
-    ["dst", dst],
-  ] as const) {
-    if (value !== undefined && value.length > MAX_TIMING_TEXT) {
-      // The timing itself is INVALID_SCHEDULE, as any other refused cron or interval.
-      const refuse = name === "cron" || name === "interval" ? invalidSchedule : invalidArgument;
-      throw refuse(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
-    }
-  }
+  // A 1 MB cron was stored and sent back with every read of the schedule.
+  refuseLongTiming({ cron, interval, timezone, dst });
   refuseBlankTiming(cron, interval);
   if (cron === undefined && interval === undefined) throw invalidSchedule("a schedule needs a cron or an interval");
   const timing = compile({ cron, interval, timezone, dst, startAt: startAtMs, endAt: endAtMs }, now);

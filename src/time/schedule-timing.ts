@@ -2,7 +2,7 @@
  * From a schedule's timing settings (cron or interval, timezone, dst, start_at, end_at) to a
  * validated Timing. This is the one entry point the scheduler, the API and the CLI use.
  */
-import { invalidSchedule } from "../domain/errors.js";
+import { invalidArgument, invalidSchedule } from "../domain/errors.js";
 import { CronMatcher } from "./cron-matcher.js";
 import { type CronSpec, checkCronText, parseCron } from "./cron-parse.js";
 import { CronTiming } from "./cron-timing.js";
@@ -89,6 +89,29 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
   }
   const timing = startAt === null && endAt === null ? base : new BoundedTiming(base, startAt, endAt);
   return { timing, kind: "cron", cron, intervalMs: null, zone, dst };
+}
+
+/** The longest cron, interval, timezone or dst text taken (each is stored and sent back with every read). */
+export const MAX_TIMING_TEXT = 200;
+
+/**
+ * A timing text longer than {@link MAX_TIMING_TEXT}: the cron or interval itself is INVALID_SCHEDULE,
+ * as any other refused timing, the zone or DST mode INVALID_ARGUMENT. Creates, updates and both
+ * previews refuse it alike (the preview answered INVALID_ARGUMENT from its query schema, and
+ * `orbit schedule preview` took a 20,000-element list that a create refuses; a tester).
+ */
+export function refuseLongTiming(fields: {
+  cron?: string | undefined;
+  interval?: string | undefined;
+  timezone?: string | undefined;
+  dst?: string | undefined;
+}): void {
+  for (const name of ["cron", "interval", "timezone", "dst"] as const) {
+    const value = fields[name];
+    if (value === undefined || value.length <= MAX_TIMING_TEXT) continue;
+    const refuse = name === "cron" || name === "interval" ? invalidSchedule : invalidArgument;
+    throw refuse(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
+  }
 }
 
 /**

@@ -59,6 +59,10 @@ it("refuses a cron longer than the preview takes, on create and update", async (
   });
   expect((await t.call("PATCH", "/v1/schedules/s", { cron })).status).toBe(400);
   expect((await t.call("GET", "/v1/schedules/long")).status).toBe(404);
+  // The preview refuses it with the create's answer (it said INVALID_ARGUMENT "query parameter cron
+  // must be at most 200 characters long"; a tester).
+  const preview = await t.call("GET", `/v1/preview?cron=${encodeURIComponent(cron)}`);
+  expect({ status: preview.status, ...preview.body }).toEqual({ status: 400, ...created.body });
 });
 
 it("cuts an error message that quotes a huge value instead of sending it back whole", async () => {
