@@ -138,13 +138,19 @@ export const WINDOWS = {
   week: { label: "7 days", ms: 7 * DAY },
 };
 
-/** The window a schedule's strip opens with: the smallest that shows its points apart. */
+/**
+ * The window a schedule's strip opens with: the smallest that shows its points apart and holds all
+ * of the next five, or the five themselves when a week does not hold them (a weekly cron opened on
+ * "7 days" with one fire, and the five a click away).
+ */
 export function defaultWindow(times, now) {
   if (times.length === 0) return "day";
   const first = Date.parse(times[0]);
   const last = Date.parse(times[times.length - 1]);
   if (last - first < HOUR) return "fit";
-  return last - Math.min(now, first) <= DAY ? "day" : "week";
+  const span = last - Math.min(now, first);
+  if (span <= DAY) return "day";
+  return span <= 7 * DAY ? "week" : "fit";
 }
 
 /**

@@ -4,10 +4,10 @@
  * (docs/api.md § Listing and searching schedules). Only one page (50 rows) is ever in the page;
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
-import { reload, say } from "./actions.js";
+import { reload } from "./actions.js";
 import { ApiError, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
-import { h, iso } from "./dom.js";
+import { h } from "./dom.js";
 import { timingText } from "./format.js";
 import { noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
 import { scheduleForm } from "./schedule-form.js";
@@ -320,9 +320,17 @@ export function listView(params) {
           h("summary", { text: "New schedule" }),
           scheduleForm({
             workflows: names.filter((n) => may("schedule", n)),
+            // Said under the Create button, with a link to the new schedule: in the status line
+            // it lay over a row of the list, at the top of the window.
             saved: async (sch) => {
-              say(`created ${iso(sch.schedule_id)}: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`);
               await refresh();
+              return h(
+                "span",
+                {},
+                "created ",
+                h("a", { href: `#/schedules/${encodeURIComponent(sch.schedule_id)}`, text: sch.schedule_id }),
+                `: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`,
+              );
             },
           }),
         ),

@@ -145,13 +145,16 @@ function previewBox(timing, drawn) {
  * The form. `sch` given: edit it (PATCH of what changed, fenced by its revision; a revision moved
  * only by fires is read again and the PATCH resent, ui/edit-save.js).
  * `cancelled`: closes an edit form unsaved, from its Cancel button or Escape (it had neither).
- * @param {{sch?: any, workflows?: string[], saved: (sch: any) => Promise<void> | void, cancelled?: () => void}} o
+ * `saved` may answer what to say under the button, where the user who pressed it looks: "created
+ * x", said in the status line at the top of the window, lay over a row of the list above.
+ * @param {{sch?: any, workflows?: string[], saved: (sch: any) => Promise<Node | string | void> | Node | string | void, cancelled?: () => void}} o
  */
 export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
   const editing = sch !== undefined;
   const p = editing ? "e" : "f";
   const fid = (/** @type {string} */ name) => (editing ? name.replace(/^f-/, "e-") : name);
   const error = h("p", { id: `${p}-form-error`, class: "form-error", role: "alert" });
+  const done = h("p", { id: `${p}-form-done`, class: "form-done", role: "status" });
   const kind0 = editing && sch.interval !== undefined ? "interval" : "cron";
   const timingInput = h("input", {
     id: fid("f-timing"),
@@ -366,6 +369,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
       h("button", { type: "submit", class: "button primary", text: editing ? "Save changes" : "Create schedule" }),
       cancelled ? h("button", { type: "button", class: "button", text: "Cancel", onclick: cancelled }) : null,
     ),
+    done,
   );
   form.addEventListener("keydown", (event) => {
     if (cancelled && event.key === "Escape" && !event.defaultPrevented) {
@@ -390,7 +394,8 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
-    // "created a" must not stay in the status line beside this attempt's refusal.
+    // "created a" must not stay beside this attempt's refusal.
+    done.replaceChildren();
     unsay();
     let input;
     const inputText = text("f-input") || "{}";
@@ -460,7 +465,12 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
         setKind("cron");
         maxField.hidden = true;
       }
-      await saved(result);
+      const said = await saved(result);
+      if (said) {
+        done.replaceChildren(said);
+        // The button sat at the window's foot (the browser scrolled it just into view to press it).
+        done.scrollIntoView({ block: "nearest" });
+      }
     } catch (err) {
       if (err instanceof EditConflict) {
         error.replaceChildren(

@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * A schedule's upcoming fires: the strip ("The next 5", "24 h", "7 days") and the list of the next
- * five in UTC, in the schedule's zone and in the viewer's. The 24-hour and 7-day windows are drawn
+ * A schedule's upcoming fires: the strip ("The next 5", "24 h", "7 days") and, under it, the list
+ * of the same fires in UTC, in the schedule's zone and in the viewer's. The list follows the window
+ * the buttons choose, as the strip does: it listed the next five under every window, so a weekly
+ * cron's "7 days" drew one fire above a table running 28 days on. The 24-hour and 7-day windows are drawn
  * from the fires the server computes for the schedule's own timing (`GET /v1/preview`), not from
  * the five of `next_fire_times`: a per-minute cron's day showed five marks piled at "now", and a
  * daily cron's week five days with the rest empty, as if it would not fire on them.
@@ -66,25 +68,57 @@ function occurrenceOf(sch, t) {
   return t === sch.next_fire_at && first !== undefined && first !== t ? first : null;
 }
 
+/** The most fires the list under a window's strip has rows for: a per-second schedule's day has 50. */
+export const LIST_ROWS = 10;
+
 /**
- * The strip of one window, with a line under it when the fires it has do not fill the window.
+ * The strip of one window, with a line under it when the fires it has do not fill the window, and
+ * the list of the fires it draws.
+ * @param {any} sch
  * @param {string[]} times the fires from the next one on, at most WINDOW_FIRES
  * @param {string} win
  * @param {number} now
  * @param {boolean} complete whether `times` are all the fires there are up to the window's end (or
  *   the schedule's), so that an empty stretch means no fire
  */
-function windowStrip(times, win, now, complete) {
+function windowStrip(sch, times, win, now, complete) {
   const strip = upcomingStrip(times, win, now, complete);
   const shown = Number(strip.dataset.shownUntil);
-  if (complete || Number.isNaN(shown)) return [strip];
-  return [
-    strip,
-    h("p", {
-      class: "muted small window-capped",
-      text: `The first ${times.length} fires are shown, up to ${times[times.length - 1]}: the window holds more, so it is drawn only that far.`,
-    }),
-  ];
+  const capped =
+    complete || Number.isNaN(shown)
+      ? null
+      : h("p", {
+          class: "muted small window-capped",
+          text: `The first ${times.length} fires are shown, up to ${times[times.length - 1]}: the window holds more, so it is drawn only that far.`,
+        });
+  return [strip, capped, windowList(sch, times, win, now, complete)].filter((el) => el !== null);
+}
+
+/**
+ * The list under a strip: its fires, and a caption that says which they are. In "The next 5" the
+ * five; in a window the fires inside it, the first LIST_ROWS of them; a window without a fire lists
+ * the next one after it, and says so, rather than stand empty.
+ * @param {any} sch
+ * @param {string[]} times as the strip has them
+ * @param {string} win
+ * @param {number} now
+ * @param {boolean} complete
+ */
+function windowList(sch, times, win, now, complete) {
+  if (times.length === 0) return null;
+  const w = WINDOWS[win];
+  const fires = (/** @type {number} */ n) => `${n} fire${n === 1 ? "" : "s"}`;
+  if (w === undefined || w.ms === null) return fireList(sch, times, now, `The next ${fires(times.length)}`);
+  const end = now + w.ms;
+  const inside = times.filter((t) => Date.parse(t) <= end);
+  const within = `in the next ${w.label}`;
+  if (inside.length === 0) return fireList(sch, times.slice(0, 1), now, `No fire ${within}; the next one:`);
+  const rows = inside.slice(0, LIST_ROWS);
+  // The fires read stop short of the window's end (the preview's cap): the count is of those drawn.
+  const known = complete || inside.length < times.length;
+  const whole = known ? `${fires(inside.length)} ${within}` : `${fires(inside.length)} drawn above`;
+  const text = rows.length < inside.length ? `The first ${rows.length} of the ${whole}` : whole;
+  return fireList(sch, rows, now, text);
 }
 
 /**
@@ -128,14 +162,14 @@ export function upcomingSection(sch, state, rerender) {
   /** @param {string[]} got */
   const draw = (got) => {
     const upcoming = fromNow(sch, got, now);
-    if (nextFive) return windowStrip(upcoming.slice(0, sch.next_fire_times.length), win, now, true);
+    if (nextFive) return windowStrip(sch, upcoming.slice(0, sch.next_fire_times.length), win, now, true);
     // All there are when the preview stopped short of its limit, or the runs left end first.
     const lastRun = typeof sch.remaining_runs === "number" && sch.remaining_runs < got.length;
     // The pending jittered fire comes on top of the preview's 50: "The first 51 fires" said a
     // window capped at 50. Cut to the 50 the note speaks of.
-    return windowStrip(upcoming.slice(0, WINDOW_FIRES), win, now, got.length < WINDOW_FIRES || lastRun);
+    return windowStrip(sch, upcoming.slice(0, WINDOW_FIRES), win, now, got.length < WINDOW_FIRES || lastRun);
   };
-  if (times.length > 0 && nextFive && !stale) strip.replaceChildren(...windowStrip(times, win, now, true));
+  if (times.length > 0 && nextFive && !stale) strip.replaceChildren(...windowStrip(sch, times, win, now, true));
   else if (times.length > 0 || stale) {
     // Read once per fire (the revision moves with each), not at every refresh.
     const key = `${sch.schedule_id}|${sch.revision}|${times[0] ?? sch.next_fire_times.at(-1)}`;
@@ -151,7 +185,7 @@ export function upcomingSection(sch, state, rerender) {
         },
         () => {
           // Without the server, the five fires known: drawn only as far as they go, and said so.
-          if (strip.isConnected) strip.replaceChildren(...windowStrip(times, win, now, false));
+          if (strip.isConnected) strip.replaceChildren(...windowStrip(sch, times, win, now, false));
         },
       );
     }
@@ -167,26 +201,28 @@ export function upcomingSection(sch, state, rerender) {
       sch.state === "ended" ? null : buttons,
     ),
     note ? h("p", { class: "muted upcoming-note", text: note }) : null,
+    // The strip and the list of its fires, drawn together (an ended schedule has neither: the
+    // table was its headers alone).
     strip,
-    // An ended schedule has no fire to list: the table was its headers alone.
-    times.length > 0 ? fireList(sch, times, now) : null,
   );
 }
 
 /**
- * The next five, each in UTC, in the schedule's zone and in the viewer's, under headings that name
- * the zones (the three columns had no headings, so which time was which had to be guessed).
+ * Fires, each in UTC, in the schedule's zone and in the viewer's, under headings that name the
+ * zones (the three columns had no headings, so which time was which had to be guessed).
  * @param {any} sch
  * @param {string[]} times
  * @param {number} now
+ * @param {string} caption which fires these are
  */
-function fireList(sch, times, now) {
+function fireList(sch, times, now, caption) {
   const zone = sch.timezone ?? null;
   const yours = `Yours (${viewerZone()})`;
   const heads = ["UTC", ...(zone ? [`Schedule (${zone})`] : []), yours, "From now"];
   return h(
     "table",
-    { class: "fire-list responsive", "aria-label": "The next fires" },
+    { class: "fire-list responsive" },
+    h("caption", { text: caption }),
     h(
       "thead",
       {},

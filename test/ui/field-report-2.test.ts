@@ -358,6 +358,8 @@ describe.skipIf(!haveChromium)("web UI: the second tester's findings", () => {
       timezone: "Asia/Tokyo",
     });
     await r.open("#/schedules/tokyo-morning");
+    // The list comes with the window's fires (a daily cron opens on "7 days", read from the server).
+    await r.page.locator("table.fire-list tbody tr").first().waitFor();
     const heads = await r.page.locator("table.fire-list thead th").allTextContents();
     expect(heads).toEqual(["UTC", "Schedule (Asia/Tokyo)", "Yours (Europe/Berlin)", "From now"]);
     const first = r.page.locator("table.fire-list tbody tr").first();

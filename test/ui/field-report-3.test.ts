@@ -21,9 +21,11 @@ describe.skipIf(!haveChromium)("web UI: the third round of findings", () => {
     try {
       await r.open("#/schedules/two-seconds");
       await r.page.uncheck("#auto-refresh");
-      // The table lists no fire "ago".
+      // The table lists no fire "ago": the next five from now, as the strip draws them (read from
+      // the server, since two of the five the page knows are past).
+      await r.page.locator("table.fire-list caption", { hasText: "The next 5 fires" }).waitFor();
       const fromNow = await r.page.locator("table.fire-list tbody td:last-child").allTextContents();
-      expect(fromNow.length).toBe(fires.filter((t) => Date.parse(t) >= now).length);
+      expect(fromNow.length).toBe(5);
       for (const t of fromNow) expect(t).not.toContain("ago");
       for (const win of ["day", "week"]) {
         await r.page.click(`button[data-window="${win}"]`);

@@ -97,7 +97,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's ninth report", () => {
     // Each key once: created.
     await r.page.fill("#f-notify", '{"url":"https://b.example/h"}');
     await r.page.click("#create-form button[type=submit]");
-    await r.page.locator("#status").filter({ hasText: "created twice" }).waitFor();
+    await r.page.locator("#f-form-done").filter({ hasText: "created twice" }).waitFor();
     expect((await r.ok("GET", "/v1/schedules/twice")).notify).toEqual([{ url: "https://b.example/h" }]);
     expect(pageErrors).toEqual([]);
   });

@@ -192,11 +192,12 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     // A success, then a refusal: "created …" does not stay beside the refusal.
     await fillForm("hooked", '{"url": "https://hooks.example.test/orbit", "events": ["failure"]}');
     await r.page.click("#create-form button[type=submit]");
-    await r.page.locator("#status").filter({ hasText: "created hooked" }).waitFor();
+    await r.page.locator("#f-form-done").filter({ hasText: "created hooked" }).waitFor();
     await fillForm("hooked-2", "ftp://nope.example.test");
     await r.page.click("#create-form button[type=submit]");
     await r.page.locator("#f-form-error").filter({ hasText: "INVALID_ARGUMENT" }).waitFor();
     expect(await r.page.locator("#status").innerText()).toBe("");
+    expect(await r.page.locator("#f-form-done").textContent()).toBe("");
     expect(writes).toHaveLength(1);
 
     // A search longer than the server takes is not sent: the field stops at its limit.

@@ -142,7 +142,7 @@ describe.skipIf(!haveChromium)("web UI", () => {
     await r.page.fill("#f-input", JSON.stringify({ ...ORDER_INPUT, order_id: "F-1" }));
     await r.page.fill("#f-description", "Made in the web UI");
     await r.page.click("#create-form button[type=submit]");
-    await r.page.locator("#status").filter({ hasText: "created form-made" }).waitFor();
+    await r.page.locator("#f-form-done").filter({ hasText: "created form-made" }).waitFor();
     expect(await r.ok("GET", "/v1/schedules/form-made")).toMatchObject({
       cron: "30 9 * * MON-FRI",
       timezone: "Asia/Kolkata",
