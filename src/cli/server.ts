@@ -1,7 +1,7 @@
 /**
  * `orbit server` (docs/design.md § Parts): starts the HTTP API, the scheduler and the UI in this process, prints
- * one line saying where it listens and what it stores in, and runs until SIGINT or SIGTERM, when
- * it closes (finishing in-flight fires and requests) and exits 0.
+ * a line saying where it listens and what it stores in, and one with the web UI's address, and runs
+ * until SIGINT or SIGTERM, when it closes (finishing in-flight fires and requests) and exits 0.
  */
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
@@ -80,15 +80,74 @@ function retentionWorkflow(text: string, previous: Record<string, number> = {}):
   return { ...previous, [text.slice(0, at)]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
 }
 
-/** `sqlite .orbit/orbit.db` or `postgres db.example:5432/orbit` (never the password). */
-export function storageText(flags: { dataDir?: string; database?: string }): string {
+/**
+ * `sqlite .orbit/orbit.db` or `postgres db.example:5432/orbit` (never the password): with
+ * PostgreSQL, the database the server actually uses, also when the URL names none.
+ */
+export function storageText(
+  flags: { dataDir?: string; database?: string },
+  env: Readonly<Record<string, string | undefined>> = {},
+): string {
   if (flags.database === undefined) return `sqlite ${join(flags.dataDir ?? ".orbit", "orbit.db")}`;
   try {
     const url = new URL(flags.database);
-    return `postgres ${url.host}${url.pathname}`;
+    return `postgres ${url.host}/${postgresDatabase(url, env).name ?? ""}`;
   } catch {
     return "postgres";
   }
+}
+
+/**
+ * The database a PostgreSQL URL connects to, resolved as the driver (node-postgres, like libpq)
+ * does: the URL's path, else PGDATABASE, else the user's name (`?user=`, the URL's user, PGUSER,
+ * then the account's). `named` is false when the URL leaves it to that default: `postgres://postgres@h/`
+ * migrated Orbit's tables into the `postgres` database and the banner said `h/` (a tester's report).
+ */
+export function postgresDatabase(
+  url: URL,
+  env: Readonly<Record<string, string | undefined>>,
+): { name: string | undefined; named: boolean } {
+  const path = url.pathname.slice(1);
+  if (path !== "") return { name: safeDecode(path), named: true };
+  const user =
+    url.searchParams.get("user") ||
+    safeDecode(url.username) ||
+    env.PGUSER ||
+    (process.platform === "win32" ? env.USERNAME : env.USER);
+  return { name: env.PGDATABASE || user || undefined, named: false };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The warning for a PostgreSQL URL without a database name, or null. Not refused: naming the
+ * database by the user is libpq's long-standing default, but it should not happen unseen.
+ */
+export function unnamedDatabaseWarning(
+  database: string,
+  fromEnv: boolean,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
+  // Another scheme, or no URL at all: the server refuses it and says why.
+  if (!/^postgres(ql)?:\/\//i.test(database)) return null;
+  let url: URL;
+  try {
+    url = new URL(database);
+  } catch {
+    return null;
+  }
+  const { name, named } = postgresDatabase(url, env);
+  if (named) return null;
+  const flag = fromEnv ? "ORBIT_DATABASE_URL" : "--database";
+  const used =
+    name === undefined ? "the user's name" : `"${name}" (${env.PGDATABASE ? "PGDATABASE" : "the user's name"})`;
+  return `orbit: ${flag} names no database, so PostgreSQL's default is used: ${used}; Orbit keeps its tables there. Name the database at the end of the URL (…${url.host}/${name ?? "<database>"}) to choose it\n`;
 }
 
 /**
@@ -193,10 +252,14 @@ export function registerServerCommand(program: Command, io: CliIO): void {
 Examples:
   $ orbit server
   orbit server listening on http://127.0.0.1:7233 (sqlite .orbit/orbit.db)
+  open http://127.0.0.1:7233/ for the web UI
   $ orbit server --database postgres://orbit@db:5432/orbit --cluster active-standby --host 0.0.0.0 --config orbit.yaml`,
     )
     .action(async (flags: ServerFlags) => {
       const database = flags.database ?? (io.env.ORBIT_DATABASE_URL || undefined);
+      const unnamed =
+        database === undefined ? null : unnamedDatabaseWarning(database, flags.database === undefined, io.env);
+      if (unnamed !== null) await io.stderr.write(unnamed);
       const options: StartServerOptions = {
         port: flags.port,
         host: flags.host,
@@ -232,7 +295,10 @@ Examples:
         }
         throw err;
       });
-      await io.stdout.write(`orbit server listening on ${server.url} (${storageText({ ...flags, database })})\n`);
+      // The first line is the one scripts wait for and the docs quote; the second says where to look.
+      await io.stdout.write(
+        `orbit server listening on ${server.url} (${storageText({ ...flags, database }, io.env)})\nopen ${server.url}/ for the web UI\n`,
+      );
       await signal;
       const bound = flags.shutdownTimeout ?? SHUTDOWN_TIMEOUT_MS;
       if (await closedWithin(server, bound)) return;

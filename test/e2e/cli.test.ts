@@ -32,8 +32,12 @@ describe.skipIf(!HAS_SERVER)(e2eTitle("orbit CLI against a real server (e2e)"), 
     await server?.stop();
   });
 
-  it("prints where it listens and what it stores in", () => {
+  it("prints where it listens and what it stores in, then where the web UI is", async () => {
     expect(server.banner).toMatch(/^orbit server listening on http:\/\/127\.0\.0\.1:\d+ \(sqlite .*orbit\.db\)$/);
+    // The UI is the newcomer's first stop; the line named only the API's address (a tester's report).
+    await waitFor(async () => (server.output().includes("for the web UI") ? true : undefined), 5_000, "the UI line");
+    expect(server.output()).toContain(`${server.banner}\nopen ${server.url}/ for the web UI\n`);
+    expect((await fetch(`${server.url}/`)).headers.get("content-type")).toMatch(/^text\/html/);
   });
 
   it("registers a workflow (again: already registered)", async () => {
