@@ -220,6 +220,16 @@ export class WorkerRegistry {
       const versions = [
         ...new Set(live.flatMap((w) => w.workflows.filter((f) => f.name === execution.workflow).map((f) => f.version))),
       ].sort();
+      // A newer version is "latest" already (a deploy that replaced the worker while this one was
+      // due): only this execution waits, and deprecating changes nothing for it (the advice said it
+      // would; a tester's `overlap: skip` schedule skipped every occurrence behind it).
+      const latest = (await this.store.listWorkflowVersions(execution.workflow)).find((w) => w.deprecatedMs == null);
+      if (latest !== undefined && latest.version !== execution.version) {
+        return {
+          reason: "no_worker_for_version",
+          message: `no worker polls ${label}; live workers run version ${versions.join(", ")}: this execution started on ${execution.version} and waits for a worker of it; cancel it (orbit cancel ${execution.executionId})${execution.scheduleId === null ? "" : ` so its schedule goes on with ${latest.version}`}, or run a worker with ${label}`,
+        };
+      }
       return {
         reason: "no_worker_for_version",
         message: `no worker polls ${label}; live workers run version ${versions.join(", ")}: deploy a worker with ${label}, or deprecate it so "latest" skips it`,

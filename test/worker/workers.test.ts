@@ -45,6 +45,12 @@ describeEachDialect("workers, stalls and retry", (dialect) => {
       `no worker polls FixedOnRetry@1.1.0, which is deprecated: this execution still waits for it; cancel it (orbit cancel ${stalled.value.execution_id}) so its schedule goes on with the latest version, or run a worker with FixedOnRetry@1.1.0`,
     );
     await client.deprecateWorkflow("FixedOnRetry", "1.1.0", false);
+    // A newer version is "latest" (a deploy replaced the worker while this one was due): only this
+    // execution waits, and deprecating 1.1.0 would change nothing for it (the advice said to).
+    await client.registerWorkflow({ name: "FixedOnRetry", version: "1.2.0" });
+    expect((await client.getExecution(stalled.value.execution_id)).waiting?.message).toBe(
+      `no worker polls FixedOnRetry@1.1.0; live workers run version 1.0.0: this execution started on 1.1.0 and waits for a worker of it; cancel it (orbit cancel ${stalled.value.execution_id}), or run a worker with FixedOnRetry@1.1.0`,
+    );
 
     // The worker is listed, live, with its workflows.
     const workers = await client.listWorkers();
