@@ -11,7 +11,7 @@ import { OrbitError } from "../domain/errors.js";
 import { describeTiming } from "../time/describe.js";
 import { dstName } from "../time/dst.js";
 import { formatInstant, parseInstant } from "../time/format.js";
-import { type CompiledTiming, compileTiming, refuseBlankTiming } from "../time/schedule-timing.js";
+import { type CompiledTiming, compileTiming, refuseBlankTiming, refuseLongTiming } from "../time/schedule-timing.js";
 import { usageError } from "./args.js";
 import type { CliIO, Writer } from "./io.js";
 import { LocalTimeFormatter } from "./local-time.js";
@@ -108,6 +108,7 @@ function previewTiming(opts: PreviewOptions, now: number): PreviewTiming {
   const from = opts.from ?? now;
   const startAt = opts.startAt === undefined ? null : parseInstant(opts.startAt, "start_at", "up");
   const endAt = opts.endAt === undefined ? null : parseInstant(opts.endAt, "end_at");
+  refuseLongTiming({ cron: opts.cron, interval: opts.interval, timezone: opts.timezone, dst: opts.dst });
   refuseBlankTiming(opts.cron, opts.interval);
   const compiled = compileTiming(
     { cron: opts.cron, interval: opts.interval, timezone: opts.timezone, dst: opts.dst, startAt, endAt },

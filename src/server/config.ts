@@ -119,6 +119,14 @@ function refuseOtherDatabases(url: string, fromEnv: boolean): void {
   // Only the scheme is repeated: the rest may hold a password.
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
   const flag = fromEnv ? "ORBIT_DATABASE_URL" : "--database";
+  // PostgreSQL's scheme without its two slashes (`postgres:/db`): said as such, where it read
+  // "Orbit does not support postgres" (a tester).
+  if (scheme !== undefined && /^postgres(ql)?$/i.test(scheme)) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `${flag} ${scheme}:…: a PostgreSQL URL starts with ${scheme}:// (two slashes), as in postgres://user@host:5432/db`,
+    );
+  }
   throw new OrbitError(
     "INVALID_ARGUMENT",
     `${scheme === undefined ? `${flag} is not a URL` : `${flag} ${scheme}://…: Orbit does not support ${scheme}`}; give a PostgreSQL URL (postgres://user@host:5432/db or postgresql://…), or leave it unset to use SQLite in --data-dir`,

@@ -215,6 +215,12 @@ describe("orbit schedule preview errors", () => {
     ["a blank --cron", ["--cron", " "], /^orbit: cron/],
     ["a malformed --start-at", ["--interval", "10s", "--start-at", "nope"], /^orbit: start_at "nope" is not/],
     ["a malformed --end-at", ["--interval", "10s", "--end-at", "nope"], /^orbit: end_at "nope" is not/],
+    // As a create refuses it (a 20,000-element list was previewed that no server takes; a tester).
+    [
+      "a --cron over 200 characters",
+      ["--cron", `0 0 ${Array(100).fill("1").join(",")} * *`],
+      /^orbit: cron is 207 characters long; the most is 200\n/,
+    ],
   ])("refuses %s with exit 2 and sends nothing", async (_name, args, message) => {
     const r = await runCli(["schedule", "preview", ...args]);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });

@@ -79,6 +79,17 @@ describe("database URLs", () => {
         message: expect.stringMatching(/^--database .*give a PostgreSQL URL/),
       });
     }
+    // PostgreSQL's scheme with one slash: not "Orbit does not support postgres" (a tester).
+    for (const database of ["postgres:/orbit", "postgresql:broken"]) {
+      const err = await startServer({ port: 0, database, dataDir: join(dir, "never"), logger: "silent" }).then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+      const scheme = database.split(":")[0];
+      expect(err?.message).toBe(
+        `--database ${scheme}:…: a PostgreSQL URL starts with ${scheme}:// (two slashes), as in postgres://user@host:5432/db`,
+      );
+    }
   });
 });
 
