@@ -79,9 +79,11 @@ function durationSetting(text: string, what: string): number {
 /** Refuses secret references anywhere in a schedule's input (it is stored verbatim on every execution). */
 export function refuseSecretReferences(value: unknown, path = "input"): void {
   if (typeof value === "string") {
-    // Any case, any leading blanks: "ENV://X" is as much a reference as "env://X".
+    // Any case, any leading blanks: "ENV://X" is as much a reference as "env://X"; and inside a
+    // template ("${env://HOME}", "Bearer ${vault://kv/token}"), which Orbit does not fill in either
+    // (it was taken, a tester). A scheme elsewhere in a text ("see env://X") is left alone.
     const text = value.trimStart().toLowerCase();
-    const prefix = SECRET_PREFIXES.find((p) => text.startsWith(p));
+    const prefix = SECRET_PREFIXES.find((p) => text.startsWith(p) || text.includes(`\${${p}`));
     if (prefix !== undefined) {
       throw invalidArgument(
         `${path} holds a secret reference ("${prefix}…"): secrets are refused in schedule input, which is stored verbatim on every execution; read the secret inside the workflow`,

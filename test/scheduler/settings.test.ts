@@ -176,8 +176,12 @@ describe("schedule settings", () => {
   it("refuses secret references anywhere in the input", () => {
     const e = refusal({ ...base, input: { db: { password: "vault://kv/db" } } });
     expect(e.message).toContain('input.db.password holds a secret reference ("vault://…")');
-    for (const p of ["env://X", "secret://y", "var://z"])
+    for (const p of ["env://X", "secret://y", "var://z", "${env://HOME}", "Bearer ${VAULT://kv/token}"])
       expect(() => validateSettings({ ...base, input: { a: [p] } }, NOW)).toThrow(/secret reference/);
+    // A scheme mentioned in a text is not a reference.
+    expect(validateSettings({ ...base, input: { note: "see env://X in the runbook" } }, NOW).settings.input).toEqual({
+      note: "see env://X in the runbook",
+    });
   });
 
   it("refuses timezones on intervals, abbreviations, never-firing crons and bad times", () => {
