@@ -68,7 +68,10 @@ export function buildApp(o: AppOptions): App {
     // One debug line per request (below) instead of fastify's two info lines.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: "idle",
-    return503OnClosing: true,
+    // A request that comes while the server closes is answered 503 with Orbit's `{code, message}`
+    // (below): fastify's own answer was `{"error":"Service Unavailable",…}`, and a worker polling
+    // through a deploy logged only "Service Unavailable" (a tester).
+    return503OnClosing: false,
     // Ids are up to 255 characters (more once percent-encoded); fastify's default is 100.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_CHARS },
     // A client that stalls its headers or body does not hold a connection forever; long polls
@@ -140,6 +143,18 @@ export function buildApp(o: AppOptions): App {
   const publicRoutes = new Set<string>();
   const authenticate = o.authenticate;
   boundPipelining(app);
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onRequest", async (_request, reply) => {
+    if (!closing) return;
+    void reply.header("connection", "close");
+    throw new OrbitError(
+      "UNAVAILABLE",
+      "the server is shutting down; retry shortly (on another server, or on this one once it is back)",
+    );
+  });
   app.addHook("onRequest", async (request) => {
     checkRequestTarget(request);
     // Every request, the UI's pages included: a rebound name must not even read them.
