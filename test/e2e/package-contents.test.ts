@@ -94,16 +94,14 @@ describe("npm pack: the guides it ships", () => {
     expect(files.has("docs/quickstart.md")).toBe(true);
     // docs/benchmarks.md (285 KB) and docs/ui.md with its screenshots stay in the repository.
     expect(files.has("docs/benchmarks.md")).toBe(false);
-    // A link to a benchmark's source, which only the repository holds (docs/dst-libraries.md is not
-    // this suite's to edit; reported to its owner). Nothing else may point outside the package.
-    const repositoryOnly = new Set(["docs/dst-libraries.md → ../bench/dst-compare.ts"]);
+    // Nothing may point outside the package.
     const broken: string[] = [];
     for (const page of [...files].filter((f) => f.endsWith(".md"))) {
       const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
       for (const [, target = ""] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("#")) continue;
         const path = posix.normalize(posix.join(dirname(page), decodeURI(target.split("#")[0] ?? "")));
-        if (!files.has(path) && !repositoryOnly.has(`${page} → ${target}`)) broken.push(`${page} → ${target}`);
+        if (!files.has(path)) broken.push(`${page} → ${target}`);
       }
     }
     expect(broken).toEqual([]);
