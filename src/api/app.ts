@@ -51,6 +51,8 @@ export interface AppOptions {
   hostCheck?: boolean;
   /** The caller of a request; throws UNAUTHENTICATED. Default: every request is anonymous (open server). */
   authenticate?: (request: FastifyRequest) => Caller | null;
+  /** How long a client may take to send a whole request, ms (docs/security.md). Default 30000. */
+  requestTimeoutMs?: number;
 }
 
 export interface App {
@@ -76,12 +78,12 @@ export function buildApp(o: AppOptions): App {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_CHARS },
     // A client that stalls its headers or body does not hold a connection forever; long polls
     // are not affected (these bound receiving the request, not answering it).
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
     // Node checks both bounds on a sweep of the open connections, every 30 s unless told: a stalled
     // client was cut 24-39 s after it began, not 10 s. The interval is only taken at creation.
     http: {
-      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS),
-      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+      requestTimeout: o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: TIMEOUT_SWEEP_MS,
       // Refused by checkRequestTarget with a `{code, message}` body (Node's own answer had none).
       requireHostHeader: false,

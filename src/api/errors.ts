@@ -183,10 +183,14 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
         ? [408, "the request was not received in time; send its headers and body without pausing"]
         : [400, "the request is not valid HTTP"];
   const body = JSON.stringify({ code: "INVALID_ARGUMENT", message });
-  // After the answers to the requests before it on the connection (pipelined).
-  afterAnswers(socket, () =>
+  const refuse = (): void => {
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    ),
-  );
+    );
+  };
+  // A request not received in time is itself one in flight: refused at once (waiting for its own
+  // answer held the connection for good, its client gone or not). Bytes Node cannot parse are
+  // refused after the answers to the requests before them on the connection (pipelined).
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") refuse();
+  else afterAnswers(socket, refuse);
 }

@@ -22,13 +22,27 @@ const closing = new WeakSet<Socket>();
 /** What to do on a connection once its last request in flight is answered. */
 const whenAnswered = new WeakMap<Socket, () => void>();
 
+/** The longest a connection's ending waits for the answers before it ({@link afterAnswers}). */
+const ANSWERS_WAIT_MS = 10_000;
+
 /**
  * Runs `then` once every request parsed on `socket` so far has been answered (at once when none is
- * in flight); the first call on a connection wins.
+ * in flight). Answers not all out within {@link ANSWERS_WAIT_MS} (a client that does not read them,
+ * a request that never ends) destroy the connection instead: it must not be held for good. The
+ * first call on a connection wins.
  */
 export function afterAnswers(socket: Socket, then: () => void): void {
-  if ((unanswered.get(socket) ?? 0) === 0) then();
-  else if (!whenAnswered.has(socket)) whenAnswered.set(socket, then);
+  if ((unanswered.get(socket) ?? 0) === 0) {
+    then();
+    return;
+  }
+  if (whenAnswered.has(socket)) return;
+  // A reset, not a close: a client that reads nothing sees a close only once it reads.
+  const timer = setTimeout(() => socket.resetAndDestroy(), ANSWERS_WAIT_MS).unref();
+  whenAnswered.set(socket, () => {
+    clearTimeout(timer);
+    then();
+  });
 }
 
 /** The answer on `socket` says `connection: close`: what comes after it on the connection is dropped. */
@@ -46,8 +60,14 @@ export function boundPipelining(app: FastifyInstance): void {
     }
     const n = (unanswered.get(socket) ?? 0) + 1;
     if (n > MAX_UNANSWERED) {
-      socket.destroy();
+      // Past the bound: this request and the ones after it are not carried out, the ones before
+      // it are answered, then the connection closes. Destroyed at once, it had carried out 32
+      // writes and answered none, so a client sending again what went unanswered did them twice.
+      closing.add(socket);
       reply.hijack();
+      // A client whose answers already back up is not reading them: reset at once.
+      if (socket.writableNeedDrain) socket.resetAndDestroy();
+      else afterAnswers(socket, () => socket.destroySoon());
       return;
     }
     unanswered.set(socket, n);

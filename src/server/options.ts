@@ -63,6 +63,11 @@ export interface ServerOptions {
    * ms (docs/server.md § Shutdown). Default 3000.
    */
   closeGraceMs?: number;
+  /**
+   * How long a client may take to send a whole request, headers and body, before it is answered 408
+   * and its connection closed, ms (docs/security.md). Default 30000.
+   */
+  requestTimeoutMs?: number;
   /** Default: the system clock. Tests inject a ManualClock. */
   clock?: Clock;
   /** A pino logger, or the level of the default one (JSON on stdout). Default "info". */

@@ -135,6 +135,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
       wakeups.wake();
     }),
     logger: log,
+    ...(config.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: config.options.requestTimeoutMs } : {}),
     ...(access !== null ? { authenticate: access.authenticate } : { hostCheck: isLoopback(config.host) }),
   });
   // Registered before listen: a failed listen must still stop the lease reaper (started onReady).

@@ -16,24 +16,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-/** Writes `text` on a fresh connection; resolves with what came back once the server closes it. */
-function sendAll(text: string, read: boolean): Promise<string> {
+/**
+ * Writes `text` on a fresh connection; resolves with what came back once the server closes it. With
+ * `readAfterMs`, reads nothing until then (a paused socket sees neither data nor the close).
+ */
+function sendAll(text: string, read: boolean | { readAfterMs: number }): Promise<string> {
   const url = new URL(t.server.url);
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname);
     let answer = "";
-    if (read) socket.on("data", (c: Buffer) => (answer += c.toString()));
+    const reading = () => socket.on("data", (c: Buffer) => (answer += c.toString()));
+    if (read === true) reading();
+    else if (read !== false) setTimeout(reading, read.readAfterMs);
     socket.on("error", () => {});
     socket.on("close", () => resolve(answer));
     socket.write(text);
   });
 }
 
-it("closes a connection with more unanswered requests than the bound, whose client never reads", async () => {
+it("closes a connection with more unanswered requests than the bound, whose client does not read", async () => {
   const host = new URL(t.server.url).host;
   const one = `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
-  // The client never reads and never closes: only the server's bound ends the connection.
-  await sendAll(one.repeat(MAX_UNANSWERED * 4), false);
+  // The client reads nothing for a while and never closes: only the server's bound ends the
+  // connection, having answered at most the bound's requests (it buffered every answer: 1.1 GB).
+  const unread = await sendAll(one.repeat(MAX_UNANSWERED * 4), { readAfterMs: 300 });
+  expect((unread.match(/HTTP\/1\.1 200 OK\r\n/g) ?? []).length).toBeLessThanOrEqual(MAX_UNANSWERED);
   // Within the bound, pipelined requests are answered in order.
   const answered = await sendAll(
     `${one.repeat(3)}GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
@@ -76,4 +83,47 @@ it("answers the requests before a malformed one or one that closes the connectio
     "two content-lengths": ["HTTP/1.1 201", "HTTP/1.1 400"],
     "data after connection: close": ["HTTP/1.1 201", "HTTP/1.1 200"],
   });
+});
+
+it("answers the requests within the bound and closes the connection at the first past it, which is not carried out", async () => {
+  // Destroyed at once, the connection had carried out 32 writes and answered none: a client sending
+  // again what went unanswered started 32 executions twice (a tester).
+  const host = new URL(t.server.url).host;
+  const starts = Array.from({ length: MAX_UNANSWERED + 1 }, (_, i) => {
+    const body = JSON.stringify({ execution_id: `bound-${i}`, workflow: "OrderProcessing", input: ORDER_INPUT });
+    return `POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  });
+  const answer = await sendAll(starts.join(""), true);
+  expect(answer.match(/HTTP\/1\.1 201 /g)).toHaveLength(MAX_UNANSWERED);
+  expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(MAX_UNANSWERED);
+  expect((await t.call("GET", `/v1/executions/bound-${MAX_UNANSWERED - 1}`)).status).toBe(200);
+  expect((await t.call("GET", `/v1/executions/bound-${MAX_UNANSWERED}`)).status).toBe(404);
+});
+
+it("answers 408 and closes a connection whose body stalls, pipelined behind others or not", async () => {
+  // Refused only after the answers before it, the stalled request waited for its own answer: no
+  // 408, and the connection held for good, even after its client closed (a tester).
+  const slow = await startTestServer({ requestTimeoutMs: 1500 });
+  try {
+    await slow.registerOrders();
+    const host = new URL(slow.server.url).host;
+    const started = JSON.stringify({ execution_id: "before-stall", workflow: "OrderProcessing", input: ORDER_INPUT });
+    const first = `POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(started)}\r\n\r\n${started}`;
+    const stalled = `POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"work`;
+    const url = new URL(slow.server.url);
+    for (const text of [stalled, first + stalled]) {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname);
+        let got = "";
+        socket.on("data", (c: Buffer) => (got += c.toString()));
+        socket.on("error", () => {});
+        socket.on("close", () => resolve(got));
+        socket.write(text); // and never the rest of the body: only the server's bound ends it
+      });
+      expect(answer.match(/HTTP\/1\.1 \d{3}/g)?.at(-1)).toBe("HTTP/1.1 408");
+    }
+    expect((await slow.call("GET", "/v1/executions/before-stall")).status).toBe(200);
+  } finally {
+    await slow.stop();
+  }
 });
