@@ -299,6 +299,12 @@ export class SchedulerLoop implements FireWindow {
           { schedules: ids.length, changed: lost.map((o) => o.report.scheduleId) },
           "fire batch rolled back: a schedule changed while it was firing; firing each schedule on its own",
         );
+      } else if (!(this.o.mayFire?.() ?? true)) {
+        // No longer the leader: its batch's schedules are the next leader's (below).
+        this.o.log?.warn(
+          { schedules: ids.length, err },
+          "fire batch failed and was rolled back; this server no longer leads, so the next leader fires them",
+        );
       } else {
         this.logFailure("", (repeated) =>
           this.o.log?.warn(
