@@ -34,7 +34,12 @@ type JsonifiedObject<T> = Flat<
 export type Jsonified<T> = unknown extends T
   ? T
   : T extends JsonValue
-    ? T
+    ? T extends JsonPrimitive | readonly unknown[]
+      ? T
+      : // An object with symbol keys passes for JSON (its string index says nothing of them): JSON drops them.
+        [Extract<keyof T, symbol>] extends [never]
+        ? T
+        : JsonifiedObject<T>
     : T extends { toJSON(...args: never[]): infer R }
       ? Jsonified<R>
       : T extends NotJson

@@ -37,6 +37,8 @@ describe("Jsonified", () => {
     expectTypeOf<Jsonified<{ amount: JsonValue; at: Date }>>().toEqualTypeOf<{ amount: JsonValue; at: string }>();
     expectTypeOf<Jsonified<{ amount: JsonValue | undefined; n: 1 }>>().toEqualTypeOf<{ amount?: JsonValue; n: 1 }>();
     expectTypeOf<Jsonified<JsonObject[] | Date>>().toEqualTypeOf<JsonObject[] | string>();
+    // Symbol keys pass for JSON (a string index says nothing of them), and JSON drops them (a tester).
+    expectTypeOf<Jsonified<{ [Symbol.iterator]: number; k: number }>>().toEqualTypeOf<{ k: number }>();
   });
 });
 
