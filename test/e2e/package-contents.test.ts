@@ -5,28 +5,17 @@
  * build)`, was handed `start: node examples/dist/main.js` without examples/, and docs/ui.md linked
  * nine screenshots the tarball did not hold.
  */
-import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCommand } from "../helpers/run-command.js";
 import { ROOT } from "./harness.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const MANIFEST = readFileSync(join(ROOT, "package.json"), "utf8");
 
-function run(
-  cmd: string,
-  args: readonly string[],
-  cwd: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, timeout: 120_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = (cmd: string, args: readonly string[], cwd: string) => runCommand(cmd, args, cwd, 120_000);
 
 describe("npm pack: the package.json it ships", () => {
   const dir = mkdtempSync(join(tmpdir(), "orbit-pack-manifest-"));

@@ -8,28 +8,18 @@
  * (same Node, same better-sqlite3 version) instead of compiling it again (~100 s, minutes under load).
  * It packs the dist/ that `npm install`/`npm run build` produced.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../e2e/harness.js";
+import { runCommand } from "../helpers/run-command.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string };
 
-function run(
-  cmd: string,
-  args: readonly string[],
-  cwd: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, timeout: 240_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = (cmd: string, args: readonly string[], cwd: string) => runCommand(cmd, args, cwd, 240_000);
 
 const WORKER = `
 import { OrbitClient, Worker, defineWorkflow } from "orbit-scheduler";
