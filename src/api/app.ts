@@ -149,15 +149,14 @@ export function buildApp(o: AppOptions): App {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onRequest", async (_request, reply) => {
-    if (!closing) return;
-    void reply.header("connection", "close");
-    throw new OrbitError(
-      "UNAVAILABLE",
-      "the server is shutting down; retry shortly (on another server, or on this one once it is back)",
-    );
-  });
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
+    if (closing) {
+      void reply.header("connection", "close");
+      throw new OrbitError(
+        "UNAVAILABLE",
+        "the server is shutting down; retry shortly (on another server, or on this one once it is back)",
+      );
+    }
     checkRequestTarget(request);
     // Every request, the UI's pages included: a rebound name must not even read them.
     if (o.hostCheck === true) checkHostAndOrigin(request);
