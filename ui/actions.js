@@ -18,13 +18,17 @@ import { may } from "./auth.js";
 import { ask, byId, h, iso } from "./dom.js";
 
 /**
- * Shows a message in the page's status line (role=status, read by screen readers).
+ * Shows a message in the page's status line (role=status, read by screen readers). A success
+ * ("ok") goes by itself after a few seconds (style.css `--message-life`); a warning or an error
+ * stays until dismissed (its × button) or replaced by the next action's message. Lying over the
+ * page, a message that stayed for good hid the title on a phone and caught the clicks meant for
+ * another row's buttons.
  * @param {string} text
  * @param {"ok" | "warn" | "error"} [tone]
  * @param {{about: string, state: string}} [of] the thing the message tells the state of, for `retract`
  */
 export function say(text, tone = "ok", of = undefined) {
-  byId("status").replaceChildren(h("p", { ...messageAttrs(text), class: `message ${tone}`, dataset: of }));
+  byId("status").replaceChildren(message(text, tone, of));
 }
 
 /** Empties the status line: a new action is under way, and the last one's result no longer holds. */
@@ -55,18 +59,34 @@ export function retract(about, state) {
 export function sayRefreshFailed(err) {
   const status = byId("status");
   for (const p of status.querySelectorAll("p[data-refresh]")) p.remove();
-  const text = `could not refresh: ${errorText(err)}`;
-  status.append(h("p", { ...messageAttrs(text), class: "message error", dataset: { refresh: "failed" } }));
+  status.append(message(`could not refresh: ${errorText(err)}`, "error", { refresh: "failed" }));
 }
 
 /**
- * A status message's text, whole in its title for the pointer; focusable, so that the keyboard can
- * reach it and show it whole (style.css) where the line cuts it with "…". Screen readers read the
- * whole text: the status line is a polite live region.
+ * A status message: its text, whole in its title for the pointer; focusable, so that the keyboard
+ * can reach it and show it whole (style.css) where the line cuts it with "…"; and a button that
+ * dismisses it. Screen readers read the whole text: the status line is a polite live region. An
+ * "ok" message runs the CSS animation `message-life` (paused while focused) and goes when it ends;
+ * tests end it at once with `Animation.finish()`.
  * @param {string} text
+ * @param {"ok" | "warn" | "error"} tone
+ * @param {Record<string, string>} [dataset]
  */
-function messageAttrs(text) {
-  return { text, title: text, tabindex: 0 };
+function message(text, tone, dataset = undefined) {
+  const p = h("p", { title: text, tabindex: 0, class: `message ${tone}`, dataset });
+  // The × is drawn by CSS, so that the message's text is still only what it says.
+  const dismiss = h("button", {
+    type: "button",
+    class: "dismiss",
+    "aria-label": "Dismiss message",
+    title: "Dismiss",
+    onclick: () => p.remove(),
+  });
+  p.append(h("span", { class: "message-text", text }), dismiss);
+  p.addEventListener("animationend", (e) => {
+    if (e.target === p && e.animationName === "message-life") p.remove();
+  });
+  return p;
 }
 
 /**

@@ -227,3 +227,32 @@ export function fill(el, ...children) {
   el.replaceChildren();
   return append(el, children);
 }
+
+/** An instant as the UI writes it (2026-12-07T04:00:00Z), in an id or a sentence. */
+const INSTANT_IN_TEXT = /\d{4}-\d\d-\d\dT[\d:.]+Z?/g;
+
+/**
+ * Text with each instant in it kept whole (`span.instant`, style.css) and an id's colons as its
+ * only other breaks: at 360 px a browser broke "2026-12-" / "07T04:00:00Z" at the hyphen.
+ * @param {string} text
+ * @returns {(Node | string)[]}
+ */
+export function instantNodes(text) {
+  /** @type {(Node | string)[]} */
+  const nodes = [];
+  const plain = (/** @type {string} */ part) => {
+    for (const [i, piece] of part.split(":").entries()) {
+      if (i > 0) nodes.push(":", h("wbr"));
+      if (piece !== "") nodes.push(piece);
+    }
+  };
+  let at = 0;
+  for (const m of text.matchAll(INSTANT_IN_TEXT)) {
+    const index = m.index ?? 0;
+    plain(text.slice(at, index));
+    nodes.push(h("span", { class: "instant", text: m[0] }));
+    at = index + m[0].length;
+  }
+  plain(text.slice(at));
+  return nodes;
+}

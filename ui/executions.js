@@ -7,7 +7,7 @@
 import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, getSchedule, listExecutions } from "./api.js";
 import { may } from "./auth.js";
-import { bidi, fill, h, jsonPre } from "./dom.js";
+import { bidi, fill, h, instantNodes, jsonPre } from "./dom.js";
 import { elapsedEl, lateText } from "./elapsed.js";
 import { executionBadge, executionLink, relativeText, scheduleLink, timeEl, workflowLink } from "./format.js";
 import { escapeBidi } from "./json-text.js";
@@ -227,7 +227,7 @@ function scheduleFact(e, explain = true) {
 
 /** @param {string} id */
 export function executionView(id) {
-  const heading = h("h1", {}, id);
+  const heading = h("h1", {}, ...instantNodes(id));
   const body = h("div", { class: "execution-body" });
   const el = h(
     "div",
@@ -263,7 +263,7 @@ export function executionView(id) {
     retract(`execution:${id}`, e.status);
     if (last !== null && last.e.status === e.status && last.events === events) return;
     last = { e, events };
-    heading.replaceChildren(`${id} `, executionBadge(e));
+    heading.replaceChildren(...instantNodes(id), " ", executionBadge(e));
     const live = e.status === "RUNNING" || e.status === "COMPENSATING";
     const buttons = h("div", { class: "actions" });
     if (live && may("cancel", e.workflow)) buttons.append(actionButton("Cancel", id, cancel, refresh, "danger"));

@@ -7,7 +7,7 @@
 import { reload } from "./actions.js";
 import { ApiError, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
-import { h } from "./dom.js";
+import { h, instantNodes } from "./dom.js";
 import { timingText } from "./format.js";
 import { noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
 import { scheduleForm } from "./schedule-form.js";
@@ -329,7 +329,7 @@ export function listView(params) {
                 {},
                 "created ",
                 h("a", { href: `#/schedules/${encodeURIComponent(sch.schedule_id)}`, text: sch.schedule_id }),
-                `: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`,
+                ...instantNodes(`: ${timingText(sch)}, next fire ${sch.next_fire_at ?? "-"}`),
               );
             },
           }),

@@ -108,7 +108,8 @@ function windowList(sch, times, win, now, complete) {
   if (times.length === 0) return null;
   const w = WINDOWS[win];
   const fires = (/** @type {number} */ n) => `${n} fire${n === 1 ? "" : "s"}`;
-  if (w === undefined || w.ms === null) return fireList(sch, times, now, `The next ${fires(times.length)}`);
+  if (w === undefined || w.ms === null)
+    return fireList(sch, times, now, times.length === 1 ? "The next fire" : `The next ${fires(times.length)}`);
   const end = now + w.ms;
   const inside = times.filter((t) => Date.parse(t) <= end);
   const within = `in the next ${w.label}`;

@@ -1,0 +1,145 @@
+/**
+ * What a twelfth tester met once the status line floated at the top right: an action's message lay
+ * over a phone's page title, or over another row's buttons at 1280 px, for good (no timeout, no way
+ * to dismiss it); two errors side by side were 183 px each on a phone; instants broke at their
+ * hyphen; and "The next 1 fire".
+ */
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
+
+type Box = { x: number; y: number; width: number; height: number };
+
+async function box(page: Page, selector: string): Promise<Box> {
+  const b = await page.locator(selector).first().boundingBox();
+  if (b === null) throw new Error(`no box for ${selector}`);
+  return b;
+}
+
+/** Ends the life of every status message now, as the few seconds of real time would. */
+function endLives(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const lives = document.getElementById("status")?.getAnimations({ subtree: true }) ?? [];
+    for (const a of lives) a.finish();
+    return lives.length;
+  });
+}
+
+/** How many lines each element matched takes (an instant broken at its hyphen takes two). */
+function lines(page: Page, selector: string): Promise<number[]> {
+  return page.locator(selector).evaluateAll((els) => els.map((e) => e.getClientRects().length));
+}
+
+describe.skipIf(!haveChromium)("web UI: a tester's twelfth report", () => {
+  let r: UiRig;
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
+  });
+
+  it("lets a success go by itself, and keeps an error until it is dismissed", async () => {
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "fade", workflow: "Reports", interval: "1h" });
+    await r.open("#/?q=fade");
+    await r.page.uncheck("#auto-refresh");
+    await r.page.click('button[aria-label="Trigger fade"]');
+    const started = r.page.locator("#status p", { hasText: "started execution" });
+    await started.waitFor();
+    // Hovered (the pointer on its way to a button under it), it still goes; focused, it waits.
+    await started.hover();
+    await started.focus();
+    const paused = await started.evaluate((p) => p.getAnimations().map((a) => a.playState));
+    expect(paused).toEqual(["paused"]);
+    await r.page.locator('button[aria-label="Trigger fade"]').focus();
+    expect(await endLives(r.page)).toBe(1);
+    await started.waitFor({ state: "detached" });
+    // Nothing lies over the row's buttons any more: a click at the Delete button's middle hits it.
+    const del = await box(r.page, 'button[aria-label="Delete fade"]');
+    const hit = await r.page.evaluate(
+      ([x, y]) => document.elementFromPoint(x as number, y as number)?.getAttribute("aria-label"),
+      [del.x + del.width / 2, del.y + del.height / 2],
+    );
+    expect(hit).toBe("Delete fade");
+
+    // An error has no life: it stays until its × is pressed.
+    await r.page.route("**/v1/**", (route) => route.abort());
+    await r.page.click('button[aria-label="Trigger fade"]');
+    const refused = r.page.locator("#status p.error", { hasText: "could not trigger fade" });
+    await refused.waitFor();
+    await r.page.locator("#status p.error", { hasText: "could not refresh" }).waitFor();
+    expect(await endLives(r.page)).toBe(0);
+    expect(await refused.count()).toBe(1);
+    expect(await refused.textContent()).not.toContain("\u00d7");
+    await refused.locator('button[aria-label="Dismiss message"]').click();
+    await refused.waitFor({ state: "detached" });
+    expect(await r.page.locator("#status p").count()).toBe(1);
+    await r.page.unroute("**/v1/**");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("stacks the messages the window's width on a phone, each read whole", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "phone-a-rather-long-schedule-id",
+      workflow: "Reports",
+      interval: "1h",
+    });
+    await r.page.setViewportSize({ width: 360, height: 800 });
+    await r.open("#/?q=phone");
+    await r.page.uncheck("#auto-refresh");
+    const bar = await box(r.page, "header.topbar");
+    await r.page.route("**/v1/**", (route) => route.abort());
+    await r.page.click('button[aria-label="Trigger phone-a-rather-long-schedule-id"]');
+    await r.page.locator("#status p", { hasText: "could not refresh" }).waitFor();
+    const boxes = await r.page
+      .locator("#status p")
+      .evaluateAll((ps) =>
+        ps.map((p) => ({ ...p.getBoundingClientRect().toJSON(), cut: p.scrollWidth > p.clientWidth })),
+      );
+    expect(boxes).toHaveLength(2);
+    const [a, b] = boxes as [Box & { cut: boolean }, Box & { cut: boolean }];
+    for (const m of [a, b]) {
+      // 183 px each side by side; now the window's width less its 12 px margins.
+      expect(m.width).toBeGreaterThanOrEqual(360 - 2 * 12 - 1);
+      expect(m.x + m.width).toBeLessThanOrEqual(360);
+      expect(m.y).toBeGreaterThanOrEqual(bar.y + bar.height);
+      expect(m.cut).toBe(false);
+    }
+    expect(b.y).toBeGreaterThanOrEqual(a.y + a.height);
+    const cut = await r.page
+      .locator("#status .message-text")
+      .evaluateAll((ts) => ts.map((t) => t.scrollWidth > t.clientWidth));
+    expect(cut).toEqual([false, false]);
+    await r.page.unroute("**/v1/**");
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("keeps an instant whole on an execution's page", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "instant-whole-nightly",
+      workflow: "Reports",
+      cron: "0 4 * * *",
+    });
+    const t = await r.ok("POST", "/v1/schedules/instant-whole-nightly/trigger", {});
+    await r.page.setViewportSize({ width: 390, height: 844 });
+    await r.open(`#/executions/${encodeURIComponent(t.execution_id)}`);
+    await r.page.locator("main h1 .instant").waitFor();
+    expect(await lines(r.page, "main h1 .instant")).toEqual([1]);
+    await r.page.locator(".event-head time").first().waitFor();
+    for (const n of await lines(r.page, ".event-head time")) expect(n).toBe(1);
+    await r.page.setViewportSize({ width: 1280, height: 900 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("says 'The next fire' with one fire left", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "last-one",
+      workflow: "Reports",
+      cron: "0 6 * * *",
+      end_at: "2026-11-16T07:00:00Z",
+    });
+    await r.open("#/schedules/last-one");
+    await r.page.click('button[data-window="fit"]');
+    const caption = r.page.locator("table.fire-list caption");
+    await caption.waitFor();
+    expect(await caption.textContent()).toBe("The next fire");
+  });
+});
