@@ -110,6 +110,8 @@ function everyDayAlike(cron: CronSpec): boolean {
 
 /** Years in which the Gregorian calendar's dates and weekdays repeat (146,097 days, whole weeks). */
 const CYCLE_YEARS = 400;
+/** Years that hold a leap year and common years on both sides of it (and every turn of a year). */
+const LEAP_CYCLE_YEARS = 8;
 /** The last year the engine computes (its last instant is in 9999). */
 const LAST_YEAR = 9999;
 
@@ -126,9 +128,19 @@ function closestDaysGap(cron: CronSpec, from: number): number | null {
   const first = ofDay(0);
   const last = ofDay(-1);
   const startYear = yearOfMs(from);
-  // Only weekdays restricted: the days repeat every week, and a year holds every distance.
+  // Only weekdays restricted: the days repeat every week, and a year holds every distance. No
+  // weekday in it (days of the month, months, `L`): the years differ only in being leap years or
+  // not, and eight hold both kinds and every year's turn (400 years were 1.2–1.6 ms a timing: an
+  // apply of 10,000 distinct monthly crons with a jitter held the event loop 16 s; a tester).
   const weekly = everyDayAlike({ ...cron, weekdays: [0, 1, 2, 3, 4, 5, 6] });
-  const endYear = Math.min(startYear + (weekly ? 1 : CYCLE_YEARS), LAST_YEAR);
+  const noWeekday =
+    cron.weekdays.length === 7 &&
+    cron.nearestWeekdays.length === 0 &&
+    !cron.lastWeekday &&
+    cron.lastWeekdaysOfMonth.length === 0 &&
+    cron.nthWeekdays.length === 0;
+  const years = weekly ? 1 : noWeekday ? LEAP_CYCLE_YEARS : CYCLE_YEARS;
+  const endYear = Math.min(startYear + years, LAST_YEAR);
   let previous: number | null = null;
   let closest: number | null = null;
   for (let y = startYear; y <= endYear; y++) {

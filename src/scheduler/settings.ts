@@ -32,6 +32,8 @@ export { SETTING_KEYS } from "../domain/setting-table.js";
 export const SCHEDULE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
 export const CONCURRENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const SECRET_PREFIXES = ["env://", "vault://", "secret://", "var://"];
+/** A secret reference inside a template: after `{`, `(` or `$` and any blanks. */
+const IN_TEMPLATE = /[{($]\s*((?:env|vault|secret|var):\/\/)/;
 const MAX_DESCRIPTION = 1000;
 const MIN_WINDOW_MS = 10_000;
 const MAX_WINDOW_MS = 365 * 86_400_000;
@@ -79,11 +81,16 @@ function durationSetting(text: string, what: string): number {
 /** Refuses secret references anywhere in a schedule's input (it is stored verbatim on every execution). */
 export function refuseSecretReferences(value: unknown, path = "input"): void {
   if (typeof value === "string") {
-    // Any case, any leading blanks: "ENV://X" is as much a reference as "env://X"; and inside a
-    // template ("${env://HOME}", "Bearer ${vault://kv/token}"), which Orbit does not fill in either
-    // (it was taken, a tester). A scheme elsewhere in a text ("see env://X") is left alone.
-    const text = value.trimStart().toLowerCase();
-    const prefix = SECRET_PREFIXES.find((p) => text.startsWith(p) || text.includes(`\${${p}`));
+    // Any case or width (NFKC), after any blanks or invisible characters: "ENV://X" is as much a
+    // reference as "env://X"; and inside a template ("${env://HOME}", "${ env://HOME}", "{{env://X}}",
+    // "$(env://X)", "$env://X"), which Orbit does not fill in either (they were taken, a tester). A
+    // scheme mentioned in a text ("see env://X") is left alone.
+    const text = value
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(/^[\s\p{Cf}]+/u, "");
+    const prefix =
+      SECRET_PREFIXES.find((p) => text.startsWith(p)) ?? (IN_TEMPLATE.exec(text)?.[1] as string | undefined);
     if (prefix !== undefined) {
       throw invalidArgument(
         `${path} holds a secret reference ("${prefix}…"): secrets are refused in schedule input, which is stored verbatim on every execution; read the secret inside the workflow`,

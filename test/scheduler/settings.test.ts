@@ -160,6 +160,10 @@ describe("schedule settings", () => {
     const mondays = { schedule_id: "mo", workflow: "OrderProcessing", cron: "0 6,18 * * MON" };
     expect(refusal({ ...mondays, jitter: "13h" }).message).toContain("(12 hours)");
     expect(validateSettings({ ...mondays, jitter: "12h" }, NOW).jitterMs).toBe(12 * 3_600_000);
+    // Days of the month only (no weekday): eight years of days hold every distance. From March 2097
+    // the next 29 February is in 2104 (2100 is not a leap year), past the five years of occurrences.
+    const leapCentury = { ...leapLater, start_at: "2097-03-01T00:00:00Z" };
+    expect(refusal({ ...leapCentury, jitter: "2h" }).message).toContain("(1 hour)");
     // Once a year under `once` (the default): the jitter may be a day.
     expect(validateSettings({ ...nov3, jitter: "1d" }, NOW).jitterMs).toBe(86_400_000);
   });
@@ -176,7 +180,13 @@ describe("schedule settings", () => {
   it("refuses secret references anywhere in the input", () => {
     const e = refusal({ ...base, input: { db: { password: "vault://kv/db" } } });
     expect(e.message).toContain('input.db.password holds a secret reference ("vault://…")');
-    for (const p of ["env://X", "secret://y", "var://z", "${env://HOME}", "Bearer ${VAULT://kv/token}"])
+    const templates = [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: templates Orbit does not fill in, refused as references
+      ...["${env://HOME}", "Bearer ${VAULT://kv/token}", "${ env://HOME}", "{{env://X}}", "$(var://z)", "$env://X"],
+      "\u200benv://HOME",
+      "\uff45\uff4e\uff56://HOME",
+    ];
+    for (const p of ["env://X", "secret://y", "var://z", ...templates])
       expect(() => validateSettings({ ...base, input: { a: [p] } }, NOW)).toThrow(/secret reference/);
     // A scheme mentioned in a text is not a reference.
     expect(validateSettings({ ...base, input: { note: "see env://X in the runbook" } }, NOW).settings.input).toEqual({

@@ -8,6 +8,11 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
 
+// The DOM names of the code page.evaluate runs in the browser: the compiler here has no DOM lib
+// (tsconfig.json types Node), so it is declared for this file only.
+// biome-ignore lint/suspicious/noExplicitAny: browser globals, typed by the browser
+declare const document: any;
+
 type Box = { x: number; y: number; width: number; height: number };
 
 async function box(page: Page, selector: string): Promise<Box> {
@@ -47,7 +52,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's twelfth report", () => {
     // Hovered (the pointer on its way to a button under it), it still goes; focused, it waits.
     await started.hover();
     await started.focus();
-    const paused = await started.evaluate((p) => p.getAnimations().map((a) => a.playState));
+    const paused = await started.evaluate((p) => p.getAnimations().map((a: { playState: string }) => a.playState));
     expect(paused).toEqual(["paused"]);
     await r.page.locator('button[aria-label="Trigger fade"]').focus();
     expect(await endLives(r.page)).toBe(1);
