@@ -232,12 +232,14 @@ export function fill(el, ...children) {
 const INSTANT_IN_TEXT = /\d{4}-\d\d-\d\dT[\d:.]+Z?/g;
 
 /**
- * Text with each instant in it kept whole (`span.instant`, style.css) and an id's colons as its
- * only other breaks: at 360 px a browser broke "2026-12-" / "07T04:00:00Z" at the hyphen.
+ * Text with each instant in it kept whole (`span.instant`, style.css, or the class given) and an
+ * id's colons as its only other breaks: at 360 px a browser broke "2026-12-" / "07T04:00:00Z" at
+ * the hyphen.
  * @param {string} text
+ * @param {string} [className]
  * @returns {(Node | string)[]}
  */
-export function instantNodes(text) {
+export function instantNodes(text, className = "instant") {
   /** @type {(Node | string)[]} */
   const nodes = [];
   const plain = (/** @type {string} */ part) => {
@@ -250,7 +252,7 @@ export function instantNodes(text) {
   for (const m of text.matchAll(INSTANT_IN_TEXT)) {
     const index = m.index ?? 0;
     plain(text.slice(at, index));
-    nodes.push(h("span", { class: "instant", text: m[0] }));
+    nodes.push(h("span", { class: className, text: m[0] }));
     at = index + m[0].length;
   }
   plain(text.slice(at));

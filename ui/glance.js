@@ -3,7 +3,7 @@
  * A schedule's page at a glance: its last outcome, consecutive failures, last success and
  * failure, and the next fire in UTC, in the schedule's zone and in the viewer's.
  */
-import { h } from "./dom.js";
+import { h, instantNodes } from "./dom.js";
 import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format.js";
 
 /**
@@ -111,9 +111,6 @@ function cancelReason(o) {
   return o.status === "CANCELLED" && !o.error_type;
 }
 
-/** An RFC 3339 instant inside an id. */
-const INSTANT = /\d{4}-\d\d-\d\dT[\d:.]+Z?/g;
-
 /**
  * An execution's link whose id may break after a colon and keeps each instant in it whole: at
  * 1280 px "nightly-orders:2026-11-15T01:00:00Z" broke mid-token.
@@ -121,22 +118,6 @@ const INSTANT = /\d{4}-\d\d-\d\dT[\d:.]+Z?/g;
  */
 function idLink(id) {
   const a = executionLink(id);
-  /** @type {(Node | string)[]} */
-  const nodes = [];
-  const plain = (/** @type {string} */ text) => {
-    for (const [i, part] of text.split(":").entries()) {
-      if (i > 0) nodes.push(":", h("wbr"));
-      if (part !== "") nodes.push(part);
-    }
-  };
-  let at = 0;
-  for (const m of id.matchAll(INSTANT)) {
-    const index = m.index ?? 0;
-    plain(id.slice(at, index));
-    nodes.push(h("span", { class: "token", text: m[0] }));
-    at = index + m[0].length;
-  }
-  plain(id.slice(at));
-  a.replaceChildren(...nodes);
+  a.replaceChildren(...instantNodes(id, "token"));
   return a;
 }
