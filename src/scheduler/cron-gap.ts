@@ -96,11 +96,24 @@ export function shortestCronGap(compiled: CompiledTiming, now: number, zone: Zon
 
 /** Whether the cron fires on every day alike: no day of month, weekday or month left out. */
 function everyDayAlike(cron: CronSpec): boolean {
+  return everyDateAlike(cron) && noWeekday(cron);
+}
+
+/** No month or day of the month left out, and no `L`, `W` or `LW`: at most weekdays restricted. */
+function everyDateAlike(cron: CronSpec): boolean {
   return (
     cron.months.length === 12 &&
     cron.days.length === 31 &&
-    cron.weekdays.length === 7 &&
     cron.lastDayOffsets.length === 0 &&
+    cron.nearestWeekdays.length === 0 &&
+    !cron.lastWeekday
+  );
+}
+
+/** No weekday in the cron: the weekday field is `*`, and no `W`, `LW`, `nL` or `n#k`. */
+function noWeekday(cron: CronSpec): boolean {
+  return (
+    cron.weekdays.length === 7 &&
     cron.nearestWeekdays.length === 0 &&
     !cron.lastWeekday &&
     cron.lastWeekdaysOfMonth.length === 0 &&
@@ -132,14 +145,8 @@ function closestDaysGap(cron: CronSpec, from: number): number | null {
   // weekday in it (days of the month, months, `L`): the years differ only in being leap years or
   // not, and eight hold both kinds and every year's turn (400 years were 1.2–1.6 ms a timing: an
   // apply of 10,000 distinct monthly crons with a jitter held the event loop 16 s; a tester).
-  const weekly = everyDayAlike({ ...cron, weekdays: [0, 1, 2, 3, 4, 5, 6] });
-  const noWeekday =
-    cron.weekdays.length === 7 &&
-    cron.nearestWeekdays.length === 0 &&
-    !cron.lastWeekday &&
-    cron.lastWeekdaysOfMonth.length === 0 &&
-    cron.nthWeekdays.length === 0;
-  const years = weekly ? 1 : noWeekday ? LEAP_CYCLE_YEARS : CYCLE_YEARS;
+  const weekly = everyDateAlike(cron) && cron.lastWeekdaysOfMonth.length === 0 && cron.nthWeekdays.length === 0;
+  const years = weekly ? 1 : noWeekday(cron) ? LEAP_CYCLE_YEARS : CYCLE_YEARS;
   const endYear = Math.min(startYear + years, LAST_YEAR);
   let previous: number | null = null;
   let closest: number | null = null;
