@@ -32,6 +32,15 @@ export interface AccessControl {
   describe?(request: ApiRequest): IdentityView;
 }
 
+/** The workflows the caller may do `action` on, as a list's filter; undefined on an open server (all). */
+export function visibleTo(
+  access: AccessControl | null,
+  request: ApiRequest,
+  action: Action,
+): ((workflow: string) => boolean) | undefined {
+  return access === null ? undefined : (workflow) => access.allows(request, action, workflow);
+}
+
 export interface IdentityView {
   name: string;
   kind: "client" | "worker";

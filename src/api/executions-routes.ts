@@ -6,7 +6,7 @@ import type { ListExecutionsQuery } from "../engine/execution-query.js";
 import type { StartRequest } from "../engine/executions.js";
 import { timeoutMs } from "../engine/outcome-settings.js";
 import { eventToJson, executionToJson } from "../engine/serialize.js";
-import type { ApiDeps } from "./deps.js";
+import { type ApiDeps, visibleTo } from "./deps.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 import { storedGuards } from "./stored-access.js";
@@ -88,7 +88,7 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
       query: S.ListExecutionsQuery,
       responses: { 200: { description: "a page of executions", schema: S.ExecutionList } },
       handler: async (r) => {
-        const visible = access === null ? undefined : (workflow: string) => access.allows(r, "read", workflow);
+        const visible = visibleTo(access, r, "read");
         const page = await d.executions.list(r.query as ListExecutionsQuery, undefined, visible);
         return {
           status: 200,

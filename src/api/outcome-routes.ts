@@ -5,7 +5,7 @@
 import { Type } from "@sinclair/typebox";
 import { executionToJson, workflowToJson } from "../engine/serialize.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
-import type { ApiDeps } from "./deps.js";
+import { type ApiDeps, visibleTo } from "./deps.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 import { storedGuards } from "./stored-access.js";
@@ -65,9 +65,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       handler: async (r) => ({
         status: 200,
         body: {
-          workers: await d.executions.workers.list(
-            access === null ? undefined : (workflow) => access.allows(r, "read", workflow),
-          ),
+          workers: await d.executions.workers.list(visibleTo(access, r, "read")),
         },
       }),
     },

@@ -2,7 +2,7 @@
 import type { JsonObject } from "../domain/json.js";
 import { SharedRuns } from "../domain/shared-run.js";
 import { runDoctor } from "../scheduler/doctor.js";
-import type { ApiDeps } from "./deps.js";
+import { type ApiDeps, visibleTo } from "./deps.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 
@@ -48,8 +48,7 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
       responses: { 200: { description: "each check: ok, warn or fail, with a fix", schema: S.DoctorReport } },
       guard: (r) => d.access?.requireClient(r),
       handler: async (r) => {
-        const access = d.access;
-        const visible = access === null ? undefined : (w: string) => access.allows(r, "schedule", w);
+        const visible = visibleTo(d.access, r, "schedule");
         const s = d.scheduler;
         const workers = d.executions.workers;
         const report = await doctors.run(r.caller?.name ?? "", async () => {
