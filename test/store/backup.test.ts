@@ -4,13 +4,25 @@
  * state and every occurrence since is decided once (skip_missed: the missed ones are in the ledger
  * as missed, the next one starts once, firing again starts nothing).
  */
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { execFile } from "node:child_process";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { backupSqlite, restoreSqlite } from "../../src/store/sqlite/backup.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
-import { orbit } from "../e2e/harness.js";
+import { orbit, ROOT } from "../e2e/harness.js";
+import { childArgs } from "../helpers/child.js";
 import { makeHarness, ORDER_INPUT } from "../scheduler/harness.js";
 
 describe("backup and restore [sqlite]", () => {
@@ -89,6 +101,52 @@ describe("backup and restore [sqlite]", () => {
     expect(await restored.getSchedule("after-backup")).toBeNull();
     expect((await restored.getSchedule("kept"))?.scheduleId).toBe("kept");
     await restored.close();
+  });
+
+  it("backup and restore read a database in a folder they may not write (SQLite could not create its -shm there)", async () => {
+    // "not an Orbit database: attempt to write a readonly database", for a good backup on a
+    // read-only mount or in another user's folder. Root writes anywhere, so as root the commands
+    // run as nobody, for whom the folder is read-only.
+    const live = new SqliteStore({ dataDir: join(dir, "ro-live") });
+    await live.open();
+    const h = await makeHarness(live);
+    await h.scheduler.schedules.create({ schedule_id: "kept", workflow: "OrderProcessing", interval: "1h" });
+    await live.close();
+    const shared = mkdtempSync(join(tmpdir(), "orbit-backup-ro-"));
+    try {
+      const readOnly = join(shared, "ro");
+      mkdirSync(readOnly);
+      copyFileSync(live.filename, join(readOnly, "orbit.db"));
+      const out = join(shared, "out");
+      mkdirSync(out);
+      chmodSync(shared, 0o755);
+      chmodSync(out, 0o777);
+      chmodSync(readOnly, 0o555);
+      const asOther = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+      const run = (args: string[]) =>
+        new Promise<{ code: number; stderr: string }>((resolve) => {
+          execFile(
+            process.execPath,
+            [...childArgs(join(ROOT, "src/cli/entry.ts")), ...args],
+            { cwd: ROOT, timeout: 30_000, ...asOther },
+            (err, _stdout, stderr) => resolve({ code: err === null ? 0 : Number(err.code ?? -1), stderr }),
+          );
+        });
+      const backup = await run(["backup", join(out, "b.db"), "--data-dir", readOnly]);
+      expect(backup.stderr).toBe("");
+      expect(backup.code).toBe(0);
+      const restore = await run(["restore", join(readOnly, "orbit.db"), "--data-dir", join(out, "restored")]);
+      expect(restore.stderr).toBe("");
+      expect(restore.code).toBe(0);
+      for (const file of [join(out, "b.db"), join(out, "restored", "orbit.db")]) {
+        const copy = new SqliteStore({ filename: file });
+        await copy.open();
+        expect((await copy.getSchedule("kept"))?.scheduleId).toBe("kept");
+        await copy.close();
+      }
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
   });
 
   it("orbit backup refuses PostgreSQL with the tools to use; orbit restore refuses a file that is not Orbit's", async () => {

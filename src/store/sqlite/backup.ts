@@ -7,8 +7,9 @@
  * release) and copies it into place; the server must be stopped, and on its next start it decides
  * every occurrence that came due since the backup by the schedule's catch-up policy, once.
  */
-import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { OrbitError } from "../../domain/errors.js";
 import {
@@ -36,10 +37,55 @@ function appliedMigrations(db: Database.Database, file: string): AppliedMigratio
   }
 }
 
+/** A read-only connection to `file`, and what closes it. */
+interface Reading {
+  db: Database.Database;
+  close(): void;
+}
+
+/**
+ * Opens `file` read-only. A database in WAL mode (every Orbit database, and every backup of one)
+ * needs its `-shm` beside it even to be read, and SQLite creates it when it is missing: in a
+ * folder this process may not write (a read-only mount, another user's backups) that fails with
+ * SQLITE_READONLY or SQLITE_CANTOPEN on the first read. Such a file is read from a private copy of
+ * it and its `-wal` (what a crashed server left there is part of the database) in a temporary
+ * folder, removed on close.
+ */
+function openReading(file: string): Reading {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+    return { db, close: () => db.close() };
+  } catch (err) {
+    db.close();
+    const code = String((err as { code?: unknown }).code ?? "");
+    if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN"))
+      throw new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "orbit-read-"));
+  const copy = join(dir, basename(file));
+  try {
+    copyFileSync(file, copy);
+    if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+    const db = new Database(copy, { fileMustExist: true });
+    return {
+      db,
+      close: () => {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
 export async function backupSqlite(source: string, destination: string): Promise<BackupReport> {
   if (!existsSync(source)) throw new OrbitError("NOT_FOUND", `no Orbit database at ${source}`);
   if (existsSync(destination)) throw new OrbitError("ALREADY_EXISTS", `${destination} exists; give a new file name`);
-  const db = new Database(source, { readonly: true, fileMustExist: true });
+  const reading = openReading(source);
+  const db = reading.db;
   try {
     db.pragma("busy_timeout = 5000");
     const applied = appliedMigrations(db, source);
@@ -50,7 +96,7 @@ export async function backupSqlite(source: string, destination: string): Promise
     rmSync(destination, { force: true });
     throw err;
   } finally {
-    db.close();
+    reading.close();
   }
 }
 
@@ -87,7 +133,8 @@ function refuseIfOpen(file: string): void {
  */
 export function restoreSqlite(backup: string, dataDir: string, force = false): { file: string; migration: number } {
   if (!existsSync(backup)) throw new OrbitError("NOT_FOUND", `no backup file at ${backup}`);
-  const check = new Database(backup, { readonly: true, fileMustExist: true });
+  const reading = openReading(backup);
+  const check = reading.db;
   let applied: AppliedMigration[];
   try {
     applied = appliedMigrations(check, backup);
@@ -96,7 +143,7 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
     if (integrity !== "ok")
       throw new OrbitError("INVALID_ARGUMENT", `${backup} is damaged: ${String(integrity).replace(/\s*\n\s*/g, " ")}`);
   } finally {
-    check.close();
+    reading.close();
   }
   try {
     pendingMigrations(loadMigrations("sqlite"), applied, "sqlite");
