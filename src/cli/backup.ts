@@ -32,7 +32,7 @@ export function registerBackupCommands(program: Command, io: CliIO): void {
     .option("--database <url>", "a PostgreSQL URL: refused, with what to use instead")
     .addHelpText(
       "after",
-      "\nExample:\n  $ orbit backup backups/orbit-2026-12-02.db\n  backed up .orbit/orbit.db to backups/orbit-2026-12-02.db (55 pages, migration 19)",
+      "\nExample:\n  $ orbit backup backups/orbit-2026-12-02.db\n  backed up .orbit/orbit.db to backups/orbit-2026-12-02.db (55 pages, migration 20)",
     )
     .action(async (file: string, flags: Flags) => {
       refusePostgres(flags, io, "backup");

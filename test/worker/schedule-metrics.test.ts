@@ -2,7 +2,8 @@
  * Per-schedule outcome metrics on GET /metrics (docs/outcomes.md § Metrics), for real: a worker
  * process completes one schedule's run and fails another's twice; the scrape shows each schedule's
  * last success, consecutive failures and failures, then, past the label limit
- * (--metrics-schedule-labels, here 2), the same metrics without the schedule label, aggregated.
+ * (--metrics-schedule-labels, here 2), the same metrics without the schedule label, aggregated; the
+ * aggregated failures keep those of deleted schedules.
  */
 import { describe, expect, it } from "vitest";
 import { startTestServer } from "../api/helpers.js";
@@ -48,6 +49,15 @@ describeEachDialect("per-schedule metrics", (dialect) => {
     expect(aggregated).toMatch(/^orbit_schedule_consecutive_failures 2$/m); // the most of any schedule
     expect(aggregated).toMatch(/^orbit_schedule_failures_total 2$/m); // the sum
     expect(aggregated).toContain(`orbit_schedule_last_success_timestamp_seconds ${successSeconds}\n`); // the oldest
+
+    // A deleted schedule's failures stay in the sum: a counter that went down would read as a reset,
+    // and rate() as a burst of failures. Created again under its id and deleted again, it counts once.
+    await client.createSchedule({ schedule_id: "idle-2", workflow: "Checkout", input: {}, interval: "1h" });
+    await client.deleteSchedule("bad");
+    expect(await scrape()).toMatch(/^orbit_schedule_failures_total 2$/m);
+    await client.createSchedule({ schedule_id: "bad", workflow: "Checkout", input: {}, interval: "1h" });
+    await client.deleteSchedule("bad");
+    expect(await scrape()).toMatch(/^orbit_schedule_failures_total 2$/m);
   }, 240_000);
 });
 

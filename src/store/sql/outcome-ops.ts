@@ -381,7 +381,9 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
   async aggregateScheduleOutcomes(): Promise<ScheduleOutcomeAggregate> {
     const [r] = await this.exec.all(
       `SELECT COUNT(*) AS n, MIN(last_success_ms) AS oldest, MAX(consecutive_failures) AS worst,
-         SUM(failures) AS failures FROM orbit_schedules`,
+         COALESCE(SUM(failures), 0)
+           + (SELECT COALESCE(SUM(failures), 0) FROM orbit_schedule_tombstones) AS failures
+       FROM orbit_schedules`,
       [],
     );
     return {

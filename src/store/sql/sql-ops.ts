@@ -207,16 +207,20 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   async deleteSchedule(scheduleId: string, expectedRevision?: number): Promise<boolean> {
     const deleted =
       expectedRevision === undefined
-        ? await this.exec.all("DELETE FROM orbit_schedules WHERE schedule_id = ? RETURNING revision", [scheduleId])
-        : await this.exec.all("DELETE FROM orbit_schedules WHERE schedule_id = ? AND revision = ? RETURNING revision", [
+        ? await this.exec.all("DELETE FROM orbit_schedules WHERE schedule_id = ? RETURNING revision, failures", [
             scheduleId,
-            expectedRevision,
-          ]);
+          ])
+        : await this.exec.all(
+            "DELETE FROM orbit_schedules WHERE schedule_id = ? AND revision = ? RETURNING revision, failures",
+            [scheduleId, expectedRevision],
+          );
     if (deleted.length === 0) return false;
+    // Its failures stay counted (the sum of orbit_schedule_failures_total never goes down, 0020).
     await this.exec.run(
-      `INSERT INTO orbit_schedule_tombstones (schedule_id, revision) VALUES (?, ?)
-       ON CONFLICT (schedule_id) DO UPDATE SET revision = excluded.revision`,
-      [scheduleId, Number(deleted[0]?.revision)],
+      `INSERT INTO orbit_schedule_tombstones (schedule_id, revision, failures) VALUES (?, ?, ?)
+       ON CONFLICT (schedule_id) DO UPDATE SET revision = excluded.revision,
+         failures = orbit_schedule_tombstones.failures + excluded.failures`,
+      [scheduleId, Number(deleted[0]?.revision), Number(deleted[0]?.failures ?? 0)],
     );
     // The ledger goes with its schedule: a schedule created later under the same id starts empty
     // (its last_tick and occurrences must not show the deleted one's decisions). Executions stay.
