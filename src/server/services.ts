@@ -118,6 +118,11 @@ async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise
   }
   parts.add("store", () => store.close());
   log.info({ dialect: store.dialect, database: config.where }, "store opened");
+  const { applied, created } = store.migrationLog;
+  // An upgrade names what it changed in the database (docs/operations.md § Upgrade); a new one
+  // says only how many it applied.
+  if (created) log.info({ migrations: applied.length }, "created the database's tables");
+  else if (applied.length > 0) log.info({ migrations: applied }, "upgraded the database");
   if (store.newerMigrations.length > 0) {
     log.warn(
       { migrations: store.newerMigrations.map(migrationLabel) },

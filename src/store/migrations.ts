@@ -26,9 +26,18 @@ export interface AppliedMigration {
 }
 
 /** What a migrator did when it opened a database (both dialects). */
+/** What opening a store applied: nothing, a new database's migrations, or an upgrade's. */
+export interface MigrationLog {
+  applied: readonly string[];
+  /** No migration was recorded before: a new database (or a new PostgreSQL schema). */
+  created: boolean;
+}
+
 export interface MigrateResult {
   /** The versions applied by this call. */
   applied: number[];
+  /** Labels (`0020_deleted_failures`) of the migrations this call applied, and whether the database had none before. */
+  log: MigrationLog;
   /** Migrations of a newer release, all additive, that this one runs beside (docs/operations.md § Upgrade). */
   newer: AppliedMigration[];
 }

@@ -170,6 +170,7 @@ describe("migrations on disk", () => {
           expect(older).toEqual({
             applied: [],
             newer: [{ version: loadMigrations("sqlite").length + 1, name: "next", additive: true }],
+            log: { applied: [], created: false },
           });
         } else {
           expect(() => migrateSqlite(db)).toThrow(

@@ -9,8 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadMigrations } from "../../src/store/migrations.js";
+import { startServer } from "../../src/server/server.js";
+import { loadMigrations, migrationLabel } from "../../src/store/migrations.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { firesAsTheReleaseDid } from "./upgrade-scenario.js";
 
@@ -42,4 +44,31 @@ describe("databases written by earlier releases [sqlite]", () => {
       await store.close();
     });
   }
+
+  it("the server's log names the migrations an upgrade applied; a new database's says how many", async () => {
+    // An upgrade changed the database and logged nothing about it.
+    const starts = async (data: string) => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: "info" }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+      const server = await startServer({ port: 0, dataDir: data, logger });
+      await server.close();
+      return lines.filter((l) => /database/.test(String(l.msg)) && l.msg !== "store opened");
+    };
+    const all = loadMigrations("sqlite");
+    const data = join(dir, "logged-upgrade");
+    mkdirSync(data);
+    copyFileSync(join(RELEASES, "orbit-0.1.0.db"), join(data, "orbit.db"));
+    const had = new Database(join(data, "orbit.db"), { readonly: true })
+      .prepare("SELECT max(version) AS v FROM orbit_migrations")
+      .get() as { v: number };
+    const upgrade = all.filter((m) => m.version > had.v).map(migrationLabel);
+    expect(upgrade.length).toBeGreaterThan(0);
+    expect(await starts(data)).toEqual([
+      expect.objectContaining({ msg: "upgraded the database", migrations: upgrade }),
+    ]);
+    expect(await starts(data)).toEqual([]);
+    expect(await starts(join(dir, "logged-new"))).toEqual([
+      expect.objectContaining({ msg: "created the database's tables", migrations: all.length }),
+    ]);
+  });
 });

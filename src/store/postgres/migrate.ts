@@ -8,6 +8,7 @@ import {
   loadMigrations,
   MIGRATIONS_TABLE,
   type MigrateResult,
+  migrationLabel,
   planMigrations,
 } from "../migrations.js";
 import { checkOut } from "./check-out.js";
@@ -57,7 +58,11 @@ export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<Migr
           throw error;
         }
       }
-      return { applied: pending.map((m) => m.version), newer };
+      return {
+        applied: pending.map((m) => m.version),
+        newer,
+        log: { applied: pending.map(migrationLabel), created: records.length === 0 },
+      };
     } finally {
       await client.query(`SELECT pg_advisory_unlock(${ADVISORY_LOCKS.migrations})`);
     }

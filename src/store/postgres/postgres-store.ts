@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
 import { isOutage } from "../../domain/errors.js";
-import type { AppliedMigration } from "../migrations.js";
+import type { AppliedMigration, MigrationLog } from "../migrations.js";
 import type { SqlExecutor, SqlParam } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
@@ -198,6 +198,8 @@ export class PostgresStore extends SqlOps implements Store {
   private state: "new" | "open" | "closed" = "new";
   /** After open(): a newer release's additive migrations the schema has (docs/operations.md § Upgrade). */
   newerMigrations: readonly AppliedMigration[] = [];
+  /** After open(): the migrations it applied (the server logs them). */
+  migrationLog: MigrationLog = { applied: [], created: false };
 
   constructor(private readonly options: PostgresStoreOptions) {
     const holder: { pool: pg.Pool | null } = { pool: null };
@@ -249,7 +251,9 @@ export class PostgresStore extends SqlOps implements Store {
       this.options.onPoolError?.(error);
     });
     try {
-      this.newerMigrations = (await migratePostgres(pool, this.options.migrationsDir)).newer;
+      const migrated = await migratePostgres(pool, this.options.migrationsDir);
+      this.newerMigrations = migrated.newer;
+      this.migrationLog = migrated.log;
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw failure(error, this.sending);

@@ -5,6 +5,7 @@ import {
   loadMigrations,
   MIGRATIONS_TABLE,
   type MigrateResult,
+  migrationLabel,
   planMigrations,
 } from "../migrations.js";
 import { sqliteDialect } from "./dialect.js";
@@ -38,7 +39,11 @@ export function migrateSqlite(db: Database.Database, dir?: string): MigrateResul
       for (const migration of pending) mark.run(migration.additive ? 1 : 0, migration.version);
     }
     db.exec("COMMIT");
-    return { applied: pending.map((m) => m.version), newer };
+    return {
+      applied: pending.map((m) => m.version),
+      newer,
+      log: { applied: pending.map(migrationLabel), created: records.length === 0 },
+    };
   } catch (error) {
     if (db.inTransaction) db.exec("ROLLBACK");
     throw error;

@@ -4,7 +4,7 @@
  */
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import type { AppliedMigration } from "../migrations.js";
+import type { AppliedMigration, MigrationLog } from "../migrations.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
@@ -52,6 +52,8 @@ export class SqliteStore extends SqlOps implements Store {
   private state: "new" | "open" | "closed" = "new";
   /** After open(): a newer release's additive migrations the file has (docs/operations.md § Upgrade). */
   newerMigrations: readonly AppliedMigration[] = [];
+  /** After open(): the migrations it applied (the server logs them). */
+  migrationLog: MigrationLog = { applied: [], created: false };
 
   /** How long a write waits for another process's lock (SqliteStoreOptions.busyTimeoutMs). */
   private get lockWaitMs(): number {
@@ -90,7 +92,9 @@ export class SqliteStore extends SqlOps implements Store {
       // a checkpoint could not keep up with) is truncated back to it instead of keeping its peak size.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma(`cache_size = -${Math.max(1, Math.trunc(this.options.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)) * 1024}`);
-      this.newerMigrations = migrateSqlite(db).newer;
+      const migrated = migrateSqlite(db);
+      this.newerMigrations = migrated.newer;
+      this.migrationLog = migrated.log;
       refuseReadOnly(db);
       db.pragma(`busy_timeout = ${Math.min(this.lockWaitMs, SQLITE_BUSY_SLICE_MS)}`);
     } catch (error) {
