@@ -9,7 +9,7 @@ import { ApiError, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h, instantNodes } from "./dom.js";
 import { timingText } from "./format.js";
-import { noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
+import { mayWaitForWorker, noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
 import { scheduleForm } from "./schedule-form.js";
 import { scheduleRow } from "./schedule-row.js";
 
@@ -340,9 +340,9 @@ export function listView(params) {
 
   /** The polled workflows the rows were drawn with, as text (a change redraws them). */
   let shownPolled = "";
-  /** Last executions the server last said are RUNNING: a redraw keeps their lines until asked again. */
-  /** @type {Set<string>} */
-  let runningSeen = new Set();
+  /** Last executions the server last said are RUNNING, with their versions: a redraw keeps their lines until asked again. */
+  /** @type {Map<string, string>} */
+  let runningSeen = new Map();
   /** Executions read as ended (they never run again): not asked again. Bounded. */
   /** @type {Set<string>} */
   const ended = new Set();
@@ -355,11 +355,11 @@ export function listView(params) {
    * Asks the server which candidate rows' last executions are RUNNING (runningLast) and puts the
    * "waiting" line on those rows and off the others, in place (the rows are already drawn).
    * @param {any[]} schedules the rows drawn
-   * @param {{ names: Set<string>, latest: Map<string, string> | null } | null} polled
+   * @param {import("./no-worker.js").Polled | null} polled
    */
   async function showWaits(schedules, polled) {
     const asked = ++waitsAsked;
-    const candidates = schedules.filter((sch) => noWorkerText(sch, polled) !== null);
+    const candidates = schedules.filter((sch) => mayWaitForWorker(sch, polled));
     if (ended.size > 10_000) ended.clear();
     const { running, complete } = await runningLast(
       candidates.map((sch) => sch.last_execution_id),
@@ -372,7 +372,8 @@ export function listView(params) {
       const row = tbody.querySelector(`tr[data-schedule-id="${CSS.escape(sch.schedule_id)}"]`);
       const cell = row?.querySelector('td[data-label="Last outcome"]');
       if (!cell) continue;
-      const text = running.has(sch.last_execution_id) ? noWorkerText(sch, polled) : null;
+      const on = running.get(sch.last_execution_id);
+      const text = on === undefined ? null : noWorkerText(sch, polled, on);
       const line = cell.querySelector(".no-worker");
       if ((line?.textContent ?? null) === text) continue;
       line?.remove();
@@ -412,7 +413,10 @@ export function listView(params) {
     void loadWorkflows();
     // A 304 hands back the very same object: nothing to redraw (and focus stays where it is),
     // unless a worker came or went.
-    const polledKey = polled === null ? "-" : JSON.stringify([[...polled.names].sort(), [...(polled.latest ?? [])]]);
+    const polledKey =
+      polled === null
+        ? "-"
+        : JSON.stringify([[...polled.names].sort(), [...(polled.latest ?? [])], [...(polled.versions ?? [])]]);
     if (body === shown && polledKey === shownPolled) {
       if (unsure) await showWaits(body.schedules, polled);
       return;
@@ -422,8 +426,10 @@ export function listView(params) {
     const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.focusKey;
     // Drawn at once, with the "waiting" lines the server last confirmed; whether the last
     // executions are still RUNNING is asked after (showWaits), and the lines follow in place.
-    const waitingOf = (/** @type {any} */ sch) =>
-      runningSeen.has(sch.last_execution_id) ? noWorkerText(sch, polled) : null;
+    const waitingOf = (/** @type {any} */ sch) => {
+      const on = runningSeen.get(sch.last_execution_id);
+      return on === undefined ? null : noWorkerText(sch, polled, on);
+    };
     tbody.replaceChildren(...body.schedules.map((/** @type {any} */ sch) => scheduleRow(sch, refresh, waitingOf(sch))));
     if (focused)
       /** @type {HTMLElement | null} */ (tbody.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();

@@ -30,6 +30,7 @@ import {
   noWorkerCandidates,
   occurrenceTable,
   polledWorkflows,
+  registeredVersions,
   scheduleBlock,
   scheduleTable,
 } from "./schedule-format.js";
@@ -147,8 +148,11 @@ Examples:
           : [null, null];
         const polled = workers === null ? null : polledWorkflows(workers);
         const latest = workflows === null ? null : latestVersions(workflows);
+        const versions = workflows === null ? null : registeredVersions(workflows);
         const waits =
-          polled === null ? undefined : await runningLast(client, noWorkerCandidates(page.schedules, polled, latest));
+          polled === null
+            ? undefined
+            : await runningLast(client, noWorkerCandidates(page.schedules, polled, latest, versions));
         await io.stdout.write(scheduleTable(page.schedules, { wide, polled, latest, ...(waits ? { waits } : {}) }));
         // A filter that matches nothing (a workflow name in another case) printed the header alone,
         // as an empty server does: say which filter it was, as orbit ps does.
@@ -226,26 +230,26 @@ function pausedBothWays(cmd: Command): string | null {
 }
 
 /**
- * The schedules among `candidates` whose last execution is still RUNNING: it waits, since no live
- * worker polls its workflow. The last execution can have ended though the last outcome names
+ * The schedules among `candidates` whose last execution is still RUNNING, with the version it runs
+ * on: it waits when no live worker polls that version of its workflow. The last execution can have ended though the last outcome names
  * another (an earlier run that ended after it: `allow`, `cancel_previous`, a backfill), and the
  * list said NO WORKER for schedules whose runs had all ended, hiding their failures (a tester).
  * Few candidates: each execution is read; many: the RUNNING executions are listed once.
  */
-async function runningLast(client: OrbitClient, candidates: readonly ScheduleJson[]): Promise<Set<string>> {
-  const out = new Set<string>();
+async function runningLast(client: OrbitClient, candidates: readonly ScheduleJson[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
   if (candidates.length <= 100) {
     for (let i = 0; i < candidates.length; i += 16) {
       await Promise.all(
         candidates.slice(i, i + 16).map(async (s) => {
           const e = await client.getExecution(s.last_execution_id as string).catch(() => null);
-          if (e?.status === "RUNNING") out.add(s.schedule_id);
+          if (e?.status === "RUNNING") out.set(s.schedule_id, e.version);
         }),
       );
     }
     return out;
   }
-  const running = new Set<string>();
+  const running = new Map<string, string>();
   let cursor: string | null = null;
   do {
     const page: ExecutionPage = await client.listExecutions({
@@ -253,9 +257,12 @@ async function runningLast(client: OrbitClient, candidates: readonly ScheduleJso
       limit: 1000,
       ...(cursor !== null ? { cursor } : {}),
     });
-    for (const e of page.executions) running.add(e.execution_id);
+    for (const e of page.executions) running.set(e.execution_id, e.version);
     cursor = page.next_cursor;
   } while (cursor !== null);
-  for (const s of candidates) if (running.has(s.last_execution_id as string)) out.add(s.schedule_id);
+  for (const s of candidates) {
+    const version = running.get(s.last_execution_id as string);
+    if (version !== undefined) out.set(s.schedule_id, version);
+  }
   return out;
 }

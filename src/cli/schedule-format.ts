@@ -181,28 +181,49 @@ export function latestVersions(workflows: readonly WorkflowJson[]): ReadonlyMap<
   return latest;
 }
 
-/**
- * Whether a live worker runs what the schedule starts: its workflow, and the version its starts
- * take when that is known (its pin, else the latest in `latest`). A version registered before any
- * worker runs it stalls an unpinned schedule as surely as no worker at all (docs/outcomes.md).
- */
+/** Every registered version of each workflow (`GET /v1/workflows`). */
+export function registeredVersions(workflows: readonly WorkflowJson[]): ReadonlyMap<string, readonly string[]> {
+  const versions = new Map<string, string[]>();
+  for (const w of workflows) versions.set(w.name, [...(versions.get(w.name) ?? []), w.version]);
+  return versions;
+}
+
 /**
  * The schedules that may show NO WORKER: a last run that may not have ended ({@link lastRunPending})
- * of a workflow no live worker polls. Whether that run still waits is the execution's to say
+ * of a workflow no live worker polls, or of which some registered version is polled by none (the
+ * run may be on it: started before the workers moved to a newer version, it waits for a worker of
+ * its own). Whether that run still waits, and on which version, is the execution's to say
  * (schedule-crud.ts asks for it).
  */
 export function noWorkerCandidates(
   schedules: readonly ScheduleJson[],
   polled: ReadonlySet<string>,
   latest: ReadonlyMap<string, string> | null,
+  versions: ReadonlyMap<string, readonly string[]> | null = null,
 ): ScheduleJson[] {
-  return schedules.filter((s) => s.last_error === null && lastRunPending(s) && !polledFor(s, polled, latest));
+  const unpolled = (name: string) => versions?.get(name)?.some((v) => !polled.has(`${name}@${v}`)) === true;
+  return schedules.filter(
+    (s) => s.last_error === null && lastRunPending(s) && (!polledFor(s, polled, latest, null) || unpolled(s.workflow)),
+  );
 }
 
-function polledFor(s: ScheduleJson, polled: ReadonlySet<string>, latest: ReadonlyMap<string, string> | null): boolean {
+/**
+ * Whether a live worker runs what the schedule starts: its workflow, the version its starts take
+ * when that is known (its pin, else the latest in `latest`), and the version its last execution
+ * runs on (`version`, when known). A version registered before any worker runs it stalls an
+ * unpinned schedule as surely as no worker at all, and so does a run left on a version the workers
+ * no longer poll (docs/outcomes.md).
+ */
+function polledFor(
+  s: ScheduleJson,
+  polled: ReadonlySet<string>,
+  latest: ReadonlyMap<string, string> | null,
+  version: string | null,
+): boolean {
   if (!polled.has(s.workflow)) return false;
-  const version = s.version ?? latest?.get(s.workflow);
-  return version === undefined || polled.has(`${s.workflow}@${version}`);
+  const takes = s.version ?? latest?.get(s.workflow);
+  if (takes !== undefined && !polled.has(`${s.workflow}@${takes}`)) return false;
+  return version === null || polled.has(`${s.workflow}@${version}`);
 }
 
 /**
@@ -216,10 +237,11 @@ function listOutcomeText(
   s: ScheduleJson,
   polled: ReadonlySet<string> | null,
   latest: ReadonlyMap<string, string> | null,
-  waits: ReadonlySet<string>,
+  waits: ReadonlyMap<string, string>,
 ): string {
   if (s.last_error !== null) return "START FAILED";
-  if (polled !== null && waits.has(s.schedule_id) && !polledFor(s, polled, latest)) return "NO WORKER";
+  const waitsOn = waits.get(s.schedule_id);
+  if (polled !== null && waitsOn !== undefined && !polledFor(s, polled, latest, waitsOn)) return "NO WORKER";
   return healthText(s);
 }
 
@@ -282,14 +304,14 @@ export function scheduleTable(
     wide?: boolean;
     polled?: ReadonlySet<string> | null;
     latest?: ReadonlyMap<string, string> | null;
-    /** The schedules whose last execution waits (for a worker): NO WORKER needs one. */
-    waits?: ReadonlySet<string>;
+    /** The schedules whose last execution is RUNNING, with its workflow version: NO WORKER needs one. */
+    waits?: ReadonlyMap<string, string>;
   } = {},
 ): string {
   const wide = opts.wide === true;
   const polled = opts.polled ?? null;
   const latest = opts.latest ?? null;
-  const waits = opts.waits ?? new Set<string>();
+  const waits = opts.waits ?? new Map<string, string>();
   return table(
     wide ? WIDE_COLUMNS : SCHEDULE_COLUMNS,
     schedules.map((s) => [

@@ -3,6 +3,7 @@ import {
   latestVersions,
   noWorkerCandidates,
   polledWorkflows,
+  registeredVersions,
   scheduleBlock,
   scheduleTable,
 } from "../../src/cli/schedule-format.js";
@@ -238,7 +239,7 @@ describe("orbit schedule list", () => {
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
         `hourly-check             OrderProcessing      every 1h                         active   ${outcome.padEnd(14)}2026-11-15T19:00:12.359Z hourly-check:2026-11-15T18:00:00Z`,
       );
-    const waits = new Set(["hourly-check"]);
+    const waits = new Map([["hourly-check", "1.0.0"]]);
     expect(scheduleTable([waiting], { wide: true, polled: new Set(["Reports"]), waits })).toBe(row("NO WORKER"));
     expect(noWorkerCandidates([waiting], new Set(["Reports"]), null).map((s) => s.schedule_id)).toEqual([
       "hourly-check",
@@ -257,7 +258,8 @@ describe("orbit schedule list", () => {
     };
     expect(scheduleTable([failedEarlier], { wide: true, polled: new Set(["Reports"]) })).toBe(row("FAILED x4"));
     // A worker polls it (the run is simply running), or the workers could not be listed: no claim.
-    expect(scheduleTable([waiting], { wide: true, polled: new Set(["OrderProcessing"]), waits })).toBe(row("-"));
+    const runs = new Set(["OrderProcessing", "OrderProcessing@1.0.0"]);
+    expect(scheduleTable([waiting], { wide: true, polled: runs, waits })).toBe(row("-"));
     expect(scheduleTable([waiting], { wide: true, polled: null, waits })).toBe(row("-"));
     // The last run ended: its outcome, whoever polls now.
     const ended = {
@@ -277,9 +279,10 @@ describe("orbit schedule list", () => {
     expect([...polledWorkflows(workers)]).toEqual(["Reports", "Reports@2.0.0"]);
   });
 
-  it("--wide shows NO WORKER when the live workers run the workflow but not the version its starts take", () => {
+  it("--wide shows NO WORKER when the live workers run the workflow but not the version its last run is on", () => {
     const waiting = { ...hourlyCheck, last_execution_id: "hourly-check:2026-11-15T18:00:00Z" };
-    const waits = new Set(["hourly-check"]);
+    // The last execution is RUNNING on this version.
+    const on = (version: string) => new Map([["hourly-check", version]]);
     const outcome = (table: string) => / (NO WORKER|-) +2026-/.exec(table.split("\n")[1] ?? "")?.[1];
     const polled = polledWorkflows(
       [
@@ -298,16 +301,36 @@ describe("orbit schedule list", () => {
     // 2.0.0 registered before any worker runs it: the unpinned schedule's starts take it and wait.
     const latest = latestVersions([workflow("2.0.0", false), workflow("1.0.0", false)]);
     expect([...latest]).toEqual([["OrderProcessing", "2.0.0"]]);
+    const waits = on("2.0.0");
     expect(outcome(scheduleTable([waiting], { wide: true, polled, latest, waits }))).toBe("NO WORKER");
+    const versions = registeredVersions([workflow("2.0.0", false), workflow("1.0.0", false)]);
+    expect(noWorkerCandidates([waiting], polled, latest, versions)).toHaveLength(1);
     // Pinned to the version a worker runs, or 2.0.0 deprecated (latest skips it): no claim.
-    expect(outcome(scheduleTable([{ ...waiting, version: "1.0.0" }], { wide: true, polled, latest, waits }))).toBe("-");
+    const pinned = { ...waiting, version: "1.0.0" };
+    expect(outcome(scheduleTable([pinned], { wide: true, polled, latest, waits: on("1.0.0") }))).toBe("-");
     const skipped = latestVersions([workflow("2.0.0", true), workflow("1.0.0", false)]);
-    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: skipped, waits }))).toBe("-");
-    // Pinned to a version no live worker runs; the versions unknown (not listed): by name only.
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: skipped, waits: on("1.0.0") }))).toBe("-");
+    // Pinned to a version no live worker runs; the versions unknown (not listed): the run's own.
     expect(
       outcome(scheduleTable([{ ...waiting, version: "2.0.0" }], { wide: true, polled, latest: null, waits })),
     ).toBe("NO WORKER");
-    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: null, waits }))).toBe("-");
+    expect(outcome(scheduleTable([waiting], { wide: true, polled, latest: null, waits: on("1.0.0") }))).toBe("-");
+    // The workers moved to 2.0.0 while a run started on 1.0.0 waits: it waits for a 1.0.0 worker
+    // that will not come, and the schedule's starts (2.0.0) are polled. The list called it healthy.
+    const moved = polledWorkflows(
+      [{ worker_id: "c", status: "live", workflows: [{ name: "OrderProcessing", version: "2.0.0" }] }].map((w) => ({
+        ...w,
+        first_seen_at: "",
+        last_seen_at: "",
+        running_tasks: 0,
+      })),
+    );
+    expect(noWorkerCandidates([waiting], moved, latest, versions)).toHaveLength(1);
+    expect(noWorkerCandidates([waiting], moved, latest, null)).toHaveLength(0);
+    expect(outcome(scheduleTable([waiting], { wide: true, polled: moved, latest, waits: on("1.0.0") }))).toBe(
+      "NO WORKER",
+    );
+    expect(outcome(scheduleTable([waiting], { wide: true, polled: moved, latest, waits: on("2.0.0") }))).toBe("-");
     // Every version deprecated: the highest is what starts take.
     expect([...latestVersions([workflow("2.0.0", true), workflow("1.0.0", true)])]).toEqual([
       ["OrderProcessing", "2.0.0"],

@@ -91,4 +91,28 @@ describe.skipIf(!haveChromium)("web UI: the waiting line of a schedule whose run
     }
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  it("says waiting for a run left on a version the live workers no longer poll", async () => {
+    // A run started on 1.0.0; the workers moved to 2.0.0, which the schedule's starts take now: the
+    // run waits for a 1.0.0 worker that will not come, and the row looked healthy.
+    await r.ok("POST", "/v1/workflows", { name: "Moved", version: "1.0.0" });
+    await r.ok("POST", "/v1/schedules", { schedule_id: "moved", workflow: "Moved", interval: "1h", paused: true });
+    const left = (await r.ok("POST", "/v1/schedules/moved/trigger", {})).execution_id as string;
+    await r.ok("POST", "/v1/workflows", { name: "Moved", version: "2.0.0" });
+    const poll = (version: string, worker: string) => ({
+      worker_id: worker,
+      workflows: [{ name: "Moved", version, max_attempts: 1, backoff_ms: 0 }],
+      wait_ms: 0,
+    });
+    expect((await r.ok("POST", "/v1/worker/poll", poll("2.0.0", "w-new"))).tasks).toEqual([]);
+    expect((await r.ok("GET", `/v1/executions/${encodeURIComponent(left)}`)).version).toBe("1.0.0");
+    await r.open("#/?q=moved");
+    const hint = r.page.locator('tr[data-schedule-id="moved"] .no-worker');
+    await hint.waitFor();
+    expect(await hint.innerText()).toBe("waiting: no live worker polls Moved@1.0.0");
+    // A 1.0.0 worker comes back and takes the run: no line after the next refresh.
+    expect((await r.ok("POST", "/v1/worker/poll", poll("1.0.0", "w-old"))).tasks).toHaveLength(1);
+    await hint.waitFor({ state: "detached", timeout: 15_000 });
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });
