@@ -106,6 +106,8 @@ interface Fire {
   stopAfter: number | null;
   /** Occurrences whose execution existed before the fire → still active (see existingOf). */
   existing: ReadonlyMap<number, boolean>;
+  /** The schedule's last execution was active when the fire began (read only when `existing` is not empty). */
+  lastActive: boolean;
 }
 
 /** A fire's writes and its outcome, before the compare-and-set says whether they stand. */
@@ -255,6 +257,9 @@ async function startsOf(
     held: null,
     stopAfter: null,
     existing,
+    // Read only when the fire found executions (a backfill's): what a fire starts itself always
+    // becomes the last. With a key the blocker may be another schedule's hold: the row's own is read.
+    lastActive: existing.size === 0 ? false : hasKey(row) ? await lastIsActive(tx, row) : blocker === "schedule",
   };
   for (const start of fire.plan.starts) {
     if (start.cancelBefore) {
@@ -309,6 +314,13 @@ async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): 
   return blockerOf(tx, row, settingsOf(row));
 }
 
+/** Whether the schedule's last execution is active. */
+async function lastIsActive(tx: StoreOps, row: ScheduleRow): Promise<boolean> {
+  if (row.lastExecutionId === null) return false;
+  const last = await tx.getExecution(row.lastExecutionId);
+  return last !== null && isActiveStatus(last.status);
+}
+
 /** What blocks a start of `row` (without a concurrency key): its last execution, if still active. */
 function scheduleBlocker(row: ScheduleRow | DueSchedule, statuses: ReadonlyMap<string, ExecutionStatus>): Blocker {
   if (row.lastExecutionId === null) return "none";
@@ -316,12 +328,17 @@ function scheduleBlocker(row: ScheduleRow | DueSchedule, statuses: ReadonlyMap<s
   return status != null && isActiveStatus(status) ? "schedule" : "none";
 }
 
-/** cancel_previous: cancels the schedule's last execution (written: the batch was applied so far). */
+/**
+ * cancel_previous: cancels the schedule's last execution, and the runs of a backfill this fire
+ * found still running beside it (written: the batch was applied so far).
+ */
 async function cancelPrevious(tx: StoreOps, fire: Fire, batch: StartBatch, now: number, deps: FireDeps): Promise<void> {
   const id = fire.row.scheduleId;
-  const previous = runningOf(fire, batch, now, deps.graceMs);
-  if (previous === null) return;
-  await deps.executions.cancel(previous, { reason: cancelPreviousReason(id) }, tx);
+  const { lastExecutionId, alsoRunning } = startsDone(fire, batch, now, deps.graceMs);
+  const previous = lastExecutionId === null ? alsoRunning : [lastExecutionId, ...alsoRunning];
+  if (previous.length === 0) return;
+  for (const executionId of previous)
+    await deps.executions.cancel(executionId, { reason: cancelPreviousReason(id) }, tx);
   // The cancel's execution-ended hook may have woken this row's own buffer (moving its revision):
   // that is this fire's own doing, not a concurrent change; the row stays locked.
   fire.revision = (await tx.getSchedule(id))?.revision ?? fire.revision;
@@ -329,23 +346,24 @@ async function cancelPrevious(tx: StoreOps, fire: Fire, batch: StartBatch, now: 
 }
 
 /**
- * The execution cancel_previous replaces: the last one of the schedule that this fire started or
- * found still active, which is the schedule's last execution as the fire has it so far. An
- * execution a backfill ran that has ended is passed over (cancelling it would change nothing, and
- * the one still running would run on beside the new start).
+ * What the fire's starts came to (the queued ones as far as the batch has written them), with the
+ * runs of a backfill it found still running that did not become the schedule's last execution
+ * (`alsoRunning`: cancel_previous replaces them too).
  */
-function runningOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): string | null {
-  return startsDone(fire, batch, now, graceMs).lastExecutionId;
-}
-
-/** What the fire's starts came to (the queued ones as far as the batch has written them). */
-function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number): StartsDone & { lagsMs: number[] } {
+function startsDone(
+  fire: Fire,
+  batch: StartBatch,
+  now: number,
+  graceMs: number,
+): StartsDone & { lagsMs: number[]; alsoRunning: string[] } {
   const { row, c } = fire;
   const started = new Map<number, string>();
   let deadLetters: DeadLetter[] | null = null;
   const lagsMs: number[] = [];
   let created = 0;
   let lastExecutionId = row.lastExecutionId;
+  let lastActive = fire.lastActive;
+  const alsoRunning: string[] = [];
   for (const a of fire.attempts) {
     let owner: string | null = row.scheduleId;
     let workflow = row.workflow;
@@ -378,8 +396,16 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     }
     started.set(a.occurrence, a.executionId);
     // A backfill's run that has ended is accounted, but is not the schedule's last execution: the
-    // next fire would read "nothing runs" beside a start of this fire still running (runningOf).
-    if (!ended) lastExecutionId = a.executionId;
+    // next fire would read "nothing runs" beside a start of this fire still running. One still
+    // running becomes the last only where no run of the schedule is active: taking the place of
+    // one that runs, it let the next fire start beside it once the backfill's run ended (two
+    // RUNNING under skip and buffer_*, docs/scheduling.md § Backfill).
+    if (!ended) {
+      if (made || !lastActive) {
+        lastExecutionId = a.executionId;
+        lastActive = true;
+      } else alsoRunning.push(a.executionId);
+    }
     const lag = now - dueTime(row.scheduleId, a.occurrence, c.jitterMs);
     if (made && !a.fromBuffer && lag <= graceMs) lagsMs.push(lag);
   }
@@ -391,6 +417,7 @@ function startsDone(fire: Fire, batch: StartBatch, now: number, graceMs: number)
     retry: fire.retry,
     stopAfter: fire.stopAfter,
     lagsMs,
+    alsoRunning,
   };
 }
 

@@ -145,22 +145,56 @@ describeEachDialect("scheduler: backfill of undecided occurrences, then the fire
     expect(await db.store.getSchedule("rb")).toMatchObject({ fired: 5, skipped: 3 });
   });
 
-  it("cancel_previous: a new start replaces the last backfilled run still running, not an ended one", async () => {
-    // 46:25 ends before the resume: the run 46:30 replaces is 46:20, which still runs.
+  it("cancel_previous: a new start replaces the backfilled runs still running, not an ended one", async () => {
+    // 46:25 ends before the resume: 46:30 replaces 46:10, 46:15 and 46:20, which still run. Before,
+    // it replaced 46:20 alone and the other two ran on beside it.
     await backfilled("cancel_previous", "pause", ["46:25"]);
     expect(await accounts(BACKFILLED)).toEqual(BACKFILLED.map(() => "started+started"));
     expect(await Promise.all(["46:10", "46:15", "46:20", "46:25"].map(status))).toEqual([
-      "RUNNING",
-      "RUNNING",
+      "CANCELLED",
+      "CANCELLED",
       "CANCELLED",
       "COMPLETED",
     ]);
+    expect(await status("46:40")).toBe("RUNNING");
   });
 
   // A backfill of a later occurrence of the paused span, ended, then a resume that starts an earlier
   // one: the fire accounted the backfilled run as the schedule's last execution, so the next fire
   // read "nothing runs" and started beside the earlier one still running (reported by a user's
   // race test: under buffer_all two of the schedule's executions RUNNING).
+  // The timing's own run still running when the paused span is backfilled and resumed: the resume's
+  // fire made the backfill's running runs the schedule's last execution in its place, so once they
+  // ended the next fire read "nothing runs" and started beside it (a tester's model, buffer_one:
+  // two RUNNING; cancel_previous never cancelled it).
+  for (const overlap of ["skip", "buffer_one", "buffer_all", "cancel_previous"] as const) {
+    it(`${overlap}: the backfill's running runs do not take the place of the timing's run still running`, async () => {
+      const h = await created(overlap, { max_catch_up: 10 });
+      await h.fireAt("2026-12-05T03:46:05Z");
+      await h.scheduler.actions.pause("rb", {});
+      h.clock.set(at("46:21"));
+      const range = { start_at: "2026-12-05T03:46:10Z", end_at: "2026-12-05T03:46:20Z" };
+      expect(await h.scheduler.actions.backfill("rb", range)).toMatchObject({ started: 3 });
+      await h.scheduler.actions.resume("rb", { catch_up: true });
+      await h.scheduler.loop.fireDue();
+      expect(await accounts(["46:10", "46:15", "46:20"])).toEqual([
+        "started+started",
+        "started+started",
+        "started+started",
+      ]);
+      expect((await db.store.getSchedule("rb"))?.lastExecutionId).toBe(idOf("46:05"));
+      for (const hms of ["46:10", "46:15", "46:20"]) await h.executions.complete(idOf(hms), {});
+      await h.fireAt("2026-12-05T03:46:25Z");
+      const running = (await db.store.listExecutions({ scheduleId: "rb", status: "RUNNING", limit: 100 })).map(
+        (e) => e.executionId,
+      );
+      expect(running).toEqual([overlap === "cancel_previous" ? idOf("46:25") : idOf("46:05")]);
+      expect(await accounts(["46:25"])).toEqual([
+        overlap === "skip" ? "skipped:overlap" : overlap === "cancel_previous" ? "started" : "buffered",
+      ]);
+    });
+  }
+
   for (const overlap of ["skip", "buffer_one", "buffer_all", "cancel_previous"] as const) {
     it(`${overlap}: a backfilled run that ended does not hide the run the resume started`, async () => {
       const h = await created(overlap, { max_catch_up: 10, paused: true });

@@ -260,6 +260,10 @@ export class ReferenceModel {
     let lastExec = s.lastExec;
     /** What cancel_previous replaces: the last execution started or found still running. */
     let running = s.lastExec;
+    /** The last execution runs: a backfill's run found still running does not take its place. */
+    let lastActive = s.lastExec !== null && this.executions.get(s.lastExec)?.active === true;
+    /** A backfill's runs found still running beside the last: cancel_previous replaces them too. */
+    const alsoRunning: string[] = [];
     let retryOccurrence: number | null = null;
     // max_runs: each decided start, buffering or dead letter of the timing counts; at the limit the
     // schedule ends and what comes after that occurrence is neither decided nor recorded.
@@ -283,7 +287,10 @@ export class ReferenceModel {
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
         continue;
       }
-      if (step.act === "cancel_start" && running !== null) cancels.push(running);
+      if (step.act === "cancel_start") {
+        if (running !== null) cancels.push(running);
+        cancels.push(...alsoRunning);
+      }
       const id = `${s.id}:${formatInstant(step.o)}`;
       // An existing id is the answer before the workflow is looked at: it never fails to start.
       if (this.blocked && !this.executions.has(id)) {
@@ -324,15 +331,20 @@ export class ReferenceModel {
       }
       starts.push({ id, scheduleId: s.id, key: s.key, active: true });
       accounts.set(step.o, "started");
-      // A backfill's run that has ended is accounted, but is neither replaced nor the last execution.
+      // A backfill's run that has ended is accounted, but is neither replaced nor the last execution;
+      // one still running becomes the last only where no run of the schedule is active.
       const endedBackfill = this.executions.get(id)?.active === false;
-      if (!endedBackfill) running = id;
+      const takesLast = !endedBackfill && (!this.executions.has(id) || !lastActive);
+      if (takesLast) {
+        running = id;
+        lastActive = true;
+      } else if (!endedBackfill) alsoRunning.push(id);
       if (step.fromBuffer) buffered = buffered.slice(1);
       else if (counts) {
         runs++;
         if (s.maxRuns !== null && runs >= s.maxRuns) endedAfter = step.o;
       }
-      if (!endedBackfill) lastExec = id;
+      if (takesLast) lastExec = id;
     }
     const decidedUpTo =
       retryOccurrence ??
