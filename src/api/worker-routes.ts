@@ -230,6 +230,13 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     }
   };
 
+  /**
+   * Each worker's polls in progress. Its leave (Worker.close()) answers them at once, with what they
+   * were handed: the worker releases that. Before, close() gave up its poll on its own side, and a
+   * task the server handed it at that moment was lost until its lease ran out (a tester: 30 s, and
+   * a second attempt).
+   */
+  const polling = new Map<string, Set<AbortController>>();
   route<PollRequestJson>(POLL_ROUTE, { body: S.PollBody }, S.PollAnswer, async (body, _id, holder, reply) => {
     checkOfferedWorkflows(body.workflows);
     // Versions the database lost under the running worker (replaced, restored): it registers them again.
@@ -238,10 +245,24 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     // A worker that goes away (closed, killed) ends its poll; so does the server closing.
     const gone = new AbortController();
     reply.raw.on("close", () => gone.abort());
+    const left = new AbortController();
+    const mine = polling.get(holder.workerId) ?? new Set<AbortController>();
+    polling.set(holder.workerId, mine.add(left));
     let nudged = false;
-    const claimed = await tasks.poll(body, AbortSignal.any([gone.signal, closing.signal]), holder.identity, () => {
-      nudged = true;
-    });
+    let claimed: Awaited<ReturnType<typeof tasks.poll>>;
+    try {
+      claimed = await tasks.poll(
+        body,
+        AbortSignal.any([gone.signal, closing.signal, left.signal]),
+        holder.identity,
+        () => {
+          nudged = true;
+        },
+      );
+    } finally {
+      mine.delete(left);
+      if (mine.size === 0 && polling.get(holder.workerId) === mine) polling.delete(holder.workerId);
+    }
     if (gone.signal.aborted && claimed.length) {
       await tasks.release(
         holder,
@@ -269,6 +290,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   // The worker closes (a deploy, SIGTERM): it is gone now, so a waiting execution says no worker
   // polls its workflow instead of "waiting for a free worker" for the next minute.
   route(LEAVE_ROUTE, { body: S.LeaveBody }, null, async (_b, _id, holder) => {
+    for (const poll of polling.get(holder.workerId) ?? []) poll.abort();
     await tasks.leave(holder);
   });
 

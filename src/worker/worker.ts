@@ -71,6 +71,14 @@ export class Worker {
   private readonly offers: WorkflowOfferJson[];
   private readonly concurrency: number;
   private readonly closing = new AbortController();
+  /**
+   * Ends the polls in flight, on close only once the server has ended them or could not be asked
+   * ({@link endPolls}): a poll given up on here while the server handed it a task lost that task
+   * until its lease ran out (30 s, and an attempt).
+   */
+  private readonly pollsStop = new AbortController();
+  /** The poll in flight (settles, never rejects), for close to wait on. */
+  private pollInFlight: Promise<unknown> | null = null;
   private readonly api: ProtocolClient;
   private readonly running = new Map<string, { control: TaskControl; done: Promise<void> }>();
   /**
@@ -148,13 +156,13 @@ export class Worker {
       token: bearerToken(options.token, "Worker"),
       workerId: this.workerId,
       clock: this.clock,
-      signal: this.closing.signal,
+      signal: this.pollsStop.signal,
       giveUp: this.abandoned.signal,
     });
     // Every task in flight waits on these (a report being resent sleeps on them): more than ten
     // at once is the normal case, not a leak, and Node's MaxListenersExceededWarning ("possible
     // EventTarget memory leak") went to the user's stderr in every outage of the server.
-    setMaxListeners(0, this.closing.signal, this.abandoned.signal);
+    setMaxListeners(0, this.closing.signal, this.abandoned.signal, this.pollsStop.signal);
   }
 
   /**
@@ -185,7 +193,11 @@ export class Worker {
   private async shutDown(): Promise<void> {
     this.closing.abort();
     this.slotFreed?.();
-    if (this.runPromise === null) return this.registration.reject(new Error(CLOSED_FIRST));
+    if (this.runPromise === null) {
+      this.pollsStop.abort();
+      return this.registration.reject(new Error(CLOSED_FIRST));
+    }
+    await this.endPolls();
     const timeout = new AbortController();
     const all = Promise.all([...this.running.values()].map((r) => r.done));
     await Promise.race([all, this.clock.sleep(this.o.closeTimeoutMs ?? 30_000, timeout.signal)]);
@@ -215,6 +227,28 @@ export class Worker {
     await this.api.leave().catch(() => undefined);
     this.api.close();
     this.log.info("worker closed", { worker_id: this.workerId });
+  }
+
+  /**
+   * Has the server end this worker's polls (`POST /v1/worker/leave` answers its parked polls at
+   * once), so a task it handed one of them at that moment comes back in the answer and is released
+   * (work()), instead of going to a poll this side had already given up on. Waits for the poll in
+   * flight up to 2 s after, then gives it up (a server that cannot be reached, or does not answer).
+   */
+  private async endPolls(): Promise<void> {
+    const inFlight = this.pollInFlight;
+    if (inFlight !== null) {
+      const bound = new AbortController();
+      await Promise.race([
+        this.api
+          .leave()
+          .catch(() => undefined)
+          .then(() => inFlight),
+        this.clock.sleep(2000, bound.signal),
+      ]);
+      bound.abort();
+    }
+    this.pollsStop.abort();
   }
 
   private async work(): Promise<void> {
@@ -261,10 +295,14 @@ export class Worker {
       try {
         // While polls fail, one that gets through answers at once (wait_ms 0), so "polling again" is
         // said when the server is back, not when a long poll ends up to 20 s later.
-        const answer = await this.api.poll({
+        const polling = this.api.poll({
           workflows: this.offers,
           max_tasks: Math.min(free, MAX_TASKS_PER_POLL),
           ...(polls.failing ? { wait_ms: 0 } : {}),
+        });
+        this.pollInFlight = polling.catch(() => undefined);
+        const answer = await polling.finally(() => {
+          this.pollInFlight = null;
         });
         tasks = answer.tasks;
         // A cancel was requested for a run some worker holds: heartbeat now to hear whether it is
