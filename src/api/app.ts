@@ -161,7 +161,12 @@ export function buildApp(o: AppOptions): App {
     // Every request, the UI's pages included: a rebound name must not even read them.
     if (o.hostCheck === true) checkHostAndOrigin(request);
     const url = request.routeOptions.url;
-    if (url === undefined) return;
+    if (url === undefined) {
+      // No such route: under /v1/ an unknown caller is refused as on every API route (it was told
+      // 404, and the route's absence, without a token).
+      if (authenticate !== undefined && request.url.startsWith("/v1/")) authenticate(request);
+      return;
+    }
     const method = request.method === "HEAD" ? "GET" : request.method;
     // Who is calling first, then what it sent: a wrong content type answered an unknown caller
     // 400 before its 401, and a caller of the wrong kind before its 403 (a tester).

@@ -125,7 +125,15 @@ export function checkRequestTarget(request: FastifyRequest): void {
       }
     }
   }
-  if (target.startsWith("/") || target === "*") return;
+  if (target.startsWith("/")) return;
+  // The asterisk form is OPTIONS's alone (RFC 9112 § 3.2.4): `GET *` was answered the UI's page.
+  if (target === "*") {
+    if (request.method === "OPTIONS") return;
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `the request target * is for OPTIONS only; ${request.method} needs a path`,
+    );
+  }
   let named: string;
   try {
     named = new URL(target).host;

@@ -60,6 +60,12 @@ export interface ErrorReply {
   body: { code: ErrorCode; message: string };
 }
 
+const segmentTooLong = (): OrbitError =>
+  new OrbitError(
+    "INVALID_ARGUMENT",
+    `a path segment of the URL is longer than ${MAX_PATH_PARAM_CHARS} characters; ids are at most 255`,
+  );
+
 /** Fastify error codes that are the client's fault, with Orbit's wording. */
 function fromFastify(err: FastifyError): OrbitError | null {
   switch (err.code) {
@@ -74,10 +80,7 @@ function fromFastify(err: FastifyError): OrbitError | null {
       return new OrbitError("INVALID_ARGUMENT", "the request's content-length does not match its body");
     // Fastify's own messages quote the whole path, kilobytes of it for a long id.
     case "FST_ERR_MAX_PARAM_LENGTH":
-      return new OrbitError(
-        "INVALID_ARGUMENT",
-        `a path segment of the URL is longer than ${MAX_PATH_PARAM_CHARS} characters; ids are at most 255`,
-      );
+      return segmentTooLong();
     case "FST_ERR_BAD_URL":
       return new OrbitError(
         "INVALID_ARGUMENT",
@@ -148,10 +151,19 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split("?")[0];
-    const err = new OrbitError("NOT_FOUND", `no route ${request.method} ${path}; see /v1/openapi.json`);
+    const path = request.url.split("?")[0] ?? "";
+    // As on a known route, a segment past the limit is 400, and the answer never quotes kilobytes
+    // of the URL back (an unknown route quoted all of it, to any caller).
+    const err = path.split("/").some((segment) => segment.length > MAX_PATH_PARAM_CHARS)
+      ? segmentTooLong()
+      : new OrbitError("NOT_FOUND", `no route ${request.method} ${shortPath(path)}; see /v1/openapi.json`);
     return reply.code(err.status).send(err.toJSON());
   });
+}
+
+/** A path for a message: as sent up to 200 characters, else its first 120, an ellipsis and its length. */
+function shortPath(path: string): string {
+  return path.length <= 200 ? path : `${path.slice(0, 120)}… (${path.length} characters)`;
 }
 
 /**

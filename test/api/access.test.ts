@@ -69,6 +69,11 @@ it("answers 401 without a token or with an unknown one; health stays open", asyn
   expect((await t.call("GET", "/v1/schedules", undefined, { authorization: "Basic x" })).status).toBe(401);
   expect((await t.call("GET", "/healthz")).status).toBe(200);
   expect((await t.call("GET", "/v1/openapi.json")).status).toBe(200);
+  // A route that does not exist is refused the same way (it was 404, to anyone): a known caller
+  // hears it does not exist.
+  expect((await t.call("GET", "/v1/nothing")).status).toBe(401);
+  expect((await t.call("GET", "/v1/nothing", undefined, as("wrong"))).status).toBe(401);
+  expect((await t.call("GET", "/v1/nothing", undefined, as("admin-token"))).status).toBe(404);
 });
 
 it("lists only the schedules of workflows the client may schedule", async () => {

@@ -151,6 +151,12 @@ it("one Host per request, a target for that host, and every HTTP-layer refusal w
       400,
       /not percent-encoded UTF-8/,
     ],
+    // The asterisk form is OPTIONS's alone: `GET *` was answered the UI's page, 200.
+    [
+      `GET * HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      400,
+      /the request target \* is for OPTIONS only; GET needs a path/,
+    ],
     // An Expect that is not 100-continue: Node's own 417 had no body.
     [
       `GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nExpect: junk\r\nConnection: close\r\n\r\n`,

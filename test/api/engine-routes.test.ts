@@ -191,6 +191,17 @@ describe("request-level refusals", () => {
     const unknown = await t.call("GET", "/v1/nothing");
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ code: "NOT_FOUND", message: "no route GET /v1/nothing; see /v1/openapi.json" });
+    // An unknown route quoted the whole URL back, 15,000 characters of it: a segment past the
+    // limit is the 400 of a known route, a long path is cut.
+    const long = await t.call("GET", `/v1/${"x".repeat(15_000)}`);
+    expect(long.status).toBe(400);
+    expect(long.body).toEqual({
+      code: "INVALID_ARGUMENT",
+      message: "a path segment of the URL is longer than 2048 characters; ids are at most 255",
+    });
+    const cut = await t.call("GET", `/v1/${"x".repeat(300)}`);
+    expect(cut.status).toBe(404);
+    expect(cut.body.message).toBe(`no route GET /v1/${"x".repeat(116)}… (304 characters); see /v1/openapi.json`);
     const nullBody = await t.call("POST", "/v1/schedules", "null");
     expect(nullBody.status).toBe(400);
   });
