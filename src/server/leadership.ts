@@ -19,6 +19,7 @@
 import type pg from "pg";
 import { loadPg } from "../store/postgres/driver.js";
 import { FROZEN_SESSION_MS, KEEPALIVE_IDLE_MS } from "../store/postgres/postgres-store.js";
+import { connectTimedOut, isConnectTimeout } from "../store/postgres/unavailable.js";
 
 /** How often a standby retries the lock and a leader checks its connection. */
 export const LEADERSHIP_POLL_MS = 1000;
@@ -110,7 +111,7 @@ export class Leadership {
           await client.connect();
         } catch (err) {
           await client.end().catch(() => undefined);
-          throw err;
+          throw isConnectTimeout(err) ? connectTimedOut(LEADERSHIP_QUERY_TIMEOUT_MS) : err;
         }
         await client.query(`SET idle_session_timeout = ${LEADERSHIP_IDLE_LIMIT_MS}`).catch(async (err: unknown) => {
           // 42704: a PostgreSQL before 14 has no such setting; a frozen leader then holds on (docs/cluster.md).

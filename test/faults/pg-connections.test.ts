@@ -9,7 +9,9 @@ import { randomBytes } from "node:crypto";
 import { type AddressInfo, createServer } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { LEADERSHIP_QUERY_TIMEOUT_MS, Leadership } from "../../src/server/leadership.js";
+import { PostgresListener } from "../../src/store/postgres/listener.js";
+import { CONNECT_TIMEOUT_MS, PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { ORDER_INPUT, startTestServer } from "../api/helpers.js";
 import { adminRows, PG_URL } from "../helpers/db.js";
 import { DbProxy } from "./db-proxy.js";
@@ -154,10 +156,36 @@ describe.skipIf(!PG_URL)("fault: the server's PostgreSQL connections are termina
       poolWaitMs: 600_000,
     });
     try {
+      // Said as a stalled statement is (pg's own words were only "timeout expired").
       await expect(store.open()).rejects.toMatchObject({
         code: "UNAVAILABLE",
-        message: expect.stringContaining("timeout expired"),
+        message:
+          "could not connect to the database within 200 ms (a network stall, a firewall dropping packets, or a frozen or overloaded database host); retry shortly",
       });
+      // The LISTEN and leadership connections, on their own clients, say it alike in the log.
+      const said: string[] = [];
+      const listener = new PostgresListener({
+        connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
+        channel: "orbit_nothing",
+        onNotify: () => undefined,
+        onError: (err) => said.push(err.message),
+        retryMs: 600_000,
+      });
+      const leadership = new Leadership({
+        connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
+        onError: (err) => said.push((err as Error).message),
+      });
+      try {
+        await Promise.all([listener.startOrRetry(), leadership.start()]);
+      } finally {
+        await Promise.all([listener.close(), leadership.close()]);
+      }
+      expect(said.sort()).toEqual(
+        [
+          `could not connect to the database within ${CONNECT_TIMEOUT_MS} ms (a network stall, a firewall dropping packets, or a frozen or overloaded database host); retry shortly`,
+          `could not connect to the database within ${LEADERSHIP_QUERY_TIMEOUT_MS} ms (a network stall, a firewall dropping packets, or a frozen or overloaded database host); retry shortly`,
+        ].sort(),
+      );
     } finally {
       await store.close();
       silent.close();

@@ -4,7 +4,7 @@
  * retry: nothing of the transaction was kept); a refusal such as a unique violation is not.
  */
 import { describe, expect, it } from "vitest";
-import { OrbitError } from "../../src/domain/errors.js";
+import { isOutage, OrbitError } from "../../src/domain/errors.js";
 import { asUnavailable } from "../../src/store/postgres/unavailable.js";
 
 const pgError = (code: string, message: string): Error => Object.assign(new Error(message), { code });
@@ -39,5 +39,20 @@ describe("PostgreSQL failures as UNAVAILABLE", () => {
     });
     const other = pgError("55000", "cannot ALTER TABLE because it is being used by active queries");
     expect(asUnavailable(other)).toBe(other);
+  });
+
+  it("a connection not made in time says within how long and why, where pg said only 'timeout expired'", () => {
+    const said =
+      "could not connect to the database within 5000 ms (a network stall, a firewall dropping packets, or a frozen or overloaded database host); retry shortly";
+    for (const message of ["timeout expired", "Connection terminated due to connection timeout"]) {
+      const err = asUnavailable(new Error(message), 30_000, 5000);
+      expect(err).toBeInstanceOf(OrbitError);
+      expect(err).toMatchObject({ code: "UNAVAILABLE", message: said });
+      expect(isOutage(err)).toBe(true);
+    }
+    // A connection dropped while connecting is not a timeout.
+    expect(asUnavailable(new Error("Connection terminated unexpectedly"), 30_000, 5000)).toMatchObject({
+      message: "the database is unavailable (Connection terminated unexpectedly); retry shortly",
+    });
   });
 });

@@ -7,6 +7,7 @@
 import type pg from "pg";
 import { loadPg } from "./driver.js";
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_IDLE_MS } from "./postgres-store.js";
+import { connectTimedOut, isConnectTimeout } from "./unavailable.js";
 
 export interface PostgresListenerOptions {
   /** `postgres://…`, the store's database. Required. */
@@ -62,7 +63,8 @@ export class PostgresListener {
     } catch (error) {
       client.removeAllListeners("end");
       await client.end().catch(() => undefined);
-      throw error;
+      // Said as the pool's are: pg's bare "timeout expired" named neither the bound nor a cause.
+      throw isConnectTimeout(error) ? connectTimedOut(CONNECT_TIMEOUT_MS) : error;
     }
     if (this.closed) {
       await client.end().catch(() => undefined);

@@ -136,6 +136,8 @@ interface Sending {
   shapes: RowShapes;
   /** pg's `query_timeout`; 0: none. */
   answerMs: number;
+  /** How long a new connection may take: the client's connect timeout, or the pool's wait if shorter. */
+  connectMs: number;
   /** A statement got no answer: its connection must not be used again (a transaction's client). */
   onNoAnswer?: () => void;
   /** `performance.now()` at the last answer any statement got (shared by the copies a transaction makes). */
@@ -144,9 +146,9 @@ interface Sending {
   outages: { count: number };
 }
 
-/** `asUnavailable(err, answerMs)`, counted in `sending.outages` when it means the database was away. */
+/** `asUnavailable(err, answerMs, connectMs)`, counted in `sending.outages` when it means the database was away. */
 function failure(err: unknown, sending: Sending, answerMs?: number): unknown {
-  const converted = asUnavailable(err, answerMs);
+  const converted = asUnavailable(err, answerMs, sending.connectMs);
   if (isOutage(converted)) sending.outages.count++;
   return converted;
 }
@@ -207,6 +209,7 @@ export class PostgresStore extends SqlOps implements Store {
       names: new StatementNames(),
       shapes: new RowShapes(),
       answerMs: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS,
+      connectMs: Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, options.poolWaitMs ?? POOL_WAIT_MS),
       answered: { at: null },
       outages: { count: 0 },
     };

@@ -53,6 +53,27 @@ export function isNoAnswer(err: unknown): boolean {
   return err instanceof Error && err.message.includes("Query read timeout");
 }
 
+/**
+ * A new connection that was not made within its bound: pg's client's own connect timeout
+ * ("timeout expired") or pg-pool's ("Connection terminated due to connection timeout").
+ */
+export function isConnectTimeout(err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof OrbitError) return false;
+  return err.message === "timeout expired" || err.message.startsWith("Connection terminated due to connection timeout");
+}
+
+/**
+ * The UNAVAILABLE of a connection attempt that timed out, saying why: pg's bare "timeout expired"
+ * reached the CLI, 503 bodies and the log as all there was to say (docs/operations.md § When
+ * PostgreSQL restarts). A database at max_connections refuses at once (53300), so not this.
+ */
+export function connectTimedOut(ms: number): OrbitError {
+  return new OrbitError(
+    "UNAVAILABLE",
+    `could not connect to the database within ${ms} ms (a network stall, a firewall dropping packets, or a frozen or overloaded database host); retry shortly`,
+  );
+}
+
 export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err instanceof OrbitError) return err.code === "UNAVAILABLE";
@@ -108,9 +129,10 @@ export function sqlStateOf(err: unknown): string | undefined {
 
 /**
  * Rethrows a connection failure or an aborted transaction as UNAVAILABLE and anything else as it
- * is; a statement unanswered within `answerMs` says so.
+ * is; a statement unanswered within `answerMs`, and a connection not made within `connectMs`, say so.
  */
-export function asUnavailable(err: unknown, answerMs?: number): unknown {
+export function asUnavailable(err: unknown, answerMs?: number, connectMs?: number): unknown {
+  if (connectMs !== undefined && isConnectTimeout(err)) return connectTimedOut(connectMs);
   if (isNoAnswer(err) && !(err instanceof OrbitError)) {
     const within = answerMs === undefined ? "in time" : `within ${answerMs} ms`;
     return new OrbitError(
