@@ -4,7 +4,10 @@
  * background passes (firing, the reaper, timeouts, webhooks, LISTEN) each logged every failure with
  * its stack, about five lines a second through a database outage (537 KB in 95 s); the worker's
  * polls and heartbeats a line a second. A failure after 30 s without one starts a new spell, so a
- * failure that nothing ends (an idle connection dropped) is said again when it comes back.
+ * failure that nothing ends (an idle connection dropped) is said again when it comes back. A spell
+ * that opens within 30 s of one said with its stack is said in one line with its error's text: a
+ * connection terminated again and again (pg_terminate_backend in a loop) wrote the same pg-protocol
+ * stack for each short spell, 30 in a minute (docs/operations.md § When PostgreSQL restarts).
  */
 
 import { thrownText } from "./error-text.js";
@@ -87,10 +90,12 @@ export interface SpellLines {
  */
 export class LoggedFailures {
   private readonly spell: FailureSpell;
+  /** When a spell was last said with its stack; a spell opening less than 30 s later is one line. */
+  private stackSaidAt: number | null = null;
 
   constructor(
     private readonly log: Partial<FieldsLog> | undefined,
-    now: () => number,
+    private readonly now: () => number,
     private readonly lines: SpellLines,
     private readonly level: "error" | "warn" = "error",
   ) {
@@ -101,8 +106,17 @@ export class LoggedFailures {
     const say = this.spell.failed();
     if (say === null) return;
     const write = this.log?.[this.level]?.bind(this.log);
-    if (say === "first") write?.({ err }, this.lines.failed);
-    else write?.({ error: thrownText(err), failing_for_s: this.spell.failingForS }, this.lines.still);
+    if (say === "still") {
+      write?.({ error: thrownText(err), failing_for_s: this.spell.failingForS }, this.lines.still);
+      return;
+    }
+    const now = this.now();
+    if (this.stackSaidAt !== null && now - this.stackSaidAt < FAILING_SAID_EVERY_MS) {
+      write?.({ error: thrownText(err) }, this.lines.failed);
+      return;
+    }
+    this.stackSaidAt = now;
+    write?.({ err }, this.lines.failed);
   }
 
   succeeded(): void {

@@ -94,3 +94,25 @@ it("is how a background pass tells its failures, and its recovery", async () => 
     "sending webhooks works again",
   ]);
 });
+
+it("says a spell's stack once in 30 s: short spells after it are one line each", () => {
+  // pg_terminate_backend in a loop: the LISTEN connection fails and works again each second or
+  // two, and each short spell wrote the pg-protocol stack again (30 in a minute).
+  let now = 0;
+  const { lines, log } = capture();
+  const listen = new LoggedFailures(log, () => now, passLines("task LISTEN connection", "retrying"), "warn");
+  const terminated = new Error("terminating connection due to administrator command");
+  for (; now < 60_000; now += 2000) {
+    listen.failed(terminated);
+    now += 1000;
+    listen.succeeded();
+  }
+  const failed = lines.filter((l) => l.msg === "task LISTEN connection failed; retrying");
+  expect(failed).toHaveLength(20);
+  // With the stack at 0 s and again once 30 s have passed (at 30 s); one line between.
+  expect(failed.map((l) => ("err" in l.fields ? "stack" : "line"))).toEqual(
+    Array.from({ length: 20 }, (_, i) => (i === 0 || i === 10 ? "stack" : "line")),
+  );
+  expect(failed[1]?.fields).toEqual({ error: "terminating connection due to administrator command" });
+  expect(lines.filter((l) => l.msg === "task LISTEN connection works again")).toHaveLength(20);
+});
