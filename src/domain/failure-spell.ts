@@ -119,6 +119,14 @@ export class LoggedFailures {
     write?.({ err }, this.lines.failed);
   }
 
+  /**
+   * Ends a spell without a line: what failed no longer has to work (a server that stopped leading
+   * does not fire), so no "works again" is owed, and a later one does not count this time.
+   */
+  forget(): void {
+    this.spell.forget();
+  }
+
   succeeded(): void {
     const ended = this.spell.succeeded();
     if (ended !== null && this.lines.again !== undefined)

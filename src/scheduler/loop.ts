@@ -9,6 +9,7 @@
  */
 
 import type { Clock } from "../domain/clock.js";
+import { thrownText } from "../domain/error-text.js";
 import { isOutage } from "../domain/errors.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { inSpan } from "../domain/tracing.js";
@@ -215,11 +216,14 @@ export class SchedulerLoop implements FireWindow {
           // On the loop's own clock (the due clock may be the database's).
           this.nextDueAt = next === null ? null : this.o.clock.now() + Math.max(0, next - now);
         } else {
+          // A standby does not fire: a spell of firing failures ends with the leadership, unsaid
+          // ("this server is a standby" says it), so failed_for_s counts only time spent leading.
+          this.roundFailures.forget();
           sleepMs = 1000;
           this.nextDueAt = null;
         }
       } catch (err) {
-        this.roundFailures.failed(err);
+        this.roundFailed(err);
         sleepMs = 1000;
         this.nextDueAt = null;
       } finally {
@@ -234,6 +238,24 @@ export class SchedulerLoop implements FireWindow {
       else await new Promise((resolve) => setImmediate(resolve));
       if (wake.aborted) this.wakeup = new AbortController();
     }
+  }
+
+  /**
+   * A round that failed as a whole: a firing failure while this server should fire; else the round
+   * of a leader that lost its lock on the way (its connections failed with the lock's), which the
+   * leadership connection's own lines tell: said once, in one line, and not as "firing failed",
+   * whose spell would have lasted until the server led again (docs/cluster.md § active-standby).
+   */
+  private roundFailed(err: unknown): void {
+    if (this.o.mayFire?.() ?? true) {
+      this.roundFailures.failed(err);
+      return;
+    }
+    this.roundFailures.forget();
+    this.o.log?.warn(
+      isOutage(err) ? { error: thrownText(err) } : { err },
+      "firing round failed after this server stopped leading; the leader fires what is due",
+    );
   }
 
   /** Fires everything due now, batch after batch; returns how many schedules advanced. */

@@ -116,3 +116,14 @@ it("says a spell's stack once in 30 s: short spells after it are one line each",
   expect(failed[1]?.fields).toEqual({ error: "terminating connection due to administrator command" });
   expect(lines.filter((l) => l.msg === "task LISTEN connection works again")).toHaveLength(20);
 });
+
+it("ends a spell without a line when what failed no longer has to work", () => {
+  let now = 0;
+  const { lines, log } = capture();
+  const firing = new LoggedFailures(log, () => now, passLines("firing", "retrying in 1 s"));
+  firing.failed(new Error("the database is unavailable"));
+  now = 73_000;
+  firing.forget();
+  firing.succeeded();
+  expect(lines.map((l) => l.msg)).toEqual(["firing failed; retrying in 1 s"]);
+});

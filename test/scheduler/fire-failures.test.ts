@@ -6,6 +6,7 @@
  * the writes work again (src/scheduler/loop.ts, docs/operations.md § A full disk).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { OrbitError } from "../../src/domain/errors.js";
 import type { Store } from "../../src/store/store.js";
 import { sqliteDialect, useStore } from "../helpers/db.js";
 import { type Harness, makeHarness } from "./harness.js";
@@ -224,5 +225,66 @@ describe("a leader that loses its lock while its fire batch fails [sqlite]", () 
     expect(warnings).toEqual([
       "fire batch failed and was rolled back; this server no longer leads, so the next leader fires them",
     ]);
+  });
+});
+
+describe("a leader whose round fails as it stops leading [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+  let h: Harness | null = null;
+  afterEach(async () => {
+    await h?.scheduler.close();
+    h = null;
+  });
+
+  it("does not say firing failed, and leads again 73 s later without 'firing works again'", async () => {
+    // A tester's proxy stalled 50 s: the leader's lock connection timed out (a standby), then the
+    // round it had begun failed. It logged "firing failed" (error), and 73 s later, leading again,
+    // "firing works again" with failed_for_s 73, though it had only not been leading.
+    const lead = { isLeader: true };
+    const down = { on: false };
+    const store = new Proxy(db.store, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        if (prop !== "transaction" && prop !== "nextDueMs") return value.bind(target);
+        return (...args: unknown[]) => {
+          if (!down.on) return (value as (...a: unknown[]) => unknown).apply(target, args);
+          lead.isLeader = false; // the lock's connection failed with the round's
+          return Promise.reject(
+            new OrbitError(
+              "UNAVAILABLE",
+              "the database is unavailable (Connection terminated unexpectedly); retry shortly",
+            ),
+          );
+        };
+      },
+    }) as Store;
+    const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+    const at = (level: string) => (fields: object, msg: string) =>
+      void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+    const log = { warn: at("warn"), error: at("error"), info: at("info") };
+    h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", mayFire: () => lead.isLeader, log });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
+    down.on = true;
+    h.scheduler.start();
+    await until(() => !lead.isLeader && h!.clock.pendingSleeps > 0);
+    down.on = false;
+    // A standby for 73 s, a round a second.
+    for (let i = 0; i < 73; i++) {
+      await turns(2);
+      h.clock.advance(1000);
+    }
+    // Leading again: the round fires what came due meanwhile, and works as it did.
+    lead.isLeader = true;
+    h.clock.advance(1000);
+    const harness = h;
+    await until(() => harness.reports.length > 0 && harness.clock.pendingSleeps > 0);
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ["warn", "firing round failed after this server stopped leading; the leader fires what is due"],
+    ]);
+    expect(lines[0]?.fields).toEqual({
+      error: "the database is unavailable (Connection terminated unexpectedly); retry shortly",
+    });
+    expect((await h.scheduler.schedules.get("s")).fired).toBeGreaterThanOrEqual(1);
   });
 });
