@@ -5,7 +5,9 @@
  * The server is the `orbit-scheduler/server` entry point (src/server/server.ts), kept apart so a
  * worker does not load fastify, the stores or the SQLite driver.
  */
-export { OrbitClient, type OrbitClientOptions } from "./client/client.js";
+export { type Created, OrbitClient, type OrbitClientOptions } from "./client/client.js";
+// What a request that got no answer throws (not an OrbitError: the server said nothing).
+export { ServerUnreachableError } from "./client/http.js";
 // The request bodies and answers the client takes and gives (ScheduleCreateBody, ScheduleJson, …).
 export type * from "./client/types.js";
 export { type ErrorCode, OrbitError } from "./domain/errors.js";

@@ -9,10 +9,13 @@ import { request as httpsRequest } from "node:https";
 import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 
-/** The server could not be reached at all (connection refused, DNS failure, timeout). */
 /** The reason of a request that got no answer before its timeout. */
 const NO_ANSWER = "no answer in time";
 
+/**
+ * The server could not be reached at all (connection refused, DNS failure) or did not answer in
+ * time: no answer, so not an {@link OrbitError}. `baseUrl` is the server asked, `reason` the cause.
+ */
 export class ServerUnreachableError extends Error {
   override readonly name = "ServerUnreachableError";
   constructor(

@@ -32,14 +32,19 @@ declare function ship(order: unknown): Promise<{ tracking: string }>;
 `;
 }
 
+// ServerUnreachableError and Created were not exported: a user could tell an unreachable server
+// from a refusal only by the error's name, and could not name what startExecution answers.
 const CLIENT = `
-import { OrbitClient, OrbitError } from "orbit-scheduler";
+import { type Created, type ExecutionJson, OrbitClient, OrbitError, ServerUnreachableError } from "orbit-scheduler";
 const client = new OrbitClient({ server: "http://127.0.0.1:7233" });
 try {
   const { execution_id } = await client.triggerSchedule("orders-every-10s");
   if (execution_id !== null) console.log((await client.getExecution(execution_id)).status);
+  const started: Created<ExecutionJson> = await client.startExecution({ workflow: "Report", input: {} });
+  console.log(started.created, started.value.execution_id);
 } catch (err) {
   if (err instanceof OrbitError) console.log(err.code);
+  else if (err instanceof ServerUnreachableError) console.log(err.baseUrl, err.reason);
 }
 `;
 
