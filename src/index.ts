@@ -11,7 +11,7 @@ export { ServerUnreachableError } from "./client/http.js";
 // The request bodies and answers the client takes and gives (ScheduleCreateBody, ScheduleJson, …).
 export type * from "./client/types.js";
 export { type ErrorCode, OrbitError } from "./domain/errors.js";
-export type { Jsonified, JsonObject, JsonValue } from "./domain/json.js";
+export type { Jsonified, JsonObject, JsonValue, ReadonlyJsonObject, ReadonlyJsonValue } from "./domain/json.js";
 export { CancelledError, LeaseLostError, NonRetryableError, RunEndedError } from "./worker/errors.js";
 export { type ShutdownSignal, Worker, type WorkerOptions } from "./worker/worker.js";
 export {

@@ -5,6 +5,16 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
+/**
+ * A JSON value whose arrays and objects may be `readonly`: what a workflow's input type and a
+ * continue-as-new input may be (a `readonly string[]` field was refused, TS2344). JSON values are
+ * these too.
+ */
+export type ReadonlyJsonValue = JsonPrimitive | readonly ReadonlyJsonValue[] | ReadonlyJsonObject;
+export interface ReadonlyJsonObject {
+  readonly [key: string]: ReadonlyJsonValue;
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@
 
 import semver from "semver";
 import { inputSchemaRootRefusal } from "../domain/input-schema.js";
-import type { Jsonified, JsonObject, JsonValue } from "../domain/json.js";
+import type { Jsonified, JsonObject, JsonValue, ReadonlyJsonObject } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 
 /** How a failed attempt is retried (the whole run again; completed steps are not run again). */
@@ -68,10 +68,10 @@ export interface WorkflowContext {
   ): Promise<T>;
   step<T>(name: string, fn: (signal: AbortSignal) => Promise<T> | T, options?: StepOptions<T>): Promise<Jsonified<T>>;
   /** Ends this run and starts the next one of the same execution with `input`. Never returns. */
-  continueAsNew(input: JsonObject): never;
+  continueAsNew(input: ReadonlyJsonObject): never;
 }
 
-export interface WorkflowDefinition<I extends JsonObject = JsonObject> {
+export interface WorkflowDefinition<I extends ReadonlyJsonObject = JsonObject> {
   readonly name: string;
   /** Semver, e.g. `1.0.0`. */
   readonly version: string;
@@ -88,7 +88,7 @@ export interface WorkflowDefinition<I extends JsonObject = JsonObject> {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
-export function defineWorkflow<I extends JsonObject = JsonObject>(
+export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
   definition: WorkflowDefinition<I>,
 ): WorkflowDefinition<I> {
   if (!NAME.test(definition.name)) {

@@ -15,6 +15,20 @@ describe("defineWorkflow", () => {
     expect(defineWorkflow({ name: "Flaky", version: "1.0.0", run }).name).toBe("Flaky");
   });
 
+  it("takes an input type with readonly arrays and objects (it was refused, TS2344), and continues as new with one", () => {
+    // Checked by the type-check: a readonly field did not satisfy JsonObject.
+    type Order = { readonly items: readonly string[]; pair: readonly [number, string]; meta: Readonly<{ n: number }> };
+    const Orders = defineWorkflow<Order>({
+      name: "Orders",
+      version: "1.0.0",
+      async run(ctx, order) {
+        if (order.items.length > 10) ctx.continueAsNew({ ...order, items: order.items.slice(10) });
+        return { first: order.items[0] ?? null, n: order.meta.n };
+      },
+    });
+    expect(Orders.name).toBe("Orders");
+  });
+
   it("refuses a definition without its run function, naming the workflow", () => {
     const loose = { name: "Flaky", version: "1.0.0" } as unknown as Parameters<typeof defineWorkflow>[0];
     expect(() => defineWorkflow(loose)).toThrow(/^workflow Flaky: run must be the workflow's function/);
