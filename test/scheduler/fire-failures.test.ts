@@ -44,6 +44,29 @@ async function until(done: () => boolean): Promise<void> {
 /** Lets the loop run on the event loop for `ms` of wall time (the manual clock stands still). */
 const turns = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `store` whose transactions and due reads fail, as a whole round does, with what `failure()` gives (null: they run). */
+function failingRounds(store: Store, failure: () => Error | null): Store {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "transaction" && prop !== "nextDueMs") return value.bind(target);
+      return (...args: unknown[]) => {
+        const err = failure();
+        return err === null ? (value as (...a: unknown[]) => unknown).apply(target, args) : Promise.reject(err);
+      };
+    },
+  }) as Store;
+}
+
+/** A logger that keeps its lines. */
+function collected() {
+  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
+  const at = (level: string) => (fields: object, msg: string) =>
+    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+  return { lines, log: { warn: at("warn"), error: at("error"), info: at("info") } };
+}
+
 describe("fires that fail in the database [sqlite]", () => {
   const db = useStore(sqliteDialect);
   let h: Harness | null = null;
@@ -133,21 +156,8 @@ describe("a database that is down for every round [sqlite]", () => {
     const down = { on: false };
     // Every transaction and read of the loop fails while down, as with PostgreSQL unreachable: the
     // round fails as a whole.
-    const store = new Proxy(db.store, {
-      get(target, prop) {
-        const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
-        if (prop !== "transaction" && prop !== "nextDueMs") return value.bind(target);
-        return (...args: unknown[]) => {
-          if (down.on) return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as Store;
-    const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
-    const at = (level: string) => (fields: object, msg: string) =>
-      void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-    const log = { warn: at("warn"), error: at("error"), info: at("info") };
+    const store = failingRounds(db.store, () => (down.on ? new Error("connect ECONNREFUSED 127.0.0.1:5432") : null));
+    const { lines, log } = collected();
     h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", log });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
     down.on = true;
@@ -242,27 +252,15 @@ describe("a leader whose round fails as it stops leading [sqlite]", () => {
     // "firing works again" with failed_for_s 73, though it had only not been leading.
     const lead = { isLeader: true };
     const down = { on: false };
-    const store = new Proxy(db.store, {
-      get(target, prop) {
-        const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
-        if (prop !== "transaction" && prop !== "nextDueMs") return value.bind(target);
-        return (...args: unknown[]) => {
-          if (!down.on) return (value as (...a: unknown[]) => unknown).apply(target, args);
-          lead.isLeader = false; // the lock's connection failed with the round's
-          return Promise.reject(
-            new OrbitError(
-              "UNAVAILABLE",
-              "the database is unavailable (Connection terminated unexpectedly); retry shortly",
-            ),
-          );
-        };
-      },
-    }) as Store;
-    const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
-    const at = (level: string) => (fields: object, msg: string) =>
-      void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-    const log = { warn: at("warn"), error: at("error"), info: at("info") };
+    const store = failingRounds(db.store, () => {
+      if (!down.on) return null;
+      lead.isLeader = false; // the lock's connection failed with the round's
+      return new OrbitError(
+        "UNAVAILABLE",
+        "the database is unavailable (Connection terminated unexpectedly); retry shortly",
+      );
+    });
+    const { lines, log } = collected();
     h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", mayFire: () => lead.isLeader, log });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
     down.on = true;
