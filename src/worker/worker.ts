@@ -14,9 +14,10 @@ import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { watchBlocking } from "./blocking.js";
-import { errorJson, thrownText } from "./errors.js";
+import { errorJson } from "./errors.js";
 import { LoggedSpell } from "./logged-spell.js";
-import { isRetryable, ProtocolClient } from "./protocol-client.js";
+import { ProtocolClient } from "./protocol-client.js";
+import { type Registering, registerAgain, registerWorkflows } from "./registration.js";
 import { CANCEL_GRACE_MS, runTask, TaskControl } from "./run-task.js";
 import { settleable } from "./settleable.js";
 import { closeOnSignals } from "./signals.js";
@@ -80,6 +81,7 @@ export class Worker {
   /** The poll in flight (settles, never rejects), for close to wait on. */
   private pollInFlight: Promise<unknown> | null = null;
   private readonly api: ProtocolClient;
+  private readonly registering: Registering;
   private readonly running = new Map<string, { control: TaskControl; done: Promise<void> }>();
   /**
    * Tasks whose code runs (what `concurrency` bounds): a task leaves it when its run has ended and
@@ -163,6 +165,13 @@ export class Worker {
     // at once is the normal case, not a leak, and Node's MaxListenersExceededWarning ("possible
     // EventTarget memory leak") went to the user's stderr in every outage of the server.
     setMaxListeners(0, this.closing.signal, this.abandoned.signal, this.pollsStop.signal);
+    this.registering = {
+      api: this.api,
+      definitions: this.byKey,
+      clock: this.clock,
+      log: this.log,
+      closing: this.closing.signal,
+    };
   }
 
   /**
@@ -255,7 +264,7 @@ export class Worker {
     // Closed before it ran, or while it registered: it never polls, and says nothing of polling.
     if (this.closing.signal.aborted) return this.registration.reject(new Error(CLOSED_FIRST));
     try {
-      await this.register();
+      await registerWorkflows(this.registering);
     } catch (err) {
       this.registration.reject(err);
       throw err;
@@ -309,7 +318,7 @@ export class Worker {
         // one of this worker's (its code's signal aborts in milliseconds, not at the next heartbeat).
         if (answer.heartbeat === true && this.running.size > 0) this.heartbeatWake.abort();
         if (answer.unregistered !== undefined && answer.unregistered.length > 0) {
-          await this.registerAgain(answer.unregistered);
+          await registerAgain(this.registering, answer.unregistered);
         }
       } catch (err) {
         if (this.closing.signal.aborted) break;
@@ -348,75 +357,6 @@ export class Worker {
       } catch (err) {
         if (ended.aborted || (err instanceof OrbitError && err.code === "INVALID_ARGUMENT")) return;
         await this.clock.sleep(1000, ended); // the polls' own spell says the outage
-      }
-    }
-  }
-
-  /**
-   * Registers each workflow. A server not up yet (started beside the worker, restarting) or without
-   * its database (503) is waited for, a retry every second as polls do (and said as they are: once,
-   * then every 30 s; it was a line a second), until close(); anything else (a refused token, a
-   * schema the server refuses) is the worker's mistake and rejects run().
-   */
-  private async register(): Promise<void> {
-    const spell = new LoggedSpell(this.clock, this.log, {
-      first: "registering the workflows failed; retrying every 1 s",
-      still: "registering the workflows still fails; retrying every 1 s",
-      again: "workflows registered",
-      counted: "failed_registrations",
-    });
-    for (;;) {
-      try {
-        await this.registerEach();
-        spell.succeeded();
-        return;
-      } catch (err) {
-        if (!isRetryable(err)) throw err;
-        if (this.closing.signal.aborted) return;
-        spell.failed(err);
-        await this.clock.sleep(1000, this.closing.signal);
-        if (this.closing.signal.aborted) return;
-      }
-    }
-  }
-
-  /**
-   * The server's database no longer holds these versions (replaced, or restored from an older
-   * backup, under this running worker): registered again, so their executions can start. A failure
-   * is said and left to the next poll, which names them again.
-   */
-  private async registerAgain(versions: readonly { name: string; version: string }[]): Promise<void> {
-    const keys = new Set(versions.map((v) => `${v.name}@${v.version}`));
-    this.log.warn(
-      "the server does not know workflows this worker runs (its database was replaced or restored?); registering them again",
-      {
-        workflows: [...keys],
-      },
-    );
-    await this.registerEach((key) => keys.has(key)).catch((err: unknown) =>
-      this.log.warn("registering the workflows again failed; the next poll tries again", { error: thrownText(err) }),
-    );
-  }
-
-  private async registerEach(only: (key: string) => boolean = () => true): Promise<void> {
-    for (const [key, w] of this.byKey) {
-      if (!only(key)) continue;
-      try {
-        await this.api.registerWorkflow({
-          name: w.name,
-          version: w.version,
-          ...(w.input !== undefined ? { input_schema: w.input } : {}),
-          ...(w.description !== undefined ? { description: w.description } : {}),
-        });
-      } catch (err) {
-        // Anything else, a retryable one too, is register()'s to decide.
-        if (!(err instanceof OrbitError) || err.code !== "ALREADY_EXISTS") throw err;
-        // The server holds this version with another input schema: run it anyway, and fail each
-        // task whose input this definition's schema refuses (docs/outcomes.md).
-        this.log.warn("the server has this workflow version with another input schema", {
-          workflow: `${w.name}@${w.version}`,
-          error: err.message,
-        });
       }
     }
   }
