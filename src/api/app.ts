@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { checkText, scanJsonText } from "../domain/body-guard.js";
 import { OrbitError } from "../domain/errors.js";
+import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { serializeJson } from "../domain/json-text.js";
 import { LENIENT_ROUTES } from "../domain/worker-protocol.js";
 import { VERSION } from "../version.js";
@@ -150,6 +151,9 @@ export function buildApp(o: AppOptions): App {
     closing = true;
   });
   app.addHook("onRequest", async (request, reply) => {
+    // Every answer says it is Orbit's, with its version: a client tells another program on the
+    // address from this server by it (src/client/http.ts requireOrbit).
+    void reply.header(ORBIT_VERSION_HEADER, VERSION);
     if (closing) {
       void reply.header("connection", "close");
       throw new OrbitError(

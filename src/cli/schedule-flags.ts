@@ -46,6 +46,23 @@ function keyValueArg(value: string, previous: Record<string, string> = {}): Reco
 
 const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/**
+ * `--unset <setting>`, repeatable: only a setting that may be cleared, said before anything is
+ * sent (exit 2). `--unset bogus` went to the server (exit 1), and `--unset workflow` came back as
+ * "workflow must be a string".
+ */
+function unsetArg(value: string, previous: string[] = []): string[] {
+  const key = value.replace(/-/g, "_");
+  if (!(UNSETTABLE as readonly string[]).includes(key)) {
+    const why =
+      key in SCHEDULE_SETTINGS
+        ? `a schedule's ${value} is required and cannot be cleared`
+        : `no setting is named ${value}`;
+    throw new InvalidArgumentError(`${why}; --unset takes one of ${UNSETTABLE.join(", ")}`);
+  }
+  return [...previous, value];
+}
+
 /** The settings whose flag takes a whole number: a new one does not compile without its range. */
 type WholeSetting = {
   [K in SettingKey]: (typeof SCHEDULE_SETTINGS)[K] extends { flag: { value: "whole" } } ? K : never;
@@ -81,7 +98,7 @@ export function addSettingsFlags(cmd: Command, mode: "create" | "update"): Comma
   if (mode === "update") {
     cmd
       .option("--no-paused", "resume the schedule (as `orbit schedule resume`)")
-      .option("--unset <setting>", `clear an optional setting (repeatable): ${UNSETTABLE.join(", ")}`, repeat);
+      .option("--unset <setting>", `clear an optional setting (repeatable): ${UNSETTABLE.join(", ")}`, unsetArg);
   }
   return cmd;
 }

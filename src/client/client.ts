@@ -101,7 +101,12 @@ export class OrbitClient {
   constructor(options: OrbitClientOptions) {
     const { server, baseUrl, ...settings } = options;
     this.baseUrl = serverUrl(server ?? baseUrl, "OrbitClient");
-    this.http = { ...settings, baseUrl: this.baseUrl, token: bearerToken(settings.token, "OrbitClient") };
+    this.http = {
+      ...settings,
+      baseUrl: this.baseUrl,
+      token: bearerToken(settings.token, "OrbitClient"),
+      requireOrbit: true,
+    };
   }
 
   private async call<T>(req: RequestOptions): Promise<T> {

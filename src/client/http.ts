@@ -7,10 +7,13 @@
 import { type Agent, request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
+import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 
 /** The reason of a request that got no answer before its timeout. */
 const NO_ANSWER = "no answer in time";
+/** The reason of a 2xx answer from something that is not an Orbit server. */
+const NOT_ORBIT = "not an Orbit server";
 
 /**
  * The server could not be reached at all (connection refused, DNS failure) or did not answer in
@@ -29,7 +32,9 @@ export class ServerUnreachableError extends Error {
     super(
       reason === NO_ANSWER
         ? `the Orbit server at ${baseUrl} did not answer in time (busy, or waiting for its database: its log and /readyz say which)`
-        : `cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`,
+        : reason === NOT_ORBIT
+          ? `${baseUrl} answered, but not as an Orbit server (no Orbit-Version header): is it the address of \`orbit server\`?`
+          : `cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`,
     );
   }
 }
@@ -87,6 +92,12 @@ export interface HttpOptions {
   agent?: KeepAliveAgent;
   /** Aborts the request as a timeout would (ServerUnreachableError "no answer in time"). Default none. */
   signal?: AbortSignal;
+  /**
+   * Refuse a 2xx answer without the `Orbit-Version` header every Orbit server sends: another
+   * program on the address, answering JSON of another shape, was read field by field as Orbit's
+   * (`paused x` for a pause nobody made). Default false; OrbitClient sets it.
+   */
+  requireOrbit?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -168,6 +179,7 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
       : await fetchExchange(http, url, req.method, headers, body);
   const { text } = answer;
   if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text, http.baseUrl);
+  if (http.requireOrbit === true && !answer.orbit) throw new ServerUnreachableError(http.baseUrl, NOT_ORBIT);
   if (text === "") return { status: answer.status, body: undefined as T };
   try {
     // Numbers keep their text where JavaScript would change it (an input's `120.0`): json-text.ts.
@@ -181,6 +193,8 @@ interface Answer {
   status: number;
   statusText: string;
   text: string;
+  /** It carries the Orbit-Version header. */
+  orbit: boolean;
 }
 
 async function fetchExchange(
@@ -202,7 +216,12 @@ async function fetchExchange(
   } catch (err) {
     throw new ServerUnreachableError(http.baseUrl, causeOf(err));
   }
-  return { status: res.status, statusText: res.statusText, text: await res.text() };
+  return {
+    status: res.status,
+    statusText: res.statusText,
+    text: await res.text(),
+    orbit: res.headers.has(ORBIT_VERSION_HEADER),
+  };
 }
 
 /** One exchange over node:http through a keep-alive agent; every failure to get the whole answer is unreachable. */
@@ -245,7 +264,10 @@ function exchange(
         text += chunk;
       });
       res.on("end", () => {
-        if (settle()) resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", text });
+        if (settle()) {
+          const orbit = res.headers[ORBIT_VERSION_HEADER] !== undefined;
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", text, orbit });
+        }
       });
       res.on("error", fail);
       res.on("close", () => fail(new Error("the connection closed before the whole answer came")));

@@ -255,6 +255,23 @@ describe("orbit schedule update: a setting given and unset", () => {
     expect(server.requests).toEqual([]);
   });
 
+  it("--unset of a required setting or of no setting is a usage error that sends nothing", async () => {
+    // `--unset bogus` went to the server (exit 1); `--unset workflow` came back "workflow must be a string".
+    const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
+    const required = await server.run(["schedule", "update", "nightly-orders", "--unset", "workflow"]);
+    expect(required.code).toBe(2);
+    expect(required.stderr).toMatch(
+      /a schedule's workflow is required and cannot be cleared; --unset takes one of version, /i,
+    );
+    const bogus = await server.run(["schedule", "update", "nightly-orders", "--unset", "bogus"]);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toMatch(/no setting is named bogus; --unset takes one of /i);
+    expect(server.requests).toEqual([]);
+    // Kebab case as the flags are written, or the setting's own name.
+    expect((await server.run(["schedule", "update", "nightly-orders", "--unset", "max-runs"])).code).toBe(0);
+    expect(server.requests.at(-1)?.body).toEqual({ max_runs: null });
+  });
+
   it("--paused and --no-paused together are a usage error in either order (the last one won)", async () => {
     const server = new FakeServer(() => ({ status: 200, body: nightlyOrders }));
     for (const flags of [
@@ -716,5 +733,23 @@ describe("usage errors and an unreachable server", () => {
     expect((await runCli(["ps"], { fetch: multiLine })).stderr).toBe(
       "orbit: the server answered 502 Bad Gateway: bad gateway\n",
     );
+  });
+
+  it("refuses a 200 from something that is not an Orbit server instead of reading it as one", async () => {
+    // Another program on the address answering {"hello":1}: `paused x`, `deleted x`, `undefined`
+    // fields, exit 0, for writes that never happened (a tester).
+    const other = (async () =>
+      new Response(JSON.stringify({ hello: 1 }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      })) as typeof fetch;
+    for (const argv of [["schedule", "pause", "x"], ["schedule", "delete", "x"], ["status", "x"], ["ps"]]) {
+      expect(await runCli(argv, { fetch: other }), argv.join(" ")).toEqual({
+        code: 1,
+        stdout: "",
+        stderr:
+          "orbit: http://127.0.0.1:7233 answered, but not as an Orbit server (no Orbit-Version header): is it the address of `orbit server`?\n",
+      });
+    }
   });
 });

@@ -35,7 +35,11 @@ export class FakeServer {
     this.requests.push(req);
     const answer = this.route(req) ?? { status: 404, body: { code: "NOT_FOUND", message: `no route ${req.path}` } };
     const text = answer.body === undefined ? null : JSON.stringify(answer.body);
-    return new Response(text, { status: answer.status, headers: { "content-type": "application/json" } });
+    // As an Orbit server answers: the client refuses a 2xx answer without Orbit-Version.
+    return new Response(text, {
+      status: answer.status,
+      headers: { "content-type": "application/json", "orbit-version": "0.1.0" },
+    });
   }) as typeof fetch;
 
   run(argv: string[], opts: RunOptions = {}) {
