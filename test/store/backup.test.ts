@@ -149,6 +149,27 @@ describe("backup and restore [sqlite]", () => {
     }
   });
 
+  it("restore of a crashed server's database puts in place what its -wal holds too, and says so for a file it cannot read", async () => {
+    // The check read the file with its -wal, the copy took the file alone: an empty or older
+    // database was put in place, and the command said "restored" (a tester, after kill -9).
+    const live = new SqliteStore({ dataDir: join(dir, "crashed") });
+    await live.open();
+    const h = await makeHarness(live);
+    await h.scheduler.schedules.create({ schedule_id: "in-the-wal", workflow: "OrderProcessing", interval: "1h" });
+    // As kill -9 leaves them: the file and its -wal, not checkpointed (the store is still open).
+    const crashed = join(dir, "crashed-copy");
+    mkdirSync(crashed);
+    copyFileSync(live.filename, join(crashed, "orbit.db"));
+    copyFileSync(`${live.filename}-wal`, join(crashed, "orbit.db-wal"));
+    await live.close();
+    restoreSqlite(join(crashed, "orbit.db"), join(dir, "from-crashed"));
+    const restored = new SqliteStore({ dataDir: join(dir, "from-crashed") });
+    await restored.open();
+    expect((await restored.getSchedule("in-the-wal"))?.scheduleId).toBe("in-the-wal");
+    await restored.close();
+    expect(existsSync(join(dir, "from-crashed", "orbit.db.restoring"))).toBe(false);
+  });
+
   it("orbit backup refuses PostgreSQL with the tools to use; orbit restore refuses a file that is not Orbit's", async () => {
     const pg = await orbit(["backup", join(dir, "x.db"), "--database", "postgres://u@127.0.0.1/db"]);
     expect(pg.code).toBe(1);

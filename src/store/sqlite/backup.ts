@@ -7,7 +7,7 @@
  * release) and copies it into place; the server must be stopped, and on its next start it decides
  * every occurrence that came due since the backup by the schedule's catch-up policy, once.
  */
-import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
@@ -52,7 +52,12 @@ interface Reading {
  * folder, removed on close.
  */
 function openReading(file: string): Reading {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw cannotRead(file, err);
+  }
   try {
     db.prepare("SELECT count(*) FROM sqlite_master").get();
     return { db, close: () => db.close() };
@@ -61,6 +66,7 @@ function openReading(file: string): Reading {
     const code = String((err as { code?: unknown }).code ?? "");
     if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN"))
       throw new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+    if (!readable(file)) throw cannotRead(file, err);
   }
   const dir = mkdtempSync(join(tmpdir(), "orbit-read-"));
   const copy = join(dir, basename(file));
@@ -77,8 +83,26 @@ function openReading(file: string): Reading {
     };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    throw err;
+    const path = (err as { path?: unknown }).path;
+    throw cannotRead(typeof path === "string" ? path : file, err);
   }
+}
+
+/** Whether this process may read `file`. */
+function readable(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file this process may not read (its mode, its folder's), said in one line, not with a stack. */
+function cannotRead(file: string, err: unknown): OrbitError {
+  const why =
+    (err as { code?: unknown }).code === "EACCES" || !readable(file) ? "permission denied" : (err as Error).message;
+  return new OrbitError("INVALID_ARGUMENT", `cannot read ${file}: ${why}`);
 }
 
 export async function backupSqlite(source: string, destination: string): Promise<BackupReport> {
@@ -133,6 +157,8 @@ function refuseIfOpen(file: string): void {
  */
 export function restoreSqlite(backup: string, dataDir: string, force = false): { file: string; migration: number } {
   if (!existsSync(backup)) throw new OrbitError("NOT_FOUND", `no backup file at ${backup}`);
+  const file = join(dataDir, "orbit.db");
+  const partial = `${file}.restoring`;
   const reading = openReading(backup);
   const check = reading.db;
   let applied: AppliedMigration[];
@@ -142,26 +168,28 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
     // SQLite's report puts a line break after its heading: one line for a terminal.
     if (integrity !== "ok")
       throw new OrbitError("INVALID_ARGUMENT", `${backup} is damaged: ${String(integrity).replace(/\s*\n\s*/g, " ")}`);
+    try {
+      pendingMigrations(loadMigrations("sqlite"), applied, "sqlite");
+    } catch (err) {
+      throw new OrbitError("INVALID_ARGUMENT", `cannot restore ${backup}: ${(err as Error).message}`);
+    }
+    if (existsSync(file) && !force) {
+      throw new OrbitError(
+        "ALREADY_EXISTS",
+        `${file} exists; stop the server and add --force to replace it with ${backup}`,
+      );
+    }
+    if (existsSync(file)) refuseIfOpen(file);
+    makeDirs(dataDir);
+    // Written next to it, then renamed: a crash half-way never leaves a half-written orbit.db. What
+    // was checked is what is written, through this connection: the file with its -wal, if a crashed
+    // server left one (a copy of the file alone put an empty or older database in place and said
+    // "restored", a tester), as one file of its own.
+    rmSync(partial, { force: true });
+    check.prepare("VACUUM INTO ?").run(partial);
   } finally {
     reading.close();
   }
-  try {
-    pendingMigrations(loadMigrations("sqlite"), applied, "sqlite");
-  } catch (err) {
-    throw new OrbitError("INVALID_ARGUMENT", `cannot restore ${backup}: ${(err as Error).message}`);
-  }
-  const file = join(dataDir, "orbit.db");
-  if (existsSync(file) && !force) {
-    throw new OrbitError(
-      "ALREADY_EXISTS",
-      `${file} exists; stop the server and add --force to replace it with ${backup}`,
-    );
-  }
-  if (existsSync(file)) refuseIfOpen(file);
-  makeDirs(dataDir);
-  // Copy next to it, then rename: a crash half-way never leaves a half-written orbit.db.
-  const partial = `${file}.restoring`;
-  copyFileSync(backup, partial);
   for (const stale of [`${file}-wal`, `${file}-shm`]) rmSync(stale, { force: true });
   renameSync(partial, file);
   return { file, migration: Math.max(0, ...applied.map((m) => m.version)) };
