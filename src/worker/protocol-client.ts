@@ -110,8 +110,18 @@ export class ProtocolClient {
     return { tasks: Object.assign({}, ...answers.map((a) => a.tasks)) };
   }
 
-  async release(taskIds: string[]): Promise<void> {
-    await Promise.all(chunks(taskIds).map((ids) => this.post("/v1/worker/release", { task_ids: ids }, 0)));
+  /** Hands tasks back; `timeoutMs` bounds each try (the worker's close: a stalled server held it 30 s). */
+  async release(taskIds: string[], timeoutMs?: number): Promise<void> {
+    const http = timeoutMs === undefined ? this.http : { ...this.http, timeoutMs };
+    await Promise.all(
+      chunks(taskIds).map((ids) =>
+        request(http, {
+          method: "POST",
+          path: "/v1/worker/release",
+          body: { worker_id: this.o.workerId, task_ids: ids },
+        }),
+      ),
+    );
   }
 
   /** Tells the server this worker polls no more (its close()): it is listed gone at once. One try, 5 s at most. */
@@ -196,9 +206,12 @@ export class ProtocolClient {
     let wait = RETRY_FIRST_MS;
     // A try that got no answer may have been handled: a refusal of the next one may be its effect.
     let answerLost = false;
+    // Given up (the worker's close abandoned what still ran): a request in flight ends too, or a
+    // heartbeat to a stalled server held close() for its 30 s timeout (a tester).
+    const http = this.o.giveUp === undefined ? this.http : { ...this.http, signal: this.o.giveUp };
     for (;;) {
       try {
-        const res = await request<T>(this.http, {
+        const res = await request<T>(http, {
           method: "POST",
           path,
           body: { worker_id: this.o.workerId, ...body },
@@ -211,6 +224,8 @@ export class ProtocolClient {
         if (!isRetryable(err) || this.o.clock.now() >= until || this.o.giveUp?.aborted) throw err;
         if (err instanceof ServerUnreachableError && err.reason !== "ECONNREFUSED") answerLost = true;
         await this.o.clock.sleep(wait, this.o.giveUp);
+        // Given up while waiting: the last answer is the report's, not a try cut short at once.
+        if (this.o.giveUp?.aborted) throw err;
         wait = Math.min(RETRY_MAX_MS, wait * 2);
       }
     }

@@ -63,6 +63,9 @@ export const DEFAULT_CONCURRENCY = 100;
 /** The server leases at most this many tasks per poll (MAX_TASKS_PER_POLL). */
 const MAX_TASKS_PER_POLL = 100;
 
+/** How long a request close() makes may wait for its answer (a release of what still ran). */
+const CLOSING_REQUEST_MS = 5000;
+
 export class Worker {
   readonly workerId: string;
   private readonly o: WorkerOptions;
@@ -206,7 +209,10 @@ export class Worker {
       this.pollsStop.abort();
       return this.registration.reject(new Error(CLOSED_FIRST));
     }
-    await this.endPolls();
+    // The server did not answer at close (away, stalled): what close() still has to say to it is
+    // one short try each, and the last (leave) is not tried, so close() ends near closeTimeoutMs
+    // (a stalled server held it 40 s with closeTimeoutMs 3 s: the release's 30 s, a tester).
+    let away = !(await this.endPolls());
     const timeout = new AbortController();
     const all = Promise.all([...this.running.values()].map((r) => r.done));
     await Promise.race([all, this.clock.sleep(this.o.closeTimeoutMs ?? 30_000, timeout.signal)]);
@@ -220,8 +226,9 @@ export class Worker {
         "closing: tasks not finished after closeTimeoutMs (code still running, or a report the server did not take) were handed back",
         { tasks: left.length },
       );
-      await this.api.release(left).catch((err: unknown) => {
+      await this.api.release(left, CLOSING_REQUEST_MS).catch((err: unknown) => {
         // The server did not hear it (away): the tasks are leased to this worker until their leases end.
+        away = true;
         this.log.warn(
           "closing: could not hand the tasks back to the server; they run again, elsewhere, when their leases end (30 s)",
           { tasks: left.length, error: errorJson(err).message },
@@ -233,7 +240,7 @@ export class Worker {
     // a second failure (a `finally { await worker.close() }` must not throw it again).
     await this.runPromise.catch(() => undefined);
     // Gone now: the server stops counting this worker live (a minute after its last poll before).
-    await this.api.leave().catch(() => undefined);
+    if (!away) await this.api.leave().catch(() => undefined);
     this.api.close();
     this.log.info("worker closed", { worker_id: this.workerId });
   }
@@ -242,22 +249,28 @@ export class Worker {
    * Has the server end this worker's polls (`POST /v1/worker/leave` answers its parked polls at
    * once), so a task it handed one of them at that moment comes back in the answer and is released
    * (work()), instead of going to a poll this side had already given up on. Waits for the poll in
-   * flight up to 2 s after, then gives it up (a server that cannot be reached, or does not answer).
+   * flight up to 2 s after, then gives it up (a server that cannot be reached, or does not answer):
+   * false then.
    */
-  private async endPolls(): Promise<void> {
+  private async endPolls(): Promise<boolean> {
     const inFlight = this.pollInFlight;
+    let answered = true;
     if (inFlight !== null) {
       const bound = new AbortController();
-      await Promise.race([
+      answered = await Promise.race([
         this.api
           .leave()
-          .catch(() => undefined)
-          .then(() => inFlight),
-        this.clock.sleep(2000, bound.signal),
+          .then(() => inFlight)
+          .then(
+            () => true,
+            () => false,
+          ),
+        this.clock.sleep(2000, bound.signal).then(() => false),
       ]);
       bound.abort();
     }
     this.pollsStop.abort();
+    return answered;
   }
 
   private async work(): Promise<void> {
@@ -445,6 +458,7 @@ export class Worker {
         beats.succeeded();
         await this.handBackIgnoredCancels();
       } catch (err) {
+        if (this.abandoned.signal.aborted) break; // ended by close(), not a failure
         beats.failed(err);
       }
     }
