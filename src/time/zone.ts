@@ -330,12 +330,16 @@ export function validateTimeZone(name: string): void {
   if (name.trim() === "") {
     throw invalidSchedule(`timezone is empty; give an IANA name such as "Europe/Berlin", or leave it out for UTC`);
   }
-  // A fixed offset (`+05:00`, `-0330`): Etc/GMT±h names whole hours, with POSIX's reversed sign.
-  const offset = /^([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(name);
+  // A fixed offset (`+05:00`, `-0330`, `UTC+1`, `GMT+2`): Etc/GMT±h names whole hours, with POSIX's
+  // reversed sign. `GMT+2` was told it is an ambiguous abbreviation, with "Europe/Berlin" (+1 in
+  // winter) for an example (a tester).
+  const offset = /^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(name);
   if (offset !== null) {
     const hours = Number(offset[2]);
     const whole = (offset[3] ?? "00") === "00" && hours > 0 && hours <= 14;
-    const etc = whole ? `"Etc/GMT${offset[1] === "+" ? "-" : "+"}${hours}" (POSIX's reversed sign) or ` : "";
+    const sign = offset[1] as string;
+    const meaning = /^[+-]/.test(name) ? "" : ` for UTC${sign}${hours}`;
+    const etc = whole ? `"Etc/GMT${sign === "+" ? "-" : "+"}${hours}"${meaning} (POSIX's reversed sign) or ` : "";
     throw invalidSchedule(
       `timezone "${name}" is a fixed offset, not a time zone; give ${etc}the IANA name of the place (Area/Location, such as "Asia/Kolkata")`,
     );

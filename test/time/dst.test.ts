@@ -633,6 +633,15 @@ describe("time zone names", () => {
       () => validateTimeZone(""),
       'timezone is empty; give an IANA name such as "Europe/Berlin", or leave it out for UTC',
     );
+    // UTC+1 and GMT+2 were told they are ambiguous abbreviations, with "Europe/Berlin" (+1 in winter).
+    expectOrbitError(
+      () => validateTimeZone("GMT+2"),
+      'timezone "GMT+2" is a fixed offset, not a time zone; give "Etc/GMT-2" for UTC+2 (POSIX\'s reversed sign) or the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
+    );
+    expectOrbitError(
+      () => validateTimeZone("utc-05:00"),
+      'timezone "utc-05:00" is a fixed offset, not a time zone; give "Etc/GMT+5" for UTC-5 (POSIX\'s reversed sign) or the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
+    );
   });
 
   it.each(["GMT", "utc", "Zulu", "UCT", "Universal", "Z"])(
