@@ -165,11 +165,11 @@ export function buildApp(o: AppOptions): App {
     // Every request, the UI's pages included: a rebound name must not even read them.
     if (o.hostCheck === true) checkHostAndOrigin(request);
     const url = request.routeOptions.url;
-    if (url === undefined) {
-      // No such route: under /v1/ an unknown caller is refused as on every API route (it was told
-      // 404, and the route's absence, without a token).
-      if (authenticate !== undefined && request.url.startsWith("/v1/")) authenticate(request);
-      return;
+    if (url === undefined || !url.startsWith("/v1/")) {
+      // No such API route (`/v1` itself, or below it): an unknown caller is refused as on every API
+      // route (it was told 404, and the route's absence, without a token).
+      if (authenticate !== undefined && /^\/v1(?:[/?]|$)/.test(request.url)) authenticate(request);
+      if (url === undefined) return;
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     // Who is calling first, then what it sent: a wrong content type answered an unknown caller

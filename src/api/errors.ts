@@ -154,11 +154,20 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const path = request.url.split("?")[0] ?? "";
     // As on a known route, a segment past the limit is 400, and the answer never quotes kilobytes
     // of the URL back (an unknown route quoted all of it, to any caller).
-    const err = path.split("/").some((segment) => segment.length > MAX_PATH_PARAM_CHARS)
+    const err = path.split("/").some((segment) => decodedLength(segment) > MAX_PATH_PARAM_CHARS)
       ? segmentTooLong()
       : new OrbitError("NOT_FOUND", `no route ${request.method} ${shortPath(path)}; see /v1/openapi.json`);
     return reply.code(err.status).send(err.toJSON());
   });
+}
+
+/** A segment's length once percent-decoded, as fastify measures a known route's (as sent if it does not decode). */
+function decodedLength(segment: string): number {
+  try {
+    return decodeURIComponent(segment).length;
+  } catch {
+    return segment.length;
+  }
 }
 
 /** A path for a message: as sent up to 200 characters, else its first 120, an ellipsis and its length. */

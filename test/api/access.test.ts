@@ -72,6 +72,7 @@ it("answers 401 without a token or with an unknown one; health stays open", asyn
   // A route that does not exist is refused the same way (it was 404, to anyone): a known caller
   // hears it does not exist.
   expect((await t.call("GET", "/v1/nothing")).status).toBe(401);
+  expect((await t.call("GET", "/v1")).status).toBe(401);
   expect((await t.call("GET", "/v1/nothing", undefined, as("wrong"))).status).toBe(401);
   expect((await t.call("GET", "/v1/nothing", undefined, as("admin-token"))).status).toBe(404);
 });
