@@ -93,9 +93,10 @@ export interface HttpOptions {
   /** Aborts the request as a timeout would (ServerUnreachableError "no answer in time"). Default none. */
   signal?: AbortSignal;
   /**
-   * Refuse a 2xx answer without the `Orbit-Version` header every Orbit server sends: another
-   * program on the address, answering JSON of another shape, was read field by field as Orbit's
-   * (`paused x` for a pause nobody made). Default false; OrbitClient sets it.
+   * Refuse a 2xx answer without the `Orbit-Version` header every Orbit server sends, unless the
+   * address's OpenAPI document says it is an Orbit of an earlier release: another program on the
+   * address, answering JSON of another shape, was read field by field as Orbit's (`paused x` for a
+   * pause nobody made). Default false; OrbitClient sets it.
    */
   requireOrbit?: boolean;
 }
@@ -179,7 +180,9 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
       : await fetchExchange(http, url, req.method, headers, body);
   const { text } = answer;
   if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text, http.baseUrl);
-  if (http.requireOrbit === true && !answer.orbit) throw new ServerUnreachableError(http.baseUrl, NOT_ORBIT);
+  if (http.requireOrbit === true && !answer.orbit && !(await olderOrbit(http))) {
+    throw new ServerUnreachableError(http.baseUrl, NOT_ORBIT);
+  }
   if (text === "") return { status: answer.status, body: undefined as T };
   try {
     // Numbers keep their text where JavaScript would change it (an input's `120.0`): json-text.ts.
@@ -187,6 +190,33 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
   } catch {
     throw new OrbitError("INTERNAL", `the server answered ${req.method} ${req.path} with something that is not JSON`);
   }
+}
+
+/** Whether each address without the header is an Orbit server of an earlier release, once asked. */
+const olderOrbits = new Map<string, Promise<boolean>>();
+
+/**
+ * A 2xx answer without Orbit-Version: an Orbit server of a release before the header answers its
+ * OpenAPI document with the title "Orbit", another program does not. A yes is kept per address
+ * and process, so a newer client keeps working with an older server at one request more.
+ */
+function olderOrbit(http: HttpOptions): Promise<boolean> {
+  let known = olderOrbits.get(http.baseUrl);
+  if (known === undefined) {
+    known = request<{ info?: { title?: unknown } }>(
+      { ...http, requireOrbit: false },
+      { method: "GET", path: "/v1/openapi.json" },
+    ).then(
+      (res) => res.body?.info?.title === "Orbit",
+      () => false,
+    );
+    olderOrbits.set(http.baseUrl, known);
+    // Only a yes is kept: a no (or no answer) is asked again next time.
+    void known.then((yes) => {
+      if (!yes) olderOrbits.delete(http.baseUrl);
+    });
+  }
+  return known;
 }
 
 interface Answer {

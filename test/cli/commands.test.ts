@@ -751,5 +751,14 @@ describe("usage errors and an unreachable server", () => {
           "orbit: http://127.0.0.1:7233 answered, but not as an Orbit server (no Orbit-Version header): is it the address of `orbit server`?\n",
       });
     }
+    // An Orbit of a release before the header: its OpenAPI document says so, and it is read as before.
+    const older = (async (input: string | URL | Request) => {
+      const path = new URL(String(input)).pathname;
+      const body = path === "/v1/openapi.json" ? { info: { title: "Orbit" } } : { executions: [], next_cursor: null };
+      return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+    }) as typeof fetch;
+    const r = await runCli(["ps"], { fetch: older, env: { ORBIT_SERVER: "http://older.test:7233" } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
   });
 });
