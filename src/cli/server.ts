@@ -232,7 +232,7 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     .option("--retention-max <n>", "keep only the newest n ended executions", wholeNumber(1, Number.MAX_SAFE_INTEGER))
     .option(
       "--shutdown-timeout <duration>",
-      "after SIGTERM, the longest wait for requests and the database to finish before exiting (default: 10s)",
+      "after SIGINT or SIGTERM, the longest wait for in-flight fires, requests and the database to finish before exiting (default: 10s)",
       durationFlag("--shutdown-timeout"),
     )
     .addOption(
