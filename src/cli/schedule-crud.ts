@@ -161,6 +161,10 @@ Examples:
           ["--state", opts.state],
         ]);
         if (page.schedules.length === 0 && given !== "") io.stderr.print(`no schedule matches ${oneLine(given)}\n`);
+        // Cut at --limit: said on stderr as `orbit ps` says it, or the first page read as all there are.
+        if (page.next_cursor !== null) {
+          io.stderr.print(`(the first ${page.schedules.length} shown; more with a larger --limit, or without it)\n`);
+        }
       },
     );
 

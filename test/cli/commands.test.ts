@@ -143,6 +143,11 @@ describe("orbit schedule create / get / list", () => {
       "",
     ]);
     expect(server.requests).toHaveLength(2);
+    expect(r.stderr).toBe("");
+    // --limit reads one page: a cut one is said on stderr, as orbit ps says it (it read as all there are).
+    const cut = await server.run(["schedule", "list", "--limit", "1"]);
+    expect(cut.stdout.split("\n").map((l) => l.split(" ")[0])).toEqual(["SCHEDULE", "hourly-check", ""]);
+    expect(cut.stderr).toBe("(the first 1 shown; more with a larger --limit, or without it)\n");
   });
 });
 
