@@ -406,7 +406,15 @@ export class Schedules {
       input: "input" in patch ? v.settings.input : row.input,
       spec: withInputText(v.settings, "input" in patch ? text.inputText : keptText),
       paused: v.settings.paused,
-      pauseNote: v.settings.paused ? (v.settings.pause_note ?? (pauseChange ? null : row.pauseNote)) : null,
+      // A note given, or cleared (`"pause_note": null`, `--unset pause_note`: it was kept), else the
+      // one it had unless the pause itself changed.
+      pauseNote: v.settings.paused
+        ? "pause_note" in patch
+          ? (v.settings.pause_note ?? null)
+          : pauseChange
+            ? null
+            : row.pauseNote
+        : null,
       // Buffered occurrences count toward max_runs already (`runs` counts them when they start).
       ...timing,
       retryMs: null,

@@ -208,6 +208,14 @@ describe("settings and bodies a user gets wrong (items 7, 8, 11, 12)", () => {
     expect((await t.call("POST", "/v1/schedules/al/pause", { note: "maintenance" })).body.pause_note).toBe(
       "maintenance",
     );
+    // `null` unsets, as for every optional setting (`--unset pause_note`): the note was kept.
+    const cleared = await t.call("PATCH", "/v1/schedules/al", { pause_note: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ paused: true });
+    expect(cleared.body.pause_note ?? null).toBeNull();
+    // A PATCH that does not name it keeps it.
+    await t.call("PATCH", "/v1/schedules/al", { pause_note: "again" });
+    expect((await t.call("PATCH", "/v1/schedules/al", { description: "x" })).body.pause_note).toBe("again");
   });
 
   it("item 12: catchup_window and jitter refusals share one code; skipped_total series exist from the start", async () => {
