@@ -104,6 +104,7 @@ export function buildApp(o: AppOptions): App {
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(body),
       connection: "close",
+      [ORBIT_VERSION_HEADER]: VERSION,
     });
     res.end(body);
   });

@@ -8,6 +8,8 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
+import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
+import { VERSION } from "../version.js";
 import { drainRefused, lingerOnClose } from "./linger.js";
 import { afterAnswers, closeAfterAnswer } from "./pipelining.js";
 import { idsOfRequest } from "./request-ids.js";
@@ -181,7 +183,8 @@ function shortPath(path: string): string {
  */
 export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const { status, body } = errorReply(err);
-  void reply.code(status).send(body);
+  // Before the request hook that says it on every other answer.
+  void reply.header(ORBIT_VERSION_HEADER, VERSION).code(status).send(body);
 }
 
 /**
@@ -206,7 +209,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   const body = JSON.stringify({ code: "INVALID_ARGUMENT", message });
   const refuse = (): void => {
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n${ORBIT_VERSION_HEADER}: ${VERSION}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
   };
   // A request not received in time is itself one in flight: refused at once (waiting for its own

@@ -14,6 +14,8 @@ import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 const NO_ANSWER = "no answer in time";
 /** The reason of a 2xx answer from something that is not an Orbit server. */
 const NOT_ORBIT = "not an Orbit server";
+/** The start of the reason of a redirect, which is not followed. */
+const REDIRECTED = "redirected ";
 
 /**
  * The server could not be reached at all (connection refused, DNS failure) or did not answer in
@@ -34,7 +36,9 @@ export class ServerUnreachableError extends Error {
         ? `the Orbit server at ${baseUrl} did not answer in time (busy, or waiting for its database: its log and /readyz say which)`
         : reason === NOT_ORBIT
           ? `${baseUrl} answered, but not as an Orbit server (no Orbit-Version header): is it the address of \`orbit server\`?`
-          : `cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`,
+          : reason.startsWith(REDIRECTED)
+            ? `${baseUrl} answered with a redirect (${reason.slice(REDIRECTED.length)}), which is not followed: give the Orbit server's own address`
+            : `cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`,
     );
   }
 }
@@ -179,6 +183,12 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
         await exchange(http, http.agent as Agent, url, req.method, headers, body)
       : await fetchExchange(http, url, req.method, headers, body);
   const { text } = answer;
+  // An Orbit server never redirects an API request: something in front of it does (http to https,
+  // a moved host), and the right address is where it points.
+  if (answer.status >= 300 && answer.status <= 399) {
+    const to = answer.location === null ? "" : ` to ${JSON.stringify(answer.location.slice(0, 200))}`;
+    throw new ServerUnreachableError(http.baseUrl, `${REDIRECTED}${answer.status}${to}`);
+  }
   if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text, http.baseUrl);
   if (http.requireOrbit === true && !answer.orbit && !(await olderOrbit(http))) {
     throw new ServerUnreachableError(http.baseUrl, NOT_ORBIT);
@@ -225,6 +235,8 @@ interface Answer {
   text: string;
   /** It carries the Orbit-Version header. */
   orbit: boolean;
+  /** A redirect's Location, else null. */
+  location: string | null;
 }
 
 async function fetchExchange(
@@ -241,6 +253,9 @@ async function fetchExchange(
       method,
       headers,
       body,
+      // Not followed: fetch turns a redirected POST into a GET, and the GET of the address it led
+      // to was read as the write's answer (`deleted x`, exit 0, for nothing deleted; a tester).
+      redirect: "manual",
       signal: http.signal ? AbortSignal.any([timeout, http.signal]) : timeout,
     });
   } catch (err) {
@@ -251,6 +266,7 @@ async function fetchExchange(
     statusText: res.statusText,
     text: await res.text(),
     orbit: res.headers.has(ORBIT_VERSION_HEADER),
+    location: res.headers.get("location"),
   };
 }
 
@@ -296,7 +312,8 @@ function exchange(
       res.on("end", () => {
         if (settle()) {
           const orbit = res.headers[ORBIT_VERSION_HEADER] !== undefined;
-          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", text, orbit });
+          const location = res.headers.location ?? null;
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", text, orbit, location });
         }
       });
       res.on("error", fail);

@@ -168,6 +168,7 @@ it("one Host per request, a target for that host, and every HTTP-layer refusal w
     const r = await rawText(request);
     expect({ request, status: r.status }).toEqual({ request, status });
     expect(r.headers).toContain("content-type: application/json");
+    expect(r.headers).toContain("orbit-version: ");
     expect(JSON.parse(r.body)).toEqual({ code: "INVALID_ARGUMENT", message: expect.stringMatching(message) });
   }
   // An absolute target for the server's own host passes; HTTP/1.0 may leave Host out, and then

@@ -193,6 +193,10 @@ describe("request-level refusals", () => {
     // Every answer says it is Orbit's (the client refuses a 2xx answer without it).
     expect(unknown.headers.get("orbit-version")).toMatch(/^\d+\.\d+\.\d+/);
     expect((await t.call("GET", "/v1/schedules")).headers.get("orbit-version")).toMatch(/^\d+\.\d+\.\d+/);
+    // Fastify's refusals before routing too (a bad percent-encoding).
+    const badPath = await t.call("GET", "/v1/schedules/%ZZ");
+    expect(badPath.status).toBe(400);
+    expect(badPath.headers.get("orbit-version")).toMatch(/^\d+\.\d+\.\d+/);
     expect(unknown.body).toEqual({ code: "NOT_FOUND", message: "no route GET /v1/nothing; see /v1/openapi.json" });
     // An unknown route quoted the whole URL back, 15,000 characters of it: a segment past the
     // limit is the 400 of a known route, a long path is cut.

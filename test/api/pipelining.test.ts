@@ -76,6 +76,8 @@ it("answers the requests before a malformed one or one that closes the connectio
     const start = `POST /v1/executions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     const answer = await sendAll(start + tail, true);
     seen[name] = answer.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+    // Every answer says it is Orbit's, Node's refusals of bytes it cannot parse included.
+    expect(answer.match(/^orbit-version: /gim)?.length, name).toBe(seen[name]?.length);
     expect((await t.call("GET", `/v1/executions/${id}`)).status).toBe(200);
   }
   expect(seen).toEqual({

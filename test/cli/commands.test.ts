@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { FakeServer } from "./fake-server.js";
 import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
@@ -765,5 +767,35 @@ describe("usage errors and an unreachable server", () => {
     const r = await runCli(["ps"], { fetch: older, env: { ORBIT_SERVER: "http://older.test:7233" } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+
+  it("follows no redirect: a write turned into a GET of where it led was read as the write's answer", async () => {
+    // fetch turned the redirected DELETE into a GET, an Orbit answered it 200, and the CLI said
+    // `deleted x`, exit 0, for nothing deleted (a tester, with an http-to-https redirect in mind).
+    const listen = (server: Server) =>
+      new Promise<number>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+      );
+    const orbitLike = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "orbit-version": "0.1.0" });
+      res.end(JSON.stringify(nightlyOrders));
+    });
+    const target = await listen(orbitLike);
+    const front = createServer((req, res) => {
+      res.writeHead(303, { location: `http://127.0.0.1:${target}${req.url}` });
+      res.end();
+    });
+    const port = await listen(front);
+    try {
+      const r = await runCli(["schedule", "delete", "x"], { env: { ORBIT_SERVER: `http://127.0.0.1:${port}` } });
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(
+        `orbit: http://127.0.0.1:${port} answered with a redirect (303 to "http://127.0.0.1:${target}/v1/schedules/x"), which is not followed: give the Orbit server's own address\n`,
+      );
+      expect(r.code).toBe(1);
+    } finally {
+      front.close();
+      orbitLike.close();
+    }
   });
 });
