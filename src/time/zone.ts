@@ -336,8 +336,12 @@ export function validateTimeZone(name: string): void {
   const offset = /^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(name);
   if (offset !== null) {
     const hours = Number(offset[2]);
-    const whole = (offset[3] ?? "00") === "00" && hours > 0 && hours <= 14;
     const sign = offset[1] as string;
+    const minutes = offset[3] ?? "00";
+    if (hours === 0 && minutes === "00") throw invalidSchedule(`timezone "${name}" is UTC; write "UTC"`);
+    // The Etc zones run from Etc/GMT-14 (UTC+14) to Etc/GMT+12 (UTC-12): GMT-14 was pointed to an
+    // Etc/GMT+14 that does not exist.
+    const whole = minutes === "00" && hours > 0 && hours <= (sign === "+" ? 14 : 12);
     const meaning = /^[+-]/.test(name) ? "" : ` for UTC${sign}${hours}`;
     const etc = whole ? `"Etc/GMT${sign === "+" ? "-" : "+"}${hours}"${meaning} (POSIX's reversed sign) or ` : "";
     throw invalidSchedule(

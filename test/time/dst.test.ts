@@ -638,6 +638,12 @@ describe("time zone names", () => {
       () => validateTimeZone("GMT+2"),
       'timezone "GMT+2" is a fixed offset, not a time zone; give "Etc/GMT-2" for UTC+2 (POSIX\'s reversed sign) or the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
     );
+    expectOrbitError(() => validateTimeZone("UTC+0"), 'timezone "UTC+0" is UTC; write "UTC"');
+    // No Etc zone for UTC-13 or UTC-14 (they run from Etc/GMT-14 to Etc/GMT+12): no Etc name offered.
+    expectOrbitError(
+      () => validateTimeZone("GMT-14"),
+      'timezone "GMT-14" is a fixed offset, not a time zone; give the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
+    );
     expectOrbitError(
       () => validateTimeZone("utc-05:00"),
       'timezone "utc-05:00" is a fixed offset, not a time zone; give "Etc/GMT+5" for UTC-5 (POSIX\'s reversed sign) or the IANA name of the place (Area/Location, such as "Asia/Kolkata")',
