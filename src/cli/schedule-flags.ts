@@ -54,10 +54,9 @@ const repeat = (value: string, previous: string[] = []): string[] => [...previou
 function unsetArg(value: string, previous: string[] = []): string[] {
   const key = value.replace(/-/g, "_");
   if (!(UNSETTABLE as readonly string[]).includes(key)) {
-    const why =
-      key in SCHEDULE_SETTINGS
-        ? `a schedule's ${value} is required and cannot be cleared`
-        : `no setting is named ${value}`;
+    const why = Object.hasOwn(SCHEDULE_SETTINGS, key)
+      ? `a schedule's ${value} is required and cannot be cleared`
+      : `no setting is named ${value}`;
     throw new InvalidArgumentError(`${why}; --unset takes one of ${UNSETTABLE.join(", ")}`);
   }
   return [...previous, value];

@@ -273,6 +273,10 @@ describe("orbit schedule update: a setting given and unset", () => {
     const bogus = await server.run(["schedule", "update", "nightly-orders", "--unset", "bogus"]);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toMatch(/no setting is named bogus; --unset takes one of /i);
+    // A name of every object's prototype is no setting either (it was "required").
+    expect((await server.run(["schedule", "update", "nightly-orders", "--unset", "constructor"])).stderr).toMatch(
+      /no setting is named constructor;/i,
+    );
     expect(server.requests).toEqual([]);
     // Kebab case as the flags are written, or the setting's own name.
     expect((await server.run(["schedule", "update", "nightly-orders", "--unset", "max-runs"])).code).toBe(0);
