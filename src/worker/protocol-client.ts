@@ -98,8 +98,13 @@ export class ProtocolClient {
   }
 
   /** POST /v1/workflows, as OrbitClient.registerWorkflow but on this client's connections. */
-  async registerWorkflow(body: RegisterWorkflowBody): Promise<void> {
-    await request(this.http, { method: "POST", path: "/v1/workflows", body });
+  /** `signal` ends it (the worker closing: a registration to a stalled server held close() 15 s). */
+  async registerWorkflow(body: RegisterWorkflowBody, signal?: AbortSignal): Promise<void> {
+    await request(signal === undefined ? this.http : { ...this.http, signal }, {
+      method: "POST",
+      path: "/v1/workflows",
+      body,
+    });
   }
 
   /** Renews the leases of `taskIds`, in requests of at most the server's 1,000 ids each. */

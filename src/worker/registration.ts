@@ -72,12 +72,15 @@ async function registerEach(r: Registering, only: (key: string) => boolean = () 
   for (const [key, w] of r.definitions) {
     if (!only(key)) continue;
     try {
-      await r.api.registerWorkflow({
-        name: w.name,
-        version: w.version,
-        ...(w.input !== undefined ? { input_schema: w.input } : {}),
-        ...(w.description !== undefined ? { description: w.description } : {}),
-      });
+      await r.api.registerWorkflow(
+        {
+          name: w.name,
+          version: w.version,
+          ...(w.input !== undefined ? { input_schema: w.input } : {}),
+          ...(w.description !== undefined ? { description: w.description } : {}),
+        },
+        r.closing,
+      );
     } catch (err) {
       // Anything else, a retryable one too, is registerWorkflows()'s to decide.
       if (!(err instanceof OrbitError) || err.code !== "ALREADY_EXISTS") throw err;
