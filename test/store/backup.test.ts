@@ -138,6 +138,13 @@ describe("backup and restore [sqlite]", () => {
       const restore = await run(["restore", join(readOnly, "orbit.db"), "--data-dir", join(out, "restored")]);
       expect(restore.stderr).toBe("");
       expect(restore.code).toBe(0);
+      // Where it may not write: one line each, not "unexpected error" and a stack (a tester).
+      const noBackup = await run(["backup", join(readOnly, "b.db"), "--data-dir", readOnly]);
+      expect(noBackup.stderr).toBe(`orbit: cannot write ${join(readOnly, "b.db")}: permission denied\n`);
+      expect(noBackup.code).toBe(1);
+      const noRestore = await run(["restore", join(out, "b.db"), "--data-dir", join(readOnly, "d")]);
+      expect(noRestore.stderr).toBe(`orbit: cannot write ${join(readOnly, "d")}: permission denied\n`);
+      expect(noRestore.code).toBe(1);
       for (const file of [join(out, "b.db"), join(out, "restored", "orbit.db")]) {
         const copy = new SqliteStore({ filename: file });
         await copy.open();

@@ -7,7 +7,7 @@
  * release) and copies it into place; the server must be stopped, and on its next start it decides
  * every occurrence that came due since the backup by the schedule's catch-up policy, once.
  */
-import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
@@ -88,6 +88,41 @@ function openReading(file: string): Reading {
   }
 }
 
+/** A file or folder this process could not write (its folder's mode, a full disk), said in one line, not with a stack. */
+function cannotWrite(path: string, err: unknown): OrbitError {
+  if (err instanceof OrbitError) return err;
+  const code = (err as { code?: unknown }).code;
+  const denied =
+    code === "EACCES" || code === "EPERM" || (String(code).startsWith("SQLITE_CANTOPEN") && !writable(dirname(path)));
+  return new OrbitError(
+    "INVALID_ARGUMENT",
+    `cannot write ${path}: ${denied ? "permission denied" : (err as Error).message}`,
+  );
+}
+
+/**
+ * Refuses a file that is not there, or that this process may not even look at (a folder it may not
+ * enter: it was "no backup file at …", a tester).
+ */
+function mustExist(file: string, missing: () => OrbitError): void {
+  try {
+    statSync(file);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "ENOENT") throw missing();
+    throw cannotRead(file, err);
+  }
+}
+
+/** Whether this process may write in `dir`. */
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether this process may read `file`. */
 function readable(file: string): boolean {
   try {
@@ -106,15 +141,20 @@ function cannotRead(file: string, err: unknown): OrbitError {
 }
 
 export async function backupSqlite(source: string, destination: string): Promise<BackupReport> {
-  if (!existsSync(source)) throw new OrbitError("NOT_FOUND", `no Orbit database at ${source}`);
+  mustExist(source, () => new OrbitError("NOT_FOUND", `no Orbit database at ${source}`));
   if (existsSync(destination)) throw new OrbitError("ALREADY_EXISTS", `${destination} exists; give a new file name`);
   const reading = openReading(source);
   const db = reading.db;
   try {
     db.pragma("busy_timeout = 5000");
     const applied = appliedMigrations(db, source);
-    makeDirs(dirname(destination));
-    const progress = await db.backup(destination);
+    let progress: Database.BackupMetadata;
+    try {
+      makeDirs(dirname(destination));
+      progress = await db.backup(destination);
+    } catch (err) {
+      throw cannotWrite(destination, err);
+    }
     return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied.map((m) => m.version)) };
   } catch (err) {
     rmSync(destination, { force: true });
@@ -156,7 +196,7 @@ function refuseIfOpen(file: string): void {
  * not an Orbit database or comes from a newer release, and an existing database unless `force`.
  */
 export function restoreSqlite(backup: string, dataDir: string, force = false): { file: string; migration: number } {
-  if (!existsSync(backup)) throw new OrbitError("NOT_FOUND", `no backup file at ${backup}`);
+  mustExist(backup, () => new OrbitError("NOT_FOUND", `no backup file at ${backup}`));
   const file = join(dataDir, "orbit.db");
   const partial = `${file}.restoring`;
   const reading = openReading(backup);
@@ -180,13 +220,21 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
       );
     }
     if (existsSync(file)) refuseIfOpen(file);
-    makeDirs(dataDir);
+    try {
+      makeDirs(dataDir);
+    } catch (err) {
+      throw cannotWrite(dataDir, err);
+    }
     // Written next to it, then renamed: a crash half-way never leaves a half-written orbit.db. What
     // was checked is what is written, through this connection: the file with its -wal, if a crashed
     // server left one (a copy of the file alone put an empty or older database in place and said
     // "restored", a tester), as one file of its own.
-    rmSync(partial, { force: true });
-    check.prepare("VACUUM INTO ?").run(partial);
+    for (const stale of [partial, `${partial}-journal`]) rmSync(stale, { force: true });
+    try {
+      check.prepare("VACUUM INTO ?").run(partial);
+    } catch (err) {
+      throw cannotWrite(partial, err);
+    }
   } finally {
     reading.close();
   }
