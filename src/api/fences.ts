@@ -4,7 +4,7 @@
  */
 import { OrbitError } from "../domain/errors.js";
 import { RawJson } from "../domain/json-text.js";
-import type { Fence } from "../scheduler/schedules.js";
+import type { Fence } from "../scheduler/fence.js";
 
 /** The If-Match header as one trimmed text (repeated headers joined with commas). */
 const ifMatchText = (header: string | string[]): string => (Array.isArray(header) ? header.join(",") : header).trim();

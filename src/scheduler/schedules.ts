@@ -18,6 +18,7 @@ import type { Store, StoreOps } from "../store/store.js";
 import { type CompiledTiming, compileTiming } from "../time/schedule-timing.js";
 import { compiledFor, occurrenceKey } from "./compiled.js";
 import { dueTime } from "./decide.js";
+import { checkFence, type Fence } from "./fence.js";
 import type { FireReport } from "./fire.js";
 import { bufferedOf } from "./fire-plan.js";
 import type { LoopOptions } from "./loop.js";
@@ -30,12 +31,6 @@ import { mergeSettings, type ValidatedSchedule, validateSettings } from "./setti
 import { occurrenceView, scheduleViews } from "./view.js";
 
 export type { ListSchedulesQuery, SchedulePage } from "./schedule-list.js";
-
-/** A write's revision fence: `If-Match` (412 on mismatch) or `?expected_revision=` (409). */
-export interface Fence {
-  ifMatch?: number | string | readonly (number | string)[];
-  expectedRevision?: number;
-}
 
 export interface SchedulesOptions {
   store: Store;
@@ -486,23 +481,4 @@ export class Schedules {
   compiled(row: ScheduleRow): ReturnType<typeof compiledFor> {
     return compiledFor(row);
   }
-}
-
-/** The write's fence against the row it holds: If-Match (412) and expected_revision (409). */
-export function checkFence(row: ScheduleRow, fence: Fence): ScheduleRow {
-  const id = row.scheduleId;
-  const ifMatch = fence.ifMatch === undefined ? undefined : [fence.ifMatch].flat();
-  if (ifMatch !== undefined && !ifMatch.some((tag) => String(tag) === String(row.revision))) {
-    throw new OrbitError(
-      "PRECONDITION_FAILED",
-      `schedule ${id} is at revision ${row.revision}, not ${ifMatch.join(" or ")} (If-Match); read it again`,
-    );
-  }
-  if (fence.expectedRevision !== undefined && fence.expectedRevision !== row.revision) {
-    throw new OrbitError(
-      "CONFLICT",
-      `schedule ${id} is at revision ${row.revision}, not the expected ${fence.expectedRevision}; read it again`,
-    );
-  }
-  return row;
 }

@@ -113,25 +113,17 @@ function mustExist(file: string, missing: () => OrbitError): void {
   }
 }
 
-/** Whether this process may write in `dir`. */
-function writable(dir: string): boolean {
+/** Whether this process may use `path` so (`constants.R_OK`, `W_OK`). */
+function may(path: string, mode: number): boolean {
   try {
-    accessSync(dir, constants.W_OK);
+    accessSync(path, mode);
     return true;
   } catch {
     return false;
   }
 }
-
-/** Whether this process may read `file`. */
-function readable(file: string): boolean {
-  try {
-    accessSync(file, constants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const writable = (dir: string): boolean => may(dir, constants.W_OK);
+const readable = (file: string): boolean => may(file, constants.R_OK);
 
 /** A file this process may not read (its mode, its folder's), said in one line, not with a stack. */
 function cannotRead(file: string, err: unknown): OrbitError {
