@@ -113,6 +113,31 @@ function mustExist(file: string, missing: () => OrbitError): void {
   }
 }
 
+/**
+ * Renames `partial` over `file`. The old database's -wal and -shm must not meet the new file (SQLite
+ * would apply the old -wal to it): they are moved aside first, and back if the rename fails (they
+ * were deleted first, and a failed rename left the old database without its -wal), then removed.
+ */
+function install(partial: string, file: string): void {
+  const aside: [string, string][] = [];
+  try {
+    for (const stale of [`${file}-wal`, `${file}-shm`]) {
+      if (!existsSync(stale)) continue;
+      renameSync(stale, `${stale}.before-restore`);
+      aside.push([`${stale}.before-restore`, stale]);
+    }
+    renameSync(partial, file);
+  } catch (err) {
+    for (const [moved, back] of aside) {
+      try {
+        renameSync(moved, back);
+      } catch {}
+    }
+    throw cannotWrite(file, err);
+  }
+  for (const [moved] of aside) rmSync(moved, { force: true });
+}
+
 /** Whether this process may use `path` so (`constants.R_OK`, `W_OK`). */
 function may(path: string, mode: number): boolean {
   try {
@@ -149,7 +174,10 @@ export async function backupSqlite(source: string, destination: string): Promise
     }
     return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied.map((m) => m.version)) };
   } catch (err) {
-    rmSync(destination, { force: true });
+    // What it wrote, if anything: a destination it may not even look at has nothing of it.
+    try {
+      rmSync(destination, { force: true });
+    } catch {}
     throw err;
   } finally {
     reading.close();
@@ -221,8 +249,8 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
     // was checked is what is written, through this connection: the file with its -wal, if a crashed
     // server left one (a copy of the file alone put an empty or older database in place and said
     // "restored", a tester), as one file of its own.
-    for (const stale of [partial, `${partial}-journal`]) rmSync(stale, { force: true });
     try {
+      for (const stale of [partial, `${partial}-journal`]) rmSync(stale, { force: true });
       check.prepare("VACUUM INTO ?").run(partial);
     } catch (err) {
       throw cannotWrite(partial, err);
@@ -230,7 +258,6 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
   } finally {
     reading.close();
   }
-  for (const stale of [`${file}-wal`, `${file}-shm`]) rmSync(stale, { force: true });
-  renameSync(partial, file);
+  install(partial, file);
   return { file, migration: Math.max(0, ...applied.map((m) => m.version)) };
 }
