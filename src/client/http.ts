@@ -23,6 +23,10 @@ const REDIRECTED = "redirected ";
  */
 export class ServerUnreachableError extends Error {
   override readonly name = "ServerUnreachableError";
+  /** It answered with a redirect, which is not followed: the address is wrong, not the server away. */
+  get redirected(): boolean {
+    return this.reason.startsWith(REDIRECTED);
+  }
   constructor(
     readonly baseUrl: string,
     readonly reason: string,

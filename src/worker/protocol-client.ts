@@ -239,7 +239,10 @@ export class ProtocolClient {
 
 /** The server could not be reached, or could not reach its database: the same report may succeed shortly. */
 export function isRetryable(err: unknown): boolean {
-  return err instanceof ServerUnreachableError || (err instanceof OrbitError && err.code === "UNAVAILABLE");
+  // A redirect is the address's mistake, as a refused token is: run() rejects (it retried every
+  // second until close, a tester).
+  if (err instanceof ServerUnreachableError) return !err.redirected;
+  return err instanceof OrbitError && err.code === "UNAVAILABLE";
 }
 
 /**

@@ -83,6 +83,8 @@ export class Worker {
   private readonly pollsStop = new AbortController();
   /** The poll in flight (settles, never rejects), for close to wait on. */
   private pollInFlight: Promise<unknown> | null = null;
+  /** A poll was sent: the server counts this worker, and close() tells it that it left. */
+  private polled = false;
   private readonly api: ProtocolClient;
   private readonly registering: Registering;
   private readonly running = new Map<string, { control: TaskControl; done: Promise<void> }>();
@@ -212,7 +214,9 @@ export class Worker {
     // The server did not answer at close (away, stalled): what close() still has to say to it is
     // one short try each, and the last (leave) is not tried, so close() ends near closeTimeoutMs
     // (a stalled server held it 40 s with closeTimeoutMs 3 s: the release's 30 s, a tester).
-    let away = !(await this.endPolls());
+    // A worker that never polled (closed while it registered) has nothing to leave: a leave sent to
+    // a server that never answered its registration held close() 5 s (a tester).
+    let away = !(await this.endPolls()) || !this.polled;
     const timeout = new AbortController();
     const all = Promise.all([...this.running.values()].map((r) => r.done));
     await Promise.race([all, this.clock.sleep(this.o.closeTimeoutMs ?? 30_000, timeout.signal)]);
@@ -323,6 +327,7 @@ export class Worker {
           ...(polls.failing ? { wait_ms: 0 } : {}),
         });
         this.pollInFlight = polling.catch(() => undefined);
+        this.polled = true;
         const answer = await polling.finally(() => {
           this.pollInFlight = null;
         });

@@ -6,6 +6,7 @@
  * and a second attempt, in 4 of 6 rounds of a start beside a close). A real server and real Workers.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer as createTcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -67,4 +68,36 @@ it("a task handed to a poll while its worker closes is released, not left leased
   }
   // The race was met: some round's task was handed to the closing poll.
   expect([...outcomes].some((o) => o !== "WorkflowCreated")).toBe(true);
+});
+
+it("a close while the worker registers against a server that does not answer ends the registration and sends no leave", async () => {
+  // It waited out the registration's 30 s, then sent a leave to the server that had never
+  // answered and waited 5 s more for it (a tester): a worker that never polled has nothing to leave.
+  const seen: string[] = [];
+  const held: Socket[] = [];
+  const stalled = createTcpServer((socket) => {
+    held.push(socket);
+    socket.on("data", (chunk: Buffer) => {
+      const line = chunk.toString().split("\r\n")[0];
+      if (line?.startsWith("POST ")) seen.push(line.split(" ")[1] ?? "");
+    });
+  });
+  await new Promise<void>((resolve) => stalled.listen(0, "127.0.0.1", resolve));
+  const port = (stalled.address() as { port: number }).port;
+  try {
+    const worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Job], logger: quiet });
+    const working = worker.run();
+    const registering = worker.registered().then(
+      () => "registered",
+      (err: unknown) => String(err),
+    );
+    while (!seen.includes("/v1/workflows")) await new Promise((resolve) => setImmediate(resolve));
+    await worker.close();
+    await working;
+    expect(await registering).toMatch(/closed before it registered/);
+    expect(seen).toEqual(["/v1/workflows"]);
+  } finally {
+    for (const socket of held) socket.destroy();
+    stalled.close();
+  }
 });
