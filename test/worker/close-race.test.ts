@@ -101,3 +101,23 @@ it("a close while the worker registers against a server that does not answer end
     stalled.close();
   }
 });
+
+it("a redirect at the worker's server rejects run(), as a refused token does", async () => {
+  // It was taken for a server away: "registering the workflows failed; retrying every 1 s", forever.
+  const { createServer: createHttpServer } = await import("node:http");
+  const front = createHttpServer((req, res) => {
+    res.writeHead(308, { location: `https://orbit.example${req.url}` });
+    res.end();
+  });
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  const port = (front.address() as { port: number }).port;
+  try {
+    const worker = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Job], logger: quiet });
+    await expect(worker.run()).rejects.toThrow(
+      /answered with a redirect \(308 to "https:\/\/orbit\.example\/v1\/workflows"\)/,
+    );
+    await worker.close();
+  } finally {
+    front.close();
+  }
+});
