@@ -11,7 +11,7 @@ import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
 import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { VERSION } from "../version.js";
 import { drainRefused, lingerOnClose } from "./linger.js";
-import { afterAnswers, closeAfterAnswer } from "./pipelining.js";
+import { abandonIncomplete, afterAnswers, closeAfterAnswer } from "./pipelining.js";
 import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
 
@@ -216,5 +216,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   // answer held the connection for good, its client gone or not). Bytes Node cannot parse are
   // refused after the answers to the requests before them on the connection (pipelined).
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") refuse();
-  else afterAnswers(socket, refuse);
+  else {
+    abandonIncomplete(socket);
+    afterAnswers(socket, refuse);
+  }
 }

@@ -11,6 +11,7 @@
  * connection are answered ({@link afterAnswers}): its 400 was written at once and ended the
  * connection, so a write before it was carried out but answered "not valid HTTP".
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 
@@ -21,6 +22,10 @@ const unanswered = new WeakMap<Socket, number>();
 const closing = new WeakSet<Socket>();
 /** What to do on a connection once its last request in flight is answered. */
 const whenAnswered = new WeakMap<Socket, () => void>();
+/** The newest request parsed on a connection, and its answer. */
+const newest = new WeakMap<Socket, { request: IncomingMessage; answer: ServerResponse }>();
+/** Answers that will never be written: their request's body could not be parsed. */
+const abandoned = new WeakSet<ServerResponse>();
 
 /** The longest a connection's ending waits for the answers before it ({@link afterAnswers}). */
 const ANSWERS_WAIT_MS = 10_000;
@@ -43,6 +48,18 @@ export function afterAnswers(socket: Socket, then: () => void): void {
     clearTimeout(timer);
     then();
   });
+}
+
+/**
+ * Bytes Node could not parse came inside the body of the newest request on `socket` (a malformed
+ * chunk): that request is never answered, so the connection's refusal waits only for the answers
+ * before it. It waited for that one too, and the client got no answer and a reset 10 s later.
+ */
+export function abandonIncomplete(socket: Socket): void {
+  const last = newest.get(socket);
+  if (last === undefined || last.request.complete || abandoned.has(last.answer)) return;
+  abandoned.add(last.answer);
+  unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
 }
 
 /** The answer on `socket` says `connection: close`: what comes after it on the connection is dropped. */
@@ -71,7 +88,9 @@ export function boundPipelining(app: FastifyInstance): void {
       return;
     }
     unanswered.set(socket, n);
+    newest.set(socket, { request: request.raw, answer: reply.raw });
     reply.raw.once("close", () => {
+      if (abandoned.has(reply.raw)) return;
       const left = (unanswered.get(socket) ?? 1) - 1;
       unanswered.set(socket, left);
       const then = left === 0 ? whenAnswered.get(socket) : undefined;
