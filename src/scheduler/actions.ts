@@ -117,7 +117,9 @@ export class ScheduleActions {
       (row) => ({
         ...row,
         paused: true,
-        pauseNote: (note as string | undefined) ?? null,
+        // A pause of a schedule paused already keeps its note unless it gives one: a bare pause
+        // erased why it was paused (`pause_on_failure`'s note, a tester).
+        pauseNote: note !== undefined ? (note as string) : row.paused ? row.pauseNote : null,
         state: row.state === "ended" ? "ended" : "paused",
         dueMs: null,
         spec: { ...row.spec, paused: true, ...(note !== undefined ? { pause_note: note as string } : {}) },

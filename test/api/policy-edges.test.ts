@@ -216,6 +216,9 @@ describe("settings and bodies a user gets wrong (items 7, 8, 11, 12)", () => {
     // A PATCH that does not name it keeps it.
     await t.call("PATCH", "/v1/schedules/al", { pause_note: "again" });
     expect((await t.call("PATCH", "/v1/schedules/al", { description: "x" })).body.pause_note).toBe("again");
+    // So does a pause without a note of a schedule paused already (it erased it).
+    expect((await t.call("POST", "/v1/schedules/al/pause", {})).body.pause_note).toBe("again");
+    expect((await t.call("POST", "/v1/schedules/al/pause", { note: "other" })).body.pause_note).toBe("other");
   });
 
   it("item 12: catchup_window and jitter refusals share one code; skipped_total series exist from the start", async () => {
