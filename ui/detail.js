@@ -14,6 +14,7 @@ import { glance } from "./glance.js";
 import { gridLedger } from "./grid.js";
 import { jsonText } from "./json-text.js";
 import { ledgerSection } from "./ledger-section.js";
+import { lastRunPending } from "./no-worker.js";
 import { scheduleForm } from "./schedule-form.js";
 import { upcomingSection } from "./upcoming.js";
 
@@ -359,8 +360,7 @@ export function detailView(id) {
       const rows = ledger.occurrences;
       const grid = await gridLedger(id, ledger);
       // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
-      const pending = sch.last_execution_id && sch.last_outcome?.execution_id !== sch.last_execution_id;
-      const lastRun = pending ? await getExecution(sch.last_execution_id).catch(() => null) : null;
+      const lastRun = lastRunPending(sch) ? await getExecution(sch.last_execution_id).catch(() => null) : null;
       waiting = lastRun?.waiting ? { execution_id: lastRun.execution_id, message: lastRun.waiting.message } : null;
       if (
         last !== null &&

@@ -39,6 +39,15 @@ export async function polledWorkflows() {
   return { names, latest, versions };
 }
 
+/**
+ * The schedule's last execution may not have ended: the last outcome is an earlier one's, or none
+ * (as `orbit schedule list` reads it, src/cli/schedule-format.ts).
+ * @param {any} sch
+ */
+export function lastRunPending(sch) {
+  return sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
+}
+
 /** @typedef {{ names: Set<string>, latest: Map<string, string> | null, versions: Map<string, string[]> | null }} Polled */
 
 /**
@@ -51,7 +60,7 @@ export async function polledWorkflows() {
  */
 export function mayWaitForWorker(sch, polled) {
   if (noWorkerText(sch, polled) !== null) return true;
-  const pending = sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
+  const pending = lastRunPending(sch);
   return (
     pending &&
     polled !== null &&
@@ -72,7 +81,7 @@ export function mayWaitForWorker(sch, polled) {
  * @param {string} [running] the version the last execution is RUNNING on
  */
 export function noWorkerText(sch, polled, running) {
-  const pending = sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
+  const pending = lastRunPending(sch);
   if (polled === null || !pending) return null;
   if (!polled.names.has(sch.workflow)) return `waiting: no live worker polls ${sch.workflow}`;
   if (running !== undefined && !polled.names.has(`${sch.workflow}@${running}`))

@@ -11,7 +11,7 @@
  * connection are answered ({@link afterAnswers}): its 400 was written at once and ended the
  * connection, so a write before it was carried out but answered "not valid HTTP".
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 
@@ -22,8 +22,8 @@ const unanswered = new WeakMap<Socket, number>();
 const closing = new WeakSet<Socket>();
 /** What to do on a connection once its last request in flight is answered. */
 const whenAnswered = new WeakMap<Socket, () => void>();
-/** The newest request parsed on a connection, and its answer. */
-const newest = new WeakMap<Socket, { request: IncomingMessage; answer: ServerResponse }>();
+/** The answer to the newest request parsed on a connection (its request is `answer.req`). */
+const newest = new WeakMap<Socket, ServerResponse>();
 /** Answers that will never be written: their request's body could not be parsed. */
 const abandoned = new WeakSet<ServerResponse>();
 
@@ -57,8 +57,8 @@ export function afterAnswers(socket: Socket, then: () => void): void {
  */
 export function abandonIncomplete(socket: Socket): void {
   const last = newest.get(socket);
-  if (last === undefined || last.request.complete || abandoned.has(last.answer)) return;
-  abandoned.add(last.answer);
+  if (last === undefined || last.req.complete || abandoned.has(last)) return;
+  abandoned.add(last);
   unanswered.set(socket, Math.max(0, (unanswered.get(socket) ?? 1) - 1));
 }
 
@@ -88,7 +88,7 @@ export function boundPipelining(app: FastifyInstance): void {
       return;
     }
     unanswered.set(socket, n);
-    newest.set(socket, { request: request.raw, answer: reply.raw });
+    newest.set(socket, reply.raw);
     reply.raw.once("close", () => {
       if (abandoned.has(reply.raw)) return;
       const left = (unanswered.get(socket) ?? 1) - 1;

@@ -97,8 +97,10 @@ export class ProtocolClient {
     return res.body;
   }
 
-  /** POST /v1/workflows, as OrbitClient.registerWorkflow but on this client's connections. */
-  /** `signal` ends it (the worker closing: a registration to a stalled server held close() 15 s). */
+  /**
+   * POST /v1/workflows, as OrbitClient.registerWorkflow but on this client's connections; `signal`
+   * ends it (the worker closing: a registration to a stalled server held close() 15 s).
+   */
   async registerWorkflow(body: RegisterWorkflowBody, signal?: AbortSignal): Promise<void> {
     await request(signal === undefined ? this.http : { ...this.http, signal }, {
       method: "POST",
@@ -115,18 +117,9 @@ export class ProtocolClient {
     return { tasks: Object.assign({}, ...answers.map((a) => a.tasks)) };
   }
 
-  /** Hands tasks back; `timeoutMs` bounds each try (the worker's close: a stalled server held it 30 s). */
+  /** Hands tasks back, one try; `timeoutMs` bounds it (the worker's close: a stalled server held it 30 s). */
   async release(taskIds: string[], timeoutMs?: number): Promise<void> {
-    const http = timeoutMs === undefined ? this.http : { ...this.http, timeoutMs };
-    await Promise.all(
-      chunks(taskIds).map((ids) =>
-        request(http, {
-          method: "POST",
-          path: "/v1/worker/release",
-          body: { worker_id: this.o.workerId, task_ids: ids },
-        }),
-      ),
-    );
+    await Promise.all(chunks(taskIds).map((ids) => this.post("/v1/worker/release", { task_ids: ids }, 0, timeoutMs)));
   }
 
   /** Tells the server this worker polls no more (its close()): it is listed gone at once. One try, 5 s at most. */
@@ -206,14 +199,19 @@ export class ProtocolClient {
     return this.post(`/v1/worker/tasks/${seg(task.task_id)}/${what}`, { attempt: task.attempt, ...body }, retryForMs);
   }
 
-  private async post<T>(path: string, body: object, retryForMs: number): Promise<T> {
+  /** POSTs `body` with this worker's id, tried again while it may succeed, for up to `retryForMs`; `timeoutMs` bounds each try. */
+  private async post<T>(path: string, body: object, retryForMs: number, timeoutMs?: number): Promise<T> {
     const until = this.o.clock.now() + retryForMs;
     let wait = RETRY_FIRST_MS;
     // A try that got no answer may have been handled: a refusal of the next one may be its effect.
     let answerLost = false;
     // Given up (the worker's close abandoned what still ran): a request in flight ends too, or a
     // heartbeat to a stalled server held close() for its 30 s timeout (a tester).
-    const http = this.o.giveUp === undefined ? this.http : { ...this.http, signal: this.o.giveUp };
+    const http = {
+      ...this.http,
+      ...(this.o.giveUp === undefined ? {} : { signal: this.o.giveUp }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    };
     for (;;) {
       try {
         const res = await request<T>(http, {

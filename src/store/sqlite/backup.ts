@@ -33,9 +33,12 @@ function appliedMigrations(db: Database.Database, file: string): AppliedMigratio
   try {
     return db.prepare<[], Record<string, unknown>>(`SELECT * FROM ${MIGRATIONS_TABLE}`).all().map(appliedMigration);
   } catch (err) {
-    throw new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+    throw notOrbit(file, err);
   }
 }
+
+const notOrbit = (file: string, err: unknown): OrbitError =>
+  new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
 
 /** A read-only connection to `file`, and what closes it. */
 interface Reading {
@@ -64,8 +67,7 @@ function openReading(file: string): Reading {
   } catch (err) {
     db.close();
     const code = String((err as { code?: unknown }).code ?? "");
-    if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN"))
-      throw new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+    if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN")) throw notOrbit(file, err);
     if (!readable(file)) throw cannotRead(file, err);
   }
   const dir = mkdtempSync(join(tmpdir(), "orbit-read-"));
