@@ -107,8 +107,10 @@ Example schedules.yaml:
             `${err.message}; split its schedules over several files (the server takes at most 16 MB of them as JSON in one apply)`,
           );
         }
+        // A file the command line names that cannot be read is bad usage (exit 2), as `--input @FILE`'s
+        // is: nothing was sent. A file that reads but does not parse is the request refused (exit 1).
         const code = (err as NodeJS.ErrnoException).code ?? String(err);
-        throw new OrbitError("INVALID_ARGUMENT", `cannot read ${path}: ${code}`);
+        usageError(cmd, `cannot read ${path}: ${code}`);
       }
       const file = parseApplyFile(text, path);
       const result = await clientFor(cmd, io).applySchedules({

@@ -179,8 +179,14 @@ describe("orbit schedule apply", () => {
     expect(body.prune).toBe(true);
   });
 
-  it("refuses a missing file with exit 1", async () => {
-    const r = await new FakeServer(() => undefined).run(["schedule", "apply", "-f", "/nonexistent.yaml"]);
-    expect(r).toEqual({ code: 1, stdout: "", stderr: "orbit: cannot read /nonexistent.yaml: ENOENT\n" });
+  it("refuses a missing file as bad usage (exit 2), sending nothing, as --input @FILE does", async () => {
+    const server = new FakeServer(() => undefined);
+    const r = await server.run(["schedule", "apply", "-f", "/nonexistent.yaml"]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "orbit: cannot read /nonexistent.yaml: ENOENT\n(add --help for usage)\n",
+    });
+    expect(server.requests).toEqual([]);
   });
 });
