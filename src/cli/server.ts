@@ -11,7 +11,7 @@ import { parseDuration } from "../time/interval.js";
 import { wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";
 import { EXIT_REFUSED } from "./exit.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, OutputClosedError } from "./io.js";
 
 /** The options of src/server/server.ts `startServer` (its own doc comments give the defaults). */
 export interface StartServerOptions {
@@ -27,8 +27,8 @@ export interface StartServerOptions {
   misfireGraceMs?: number;
   ledgerRetention?: number;
   config?: string;
-  /** The level of the server's log (JSON lines on stdout). */
-  logger?: string;
+  /** The server's log: JSON lines on the CLI's stdout, at the level of --log-level. */
+  logger?: import("pino").Logger;
   /** docs/operations.md § Retention. */
   retention?: { maxAgeMs?: number; maxCount?: number; byWorkflow?: Record<string, number> };
 }
@@ -273,7 +273,13 @@ Examples:
         misfireGraceMs: flags.misfireGrace,
         ledgerRetention: flags.ledgerRetention,
         config: flags.config,
-        logger: flags.logLevel,
+        // The JSON log goes through the CLI's own stdout, so its lines keep their order with the
+        // "listening on" line (pino's own writer is asynchronous: the start's lines came after it),
+        // and a reader gone away (`orbit server | head`) drops them quietly.
+        logger: (await import("pino")).pino(
+          { name: "orbit", level: flags.logLevel ?? "info" },
+          { write: (line: string) => io.stdout.print(line) },
+        ),
       };
       if (flags.retention !== undefined || flags.retentionWorkflow !== undefined || flags.retentionMax !== undefined) {
         options.retention = {
@@ -296,9 +302,15 @@ Examples:
         throw err;
       });
       // The first line is the one scripts wait for and the docs quote; the second says where to look.
-      await io.stdout.write(
-        `orbit server listening on ${server.url} (${storageText({ ...flags, database }, io.env)})\nopen ${server.url}/ for the web UI\n`,
-      );
+      // A reader gone away (`orbit server | head -1`) is no reason to stop serving: this rejected, the
+      // command ended, and the server ran on deaf to SIGTERM (only SIGKILL stopped it).
+      await io.stdout
+        .write(
+          `orbit server listening on ${server.url} (${storageText({ ...flags, database }, io.env)})\nopen ${server.url}/ for the web UI\n`,
+        )
+        .catch((err: unknown) => {
+          if (!(err instanceof OutputClosedError)) throw err;
+        });
       await signal;
       const bound = flags.shutdownTimeout ?? SHUTDOWN_TIMEOUT_MS;
       if (await closedWithin(server, bound)) return;

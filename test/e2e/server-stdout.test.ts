@@ -1,0 +1,68 @@
+/**
+ * `orbit server`'s stdout (docs/cli.md § orbit server): the JSON log and the "listening on" lines in
+ * the order they happen, and a reader that goes away (`orbit server | head -1`) is no reason to stop
+ * serving, nor to stop hearing SIGTERM.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { childArgs } from "../helpers/child.js";
+import { freePort, ROOT, waitFor } from "./harness.js";
+
+const ENTRY = join(ROOT, "src/cli/entry.ts");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function serve(port: number): ReturnType<typeof spawn> {
+  const dataDir = mkdtempSync(join(tmpdir(), "orbit-stdout-"));
+  dirs.push(dataDir);
+  return spawn(process.execPath, [...childArgs(ENTRY), "server", "--port", String(port), "--data-dir", dataDir], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+it("prints the start's log lines before the listening line on a new database", async () => {
+  const child = serve(await freePort());
+  let out = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await waitFor(async () => (out.includes("open http") ? true : undefined), 30_000, "the listening lines");
+  child.kill("SIGTERM");
+  expect(await exited).toBe(0);
+  const lines = out.split("\n");
+  const listening = lines.findIndex((l) => l.startsWith("orbit server listening on "));
+  const created = lines.findIndex((l) => l.includes(`"msg":"created the database's tables"`));
+  // pino's own writer is asynchronous: "created the database's tables" came after this line.
+  expect(created).toBeGreaterThanOrEqual(0);
+  expect(created).toBeLessThan(listening);
+  expect(lines.at(-2)).toContain(`"msg":"orbit server stopped"`);
+});
+
+it("serves on, and stops on SIGTERM, once its stdout's reader went away", async () => {
+  const port = await freePort();
+  const child = serve(port);
+  // The reader goes away at once, as `head -1` does after its line: every write of the server's
+  // meets a closed pipe, the "listening on" line included.
+  child.stdout?.destroy();
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await waitFor(
+    async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+      return res?.ok === true ? true : undefined;
+    },
+    30_000,
+    "the server to be ready",
+  );
+  child.kill("SIGTERM");
+  // The command ended at the failed write, and the server ran on deaf to SIGTERM.
+  const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(resolve, 15_000, "running"))]);
+  if (code === "running") child.kill("SIGKILL");
+  expect(code).toBe(0);
+});
