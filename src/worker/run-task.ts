@@ -135,6 +135,12 @@ export class TaskControl {
   /** What the signal is aborted with: the first of the cancel and the lost lease, as they came. */
   private abortReason(): Error | null {
     if (this.reason !== null) return new CancelledError(this.reason);
+    if (this.returned) {
+      // Still a LeaseLostError (the task is no longer this worker's), but not one lost to anyone.
+      return new LeaseLostError(
+        `the worker is closing: it handed task ${this.task.task_id} back to the server (closeTimeoutMs passed), and the execution runs again elsewhere`,
+      );
+    }
     if (this.lost) return new LeaseLostError(`lost the lease on task ${this.task.task_id}`);
     return null;
   }

@@ -6,8 +6,8 @@
  * fired, so a second Ctrl-C ends the process at once.
  */
 
-/** What a signal closes: a worker's `close()`. */
-type Closer = () => Promise<void>;
+/** What a signal closes: a worker's `close()`, told which signal it was. */
+type Closer = (signal: NodeJS.Signals) => Promise<void>;
 
 const closersBySignal = new Map<NodeJS.Signals, Set<Closer>>();
 /** Signals the program listened for itself when this module began to: it decides what they do. */
@@ -21,7 +21,7 @@ function onSignal(signal: NodeJS.Signals): void {
   closersBySignal.delete(signal);
   programListened.delete(signal);
   process.removeListener(signal, onSignal);
-  const closing = [...(closers ?? [])].map((close) => close().catch(() => undefined));
+  const closing = [...(closers ?? [])].map((close) => close(signal).catch(() => undefined));
   void Promise.all(closing).then(() => {
     // Nothing else of the program handles the signal: end as Node would have without us, now
     // that the workers handed their tasks back.

@@ -191,7 +191,10 @@ export class Worker {
   /** Registers the workflows, then works until `close()`; resolves once closed. */
   run(): Promise<void> {
     if (this.runPromise === null) {
-      const stopListening = closeOnSignals(this.o.shutdownSignals ?? ["SIGINT", "SIGTERM"], () => this.close());
+      const stopListening = closeOnSignals(this.o.shutdownSignals ?? ["SIGINT", "SIGTERM"], (signal) => {
+        this.log.info(`${signal}: closing the worker`, { worker_id: this.workerId });
+        return this.close();
+      });
       this.runPromise = this.work();
       this.runPromise.then(stopListening, stopListening);
     }
@@ -216,6 +219,13 @@ export class Worker {
     // (a stalled server held it 40 s with closeTimeoutMs 3 s: the release's 30 s, a tester).
     // A worker that never polled (closed while it registered) has nothing to leave: a leave sent to
     // a server that never answered its registration held close() 5 s (a tester).
+    if (this.running.size > 0) {
+      // Said now: a deploy's SIGTERM was silent until "worker closed", up to closeTimeoutMs later (a tester).
+      this.log.info("closing: waiting for the running executions to finish their current step", {
+        running: this.running.size,
+        close_timeout_ms: this.o.closeTimeoutMs ?? 30_000,
+      });
+    }
     let away = !(await this.endPolls()) || !this.polled;
     const timeout = new AbortController();
     const all = Promise.all([...this.running.values()].map((r) => r.done));

@@ -18,11 +18,19 @@ it("closes on SIGTERM without a handler of the program's: the step ends, the tas
     const events = async () =>
       ((await t.ok("GET", "/v1/executions/sig-1/events")).events as { type: string }[]).map((e) => e.type);
     await waitFor("the lease", async () => (await events()).includes("WorkflowTaskStarted"));
+    let out = "";
+    started.proc.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
       started.proc.once("exit", (_code, signal) => resolve(signal)),
     );
     started.proc.kill("SIGTERM");
     expect(await exited).toBe("SIGTERM");
+    // Said at once, before the step in flight ends (it was silent until "worker closed").
+    expect(out).toContain(
+      "INFO SIGTERM: closing the worker\nINFO closing: waiting for the running executions to finish their current step\n",
+    );
     const types = await events();
     expect(types).toContain("StepCompleted");
     expect(types.at(-1)).toBe("WorkflowTaskReleased");

@@ -271,10 +271,12 @@ it("says a run it handed back at close ended, not that it lost the lease", async
     started = resolve;
   });
   let finish: () => void = () => undefined;
+  let signal: AbortSignal | undefined;
   const Slow = defineWorkflow({
     name: "Slots",
     version: "1.0.0",
-    run: () => {
+    run: (ctx) => {
+      signal = ctx.signal;
       started();
       return new Promise<{ ok: boolean }>((resolve) => {
         finish = () => resolve({ ok: true });
@@ -293,6 +295,13 @@ it("says a run it handed back at close ended, not that it lost the lease", async
   await s.heartbeated(["t1"]);
   await worker.close();
   await run;
+  // close() says at once what it waits for (a deploy's SIGTERM was silent until "worker closed").
+  expect(lines).toContain("info closing: waiting for the running executions to finish their current step");
+  // The code's signal says the worker handed the task back, not that a lease was lost to anyone.
+  expect(signal?.aborted).toBe(true);
+  expect(String(signal?.reason)).toBe(
+    "LeaseLostError: the worker is closing: it handed task t1 back to the server (closeTimeoutMs passed), and the execution runs again elsewhere",
+  );
   // The run ends after close() handed it back: it warned "lost the task's lease" for a task this
   // worker gave back itself.
   finish();
