@@ -79,7 +79,9 @@ function thrownMessage(err: unknown): unknown {
   try {
     const own = (err as { message?: unknown }).message;
     if (typeof own === "string") return own;
-    if (String(err) !== "[object Object]") return err; // its own toString says more
+    // Its own toString says more; an object without one (`Object.create(null)`) is said as JSON too.
+    const text = safely(() => String(err));
+    if (text !== "[object Object]" && text !== "[unreadable]") return err;
     const json = JSON.stringify(err);
     return json === undefined ? err : json;
   } catch {

@@ -28,8 +28,9 @@ describe("errorJson: what a thrown value reports", () => {
       },
     };
     expect(errorJson(hostile)).toEqual({ message: "[object Object]", type: "object" });
-    const noText = Object.create(null) as object; // String() throws: it has no toString
-    expect(errorJson(noText)).toEqual({ message: "[object Object]", type: "object" });
+    // String() throws (it has no toString): said as JSON like any plain object, not "[object Object]".
+    const noText = Object.assign(Object.create(null) as object, { code: 42 });
+    expect(errorJson(noText)).toEqual({ message: '{"code":42}', type: "object" });
   });
 
   it("follows an Error's causes, and says an AggregateError without a message by its errors", () => {
@@ -57,9 +58,9 @@ describe("errorJson: what a thrown value reports", () => {
       }
     }
     expect(errorJson(new Hostile("said"))).toEqual({ message: "said", type: "[unreadable]" });
-    expect(thrownText(Object.create(null))).toBe("[object Object]");
+    expect(thrownText(Object.create(null))).toBe("{}");
     // Nor a cause or a message String() cannot convert.
-    expect(errorJson(new Error("top", { cause: Object.create(null) })).message).toBe("top: [object Object]");
+    expect(errorJson(new Error("top", { cause: Object.create(null) })).message).toBe("top: {}");
     const odd = new Error("x");
     Object.defineProperty(odd, "message", { value: Object.create(null) });
     expect(errorJson(odd).message).toBe("[object Object]");

@@ -183,7 +183,7 @@ it("reports whatever a run throws: long, NUL, lone surrogates, a value that cann
   expect(long.type).toBe("Error");
   expect(long.message).toBe(`${"x".repeat(32 * 1024)}… (${3_000_000 - 32 * 1024} more characters)`);
   expect(await failed("ThrowsNul")).toEqual({ type: "Error", message: "bad \ufffd byte and a lone \ufffd half" });
-  expect(await failed("ThrowsBare")).toEqual({ type: "object", message: "[object Object]" });
+  expect(await failed("ThrowsBare")).toEqual({ type: "object", message: "{}" });
   const odd = await failed("ThrowsOddName");
   expect(odd.message).toBe("odd");
   expect(odd.type).toMatch(/^(N\ufffd)+… \(1800 more characters\)$/);
