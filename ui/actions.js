@@ -15,7 +15,7 @@ import {
   triggerSchedule,
 } from "./api.js";
 import { may } from "./auth.js";
-import { ask, byId, h, iso } from "./dom.js";
+import { ask, byId, h, instantNodes, iso } from "./dom.js";
 
 /**
  * Shows a message in the page's status line (role=status, read by screen readers). A success
@@ -82,7 +82,8 @@ function message(text, tone, dataset = undefined) {
     title: "Dismiss",
     onclick: () => p.remove(),
   });
-  p.append(h("span", { class: "message-text", text }), dismiss);
+  // An instant in it stays whole where a phone wraps the message ("started execution x:2026-12-" / "07T…").
+  p.append(h("span", { class: "message-text" }, instantNodes(text)), dismiss);
   p.addEventListener("animationend", (e) => {
     if (e.target === p && e.animationName === "message-life") p.remove();
   });

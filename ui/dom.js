@@ -232,20 +232,20 @@ export function fill(el, ...children) {
 const INSTANT_IN_TEXT = /\d{4}-\d\d-\d\dT[\d:.]+Z?/g;
 
 /**
- * Text with each instant in it kept whole (`span.instant`, style.css, or the class given) and an
- * id's colons as its only other breaks: at 360 px a browser broke "2026-12-" / "07T04:00:00Z" at
- * the hyphen.
+ * Text cut into its instants (each kept whole: `span.instant`, style.css, or the class given) and
+ * the pieces between and around them split at their colons, a break allowed after each colon.
  * @param {string} text
- * @param {string} [className]
+ * @param {string} className
+ * @param {(piece: string) => Node | string} piece how a piece between colons is drawn
  * @returns {(Node | string)[]}
  */
-export function instantNodes(text, className = "instant") {
+function splitInstants(text, className, piece) {
   /** @type {(Node | string)[]} */
   const nodes = [];
   const plain = (/** @type {string} */ part) => {
-    for (const [i, piece] of part.split(":").entries()) {
+    for (const [i, p] of part.split(":").entries()) {
       if (i > 0) nodes.push(":", h("wbr"));
-      if (piece !== "") nodes.push(piece);
+      if (p !== "") nodes.push(piece(p));
     }
   };
   let at = 0;
@@ -257,4 +257,35 @@ export function instantNodes(text, className = "instant") {
   }
   plain(text.slice(at));
   return nodes;
+}
+
+/**
+ * Text with each instant in it kept whole (`span.instant`, style.css, or the class given) and an
+ * id's colons as its only other breaks: at 360 px a browser broke "2026-12-" / "07T04:00:00Z" at
+ * the hyphen.
+ * @param {string} text
+ * @param {string} [className]
+ * @returns {(Node | string)[]}
+ */
+export function instantNodes(text, className = "instant") {
+  return splitInstants(text, className, (p) => p);
+}
+
+/** Up to this many characters a part of an id between its colons is never broken. */
+const WHOLE_ID_PART = 24;
+
+/**
+ * An id (an execution's, a schedule's, a worker's) that breaks only after a colon: each instant in
+ * it is whole, and so is each part between its colons of up to {@link WHOLE_ID_PART} characters
+ * (`span.id-part`, style.css), where a browser broke "fail-15s:2026-12-" / "07T00:10:45Z" at a
+ * hyphen. A longer part (a schedule id may be 100 characters) breaks where it must, at a hyphen
+ * first and anywhere as a last resort: kept whole, `long-xxx…` made the executions list 2,419 px
+ * wide in its 1,232 px box, its Status, Created and Ended columns out of view.
+ * @param {string} id
+ * @returns {(Node | string)[]}
+ */
+export function idNodes(id) {
+  return splitInstants(String(id), "instant", (p) =>
+    h("span", { class: p.length > WHOLE_ID_PART ? "id-part long" : "id-part", text: p }),
+  );
 }

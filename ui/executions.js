@@ -7,9 +7,17 @@
 import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, getSchedule, listExecutions } from "./api.js";
 import { may } from "./auth.js";
-import { bidi, fill, h, instantNodes, jsonPre } from "./dom.js";
+import { bidi, fill, h, idNodes, instantNodes, jsonPre } from "./dom.js";
 import { elapsedEl, lateText } from "./elapsed.js";
-import { executionBadge, executionLink, relativeText, scheduleLink, timeEl, workflowLink } from "./format.js";
+import {
+  executionBadge,
+  executionLink,
+  relativeText,
+  scheduleLink,
+  timeEl,
+  workflowLink,
+  workflowName,
+} from "./format.js";
 import { escapeBidi } from "./json-text.js";
 
 const STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"];
@@ -120,7 +128,7 @@ export function executionsView(params) {
           "tr",
           { dataset: { executionId: e.execution_id, status: e.status } },
           h("th", { scope: "row", "data-label": "Execution" }, executionLink(e.execution_id)),
-          h("td", { "data-label": "Workflow" }, workflowLink(e.workflow, `${e.workflow}@${e.version}`)),
+          h("td", { "data-label": "Workflow" }, workflowLink(e.workflow, workflowName(e.workflow, e.version))),
           h("td", { "data-label": "Schedule" }, scheduleFact(e, false)),
           h("td", { "data-label": "Status" }, executionBadge(e), failureLine(e)),
           h("td", { "data-label": "Created" }, timeEl(e.created_at)),
@@ -220,14 +228,16 @@ function scheduleFact(e, explain = true) {
   if (may("schedule", e.workflow)) return scheduleLink(e.schedule_id);
   const why = `This identity may not see the schedule: reading it needs the schedule permission on ${e.workflow}.`;
   return [
-    h("span", { class: "schedule-id", text: e.schedule_id, title: why }),
+    h("span", { class: "schedule-id", title: why }, idNodes(e.schedule_id)),
     explain ? h("div", { class: "muted small schedule-hidden", text: why }) : null,
   ];
 }
 
 /** @param {string} id */
 export function executionView(id) {
-  const heading = h("h1", {}, ...instantNodes(id));
+  // One flex item (the heading is a flex box): its pieces were items each, 10 px apart.
+  const idEl = () => h("span", { class: "heading-id" }, idNodes(id));
+  const heading = h("h1", {}, idEl());
   const body = h("div", { class: "execution-body" });
   const el = h(
     "div",
@@ -263,7 +273,7 @@ export function executionView(id) {
     retract(`execution:${id}`, e.status);
     if (last !== null && last.e.status === e.status && last.events === events) return;
     last = { e, events };
-    heading.replaceChildren(...instantNodes(id), " ", executionBadge(e));
+    heading.replaceChildren(idEl(), " ", executionBadge(e));
     const live = e.status === "RUNNING" || e.status === "COMPENSATING";
     const buttons = h("div", { class: "actions" });
     if (live && may("cancel", e.workflow)) buttons.append(actionButton("Cancel", id, cancel, refresh, "danger"));
@@ -276,7 +286,9 @@ export function executionView(id) {
       ["Schedule", scheduleFact(e)],
       [
         "Trigger",
-        e.trigger ? `${e.trigger.type}${e.trigger.occurrence ? ` (occurrence ${e.trigger.occurrence})` : ""}` : "-",
+        e.trigger
+          ? instantNodes(`${e.trigger.type}${e.trigger.occurrence ? ` (occurrence ${e.trigger.occurrence})` : ""}`)
+          : "-",
       ],
       ["Created", timeEl(e.created_at)],
     ];

@@ -1,6 +1,6 @@
 // @ts-check
 /** How schedules and instants read in the UI: the CLI's words, UTC first, other zones beside. */
-import { h } from "./dom.js";
+import { h, idNodes } from "./dom.js";
 
 /**
  * `cron "0 2 * * *" Europe/Berlin` or `every 10s`, as `orbit schedule list` prints it.
@@ -17,6 +17,36 @@ export function timingText(s) {
  */
 export function workflowText(s) {
   return s.version === undefined || s.version === null ? s.workflow : `${s.workflow}@${s.version}`;
+}
+
+/** Up to this many characters a workflow's name never wraps. */
+const WHOLE_NAME = 24;
+
+/**
+ * A workflow's name (and `@version`) that wraps only between words: let to wrap anywhere, the
+ * table broke "OrderProcessing" as "OrderProces / sing" at 1280 px with room to spare elsewhere.
+ * A name up to {@link WHOLE_NAME} characters is kept whole; a longer one may wrap where a word
+ * starts (camelCase, after `-`, `_` or `.`) and before its `@version`, so that rows as wide as
+ * they get still leave room for the actions. A word longer than that breaks anywhere as a last
+ * resort (a name may be 128 characters with no word in it): kept whole, a 116-character name made
+ * the schedules list 1,816 px and the executions list 1,918 px wide in their 1,232 px boxes.
+ * @param {string} workflow
+ * @param {string | null} [version]
+ */
+export function workflowName(workflow, version = null) {
+  const name = String(workflow);
+  const at = version === undefined || version === null ? "" : `@${version}`;
+  if (name.length <= WHOLE_NAME) return h("span", { class: "id-part", text: `${name}${at}` });
+  const words = name.split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.])(?=.)/);
+  const parts = [...words, ...(at ? [at] : [])];
+  return h(
+    "span",
+    { class: "name-words" },
+    parts.flatMap((w, i) => [
+      i === 0 ? null : h("wbr", {}),
+      w.length > WHOLE_NAME ? h("span", { class: "id-part long", text: w }) : w,
+    ]),
+  );
 }
 
 /** @type {Map<string, Intl.DateTimeFormat>} */
@@ -81,7 +111,8 @@ export function relativeText(iso, now = Date.now()) {
  */
 export function timeEl(iso, fallback = "-") {
   if (iso === null || iso === undefined) return h("span", { class: "muted", text: fallback });
-  return h("time", { datetime: iso, title: `local: ${localText(iso)}`, text: iso });
+  // One word (`.instant`): in the Settings card at 375 px "2026-12-" / "06T23:55:58.829Z" broke at its hyphen.
+  return h("time", { datetime: iso, class: "instant", title: `local: ${localText(iso)}`, text: iso });
 }
 
 /**
@@ -169,7 +200,7 @@ export function outcomeEl(sch) {
  * @param {string} id
  */
 export function executionLink(id) {
-  return h("a", { href: `#/executions/${encodeURIComponent(id)}`, class: "mono", text: id });
+  return h("a", { href: `#/executions/${encodeURIComponent(id)}`, class: "mono" }, idNodes(id));
 }
 
 /**
@@ -177,13 +208,14 @@ export function executionLink(id) {
  * @param {string} id
  */
 export function scheduleLink(id) {
-  return h("a", { href: `#/schedules/${encodeURIComponent(id)}`, text: id });
+  return h("a", { href: `#/schedules/${encodeURIComponent(id)}` }, idNodes(id));
 }
 
 /**
  * The hash link of a workflow.
  * @param {string} name
+ * @param {string | Node} [label] what the link reads (the name)
  */
 export function workflowLink(name, label = name) {
-  return h("a", { href: `#/workflows/${encodeURIComponent(name)}`, text: label });
+  return h("a", { href: `#/workflows/${encodeURIComponent(name)}` }, label);
 }

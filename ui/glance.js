@@ -3,7 +3,7 @@
  * A schedule's page at a glance: its last outcome, consecutive failures, last success and
  * failure, and the next fire in UTC, in the schedule's zone and in the viewer's.
  */
-import { h, instantNodes } from "./dom.js";
+import { h } from "./dom.js";
 import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format.js";
 
 /**
@@ -30,7 +30,9 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
       { class: "glance-item" },
       h("span", { class: "glance-label", text: "Last outcome" }),
       outcomeEl(sch),
-      o?.execution_id ? h("div", { class: "small" }, idLink(o.execution_id)) : null,
+      // Its id breaks only after a colon, each instant in it whole (executionLink): at 1280 px
+      // "nightly-orders:2026-11-15T01:00:00Z" broke mid-token.
+      o?.execution_id ? h("div", { class: "small" }, executionLink(o.execution_id)) : null,
       // A worker's multi-line error keeps its lines (they ran into one), in a box of bounded height.
       // A cancelled run's is why it was cancelled (the CLI's "reason"): under the FAILED its
       // streak still reads, it is not the failures' error (what failed while compensating stays red).
@@ -109,15 +111,4 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
  */
 function cancelReason(o) {
   return o.status === "CANCELLED" && !o.error_type;
-}
-
-/**
- * An execution's link whose id may break after a colon and keeps each instant in it whole: at
- * 1280 px "nightly-orders:2026-11-15T01:00:00Z" broke mid-token.
- * @param {string} id
- */
-function idLink(id) {
-  const a = executionLink(id);
-  a.replaceChildren(...instantNodes(id, "token"));
-  return a;
 }

@@ -4,7 +4,7 @@
  * grid) and the newest rows as a table, each row linked to its execution or saying its reason.
  */
 import { ledgerLegend, ledgerTimeline } from "./charts.js";
-import { h } from "./dom.js";
+import { h, instantNodes } from "./dom.js";
 import { executionLink, timeEl } from "./format.js";
 import { occurrenceGrid, occurrenceGridHeading } from "./grid.js";
 
@@ -14,7 +14,7 @@ const LEDGER_ROWS_LISTED = 25;
 function ledgerDetail(row) {
   if (row.execution_id) return executionLink(row.execution_id);
   if (row.kind === "skipped" && row.reason === "missed" && row.range_from) {
-    return `${row.count} missed, ${row.range_from} … ${row.range_to}`;
+    return instantNodes(`${row.count} missed, ${row.range_from} … ${row.range_to}`);
   }
   if (row.error) return h("bdi", { class: "error-text", text: row.error });
   return row.reason ?? "";

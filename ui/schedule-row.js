@@ -4,8 +4,8 @@
  * went wrong, next fire, last fire and the actions.
  */
 import { actionButtons } from "./actions.js";
-import { h, iso } from "./dom.js";
-import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowText } from "./format.js";
+import { h, idNodes, iso } from "./dom.js";
+import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowName } from "./format.js";
 import { waitingEl } from "./no-worker.js";
 
 /**
@@ -20,30 +20,6 @@ function nextFireEl(iso) {
   const ms = iso ? /^(.*)(\.\d+)Z$/.exec(iso) : null;
   if (ms) el.replaceChildren(ms[1] ?? "", h("small", { class: "ms", text: ms[2] ?? "" }), "Z");
   return el;
-}
-
-/** Up to this many characters a workflow's name never wraps. */
-const WHOLE_NAME = 24;
-
-/**
- * A workflow's name (and `@version`) that wraps only between words: let to wrap anywhere, the
- * table broke "OrderProcessing" as "OrderProces / sing" at 1280 px with room to spare elsewhere.
- * A name up to {@link WHOLE_NAME} characters is kept whole; a longer one may wrap where a word
- * starts (camelCase, after `-`, `_` or `.`) and before its `@version`, so that rows as wide as
- * they get still leave room for the actions.
- * @param {any} sch
- */
-function workflowEl(sch) {
-  const name = String(sch.workflow);
-  const version = sch.version === undefined || sch.version === null ? "" : `@${sch.version}`;
-  if (name.length <= WHOLE_NAME) return h("span", { class: "nowrap", text: workflowText(sch) });
-  const words = name.split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.])(?=.)/);
-  const parts = [...words, ...(version ? [version] : [])];
-  return h(
-    "span",
-    { class: "name-words" },
-    parts.flatMap((w, i) => (i === 0 ? [w] : [h("wbr", {}), w])),
-  );
 }
 
 /** Up to this many characters a timing (`cron "…"`) never wraps: every ordinary expression. */
@@ -111,13 +87,13 @@ export function scheduleRow(sch, refresh, waiting) {
     h(
       "th",
       { scope: "row", "data-label": "Schedule" },
-      h("a", { href, text: sch.schedule_id }),
+      h("a", { href }, idNodes(sch.schedule_id)),
       // dir=auto: a right-to-left text clipped with "…" showed its end (its start was cut on the right).
       sch.description
         ? h("div", { class: "muted small clip", dir: "auto", text: sch.description, title: sch.description })
         : null,
     ),
-    h("td", { "data-label": "Workflow" }, workflowEl(sch)),
+    h("td", { "data-label": "Workflow" }, workflowName(sch.workflow, sch.version)),
     h("td", { "data-label": "Timing" }, ...timingCell(sch)),
     h(
       "td",

@@ -10,7 +10,7 @@
  */
 import { previewTiming } from "./api.js";
 import { defaultWindow, upcomingStrip, WINDOWS } from "./charts.js";
-import { h } from "./dom.js";
+import { h, instantNodes } from "./dom.js";
 import { localText, relativeText, viewerZone, zoneText } from "./format.js";
 
 /** The most fires a window is drawn with: the preview's own limit. */
@@ -245,7 +245,7 @@ function fireList(sch, times, now, caption) {
             "td",
             { "data-label": "UTC" },
             h("time", { datetime: t, class: "mono", text: t }),
-            occurrence === null ? null : h("div", { class: "muted small", text: `occurrence ${occurrence}` }),
+            occurrence === null ? null : h("div", { class: "muted small" }, instantNodes(`occurrence ${occurrence}`)),
           ),
           zone ? h("td", { class: "zone", "data-label": `Schedule (${zone})`, text: zoneText(t, zone) }) : null,
           h("td", { class: "local", "data-label": yours, text: localText(t) }),

@@ -5,8 +5,8 @@
  * would wait. The workers list (`GET /v1/workers`) is read tolerantly: a server without it says so.
  */
 import { ApiError, listWorkers, listWorkflows } from "./api.js";
-import { fill, h, jsonPre } from "./dom.js";
-import { relativeText, timeEl } from "./format.js";
+import { fill, h, idNodes, jsonPre } from "./dom.js";
+import { relativeText, timeEl, workflowName } from "./format.js";
 import { escapeBidi } from "./json-text.js";
 
 /**
@@ -151,9 +151,10 @@ export function workflowsView(only = null) {
                         ? h("span", { class: "muted", text: "unknown" })
                         : pollers.length === 0
                           ? h("span", { class: "badge warn", role: "note", text: "⚠ no worker polls this version" })
-                          : pollers.map((w) =>
-                              h("a", { href: "#/workers", class: "mono small", text: `${workerId(w)} ` }),
-                            ),
+                          : pollers.map((w) => [
+                              h("a", { href: "#/workers", class: "mono small" }, idNodes(workerId(w))),
+                              " ",
+                            ]),
                     ),
                     h(
                       "td",
@@ -222,7 +223,7 @@ export function workersView() {
               h(
                 "tr",
                 { dataset: { worker: workerId(w) }, class: w.status === "gone" ? "gone" : "" },
-                h("th", { scope: "row", class: "mono", "data-label": "Worker", text: workerId(w) }),
+                h("th", { scope: "row", class: "mono", "data-label": "Worker" }, idNodes(workerId(w))),
                 // A worker that left or was not seen for 60 s polls nothing now; it read like a live one.
                 h(
                   "td",
@@ -240,11 +241,11 @@ export function workersView() {
                   "td",
                   { "data-label": "Polls" },
                   polls(w).map((p) =>
-                    h("a", {
-                      href: `#/workflows/${encodeURIComponent(p.name)}`,
-                      class: "chip",
-                      text: p.version ? `${p.name}@${p.version}` : p.name,
-                    }),
+                    h(
+                      "a",
+                      { href: `#/workflows/${encodeURIComponent(p.name)}`, class: "chip" },
+                      workflowName(p.name, p.version),
+                    ),
                   ),
                 ),
                 h(
