@@ -11,10 +11,13 @@ import { currentIdentity, loadIdentity, signInView, signOut } from "./auth.js";
 import { detailView } from "./detail.js";
 import { byId, h, iso } from "./dom.js";
 import { executionsView, executionView } from "./executions.js";
+import { tickRelative } from "./format.js";
 import { listView } from "./list.js";
 import { workersView, workflowsView } from "./workflows.js";
 
 const REFRESH_MS = 5000;
+/** How often the relative times ("in 8s") are counted again from the browser's clock. */
+const TICK_MS = 1000;
 
 /** @typedef {{el: HTMLElement, refresh: () => Promise<void>, title: string}} View */
 
@@ -170,6 +173,9 @@ document.addEventListener("visibilitychange", () => {
   if (!document.hidden) void refresh();
 });
 void route();
+// Relative times count on between refreshes and while the server is down: drawn from the server's
+// answers alone, "in 8s" still read so 14 s later, the fire long past.
+setInterval(() => tickRelative(Date.now()), TICK_MS);
 
 // The skip link would change the hash (and so the page): move focus instead.
 document.querySelector(".skip-link")?.addEventListener("click", (event) => {

@@ -12,7 +12,7 @@ import { elapsedEl, lateText } from "./elapsed.js";
 import {
   executionBadge,
   executionLink,
-  relativeText,
+  relativeEl,
   scheduleLink,
   timeEl,
   workflowLink,
@@ -306,7 +306,7 @@ export function executionView(id) {
         taken || !e.started_at ? "Started" : "Queued",
         [timeEl(e.started_at), late ? h("div", { class: "muted small late", text: late }) : null],
       ],
-      ["Ended", [timeEl(e.ended_at), e.ended_at ? ` (${relativeText(e.ended_at)})` : ""]],
+      ["Ended", [timeEl(e.ended_at), e.ended_at ? [" (", relativeEl(e.ended_at), ")"] : ""]],
       ["Elapsed", elapsedEl(e, runStartedAt, taken || !e.started_at)],
     );
     if (e.run !== undefined) facts.push(["Run", String(e.run)]);

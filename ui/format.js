@@ -90,10 +90,13 @@ export function viewerZone() {
 }
 
 /**
- * `in 9s`, `3 min ago`: relative to the browser's clock.
+ * `in 9s`, `3 min ago`: relative to the browser's clock. A fire that is due (`due`) and has passed
+ * reads `due 3s ago`: the page has not yet heard that it fired (or the server is down).
  * @param {string} iso
+ * @param {number} [now]
+ * @param {boolean} [due] a fire the schedule is waiting for (a next fire, an upcoming one)
  */
-export function relativeText(iso, now = Date.now()) {
+export function relativeText(iso, now = Date.now(), due = false) {
   const diff = Date.parse(iso) - now;
   const abs = Math.abs(diff);
   let text;
@@ -102,7 +105,34 @@ export function relativeText(iso, now = Date.now()) {
   else if (abs < 3_600_000) text = `${Math.round(abs / 60_000)} min`;
   else if (abs < 86_400_000) text = `${(abs / 3_600_000).toFixed(1).replace(/\.0$/, "")} h`;
   else text = `${(abs / 86_400_000).toFixed(1).replace(/\.0$/, "")} d`;
-  return diff > 0 ? `in ${text}` : `${text} ago`;
+  if (diff > 0) return `in ${text}`;
+  return due ? `due ${text} ago` : `${text} ago`;
+}
+
+/**
+ * A relative time that keeps counting (`tickRelative`): drawn once per answer from the server, it
+ * froze between refreshes and while the server was down, so a fire already past still read
+ * "in 8s" 14 s later.
+ * @param {string} iso
+ * @param {{due?: boolean, now?: number}} [o] `due`: a fire the schedule waits for; `now`: the page's
+ */
+export function relativeEl(iso, o = {}) {
+  return h("span", {
+    class: "relative",
+    dataset: { at: iso, ...(o.due ? { due: "true" } : {}) },
+    text: relativeText(iso, o.now ?? Date.now(), o.due === true),
+  });
+}
+
+/**
+ * Rewrites every relative time in the page (`relativeEl`) for `now`, whatever the refreshes do.
+ * @param {number} now
+ */
+export function tickRelative(now) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("span.relative[data-at]"))) {
+    const text = relativeText(el.dataset.at ?? "", now, el.dataset.due === "true");
+    if (el.textContent !== text) el.textContent = text;
+  }
 }
 
 /**

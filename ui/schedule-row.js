@@ -5,7 +5,7 @@
  */
 import { actionButtons } from "./actions.js";
 import { h, idNodes, iso } from "./dom.js";
-import { outcomeEl, relativeText, stateBadge, timeEl, timingText, workflowName } from "./format.js";
+import { outcomeEl, relativeEl, stateBadge, timeEl, timingText, workflowName } from "./format.js";
 import { waitingEl } from "./no-worker.js";
 
 /**
@@ -128,7 +128,7 @@ export function scheduleRow(sch, refresh, waiting) {
       "td",
       { "data-label": "Next fire (UTC)" },
       nextFireEl(next),
-      next ? h("div", { class: "muted small", text: relativeText(next) }) : null,
+      next ? h("div", { class: "muted small" }, relativeEl(next, { due: true })) : null,
     ),
     h(
       "td",

@@ -11,7 +11,7 @@
 import { previewTiming } from "./api.js";
 import { defaultWindow, upcomingStrip, WINDOWS } from "./charts.js";
 import { h, instantNodes } from "./dom.js";
-import { localText, relativeText, viewerZone, zoneText } from "./format.js";
+import { localText, relativeEl, viewerZone, zoneText } from "./format.js";
 
 /** The most fires a window is drawn with: the preview's own limit. */
 export const WINDOW_FIRES = 50;
@@ -249,7 +249,7 @@ function fireList(sch, times, now, caption) {
           ),
           zone ? h("td", { class: "zone", "data-label": `Schedule (${zone})`, text: zoneText(t, zone) }) : null,
           h("td", { class: "local", "data-label": yours, text: localText(t) }),
-          h("td", { class: "muted", "data-label": "From now", text: relativeText(t, now) }),
+          h("td", { class: "muted", "data-label": "From now" }, relativeEl(t, { due: true, now })),
         );
       }),
     ),

@@ -6,7 +6,7 @@
  */
 import { ApiError, listWorkers, listWorkflows } from "./api.js";
 import { fill, h, idNodes, jsonPre } from "./dom.js";
-import { relativeText, timeEl, workflowName } from "./format.js";
+import { relativeEl, timeEl, workflowName } from "./format.js";
 import { escapeBidi } from "./json-text.js";
 
 /**
@@ -252,7 +252,7 @@ export function workersView() {
                   "td",
                   { "data-label": "Last poll" },
                   timeEl(lastPoll(w)),
-                  lastPoll(w) ? h("div", { class: "muted small", text: relativeText(lastPoll(w)) }) : null,
+                  lastPoll(w) ? h("div", { class: "muted small" }, relativeEl(lastPoll(w))) : null,
                 ),
                 h("td", {
                   class: "num",

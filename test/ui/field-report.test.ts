@@ -2,8 +2,8 @@
  * What a tester met in Chromium against a busy server (docs/ui.md) and these tests keep fixed: an
  * edit of a schedule that fires meanwhile saves (and one changed by someone else says what), the
  * ledger's colours past 200 executions, the list's actions at 1280 px with rows as wide as they
- * get, the backfill dialog's safe start and its count, an action while the server is down, gone
- * workers, a timed-out run and an unknown page.
+ * get, the backfill dialog's safe start and its count, an action while the server is down, relative
+ * times that count on while it is, gone workers, a timed-out run and an unknown page.
  */
 import type { ConsoleMessage } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -211,6 +211,34 @@ describe.skipIf(!haveChromium)("web UI: the tester's findings", () => {
     const back = await r.until(lines, (l) => l.length === 1, "the refresh line to clear");
     expect(back[0]).toMatch(/^could not trigger hourly: /);
     expect((await r.ok("GET", "/v1/executions?schedule_id=hourly")).executions).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("counts relative times on from the browser's clock while the server is down", async () => {
+    // Only the browser's clock moves here; the server's stays where the next tests expect it.
+    await r.ok("POST", "/v1/schedules", { schedule_id: "counting", workflow: "Reports", interval: "1h" });
+    const next = Date.parse((await r.ok("GET", "/v1/schedules/counting")).next_fire_at);
+    /** The relative time under the list's next fire, and the schedule page's first "From now". */
+    const places: [string, string][] = [
+      ["#/?q=counting", 'tr[data-schedule-id="counting"] td[data-label="Next fire (UTC)"] div'],
+      ["#/schedules/counting", 'table.fire-list td[data-label="From now"]'],
+    ];
+    for (const [hash, selector] of places) {
+      await r.page.clock.setFixedTime(new Date(next - 8_000));
+      await r.open(hash);
+      const relative = () => r.page.locator(selector).first().innerText();
+      expect({ hash, text: await relative() }).toEqual({ hash, text: "in 8s" });
+      await r.page.route("**/v1/**", (route) => route.abort("connectionrefused"));
+      // The browser's clock goes on; the server answers nothing. It read "in 8s" 14 s later.
+      await r.page.clock.setFixedTime(new Date(next + 6_000));
+      await r.until(relative, (t) => t === "due 6s ago", `${hash}: the passed fire read as due`);
+      await r.page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
+      await r.page.locator("#status p", { hasText: "could not refresh" }).waitFor();
+      await r.page.clock.setFixedTime(new Date(next + 9_000));
+      await r.until(relative, (t) => t === "due 9s ago", `${hash}: the count after a failed refresh`);
+      await r.page.unroute("**/v1/**");
+    }
+    await r.page.clock.setFixedTime(new Date(r.clock.now()));
     expect(pageErrors).toEqual([]);
   });
 
