@@ -9,6 +9,7 @@ import { request as httpsRequest } from "node:https";
 import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
 import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
+import { linkedSignal } from "../domain/linked-signal.js";
 
 /** The reason of a request that got no answer before its timeout. */
 const NO_ANSWER = "no answer in time";
@@ -251,27 +252,33 @@ async function fetchExchange(
   body: string | undefined,
 ): Promise<Answer> {
   const timeout = AbortSignal.timeout(http.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  let res: Response;
+  // Not AbortSignal.any: on Node 20 it left an entry in a long-lived signal (a worker's) per request.
+  const linked = http.signal ? linkedSignal([timeout, http.signal]) : null;
   try {
-    res = await (http.fetch ?? fetch)(url, {
-      method,
-      headers,
-      body,
-      // Not followed: fetch turns a redirected POST into a GET, and the GET of the address it led
-      // to was read as the write's answer (`deleted x`, exit 0, for nothing deleted; a tester).
-      redirect: "manual",
-      signal: http.signal ? AbortSignal.any([timeout, http.signal]) : timeout,
-    });
-  } catch (err) {
-    throw new ServerUnreachableError(http.baseUrl, causeOf(err));
+    let res: Response;
+    try {
+      res = await (http.fetch ?? fetch)(url, {
+        method,
+        headers,
+        body,
+        // Not followed: fetch turns a redirected POST into a GET, and the GET of the address it led
+        // to was read as the write's answer (`deleted x`, exit 0, for nothing deleted; a tester).
+        redirect: "manual",
+        signal: linked?.signal ?? timeout,
+      });
+    } catch (err) {
+      throw new ServerUnreachableError(http.baseUrl, causeOf(err));
+    }
+    return {
+      status: res.status,
+      statusText: res.statusText,
+      text: await res.text(),
+      orbit: res.headers.has(ORBIT_VERSION_HEADER),
+      location: res.headers.get("location"),
+    };
+  } finally {
+    linked?.release();
   }
-  return {
-    status: res.status,
-    statusText: res.statusText,
-    text: await res.text(),
-    orbit: res.headers.has(ORBIT_VERSION_HEADER),
-    location: res.headers.get("location"),
-  };
 }
 
 /** One exchange over node:http through a keep-alive agent; every failure to get the whole answer is unreachable. */

@@ -9,6 +9,7 @@ import { isBlockedAddress } from "../domain/blocked-address.js";
 import type { Clock } from "../domain/clock.js";
 import { thrownText } from "../domain/error-text.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
+import { linkedSignal } from "../domain/linked-signal.js";
 import type { NotificationRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
@@ -120,19 +121,17 @@ export class Notifier {
 
   /** POSTs the body; the error of a failed call (no answer, not 2xx), or null. Redirects are not followed. */
   private async post(url: string, headers: Record<string, string>, body: string): Promise<string | null> {
+    // Not AbortSignal.any: on Node 20 it left an entry in the loop's signal per call (linked-signal.ts).
+    const stop = linkedSignal([AbortSignal.timeout(TIMEOUT_MS), this.loop.signal]);
     try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers,
-        body,
-        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.loop.signal]),
-        redirect: "manual",
-      });
+      const res = await fetch(url, { method: "POST", headers, body, signal: stop.signal, redirect: "manual" });
       await res.arrayBuffer().catch(() => undefined);
       return res.status < 200 || res.status >= 300 ? `HTTP ${res.status}` : null;
     } catch (err) {
       // With its causes: fetch's own message is only "fetch failed" (ECONNREFUSED is in the cause).
       return thrownText(err);
+    } finally {
+      stop.release();
     }
   }
 

@@ -5,6 +5,7 @@
  * wakes it.
  */
 import type { Clock } from "../domain/clock.js";
+import { withLinkedSignal } from "../domain/linked-signal.js";
 
 export interface ArmedWakeup {
   /** Resolves at the first wake since arming, after `ms`, or when `signal` aborts; never rejects. */
@@ -43,8 +44,7 @@ export class TaskWakeups {
         if (woken || signal?.aborted) return;
         const stop = new AbortController();
         onWake = () => stop.abort();
-        const signals = signal ? [stop.signal, signal] : [stop.signal];
-        await this.clock.sleep(ms, AbortSignal.any(signals));
+        await withLinkedSignal([stop.signal, signal], (s) => this.clock.sleep(ms, s));
         if (!stop.signal.aborted) stop.abort(); // when the sleep ended first
         this.waiters.delete(fire);
       },

@@ -10,6 +10,7 @@ import { type Execution, isActiveStatus } from "../domain/execution.js";
 import { groupBy } from "../domain/group-by.js";
 import { newTimeOrderedId } from "../domain/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { withLinkedSignal } from "../domain/linked-signal.js";
 import { markSpan } from "../domain/tracing.js";
 import type {
   CompleteManyResponseJson,
@@ -130,8 +131,7 @@ export class WorkerTasks {
         room: pollLimit(request),
         leaseMs: this.leaseMs,
       });
-      const stop = waiting === undefined ? signal : signal ? AbortSignal.any([signal, waiting.signal]) : waiting.signal;
-      await armed.wait(Math.max(1, until - now), stop);
+      await withLinkedSignal([signal, waiting?.signal], (stop) => armed.wait(Math.max(1, until - now), stop));
       const handed = (await waiting?.leave()) ?? [];
       if (waiting?.nudged === true) onNudged?.();
       if (handed.length) return handed.map((h) => this.toTaskJson(h.task, h.execution, []));
@@ -159,8 +159,7 @@ export class WorkerTasks {
       room: 0,
       leaseMs: this.leaseMs,
     });
-    const stops = [signal, waiting?.signal].filter((s): s is AbortSignal => s !== undefined);
-    await this.o.clock.sleep(Math.max(1, wait), stops.length ? AbortSignal.any(stops) : undefined);
+    await withLinkedSignal([signal, waiting?.signal], (stop) => this.o.clock.sleep(Math.max(1, wait), stop));
     await waiting?.leave();
     if (waiting?.nudged === true) onNudged?.();
     return [];

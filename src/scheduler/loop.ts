@@ -12,6 +12,7 @@ import type { Clock } from "../domain/clock.js";
 import { thrownText } from "../domain/error-text.js";
 import { isOutage } from "../domain/errors.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
+import { withLinkedSignal } from "../domain/linked-signal.js";
 import { inSpan } from "../domain/tracing.js";
 import type { FireWindow } from "../engine/retention.js";
 import type { ScheduleRow } from "../store/rows.js";
@@ -232,7 +233,10 @@ export class SchedulerLoop implements FireWindow {
       }
       if (signal.aborted) break;
       if (failedPause) await this.o.clock.sleep(FAILED_PAUSE_MS, signal);
-      else if (!wake.aborted && sleepMs > 0) await this.o.clock.sleep(sleepMs, AbortSignal.any([signal, wake]));
+      else if (!wake.aborted && sleepMs > 0) {
+        // Not AbortSignal.any: on Node 20 it left an entry in the loop's signal per round (linked-signal.ts).
+        await withLinkedSignal([signal, wake], (stop) => this.o.clock.sleep(sleepMs, stop));
+      }
       // Store calls can resolve without touching the event loop (SQLite): always let timers and
       // I/O run between rounds, so a schedule that stays due can never starve the process.
       else await new Promise((resolve) => setImmediate(resolve));

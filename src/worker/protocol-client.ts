@@ -13,6 +13,7 @@ import type { RegisterWorkflowBody } from "../client/types.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import { withLinkedSignal } from "../domain/linked-signal.js";
 import {
   type CompleteManyResponseJson,
   type HeartbeatResponseJson,
@@ -87,14 +88,15 @@ export class ProtocolClient {
 
   /** `signal` also ends it (as closing does): a busy worker's watch poll when a slot frees. */
   async poll(body: Omit<PollRequestJson, "worker_id">, signal?: AbortSignal): Promise<PollResponseJson> {
-    const http =
-      signal === undefined ? this.pollHttp : { ...this.pollHttp, signal: AbortSignal.any([this.o.signal, signal]) };
-    const res = await request<PollResponseJson>(http, {
-      method: "POST",
-      path: "/v1/worker/poll",
-      body: { worker_id: this.o.workerId, ...body },
-    });
-    return res.body;
+    const ask = (http: HttpOptions) =>
+      request<PollResponseJson>(http, {
+        method: "POST",
+        path: "/v1/worker/poll",
+        body: { worker_id: this.o.workerId, ...body },
+      }).then((res) => res.body);
+    if (signal === undefined) return ask(this.pollHttp);
+    // Not AbortSignal.any: on Node 20 it left an entry in the worker's signal per poll (linked-signal.ts).
+    return withLinkedSignal([this.o.signal, signal], (s) => ask({ ...this.pollHttp, signal: s }));
   }
 
   /**

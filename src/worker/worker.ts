@@ -12,6 +12,7 @@ import { SystemClock } from "../clock/system-clock.js";
 import { hasUnstorableChar } from "../domain/body-guard.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
+import { linkedSignal, withLinkedSignal } from "../domain/linked-signal.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { watchBlocking } from "./blocking.js";
 import { errorJson } from "./errors.js";
@@ -377,7 +378,16 @@ export class Worker {
    * fell (6 of 10 COMPLETED, a tester). A server that refuses such a poll (older) ends the watch.
    */
   private async watchForCancels(stop: AbortSignal): Promise<void> {
-    const ended = AbortSignal.any([stop, this.closing.signal]);
+    // Not AbortSignal.any: on Node 20 it left an entry in the closing signal per watch (linked-signal.ts).
+    const linked = linkedSignal([stop, this.closing.signal]);
+    try {
+      await this.watchUntil(linked.signal);
+    } finally {
+      linked.release();
+    }
+  }
+
+  private async watchUntil(ended: AbortSignal): Promise<void> {
     while (!ended.aborted) {
       try {
         const answer = await this.api.poll({ workflows: this.offers, max_tasks: 0 }, ended);
@@ -443,7 +453,7 @@ export class Worker {
     while ((!this.closing.signal.aborted || this.running.size > 0) && !this.abandoned.signal.aborted) {
       const wake = this.heartbeatWake.signal;
       const stop = this.running.size ? [wake, this.abandoned.signal] : [wake, this.closing.signal];
-      await this.clock.sleep(this.heartbeatMs, AbortSignal.any(stop));
+      await withLinkedSignal(stop, (s) => this.clock.sleep(this.heartbeatMs, s));
       if (wake.aborted) this.heartbeatWake = new AbortController();
       if (this.abandoned.signal.aborted) break;
       const ids = [...this.running.keys()];
