@@ -306,6 +306,9 @@ export function actionButton(label, id, action, done, cls = "") {
       // while its action's request is in flight. aria-disabled rather than disabled, so that the
       // keyboard focus stays on it (a disabled button loses it).
       if (inFlight.has(key)) return;
+      // Where the focus goes if a Delete takes its row away: the same button of the rows beside
+      // it, read now, before the refresh redraws them (null: not in a table's row).
+      const near = label === "Delete" ? neighbours(button) : null;
       inFlight.add(key);
       markBusy(key, true);
       // Released once the request is answered and a double click's time has passed: on a fast
@@ -333,12 +336,17 @@ export function actionButton(label, id, action, done, cls = "") {
         release();
       }
       // Pause and Resume replace each other: the redrawn row has the other button, and without
-      // this the keyboard focus fell back to the page.
-      const other = SUCCESSOR[label];
-      if (other !== undefined && !button.isConnected && isFocusLost()) {
-        /** @type {HTMLElement | null} */ (
-          document.querySelector(`[data-focus-key="${CSS.escape(`${other}:${id}`)}"]`)
-        )?.focus();
+      // this the keyboard focus fell back to the page. A deleted row's place is taken by the next
+      // row (or the one before it, or the list's heading when it was the last): after a confirmed
+      // Delete the focus fell to the page, and a keyboard user lost their place in the list.
+      if (!button.isConnected && isFocusLost()) {
+        const other = SUCCESSOR[label];
+        const keys = [...(other === undefined ? [] : [`${other}:${id}`]), ...(near ?? [])];
+        const target = keys
+          .map((k) => /** @type {HTMLElement | null} */ (document.querySelector(`[data-focus-key="${CSS.escape(k)}"]`)))
+          .find((el) => el !== null);
+        if (target) target.focus();
+        else if (near !== null) focusHeading();
       }
     },
     text: label,
@@ -368,6 +376,32 @@ function markBusy(key, busy) {
 
 /** @type {Record<string, string>} the button that takes an action's place once it is done */
 const SUCCESSOR = { Pause: "Resume", Resume: "Pause" };
+
+/**
+ * The focus keys of the same action in the table rows after and before the button's (the next
+ * row's first), so that the focus can stay in the list when the button's row goes; null when the
+ * button is not in a table's row (a schedule's page, which a Delete leaves).
+ * @param {HTMLElement} button
+ * @returns {string[] | null}
+ */
+function neighbours(button) {
+  const row = button.closest("tr");
+  if (row === null) return null;
+  const action = button.dataset.action ?? "";
+  /** @param {Element | null} tr */
+  const keyIn = (tr) =>
+    /** @type {HTMLElement | null} */ (tr?.querySelector(`[data-action="${CSS.escape(action)}"]`) ?? null)?.dataset
+      .focusKey;
+  return [keyIn(row.nextElementSibling), keyIn(row.previousElementSibling)].filter((k) => k !== undefined);
+}
+
+/** Focuses the page's heading (from script only: `tabindex=-1`), when a deleted row had no neighbour. */
+function focusHeading() {
+  const heading = document.querySelector("main h1");
+  if (!(heading instanceof HTMLElement)) return;
+  heading.tabIndex = -1;
+  heading.focus();
+}
 
 /** Whether focus is nowhere in particular (its element was redrawn away). */
 function isFocusLost() {

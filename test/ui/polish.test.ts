@@ -1,9 +1,9 @@
 /**
- * What a user met in Chromium (docs/ui.md) and these tests keep fixed: keyboard focus after Pause
- * and Resume, the delete dialog's safe default, the upcoming strip's labels apart at any width, the
- * ledger legend's key for failed runs, long ids on phone cards, the notify field checked in the
- * form by the server's rule, status lines that follow what they describe, and no console error
- * for what the page handles.
+ * What a user met in Chromium (docs/ui.md) and these tests keep fixed: keyboard focus after Pause,
+ * Resume and Delete, the delete dialog's safe default, the upcoming strip's labels apart at any
+ * width, the ledger legend's key for failed runs, long ids on phone cards, the notify field checked
+ * in the form by the server's rule, status lines that follow what they describe, and no console
+ * error for what the page handles.
  */
 import type { ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,6 +91,34 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     await r.page.keyboard.press("Enter");
     await r.page.locator("dialog").waitFor({ state: "detached" });
     expect((await r.call("GET", "/v1/schedules/focus-demo")).status).toBe(200);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("moves the focus to the next row's Delete after a confirmed Delete, and to the heading after the last row", async () => {
+    for (const id of ["gone-a", "gone-b", "gone-c"]) {
+      await r.ok("POST", "/v1/schedules", { schedule_id: id, workflow: "Reports", interval: "1h" });
+    }
+    await r.open("#/?q=gone-");
+    /** Deletes `id` by keyboard: Enter on its Delete, Tab from Cancel to Delete, Enter. */
+    const remove = async (id: string) => {
+      await r.page.focus(`button[aria-label="Delete ${id}"]`);
+      await r.page.keyboard.press("Enter");
+      await r.page.locator("dialog[open]").waitFor();
+      await r.page.keyboard.press("Tab");
+      await r.page.keyboard.press("Enter");
+      await r.page.locator(`tr[data-schedule-id="${id}"]`).waitFor({ state: "detached" });
+    };
+    const focused = () =>
+      r.page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName");
+    // The focus fell to the page (<body>), and a keyboard user lost their place in the list.
+    await remove("gone-b");
+    await r.until(focused, (a) => a === "Delete gone-c", "the focus on the next row's Delete");
+    await remove("gone-c");
+    await r.until(focused, (a) => a === "Delete gone-a", "the focus on the row before, the last row gone");
+    await remove("gone-a");
+    await r.until(focused, (a) => a === "H1", "the focus on the list's heading, no row left");
+    expect(await r.page.locator("main h1").textContent()).toBe("Schedules");
+    expect(await r.page.locator("#status").textContent()).toContain("deleted gone-a");
     expect(consoleErrors).toEqual([]);
   });
 
