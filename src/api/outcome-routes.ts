@@ -3,6 +3,7 @@
  * deprecation, and a schedule's webhook deliveries.
  */
 import { Type } from "@sinclair/typebox";
+import { rowIdPage } from "../engine/cursor.js";
 import { executionToJson, workflowToJson } from "../engine/serialize.js";
 import { formatInstant, formatInstantOrNull } from "../time/format.js";
 import { type ApiDeps, visibleTo } from "./deps.js";
@@ -123,9 +124,10 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "GET",
       url: "/v1/schedules/:id/notifications",
-      summary: "A schedule's webhook deliveries, newest first (the last 100)",
+      summary: "A schedule's webhook deliveries, newest first, a page at a time (100 by default)",
       tag: "schedules",
       params: S.ScheduleIdParams,
+      query: S.NotificationsQuery,
       responses: { 200: { description: "the deliveries", schema: S.NotificationList } },
       // As every /v1/schedules route: a client that may `schedule` the workflow (the deliveries
       // show the webhook URLs, which GET of the schedule shows only to it); never a worker.
@@ -133,7 +135,12 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       handler: async (r) => {
         const id = String(r.params.id);
         await d.scheduler.schedules.row(id);
-        const rows = await d.scheduler.schedules.o.store.listNotifications(id, 100);
+        const { limit, beforeId } = rowIdPage(r.query as { cursor?: string; limit?: number });
+        const found = await d.scheduler.schedules.o.store.listNotifications(id, {
+          limit: limit + 1,
+          ...(beforeId !== undefined ? { beforeId } : {}),
+        });
+        const rows = found.slice(0, limit);
         return {
           status: 200,
           body: {
@@ -149,6 +156,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
               next_attempt_at: formatInstantOrNull(n.nextAttemptMs),
               payload: n.payload,
             })),
+            next_cursor: found.length > limit ? String(rows[rows.length - 1]?.id) : null,
           },
         };
       },

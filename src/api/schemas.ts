@@ -404,6 +404,7 @@ export const TriggerResult = open("whether the trigger started an execution", {
   message: Type.Optional(Type.String({ description: "not started: why" })),
   overlap: oneOf(OVERLAP_POLICIES),
 });
+export const NotificationsQuery = Type.Object({ cursor, limit: limit(1000, 100) }, { additionalProperties: false });
 export const NotificationList = Type.Object({
   notifications: Type.Array(
     Type.Object(
@@ -422,6 +423,7 @@ export const NotificationList = Type.Object({
       { description: "a webhook delivery (docs/outcomes.md § Notifications)" },
     ),
   ),
+  next_cursor: nextCursor,
 });
 export const BackfillResult = Type.Object({
   start_at: instant,

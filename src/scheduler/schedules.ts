@@ -10,6 +10,7 @@ import type { JsonObject } from "../domain/json.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { withRequestPatternBudget } from "../domain/safe-pattern.js";
 import type { ScheduleSettings } from "../domain/schedule.js";
+import { rowIdPage } from "../engine/cursor.js";
 import type { Executions } from "../engine/executions.js";
 import { runAgainIfAborted } from "../engine/run-again.js";
 import type { Workflows } from "../engine/workflows.js";
@@ -270,7 +271,7 @@ export class Schedules {
     // Only the webhooks it still calls: one taken out of its settings (or its workflow's) no longer says anything.
     const urls = new Set((await notifiedBy(this.o.store, row.spec.notify, row.workflow)).map((t) => t.url));
     if (urls.size > 0) {
-      const failure = notifyFailure(await this.o.store.listNotifications(id, NOTIFICATIONS_READ), urls);
+      const failure = notifyFailure(await this.o.store.listNotifications(id, { limit: NOTIFICATIONS_READ }), urls);
       if (failure !== null) view.notify_failure = failure;
     }
     return view;
@@ -447,23 +448,10 @@ export class Schedules {
     query: { cursor?: string; limit?: number } = {},
   ): Promise<{ occurrences: ReturnType<typeof occurrenceView>[]; next_cursor: string | null }> {
     await this.row(id);
-    const limit = query.limit ?? 100;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
-      throw new OrbitError("INVALID_ARGUMENT", `limit must be an integer from 1 to 1000, got ${limit}`);
-    }
-    // A cursor is what next_cursor gave: a ledger row's id in decimal digits. Number() also read
-    // "0x10", "1e3", " " and "-1", which answered an empty page as if the ledger ended there.
-    const cursor = query.cursor;
-    const before = cursor === undefined ? undefined : Number(cursor);
-    if (cursor !== undefined && (!/^[1-9][0-9]{0,15}$/.test(cursor) || !Number.isSafeInteger(before))) {
-      throw new OrbitError(
-        "INVALID_ARGUMENT",
-        `cursor ${JSON.stringify(cursor.slice(0, 100))} is not one this server issued; omit it to start from the newest`,
-      );
-    }
+    const { limit, beforeId } = rowIdPage(query);
     const rows: OccurrenceRow[] = await this.o.store.listOccurrences(id, {
       limit: limit + 1,
-      ...(before !== undefined ? { beforeId: before } : {}),
+      ...(beforeId !== undefined ? { beforeId } : {}),
     });
     const page = rows.slice(0, limit);
     // The ledger links each started row to its execution's status (a started run that failed shows FAILED).

@@ -143,8 +143,8 @@ export interface OutcomeStoreOps {
   /** The earliest next attempt of a pending delivery, or null. */
   nextNotificationMs(): Promise<number | null>;
   updateNotification(id: number, patch: NotificationPatch): Promise<void>;
-  /** A schedule's deliveries, newest first. */
-  listNotifications(scheduleId: string, limit: number): Promise<NotificationRow[]>;
+  /** A schedule's deliveries, newest first: at most `limit`, those with an id below `beforeId` when given. */
+  listNotifications(scheduleId: string, page: { limit: number; beforeId?: number }): Promise<NotificationRow[]>;
 
   /** The outcome figures of the first `limit` schedules by id. */
   listScheduleOutcomeFigures(limit: number): Promise<ScheduleOutcomeFigures[]>;

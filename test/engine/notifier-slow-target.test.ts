@@ -48,7 +48,7 @@ describe("a webhook target that does not answer [sqlite]", () => {
       while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
       // Another schedule's alert comes due while the first target holds its request.
       await db.store.insertNotifications([row("answers", answers)], clock.now());
-      const state = async (schedule: string) => (await db.store.listNotifications(schedule, 1))[0];
+      const state = async (schedule: string) => (await db.store.listNotifications(schedule, { limit: 1 }))[0];
       while ((await state("answers"))?.state !== "delivered") await new Promise((r) => setTimeout(r, 20));
       // Delivered while the first is still under way: no attempt of it is recorded yet.
       expect(await state("hangs")).toMatchObject({ state: "pending", attempts: 0 });
@@ -82,7 +82,7 @@ describe("a server stopping while a webhook call hangs [sqlite]", () => {
     while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
     await notifier.close();
     // It was logged "webhook delivery failed; retrying" with "This operation was aborted", attempt 1.
-    expect((await db.store.listNotifications("hangs", 1))[0]).toMatchObject({
+    expect((await db.store.listNotifications("hangs", { limit: 1 }))[0]).toMatchObject({
       state: "pending",
       attempts: 0,
       lastError: null,

@@ -24,7 +24,7 @@ describeEachDialect("failing webhook deliveries", (dialect) => {
     let givenUp = 0;
     const quiet = { error: () => undefined, warn: () => undefined };
     const notifier = new Notifier({ store: db.store, clock, secret: null, log: quiet, onGiveUp: () => givenUp++ });
-    const failure = async () => notifyFailure(await db.store.listNotifications("nightly", 20));
+    const failure = async () => notifyFailure(await db.store.listNotifications("nightly", { limit: 20 }));
     try {
       expect(await failure()).toBeNull(); // not tried yet
       await notifier.deliverDue();
@@ -103,7 +103,7 @@ describeEachDialect("failing webhook deliveries", (dialect) => {
       ],
       h.clock.now(),
     );
-    const [stored] = await db.store.listNotifications("nightly", 1);
+    const [stored] = await db.store.listNotifications("nightly", { limit: 1 });
     await db.store.updateNotification(stored!.id, {
       state: "failed",
       attempts: MAX_ATTEMPTS,

@@ -338,10 +338,11 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     );
   }
 
-  async listNotifications(scheduleId: string, limit: number): Promise<NotificationRow[]> {
+  async listNotifications(scheduleId: string, page: { limit: number; beforeId?: number }): Promise<NotificationRow[]> {
+    const before = page.beforeId !== undefined ? " AND id < ?" : "";
     const rows = await this.exec.all(
-      `SELECT ${READ.notifications} FROM orbit_notifications WHERE schedule_id = ? ORDER BY id DESC LIMIT ?`,
-      [scheduleId, limit],
+      `SELECT ${READ.notifications} FROM orbit_notifications WHERE schedule_id = ?${before} ORDER BY id DESC LIMIT ?`,
+      page.beforeId !== undefined ? [scheduleId, page.beforeId, page.limit] : [scheduleId, page.limit],
     );
     return rows.map((r) => this.notification(r));
   }
