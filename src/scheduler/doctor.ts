@@ -194,7 +194,8 @@ async function schedulesAndWorkers(
   stuckWorkers: StuckWorkers,
 ): Promise<DoctorCheck[]> {
   const now = clock.now();
-  const active = (await allSchedules(store)).filter((r) => r.state === "active" && visible(r.workflow));
+  const visibleRows = (await allSchedules(store)).filter((r) => visible(r.workflow));
+  const active = visibleRows.filter((r) => r.state === "active");
   const workflows = await store.listWorkflows();
   const registered = new Set(workflows.map((w) => `${w.name}@${w.version}`));
   // Listed by name, highest version first: an unpinned schedule starts the latest not deprecated.
@@ -323,12 +324,42 @@ async function schedulesAndWorkers(
       "`orbit schedule get <id>` shows the error and the dead letters: fix the schedule's input (or pin a --version); when too many executions run, let them end or raise the server's --max-active-executions",
     );
   }
+  // Firing is healthy, but what it starts fails: said as a warning, with the schedules
+  // pause_on_failure stopped (doctor said "ok … none overdue" while three schedules failed every run).
+  const failing = failingRuns(visibleRows);
+  if (failing !== null) hints.push(failing.hint);
   if (found.length > 0) {
-    checks.push({ name: "schedules", status: "fail", message: found.join("; "), hint: hints.join("; ") });
+    const message = [...found, ...(failing === null ? [] : [failing.message])].join("; ");
+    checks.push({ name: "schedules", status: "fail", message, hint: hints.join("; ") });
+  } else if (failing !== null) {
+    const message = `${active.length} active, none overdue; ${failing.message}`;
+    checks.push({ name: "schedules", status: "warn", message, hint: hints.join("; ") });
   } else {
     checks.push({ name: "schedules", status: "ok", message: `${active.length} active, none overdue` });
   }
   return checks;
+}
+
+/** The schedules (not ended) whose last run failed, most failures in a row first; null when none. */
+function failingRuns(rows: readonly ScheduleRow[]): { message: string; hint: string } | null {
+  const failing = rows
+    .filter((r) => r.state !== "ended" && (r.outcomes?.consecutiveFailures ?? 0) > 0)
+    .sort(
+      (a, b) =>
+        (b.outcomes?.consecutiveFailures ?? 0) - (a.outcomes?.consecutiveFailures ?? 0) ||
+        a.scheduleId.localeCompare(b.scheduleId),
+    );
+  if (failing.length === 0) return null;
+  const said = failing.map((r) => {
+    const outcome = r.outcomes?.lastOutcome?.errorType === "Timeout" ? "TIMED OUT" : "FAILED";
+    const paused =
+      r.paused && r.pauseNote?.includes("(pause_on_failure ") === true ? ", paused by pause_on_failure" : "";
+    return `${r.scheduleId} (${outcome}, ${r.outcomes?.consecutiveFailures} in a row${paused})`;
+  });
+  return {
+    message: `${failing.length} schedule(s) whose last run failed: ${said.slice(0, NAMED).join(", ")}${failing.length > NAMED ? ` and ${failing.length - NAMED} more` : ""}`,
+    hint: "`orbit schedule get <id>` shows the last error, `orbit ps --schedule <id> --status FAILED` the failed runs; once fixed, `orbit schedule resume <id>` a schedule pause_on_failure paused",
+  };
 }
 
 /** How the schedules of one version name it: ` (latest)`, ` (latest, and pinned)`, or pinned only. */

@@ -201,6 +201,26 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     expect(c?.hint).toMatch(/orbit schedule get <id>/);
   });
 
+  it("warns in schedules when a schedule's last runs failed, naming one pause_on_failure paused", async () => {
+    // It said "ok … none overdue" while three schedules failed every run (a tester).
+    const { h, byName } = await setup();
+    await h.scheduler.schedules.create({ ...ORDERS, pause_on_failure: 2 });
+    for (let run = 0; run < 2; run++) {
+      h.clock.advance(10_000);
+      await h.scheduler.loop.fireDue();
+      const last = (await db.store.getSchedule("orders"))?.lastExecutionId;
+      await h.executions.fail(String(last), { message: "card declined" });
+    }
+    expect((await db.store.getSchedule("orders"))?.paused).toBe(true);
+    const c = (await byName()).schedules;
+    expect(c).toMatchObject({
+      status: "warn",
+      message:
+        "0 active, none overdue; 1 schedule(s) whose last run failed: orders (FAILED, 2 in a row, paused by pause_on_failure)",
+    });
+    expect(c?.hint).toContain("orbit schedule resume <id>");
+  });
+
   it("fails workflows when an active schedule names an unregistered one", async () => {
     const { h, byName } = await setup();
     const row = await h.scheduler.schedules.create(ORDERS);
