@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * Workflows (every version, its input schema, which workers poll it) and workers (what they poll,
- * their last poll, their running tasks). A version no worker polls gets a warning: its executions
- * would wait. The workers list (`GET /v1/workers`) is read tolerantly: a server without it says so.
+ * Workflows (every version, its description and input schema, which workers poll it) and workers
+ * (what they poll, their last poll, their running tasks). A version no worker polls gets a
+ * warning: its executions would wait. The workers list (`GET /v1/workers`) is read tolerantly: a
+ * server without it says so.
  */
 import { ApiError, listWorkers, listWorkflows } from "./api.js";
 import { fill, h, idNodes, jsonPre } from "./dom.js";
@@ -121,7 +122,7 @@ export function workflowsView(only = null) {
                 h(
                   "tr",
                   {},
-                  ["Version", "Registered", "Workers polling", "Input schema"].map((c) =>
+                  ["Version", "Description", "Registered", "Workers polling", "Input schema"].map((c) =>
                     h("th", { scope: "col", text: c }),
                   ),
                 ),
@@ -142,6 +143,14 @@ export function workflowsView(only = null) {
                       ...(v.deprecated_at
                         ? [" ", h("span", { class: "badge", title: `since ${v.deprecated_at}`, text: "deprecated" })]
                         : []),
+                    ),
+                    // As `orbit workflow list` shows it (its DESCRIPTION column); the page had none.
+                    h(
+                      "td",
+                      { "data-label": "Description" },
+                      v.description
+                        ? h("bdi", { class: "workflow-description", dir: "auto", text: v.description })
+                        : h("span", { class: "muted", text: "-" }),
                     ),
                     h("td", { "data-label": "Registered" }, timeEl(v.created_at)),
                     h(

@@ -420,16 +420,28 @@ describe.skipIf(!haveChromium)("web UI", () => {
   });
 
   it("shows workflows with their versions and schemas, and the workers page", async () => {
+    // Its description, as `orbit workflow register --description` gives it, is text, not markup.
+    const description = "Daily revenue report <img src=x onerror=\"document.title='PWNED'\"> for finance";
     await r.ok("POST", "/v1/workflows", {
       name: "Reports",
       version: "2.0.0",
       input_schema: { type: "object", required: ["day"] },
+      description,
     });
     await r.open("#/workflows");
     const reports = r.page.locator('section[data-workflow="Reports"]');
     expect(
       await reports.locator("tr[data-version]").evaluateAll((els) => els.map((e) => e.getAttribute("data-version"))),
     ).toEqual(["2.0.0", "1.0.0"]);
+    // The page showed no description, where `orbit workflow list` has a DESCRIPTION column.
+    const described = (v: string) =>
+      reports.locator(`tr[data-version="${v}"] td[data-label="Description"]`).innerText();
+    expect(await described("2.0.0")).toBe(description);
+    expect(await described("1.0.0")).toBe("-");
+    expect(await reports.locator("img").count()).toBe(0);
+    await r.open("#/workflows/Reports");
+    expect(await described("2.0.0")).toBe(description);
+    expect(await r.page.title()).not.toContain("PWNED");
     expect(await reports.locator('tr[data-version="2.0.0"] pre').textContent()).toContain('"required"');
     const workers = await r.call("GET", "/v1/workers");
     if (workers.status === 200) {
