@@ -13,6 +13,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readSync,
   rmSync,
   writeSync,
 } from "node:fs";
@@ -227,6 +228,44 @@ describe("backup and restore [sqlite]", () => {
     expect(r.stderr).not.toContain("\\u000a");
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(existsSync(join(dir, "never-2", "orbit.db"))).toBe(false);
+  });
+
+  it("orbit restore refuses a backup whose index no longer matches its table (quick_check said ok)", async () => {
+    // 8 bytes overwritten in a table's page: "row 1493 missing from index orbit_executions_workflow_ended",
+    // which only integrity_check compares; restore said "restored" and a server served it (a tester).
+    const made = new SqliteStore({ dataDir: join(dir, "index-damage") });
+    await made.open();
+    const h = await makeHarness(made);
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "10m" });
+    await h.fireAt("2026-11-15T19:00:00.100Z");
+    await made.close();
+    const file = join(dir, "index-damage", "orbit.db");
+    const Database = (await import("better-sqlite3")).default;
+    const map = new Database(file);
+    map.pragma("wal_checkpoint(TRUNCATE)");
+    const pages = map
+      .prepare("SELECT pageno FROM dbstat WHERE name = 'orbit_executions' AND pagetype = 'leaf'")
+      .all() as { pageno: number }[];
+    map.close();
+    // The execution id in the table's row changed, one byte, as the index still has it.
+    const id = Buffer.from("s:2026-11-15T19:00:00Z");
+    const fd = openSync(file, "r+");
+    let at = -1;
+    for (const { pageno } of pages) {
+      const page = Buffer.alloc(4096);
+      readSync(fd, page, 0, 4096, (pageno - 1) * 4096);
+      if (page.indexOf(id) >= 0) at = (pageno - 1) * 4096 + page.indexOf(id);
+    }
+    expect(at).toBeGreaterThan(0);
+    writeSync(fd, Buffer.from("t"), 0, 1, at);
+    closeSync(fd);
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma("quick_check", { simple: true })).toBe("ok");
+    check.close();
+    expect(await refusal(() => restoreSqlite(file, join(dir, "never-3")))).toMatch(
+      new RegExp(`^${file} is damaged: row 1 missing from index orbit_executions_\\w+; `),
+    );
+    expect(existsSync(join(dir, "never-3", "orbit.db"))).toBe(false);
   });
 });
 
