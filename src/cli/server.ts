@@ -260,6 +260,16 @@ Examples:
       const unnamed =
         database === undefined ? null : unnamedDatabaseWarning(database, flags.database === undefined, io.env);
       if (unnamed !== null) await io.stderr.write(unnamed);
+      // SQLite's settings on a PostgreSQL server were ignored without a word (a tester).
+      const sqliteOnly = [
+        flags.sqliteSynchronous !== undefined ? "--sqlite-synchronous" : "",
+        flags.sqliteCacheMb !== undefined ? "--sqlite-cache-mb" : "",
+      ].filter((f) => f !== "");
+      if (database !== undefined && sqliteOnly.length > 0) {
+        await io.stderr.write(
+          `orbit: ${sqliteOnly.join(" and ")} ${sqliteOnly.length > 1 ? "apply" : "applies"} to SQLite only; this server uses PostgreSQL, so ${sqliteOnly.length > 1 ? "they are" : "it is"} ignored\n`,
+        );
+      }
       const options: StartServerOptions = {
         port: flags.port,
         host: flags.host,

@@ -60,6 +60,24 @@ async function startRefusal(data: string): Promise<string> {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("database URLs", () => {
+  it("says SQLite's settings are ignored on a PostgreSQL server (it ignored them without a word)", async () => {
+    // A refused URL ends the start at once: the warning comes first.
+    const r = await orbit([
+      "server",
+      "--port",
+      "0",
+      "--database",
+      "mysql://db/orbit",
+      "--sqlite-synchronous",
+      "normal",
+      "--sqlite-cache-mb",
+      "8",
+    ]);
+    expect(r.stderr.split("\n")[0]).toBe(
+      "orbit: --sqlite-synchronous and --sqlite-cache-mb apply to SQLite only; this server uses PostgreSQL, so they are ignored",
+    );
+  });
+
   it("refuses mysql:// (and anything not PostgreSQL) at start, naming the scheme but not the password", async () => {
     const r = await orbit(["server", "--port", "0", "--database", "mysql://app:s3cret@db:3306/orbit"]);
     expect(r.code).toBe(1);
