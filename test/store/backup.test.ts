@@ -13,8 +13,10 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   readSync,
   rmSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -266,6 +268,36 @@ describe("backup and restore [sqlite]", () => {
       new RegExp(`^${file} is damaged: row 1 missing from index orbit_executions_\\w+; `),
     );
     expect(existsSync(join(dir, "never-3", "orbit.db"))).toBe(false);
+  });
+
+  it("orbit restore calls a cut-short or overwritten SQLite file damaged, and a file that is not SQLite not an Orbit database", async () => {
+    // A backup cut to half was "not an Orbit database: database disk image is malformed" (a tester).
+    const made = new SqliteStore({ dataDir: join(dir, "to-cut") });
+    await made.open();
+    const h = await makeHarness(made);
+    for (let i = 0; i < 100; i++)
+      await h.scheduler.schedules.create({ schedule_id: `s-${i}`, workflow: "OrderProcessing", interval: "1h" });
+    await made.close();
+    const whole = readFileSync(join(dir, "to-cut", "orbit.db"));
+    const cases: [string, Buffer, RegExp][] = [
+      ["half.db", whole.subarray(0, whole.length / 2), / is damaged: database disk image is malformed$/],
+      // The page size in the header made 3: SQLite says "file is not a database" of a file that is one.
+      [
+        "bad-header.db",
+        Buffer.concat([whole.subarray(0, 16), Buffer.from([0, 3]), whole.subarray(18)]),
+        / is damaged: /,
+      ],
+      [
+        "text.db",
+        Buffer.from("not a database at all\n".repeat(300)),
+        / is not an Orbit database: file is not a database$/,
+      ],
+    ];
+    for (const [name, bytes, said] of cases) {
+      writeFileSync(join(dir, name), bytes);
+      expect(await refusal(() => restoreSqlite(join(dir, name), join(dir, "never-4")))).toMatch(said);
+    }
+    expect(existsSync(join(dir, "never-4", "orbit.db"))).toBe(false);
   });
 });
 

@@ -7,7 +7,19 @@
  * release) and copies it into place; the server must be stopped, and on its next start it decides
  * every occurrence that came due since the backup by the schedule's catch-up policy, once.
  */
-import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
@@ -33,12 +45,39 @@ function appliedMigrations(db: Database.Database, file: string): AppliedMigratio
   try {
     return db.prepare<[], Record<string, unknown>>(`SELECT * FROM ${MIGRATIONS_TABLE}`).all().map(appliedMigration);
   } catch (err) {
-    throw notOrbit(file, err);
+    throw unreadable(file, err);
   }
 }
 
-const notOrbit = (file: string, err: unknown): OrbitError =>
-  new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+/**
+ * What SQLite could not read in `file`, said as what it is: a SQLite file with damaged pages (cut
+ * short, overwritten) is damaged, a file that is not SQLite at all, or SQLite without Orbit's tables,
+ * is not an Orbit database (a backup cut to half was "not an Orbit database: database disk image is
+ * malformed", a tester).
+ */
+function unreadable(file: string, err: unknown): OrbitError {
+  const code = String((err as { code?: unknown }).code);
+  if (code.startsWith("SQLITE_CORRUPT") || (code.startsWith("SQLITE_NOTADB") && startsAsSqlite(file)))
+    return damaged(file, (err as Error).message);
+  return new OrbitError("INVALID_ARGUMENT", `${file} is not an Orbit database: ${(err as Error).message}`);
+}
+
+/** Whether `file` begins as every SQLite database does; SQLite says "file is not a database" for both. */
+function startsAsSqlite(file: string): boolean {
+  const head = Buffer.alloc(SQLITE_MAGIC.length);
+  try {
+    const fd = openSync(file, "r");
+    try {
+      readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  return head.equals(SQLITE_MAGIC);
+}
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
 
 /** A read-only connection to `file`, and what closes it. */
 interface Reading {
@@ -67,7 +106,7 @@ function openReading(file: string): Reading {
   } catch (err) {
     db.close();
     const code = String((err as { code?: unknown }).code ?? "");
-    if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN")) throw notOrbit(file, err);
+    if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN")) throw unreadable(file, err);
     if (!readable(file)) throw cannotRead(file, err);
   }
   const dir = mkdtempSync(join(tmpdir(), "orbit-read-"));
