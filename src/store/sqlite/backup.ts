@@ -198,30 +198,76 @@ function cannotRead(file: string, err: unknown): OrbitError {
   return new OrbitError("INVALID_ARGUMENT", `cannot read ${file}: ${why}`);
 }
 
+/**
+ * Copies the database at `source` to `destination`, a new file. The copy is written beside it as
+ * `<destination>.partial`, checked as restore will check it, then renamed: a backup killed or failing
+ * part-way never leaves a file under the name (a kill -9 left an empty one and its -journal, which the
+ * next night's run called existing and restore "not an Orbit database", a tester). What a killed one
+ * left is removed by the next backup to the same name; what a failing one wrote, at once.
+ */
 export async function backupSqlite(source: string, destination: string): Promise<BackupReport> {
   mustExist(source, () => new OrbitError("NOT_FOUND", `no Orbit database at ${source}`));
   if (existsSync(destination)) throw new OrbitError("ALREADY_EXISTS", `${destination} exists; give a new file name`);
+  const partial = `${destination}.partial`;
   const reading = openReading(source);
   const db = reading.db;
   try {
     db.pragma("busy_timeout = 5000");
     const applied = appliedMigrations(db, source);
-    let progress: Database.BackupMetadata;
     try {
       makeDirs(dirname(destination));
-      progress = await db.backup(destination);
+      removeTemporary(partial);
+      await db.backup(partial);
     } catch (err) {
       throw cannotWrite(destination, err);
     }
-    return { file: destination, pages: progress.totalPages, migration: Math.max(0, ...applied.map((m) => m.version)) };
-  } catch (err) {
-    // What it wrote, if anything: a destination it may not even look at has nothing of it.
+    const pages = checkCopy(partial, source, destination);
+    if (existsSync(destination)) {
+      throw new OrbitError(
+        "ALREADY_EXISTS",
+        `${destination} was made by something else meanwhile; give a new file name`,
+      );
+    }
     try {
-      rmSync(destination, { force: true });
-    } catch {}
+      renameSync(partial, destination);
+    } catch (err) {
+      throw cannotWrite(destination, err);
+    }
+    return { file: destination, pages, migration: Math.max(0, ...applied.map((m) => m.version)) };
+  } catch (err) {
+    removeTemporary(partial);
     throw err;
   } finally {
     reading.close();
+  }
+}
+
+/** Checks a backup's copy as restore will check it (one it would refuse is not kept); its pages. */
+function checkCopy(copy: string, source: string, destination: string): number {
+  let db: Database.Database;
+  try {
+    db = new Database(copy, { fileMustExist: true });
+  } catch (err) {
+    throw cannotWrite(destination, err);
+  }
+  try {
+    // What is damaged in the copy came from the source: SQLite copies the pages as they are.
+    mustBeIntact(db, source);
+    return db.pragma("page_count", { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Removes a file written under a temporary name, with what SQLite may have left beside it; never
+ * throws (it runs on the way out of a failure, whose message matters more).
+ */
+function removeTemporary(file: string): void {
+  for (const f of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) {
+    try {
+      rmSync(f, { force: true });
+    } catch {}
   }
 }
 
@@ -312,15 +358,22 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
     // was checked is what is written, through this connection: the file with its -wal, if a crashed
     // server left one (a copy of the file alone put an empty or older database in place and said
     // "restored", a tester), as one file of its own.
+    // A failed write leaves nothing (a full disk left a 0-byte orbit.db.restoring, a tester).
     try {
-      for (const stale of [partial, `${partial}-journal`]) rmSync(stale, { force: true });
+      removeTemporary(partial);
       check.prepare("VACUUM INTO ?").run(partial);
     } catch (err) {
+      removeTemporary(partial);
       throw cannotWrite(partial, err);
     }
   } finally {
     reading.close();
   }
-  install(partial, file);
+  try {
+    install(partial, file);
+  } catch (err) {
+    removeTemporary(partial);
+    throw err;
+  }
   return { file, migration: Math.max(0, ...applied.map((m) => m.version)) };
 }

@@ -1,0 +1,120 @@
+/**
+ * What orbit backup and orbit restore leave on disk when they are killed or fail (docs/operations.md
+ * § Back up and restore): never a file under the backup's name, and after a failure nothing at all.
+ * The full-disk cases run the command in a mount namespace of its own on a small tmpfs (unshare);
+ * they are skipped where this machine cannot make one (not root and no user namespaces).
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backupSqlite, restoreSqlite } from "../../src/store/sqlite/backup.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { orbit, ROOT } from "../e2e/harness.js";
+import { childArgs } from "../helpers/child.js";
+
+const ENTRY = join(ROOT, "src/cli/entry.ts");
+
+/** unshare's flags that let a child mount a tmpfs of its own here, or null where nothing does. */
+const UNSHARE = ((): string[] | null => {
+  const flags = process.getuid?.() === 0 ? ["-m"] : ["-rm"];
+  try {
+    execFileSync("unshare", [...flags, "sh", "-c", `mount -t tmpfs tmpfs ${tmpdir()}`], { stdio: "ignore" });
+    return flags;
+  } catch {
+    return null;
+  }
+})();
+
+describe("backup and restore files [sqlite]", () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-backup-files-"));
+  const live = join(dir, "live");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    // ~17 MB: a backup takes long enough that a kill lands while it writes.
+    const store = new SqliteStore({ dataDir: live });
+    await store.open();
+    await store.close();
+    const db = new Database(join(live, "orbit.db"));
+    const insert = db.prepare(
+      `INSERT INTO orbit_executions (execution_id, workflow, version, input, status, created_ms)
+       VALUES (?, 'OrderProcessing', '1', ?, 'COMPLETED', ?)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < 25_000; i++) insert.run(`e-${i}`, JSON.stringify({ order: i, note: "x".repeat(200) }), i);
+    })();
+    db.close();
+  });
+
+  it("a backup killed part-way leaves no file under its name, and the same command then writes it", async () => {
+    // kill -9 left an empty file under the name and its -journal: the next run said "exists; give a
+    // new file name" and restore "not an Orbit database" (a tester, 9 times out of 9).
+    const out = join(dir, "killed");
+    mkdirSync(out);
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ORBIT_")));
+    const args = [...childArgs(ENTRY), "backup", join(out, "b.db"), "--data-dir", live];
+    const child = execFile(process.execPath, args, { cwd: ROOT, env: clean });
+    const ended = new Promise((resolve) => child.once("exit", resolve));
+    // Killed at the first file it makes, wherever the copy is.
+    const watcher = watch(out, () => child.kill("SIGKILL"));
+    expect(await ended).toBe(null);
+    watcher.close();
+    const left = readdirSync(out);
+    expect(left).not.toContain("b.db");
+    expect(left.length).toBeGreaterThan(0);
+    for (const name of left) expect(name).toMatch(/^b\.db\.partial(-journal)?$/);
+
+    const again = await orbit(["backup", join(out, "b.db"), "--data-dir", live]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(readdirSync(out)).toEqual(["b.db"]);
+    expect(restoreSqlite(join(out, "b.db"), join(dir, "restored-killed")).migration).toBeGreaterThan(0);
+  });
+
+  it.skipIf(UNSHARE === null)(
+    "a backup onto a full disk, or a restore into a full folder, says so and leaves nothing behind",
+    async () => {
+      // The backup left <name>-journal and the restore a 0-byte orbit.db.restoring (a tester).
+      const good = join(dir, "good.db");
+      await backupSqlite(join(live, "orbit.db"), good);
+      const full = join(dir, "full");
+      mkdirSync(full);
+      const backup = await onTmpfs(full, "size=1m", ["backup", join(full, "b.db"), "--data-dir", live]);
+      expect(backup.stderr).toBe(`orbit: cannot write ${join(full, "b.db")}: database or disk is full\n`);
+      expect(backup.code).toBe(1);
+      expect(backup.left).toEqual([]);
+      const restore = await onTmpfs(full, "size=1m", ["restore", good, "--data-dir", full]);
+      expect(restore.stderr).toMatch(/^orbit: cannot write .*: database or disk is full\n$/);
+      expect(restore.code).toBe(1);
+      expect(restore.left).toEqual([]);
+    },
+  );
+});
+
+/**
+ * Runs `orbit <args…>` in a mount namespace of its own where `mountpoint` is a new tmpfs mounted
+ * with `options`; what it left in `mountpoint` is listed before the namespace goes.
+ */
+function onTmpfs(
+  mountpoint: string,
+  options: string,
+  args: string[],
+): Promise<{ code: number; stderr: string; left: string[] }> {
+  const script = `mount -t tmpfs -o "$O" tmpfs "$M" || exit 97; "$@"; rc=$?; echo "--left--"; ls -A "$M"; exit $rc`;
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ORBIT_")));
+  return new Promise((resolve) => {
+    execFile(
+      "unshare",
+      [...(UNSHARE ?? []), "sh", "-c", script, "sh", process.execPath, ...childArgs(ENTRY), ...args],
+      { cwd: ROOT, env: { ...clean, M: mountpoint, O: options }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
+        const left = (stdout.split("--left--\n")[1] ?? "").split("\n").filter((name) => name !== "");
+        resolve({ code, stderr, left });
+      },
+    );
+  });
+}
