@@ -4,7 +4,7 @@
  * went wrong, next fire, last fire and the actions.
  */
 import { actionButtons } from "./actions.js";
-import { h, idNodes, iso } from "./dom.js";
+import { h, iso } from "./dom.js";
 import { outcomeEl, relativeEl, stateBadge, timeEl, timingText, workflowName } from "./format.js";
 import { waitingEl } from "./no-worker.js";
 
@@ -87,7 +87,10 @@ export function scheduleRow(sch, refresh, waiting) {
     h(
       "th",
       { scope: "row", "data-label": "Schedule" },
-      h("a", { href }, idNodes(sch.schedule_id)),
+      // A schedule id holds no instant: it breaks where text does (after a hyphen), and anywhere as a
+      // last resort. Kept whole up to 24 characters, ids such as "wide-long-cron-1" pushed a row's
+      // actions 7 px past the box at 1280 px.
+      h("a", { href, class: "schedule-id", text: sch.schedule_id }),
       // dir=auto: a right-to-left text clipped with "…" showed its end (its start was cut on the right).
       sch.description
         ? h("div", { class: "muted small clip", dir: "auto", text: sch.description, title: sch.description })
