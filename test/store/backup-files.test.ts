@@ -87,9 +87,43 @@ describe("backup and restore files [sqlite]", () => {
       expect(backup.code).toBe(1);
       expect(backup.left).toEqual([]);
       const restore = await onTmpfs(full, "size=1m", ["restore", good, "--data-dir", full]);
-      expect(restore.stderr).toMatch(/^orbit: cannot write .*: database or disk is full\n$/);
+      expect(restore.stderr).toBe(`orbit: cannot write ${full}: database or disk is full\n`);
       expect(restore.code).toBe(1);
       expect(restore.left).toEqual([]);
+    },
+  );
+
+  it("a folder given as the backup file is called a folder (restore said 'cannot read …: disk I/O error')", async () => {
+    const folder = join(dir, "a-folder");
+    mkdirSync(folder);
+    const restore = await orbit(["restore", folder, "--data-dir", join(dir, "never")]);
+    expect(restore.stderr).toBe(`orbit: ${folder} is a folder, not a backup file\n`);
+    expect(restore.code).toBe(1);
+    const backup = await orbit(["backup", folder, "--data-dir", live]);
+    expect(backup.stderr).toBe(`orbit: ${folder} is a folder; give the backup's file name in it\n`);
+    expect(backup.code).toBe(1);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it.skipIf(UNSHARE === null)(
+    "a restore or backup onto a read-only mount says so in one line, whether the folder exists or not",
+    async () => {
+      // "permission denied" for an existing folder, the raw "EROFS: read-only file system, mkdir …"
+      // for a new one (a tester).
+      const good = join(dir, "good-ro.db");
+      await backupSqlite(join(live, "orbit.db"), good);
+      const ro = join(dir, "ro");
+      mkdirSync(ro);
+      for (const dataDir of [ro, join(ro, "d")]) {
+        const restore = await onTmpfs(ro, "ro", ["restore", good, "--data-dir", dataDir]);
+        expect(restore.stderr).toBe(`orbit: cannot write ${dataDir}: read-only file system\n`);
+        expect(restore.code).toBe(1);
+      }
+      for (const file of [join(ro, "b.db"), join(ro, "d", "b.db")]) {
+        const backup = await onTmpfs(ro, "ro", ["backup", file, "--data-dir", live]);
+        expect(backup.stderr).toBe(`orbit: cannot write ${file}: read-only file system\n`);
+        expect(backup.code).toBe(1);
+      }
     },
   );
 });

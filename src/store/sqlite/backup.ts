@@ -129,29 +129,54 @@ function openReading(file: string): Reading {
   }
 }
 
-/** A file or folder this process could not write (its folder's mode, a full disk), said in one line, not with a stack. */
-function cannotWrite(path: string, err: unknown): OrbitError {
+/**
+ * A file or folder this process could not write, in one line, not with a stack: its folder's mode,
+ * a read-only mount (it was "permission denied" or the raw "EROFS: read-only file system, mkdir …"
+ * by case, a tester), or what else stopped it (a full disk). `folder` is where it was writing.
+ */
+function cannotWrite(path: string, err: unknown, folder = dirname(path)): OrbitError {
   if (err instanceof OrbitError) return err;
-  const code = (err as { code?: unknown }).code;
-  const denied =
-    code === "EACCES" || code === "EPERM" || (String(code).startsWith("SQLITE_CANTOPEN") && !writable(dirname(path)));
-  return new OrbitError(
-    "INVALID_ARGUMENT",
-    `cannot write ${path}: ${denied ? "permission denied" : (err as Error).message}`,
-  );
+  return new OrbitError("INVALID_ARGUMENT", `cannot write ${path}: ${refusal(folder, err) ?? (err as Error).message}`);
+}
+
+/** Why `folder` refused a write, when it was the folder: SQLite says only "unable to open database file". */
+function refusal(folder: string, err: unknown): string | null {
+  const code = String((err as { code?: unknown }).code);
+  if (code === "EROFS") return READ_ONLY;
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (!code.startsWith("SQLITE_CANTOPEN") && !code.startsWith("SQLITE_READONLY")) return null;
+  try {
+    accessSync(folder, constants.W_OK);
+    return null;
+  } catch (denied) {
+    const why = (denied as { code?: unknown }).code;
+    return why === "EROFS" ? READ_ONLY : why === "ENOENT" ? null : "permission denied";
+  }
+}
+const READ_ONLY = "read-only file system";
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Refuses a file that is not there, or that this process may not even look at (a folder it may not
  * enter: it was "no backup file at …", a tester).
  */
-function mustExist(file: string, missing: () => OrbitError): void {
+function mustExist(file: string, missing: () => OrbitError, what: string): void {
+  let folder: boolean;
   try {
-    statSync(file);
+    folder = statSync(file).isDirectory();
   } catch (err) {
     if ((err as { code?: unknown }).code === "ENOENT") throw missing();
     throw cannotRead(file, err);
   }
+  // SQLite opens a folder and then fails to read it: "cannot read …: disk I/O error" (a tester).
+  if (folder) throw new OrbitError("INVALID_ARGUMENT", `${file} is a folder, not ${what}`);
 }
 
 /**
@@ -188,7 +213,6 @@ function may(path: string, mode: number): boolean {
     return false;
   }
 }
-const writable = (dir: string): boolean => may(dir, constants.W_OK);
 const readable = (file: string): boolean => may(file, constants.R_OK);
 
 /** A file this process may not read (its mode, its folder's), said in one line, not with a stack. */
@@ -206,7 +230,9 @@ function cannotRead(file: string, err: unknown): OrbitError {
  * left is removed by the next backup to the same name; what a failing one wrote, at once.
  */
 export async function backupSqlite(source: string, destination: string): Promise<BackupReport> {
-  mustExist(source, () => new OrbitError("NOT_FOUND", `no Orbit database at ${source}`));
+  mustExist(source, () => new OrbitError("NOT_FOUND", `no Orbit database at ${source}`), "an Orbit database");
+  if (isFolder(destination))
+    throw new OrbitError("INVALID_ARGUMENT", `${destination} is a folder; give the backup's file name in it`);
   if (existsSync(destination)) throw new OrbitError("ALREADY_EXISTS", `${destination} exists; give a new file name`);
   const partial = `${destination}.partial`;
   const reading = openReading(source);
@@ -328,7 +354,7 @@ function refuseIfOpen(file: string): void {
  * not an Orbit database or comes from a newer release, and an existing database unless `force`.
  */
 export function restoreSqlite(backup: string, dataDir: string, force = false): { file: string; migration: number } {
-  mustExist(backup, () => new OrbitError("NOT_FOUND", `no backup file at ${backup}`));
+  mustExist(backup, () => new OrbitError("NOT_FOUND", `no backup file at ${backup}`), "a backup file");
   const file = join(dataDir, "orbit.db");
   const partial = `${file}.restoring`;
   const reading = openReading(backup);
@@ -352,7 +378,7 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
     try {
       makeDirs(dataDir);
     } catch (err) {
-      throw cannotWrite(dataDir, err);
+      throw cannotWrite(dataDir, err, dataDir);
     }
     // Written next to it, then renamed: a crash half-way never leaves a half-written orbit.db. What
     // was checked is what is written, through this connection: the file with its -wal, if a crashed
@@ -364,7 +390,7 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
       check.prepare("VACUUM INTO ?").run(partial);
     } catch (err) {
       removeTemporary(partial);
-      throw cannotWrite(partial, err);
+      throw cannotWrite(dataDir, err, dataDir);
     }
   } finally {
     reading.close();
