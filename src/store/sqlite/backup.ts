@@ -1,8 +1,10 @@
 /**
  * `orbit backup` / `orbit restore` for SQLite (docs/operations.md § Back up and restore).
  *
- * backup uses SQLite's online backup API on its own read-only connection: it copies a consistent
- * snapshot while the server keeps running and writing (WAL readers do not block the writer).
+ * backup writes `VACUUM INTO` a new file on its own read-only connection: one read transaction, a
+ * consistent snapshot while the server keeps running and writing (WAL readers do not block the
+ * writer). SQLite's online backup API started over at every write the server made meanwhile, and
+ * on a busy 80 MB database never finished.
  * restore checks that the file is an Orbit database this release can open (not one from a newer
  * release) and copies it into place; the server must be stopped, and on its next start it decides
  * every occurrence that came due since the backup by the schedule's catch-up policy, once.
@@ -13,6 +15,7 @@ import {
   constants,
   copyFileSync,
   existsSync,
+  fsyncSync,
   mkdtempSync,
   openSync,
   readSync,
@@ -243,8 +246,11 @@ export async function backupSqlite(source: string, destination: string): Promise
     try {
       makeDirs(dirname(destination));
       removeTemporary(partial);
-      await db.backup(partial);
+      db.prepare("VACUUM INTO ?").run(partial);
+      syncFile(partial);
     } catch (err) {
+      if (String((err as { code?: unknown }).code).startsWith("SQLITE_CORRUPT"))
+        throw damaged(source, (err as Error).message);
       throw cannotWrite(destination, err);
     }
     const pages = checkCopy(partial, source, destination);
@@ -268,6 +274,20 @@ export async function backupSqlite(source: string, destination: string): Promise
   }
 }
 
+/**
+ * Puts a file written by `VACUUM INTO` on the disk before it is renamed into place: SQLite does not
+ * sync what it writes so, and a power cut after the rename could leave a half-written file under
+ * the name.
+ */
+function syncFile(file: string): void {
+  const fd = openSync(file, "r+");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Checks a backup's copy as restore will check it (one it would refuse is not kept); its pages. */
 function checkCopy(copy: string, source: string, destination: string): number {
   let db: Database.Database;
@@ -277,7 +297,8 @@ function checkCopy(copy: string, source: string, destination: string): number {
     throw cannotWrite(destination, err);
   }
   try {
-    // What is damaged in the copy came from the source: SQLite copies the pages as they are.
+    // VACUUM INTO rebuilt every table and index from the source's rows: what is damaged in the
+    // copy was damaged in the source, or by the disk it was written to.
     mustBeIntact(db, source);
     return db.pragma("page_count", { simple: true }) as number;
   } finally {
@@ -388,6 +409,7 @@ export function restoreSqlite(backup: string, dataDir: string, force = false): {
     try {
       removeTemporary(partial);
       check.prepare("VACUUM INTO ?").run(partial);
+      syncFile(partial);
     } catch (err) {
       removeTemporary(partial);
       throw cannotWrite(dataDir, err, dataDir);
