@@ -167,8 +167,8 @@ function isFolder(path: string): boolean {
 }
 
 /**
- * Refuses a file that is not there, or that this process may not even look at (a folder it may not
- * enter: it was "no backup file at …", a tester).
+ * Refuses a file that is not there, a folder (`what` says what was expected), or a file this process
+ * may not even look at (in a folder it may not enter: it was "no backup file at …", a tester).
  */
 function mustExist(file: string, missing: () => OrbitError, what: string): void {
   let folder: boolean;
