@@ -77,7 +77,10 @@ function durationFlag(flag: string): (text: string) => number {
 function retentionWorkflow(text: string, previous: Record<string, number> = {}): Record<string, number> {
   const at = text.indexOf("=");
   if (at <= 0) throw new InvalidArgumentError(`give WORKFLOW=DURATION, for example Audit=365d; got "${text}".`);
-  return { ...previous, [text.slice(0, at)]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
+  const name = text.slice(0, at);
+  // Given twice, the last one won without a word (a tester).
+  if (Object.hasOwn(previous, name)) throw new InvalidArgumentError(`${name} is given twice; give each workflow once.`);
+  return { ...previous, [name]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
 }
 
 /**

@@ -678,6 +678,12 @@ describe("usage errors and an unreachable server", () => {
     ],
     ["a --misfire-grace over 365d", ["server", "--misfire-grace", "366d"], /--misfire-grace must be at most 365d/],
     ["a --ledger-retention of 0", ["server", "--ledger-retention", "0"], /--ledger-retention.*from 1 to 1000000/],
+    // The last one won without a word.
+    [
+      "a workflow given twice to --retention-workflow",
+      ["server", "--retention-workflow", "Tick=5s", "--retention-workflow", "Tick=10s"],
+      /argument 'Tick=10s' is invalid\. Tick is given twice; give each workflow once\./,
+    ],
     [
       "a --token with a line break",
       ["ps", "--token", "abc\ndef"],
