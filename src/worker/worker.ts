@@ -11,10 +11,10 @@ import { bearerToken, serverUrl } from "../client/http.js";
 import { SystemClock } from "../clock/system-clock.js";
 import { hasUnstorableChar } from "../domain/body-guard.js";
 import type { Clock } from "../domain/clock.js";
-import { OrbitError } from "../domain/errors.js";
-import { linkedSignal, withLinkedSignal } from "../domain/linked-signal.js";
+import { withLinkedSignal } from "../domain/linked-signal.js";
 import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { watchBlocking } from "./blocking.js";
+import { watchForCancels } from "./cancel-watch.js";
 import { errorJson } from "./errors.js";
 import { LoggedSpell } from "./logged-spell.js";
 import { ProtocolClient } from "./protocol-client.js";
@@ -319,7 +319,10 @@ export class Worker {
         // No poll of this worker is parked now, so none can be nudged: one that takes no task
         // watches for cancels of the runs it holds until a slot frees.
         const slotFree = new AbortController();
-        const watching = this.watchForCancels(slotFree.signal);
+        const watching = watchForCancels(
+          { api: this.api, offers: this.offers, clock: this.clock, heartbeatNow: () => this.heartbeatWake.abort() },
+          [slotFree.signal, this.closing.signal],
+        );
         await new Promise<void>((resolve) => {
           this.slotFreed = resolve;
         });
@@ -368,35 +371,6 @@ export class Worker {
     ]);
     await heartbeats;
     stopWatch();
-  }
-
-  /**
-   * While every slot is busy: polls that take no task (`max_tasks: 0`), each answered when a cancel
-   * is committed (`heartbeat: true`: heartbeat now) or at its timeout, until `stop` (a slot freed)
-   * or close. Without it a full worker heard a cancel only at its next heartbeat (5 s): a run past
-   * its run_timeout on a worker of concurrency 1 ended COMPLETED or FAILED by where the heartbeat
-   * fell (6 of 10 COMPLETED, a tester). A server that refuses such a poll (older) ends the watch.
-   */
-  private async watchForCancels(stop: AbortSignal): Promise<void> {
-    // Not AbortSignal.any: on Node 20 it left an entry in the closing signal per watch (linked-signal.ts).
-    const linked = linkedSignal([stop, this.closing.signal]);
-    try {
-      await this.watchUntil(linked.signal);
-    } finally {
-      linked.release();
-    }
-  }
-
-  private async watchUntil(ended: AbortSignal): Promise<void> {
-    while (!ended.aborted) {
-      try {
-        const answer = await this.api.poll({ workflows: this.offers, max_tasks: 0 }, ended);
-        if (answer.heartbeat === true) this.heartbeatWake.abort();
-      } catch (err) {
-        if (ended.aborted || (err instanceof OrbitError && err.code === "INVALID_ARGUMENT")) return;
-        await this.clock.sleep(1000, ended); // the polls' own spell says the outage
-      }
-    }
   }
 
   private startTask(task: TaskJson): void {
