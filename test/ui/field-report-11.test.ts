@@ -131,14 +131,9 @@ describe.skipIf(!haveChromium)("web UI: a tester's eleventh report", () => {
     const done = r.page.locator("#f-form-done");
     await done.filter({ hasText: "created made-new" }).waitFor();
     expect(await done.locator("a").getAttribute("href")).toBe("#/schedules/made-new");
-    // Under the button the user pressed, in the window. Both measured in one frame: measured one
-    // after the other, a scroll or a refresh between them failed this once under load.
-    // A string: this runs in the page (DOM types are not in the test's compilation).
-    const [button, said] = (await r.page.evaluate(`["#create-form button[type=submit]", "#f-form-done"].map((s) => {
-      const rect = document.querySelector(s).getBoundingClientRect();
-      return { y: rect.y, height: rect.height };
-    })`)) as { y: number; height: number }[];
-    if (button === undefined || said === undefined) throw new Error("the button or the message is missing");
+    // Under the button the user pressed, in the window.
+    const button = await box(r.page, "#create-form button[type=submit]");
+    const said = await box(r.page, "#f-form-done");
     expect(said.y).toBeGreaterThanOrEqual(button.y + button.height);
     expect(said.y + said.height).toBeLessThanOrEqual(900);
     // The status line, which lies over the page at the top of the window, holds nothing.
