@@ -11,8 +11,6 @@ import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 import { storedGuards } from "./stored-access.js";
 
-const instant = Type.String({ description: "RFC 3339 UTC" });
-
 export const WorkerList = Type.Object({
   workers: Type.Array(
     Type.Object({
@@ -21,8 +19,8 @@ export const WorkerList = Type.Object({
         description: "live: polled or heartbeat within the last 60 s",
       }),
       workflows: Type.Array(Type.Object({ name: Type.String(), version: Type.String() })),
-      first_seen_at: instant,
-      last_seen_at: instant,
+      first_seen_at: S.instant,
+      last_seen_at: S.instant,
       running_tasks: Type.Integer({ description: "tasks it holds the lease of" }),
       free_slots: Type.Union([Type.Integer(), Type.Null()], {
         description:
@@ -36,6 +34,31 @@ export const WorkerList = Type.Object({
   ),
 });
 
+/** A schedule's webhook deliveries, a page at a time (docs/outcomes.md § Notifications). */
+const NotificationsQuery = Type.Object(
+  { cursor: S.cursor, limit: S.limit(1000, 100) },
+  { additionalProperties: false },
+);
+const NotificationList = Type.Object({
+  notifications: Type.Array(
+    Type.Object(
+      {
+        id: Type.Integer(),
+        event: Type.String({ description: "failure, timeout, dead_letter, paused or recovery" }),
+        url: Type.String(),
+        state: Type.Union(["pending", "delivered", "failed"].map((k) => Type.Literal(k))),
+        attempts: Type.Integer(),
+        last_error: S.nullable("string", "the last attempt's error"),
+        created_at: S.instant,
+        delivered_at: S.nullable("string", "RFC 3339"),
+        next_attempt_at: S.nullable("string", "RFC 3339: when a pending delivery is tried again"),
+        payload: Type.Object({}, { additionalProperties: true, description: "the JSON body sent" }),
+      },
+      { description: "a webhook delivery (docs/outcomes.md § Notifications)" },
+    ),
+  ),
+  next_cursor: S.nextCursor,
+});
 const settingFields = {
   run_timeout: Type.Optional(S.text("duration 1s-365d: default run_timeout of its executions")),
   start_timeout: Type.Optional(S.text("duration 1s-365d: default start_timeout of its executions")),
@@ -127,8 +150,8 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       summary: "A schedule's webhook deliveries, newest first, a page at a time (100 by default)",
       tag: "schedules",
       params: S.ScheduleIdParams,
-      query: S.NotificationsQuery,
-      responses: { 200: { description: "the deliveries", schema: S.NotificationList } },
+      query: NotificationsQuery,
+      responses: { 200: { description: "the deliveries", schema: NotificationList } },
       // As every /v1/schedules route: a client that may `schedule` the workflow (the deliveries
       // show the webhook URLs, which GET of the schedule shows only to it); never a worker.
       guard: guarded.schedule,

@@ -9,14 +9,15 @@ import { CATCHUP_POLICIES, OVERLAP_POLICIES } from "../domain/schedule.js";
 import { SETTING_SCHEMAS } from "../domain/setting-table.js";
 import { SCHEDULE_OUTCOMES, SCHEDULE_SORTS } from "../scheduler/schedule-search.js";
 
-const nullable = (type: string, description: string): TSchema => Type.Unsafe({ type: [type, "null"], description });
+export const nullable = (type: string, description: string): TSchema =>
+  Type.Unsafe({ type: [type, "null"], description });
 export const text = (description: string): TSchema => nullable("string", description);
-const limit = (max: number, def: number) =>
+export const limit = (max: number, def: number) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `page size, at most ${max} (default ${def})` }));
 /** A string from a list (an `enum`, so a refusal lists the values). */
 const oneOf = (values: readonly string[], description?: string): TSchema =>
   Type.Unsafe<string>({ type: "string", enum: [...values], ...(description ? { description } : {}) });
-const cursor = Type.Optional(Type.String({ description: "next_cursor of the previous page" }));
+export const cursor = Type.Optional(Type.String({ description: "next_cursor of the previous page" }));
 
 // ---- parameters
 
@@ -193,7 +194,7 @@ export const CancelBody = Type.Object(
 
 // ---- responses (documentation)
 
-const instant = Type.String({ description: "RFC 3339 UTC" });
+export const instant = Type.String({ description: "RFC 3339 UTC" });
 const open = (description: string, properties: Record<string, TSchema>) =>
   Type.Object(properties, { additionalProperties: true, description });
 
@@ -292,7 +293,7 @@ export const Schedule = open("a schedule, fields in the order of docs/api.md", {
   }),
 });
 
-const nextCursor = nullable("string", "null on the last page");
+export const nextCursor = nullable("string", "null on the last page");
 /** Most schedules one batch create takes (one transaction). */
 export const MAX_SCHEDULES_PER_BATCH = 1000;
 /**
@@ -403,27 +404,6 @@ export const TriggerResult = open("whether the trigger started an execution", {
   execution_id: nullable("string", "the execution started"),
   message: Type.Optional(Type.String({ description: "not started: why" })),
   overlap: oneOf(OVERLAP_POLICIES),
-});
-export const NotificationsQuery = Type.Object({ cursor, limit: limit(1000, 100) }, { additionalProperties: false });
-export const NotificationList = Type.Object({
-  notifications: Type.Array(
-    Type.Object(
-      {
-        id: Type.Integer(),
-        event: Type.String({ description: "failure, timeout, dead_letter, paused or recovery" }),
-        url: Type.String(),
-        state: Type.Union(["pending", "delivered", "failed"].map((k) => Type.Literal(k))),
-        attempts: Type.Integer(),
-        last_error: nullable("string", "the last attempt's error"),
-        created_at: instant,
-        delivered_at: nullable("string", "RFC 3339"),
-        next_attempt_at: nullable("string", "RFC 3339: when a pending delivery is tried again"),
-        payload: Type.Object({}, { additionalProperties: true, description: "the JSON body sent" }),
-      },
-      { description: "a webhook delivery (docs/outcomes.md § Notifications)" },
-    ),
-  ),
-  next_cursor: nextCursor,
 });
 export const BackfillResult = Type.Object({
   start_at: instant,
