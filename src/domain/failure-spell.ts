@@ -26,13 +26,17 @@ export class FailureSpell {
     private readonly everyMs = FAILING_SAID_EVERY_MS,
   ) {}
 
-  /** Counts a failure: `first` opens a spell, `still` is the line due every 30 s, null says nothing. */
-  failed(): "first" | "still" | null {
+  /**
+   * Counts a failure: `first` opens a spell, `still` is the line due every 30 s, null says nothing.
+   * `attemptStartedMs`: when the failed attempt began. A spell opened by an attempt that waited
+   * (a database that stopped answering fails only at the 30 s answer timeout) counts from then.
+   */
+  failed(attemptStartedMs?: number): "first" | "still" | null {
     const now = this.now();
     if (this.since !== null && now - this.last > this.everyMs) this.since = null;
     this.last = now;
     if (this.since === null) {
-      this.since = now;
+      this.since = Math.min(now, attemptStartedMs ?? now);
       this.said = now;
       this.count = 1;
       return "first";
@@ -102,8 +106,9 @@ export class LoggedFailures {
     this.spell = new FailureSpell(now);
   }
 
-  failed(err: unknown): void {
-    const say = this.spell.failed();
+  /** `attemptStartedMs`: when the failed attempt began ({@link FailureSpell.failed}). */
+  failed(err: unknown, attemptStartedMs?: number): void {
+    const say = this.spell.failed(attemptStartedMs);
     if (say === null) return;
     const write = this.log?.[this.level]?.bind(this.log);
     if (say === "still") {

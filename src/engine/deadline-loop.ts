@@ -17,7 +17,8 @@ export interface DeadlineLoopOptions {
   minSleepMs: number;
   /** Sleep after a failed pass. Default: `maxSleepMs`. */
   errorSleepMs?: number;
-  onError(err: unknown): void;
+  /** A failed pass; `startedMs`: when it began on the loop's clock (a spell counts from then). */
+  onError(err: unknown, startedMs: number): void;
   /** After a pass that did not fail (ends a spell of failures in the log). */
   onSuccess?(): void;
 }
@@ -47,13 +48,14 @@ export class DeadlineLoop {
     const { clock, maxSleepMs, minSleepMs } = this.o;
     while (!this.abort.signal.aborted) {
       let sleep = maxSleepMs;
+      const startedMs = clock.now();
       try {
         await this.o.pass();
         const next = await this.o.nextDueMs();
         this.o.onSuccess?.();
         if (next !== null) sleep = Math.min(maxSleepMs, next - clock.now());
       } catch (err) {
-        this.o.onError(err);
+        this.o.onError(err, startedMs);
         sleep = this.o.errorSleepMs ?? maxSleepMs;
       }
       await clock.sleep(Math.max(minSleepMs, sleep), this.abort.signal);

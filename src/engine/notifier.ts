@@ -63,7 +63,7 @@ export class Notifier {
       nextDueMs: () => o.store.nextNotificationMs(),
       maxSleepMs: MAX_SLEEP_MS,
       minSleepMs: 10,
-      onError: (err) => this.failures.failed(err),
+      onError: (err, startedMs) => this.failures.failed(err, startedMs),
       onSuccess: () => this.failures.succeeded(),
     });
   }

@@ -106,7 +106,7 @@ export class TaskReaper {
       maxSleepMs: o.maxSleepMs ?? o.tasks.leaseMs,
       minSleepMs: o.minSleepMs ?? 100,
       errorSleepMs: 1000,
-      onError: (err) => failures.failed(err),
+      onError: (err, startedMs) => failures.failed(err, startedMs),
       onSuccess: () => failures.succeeded(),
     });
   }

@@ -42,7 +42,7 @@ export class TimeoutSweeper {
       },
       maxSleepMs: MAX_SLEEP_MS,
       minSleepMs: 10,
-      onError: (err) => failures.failed(err),
+      onError: (err, startedMs) => failures.failed(err, startedMs),
       onSuccess: () => failures.succeeded(),
     });
   }

@@ -191,6 +191,7 @@ export class SchedulerLoop implements FireWindow {
       const wake = this.wakeup.signal;
       let sleepMs = IDLE_SLEEP_MS;
       let failedPause = false;
+      const roundStartedMs = this.o.clock.now();
       // The round covers reading the next due instant too, so retention never sees "nothing due"
       // between the fire and that read.
       this.firing++;
@@ -224,7 +225,7 @@ export class SchedulerLoop implements FireWindow {
           this.nextDueAt = null;
         }
       } catch (err) {
-        this.roundFailed(err);
+        this.roundFailed(err, roundStartedMs);
         sleepMs = 1000;
         this.nextDueAt = null;
       } finally {
@@ -250,9 +251,9 @@ export class SchedulerLoop implements FireWindow {
    * leadership connection's own lines tell: said once, in one line, and not as "firing failed",
    * whose spell would have lasted until the server led again (docs/cluster.md § active-standby).
    */
-  private roundFailed(err: unknown): void {
+  private roundFailed(err: unknown, startedMs: number): void {
     if (this.o.mayFire?.() ?? true) {
-      this.roundFailures.failed(err);
+      this.roundFailures.failed(err, startedMs);
       return;
     }
     this.roundFailures.forget();

@@ -127,3 +127,37 @@ it("ends a spell without a line when what failed no longer has to work", () => {
   firing.succeeded();
   expect(lines.map((l) => l.msg)).toEqual(["firing failed; retrying in 1 s"]);
 });
+
+it("counts a spell from the start of the attempt that failed, not from its failure", async () => {
+  // A database that stops answering fails a statement only at its 30 s answer timeout: a pass that
+  // began at 0 and failed at 30 s, then one at 31 s that failed at once, then one that worked at 47 s.
+  // failed_for_s said 17 where firing had stopped for 47 s (a tester froze PostgreSQL for 45 s).
+  const clock = new ManualClock(0);
+  const { lines, log } = capture();
+  const failures = new LoggedFailures(log, () => clock.now(), passLines("firing", "retrying in 1 s"));
+  const outcomes: (() => Promise<void>)[] = [
+    () => clock.sleep(30_000).then(() => Promise.reject(new Error("no answer within 30000 ms"))),
+    () => Promise.reject(new Error("connect ECONNREFUSED")),
+    async () => {},
+  ];
+  const loop = new DeadlineLoop({
+    clock,
+    pass: () => (outcomes.shift() ?? (async () => {}))(),
+    nextDueMs: async () => null,
+    maxSleepMs: 16_000,
+    minSleepMs: 10,
+    errorSleepMs: 1000,
+    onError: (err, startedMs) => failures.failed(err, startedMs),
+    onSuccess: () => failures.succeeded(),
+  });
+  loop.start();
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  for (const step of [30_000, 1000, 16_000]) {
+    while (clock.pendingSleeps === 0) await turn();
+    clock.advance(step);
+  }
+  while (!lines.some((l) => l.msg === "firing works again")) await turn();
+  await loop.close();
+  expect(lines.map((l) => l.msg)).toEqual(["firing failed; retrying in 1 s", "firing works again"]);
+  expect(lines[1]?.fields).toEqual({ failed_for_s: 47, failures: 2 });
+});
