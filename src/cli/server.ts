@@ -21,6 +21,7 @@ export interface StartServerOptions {
   sqliteSynchronous?: "full" | "normal";
   sqliteCacheMb?: number;
   database?: string;
+  databaseWaitMs?: number;
   cluster?: "single" | "active-standby" | "shared";
   maxActiveExecutions?: number;
   metricsScheduleLabels?: number;
@@ -42,8 +43,9 @@ export interface RunningServer {
 type StartServer = (options: StartServerOptions) => Promise<RunningServer>;
 
 /** The flags as commander parses them: the options the server takes as they are, and the rest to convert. */
-interface ServerFlags extends Omit<StartServerOptions, "misfireGraceMs" | "logger" | "retention"> {
+interface ServerFlags extends Omit<StartServerOptions, "misfireGraceMs" | "databaseWaitMs" | "logger" | "retention"> {
   misfireGrace?: number;
+  databaseWait?: number;
   logLevel?: string;
   retention?: number;
   retentionWorkflow?: Record<string, number>;
@@ -198,6 +200,11 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       wholeNumber(1, 65536),
     )
     .option("--database <url>", "PostgreSQL URL postgres://… instead of SQLite (env: ORBIT_DATABASE_URL)")
+    .option(
+      "--database-wait <duration>",
+      "PostgreSQL: how long a start waits for a database it cannot reach yet, trying every second; 0s fails at once (default: 30s)",
+      durationFlag("--database-wait"),
+    )
     .addOption(
       new Option("--cluster <mode>", "several servers on one PostgreSQL database (default: single)").choices([
         "single",
@@ -268,6 +275,11 @@ Examples:
         flags.sqliteSynchronous !== undefined ? "--sqlite-synchronous" : "",
         flags.sqliteCacheMb !== undefined ? "--sqlite-cache-mb" : "",
       ].filter((f) => f !== "");
+      if (database === undefined && flags.databaseWait !== undefined) {
+        await io.stderr.write(
+          "orbit: --database-wait applies to PostgreSQL only; this server uses SQLite, so it is ignored\n",
+        );
+      }
       if (database !== undefined && sqliteOnly.length > 0) {
         await io.stderr.write(
           `orbit: ${sqliteOnly.join(" and ")} ${sqliteOnly.length > 1 ? "apply" : "applies"} to SQLite only; this server uses PostgreSQL, so ${sqliteOnly.length > 1 ? "they are" : "it is"} ignored\n`,
@@ -284,6 +296,7 @@ Examples:
         maxActiveExecutions: flags.maxActiveExecutions,
         metricsScheduleLabels: flags.metricsScheduleLabels,
         misfireGraceMs: flags.misfireGrace,
+        databaseWaitMs: flags.databaseWait,
         ledgerRetention: flags.ledgerRetention,
         config: flags.config,
         // The JSON log goes through the CLI's own stdout, so its lines keep their order with the

@@ -54,21 +54,48 @@ export const DATABASE_WAIT_MS = 30_000;
  */
 export async function openStore(config: ServerConfig, parts: StartedParts): Promise<Store> {
   const waitMs = config.database === undefined ? 0 : (config.options.databaseWaitMs ?? DATABASE_WAIT_MS);
-  const until = Date.now() + waitMs;
+  const began = Date.now();
+  const until = began + waitMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await openStoreOnce(config, parts);
     } catch (err) {
       const cause = err instanceof Error ? err.cause : undefined;
       const unreachable = cause instanceof OrbitError && cause.code === "UNAVAILABLE";
-      if (!unreachable || Date.now() >= until) throw err;
+      if (!unreachable) throw err;
+      if (Date.now() >= until) throw attempt === 1 ? err : gaveUp(err as StartupError, waitMs);
       config.log.warn(
-        { attempt, error: (err as Error).message },
-        "PostgreSQL cannot be reached yet; trying again every second",
+        {
+          attempt,
+          error: (err as Error).message,
+          gives_up_in_s: Math.max(0, Math.round((until - Date.now()) / 1000)),
+        },
+        `PostgreSQL cannot be reached yet; trying again every second for up to ${durationText(waitMs)} (--database-wait)`,
       );
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
+}
+
+/**
+ * The last failure of a start that waited for PostgreSQL: said as giving up, not "retry shortly"
+ * (the outage's own advice, which read oddly after 30 s of tries; a tester).
+ */
+function gaveUp(err: StartupError, waitMs: number): StartupError {
+  const cause = err.cause instanceof OrbitError ? err.cause : undefined;
+  const reason = (cause?.message ?? err.message).replace(/; retry shortly$/, "");
+  return new StartupError(
+    err.target,
+    `cannot open PostgreSQL at ${err.target}: still unreachable after trying for ${durationText(waitMs)}: ${reason}; start it, or wait longer with --database-wait`,
+    { cause: err.cause },
+  );
+}
+
+/** `30 s`, `2 min`, `1500 ms`: a wait as the log and the last message say it. */
+function durationText(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }
 
 async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise<Store> {

@@ -286,6 +286,11 @@ describe.skipIf(!PG_URL)("fault: PostgreSQL not reachable yet when a server star
     await expect(startTestServer({ database: url, databaseSchema: schema, databaseWaitMs: 0 })).rejects.toThrow(
       /^cannot open PostgreSQL at .*: the database is unavailable/,
     );
+    // A start that waited and gave up says so: it ended on the outage's own "retry shortly".
+    const gaveUp = startTestServer({ database: url, databaseSchema: schema, databaseWaitMs: 1500 });
+    await expect(gaveUp).rejects.toThrow(
+      /^cannot open PostgreSQL at .*: still unreachable after trying for 1500 ms: the database is unavailable \(.*ECONNREFUSED.*\); start it, or wait longer with --database-wait$/,
+    );
   }, 60_000);
 });
 

@@ -10,6 +10,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -75,6 +76,25 @@ describe("database URLs", () => {
     ]);
     expect(r.stderr.split("\n")[0]).toBe(
       "orbit: --sqlite-synchronous and --sqlite-cache-mb apply to SQLite only; this server uses PostgreSQL, so they are ignored",
+    );
+  });
+
+  it("waits --database-wait for a PostgreSQL it cannot reach, then says it gave up (it said 'retry shortly')", async () => {
+    // A port nothing listens on: every try is refused.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const url = `postgres://orbit@127.0.0.1:${closed}/orbit`;
+    const r = await orbit(["server", "--port", "0", "--database", url, "--database-wait", "1s"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("trying again every second for up to 1 s (--database-wait)");
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^orbit: cannot open PostgreSQL at ${url}: still unreachable after trying for 1 s: the database is unavailable \\(.*ECONNREFUSED.*\\); start it, or wait longer with --database-wait`,
+      ),
     );
   });
 
