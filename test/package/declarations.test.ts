@@ -87,4 +87,49 @@ describe("type declarations", () => {
     expect(out.text).not.toMatch(/node:/);
     expect(out.code, out.text).toBe(0);
   }, 150_000);
+
+  it("resolve orbit-scheduler/server under TypeScript 5's old default, moduleResolution node", async () => {
+    // `exports` alone is not read under "node" (node10): the server entry had no types there
+    // (TS2307) while the main one resolved through "types" (a tester; typesVersions maps it).
+    const installed = join(dir, "node_modules", "orbit-scheduler");
+    mkdirSync(installed, { recursive: true });
+    cpSync(join(ROOT, "package.json"), join(installed, "package.json"));
+    cpSync(join(ROOT, "dist"), join(installed, "dist"), {
+      recursive: true,
+      filter: (src) => !src.endsWith(".js") && !src.endsWith(".map"),
+    });
+    const app = join(dir, "node10");
+    mkdirSync(app, { recursive: true });
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: "ES2022",
+          module: "esnext",
+          moduleResolution: "node",
+          skipLibCheck: true,
+          noEmit: true,
+        },
+        files: ["embed.ts"],
+      }),
+    );
+    writeFileSync(
+      join(app, "embed.ts"),
+      `import { startServer } from "orbit-scheduler/server";
+import { OrbitClient } from "orbit-scheduler";
+export async function main(): Promise<void> {
+  const server = await startServer({ port: 0, dataDir: ".orbit" });
+  console.log(new OrbitClient({ server: server.url }));
+  await server.close();
+}
+`,
+    );
+    const out = await new Promise<{ code: number; text: string }>((resolve) => {
+      execFile(process.execPath, [TSC, "-p", app], { cwd: app, timeout: 120_000 }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, text: stdout + stderr });
+      });
+    });
+    expect(out.code, out.text).toBe(0);
+  }, 150_000);
 });
