@@ -15,7 +15,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import type { AccessControl, Action } from "../api/deps.js";
@@ -90,7 +90,7 @@ export interface AccessConfig {
 export function loadAccessConfig(path: string): AccessConfig {
   let raw: unknown;
   try {
-    raw = parsePlainYaml(readFileSync(path, "utf8"));
+    raw = parsePlainYaml(readBounded(path));
   } catch (err) {
     throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${(err as Error).message}`);
   }
@@ -103,6 +103,33 @@ export function loadAccessConfig(path: string): AccessConfig {
     );
   }
   return fromConfig(raw as Config, path);
+}
+
+/** An identities file holds names, hashes and globs: 4 MB is tens of thousands of identities. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The file's text, refused past {@link MAX_CONFIG_BYTES}: `--config /dev/zero` was read until the
+ * process ran out of memory (16 GB, then std::bad_alloc; a tester). Read in pieces, as a device or
+ * a pipe has no size to check first.
+ */
+function readBounded(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const pieces: Buffer[] = [];
+    let got = 0;
+    for (;;) {
+      const piece = Buffer.allocUnsafe(256 * 1024);
+      const n = readSync(fd, piece, 0, piece.length, null);
+      if (n === 0) break;
+      pieces.push(piece.subarray(0, n));
+      got += n;
+      if (got > MAX_CONFIG_BYTES) throw new Error(`the file is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MB`);
+    }
+    return Buffer.concat(pieces, got).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function fromConfig(config: Config, path = "config"): AccessConfig {

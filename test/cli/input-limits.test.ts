@@ -1,4 +1,10 @@
-/** What the CLI refuses before sending anything: a label key given twice, a schedules file past its bound. */
+/**
+ * What the CLI refuses before sending anything: a label key given twice, a schedules file or an
+ * identities file past its bound.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, it } from "vitest";
 import { orbit } from "../e2e/harness.js";
 
@@ -21,4 +27,17 @@ it("stops reading a schedules file past 64 MB (/dev/zero read until 625 MB, /dev
     1,
     "orbit: the file /dev/zero is larger than 64 MB; split its schedules over several files (the server takes at most 16 MB of them as JSON in one apply)\n",
   ]);
+});
+
+it("stops reading an `orbit server --config` file past 4 MB (/dev/zero was read until 16 GB)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-config-"));
+  try {
+    // Comments only: read whole, it would parse and be refused for holding no identities instead.
+    const path = join(dir, "big.yaml");
+    writeFileSync(path, "# padding\n".repeat(420_000));
+    const r = await orbit(["server", "--config", path, "--data-dir", dir, "--port", "0"], nowhere);
+    expect([r.code, r.stderr]).toEqual([1, `orbit: --config ${path}: the file is larger than 4 MB\n`]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
