@@ -12,7 +12,7 @@ import type { DoctorCheckJson } from "../client/types.js";
 import { OrbitError } from "../domain/errors.js";
 import { addConnectionOptions, clientFor, resolveConnection } from "./connection.js";
 import { EXIT_OK, EXIT_REFUSED, ExitWith } from "./exit.js";
-import type { CliIO } from "./io.js";
+import { type CliIO, OutputClosedError } from "./io.js";
 import { oneLine } from "./safe-text.js";
 
 /** This machine's clock against the server's: warn above this. */
@@ -25,8 +25,14 @@ export function registerDoctorCommand(program: Command, io: CliIO): void {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const checks = await runChecks(cmd, io);
       const failed = checks.some((c) => c.status === "fail");
-      if (opts.json === true) await io.stdout.write(`${JSON.stringify({ ok: !failed, checks })}\n`);
-      else await io.stdout.write(report(checks));
+      try {
+        if (opts.json === true) await io.stdout.write(`${JSON.stringify({ ok: !failed, checks })}\n`);
+        else await io.stdout.write(report(checks));
+      } catch (err) {
+        // A reader gone away (`orbit doctor | head -0`) does not make a failed check pass: a
+        // script reads the exit code (it was 0).
+        if (!(err instanceof OutputClosedError)) throw err;
+      }
       throw new ExitWith(failed ? EXIT_REFUSED : EXIT_OK);
     });
 }

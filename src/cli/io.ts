@@ -13,6 +13,11 @@ export interface Writer {
   write(text: string): Promise<void>;
   /** Writes short text (help, messages) without waiting; the stream buffers it. */
   print(text: string): void;
+  /**
+   * Resolves once everything written so far reached the system, with the write error that lost some
+   * of it (not a reader gone away): a `print` fails after the command has returned.
+   */
+  settled?(): Promise<OutputFailedError | undefined>;
 }
 
 export interface CliIO {
@@ -34,19 +39,53 @@ export class OutputClosedError extends Error {
   }
 }
 
+/**
+ * The output could not be written for another reason than a reader gone away: a full disk
+ * (`> /dev/full`, ENOSPC), an I/O error. Unlike {@link OutputClosedError} the output the command
+ * was asked for is lost, so it ends with exit 1 and says so.
+ */
+export class OutputFailedError extends Error {
+  override readonly name = "OutputFailedError";
+  constructor(readonly error: NodeJS.ErrnoException) {
+    super(`cannot write the output: ${errnoText(error)}`);
+  }
+}
+
+/** `no space left on device (ENOSPC)`: the system's reason, then its code. */
+function errnoText(err: NodeJS.ErrnoException): string {
+  // Node's message is `ENOSPC: no space left on device, write`; the reason is between the two.
+  const reason = /^[A-Z0-9_]+: (.*?)(?:, \w+)?$/.exec(err.message)?.[1] ?? err.message;
+  return err.code === undefined ? reason : `${reason} (${err.code})`;
+}
+
 /** A Writer over a Node writable stream that honours `write() === false` by awaiting 'drain'. */
 export function streamWriter(stream: NodeJS.WritableStream): Writer {
   let closed = false;
+  let failed: OutputFailedError | undefined;
   // A stream whose reader is gone emits 'error' (EPIPE) once; without a listener Node would crash.
-  stream.on("error", () => {
+  // Any other error lost output: every error once counted as a closed pipe, so `orbit version >
+  // /dev/full` exited 0 having written nothing (a tester).
+  const stopped = (err: unknown): Error => {
+    const errno = err as NodeJS.ErrnoException | undefined;
+    if (failed === undefined && errno?.code !== undefined && errno.code !== "EPIPE")
+      failed = new OutputFailedError(errno);
     closed = true;
-  });
+    return failed ?? new OutputClosedError();
+  };
+  stream.on("error", stopped);
   return {
     print(text) {
       if (!closed) stream.write(text);
     },
+    settled() {
+      if (closed) return Promise.resolve(failed);
+      // An empty write's callback runs after the writes before it: by then their error was emitted.
+      return new Promise((resolve) => {
+        stream.write("", () => setImmediate(() => resolve(failed)));
+      });
+    },
     write(text) {
-      if (closed) return Promise.reject(new OutputClosedError());
+      if (closed) return Promise.reject(failed ?? new OutputClosedError());
       if (stream.write(text)) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const done = (err?: unknown): void => {
@@ -57,8 +96,8 @@ export function streamWriter(stream: NodeJS.WritableStream): Writer {
           else reject(err);
         };
         const onDrain = (): void => done();
-        const onError = (): void => done(new OutputClosedError());
-        const onClose = (): void => done(new OutputClosedError());
+        const onError = (err: unknown): void => done(stopped(err));
+        const onClose = (): void => done(failed ?? new OutputClosedError());
         stream.on("drain", onDrain);
         stream.on("error", onError);
         stream.on("close", onClose);

@@ -19,7 +19,7 @@ import { addConnectionOptions } from "./connection.js";
 import { registerDoctorCommand } from "./doctor.js";
 import { registerExecutionCommands } from "./executions.js";
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, ExitWith } from "./exit.js";
-import { type CliIO, OutputClosedError, processIO } from "./io.js";
+import { type CliIO, OutputClosedError, OutputFailedError, processIO } from "./io.js";
 import { registerOutcomeCommands } from "./outcomes.js";
 import { oneLine } from "./safe-text.js";
 import { registerScheduleCommands } from "./schedule.js";
@@ -306,12 +306,21 @@ function groupCommands(root: Command, name: string): string[] {
 /** Runs `orbit <argv…>` (argv without the node and script paths) and returns the exit code. */
 export async function run(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const program = buildProgram(io);
+  let code: number;
   try {
     await program.parseAsync([...argv], { from: "user" });
-    return EXIT_OK;
+    code = EXIT_OK;
   } catch (err) {
-    return exitCodeOf(err, io);
+    code = exitCodeOf(err, io);
   }
+  // A write error that came after the command's last write (its text was printed, not awaited):
+  // the output is lost all the same, and a script reading it must not take exit 0 for success.
+  const failed = await io.stdout.settled?.();
+  if (failed !== undefined && code === EXIT_OK) {
+    io.stderr.print(`orbit: ${failed.message}\n`);
+    return EXIT_REFUSED;
+  }
+  return code;
 }
 
 function exitCodeOf(err: unknown, io: CliIO): number {
@@ -323,6 +332,10 @@ function exitCodeOf(err: unknown, io: CliIO): number {
   if (err instanceof ExitWith) return err.code;
   // The reader went away (`orbit … | head`): nothing left to say to it.
   if (err instanceof OutputClosedError) return EXIT_OK;
+  if (err instanceof OutputFailedError) {
+    io.stderr.print(`orbit: ${err.message}\n`);
+    return EXIT_REFUSED;
+  }
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {
     // The server's message may quote what it refused (a cron, a name): shown inert, on one line.
     io.stderr.print(`orbit: ${oneLine(err.message)}\n`);
