@@ -40,6 +40,8 @@ export interface ProtocolClientOptions {
   signal: AbortSignal;
   /** Stops the retries of reports (the worker abandoned what still ran, Worker.close). */
   giveUp?: AbortSignal;
+  /** A poll's answer is awaited its hold and this much more (default 10 s). */
+  pollAnswerMarginMs?: number;
 }
 
 /**
@@ -49,6 +51,12 @@ export interface ProtocolClientOptions {
  * and the finished run is not run again by another attempt (docs/workflows.md § Leases).
  */
 export const UNTIL_GIVEN_UP = Number.POSITIVE_INFINITY;
+/** How long a worker's poll asks the server to hold it when no task is there. */
+export const POLL_WAIT_MS = 20_000;
+/** A poll's answer is awaited its hold and this much more. */
+const POLL_ANSWER_MARGIN_MS = 10_000;
+/** ServerUnreachableError's reason for a request that got no answer in time (src/client/http.ts). */
+const NO_ANSWER_REASON = "no answer in time";
 /**
  * The first and the longest wait between two tries of a request the server could not take. The
  * longest was 5 s: a run that finished during a database outage stayed RUNNING up to 5 s after the
@@ -74,12 +82,30 @@ export class ProtocolClient {
       ? new HttpsAgent({ keepAlive: true })
       : new HttpAgent({ keepAlive: true });
     this.http = { baseUrl, token: o.token ?? null, agent: this.agent };
-    this.pollHttp = { ...this.http, timeoutMs: 90_000, signal: o.signal };
+    this.pollHttp = { ...this.http, signal: o.signal };
+    // Heartbeats on connections of their own: a request that got no answer (a connection gone
+    // silent) is given up in time for the next one to renew the leases (see heartbeat).
+    this.beatAgent = baseUrl.startsWith("https:")
+      ? new HttpsAgent({ keepAlive: true })
+      : new HttpAgent({ keepAlive: true });
   }
+
+  private readonly beatAgent: HttpAgent;
 
   /** Closes the kept-alive connections (the worker has closed). */
   close(): void {
     this.agent.destroy();
+    this.beatAgent.destroy();
+  }
+
+  /**
+   * A request got no answer in time: the kept-alive connections idle beside it may be as dead (a
+   * NAT or firewall that dropped them, a network that went silent) and the next requests would
+   * wait on them one by one. They are closed, so the next requests open fresh ones.
+   */
+  private noAnswer(err: unknown, agent: HttpAgent): void {
+    if (!(err instanceof ServerUnreachableError) || err.reason !== NO_ANSWER_REASON) return;
+    for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
   }
 
   get workerId(): string {
@@ -88,12 +114,24 @@ export class ProtocolClient {
 
   /** `signal` also ends it (as closing does): a busy worker's watch poll when a slot frees. */
   async poll(body: Omit<PollRequestJson, "worker_id">, signal?: AbortSignal): Promise<PollResponseJson> {
+    // The hold asked for, and an answer awaited that long and 10 s more: a poll whose connection
+    // went silent waited 90 s, and its worker took no work meanwhile (a tester's black hole).
+    const waitMs = body.wait_ms ?? POLL_WAIT_MS;
     const ask = (http: HttpOptions) =>
-      request<PollResponseJson>(http, {
-        method: "POST",
-        path: "/v1/worker/poll",
-        body: { worker_id: this.o.workerId, ...body },
-      }).then((res) => res.body);
+      request<PollResponseJson>(
+        { ...http, timeoutMs: waitMs + (this.o.pollAnswerMarginMs ?? POLL_ANSWER_MARGIN_MS) },
+        {
+          method: "POST",
+          path: "/v1/worker/poll",
+          body: { worker_id: this.o.workerId, ...body, wait_ms: waitMs },
+        },
+      ).then(
+        (res) => res.body,
+        (err: unknown) => {
+          this.noAnswer(err, this.agent);
+          throw err;
+        },
+      );
     if (signal === undefined) return ask(this.pollHttp);
     // Not AbortSignal.any: on Node 20 it left an entry in the worker's signal per poll (linked-signal.ts).
     return withLinkedSignal([this.o.signal, signal], (s) => ask({ ...this.pollHttp, signal: s }));
@@ -112,10 +150,21 @@ export class ProtocolClient {
   }
 
   /** Renews the leases of `taskIds`, in requests of at most the server's 1,000 ids each. */
-  async heartbeat(taskIds: string[]): Promise<HeartbeatResponseJson> {
+  /**
+   * Renews the leases of `taskIds`, in requests of at most the server's 1,000 ids each. `timeoutMs`
+   * bounds each: a heartbeat on a connection gone silent waited the default 30 s, the lease's
+   * length, so a live worker lost its leases and a finished step ran again (a tester).
+   */
+  async heartbeat(taskIds: string[], timeoutMs?: number): Promise<HeartbeatResponseJson> {
     const answers = await Promise.all(
-      chunks(taskIds).map((ids) => this.post<HeartbeatResponseJson>("/v1/worker/heartbeat", { task_ids: ids }, 0)),
-    );
+      chunks(taskIds).map((ids) =>
+        this.post<HeartbeatResponseJson>("/v1/worker/heartbeat", { task_ids: ids }, 0, timeoutMs, this.beatAgent),
+      ),
+    ).catch((err: unknown) => {
+      this.noAnswer(err, this.beatAgent);
+      this.noAnswer(err, this.agent);
+      throw err;
+    });
     return { tasks: Object.assign({}, ...answers.map((a) => a.tasks)) };
   }
 
@@ -202,7 +251,13 @@ export class ProtocolClient {
   }
 
   /** POSTs `body` with this worker's id, tried again while it may succeed, for up to `retryForMs`; `timeoutMs` bounds each try. */
-  private async post<T>(path: string, body: object, retryForMs: number, timeoutMs?: number): Promise<T> {
+  private async post<T>(
+    path: string,
+    body: object,
+    retryForMs: number,
+    timeoutMs?: number,
+    agent: HttpAgent = this.agent,
+  ): Promise<T> {
     const until = this.o.clock.now() + retryForMs;
     let wait = RETRY_FIRST_MS;
     // A try that got no answer may have been handled: a refusal of the next one may be its effect.
@@ -211,6 +266,7 @@ export class ProtocolClient {
     // heartbeat to a stalled server held close() for its 30 s timeout (a tester).
     const http = {
       ...this.http,
+      agent,
       ...(this.o.giveUp === undefined ? {} : { signal: this.o.giveUp }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     };

@@ -60,6 +60,8 @@ export interface WorkerOptions {
 export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGQUIT" | "SIGHUP" | "SIGUSR1" | "SIGUSR2" | "SIGBREAK";
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
+/** The wait before a heartbeat that follows a failed one. */
+const HEARTBEAT_RETRY_MS = 1000;
 export const DEFAULT_CONCURRENCY = 100;
 /** The server leases at most this many tasks per poll (MAX_TASKS_PER_POLL). */
 const MAX_TASKS_PER_POLL = 100;
@@ -427,7 +429,9 @@ export class Worker {
     while ((!this.closing.signal.aborted || this.running.size > 0) && !this.abandoned.signal.aborted) {
       const wake = this.heartbeatWake.signal;
       const stop = this.running.size ? [wake, this.abandoned.signal] : [wake, this.closing.signal];
-      await withLinkedSignal(stop, (s) => this.clock.sleep(this.heartbeatMs, s));
+      // After a failure the next try comes sooner: the leases have only what is left of theirs.
+      const sleepMs = beats.failing ? Math.min(this.heartbeatMs, HEARTBEAT_RETRY_MS) : this.heartbeatMs;
+      await withLinkedSignal(stop, (s) => this.clock.sleep(sleepMs, s));
       if (wake.aborted) this.heartbeatWake = new AbortController();
       if (this.abandoned.signal.aborted) break;
       const ids = [...this.running.keys()];
@@ -438,7 +442,10 @@ export class Worker {
         continue;
       }
       try {
-        const answer = await this.api.heartbeat(ids);
+        // Given up after two beats' time (10 s by default; 2 s at least): a lease (30 s) then has
+        // room for more tries on fresh connections, where the default 30 s let one silent
+        // connection lose it.
+        const answer = await this.api.heartbeat(ids, Math.max(2 * this.heartbeatMs, 2000));
         for (const [id, status] of Object.entries(answer.tasks)) {
           const control = this.running.get(id)?.control;
           if (!control) continue;
