@@ -151,7 +151,7 @@ export class TaskReaper {
       this.slowBefore = slow;
       if (firstSlow || this.slowGraceOwed) {
         this.slowGraceOwed = true;
-        await this.grace(answeredMs);
+        await this.grace(answeredMs, `its database took ${((answeredMs - now) / 1000).toFixed(1)} s to answer`);
         this.slowGraceOwed = false;
         return requeued;
       }
@@ -173,10 +173,21 @@ export class TaskReaper {
    */
   async graceIfOwed(): Promise<void> {
     if (!this.graceOwed()) return;
-    this.giving ??= this.grace(this.o.clock.now()).finally(() => {
+    this.giving ??= this.grace(this.o.clock.now(), this.owedFor()).finally(() => {
       this.giving = null;
     });
     await this.giving;
+  }
+
+  /** Why a grace is owed, as the log line says it (the first that applies). */
+  private owedFor(): string {
+    if (this.gracedAfter === null) return "it started";
+    if (this.outages() > this.gracedAfter) {
+      return "its database was away: a statement or a new connection to it failed, or a worker request was answered 503";
+    }
+    return this.o.wallSteps === true
+      ? "this process was paused, or the host's clock stepped forward"
+      : "this process was paused";
   }
 
   private graceOwed(): boolean {
@@ -216,7 +227,7 @@ export class TaskReaper {
   }
 
   /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */
-  private async grace(now: number): Promise<void> {
+  private async grace(now: number, because: string): Promise<void> {
     // The outages up to here are covered; a 503 answered while the grace runs owes another.
     const covers = this.outages();
     const pauses = this.pauses;
@@ -230,9 +241,11 @@ export class TaskReaper {
     this.gracedAfter = covers;
     this.gracedPauses = pauses;
     if (extended > 0) {
+      // The cause applied is said: a list of every possible one sent a tester looking for all of
+      // them when only new connections to a frozen PostgreSQL had failed.
       this.o.log?.warn?.(
-        { extended },
-        "leases extended by a full lease: this server could not hear its workers (it started, it was paused, its database was away, or its clock stepped forward)",
+        { extended, because },
+        `leases extended by a full lease: this server could not hear its workers (${because})`,
       );
     }
   }

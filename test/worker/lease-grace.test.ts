@@ -114,7 +114,10 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     // The server was down longer than the lease; it starts again: the first pass gives a grace.
     clock.advance(LEASE_MS + 40_000);
     const outages = { count: 0 };
-    const reaper = new TaskReaper({ store, clock, tasks, outages });
+    // The line says which cause applied (it listed every possible one, whatever happened).
+    const said: unknown[] = [];
+    const log = { error: () => undefined, warn: (fields: object) => void said.push(fields) };
+    const reaper = new TaskReaper({ store, clock, tasks, outages, log });
     expect(await reaper.reapExpired()).toBe(0);
     expect(await lease()).toBe(clock.now() + LEASE_MS);
     // The worker's report, sent again, lands: its run is not run a second time.
@@ -137,6 +140,14 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     clock.advance(LEASE_MS + 1);
     expect(await reaper.reapExpired()).toBe(1);
     expect((await store.getTaskForExecution("f"))?.attempt).toBe(2);
+    expect(said).toEqual([
+      { extended: 1, because: "it started" },
+      {
+        extended: 1,
+        because:
+          "its database was away: a statement or a new connection to it failed, or a worker request was answered 503",
+      },
+    ]);
   });
 
   it("a server no worker talks to, whose own operations met the database away, extends the lapsed leases once", async () => {
