@@ -1,5 +1,6 @@
 /** `orbit ps`, `orbit status <execution-id>` and `orbit cancel <execution-id>`. */
 import { type Command, Option } from "commander";
+import { CursorTrail } from "../client/client.js";
 import type { ExecutionJson } from "../client/types.js";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
 import {
@@ -57,6 +58,7 @@ Example:
       const client = clientFor(cmd, io);
       const want = opts.all === true ? Number.POSITIVE_INFINITY : (opts.limit ?? DEFAULT_PS_LIMIT);
       const rows: ExecutionJson[] = [];
+      const trail = new CursorTrail();
       let cursor: string | undefined;
       do {
         const page = await client.listExecutions({
@@ -67,7 +69,7 @@ Example:
           limit: Math.min(1000, want - rows.length),
         });
         rows.push(...page.executions);
-        cursor = page.next_cursor ?? undefined;
+        cursor = trail.next(page.next_cursor);
       } while (cursor !== undefined && rows.length < want);
       if (opts.json === true) return printJson(io, { executions: rows, next_cursor: cursor ?? null });
       await io.stdout.write(executionTable(rows, io.now()));

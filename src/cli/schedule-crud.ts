@@ -2,7 +2,7 @@
  * `orbit schedule create|get|list|update|delete|occurrences`: the schedule itself and its ledger.
  */
 import { type Command, Option } from "commander";
-import type { OrbitClient } from "../client/client.js";
+import { CursorTrail, type OrbitClient } from "../client/client.js";
 import type {
   ExecutionPage,
   OccurrenceJson,
@@ -209,12 +209,13 @@ Examples:
     .action(async (id: string, opts: { limit?: number } & JsonFlag, cmd: Command) => {
       const client = clientFor(cmd, io);
       const rows: OccurrenceJson[] = [];
+      const trail = new CursorTrail();
       let cursor: string | undefined;
       do {
         const want = opts.limit === undefined ? 1000 : opts.limit - rows.length;
         const page = await client.listOccurrences(id, { cursor, limit: want });
         rows.push(...page.occurrences);
-        cursor = page.next_cursor ?? undefined;
+        cursor = trail.next(page.next_cursor);
       } while (cursor !== undefined && (opts.limit === undefined || rows.length < opts.limit));
       const out = { occurrences: rows, next_cursor: cursor ?? null };
       await (opts.json === true ? printJson(io, out) : io.stdout.write(occurrenceTable(rows)));
@@ -254,16 +255,17 @@ async function runningLast(client: OrbitClient, candidates: readonly ScheduleJso
     return out;
   }
   const running = new Map<string, string>();
-  let cursor: string | null = null;
+  const trail = new CursorTrail();
+  let cursor: string | undefined;
   do {
     const page: ExecutionPage = await client.listExecutions({
       status: "RUNNING",
       limit: 1000,
-      ...(cursor !== null ? { cursor } : {}),
+      ...(cursor !== undefined ? { cursor } : {}),
     });
     for (const e of page.executions) running.set(e.execution_id, e.version);
-    cursor = page.next_cursor;
-  } while (cursor !== null);
+    cursor = trail.next(page.next_cursor);
+  } while (cursor !== undefined);
   for (const s of candidates) {
     const version = running.get(s.last_execution_id as string);
     if (version !== undefined) out.set(s.schedule_id, version);

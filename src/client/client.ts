@@ -94,6 +94,28 @@ function seg(id: string): string {
   return encodeURIComponent(id);
 }
 
+/**
+ * The cursors of one listing, to follow `next_cursor` safely: a server that answers a cursor it
+ * gave before (`{"schedules":[],"next_cursor":"c"}` for every page) was followed forever (a tester).
+ */
+export class CursorTrail {
+  private readonly seen = new Set<string>();
+
+  /** The cursor of the next page, or undefined at the end; an OrbitError if it came before. */
+  next(cursor: string | null | undefined): string | undefined {
+    if (cursor === null || cursor === undefined) return undefined;
+    if (this.seen.has(cursor)) {
+      const shown = cursor.length > 100 ? `${cursor.slice(0, 100)}…` : cursor;
+      throw new OrbitError(
+        "INTERNAL",
+        `the server answered the same page cursor twice (${JSON.stringify(shown)}): following it would never end, so the listing stopped`,
+      );
+    }
+    this.seen.add(cursor);
+    return cursor;
+  }
+}
+
 export class OrbitClient {
   readonly baseUrl: string;
   private readonly http: HttpOptions;
@@ -150,11 +172,12 @@ export class OrbitClient {
   /** Every schedule, following `next_cursor` page by page. */
   async listAllSchedules(query: Omit<ListSchedulesQuery, "cursor"> = {}): Promise<ScheduleJson[]> {
     const all: ScheduleJson[] = [];
+    const trail = new CursorTrail();
     let cursor: string | undefined;
     do {
       const page = await this.listSchedules({ ...query, cursor, limit: query.limit ?? 1000 });
       all.push(...page.schedules);
-      cursor = page.next_cursor ?? undefined;
+      cursor = trail.next(page.next_cursor);
     } while (cursor !== undefined);
     return all;
   }
