@@ -104,10 +104,25 @@ function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
       );
     }, SLOW_ANSWER_MS);
     timer.unref();
+    let res: Response;
     try {
-      return await fetchFn(input, init);
-    } finally {
+      res = await fetchFn(input, init);
+    } catch (err) {
       clearTimeout(timer);
+      throw err;
     }
+    // The answer is its body too: a server that sent its headers and stalled in the body was
+    // silent until the 30 s timeout (a tester). The client reads the body with text().
+    const text = res.text.bind(res);
+    Object.defineProperty(res, "text", {
+      value: async (): Promise<string> => {
+        try {
+          return await text();
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    });
+    return res;
   };
 }

@@ -269,10 +269,18 @@ async function fetchExchange(
     } catch (err) {
       throw new ServerUnreachableError(http.baseUrl, causeOf(err));
     }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      // The headers came and the body stalled or broke off: as unanswered as no headers at all
+      // (the timeout's TimeoutError came out as "unexpected error" with a stack; a tester).
+      throw new ServerUnreachableError(http.baseUrl, causeOf(err));
+    }
     return {
       status: res.status,
       statusText: res.statusText,
-      text: await res.text(),
+      text,
       orbit: res.headers.has(ORBIT_VERSION_HEADER),
       location: res.headers.get("location"),
     };

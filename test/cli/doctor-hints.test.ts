@@ -91,3 +91,32 @@ it("says once on stderr that it still waits when the server's answer takes longe
     vi.useRealTimers();
   }
 });
+
+it("a body that stalls after the headers is waited on and given up as an answer that never came", async () => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    // An Orbit-labelled 200 whose body starts and never ends; the client's timeout ends its read.
+    let body: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const stalled = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"schedules":['));
+            body = controller;
+          },
+        }),
+        { status: 200, headers: { "content-type": "application/json", "orbit-version": "0.1.0" } },
+      )) as typeof fetch;
+    const running = runCli(["schedule", "list"], { fetch: stalled, env: { ORBIT_SERVER: "http://orbit.test:7233" } });
+    await vi.advanceTimersByTimeAsync(5_000);
+    body?.error(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    const r = await running;
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      "orbit: still waiting for the server's answer after 5 s (busy, or waiting for its database); it gives up at 30 s\n" +
+        "orbit: the Orbit server at http://orbit.test:7233 did not answer in time (busy, or waiting for its database: its log and /readyz say which)\n",
+    ]);
+  } finally {
+    vi.useRealTimers();
+  }
+});
