@@ -5,6 +5,7 @@
  */
 import { createHmac } from "node:crypto";
 import { lookup } from "node:dns/promises";
+import { setMaxListeners } from "node:events";
 import { isBlockedAddress } from "../domain/blocked-address.js";
 import type { Clock } from "../domain/clock.js";
 import { thrownText } from "../domain/error-text.js";
@@ -18,6 +19,11 @@ export const MAX_ATTEMPTS = 8;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 10 * 60_000;
 const TIMEOUT_MS = 10_000;
+/**
+ * How long a claimed delivery is this server's (its call's timeout and room to record it): a
+ * server that dies with one claimed leaves it due again after this (docs/outcomes.md § Notifications).
+ */
+const CLAIM_MS = TIMEOUT_MS + 20_000;
 const MAX_SLEEP_MS = 1000;
 /** Deliveries under way at once. */
 const MAX_IN_FLIGHT = 50;
@@ -66,6 +72,9 @@ export class Notifier {
       onError: (err, startedMs) => this.failures.failed(err, startedMs),
       onSuccess: () => this.failures.succeeded(),
     });
+    // Each delivery under way listens to the loop's signal (its call ends on close): up to 50 at
+    // once, where Node warns of a leak past 10 (`MaxListenersExceededWarning`, a tester read one).
+    setMaxListeners(MAX_IN_FLIGHT + 10, this.loop.signal);
   }
 
   start(): void {
@@ -136,6 +145,11 @@ export class Notifier {
   }
 
   private async attempt(n: NotificationRow): Promise<void> {
+    // Claimed first: a row listed as pending before an attempt of it ended here was sent again (a
+    // tester's receiver got one delivery twice, and a 500's record overwrote the delivered one),
+    // and every server of a cluster runs a sender over the same table.
+    const claimedUntil = this.o.clock.now() + CLAIM_MS;
+    if (!(await this.o.store.claimNotification(n.id, n, claimedUntil))) return;
     const body = JSON.stringify({ id: n.id, ...n.payload });
     const now = this.o.clock.now();
     const headers: Record<string, string> = {
@@ -147,18 +161,20 @@ export class Notifier {
     if (this.o.secret !== null) headers["orbit-signature"] = signature(this.o.secret, body, now);
     const error = (await blockedTarget(n.url)) ?? (await this.post(n.url, headers, body));
     // Cut short by the server stopping, not failed by the target: not an attempt (restarts during
-    // a slow delivery used up its eight and gave it up). The row stays due; the next start sends it.
-    if (error !== null && this.loop.signal.aborted) return;
+    // a slow delivery used up its eight and gave it up). The row is due again as it was; the next
+    // start sends it.
+    if (error !== null && this.loop.signal.aborted) {
+      await this.o.store.updateNotification(n.id, { ...n, state: "pending" }, claimedUntil);
+      return;
+    }
     const attempts = n.attempts + 1;
     const after = this.o.clock.now();
     if (error === null) {
-      await this.o.store.updateNotification(n.id, {
-        state: "delivered",
-        attempts,
-        nextAttemptMs: null,
-        lastError: null,
-        deliveredMs: after,
-      });
+      await this.o.store.updateNotification(
+        n.id,
+        { state: "delivered", attempts, nextAttemptMs: null, lastError: null, deliveredMs: after },
+        claimedUntil,
+      );
       return;
     }
     const giveUp = attempts >= MAX_ATTEMPTS;
@@ -175,13 +191,17 @@ export class Notifier {
       this.o.log?.error(fields, "webhook delivery failed; giving up");
       this.o.onGiveUp?.();
     } else this.o.log?.warn?.(fields, "webhook delivery failed; retrying");
-    await this.o.store.updateNotification(n.id, {
-      state: giveUp ? "failed" : "pending",
-      attempts,
-      nextAttemptMs: giveUp ? null : after + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempts - 1)),
-      lastError: error,
-      deliveredMs: null,
-    });
+    await this.o.store.updateNotification(
+      n.id,
+      {
+        state: giveUp ? "failed" : "pending",
+        attempts,
+        nextAttemptMs: giveUp ? null : after + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempts - 1)),
+        lastError: error,
+        deliveredMs: null,
+      },
+      claimedUntil,
+    );
   }
 }
 

@@ -142,7 +142,21 @@ export interface OutcomeStoreOps {
   listDueNotifications(atOrBeforeMs: number, limit: number): Promise<NotificationRow[]>;
   /** The earliest next attempt of a pending delivery, or null. */
   nextNotificationMs(): Promise<number | null>;
-  updateNotification(id: number, patch: NotificationPatch): Promise<void>;
+  /**
+   * Takes a due delivery for one attempt: moves its next attempt to `untilMs` if the row is still
+   * pending as `seen` read it (same attempts and next attempt). False: another pass or server took
+   * it, or it was recorded meanwhile; it must not be sent.
+   */
+  claimNotification(
+    id: number,
+    seen: Pick<NotificationRow, "attempts" | "nextAttemptMs">,
+    untilMs: number,
+  ): Promise<boolean>;
+  /**
+   * Records an attempt. With `claimedUntilMs`, only while the claim is still this one's (its next
+   * attempt still `claimedUntilMs`); false when it was not recorded.
+   */
+  updateNotification(id: number, patch: NotificationPatch, claimedUntilMs?: number): Promise<boolean>;
   /** A schedule's deliveries, newest first: at most `limit`, those with an id below `beforeId` when given. */
   listNotifications(scheduleId: string, page: { limit: number; beforeId?: number }): Promise<NotificationRow[]>;
 

@@ -331,11 +331,34 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     return rows[0]?.at == null ? null : Number(rows[0].at);
   }
 
-  async updateNotification(id: number, p: NotificationPatch): Promise<void> {
-    await this.exec.run(
-      "UPDATE orbit_notifications SET state = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, delivered_ms = ? WHERE id = ?",
-      [p.state, p.attempts, p.nextAttemptMs, p.lastError, p.deliveredMs, id],
+  async claimNotification(
+    id: number,
+    seen: Pick<NotificationRow, "attempts" | "nextAttemptMs">,
+    untilMs: number,
+  ): Promise<boolean> {
+    const changed = await this.exec.run(
+      `UPDATE orbit_notifications SET next_attempt_ms = ?
+       WHERE id = ? AND state = 'pending' AND attempts = ? AND next_attempt_ms = ?`,
+      [untilMs, id, seen.attempts, seen.nextAttemptMs],
     );
+    return changed === 1;
+  }
+
+  async updateNotification(id: number, p: NotificationPatch, claimedUntilMs?: number): Promise<boolean> {
+    const claimed = claimedUntilMs === undefined ? "" : " AND state = 'pending' AND next_attempt_ms = ?";
+    const changed = await this.exec.run(
+      `UPDATE orbit_notifications SET state = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, delivered_ms = ? WHERE id = ?${claimed}`,
+      [
+        p.state,
+        p.attempts,
+        p.nextAttemptMs,
+        p.lastError,
+        p.deliveredMs,
+        id,
+        ...(claimedUntilMs === undefined ? [] : [claimedUntilMs]),
+      ],
+    );
+    return changed === 1;
   }
 
   async listNotifications(scheduleId: string, page: { limit: number; beforeId?: number }): Promise<NotificationRow[]> {
