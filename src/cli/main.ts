@@ -53,7 +53,10 @@ export function buildProgram(io: CliIO): Command {
       // which starts with a capital like any sentence after a full stop.
       outputError: (text, write) =>
         write(
-          `orbit: ${text.replace(/^error: /, "").replace(/' is invalid\. ([a-z])/, (_, c: string) => `' is invalid. ${c.toUpperCase()}`)}`,
+          shownUsageError(
+            `orbit: ${text.replace(/^error: /, "").replace(/' is invalid\. ([a-z])/, (_, c: string) => `' is invalid. ${c.toUpperCase()}`)}`,
+            [...(program as unknown as { rawArgs: string[] }).rawArgs, io.env.ORBIT_SERVER ?? ""],
+          ),
         ),
     })
     .showHelpAfterError("(add --help for usage)")
@@ -69,6 +72,37 @@ export function buildProgram(io: CliIO): Command {
   suggestSynonyms(program);
   helpForCommandPaths(program);
   return program;
+}
+
+/** The most of one argument a usage error quotes, as the server cuts its messages. */
+const MAX_QUOTED = 2000;
+
+/**
+ * A usage error as printed: the command line's own text it quotes (an unknown option, an invalid
+ * value, --server or ORBIT_SERVER) inert and at most {@link MAX_QUOTED} characters, as the server's
+ * text is shown. `$'--x\e]0;pwned\a'` retitled the terminal, and a 100 KB --input came back as a
+ * 100 KB line (a tester). The quoted texts are found by what was given, so a newline inside one is
+ * escaped while the message's own line breaks (`(Did you mean …?)`) stay.
+ */
+function shownUsageError(message: string, given: readonly string[]): string {
+  const texts = new Set<string>();
+  for (const arg of given) {
+    // `--input=VALUE` is quoted as VALUE; an unknown `--x=VALUE` as `--x`.
+    for (const part of [arg, ...(arg.startsWith("--") && arg.includes("=") ? [arg.slice(arg.indexOf("=") + 1)] : [])]) {
+      if (part.length > MAX_QUOTED || oneLine(part) !== part) texts.add(part);
+    }
+  }
+  let out = message;
+  // Longest first: an argument may hold a shorter one.
+  for (const text of [...texts].sort((a, b) => b.length - a.length)) {
+    const cut =
+      text.length > MAX_QUOTED
+        ? `${text.slice(0, MAX_QUOTED)}… (${text.length - MAX_QUOTED} more characters cut)`
+        : text;
+    out = out.split(text).join(oneLine(cut));
+  }
+  // What else a message quotes (a JSON parser's reason) is made inert line by line.
+  return out.split("\n").map(oneLine).join("\n");
 }
 
 /**

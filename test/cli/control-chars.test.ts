@@ -3,6 +3,7 @@
  * pause note, cancel reason, error or label holding `\u001b]0;pwned\u0007` (retitles the terminal)
  * or `\u001b[1A\u001b[2K` (erases the line above) was printed raw by `orbit schedule get` and
  * `orbit status`, and a cron holding `\r\n` broke a `schedule list` row. `--json` stays exact JSON.
+ * The command line's own text, quoted back by a usage error, is shown the same way.
  */
 import { describe, expect, it } from "vitest";
 import { oneLine } from "../../src/cli/safe-text.js";
@@ -138,5 +139,54 @@ describe("server text in human output", () => {
     const r = await server().run(["schedule", "create", "x", "--workflow", "W", "--cron", "* * * * *"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("orbit: cron `hi\\u001b]0;pwned\\u0007\\u001b[2K`: bad\n");
+  });
+});
+
+describe("the command line's own text in a usage error", () => {
+  // What each case quotes back raw before: retitled the terminal and cleared the screen.
+  const HOSTILE = "\u001b]0;pwned\u0007\u001b[2J";
+  it.each([
+    [["schedule", "list", `--x${HOSTILE}`], "orbit: unknown option '--x\\u001b]0;pwned\\u0007\\u001b[2J'"],
+    [[`x${HOSTILE}`], "orbit: unknown command 'x\\u001b]0;pwned\\u0007\\u001b[2J'"],
+    [[`x\nforged line`], "orbit: unknown command 'x\\u000aforged line'"],
+    [["schedule", "list", "--limit", `1${HOSTILE}`], "orbit: option '--limit <n>' argument '1\\u001b]0;pwned"],
+    [["schedule", "list", "--state", `x${HOSTILE}`], "orbit: option '--state <state>' argument 'x\\u001b]0;pwned"],
+    [["ps", "--status", `x${HOSTILE}`], "orbit: option '--status <status>' argument 'x\\u001b]0;pwned"],
+    [["ps", `--status=x${HOSTILE}`], "orbit: option '--status <status>' argument 'x\\u001b]0;pwned"],
+    [
+      ["schedule", "create", "d", "--workflow", "W", "--interval", "1s", "--input", HOSTILE],
+      "orbit: option '--input <json>' argument '\\u001b]0;pwned",
+    ],
+    [["ps", "--server", `ftp://x${HOSTILE}`], 'orbit: --server "ftp://x\\u001b]0;pwned'],
+  ])("%j is refused with its text escaped", async (argv, start) => {
+    const r = await new FakeServer(() => undefined).run(argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr.startsWith(start), r.stderr).toBe(true);
+    expect(rawControl(r.stderr)).toBe(false);
+    expect(r.stderr.split("\n").length).toBe(3); // the message, "(add --help for usage)" and the end
+  });
+
+  it("escapes ORBIT_SERVER as --server", async () => {
+    const r = await new FakeServer(() => undefined).run(["ps"], { env: { ORBIT_SERVER: `ftp://x${HOSTILE}` } });
+    expect([r.code, rawControl(r.stderr)]).toEqual([2, false]);
+    expect(r.stderr).toMatch(/^orbit: ORBIT_SERVER "ftp:\/\/x\\u001b\]0;pwned/);
+  });
+
+  it("quotes at most 2000 characters of an argument, saying how much it cut", async () => {
+    const big = `{"a":"${"x".repeat(100_000)}`;
+    const r = await new FakeServer(() => undefined).run([
+      "schedule",
+      "create",
+      "d",
+      "--workflow",
+      "W",
+      "--interval",
+      "1s",
+      "--input",
+      big,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.length).toBeLessThan(3000);
+    expect(r.stderr).toContain(`${big.slice(0, 2000)}… (${big.length - 2000} more characters cut)`);
   });
 });
