@@ -434,7 +434,11 @@ export class Worker {
       await withLinkedSignal(stop, (s) => this.clock.sleep(sleepMs, s));
       if (wake.aborted) this.heartbeatWake = new AbortController();
       if (this.abandoned.signal.aborted) break;
-      const ids = [...this.running.keys()];
+      // The runs this heartbeat is about: its answer is theirs. By the time it comes a task id may
+      // run a later attempt here (a retry leased to this worker meanwhile), which an answer of
+      // "lost" about the earlier one stopped mid-step (a tester: 45 retries in 35 minutes).
+      const sent = new Map([...this.running].map(([id, run]) => [id, run.control]));
+      const ids = [...sent.keys()];
       if (!ids.length) {
         // Nothing to keep alive: a spell of failures ends here unsaid, or the next outage's first
         // line was "still fail" with this one's length.
@@ -448,7 +452,7 @@ export class Worker {
         const answer = await this.api.heartbeat(ids, Math.max(2 * this.heartbeatMs, 2000));
         for (const [id, status] of Object.entries(answer.tasks)) {
           const control = this.running.get(id)?.control;
-          if (!control) continue;
+          if (!control || control !== sent.get(id)) continue;
           if (status.lease === "lost") {
             // Code that goes on after its task is gone holds its slot: said, since every tool shows
             // the worker live with nothing running (a worker of concurrency 1 then took no work).
