@@ -3,6 +3,7 @@ import { type Command, Option } from "commander";
 import { CursorTrail } from "../client/client.js";
 import type { ExecutionJson } from "../client/types.js";
 import { EXECUTION_STATUSES } from "../domain/execution.js";
+import { checked, EXECUTION_FIELDS } from "./answer-shape.js";
 import {
   addWriteOptions,
   givenFilters,
@@ -72,6 +73,7 @@ Example:
         cursor = trail.next(page.next_cursor);
       } while (cursor !== undefined && rows.length < want);
       if (opts.json === true) return printJson(io, { executions: rows, next_cursor: cursor ?? null });
+      for (const e of rows) checked(e, "an execution of the list", EXECUTION_FIELDS);
       await io.stdout.write(executionTable(rows, io.now()));
       // A filter that matches nothing (a mistyped schedule id, a workflow name in another case)
       // printed the header alone, as an empty server does: say which filter it was.
@@ -93,6 +95,7 @@ Example:
       const client = clientFor(cmd, io);
       const e = await client.getExecution(id);
       if (opts.json === true) return printJson(io, e);
+      checked(e, "the execution", EXECUTION_FIELDS);
       // The execution's started_at is run 1's: a retried run's elapsed counts from its retry.
       const runStartedAt = e.run > 1 ? retriedAt(await client.executionEvents(id)) : null;
       await io.stdout.write(statusBlock(e, io.now(), opts.wide === true, runStartedAt));
@@ -114,7 +117,7 @@ Example:
     const before = opts.json === true ? null : await client.getExecution(id).catch(() => null);
     const e = await client.cancelExecution(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
-    const text = cancelText(id, e, opts.reason, before);
+    const text = cancelText(id, checked(e, "the execution", EXECUTION_FIELDS), opts.reason, before);
     await io.stdout.write(`${oneLine(text)}\n`);
   });
 }

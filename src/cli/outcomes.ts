@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import type { ExecutionEventJson, WorkerJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
+import { checked, EXECUTION_FIELDS } from "./answer-shape.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { shortDuration } from "./durations.js";
@@ -85,6 +86,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
         writeOptionsOf(opts),
       );
       if (opts.json === true) return printJson(io, value);
+      checked(value, "the execution", EXECUTION_FIELDS);
       const what = created ? "started execution" : "execution exists:";
       await io.stdout.write(`${oneLine(`${what} ${value.execution_id}  ${value.workflow}@${value.version}`)}\n`);
     },
@@ -99,6 +101,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
   ).action(async (id: string, opts: { json?: boolean } & WriteFlags, cmd: Command) => {
     const e = await clientFor(cmd, io).retryExecution(id, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, e);
+    checked(e, "the execution", EXECUTION_FIELDS);
     await io.stdout.write(`${oneLine(`retrying ${e.execution_id} as run ${e.run ?? "?"}`)}\n`);
   });
 

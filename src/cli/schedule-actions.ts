@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import type { ScheduleJson } from "../domain/api-json.js";
 import type { JsonObject } from "../domain/json.js";
+import { checked, SCHEDULE_FIELDS } from "./answer-shape.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
@@ -26,6 +27,7 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
     const body = opts.note === undefined ? {} : { note: opts.note };
     const s = await clientFor(cmd, io).pauseSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
+    checked(s, "the schedule", SCHEDULE_FIELDS);
     await io.stdout.write(`${oneLine(`paused ${id}${opts.note === undefined ? "" : ` (${opts.note})`}`)}\n`);
   });
 
@@ -40,6 +42,7 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
     const body = opts.catchUp === true ? { catch_up: true } : {};
     const s = await clientFor(cmd, io).resumeSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
+    checked(s, "the schedule", SCHEDULE_FIELDS);
     await io.stdout.write(`${oneLine(`resumed ${id} (${whatResumes(s)})`)}\n`);
   });
 
@@ -61,6 +64,8 @@ An execution that the overlap policy does not start is not an error (exit 0):
     const body = opts.input === undefined ? {} : { input: opts.input };
     const r = await clientFor(cmd, io).triggerSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, r);
+    checked(r, "the trigger's result", { started: "boolean" });
+    if (!r.started && typeof r.message !== "string") checked(r, "the trigger's result", { overlap: "text" });
     const text = r.started
       ? `started execution ${r.execution_id ?? "?"}`
       : (r.message ?? `not started (overlap: ${r.overlap})`);
@@ -88,6 +93,13 @@ An occurrence whose execution exists is skipped, so repeating a backfill starts 
       writeOptionsOf(opts),
     );
     if (opts.json === true) return printJson(io, r);
+    checked(r, "the backfill's result", {
+      start_at: "text",
+      end_at: "text",
+      occurrences: "number",
+      started: "number",
+      already_existed: "number",
+    });
     await io.stdout.write(
       `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrence${r.occurrences === 1 ? "" : "s"}, ${r.started} started, ${r.already_existed} already existed\n`,
     );

@@ -10,6 +10,7 @@ import type {
   ScheduleJson,
   ScheduleSettingsBody,
 } from "../client/types.js";
+import { checked, SCHEDULE_FIELDS } from "./answer-shape.js";
 import {
   addWriteOptions,
   givenFilters,
@@ -141,6 +142,7 @@ Examples:
         const page =
           pin === undefined ? listed : { ...listed, schedules: listed.schedules.filter((s) => s.version === pin) };
         if (opts.json === true) return printJson(io, page);
+        for (const s of page.schedules) checked(s, "a schedule of the list", SCHEDULE_FIELDS);
         const wide = opts.wide === true;
         // A caller who may not list the workers still gets the list, without NO WORKER.
         const [workers, workflows] = wide

@@ -1,6 +1,7 @@
 /** `orbit workflow register|list|deprecate|undeprecate`: the workflow versions schedules and executions start. */
 import type { Command } from "commander";
 import type { JsonObject } from "../domain/json.js";
+import { checked } from "./answer-shape.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, usageError, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { workflowTable } from "./execution-format.js";
@@ -61,6 +62,7 @@ Examples:
       writeOptionsOf(opts),
     );
     if (opts.json === true) return printJson(io, r.value);
+    checked(r.value, "the workflow", { name: "text", version: "text" });
     const verb = r.created ? "registered" : "already registered";
     await io.stdout.write(`${oneLine(`${verb} ${r.value.name}@${r.value.version}`)}\n`);
   });
@@ -71,7 +73,9 @@ Examples:
     .option("--json", 'print the server\'s JSON ({"workflows":[…]})')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const workflows = await clientFor(cmd, io).listWorkflows();
-      await (opts.json === true ? printJson(io, { workflows }) : io.stdout.write(workflowTable(workflows)));
+      if (opts.json === true) return printJson(io, { workflows });
+      for (const w of workflows) checked(w, "a workflow of the list", { name: "text", version: "text" });
+      await io.stdout.write(workflowTable(workflows));
     });
   for (const action of ["deprecate", "undeprecate"] as const) {
     addWriteOptions(
