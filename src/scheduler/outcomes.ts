@@ -163,9 +163,16 @@ export async function queueNotifications(
   const rows: NewNotification[] = targets
     .filter((t) => wants(t, event))
     .map((t) => ({ scheduleId: schedule?.scheduleId ?? null, workflow, event, url: t.url, payload, createdMs: now }));
+  if (rows.length === 0) return 0;
   await tx.insertNotifications(rows, now);
+  // Each schedule keeps its newest deliveries, as its ledger does: the table grew without end
+  // (18,400 rows an hour on a tester's failing per-second schedules, most of their executions gone).
+  await tx.pruneNotificationsOf(rows[0]?.scheduleId ?? null, workflow, NOTIFICATIONS_KEPT);
   return rows.length;
 }
+
+/** Deliveries kept per schedule (or per workflow, for its own targets), newest first; pending ones always. */
+export const NOTIFICATIONS_KEPT = 1000;
 
 /**
  * Queues a `dead_letter` notification for each dead letter among a fire's ledger rows, in the

@@ -140,6 +140,11 @@ export interface OutcomeStoreOps {
   insertNotifications(rows: readonly NewNotification[], firstAttemptMs: number): Promise<void>;
   /** Pending deliveries due at the instant, oldest first. */
   listDueNotifications(atOrBeforeMs: number, limit: number): Promise<NotificationRow[]>;
+  /**
+   * Deletes the ended (delivered or failed) deliveries of a schedule (or, with `scheduleId` null,
+   * of a workflow's own targets) beyond its newest `keep`; returns how many.
+   */
+  pruneNotificationsOf(scheduleId: string | null, workflow: string, keep: number): Promise<number>;
   /** The earliest next attempt of a pending delivery, or null. */
   nextNotificationMs(): Promise<number | null>;
   /**

@@ -323,6 +323,17 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     return rows.map((r) => this.notification(r));
   }
 
+  async pruneNotificationsOf(scheduleId: string | null, workflow: string, keep: number): Promise<number> {
+    // By the (schedule_id, id DESC) index: the newest `keep` ids, then the ended rows past them.
+    const whose = scheduleId === null ? "schedule_id IS NULL AND workflow = ?" : "schedule_id = ?";
+    const who = scheduleId === null ? workflow : scheduleId;
+    return this.exec.run(
+      `DELETE FROM orbit_notifications WHERE ${whose} AND state <> 'pending' AND id <= (
+         SELECT id FROM orbit_notifications WHERE ${whose} ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+      [who, who, keep],
+    );
+  }
+
   async nextNotificationMs(): Promise<number | null> {
     const rows = await this.exec.all(
       "SELECT MIN(next_attempt_ms) AS at FROM orbit_notifications WHERE state = 'pending'",
