@@ -149,6 +149,37 @@ export function writeOptionsOf(flags: WriteFlags): WriteOptions {
   return out;
 }
 
+/** The parsers that collect every occurrence of their flag (`--label a=1 --label b=2`). */
+const REPEATABLE = new WeakSet<object>();
+
+/**
+ * Marks `parser` as collecting each occurrence of its flag, so the flag may be given more than once;
+ * any other flag that takes a value is refused given twice ({@link refuseRepeatedOptions}).
+ */
+export function repeatable<P extends (value: string, previous: never) => unknown>(parser: P): P {
+  REPEATABLE.add(parser);
+  return parser;
+}
+
+/**
+ * Makes each option of `cmd` and its subcommands that takes one value a usage error when given
+ * twice: commander keeps the last, so `--cron "0 25 * * *" --cron "0 2 * * *"` created a schedule
+ * with the second and said nothing of the first (a tester). Flags without a value (`--json`) and
+ * {@link repeatable} ones may repeat.
+ */
+export function refuseRepeatedOptions(cmd: Command): void {
+  for (const opt of cmd.options) {
+    if (!(opt.required || opt.optional) || opt.variadic) continue;
+    if (opt.parseArg !== undefined && REPEATABLE.has(opt.parseArg)) continue;
+    let given = 0;
+    cmd.on(`option:${opt.name()}`, () => {
+      given += 1;
+      if (given > 1) usageError(cmd, `${opt.long ?? opt.short ?? opt.flags} is given twice; give it once.`);
+    });
+  }
+  for (const sub of cmd.commands) refuseRepeatedOptions(sub);
+}
+
 /** Stops the command with a usage error (exit 2), printed as `orbit: <message>`. */
 export function usageError(cmd: Command, message: string): never {
   cmd.error(message, { exitCode: EXIT_USAGE, code: "orbit.usage" });

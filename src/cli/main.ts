@@ -14,6 +14,7 @@ import { OrbitError } from "../domain/errors.js";
 import { own as ownEntry } from "../domain/own.js";
 import { SCHEDULE_SETTINGS, SETTING_ALIASES } from "../domain/setting-table.js";
 import { VERSION } from "../version.js";
+import { refuseRepeatedOptions } from "./args.js";
 import { registerBackupCommands } from "./backup.js";
 import { addConnectionOptions } from "./connection.js";
 import { registerDoctorCommand } from "./doctor.js";
@@ -71,6 +72,7 @@ export function buildProgram(io: CliIO): Command {
   for (const group of program.commands) if (group.commands.length > 0) addConnectionOptions(group);
   suggestSynonyms(program);
   helpForCommandPaths(program);
+  refuseRepeatedOptions(program);
   return program;
 }
 

@@ -10,7 +10,7 @@
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
-import { usageError } from "./args.js";
+import { repeatable, usageError } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 import { FileTooLarge, readCapped } from "./read-capped.js";
@@ -28,7 +28,7 @@ interface ApplyFlags {
 }
 
 /** Every value of a repeatable option, to refuse a second one instead of keeping only the last. */
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+const collect = repeatable((value: string, previous: string[] = []): string[] => [...previous, value]);
 
 export function addApplyCommand(schedule: Command, io: CliIO): void {
   schedule
@@ -44,7 +44,7 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
     .option(
       "--selector <key=value>",
       "labels of this apply set (repeatable, or k=v,k=v): stamped on every schedule written",
-      (value: string, previous: string[] = []) => [...previous, value],
+      collect,
     )
     .option("--prune", "delete this apply set's schedules that the file does not name")
     .option(

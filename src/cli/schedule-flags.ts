@@ -15,7 +15,7 @@ import {
   type SettingKey,
   UNSETTABLE_SETTINGS,
 } from "../domain/setting-table.js";
-import { parseJsonObjectArg, wholeNumber } from "./args.js";
+import { parseJsonObjectArg, repeatable, wholeNumber } from "./args.js";
 
 /** What commander gives the action: each flag's value under its camelCase name, and `--unset`. */
 export type SettingsFlags = Record<string, unknown> & { unset?: string[] };
@@ -34,7 +34,10 @@ const FLAGGED = (Object.entries(SCHEDULE_SETTINGS) as [SettingKey, SettingDeclar
 );
 
 /** `--label key=value`, accumulated into one object (the server validates names and values). */
-function keyValueArg(value: string, previous: Record<string, string> = {}): Record<string, string> {
+const keyValueArg = repeatable(function keyValueArg(
+  value: string,
+  previous: Record<string, string> = {},
+): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0) throw new InvalidArgumentError(`"${value}" is not key=value`);
   const key = value.slice(0, eq);
@@ -42,16 +45,16 @@ function keyValueArg(value: string, previous: Record<string, string> = {}): Reco
   if (Object.hasOwn(previous, key))
     throw new InvalidArgumentError(`the key "${key}" is given twice; give each key once`);
   return { ...previous, [key]: value.slice(eq + 1) };
-}
+});
 
-const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
+const repeat = repeatable((value: string, previous: string[] = []): string[] => [...previous, value]);
 
 /**
  * `--unset <setting>`, repeatable: only a setting that may be cleared, said before anything is
  * sent (exit 2). `--unset bogus` went to the server (exit 1), and `--unset workflow` came back as
  * "workflow must be a string".
  */
-function unsetArg(value: string, previous: string[] = []): string[] {
+const unsetArg = repeatable(function unsetArg(value: string, previous: string[] = []): string[] {
   const key = value.replace(/-/g, "_");
   if (!(UNSETTABLE as readonly string[]).includes(key)) {
     const why = Object.hasOwn(SCHEDULE_SETTINGS, key)
@@ -60,7 +63,7 @@ function unsetArg(value: string, previous: string[] = []): string[] {
     throw new InvalidArgumentError(`${why}; --unset takes one of ${UNSETTABLE.join(", ")}`);
   }
   return [...previous, value];
-}
+});
 
 /** The settings whose flag takes a whole number: a new one does not compile without its range. */
 type WholeSetting = {

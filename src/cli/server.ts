@@ -8,7 +8,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { graceProblem } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
-import { wholeNumber } from "./args.js";
+import { repeatable, wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";
 import { EXIT_REFUSED } from "./exit.js";
 import { type CliIO, OutputClosedError } from "./io.js";
@@ -76,14 +76,17 @@ function durationFlag(flag: string): (text: string) => number {
 }
 
 /** `--retention-workflow Audit=365d`, repeatable: collected into {Audit: ms}. */
-function retentionWorkflow(text: string, previous: Record<string, number> = {}): Record<string, number> {
+const retentionWorkflow = repeatable(function retentionWorkflow(
+  text: string,
+  previous: Record<string, number> = {},
+): Record<string, number> {
   const at = text.indexOf("=");
   if (at <= 0) throw new InvalidArgumentError(`give WORKFLOW=DURATION, for example Audit=365d; got "${text}".`);
   const name = text.slice(0, at);
   // Given twice, the last one won without a word (a tester).
   if (Object.hasOwn(previous, name)) throw new InvalidArgumentError(`${name} is given twice; give each workflow once.`);
   return { ...previous, [name]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
-}
+});
 
 /**
  * `sqlite .orbit/orbit.db` or `postgres db.example:5432/orbit` (never the password): with
