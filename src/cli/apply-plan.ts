@@ -161,6 +161,13 @@ export function applyScope(owner: string | undefined, selectors: readonly string
       scope[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
     }
   }
+  // `--owner ''` stamped an empty owner, a set no other apply names by mistake (a tester).
+  if (owner !== undefined && owner.trim() === "") {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      "--owner is empty: give the apply set's name, or leave --owner out for the default set",
+    );
+  }
   if (owner !== undefined) scope[OWNER_LABEL] = owner;
   // Neither: the default set, so that `--prune` alone prunes what earlier applies made.
   if (Object.keys(scope).length === 0) scope[OWNER_LABEL] = DEFAULT_APPLY_OWNER;

@@ -118,6 +118,20 @@ describe("the apply scope", () => {
     expect(applyScope(undefined, [])).toEqual({ "orbit/owner": "default" });
     expect(applyScope(undefined, ["team=ops"])).toEqual({ team: "ops" });
   });
+
+  it("refuses an empty --owner before sending (it stamped orbit/owner= on every schedule)", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "orbit-apply-")), "ok.yaml");
+    writeFileSync(file, YAML);
+    const server = new FakeServer(() => undefined);
+    for (const owner of ["", "  "]) {
+      const r = await server.run(["schedule", "apply", "-f", file, "--owner", owner]);
+      expect([r.code, r.stderr.split("\n")[0]]).toEqual([
+        2,
+        "orbit: --owner is empty: give the apply set's name, or leave --owner out for the default set",
+      ]);
+    }
+    expect(server.requests).toEqual([]);
+  });
 });
 
 describe("orbit schedule apply", () => {
