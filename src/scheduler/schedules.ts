@@ -207,26 +207,30 @@ export class Schedules {
         if (seen.has(id)) throw new OrbitError("INVALID_ARGUMENT", `schedules[${i}]: schedule_id ${id} appears twice`);
         seen.add(id);
       });
-      const rows = await this.o.store.transaction(async (tx) => {
-        // One read of the ids that exist and one insert for the batch, instead of a statement or two per
-        // schedule (a round trip each on PostgreSQL); the checks still run in the order given, so the
-        // first refusal is the one the one-by-one loop would have named.
-        const existing = new Set((await tx.getSchedules([...seen])).map((r) => r.scheduleId));
-        const rows: ScheduleRow[] = [];
-        for (const [i, v] of validated.entries()) {
-          try {
-            await this.checkWorkflow(tx, v.settings);
-          } catch (err) {
-            if (err instanceof OrbitError) throw new OrbitError(err.code, `schedules[${i}]: ${err.message}`);
-            throw err;
+      // Run again if PostgreSQL aborts it to break a deadlock: batches creating overlapping ids
+      // wait on each other's inserts as applies do (src/scheduler/apply.ts).
+      const rows = await runAgainIfAborted(() =>
+        this.o.store.transaction(async (tx) => {
+          // One read of the ids that exist and one insert for the batch, instead of a statement or two per
+          // schedule (a round trip each on PostgreSQL); the checks still run in the order given, so the
+          // first refusal is the one the one-by-one loop would have named.
+          const existing = new Set((await tx.getSchedules([...seen])).map((r) => r.scheduleId));
+          const rows: ScheduleRow[] = [];
+          for (const [i, v] of validated.entries()) {
+            try {
+              await this.checkWorkflow(tx, v.settings);
+            } catch (err) {
+              if (err instanceof OrbitError) throw new OrbitError(err.code, `schedules[${i}]: ${err.message}`);
+              throw err;
+            }
+            const row = this.newRow(v, items[i]?.text ?? {}, now);
+            if (existing.has(row.scheduleId)) throw alreadyExists(i, row.scheduleId);
+            rows.push(row);
           }
-          const row = this.newRow(v, items[i]?.text ?? {}, now);
-          if (existing.has(row.scheduleId)) throw alreadyExists(i, row.scheduleId);
-          rows.push(row);
-        }
-        await insertAll(tx, rows, (i, id) => alreadyExists(i, id));
-        return rows;
-      });
+          await insertAll(tx, rows, (i, id) => alreadyExists(i, id));
+          return rows;
+        }),
+      );
       if (rows.length) this.o.onChange?.();
       return rows.map((row) => row.scheduleId);
     });
