@@ -38,6 +38,11 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
   try {
     doc = parsePlainYaml(text, { numbersAsWritten: true });
   } catch (err) {
+    // Nesting past the stack (100,000 `[`) came out as "Maximum call stack size exceeded" (a tester).
+    // The YAML parser reports it as its own error, with the RangeError's message.
+    if (err instanceof RangeError || /Maximum call stack size exceeded/.test((err as Error).message)) {
+      throw refuse(file, "not YAML or JSON: its lists or maps are nested too deeply");
+    }
     throw refuse(file, `not YAML or JSON: ${(err as Error).message}`);
   }
   refuseNonFinite(doc, text, file);

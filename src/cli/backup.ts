@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
+import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 
 interface Flags {
@@ -34,7 +35,9 @@ export function registerBackupCommands(program: Command, io: CliIO): void {
       "after",
       "\nExample:\n  $ orbit backup backups/orbit-2026-12-02.db\n  backed up .orbit/orbit.db to backups/orbit-2026-12-02.db (55 pages, migration 20)",
     )
-    .action(async (file: string, flags: Flags) => {
+    .action(async (file: string, flags: Flags, cmd: Command) => {
+      // `orbit backup ''` opened the database before failing on the empty name (a tester).
+      if (file.trim() === "") usageError(cmd, "give the backup file to write (the name is empty)");
       refusePostgres(flags, io, "backup");
       const { backupSqlite } = await import("../store/sqlite/backup.js");
       const source = join(flags.dataDir ?? ".orbit", "orbit.db");
@@ -59,7 +62,8 @@ export function registerBackupCommands(program: Command, io: CliIO): void {
       "after",
       "\nOn its next start the server decides every occurrence that came due since the backup by each\nschedule's catch-up policy, once.",
     )
-    .action(async (file: string, flags: Flags) => {
+    .action(async (file: string, flags: Flags, cmd: Command) => {
+      if (file.trim() === "") usageError(cmd, "give the backup file to restore (the name is empty)");
       refusePostgres(flags, io, "restore");
       const { restoreSqlite } = await import("../store/sqlite/backup.js");
       const r = restoreSqlite(file, flags.dataDir ?? ".orbit", flags.force === true);

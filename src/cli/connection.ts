@@ -48,6 +48,17 @@ export function resolveConnection(cmd: Command, io: CliIO): Connection {
         `${from} must not carry a user or password (${url.protocol}//…@${url.host}): pass a token with --token or ORBIT_TOKEN`,
       );
     }
+    if (url !== null && (url.search !== "" || url.hash !== "")) {
+      usageError(
+        cmd,
+        `${from} "${given}" holds a query (?…) or fragment (#…): give the server's address alone, such as ${DEFAULT_SERVER}`,
+      );
+    }
+    // `http://127.0.0.1:99999` does not parse as a URL, which said it was not an http:// URL.
+    const port = /^https?:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/i.exec(given)?.[1];
+    if (url === null && port !== undefined && Number(port) > 65535) {
+      usageError(cmd, `${from} "${given}" has the port ${port}, out of range: a port is 1 to 65535`);
+    }
     usageError(cmd, `${from} "${given}" is not an http:// or https:// URL, such as ${DEFAULT_SERVER}`);
   }
   if (!accepts(() => bearerToken(token, "OrbitClient"))) {

@@ -82,6 +82,17 @@ Examples:
       if (opts.cron === undefined && opts.interval === undefined) {
         usageError(cmd, "give --cron <expression> or --interval <duration>");
       }
+      // Blanks only: the trim's suggestion read `give ""` (a tester).
+      for (const [flag, value] of [
+        ["--cron", opts.cron],
+        ["--interval", opts.interval],
+      ] as const) {
+        if (value !== undefined && value.trim() === "")
+          usageError(
+            cmd,
+            `${flag} is empty: give the ${flag === "--cron" ? 'cron expression, such as "0 2 * * *"' : "interval, such as 10m"}`,
+          );
+      }
       let timing: PreviewTiming;
       try {
         timing = previewTiming(opts, io.now());

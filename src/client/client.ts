@@ -81,6 +81,9 @@ export interface Created<T> {
   value: T;
 }
 
+/** The longest path segment sent: above every id's bound, far below a request line's. */
+const MAX_SEGMENT = 1000;
+
 /**
  * One path segment. An empty one, `.` and `..` are refused before sending: a URL resolves them as path steps
  * even encoded, so `/v1/schedules/..` would be `/v1/` (the server refuses them as ids too).
@@ -88,6 +91,14 @@ export interface Created<T> {
 function seg(id: string): string {
   // Empty, the path would name the list (GET /v1/schedules/ answered a page, read as a schedule).
   if (id === "") throw new OrbitError("INVALID_ARGUMENT", "an empty id names nothing: give the id");
+  // A 100 KB id was sent and came back as "the headers are too large" (a tester): no Orbit id is
+  // that long (an execution id is at most 255 characters, a schedule id 100).
+  if (id.length > MAX_SEGMENT) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `the id "${id.slice(0, 40)}…" is ${id.length} characters long; an Orbit id is at most 255 (a schedule id 100)`,
+    );
+  }
   if (id === "." || id === "..") {
     throw new OrbitError("INVALID_ARGUMENT", `"${id}" cannot be an id: a URL reads it as a path step`);
   }

@@ -150,6 +150,13 @@ export function serverUrl(server: unknown, owner: "Worker" | "OrbitClient"): str
       `the ${owner}'s \`server\` option must be an http:// or https:// URL, ${example} (got ${JSON.stringify(server)})`,
     );
   }
+  // `http://host:7233?x=1` put the query before the path (`…?x=1/v1/schedules`): every request
+  // went to the root and read its answer.
+  if (url.search !== "" || url.hash !== "") {
+    throw new TypeError(
+      `the ${owner}'s \`server\` option is the server's address alone, without a query (?…) or fragment (#…), ${example} (got ${JSON.stringify(server)})`,
+    );
+  }
   // Credentials in the URL: fetch refuses such a URL, which read as "cannot reach the Orbit
   // server" with the password in the message. Orbit takes a bearer token, never a URL's password.
   if (url.username !== "" || url.password !== "") {

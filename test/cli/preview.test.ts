@@ -212,7 +212,7 @@ describe("orbit schedule preview errors", () => {
   it.each([
     ["an invalid --dst", ["--cron", "0 2 * * *", "--dst", "bogus"], /^orbit: dst "bogus" is not a DST mode/],
     ["an interval under 1s", ["--interval", "0s"], /^orbit: interval "0s" is shorter than the minimum of 1s/],
-    ["a blank --cron", ["--cron", " "], /^orbit: cron/],
+    ["a blank --cron", ["--cron", " "], /^orbit: --cron is empty: give the cron expression/],
     ["a malformed --start-at", ["--interval", "10s", "--start-at", "nope"], /^orbit: start_at "nope" is not/],
     ["a malformed --end-at", ["--interval", "10s", "--end-at", "nope"], /^orbit: end_at "nope" is not/],
     // As a create refuses it (a 20,000-element list was previewed that no server takes; a tester).
