@@ -12,7 +12,7 @@ import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../e2e/harness.js";
 
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
@@ -48,12 +48,21 @@ try {
 }
 `;
 
+/** `tsc -p <project>`: its exit code and what it printed. */
+function tsc(project: string): Promise<{ code: number; text: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSC, "-p", project], { cwd: project, timeout: 120_000 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, text: stdout + stderr });
+    });
+  });
+}
+
 describe("type declarations", () => {
   const dir = mkdtempSync(join(tmpdir(), "orbit-types-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("compile in a strict NodeNext project without @types/node", async () => {
-    // A copy, not a link: from a link's target TypeScript would find this checkout's @types/node.
+  // The package as installed, declarations only. A copy, not a link: from a link's target
+  // TypeScript would find this checkout's @types/node.
+  beforeAll(() => {
     const installed = join(dir, "node_modules", "orbit-scheduler");
     mkdirSync(installed, { recursive: true });
     cpSync(join(ROOT, "package.json"), join(installed, "package.json"));
@@ -61,6 +70,9 @@ describe("type declarations", () => {
       recursive: true,
       filter: (src) => !src.endsWith(".js") && !src.endsWith(".map"),
     });
+  });
+
+  it("compile in a strict NodeNext project without @types/node", async () => {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
     writeFileSync(
       join(dir, "tsconfig.json"),
@@ -79,11 +91,7 @@ describe("type declarations", () => {
     );
     writeFileSync(join(dir, "worker.ts"), workflowsExample());
     writeFileSync(join(dir, "client.ts"), CLIENT);
-    const out = await new Promise<{ code: number; text: string }>((resolve) => {
-      execFile(process.execPath, [TSC, "-p", dir], { cwd: dir, timeout: 120_000 }, (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, text: stdout + stderr });
-      });
-    });
+    const out = await tsc(dir);
     expect(out.text).not.toMatch(/node:/);
     expect(out.code, out.text).toBe(0);
   }, 150_000);
@@ -91,13 +99,6 @@ describe("type declarations", () => {
   it("resolve orbit-scheduler/server under TypeScript 5's old default, moduleResolution node", async () => {
     // `exports` alone is not read under "node" (node10): the server entry had no types there
     // (TS2307) while the main one resolved through "types" (a tester; typesVersions maps it).
-    const installed = join(dir, "node_modules", "orbit-scheduler");
-    mkdirSync(installed, { recursive: true });
-    cpSync(join(ROOT, "package.json"), join(installed, "package.json"));
-    cpSync(join(ROOT, "dist"), join(installed, "dist"), {
-      recursive: true,
-      filter: (src) => !src.endsWith(".js") && !src.endsWith(".map"),
-    });
     const app = join(dir, "node10");
     mkdirSync(app, { recursive: true });
     writeFileSync(
@@ -125,11 +126,7 @@ export async function main(): Promise<void> {
 }
 `,
     );
-    const out = await new Promise<{ code: number; text: string }>((resolve) => {
-      execFile(process.execPath, [TSC, "-p", app], { cwd: app, timeout: 120_000 }, (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, text: stdout + stderr });
-      });
-    });
+    const out = await tsc(app);
     expect(out.code, out.text).toBe(0);
   }, 150_000);
 });
