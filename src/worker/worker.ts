@@ -446,9 +446,8 @@ export class Worker {
         continue;
       }
       try {
-        // Given up after two beats' time (10 s by default; 2 s at least): a lease (30 s) then has
-        // room for more tries on fresh connections, where the default 30 s let one silent
-        // connection lose it.
+        // Given up after two beats (10 s; 2 s at least), not the default 30 s: a lease (30 s) has
+        // room for more tries on fresh connections (one silent connection lost it).
         const answer = await this.api.heartbeat(ids, Math.max(2 * this.heartbeatMs, 2000));
         for (const [id, status] of Object.entries(answer.tasks)) {
           const control = this.running.get(id)?.control;
