@@ -35,6 +35,14 @@ let signInReason = "";
 function viewFor(hash) {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?");
   const params = new URLSearchParams(search);
+  // A bare `%` (`#/executions/x%`) made decodeURIComponent throw: a blank page, or the last page
+  // left up under the new URL. Each id below is a suffix of the path cut after a literal `/`, so it
+  // decodes whenever the whole path does.
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return notFoundView(path);
+  }
   const m = (/** @type {RegExp} */ re) => {
     const r = re.exec(path);
     return r ? decodeURIComponent(r[1] ?? "") : null;

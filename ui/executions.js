@@ -110,8 +110,11 @@ export function executionsView(params) {
     empty,
     h("nav", { class: "pager", "aria-label": "Pages" }, first, more),
   );
+  /** Which refresh is the latest: an earlier one (a slow filter since changed) that answers later is dropped. */
+  let asked = 0;
   async function refresh() {
-    const body = await listExecutions({
+    const mine = ++asked;
+    const answer = listExecutions({
       status: status.value,
       workflow: workflow.value.trim(),
       schedule_id: schedule.value.trim(),
@@ -120,7 +123,17 @@ export function executionsView(params) {
       limit: PAGE_SIZE,
       cursor: cursor ?? undefined,
     });
-    if (body === shown) return;
+    /** @type {any} */
+    let body;
+    try {
+      body = await answer;
+    } catch (err) {
+      // The latest refresh says whether the server answers; an older one's error is no news.
+      if (mine !== asked) return;
+      throw err;
+    }
+    // The late answer of a filter since changed drew its rows under the newer filter and URL.
+    if (mine !== asked || body === shown) return;
     shown = body;
     tbody.replaceChildren(
       ...body.executions.map((/** @type {any} */ e) =>

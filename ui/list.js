@@ -396,12 +396,18 @@ export function listView(params) {
     });
   }
 
+  /** Which refresh is the latest: an earlier one (a slow search since retyped) that answers later is dropped. */
+  let pagesAsked = 0;
+
   async function refresh() {
-    const [body, polled] = await Promise.all([
+    const asked = ++pagesAsked;
+    const answers = Promise.all([
       thisPage().catch((/** @type {any} */ err) => {
         // A cursor the server does not know (a link edited by hand or from another sort): the
         // first page, rather than an error above an empty list until a filter changed.
-        if (cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT") throw err;
+        // Not for a refresh since superseded: the cursor it read may no longer be this page's.
+        if (asked !== pagesAsked || cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT")
+          throw err;
         stack = [];
         cursor = null;
         pageIndex = 0;
@@ -410,6 +416,18 @@ export function listView(params) {
       }),
       polledWorkflows(),
     ]);
+    /** @type {[any, import("./no-worker.js").Polled | null]} */
+    let answered;
+    try {
+      answered = await answers;
+    } catch (err) {
+      // The latest refresh says whether the server answers; an older one's error is no news.
+      if (asked !== pagesAsked) return;
+      throw err;
+    }
+    // The late answer of a search since replaced drew its rows under the newer search's box and URL.
+    if (asked !== pagesAsked) return;
+    const [body, polled] = answered;
     void loadWorkflows();
     // A 304 hands back the very same object: nothing to redraw (and focus stays where it is),
     // unless a worker came or went.
