@@ -124,6 +124,10 @@ export function refuseBlankTiming(cron: string | undefined, interval: string | u
     ["cron", cron],
     ["interval", interval],
   ] as const) {
+    if (value !== undefined && value !== "" && value.trim() === "") {
+      // All blanks: there is no expression to suggest (it said `give ""`; a tester).
+      throw invalidSchedule(`${name} ${JSON.stringify(value)} is empty: give an expression`);
+    }
     if (value !== undefined && value !== value.trim()) {
       throw invalidSchedule(
         `${name} ${JSON.stringify(value)} has blanks at its start or end; give ${JSON.stringify(value.trim())}`,

@@ -174,6 +174,8 @@ describe("schedule settings", () => {
       code: "INVALID_SCHEDULE",
       message: 'cron " 0 0 * * * " has blanks at its start or end; give "0 0 * * *"',
     });
+    // All blanks: nothing to suggest (it said `give ""`).
+    expect(refusal({ ...s, cron: "   " }).message).toBe('cron "   " is empty: give an expression');
     expect(refusal({ ...s, interval: "5s " }).message).toBe('interval "5s " has blanks at its start or end; give "5s"');
   });
 
