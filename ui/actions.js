@@ -141,8 +141,11 @@ async function run(what, act, done) {
     await act();
   } catch (err) {
     ok = false;
+    // Unanswered, the action may have been done all the same (api.js does not abort a write):
+    // "could not" would be wrong as often as right. The refresh below shows which it was.
+    if (err instanceof ApiError && err.code === "TIMEOUT") say(`${what}: ${iso(err.message)}; refreshing`, "warn");
     // It stays until the next action: the server coming back does not make it have happened.
-    say(`could not ${what}: ${iso(errorText(err))}`, "error");
+    else say(`could not ${what}: ${iso(errorText(err))}`, "error");
   }
   // The refresh after the action fails as the action did while the server is down; it escaped as
   // an unhandled rejection. Said beside the action's refusal, as the auto-refresh says it, it goes

@@ -48,6 +48,13 @@ const cache = new Map();
 /** At most this many URLs keep their last body (each list page and filter is one URL). */
 const CACHE_MAX = 200;
 
+/**
+ * How long a request waits for the server's answer. A server that stopped answering (SIGSTOP, a
+ * hung proxy), as against one refusing, was never reported: the status line said nothing for as
+ * long as the browser waited (40 s and more).
+ */
+export const ANSWER_MS = 10_000;
+
 /** Hooks the app sets: what to do when the server asks for a token. */
 export const hooks = {
   /** @type {(err: ApiError) => void} */
@@ -76,10 +83,58 @@ export async function api(method, path, body, extraHeaders = {}) {
     // Numbers as given (json-text.js): an input's `120.0` is saved as 120.0, not 120.
     init.body = jsonText(body ?? {});
   }
+  const seconds = ANSWER_MS / 1000;
+  if (method === "GET") {
+    // A read is only asked again by the next refresh: dropped at once.
+    const controller = new AbortController();
+    init.signal = controller.signal;
+    const timer = setTimeout(() => controller.abort(), ANSWER_MS);
+    try {
+      return await answer(method, path, init, cached);
+    } catch (err) {
+      if (controller.signal.aborted) throw new ApiError(0, "TIMEOUT", `the server did not answer in ${seconds} s`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  // A write is not aborted: the server may have it already and apply it whatever the browser
+  // does, so the page says it does not know, and the caller's refresh shows what happened.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError(
+            0,
+            "TIMEOUT",
+            `the server did not answer in ${seconds} s: the change may or may not have been applied`,
+          ),
+        ),
+      ANSWER_MS,
+    );
+  });
+  try {
+    return await Promise.race([answer(method, path, init, cached), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Sends one request and reads its answer (api's errors and ETag cache).
+ * @param {string} method
+ * @param {string} path
+ * @param {RequestInit} init
+ * @param {{etag: string, body: any} | undefined} cached
+ */
+async function answer(method, path, init, cached) {
   let res;
   try {
     res = await fetch(path, init);
   } catch (err) {
+    if (init.signal?.aborted) throw err;
     throw new ApiError(0, "UNAVAILABLE", `the server does not answer (${/** @type {Error} */ (err).message})`);
   }
   if (res.status === 304 && cached) return cached.body;

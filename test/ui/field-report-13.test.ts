@@ -118,4 +118,69 @@ describe.skipIf(!haveChromium)("web UI: a tester's thirteenth report", () => {
     expect(await r.page.locator("main h1").first().textContent()).not.toBe("Page not found");
     expect(pageErrors).toEqual([]);
   });
+
+  // Last: they move the page's clock on past the server's.
+  it("says a refresh the server does not answer in 10 s could not be done", async () => {
+    await r.open("#/");
+    const stalled: Route[] = [];
+    await r.page.route("**/v1/**", (route) => {
+      stalled.push(route);
+    });
+    // The auto-refresh's next round, then its wait for an answer.
+    await r.page.clock.fastForward(5_000);
+    await r.until(
+      async () => stalled.length,
+      (n) => n > 0,
+      "the refresh's requests",
+    );
+    const line = r.page.locator("#status p[data-refresh]");
+    expect(await line.count()).toBe(0);
+    await r.page.clock.fastForward(10_000);
+    await line.waitFor();
+    expect(await line.textContent()).toBe("could not refresh: TIMEOUT: the server did not answer in 10 s");
+    await r.page.unroute("**/v1/**");
+    for (const route of stalled) await route.abort().catch(() => {});
+  });
+
+  it("says a write the server does not answer may have been applied, without aborting it, and refreshes", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "unanswered", workflow: "Reports", interval: "1h" });
+    await r.open("#/?q=unanswered");
+    await r.page.uncheck("#auto-refresh");
+    const stalled: Route[] = [];
+    await r.page.route("**/v1/**", (route) => {
+      stalled.push(route);
+    });
+    await r.page.locator('tr[data-schedule-id="unanswered"] [data-action=trigger]').click();
+    await r.until(
+      async () => stalled.length,
+      (n) => n > 0,
+      "the trigger's request",
+    );
+    const post = stalled[0] as Route;
+    expect(post.request().method()).toBe("POST");
+    await r.page.clock.fastForward(10_000);
+    const warn = r.page.locator("#status p.warn");
+    await warn.waitFor();
+    expect(await warn.textContent()).toBe(
+      "trigger unanswered: the server did not answer in 10 s: the change may or may not have been applied; refreshing",
+    );
+    // The refresh after it, unanswered too.
+    await r.until(
+      async () => stalled.length,
+      (n) => n > 1,
+      "the refresh after the trigger",
+    );
+    await r.page.clock.fastForward(10_000);
+    await r.page.locator("#status p[data-refresh]").waitFor();
+    // Not aborted: the server still gets it, and applies it.
+    await post.continue();
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/unanswered"),
+      (s) => s.last_execution_id !== undefined && s.last_execution_id !== null,
+      "the trigger applied",
+    );
+    await r.page.unroute("**/v1/**");
+    for (const route of stalled.slice(1)) await route.abort().catch(() => {});
+    expect(pageErrors).toEqual([]);
+  });
 });
