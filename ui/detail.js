@@ -137,12 +137,24 @@ function bufferedTimes(buffered, note) {
   ];
 }
 
-/** @param {any[]} executions */
-function executionsSection(executions) {
+/**
+ * @param {string} scheduleId
+ * @param {any[]} executions
+ */
+function executionsSection(scheduleId, executions) {
   return h(
     "section",
     { class: "card", "aria-labelledby": "executions-heading" },
     h("h2", { id: "executions-heading", text: "Recent executions" }),
+    // The newest 20 only: the rest were reachable only through one execution's page (a tester).
+    executions.length >= 20
+      ? h(
+          "p",
+          { class: "small", id: "all-executions" },
+          "The newest 20; ",
+          h("a", { href: `#/executions?schedule_id=${encodeURIComponent(scheduleId)}`, text: "all of its executions" }),
+        )
+      : null,
     executions.length === 0
       ? h("p", { class: "empty", text: "No executions yet." })
       : h(
@@ -329,7 +341,7 @@ export function detailView(id) {
         upcomingSection(sch, state, render),
       ),
       ledgerSection(rows, grid, statuses),
-      executionsSection(executions),
+      executionsSection(sch.schedule_id, executions),
     ];
     // replaceChildren would turn a null into the text "null".
     body.replaceChildren(...parts.filter((p) => p !== null));

@@ -119,6 +119,24 @@ describe.skipIf(!haveChromium)("web UI: a tester's thirteenth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("links a schedule's page to all of its executions past the newest 20 it lists", async () => {
+    // It listed the newest 20 and linked only to the running ones: the rest were reachable only
+    // through one execution's page.
+    await r.ok("POST", "/v1/schedules", { schedule_id: "many", workflow: "Reports", interval: "1h", overlap: "allow" });
+    await r.open("#/schedules/many");
+    expect(await r.page.locator("#all-executions").count()).toBe(0);
+    for (let i = 0; i < 21; i++) {
+      r.clock.advance(1000);
+      await r.ok("POST", "/v1/schedules/many/trigger", {});
+    }
+    await r.open("#/schedules/many");
+    await r.page.locator("#all-executions a").waitFor();
+    expect(await r.page.locator("#all-executions a").getAttribute("href")).toBe("#/executions?schedule_id=many");
+    await r.page.click("#all-executions a");
+    await r.page.locator('tr[data-execution-id^="many:manual:"]').first().waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
   // Last: they move the page's clock on past the server's.
   it("says a refresh the server does not answer in 10 s could not be done", async () => {
     await r.open("#/");
