@@ -10,9 +10,9 @@ import { scanJsonText } from "../domain/body-guard.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { MAX_JSON_BYTES } from "../domain/json-limits.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
+import { FileTooLarge, readCapped } from "../domain/read-capped.js";
 import { EXIT_USAGE } from "./exit.js";
 import type { CliIO } from "./io.js";
-import { FileTooLarge, readCapped } from "./read-capped.js";
 
 /** `'{"a":1}'` or `@path/to/file.json`: the flag's JSON value. */
 export function parseJsonArg(text: string): JsonValue {

@@ -9,11 +9,11 @@
  */
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
+import { FileTooLarge, readCapped } from "../domain/read-capped.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
 import { repeatable, usageError } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
-import { FileTooLarge, readCapped } from "./read-capped.js";
 
 /** The largest schedules file read: YAML says in 64 MB what the server's 16 MB of JSON holds, and more. */
 const MAX_APPLY_FILE_BYTES = 64 * 1024 * 1024;

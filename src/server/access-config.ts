@@ -15,7 +15,6 @@
  */
 
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import type { AccessControl, Action } from "../api/deps.js";
@@ -24,6 +23,7 @@ import type { ApiRequest, Caller } from "../api/route.js";
 import { compileRequestSchema, describeValidationError } from "../api/validation.js";
 import { OrbitError } from "../domain/errors.js";
 import { parsePlainYaml } from "../domain/plain-yaml.js";
+import { FileTooLarge, readCapped } from "../domain/read-capped.js";
 
 const ACTIONS = ["schedule", "start", "read", "cancel"] as const;
 
@@ -110,25 +110,14 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 /**
  * The file's text, refused past {@link MAX_CONFIG_BYTES}: `--config /dev/zero` was read until the
- * process ran out of memory (16 GB, then std::bad_alloc; a tester). Read in pieces, as a device or
- * a pipe has no size to check first.
+ * process ran out of memory (16 GB, then std::bad_alloc; a tester).
  */
 function readBounded(path: string): string {
-  const fd = openSync(path, "r");
   try {
-    const pieces: Buffer[] = [];
-    let got = 0;
-    for (;;) {
-      const piece = Buffer.allocUnsafe(256 * 1024);
-      const n = readSync(fd, piece, 0, piece.length, null);
-      if (n === 0) break;
-      pieces.push(piece.subarray(0, n));
-      got += n;
-      if (got > MAX_CONFIG_BYTES) throw new Error(`the file is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MB`);
-    }
-    return Buffer.concat(pieces, got).toString("utf8");
-  } finally {
-    closeSync(fd);
+    return readCapped(path, MAX_CONFIG_BYTES);
+  } catch (err) {
+    if (err instanceof FileTooLarge) throw new Error(`the file is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MB`);
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * A file's text read up to a bound: `--input @/dev/zero` read until memory ran out (6 GB in 20 s)
- * and `schedule apply -f /dev/urandom` reached 1.2 GB, where a refusal was due (a tester).
+ * A file's text read up to a bound: `--input @/dev/zero` read until memory ran out (6 GB in 20 s),
+ * `schedule apply -f /dev/urandom` reached 1.2 GB and `orbit server --config /dev/zero` 16 GB, where a
+ * refusal was due (testers). Shared by the CLI and the server's identities file.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 
