@@ -28,6 +28,10 @@ export class ServerUnreachableError extends Error {
   get redirected(): boolean {
     return this.reason.startsWith(REDIRECTED);
   }
+  /** It took the request (or may have) and sent no whole answer in time. */
+  get unanswered(): boolean {
+    return this.reason === NO_ANSWER;
+  }
   constructor(
     readonly baseUrl: string,
     readonly reason: string,

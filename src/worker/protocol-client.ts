@@ -55,8 +55,6 @@ export const UNTIL_GIVEN_UP = Number.POSITIVE_INFINITY;
 export const POLL_WAIT_MS = 20_000;
 /** A poll's answer is awaited its hold and this much more. */
 const POLL_ANSWER_MARGIN_MS = 10_000;
-/** ServerUnreachableError's reason for a request that got no answer in time (src/client/http.ts). */
-const NO_ANSWER_REASON = "no answer in time";
 /**
  * The first and the longest wait between two tries of a request the server could not take. The
  * longest was 5 s: a run that finished during a database outage stayed RUNNING up to 5 s after the
@@ -67,30 +65,30 @@ const RETRY_MAX_MS = 2000;
 
 const seg = encodeURIComponent;
 
+/** A kept-alive agent of node:http or node:https, by the server's scheme. */
+function keepAliveAgent(baseUrl: string): HttpAgent {
+  return baseUrl.startsWith("https:") ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+}
+
 export class ProtocolClient {
   private readonly http: HttpOptions;
   private readonly pollHttp: HttpOptions;
   private readonly completions = new Completions(this);
   private readonly agent: HttpAgent;
+  private readonly beatAgent: HttpAgent;
 
   constructor(private readonly o: ProtocolClientOptions) {
     const baseUrl = o.server.replace(/\/+$/, "");
     // node:http on kept-alive connections, not fetch: about half the worker's CPU per execution
     // and no undici loaded, 10–20 MB less RSS (docs/benchmarks.md § Memory at S = 10,000 (issue 15)).
     // Idle sockets do not hold the process open, and close at the server's Keep-Alive hint.
-    this.agent = baseUrl.startsWith("https:")
-      ? new HttpsAgent({ keepAlive: true })
-      : new HttpAgent({ keepAlive: true });
-    this.http = { baseUrl, token: o.token ?? null, agent: this.agent };
-    this.pollHttp = { ...this.http, signal: o.signal };
+    this.agent = keepAliveAgent(baseUrl);
     // Heartbeats on connections of their own: a request that got no answer (a connection gone
     // silent) is given up in time for the next one to renew the leases (see heartbeat).
-    this.beatAgent = baseUrl.startsWith("https:")
-      ? new HttpsAgent({ keepAlive: true })
-      : new HttpAgent({ keepAlive: true });
+    this.beatAgent = keepAliveAgent(baseUrl);
+    this.http = { baseUrl, token: o.token ?? null, agent: this.agent };
+    this.pollHttp = { ...this.http, signal: o.signal };
   }
-
-  private readonly beatAgent: HttpAgent;
 
   /** Closes the kept-alive connections (the worker has closed). */
   close(): void {
@@ -104,7 +102,7 @@ export class ProtocolClient {
    * wait on them one by one. They are closed, so the next requests open fresh ones.
    */
   private noAnswer(err: unknown, agent: HttpAgent): void {
-    if (!(err instanceof ServerUnreachableError) || err.reason !== NO_ANSWER_REASON) return;
+    if (!(err instanceof ServerUnreachableError) || !err.unanswered) return;
     for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
   }
 
@@ -149,7 +147,6 @@ export class ProtocolClient {
     });
   }
 
-  /** Renews the leases of `taskIds`, in requests of at most the server's 1,000 ids each. */
   /**
    * Renews the leases of `taskIds`, in requests of at most the server's 1,000 ids each. `timeoutMs`
    * bounds each: a heartbeat on a connection gone silent waited the default 30 s, the lease's
