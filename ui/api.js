@@ -55,6 +55,28 @@ const CACHE_MAX = 200;
  */
 export const ANSWER_MS = 10_000;
 
+/**
+ * The requests of one view where only the latest counts: a slow search's late answer drew its rows
+ * under a newer search's box and URL (a tester). `latest(ask)` runs `ask(current)` and answers
+ * `{value}`, or null when a later call began before this one answered; its error too, since only
+ * the latest says whether the server answers. `current()` tells `ask` whether it is still the latest.
+ * @returns {<T>(ask: (current: () => boolean) => Promise<T>) => Promise<{value: T} | null>}
+ */
+export function latestOnly() {
+  let asked = 0;
+  return async (ask) => {
+    const mine = ++asked;
+    const current = () => mine === asked;
+    try {
+      const value = await ask(current);
+      return current() ? { value } : null;
+    } catch (err) {
+      if (!current()) return null;
+      throw err;
+    }
+  };
+}
+
 /** Hooks the app sets: what to do when the server asks for a token. */
 export const hooks = {
   /** @type {(err: ApiError) => void} */

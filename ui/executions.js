@@ -5,7 +5,7 @@
  * timeline, cancel and retry, links to its schedule and workflow.
  */
 import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
-import { ApiError, executionEvents, getExecution, getSchedule, listExecutions } from "./api.js";
+import { ApiError, executionEvents, getExecution, getSchedule, latestOnly, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { bidi, fill, h, idNodes, instantNodes, jsonPre } from "./dom.js";
 import { elapsedEl, lateText } from "./elapsed.js";
@@ -110,30 +110,23 @@ export function executionsView(params) {
     empty,
     h("nav", { class: "pager", "aria-label": "Pages" }, first, more),
   );
-  /** Which refresh is the latest: an earlier one (a slow filter since changed) that answers later is dropped. */
-  let asked = 0;
+  /** An earlier refresh (a slow filter since changed) that answers later is dropped. */
+  const latestPage = latestOnly();
   async function refresh() {
-    const mine = ++asked;
-    const answer = listExecutions({
-      status: status.value,
-      workflow: workflow.value.trim(),
-      schedule_id: schedule.value.trim(),
-      created_after: utc(after.value),
-      created_before: utc(before.value),
-      limit: PAGE_SIZE,
-      cursor: cursor ?? undefined,
-    });
+    const answered = await latestPage(() =>
+      listExecutions({
+        status: status.value,
+        workflow: workflow.value.trim(),
+        schedule_id: schedule.value.trim(),
+        created_after: utc(after.value),
+        created_before: utc(before.value),
+        limit: PAGE_SIZE,
+        cursor: cursor ?? undefined,
+      }),
+    );
     /** @type {any} */
-    let body;
-    try {
-      body = await answer;
-    } catch (err) {
-      // The latest refresh says whether the server answers; an older one's error is no news.
-      if (mine !== asked) return;
-      throw err;
-    }
-    // The late answer of a filter since changed drew its rows under the newer filter and URL.
-    if (mine !== asked || body === shown) return;
+    const body = answered?.value;
+    if (answered === null || body === shown) return;
     shown = body;
     tbody.replaceChildren(
       ...body.executions.map((/** @type {any} */ e) =>

@@ -5,7 +5,7 @@
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
 import { reload } from "./actions.js";
-import { ApiError, listWorkflows, searchSchedules } from "./api.js";
+import { ApiError, latestOnly, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h, instantNodes } from "./dom.js";
 import { timingText } from "./format.js";
@@ -396,38 +396,28 @@ export function listView(params) {
     });
   }
 
-  /** Which refresh is the latest: an earlier one (a slow search since retyped) that answers later is dropped. */
-  let pagesAsked = 0;
+  /** An earlier refresh (a slow search since retyped) that answers later is dropped. */
+  const latestPage = latestOnly();
 
   async function refresh() {
-    const asked = ++pagesAsked;
-    const answers = Promise.all([
-      thisPage().catch((/** @type {any} */ err) => {
-        // A cursor the server does not know (a link edited by hand or from another sort): the
-        // first page, rather than an error above an empty list until a filter changed.
-        // Not for a refresh since superseded: the cursor it read may no longer be this page's.
-        if (asked !== pagesAsked || cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT")
-          throw err;
-        stack = [];
-        cursor = null;
-        pageIndex = 0;
-        writeHash();
-        return thisPage();
-      }),
-      polledWorkflows(),
-    ]);
-    /** @type {[any, import("./no-worker.js").Polled | null]} */
-    let answered;
-    try {
-      answered = await answers;
-    } catch (err) {
-      // The latest refresh says whether the server answers; an older one's error is no news.
-      if (asked !== pagesAsked) return;
-      throw err;
-    }
-    // The late answer of a search since replaced drew its rows under the newer search's box and URL.
-    if (asked !== pagesAsked) return;
-    const [body, polled] = answered;
+    const answered = await latestPage((current) =>
+      Promise.all([
+        thisPage().catch((/** @type {any} */ err) => {
+          // A cursor the server does not know (a link edited by hand or from another sort): the
+          // first page, rather than an error above an empty list until a filter changed.
+          // Not for a refresh since superseded: the cursor it read may no longer be this page's.
+          if (!current() || cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT") throw err;
+          stack = [];
+          cursor = null;
+          pageIndex = 0;
+          writeHash();
+          return thisPage();
+        }),
+        polledWorkflows(),
+      ]),
+    );
+    if (answered === null) return;
+    const [body, polled] = answered.value;
     void loadWorkflows();
     // A 304 hands back the very same object: nothing to redraw (and focus stays where it is),
     // unless a worker came or went.
