@@ -22,6 +22,7 @@ import { type Registering, registerAgain, registerWorkflows } from "./registrati
 import { CANCEL_GRACE_MS, runTask, TaskControl } from "./run-task.js";
 import { settleable } from "./settleable.js";
 import { closeOnSignals } from "./signals.js";
+import { witnessStrayRejections } from "./stray-rejections.js";
 import { jsonText, withTaskIds } from "./task-log.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
@@ -60,11 +61,9 @@ export interface WorkerOptions {
 export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGQUIT" | "SIGHUP" | "SIGUSR1" | "SIGUSR2" | "SIGBREAK";
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
-/** The wait before a heartbeat that follows a failed one. */
-const HEARTBEAT_RETRY_MS = 1000;
+const HEARTBEAT_RETRY_MS = 1000; // the wait before a heartbeat that follows a failed one
 export const DEFAULT_CONCURRENCY = 100;
-/** The server leases at most this many tasks per poll (MAX_TASKS_PER_POLL). */
-const MAX_TASKS_PER_POLL = 100;
+const MAX_TASKS_PER_POLL = 100; // the most tasks the server leases per poll (its MAX_TASKS_PER_POLL)
 
 /** How long a request close() makes may wait for its answer (a release of what still ran). */
 const CLOSING_REQUEST_MS = 5000;
@@ -198,8 +197,9 @@ export class Worker {
         this.log.info(`${signal}: closing the worker`, { worker_id: this.workerId });
         return this.close();
       });
+      const stopWitnessing = witnessStrayRejections(this.log, this.workerId, this.running);
       this.runPromise = this.work();
-      this.runPromise.then(stopListening, stopListening);
+      void this.runPromise.then(stopListening, stopListening).then(stopWitnessing);
     }
     return this.runPromise;
   }
