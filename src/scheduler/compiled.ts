@@ -40,15 +40,19 @@ export function compileSettings(s: ScheduleSettings): CompiledSchedule {
   };
 }
 
-/** Everything compileSettings reads, as one string (cheaper than JSON.stringify of the whole spec). */
 /**
  * What decides which instants are occurrences: the timing without the jitter (when each is due) and
  * the catch-up window (which late ones start). A change of only those keeps the occurrences.
  */
 export function occurrenceKey(s: ScheduleSettings): string {
-  return `${s.cron}\u0000${s.interval}\u0000${s.timezone}\u0000${s.dst}\u0000${s.start_at}\u0000${s.end_at}`;
+  // The interval and the instants as values: `2s` and `2000ms` are one timing (re-timed, the
+  // occurrence between an instant and its jittered due time was dropped; a tester).
+  const interval = s.interval === undefined ? undefined : parseDuration(s.interval);
+  const instant = (text: string | undefined) => (text === undefined ? undefined : parseInstant(text));
+  return `${s.cron}\u0000${interval}\u0000${s.timezone}\u0000${s.dst}\u0000${instant(s.start_at)}\u0000${instant(s.end_at)}`;
 }
 
+/** Everything compileSettings reads, as one string (cheaper than JSON.stringify of the whole spec). */
 export function timingKey(s: ScheduleSettings): string {
   return `${s.cron}\u0000${s.interval}\u0000${s.timezone}\u0000${s.dst}\u0000${s.start_at}\u0000${s.end_at}\u0000${s.jitter}\u0000${s.catchup_window}`;
 }

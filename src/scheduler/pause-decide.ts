@@ -38,17 +38,21 @@ export async function lockForPause(tx: StoreOps, id: string): Promise<void> {
  * decides, inside `tx` (the row locked), what of `row` came due by `now`: fires it as the loop
  * would, then, if a refused start still waits for its retry, records that occurrence as a dead
  * letter with its error and those due after it as missed. Returns the row as left, and the fire
- * reports to give the metrics after the commit.
+ * reports to give the metrics after the commit. With `retimed` (a new timing, which restarts
+ * from now) an occurrence whose instant has passed is due whatever its jitter: between its
+ * instant and its jittered due time it belonged to neither timing, and was dropped with no
+ * record (a tester: 4 of 11 occurrences of a 2 s interval with a 1.9 s jitter re-timed every 0.9 s).
  */
 export async function decideBeforeChange(
   tx: StoreOps,
   row: ScheduleRow,
   now: number,
   deps: FireDeps,
+  retimed = false,
 ): Promise<{ row: ScheduleRow; reports: FireReport[] }> {
   if (row.paused || row.state !== "active") return { row, reports: [] };
   const reports: FireReport[] = [];
-  let current = row;
+  let current = retimed ? withoutJitterIfPassed(row, now) : row;
   if (current.dueMs !== null && current.dueMs <= now) {
     const [outcome] = await fireSchedules(tx, [current], now, deps);
     // The row is locked and read in this transaction: its compare-and-set cannot lose.
@@ -114,6 +118,18 @@ export async function decideBeforeChange(
     retryError: null,
   });
   return { row: written, reports };
+}
+
+/**
+ * `row` as the fire sees it when its next occurrence's instant has passed but its jitter puts its
+ * due time after `now`: without the jitter, due at the instant. The spec written back is the
+ * update's own (Schedules.updateIn).
+ */
+function withoutJitterIfPassed(row: ScheduleRow, now: number): ScheduleRow {
+  const passed = row.nextFireMs !== null && row.nextFireMs <= now;
+  if (!passed || row.retryMs !== null || row.dueMs === null || row.dueMs <= now) return row;
+  const { jitter: _waived, ...spec } = row.spec;
+  return { ...row, spec, dueMs: row.nextFireMs };
 }
 
 /**

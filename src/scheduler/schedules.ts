@@ -360,7 +360,7 @@ export class Schedules {
     // it under the settings it replaces (pause-decide.ts): what is due fires, a refused start waiting
     // for its retry becomes a dead letter. Recomputed without it, a new timing dropped both with no record.
     if (pausing || retimed || (ends && v.settings.max_runs !== current.max_runs)) {
-      const decided = await decideBeforeChange(tx, row, now, this.o);
+      const decided = await decideBeforeChange(tx, row, now, this.o, retimed);
       fires.push(...decided.reports);
       row = decided.row;
     }

@@ -167,6 +167,31 @@ describeEachDialect("a pause decides what came due before it", (dialect) => {
     ]);
   });
 
+  for (const [what, patch] of [
+    ["a new timing", { interval: "12s" }],
+    ["the same timing spelled otherwise", { interval: "10000ms" }],
+  ] as const) {
+    it(`${what} between an occurrence and its jittered due time starts it`, async () => {
+      const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });
+      await h.scheduler.schedules.create({
+        schedule_id: "r",
+        workflow: "OrderProcessing",
+        interval: "10s",
+        jitter: "9s",
+        overlap: "allow",
+      });
+      const first = t("2026-11-15T00:00:10Z");
+      expect(dueTime("r", first, 9000)).toBeGreaterThan(first + 1);
+      h.clock.set(first + 1);
+      // Recomputed from now, 00:00:10 belonged to neither timing: no row, no execution (a tester).
+      await h.scheduler.schedules.update("r", patch);
+      await h.fireAt(formatInstant(dueTime("r", first, 9000)));
+      const accounts = settled(await accountsOf(db.store, "r"));
+      expect(accounts.get(first)).toBe("started");
+      expect(await h.executions.get(`r:${formatInstant(first)}`)).toMatchObject({ status: "RUNNING" });
+    });
+  }
+
   for (const how of ["pause", "patch"] as const) {
     it(`a ${how} between an occurrence and its jittered due time keeps it for a catch-up resume`, async () => {
       const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00Z" });

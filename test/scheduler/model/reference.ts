@@ -470,8 +470,16 @@ export class ReferenceModel {
       patch.maxRuns !== s.maxRuns &&
       patch.maxRuns !== null &&
       s.runs + s.buffered.length >= patch.maxRuns;
-    if (retimed || ends) this.decideBeforeChange(s);
     const jitterBefore = s.jitterMs;
+    // A new timing restarts from now: an occurrence whose instant has passed is decided first,
+    // its jitter waived (between its instant and its due time it belonged to neither timing).
+    const passed = s.nextFire !== null && s.nextFire <= this.now && s.due !== null && s.due > this.now;
+    if (retimed && passed && !s.paused && s.retryAt === null) {
+      s.jitterMs = 0;
+      s.due = s.nextFire;
+    }
+    if (retimed || ends) this.decideBeforeChange(s);
+    s.jitterMs = jitterBefore;
     Object.assign(s, patch);
     if (timing(s) === before && !(s.nextFire === null && s.buffered.length === 0)) {
       if (this.ended(s)) {
