@@ -127,6 +127,9 @@ export class CursorTrail {
   }
 }
 
+/** How long a backfill's answer is awaited when the client has no timeout of its own. */
+const BACKFILL_TIMEOUT_MS = 600_000;
+
 export class OrbitClient {
   readonly baseUrl: string;
   private readonly http: HttpOptions;
@@ -217,12 +220,17 @@ export class OrbitClient {
     return this.call({ ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/trigger`, body });
   }
 
-  backfillSchedule(
+  async backfillSchedule(
     id: string,
     body: { start_at: string; end_at: string },
     opts: WriteOptions = {},
   ): Promise<BackfillResultJson> {
-    return this.call({ ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/backfill`, body });
+    const req: RequestOptions = { ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/backfill`, body };
+    // Its 10,000 starts may take longer than a request's 30 s (a minute and a half on a busy
+    // PostgreSQL): the answer is awaited 10 minutes unless the client was given a timeout itself;
+    // `orbit schedule backfill` said the server did not answer while it started them all (a tester).
+    const timeoutMs = this.http.timeoutMs ?? BACKFILL_TIMEOUT_MS;
+    return (await request<BackfillResultJson>({ ...this.http, timeoutMs }, req)).body;
   }
 
   listOccurrences(id: string, query: PageQuery = {}): Promise<OccurrencePage> {

@@ -67,4 +67,26 @@ describeEachDialect("scheduler: a backfill while the schedule changes", (dialect
     expect(started).toBeLessThan(300);
     expect(await db.store.listExecutions({ scheduleId: "s", limit: 1000 })).toHaveLength(started);
   });
+
+  it("stops with CONFLICT when the timing changes between its batches; what started stays, all of the old timing", async () => {
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:00.500Z" });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1s", paused: true });
+    const backfill = h.scheduler.actions.backfill("s", range).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    // Going on, the rest started the per-second occurrences with the new settings (a tester).
+    await h.scheduler.schedules.update("s", { interval: "1m", input: { order_id: "new" } });
+    const err = await backfill;
+    expect(err).toMatchObject({ code: "CONFLICT" });
+    expect((err as Error).message).toMatch(
+      /^schedule s's timing changed during the backfill, after \d+ of its 300 occurrences started \(they stay\); backfill the rest again under the new timing$/,
+    );
+    const started = Number(/after (\d+)/.exec((err as Error).message)?.[1]);
+    expect(started).toBeLessThan(300);
+    const executions = await db.store.listExecutions({ scheduleId: "s", limit: 1000 });
+    expect(executions).toHaveLength(started);
+    expect(executions.filter((e) => JSON.stringify(e.input).includes("new"))).toEqual([]);
+  });
 });
