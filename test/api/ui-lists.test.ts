@@ -67,6 +67,25 @@ describe.each(dialects)("UI list reads on $name", ({ name, enabled }) => {
     expect(none.body).toMatchObject({ schedules: [], next_cursor: null, total: 0 });
   });
 
+  it.skipIf(!enabled)("searches beyond ASCII case-insensitively on both databases", async () => {
+    // SQLite's LOWER folds only ASCII: `Über` typed exactly found nothing there (a tester).
+    const body = {
+      schedule_id: "s-umlaut",
+      workflow: "Reports",
+      cron: "0 1 * * *",
+      description: "Über-Bericht ПРИВЕТ",
+    };
+    expect((await t.call("POST", "/v1/schedules", body)).status).toBe(201);
+    try {
+      for (const q of ["Über", "über", "ÜBER-bericht", "привет", "ПРИВЕТ"]) {
+        const r = await t.call("GET", `/v1/schedules?q=${encodeURIComponent(q)}`);
+        expect([q, r.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)]).toEqual([q, ["s-umlaut"]]);
+      }
+    } finally {
+      await t.call("DELETE", "/v1/schedules/s-umlaut");
+    }
+  });
+
   it.skipIf(!enabled)("pages a sorted search with cursors: every row once, in order", async () => {
     const seen: string[] = [];
     let cursor: string | null = null;

@@ -44,6 +44,7 @@ export const postgresDialect: SqlDialect = {
   // node-postgres already parses json/jsonb columns.
   readJson: (value) => value,
   batch: "unnest",
+  lower: (expr) => `LOWER(${expr})`,
   jsonText: (column, key) => `${column}->>'${key}'`,
   jsonFirstInteger: (column) => `(${column}->>0)::bigint`,
   inList: (column, values) => ({ sql: `${column} = ANY(?::text[])`, param: arrayParam(values) }),

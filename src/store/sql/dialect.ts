@@ -43,6 +43,12 @@ export interface SqlDialect {
    * statement is a function call). See columns.ts `batchInsertSql`.
    */
   readonly batch: "unnest" | "rows";
+  /**
+   * `expr` in lower case, as an SQL expression, for every script: SQLite's own LOWER folds only
+   * ASCII, so a search for `Über` never found it (a tester); SQLite calls orbit_lower, the
+   * JavaScript toLowerCase the search's text is folded with (sqlite-store.ts).
+   */
+  lower(expr: string): string;
   /** The text of a JSON object column's top-level key, as an SQL expression. */
   jsonText(column: string, key: string): string;
   /** The first element of a JSON array column as an integer, as an SQL expression. */

@@ -51,7 +51,7 @@ export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter):
   const params: SqlParam[] = [];
   if (f.q !== undefined && f.q !== "") {
     const description = dialect.jsonText("spec", "description");
-    const like = (col: string) => `LOWER(${col}) LIKE ? ESCAPE '\\'`;
+    const like = (col: string) => `${dialect.lower(col)} LIKE ? ESCAPE '\\'`;
     where.push(`(${like("schedule_id")} OR ${like("workflow")} OR ${like(description)})`);
     const p = contains(f.q);
     params.push(p, p, p);

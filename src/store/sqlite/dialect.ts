@@ -15,6 +15,7 @@ export const sqliteDialect: SqlDialect = {
   applyScopeLock: null,
   readJson: (value) => (typeof value === "string" ? JSON.parse(value) : value),
   batch: "rows",
+  lower: (expr) => `orbit_lower(${expr})`,
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
   jsonFirstInteger: (column) => `CAST(json_extract(${column}, '$[0]') AS INTEGER)`,
   inList: (column, values) => ({ sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(values) }),

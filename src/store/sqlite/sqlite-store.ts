@@ -85,6 +85,10 @@ export class SqliteStore extends SqlOps implements Store {
       // inside SQLite: nothing is served yet (it waited 10 ms and a start beside a backup tool
       // failed at once). Once open, the waits are sliced (SqliteConnection.attach).
       db.pragma(`busy_timeout = ${this.lockWaitMs}`);
+      // LOWER for every script (dialect.ts lower): SQLite's own folds only ASCII.
+      db.function("orbit_lower", { deterministic: true }, (text: unknown) =>
+        typeof text === "string" ? text.toLowerCase() : text,
+      );
       db.pragma("journal_mode = WAL");
       db.pragma(`synchronous = ${this.options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
       // A negative cache_size is in KiB (SQLite's own default is 2 MB).
