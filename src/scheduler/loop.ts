@@ -18,7 +18,7 @@ import type { FireWindow } from "../engine/retention.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
-import { HeldRows } from "./held-rows.js";
+import { HeldRows, heldRowsWarning } from "./held-rows.js";
 import { StallWatch } from "./stall-watch.js";
 
 /**
@@ -123,14 +123,7 @@ export class SchedulerLoop implements FireWindow {
     this.batchSize = o.batchSize ?? 200;
     this.stalls = new StallWatch({ dialect: o.store.dialect, log: o.log, everyMs: o.stallWarnMs });
     this.roundFailures = new LoggedFailures(o.log, () => o.clock.now(), passLines("firing", "retrying in 1 s"));
-    this.held = new HeldRows(
-      (id, heldMs) =>
-        scheduleLog(o.log, id)?.warn(
-          { held_ms: heldMs },
-          `schedule ${id} is due but another database session holds its row, so the firing passes over it (FOR UPDATE SKIP LOCKED) until that session ends: pg_stat_activity and pg_locks show which (a long write such as a large backfill, or a frozen server's transaction, which is ended after 10 s)`,
-        ),
-      o.heldRowWarnMs,
-    );
+    this.held = new HeldRows(heldRowsWarning(o.log, scheduleLog), o.heldRowWarnMs);
   }
 
   start(): void {
