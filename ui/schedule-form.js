@@ -12,6 +12,7 @@ import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
 import { jsonText, parseJson, repeatedKey } from "./json-text.js";
 import { notifyError, notifyKeyError, parseNotify } from "./notify.js";
+import { numberInput, readNumbers } from "./number-fields.js";
 
 const OVERLAP = ["skip", "allow", "cancel_previous", "buffer_one", "buffer_all"];
 const CATCHUP = ["skip_missed", "run_once", "catch_up"];
@@ -172,13 +173,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     autocomplete: "off",
     disabled: kind0 !== "cron",
   });
-  const maxCatchUp = h("input", {
-    id: fid("f-max-catch-up"),
-    type: "number",
-    min: 1,
-    max: 1000,
-    value: editing ? (sch.max_catch_up ?? 10) : 10,
-  });
+  const maxCatchUp = numberInput(fid("f-max-catch-up"), 1000, editing ? (sch.max_catch_up ?? 10) : 10);
   const maxField = field(fid("f-max-catch-up"), "Max catch-up", maxCatchUp, "required with catch_up");
   const catchup = select(fid("f-catchup"), CATCHUP, editing ? sch.catchup : "skip_missed");
   maxField.hidden = catchup.value !== "catch_up";
@@ -239,27 +234,13 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     field(
       fid("f-pause-on-failure"),
       "Pause on failure",
-      h("input", {
-        id: fid("f-pause-on-failure"),
-        type: "number",
-        min: 1,
-        max: 1000,
-        autocomplete: "off",
-        value: editing ? (sch.pause_on_failure ?? "") : "",
-      }),
+      numberInput(fid("f-pause-on-failure"), 1000, editing ? (sch.pause_on_failure ?? "") : ""),
       "pause after this many consecutive failed runs; empty: never",
     ),
     field(
       fid("f-max-runs"),
       "Max runs",
-      h("input", {
-        id: fid("f-max-runs"),
-        type: "number",
-        min: 1,
-        max: 1000000000,
-        autocomplete: "off",
-        value: editing ? (sch.max_runs ?? "") : "",
-      }),
+      numberInput(fid("f-max-runs"), 1_000_000_000, editing ? (sch.max_runs ?? "") : ""),
       "end the schedule after this many occurrences started (triggers do not count); empty: never",
     ),
     field(
@@ -423,11 +404,15 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     }
     body.overlap = text("f-overlap");
     body.catchup = text("f-catchup");
-    body.max_catch_up = body.catchup === "catch_up" ? Number(text("f-max-catch-up")) : null;
     body.description = text("f-description") === "" ? null : text("f-description");
     for (const [id, key] of TEXT_SETTINGS) body[key] = text(id) === "" ? null : text(id);
-    body.pause_on_failure = text("f-pause-on-failure") === "" ? null : Number(text("f-pause-on-failure"));
-    body.max_runs = text("f-max-runs") === "" ? null : Number(text("f-max-runs"));
+    // Text that is not a number reads as "" (unset) from the field: refused, nothing sent (a tester).
+    const { numbers, refusal: badNumber } = readNumbers(form, fid, body.catchup === "catch_up");
+    if (numbers === null) {
+      error.textContent = badNumber;
+      return;
+    }
+    Object.assign(body, numbers);
     try {
       body.notify = parseNotify(text("f-notify"));
     } catch (err) {

@@ -1,0 +1,92 @@
+/**
+ * What a fourteenth tester met: number fields holding text that is not a number (`1e`, `3-`) read
+ * as empty, so an edit removed the setting and a create left it out without a word.
+ */
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
+
+/** Types into a number field as a user does (`fill` refuses text that is not a number). */
+async function typeInto(page: Page, selector: string, text: string) {
+  await page.locator(selector).click();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type(text);
+}
+
+/** The schedule writes the page sends (POST /v1/schedules, PATCH /v1/schedules/…). */
+function writes(page: Page) {
+  const sent: string[] = [];
+  page.on("request", (q) => {
+    if (q.method() !== "GET" && /\/v1\/schedules/.test(q.url())) sent.push(`${q.method()} ${q.url()}`);
+  });
+  return sent;
+}
+
+describe.skipIf(!haveChromium)("web UI: a tester's fourteenth report", () => {
+  let r: UiRig;
+  const pageErrors = useReportsRig((rig) => {
+    r = rig;
+  });
+
+  it("refuses an edit whose Max runs is not a number, sending nothing, the setting kept", async () => {
+    await r.ok("POST", "/v1/schedules", { schedule_id: "capped", workflow: "Reports", interval: "1h", max_runs: 5 });
+    await r.open("#/schedules/capped");
+    const sent = writes(r.page);
+    await r.page.click('button[aria-label="Edit capped"]');
+    await r.page.click("#edit-form details.more-settings summary");
+    await typeInto(r.page, "#e-max-runs", "1e");
+    // What Chromium makes of it: the field's value reads as empty.
+    expect(await r.page.inputValue("#e-max-runs")).toBe("");
+    await r.page.click("#edit-form button[type=submit]");
+    const error = r.page.locator("#e-form-error");
+    await error.filter({ hasText: "Max runs" }).waitFor();
+    expect(await error.textContent()).toBe(
+      'INVALID_ARGUMENT: Max runs holds text that is not a number (such as "1e" or "3-"): type a whole number, or empty it for none. Nothing was sent.',
+    );
+    expect(await r.page.getAttribute("#e-max-runs", "aria-invalid")).toBe("true");
+    expect(await r.page.evaluate("document.activeElement?.id")).toBe("e-max-runs");
+    expect(sent).toEqual([]);
+    expect((await r.ok("GET", "/v1/schedules/capped")).max_runs).toBe(5);
+    // Emptied on purpose, it does unset (the field is told apart from one holding bad text).
+    await typeInto(r.page, "#e-max-runs", "");
+    expect(await r.page.getAttribute("#e-max-runs", "aria-invalid")).toBeNull();
+    await r.page.click("#edit-form button[type=submit]");
+    await r.page.locator("#status").filter({ hasText: "saved capped" }).waitFor();
+    expect((await r.ok("GET", "/v1/schedules/capped")).max_runs).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("refuses a create whose Pause on failure or Max catch-up is not a number", async () => {
+    await r.open("#/");
+    const sent = writes(r.page);
+    await r.page.click("#create > summary");
+    await r.page.fill("#f-id", "created-bad");
+    await r.page.fill("#f-workflow", "Reports");
+    await r.page.fill("#f-timing", "0 * * * *");
+    await r.page.selectOption("#f-catchup", "catch_up");
+    await typeInto(r.page, "#f-max-catch-up", "--3");
+    await r.page.click("#create-form button[type=submit]");
+    const error = r.page.locator("#f-form-error");
+    await error.filter({ hasText: "Max catch-up" }).waitFor();
+    expect(await error.textContent()).toContain("Max catch-up holds text that is not a number");
+    await typeInto(r.page, "#f-max-catch-up", "4");
+    // Pause on failure sits under "More settings": typed, then folded away, the refusal opens
+    // the fold on it.
+    await r.page.click("#create-form details.more-settings summary");
+    await typeInto(r.page, "#f-pause-on-failure", "3-");
+    await r.page.click("#create-form details.more-settings summary");
+    expect(await r.page.locator("#f-pause-on-failure").isVisible()).toBe(false);
+    await r.page.click("#create-form button[type=submit]");
+    await error.filter({ hasText: "Pause on failure" }).waitFor();
+    expect(await r.page.locator("#f-pause-on-failure").isVisible()).toBe(true);
+    expect(await r.page.evaluate("document.activeElement?.id")).toBe("f-pause-on-failure");
+    expect(sent).toEqual([]);
+    expect((await r.call("GET", "/v1/schedules/created-bad")).status).toBe(404);
+    await typeInto(r.page, "#f-pause-on-failure", "3");
+    await r.page.click("#create-form button[type=submit]");
+    await r.page.locator("#f-form-done").filter({ hasText: "created created-bad" }).waitFor();
+    expect(await r.ok("GET", "/v1/schedules/created-bad")).toMatchObject({ pause_on_failure: 3, max_catch_up: 4 });
+    expect(pageErrors).toEqual([]);
+  });
+});
