@@ -110,7 +110,8 @@ Examples:
       const lastRun = lastRunPending(s)
         ? await client.getExecution(s.last_execution_id as string).catch(() => undefined)
         : undefined;
-      await io.stdout.write(scheduleBlock(s, lastRun?.waiting?.message));
+      const shown = lastRun && { status: lastRun.status, run: lastRun.run, waiting: lastRun.waiting?.message };
+      await io.stdout.write(scheduleBlock(s, shown));
     });
 
   schedule

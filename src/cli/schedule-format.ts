@@ -104,7 +104,7 @@ function optionalLines(s: ScheduleJson): string {
  * ```
  * The input is the server's JSON re-serialized, so `120.0` in a request reads back as `120`.
  */
-export function scheduleBlock(s: ScheduleJson, waiting?: string): string {
+export function scheduleBlock(s: ScheduleJson, lastRun?: { status: string; run: number; waiting?: string }): string {
   const version = s.version === undefined ? `${s.workflow} (latest version)` : `${s.workflow}@${s.version}`;
   let out = `${oneLine(`${s.state} ${s.schedule_id}  ${timingText(s)}`)}\n`;
   out += line("workflow", version);
@@ -114,10 +114,15 @@ export function scheduleBlock(s: ScheduleJson, waiting?: string): string {
   out += optionalLines(s);
   out += line("fired", `${s.fired}   skipped: ${s.skipped}`);
   out += line("last fire", s.last_fire_at ?? "-");
-  out += line("last run", s.last_execution_id ?? "-");
+  // A retried last run (its outcome below is the run before): which run, and that it runs.
+  const retried = lastRun !== undefined && lastRun.status === "RUNNING" && lastRun.run > 1;
+  const runText = retried
+    ? ` (run ${lastRun.run}, RUNNING after a retry; the outcome below is run ${lastRun.run - 1}'s)`
+    : "";
+  out += line("last run", `${s.last_execution_id ?? "-"}${runText}`);
   // Why the last run has not started, when it waits (no worker for its workflow, all busy, …): the
   // occurrences after it are skipped meanwhile, and `skipped` alone does not say why.
-  if (waiting !== undefined) out += line("waiting", waiting);
+  if (lastRun?.waiting !== undefined) out += line("waiting", lastRun.waiting);
   out += outcomeLines(s);
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
   // A paused schedule fires none of them until resumed: its list is what a resume now would fire.
@@ -153,7 +158,11 @@ export function healthText(s: ScheduleJson): string {
  * backfill: a caller that must know asks for the execution.)
  */
 export function lastRunPending(s: ScheduleJson): boolean {
-  return s.last_execution_id !== null && s.last_outcome?.execution_id !== s.last_execution_id;
+  if (s.last_execution_id === null) return false;
+  // A FAILED or CANCELLED last run may have been retried since (`orbit retry`: run 2 of the same
+  // id): the views showed the old outcome while the retry waited for a worker (a tester).
+  const o = s.last_outcome;
+  return o?.execution_id !== s.last_execution_id || o.status === "FAILED" || o.status === "CANCELLED";
 }
 
 /** The workflows a live worker polls (`GET /v1/workers`): each name, and each `name@version`. */

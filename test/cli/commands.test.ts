@@ -131,6 +131,31 @@ describe("orbit schedule create / get / list", () => {
     }
   });
 
+  it("says a FAILED last run was retried and waits, where it showed the old outcome alone", async () => {
+    const lastRun = "nightly-orders:2026-11-16T01:00:00Z";
+    const outcome = { status: "FAILED", execution_id: lastRun, ended_at: "2026-11-16T01:00:02Z", error: "boom" };
+    const schedule = { ...nightlyOrders, last_execution_id: lastRun, fired: 1, last_outcome: outcome };
+    const waiting = "no worker polls workflow OrderProcessing (none seen in the last 60 s): start a worker";
+    const retried = { ...manualRun, execution_id: lastRun, status: "RUNNING", run: 2, ended_at: null };
+    const routes = (execution: unknown) =>
+      new FakeServer((req) =>
+        req.path === "/v1/schedules/nightly-orders"
+          ? { status: 200, body: schedule }
+          : { status: 200, body: execution },
+      );
+    const r = await routes({ ...retried, waiting: { reason: "no_worker", message: waiting } }).run([
+      "schedule",
+      "get",
+      "nightly-orders",
+    ]);
+    expect(r.stdout).toContain(
+      `  last run:   ${lastRun} (run 2, RUNNING after a retry; the outcome below is run 1's)\n  waiting:    ${waiting}\n`,
+    );
+    // Not retried: the block as before.
+    const ended = await routes({ ...retried, status: "FAILED", run: 1 }).run(["schedule", "get", "nightly-orders"]);
+    expect(ended.stdout).toContain(`  last run:   ${lastRun}\n`);
+  });
+
   it("follows next_cursor to list every schedule", async () => {
     const server = new FakeServer((req) =>
       req.path.includes("cursor=c2")
