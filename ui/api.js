@@ -54,6 +54,15 @@ const CACHE_MAX = 200;
  * long as the browser waited (40 s and more).
  */
 export const ANSWER_MS = 10_000;
+/**
+ * How long a backfill's answer is awaited: it starts up to 10,000 occurrences in one request and
+ * the server bounds it; 10,000 took 92 s on a busy PostgreSQL, so after ANSWER_MS the dialog said
+ * TIMEOUT and never showed the result (a tester). The CLI's client waits as long.
+ */
+export const BACKFILL_ANSWER_MS = 600_000;
+
+/** "10 s", "10 min": how long a request was awaited. @param {number} ms */
+const waitText = (ms) => (ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
 /**
  * The requests of one view where only the latest counts: a slow search's late answer drew its rows
@@ -89,9 +98,10 @@ export const hooks = {
  * @param {string} path
  * @param {unknown} [body]
  * @param {Record<string, string>} [extraHeaders]
+ * @param {number} [answerMs] how long the answer is awaited
  * @returns {Promise<any>}
  */
-export async function api(method, path, body, extraHeaders = {}) {
+export async function api(method, path, body, extraHeaders = {}, answerMs = ANSWER_MS) {
   /** @type {Record<string, string>} */
   const headers = { accept: "application/json", ...extraHeaders };
   const token = getToken();
@@ -105,16 +115,16 @@ export async function api(method, path, body, extraHeaders = {}) {
     // Numbers as given (json-text.js): an input's `120.0` is saved as 120.0, not 120.
     init.body = jsonText(body ?? {});
   }
-  const seconds = ANSWER_MS / 1000;
+  const waited = waitText(answerMs);
   if (method === "GET") {
     // A read is only asked again by the next refresh: dropped at once.
     const controller = new AbortController();
     init.signal = controller.signal;
-    const timer = setTimeout(() => controller.abort(), ANSWER_MS);
+    const timer = setTimeout(() => controller.abort(), answerMs);
     try {
       return await answer(method, path, init, cached);
     } catch (err) {
-      if (controller.signal.aborted) throw new ApiError(0, "TIMEOUT", `the server did not answer in ${seconds} s`);
+      if (controller.signal.aborted) throw new ApiError(0, "TIMEOUT", `the server did not answer in ${waited}`);
       throw err;
     } finally {
       clearTimeout(timer);
@@ -131,10 +141,10 @@ export async function api(method, path, body, extraHeaders = {}) {
           new ApiError(
             0,
             "TIMEOUT",
-            `the server did not answer in ${seconds} s: the change may or may not have been applied`,
+            `the server did not answer in ${waited}: the change may or may not have been applied`,
           ),
         ),
-      ANSWER_MS,
+      answerMs,
     );
   });
   try {
@@ -223,7 +233,7 @@ export const triggerSchedule = (id, key) =>
   api("POST", `/v1/schedules/${enc(id)}/trigger`, {}, { "idempotency-key": key });
 /** @param {string} id @param {string} from @param {string} to */
 export const backfillSchedule = (id, from, to) =>
-  api("POST", `/v1/schedules/${enc(id)}/backfill`, { start_at: from, end_at: to });
+  api("POST", `/v1/schedules/${enc(id)}/backfill`, { start_at: from, end_at: to }, {}, BACKFILL_ANSWER_MS);
 /** @param {string} id */
 export const listOccurrences = (id, limit = 500) => occurrencePage(id, limit).then((b) => b.occurrences);
 /**

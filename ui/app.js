@@ -99,7 +99,10 @@ function schedule() {
   timer = setTimeout(async () => {
     const auto = byId("auto-refresh").checked;
     // Not while a dialog asks something: the refresh would not disturb it, but it is pointless work.
-    if (auto && !document.hidden && document.querySelector("dialog[open]") === null) await refresh();
+    // But while one waits for work it sent (a backfill of a minute and more), the page behind
+    // shows that work's executions arriving: it stood still.
+    const asking = document.querySelector("dialog[open]:not([data-refresh-behind])") !== null;
+    if (auto && !document.hidden && !asking) await refresh();
     schedule();
   }, REFRESH_MS);
 }

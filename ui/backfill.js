@@ -55,22 +55,46 @@ async function countRange(sch, from, to, max, stale) {
 }
 
 /**
- * The sentence the backfill dialog shows for a range: how many occurrences it holds, or what is
- * wrong with it.
+ * The sentence the backfill dialog shows for a range (how many occurrences it holds, or what is
+ * wrong with it) and the count, null when not known (more than COUNT_MAX counts as COUNT_MAX + 1).
  * @param {any} sch
  * @param {string} from
  * @param {string} to
  * @param {() => boolean} stale
+ * @returns {Promise<[string, number | null]>}
  */
-async function rangeCountText(sch, from, to, stale) {
+async function rangeCount(sch, from, to, stale) {
   const bad = rangeProblem(from, to);
-  if (bad !== null) return bad;
+  if (bad !== null) return [bad, null];
   const n = await countRange(sch, from, to, COUNT_MAX, stale);
-  if (n === null) return "Counting…";
-  if (n <= COUNT_MAX) return occurrencesText(n);
+  if (n === null) return ["Counting…", null];
+  if (n <= COUNT_MAX) return [occurrencesText(n), n];
   const cap = COUNT_MAX.toLocaleString("en");
-  return `The range holds more than ${cap} occurrences (the dialog counts up to ${cap}); Backfill starts all of them.`;
+  return [
+    `The range holds more than ${cap} occurrences (the dialog counts up to ${cap}); Backfill starts all of them.`,
+    n,
+  ];
 }
+
+/**
+ * What the dialog says while the backfill runs, from the range's count: "Starting 879
+ * occurrences…", with the time since it was sent beside it.
+ * @param {number | null} n
+ */
+function startingText(n) {
+  if (n === null) return "Starting the range's occurrences…";
+  if (n > COUNT_MAX) return `Starting more than ${COUNT_MAX.toLocaleString("en")} occurrences…`;
+  return `Starting ${n.toLocaleString("en")} occurrence${n === 1 ? "" : "s"}…`;
+}
+
+/** "23 s", "1 min 05 s". @param {number} ms */
+function elapsedText(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
+/** How often the time a running backfill has taken is said again. */
+const TICK_MS = 1000;
 
 /** The most occurrences the range the dialog opens with holds. */
 export const DEFAULT_MAX = 100;
@@ -141,6 +165,13 @@ export async function backfill(sch, done) {
   const from = h("input", { id: "backfill-from", value: start, class: "mono", autocomplete: "off" });
   const to = h("input", { id: "backfill-to", value: now, class: "mono", autocomplete: "off" });
   const count = h("p", { id: "backfill-count", class: "muted", "aria-live": "polite", text: "Counting…" });
+  // While a backfill runs (10,000 starts took 92 s): what it does and for how long so far. The
+  // seconds are hidden from screen readers, which would read them out every second.
+  const elapsed = h("span", { class: "backfill-elapsed", "aria-hidden": "true" });
+  const startingLine = h("span");
+  const progress = h("p", { id: "backfill-progress", role: "status", hidden: true }, startingLine, " ", elapsed);
+  /** The count of the range last counted (null: not known). */
+  let counted = /** @type {number | null} */ (null);
   /** @type {HTMLButtonElement | null} */
   let confirmButton = null;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -163,15 +194,18 @@ export async function backfill(sch, done) {
     count.textContent = "Counting…";
     hold(true);
     let text;
+    /** @type {number | null} */
+    let n = null;
     let down = false;
     try {
-      text = await rangeCountText(sch, from.value.trim(), to.value.trim(), () => mine !== seq);
+      [text, n] = await rangeCount(sch, from.value.trim(), to.value.trim(), () => mine !== seq);
     } catch (err) {
       text = errorText(err);
       down = err instanceof ApiError && (err.status === 0 || err.code === "UNAVAILABLE");
     }
     if (mine !== seq || !from.isConnected) return;
     count.textContent = text;
+    counted = n;
     hold(false);
     // A count refused while the server was down stayed so after it came back: it tries again.
     unavailable = down;
@@ -202,6 +236,7 @@ export async function backfill(sch, done) {
       h("label", { for: "backfill-to", text: "To (RFC 3339, UTC)" }),
       to,
       count,
+      progress,
     ],
     focus: from,
     // A refusal is said in the dialog, which stays open with the range typed.
@@ -210,6 +245,19 @@ export async function backfill(sch, done) {
       const bad = rangeProblem(from.value.trim(), to.value.trim());
       if (bad !== null) return bad;
       sending = true;
+      // Awaited up to 10 minutes (api.js BACKFILL_ANSWER_MS), its progress said meanwhile, the
+      // page behind refreshing (app.js): it showed a greyed button, then TIMEOUT after 10 s, and
+      // never the result, though the server went on and finished (a tester).
+      // The monotonic clock: the wall clock may be set meanwhile.
+      const sentAt = performance.now();
+      const tick = () => {
+        elapsed.textContent = elapsedText(performance.now() - sentAt);
+      };
+      startingLine.textContent = startingText(counted);
+      tick();
+      progress.hidden = false;
+      const ticking = setInterval(tick, TICK_MS);
+      if (dialog) dialog.dataset.refreshBehind = "true";
       try {
         const r = await backfillSchedule(sch.schedule_id, from.value.trim(), to.value.trim());
         const n = (/** @type {number} */ v) => v.toLocaleString("en");
@@ -221,10 +269,18 @@ export async function backfill(sch, done) {
         return errorText(err);
       } finally {
         sending = false;
+        clearInterval(ticking);
+        progress.hidden = true;
+        if (dialog) delete dialog.dataset.refreshBehind;
       }
     },
   });
-  confirmButton = from.closest("dialog")?.querySelector("button[value=ok]") ?? null;
+  const dialog = from.closest("dialog");
+  confirmButton = dialog?.querySelector("button[value=ok]") ?? null;
+  // Escape would close the dialog while the backfill runs, and its result would be said nowhere in it.
+  dialog?.addEventListener("cancel", (event) => {
+    if (sending) event.preventDefault();
+  });
   window.addEventListener("focus", onFocus);
   void recount();
   const ok = await answer;
