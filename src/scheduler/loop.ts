@@ -312,7 +312,10 @@ export class SchedulerLoop implements FireWindow {
         return committable(await fireSchedules(tx, rows, firedAt, this.o));
       }, URGENT);
     } catch (err) {
-      if (ids.length === 0) throw err;
+      // The database away (a dropped connection, a full disk) is not about one schedule: the round
+      // fails as a whole and is tried again in a second. Fired one transaction each, a batch of 200
+      // took a minute on a loaded cluster whose connections were being killed (a tester).
+      if (ids.length === 0 || isOutage(err)) throw err;
       const lost = err instanceof RolledBack ? err.outcomes.filter((o) => o.kind === "lost_cas") : [];
       if (lost.length > 0) {
         this.o.log?.warn(
