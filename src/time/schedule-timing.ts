@@ -95,10 +95,12 @@ export function compileTiming(s: TimingSettings, now?: number): CompiledTiming {
 export const MAX_TIMING_TEXT = 200;
 
 /**
- * A timing text longer than {@link MAX_TIMING_TEXT}: the cron or interval itself is INVALID_SCHEDULE,
- * as any other refused timing, the zone or DST mode INVALID_ARGUMENT. Creates, updates and both
- * previews refuse it alike (the preview answered INVALID_ARGUMENT from its query schema, and
- * `orbit schedule preview` took a 20,000-element list that a create refuses; a tester).
+ * A timing text longer than {@link MAX_TIMING_TEXT}: INVALID_SCHEDULE, as any other refused cron,
+ * interval, zone or DST mode (the zone and mode were INVALID_ARGUMENT when long and
+ * INVALID_SCHEDULE otherwise, and a client that branches on the code told them apart; a tester).
+ * Creates, updates and both previews refuse it alike (the preview answered INVALID_ARGUMENT from
+ * its query schema, and `orbit schedule preview` took a 20,000-element list that a create
+ * refuses; a tester).
  */
 export function refuseLongTiming(fields: {
   cron?: string | undefined;
@@ -109,8 +111,7 @@ export function refuseLongTiming(fields: {
   for (const name of ["cron", "interval", "timezone", "dst"] as const) {
     const value = fields[name];
     if (value === undefined || value.length <= MAX_TIMING_TEXT) continue;
-    const refuse = name === "cron" || name === "interval" ? invalidSchedule : invalidArgument;
-    throw refuse(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
+    throw invalidSchedule(`${name} is ${value.length} characters long; the most is ${MAX_TIMING_TEXT}`);
   }
 }
 

@@ -65,6 +65,28 @@ it("refuses a cron longer than the preview takes, on create and update", async (
   expect({ status: preview.status, ...preview.body }).toEqual({ status: 400, ...created.body });
 });
 
+it("refuses a long timezone or dst with the code of any other refused one", async () => {
+  // INVALID_ARGUMENT when long, INVALID_SCHEDULE otherwise: a client branching on the code could
+  // not tell them apart (a tester).
+  for (const field of ["timezone", "dst"]) {
+    const long = await t.call("POST", "/v1/schedules", {
+      schedule_id: "z",
+      workflow: "W",
+      cron: "0 0 1 1 *",
+      [field]: "x".repeat(300),
+    });
+    const short = await t.call("POST", "/v1/schedules", {
+      schedule_id: "z",
+      workflow: "W",
+      cron: "0 0 1 1 *",
+      [field]: "xxx",
+    });
+    expect([field, long.status, long.body.code]).toEqual([field, 400, "INVALID_SCHEDULE"]);
+    expect([field, short.status, short.body.code]).toEqual([field, 400, "INVALID_SCHEDULE"]);
+  }
+  expect((await t.call("GET", "/v1/schedules/z")).status).toBe(404);
+});
+
 it("cuts an error message that quotes a huge value instead of sending it back whole", async () => {
   const name = "W".repeat(70_000);
   const r = await t.call("POST", "/v1/executions", { workflow: name, input: {} });
