@@ -19,6 +19,7 @@ import {
   workflowName,
 } from "./format.js";
 import { escapeBidi } from "./json-text.js";
+import { cursorPager } from "./pager.js";
 
 const STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"];
 const PAGE_SIZE = 50;
@@ -43,13 +44,8 @@ export function executionsView(params) {
   const tbody = h("tbody");
   const empty = h("p", { class: "empty", hidden: true, text: "No execution matches." });
   const more = h("button", { type: "button", id: "x-next", class: "button small", text: "Next →", disabled: true });
-  const first = h("button", {
-    type: "button",
-    id: "x-first",
-    class: "button small",
-    text: "← First page",
-    disabled: true,
-  });
+  const prev = h("button", { type: "button", id: "x-prev", class: "button small", text: "← Previous", disabled: true });
+  const pageInfo = h("span", { id: "x-page-info", class: "muted small" });
   const form = h(
     "form",
     { class: "filters", role: "search", "aria-label": "Filter executions" },
@@ -60,29 +56,38 @@ export function executionsView(params) {
     h("div", { class: "field" }, h("label", { for: "x-before", text: "Created before (UTC)" }), before),
     h("div", { class: "field" }, h("button", { type: "submit", class: "button primary", text: "Apply" })),
   );
-  /** @type {string | null} */
-  let cursor = null;
+  // The page is in the URL, its earlier cursors in the history entry, as the schedules list's
+  // (ui/pager.js): a reload went to page 1, Back left the list, and there was no Previous.
+  const pager = cursorPager(params);
   /** @type {any} */
   let shown = null;
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
+  const filterParams = () => {
     const q = new URLSearchParams();
     if (status.value) q.set("status", status.value);
     if (workflow.value.trim()) q.set("workflow", workflow.value.trim());
     if (schedule.value.trim()) q.set("schedule_id", schedule.value.trim());
     if (after.value) q.set("after", after.value);
     if (before.value) q.set("before", before.value);
-    history.replaceState(null, "", `#/executions${q.size ? `?${q}` : ""}`);
-    cursor = null;
+    return q;
+  };
+  const writeHash = (newEntry = false) => pager.write("#/executions", filterParams(), newEntry);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    pager.first();
+    writeHash();
     void reload(refresh);
   });
   status.addEventListener("change", () => form.requestSubmit());
   more.addEventListener("click", () => {
-    cursor = shown?.next_cursor ?? null;
-    void reload(refresh);
+    if (!shown?.next_cursor) return;
+    pager.next(shown.next_cursor);
+    writeHash(true);
+    void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
   });
-  first.addEventListener("click", () => {
-    cursor = null;
+  prev.addEventListener("click", () => {
+    if (pager.index === 0) return;
+    pager.prev();
+    writeHash(true);
     void reload(refresh);
   });
   const table = h(
@@ -108,12 +113,12 @@ export function executionsView(params) {
     form,
     h("div", { class: "table-wrap" }, table),
     empty,
-    h("nav", { class: "pager", "aria-label": "Pages" }, first, more),
+    h("nav", { class: "pager", "aria-label": "Pages" }, prev, pageInfo, more),
   );
   /** An earlier refresh (a slow filter since changed) that answers later is dropped. */
   const latestPage = latestOnly();
   async function refresh() {
-    const answered = await latestPage(() =>
+    const thisPage = () =>
       listExecutions({
         status: status.value,
         workflow: workflow.value.trim(),
@@ -121,9 +126,9 @@ export function executionsView(params) {
         created_after: utc(after.value),
         created_before: utc(before.value),
         limit: PAGE_SIZE,
-        cursor: cursor ?? undefined,
-      }),
-    );
+        cursor: pager.cursor ?? undefined,
+      });
+    const answered = await latestPage((current) => pager.read(thisPage, current, writeHash));
     /** @type {any} */
     const body = answered?.value;
     if (answered === null || body === shown) return;
@@ -145,7 +150,11 @@ export function executionsView(params) {
     table.hidden = body.executions.length === 0;
     empty.hidden = body.executions.length > 0;
     more.disabled = body.next_cursor === null;
-    first.disabled = cursor === null;
+    prev.disabled = pager.index === 0;
+    // The list has no total (the server counts none for executions): the page's number and rows.
+    const from = pager.index * PAGE_SIZE + 1;
+    const n = body.executions.length;
+    pageInfo.textContent = n === 0 ? "" : `page ${pager.index + 1}: ${from}–${from + n - 1}`;
   }
   return { el, refresh, title: "Executions" };
 }

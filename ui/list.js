@@ -5,11 +5,12 @@
  * the refresh asks for the same page with If-None-Match and redraws only when it changed.
  */
 import { reload } from "./actions.js";
-import { ApiError, latestOnly, listWorkflows, searchSchedules } from "./api.js";
+import { latestOnly, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h, instantNodes } from "./dom.js";
 import { timingText } from "./format.js";
 import { mayWaitForWorker, noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
+import { cursorPager } from "./pager.js";
 import { scheduleForm } from "./schedule-form.js";
 import { scheduleRow } from "./schedule-row.js";
 
@@ -39,9 +40,6 @@ function filtersFrom(params) {
     overdue: params.get("overdue") === "1",
     sort: params.get("sort") ?? "id",
     order: params.get("order") === "desc" ? "desc" : "asc",
-    // An empty cursor is none (the server reads it so): page 1's rows were labelled as page 2's.
-    cursor: params.get("cursor") || null,
-    page: Math.max(1, Math.trunc(Number(params.get("page") ?? 1)) || 1),
   };
 }
 
@@ -51,21 +49,8 @@ function filtersFrom(params) {
  */
 export function listView(params) {
   const f = filtersFrom(params);
-  // The page is in the URL too (`page=3&cursor=…`), so a reload or a link opens it; the cursors of
-  // the pages before it are kept in the history entry, so that Previous still steps back one page
-  // after a reload (from a link, Previous goes to the first page). They were lost on every reload.
-  /** @type {string | null} */
-  let cursor = f.cursor;
-  /** 0 for the first page. */
-  let pageIndex = cursor === null ? 0 : f.page - 1;
-  const kept = history.state?.listCursors;
-  /** @type {(string | null)[] | null} the cursors of the pages before this one, null when not known */
-  let stack =
-    pageIndex === 0
-      ? []
-      : Array.isArray(kept) && kept.length === pageIndex
-        ? /** @type {(string | null)[]} */ (kept)
-        : null;
+  // The page is in the URL too, its earlier cursors in the history entry (ui/pager.js).
+  const pager = cursorPager(params);
   /** @type {any} */
   let shown = null;
   const tbody = h("tbody");
@@ -212,28 +197,12 @@ export function listView(params) {
     createSlot,
   );
 
-  /**
-   * Writes the filters and the page into the hash: a new history entry for a page (so that the
-   * browser's Back steps back one page; it left the list), the same entry for a filter (none per
-   * keystroke).
-   */
-  function writeHash(newEntry = false) {
-    const q = filterParams();
-    if (pageIndex > 0 && cursor !== null) {
-      q.set("page", String(pageIndex + 1));
-      q.set("cursor", cursor);
-    }
-    const text = q.toString();
-    const url = `#/${text ? `?${text}` : ""}`;
-    if (newEntry) history.pushState({ listCursors: stack }, "", url);
-    else history.replaceState({ listCursors: stack }, "", url);
-  }
+  /** Writes the filters and the page into the hash: a page is a history entry of its own. */
+  const writeHash = (newEntry = false) => pager.write("#/", filterParams(), newEntry);
 
   /** Writes the filters into the hash and reloads page 1. */
   function changed() {
-    stack = [];
-    cursor = null;
-    pageIndex = 0;
+    pager.first();
     writeHash();
     void reload(refresh);
   }
@@ -278,23 +247,13 @@ export function listView(params) {
   });
   next.addEventListener("click", () => {
     if (!shown?.next_cursor) return;
-    stack?.push(cursor);
-    cursor = shown.next_cursor;
-    pageIndex++;
+    pager.next(shown.next_cursor);
     writeHash(true);
     void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
   });
   prev.addEventListener("click", () => {
-    if (pageIndex === 0) return;
-    if (stack === null || stack.length === 0) {
-      // Opened from a link on a later page: the pages before it are not known, so the first.
-      stack = [];
-      cursor = null;
-      pageIndex = 0;
-    } else {
-      cursor = stack.pop() ?? null;
-      pageIndex--;
-    }
+    if (pager.index === 0) return;
+    pager.prev();
     writeHash(true);
     void reload(refresh);
   });
@@ -392,7 +351,7 @@ export function listView(params) {
       sort: sortSel.value,
       order: orderBtn.dataset.order === "desc" ? "desc" : undefined,
       limit: PAGE_SIZE,
-      cursor: cursor ?? undefined,
+      cursor: pager.cursor ?? undefined,
     });
   }
 
@@ -401,20 +360,7 @@ export function listView(params) {
 
   async function refresh() {
     const answered = await latestPage((current) =>
-      Promise.all([
-        thisPage().catch((/** @type {any} */ err) => {
-          // A cursor the server does not know (a link edited by hand or from another sort): the
-          // first page, rather than an error above an empty list until a filter changed.
-          // Not for a refresh since superseded: the cursor it read may no longer be this page's.
-          if (!current() || cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT") throw err;
-          stack = [];
-          cursor = null;
-          pageIndex = 0;
-          writeHash();
-          return thisPage();
-        }),
-        polledWorkflows(),
-      ]),
+      Promise.all([pager.read(thisPage, current, writeHash), polledWorkflows()]),
     );
     if (answered === null) return;
     const [body, polled] = answered.value;
@@ -444,9 +390,9 @@ export function listView(params) {
     const total = body.total ?? body.schedules.length;
     // A page number edited by hand (`page=9` on a list of 134) is kept within the list: it read
     // "401–450 of 134".
-    pageIndex = Math.min(pageIndex, Math.max(0, Math.ceil((total - body.schedules.length) / PAGE_SIZE)));
-    const first = pageIndex * PAGE_SIZE + 1;
-    const last = pageIndex * PAGE_SIZE + body.schedules.length;
+    pager.clamp(Math.ceil((total - body.schedules.length) / PAGE_SIZE));
+    const first = pager.index * PAGE_SIZE + 1;
+    const last = pager.index * PAGE_SIZE + body.schedules.length;
     const c = body.counts ?? { active: 0, paused: 0, ended: 0 };
     // The counts by state are before the state filter (what each choice of it would give): said so
     // with one set, where "2 schedules match: 68 active, 2 paused, 2 ended" read as a contradiction.
@@ -460,7 +406,7 @@ export function listView(params) {
     );
     pageInfo.textContent =
       total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;
-    prev.disabled = pageIndex === 0;
+    prev.disabled = pager.index === 0;
     next.disabled = body.next_cursor === null;
     table.hidden = body.schedules.length === 0;
     empty.hidden = body.schedules.length > 0;

@@ -2,7 +2,7 @@
  * From a schedule's timing settings (cron or interval, timezone, dst, start_at, end_at) to a
  * validated Timing. This is the one entry point the scheduler, the API and the CLI use.
  */
-import { invalidArgument, invalidSchedule } from "../domain/errors.js";
+import { invalidSchedule } from "../domain/errors.js";
 import { CronMatcher } from "./cron-matcher.js";
 import { type CronSpec, checkCronText, parseCron } from "./cron-parse.js";
 import { CronTiming } from "./cron-timing.js";

@@ -89,4 +89,59 @@ describe.skipIf(!haveChromium)("web UI: a tester's fourteenth report", () => {
     expect(await r.ok("GET", "/v1/schedules/created-bad")).toMatchObject({ pause_on_failure: 3, max_catch_up: 4 });
     expect(pageErrors).toEqual([]);
   });
+
+  it("keeps the executions list's page in the URL: Previous, a reload and Back step one page", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "paged",
+      workflow: "Reports",
+      interval: "1h",
+      overlap: "allow",
+    });
+    for (let i = 0; i < 105; i++) {
+      r.clock.advance(10);
+      await r.ok("POST", "/v1/schedules/paged/trigger", {});
+    }
+    const info = r.page.locator("#x-page-info");
+    const firstRow = () => r.page.locator("tr[data-execution-id]").first().getAttribute("data-execution-id");
+    await r.open("#/executions?schedule_id=paged");
+    await r.page.uncheck("#auto-refresh");
+    expect(await info.textContent()).toBe("page 1: 1–50");
+    expect(await r.page.locator("#x-prev").isDisabled()).toBe(true);
+    const page1 = await firstRow();
+    await r.page.click("#x-next");
+    await info.filter({ hasText: "page 2: 51–100" }).waitFor();
+    const page2 = await firstRow();
+    expect(r.page.url()).toMatch(/#\/executions\?schedule_id=paged&page=2&cursor=/);
+    await r.page.click("#x-next");
+    await info.filter({ hasText: "page 3: 101–105" }).waitFor();
+    expect(await r.page.locator("#x-next").isDisabled()).toBe(true);
+    await r.page.click("#x-prev");
+    await info.filter({ hasText: "page 2: 51–100" }).waitFor();
+    expect(await firstRow()).toBe(page2);
+    // A reload opens the same page, and Previous still steps back one page.
+    await r.page.reload();
+    await info.filter({ hasText: "page 2: 51–100" }).waitFor();
+    expect(await firstRow()).toBe(page2);
+    await r.page.click("#x-prev");
+    await info.filter({ hasText: "page 1: 1–50" }).waitFor();
+    expect(await firstRow()).toBe(page1);
+    expect(r.page.url()).not.toContain("cursor=");
+    // Each page is a history entry: Back steps back one page (it left the list), Forward returns.
+    await r.page.click("#x-next");
+    await info.filter({ hasText: "page 2: 51–100" }).waitFor();
+    await r.page.goBack();
+    await info.filter({ hasText: "page 1: 1–50" }).waitFor();
+    await r.page.goForward();
+    await info.filter({ hasText: "page 2: 51–100" }).waitFor();
+    expect(await firstRow()).toBe(page2);
+    // A filter applied starts at page 1 again, in the same entry.
+    await r.page.selectOption("#x-status", "RUNNING");
+    await info.filter({ hasText: "page 1: 1–50" }).waitFor();
+    expect(r.page.url()).toMatch(/#\/executions\?status=RUNNING&schedule_id=paged$/);
+    // A cursor the server refuses (edited by hand) opens the first page.
+    await r.open("#/executions?schedule_id=paged&page=3&cursor=garbage");
+    await info.filter({ hasText: "page 1: 1–50" }).waitFor();
+    expect(r.page.url()).not.toContain("cursor=");
+    expect(pageErrors).toEqual([]);
+  });
 });
