@@ -4,6 +4,7 @@
  * firing loop; every read is a view of one row plus its newest ledger rows.
  */
 
+import { isDeepStrictEqual } from "node:util";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
@@ -432,6 +433,9 @@ export class Schedules {
       const woken = Math.min(oldest, now);
       if (next.dueMs === null || woken < next.dueMs) next.dueMs = woken;
     }
+    // Nothing changes (an empty PATCH, the values it has): nothing is written and the revision stays,
+    // or other clients' If-Match fences failed for nothing (a tester).
+    if (isDeepStrictEqual({ ...next, updatedMs: row.updatedMs }, row)) return row;
     const updated = await tx.updateSchedule(next, { expectedRevision: row.revision });
     if (updated === null) throw new OrbitError("CONFLICT", `schedule ${id} changed meanwhile; read it again`);
     return updated;
