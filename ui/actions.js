@@ -185,29 +185,58 @@ export function pause(id, done) {
   })();
 }
 
-/** @type {Action} */
+/**
+ * Resume, asking whether to catch up on the paused span (`{"catch_up": true}`: its occurrences are
+ * decided as after an outage, by the schedule's catch-up setting); the UI could not send it. Left
+ * unticked, as Enter at once leaves it, the schedule goes on from the next occurrence after now.
+ * @type {Action}
+ */
 export function resume(id, done) {
-  return run(
-    `resume ${id}`,
-    async () => {
-      await resumeSchedule(id);
-      say(`resumed ${iso(id)}`);
-    },
-    done,
-  );
+  return (async () => {
+    const catchUp = h("input", { type: "checkbox", id: "resume-catch-up" });
+    const ok = await ask({
+      heading: `Resume ${id}?`,
+      body: "The schedule fires again from the next occurrence after now.",
+      extra: [
+        h(
+          "label",
+          { class: "check" },
+          catchUp,
+          " Catch up on the paused span: its occurrences are started or skipped as after an outage, by the schedule's catch-up setting",
+        ),
+      ],
+      confirmLabel: "Resume",
+      // A refusal is said in the dialog, which stays open (as Pause's).
+      confirm: async () => {
+        try {
+          await resumeSchedule(id, catchUp.checked);
+          return null;
+        } catch (err) {
+          return `could not resume ${id}: ${errorText(err)}`;
+        }
+      },
+    });
+    if (ok === null) return;
+    const how = catchUp.checked ? ", catching up on the paused span" : "";
+    await run(`resume ${id}`, async () => say(`resumed ${iso(id)}${how}`), done);
+  })();
 }
 
 /** Starts an execution now; the answer is the CLI's: "started execution …" or "not started: …". @type {Action} */
 export function trigger(id, done) {
-  return run(
-    `trigger ${id}`,
-    async () => {
-      const r = await triggerSchedule(id, actionKey());
-      if (r.started) say(`started execution ${iso(r.execution_id)}`);
-      else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
-    },
-    done,
-  );
+  return run(`trigger ${id}`, () => startNow(id, actionKey()), done);
+}
+
+/**
+ * One trigger, said in the status line.
+ * @param {string} id
+ * @param {string} key its Idempotency-Key
+ * @param {unknown} [input] this run's input instead of the schedule's
+ */
+export async function startNow(id, key, input = undefined) {
+  const r = await triggerSchedule(id, key, input);
+  if (r.started) say(`started execution ${iso(r.execution_id)}${input === undefined ? "" : " with the input given"}`);
+  else say(r.message ?? `not started (overlap: ${r.overlap})`, "warn");
 }
 
 /** @type {Action} */

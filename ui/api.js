@@ -223,14 +223,19 @@ export const patchSchedule = (id, body, revision) =>
 export const deleteSchedule = (id) => api("DELETE", `/v1/schedules/${enc(id)}`);
 /** @param {string} id @param {string} note */
 export const pauseSchedule = (id, note) => api("POST", `/v1/schedules/${enc(id)}/pause`, note ? { note } : {});
-/** @param {string} id */
-export const resumeSchedule = (id) => api("POST", `/v1/schedules/${enc(id)}/resume`, {});
+/**
+ * @param {string} id
+ * @param {boolean} [catchUp] start the paused span's occurrences as after an outage (`catch_up`)
+ */
+export const resumeSchedule = (id, catchUp = false) =>
+  api("POST", `/v1/schedules/${enc(id)}/resume`, catchUp ? { catch_up: true } : {});
 /**
  * @param {string} id
  * @param {string} key the Idempotency-Key of this one user action: a repeat is answered once
+ * @param {unknown} [input] this run's input instead of the schedule's (left out: the schedule's)
  */
-export const triggerSchedule = (id, key) =>
-  api("POST", `/v1/schedules/${enc(id)}/trigger`, {}, { "idempotency-key": key });
+export const triggerSchedule = (id, key, input = undefined) =>
+  api("POST", `/v1/schedules/${enc(id)}/trigger`, input === undefined ? {} : { input }, { "idempotency-key": key });
 /** @param {string} id @param {string} from @param {string} to */
 export const backfillSchedule = (id, from, to) =>
   api("POST", `/v1/schedules/${enc(id)}/backfill`, { start_at: from, end_at: to }, {}, BACKFILL_ANSWER_MS);

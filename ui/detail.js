@@ -16,6 +16,7 @@ import { jsonText } from "./json-text.js";
 import { ledgerSection } from "./ledger-section.js";
 import { lastRunPending } from "./no-worker.js";
 import { scheduleForm } from "./schedule-form.js";
+import { triggerWithInput } from "./trigger-input.js";
 import { upcomingSection } from "./upcoming.js";
 
 /** The newest ledger rows read for the pictures and the dead letters' count. */
@@ -263,6 +264,9 @@ export function detailView(id) {
           () => {},
         ),
       );
+      buttons
+        .querySelector("[data-action=trigger]")
+        ?.after(actionButton("Trigger with input", sch.schedule_id, triggerWithInput(sch), refresh));
     }
     const parts = [
       sch.description ? h("p", { class: "description", dir: "auto", text: sch.description }) : null,

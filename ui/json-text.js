@@ -108,3 +108,30 @@ export function jsonText(value, at = "") {
   if (keys.length === 0) return "{}";
   return `{\n${keys.map((k) => `${inner}${escapeBidi(JSON.stringify(k))}: ${item(k, record[k])}`).join(",\n")}\n${at}}`;
 }
+
+/**
+ * An input as typed (the create and edit forms', a trigger's): its value, or the refusal to show
+ * without sending it, for text that is not JSON or gives a key twice in one object (JSON.parse
+ * would keep the last one silently).
+ * @param {string} text
+ * @returns {{input: unknown, refusal: null} | {input: null, refusal: string}}
+ */
+export function readInput(text) {
+  let input;
+  try {
+    input = parseJson(text);
+  } catch (err) {
+    return {
+      input: null,
+      refusal: `INVALID_ARGUMENT: the input is not valid JSON (${/** @type {Error} */ (err).message})`,
+    };
+  }
+  const twice = repeatedKey(text);
+  if (twice !== null) {
+    return {
+      input: null,
+      refusal: `INVALID_ARGUMENT: the input gives the key ${JSON.stringify(twice)} twice in one object; give each key once`,
+    };
+  }
+  return { input, refusal: null };
+}

@@ -10,7 +10,7 @@ import { createSchedule, previewTiming } from "./api.js";
 import { focusEnd, h } from "./dom.js";
 import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
-import { jsonText, parseJson, repeatedKey } from "./json-text.js";
+import { jsonText, readInput } from "./json-text.js";
 import { notifyError, notifyKeyError, parseNotify } from "./notify.js";
 import { numberInput, readNumbers } from "./number-fields.js";
 
@@ -378,17 +378,9 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     // "created a" must not stay beside this attempt's refusal.
     done.replaceChildren();
     unsay();
-    let input;
-    const inputText = text("f-input") || "{}";
-    try {
-      input = parseJson(inputText);
-    } catch (err) {
-      error.textContent = `INVALID_ARGUMENT: the input is not valid JSON (${/** @type {Error} */ (err).message})`;
-      return;
-    }
-    const twice = repeatedKey(inputText);
-    if (twice !== null) {
-      error.textContent = `INVALID_ARGUMENT: the input gives the key ${JSON.stringify(twice)} twice in one object; give each key once`;
+    const { input, refusal } = readInput(text("f-input") || "{}");
+    if (refusal !== null) {
+      error.textContent = refusal;
       return;
     }
     /** @type {Record<string, unknown>} */

@@ -144,4 +144,91 @@ describe.skipIf(!haveChromium)("web UI: a tester's fourteenth report", () => {
     expect(r.page.url()).not.toContain("cursor=");
     expect(pageErrors).toEqual([]);
   });
+
+  it("resumes with catch_up when asked to, and plainly by default", async () => {
+    const sch = { workflow: "Reports", interval: "1m", overlap: "allow", catchup: "catch_up", max_catch_up: 10 };
+    for (const id of ["caught-up", "not-caught-up"]) {
+      await r.ok("POST", "/v1/schedules", { schedule_id: id, ...sch });
+      await r.ok("POST", `/v1/schedules/${id}/pause`, {});
+    }
+    r.clock.advance(5 * 60_000);
+    await r.page.clock.setFixedTime(new Date(r.clock.now()));
+    const bodies: string[] = [];
+    r.page.on("request", (q) => {
+      if (q.url().endsWith("/resume")) bodies.push(JSON.stringify(JSON.parse(q.postData() ?? "null")));
+    });
+    const runs = async (id: string) => (await r.ok("GET", `/v1/executions?schedule_id=${id}`)).executions.length;
+    await r.open("#/schedules/caught-up");
+    await r.page.click('button[aria-label="Resume caught-up"]');
+    // Unticked at first, and the dialog opens on Resume: Enter at once resumes without catching up.
+    expect(await r.page.isChecked("dialog #resume-catch-up")).toBe(false);
+    await r.page.check("dialog #resume-catch-up");
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#status", { hasText: "resumed caught-up, catching up on the paused span" }).waitFor();
+    expect(bodies).toEqual(['{"catch_up":true}']);
+    await r.until(
+      () => runs("caught-up"),
+      (n) => n > 0,
+      "the paused span's runs",
+    );
+    await r.open("#/schedules/not-caught-up");
+    await r.page.click('button[aria-label="Resume not-caught-up"]');
+    await r.page.keyboard.press("Enter");
+    await r.page.locator("#status", { hasText: "resumed not-caught-up" }).waitFor();
+    expect(bodies).toEqual(['{"catch_up":true}', "{}"]);
+    expect(await runs("not-caught-up")).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("triggers with an input for one run, checked as the create form's input", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "with-input",
+      workflow: "Reports",
+      interval: "1h",
+      overlap: "allow",
+      input: { region: "eu" },
+    });
+    await r.open("#/schedules/with-input");
+    const sent: string[] = [];
+    r.page.on("request", (q) => {
+      if (q.url().endsWith("/trigger")) sent.push(q.postData() ?? "");
+    });
+    await r.page.click('button[aria-label="Trigger with input with-input"]');
+    // It starts with the schedule's own input, focused.
+    expect(JSON.parse(await r.page.inputValue("dialog #trigger-input"))).toEqual({ region: "eu" });
+    expect(await r.page.evaluate("document.activeElement?.id")).toBe("trigger-input");
+    const error = r.page.locator("dialog[open] #dialog-error");
+    await r.page.fill("dialog #trigger-input", "{not json");
+    await r.page.click("dialog button[value=ok]");
+    await error.filter({ hasText: "INVALID_ARGUMENT: the input is not valid JSON" }).waitFor();
+    await r.page.fill("dialog #trigger-input", '{"region": "us", "region": "eu"}');
+    await r.page.click("dialog button[value=ok]");
+    await error
+      .filter({ hasText: 'INVALID_ARGUMENT: the input gives the key "region" twice in one object; give each key once' })
+      .waitFor();
+    expect(sent).toEqual([]);
+    await r.page.fill("dialog #trigger-input", '{"region": "us", "dry_run": true}');
+    await r.page.click("dialog button[value=ok]");
+    await r.page.locator("#status", { hasText: "with the input given" }).waitFor();
+    const overridden = (await r.ok("GET", "/v1/schedules/with-input")).last_execution_id;
+    expect((await r.ok("GET", `/v1/executions/${encodeURIComponent(overridden)}`)).input).toEqual({
+      region: "us",
+      dry_run: true,
+    });
+    // The schedule keeps its input; emptied, the box sends none and the run takes the schedule's.
+    expect((await r.ok("GET", "/v1/schedules/with-input")).input).toEqual({ region: "eu" });
+    r.clock.advance(1000);
+    await r.page.click('button[aria-label="Trigger with input with-input"]');
+    await r.page.fill("dialog #trigger-input", "");
+    await r.page.click("dialog button[value=ok]");
+    await r.until(
+      () => r.ok("GET", "/v1/schedules/with-input"),
+      (s) => s.last_execution_id !== overridden,
+      "the second trigger",
+    );
+    const plain = (await r.ok("GET", "/v1/schedules/with-input")).last_execution_id;
+    expect((await r.ok("GET", `/v1/executions/${encodeURIComponent(plain)}`)).input).toEqual({ region: "eu" });
+    expect(sent.map((b) => JSON.parse(b))).toEqual([{ input: { region: "us", dry_run: true } }, {}]);
+    expect(pageErrors).toEqual([]);
+  });
 });

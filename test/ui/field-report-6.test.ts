@@ -115,6 +115,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's sixth report", () => {
     const note = r.page.locator("p.note bdi");
     expect(await note.innerText()).toBe("\u202eheld by ops");
     await r.page.click('button[aria-label="Resume rtl"]');
+    await r.page.click("dialog button[value=ok]");
     await r.page.locator("#status", { hasText: "resumed rtl" }).waitFor();
   });
 

@@ -75,6 +75,9 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
       (a) => a === "Resume focus-demo",
       "focus on Resume",
     );
+    // Resume asks whether to catch up (unticked); its dialog opens on Resume, so Enter twice.
+    await r.page.keyboard.press("Enter");
+    await r.page.locator("dialog[open]").waitFor();
     await r.page.keyboard.press("Enter");
     await r.until(
       () => active(r.page),

@@ -170,6 +170,7 @@ describe.skipIf(!haveChromium)("web UI", () => {
     expect(await row.locator(".note").innerText()).toBe("maintenance window");
     expect((await r.ok("GET", "/v1/schedules/actions-demo")).pause_note).toBe("maintenance window");
     await r.page.click('button[aria-label="Resume actions-demo"]');
+    await r.page.click("dialog button[value=ok]");
     await row.locator(".badge.state-active").waitFor();
     await r.page.click('button[aria-label="Trigger actions-demo"]');
     const status = r.page.locator("#status");
