@@ -70,7 +70,7 @@ Example:
           limit: Math.min(1000, want - rows.length),
         });
         rows.push(...page.executions);
-        cursor = trail.next(page.next_cursor);
+        cursor = trail.next(page.next_cursor, page.executions.length);
       } while (cursor !== undefined && rows.length < want);
       if (opts.json === true) return printJson(io, { executions: rows, next_cursor: cursor ?? null });
       for (const e of rows) checked(e, "an execution of the list", EXECUTION_FIELDS);

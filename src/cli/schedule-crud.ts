@@ -218,7 +218,7 @@ Examples:
         const want = opts.limit === undefined ? 1000 : opts.limit - rows.length;
         const page = await client.listOccurrences(id, { cursor, limit: want });
         rows.push(...page.occurrences);
-        cursor = trail.next(page.next_cursor);
+        cursor = trail.next(page.next_cursor, page.occurrences.length);
       } while (cursor !== undefined && (opts.limit === undefined || rows.length < opts.limit));
       const out = { occurrences: rows, next_cursor: cursor ?? null };
       await (opts.json === true ? printJson(io, out) : io.stdout.write(occurrenceTable(rows)));
@@ -267,7 +267,7 @@ async function runningLast(client: OrbitClient, candidates: readonly ScheduleJso
       ...(cursor !== undefined ? { cursor } : {}),
     });
     for (const e of page.executions) running.set(e.execution_id, e.version);
-    cursor = trail.next(page.next_cursor);
+    cursor = trail.next(page.next_cursor, page.executions.length);
   } while (cursor !== undefined);
   for (const s of candidates) {
     const version = running.get(s.last_execution_id as string);

@@ -107,14 +107,30 @@ function seg(id: string): string {
 
 /**
  * The cursors of one listing, to follow `next_cursor` safely: a server that answers a cursor it
- * gave before (`{"schedules":[],"next_cursor":"c"}` for every page) was followed forever (a tester).
+ * gave before (`{"schedules":[],"next_cursor":"c"}` for every page) was followed forever (a tester),
+ * and so was one answering empty pages each with a new cursor. An Orbit server's pages hold every
+ * row up to their limit, so {@link MAX_EMPTY_PAGES} empty pages in a row end the listing.
  */
+/** Empty pages in a row, each with a next cursor, that end a listing (CursorTrail). */
+const MAX_EMPTY_PAGES = 100;
+
 export class CursorTrail {
   private readonly seen = new Set<string>();
+  private empty = 0;
 
-  /** The cursor of the next page, or undefined at the end; an OrbitError if it came before. */
-  next(cursor: string | null | undefined): string | undefined {
+  /**
+   * The cursor of the next page, given the one a page of `rows` rows answered, or undefined at the
+   * end; an OrbitError if it came before, or after too many empty pages in a row.
+   */
+  next(cursor: string | null | undefined, rows: number): string | undefined {
     if (cursor === null || cursor === undefined) return undefined;
+    this.empty = rows === 0 ? this.empty + 1 : 0;
+    if (this.empty >= MAX_EMPTY_PAGES) {
+      throw new OrbitError(
+        "INTERNAL",
+        `the server answered ${MAX_EMPTY_PAGES} empty pages in a row, each with a next cursor: following them might never end, so the listing stopped`,
+      );
+    }
     if (this.seen.has(cursor)) {
       const shown = cursor.length > 100 ? `${cursor.slice(0, 100)}…` : cursor;
       throw new OrbitError(
@@ -191,7 +207,7 @@ export class OrbitClient {
     do {
       const page = await this.listSchedules({ ...query, cursor, limit: query.limit ?? 1000 });
       all.push(...page.schedules);
-      cursor = trail.next(page.next_cursor);
+      cursor = trail.next(page.next_cursor, page.schedules.length);
     } while (cursor !== undefined);
     return all;
   }
