@@ -374,7 +374,7 @@ export function detailView(id) {
       ]);
       const executions = page.executions;
       const rows = ledger.occurrences;
-      const grid = await gridLedger(id, ledger);
+      const grid = await gridLedger(id, ledger, sch);
       // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
       const lastRun = lastRunPending(sch) ? await getExecution(sch.last_execution_id).catch(() => null) : null;
       waiting = lastRun?.waiting ? { execution_id: lastRun.execution_id, message: lastRun.waiting.message } : null;

@@ -15,8 +15,9 @@ const DAYS = 14;
 const MORE_PAGES = 4;
 
 /**
- * What the grid draws from: the ledger rows read and what they cover.
- * @typedef {{rows: any[], pages: any[], whole: boolean, covered: boolean, since: string | null}} GridLedger
+ * What the grid draws from: the ledger rows read and what they cover. `whole`: every row the
+ * ledger holds was read; `trimmed`: but the ledger no longer holds the schedule's whole history.
+ * @typedef {{rows: any[], pages: any[], whole: boolean, trimmed: boolean, covered: boolean, since: string | null}} GridLedger
  */
 
 /**
@@ -27,9 +28,10 @@ const MORE_PAGES = 4;
  * every row of those days has been read; until then (or `MORE_PAGES` more pages) it reads on.
  * @param {string} id
  * @param {any} first the first page (`occurrencePage`), already read for the rest of the page
+ * @param {{fired: number, skipped: number}} [counts] the schedule's counters, to tell a trimmed ledger
  * @returns {Promise<GridLedger>}
  */
-export async function gridLedger(id, first) {
+export async function gridLedger(id, first, counts) {
   const pages = [first];
   let rows = first.occurrences;
   let cursor = first.next_cursor ?? null;
@@ -40,7 +42,25 @@ export async function gridLedger(id, first) {
     cursor = page.next_cursor ?? null;
   }
   const whole = cursor === null;
-  return { rows, pages, whole, covered: whole || covers(rows), since: oldestRecorded(rows) };
+  const trimmed = whole && counts !== undefined && counts.fired + counts.skipped > decisionsIn(rows);
+  return { rows, pages, whole, trimmed, covered: whole || covers(rows), since: oldestRecorded(rows) };
+}
+
+/**
+ * How many of the schedule's decisions the rows account for, as its counters count them
+ * (docs/scheduling.md § Every occurrence accounted for: `fired` counts `started` rows, `skipped`
+ * every other account, a missed range by its count; `buffered` is settled by a later row). The
+ * ledger keeps each schedule's newest rows only (1,000 by default, `--ledger-retention`), so
+ * counters past what the rows account for mean older rows are gone.
+ * @param {any[]} rows
+ */
+function decisionsIn(rows) {
+  let n = 0;
+  for (const row of rows) {
+    if (row.kind === "buffered") continue;
+    n += row.range_from !== undefined && typeof row.count === "number" ? row.count : 1;
+  }
+  return n;
 }
 
 /** @param {any[]} rows */
@@ -144,9 +164,18 @@ export function occurrenceGrid(rows, statuses) {
  * read may lack some of those days' occurrences, it says which rows it draws from.
  * @param {GridLedger} ledger
  */
-export function occurrenceGridHeading({ rows, whole, covered, since }) {
+export function occurrenceGridHeading({ rows, whole, trimmed, covered, since }) {
   const n = occurrenceDays(rows).length;
   const base = "By day (UTC), one square per occurrence";
+  // Read to its end, the ledger had lost its older rows (after a big backfill it keeps the newest
+  // 1,000): "all 3 days with occurrences" claimed the whole history (a tester).
+  if (covered && trimmed) {
+    const shown = n <= DAYS ? `the ${daysText(n)}` : `the newest ${DAYS} of the ${n} days`;
+    return (
+      `${base}: ${shown} with occurrences still in the ledger ` +
+      "(it keeps only each schedule's newest decisions, 1,000 by default; older ones are gone)"
+    );
+  }
   if (!covered) {
     const shown = n <= DAYS ? daysText(n) : `the newest ${DAYS} of their ${n} days`;
     return (

@@ -3,8 +3,8 @@
  * as empty, so an edit removed the setting and a create left it out without a word.
  */
 import type { Page } from "playwright-core";
-import { describe, expect, it } from "vitest";
-import { haveChromium, type UiRig, useReportsRig } from "./browser.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { haveChromium, startRig, type UiRig, useReportsRig } from "./browser.js";
 
 /** Types into a number field as a user does (`fill` refuses text that is not a number). */
 async function typeInto(page: Page, selector: string, text: string) {
@@ -230,5 +230,43 @@ describe.skipIf(!haveChromium)("web UI: a tester's fourteenth report", () => {
     expect((await r.ok("GET", `/v1/executions/${encodeURIComponent(plain)}`)).input).toEqual({ region: "eu" });
     expect(sent.map((b) => JSON.parse(b))).toEqual([{ input: { region: "us", dry_run: true } }, {}]);
     expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveChromium)("web UI: the day grid of a trimmed ledger", () => {
+  let r: UiRig;
+  beforeAll(async () => {
+    // The ledger keeps 10 rows a schedule here (1,000 by default), so a small backfill trims it.
+    r = await startRig({ ledgerRetention: 10 });
+    await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" });
+  });
+  afterAll(async () => {
+    await r?.close();
+  });
+
+  it("does not call the days the ledger kept all of them once older rows are gone", async () => {
+    const heading = () => r.page.locator(".grid-heading").textContent();
+    await r.ok("POST", "/v1/schedules", { schedule_id: "whole", workflow: "Reports", interval: "1h" });
+    await r.ok("POST", "/v1/schedules/whole/backfill", {
+      start_at: "2026-11-15T10:00:00Z",
+      end_at: "2026-11-15T12:00:00Z",
+    });
+    await r.open("#/schedules/whole");
+    expect(await heading()).toBe("By day (UTC), one square per occurrence: the one day with occurrences");
+    await r.ok("POST", "/v1/schedules", { schedule_id: "trimmed", workflow: "Reports", interval: "1h" });
+    // 49 occurrences over three days; the ledger keeps the newest 10, of two days.
+    const done = await r.ok("POST", "/v1/schedules/trimmed/backfill", {
+      start_at: "2026-11-13T00:00:00Z",
+      end_at: "2026-11-15T00:00:00Z",
+    });
+    expect(done.started).toBe(49);
+    const kept = (await r.ok("GET", "/v1/schedules/trimmed/occurrences?limit=500")).occurrences;
+    expect(kept.length).toBeLessThan(49);
+    await r.open("#/schedules/trimmed");
+    const said = await heading();
+    expect(said).not.toMatch(/\ball\b/);
+    expect(said).toMatch(
+      /^By day \(UTC\), one square per occurrence: the \d+ days? with occurrences still in the ledger \(it keeps only each schedule's newest decisions, 1,000 by default; older ones are gone\)$/,
+    );
   });
 });
