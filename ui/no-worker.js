@@ -40,12 +40,17 @@ export async function polledWorkflows() {
 }
 
 /**
- * The schedule's last execution may not have ended: the last outcome is an earlier one's, or none
- * (as `orbit schedule list` reads it, src/cli/schedule-format.ts).
+ * The schedule's last execution may not have ended: the last outcome is an earlier one's, or none,
+ * or a FAILED or CANCELLED one a retry may have sent round again (as `orbit schedule list` reads
+ * it, src/cli/schedule-format.ts).
  * @param {any} sch
  */
 export function lastRunPending(sch) {
-  return sch.last_execution_id != null && sch.last_outcome?.execution_id !== sch.last_execution_id;
+  if (sch.last_execution_id == null) return false;
+  // A FAILED or CANCELLED last run may have been retried since (run 2 of the same id): the page
+  // showed the old outcome alone while the retry waited for a worker (a tester).
+  const o = sch.last_outcome;
+  return o?.execution_id !== sch.last_execution_id || o.status === "FAILED" || o.status === "CANCELLED";
 }
 
 /** @typedef {{ names: Set<string>, latest: Map<string, string> | null, versions: Map<string, string[]> | null }} Polled */
