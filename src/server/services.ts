@@ -61,7 +61,9 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
       return await openStoreOnce(config, parts);
     } catch (err) {
       const cause = err instanceof Error ? err.cause : undefined;
-      const unreachable = cause instanceof OrbitError && cause.code === "UNAVAILABLE";
+      // A database that does not exist, or refuses the role, is not waited for (unavailable.ts).
+      const unreachable =
+        cause instanceof OrbitError && cause.code === "UNAVAILABLE" && cause.details?.refused !== true;
       if (!unreachable) throw err;
       if (Date.now() >= until) throw attempt === 1 ? err : gaveUp(err as StartupError, waitMs);
       config.log.warn(

@@ -41,6 +41,20 @@ describe("PostgreSQL failures as UNAVAILABLE", () => {
     expect(asUnavailable(other)).toBe(other);
   });
 
+  it("a database gone (dropped, renamed) or refusing the role is UNAVAILABLE, marked refused", () => {
+    // It was 500 INTERNAL: a worker gave a finished run's report up and the run ran again (a tester).
+    for (const [code, message] of [
+      ["3D000", 'database "orbit" does not exist'],
+      ["28P01", 'password authentication failed for user "orbit"'],
+      ["28000", 'role "orbit" is not permitted to log in'],
+    ] as const) {
+      const err = asUnavailable(pgError(code, message));
+      expect(err).toMatchObject({ code: "UNAVAILABLE", details: { refused: true } });
+      expect(isOutage(err)).toBe(true);
+    }
+    expect(asUnavailable(pgError("57P01", "terminating connection"))).not.toMatchObject({ details: { refused: true } });
+  });
+
   it("a connection not made in time says within how long and why, where pg said only 'timeout expired'", () => {
     const said =
       "could not connect to the database within 5000 ms (a network stall, a firewall dropping packets, or a frozen or overloaded database host); retry shortly";

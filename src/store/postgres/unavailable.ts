@@ -24,7 +24,20 @@ const SOCKET_CODES = new Set([
  * connections), 25P03 (idle-in-transaction timeout).
  */
 function isUnavailableSqlState(code: string): boolean {
-  return code.startsWith("08") || /^57P0[1-5]$/.test(code) || code === "53300" || code === "25P03";
+  return (
+    code.startsWith("08") || /^57P0[1-5]$/.test(code) || code === "53300" || code === "25P03" || isRefusedSqlState(code)
+  );
+}
+
+/**
+ * SQLSTATEs of a database that refuses new connections until someone acts: 3D000 (it does not
+ * exist: dropped, renamed) and class 28 (the role or its password refused, as after a rotation).
+ * A running server answers 503 meanwhile, as in an outage, and its workers resend their reports
+ * (they were 500 INTERNAL, and a worker gave a finished run's report up: the run ran again; a
+ * tester); a start fails at once (`refused` in the details: waiting would not help).
+ */
+function isRefusedSqlState(code: string): boolean {
+  return code === "3D000" || code.startsWith("28");
 }
 
 /**
@@ -85,7 +98,9 @@ export function isConnectionError(err: unknown): boolean {
 export function unavailable(err: unknown): OrbitError {
   if (err instanceof OrbitError && err.code === "UNAVAILABLE") return err;
   const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
-  return new OrbitError("UNAVAILABLE", `the database is unavailable (${reason}); retry shortly`);
+  const code = sqlStateOf(err);
+  const refused = code !== undefined && isRefusedSqlState(code) ? { refused: true } : undefined;
+  return new OrbitError("UNAVAILABLE", `the database is unavailable (${reason}); retry shortly`, refused);
 }
 
 /**
