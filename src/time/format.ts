@@ -26,7 +26,7 @@ export function formatInstantOrNull(ms: number | null | undefined): string | nul
   return ms === null || ms === undefined ? null : formatInstant(ms);
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /** The first instant RFC 3339 writes in UTC (the last is LAST_INSTANT_MS, the end of 9999). */
 const FIRST_INSTANT_MS = new Date(0).setUTCFullYear(0, 0, 1);

@@ -38,4 +38,12 @@ describe("parseInstant", () => {
     expect(() => parseInstant("2016-12-31T23:59:61Z", "start_at")).toThrow("is not a valid date and time");
     expect(parseInstant("2016-12-31T23:59:59Z")).toBe(Date.UTC(2016, 11, 31, 23, 59, 59));
   });
+
+  it("takes any number of fraction digits, as RFC 3339 does, rounding past the millisecond", () => {
+    // More than nine were refused as "not an RFC 3339 time" (a tester).
+    const base = Date.UTC(2026, 0, 1);
+    expect(parseInstant("2026-01-01T00:00:00.1234567891Z")).toBe(base + 123);
+    expect(parseInstant("2026-01-01T00:00:00.000000000000001Z", "start_at", "up")).toBe(base + 1);
+    expect(parseInstant("2026-01-01T00:00:00.9999999999999Z")).toBe(base + 999);
+  });
 });
