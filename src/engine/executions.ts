@@ -10,7 +10,7 @@ import { newTimeOrderedId } from "../domain/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
 import { markSpan } from "../domain/tracing.js";
-import type { Store, StoreOps } from "../store/store.js";
+import type { ExecutionPatch, Store, StoreOps } from "../store/store.js";
 import { encodeCursor } from "./cursor.js";
 import { executionFilterOf, type ListExecutionsQuery } from "./execution-query.js";
 import { retryExecution, takeOverlapSlot } from "./retry.js";
@@ -375,8 +375,12 @@ export class Executions {
     let ended = false;
     const execution = await inTransaction(this.store, tx, async (t) => {
       const now = this.clock.now();
-      const result = await fn(t, now);
-      ended = result.endedMs === now && !isActiveStatus(result.status);
+      // Ended here only if this transaction wrote the ending: told by its end time equal to now,
+      // two servers' timeout sweepers on one deadline (shared mode) both recorded the outcome of
+      // an execution one of them had ended, and sent its webhook twice (a tester).
+      const wrote = endingsWritten(t);
+      const result = await fn(wrote.ops, now);
+      ended = wrote.ids.has(result.executionId) && !isActiveStatus(result.status);
       if (ended && this.onEnded) await this.onEnded(t, [result], now);
       return result;
     });
@@ -391,6 +395,25 @@ export class Executions {
     const active = await tx.countActiveExecutions();
     if (active >= this.maxActive) throw tooManyActive(active, this.maxActive);
   }
+}
+
+/**
+ * `t`, noting the executions whose update writes an ended status (what {@link Executions} tells
+ * the scheduler of as ended by this transaction).
+ */
+function endingsWritten(t: StoreOps): { ops: StoreOps; ids: Set<string> } {
+  const ids = new Set<string>();
+  const ops = new Proxy(t, {
+    get(target, prop, receiver) {
+      if (prop !== "updateExecution") return Reflect.get(target, prop, receiver);
+      return async (id: string, patch: ExecutionPatch): Promise<boolean> => {
+        const written = await target.updateExecution(id, patch);
+        if (written && patch.status !== undefined && !isActiveStatus(patch.status)) ids.add(id);
+        return written;
+      };
+    },
+  });
+  return { ops, ids };
 }
 
 /** A cancel left to the worker holding the run (it stays active with its reason until compensated). */
