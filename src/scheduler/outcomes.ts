@@ -150,7 +150,11 @@ export function notificationPayload(
   return { ...body, ...extra };
 }
 
-/** Queues one notification per target asking for the event: the schedule's and the workflow's. */
+/**
+ * Queues one notification per URL asking for the event, among the schedule's targets and the
+ * workflow's: a URL named twice (in both, or twice in one) was called twice per event, each call
+ * with its own delivery id, so a receiver could not tell them apart (a tester).
+ */
 export async function queueNotifications(
   tx: StoreOps,
   event: NotifyEvent,
@@ -160,9 +164,15 @@ export async function queueNotifications(
   now: number,
 ): Promise<number> {
   const targets = await notifiedBy(tx, schedule?.spec.notify, workflow);
-  const rows: NewNotification[] = targets
-    .filter((t) => wants(t, event))
-    .map((t) => ({ scheduleId: schedule?.scheduleId ?? null, workflow, event, url: t.url, payload, createdMs: now }));
+  const urls = new Set(targets.filter((t) => wants(t, event)).map((t) => t.url));
+  const rows: NewNotification[] = [...urls].map((url) => ({
+    scheduleId: schedule?.scheduleId ?? null,
+    workflow,
+    event,
+    url,
+    payload,
+    createdMs: now,
+  }));
   if (rows.length === 0) return 0;
   await tx.insertNotifications(rows, now);
   // Each schedule keeps its newest deliveries, as its ledger does: the table grew without end

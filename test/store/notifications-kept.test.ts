@@ -81,4 +81,17 @@ describeEachDialect("webhook deliveries kept", (dialect) => {
     expect(kept[0]?.payload.i).toBe(1005);
     expect(kept.at(-1)?.payload.i).toBe(6);
   });
+
+  it("queues one delivery per URL and event, however many times the schedule and its workflow name it", async () => {
+    // Named twice, a URL was called twice per event, with two delivery ids (a tester).
+    const hook = "http://127.0.0.1:9/hook";
+    const other = "http://127.0.0.1:9/other";
+    await db.store.putWorkflowSettings("Report", { notify: [hook, { url: other, events: ["recovery"] }] }, 0);
+    const schedule = { scheduleId: "d", spec: { notify: [hook, hook, { url: other }] } } as unknown as Parameters<
+      typeof queueNotifications
+    >[2];
+    expect(await db.store.transaction((tx) => queueNotifications(tx, "failure", schedule, "Report", {}, 1))).toBe(2);
+    const rows = await db.store.listNotifications("d", { limit: 10 });
+    expect(rows.map((r) => r.url).sort()).toEqual([hook, other]);
+  });
 });
