@@ -276,7 +276,11 @@ export class Schedules {
     // Only the webhooks it still calls: one taken out of its settings (or its workflow's) no longer says anything.
     const urls = new Set((await notifiedBy(this.o.store, row.spec.notify, row.workflow)).map((t) => t.url));
     if (urls.size > 0) {
-      const failure = notifyFailure(await this.o.store.listNotifications(id, { limit: NOTIFICATIONS_READ }), urls);
+      // Not a deleted predecessor's of the same id: a new schedule said "notify failing" for them (a tester).
+      const own = (await this.o.store.listNotifications(id, { limit: NOTIFICATIONS_READ })).filter(
+        (n) => n.createdMs >= row.createdMs,
+      );
+      const failure = notifyFailure(own, urls);
       if (failure !== null) view.notify_failure = failure;
     }
     return view;

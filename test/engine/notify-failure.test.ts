@@ -114,5 +114,12 @@ describeEachDialect("failing webhook deliveries", (dialect) => {
     expect((await h.scheduler.schedules.get("nightly")).notify_failure).toMatchObject({ url: dead, state: "failed" });
     await h.scheduler.schedules.update("nightly", { notify: "https://hooks.example/new" });
     expect((await h.scheduler.schedules.get("nightly")).notify_failure).toBeUndefined();
+    // Deleted and made again with the dead URL: the old schedule's failed delivery is not the new
+    // one's (it said "notify failing" before the new schedule had run at all; a tester).
+    await h.scheduler.schedules.delete("nightly");
+    h.clock.advance(1000);
+    const again = { schedule_id: "nightly", workflow: "OrderProcessing", interval: "1h", input: ORDER_INPUT };
+    await h.scheduler.schedules.create({ ...again, notify: dead });
+    expect((await h.scheduler.schedules.get("nightly")).notify_failure).toBeUndefined();
   });
 });
