@@ -92,7 +92,19 @@ export function loadAccessConfig(path: string): AccessConfig {
   try {
     raw = parsePlainYaml(readBounded(path));
   } catch (err) {
-    throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${(err as Error).message}`);
+    throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${fileError(err)}`);
+  }
+  // Said plainly (a tester): an empty file read "must be a JSON object", and a file naming no
+  // identity started a server that refused every request with 401, saying nothing.
+  if (raw === null || raw === undefined || (typeof raw === "string" && raw.trim() === "")) {
+    throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: the file is empty; it must list \`identities:\``);
+  }
+  const listed = (raw as { identities?: unknown }).identities;
+  if (Array.isArray(listed) && listed.length === 0) {
+    throw new OrbitError(
+      "INVALID_ARGUMENT",
+      `--config ${path}: the file names no identity, so the server would refuse every request; add one, or start without --config`,
+    );
   }
   // Checked as a request body is: the same Ajv, so the same one-sentence messages.
   const validate = compileRequestSchema(ConfigSchema, "body");
@@ -103,6 +115,15 @@ export function loadAccessConfig(path: string): AccessConfig {
     );
   }
   return fromConfig(raw as Config, path);
+}
+
+/** Why the file could not be read, in words: the system's `ENOENT: no such file…` reached the user as it was (a tester). */
+function fileError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EISDIR") return "it is a folder, not a file";
+  if (code === "EACCES") return "this process may not read it";
+  return (err as Error).message;
 }
 
 /** An identities file holds names, hashes and globs: 4 MB is tens of thousands of identities. */

@@ -46,3 +46,26 @@ it("refuses an access config with an unknown tag, naming the file, without a pro
   }
   expect(warnings).toEqual([]);
 });
+
+it("says plainly why an identities file cannot serve: missing, a folder, empty, naming no identity", () => {
+  // The system's ENOENT/EISDIR text, "must be a JSON object" for an empty YAML file, and a server
+  // that refused every request 401 for `identities: []` (a tester).
+  const dir = mkdtempSync(join(tmpdir(), "orbit-config-"));
+  try {
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const missing = join(dir, "missing.yaml");
+    expect(() => loadAccessConfig(missing)).toThrow(`--config ${missing}: no such file`);
+    expect(() => loadAccessConfig(dir)).toThrow(`--config ${dir}: it is a folder, not a file`);
+    const empty = file("empty.yaml", "\n");
+    expect(() => loadAccessConfig(empty)).toThrow(`--config ${empty}: the file is empty; it must list \`identities:\``);
+    const none = file("none.yaml", "identities: []\n");
+    expect(() => loadAccessConfig(none)).toThrow(
+      `--config ${none}: the file names no identity, so the server would refuse every request; add one, or start without --config`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
