@@ -8,7 +8,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { graceProblem } from "../domain/schedule.js";
 import { parseDuration } from "../time/interval.js";
-import { repeatable, wholeNumber } from "./args.js";
+import { oneOf, repeatable, wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";
 import { EXIT_REFUSED } from "./exit.js";
 import { type CliIO, OutputClosedError } from "./io.js";
@@ -192,10 +192,8 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     .option(
       "--sqlite-synchronous <mode>",
       "full (default): fsync every commit; normal: survives a crash, may lose the last commits on power loss",
-      (text: string) => {
-        if (text !== "full" && text !== "normal") throw new InvalidArgumentError("full or normal.");
-        return text;
-      },
+      // As every other choice is read ("Full or normal." came out capitalised by commander; a tester).
+      oneOf(["full", "normal"]),
     )
     .option(
       "--sqlite-cache-mb <mb>",

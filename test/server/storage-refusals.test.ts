@@ -79,6 +79,14 @@ describe("database URLs", () => {
     );
   });
 
+  it("names the modes --sqlite-synchronous takes, as every other choice (it said 'Full or normal.')", async () => {
+    const r = await orbit(["server", "--port", "0", "--sqlite-synchronous", "off"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "orbit: option '--sqlite-synchronous <mode>' argument 'off' is invalid. Give one of full, normal.",
+    );
+  });
+
   it("waits --database-wait for a PostgreSQL it cannot reach, then says it gave up (it said 'retry shortly')", async () => {
     // A port nothing listens on: every try is refused.
     const closed = await new Promise<number>((resolve) => {
