@@ -69,10 +69,27 @@ function durationFlag(flag: string): (text: string) => number {
       if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
       throw err;
     }
-    const refused = flag === "--misfire-grace" ? graceProblem(ms) : null;
+    const refused =
+      flag === "--misfire-grace"
+        ? graceProblem(ms)
+        : flag.startsWith("--retention")
+          ? retentionProblem(text, ms)
+          : null;
     if (refused !== null) throw new InvalidArgumentError(`${refused}.`);
     return ms;
   };
+}
+
+/** Shortest retention the flags take: a pass every minute deleted every ended run of `--retention 0s`. */
+const MIN_RETENTION_MS = 3_600_000;
+
+/**
+ * A retention under an hour is refused: `m` is minutes, and `--retention 6m` meant as six months
+ * deleted a day's history within a minute (a tester). The library's option takes any.
+ */
+function retentionProblem(text: string, ms: number): string | null {
+  if (ms >= MIN_RETENTION_MS) return null;
+  return `"${text}" keeps ended executions less than an hour; a retention is at least 1h (m is minutes: six months is 180d)`;
 }
 
 /** `--retention-workflow Audit=365d`, repeatable: collected into {Audit: ms}. */

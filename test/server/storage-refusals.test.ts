@@ -87,6 +87,20 @@ describe("database URLs", () => {
     );
   });
 
+  it("refuses a retention under an hour: 6m is six minutes, not months", async () => {
+    // A pass a minute deleted every ended run of --retention 0s, and 6m meant as months a day's (a tester).
+    for (const [flag, value, given] of [
+      ["--retention", "6m", "6m"],
+      ["--retention-workflow", "Audit=0s", "0s"],
+    ]) {
+      const r = await orbit(["server", "--port", "0", flag as string, value as string]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        `"${given}" keeps ended executions less than an hour; a retention is at least 1h (m is minutes: six months is 180d).`,
+      );
+    }
+  });
+
   it("waits --database-wait for a PostgreSQL it cannot reach, then says it gave up (it said 'retry shortly')", async () => {
     // A port nothing listens on: every try is refused.
     const closed = await new Promise<number>((resolve) => {
