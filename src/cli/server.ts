@@ -361,7 +361,7 @@ Examples:
       // Whatever still waits (a statement on a database that does not answer) is abandoned: the
       // database rolls back a transaction whose connection ends, so nothing half-done stays.
       await io.stderr.write(
-        `orbit: the server did not stop within ${shortDuration(bound)} (the database does not answer); exiting, the database rolls back what was in flight\n`,
+        `orbit: the server did not stop within ${shortDuration(bound)} (the database does not answer, or a lock another session holds keeps a statement waiting); exiting, the database rolls back what was in flight\n`,
       );
       process.exit(EXIT_REFUSED);
     });
