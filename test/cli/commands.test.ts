@@ -706,8 +706,8 @@ describe("usage errors and an unreachable server", () => {
     // The last one won without a word.
     [
       "a workflow given twice to --retention-workflow",
-      ["server", "--retention-workflow", "Tick=5s", "--retention-workflow", "Tick=10s"],
-      /argument 'Tick=10s' is invalid\. Tick is given twice; give each workflow once\./,
+      ["server", "--retention-workflow", "Tick=5d", "--retention-workflow", "Tick=10d"],
+      /argument 'Tick=10d' is invalid\. Tick is given twice; give each workflow once\./,
     ],
     [
       "a --token with a line break",
