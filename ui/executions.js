@@ -78,17 +78,13 @@ export function executionsView(params) {
     void reload(refresh);
   });
   status.addEventListener("change", () => form.requestSubmit());
-  more.addEventListener("click", () => {
-    if (!shown?.next_cursor) return;
-    pager.next(shown.next_cursor);
-    writeHash(true);
-    void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
-  });
-  prev.addEventListener("click", () => {
-    if (pager.index === 0) return;
-    pager.prev();
-    writeHash(true);
-    void reload(refresh);
+  pager.buttons({
+    next: more,
+    prev,
+    table: () => table,
+    nextCursor: () => shown?.next_cursor,
+    writeHash,
+    reload: () => reload(refresh),
   });
   const table = h(
     "table",

@@ -245,17 +245,13 @@ export function listView(params) {
     toggleText();
     changed();
   });
-  next.addEventListener("click", () => {
-    if (!shown?.next_cursor) return;
-    pager.next(shown.next_cursor);
-    writeHash(true);
-    void reload(refresh).then(() => table.scrollIntoView({ block: "start" }));
-  });
-  prev.addEventListener("click", () => {
-    if (pager.index === 0) return;
-    pager.prev();
-    writeHash(true);
-    void reload(refresh);
+  pager.buttons({
+    next,
+    prev,
+    table: () => table,
+    nextCursor: () => shown?.next_cursor,
+    writeHash,
+    reload: () => reload(refresh),
   });
 
   let workflowsLoaded = false;

@@ -79,6 +79,26 @@ export function cursorPager(params) {
       else history.replaceState({ [KEPT]: stack }, "", url);
     },
     /**
+     * Makes `next` and `prev` step one page: each writes its page into the hash as a new history
+     * entry (`writeHash(true)`) and reloads; Next then scrolls `table` into view.
+     * @param {{ next: HTMLElement, prev: HTMLElement, table: () => HTMLElement, nextCursor: () => string | null | undefined, writeHash: (newEntry: boolean) => void, reload: () => Promise<unknown> }} o
+     */
+    buttons(o) {
+      o.next.addEventListener("click", () => {
+        const after = o.nextCursor();
+        if (!after) return;
+        this.next(after);
+        o.writeHash(true);
+        void o.reload().then(() => o.table().scrollIntoView({ block: "start" }));
+      });
+      o.prev.addEventListener("click", () => {
+        if (index === 0) return;
+        this.prev();
+        o.writeHash(true);
+        void o.reload();
+      });
+    },
+    /**
      * Reads this page. A cursor the server does not know (a link edited by hand or from another
      * sort) reads the first page instead, rather than an error above an empty list until a filter
      * changed; not for a read since superseded, whose cursor may no longer be this page's.
