@@ -60,7 +60,11 @@ interface ServerFlags extends Omit<StartServerOptions, "misfireGraceMs" | "datab
  */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
-function durationFlag(flag: string): (text: string) => number {
+/** A duration flag's parser; `problem` says why a parsed value is refused (null: it is not). */
+function durationFlag(
+  flag: string,
+  problem: (text: string, ms: number) => string | null = () => null,
+): (text: string) => number {
   return (text) => {
     let ms: number;
     try {
@@ -69,12 +73,7 @@ function durationFlag(flag: string): (text: string) => number {
       if (err instanceof OrbitError) throw new InvalidArgumentError(`${err.message}.`);
       throw err;
     }
-    const refused =
-      flag === "--misfire-grace"
-        ? graceProblem(ms)
-        : flag.startsWith("--retention")
-          ? retentionProblem(text, ms)
-          : null;
+    const refused = problem(text, ms);
     if (refused !== null) throw new InvalidArgumentError(`${refused}.`);
     return ms;
   };
@@ -102,7 +101,7 @@ const retentionWorkflow = repeatable(function retentionWorkflow(
   const name = text.slice(0, at);
   // Given twice, the last one won without a word (a tester).
   if (Object.hasOwn(previous, name)) throw new InvalidArgumentError(`${name} is given twice; give each workflow once.`);
-  return { ...previous, [name]: durationFlag("--retention-workflow")(text.slice(at + 1)) };
+  return { ...previous, [name]: durationFlag("--retention-workflow", retentionProblem)(text.slice(at + 1)) };
 });
 
 /**
@@ -240,7 +239,7 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     .option(
       "--misfire-grace <duration>",
       "how late an occurrence may be and still start (default: 60s)",
-      durationFlag("--misfire-grace"),
+      durationFlag("--misfire-grace", (_text, ms) => graceProblem(ms)),
     )
     .option(
       "--ledger-retention <rows>",
@@ -250,7 +249,7 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     .option(
       "--retention <duration>",
       "delete ended executions older than this, e.g. 30d (default: keep)",
-      durationFlag("--retention"),
+      durationFlag("--retention", retentionProblem),
     )
     .option(
       "--retention-workflow <name=duration>",

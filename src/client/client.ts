@@ -105,15 +105,15 @@ function seg(id: string): string {
   return encodeURIComponent(id);
 }
 
+/** Empty pages in a row, each with a next cursor, that end a listing (CursorTrail). */
+const MAX_EMPTY_PAGES = 100;
+
 /**
  * The cursors of one listing, to follow `next_cursor` safely: a server that answers a cursor it
  * gave before (`{"schedules":[],"next_cursor":"c"}` for every page) was followed forever (a tester),
  * and so was one answering empty pages each with a new cursor. An Orbit server's pages hold every
  * row up to their limit, so {@link MAX_EMPTY_PAGES} empty pages in a row end the listing.
  */
-/** Empty pages in a row, each with a next cursor, that end a listing (CursorTrail). */
-const MAX_EMPTY_PAGES = 100;
-
 export class CursorTrail {
   private readonly seen = new Set<string>();
   private empty = 0;

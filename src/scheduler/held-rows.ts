@@ -6,7 +6,7 @@
  * something due reads the due rows once more, without locks, and the ones its fires never saw are
  * held. One held longer than `warnAfterMs` is logged, at most once per schedule per `everyMs`.
  */
-import type { SchedulerLogger } from "./loop.js";
+import { type SchedulerLogger, scheduleLog } from "./scheduler-log.js";
 
 /** A due row held this long by another session is logged. */
 export const HELD_ROW_WARN_MS = 5000;
@@ -63,13 +63,10 @@ export class HeldRows {
 }
 
 /**
- * What the loop says of held rows, through `log` (one schedule's through `scheduleLog`, with its id),
+ * What the loop says of held rows, through `log` (one schedule's through its child, with its id),
  * naming first the cause to look for in a shared cluster, then the others.
  */
-export function heldRowsWarning(
-  log: SchedulerLogger | undefined,
-  scheduleLog: (log: SchedulerLogger | undefined, id: string) => SchedulerLogger | undefined,
-): (ids: string[], heldMs: number) => void {
+export function heldRowsWarning(log: SchedulerLogger | undefined): (ids: string[], heldMs: number) => void {
   const why = `until that session ends: pg_stat_activity and pg_locks show which (another server's fire batch on a slow database, a long write such as a large backfill, or a frozen server's transaction, which is ended after 10 s)`;
   return (ids, heldMs) => {
     const [id] = ids;

@@ -19,6 +19,7 @@ import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
 import { HeldRows, heldRowsWarning } from "./held-rows.js";
+import { type SchedulerLogger, scheduleLog } from "./scheduler-log.js";
 import { StallWatch } from "./stall-watch.js";
 
 /**
@@ -47,28 +48,7 @@ const WAITED_MS = 50;
  */
 export const MAX_ROUNDS_WAITED = 8;
 
-/**
- * The loop's logger (pino's shape). Every line about a schedule carries its `schedule_id` (a child
- * logger bound to it; docs/operations.md § Monitor).
- */
-export interface SchedulerLogger {
-  debug?(obj: object, msg: string): void;
-  info?(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-  child?(bindings: { schedule_id: string }): SchedulerLogger;
-}
-
-/** The logger for lines about one schedule: a child bound to its id, or the fields added by hand. */
-export function scheduleLog(log: SchedulerLogger | undefined, scheduleId: string): SchedulerLogger | undefined {
-  if (log === undefined) return undefined;
-  if (log.child !== undefined) return log.child({ schedule_id: scheduleId });
-  return {
-    debug: (obj, msg) => log.debug?.({ schedule_id: scheduleId, ...obj }, msg),
-    warn: (obj, msg) => log.warn({ schedule_id: scheduleId, ...obj }, msg),
-    error: (obj, msg) => log.error({ schedule_id: scheduleId, ...obj }, msg),
-  };
-}
+export type { SchedulerLogger } from "./scheduler-log.js";
 
 export interface LoopOptions extends FireDeps {
   store: Store;
@@ -123,7 +103,7 @@ export class SchedulerLoop implements FireWindow {
     this.batchSize = o.batchSize ?? 200;
     this.stalls = new StallWatch({ dialect: o.store.dialect, log: o.log, everyMs: o.stallWarnMs });
     this.roundFailures = new LoggedFailures(o.log, () => o.clock.now(), passLines("firing", "retrying in 1 s"));
-    this.held = new HeldRows(heldRowsWarning(o.log, scheduleLog), o.heldRowWarnMs);
+    this.held = new HeldRows(heldRowsWarning(o.log), o.heldRowWarnMs);
   }
 
   start(): void {

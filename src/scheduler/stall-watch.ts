@@ -4,7 +4,7 @@
  * timer per loop, made on the first batch, looks every `everyMs`; no timer is made per batch on the
  * firing path.
  */
-import type { SchedulerLogger } from "./loop.js";
+import type { SchedulerLogger } from "./scheduler-log.js";
 
 /** How long a fire batch may wait for the database before the loop says so. */
 export const STALL_WARN_MS = 5000;

@@ -24,6 +24,7 @@ import { compileRequestSchema, describeValidationError } from "../api/validation
 import { OrbitError } from "../domain/errors.js";
 import { parsePlainYaml } from "../domain/plain-yaml.js";
 import { FileTooLarge, readCapped } from "../domain/read-capped.js";
+import { reasonOf } from "./startup-error.js";
 
 const ACTIONS = ["schedule", "start", "read", "cancel"] as const;
 
@@ -92,7 +93,7 @@ export function loadAccessConfig(path: string): AccessConfig {
   try {
     raw = parsePlainYaml(readBounded(path));
   } catch (err) {
-    throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${fileError(err)}`);
+    throw new OrbitError("INVALID_ARGUMENT", `--config ${path}: ${reasonOf(err)}`);
   }
   // Said plainly (a tester): an empty file read "must be a JSON object", and a file naming no
   // identity started a server that refused every request with 401, saying nothing.
@@ -115,15 +116,6 @@ export function loadAccessConfig(path: string): AccessConfig {
     );
   }
   return fromConfig(raw as Config, path);
-}
-
-/** Why the file could not be read, in words: the system's `ENOENT: no such file…` reached the user as it was (a tester). */
-function fileError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "no such file";
-  if (code === "EISDIR") return "it is a folder, not a file";
-  if (code === "EACCES") return "this process may not read it";
-  return (err as Error).message;
 }
 
 /** An identities file holds names, hashes and globs: 4 MB is tens of thousands of identities. */

@@ -29,6 +29,7 @@ export function reasonOf(err: unknown): string {
     ENOTFOUND: "the host name does not resolve",
     ETIMEDOUT: "the connection timed out",
     ENOENT: "no such file or directory",
+    EISDIR: "it is a folder, not a file",
     EROFS: "the file system is read-only",
     SQLITE_BUSY:
       "database is locked (SQLITE_BUSY): another process held the file's lock for the 5 s the server waits (an `sqlite3` shell, a backup or copy tool); close it, or start again when it lets go",
