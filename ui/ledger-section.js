@@ -21,6 +21,23 @@ function ledgerDetail(row) {
 }
 
 /**
+ * What the rows drawn below are of the schedule's decisions. It said "every decision … (500
+ * rows)" of a ledger with thousands, and of one whose older rows retention had removed.
+ * @param {any[]} rows the newest recorded ledger rows (the first page)
+ * @param {import("./grid.js").GridLedger} grid
+ */
+function ledgerExtent(rows, grid) {
+  const count = `${rows.length.toLocaleString("en")} row${rows.length === 1 ? "" : "s"}`;
+  if (grid.pages[0]?.next_cursor) return `The newest ${count} the scheduler recorded for this schedule.`;
+  if (grid.trimmed)
+    return (
+      `The decisions for this schedule still in the ledger (${count}; it keeps only each ` +
+      "schedule's newest, 1,000 by default, and older ones are gone)."
+    );
+  return `Every decision the scheduler recorded for this schedule (${count}).`;
+}
+
+/**
  * @param {any[]} rows the newest recorded ledger rows
  * @param {import("./grid.js").GridLedger} grid the rows the day grid draws from (more, when it needs them)
  * @param {Map<string, string>} statuses
@@ -34,7 +51,7 @@ export function ledgerSection(rows, grid, statuses) {
     h(
       "p",
       { class: "muted" },
-      `Every decision the scheduler recorded for this schedule (${rows.length} row${rows.length === 1 ? "" : "s"}).`,
+      ledgerExtent(rows, grid),
       h("span", { class: "hover-hint", text: " Hover a mark for its details." }),
     ),
     rows.length === 0

@@ -251,8 +251,12 @@ describe.skipIf(!haveChromium)("web UI: the day grid of a trimmed ledger", () =>
       start_at: "2026-11-15T10:00:00Z",
       end_at: "2026-11-15T12:00:00Z",
     });
+    const extent = () => r.page.locator("#ledger-heading + p").textContent();
     await r.open("#/schedules/whole");
     expect(await heading()).toBe("By day (UTC), one square per occurrence: the one day with occurrences");
+    expect(await extent()).toBe(
+      "Every decision the scheduler recorded for this schedule (3 rows). Hover a mark for its details.",
+    );
     await r.ok("POST", "/v1/schedules", { schedule_id: "trimmed", workflow: "Reports", interval: "1h" });
     // 49 occurrences over three days; the ledger keeps the newest 10, of two days.
     const done = await r.ok("POST", "/v1/schedules/trimmed/backfill", {
@@ -267,6 +271,11 @@ describe.skipIf(!haveChromium)("web UI: the day grid of a trimmed ledger", () =>
     expect(said).not.toMatch(/\ball\b/);
     expect(said).toMatch(
       /^By day \(UTC\), one square per occurrence: the \d+ days? with occurrences still in the ledger \(it keeps only each schedule's newest decisions, 1,000 by default; older ones are gone\)$/,
+    );
+    // The paragraph above the pictures said "every decision" of the rows kept.
+    expect(await extent()).toBe(
+      `The decisions for this schedule still in the ledger (${kept.length} rows; it keeps only each schedule's ` +
+        "newest, 1,000 by default, and older ones are gone). Hover a mark for its details.",
     );
   });
 });

@@ -175,6 +175,10 @@ describe.skipIf(!haveChromium)("web UI: a tester's seventh report", () => {
     );
     expect(await open.locator("a").innerText()).toBe("executions running or waiting for a worker");
     expect(await open.locator("a").getAttribute("href")).toBe("#/executions?schedule_id=bulk&status=RUNNING");
+    // The ledger's 879 rows are more than the page reads (500): it said "every decision (500 rows)".
+    expect(await r.page.locator("#ledger-heading + p").textContent()).toBe(
+      "The newest 500 rows the scheduler recorded for this schedule. Hover a mark for its details.",
+    );
     expect(pageErrors).toEqual([]);
   });
 
