@@ -387,11 +387,15 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     const body = { workflow: text("f-workflow"), input };
     if (kind === "cron") {
       body.cron = timingInput.value.trim();
-      body.timezone = zone.value.trim() === "" || zone.value.trim() === "UTC" ? null : zone.value.trim();
+      // Unset and "UTC" are one zone: an edit that leaves it keeps what is stored (it sent
+      // `timezone: null` for a stored "UTC", a change nobody asked for; a tester).
+      const typed = zone.value.trim();
+      const utc = editing && sch.timezone === "UTC" ? "UTC" : null;
+      body.timezone = typed === "" || typed === "UTC" ? utc : typed;
       if (editing) body.interval = null;
     } else {
       body.interval = timingInput.value.trim();
-      body.timezone = null;
+      body.timezone = editing && sch.interval !== undefined ? (sch.timezone ?? null) : null;
       if (editing) body.cron = null;
     }
     body.overlap = text("f-overlap");

@@ -57,6 +57,30 @@ describe.skipIf(!haveChromium)("web UI: a tester's fourteenth report", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("leaves a stored time zone of UTC alone when an edit changes something else", async () => {
+    await r.ok("POST", "/v1/schedules", {
+      schedule_id: "zoned-utc",
+      workflow: "Reports",
+      cron: "0 3 * * *",
+      timezone: "UTC",
+    });
+    await r.open("#/schedules/zoned-utc");
+    const patches: string[] = [];
+    r.page.on("request", (q) => {
+      if (q.method() === "PATCH") patches.push(q.postData() ?? "");
+    });
+    await r.page.click('button[aria-label="Edit zoned-utc"]');
+    await r.page.fill("#e-description", "only the description");
+    await r.page.click("#edit-form button[type=submit]");
+    await r.page.locator("#status").filter({ hasText: "saved zoned-utc" }).waitFor();
+    expect(patches.map((b) => JSON.parse(b))).toEqual([{ description: "only the description" }]);
+    expect(await r.ok("GET", "/v1/schedules/zoned-utc")).toMatchObject({
+      timezone: "UTC",
+      description: "only the description",
+    });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("refuses a create whose Pause on failure or Max catch-up is not a number", async () => {
     await r.open("#/");
     const sent = writes(r.page);
