@@ -100,9 +100,6 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
   // transaction PostgreSQL aborted to let another go on (a deadlock: the next heartbeat lands), whose
   // 503 extended every lease, dead workers' too.
   const outages = { count: 0 };
-  const countOutage = (err: unknown): void => {
-    if (isOutage(err)) outages.count++;
-  };
   const reaper =
     o.reaper === false
       ? null
@@ -188,18 +185,23 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       url,
       schema,
       handler: async (request, reply) => {
+        // When the worker spoke: its lease is judged by this, not by when the database let the
+        // server get to it (docs/workflows.md § Leases).
+        const heardMs = d.clock.now();
         try {
-          return await respond(request, reply);
+          return await respond(request, reply, heardMs);
         } catch (err) {
-          countOutage(err);
+          if (isOutage(err)) {
+            outages.count++;
+            // Its worker is alive, though nothing of it could be written (task-reaper.ts).
+            const taskId = (request.params as { task_id?: string } | undefined)?.task_id ?? "";
+            reaper?.heardWhileAway(reportedTasks(taskId, request.body), heardMs);
+          }
           throw err;
         }
       },
     });
-    async function respond(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-      // When the worker spoke: its lease is judged by this, not by when the database let the
-      // server get to it (docs/workflows.md § Leases).
-      const heardMs = d.clock.now();
+    async function respond(request: FastifyRequest, reply: FastifyReply, heardMs: number): Promise<unknown> {
       const caller = guard(request);
       // The rules of every other API route (route.ts): no query parameters, no If-Match.
       refuseQueryParameters({ method: "POST", url }, request.query);

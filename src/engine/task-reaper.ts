@@ -63,6 +63,13 @@ export class TaskReaper {
    * as long (a tester: reaped 174 s after a kill -9 under 150 s of drops, instead of 27 s).
    */
   private graces: GracedLeases[] = [];
+  /**
+   * Tasks whose worker's heartbeat or report reached this server while its database was away
+   * (answered 503), with when: the worker is alive though nothing of it could be written, so a grace
+   * does not pass its lease over. Without it a full disk longer than a lease (heartbeats 503, a few
+   * writes landing) reaped the live worker's leases and 87 finished runs ran again (a tester).
+   */
+  private readonly heardAway = new Map<string, number>();
   /** The outage count the last grace covered; null: none given since this server started. */
   private gracedAfter: number | null = null;
   /** The last read of expired leases took longer than a heartbeat interval. */
@@ -226,6 +233,11 @@ export class TaskReaper {
     this.lastWall = wall;
   }
 
+  /** A worker's heartbeat or report on `taskIds`, received at `ms`, was answered 503 (see heardAway). */
+  heardWhileAway(taskIds: readonly string[], ms: number): void {
+    for (const id of taskIds) this.heardAway.set(id, Math.max(ms, this.heardAway.get(id) ?? ms));
+  }
+
   /** Extends every lapsed or lapsing lease to a full lease from `now` (see the class comment). */
   private async grace(now: number, because: string): Promise<void> {
     // The outages up to here are covered; a 503 answered while the grace runs owes another.
@@ -234,9 +246,18 @@ export class TaskReaper {
     const until = now + this.o.tasks.leaseMs;
     // A grace's tasks are kept a lease past their end: one unheard since has lapsed by then, and
     // the pass after the grace that passed it over reaped it.
-    this.graces = this.graces.filter((g) => g.end + this.o.tasks.leaseMs >= now);
-    const extendedIds = await this.o.store.extendLapsedLeases(until, this.graces);
+    const leaseMs = this.o.tasks.leaseMs;
+    this.graces = this.graces.filter((g) => g.end + leaseMs >= now);
+    // A task heard since a grace was given is not passed over by it.
+    const passOver = this.graces.map((g) => ({
+      end: g.end,
+      taskIds: g.taskIds.filter((id) => (this.heardAway.get(id) ?? -Infinity) < g.end - leaseMs),
+    }));
+    const extendedIds = await this.o.store.extendLapsedLeases(until, passOver);
     if (extendedIds.length > 0) this.graces.push({ end: until, taskIds: extendedIds });
+    // What was heard before the oldest grace kept was given matters to no grace.
+    const oldest = Math.min(now, ...this.graces.map((g) => g.end - leaseMs));
+    for (const [id, ms] of this.heardAway) if (ms < oldest) this.heardAway.delete(id);
     const extended = extendedIds.length;
     this.gracedAfter = covers;
     this.gracedPauses = pauses;

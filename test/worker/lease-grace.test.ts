@@ -196,6 +196,36 @@ describeEachDialect("leases through the server's own outage", (dialect) => {
     expect(await store.getTaskForExecution("live")).toMatchObject({ attempt: 1, state: "leased" });
   });
 
+  it("a worker whose heartbeats reach the server but are answered 503 for longer than a lease keeps it; a silent one's is reaped", async () => {
+    // A full disk for 110 s: every heartbeat failed to be written, a few other writes landed, and a
+    // grace passed over the live worker's leases as unheard: 87 finished runs ran again (a tester).
+    const store = db.store;
+    const { clock, tasks, executions } = await leased(store);
+    const outages = { count: 0 };
+    const reaper = new TaskReaper({ store, clock, tasks, outages });
+    expect(await reaper.reapExpired()).toBe(0); // the start's grace
+    await executions.start({ executionId: "live", workflow: "W", input: {} });
+    const [live] = await tasks.claim({ worker_id: "w-live", workflows: offer, max_tasks: 1 });
+    let reaped = 0;
+    for (let s = 0; s < 150; s += 5) {
+      clock.advance(5_000);
+      // The live worker's heartbeat, answered 503 as the worker route does (worker-routes.ts).
+      outages.count++;
+      reaper.heardWhileAway([live!.task_id], clock.now());
+      reaped += await reaper.reapExpired();
+    }
+    expect(reaped).toBe(1);
+    expect(await store.getTaskForExecution("e")).toMatchObject({ attempt: 2 });
+    expect(await store.getTaskForExecution("live")).toMatchObject({ attempt: 1, state: "leased" });
+    // Once its heartbeats are no longer heard, it is reaped as any silent worker's.
+    for (let s = 0; s < 70; s += 5) {
+      clock.advance(5_000);
+      outages.count++;
+      reaped += await reaper.reapExpired();
+    }
+    expect(await store.getTaskForExecution("live")).toMatchObject({ attempt: 2 });
+  });
+
   it("a heartbeat and a report the worker sent inside its lease, held up by the database past it, find the lease", async () => {
     const { clock, tasks, taskId, leasedAt } = await leased(db.store);
     // Heard 1 s before the lease's end; the database answered 20 s after it.
