@@ -59,7 +59,12 @@ it("refuses writes once its file is replaced by another (a copy put back under i
   await onServer("replaced", async (s, data) => {
     expect((await register(s, "Before")).status).toBe(201);
     const file = join(data, "orbit.db");
-    copyFileSync(file, `${file}.copy`);
+    // A backup put back under the name (orbit backup, then mv), as a tester did.
+    const backup = new Database(file, { readonly: true });
+    backup.exec(`VACUUM INTO '${file}.copy'`);
+    backup.close();
+    // The server goes on writing after the backup, into its -wal.
+    for (let i = 0; i < 20; i++) expect((await register(s, `Later${i}`)).status).toBe(201);
     renameSync(`${file}.copy`, file);
     const refused = await register(s, "After");
     expect(refused.status).toBe(503);
@@ -67,6 +72,22 @@ it("refuses writes once its file is replaced by another (a copy put back under i
       /^the database file .*orbit\.db was replaced by another file while the server ran/,
     );
     expect((await ready(s)).status).toBe(503);
+    // A kill -9 now leaves the data dir as it is: the next start opens the new file with the -wal
+    // beside it, which held the replaced file's pages, and found the new one malformed ("orphan
+    // index"). The server empties its log once it sees the file replaced.
+    const crashed = join(dir, "replaced-crashed");
+    mkdirSync(crashed);
+    for (const name of ["orbit.db", "orbit.db-wal", "orbit.db-shm"]) {
+      try {
+        copyFileSync(join(data, name), join(crashed, name));
+      } catch {
+        // a file SQLite did not keep
+      }
+    }
+    const reopened = new Database(join(crashed, "orbit.db"));
+    expect(reopened.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(reopened.prepare("SELECT name FROM orbit_workflows").pluck().all()).toEqual(["Before"]);
+    reopened.close();
   });
 });
 

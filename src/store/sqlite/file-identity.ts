@@ -66,11 +66,14 @@ export class FileIdentity {
   }
 
   /**
-   * Why a path no longer names the opened file, or null while each does; `wal` when it is the
-   * write-ahead log (FileWatch then checkpoints it into the database file, which the path still
-   * names). One `stat` per file.
+   * Why a path no longer names the opened file, or null while each does. `checkpoint`: FileWatch
+   * empties the write-ahead log into the opened database file. When the log was deleted, so that its
+   * writes are in the file the path still names. When the database file was deleted or replaced, so
+   * that the log the path still names no longer holds its pages: at the next start after a crash,
+   * SQLite replayed them onto the file put in its place (a backup put back), which then read as the
+   * old file's later state or as malformed ("orphan index"; a tester). One `stat` per file.
    */
-  problem(): { message: string; wal: boolean } | null {
+  problem(): { message: string; checkpoint: boolean } | null {
     for (const f of this.files) {
       let s: ReturnType<typeof statSync>;
       try {
@@ -80,7 +83,7 @@ export class FileIdentity {
       }
       if (s !== undefined && s.dev === f.dev && s.ino === f.ino) continue;
       const what = s === undefined ? "was deleted" : "was replaced by another file";
-      return { message: LOST[f.kind](f.path, what), wal: f.kind === "wal" };
+      return { message: LOST[f.kind](f.path, what), checkpoint: f.kind !== "lock" };
     }
     return null;
   }
@@ -98,9 +101,10 @@ export class FileIdentity {
 
 /**
  * The connection's watch over its file: the first problem seen stays (sticky until a restart, as a
- * damaged file's), and a deleted WAL's writes are checkpointed into the database file once no
- * transaction is open: they were acknowledged, and a kill -9 lost them all (298 of 757 in a
- * tester's run), where a clean stop kept them.
+ * damaged file's), and the WAL is checkpointed into the opened database file once no transaction is
+ * open: a deleted WAL's writes were acknowledged, and a kill -9 lost them all (298 of 757 in a
+ * tester's run), where a clean stop kept them; a replaced database file's old WAL, left under its
+ * name, was replayed onto the new file at the next start (see FileIdentity.problem).
  */
 export class FileWatch {
   private seen: string | null = null;
@@ -113,7 +117,7 @@ export class FileWatch {
     if (this.seen === null) {
       const problem = this.identity.problem();
       this.seen = problem?.message ?? null;
-      this.walToSave = problem?.wal === true;
+      this.walToSave = problem?.checkpoint === true;
     }
     if (this.walToSave && db !== null && !db.inTransaction) {
       try {
