@@ -89,3 +89,60 @@ describe("a server stopping while a webhook call hangs [sqlite]", () => {
     });
   });
 });
+
+describe("a webhook target that answers 200 with a body without end [sqlite]", () => {
+  const db = useStore(sqliteDialect);
+
+  it("is delivered on its status, the body dropped, not read whole (into the server's memory) until the timeout", async () => {
+    const clock = new SystemClock();
+    // 64 KB a chunk, as fast as the socket takes it, never ended: the answer was read whole, so the
+    // delivery ran into its 10 s timeout (and a 500 MB one took the server to 1.7 GB; a tester).
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    let sent = 0;
+    let dropped: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => {
+      dropped = resolve;
+    });
+    const endless = await listen((res) => {
+      held.push(res);
+      res.on("close", dropped);
+      res.writeHead(200, { "content-type": "text/plain" });
+      const more = () => {
+        while (!res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return;
+        }
+      };
+      res.on("drain", more);
+      more();
+    });
+    await db.store.insertNotifications(
+      [
+        {
+          scheduleId: "endless",
+          workflow: "Report",
+          event: "failure",
+          url: endless,
+          payload: { event: "failure", schedule_id: "endless" },
+          createdMs: clock.now(),
+        },
+      ],
+      clock.now(),
+    );
+    const notifier = new Notifier({ store: db.store, clock, secret: null });
+    try {
+      expect(await notifier.deliverDue()).toBe(1);
+      expect((await db.store.listNotifications("endless", { limit: 1 }))[0]).toMatchObject({
+        state: "delivered",
+        attempts: 1,
+        lastError: null,
+      });
+      // The server let the connection go after a little of the answer (what the sockets' buffers
+      // held besides), where it read on until the timeout: gigabytes on this loopback.
+      await closed;
+      expect(sent).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await notifier.close();
+    }
+  });
+});
