@@ -64,6 +64,12 @@ describe("PostgreSQL failures as UNAVAILABLE", () => {
       expect(err).toMatchObject({ code: "UNAVAILABLE", message: said });
       expect(isOutage(err)).toBe(true);
     }
+    // No pooled connection came free in time: pg-pool's words said "trying to connect".
+    expect(asUnavailable(new Error("timeout exceeded when trying to connect"), 30_000, 5000)).toMatchObject({
+      code: "UNAVAILABLE",
+      message:
+        "no database connection came free within 5000 ms (each is busy or waits for an answer: a network stall, a frozen or overloaded database host, or long writes); retry shortly",
+    });
     // A connection dropped while connecting is not a timeout.
     expect(asUnavailable(new Error("Connection terminated unexpectedly"), 30_000, 5000)).toMatchObject({
       message: "the database is unavailable (Connection terminated unexpectedly); retry shortly",

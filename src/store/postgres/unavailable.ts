@@ -76,6 +76,24 @@ export function isConnectTimeout(err: unknown): boolean {
 }
 
 /**
+ * pg-pool's error when no pooled connection came free in time (every one busy, or stuck on a
+ * statement the database does not answer): it reached the client as "the database is unavailable
+ * (timeout exceeded when trying to connect)", though nothing had failed to connect (a tester).
+ */
+function isPoolWaitTimeout(err: unknown): boolean {
+  return (
+    err instanceof Error && !(err instanceof OrbitError) && err.message === "timeout exceeded when trying to connect"
+  );
+}
+
+function noConnectionFree(ms: number): OrbitError {
+  return new OrbitError(
+    "UNAVAILABLE",
+    `no database connection came free within ${ms} ms (each is busy or waits for an answer: a network stall, a frozen or overloaded database host, or long writes); retry shortly`,
+  );
+}
+
+/**
  * The UNAVAILABLE of a connection attempt that timed out, saying why: pg's bare "timeout expired"
  * reached the CLI, 503 bodies and the log as all there was to say (docs/operations.md § When
  * PostgreSQL restarts). A database at max_connections refuses at once (53300), so not this.
@@ -148,6 +166,7 @@ export function sqlStateOf(err: unknown): string | undefined {
  */
 export function asUnavailable(err: unknown, answerMs?: number, connectMs?: number): unknown {
   if (connectMs !== undefined && isConnectTimeout(err)) return connectTimedOut(connectMs);
+  if (connectMs !== undefined && isPoolWaitTimeout(err)) return noConnectionFree(connectMs);
   if (isNoAnswer(err) && !(err instanceof OrbitError)) {
     const within = answerMs === undefined ? "in time" : `within ${answerMs} ms`;
     return new OrbitError(
