@@ -18,13 +18,20 @@ import { canonicalJson } from "../domain/canonical-json.js";
 import type { Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
 import { RawJson, serializeJson } from "../domain/json-text.js";
-import type { Store } from "../store/store.js";
+import type { IdempotencyRecord } from "../store/rows.js";
+import type { Store, StoreOps } from "../store/store.js";
 import { IdempotencyKeyReused } from "./errors.js";
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const PURGE_EVERY_MS = 3_600_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
+/**
+ * How long a request waits for another's uncommitted claim of its key (PostgreSQL: another server
+ * handling it) before answering 409: within the database's answer bound (30 s), which it ran into
+ * behind a large keyed backfill and answered 503 "the database did not answer" (a tester).
+ */
+export const CLAIM_WAIT_MS = 20_000;
 
 export interface StoredAnswer {
   status: number;
@@ -53,6 +60,7 @@ export class IdempotencyKeys {
      * are sent again. Default: nothing.
      */
     private readonly afterCommit: () => void = () => undefined,
+    private readonly claimWaitMs = CLAIM_WAIT_MS,
   ) {}
 
   /** The key of a request, validated; undefined when the header is absent. */
@@ -131,7 +139,7 @@ export class IdempotencyKeys {
       // Blocks while another transaction holds an uncommitted claim of the key; then either
       // inserts (the other rolled back) or finds its committed answer.
       const claim = { scope, key, requestHash: hash, response: null, status: 0, createdMs: now };
-      if (!(await tx.insertIdempotencyKey(claim))) {
+      if (!(await this.claim(tx, claim))) {
         const stored = await tx.getIdempotencyKey(scope, key);
         if (stored === null || stored.status === 0) {
           throw new OrbitError("CONFLICT", `Idempotency-Key "${key}" is being used by another request; retry`);
@@ -148,6 +156,19 @@ export class IdempotencyKeys {
     });
     if (!answer.replayed) this.afterCommit();
     return answer;
+  }
+
+  /** Inserts the claim; a claim another request holds past the wait is 409. */
+  private async claim(tx: StoreOps, claim: IdempotencyRecord): Promise<boolean> {
+    try {
+      return await tx.insertIdempotencyKey(claim, this.claimWaitMs);
+    } catch (err) {
+      if (!(err instanceof OrbitError && err.details?.lockTimeout === true)) throw err;
+      throw new OrbitError(
+        "CONFLICT",
+        `Idempotency-Key "${claim.key}" is in use by a request still in progress (on this server or another); retry once it has answered, to get its answer`,
+      );
+    }
   }
 
   private replay(

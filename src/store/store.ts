@@ -346,7 +346,11 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
 
   // Idempotency keys
   /** Inserts unless (scope, key) exists; true when inserted. */
-  insertIdempotencyKey(record: IdempotencyRecord): Promise<boolean>;
+  /**
+   * Inserts unless the key exists; true when inserted. `waitMs` (PostgreSQL): how long to wait for
+   * another transaction's uncommitted claim of the key before failing UNAVAILABLE `lockTimeout`.
+   */
+  insertIdempotencyKey(record: IdempotencyRecord, waitMs?: number): Promise<boolean>;
   getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | null>;
   /** Records the answer of a claimed key (inserted with status 0 inside the same transaction). */
   setIdempotencyAnswer(scope: string, key: string, status: number, response: string | null): Promise<boolean>;

@@ -132,7 +132,8 @@ const TRANSIENT_SQL_STATES = new Set(["40P01", "40001"]);
  * SQLSTATEs of a statement PostgreSQL stopped: 57014 (canceled: `statement_timeout`, or
  * `pg_cancel_backend`) and 55P03 (`lock_timeout`). Like an aborted transaction: nothing was kept, retry.
  */
-const STOPPED_SQL_STATES = new Set(["57014", "55P03"]);
+const LOCK_TIMEOUT = "55P03";
+const STOPPED_SQL_STATES = new Set(["57014", LOCK_TIMEOUT]);
 
 /**
  * 25006: the session refuses writes (`default_transaction_read_only` set on the database, a
@@ -184,7 +185,7 @@ export function asUnavailable(err: unknown, answerMs?: number, connectMs?: numbe
       "UNAVAILABLE",
       `the database aborted the transaction (${reason}); nothing of it was kept, retry`,
       // A deadlock or serialization failure: the same transaction, run again, usually goes through.
-      TRANSIENT_SQL_STATES.has(code) ? { aborted: true } : undefined,
+      TRANSIENT_SQL_STATES.has(code) ? { aborted: true } : code === LOCK_TIMEOUT ? { lockTimeout: true } : undefined,
     );
   }
   if (code === READ_ONLY_SQL_STATE) {

@@ -395,8 +395,16 @@ export class SqlOps extends OutcomeOps implements StoreOps {
 
   // Idempotency keys
 
-  async insertIdempotencyKey(r: IdempotencyRecord): Promise<boolean> {
-    return (await this.exec.run(INSERT_IDEMPOTENCY_KEY.single, IDEMPOTENCY_ALL.params(r))) === 1;
+  async insertIdempotencyKey(r: IdempotencyRecord, waitMs?: number): Promise<boolean> {
+    // PostgreSQL: the insert waits while another transaction holds an uncommitted claim of the key;
+    // bounded, it fails with lock_timeout (55P03) instead of running into the answer bound.
+    if (waitMs === undefined || this.sqlDialect.name !== "postgres") {
+      return (await this.exec.run(INSERT_IDEMPOTENCY_KEY.single, IDEMPOTENCY_ALL.params(r))) === 1;
+    }
+    await this.exec.run(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))}`, []);
+    const inserted = (await this.exec.run(INSERT_IDEMPOTENCY_KEY.single, IDEMPOTENCY_ALL.params(r))) === 1;
+    await this.exec.run("SET LOCAL lock_timeout TO DEFAULT", []);
+    return inserted;
   }
 
   async getIdempotencyKey(scope: string, key: string): Promise<IdempotencyRecord | null> {
