@@ -16,6 +16,7 @@ import { Workflows } from "../engine/workflows.js";
 import { SKEW_WARN_MS } from "../scheduler/doctor.js";
 import { Scheduler, wakeBuffers } from "../scheduler/scheduler.js";
 import { migrationLabel } from "../store/migrations.js";
+import type { MigrationsUnderWay } from "../store/postgres/migrate.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { PostgresScheduleListener } from "../store/postgres/schedule-listener.js";
 import { lockDataDir } from "../store/sqlite/dir-lock.js";
@@ -100,6 +101,21 @@ function durationText(ms: number): string {
   return `${ms} ms`;
 }
 
+/**
+ * Before a start applies migrations: they may take a while (a table rewritten), and the log said
+ * nothing until they were done (a tester). Breaking ones applied while other Orbit sessions are
+ * open are warned of: servers of an older release fail on the new schema (docs/operations.md § Upgrade).
+ */
+function saidMigrating(log: ServerConfig["log"], underWay: MigrationsUnderWay): void {
+  log.info({ migrations: underWay.pending }, "upgrading the database");
+  if (underWay.breaking.length > 0 && underWay.otherSessions > 0) {
+    log.warn(
+      { migrations: underWay.breaking, other_sessions: underWay.otherSessions },
+      "applying breaking migrations while other Orbit sessions are open on this database: servers of an older release still running on it fail on the new schema; stop them (docs/operations.md § Upgrade)",
+    );
+  }
+}
+
 async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise<Store> {
   const { options, log, database } = config;
   // A dropped connection fails every idle one of the pool and every request in flight at once, and
@@ -133,6 +149,7 @@ async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise
           ...(options.databaseAnswerTimeoutMs !== undefined
             ? { answerTimeoutMs: options.databaseAnswerTimeoutMs }
             : {}),
+          onMigrating: (underWay) => saidMigrating(log, underWay),
           onPoolError: (err) => idle.failed(err),
           onClientError: (err) => midTransaction.failed(err),
         });

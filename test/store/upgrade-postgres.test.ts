@@ -8,8 +8,10 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { loadMigrations } from "../../src/store/migrations.js";
+import type { MigrationsUnderWay } from "../../src/store/postgres/migrate.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { PG_URL } from "../helpers/db.js";
 import { adminSql, renamed } from "./pg-admin.js";
@@ -32,9 +34,26 @@ describe.skipIf(!PG_URL)("schemas written by earlier releases [postgres]", () =>
       const schema = `orbit_upgrade_${randomBytes(5).toString("hex")}`;
       await adminSql(renamed(readFileSync(`${RELEASES}${fixture}`, "utf8"), FIXTURE_SCHEMA, schema));
       try {
-        const store = new PostgresStore({ connectionString: PG_URL as string, searchPath: schema });
-        await store.open();
+        // Another Orbit session on the database, as a server of the old release still running.
+        const older = new pg.Client({ connectionString: PG_URL as string, application_name: "orbit" });
+        await older.connect();
+        const said: MigrationsUnderWay[] = [];
+        const store = new PostgresStore({
+          connectionString: PG_URL as string,
+          searchPath: schema,
+          onMigrating: (underWay) => said.push(underWay),
+        });
+        try {
+          await store.open();
+        } finally {
+          await older.end();
+        }
         expect(await store.appliedMigrations()).toEqual(loadMigrations("postgres").map((m) => m.version));
+        // Said before they ran: which, the breaking ones among them, and the other sessions open.
+        expect(said).toHaveLength(1);
+        expect(said[0]?.pending.length).toBeGreaterThan(0);
+        expect(said[0]?.breaking).toContain("0016_json_as_given");
+        expect(said[0]?.otherSessions).toBeGreaterThanOrEqual(1);
         await firesAsTheReleaseDid(store);
         await store.close();
       } finally {

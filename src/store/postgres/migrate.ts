@@ -14,7 +14,25 @@ import {
 import { checkOut } from "./check-out.js";
 import { ADVISORY_LOCKS, postgresDialect } from "./dialect.js";
 
-export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<MigrateResult> {
+/** Said before a start applies migrations (they can take a while, and hold the schema's lock). */
+export interface MigrationsUnderWay {
+  /** Labels of the migrations about to be applied. */
+  pending: string[];
+  /** Those not additive, on a database that had migrations before: older servers cannot run beside them. */
+  breaking: string[];
+  /** Other sessions named `orbit` in this database (pg_stat_activity), counted when `breaking` is not empty. */
+  otherSessions: number;
+}
+
+/** Sessions of other Orbit processes in this database (any schema): servers of an older release, perhaps. */
+const OTHER_ORBIT_SESSIONS = `SELECT count(*)::int AS n FROM pg_stat_activity
+  WHERE datname = current_database() AND application_name = 'orbit' AND pid <> pg_backend_pid()`;
+
+export async function migratePostgres(
+  pool: pg.Pool,
+  dir?: string,
+  onMigrating?: (underWay: MigrationsUnderWay) => void,
+): Promise<MigrateResult> {
   const all = loadMigrations("postgres", dir);
   let broken = false;
   const onError = () => {
@@ -30,6 +48,10 @@ export async function migratePostgres(pool: pg.Pool, dir?: string): Promise<Migr
       const records = (await client.query(`SELECT * FROM ${MIGRATIONS_TABLE}`)).rows.map(appliedMigration);
       const { pending, newer } = planMigrations(all, records, "postgres");
       if (pending.length) {
+        const breaking = records.length > 0 ? pending.filter((m) => !m.additive).map(migrationLabel) : [];
+        const otherSessions =
+          breaking.length > 0 ? Number((await client.query(OTHER_ORBIT_SESSIONS)).rows[0]?.n ?? 0) : 0;
+        onMigrating?.({ pending: pending.map(migrationLabel), breaking, otherSessions });
         await client.query("BEGIN");
         try {
           for (const migration of pending) {

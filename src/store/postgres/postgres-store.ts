@@ -14,7 +14,7 @@ import type { Store, StoreOps } from "../store.js";
 import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
 import { loadPg, type Pg } from "./driver.js";
-import { migratePostgres } from "./migrate.js";
+import { type MigrationsUnderWay, migratePostgres } from "./migrate.js";
 import { asUnavailable, isNoAnswer, isReadOnly } from "./unavailable.js";
 import { RowShapes, wireParams } from "./wire.js";
 
@@ -43,6 +43,8 @@ export interface PostgresStoreOptions {
    * or newer release on one schema (test/store/rolling-upgrade.test.ts). Default: migrations/postgres/.
    */
   migrationsDir?: string;
+  /** Told before the start applies migrations (migrate.ts). */
+  onMigrating?: (underWay: MigrationsUnderWay) => void;
 }
 
 /** A connection attempt slower than this fails the request with UNAVAILABLE instead of hanging it. */
@@ -254,7 +256,7 @@ export class PostgresStore extends SqlOps implements Store {
       this.options.onPoolError?.(error);
     });
     try {
-      const migrated = await migratePostgres(pool, this.options.migrationsDir);
+      const migrated = await migratePostgres(pool, this.options.migrationsDir, this.options.onMigrating);
       this.newerMigrations = migrated.newer;
       this.migrationLog = migrated.log;
     } catch (error) {
