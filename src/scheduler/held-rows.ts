@@ -12,12 +12,21 @@ import { type SchedulerLogger, scheduleLog } from "./scheduler-log.js";
 export const HELD_ROW_WARN_MS = 5000;
 /** A schedule's held row is logged at most this often. */
 export const HELD_ROW_WARN_EVERY_MS = 60_000;
+/**
+ * Rounds further apart than this say nothing of what happened between them (the database's answer
+ * bound: a round that long did not get its answers): what was held before counts afresh. A server
+ * cut off from PostgreSQL for 130 s said, once back, that other sessions had held 60 rows for 130 s,
+ * while the other server had fired them all along (a tester).
+ */
+export const HELD_ROW_GAP_MS = 30_000;
 
 export class HeldRows {
   /** Schedule id → when its row was first seen held (performance.now()). */
   private readonly since = new Map<string, number>();
   /** Schedule id → when its held row was last logged. */
   private readonly warned = new Map<string, number>();
+  /** When the last round was noted (performance.now()); null: none since a clear. */
+  private lastNote: number | null = null;
 
   constructor(
     /**
@@ -35,6 +44,8 @@ export class HeldRows {
    * come due after the round's fire read the clock, and fires in the next round).
    */
   note(held: readonly string[], now: number): number {
+    if (this.lastNote !== null && now - this.lastNote > HELD_ROW_GAP_MS) this.since.clear();
+    this.lastNote = now;
     const still = new Set(held);
     for (const id of this.since.keys()) if (!still.has(id)) this.since.delete(id);
     let again = 0;
@@ -56,9 +67,10 @@ export class HeldRows {
     return again;
   }
 
-  /** A round left nothing due. */
+  /** A round left nothing due, or failed. */
   clear(): void {
     this.since.clear();
+    this.lastNote = null;
   }
 }
 

@@ -199,6 +199,8 @@ export class SchedulerLoop implements FireWindow {
         }
       } catch (err) {
         this.roundFailed(err, roundStartedMs);
+        // Rows seen held before say nothing once rounds fail (held-rows.ts).
+        this.held.clear();
         sleepMs = 1000;
         this.nextDueAt = null;
       } finally {

@@ -25,6 +25,7 @@ describe("held rows", () => {
       ["a", 5000],
       ["b", 25_001],
     ]);
+    held.note(["a"], 45_000);
     held.note(["a"], 64_999);
     held.note(["a"], 65_000);
     expect(said.slice(2)).toEqual([["a", 65_000]]);
@@ -33,6 +34,23 @@ describe("held rows", () => {
     held.note(["b"], 70_001);
     held.note(["b"], 74_000);
     expect(said).toHaveLength(3);
+  });
+
+  it("counts afresh after a gap between rounds longer than the database's answer bound, or a failed round", () => {
+    // Cut off from PostgreSQL for 130 s, a server said other sessions had held 60 rows 130 s, while
+    // the other server fired them all along (a tester).
+    const said: [string[], number][] = [];
+    const held = new HeldRows((ids, ms) => said.push([ids, ms]), 5000, 60_000);
+    held.note(["a"], 0);
+    held.note(["a"], 130_000);
+    held.note(["a"], 131_000);
+    expect(said).toEqual([]);
+    held.note(["a"], 135_000);
+    expect(said).toEqual([[["a"], 5000]]);
+    held.note(["b"], 136_000);
+    held.clear(); // the round failed
+    held.note(["b"], 142_000);
+    expect(said).toHaveLength(1);
   });
 
   it("says all the rows held past the limit in one round at once, with the longest hold", () => {
