@@ -46,6 +46,27 @@ export interface SchedulePage {
   counts?: SearchResult["counts"];
 }
 
+/**
+ * The most bytes a page reads of its rows' inputs and settings (which hold the input twice more, as
+ * parsed and as written: about 3 bytes read per byte of input): a page
+ * of 1,000 schedules with inputs of 1 MB (both allowed) was a 1 GB answer; 100 of them took 41 s to
+ * build, with /healthz unanswered meanwhile, and the server's memory to 1 GB (a tester). About 4 MB
+ * of inputs a page; a page holds at least one schedule.
+ */
+export const PAGE_BYTES = 12 * 1024 * 1024;
+
+/** How many of the rows of `sizes` (bytes each, in page order) a page of at most `limit` holds. */
+function rowsWithin(sizes: readonly number[], limit: number): number {
+  let n = 0;
+  let bytes = 0;
+  for (const size of sizes) {
+    if (n === limit || (n > 0 && bytes + size > PAGE_BYTES)) break;
+    bytes += size;
+    n++;
+  }
+  return n;
+}
+
 export async function listSchedules(
   store: Store,
   now: () => Promise<number>,
@@ -58,13 +79,26 @@ export async function listSchedules(
   const { q, outcome, overdue, sort, order } = query;
   if ([q, outcome, overdue, sort, order].some((v) => v !== undefined))
     return search(store, await now(), { ...query, limit });
+  if (query.cursor !== undefined) checkIdCursor(query.cursor);
+  const filter = {
+    ...(query.cursor !== undefined ? { afterId: query.cursor } : {}),
+    ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
+    ...(query.state !== undefined ? { state: query.state } : {}),
+  };
+  if (query.visible === undefined) {
+    // The rows' sizes first, then as many rows as fit (PAGE_BYTES).
+    const sizes = await store.scheduleSizes({ ...filter, limit: limit + 1 });
+    const n = rowsWithin(sizes, limit);
+    const page = n === 0 ? [] : await store.listSchedules({ ...filter, limit: n });
+    return {
+      schedules: await scheduleViews(store, page, await now()),
+      next_cursor: sizes.length > n ? (page[page.length - 1]?.scheduleId ?? null) : null,
+    };
+  }
   const out: ScheduleRow[] = [];
   let after = query.cursor;
-  if (after !== undefined) checkIdCursor(after);
-  // The database filters by workflow and state and reads the page and one more row (is there a
-  // next page?); access control filters after the read, so with it, read on in batches until the
-  // page is full or the table ends.
-  const batch = query.visible === undefined ? limit + 1 : Math.max(limit + 1, 500);
+  // Access control filters after the read: read on in batches until the page is full or the table ends.
+  const batch = Math.max(limit + 1, 500);
   for (;;) {
     const rows = await store.listSchedules({
       ...(after !== undefined ? { afterId: after } : {}),
@@ -73,7 +107,7 @@ export async function listSchedules(
       limit: batch,
     });
     for (const row of rows) {
-      if (query.visible !== undefined && !query.visible(row.workflow)) continue;
+      if (!query.visible(row.workflow)) continue;
       out.push(row);
       if (out.length > limit) break;
     }
@@ -114,7 +148,7 @@ async function search(store: Store, now: number, query: ListSchedulesQuery & { l
   if (query.visible === undefined) {
     const desc = query.order === "desc";
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, desc);
-    const { rows, counts } = await store.searchSchedules({
+    const filter = {
       ...(query.q !== undefined ? { q: query.q.trim() } : {}),
       ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
       ...(query.state !== undefined ? { state: query.state } : {}),
@@ -123,15 +157,17 @@ async function search(store: Store, now: number, query: ListSchedulesQuery & { l
       sort,
       order: query.order ?? "asc",
       ...(after !== undefined ? { after: { key: after[0], id: after[1] } } : {}),
-      limit: query.limit + 1,
-    });
-    const page = rows.slice(0, query.limit);
+    } as const;
+    // The rows' sizes first, then as many rows as fit (PAGE_BYTES).
+    const sizes = await store.scheduleSizes({ ...filter, limit: query.limit + 1 });
+    const n = rowsWithin(sizes, query.limit);
+    const { rows, counts } = await store.searchSchedules({ ...filter, limit: Math.max(n, 1) });
+    const page = rows.slice(0, n);
     const last = page[page.length - 1];
     const c = { active: counts.active ?? 0, paused: counts.paused ?? 0, ended: counts.ended ?? 0 };
     return {
       schedules: await scheduleViews(store, page, now),
-      next_cursor:
-        rows.length > query.limit && last ? encodeCursor(sort, desc, keyOf(last, sort), last.scheduleId) : null,
+      next_cursor: sizes.length > n && last ? encodeCursor(sort, desc, keyOf(last, sort), last.scheduleId) : null,
       total: query.state === undefined ? c.active + c.paused + c.ended : (c[query.state as keyof typeof c] ?? 0),
       counts: c,
     };

@@ -273,6 +273,11 @@ export interface StoreOps extends TaskStoreOps, OutcomeStoreOps {
   getSchedules(scheduleIds: readonly string[], lock?: LockOption): Promise<ScheduleRow[]>;
   /** Schedules ordered by id, after `afterId` when given, of one workflow and one state when given. */
   listSchedules(opts: ListSchedulesOptions): Promise<ScheduleRow[]>;
+  /**
+   * The bytes of input and settings of each row `listSchedules(query)` or, given a search filter,
+   * `searchSchedules(query)` would read, in their order, without reading them.
+   */
+  scheduleSizes(query: ListSchedulesOptions | ScheduleSearchFilter): Promise<number[]>;
   /** A page of a schedule search and the matches by state (src/store/sql/schedule-search-sql.ts). */
   searchSchedules(filter: ScheduleSearchFilter): Promise<{ rows: ScheduleRow[]; counts: Record<string, number> }>;
   /**

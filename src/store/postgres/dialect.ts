@@ -46,6 +46,7 @@ export const postgresDialect: SqlDialect = {
   batch: "unnest",
   lower: (expr) => `LOWER(${expr})`,
   jsonText: (column, key) => `${column}->>'${key}'`,
+  textBytes: (column) => `octet_length(${column}::text)`,
   jsonFirstInteger: (column) => `(${column}->>0)::bigint`,
   inList: (column, values) => ({ sql: `${column} = ANY(?::text[])`, param: arrayParam(values) }),
 };

@@ -51,6 +51,8 @@ export interface SqlDialect {
   lower(expr: string): string;
   /** The text of a JSON object column's top-level key, as an SQL expression. */
   jsonText(column: string, key: string): string;
+  /** The size in bytes of a text or JSON column's text, as an SQL expression. */
+  textBytes(column: string): string;
   /** The first element of a JSON array column as an integer, as an SQL expression. */
   jsonFirstInteger(column: string): string;
   /**

@@ -46,7 +46,11 @@ export interface SearchSql {
 /** `%text%` for LIKE, with the pattern characters escaped (ESCAPE '\'). */
 const contains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter): SearchSql {
+export function scheduleSearchSql(
+  dialect: SqlDialect,
+  f: ScheduleSearchFilter,
+  select: string = READ.schedules,
+): SearchSql {
   const where: string[] = [];
   const params: SqlParam[] = [];
   if (f.q !== undefined && f.q !== "") {
@@ -95,7 +99,7 @@ export function scheduleSearchSql(dialect: SqlDialect, f: ScheduleSearchFilter):
   const w = (list: string[]) => (list.length === 0 ? "" : ` WHERE ${list.join(" AND ")}`);
   return {
     page: {
-      sql: `SELECT ${READ.schedules} FROM orbit_schedules${w(where)} ORDER BY (${key} IS NULL), ${key}${desc ? " DESC" : ""}, schedule_id LIMIT ?`,
+      sql: `SELECT ${select} FROM orbit_schedules${w(where)} ORDER BY (${key} IS NULL), ${key}${desc ? " DESC" : ""}, schedule_id LIMIT ?`,
       params: [...params, f.limit],
     },
     counts: {

@@ -128,22 +128,15 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async listSchedules(opts: ListSchedulesOptions): Promise<ScheduleRow[]> {
-    const where: string[] = [];
-    const params: SqlParam[] = [];
-    for (const [column, value] of [
-      ["schedule_id >", opts.afterId],
-      ["workflow =", opts.workflow],
-      ["state =", opts.state],
-    ] as const) {
-      if (value === undefined) continue;
-      where.push(`${column} ?`);
-      params.push(value);
-    }
-    const rows = await this.exec.all(
-      `SELECT ${READ.schedules} FROM orbit_schedules${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY schedule_id LIMIT ?`,
-      [...params, opts.limit],
-    );
-    return rows.map((r) => this.map.schedule(r));
+    const q = listSchedulesSql(opts, READ.schedules);
+    return (await this.exec.all(q.sql, q.params)).map((r) => this.map.schedule(r));
+  }
+
+  async scheduleSizes(query: ListSchedulesOptions | ScheduleSearchFilter): Promise<number[]> {
+    const select = `${this.sqlDialect.textBytes("input")} + ${this.sqlDialect.textBytes("spec")} AS bytes`;
+    const q =
+      "sort" in query ? scheduleSearchSql(this.sqlDialect, query, select).page : listSchedulesSql(query, select);
+    return (await this.exec.all(q.sql, q.params)).map((r) => Number(r.bytes));
   }
 
   async searchSchedules(
@@ -448,4 +441,24 @@ export class SqlOps extends OutcomeOps implements StoreOps {
     const rows = await this.exec.all(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`, []);
     return rows.map((r) => Number(r.version));
   }
+}
+
+/** The plain schedule list's page: in id order after `afterId`, filtered by workflow and state. */
+function listSchedulesSql(opts: ListSchedulesOptions, select: string): { sql: string; params: SqlParam[] } {
+  const where: string[] = [];
+  const params: SqlParam[] = [];
+  for (const [column, value] of [
+    ["schedule_id >", opts.afterId],
+    ["workflow =", opts.workflow],
+    ["state =", opts.state],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`${column} ?`);
+    params.push(value);
+  }
+  const filtered = where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "";
+  return {
+    sql: `SELECT ${select} FROM orbit_schedules${filtered} ORDER BY schedule_id LIMIT ?`,
+    params: [...params, opts.limit],
+  };
 }

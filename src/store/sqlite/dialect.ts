@@ -17,6 +17,7 @@ export const sqliteDialect: SqlDialect = {
   batch: "rows",
   lower: (expr) => `orbit_lower(${expr})`,
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
+  textBytes: (column) => `length(CAST(${column} AS BLOB))`,
   jsonFirstInteger: (column) => `CAST(json_extract(${column}, '$[0]') AS INTEGER)`,
   inList: (column, values) => ({ sql: `${column} IN (SELECT value FROM json_each(?))`, param: JSON.stringify(values) }),
 };
