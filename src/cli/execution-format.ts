@@ -100,7 +100,16 @@ function errorText(error: unknown): string {
     message.trim() !== ""
       ? message
       : `${typeof type === "string" && type !== "" ? type : "Error"} (thrown without a message)`;
-  return typeof step === "string" ? `${said} (in step ${step})` : said;
+  return typeof step === "string" ? withStep(said, step) : said;
+}
+
+/**
+ * A worker's error message and the step that threw it, ` (in step s1)` after the message unless
+ * the message names the step itself: the SDK's own refusals start with `step "s1": …` (a result
+ * that is not JSON), and `orbit status` printed `step "s1": … (in step s1)`.
+ */
+export function withStep(message: string, step: string): string {
+  return message.startsWith(`step ${JSON.stringify(step)}`) ? message : `${message} (in step ${step})`;
 }
 
 export const WORKFLOW_COLUMNS: readonly Column[] = [

@@ -6,6 +6,7 @@
 import type { OccurrenceJson, ScheduleJson, WorkerJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { DEAD_LETTERS_SHOWN } from "../domain/schedule.js";
+import { withStep } from "./execution-format.js";
 import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
 
@@ -267,8 +268,8 @@ function outcomeLines(s: ScheduleJson): string {
   if (o === null) return "";
   let out = line("outcome", `${outcomeText(s)}  ${o.execution_id} at ${o.ended_at}`);
   if (o.error !== null) {
-    const where = o.error_step === undefined ? "" : ` (in step ${o.error_step})`;
-    out += line(o.status === "CANCELLED" ? "reason" : "error", `${o.error}${where}`);
+    const error = o.error_step === undefined ? o.error : withStep(o.error, o.error_step);
+    out += line(o.status === "CANCELLED" ? "reason" : "error", error);
   }
   const failures = s.consecutive_failures ?? 0;
   if (o.status === "CANCELLED" && failures > 0) {

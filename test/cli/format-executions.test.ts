@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { shortDuration } from "../../src/cli/durations.js";
 import { executionTable, statusBlock, workflowTable } from "../../src/cli/execution-format.js";
 import { workerTable } from "../../src/cli/outcomes.js";
-import { occurrenceTable } from "../../src/cli/schedule-format.js";
+import { occurrenceTable, scheduleBlock } from "../../src/cli/schedule-format.js";
 import type { ExecutionJson } from "../../src/client/types.js";
-import { everyTenSeconds, manualRun, PS_NOW } from "./fixtures/api.js";
+import { everyTenSeconds, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
 
 const lines = (...l: string[]): string => `${l.join("\n")}\n`;
 
@@ -97,6 +97,23 @@ describe("orbit status", () => {
     // `throw new TypeError("")` printed `error: ` and nothing (a tester).
     const empty = { ...failed, error: { message: " ", type: "TypeError", step: "charge" } };
     expect(statusBlock(empty, 0)).toContain("\n  error: TypeError (thrown without a message) (in step charge)\n");
+    // The SDK's own refusals name the step already: `step "s1": … (in step s1)` said it twice (a tester).
+    const named = { ...failed, error: { message: 'step "s1": the result is not JSON: BigInt', step: "s1" } };
+    expect(statusBlock(named, 0)).toContain('\n  error: step "s1": the result is not JSON: BigInt\n');
+    // Another step's name, or one the message only begins like, still gets the suffix.
+    const other = { ...failed, error: { message: 'step "s10": refused', step: "s1" } };
+    expect(statusBlock(other, 0)).toContain('\n  error: step "s10": refused (in step s1)\n');
+    const outcome = {
+      ...nightlyOrders,
+      last_outcome: {
+        status: "FAILED" as const,
+        execution_id: "nightly-orders:2026-11-15T01:00:00Z",
+        ended_at: "2026-11-15T01:00:02.120Z",
+        error: 'step "s1" was refused: too large',
+        error_step: "s1",
+      },
+    };
+    expect(scheduleBlock(outcome)).toContain('\n  error:      step "s1" was refused: too large\n');
     expect(statusBlock({ ...failed, error: { message: "" } }, 0)).toContain(
       "\n  error: Error (thrown without a message)\n",
     );
