@@ -25,10 +25,12 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
       .option("--json", "print the server's JSON"),
   ).action(async (id: string, opts: { note?: string } & WriteFlags & JsonFlag, cmd: Command) => {
     const body = opts.note === undefined ? {} : { note: opts.note };
-    const s = await clientFor(cmd, io).pauseSchedule(id, body, writeOptionsOf(opts));
+    const client = clientFor(cmd, io);
+    const before = opts.json === true ? null : await client.getSchedule(id).catch(() => null);
+    const s = await client.pauseSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
     checked(s, "the schedule", SCHEDULE_FIELDS);
-    await io.stdout.write(`${oneLine(`paused ${id}${opts.note === undefined ? "" : ` (${opts.note})`}`)}\n`);
+    await io.stdout.write(`${oneLine(pauseText(id, opts.note, before))}\n`);
   });
 
   addWriteOptions(
@@ -40,10 +42,19 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
       .option("--json", "print the server's JSON"),
   ).action(async (id: string, opts: { catchUp?: boolean } & WriteFlags & JsonFlag, cmd: Command) => {
     const body = opts.catchUp === true ? { catch_up: true } : {};
-    const s = await clientFor(cmd, io).resumeSchedule(id, body, writeOptionsOf(opts));
+    const client = clientFor(cmd, io);
+    const before = opts.json === true ? null : await client.getSchedule(id).catch(() => null);
+    const s = await client.resumeSchedule(id, body, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, s);
     checked(s, "the schedule", SCHEDULE_FIELDS);
-    await io.stdout.write(`${oneLine(`resumed ${id} (${whatResumes(s)})`)}\n`);
+    // Not paused before: the server changed nothing (actions.ts keeps such a row as it is).
+    const text =
+      before?.paused !== false
+        ? `resumed ${id} (${whatResumes(s)})`
+        : s.state === "ended"
+          ? `${id} is not paused (${whatResumes(s)})`
+          : `${id} is already active (${whatResumes(s)})`;
+    await io.stdout.write(`${oneLine(text)}\n`);
   });
 
   addWriteOptions(
@@ -104,6 +115,19 @@ An occurrence whose execution exists is skipped, so repeating a backfill starts 
       `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrence${r.occurrences === 1 ? "" : "s"}, ${r.started} started, ${r.already_existed} already existed\n`,
     );
   });
+}
+
+/**
+ * What `orbit schedule pause` says, as `orbit cancel` does: the server answers a pause of a paused
+ * schedule as it answers the first (the schedule, paused), so only the schedule read before tells
+ * them apart. `paused nightly-orders` said a change for nothing done (a tester). A note given to a
+ * paused schedule replaces its note, the one change made. Without the read (an error, or an
+ * identity that may not read it), the pause is said as before.
+ */
+function pauseText(id: string, note: string | undefined, before: ScheduleJson | null): string {
+  if (before?.paused !== true) return `paused ${id}${note === undefined ? "" : ` (${note})`}`;
+  if (note !== undefined && note !== before.pause_note) return `${id} is already paused; its note is now: ${note}`;
+  return `${id} is already paused${before.pause_note === undefined ? "" : ` (note: ${before.pause_note})`}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import type { ScheduleJson } from "../../src/client/types.js";
 import { FakeServer } from "./fake-server.js";
 import { everyTenSeconds, hourlyCheck, manualRun, nightlyOrders, PS_NOW } from "./fixtures/api.js";
 import { runCli } from "./run-cli.js";
@@ -209,11 +210,13 @@ describe("orbit schedule trigger, pause, resume, delete, update", () => {
   });
 
   it("sends the fences and prints short confirmations", async () => {
+    const paused = { ...nightlyOrders, paused: true, state: "paused" as const };
+    let current: ScheduleJson = nightlyOrders;
     const server = new FakeServer((req) => {
       if (req.method === "DELETE") return { status: 204 };
-      if (req.path.includes("/pause"))
-        return { status: 200, body: { ...nightlyOrders, paused: true, state: "paused" } };
-      return { status: 200, body: nightlyOrders };
+      if (req.path.includes("/pause")) current = paused;
+      if (req.path.includes("/resume")) current = nightlyOrders;
+      return { status: 200, body: current };
     });
     const pause = await server.run(["schedule", "pause", "nightly-orders", "--if-match", "3", "--note", "freeze"]);
     const resume = await server.run(["schedule", "resume", "nightly-orders", "--catch-up", "--expected-revision", "4"]);
@@ -224,23 +227,51 @@ describe("orbit schedule trigger, pause, resume, delete, update", () => {
       "deleted nightly-orders\n",
     ]);
     // A resume with an occurrence held in the buffer names it, not its past time as the next fire.
-    const held = new FakeServer(() => ({
+    const held = new FakeServer((req) => ({
       status: 200,
       body: {
         ...nightlyOrders,
         overlap: "buffer_one",
         buffered: ["2026-11-15T01:00:00Z"],
         next_fire_at: "2026-11-15T01:00:00Z",
+        ...(req.method === "GET" ? { paused: true, state: "paused" } : {}),
       },
     }));
     expect((await held.run(["schedule", "resume", "nightly-orders"])).stdout).toBe(
       "resumed nightly-orders (buffered 2026-11-15T01:00:00Z starts once nothing runs; next fire 2026-11-16T01:00:00Z)\n",
     );
-    const [p, r] = server.requests;
+    const [p, r] = server.requests.filter((q) => q.method === "POST");
     expect(p?.headers["if-match"]).toBe('"3"');
     expect(p?.body).toEqual({ note: "freeze" });
     expect(r?.path).toBe("/v1/schedules/nightly-orders/resume?expected_revision=4");
     expect(r?.body).toEqual({ catch_up: true });
+  });
+
+  it("says a pause of a paused schedule and a resume of an active one changed nothing, exit 0", async () => {
+    // Both printed `paused x` / `resumed x (…)` as if they had changed something (a tester).
+    const paused = { ...nightlyOrders, paused: true, state: "paused" as const, pause_note: "freeze" };
+    const stays = (body: ScheduleJson) => new FakeServer(() => ({ status: 200, body }));
+    expect(await stays(paused).run(["schedule", "pause", "nightly-orders"])).toEqual({
+      code: 0,
+      stdout: "nightly-orders is already paused (note: freeze)\n",
+      stderr: "",
+    });
+    expect((await stays(paused).run(["schedule", "pause", "nightly-orders", "--note", "audit"])).stdout).toBe(
+      "nightly-orders is already paused; its note is now: audit\n",
+    );
+    expect(await stays(nightlyOrders).run(["schedule", "resume", "nightly-orders"])).toEqual({
+      code: 0,
+      stdout: "nightly-orders is already active (next fire 2026-11-16T01:00:00Z)\n",
+      stderr: "",
+    });
+    const ended = { ...nightlyOrders, state: "ended" as const, next_fire_at: null, next_fire_times: [] };
+    expect((await stays(ended).run(["schedule", "resume", "nightly-orders"])).stdout).toBe(
+      "nightly-orders is not paused (no next fire: ended)\n",
+    );
+    // --json prints the answer as it came, and reads nothing before.
+    const json = stays(paused);
+    await json.run(["schedule", "pause", "nightly-orders", "--json"]);
+    expect(json.requests.map((q) => q.method)).toEqual(["POST"]);
   });
 
   it("sends only the given settings in an update, null for --unset", async () => {
