@@ -26,6 +26,8 @@ import { StallWatch } from "./stall-watch.js";
  * The loop's fire transactions go ahead of queued worker traffic on SQLite's one connection, so a
  * worker draining a herd never makes the next occurrences fire late (docs/storage.md § SQLite).
  */
+/** A failed round this long (ms) may have been frozen past the leadership's lock: ask it first (roundFailed). */
+const PAUSED_ROUND_MS = 5000;
 const URGENT = { urgent: true } as const;
 
 /** Longest sleep when nothing is due: a safety net, not the mechanism (changes wake the loop). */
@@ -66,6 +68,11 @@ export interface LoopOptions extends FireDeps {
   dueClock?: (tx?: StoreOps) => Promise<number>;
   /** May this server fire right now (active-standby: only the leader)? Default: always. */
   mayFire?: () => boolean;
+  /**
+   * Asks, now, whether this server still leads (active-standby: a query on the leadership's
+   * connection), after a round that failed and took long: see {@link FiringLoop.roundFailed}.
+   */
+  stillLeads?: () => Promise<boolean>;
   /**
    * A fire batch waiting this long for the database is logged (warn), and again each time as long
    * again passes: a lock held on an Orbit table stalls the firing with no error. Wall time, not the
@@ -198,7 +205,7 @@ export class SchedulerLoop implements FireWindow {
           this.nextDueAt = null;
         }
       } catch (err) {
-        this.roundFailed(err, roundStartedMs);
+        await this.roundFailed(err, roundStartedMs);
         // Rows seen held before say nothing once rounds fail (held-rows.ts).
         this.held.clear();
         sleepMs = 1000;
@@ -226,8 +233,15 @@ export class SchedulerLoop implements FireWindow {
    * leadership connection's own lines tell: said once, in one line, and not as "firing failed",
    * whose spell would have lasted until the server led again (docs/cluster.md § active-standby).
    */
-  private roundFailed(err: unknown, startedMs: number): void {
-    if (this.o.mayFire?.() ?? true) {
+  private async roundFailed(err: unknown, startedMs: number): Promise<void> {
+    let leads = this.o.mayFire?.() ?? true;
+    // A leader frozen mid-round (SIGSTOP, a paused VM) lost its lock meanwhile, but the round's
+    // error can come before its leadership connection's: it logged "firing failed" (error), blaming
+    // the database, and stepped down 0.1 s later (a tester). A long round asks the leadership first.
+    if (leads && this.o.stillLeads !== undefined && this.o.clock.now() - startedMs >= PAUSED_ROUND_MS) {
+      leads = await this.o.stillLeads().catch(() => false);
+    }
+    if (leads) {
       this.roundFailures.failed(err, startedMs);
       return;
     }

@@ -30,6 +30,7 @@ export interface SchedulerOptions {
   log?: SchedulerLogger;
   dueClock?: LoopOptions["dueClock"];
   mayFire?: LoopOptions["mayFire"];
+  stillLeads?: LoopOptions["stillLeads"];
   stallWarnMs?: LoopOptions["stallWarnMs"];
   heldRowWarnMs?: LoopOptions["heldRowWarnMs"];
 }
@@ -79,6 +80,7 @@ export class Scheduler {
       ...(o.log !== undefined ? { log: o.log } : {}),
       ...(o.dueClock !== undefined ? { dueClock: o.dueClock } : {}),
       ...(o.mayFire !== undefined ? { mayFire: o.mayFire } : {}),
+      ...(o.stillLeads !== undefined ? { stillLeads: o.stillLeads } : {}),
       ...(o.stallWarnMs !== undefined ? { stallWarnMs: o.stallWarnMs } : {}),
       ...(o.heldRowWarnMs !== undefined ? { heldRowWarnMs: o.heldRowWarnMs } : {}),
     });

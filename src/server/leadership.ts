@@ -140,6 +140,24 @@ export class Leadership {
     }
   }
 
+  /**
+   * Whether this server still leads, asked of its connection now: after a pause of the process the
+   * lock may be gone (the session ended by idle_session_timeout) before the connection says so.
+   */
+  async confirm(): Promise<boolean> {
+    const client = this.client;
+    if (!this.leader || client === null) return this.leader;
+    try {
+      await client.query("SELECT 1");
+    } catch (err) {
+      if (this.client === client) {
+        this.o.onError(err);
+        this.drop();
+      }
+    }
+    return this.leader;
+  }
+
   private set(leader: boolean): void {
     if (leader === this.leader) return;
     this.leader = leader;

@@ -257,7 +257,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
     },
     log: log.child({ component: "scheduler" }),
     ...(dueClock !== undefined ? { dueClock } : {}),
-    ...(lead !== null ? { mayFire: () => lead.isLeader } : {}),
+    ...(lead !== null ? { mayFire: () => lead.isLeader, stillLeads: () => lead.confirm() } : {}),
   });
   // The executions ↔ scheduler cycle, as subscriptions: an ended execution may let a buffered
   // occurrence start, and a new leader must look at what is due at once.

@@ -285,4 +285,39 @@ describe("a leader whose round fails as it stops leading [sqlite]", () => {
     });
     expect((await h.scheduler.schedules.get("s")).fired).toBeGreaterThanOrEqual(1);
   });
+
+  it("asks the leadership before saying a long round failed: a leader frozen mid-round steps down unsaid", async () => {
+    // A leader SIGSTOPped for 10 s in a fire: its round's error came 0.1 s before its leadership
+    // connection's, and it logged "firing failed" (error), blaming the database (a tester).
+    const lead = { isLeader: true };
+    const asked: number[] = [];
+    const frozen = { on: false };
+    let clock: { advance(ms: number): void } | null = null;
+    const store = failingRounds(db.store, () => {
+      if (!frozen.on) return null;
+      frozen.on = false;
+      clock?.advance(12_000); // frozen 12 s inside the round
+      return new OrbitError("UNAVAILABLE", "the database did not answer within 30000 ms (…); retry shortly");
+    });
+    const { lines, log } = collected();
+    h = await makeHarness(store, {
+      now: "2026-11-15T00:00:30Z",
+      mayFire: () => lead.isLeader,
+      // The connection, asked, finds its session ended: a standby now.
+      stillLeads: async () => {
+        asked.push(1);
+        lead.isLeader = false;
+        return false;
+      },
+      log,
+    });
+    clock = h.clock;
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
+    frozen.on = true;
+    h.scheduler.start();
+    await until(() => asked.length > 0 && h!.clock.pendingSleeps > 0);
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ["warn", "firing round failed after this server stopped leading; the leader fires what is due"],
+    ]);
+  });
 });

@@ -31,6 +31,7 @@ export async function makeHarness(
     stallWarnMs?: number;
     heldRowWarnMs?: number;
     mayFire?: () => boolean;
+    stillLeads?: () => Promise<boolean>;
   } = {},
 ): Promise<Harness> {
   const clock = new ManualClock(parseInstant(options.now ?? "2026-11-15T18:51:00.347Z"));
@@ -54,6 +55,7 @@ export async function makeHarness(
     ...(options.stallWarnMs !== undefined ? { stallWarnMs: options.stallWarnMs } : {}),
     ...(options.heldRowWarnMs !== undefined ? { heldRowWarnMs: options.heldRowWarnMs } : {}),
     ...(options.mayFire !== undefined ? { mayFire: options.mayFire } : {}),
+    ...(options.stillLeads !== undefined ? { stillLeads: options.stillLeads } : {}),
     onFire: (r) => reports.push(r),
   });
   executions.subscribeEnded(() => scheduler.loop.wake());
