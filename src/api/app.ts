@@ -157,6 +157,17 @@ export function buildApp(o: AppOptions): App {
     void reply.header(ORBIT_VERSION_HEADER, VERSION);
     if (closing) {
       void reply.header("connection", "close");
+      // Readiness keeps its documented shape, with the role (it was the bare {code, message}; a tester).
+      if (request.url.split("?")[0] === "/readyz") {
+        const role = (await o.deps.readiness().catch(() => null))?.role;
+        return reply
+          .code(503)
+          .send({
+            status: "not_ready",
+            ...(role !== undefined ? { role } : {}),
+            message: "the server is shutting down",
+          });
+      }
       throw new OrbitError(
         "UNAVAILABLE",
         "the server is shutting down; retry shortly (on another server, or on this one once it is back)",

@@ -8,7 +8,17 @@ import { connect } from "node:net";
 import { expect, it } from "vitest";
 import { ORDER_INPUT, startTestServer } from "./helpers.js";
 
-it("answers a request that comes while the server closes 503 UNAVAILABLE, saying why", async () => {
+it.each([
+  [
+    "/v1/schedules",
+    {
+      code: "UNAVAILABLE",
+      message: "the server is shutting down; retry shortly (on another server, or on this one once it is back)",
+    },
+  ],
+  // Readiness in its own shape, with the role: it was the bare {code, message} (a tester).
+  ["/readyz", { status: "not_ready", role: "single", message: "the server is shutting down" }],
+])("answers a request for %s that comes while the server closes 503, saying why", async (path, said) => {
   const t = await startTestServer();
   await t.registerOrders();
   const url = new URL(t.server.url);
@@ -38,14 +48,11 @@ it("answers a request that comes while the server closes 503 UNAVAILABLE, saying
     if (refused) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
-  socket.write(`${body.slice(10)}GET /v1/schedules HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+  socket.write(`${body.slice(10)}GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
   await closed;
   await stopping;
   const statuses = answer.match(/HTTP\/1\.1 \d{3}/g);
   expect(statuses).toEqual(["HTTP/1.1 100", "HTTP/1.1 201", "HTTP/1.1 503"]);
   const last = answer.slice(answer.lastIndexOf("HTTP/1.1 503"));
-  expect(JSON.parse(last.slice(last.indexOf("\r\n\r\n") + 4))).toEqual({
-    code: "UNAVAILABLE",
-    message: "the server is shutting down; retry shortly (on another server, or on this one once it is back)",
-  });
+  expect(JSON.parse(last.slice(last.indexOf("\r\n\r\n") + 4))).toEqual(said);
 });
