@@ -49,6 +49,18 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
   try {
     await client.health();
   } catch (err) {
+    const status = err instanceof OrbitError ? err.details?.httpStatus : undefined;
+    if (typeof status === "number") {
+      // It answered, in Orbit's form (503 while it shuts down): "start `orbit server`" and "does
+      // not answer" were said of a server that had just said why it was not healthy (a tester).
+      checks.push({
+        name: "server",
+        status: "fail",
+        message: `${server} answered /healthz with ${status}: ${(err as Error).message}`,
+        hint: "read the server's log: it may be stopping (a deploy, a restart) or starting; run orbit doctor again once it answers ok",
+      });
+      return skipped(`the server answered /healthz with ${status}, not ok`);
+    }
     checks.push({
       name: "server",
       status: "fail",

@@ -370,7 +370,10 @@ function errorOf(res: { status: number; statusText: string }, text: string, base
     // worker's step report refused this way failed a healthy attempt.
     if (res.status === 408 && typeof message === "string")
       return new OrbitError("UNAVAILABLE", message, { httpStatus: 408 });
-    if (typeof message === "string") return new OrbitError(codeOf(code, res.status), message);
+    // The status kept: an answer in Orbit's form is the server speaking (`orbit doctor` tells a
+    // server stopping, /healthz 503, from one that does not answer).
+    if (typeof message === "string")
+      return new OrbitError(codeOf(code, res.status), message, { httpStatus: res.status });
   }
   // Not Orbit's `{code, message}`: a proxy's one-line reason is worth showing; a web page (another
   // program on that port) is not, and says the address is probably wrong.

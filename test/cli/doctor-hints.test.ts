@@ -120,3 +120,35 @@ it("a body that stalls after the headers is waited on and given up as an answer 
     vi.useRealTimers();
   }
 });
+
+it("a server whose /healthz answers 503 in Orbit's form is said to have answered, with what it said", async () => {
+  // While it shuts down: "start `orbit server`" and "not run: the server does not answer" were
+  // said of a server that had answered (a tester).
+  const stopping = new FakeServer((r) =>
+    r.path === "/healthz"
+      ? {
+          status: 503,
+          body: {
+            code: "UNAVAILABLE",
+            message: "the server is shutting down; retry shortly (on another server, or on this one once it is back)",
+          },
+        }
+      : undefined,
+  );
+  const r = await stopping.run(["doctor"]);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain(
+    "fail  server        http://orbit.test:7233 answered /healthz with 503: the server is shutting down; retry shortly",
+  );
+  expect(r.stdout).toContain("fix: read the server's log: it may be stopping (a deploy, a restart) or starting");
+  expect(r.stdout).toContain("not run: the server answered /healthz with 503, not ok");
+  expect(r.stdout).not.toContain("start `orbit server`");
+  expect(r.stdout).not.toContain("does not answer");
+  // Nothing answering is still told to start one.
+  const away = (async () => {
+    throw new TypeError("fetch failed", { cause: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }) });
+  }) as typeof fetch;
+  const down = await runCli(["doctor"], { fetch: away, env: { ORBIT_SERVER: "http://orbit.test:7233" } });
+  expect(down.stdout).toContain("start `orbit server`");
+  expect(down.stdout).toContain("not run: the server does not answer");
+});
