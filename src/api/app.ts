@@ -160,13 +160,11 @@ export function buildApp(o: AppOptions): App {
       // Readiness keeps its documented shape, with the role (it was the bare {code, message}; a tester).
       if (request.url.split("?")[0] === "/readyz") {
         const role = (await o.deps.readiness().catch(() => null))?.role;
-        return reply
-          .code(503)
-          .send({
-            status: "not_ready",
-            ...(role !== undefined ? { role } : {}),
-            message: "the server is shutting down",
-          });
+        return reply.code(503).send({
+          status: "not_ready",
+          ...(role !== undefined ? { role } : {}),
+          message: "the server is shutting down",
+        });
       }
       throw new OrbitError(
         "UNAVAILABLE",
