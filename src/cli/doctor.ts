@@ -69,10 +69,12 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
     });
     return skipped("the server does not answer");
   }
+  let notReady: string | null = null;
   try {
     const ready = await client.ready();
     checks.push({ name: "server", status: "ok", message: `${server} answers; ready (role ${ready.role})` });
   } catch (err) {
+    notReady = (err as Error).message;
     checks.push({
       name: "server",
       status: "fail",
@@ -118,7 +120,7 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
   let serverTime: number;
   try {
     const r = await client.doctor();
-    checks.push(...r.checks);
+    checks.push(...workersBehind(r.checks, notReady));
     serverTime = Date.parse(r.server_time);
   } catch (err) {
     if (err instanceof ServerUnreachableError) {
@@ -161,6 +163,31 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
       : { name: "local clock", status: "ok", message: text },
   );
   return checks;
+}
+
+/**
+ * The server's checks, a failed workers check saying why it may fail when the server is not ready
+ * or its database check failed: a worker whose polls are answered 503 (a full disk under the
+ * server) is not seen as live, and "start a worker" was said beside one running (a tester).
+ */
+function workersBehind(checks: readonly DoctorCheckJson[], notReady: string | null): DoctorCheckJson[] {
+  const database = checks.find((c) => c.name === "database" && c.status === "fail");
+  const cause =
+    database !== undefined
+      ? "the server's database check failed (above)"
+      : notReady !== null
+        ? `the server is not ready (${notReady})`
+        : null;
+  if (cause === null) return [...checks];
+  return checks.map((c) =>
+    c.name !== "workers" || c.status !== "fail"
+      ? c
+      : {
+          ...c,
+          message: `${c.message}; ${cause}, so workers that run may be unable to reach it: their polls are refused and they are not seen`,
+          hint: `fix what the checks above name first, then run orbit doctor again${c.hint === undefined ? "" : `; if this still fails: ${c.hint}`}`,
+        },
+  );
 }
 
 /** One line per check (`ok    database    …`), its fix under it, then the counts. */

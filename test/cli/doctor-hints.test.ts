@@ -152,3 +152,50 @@ it("a server whose /healthz answers 503 in Orbit's form is said to have answered
   expect(down.stdout).toContain("start `orbit server`");
   expect(down.stdout).toContain("not run: the server does not answer");
 });
+
+it("a failed workers check beside a failed database says the workers may be refused, not to start one", async () => {
+  // A full disk under the server: the worker runs, its polls are answered 503, and the check said
+  // "start a worker" (a tester).
+  const workers = {
+    name: "workers",
+    status: "fail",
+    message: "no live worker (seen in the last 60 s) polls: OrderProcessing (1 schedule)",
+    hint: "start a worker with these workflows (new Worker({ server, workflows: [...] }).run()) pointed at this server; `orbit workers` lists the ones seen",
+  };
+  const full = serverWhoseDoctor(200, {
+    server_time: "2026-11-15T18:51:00.347Z",
+    checks: [
+      {
+        name: "database",
+        status: "fail",
+        message: "a write to the sqlite database failed: database or disk is full",
+        hint: "check that the data directory and orbit.db are writable by this server's user and the disk is not full",
+      },
+      workers,
+    ],
+  });
+  const r = await full.run(["doctor"]);
+  expect(r.stdout).toContain(
+    "no live worker (seen in the last 60 s) polls: OrderProcessing (1 schedule); the server's database check failed (above), so workers that run may be unable to reach it",
+  );
+  expect(r.stdout).toMatch(
+    /fix: fix what the checks above name first, then run orbit doctor again; if this still fails: start a worker/,
+  );
+  // Only not ready: said with the server's reason.
+  const notReady = serverWhoseDoctor(200, { server_time: "2026-11-15T18:51:00.347Z", checks: [workers] });
+  expect((await notReady.run(["doctor"])).stdout).toContain(
+    "; the server is not ready (the database is unavailable), so workers that run may be unable to reach it",
+  );
+  // A ready server with a healthy database keeps the server's words.
+  const healthy = new FakeServer((q) => {
+    if (q.path === "/healthz") return { status: 200, body: { status: "ok" } };
+    if (q.path === "/readyz") return { status: 200, body: { status: "ready", role: "single" } };
+    if (q.path === "/v1/me") return { status: 200, body: { name: null, kind: "client", allow: [] } };
+    if (q.path === "/v1/doctor")
+      return { status: 200, body: { server_time: "2026-11-15T18:51:00.347Z", checks: [workers] } };
+    return undefined;
+  });
+  const said = (await healthy.run(["doctor"])).stdout;
+  expect(said).toContain(`${workers.message}\n`);
+  expect(said).toContain(`fix: ${workers.hint}\n`);
+});
