@@ -277,12 +277,37 @@ export function checkCronText(expression: string): void {
   );
 }
 
+/**
+ * Refuses what other schedulers put in a cron expression and Orbit keeps in a setting of its own,
+ * naming that setting: pasted from them, `CRON_TZ=Europe/Berlin 0 2 * * *` was refused as
+ * "`Berlin` is not a valid step in the second field" and `@every 1h` as an unknown macro, neither
+ * saying where the zone or the interval goes (a tester).
+ */
+function refuseOtherDialects(p: Parser, source: string): void {
+  const zoned = /^(CRON_TZ|TZ)=(\S*)\s*(.*)$/i.exec(source);
+  if (zoned !== null) {
+    const [, prefix, zone, rest] = zoned as unknown as [string, string, string, string];
+    const name = zone === "" ? "<zone>" : zone;
+    throw p.fail(
+      `a time zone prefix (\`${prefix}=${zone}\`) is not part of Orbit's cron: give the zone as the schedule's timezone (--timezone ${name}; API: the \`timezone\` field)${rest === "" ? "" : ` and the cron without it (\`${rest}\`)`}`,
+    );
+  }
+  const every = /^@every(?:\s+(\S.*))?$/i.exec(source);
+  if (every !== null) {
+    const duration = every[1] ?? "<duration>";
+    throw p.fail(
+      `\`@every\` is not part of Orbit's cron: a fixed interval is the schedule's interval (--interval ${duration}; API: the \`interval\` field), in place of cron`,
+    );
+  }
+}
+
 /** Parses a cron expression; throws INVALID_SCHEDULE with the seed's message form. */
 export function parseCron(expression: string): CronSpec {
   const source = expression.trim();
   const p = new Parser(source);
   if (source === "") throw p.fail("the expression is empty");
   let text = source;
+  refuseOtherDialects(p, source);
   if (source.startsWith("@")) {
     const macro = MACROS[source.toLowerCase()];
     if (macro === undefined) {

@@ -205,13 +205,34 @@ describe("parseCron: macros", () => {
 
   it("refuses an unknown macro", () => {
     expectOrbitError(
-      () => parseCron("@every"),
-      "cron `@every`: unknown macro `@every` (use @hourly, @daily, @midnight, @weekly, @monthly, @yearly or @annually)",
-    );
-    expectOrbitError(
       () => parseCron("@reboot"),
       "cron `@reboot`: unknown macro `@reboot` (use @hourly, @daily, @midnight, @weekly, @monthly, @yearly or @annually)",
     );
+  });
+
+  it("names the setting for what other schedulers write into the expression", () => {
+    // Pasted from Kubernetes, robfig/cron or Go: "`Berlin` is not a valid step in the second field"
+    // and "unknown macro `@every 1h`" did not say where the zone or the interval goes (a tester).
+    for (const prefix of ["CRON_TZ", "TZ"]) {
+      expectOrbitError(
+        () => parseCron(`${prefix}=Europe/Berlin 0 2 * * *`),
+        `cron \`${prefix}=Europe/Berlin 0 2 * * *\`: a time zone prefix (\`${prefix}=Europe/Berlin\`) is not part of Orbit's cron: give the zone as the schedule's timezone (--timezone Europe/Berlin; API: the \`timezone\` field) and the cron without it (\`0 2 * * *\`)`,
+      );
+    }
+    expectOrbitError(
+      () => parseCron("CRON_TZ="),
+      "cron `CRON_TZ=`: a time zone prefix (`CRON_TZ=`) is not part of Orbit's cron: give the zone as the schedule's timezone (--timezone <zone>; API: the `timezone` field)",
+    );
+    expectOrbitError(
+      () => parseCron("@every 1h"),
+      "cron `@every 1h`: `@every` is not part of Orbit's cron: a fixed interval is the schedule's interval (--interval 1h; API: the `interval` field), in place of cron",
+    );
+    expectOrbitError(
+      () => parseCron("@every"),
+      "cron `@every`: `@every` is not part of Orbit's cron: a fixed interval is the schedule's interval (--interval <duration>; API: the `interval` field), in place of cron",
+    );
+    // The INVALID_SCHEDULE code, as every cron refusal.
+    expect(() => parseCron("@every 1h")).toThrow(expect.objectContaining({ code: "INVALID_SCHEDULE" }));
   });
 });
 
