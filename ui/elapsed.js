@@ -71,19 +71,39 @@ export function elapsedEl(e, runStartedAt, taken = true) {
  * under a second (a fire is a few milliseconds late). Null without a scheduled time (a manual start).
  * Until a worker has taken it, it is queued, not started: it read "started 16d00h after its
  * scheduled time" while no worker polled. A schedule's jitter is part of the delay, and said so.
+ * Once taken, the delay runs to when a worker took it (its first `WorkflowTaskStarted`), not to
+ * `started_at`, which the server sets when it creates the execution: a run a worker took 21.5 s
+ * late read "started on time (84ms after its scheduled time)" above a timeline that said +21.46 s.
+ * When the two differ by a second or more, both are said.
  * @param {any} e
  * @param {boolean} [taken] whether a worker has taken the current run
  * @param {string} [jitter] the schedule's jitter, when it has one
+ * @param {string | null} [takenAt] when a worker first took the execution (its first `WorkflowTaskStarted`)
  */
-export function lateText(e, taken = true, jitter = undefined) {
+export function lateText(e, taken = true, jitter = undefined, takenAt = null) {
   const due = e.trigger?.scheduled_for;
   if (!due || !e.started_at) return null;
-  const late = Date.parse(e.started_at) - Date.parse(due);
-  if (Number.isNaN(late)) return null;
-  const verb = taken ? "started" : "queued";
+  const created = Date.parse(e.started_at) - Date.parse(due);
+  if (Number.isNaN(created)) return null;
   const withJitter = jitter ? ` (includes the schedule's jitter of up to ${jitter})` : "";
+  const took = taken && takenAt ? Date.parse(takenAt) - Date.parse(due) : Number.NaN;
+  if (!Number.isNaN(took) && took - created >= 1000) {
+    return `created ${delay(created)}${withJitter}; a worker took it at ${takenAt}, ${delay(took)}`;
+  }
+  const late = Number.isNaN(took) ? created : took;
+  const verb = taken ? "started" : "queued";
   const waiting = taken || !isLive(e) ? "" : "; no worker has taken it yet";
-  if (late < 0) return `${verb} ${shortDuration(-late)} before its scheduled time${waiting}`;
-  if (late < 1000) return `${verb} on time (${shortDuration(late)} after its scheduled time)${withJitter}${waiting}`;
-  return `${verb} ${shortDuration(late)} after its scheduled time${withJitter}${waiting}`;
+  if (late < 0) return `${verb} ${delay(late)}${waiting}`;
+  return `${verb} ${delay(late)}${withJitter}${waiting}`;
+}
+
+/**
+ * A delay from the scheduled time: "4m12s after its scheduled time", "on time (84ms after its
+ * scheduled time)" under a second, "2.0s before its scheduled time".
+ * @param {number} ms
+ */
+function delay(ms) {
+  if (ms < 0) return `${shortDuration(-ms)} before its scheduled time`;
+  if (ms < 1000) return `on time (${shortDuration(ms)} after its scheduled time)`;
+  return `${shortDuration(ms)} after its scheduled time`;
 }

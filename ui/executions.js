@@ -310,7 +310,8 @@ export function executionView(id) {
     const taken = events.some(
       (/** @type {any} */ ev) => ev.type === "WorkflowTaskStarted" && (runStartedAt === null || ev.at >= runStartedAt),
     );
-    const late = lateText(e, taken, jitter ?? undefined);
+    const takenAt = events.find((/** @type {any} */ ev) => ev.type === "WorkflowTaskStarted")?.at ?? null;
+    const late = lateText(e, taken, jitter ?? undefined, takenAt);
     if (due) facts.push(["Scheduled for", timeEl(due)]);
     facts.push(
       [
