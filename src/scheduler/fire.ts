@@ -69,9 +69,20 @@ export type FireOutcome =
    * again in 5 s. What was decided before it stands (`report.advanced`); a failed buffered start
    * decides nothing.
    */
-  | { kind: "retry"; report: FireReport; deadLetters: readonly DeadLetter[]; occurrence: number; error: string }
+  | {
+      kind: "retry";
+      report: FireReport;
+      deadLetters: readonly DeadLetter[];
+      occurrence: number;
+      error: string;
+      /** How long until it is tried again. */
+      inMs: number;
+    }
   /** The row changed under the fire (an update, a pause, another server): the change wins. */
   | { kind: "lost_cas"; report: FireReport };
+
+/** The soonest a failed start is tried again (see RETRY_DELAY_MS). */
+const MIN_RETRY_DELAY_MS = 250;
 
 /** Failures a schedule can wait out (429, a missing workflow, an input no longer valid). */
 const RETRYABLE: ReadonlySet<string> = new Set([
@@ -278,8 +289,12 @@ async function startsOf(
     } else {
       const { error } = attempt;
       if (!RETRYABLE.has(error.code)) throw error;
-      const retry = { occurrence: start.occurrence, at: now + RETRY_DELAY_MS, error: error.message };
-      const late = now - dueTime(row.scheduleId, start.occurrence, c.jitterMs) > deps.graceMs;
+      const graceLeftMs = dueTime(row.scheduleId, start.occurrence, c.jitterMs) + deps.graceMs - now;
+      const late = graceLeftMs < 0;
+      // Retried in 5 s, or at the end of the grace when that comes sooner: with a grace under 5 s
+      // the retry always came too late, and a 429 made a dead letter without a second try.
+      const retryInMs = late ? RETRY_DELAY_MS : Math.max(MIN_RETRY_DELAY_MS, Math.min(RETRY_DELAY_MS, graceLeftMs));
+      const retry = { occurrence: start.occurrence, at: now + retryInMs, error: error.message };
       if (start.fromBuffer) {
         // A buffered one stays buffered and nothing of the fire is kept, retried in 5 s: while the
         // server is full (it waits for room as it waited for its blocker), or inside the grace. A
@@ -452,6 +467,7 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
       deadLetters: NO_DEAD_LETTERS,
       occurrence: held.occurrence,
       error: held.error,
+      inMs: held.at - now,
     };
     return { scheduleId: id, outcome, advance, ledger: [], prune: false };
   }
@@ -485,6 +501,7 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
           deadLetters: deadLetters ?? NO_DEAD_LETTERS,
           occurrence: done.retry.occurrence,
           error: done.retry.error,
+          inMs: done.retry.at - now,
         };
   return {
     scheduleId: id,

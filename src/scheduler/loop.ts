@@ -450,7 +450,11 @@ export class SchedulerLoop implements FireWindow {
     }
     for (const d of o.deadLetters) log.warn({ occurrence: d.occurrence, error: d.error }, "occurrence dead-lettered");
     if (o.kind === "retry") {
-      log.warn({ occurrence: o.occurrence, error: o.error }, "start failed; retrying the occurrence in 5 s");
+      const inS = Math.max(0, o.inMs) / 1000;
+      log.warn(
+        { occurrence: o.occurrence, error: o.error },
+        `start failed; retrying the occurrence in ${Number(inS.toFixed(inS < 1 ? 2 : 1))} s`,
+      );
     } else log.debug?.({ started: o.report.started, skipped: o.report.skipped }, "fired");
   }
 }

@@ -179,7 +179,8 @@ describeEachDialect("scheduler: batched firing", (dialect) => {
     expect(log).toEqual([
       {
         obj: { schedule_id: "bad", occurrence: at("2026-11-15T00:01:00Z"), error: why },
-        msg: "start failed; retrying the occurrence in 5 s",
+        // At the grace's end, 0.5 s on (5 s, past a grace of 1 s, retried too late to start).
+        msg: "start failed; retrying the occurrence in 0.5 s",
       },
     ]);
     log.length = 0;

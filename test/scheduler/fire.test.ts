@@ -324,6 +324,20 @@ describeEachDialect("scheduler: firing", (dialect) => {
     expect(await h.scheduler.schedules.get("s")).toMatchObject({ last_error: null, fired: 1 });
   });
 
+  it("with a misfire grace under 5 s, a refused start is tried again before the grace ends, not after", async () => {
+    // Retried 5 s later whatever the grace: with a grace of 2 s the retry always came too late, and
+    // a 429 was a dead letter without a second try.
+    const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z", maxActiveExecutions: 1, graceMs: 2000 });
+    await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
+    await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
+    await h.fireAt("2026-11-15T00:01:00.500Z");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ next_fire_at: "2026-11-15T00:01:02Z", fired: 0 });
+    await h.executions.complete("blocker", {});
+    await h.fireAt("2026-11-15T00:01:02Z");
+    expect(await idsOf(db.store, "s")).toEqual(["s:2026-11-15T00:01:00Z"]);
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ last_error: null, fired: 1, skipped: 0 });
+  });
+
   it("an occurrence blocked past the grace becomes a dead letter and the schedule moves on", async () => {
     const h = await makeHarness(db.store, { now: "2026-11-15T00:00:30Z", maxActiveExecutions: 1 });
     await h.executions.start({ executionId: "blocker", workflow: "OrderProcessing", input: { order_id: "b" } });
