@@ -57,12 +57,29 @@ export function checkWorkflowRef(name: string, version: string | null | undefine
   if (version != null && !isWorkflowVersion(version)) {
     throw new OrbitError(
       "INVALID_ARGUMENT",
-      `version ${JSON.stringify(version)} ${NOT_SEMVER}: give a registered version, or leave version out for the latest`,
+      `version ${JSON.stringify(version)} ${notSemver(version)}: give a registered version, or leave version out for the latest`,
     );
   }
 }
 
-const NOT_SEMVER = "is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)";
+/**
+ * Why a version cannot be a workflow's. Build metadata (`1.0.0+build.5`) is semver, but semver's
+ * order ignores it, so "latest" could not choose between 1.0.0+build.5 and 1.0.0 (or +build.6):
+ * refused, and said so plainly; it was called "not a semver version" (a tester).
+ */
+function notSemver(version: string): string {
+  const base = withoutBuild(version);
+  if (base === null) return "is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)";
+  return `has build metadata (${version.slice(base.length)}), which Orbit does not accept: semver's order ignores it, so ${version} would tie with ${base} for the latest`;
+}
+
+/** The version without its build metadata, when that is all that keeps it from being a workflow's; else null. */
+function withoutBuild(version: string): string | null {
+  const plus = version.indexOf("+");
+  if (plus <= 0 || semver.parse(version) === null) return null;
+  const base = version.slice(0, plus);
+  return isWorkflowVersion(base) ? base : null;
+}
 
 /** Whether a version is one a workflow can be registered under: semver, written as semver writes it. */
 export const isWorkflowVersion = (version: string): boolean => semver.valid(version) === version;
@@ -88,7 +105,7 @@ export function checkOfferedWorkflows(offered: readonly { name: string; version:
     if (!isWorkflowVersion(version)) {
       throw new OrbitError(
         "INVALID_ARGUMENT",
-        `workflows[${i}]: version ${JSON.stringify(version)} of ${name} ${NOT_SEMVER}: offer the version the workflow is registered as`,
+        `workflows[${i}]: version ${JSON.stringify(version)} of ${name} ${notSemver(version)}: offer the version the workflow is registered as`,
       );
     }
   });
@@ -282,9 +299,12 @@ export class Workflows {
     const badName = invalidWorkflowName(name);
     if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
     if (typeof version !== "string" || !isWorkflowVersion(version)) {
+      const text = typeof version === "string" ? version : "";
+      const base = withoutBuild(text);
+      const fix = base === null ? "" : `: register ${base}, or a higher version`;
       throw new OrbitError(
         "INVALID_ARGUMENT",
-        `version ${JSON.stringify(version)} of workflow ${name} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)`,
+        `version ${JSON.stringify(version)} of workflow ${name} ${notSemver(text)}${fix}`,
       );
     }
     const schema = request.input_schema ?? null;

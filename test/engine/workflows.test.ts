@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import type { JsonObject } from "../../src/domain/json.js";
-import { Workflows } from "../../src/engine/workflows.js";
+import { checkOfferedWorkflows, checkWorkflowRef, Workflows } from "../../src/engine/workflows.js";
 import { describeEachDialect, ManualClock, useStore } from "../helpers/db.js";
 import { ORDER_SCHEMA, refusal } from "./fixtures.js";
 
@@ -40,6 +40,29 @@ describeEachDialect("workflows", (dialect) => {
       expect(error.code).toBe("INVALID_ARGUMENT");
       expect(error.message).toContain(`version ${JSON.stringify(version)} of workflow W is not a semver version`);
     }
+    expect(await db.store.listWorkflows()).toEqual([]);
+  });
+
+  it("refuses build metadata saying so, on register, start and poll alike", async () => {
+    // Valid semver, but its order ignores +…: "latest" could not tell 1.0.0+build.5 from 1.0.0. It
+    // was refused as "not a semver version" (a tester).
+    const error = await refusal(workflows().register({ name: "SemverT", version: "1.0.0+build.5" }));
+    expect(error.code).toBe("INVALID_ARGUMENT");
+    expect(error.message).toBe(
+      'version "1.0.0+build.5" of workflow SemverT has build metadata (+build.5), which Orbit does not accept: semver\'s order ignores it, so 1.0.0+build.5 would tie with 1.0.0 for the latest: register 1.0.0, or a higher version',
+    );
+    const pre = await refusal(workflows().register({ name: "W", version: "2.0.0-rc.1+sha.abc" }));
+    expect(pre.message).toContain("has build metadata (+sha.abc)");
+    expect(pre.message).toContain(": register 2.0.0-rc.1, or a higher version");
+    // Not semver at all, + or not, is said as before.
+    const bad = await refusal(workflows().register({ name: "W", version: "1.0+b" }));
+    expect(bad.message).toBe('version "1.0+b" of workflow W is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)');
+    expect(() => checkWorkflowRef("W", "1.0.0+b")).toThrow(
+      'version "1.0.0+b" has build metadata (+b), which Orbit does not accept: semver\'s order ignores it, so 1.0.0+b would tie with 1.0.0 for the latest: give a registered version, or leave version out for the latest',
+    );
+    expect(() => checkOfferedWorkflows([{ name: "W", version: "1.0.0+b" }])).toThrow(
+      'workflows[0]: version "1.0.0+b" of W has build metadata (+b), which Orbit does not accept',
+    );
     expect(await db.store.listWorkflows()).toEqual([]);
   });
 
