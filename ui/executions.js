@@ -244,6 +244,49 @@ function scheduleFact(e, explain = true) {
   ];
 }
 
+/**
+ * A cancel asked of a live execution and not carried out yet, or null. The server records the
+ * reason (`cancel_reason`, a `CancelRequested` event) and the execution stays RUNNING until its
+ * worker stops; a worker whose code ignores the cancel hands the run back 60 s after it heard of
+ * it (docs/workflows.md § Cancellation and compensation). The page showed RUNNING and a live
+ * Cancel button for those 65 s, its "cancel requested" line gone after 6 s (a tester).
+ * @param {any} e
+ * @param {any[]} events
+ * @returns {{short: string, long: string, title: string} | null}
+ */
+function cancelAsked(e, events) {
+  if (e.cancel_reason === undefined || (e.status !== "RUNNING" && e.status !== "COMPENSATING")) return null;
+  const at = events.findLast((/** @type {any} */ ev) => ev.type === "CancelRequested")?.at ?? null;
+  const when = at === null ? "" : ` at ${at}`;
+  const reason = ` (reason: ${e.cancel_reason})`;
+  if (e.status === "COMPENSATING") {
+    const short = `cancel requested${when}; its worker is running the compensations`;
+    return {
+      short,
+      long: `${e.status}: ${short}${reason}.`,
+      title: `Cancel requested${when}: the worker is carrying it out.`,
+    };
+  }
+  const short = `cancel requested${when}, waiting for the worker to stop`;
+  return {
+    short,
+    long: `RUNNING: ${short}${reason}. A worker hears of it at once; one whose code ignores it hands the run back 60 s after it heard, and the next lease compensates it.`,
+    title: `Cancel requested${when}: the server keeps the first reason, so a second cancel would change nothing.`,
+  };
+}
+
+/** The Cancel button once a cancel was asked: disabled, saying so, where it invited a second cancel. @param {{title: string}} asked */
+function cancelAskedButton(asked) {
+  return h("button", {
+    type: "button",
+    class: "button small danger",
+    disabled: true,
+    title: asked.title,
+    dataset: { action: "cancel-requested" },
+    text: "Cancel requested",
+  });
+}
+
 /** @param {string} id */
 export function executionView(id) {
   // One flex item (the heading is a flex box): its pieces were items each, 10 px apart.
@@ -287,12 +330,17 @@ export function executionView(id) {
     heading.replaceChildren(idEl(), " ", executionBadge(e));
     const live = e.status === "RUNNING" || e.status === "COMPENSATING";
     const buttons = h("div", { class: "actions" });
-    if (live && may("cancel", e.workflow)) buttons.append(actionButton("Cancel", id, cancel, refresh, "danger"));
+    const asked = cancelAsked(e, events);
+    if (live && may("cancel", e.workflow))
+      buttons.append(asked === null ? actionButton("Cancel", id, cancel, refresh, "danger") : cancelAskedButton(asked));
     if ((e.status === "FAILED" || e.status === "CANCELLED") && may("start", e.workflow))
       buttons.append(actionButton("Retry", id, retry, refresh));
     /** @type {[string, any][]} */
     const facts = [
-      ["Status", executionBadge(e)],
+      [
+        "Status",
+        [executionBadge(e), asked === null ? null : h("div", { class: "warn-text small", text: asked.short })],
+      ],
       ["Workflow", workflowLink(e.workflow, `${e.workflow}@${e.version}`)],
       ["Schedule", scheduleFact(e)],
       [
@@ -329,6 +377,7 @@ export function executionView(id) {
     const runs = events.filter((/** @type {any} */ ev) => /ContinuedAsNew|Retried|Retry/.test(ev.type));
     fill(
       body,
+      asked === null ? null : h("p", { class: "note cancel-asked", text: asked.long }),
       buttons,
       h(
         "div",

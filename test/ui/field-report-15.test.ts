@@ -4,8 +4,21 @@
  * signed in; the sign-in page gave CLI advice; a read-only identity's list said "0 schedules match:
  * 0 active, …" over the line saying it may see none; a missing schedule's page polled for good.
  */
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { haveChromium, leaseReports, type UiRig, useReportsRig } from "./browser.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: browser globals, typed by the browser
+declare const document: any;
+
+/** Ends the life of every status message now, as the few seconds of real time would. */
+function endLives(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const lives = document.getElementById("status")?.getAnimations({ subtree: true }) ?? [];
+    for (const a of lives) a.finish();
+    return lives.length;
+  });
+}
 
 /** The value of one fact on an execution's page ("Started", "Status"). */
 const fact = (r: UiRig, name: string) =>
@@ -31,6 +44,44 @@ describe.skipIf(!haveChromium)("web UI: a tester's fifteenth report", () => {
     // It read "started on time (84ms after its scheduled time)" beside WorkflowTaskStarted +21.46 s.
     expect(await fact(r, "Started").locator(".late").innerText()).toBe(
       "created on time (84ms after its scheduled time); a worker took it at 2026-11-15T19:04:21.546Z, 21.5s after its scheduled time",
+    );
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("says a cancel the worker has not carried out yet, for as long as it runs, and offers no second cancel", async () => {
+    await r.ok("POST", "/v1/executions", { execution_id: "stubborn", workflow: "Reports" });
+    await leaseReports(r, "stubborn-worker");
+    await r.open("#/executions/stubborn");
+    await r.page.click('button[data-action="cancel"]');
+    await r.page.fill("#dialog-input", "wrong input");
+    await r.page.click("dialog button[value=ok]");
+    const notice = r.page.locator(".execution-body p.cancel-asked");
+    await notice.waitFor();
+    // The worker has not stopped: the server keeps it RUNNING with the cancel's reason.
+    const e = await r.ok("GET", "/v1/executions/stubborn");
+    expect(e).toMatchObject({ status: "RUNNING", cancel_reason: "wrong input" });
+    const events = (await r.ok("GET", "/v1/executions/stubborn/events")).events;
+    const at = events.findLast((ev: { type: string }) => ev.type === "CancelRequested").at;
+    expect(await notice.innerText()).toBe(
+      `RUNNING: cancel requested at ${at}, waiting for the worker to stop (reason: wrong input). A worker hears of it at once; one whose code ignores it hands the run back 60 s after it heard, and the next lease compensates it.`,
+    );
+    expect(await fact(r, "Status").innerText()).toContain(`cancel requested at ${at}, waiting for the worker to stop`);
+    // The status line's "cancel requested" goes after a few seconds; the page's notice stays.
+    await endLives(r.page);
+    await r.page.clock.fastForward(5_000);
+    await r.until(
+      () => r.page.locator("#status p.ok").count(),
+      (n) => n === 0,
+      "the status line's message to go",
+    );
+    expect(await notice.count()).toBe(1);
+    // The Cancel button no longer invites a second cancel (it changed nothing: the first reason stays).
+    expect(await r.page.locator('button[data-action="cancel"]').count()).toBe(0);
+    const asked = r.page.locator('button[data-action="cancel-requested"]');
+    expect(await asked.isDisabled()).toBe(true);
+    expect(await asked.innerText()).toBe("Cancel requested");
+    expect(await asked.getAttribute("title")).toBe(
+      `Cancel requested at ${at}: the server keeps the first reason, so a second cancel would change nothing.`,
     );
     expect(pageErrors).toEqual([]);
   });
