@@ -114,6 +114,11 @@ export class ReferenceModel {
     return o + (digest.readUIntBE(0, 6) % s.jitterMs);
   }
 
+  /** A refused start inside its grace is tried again in 5 s, or at the grace's end when sooner (at least 0.25 s). */
+  private retryIn(s: ModelSettings, o: number, now: number): number {
+    return Math.max(250, Math.min(RETRY_MS, this.dueOf(s, o) + this.graceMs - now));
+  }
+
   private dueOfNext(s: MSchedule): number | null {
     return s.nextFire === null ? null : this.dueOf(s, s.nextFire);
   }
@@ -298,8 +303,8 @@ export class ReferenceModel {
         if (step.fromBuffer && inGrace) {
           // Nothing of this fire stays: the buffered occurrence is tried again in 5 s.
           for (const id of cancels) this.end(id);
-          s.due = now + RETRY_MS;
-          s.retryAt = now + RETRY_MS;
+          s.due = now + this.retryIn(s, step.o, now);
+          s.retryAt = s.due;
           return;
         }
         if (inGrace) {
@@ -371,8 +376,8 @@ export class ReferenceModel {
     s.runs = runs;
     if (retryOccurrence !== null) {
       s.nextFire = retryOccurrence;
-      s.due = now + RETRY_MS;
-      s.retryAt = now + RETRY_MS;
+      s.due = now + this.retryIn(s, retryOccurrence, now);
+      s.retryAt = s.due;
     } else if (stoppedAt !== null) {
       s.nextFire = this.nextAfter(s, stoppedAt);
       s.due = this.dueOfNext(s);
