@@ -113,6 +113,12 @@ export function errorText(err) {
 }
 
 /**
+ * Said under a page's 404 for its own schedule or execution: the page stops its auto-refresh
+ * (app.js) until it is reloaded or opened again.
+ */
+export const NOT_REFRESHED = "This page no longer refreshes by itself: reload it to look again.";
+
+/**
  * What the status line says, kept to be said again on the next page (`sayCarried`): a delete made
  * on a schedule's own page returned to the list with an empty status line.
  * @type {Node[]}

@@ -19,7 +19,13 @@ const REFRESH_MS = 5000;
 /** How often the relative times ("in 8s") are counted again from the browser's clock. */
 const TICK_MS = 1000;
 
-/** @typedef {{el: HTMLElement, refresh: () => Promise<void>, title: string}} View */
+/**
+ * A page. `stopped()` says there is nothing more to ask (a 404 for the page's own schedule or
+ * execution): the auto-refresh then leaves it alone until it is opened again (a reload or a
+ * navigation makes a new view). A missing schedule's page asked again every 5 s, 15 requests in
+ * 11 s, each a 404 in the console (a tester).
+ * @typedef {{el: HTMLElement, refresh: () => Promise<void>, title: string, stopped?: () => boolean}} View
+ */
 
 /** @type {View | null} */
 let current = null;
@@ -79,7 +85,7 @@ function notFoundView(path) {
 }
 
 async function refresh() {
-  if (current === null) return;
+  if (current === null || current.stopped?.()) return;
   const view = current;
   try {
     await view.refresh();

@@ -4,7 +4,7 @@
  * viewer's, the settings (editable, with a live preview), backfill, the upcoming fires, the ledger
  * over time and by day (failed runs red) and its recent executions.
  */
-import { actionButton, actionButtons, carryStatus, errorText, reload, say } from "./actions.js";
+import { actionButton, actionButtons, carryStatus, errorText, NOT_REFRESHED, reload, say } from "./actions.js";
 import { ApiError, getExecution, getSchedule, listExecutions, listWorkflows, occurrencePage } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
@@ -355,6 +355,8 @@ export function detailView(id) {
       )?.focus();
   }
 
+  /** Answered 404: the auto-refresh stops asking (app.js). */
+  let notFound = false;
   async function refresh() {
     const hidden = schedulesHiddenText();
     if (hidden !== null) {
@@ -402,15 +404,19 @@ export function detailView(id) {
         heading.textContent = id;
         body.replaceChildren(
           h("p", { class: "alert", role: "alert", text: errorText(err) }),
+          ...(err.status === 404 ? [h("p", { class: "muted small", text: NOT_REFRESHED })] : []),
           h("p", {}, h("a", { href: "#/", text: "Back to all schedules" })),
         );
+        // A schedule that does not exist was asked for again every 5 s (15 requests in 11 s, each
+        // a 404 in the console; a tester): the page stops its auto-refresh (app.js).
+        if (err.status === 404) notFound = true;
         return;
       }
       throw err;
     }
   }
 
-  return { el, refresh, title: `${id} · Schedules` };
+  return { el, refresh, title: `${id} · Schedules`, stopped: () => notFound };
 }
 
 /**

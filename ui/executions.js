@@ -4,7 +4,7 @@
  * and one execution's page: status, input, result or error, runs, the event history as a
  * timeline, cancel and retry, links to its schedule and workflow.
  */
-import { actionButton, cancel, errorText, reload, retract, retry } from "./actions.js";
+import { actionButton, cancel, errorText, NOT_REFRESHED, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, getSchedule, latestOnly, listExecutions } from "./api.js";
 import { may } from "./auth.js";
 import { bidi, fill, h, idNodes, instantNodes, jsonPre } from "./dom.js";
@@ -302,6 +302,8 @@ export function executionView(id) {
   );
   /** @type {any} */
   let last = null;
+  /** Answered 404: the auto-refresh stops asking (app.js). */
+  let notFound = false;
   async function refresh() {
     let e;
     let events;
@@ -312,8 +314,11 @@ export function executionView(id) {
         // As a missing schedule's page does: the way back under the alert.
         body.replaceChildren(
           h("p", { class: "alert", role: "alert", text: errorText(err) }),
+          ...(err.status === 404 ? [h("p", { class: "muted small", text: NOT_REFRESHED })] : []),
           h("p", {}, h("a", { href: "#/executions", text: "Back to all executions" })),
         );
+        // An execution that does not exist was asked for again every 5 s, each a 404 in the console.
+        if (err.status === 404) notFound = true;
         return;
       }
       throw err;
@@ -428,5 +433,5 @@ export function executionView(id) {
         : null,
     );
   }
-  return { el, refresh, title: `${id} · Executions` };
+  return { el, refresh, title: `${id} · Executions`, stopped: () => notFound };
 }

@@ -85,4 +85,33 @@ describe.skipIf(!haveChromium)("web UI: a tester's fifteenth report", () => {
     );
     expect(pageErrors).toEqual([]);
   });
+
+  // Last: they move the page's clock on past the server's.
+  it("stops refreshing the page of a schedule or an execution that does not exist", async () => {
+    for (const [hash, api] of [
+      ["#/schedules/no-such-schedule", "/v1/schedules/no-such-schedule"],
+      ["#/executions/no-such-run", "/v1/executions/no-such-run"],
+    ] as const) {
+      const asked: string[] = [];
+      const onRequest = (q: { url(): string }) => asked.push(new URL(q.url()).pathname);
+      r.page.on("request", onRequest);
+      await r.open(hash);
+      expect(await r.page.locator(".alert").innerText()).toMatch(/does not exist/);
+      expect(await r.page.locator("main").innerText()).toContain(
+        "This page no longer refreshes by itself: reload it to look again.",
+      );
+      // A reload (or opening it) asks once.
+      expect(asked).toContain(api);
+      asked.length = 0;
+      // Two rounds of the auto-refresh, then a request of the test's own: what the rounds asked
+      // for would have gone before it (each round's requests are sent as its timer fires).
+      await r.page.clock.fastForward(5_000);
+      await r.page.clock.fastForward(5_000);
+      await r.page.evaluate(() => fetch("/favicon.svg?after-two-rounds").then((a) => a.status));
+      r.page.off("request", onRequest);
+      // It asked again every 5 s, each a 404 in the console.
+      expect(asked).toEqual(["/favicon.svg"]);
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });
