@@ -176,7 +176,22 @@ describe("a read-only SQLite database", () => {
     const undo = readOnly(data);
     try {
       expect(await startRefusal(data)).toBe(
-        `cannot open the SQLite database ${data}/orbit.db: the folder ${data} cannot be written (permission denied); Orbit must create orbit.db and its -wal and -shm files there: check the folder's permissions, and that the file system is not mounted read-only`,
+        `cannot open the SQLite database ${data}/orbit.db: the folder ${data} cannot be written (permission denied); Orbit must create orbit.db and its -wal and -shm files there: check the folder's permissions (the server's user must be able to write it)`,
+      );
+    } finally {
+      undo();
+    }
+  });
+
+  it("a folder that cannot be written, holding orbit.db already, says the -wal and -shm files are what it must create", async () => {
+    // It said "Orbit must create orbit.db" of a folder holding one (a tester).
+    const data = join(dir, "ro-folder-with-db");
+    const first = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await first.close();
+    const undo = readOnly(data);
+    try {
+      expect(await startRefusal(data)).toBe(
+        `cannot open the SQLite database ${data}/orbit.db: the folder ${data} cannot be written (permission denied); Orbit must write orbit.db and create its -wal and -shm files beside it: check the folder's permissions (the server's user must be able to write it)`,
       );
     } finally {
       undo();

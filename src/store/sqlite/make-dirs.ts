@@ -4,8 +4,8 @@
  * parent for ever), so `orbit server --data-dir /proc/nope` hung at start-up. This walks up to the
  * nearest existing folder and creates each missing one once; a refusal throws, naming the path.
  */
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 export function makeDirs(path: string): void {
   const full = resolve(path);
@@ -39,11 +39,16 @@ export function unwritableFolder(dir: string, err: unknown): Error | null {
     accessSync(dir, constants.W_OK);
     return null;
   } catch (denied) {
-    const why =
-      (denied as { code?: string }).code === "EROFS" ? "the file system is mounted read-only" : "permission denied";
-    return new Error(
-      `the folder ${dir} cannot be written (${why}); Orbit must create orbit.db and its -wal and -shm files there: check the folder's permissions, and that the file system is not mounted read-only`,
-      { cause: err },
-    );
+    const readOnly = (denied as { code?: string }).code === "EROFS";
+    const why = readOnly ? "the file system is mounted read-only" : "permission denied";
+    // An orbit.db already there still needs its -wal and -shm created beside it: "must create
+    // orbit.db" read as if the file were missing (a tester).
+    const needs = existsSync(join(dir, "orbit.db"))
+      ? "Orbit must write orbit.db and create its -wal and -shm files beside it"
+      : "Orbit must create orbit.db and its -wal and -shm files there";
+    const check = readOnly
+      ? "mount the file system read-write, or start on another folder (--data-dir)"
+      : "check the folder's permissions (the server's user must be able to write it)";
+    return new Error(`the folder ${dir} cannot be written (${why}); ${needs}: ${check}`, { cause: err });
   }
 }
