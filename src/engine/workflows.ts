@@ -16,6 +16,7 @@ import {
 } from "../domain/input-schema.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
+import { suggestKey } from "../domain/suggest.js";
 import type { Workflow } from "../domain/workflow.js";
 import type { Store, StoreOps } from "../store/store.js";
 import type { WorkflowRef } from "../store/task-store.js";
@@ -120,6 +121,8 @@ export class Workflows {
   private readonly known = new Set<string>();
   /** Workflows resolved inside a transaction, per transaction (see resolve). */
   private readonly resolvedInTx = new WeakMap<StoreOps, Map<string, Workflow>>();
+  /** The registered names read inside a transaction, for a refusal's "did you mean" (see notFound). */
+  private readonly namesInTx = new WeakMap<StoreOps, Promise<string[]>>();
 
   constructor(options: WorkflowsOptions) {
     this.store = options.store;
@@ -140,6 +143,7 @@ export class Workflows {
     }
     return inTransaction(this.store, tx, async (t) => {
       this.resolvedInTx.delete(t);
+      this.namesInTx.delete(t);
       if (await t.insertWorkflow(workflow)) return { workflow, created: true };
       const existing = await t.getWorkflow(workflow.name, workflow.version);
       if (!existing) throw new Error(`workflow ${label(workflow)} neither inserted nor found`);
@@ -200,7 +204,7 @@ export class Workflows {
   /** All versions of one workflow, highest first; NOT_FOUND when none is registered. */
   async get(name: string, tx?: StoreOps): Promise<Workflow[]> {
     const versions = await (tx ?? this.store).listWorkflowVersions(name);
-    if (!versions.length) throw new OrbitError("NOT_FOUND", notRegistered(name, null));
+    if (!versions.length) throw await this.notFound(name, null, tx);
     return versions;
   }
 
@@ -247,7 +251,7 @@ export class Workflows {
     if (version == null) workflow = await this.latest(name, tx);
     else {
       workflow = await (tx ?? this.store).getWorkflow(name, version);
-      if (!workflow) throw new OrbitError("NOT_FOUND", notRegistered(name, version));
+      if (!workflow) throw await this.notFound(name, version, tx);
     }
     if (tx !== undefined) {
       if (remembered === undefined) this.resolvedInTx.set(tx, new Map([[key, workflow]]));
@@ -292,6 +296,27 @@ export class Workflows {
       this.validators.set(key, validator);
     }
     return validator;
+  }
+
+  /**
+   * NOT_FOUND for a workflow (or version) no one registered, with the registered name nearest it
+   * when one is near (case aside, or a few letters off, as a time zone's "did you mean"):
+   * `Orderprocessing` beside a worker's `OrderProcessing` was told only to start a worker (a
+   * tester). The names are read once per transaction: a fire batch may hold many such schedules.
+   * `details.near` carries the name, for a caller that must not see it to leave it out.
+   */
+  private async notFound(name: string, version: string | null, tx: StoreOps | undefined): Promise<OrbitError> {
+    let names = tx === undefined ? undefined : this.namesInTx.get(tx);
+    if (names === undefined) {
+      names = (tx ?? this.store).listWorkflows().then((all) => [...new Set(all.map((w) => w.name))]);
+      if (tx !== undefined) this.namesInTx.set(tx, names);
+    }
+    const known = await names;
+    // `Name@version` has its own fix (nameHint), which names the workflow already.
+    const near = known.includes(name) || name.includes("@") ? null : suggestKey(name, known);
+    const message = notRegistered(name, version);
+    if (near === null) return new OrbitError("NOT_FOUND", message);
+    return new OrbitError("NOT_FOUND", `${message}; did you mean ${near}?`, { near, unhinted: message });
   }
 
   private parse(request: RegisterWorkflowRequest): Workflow {

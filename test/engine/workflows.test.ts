@@ -320,6 +320,34 @@ describeEachDialect("workflows", (dialect) => {
     );
   });
 
+  it("names the registered workflow nearest an unregistered name: case aside, or a few letters off", async () => {
+    // `Orderprocessing` beside a worker's `OrderProcessing@1.0.0` was told only to start a worker (a tester).
+    const w = workflows();
+    await w.register({ name: "OrderProcessing", version: "1.0.0" });
+    await w.register({ name: "Report", version: "1.0.0" });
+    const start =
+      "start a worker that runs it (a worker registers its workflows), or orbit workflow register Orderprocessing@<version>";
+    const cased = await refusal(w.resolve("Orderprocessing", null));
+    expect(cased.code).toBe("NOT_FOUND");
+    expect(cased.message).toBe(`workflow Orderprocessing is not registered: ${start}; did you mean OrderProcessing?`);
+    expect(cased.details).toEqual({
+      near: "OrderProcessing",
+      unhinted: `workflow Orderprocessing is not registered: ${start}`,
+    });
+    expect((await refusal(w.get("OrderProcesing"))).message).toMatch(/; did you mean OrderProcessing\?$/);
+    // A pinned version of a misspelled name too; a missing version of a registered name is not a typo.
+    expect((await refusal(w.resolve("orderprocessing", "1.0.0"))).message).toMatch(
+      /register orderprocessing@1\.0\.0; did you mean OrderProcessing\?$/,
+    );
+    expect((await refusal(w.resolve("OrderProcessing", "2.0.0"))).message).not.toContain("did you mean");
+    // Nothing near: as before. Inside a transaction (a fire batch) too.
+    expect((await refusal(w.resolve("Invoices", null))).message).not.toContain("did you mean");
+    await db.store.transaction(async (tx) => {
+      expect((await refusal(w.resolve("Reprt", null, tx))).message).toMatch(/; did you mean Report\?$/);
+      expect((await refusal(w.resolve("reprot", null, tx))).message).toMatch(/; did you mean Report\?$/);
+    });
+  });
+
   it("validates input with defaults applied, naming the path and the rule", async () => {
     const w = workflows();
     const { workflow } = await w.register({ name: "OrderProcessing", version: "1.0.0", input_schema: ORDER_SCHEMA });
