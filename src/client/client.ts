@@ -92,7 +92,8 @@ function seg(id: string): string {
   // Empty, the path would name the list (GET /v1/schedules/ answered a page, read as a schedule).
   if (id === "") throw new OrbitError("INVALID_ARGUMENT", "an empty id names nothing: give the id");
   // A 100 KB id was sent and came back as "the headers are too large" (a tester): no Orbit id is
-  // that long (an execution id is at most 255 characters, a schedule id 100).
+  // that long (an execution id is at most 255 characters, a schedule id 100). An OrbitError, so the
+  // CLI exits 1 as for the server's refusal it stands for (docs/cli.md § Exit codes), not 2.
   if (id.length > MAX_SEGMENT) {
     throw new OrbitError(
       "INVALID_ARGUMENT",

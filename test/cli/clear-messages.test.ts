@@ -66,4 +66,11 @@ it("an id longer than any Orbit id is refused before sending", async () => {
     `orbit: the id "${"a".repeat(40)}…" is 100000 characters long; an Orbit id is at most 255 (a schedule id 100)\n`,
   ]);
   expect(server.requests).toEqual([]);
+  // Exit 1 as the server's refusal it stands for (docs/cli.md § Exit codes), for orbit status too.
+  const status = await server.run(["status", "a".repeat(1001)]);
+  expect([status.code, status.stderr]).toEqual([
+    1,
+    `orbit: the id "${"a".repeat(40)}…" is 1001 characters long; an Orbit id is at most 255 (a schedule id 100)\n`,
+  ]);
+  expect(server.requests).toEqual([]);
 });
