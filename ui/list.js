@@ -395,10 +395,18 @@ export function listView(params) {
     const matched = `${total.toLocaleString("en")} ${total === 1 ? "schedule matches" : "schedules match"}`;
     const n = (/** @type {number} */ count) => count.toLocaleString("en");
     const byState = `${n(c.active)} active, ${n(c.paused)} paused, ${n(c.ended)} ended`;
+    // An identity that may see no schedule is answered an empty list: its zero counts said
+    // "0 schedules match: 0 active, 0 paused, 0 ended" over the line saying it may not see them (a
+    // tester). That line (below) is all there is to say.
+    const hidden = schedulesHiddenText();
     summary.replaceChildren(
-      `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}.`,
-      // A phone has no hover: the hint is hidden there (style.css).
-      h("span", { class: "hover-hint", text: " Hover a time to see it in your local time zone." }),
+      ...(hidden !== null
+        ? []
+        : [
+            `${stateSel.value ? `${matched} (state ${stateSel.value}); without that filter: ${byState}` : `${matched}: ${byState}`}.`,
+            // A phone has no hover: the hint is hidden there (style.css).
+            h("span", { class: "hover-hint", text: " Hover a time to see it in your local time zone." }),
+          ]),
     );
     pageInfo.textContent =
       total === 0 ? "" : `${first.toLocaleString("en")}–${last.toLocaleString("en")} of ${total.toLocaleString("en")}`;
@@ -408,7 +416,7 @@ export function listView(params) {
     empty.hidden = body.schedules.length > 0;
     // An identity without `schedule` on any workflow is shown none (the server lists those it may
     // schedule): say so, rather than that nothing matches.
-    empty.textContent = schedulesHiddenText() ?? "No schedule matches.";
+    empty.textContent = hidden ?? "No schedule matches.";
     // After the rows are painted; the refresh (and the page's first load) ends once the lines are right.
     await showWaits(body.schedules, polled);
   }

@@ -4,9 +4,13 @@
  * signed in; the sign-in page gave CLI advice; a read-only identity's list said "0 schedules match:
  * 0 active, …" over the line saying it may see none; a missing schedule's page polled for good.
  */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { describe, expect, it } from "vitest";
-import { haveChromium, leaseReports, type UiRig, useReportsRig } from "./browser.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { haveChromium, leaseReports, startRig, type UiRig, useReportsRig } from "./browser.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: browser globals, typed by the browser
 declare const document: any;
@@ -113,5 +117,61 @@ describe.skipIf(!haveChromium)("web UI: a tester's fifteenth report", () => {
       expect(asked).toEqual(["/favicon.svg"]);
     }
     expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveChromium)("web UI: a tester's fifteenth report, with access control", () => {
+  let r: UiRig;
+  let dir: string;
+  const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "orbit-ui-access-15-"));
+    const config = join(dir, "identities.yaml");
+    writeFileSync(
+      config,
+      `identities:
+  - name: admin
+    token_sha256: ${sha("admin-token")}
+    kind: client
+    allow:
+      - workflows: "*"
+        actions: [schedule, start, read, cancel]
+  - name: auditor
+    token_sha256: ${sha("auditor-token")}
+    kind: client
+    allow:
+      - workflows: "*"
+        actions: [read]
+  - name: pool
+    token_sha256: ${sha("pool-token")}
+    kind: worker
+    allow:
+      - workflows: "*"
+`,
+    );
+    r = await startRig({ config });
+  });
+  afterAll(async () => {
+    await r?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows a read-only identity no zero counts above the line saying it may not see schedules", async () => {
+    await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" }, { authorization: "Bearer admin-token" });
+    await r.ok(
+      "POST",
+      "/v1/schedules",
+      { schedule_id: "hidden-hourly", workflow: "Reports", interval: "1h" },
+      { authorization: "Bearer admin-token" },
+    );
+    await r.page.goto(`${r.proxy.url}/#/signin`);
+    await r.page.evaluate("sessionStorage.setItem('orbit.token', 'auditor-token')");
+    await r.open("#/");
+    expect(await r.page.locator("p.empty").innerText()).toBe(
+      "Identity auditor may not see schedules: listing them needs the schedule permission on a workflow (it may read).",
+    );
+    // It read "0 schedules match: 0 active, 0 paused, 0 ended." directly above that line.
+    expect(await r.page.locator("#list-summary").innerText()).toBe("");
   });
 });
