@@ -7,7 +7,7 @@
  */
 import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
-import { currentIdentity, loadIdentity, signInView, signOut } from "./auth.js";
+import { currentIdentity, loadIdentity, signInView, signOut, unauthenticatedReason } from "./auth.js";
 import { detailView } from "./detail.js";
 import { byId, h, iso } from "./dom.js";
 import { executionsView, executionView } from "./executions.js";
@@ -31,8 +31,8 @@ const TICK_MS = 1000;
 let current = null;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
-/** Why the sign-in page is shown (the server's 401 sentence). */
-let signInReason = "";
+/** Why the sign-in page is shown (the server's 401, a worker's token refused); null: no reason given. @type {import("./auth.js").SignInReason | null} */
+let signInReason = null;
 
 /**
  * @param {string} hash
@@ -154,7 +154,7 @@ async function route() {
   if (!location.hash.startsWith("#/signin")) {
     const me = await loadIdentity();
     if (me === null) {
-      signInReason = signInReason || "This server requires a bearer token.";
+      signInReason = signInReason ?? unauthenticatedReason("");
       location.replace(signInHash());
       return;
     }
@@ -175,7 +175,7 @@ async function route() {
 }
 
 hooks.unauthenticated = (err) => {
-  signInReason = err.message;
+  signInReason = unauthenticatedReason(err.message);
   if (!location.hash.startsWith("#/signin")) {
     signOut();
     location.hash = signInHash();

@@ -70,6 +70,29 @@ export function signOut() {
   identity = null;
 }
 
+/** @typedef {{lead: string, server: string | null}} SignInReason what the sign-in page leads with; the server's own words, when kept aside */
+
+/**
+ * What the sign-in page says for the server's 401. Without a token the server's sentence is for
+ * the CLI ("send Authorization: Bearer <token> (orbit --token or ORBIT_TOKEN)"), which a browser
+ * user cannot act on: the page leads with what to do here, the server's words folded under it.
+ * A token refused (unknown, revoked) is said with the server's reason.
+ * @param {string} message the server's 401 message, "" when none was read
+ * @returns {SignInReason}
+ */
+export function unauthenticatedReason(message) {
+  if (message === "" || /requires a bearer token/.test(message)) {
+    return {
+      lead: "This server has access control: paste your access token below to sign in.",
+      server: message === "" ? null : message,
+    };
+  }
+  return {
+    lead: `The server refused the token this tab kept (${message}): sign in again with a current token.`,
+    server: null,
+  };
+}
+
 /**
  * Where to go after signing in: the page that asked for it (a route of this UI, never the
  * sign-in page itself), else the schedules list.
@@ -81,7 +104,7 @@ function returnHash(next) {
 
 /**
  * The sign-in page: a token field; the token is checked with /v1/me before it is kept.
- * @param {string} [reason] why the page is shown (the server's 401 message)
+ * @param {SignInReason | null} [reason] why the page is shown
  * @param {string | null} [next] the route that needed the sign-in, shown again after it
  */
 export function signInView(reason, next) {
@@ -97,7 +120,15 @@ export function signInView(reason, next) {
     "form",
     { class: "signin card", "aria-labelledby": "signin-heading" },
     h("h1", { id: "signin-heading", text: "Sign in" }),
-    reason ? h("p", { class: "muted", text: reason }) : null,
+    reason ? h("p", { id: "signin-reason", class: "muted", text: reason.lead }) : null,
+    reason?.server
+      ? h(
+          "details",
+          { class: "signin-server small" },
+          h("summary", { text: "What the server answered" }),
+          h("p", { class: "muted", text: `UNAUTHENTICATED: ${reason.server}` }),
+        )
+      : null,
     h("label", { for: "signin-token", text: "Access token" }),
     input,
     h("small", {

@@ -157,6 +157,30 @@ describe.skipIf(!haveChromium)("web UI: a tester's fifteenth report, with access
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it("tells a browser user what to do, not the CLI's advice, and keeps the server's words aside", async () => {
+    await r.page.goto(`${r.proxy.url}/#/`);
+    await r.page.waitForSelector("#signin-token");
+    // It read "this server requires a bearer token: send Authorization: Bearer <token> (orbit
+    // --token or ORBIT_TOKEN)".
+    expect(await r.page.locator("#signin-reason").innerText()).toBe(
+      "This server has access control: paste your access token below to sign in.",
+    );
+    expect(await r.page.locator(".signin").innerText()).not.toContain("ORBIT_TOKEN");
+    const server = r.page.locator(".signin details.signin-server");
+    expect(await server.locator("summary").innerText()).toBe("What the server answered");
+    expect(await server.locator("p").textContent()).toBe(
+      "UNAUTHENTICATED: this server requires a bearer token: send Authorization: Bearer <token> (orbit --token or ORBIT_TOKEN)",
+    );
+    // A token the server does not know (revoked) is said with the server's reason.
+    await r.page.evaluate("sessionStorage.setItem('orbit.token', 'revoked-token')");
+    await r.open("#/executions");
+    await r.page.waitForSelector("#signin-token");
+    expect(await r.page.locator("#signin-reason").innerText()).toBe(
+      "The server refused the token this tab kept (the bearer token is not one this server knows): sign in again with a current token.",
+    );
+    expect(await r.page.locator(".signin details").count()).toBe(0);
+  });
+
   it("shows a read-only identity no zero counts above the line saying it may not see schedules", async () => {
     await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" }, { authorization: "Bearer admin-token" });
     await r.ok(
