@@ -7,7 +7,7 @@
  */
 import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
-import { currentIdentity, loadIdentity, signInView, signOut, unauthenticatedReason } from "./auth.js";
+import { currentIdentity, loadIdentity, signInView, signOut, unauthenticatedReason, workerRefusal } from "./auth.js";
 import { detailView } from "./detail.js";
 import { byId, h, iso } from "./dom.js";
 import { executionsView, executionView } from "./executions.js";
@@ -158,6 +158,15 @@ async function route() {
       location.replace(signInHash());
       return;
     }
+    // A worker's token kept from before the sign-in page refused them: every page answered 403.
+    if (me.kind === "worker") {
+      signInReason = { lead: workerRefusal(me.name), server: null };
+      signOut();
+      location.replace(signInHash());
+      return;
+    }
+    // Signed in: a reason said before (a worker's token refused) is not for a later sign-out.
+    signInReason = null;
   }
   renderIdentity();
   current = viewFor(location.hash);

@@ -70,6 +70,16 @@ export function signOut() {
   identity = null;
 }
 
+/**
+ * Why a worker identity may not sign in. The server answers /v1/me to any identity, so a worker's
+ * token was kept: the top bar read "signed in as pool" and every page a 403 "identity pool is a
+ * worker…" (a tester).
+ * @param {string | null} name
+ */
+export function workerRefusal(name) {
+  return `${name ?? "This identity"} is a worker identity: its token is for workers (the worker protocol) and cannot sign in to this UI. Sign in with the token of a client identity.`;
+}
+
 /** @typedef {{lead: string, server: string | null}} SignInReason what the sign-in page leads with; the server's own words, when kept aside */
 
 /**
@@ -134,7 +144,7 @@ export function signInView(reason, next) {
     h("small", {
       id: "signin-hint",
       class: "muted",
-      text: "The bearer token of an identity in the server's --config file. It is kept in this tab only (sessionStorage).",
+      text: "The bearer token of a client identity in the server's --config file (a worker identity's token cannot sign in). It is kept in this tab only (sessionStorage).",
     }),
     error,
     h("div", { class: "form-buttons" }, h("button", { type: "submit", class: "button primary", text: "Sign in" })),
@@ -166,6 +176,11 @@ export function signInView(reason, next) {
     try {
       const me = await whoAmI();
       if (me.name === null) return showOpen();
+      if (me.kind === "worker") {
+        setToken(null);
+        error.textContent = workerRefusal(me.name);
+        return;
+      }
       identity = me;
       location.hash = returnHash(next);
     } catch (err) {

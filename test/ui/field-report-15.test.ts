@@ -181,6 +181,31 @@ describe.skipIf(!haveChromium)("web UI: a tester's fifteenth report, with access
     expect(await r.page.locator(".signin details").count()).toBe(0);
   });
 
+  it("refuses a worker identity's token at sign-in, and a worker's token kept in the tab", async () => {
+    await r.page.goto(`${r.proxy.url}/#/signin`);
+    await r.page.waitForSelector("#signin-token");
+    await r.page.fill("#signin-token", "pool-token");
+    await r.page.click(".signin button[type=submit]");
+    const refusal =
+      "pool is a worker identity: its token is for workers (the worker protocol) and cannot sign in to this UI. Sign in with the token of a client identity.";
+    // It signed in: "signed in as pool", then every page a 403 "identity pool is a worker…".
+    await r.page.locator("#signin-error", { hasText: refusal }).waitFor();
+    expect(await r.page.evaluate("sessionStorage.getItem('orbit.token')")).toBeNull();
+    expect(await r.page.evaluate("location.hash")).toBe("#/signin");
+    expect(await r.page.locator("#identity").innerText()).not.toContain("pool");
+    // A worker's token already kept in the tab (signed in before this check) is dropped likewise.
+    await r.page.evaluate("sessionStorage.setItem('orbit.token', 'pool-token')");
+    await r.open("#/executions");
+    await r.page.waitForSelector("#signin-token");
+    expect(await r.page.locator("#signin-reason").innerText()).toBe(refusal);
+    expect(await r.page.evaluate("sessionStorage.getItem('orbit.token')")).toBeNull();
+    // A client's token still signs in.
+    await r.page.fill("#signin-token", "admin-token");
+    await r.page.click(".signin button[type=submit]");
+    await r.page.locator("h1", { hasText: "Executions" }).waitFor();
+    expect(await r.page.locator("#identity").innerText()).toContain("signed in as admin");
+  });
+
   it("shows a read-only identity no zero counts above the line saying it may not see schedules", async () => {
     await r.ok("POST", "/v1/workflows", { name: "Reports", version: "1.0.0" }, { authorization: "Bearer admin-token" });
     await r.ok(
