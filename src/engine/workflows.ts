@@ -36,6 +36,12 @@ export interface RegisterWorkflowRequest {
 export interface WorkflowsOptions {
   store: Store;
   clock: Clock;
+  /**
+   * Whether "not registered" names the nearest registered workflow (default true). Off on a server
+   * with identities: the name may be one the caller may not see, and such objects must look as if
+   * they did not exist (docs/security.md); a schedule's last_error is read by whoever reads it.
+   */
+  nearNames?: boolean;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -124,7 +130,10 @@ export class Workflows {
   /** The registered names read inside a transaction, for a refusal's "did you mean" (see notFound). */
   private readonly namesInTx = new WeakMap<StoreOps, Promise<string[]>>();
 
+  private readonly nearNames: boolean;
+
   constructor(options: WorkflowsOptions) {
+    this.nearNames = options.nearNames ?? true;
     this.store = options.store;
     this.clock = options.clock;
   }
@@ -303,9 +312,10 @@ export class Workflows {
    * when one is near (case aside, or a few letters off, as a time zone's "did you mean"):
    * `Orderprocessing` beside a worker's `OrderProcessing` was told only to start a worker (a
    * tester). The names are read once per transaction: a fire batch may hold many such schedules.
-   * `details.near` carries the name, for a caller that must not see it to leave it out.
+   * Not on a server with identities (`nearNames`).
    */
   private async notFound(name: string, version: string | null, tx: StoreOps | undefined): Promise<OrbitError> {
+    if (this.nearNames === false) return new OrbitError("NOT_FOUND", notRegistered(name, version));
     let names = tx === undefined ? undefined : this.namesInTx.get(tx);
     if (names === undefined) {
       names = (tx ?? this.store).listWorkflows().then((all) => [...new Set(all.map((w) => w.name))]);
@@ -316,7 +326,7 @@ export class Workflows {
     const near = known.includes(name) || name.includes("@") ? null : suggestKey(name, known);
     const message = notRegistered(name, version);
     if (near === null) return new OrbitError("NOT_FOUND", message);
-    return new OrbitError("NOT_FOUND", `${message}; did you mean ${near}?`, { near, unhinted: message });
+    return new OrbitError("NOT_FOUND", `${message}; did you mean ${near}?`);
   }
 
   private parse(request: RegisterWorkflowRequest): Workflow {

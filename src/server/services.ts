@@ -202,7 +202,8 @@ export async function withClusterClock(config: ServerConfig, store: Store, parts
 export function buildServices(config: ServerConfig, store: Store): Services {
   const { options, log, clock, cluster, database } = config;
   const searchPath = options.databaseSchema ? { searchPath: options.databaseSchema } : {};
-  const workflows = new Workflows({ store, clock });
+  // No "did you mean" with identities: it could name a workflow the caller may not see.
+  const workflows = new Workflows({ store, clock, nearNames: config.access === null });
   const wakeups = new TaskWakeups(clock);
   const handOff = new TaskHandOff();
   const executions = new Executions({
