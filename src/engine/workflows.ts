@@ -74,7 +74,7 @@ export function checkWorkflowRef(name: string, version: string | null | undefine
  * order ignores it, so "latest" could not choose between 1.0.0+build.5 and 1.0.0 (or +build.6):
  * refused, and said so plainly; it was called "not a semver version" (a tester).
  */
-function notSemver(version: string): string {
+export function notSemver(version: string): string {
   const base = withoutBuild(version);
   if (base === null) return "is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)";
   return `has build metadata (${version.slice(base.length)}), which Orbit does not accept: semver's order ignores it, so ${version} would tie with ${base} for the latest`;

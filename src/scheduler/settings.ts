@@ -17,7 +17,7 @@ import {
 import { SCHEDULE_DEFAULTS, SETTING_ALIASES, SETTING_KEYS } from "../domain/setting-table.js";
 import { suggestKey } from "../domain/suggest.js";
 import { validateOutcomeSettings, wholeNumber } from "../engine/outcome-settings.js";
-import { invalidWorkflowName, isWorkflowVersion } from "../engine/workflows.js";
+import { invalidWorkflowName, isWorkflowVersion, notSemver } from "../engine/workflows.js";
 import { durationText } from "../time/describe.js";
 import { formatInstant, parseInstant } from "../time/format.js";
 import { parseDuration } from "../time/interval.js";
@@ -147,7 +147,7 @@ export function validateSettings(
   // Workflow versions are registered as semver only: another pin could never start (it was answered 404).
   if (version !== undefined && !isWorkflowVersion(version)) {
     throw invalidArgument(
-      `version ${JSON.stringify(version)} is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): pin a registered version, or leave version out for the latest`,
+      `version ${JSON.stringify(version)} ${notSemver(version)}: pin a registered version, or leave version out for the latest`,
     );
   }
   const input = body.input ?? {};

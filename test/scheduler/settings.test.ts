@@ -61,6 +61,10 @@ describe("schedule settings", () => {
       'version "1.0" is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0): pin a registered version, or leave version out for the latest',
     );
     expect(refusal({ ...base, version: "latest" }).code).toBe("INVALID_ARGUMENT");
+    // Build metadata is semver, but not a workflow's version: said so, as on register.
+    expect(refusal({ ...base, version: "1.0.0+build.5" }).message).toBe(
+      `version "1.0.0+build.5" has build metadata (+build.5), which Orbit does not accept: semver's order ignores it, so 1.0.0+build.5 would tie with 1.0.0 for the latest: pin a registered version, or leave version out for the latest`,
+    );
     expect(validateSettings({ ...base, version: "1.2.3-rc.1" }, NOW).settings.version).toBe("1.2.3-rc.1");
   });
 
