@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { OrbitClient } from "../client/client.js";
-import { bearerToken, serverUrl } from "../client/http.js";
+import { bearerToken, DEFAULT_TIMEOUT_MS, serverUrl } from "../client/http.js";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 
@@ -109,9 +109,12 @@ export const SLOW_ANSWER_MS = 5000;
  */
 function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
   return async (input, init) => {
+    // The request's own bound: a backfill's is 10 minutes, and "gives up at 30 s" was printed of one
+    // that then answered after 82 s (a tester).
+    const bound = (init as { orbitTimeoutMs?: number } | undefined)?.orbitTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     const timer = setTimeout(() => {
       io.stderr.print(
-        `orbit: still waiting for the server's answer after ${SLOW_ANSWER_MS / 1000} s (busy, or waiting for its database); it gives up at 30 s\n`,
+        `orbit: still waiting for the server's answer after ${SLOW_ANSWER_MS / 1000} s (busy, or waiting for its database); it gives up at ${durationWords(bound)}\n`,
       );
     }, SLOW_ANSWER_MS);
     timer.unref();
@@ -136,4 +139,9 @@ function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
     });
     return res;
   };
+}
+
+/** `30 s`, `10 min`. */
+function durationWords(ms: number): string {
+  return ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }

@@ -144,8 +144,13 @@ export class CursorTrail {
   }
 }
 
-/** How long a backfill's answer is awaited when the client has no timeout of its own. */
-const BACKFILL_TIMEOUT_MS = 600_000;
+/**
+ * How long the answer to a large write (a backfill's 10,000 starts, an apply of 10,000 schedules) is
+ * awaited when the client has no timeout of its own: such a write may take longer than a request's
+ * 30 s on a busy PostgreSQL (a backfill a minute and a half; an apply of 10,000 on the edge of 30 s,
+ * failed with "did not answer in time" behind a lock; testers).
+ */
+const LONG_WRITE_TIMEOUT_MS = 600_000;
 
 export class OrbitClient {
   readonly baseUrl: string;
@@ -183,8 +188,11 @@ export class OrbitClient {
    * Makes the schedules match a file in one transaction (POST /v1/schedules/apply): all or nothing;
    * `prune` deletes only the scope's schedules; `dry_run` plans and rolls back.
    */
-  applySchedules(request: ApplyRequestJson): Promise<ApplyResultJson> {
-    return this.call({ method: "POST", path: "/v1/schedules/apply", body: request });
+  async applySchedules(body: ApplyRequestJson): Promise<ApplyResultJson> {
+    const timeoutMs = this.http.timeoutMs ?? LONG_WRITE_TIMEOUT_MS;
+    return (
+      await request<ApplyResultJson>({ ...this.http, timeoutMs }, { method: "POST", path: "/v1/schedules/apply", body })
+    ).body;
   }
 
   /** Creates up to 1000 schedules in one request and one transaction, all or none (docs/api.md). */
@@ -243,10 +251,8 @@ export class OrbitClient {
     opts: WriteOptions = {},
   ): Promise<BackfillResultJson> {
     const req: RequestOptions = { ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/backfill`, body };
-    // Its 10,000 starts may take longer than a request's 30 s (a minute and a half on a busy
-    // PostgreSQL): the answer is awaited 10 minutes unless the client was given a timeout itself;
     // `orbit schedule backfill` said the server did not answer while it started them all (a tester).
-    const timeoutMs = this.http.timeoutMs ?? BACKFILL_TIMEOUT_MS;
+    const timeoutMs = this.http.timeoutMs ?? LONG_WRITE_TIMEOUT_MS;
     return (await request<BackfillResultJson>({ ...this.http, timeoutMs }, req)).body;
   }
 

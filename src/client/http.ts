@@ -268,7 +268,7 @@ async function fetchExchange(
   try {
     let res: Response;
     try {
-      res = await (http.fetch ?? fetch)(url, {
+      const init: RequestInit & { orbitTimeoutMs: number } = {
         method,
         headers,
         body,
@@ -276,7 +276,10 @@ async function fetchExchange(
         // to was read as the write's answer (`deleted x`, exit 0, for nothing deleted; a tester).
         redirect: "manual",
         signal: linked?.signal ?? timeout,
-      });
+        // For a fetch that says how long it waits (the CLI's "still waiting … gives up at"; fetch ignores it).
+        orbitTimeoutMs: http.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      };
+      res = await (http.fetch ?? fetch)(url, init);
     } catch (err) {
       throw new ServerUnreachableError(http.baseUrl, causeOf(err));
     }

@@ -72,3 +72,26 @@ describe("OrbitClient's server", () => {
     expect(new OrbitClient({ server: "http://127.0.0.1:7233/orbit/" }).baseUrl).toBe("http://127.0.0.1:7233/orbit");
   });
 });
+
+describe("OrbitClient's bounds", () => {
+  it("waits 10 minutes for an apply's and a backfill's answer, 30 s for the others, unless given its own", async () => {
+    // An apply of 10,000 schedules on a busy PostgreSQL gave up at 30 s behind a lock (a tester).
+    const bounds: Record<string, number> = {};
+    const seen = (async (url: URL, init: { orbitTimeoutMs?: number }) => {
+      bounds[url.pathname] = init.orbitTimeoutMs ?? -1;
+      return new Response("{}", { status: 200, headers: { "orbit-version": "0.1.0" } });
+    }) as unknown as typeof fetch;
+    const client = new OrbitClient({ server: "http://orbit.test:7233", fetch: seen });
+    await client.applySchedules({ schedules: [] });
+    await client.backfillSchedule("s", { start_at: "2026-11-01T00:00:00Z", end_at: "2026-11-02T00:00:00Z" });
+    await client.getSchedule("s").catch(() => undefined);
+    expect(bounds).toEqual({
+      "/v1/schedules/apply": 600_000,
+      "/v1/schedules/s/backfill": 600_000,
+      "/v1/schedules/s": 30_000,
+    });
+    const own = new OrbitClient({ server: "http://orbit.test:7233", fetch: seen, timeoutMs: 5000 });
+    await own.applySchedules({ schedules: [] });
+    expect(bounds["/v1/schedules/apply"]).toBe(5000);
+  });
+});

@@ -92,6 +92,37 @@ it("says once on stderr that it still waits when the server's answer takes longe
   }
 });
 
+it("says the bound of the request it waits for: a backfill's and an apply's 10 minutes, not 30 s", async () => {
+  // "it gives up at 30 s" was printed of a backfill that answered after 82 s, and an apply of 10,000
+  // schedules on a busy PostgreSQL gave up at 30 s behind a lock (testers).
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    const bounds: number[] = [];
+    let answer: (r: Response) => void = () => undefined;
+    const slow = ((_url: unknown, init: { orbitTimeoutMs?: number }) => {
+      bounds.push(init.orbitTimeoutMs ?? -1);
+      return new Promise<Response>((resolve) => {
+        answer = resolve;
+      });
+    }) as unknown as typeof fetch;
+    const running = runCli(
+      ["schedule", "backfill", "nightly", "--start-at", "2026-11-01T00:00:00Z", "--end-at", "2026-11-02T00:00:00Z"],
+      { fetch: slow, env: { ORBIT_SERVER: "http://orbit.test:7233" } },
+    );
+    await vi.advanceTimersByTimeAsync(5_000);
+    answer(
+      new Response(JSON.stringify({ code: "NOT_FOUND", message: "schedule nightly does not exist" }), { status: 404 }),
+    );
+    const r = await running;
+    expect(r.stderr).toBe(
+      "orbit: still waiting for the server's answer after 5 s (busy, or waiting for its database); it gives up at 10 min\norbit: schedule nightly does not exist\n",
+    );
+    expect(bounds).toEqual([600_000]);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
 it("a body that stalls after the headers is waited on and given up as an answer that never came", async () => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   try {
