@@ -10,6 +10,18 @@ import { type Blocker, decide, dueTime, type FirePlan, type LedgerEntry, startBu
 
 /** How long a failed start waits before its occurrence is tried again (docs/design.md § The firing transaction). */
 export const RETRY_DELAY_MS = 5000;
+/** The soonest a failed start is tried again. */
+const MIN_RETRY_DELAY_MS = 250;
+
+/**
+ * When a failed start with `graceLeftMs` of its grace left is tried again: in 5 s, or at the end of
+ * the grace when that comes sooner. With a grace under 5 s the retry always came past the grace,
+ * and a 429 made a dead letter without a second try.
+ */
+export function retryDelayMs(graceLeftMs: number): number {
+  if (graceLeftMs < 0) return RETRY_DELAY_MS;
+  return Math.max(MIN_RETRY_DELAY_MS, Math.min(RETRY_DELAY_MS, graceLeftMs));
+}
 /** Ledger rows kept per schedule (docs/design.md § The model). */
 export const LEDGER_RETENTION = 1000;
 

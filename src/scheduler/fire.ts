@@ -28,8 +28,8 @@ import {
   LEDGER_RETENTION,
   planOf,
   prunesNow,
-  RETRY_DELAY_MS,
   type Retry,
+  retryDelayMs,
   type StartsDone,
   settle,
 } from "./fire-plan.js";
@@ -37,7 +37,7 @@ import { queueDeadLetters } from "./outcomes.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
 
-export { LEDGER_RETENTION, RETRY_DELAY_MS } from "./fire-plan.js";
+export { LEDGER_RETENTION } from "./fire-plan.js";
 
 export interface FireReport {
   scheduleId: string;
@@ -66,8 +66,8 @@ export type FireOutcome =
   | { kind: "fired"; report: FireReport; deadLetters: readonly DeadLetter[] }
   /**
    * A start failed for a reason the schedule can wait out: `occurrence` stays undecided and is due
-   * again in 5 s. What was decided before it stands (`report.advanced`); a failed buffered start
-   * decides nothing.
+   * again `inMs` later. What was decided before it stands (`report.advanced`); a failed buffered
+   * start decides nothing.
    */
   | {
       kind: "retry";
@@ -75,14 +75,10 @@ export type FireOutcome =
       deadLetters: readonly DeadLetter[];
       occurrence: number;
       error: string;
-      /** How long until it is tried again. */
       inMs: number;
     }
   /** The row changed under the fire (an update, a pause, another server): the change wins. */
   | { kind: "lost_cas"; report: FireReport };
-
-/** The soonest a failed start is tried again (see RETRY_DELAY_MS). */
-const MIN_RETRY_DELAY_MS = 250;
 
 /** Failures a schedule can wait out (429, a missing workflow, an input no longer valid). */
 const RETRYABLE: ReadonlySet<string> = new Set([
@@ -291,10 +287,7 @@ async function startsOf(
       if (!RETRYABLE.has(error.code)) throw error;
       const graceLeftMs = dueTime(row.scheduleId, start.occurrence, c.jitterMs) + deps.graceMs - now;
       const late = graceLeftMs < 0;
-      // Retried in 5 s, or at the end of the grace when that comes sooner: with a grace under 5 s
-      // the retry always came too late, and a 429 made a dead letter without a second try.
-      const retryInMs = late ? RETRY_DELAY_MS : Math.max(MIN_RETRY_DELAY_MS, Math.min(RETRY_DELAY_MS, graceLeftMs));
-      const retry = { occurrence: start.occurrence, at: now + retryInMs, error: error.message };
+      const retry = { occurrence: start.occurrence, at: now + retryDelayMs(graceLeftMs), error: error.message };
       if (start.fromBuffer) {
         // A buffered one stays buffered and nothing of the fire is kept, retried in 5 s: while the
         // server is full (it waits for room as it waited for its blocker), or inside the grace. A
@@ -459,17 +452,9 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
     return { scheduleId: id, outcome, advance: { row: dead.row, ...cas }, ledger: dead.ledger, prune: false };
   }
   if (held !== null) {
-    // Keep the occurrence, show the error, try again in 5 s.
+    // Keep the occurrence, show the error, try again at held.at.
     const advance = { row: { ...row, dueMs: held.at, retryMs: held.at, lastError: held.error }, ...cas };
-    const outcome: FireOutcome = {
-      kind: "retry",
-      report,
-      deadLetters: NO_DEAD_LETTERS,
-      occurrence: held.occurrence,
-      error: held.error,
-      inMs: held.at - now,
-    };
-    return { scheduleId: id, outcome, advance, ledger: [], prune: false };
+    return { scheduleId: id, outcome: retried(report, NO_DEAD_LETTERS, held, now), advance, ledger: [], prune: false };
   }
   if (!plan.advanced && plan.starts.length === 0) {
     // Nothing to decide (a woken buffer whose blocker still runs, a retry of nothing): the row must
@@ -492,22 +477,14 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
     if (e.kind === "dead_letter" && e.occurrenceMs != null)
       deadLetters = appended(deadLetters, { occurrence: e.occurrenceMs, error: e.error ?? "" });
   }
+  const dead = deadLetters ?? NO_DEAD_LETTERS;
   const outcome: FireOutcome =
-    done.retry === null
-      ? { kind: "fired", report, deadLetters: deadLetters ?? NO_DEAD_LETTERS }
-      : {
-          kind: "retry",
-          report,
-          deadLetters: deadLetters ?? NO_DEAD_LETTERS,
-          occurrence: done.retry.occurrence,
-          error: done.retry.error,
-          inMs: done.retry.at - now,
-        };
-  return {
-    scheduleId: id,
-    outcome,
-    advance: { row: settled.row, expectedRevision: fire.revision, expectedNextFireMs: row.nextFireMs },
-    ledger: settled.ledger,
-    prune: prunesNow(row, settled.row),
-  };
+    done.retry === null ? { kind: "fired", report, deadLetters: dead } : retried(report, dead, done.retry, now);
+  const prune = prunesNow(row, settled.row);
+  return { scheduleId: id, outcome, advance: { row: settled.row, ...cas }, ledger: settled.ledger, prune };
+}
+
+/** The outcome of a fire whose start of `r.occurrence` failed and is tried again at `r.at`. */
+function retried(report: FireReport, deadLetters: readonly DeadLetter[], r: Retry, now: number): FireOutcome {
+  return { kind: "retry", report, deadLetters, occurrence: r.occurrence, error: r.error, inMs: r.at - now };
 }
