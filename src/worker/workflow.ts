@@ -96,10 +96,15 @@ export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
       `workflow name ${JSON.stringify(definition.name)} must be 1-128 of [A-Za-z0-9_.-], starting with a letter or digit`,
     );
   }
-  if (semver.valid(definition.version) !== definition.version) {
-    throw new TypeError(
-      `workflow ${definition.name}: version ${JSON.stringify(definition.version)} is not semver (e.g. 1.0.0)`,
-    );
+  const valid = semver.valid(definition.version);
+  if (valid !== definition.version) {
+    // Build metadata is semver, but the server refuses it (docs/workflows.md § Versions): said so
+    // here, where it was called "not semver".
+    const why =
+      valid !== null && definition.version.startsWith(`${valid}+`)
+        ? `has build metadata (${definition.version.slice(valid.length)}), which Orbit does not accept: register ${valid}, or a higher version`
+        : "is not semver (e.g. 1.0.0)";
+    throw new TypeError(`workflow ${definition.name}: version ${JSON.stringify(definition.version)} ${why}`);
   }
   // From plain JavaScript the handler may be passed beside the definition instead of as its `run`:
   // say so here, not as "def.run is not a function" on every task the worker leases.

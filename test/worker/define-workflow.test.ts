@@ -37,6 +37,10 @@ describe("defineWorkflow", () => {
   it("refuses a bad name, version or retry policy", () => {
     expect(() => defineWorkflow({ name: "", version: "1.0.0", run })).toThrow(/workflow name "" must be/);
     expect(() => defineWorkflow({ name: "W", version: "1.0", run })).toThrow(/version "1.0" is not semver/);
+    // Build metadata is semver, but the server refuses it: said so, not "not semver".
+    expect(() => defineWorkflow({ name: "W", version: "1.0.0+build.5", run })).toThrow(
+      'workflow W: version "1.0.0+build.5" has build metadata (+build.5), which Orbit does not accept: register 1.0.0, or a higher version',
+    );
     // Past the protocol's bounds the server would refuse every poll, and the worker run nothing.
     for (const retry of [
       { maxAttempts: 0, backoffMs: 0 },
