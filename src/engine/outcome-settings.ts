@@ -60,6 +60,14 @@ export function validateNotify(value: unknown, key = "notify"): Array<{ url: str
       if (k !== "url" && k !== "events") throw invalidArgument(`${where} has unknown key "${k}": use url and events`);
     }
     const url = target.url;
+    // URL parsing drops a tab or a line break and trims spaces: "…/echo\r\nX-Injected: 1" was kept
+    // as given and shown so, and sent to /echoX-Injected:%201 (a tester).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+    if (typeof url === "string" && /[\u0000-\u0020\u007f]/.test(url)) {
+      throw invalidArgument(
+        `${where}.url holds a space or a control character (a line break, a tab), which URL parsing drops or rewrites: the webhook would go elsewhere than it shows; percent-encode it (%20, %0A)`,
+      );
+    }
     let parsed: URL | null = null;
     try {
       parsed = typeof url === "string" && url.length <= MAX_URL ? new URL(url) : null;

@@ -72,6 +72,17 @@ describe("notify settings", () => {
     );
   });
 
+  it.each([
+    "http://127.0.0.1:7774/echo\r\nX-Injected: 1",
+    "http://127.0.0.1/a\tb",
+    " http://127.0.0.1/",
+    "http://127.0.0.1/a b",
+  ])("refuses %j, which URL parsing would change (shown one way, sent another)", (url) => {
+    expect(() => validateNotify(url)).toThrow(
+      "notify.url holds a space or a control character (a line break, a tab), which URL parsing drops or rewrites: the webhook would go elsewhere than it shows; percent-encode it (%20, %0A)",
+    );
+  });
+
   it("takes loopback and private addresses (a receiver beside the server)", () => {
     expect(validateNotify(["http://127.0.0.1:9000/hook", "http://10.1.2.3/hook"])).toHaveLength(2);
   });
