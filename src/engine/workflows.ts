@@ -2,7 +2,6 @@
  * Workflow registration, lookup and input validation (docs/design.md § Executions and tasks).
  * Versions are immutable once registered, so validators are cached per (name, version).
  */
-import semver from "semver";
 import { canonicalJson } from "../domain/canonical-json.js";
 import type { NowClock as Clock } from "../domain/clock.js";
 import { OrbitError } from "../domain/errors.js";
@@ -18,6 +17,7 @@ import { isJsonObject, type JsonObject } from "../domain/json.js";
 import { checkJsonLimits } from "../domain/json-limits.js";
 import { suggestKey } from "../domain/suggest.js";
 import type { Workflow } from "../domain/workflow.js";
+import { isWorkflowVersion, versionWithoutBuild } from "../domain/workflow-version.js";
 import type { Store, StoreOps } from "../store/store.js";
 import type { WorkflowRef } from "../store/task-store.js";
 import { inTransaction } from "./tx.js";
@@ -75,21 +75,12 @@ export function checkWorkflowRef(name: string, version: string | null | undefine
  * refused, and said so plainly; it was called "not a semver version" (a tester).
  */
 export function notSemver(version: string): string {
-  const base = withoutBuild(version);
+  const base = versionWithoutBuild(version);
   if (base === null) return "is not a semver version (MAJOR.MINOR.PATCH, e.g. 1.0.0)";
   return `has build metadata (${version.slice(base.length)}), which Orbit does not accept: semver's order ignores it, so ${version} would tie with ${base} for the latest`;
 }
 
-/** The version without its build metadata, when that is all that keeps it from being a workflow's; else null. */
-function withoutBuild(version: string): string | null {
-  const plus = version.indexOf("+");
-  if (plus <= 0 || semver.parse(version) === null) return null;
-  const base = version.slice(0, plus);
-  return isWorkflowVersion(base) ? base : null;
-}
-
-/** Whether a version is one a workflow can be registered under: semver, written as semver writes it. */
-export const isWorkflowVersion = (version: string): boolean => semver.valid(version) === version;
+export { isWorkflowVersion };
 
 /**
  * Refuses, INVALID_ARGUMENT, a worker's poll offering a workflow no version can be registered as:
@@ -335,7 +326,7 @@ export class Workflows {
     if (badName !== null) throw new OrbitError("INVALID_ARGUMENT", badName);
     if (typeof version !== "string" || !isWorkflowVersion(version)) {
       const text = typeof version === "string" ? version : "";
-      const base = withoutBuild(text);
+      const base = versionWithoutBuild(text);
       const fix = base === null ? "" : `: register ${base}, or a higher version`;
       throw new OrbitError(
         "INVALID_ARGUMENT",

@@ -307,7 +307,8 @@ export function parseCron(expression: string): CronSpec {
   const p = new Parser(source);
   if (source === "") throw p.fail("the expression is empty");
   let text = source;
-  refuseOtherDialects(p, source);
+  // Only a text with `=` or a macro can be one of them: the common cron pays nothing for the check.
+  if (source.startsWith("@") || source.includes("=")) refuseOtherDialects(p, source);
   if (source.startsWith("@")) {
     const macro = MACROS[source.toLowerCase()];
     if (macro === undefined) {

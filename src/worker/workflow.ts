@@ -3,10 +3,10 @@
  * freezes the definition; a Worker registers it with the server and runs it.
  */
 
-import semver from "semver";
 import { inputSchemaRootRefusal } from "../domain/input-schema.js";
 import type { Jsonified, JsonObject, JsonValue, ReadonlyJsonObject } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
+import { isWorkflowVersion, versionWithoutBuild } from "../domain/workflow-version.js";
 
 /** How a failed attempt is retried (the whole run again; completed steps are not run again). */
 export interface RetryPolicy {
@@ -96,13 +96,13 @@ export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
       `workflow name ${JSON.stringify(definition.name)} must be 1-128 of [A-Za-z0-9_.-], starting with a letter or digit`,
     );
   }
-  const valid = semver.valid(definition.version);
-  if (valid !== definition.version) {
+  if (!isWorkflowVersion(definition.version)) {
     // Build metadata is semver, but the server refuses it (docs/workflows.md § Versions): said so
     // here, where it was called "not semver".
+    const base = versionWithoutBuild(definition.version);
     const why =
-      valid !== null && definition.version.startsWith(`${valid}+`)
-        ? `has build metadata (${definition.version.slice(valid.length)}), which Orbit does not accept: register ${valid}, or a higher version`
+      base !== null
+        ? `has build metadata (${definition.version.slice(base.length)}), which Orbit does not accept: register ${base}, or a higher version`
         : "is not semver (e.g. 1.0.0)";
     throw new TypeError(`workflow ${definition.name}: version ${JSON.stringify(definition.version)} ${why}`);
   }

@@ -26,6 +26,18 @@ async function listen(answer: (res: ServerResponse) => void): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
 }
 
+/** A failure alert of `schedule` to `url`, as the outcome recorder stores one. */
+function failureAlert(schedule: string, url: string, now: number) {
+  return {
+    scheduleId: schedule,
+    workflow: "Report",
+    event: "failure",
+    url,
+    payload: { event: "failure", schedule_id: schedule },
+    createdMs: now,
+  };
+}
+
 describe("a webhook target that does not answer [sqlite]", () => {
   const db = useStore(sqliteDialect);
 
@@ -33,14 +45,7 @@ describe("a webhook target that does not answer [sqlite]", () => {
     const clock = new SystemClock();
     const hangs = await listen((res) => void held.push(res));
     const answers = await listen((res) => res.writeHead(200).end());
-    const row = (schedule: string, url: string) => ({
-      scheduleId: schedule,
-      workflow: "Report",
-      event: "failure",
-      url,
-      payload: { event: "failure", schedule_id: schedule },
-      createdMs: clock.now(),
-    });
+    const row = (schedule: string, url: string) => failureAlert(schedule, url, clock.now());
     await db.store.insertNotifications([row("hangs", hangs)], clock.now());
     const notifier = new Notifier({ store: db.store, clock, secret: null });
     notifier.start();
@@ -64,19 +69,7 @@ describe("a server stopping while a webhook call hangs [sqlite]", () => {
   it("records no attempt: the delivery stays due for the next start", async () => {
     const clock = new SystemClock();
     const hangs = await listen((res) => void held.push(res));
-    await db.store.insertNotifications(
-      [
-        {
-          scheduleId: "hangs",
-          workflow: "Report",
-          event: "failure",
-          url: hangs,
-          payload: { event: "failure", schedule_id: "hangs" },
-          createdMs: clock.now(),
-        },
-      ],
-      clock.now(),
-    );
+    await db.store.insertNotifications([failureAlert("hangs", hangs, clock.now())], clock.now());
     const notifier = new Notifier({ store: db.store, clock, secret: null });
     notifier.start();
     while (held.length === 0) await new Promise((r) => setTimeout(r, 10));
@@ -116,19 +109,7 @@ describe("a webhook target that answers 200 with a body without end [sqlite]", (
       res.on("drain", more);
       more();
     });
-    await db.store.insertNotifications(
-      [
-        {
-          scheduleId: "endless",
-          workflow: "Report",
-          event: "failure",
-          url: endless,
-          payload: { event: "failure", schedule_id: "endless" },
-          createdMs: clock.now(),
-        },
-      ],
-      clock.now(),
-    );
+    await db.store.insertNotifications([failureAlert("endless", endless, clock.now())], clock.now());
     const notifier = new Notifier({ store: db.store, clock, secret: null });
     try {
       expect(await notifier.deliverDue()).toBe(1);
