@@ -99,7 +99,8 @@ function hasLosslessNumber(value: unknown): boolean {
  * would change it (`120.0`); undefined when there is no input or JSON.stringify would give the same.
  */
 export function inputTextOf(rawBody: string | undefined): string | undefined {
-  if (rawBody === undefined || rawBody.trim() === "") return undefined;
+  // Every number as JavaScript writes it: nothing to keep, and no second parse of the whole body.
+  if (rawBody === undefined || numbersAreCanonical(rawBody)) return undefined;
   try {
     const body = parseJsonText(rawBody);
     if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
@@ -113,7 +114,7 @@ export function inputTextOf(rawBody: string | undefined): string | undefined {
 
 /** {@link inputTextOf} for each element of the body's array member `key` (the batch create). */
 export function inputTextsOf(rawBody: string | undefined, key: string): (string | undefined)[] {
-  if (rawBody === undefined || rawBody.trim() === "") return [];
+  if (rawBody === undefined || numbersAreCanonical(rawBody)) return [];
   try {
     const body = parseJsonText(rawBody) as Record<string, unknown>;
     const items = body?.[key];

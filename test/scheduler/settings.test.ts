@@ -191,9 +191,17 @@ describe("schedule settings", () => {
       ...["${env://HOME}", "Bearer ${VAULT://kv/token}", "${ env://HOME}", "{{env://X}}", "$(var://z)", "$env://X"],
       "\u200benv://HOME",
       "\uff45\uff4e\uff56://HOME",
+      "env\uff1a\uff0f\uff0fHOME",
     ];
     for (const p of ["env://X", "secret://y", "var://z", ...templates])
       expect(() => validateSettings({ ...base, input: { a: [p] } }, NOW)).toThrow(/secret reference/);
+    // The path names the first reference, in an array and as a key.
+    expect(refusal({ ...base, input: { a: [1, { b: "x" }, { b: "env://X" }] } }).message).toContain(
+      'input.a[2].b holds a secret reference ("env://…")',
+    );
+    expect(refusal({ ...base, input: { a: [{ "Secret://k": 1 }] } }).message).toContain(
+      'input.a[0] key "Secret://k" holds a secret reference ("secret://…")',
+    );
     // A scheme mentioned in a text is not a reference.
     expect(validateSettings({ ...base, input: { note: "see env://X in the runbook" } }, NOW).settings.input).toEqual({
       note: "see env://X in the runbook",
