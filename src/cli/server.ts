@@ -1,7 +1,7 @@
 /**
  * `orbit server` (docs/design.md § Parts): starts the HTTP API, the scheduler and the UI in this process, prints
  * a line saying where it listens and what it stores in, and one with the web UI's address, and runs
- * until SIGINT or SIGTERM, when it closes (finishing in-flight fires and requests) and exits 0.
+ * until SIGINT, SIGTERM or SIGHUP, when it closes (finishing in-flight fires and requests) and exits 0.
  */
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
@@ -185,21 +185,54 @@ async function loadStartServer(): Promise<StartServer> {
   return mod.startServer;
 }
 
-/** Resolves on the first SIGINT or SIGTERM; a second one kills the process (Node's default). */
+/**
+ * The signals that stop the server as `close()` does. SIGHUP too: a closed terminal, or a
+ * `kill -HUP` meant as a reload, killed the server on the spot (Node's default), without its
+ * shutdown; Orbit has no settings to reload, so it stops cleanly and says why (docs/operations.md
+ * § Signals).
+ */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/** Resolves on the first stop signal; a second SIGINT or SIGTERM kills the process (Node's default). */
 function nextSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals): void => {
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
+      for (const s of STOP_SIGNALS) process.off(s, on);
       resolve(signal);
     };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
+    for (const s of STOP_SIGNALS) process.on(s, on);
   });
 }
 
+/** The ORBIT_* variables Orbit reads: the server's, and the CLI's own (a shell may set them for both). */
+const ORBIT_VARIABLES = new Set([
+  "ORBIT_DATABASE_URL",
+  "ORBIT_NOTIFY_SECRET",
+  "ORBIT_SERVER",
+  "ORBIT_TOKEN",
+  "ORBIT_TEST_DATABASE_URL",
+]);
+
+/**
+ * A warning per ORBIT_* variable set that Orbit does not read, naming the flag it looks like:
+ * `ORBIT_PORT=8080` was ignored without a word and the server listened on 7233 (a tester's
+ * systemd unit). Every other setting is a flag (docs/operations.md § Configure).
+ */
+export function unreadVariableWarnings(env: Readonly<Record<string, string | undefined>>, flags: string[]): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith("ORBIT_") && !ORBIT_VARIABLES.has(name) && env[name] !== undefined)
+    .sort()
+    .map((name) => {
+      const flag = `--${name.slice("ORBIT_".length).toLowerCase().replaceAll("_", "-")}`;
+      const use = flags.includes(flag)
+        ? `give ${flag} instead`
+        : "the server's settings are flags (orbit server --help)";
+      return `orbit: ${name} is set, but Orbit reads no such variable (only ORBIT_DATABASE_URL and ORBIT_NOTIFY_SECRET configure the server): ${use}\n`;
+    });
+}
+
 export function registerServerCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command("server")
     .description("run the Orbit server: HTTP API under /v1, web UI at /, metrics at /metrics")
     .option("--port <port>", "port to listen on; 0 picks a free one (default: 7233)", wholeNumber(0, 65535))
@@ -283,6 +316,8 @@ Examples:
   $ orbit server --database postgres://orbit@db:5432/orbit --cluster active-standby --host 0.0.0.0 --config orbit.yaml`,
     )
     .action(async (flags: ServerFlags) => {
+      const known = command.options.map((o) => o.long ?? "");
+      for (const warning of unreadVariableWarnings(io.env, known)) await io.stderr.write(warning);
       const database = flags.database ?? (io.env.ORBIT_DATABASE_URL || undefined);
       const unnamed =
         database === undefined ? null : unnamedDatabaseWarning(database, flags.database === undefined, io.env);
@@ -354,7 +389,11 @@ Examples:
         .catch((err: unknown) => {
           if (!(err instanceof OutputClosedError)) throw err;
         });
-      await signal;
+      if ((await signal) === "SIGHUP") {
+        await io.stderr
+          .write("orbit: SIGHUP: the server stops (it has no settings to reload; restart it to change them)\n")
+          .catch(() => undefined);
+      }
       const bound = flags.shutdownTimeout ?? SHUTDOWN_TIMEOUT_MS;
       if (await closedWithin(server, bound)) return;
       // Whatever still waits (a statement on a database that does not answer) is abandoned: the

@@ -1,7 +1,7 @@
 /**
  * `orbit server`'s stdout (docs/cli.md § orbit server): the JSON log and the "listening on" lines in
  * the order they happen, and a reader that goes away (`orbit server | head -1`) is no reason to stop
- * serving, nor to stop hearing SIGTERM.
+ * serving, nor to stop hearing SIGTERM; SIGHUP stops it as SIGTERM does.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,12 +17,13 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(port: number): ReturnType<typeof spawn> {
+function serve(port: number, env: Record<string, string> = {}): ReturnType<typeof spawn> {
   const dataDir = mkdtempSync(join(tmpdir(), "orbit-stdout-"));
   dirs.push(dataDir);
   return spawn(process.execPath, [...childArgs(ENTRY), "server", "--port", String(port), "--data-dir", dataDir], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
 }
 
@@ -65,4 +66,51 @@ it("serves on, and stops on SIGTERM, once its stdout's reader went away", async 
   const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(resolve, 15_000, "running"))]);
   if (code === "running") child.kill("SIGKILL");
   expect(code).toBe(0);
+});
+
+it("stops cleanly on SIGHUP (a closed terminal), saying why, instead of dying on the spot", async () => {
+  const child = serve(await freePort());
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once("exit", (code, signal) => resolve([code, signal])),
+  );
+  await waitFor(async () => (out.includes("open http") ? true : undefined), 30_000, "the listening lines");
+  child.kill("SIGHUP");
+  // Node's default ended it by the signal (exit 129), without its shutdown.
+  expect(await exited).toEqual([0, null]);
+  expect(out).toContain(`"msg":"orbit server stopped"`);
+  expect(err).toBe("orbit: SIGHUP: the server stops (it has no settings to reload; restart it to change them)\n");
+});
+
+it("warns of each ORBIT_* variable it does not read, naming the flag to give instead", async () => {
+  // A systemd unit's ORBIT_PORT=8080 was ignored without a word: the server listened on 7233.
+  const child = serve(await freePort(), { ORBIT_PORT: "8080", ORBIT_LOG_LEVEL: "debug", ORBIT_COLOUR: "1" });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await waitFor(async () => (out.includes("open http") ? true : undefined), 30_000, "the listening lines");
+  child.kill("SIGTERM");
+  expect(await exited).toBe(0);
+  const also = "(only ORBIT_DATABASE_URL and ORBIT_NOTIFY_SECRET configure the server)";
+  expect(err).toBe(
+    [
+      `orbit: ORBIT_COLOUR is set, but Orbit reads no such variable ${also}: the server's settings are flags (orbit server --help)`,
+      `orbit: ORBIT_LOG_LEVEL is set, but Orbit reads no such variable ${also}: give --log-level instead`,
+      `orbit: ORBIT_PORT is set, but Orbit reads no such variable ${also}: give --port instead`,
+      "",
+    ].join("\n"),
+  );
 });
