@@ -292,15 +292,25 @@ export const SETTING_ALIASES: Readonly<Record<string, string>> = {
   id: "schedule_id",
   scheduleId: "schedule_id",
   pause: "paused",
+  // Kubernetes CronJob's `suspend`, and the words for it elsewhere (`enabled: false`).
+  suspend: "paused",
+  suspended: "paused",
+  disabled: "paused",
+  enabled: "paused",
   note: "pause_note",
   notes: "description",
   timeout_ms: "run_timeout",
   timeout: "run_timeout",
   runTimeout: "run_timeout",
   execution_timeout: "run_timeout",
+  // A Kubernetes Job's limit on its run (it was offered start_timeout, by spelling).
+  active_deadline_seconds: "run_timeout",
+  activeDeadlineSeconds: "run_timeout",
   schedule_to_start_timeout: "start_timeout",
-  starting_deadline_seconds: "start_timeout",
-  startingDeadlineSeconds: "start_timeout",
+  // Kubernetes skips a run it could not start within this long of its time: a missed occurrence
+  // older than the window never starts (start_timeout fails an execution no worker took).
+  starting_deadline_seconds: "catchup_window",
+  startingDeadlineSeconds: "catchup_window",
   pause_on_failures: "pause_on_failure",
   pauseOnFailure: "pause_on_failure",
   limit: "max_runs",

@@ -37,6 +37,11 @@ describe("schedule settings", () => {
     );
     expect(refusal({ ...base, timezon: "UTC" }).message).toBe('unknown setting "timezon"; did you mean "timezone"?');
     expect(refusal({ ...base, zzzzzzzz: 1 }).message).toBe('unknown setting "zzzzzzzz"');
+    // Kubernetes CronJob's names, by what they do there.
+    const meant = (key: string) => refusal({ ...base, [key]: 1 }).message.replace(/^.*did you mean /, "");
+    expect(meant("startingDeadlineSeconds")).toBe('"catchup_window"?');
+    expect(meant("activeDeadlineSeconds")).toBe('"run_timeout"?');
+    for (const key of ["suspend", "suspended", "enabled", "disabled"]) expect(meant(key)).toBe('"paused"?');
     expect(refusal({ ...base, misfire_polcy: "x" }).code).toBe("INVALID_ARGUMENT");
   });
 
