@@ -301,6 +301,29 @@ function refuseOtherDialects(p: Parser, source: string): void {
   }
 }
 
+/**
+ * A crontab line pasted whole, with its user column or its command after the five time fields
+ * (`0 2 * * * /usr/bin/backup.sh`, `/etc/crontab`'s `0 2 * * * root backup.sh`): read as six
+ * fields, it was refused for "`usr/bin/backup.sh` is not a valid step in the day of week field"
+ * (a tester). A field from the sixth on that no cron field could hold (a path, a word of four or
+ * more letters that is no day's name, a character outside cron's) is said to be the command.
+ */
+function refuseCrontabCommand(p: Parser, parts: readonly string[]): void {
+  if (parts.length < 6) return;
+  const command = parts
+    .slice(5)
+    .find(
+      (f) =>
+        /^[./~$]/.test(f) ||
+        (/^[A-Za-z_]{4,}$/.test(f) && !/^(mon|tue|wed|thu|fri|sat|sun)/i.test(f)) ||
+        /[^\w*,/?#-]/.test(f),
+    );
+  if (command === undefined) return;
+  throw p.fail(
+    `\`${command}\` looks like a crontab line's user or command: a schedule's cron is the time fields alone (\`${parts.slice(0, 5).join(" ")}\`), and what it starts is the schedule's workflow`,
+  );
+}
+
 /** Parses a cron expression; throws INVALID_SCHEDULE with the seed's message form. */
 export function parseCron(expression: string): CronSpec {
   const source = expression.trim();
@@ -319,6 +342,7 @@ export function parseCron(expression: string): CronSpec {
     text = macro;
   }
   const parts = text.split(/\s+/);
+  refuseCrontabCommand(p, parts);
   if (parts.length !== 5 && parts.length !== 6) {
     // Quartz's seventh field is a year: said, as for six fields.
     const year = parts.length === 7 && /^([1-9]\d{3}([-,/].*)?|\*)$/.test(parts[6] as string);
@@ -327,8 +351,6 @@ export function parseCron(expression: string): CronSpec {
     );
   }
   const hasSeconds = parts.length === 6;
-  // A year last (Quartz's and AWS's seventh field, given as a sixth): "`2027` is out of range for
-  // the day of week field" did not say that the first field had become the seconds (a tester).
   // A year last (Quartz's and AWS's seventh field, given as a sixth, or as a fifth in place of the
   // day of week), alone, in a list, a range or a step (`2027`, `1,2027`, `2027-*`, `2026/1`):
   // "`2027` is out of range for the day of week field" did not say what was wrong (a tester).

@@ -80,6 +80,23 @@ describe("parseCron: field count", () => {
     );
   });
 
+  it("says a crontab line's user or command is not part of the cron", () => {
+    // It said "`usr/bin/backup.sh` is not a valid step in the day of week field" (a tester).
+    const said = (field: string) =>
+      `\`${field}\` looks like a crontab line's user or command: a schedule's cron is the time fields alone (\`0 2 * * *\`), and what it starts is the schedule's workflow`;
+    for (const [line, field] of [
+      ["0 2 * * * /usr/bin/backup.sh", "/usr/bin/backup.sh"],
+      ["0 2 * * * root /usr/bin/backup.sh", "root"],
+      ["0 2 * * * backup.sh --full", "backup.sh"],
+      ["0 2 * * * ./backup", "./backup"],
+    ] as const) {
+      expectOrbitError(() => parseCron(line), `cron \`${line}\`: ${said(field)}`);
+    }
+    // Six fields of cron's own are read as ever, a day's full name refused as a value.
+    expect(() => parseCron("0 0 2 ? * MON#2")).not.toThrow();
+    expect(() => parseCron("0 0 2 * * MONDAY")).toThrow(/day of week/);
+  });
+
   it("says a year given as a sixth field is a year, not a day of the week", () => {
     // It said "`2027` is out of range for the day of week field (0-7)": the first field had
     // become the seconds, which the message did not say (a tester).
