@@ -107,8 +107,14 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
       if (unknown !== null) return unknownField(unknown, error.parentSchema, field);
       return `${field} needs "${String(p.missingProperty)}"`;
     }
-    case "type":
-      return `${field} must be ${describeType(p.type)}`;
+    case "type": {
+      // `"interval": 3600` was told only that it must be a string (a tester coming from seconds).
+      const about = (error.parentSchema as { description?: unknown } | undefined)?.description;
+      if (typeof error.data === "number" && typeof about === "string" && about.startsWith("duration")) {
+        return `${field} must be a duration text such as "90s", "15m" or "1h30m", not a number (${error.data} seconds is "${error.data}s")`;
+      }
+      return `${field} must be ${describeType(p.type)}${error.data === null ? ", not null" : ""}`;
+    }
     case "enum": {
       // Another product's name for a value (overlap "cancel_other"): point at Orbit's.
       // A setting's `null` (unset it, on an update) is not one of its values.

@@ -159,3 +159,28 @@ it("a duration setting that is not the timing is INVALID_ARGUMENT whatever is wr
   expect({ status: timing.status, code: timing.body.code }).toEqual({ status: 400, code: "INVALID_SCHEDULE" });
   expect((await t.call("GET", "/v1/schedules/d")).status).toBe(404);
 });
+
+it("tells a number given for a duration to write it as a text, and a null for a setting that cannot be unset that it is null", async () => {
+  // `"interval": 3600` was told "interval must be a string or null" (a tester coming from seconds).
+  const interval = await t.call("POST", "/v1/schedules", { ...base, schedule_id: "bad", interval: 3600 });
+  expect([interval.status, interval.body]).toEqual([
+    400,
+    {
+      code: "INVALID_ARGUMENT",
+      message:
+        'interval must be a duration text such as "90s", "15m" or "1h30m", not a number (3600 seconds is "3600s")',
+    },
+  ]);
+  const window = await t.call("PATCH", "/v1/schedules/orders-every-10s", { catchup_window: 90 });
+  expect(window.body.message).toBe(
+    'catchup_window must be a duration text such as "90s", "15m" or "1h30m", not a number (90 seconds is "90s")',
+  );
+  // A cron is no duration: it keeps its message.
+  expect((await t.call("POST", "/v1/schedules", { ...base, schedule_id: "bad", cron: 5 })).body.message).toBe(
+    "cron must be a string or null",
+  );
+  const workflow = await t.call("PATCH", "/v1/schedules/orders-every-10s", { workflow: null });
+  expect([workflow.status, workflow.body.message]).toEqual([400, "workflow must be a string, not null"]);
+  expect((await t.call("GET", "/v1/schedules/bad")).status).toBe(404);
+  expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body).toMatchObject({ interval: "10s", revision: 1 });
+});
