@@ -98,11 +98,8 @@ An occurrence whose execution exists is skipped, so repeating a backfill starts 
   $ orbit schedule backfill nightly-orders --start-at 2026-11-01T00:00:00Z --end-at 2026-11-07T23:59:59Z`,
       ),
   ).action(async (id: string, opts: { startAt: string; endAt: string } & WriteFlags & JsonFlag, cmd: Command) => {
-    const r = await clientFor(cmd, io).backfillSchedule(
-      id,
-      { start_at: opts.startAt, end_at: opts.endAt },
-      writeOptionsOf(opts),
-    );
+    const client = clientFor(cmd, io);
+    const r = await client.backfillSchedule(id, { start_at: opts.startAt, end_at: opts.endAt }, writeOptionsOf(opts));
     if (opts.json === true) return printJson(io, r);
     checked(r, "the backfill's result", {
       start_at: "text",
@@ -114,7 +111,32 @@ An occurrence whose execution exists is skipped, so repeating a backfill starts 
     await io.stdout.write(
       `backfilled ${id} from ${r.start_at} to ${r.end_at}: ${r.occurrences} occurrence${r.occurrences === 1 ? "" : "s"}, ${r.started} started, ${r.already_existed} already existed\n`,
     );
+    if (r.occurrences === 0) {
+      const s = await client.getSchedule(id).catch(() => null);
+      await io.stderr.write(`(${noOccurrenceWhy(id, r.start_at, r.end_at, s)})\n`);
+    }
   });
+}
+
+/**
+ * Why a backfill's range held no occurrence: "0 occurrences, 0 started" of a range before the
+ * schedule's start_at said nothing more (a tester). `s` is the schedule when it could be read.
+ */
+export function noOccurrenceWhy(
+  id: string,
+  from: string,
+  to: string,
+  s: { start_at?: string | null; end_at?: string | null } | null,
+): string {
+  const starts = typeof s?.start_at === "string" ? s.start_at : null;
+  const ends = typeof s?.end_at === "string" ? s.end_at : null;
+  if (starts !== null && Date.parse(starts) > Date.parse(to)) {
+    return `the range ends before ${id} starts: its start_at is ${starts}`;
+  }
+  if (ends !== null && Date.parse(ends) < Date.parse(from)) {
+    return `the range begins after ${id} ends: its end_at is ${ends}`;
+  }
+  return `no occurrence of ${id}'s timing falls in that range: \`orbit schedule get ${id}\` shows its timing`;
 }
 
 /**
