@@ -19,6 +19,7 @@ import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
 import { HeldRows, heldRowsWarning } from "./held-rows.js";
+import { keyTurns } from "./key-turns.js";
 import { type SchedulerLogger, scheduleLog } from "./scheduler-log.js";
 import { StallWatch } from "./stall-watch.js";
 
@@ -305,7 +306,7 @@ export class SchedulerLoop implements FireWindow {
         ids = rows.map((r) => r.scheduleId);
         for (const id of ids) this.seen.add(id);
         firedAt = rows.length === 0 ? now : await this.timeAfterWait(tx, now, since);
-        return committable(await fireSchedules(tx, rows, firedAt, this.o));
+        return committable(await fireSchedules(tx, keyTurns(rows), firedAt, this.o));
       }, URGENT);
     } catch (err) {
       // The database away (a dropped connection, a full disk) is not about one schedule: the round
