@@ -11,6 +11,7 @@ import type { FastifySchemaCompiler } from "fastify";
 import { own } from "../domain/own.js";
 import { suggestKey } from "../domain/suggest.js";
 import { FIELD_ALIASES, VALUE_ALIASES } from "../scheduler/aliases.js";
+import { plusAsSpace } from "../time/format.js";
 
 // Both packages are CommonJS; under NodeNext their classes arrive as `.default`.
 const Ajv = AjvModule.default;
@@ -144,7 +145,7 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
     case "pattern":
       return `${field} must match ${String(p.pattern)}`;
     case "format":
-      return `${field} must be a valid ${String(p.format)}`;
+      return `${field} must be a valid ${String(p.format)}${plusAsSpace(error.data)}`;
     default:
       return `${field} ${error.message ?? "is invalid"}`;
   }

@@ -32,6 +32,16 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))
 const FIRST_INSTANT_MS = new Date(0).setUTCFullYear(0, 0, 1);
 
 /**
+ * The hint for a time whose offset's `+` arrived as a space, else "": a URL's query reads `+` as a
+ * space, so `?from=2026-03-28T12:00:00+01:00` typed unencoded came as `… 01:00` (a tester).
+ */
+export function plusAsSpace(value: unknown): string {
+  return typeof value === "string" && /\d \d{2}:\d{2}$/.test(value)
+    ? '; a "+" in a URL\'s query arrives as a space: send it as %2B'
+    : "";
+}
+
+/**
  * Parses an RFC 3339 time with an offset (`Z` or `±hh:mm`); `what` names the field in messages.
  * Digits past the millisecond round down, or up with `round: "up"` (a `start_at` of `…00.0001Z`
  * allows no occurrence at `…00Z`). The instant must be one the API can write back: from year 0000
@@ -40,7 +50,9 @@ const FIRST_INSTANT_MS = new Date(0).setUTCFullYear(0, 0, 1);
 export function parseInstant(text: string, what = "time", round: "down" | "up" = "down"): number {
   const m = RFC3339.exec(text.trim());
   if (m === null) {
-    throw invalidArgument(`${what} "${text}" is not an RFC 3339 time with an offset, such as "2026-11-15T18:51:00Z"`);
+    throw invalidArgument(
+      `${what} "${text}" is not an RFC 3339 time with an offset, such as "2026-11-15T18:51:00Z"${plusAsSpace(text)}`,
+    );
   }
   const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
   const month = Number(mo);

@@ -184,3 +184,21 @@ it("tells a number given for a duration to write it as a text, and a null for a 
   expect((await t.call("GET", "/v1/schedules/bad")).status).toBe(404);
   expect((await t.call("GET", "/v1/schedules/orders-every-10s")).body).toMatchObject({ interval: "10s", revision: 1 });
 });
+
+it("says a '+' typed unencoded in a query's time arrived as a space, on every route that reads one", async () => {
+  // `?created_after=…12:00:00+01:00` said only "must be a valid date-time" (a tester).
+  const hint = '; a "+" in a URL\'s query arrives as a space: send it as %2B';
+  const listed = await t.call("GET", "/v1/executions?created_after=2026-12-07T12:00:00+01:00");
+  expect([listed.status, listed.body.message]).toEqual([
+    400,
+    `query parameter created_after must be a valid date-time${hint}`,
+  ]);
+  const preview = await t.call("GET", "/v1/preview?cron=0%202%20*%20*%20*&from=2026-03-28T12:00:00+01:00");
+  expect([preview.status, preview.body.message]).toEqual([
+    400,
+    `from "2026-03-28T12:00:00 01:00" is not an RFC 3339 time with an offset, such as "2026-11-15T18:51:00Z"${hint}`,
+  ]);
+  // Encoded, both read it.
+  expect((await t.call("GET", "/v1/executions?created_after=2026-12-07T12:00:00%2B01:00")).status).toBe(200);
+  expect((await t.call("GET", "/v1/preview?cron=0%202%20*%20*%20*&from=2026-03-28T12:00:00%2B01:00")).status).toBe(200);
+});
