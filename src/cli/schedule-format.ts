@@ -124,6 +124,8 @@ export function scheduleBlock(s: ScheduleJson, lastRun?: { status: string; run: 
   // Why the last run has not started, when it waits (no worker for its workflow, all busy, …): the
   // occurrences after it are skipped meanwhile, and `skipped` alone does not say why.
   if (lastRun?.waiting !== undefined) out += line("waiting", lastRun.waiting);
+  const notStarted = notStartedText(s);
+  if (notStarted !== null) out += line("not started", notStarted);
   out += outcomeLines(s);
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
   // A paused schedule fires none of them until resumed: its list is what a resume now would fire.
@@ -150,7 +152,24 @@ export function outcomeText(s: ScheduleJson): string {
 export function healthText(s: ScheduleJson): string {
   const n = s.consecutive_failures ?? 0;
   if (s.last_outcome?.status === "CANCELLED" && n > 0) return n > 1 ? `FAILED x${n}` : "FAILED";
+  // The latest occurrence was lost (the server was down past the grace or the catch-up window):
+  // a schedule whose only occurrence was missed read `-`, as one that never came due (a tester).
+  if (n === 0 && s.last_tick?.kind === "skipped" && s.last_tick.reason === "missed") return "MISSED";
   return outcomeText(s);
+}
+
+/**
+ * The schedule's latest occurrence when it did not start (its last ledger row, `last_tick`, a
+ * skip): `2026-12-07T02:00:00Z missed`, or a range's count. `schedule get` said only `skipped: 1`.
+ */
+function notStartedText(s: ScheduleJson): string | null {
+  const t = s.last_tick;
+  if (t === null || t === undefined || t.kind !== "skipped") return null;
+  const what =
+    t.count !== undefined && t.count > 1 && t.range_from !== undefined
+      ? `${t.count} occurrences from ${t.range_from} to ${t.range_to ?? "?"}`
+      : (t.occurrence ?? t.range_from ?? "-");
+  return `${what} ${t.reason ?? "skipped"} (orbit schedule occurrences ${s.schedule_id})`;
 }
 
 /**
@@ -298,14 +317,16 @@ const WIDE_COLUMNS: readonly Column[] = [
 
 /**
  * LAST EXECUTION of the default list: the id, and after it what went wrong when something did
- * (`nightly-orders:2026-11-15T01:00:00Z (FAILED x2)`, `- (START FAILED)`), so a failing schedule
+ * (`nightly-orders:2026-11-15T01:00:00Z (FAILED x2)`, `- (START FAILED)`, `- (MISSED)`), so a failing schedule
  * does not look healthy without `--wide`. A healthy row is the seed's, to the character.
  */
 function lastExecutionText(s: ScheduleJson): string {
   const id = s.last_execution_id ?? "-";
   if (s.last_error !== null) return `${id} (START FAILED)`;
   const health = healthText(s);
-  return health.startsWith("FAILED") || health.startsWith("TIMED OUT") ? `${id} (${health})` : id;
+  return health.startsWith("FAILED") || health.startsWith("TIMED OUT") || health === "MISSED"
+    ? `${id} (${health})`
+    : id;
 }
 
 export function scheduleTable(

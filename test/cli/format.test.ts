@@ -175,6 +175,40 @@ describe("orbit schedule list", () => {
     );
   });
 
+  it("says a schedule whose latest occurrence was missed in the lists and the block", () => {
+    // Its only occurrence missed (the server down past the catch-up window): `-` everywhere, as a
+    // schedule that never came due, and `get` said only `skipped: 1` (a tester).
+    const missed = {
+      ...nightlyOrders,
+      skipped: 1,
+      last_tick: {
+        id: 1,
+        kind: "skipped",
+        occurrence: "2026-11-15T01:00:00Z",
+        reason: "missed",
+        count: 1,
+        range_from: "2026-11-15T01:00:00Z",
+        range_to: "2026-11-15T01:00:00Z",
+        recorded_at: "2026-11-15T01:03:00.120Z",
+      },
+    };
+    expect(scheduleTable([missed])).toContain("   2026-11-16T01:00:00Z   - (MISSED)\n");
+    expect(scheduleTable([missed], { wide: true })).toContain("   active   MISSED        2026-11-16");
+    expect(scheduleBlock(missed)).toContain(
+      "\n  last run:   -\n  not started: 2026-11-15T01:00:00Z missed (orbit schedule occurrences nightly-orders)\n",
+    );
+    const range = { ...missed.last_tick, occurrence: null, count: 3, range_to: "2026-11-17T01:00:00Z" };
+    expect(scheduleBlock({ ...missed, last_tick: range })).toContain(
+      "  not started: 3 occurrences from 2026-11-15T01:00:00Z to 2026-11-17T01:00:00Z missed (",
+    );
+    // A skip for overlap is the policy at work: said in the block, not as the schedule's health.
+    const overlap = { ...missed.last_tick, reason: "overlap" };
+    expect(scheduleTable([{ ...missed, last_tick: overlap }])).toContain("   2026-11-16T01:00:00Z   -\n");
+    expect(scheduleBlock({ ...missed, last_tick: overlap })).toContain("  not started: 2026-11-15T01:00:00Z overlap (");
+    // The seed's block, of a schedule with no ledger row, is unchanged.
+    expect(scheduleBlock(nightlyOrders)).not.toContain("not started");
+  });
+
   it("keeps the seed's columns once runs ended, a failure said after its id; --wide adds OUTCOME after STATE", () => {
     const failed = {
       ...nightlyOrders,
