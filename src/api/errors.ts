@@ -117,13 +117,25 @@ export function errorReply(err: unknown): ErrorReply & { internal: boolean } {
     };
   }
   const body = orbit.toJSON();
-  // A message quotes what the caller sent (a name, an id): a 70,000-character one came back whole.
-  if (body.message.length > MAX_MESSAGE) body.message = `${body.message.slice(0, MAX_MESSAGE)}…`;
+  body.message = cutMessage(body.message);
   return { status: orbit.status, body, internal: false };
 }
 
 /** The longest error message answered; longer ones are cut (what they quote is the caller's own). */
 const MAX_MESSAGE = 2000;
+/** What a cut message keeps of its end: the reason, which follows the value it quotes. */
+const MESSAGE_TAIL = 600;
+
+/**
+ * A message quotes what the caller sent (a name, an id): a 70,000-character one came back whole.
+ * Cut in the middle, so the reason after the quoted value survives: cut at its end, a 3,000-character
+ * schedule_id left 2,000 characters of the id and not why it was refused (a tester's fuzz).
+ */
+export function cutMessage(message: string): string {
+  if (message.length <= MAX_MESSAGE) return message;
+  const left = message.length - MAX_MESSAGE;
+  return `${message.slice(0, MAX_MESSAGE - MESSAGE_TAIL)}… (${left} characters left out) …${message.slice(-MESSAGE_TAIL)}`;
+}
 
 function isFastifyError(err: unknown): err is FastifyError & { validationContext?: string } {
   return err instanceof Error && ("code" in err || "validation" in err || "statusCode" in err);
