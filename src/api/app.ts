@@ -46,10 +46,11 @@ export interface AppOptions {
   idempotency: IdempotencyKeys;
   logger: FastifyBaseLogger;
   /**
-   * Refuse requests whose Host is not loopback or whose Origin is another site (an open server on
-   * loopback: src/api/cross-site.ts). Default false.
+   * Refuse requests whose Host could be a rebound name or whose Origin is another site (an open
+   * server: src/api/cross-site.ts). `true`: on loopback, Host must be a loopback name; `names`: on
+   * another interface, also an IP address or one of these host names. Default: no check.
    */
-  hostCheck?: boolean;
+  hostCheck?: boolean | ReadonlySet<string>;
   /** The caller of a request; throws UNAUTHENTICATED. Default: every request is anonymous (open server). */
   authenticate?: (request: FastifyRequest) => Caller | null;
   /** How long a client may take to send a whole request, ms (docs/security.md). Default 30000. */
@@ -174,6 +175,7 @@ export function buildApp(o: AppOptions): App {
     checkRequestTarget(request);
     // Every request, the UI's pages included: a rebound name must not even read them.
     if (o.hostCheck === true) checkHostAndOrigin(request);
+    else if (o.hostCheck instanceof Set) checkHostAndOrigin(request, { local: false, names: o.hostCheck });
     const url = request.routeOptions.url;
     if (url === undefined || !url.startsWith("/v1/")) {
       // No such API route (`/v1` itself, or below it): an unknown caller is refused as on every API

@@ -60,13 +60,30 @@ function hostnameOf(host: string): string {
 const isLoopbackName = (name: string): boolean =>
   name === "localhost" || name === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 
-/** Open server on loopback: Host must be loopback, Origin (if any) the same host. */
-export function checkHostAndOrigin(request: FastifyRequest): void {
+/** An IP address written as such (v4, or v6 in brackets' contents): no DNS name, so nothing to rebind. */
+const isAddress = (name: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || name.includes(":");
+
+/**
+ * Open server: Host must name it in a way no web page can rebind, Origin (if any) the same host.
+ * On loopback (`local`), a loopback name; on another interface, also any IP address and the
+ * machine's own names (`names`): a server on 0.0.0.0 also answers on 127.0.0.1, where a page whose
+ * name rebinds to 127.0.0.1 could read and write everything (a tester; the usual Docker set-up,
+ * `--host 0.0.0.0` published on the host's loopback only). Other names need `--config`.
+ */
+export function checkHostAndOrigin(
+  request: FastifyRequest,
+  scope: { local: true } | { local: false; names: ReadonlySet<string> } = { local: true },
+): void {
   const host = request.headers.host;
-  if (host === undefined || !isLoopbackName(hostnameOf(host))) {
+  const name = host === undefined ? "" : hostnameOf(host);
+  const named =
+    host !== undefined && (isLoopbackName(name) || (!scope.local && (isAddress(name) || scope.names.has(name))));
+  if (!named) {
     throw new OrbitError(
       "PERMISSION_DENIED",
-      `Host ${JSON.stringify(host ?? "")} is not a loopback address: this server has no identities and answers only requests to localhost or 127.0.0.1 (docs/security.md)`,
+      scope.local
+        ? `Host ${JSON.stringify(host ?? "")} is not a loopback address: this server has no identities and answers only requests to localhost or 127.0.0.1 (docs/security.md)`
+        : `Host ${JSON.stringify(host ?? "")} is not an address of this server: without identities (--config) it answers only requests to an IP address, localhost or its host name, so that no web page can reach it through a name it controls (docs/security.md)`,
     );
   }
   const origin = request.headers.origin;

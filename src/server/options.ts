@@ -1,4 +1,5 @@
 /** The options of `orbit server` (docs/design.md § Parts) and their defaults. */
+import { hostname } from "node:os";
 import type { LevelWithSilentOrString, Logger } from "pino";
 import type { WorkerProtocolOptions } from "../api/worker-routes.js";
 import type { Clock } from "../domain/clock.js";
@@ -103,3 +104,19 @@ export const DEFAULT_DATA_DIR = "./.orbit";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || host.startsWith("127.");
+
+/**
+ * The names an open server on another interface answers to, besides IP addresses and loopback
+ * (src/api/cross-site.ts): the machine's host name, with and without its domain, and the `--host`
+ * given when it is a name. Lower case.
+ */
+export function machineNames(host: string): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const name of [hostname(), host]) {
+    const lower = name.toLowerCase();
+    if (lower === "" || /^[\d.]+$/.test(lower) || lower.includes(":")) continue;
+    names.add(lower);
+    names.add(lower.split(".")[0] as string);
+  }
+  return names;
+}

@@ -23,7 +23,7 @@ import { CANCEL_NOTIFY_PREFIX, PostgresTaskListener } from "../store/postgres/ta
 import { VERSION } from "../version.js";
 import { resolveConfig, type ServerConfig } from "./config.js";
 import type { RunningServer, ServerOptions } from "./options.js";
-import { isLoopback } from "./options.js";
+import { isLoopback, machineNames } from "./options.js";
 import { StartedParts } from "./parts.js";
 import { readinessCheck } from "./readiness.js";
 import { buildServices, openStore, type Services, startFiring, withClusterClock } from "./services.js";
@@ -136,7 +136,9 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
     }),
     logger: log,
     ...(config.options.requestTimeoutMs !== undefined ? { requestTimeoutMs: config.options.requestTimeoutMs } : {}),
-    ...(access !== null ? { authenticate: access.authenticate } : { hostCheck: isLoopback(config.host) }),
+    ...(access !== null
+      ? { authenticate: access.authenticate }
+      : { hostCheck: isLoopback(config.host) ? true : machineNames(config.host) }),
   });
   // Registered before listen: a failed listen must still stop the lease reaper (started onReady).
   parts.add("http", async () => {
