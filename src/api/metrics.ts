@@ -1,17 +1,19 @@
 /**
  * Prometheus metrics of one server (docs/server.md § Metrics), on a registry of its own (never prom-client's global
  * one), from zero at start. Counters and the lag histogram come from the firing loop's reports;
- * the overdue and per-status gauges are read from the database on each scrape. With the database
- * away, a scrape still answers: those metrics have no series, `orbit_database_up` is 0, and what
- * the process holds itself (counters, histograms, process_*) is there as always.
+ * the overdue and per-status gauges are read from the database on each scrape, apart from the
+ * server's pool and within {@link SCRAPE_READ_MS} (Store.readApart). With the database away or
+ * slower than that (a lock held on an Orbit table), a scrape still answers: what it could not read
+ * has no series (the overdue gauge is NaN), `orbit_scrape_read_success` says which, and what the
+ * process holds itself (counters, histograms, the firing loop's wait, process_*) is there as always.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { OrbitError } from "../domain/errors.js";
-import { EXECUTION_STATUSES } from "../domain/execution.js";
+import { EXECUTION_STATUSES, type ExecutionStatus } from "../domain/execution.js";
 import type { SkipReason } from "../domain/schedule.js";
 import type { FireReport } from "../scheduler/fire.js";
 import type { ScheduleOutcomeAggregate, ScheduleOutcomeFigures } from "../store/outcome-store.js";
-import type { Store } from "../store/store.js";
+import type { Store, StoreOps } from "../store/store.js";
 
 const SKIP_REASONS: readonly SkipReason[] = ["overlap", "concurrency", "missed", "buffer_full"];
 
@@ -19,28 +21,22 @@ export interface MetricsOptions {
   store: Store;
   /** Misfire grace: a schedule due longer ago than this is overdue. */
   graceMs: number;
-  /** The instant due times are compared with (the database clock in shared mode). */
-  now: () => Promise<number>;
+  /** The instant due times are compared with (the database clock in shared mode, read with `ops`). */
+  now: (ops?: StoreOps) => Promise<number>;
   /**
    * Most schedules exported with a `schedule` label (docs/outcomes.md § Metrics); with more, the
    * per-schedule metrics lose the label and aggregate. Default {@link DEFAULT_SCHEDULE_LABELS}.
    */
   scheduleLabels?: number;
+  /** How long a scrape waits for the database's values. Default {@link SCRAPE_READ_MS}. */
+  readMs?: number;
 }
 
 /**
- * A metric read from the database at a scrape: with the database away (UNAVAILABLE), it has no
- * series this time instead of failing the whole scrape with 503.
+ * How long a scrape waits for its reads of the database: well inside Prometheus's default scrape
+ * timeout (10 s). A scrape behind a lock on orbit_schedules answered after 30 s, when at all.
  */
-async function fromDatabase(metric: { reset(): void }, read: () => Promise<void>, away?: () => void): Promise<void> {
-  try {
-    await read();
-  } catch (err) {
-    if (!(err instanceof OrbitError && err.code === "UNAVAILABLE")) throw err;
-    metric.reset();
-    away?.();
-  }
-}
+export const SCRAPE_READ_MS = 5000;
 
 /** Default of `--metrics-schedule-labels`: enough for most fleets, bounded for Prometheus. */
 export const DEFAULT_SCHEDULE_LABELS = 1000;
@@ -52,9 +48,26 @@ export class ServerMetrics {
   private readonly lag: Histogram;
   private readonly http: Histogram<"method" | "route" | "status">;
   private readonly notifyFailed: Counter;
+  private readonly fireWaiting: Gauge;
+  /** This scrape's reads of the database, shared by its metrics. */
+  private reads: Promise<DatabaseReads> | null = null;
 
   constructor(o: MetricsOptions) {
     const registers = [this.registry];
+    // One read of the database per scrape serves every metric: the first collect() reads, the others reuse it.
+    const scrape = (): Promise<DatabaseReads> => {
+      if (this.reads !== null) return this.reads;
+      const reads = readDatabase(o);
+      this.reads = reads;
+      // Read afresh at the next scrape, also for a caller of registry.metrics() itself.
+      const done = (): void => {
+        setImmediate(() => {
+          if (this.reads === reads) this.reads = null;
+        });
+      };
+      reads.then(done, done);
+      return reads;
+    };
     collectDefaultMetrics({ register: this.registry });
     this.fired = new Counter({
       name: "orbit_schedules_fired_total",
@@ -93,24 +106,24 @@ export class ServerMetrics {
       registers,
       async collect() {
         // A gauge without labels always has its one series: NaN, Prometheus's "not known", not 0.
-        await fromDatabase(
-          this,
-          async () => this.set(await o.store.countOverdueSchedules((await o.now()) - o.graceMs)),
-          () => this.set(Number.NaN),
-        );
+        this.set((await scrape()).overdue ?? Number.NaN);
       },
     });
-    this.scheduleMetrics(o, registers);
+    this.fireWaiting = new Gauge({
+      name: "orbit_schedule_fire_waiting_seconds",
+      help: "How long the fire batch in progress has waited for the database (a lock held on an Orbit table, an overloaded database); 0 when none waits. Known without the database",
+      registers,
+    });
+    this.scheduleMetrics(registers, scrape);
     new Gauge({
       name: "orbit_executions",
       help: "Executions in the database by status",
       labelNames: ["status"],
       registers,
       async collect() {
-        await fromDatabase(this, async () => {
-          const counts = await o.store.countExecutionsByStatus();
-          for (const status of EXECUTION_STATUSES) this.set({ status }, counts[status] ?? 0);
-        });
+        const counts = (await scrape()).executions;
+        this.reset();
+        if (counts !== null) for (const status of EXECUTION_STATUSES) this.set({ status }, counts[status] ?? 0);
       },
     });
     new Gauge({
@@ -118,12 +131,19 @@ export class ServerMetrics {
       help: "1 when this server's database answered at this scrape, 0 when it could not be reached",
       registers,
       async collect() {
-        let up = 0;
-        await fromDatabase(this, async () => {
-          await o.store.databaseNow();
-          up = 1;
-        });
-        this.set(up);
+        this.set((await scrape()).up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "orbit_scrape_read_success",
+      help: "1 when the metric's value was read from the database at this scrape; 0 when it was not: the database away (orbit_database_up 0) or slower than the scrape's bound (a lock held on an Orbit table)",
+      labelNames: ["metric"],
+      registers,
+      async collect() {
+        const r = await scrape();
+        this.set({ metric: "orbit_schedules_overdue" }, r.overdue === null ? 0 : 1);
+        this.set({ metric: "orbit_executions" }, r.executions === null ? 0 : 1);
+        for (const metric of OUTCOME_METRICS) this.set({ metric }, r.figures === null ? 0 : 1);
       },
     });
   }
@@ -133,18 +153,8 @@ export class ServerMetrics {
    * schedule up to `scheduleLabels` schedules, else one unlabelled series each (the oldest last
    * success, the longest run of failures, the sum of failures), so the label set stays bounded.
    */
-  private scheduleMetrics(o: MetricsOptions, registers: Registry[]): void {
-    const limit = o.scheduleLabels ?? DEFAULT_SCHEDULE_LABELS;
-    // One database read per scrape serves the three metrics: the first collect() reads, the other two reuse it.
-    let pending: Promise<ScheduleFigures> | null = null;
-    const read = (): Promise<ScheduleFigures> => {
-      pending ??= readFigures(o.store, limit).finally(() => {
-        setImmediate(() => {
-          pending = null;
-        });
-      });
-      return pending;
-    };
+  private scheduleMetrics(registers: Registry[], scrape: () => Promise<DatabaseReads>): void {
+    const read = async (): Promise<ScheduleFigures | null> => (await scrape()).figures;
     const labelNames = ["schedule"] as const;
     new Gauge({
       name: "orbit_schedule_last_success_timestamp_seconds",
@@ -152,17 +162,16 @@ export class ServerMetrics {
       labelNames,
       registers,
       async collect() {
-        await fromDatabase(this, async () => {
-          const f = await read();
-          this.reset();
-          if (f.perSchedule === null) {
-            if (f.aggregate.oldestLastSuccessMs !== null) this.set(f.aggregate.oldestLastSuccessMs / 1000);
-            return;
-          }
-          for (const s of f.perSchedule) {
-            if (s.lastSuccessMs !== null) this.set({ schedule: s.scheduleId }, s.lastSuccessMs / 1000);
-          }
-        });
+        const f = await read();
+        this.reset();
+        if (f === null) return;
+        if (f.perSchedule === null) {
+          if (f.aggregate.oldestLastSuccessMs !== null) this.set(f.aggregate.oldestLastSuccessMs / 1000);
+          return;
+        }
+        for (const s of f.perSchedule) {
+          if (s.lastSuccessMs !== null) this.set({ schedule: s.scheduleId }, s.lastSuccessMs / 1000);
+        }
       },
     });
     new Gauge({
@@ -171,12 +180,11 @@ export class ServerMetrics {
       labelNames,
       registers,
       async collect() {
-        await fromDatabase(this, async () => {
-          const f = await read();
-          this.reset();
-          if (f.perSchedule === null) this.set(f.aggregate.maxConsecutiveFailures);
-          else for (const s of f.perSchedule) this.set({ schedule: s.scheduleId }, s.consecutiveFailures);
-        });
+        const f = await read();
+        this.reset();
+        if (f === null) return;
+        if (f.perSchedule === null) this.set(f.aggregate.maxConsecutiveFailures);
+        else for (const s of f.perSchedule) this.set({ schedule: s.scheduleId }, s.consecutiveFailures);
       },
     });
     new Counter({
@@ -185,12 +193,11 @@ export class ServerMetrics {
       labelNames,
       registers,
       async collect() {
-        await fromDatabase(this, async () => {
-          const f = await read();
-          this.reset();
-          if (f.perSchedule === null) this.inc(f.aggregate.failures);
-          else for (const s of f.perSchedule) this.inc({ schedule: s.scheduleId }, s.failures);
-        });
+        const f = await read();
+        this.reset();
+        if (f === null) return;
+        if (f.perSchedule === null) this.inc(f.aggregate.failures);
+        else for (const s of f.perSchedule) this.inc({ schedule: s.scheduleId }, s.failures);
       },
     });
   }
@@ -221,7 +228,10 @@ export class ServerMetrics {
     this.http.observe({ method, route, status: String(status) }, seconds);
   }
 
-  async text(): Promise<string> {
+  /** The scrape; `fireWaitingMs`: how long the firing loop's batch in progress has waited (SchedulerLoop.fireWaitingMs). */
+  async text(fireWaitingMs = 0): Promise<string> {
+    this.fireWaiting.set(fireWaitingMs / 1000);
+    this.reads = null; // a scrape right after another reads afresh
     // prom-client 15 writes an unknown value as `Nan`: Prometheus reads any case, but the exposition
     // format and OpenMetrics parsers want `NaN` (docs/server.md § Metrics).
     return (await this.registry.metrics()).replace(/ Nan$/gm, " NaN");
@@ -238,7 +248,56 @@ interface ScheduleFigures {
   aggregate: ScheduleOutcomeAggregate;
 }
 
-async function readFigures(store: Store, limit: number): Promise<ScheduleFigures> {
+/** The metrics read from the schedule rows' outcome figures, in one query. */
+const OUTCOME_METRICS = [
+  "orbit_schedule_last_success_timestamp_seconds",
+  "orbit_schedule_consecutive_failures",
+  "orbit_schedule_failures_total",
+] as const;
+
+/** One scrape's values from the database; null: not read (the database away, or no answer within the bound). */
+interface DatabaseReads {
+  up: boolean;
+  overdue: number | null;
+  executions: Partial<Record<ExecutionStatus, number>> | null;
+  figures: ScheduleFigures | null;
+}
+
+/**
+ * The scrape's reads, side by side, apart from the server's pool (Store.readApart), and all within
+ * one bound: a read that fails with the database away (UNAVAILABLE, a statement PostgreSQL stopped
+ * included) or has no answer in time is null; any other failure fails the scrape.
+ */
+async function readDatabase(o: MetricsOptions): Promise<DatabaseReads> {
+  const limit = o.scheduleLabels ?? DEFAULT_SCHEDULE_LABELS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), o.readMs ?? SCRAPE_READ_MS);
+  });
+  const read = async <T>(fn: (ops: StoreOps) => Promise<T>): Promise<T | null> => {
+    const answer = o.store.readApart ? o.store.readApart(fn) : fn(o.store);
+    answer.catch(() => undefined); // an answer after the bound has nobody to tell
+    try {
+      return await Promise.race([answer, late]);
+    } catch (err) {
+      if (err instanceof OrbitError && err.code === "UNAVAILABLE") return null;
+      throw err;
+    }
+  };
+  try {
+    const [now, overdue, executions, figures] = await Promise.all([
+      read((ops) => ops.databaseNow()),
+      read(async (ops) => ops.countOverdueSchedules((await o.now(ops)) - o.graceMs)),
+      read((ops) => ops.countExecutionsByStatus()),
+      read((ops) => readFigures(ops, limit)),
+    ]);
+    return { up: now !== null, overdue, executions, figures };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readFigures(store: StoreOps, limit: number): Promise<ScheduleFigures> {
   const rows = limit > 0 ? await store.listScheduleOutcomeFigures(limit + 1) : null;
   if (rows !== null && rows.length <= limit) {
     return {

@@ -69,7 +69,7 @@ export function systemRoutes(d: ApiDeps, openapi: () => object): RouteDef[] {
       responses: { 200: { description: "Prometheus text format", contentType: "text/plain" } },
       handler: async () => ({
         status: 200,
-        body: await d.metrics.text(),
+        body: await d.metrics.text(d.scheduler.loop.fireWaitingMs()),
         headers: { "content-type": d.metrics.contentType },
       }),
     },

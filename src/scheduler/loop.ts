@@ -128,6 +128,9 @@ export class SchedulerLoop implements FireWindow {
     if (!this.wakeup.signal.aborted) this.wakeup.abort();
   }
 
+  /** How long the fire batch now in progress has waited for the database, ms; 0 when none waits. */
+  readonly fireWaitingMs = (): number => this.stalls.waitingMs();
+
   async close(): Promise<void> {
     this.abort.abort();
     this.wakeup.abort();

@@ -48,6 +48,11 @@ export class StallWatch {
     };
   }
 
+  /** How long the fire batch now in progress has waited for the database, ms; 0 when none waits (/metrics). */
+  waitingMs(): number {
+    return this.batchSince === null ? 0 : performance.now() - this.batchSince;
+  }
+
   close(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;

@@ -1,10 +1,14 @@
 /**
- * /readyz's answer (docs/operations.md § Health): the database answers its check, and can be
- * written, within a bound. A check that waits past the bound behind a busy pool (a herd of fires and
- * completes holding every connection) does not make a working server not-ready when other statements
- * got their answers while it waited: a load balancer or an orchestrator would take a server out, or
- * restart it, for being busy. A database that answers nothing in that time (a network stall) is not
- * ready, as before.
+ * /readyz's answer (docs/server.md § Health): the database answers its check, and can be written,
+ * within a bound. The check runs apart from the server's pool (Store.readApart): a lock held on an
+ * Orbit table keeps the fire, the polls and the requests waiting, each on a pooled connection, and a
+ * check waiting behind them said "the database does not answer" while it did, 503 for as long as
+ * every connection waited and 200 between (docs/operations.md § When PostgreSQL restarts). Such a
+ * lock stalls every server of the database alike, so it does not make one not-ready: the firing
+ * loop's log and /metrics (orbit_schedule_fire_waiting_seconds) report it. A check that waits past
+ * the bound while other statements got their answers is a busy database, not a missing one (SQLite's
+ * one connection; PostgreSQL's connections apart all busy). A database that answers nothing in that
+ * time (a network stall) is not ready, as before.
  */
 import type { Readiness, ServerRole } from "../api/deps.js";
 import type { Store } from "../store/store.js";
@@ -13,7 +17,7 @@ import type { Store } from "../store/store.js";
 export const READINESS_TIMEOUT_MS = 2000;
 
 export interface ReadinessCheck {
-  store: Pick<Store, "databaseNow" | "writeProblem" | "lastAnswerAt" | "knownWriteProblem">;
+  store: Pick<Store, "databaseNow" | "readApart" | "writeProblem" | "lastAnswerAt" | "knownWriteProblem">;
   role: () => ServerRole;
   /** False while the server starts or stops. */
   ready: () => boolean;
@@ -32,7 +36,7 @@ export function readinessCheck(o: ReadinessCheck): () => Promise<Readiness> {
     try {
       writeProblem =
         (await within(timeoutMs, async () => {
-          await o.store.databaseNow();
+          await (o.store.readApart ? o.store.readApart((ops) => ops.databaseNow()) : o.store.databaseNow());
           return o.store.writeProblem?.();
         })) ?? null;
     } catch (err) {

@@ -421,6 +421,14 @@ export interface Store extends StoreOps {
    */
   writeProblem?(): Promise<string | null>;
   /**
+   * Runs `fn` on reads that must answer while the server's own work waits on the database (a lock
+   * held on an Orbit table keeps the fire, the polls and the requests waiting, each on a pooled
+   * connection, until every one is): readiness and /metrics. PostgreSQL: on connections apart from
+   * that pool, whose statements PostgreSQL stops after 1 s waiting for a lock or 4 s in all
+   * (UNAVAILABLE). Absent on SQLite, whose reads take no lock (WAL) and share its one connection.
+   */
+  readApart?<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T>;
+  /**
    * `orbit doctor`: upkeep the database leaves undone that Orbit's tables need, or null.
    * PostgreSQL: autovacuum off, for the server or for one of Orbit's tables (their rows are
    * rewritten on every fire and report, so the tables and the fire lag grow without it).

@@ -83,6 +83,15 @@ export const IDLE_IN_TRANSACTION_MS = FROZEN_SESSION_MS;
  * Migrations, which may wait for another server's, are not bounded.
  */
 export const ANSWER_TIMEOUT_MS = 30_000;
+/**
+ * The connections of {@link PostgresStore.readApart}, apart from the pool (readiness, /metrics),
+ * and how long their statements may wait for a lock and run: a scrape that waited with the pool's
+ * statements behind a table lock answered after 30 s (Prometheus gives up at 10), and /readyz
+ * said "the database does not answer" while it did.
+ */
+export const APART_CONNECTIONS = 4;
+export const APART_LOCK_MS = 1000;
+export const APART_STATEMENT_MS = 4000;
 /** The TCP keepalive probes of every connection start after this long idle, so a dead peer is noticed. */
 export const KEEPALIVE_IDLE_MS = 10_000;
 
@@ -196,7 +205,9 @@ interface Ambient {
 
 export class PostgresStore extends SqlOps implements Store {
   readonly dialect = "postgres" as const;
-  private readonly holder: { pool: pg.Pool | null };
+  private readonly holder: { pool: pg.Pool | null; apart: pg.Pool | null };
+  /** The operations of {@link readApart}. */
+  private readonly apartOps: SqlOps;
   private readonly sending: Sending;
   private readonly ambient: AsyncLocalStorage<Ambient>;
   private state: "new" | "open" | "closed" = "new";
@@ -206,7 +217,7 @@ export class PostgresStore extends SqlOps implements Store {
   migrationLog: MigrationLog = { applied: [], created: false };
 
   constructor(private readonly options: PostgresStoreOptions) {
-    const holder: { pool: pg.Pool | null } = { pool: null };
+    const holder: { pool: pg.Pool | null; apart: pg.Pool | null } = { pool: null, apart: null };
     const sending: Sending = {
       names: new StatementNames(),
       shapes: new RowShapes(),
@@ -219,7 +230,11 @@ export class PostgresStore extends SqlOps implements Store {
     // The pool exists only between open() and close(), so the executor looks it up per call;
     // inside atomically() the call joins that transaction instead.
     super(
-      executor(() => joined(ambient)?.client ?? requirePool(holder), sending),
+      executor(() => joined(ambient)?.client ?? requirePool(holder.pool), sending),
+      postgresDialect,
+    );
+    this.apartOps = new SqlOps(
+      executor(() => requirePool(holder.apart), sending),
       postgresDialect,
     );
     this.holder = holder;
@@ -234,26 +249,11 @@ export class PostgresStore extends SqlOps implements Store {
   async open(): Promise<void> {
     if (this.state !== "new") throw new Error(`the PostgreSQL store cannot be opened: it is ${this.state}`);
     const driver = await loadPg();
-    const pool = new driver.Pool({
-      connectionString: this.options.connectionString,
-      // Named in pg_stat_activity; `?application_name=` in the URL wins.
-      application_name: "orbit",
+    // A database that is gone must fail requests quickly (503), not queue them forever; a busy
+    // pool is not a database gone, so waiting for a connection has its own, longer limit.
+    const pool = this.newPool(driver, {
       max: this.options.maxConnections ?? 10,
-      types: typesOf(driver),
-      // A database that is gone must fail requests quickly (503), not queue them forever; a busy
-      // pool is not a database gone, so waiting for a connection has its own, longer limit.
       connectionTimeoutMillis: this.options.poolWaitMs ?? POOL_WAIT_MS,
-      Client: clientWithConnectTimeout(driver, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
-      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-      ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
-    });
-    pool.on("error", (error) => {
-      // pg-pool hangs the dropped client on the error: a logger would write all of it (its
-      // connection parameters, every prepared statement) for each idle connection a restart drops.
-      delete (error as Error & { client?: unknown }).client;
-      this.options.onPoolError?.(error);
     });
     try {
       const migrated = await migratePostgres(pool, this.options.migrationsDir, this.options.onMigrating);
@@ -264,15 +264,48 @@ export class PostgresStore extends SqlOps implements Store {
       throw failure(error, this.sending);
     }
     this.holder.pool = pool;
+    this.holder.apart = this.newPool(driver, {
+      max: APART_CONNECTIONS,
+      connectionTimeoutMillis: this.sending.connectMs,
+      lock_timeout: APART_LOCK_MS,
+      statement_timeout: APART_STATEMENT_MS,
+    });
     this.state = "open";
+  }
+
+  private newPool(driver: Pg, config: pg.PoolConfig): pg.Pool {
+    const pool = new driver.Pool({
+      connectionString: this.options.connectionString,
+      // Named in pg_stat_activity; `?application_name=` in the URL wins.
+      application_name: "orbit",
+      types: typesOf(driver),
+      Client: clientWithConnectTimeout(driver, this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      ...(this.options.searchPath ? { options: `-c search_path=${this.options.searchPath}` } : {}),
+      ...config,
+    });
+    pool.on("error", (error) => {
+      // pg-pool hangs the dropped client on the error: a logger would write all of it (its
+      // connection parameters, every prepared statement) for each idle connection a restart drops.
+      delete (error as Error & { client?: unknown }).client;
+      this.options.onPoolError?.(error);
+    });
+    return pool;
+  }
+
+  readApart<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T> {
+    return fn(this.apartOps);
   }
 
   async close(): Promise<void> {
     if (this.state === "closed") return;
     this.state = "closed";
-    const pool = this.holder.pool;
+    const { pool, apart } = this.holder;
     this.holder.pool = null;
-    await pool?.end();
+    this.holder.apart = null;
+    await Promise.all([pool?.end(), apart?.end()]);
   }
 
   /**
@@ -307,7 +340,7 @@ export class PostgresStore extends SqlOps implements Store {
     };
     let client: pg.PoolClient;
     try {
-      client = await checkOut(requirePool(this.holder), onError);
+      client = await checkOut(requirePool(this.holder.pool), onError);
     } catch (err) {
       throw failure(err, this.sending);
     }
@@ -352,20 +385,24 @@ export class PostgresStore extends SqlOps implements Store {
   }
 
   /**
-   * Readiness: why the database refuses writes (a standby, `default_transaction_read_only`), or
-   * null. Asked on a connection of the pool; one that turns out read-only is dropped, since it
-   * would stay so after the database is writable again.
+   * `performance.now()` at the last answer any statement got (Store.lastAnswerAt).
    */
   lastAnswerAt(): number | null {
     return this.sending.answered.at;
   }
 
+  /**
+   * Readiness: why the database refuses writes (a standby, `default_transaction_read_only`), or
+   * null. Asked on a connection of {@link readApart}'s, so a pool whose every connection waits on a
+   * lock does not hold it up; one that turns out read-only is dropped, since it would stay so after
+   * the database is writable again.
+   */
   async writeProblem(): Promise<string | null> {
     let broken = false;
     const onError = (): void => {
       broken = true;
     };
-    const client = await checkOut(requirePool(this.holder), onError).catch((err: unknown) => {
+    const client = await checkOut(requirePool(this.holder.apart), onError).catch((err: unknown) => {
       throw failure(err, this.sending);
     });
     let readOnly = false;
@@ -393,7 +430,7 @@ export class PostgresStore extends SqlOps implements Store {
   }
 
   async maintenanceProblem(): Promise<string | null> {
-    const r = await requirePool(this.holder)
+    const r = await requirePool(this.holder.pool)
       .query<{ autovacuum: string; off: string | null }>(
         this.bounded({
           text: `SELECT current_setting('autovacuum') AS autovacuum,
@@ -447,7 +484,7 @@ function joined(ambient: AsyncLocalStorage<Ambient>): Ambient | undefined {
   return a === undefined || a.ended ? undefined : a;
 }
 
-function requirePool(holder: { pool: pg.Pool | null }): pg.Pool {
-  if (!holder.pool) throw new Error("the PostgreSQL store is not open (call open() first, or it was closed)");
-  return holder.pool;
+function requirePool(pool: pg.Pool | null): pg.Pool {
+  if (!pool) throw new Error("the PostgreSQL store is not open (call open() first, or it was closed)");
+  return pool;
 }
