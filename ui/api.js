@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * The HTTP API (docs/api.md) from the browser. Same origin: the server serves this UI at `/` and
- * the API under `/v1`. Errors come back as ApiError with the server's `{code, message}`.
+ * the API under `/v1`, and every request goes to `v1/…` relative to the page ({@link apiUrl}), so
+ * the UI also works behind a reverse proxy that serves it under a path prefix (`/orbit/`). Errors
+ * come back as ApiError with the server's `{code, message}`.
  *
  * - The bearer token of the sign-in lives in sessionStorage (this tab only, gone when it closes).
  * - Every state-changing request sends `content-type: application/json` and a JSON body.
@@ -155,6 +157,16 @@ export async function api(method, path, body, extraHeaders = {}, answerMs = ANSW
 }
 
 /**
+ * Where a request for the API path `/v1/…` goes: `./v1/…`, beside the page. An absolute `/v1/…`
+ * left the prefix of a proxy that serves the UI under `/orbit/` (the page and its files loaded,
+ * relative, but every request was a 404: an empty table and "could not refresh: HTTP_404").
+ * @param {string} path
+ */
+export function apiUrl(path) {
+  return `.${path}`;
+}
+
+/**
  * Sends one request and reads its answer (api's errors and ETag cache).
  * @param {string} method
  * @param {string} path
@@ -164,7 +176,7 @@ export async function api(method, path, body, extraHeaders = {}, answerMs = ANSW
 async function answer(method, path, init, cached) {
   let res;
   try {
-    res = await fetch(path, init);
+    res = await fetch(apiUrl(path), init);
   } catch (err) {
     if (init.signal?.aborted) throw err;
     throw new ApiError(0, "UNAVAILABLE", `the server does not answer (${/** @type {Error} */ (err).message})`);
