@@ -9,7 +9,7 @@ import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
 import { currentIdentity, loadIdentity, signInView, signOut, unauthenticatedReason, workerRefusal } from "./auth.js";
 import { detailView } from "./detail.js";
-import { byId, h, iso } from "./dom.js";
+import { byId, h, iso, shownText } from "./dom.js";
 import { executionsView, executionView } from "./executions.js";
 import { tickRelative } from "./format.js";
 import { listView } from "./list.js";
@@ -170,7 +170,7 @@ async function route() {
   }
   renderIdentity();
   current = viewFor(location.hash);
-  document.title = `${current.title} · Orbit`;
+  document.title = shownText(`${current.title} · Orbit`);
   main.replaceChildren(current.el);
   for (const a of document.querySelectorAll("nav[aria-label=Main] a")) {
     const href = a.getAttribute("href") ?? "";

@@ -5,7 +5,7 @@
  * The server still decides: a 403 is shown as it comes (the server's own sentence).
  */
 import { ApiError, setToken, whoAmI } from "./api.js";
-import { h } from "./dom.js";
+import { h, setText } from "./dom.js";
 
 /** @typedef {{workflows: string[], actions: string[]}} Grant */
 /** @typedef {{name: string | null, kind: string, allow: Grant[]}} Identity */
@@ -178,14 +178,14 @@ export function signInView(reason, next) {
       if (me.name === null) return showOpen();
       if (me.kind === "worker") {
         setToken(null);
-        error.textContent = workerRefusal(me.name);
+        setText(error, workerRefusal(me.name));
         return;
       }
       identity = me;
       location.hash = returnHash(next);
     } catch (err) {
       setToken(null);
-      error.textContent = String(err);
+      setText(error, String(err));
     }
   });
   // A server with access control answers 401 or names the token's identity (the form stays); an

@@ -5,7 +5,7 @@
  */
 import { errorText, reload, say } from "./actions.js";
 import { ApiError, backfillSchedule, previewTiming } from "./api.js";
-import { ask, h } from "./dom.js";
+import { ask, h, setText } from "./dom.js";
 
 /** Occurrences one `GET /v1/preview` lists, at most. */
 const PAGE = 50;
@@ -204,7 +204,7 @@ export async function backfill(sch, done) {
       down = err instanceof ApiError && (err.status === 0 || err.code === "UNAVAILABLE");
     }
     if (mine !== seq || !from.isConnected) return;
-    count.textContent = text;
+    setText(count, text);
     counted = n;
     hold(false);
     // A count refused while the server was down stayed so after it came back: it tries again.

@@ -383,19 +383,16 @@ export function ledgerTimeline(rows, now = Date.now(), statuses = new Map()) {
     const cy = laneY(lane);
     const data = { kind: row.kind, ...(row.reason ? { reason: row.reason } : {}), ...(status ? { status } : {}) };
     const g = s("g", { class: `mark ${cls}`, dataset: data });
-    if (row.kind === "skipped" && row.reason === "missed" && span[1] > span[0]) {
-      const x0 = x(span[0]);
-      const w = Math.max(x(span[1]) - x0, 4);
-      g.append(
-        s("rect", { x: x0, y: cy - 6, width: w, height: 12, rx: 3, class: "range" }),
-        s("text", {
-          x: x0 + w / 2,
-          y: cy - 10,
-          "text-anchor": "middle",
-          class: "mark-label",
-          text: `${row.count} missed`,
-        }),
-      );
+    // Missed is a bar, as the legend keys it, a single missed occurrence a short one (it was a
+    // grey diamond, which the legend keys nowhere).
+    if (row.kind === "skipped" && row.reason === "missed") {
+      if (span[1] > span[0]) {
+        const x0 = x(span[0]);
+        const w = Math.max(x(span[1]) - x0, 4);
+        g.append(s("rect", { x: x0, y: cy - 6, width: w, height: 12, rx: 3, class: "range" }));
+        const label = { x: x0 + w / 2, y: cy - 10, "text-anchor": "middle", class: "mark-label" };
+        g.append(s("text", { ...label, text: `${row.count} missed` }));
+      } else g.append(s("rect", { x: x(span[0]) - 9, y: cy - 4, width: 18, height: 8, rx: 2, class: "range" }));
     } else {
       g.append(shape(row.kind, row.reason, x(span[0]), cy));
     }
@@ -450,7 +447,7 @@ const LEGEND = [
   ["overlap", "skipped", "overlap", "skipped: overlap"],
   ["concurrency", "skipped", "concurrency", "skipped: concurrency"],
   ["buffer_full", "skipped", "buffer_full", "skipped: buffer full"],
-  ["missed", "skipped", "missed", "skipped: missed (bar = range)"],
+  ["missed", "skipped", "missed", "skipped: missed (a bar across the range)"],
   ["buffered", "buffered", undefined, "buffered"],
   ["dead_letter", "dead_letter", undefined, "dead letter"],
 ];

@@ -8,7 +8,7 @@ import { actionButton, actionButtons, carryStatus, errorText, NOT_REFRESHED, rel
 import { ApiError, getExecution, getSchedule, listExecutions, listWorkflows, occurrencePage } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
-import { bidi, focusEnd, h, iso, jsonPre } from "./dom.js";
+import { bidi, focusEnd, h, iso, jsonPre, setText } from "./dom.js";
 import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { gridLedger } from "./grid.js";
@@ -401,7 +401,7 @@ export function detailView(id) {
       render();
     } catch (err) {
       if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
-        heading.textContent = id;
+        setText(heading, id);
         body.replaceChildren(
           h("p", { class: "alert", role: "alert", text: errorText(err) }),
           ...(err.status === 404 ? [h("p", { class: "muted small", text: NOT_REFRESHED })] : []),

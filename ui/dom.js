@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * A tiny DOM builder: every text goes in through textContent, never innerHTML, so nothing the
- * server returns (ids, notes, error messages) can inject markup.
+ * server returns (ids, notes, error messages) can inject markup; and every text it is given is
+ * shown with its bidirectional controls as escapes ({@link textNodes}), so none can reorder it.
  */
 
 /**
@@ -20,10 +21,72 @@ function apply(el, attrs) {
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-    else if (key === "text") el.textContent = String(value);
+    else if (key === "text") setText(el, value);
     else if (key === "dataset") Object.assign(/** @type {HTMLElement} */ (el).dataset, value);
+    else if (SHOWN_ATTRS.has(key)) el.setAttribute(key, shownText(value));
     else el.setAttribute(key, value === true ? "" : String(value));
   }
+}
+
+/** The attributes a browser shows or reads out as text: a tooltip reordered as the page did. */
+const SHOWN_ATTRS = new Set(["title", "aria-label", "placeholder", "alt"]);
+
+/**
+ * The bidirectional formatting characters: marks, embeddings, overrides and isolates (U+061C,
+ * U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). In user text they still acted: a worker id
+ * `w…\u202eevil` read "…live" beside a real "live" badge, an error ending in `\u202eRTL` read
+ * "LTR". They are shown as the CLI prints them (src/cli/safe-text.ts), `\u202e`, set muted.
+ */
+const CONTROL = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/;
+const CONTROLS = new RegExp(CONTROL.source, "g");
+/**
+ * {@link iso}'s own isolate, told apart from the user's (whose are shown as escapes): two
+ * noncharacters, First Strong Isolate and Pop Directional Isolate once the text is drawn.
+ */
+const ISO_OPEN = "\ufdd0";
+const ISO_CLOSE = "\ufdd1";
+
+/** `\u202e` for U+202E. @param {string} c */
+const escapeOf = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** iso's marks as the isolates they stand for. @param {string} t */
+const isolates = (t) => t.replaceAll(ISO_OPEN, "\u2068").replaceAll(ISO_CLOSE, "\u2069");
+
+/**
+ * User text as plain text is shown: each bidirectional control as its escape (`\u202e`). For what
+ * holds no markup: an attribute, an `<option>`, an SVG `<text>` or `<title>`, the document's title.
+ * @param {unknown} text
+ */
+export function shownText(text) {
+  return isolates(String(text).replace(CONTROLS, escapeOf));
+}
+
+/**
+ * User text as nodes: its runs, and each bidirectional control as its escape in a muted
+ * `span.control-escape` (style.css).
+ * @param {unknown} text
+ * @returns {(Node | string)[]}
+ */
+export function textNodes(text) {
+  const parts = isolates(String(text)).split(CONTROL);
+  if (parts.length === 1) return parts;
+  // split with a capture: the controls are at the odd places.
+  return parts.map((p, i) => (i % 2 === 0 ? p : h("span", { class: "control-escape", text: escapeOf(p) })));
+}
+
+/** Elements whose text can hold no element: the escapes are written into the text. */
+const PLAIN = new Set(["OPTION", "TITLE", "STYLE", "SCRIPT"]);
+
+/**
+ * Sets an element's text as the page shows user text ({@link textNodes}); a `<textarea>`'s is its
+ * value, kept as it is (an edit must send back what was stored).
+ * @param {Element} el
+ * @param {unknown} text
+ */
+export function setText(el, text) {
+  if (el instanceof HTMLTextAreaElement) el.textContent = String(text);
+  else if (!(el instanceof HTMLElement) || PLAIN.has(el.tagName)) el.textContent = shownText(text);
+  else el.replaceChildren(...textNodes(text));
 }
 
 /**
@@ -35,7 +98,10 @@ function apply(el, attrs) {
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    if (child instanceof Node) el.append(child);
+    else if (el instanceof HTMLTextAreaElement) el.append(String(child));
+    else if (!(el instanceof HTMLElement) || PLAIN.has(el.tagName)) el.append(shownText(child));
+    else el.append(...textNodes(child));
   }
   return el;
 }
@@ -79,11 +145,13 @@ const BIDI =
  * stays in it: an unclosed right-to-left override in a description reversed the words after it.
  * Text without such characters comes back as it was; with them, between First Strong Isolate and
  * Pop Directional Isolate, which close whatever the text left open (a status line is plain text).
+ * Those two are marks here that `h` and `fill` draw as the isolates (its controls as escapes).
  * @param {unknown} text
  */
 export function iso(text) {
-  const t = String(text);
-  return BIDI.test(t) ? `\u2068${t}\u2069` : t;
+  // The text's own noncharacters would pass for the isolate's marks.
+  const t = String(text).replace(/[\ufdd0\ufdd1]/g, "\ufffd");
+  return BIDI.test(t) ? `${ISO_OPEN}${t}${ISO_CLOSE}` : t;
 }
 
 /**
@@ -183,7 +251,7 @@ export function ask({ heading, body, inputLabel, confirmLabel, danger, extra, fo
       // A button its dialog holds disabled meanwhile (Backfill while a range is counted) stays so.
       for (const b of buttons) b.disabled = b.dataset.hold === "true";
       if (refusal === null) dialog.close("ok");
-      else if (error) error.textContent = refusal;
+      else if (error) setText(error, refusal);
     });
     dialog.addEventListener("close", () => {
       const ok = dialog.returnValue === "ok";

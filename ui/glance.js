@@ -5,6 +5,7 @@
  */
 import { h } from "./dom.js";
 import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format.js";
+import { lastTickItem, skippedTick } from "./last-tick.js";
 
 /**
  * Last outcome and failures at a glance, and the next fire in three zones.
@@ -22,9 +23,12 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
   const deadText = `${dead}${rows.length >= readMax ? "+" : ""}`;
   const next = sch.next_fire_at;
   const zone = sch.timezone ?? "UTC";
+  const failing = failures > 0 || dead > 0;
+  // The last occurrence did not start (missed, skipped): amber, as the ledger draws a skip.
+  const skipped = !failing && skippedTick(sch) !== null;
   return h(
     "section",
-    { class: `glance card${failures > 0 || dead > 0 ? " failing" : ""}`, "aria-label": "At a glance" },
+    { class: `glance card${failing ? " failing" : skipped ? " skipped-last" : ""}`, "aria-label": "At a glance" },
     h(
       "div",
       { class: "glance-item" },
@@ -43,6 +47,7 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
           })
         : null,
     ),
+    lastTickItem(sch),
     // Runs that have not ended: after a backfill of hundreds waiting for a worker, the page read
     // "last outcome -" with no hint that any were waiting.
     open.count > 0

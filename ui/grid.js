@@ -124,8 +124,15 @@ function latestPerOccurrence(rows) {
     // green squares of the backfill that ran them).
     const from = Date.parse(row.range_from);
     const to = Date.parse(row.range_to);
+    // Not the range itself, nor another missed row: a single missed occurrence carries its own
+    // `occurrence`, counted itself as run later and was dropped (the grid said "No occurrences yet").
     const ranLater = all.filter(
-      (o) => o.occurrence != null && Date.parse(o.occurrence) >= from && Date.parse(o.occurrence) <= to,
+      (o) =>
+        o !== row &&
+        o.range_from === undefined &&
+        o.occurrence != null &&
+        Date.parse(o.occurrence) >= from &&
+        Date.parse(o.occurrence) <= to,
     ).length;
     if (ranLater === 0) return [row];
     const left = row.count - ranLater;

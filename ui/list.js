@@ -7,7 +7,7 @@
 import { reload } from "./actions.js";
 import { latestOnly, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
-import { h, instantNodes } from "./dom.js";
+import { h, instantNodes, setText } from "./dom.js";
 import { timingText } from "./format.js";
 import { mayWaitForWorker, noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
 import { cursorPager } from "./pager.js";
@@ -416,7 +416,7 @@ export function listView(params) {
     empty.hidden = body.schedules.length > 0;
     // An identity without `schedule` on any workflow is shown none (the server lists those it may
     // schedule): say so, rather than that nothing matches.
-    empty.textContent = hidden ?? "No schedule matches.";
+    setText(empty, hidden ?? "No schedule matches.");
     // After the rows are painted; the refresh (and the page's first load) ends once the lines are right.
     await showWaits(body.schedules, polled);
   }

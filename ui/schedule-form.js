@@ -7,7 +7,7 @@
 
 import { errorText, unsay } from "./actions.js";
 import { createSchedule, previewTiming } from "./api.js";
-import { focusEnd, h } from "./dom.js";
+import { focusEnd, h, setText } from "./dom.js";
 import { EditConflict, saveEdit } from "./edit-save.js";
 import { viewerZone, zoneText } from "./format.js";
 import { jsonText, readInput } from "./json-text.js";
@@ -380,7 +380,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     unsay();
     const { input, refusal } = readInput(text("f-input") || "{}");
     if (refusal !== null) {
-      error.textContent = refusal;
+      setText(error, refusal);
       return;
     }
     /** @type {Record<string, unknown>} */
@@ -405,21 +405,24 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
     // Text that is not a number reads as "" (unset) from the field: refused, nothing sent (a tester).
     const { numbers, refusal: badNumber } = readNumbers(form, fid, body.catchup === "catch_up");
     if (numbers === null) {
-      error.textContent = badNumber;
+      setText(error, badNumber);
       return;
     }
     Object.assign(body, numbers);
     try {
       body.notify = parseNotify(text("f-notify"));
     } catch (err) {
-      error.textContent = `INVALID_ARGUMENT: notify is neither a URL nor valid JSON (${/** @type {Error} */ (err).message})`;
+      setText(
+        error,
+        `INVALID_ARGUMENT: notify is neither a URL nor valid JSON (${/** @type {Error} */ (err).message})`,
+      );
       return;
     }
     // The server's rule, checked here as the input's JSON is (a key given twice too): a refused
     // webhook is said before anything is sent.
     const refused = notifyKeyError(text("f-notify")) ?? notifyError(body.notify);
     if (refused !== null) {
-      error.textContent = refused;
+      setText(error, refused);
       return;
     }
     try {
@@ -471,7 +474,7 @@ export function scheduleForm({ sch, workflows = [], saved, cancelled }) {
         );
         return;
       }
-      error.textContent = errorText(err);
+      setText(error, errorText(err));
     }
   });
   void preview.now();

@@ -6,6 +6,7 @@
 import { actionButtons } from "./actions.js";
 import { h, iso } from "./dom.js";
 import { outcomeEl, relativeEl, stateBadge, timeEl, timingText, workflowName } from "./format.js";
+import { lastTickLine, skippedTick } from "./last-tick.js";
 import { waitingEl } from "./no-worker.js";
 
 /**
@@ -83,7 +84,8 @@ export function scheduleRow(sch, refresh, waiting) {
     compensationFailed;
   return h(
     "tr",
-    { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : "" },
+    // The last occurrence did not start (missed, skipped): an amber edge, as the ledger draws a skip.
+    { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : skippedTick(sch) ? "skipped-last" : "" },
     h(
       "th",
       { scope: "row", "data-label": "Schedule" },
@@ -110,6 +112,7 @@ export function scheduleRow(sch, refresh, waiting) {
       "td",
       { "data-label": "Last outcome" },
       outcomeEl(sch),
+      lastTickLine(sch),
       compensationFailed
         ? h("div", {
             class: "error-text small clip compensation-failed",

@@ -113,7 +113,7 @@ describe.skipIf(!haveChromium)("web UI: a tester's sixth report", () => {
     await r.ok("POST", "/v1/schedules/rtl/pause", { note: "\u202eheld by ops" });
     await r.open("#/schedules/rtl");
     const note = r.page.locator("p.note bdi");
-    expect(await note.innerText()).toBe("\u202eheld by ops");
+    expect(await note.innerText()).toBe("\\u202eheld by ops");
     await r.page.click('button[aria-label="Resume rtl"]');
     await r.page.click("dialog button[value=ok]");
     await r.page.locator("#status", { hasText: "resumed rtl" }).waitFor();
