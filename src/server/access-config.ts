@@ -149,6 +149,15 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
         `--config ${path}: two identities are named ${JSON.stringify(i.name)}; a lease belongs to the identity that took it, by name, so give each its own`,
       );
     names.add(i.name);
+    // A worker's rules name the workflows it works on; actions are a client's. Taken, they gave a
+    // worker token a client's powers over those workflows (start, settings, deprecate) that the
+    // access matrix says no worker has: a client entry copied with its kind changed (a tester).
+    if (i.kind === "worker" && (i.allow ?? []).some((a) => (a.actions?.length ?? 0) > 0)) {
+      throw new OrbitError(
+        "INVALID_ARGUMENT",
+        `--config ${path}: identity ${JSON.stringify(i.name)} is a worker, whose allow rules name workflows only; remove its actions, or make it a client (kind: client) to start or change them`,
+      );
+    }
     byHash.set(
       hash,
       Object.freeze({

@@ -250,6 +250,15 @@ it("refuses two identities of one name, and says the allowed values of a wrong k
   await expect(startTestServer({ config: reed })).rejects.toThrow(
     /identities\[0\]\.allow\[0\]\.actions\[0\] must be one of schedule, start, read, cancel; did you mean "read"\?/,
   );
+  // A client entry copied with its kind changed: its actions gave a worker token a client's
+  // powers over its workflows (start, settings, deprecate; a tester).
+  const acting = file(
+    "acting.yaml",
+    `identities:\n  - name: wk\n    token_sha256: ${sha("e")}\n    kind: worker\n    allow:\n      - { workflows: "Order*", actions: [schedule, start] }\n`,
+  );
+  await expect(startTestServer({ config: acting })).rejects.toThrow(
+    /acting\.yaml: identity "wk" is a worker, whose allow rules name workflows only; remove its actions, or make it a client \(kind: client\) to start or change them/,
+  );
 });
 
 it("tells a worker what it may work on when it registers outside its rules, and that it may not start its own", async () => {
