@@ -157,7 +157,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     if (caller !== null && caller.kind !== "worker") throw workerProtocolRefusal(caller.name);
     return caller;
   };
-  const workerAccess = new WorkerAccess(d.store, d.mayWork ?? (() => false));
+  const workerAccess = new WorkerAccess(d.store, d.mayWork ?? (() => false), () => d.clock.now());
   const documented: RouteDef[] = [];
   const route = <B>(
     url: string,
@@ -209,7 +209,13 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
       const taskId = (request.params as { task_id?: string }).task_id ?? "";
       // With identities, a worker touches only tasks of the workflows its rules name, and reports
       // only on leases its identity took (docs/security.md).
-      if (caller !== null) await workerAccess.check(caller, request.body as WorkerBody, taskId, NAMES_WORKER.has(url));
+      if (caller !== null)
+        await workerAccess.check(
+          caller,
+          request.body as WorkerBody,
+          taskId,
+          url === POLL_ROUTE ? "poll" : NAMES_WORKER.has(url),
+        );
       // A lease that lapsed while this server could not hear its workers is extended before this
       // request judges it (task-reaper.ts graceIfOwed), not only at the reaper's next pass.
       if (url !== POLL_ROUTE) await reaper?.graceIfOwed();

@@ -177,6 +177,22 @@ describe("a worker identity speaks only for its own workers", () => {
       204,
     );
     expect(await status()).toBe("gone");
+    // A poll may take over the id of a worker gone (left, or silent past a minute): else an identity
+    // that polled first under another team's worker_id (a pod's name) locked it out for good (a tester).
+    expect(
+      (await t.call("POST", "/v1/worker/heartbeat", { worker_id: "billing-w", task_ids: [] }, as("order-worker")))
+        .status,
+    ).toBe(403);
+    const taken = await t.call(
+      "POST",
+      "/v1/worker/poll",
+      { ...poll("OrderProcessing"), worker_id: "billing-w" },
+      as("order-worker"),
+    );
+    expect(taken.status).toBe(200);
+    expect(await workflows()).toEqual(["OrderProcessing"]);
+    // Live again, it is its new identity's: the first may not poll under it until it is gone.
+    expect((await t.call("POST", "/v1/worker/poll", own, as("billing-worker"))).status).toBe(403);
   });
 });
 
