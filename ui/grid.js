@@ -86,9 +86,12 @@ function covers(rows) {
  * @param {any} row a ledger row
  * @param {Map<string, string>} statuses execution id → status
  */
-function cellOf(row, statuses) {
+export function cellOf(row, statuses) {
   if (row.kind === "started") {
-    const status = (row.execution_id && statuses.get(row.execution_id)) || "STARTED";
+    const status = row.execution_id ? statuses.get(row.execution_id) : undefined;
+    // A started row whose execution is no longer stored (retention deleted it): drawn as the
+    // running blue before, a days-old occurrence looked as if it ran still (a tester).
+    if (status === undefined) return { cls: "cell status-deleted", label: "execution deleted (retention)" };
     if (status === "TIMED_OUT") return { cls: "cell status-failed timed-out", label: "timed out" };
     return { cls: `cell status-${status.toLowerCase()}`, label: status.toLowerCase() };
   }
@@ -266,7 +269,8 @@ function dayTable(days, rows, statuses) {
                 ? `manual trigger at ${row.recorded_at}`
                 : (row.occurrence ?? `${row.range_from} … ${row.range_to}`);
               const name = `${when}: ${label}${before}${row.error ? `: ${row.error}` : ""}`;
-              return row.execution_id
+              // A deleted execution has no page to link to ("does not exist").
+              return row.execution_id && statuses.has(row.execution_id)
                 ? h("a", {
                     class: cls,
                     href: `#/executions/${encodeURIComponent(row.execution_id)}`,

@@ -375,6 +375,10 @@ export function occurrenceDetail(o: OccurrenceJson): string {
     const range = o.range_from === undefined ? "" : ` (from ${o.range_from} to ${o.range_to ?? "?"})`;
     parts.push(`count ${o.count}${range}`);
   }
+  // A started row's execution no longer stored (retention deleted it): the status column was blank.
+  if (o.kind === "started" && o.execution_id !== undefined && o.status === undefined) {
+    parts.push("execution deleted (retention)");
+  }
   // A run that hit its timeout reads TIMED OUT, as `schedule get` and `orbit status` say it.
   if (o.status !== undefined) parts.push(o.status === "FAILED" && o.error_type === "Timeout" ? "TIMED OUT" : o.status);
   if (o.error !== undefined) parts.push(o.error);

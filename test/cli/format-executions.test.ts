@@ -149,6 +149,7 @@ describe("other tables", () => {
         kind: "started",
         occurrence: "2026-11-15T18:51:30Z",
         execution_id: "orders-every-10s:2026-11-15T18:51:30Z",
+        status: "COMPLETED",
         recorded_at: "2026-11-15T18:51:30.1Z",
       },
     ]);
@@ -158,8 +159,22 @@ describe("other tables", () => {
         "2026-11-15T18:52:00.001Z  skipped      2026-11-15T18:51:40Z      missed  count 12 (from 2026-11-15T18:50:00Z to 2026-11-15T18:51:50Z)",
         "2026-11-15T18:51:40Z      skipped      2026-11-15T18:49:50Z      missed",
         "2026-11-15T18:51:31.5Z    skipped      -                         overlap",
-        "2026-11-15T18:51:30.1Z    started      2026-11-15T18:51:30Z      orders-every-10s:2026-11-15T18:51:30Z",
+        "2026-11-15T18:51:30.1Z    started      2026-11-15T18:51:30Z      orders-every-10s:2026-11-15T18:51:30Z  COMPLETED",
       ),
+    );
+  });
+
+  it("says a started row's execution was deleted when the server no longer stores it", () => {
+    // Retention deleted it: the API gives no status, and the column was blank (a tester).
+    const row = {
+      id: 1,
+      kind: "started",
+      occurrence: "2026-11-15T18:51:30Z",
+      execution_id: "orders-every-10s:2026-11-15T18:51:30Z",
+      recorded_at: "2026-11-15T18:51:30.1Z",
+    };
+    expect(occurrenceTable([row]).split("\n")[1]).toMatch(
+      /orders-every-10s:2026-11-15T18:51:30Z {2}execution deleted \(retention\)$/,
     );
   });
 
