@@ -211,8 +211,20 @@ export function fromConfig(config: Config, path = "config"): AccessConfig {
         throw new OrbitError("UNAUTHENTICATED", "the request carries more than one Authorization header: send one");
       }
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (m === null) throw new OrbitError("UNAUTHENTICATED", 'the Authorization header must be "Bearer <token>"');
-      const identity = byHash.get(createHash("sha256").update(m[1]!).digest("hex"));
+      if (m === null) {
+        // `--token 'ord x'` was told only the header's form, not that a token holds no blank (a tester).
+        const blank = /^Bearer\s+\S+\s+\S/i.test(header);
+        throw new OrbitError(
+          "UNAUTHENTICATED",
+          blank
+            ? "the bearer token holds a blank, which no token has: send the token alone after Bearer"
+            : 'the Authorization header must be "Bearer <token>"',
+        );
+      }
+      // Node reads header bytes as latin1; a token is hashed as UTF-8 (docs/security.md: sha256sum of
+      // the token), so a non-ASCII token could never match: its bytes are read back as UTF-8 here.
+      const token = Buffer.from(m[1]!, "latin1").toString("utf8");
+      const identity = byHash.get(createHash("sha256").update(token).digest("hex"));
       if (identity === undefined)
         throw new OrbitError("UNAUTHENTICATED", "the bearer token is not one this server knows");
       return identity;

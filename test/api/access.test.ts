@@ -20,6 +20,12 @@ beforeAll(async () => {
   writeFileSync(
     config,
     `identities:
+  - name: umlaut
+    token_sha256: ${sha("päss-wört")}
+    kind: client
+    allow:
+      - workflows: "*"
+        actions: [read]
   - name: admin
     token_sha256: ${sha("admin-token")}
     kind: client
@@ -67,6 +73,14 @@ it("answers 401 without a token or with an unknown one; health stays open", asyn
     "the bearer token is not one this server knows",
   );
   expect((await t.call("GET", "/v1/schedules", undefined, { authorization: "Basic x" })).status).toBe(401);
+  // A blank inside the token was told only the header's form (a tester).
+  expect((await t.call("GET", "/v1/schedules", undefined, { authorization: "Bearer ord x" })).body.message).toBe(
+    "the bearer token holds a blank, which no token has: send the token alone after Bearer",
+  );
+  // A token outside ASCII, sent as curl sends it (UTF-8 bytes), matches the sha256sum of its text:
+  // the header's bytes were read as latin1 and it never matched.
+  const utf8 = Buffer.from("Bearer päss-wört", "utf8").toString("latin1");
+  expect((await t.call("GET", "/v1/me", undefined, { authorization: utf8 })).body).toMatchObject({ name: "umlaut" });
   expect((await t.call("GET", "/healthz")).status).toBe(200);
   expect((await t.call("GET", "/v1/openapi.json")).status).toBe(200);
   // A route that does not exist is refused the same way (it was 404, to anyone): a known caller
