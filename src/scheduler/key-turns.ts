@@ -9,7 +9,10 @@
 import type { ScheduleRow } from "../store/rows.js";
 import { settingsOf } from "./stored-settings.js";
 
-/** As the fire reads it: the column, or a row written before it had one. */
+/**
+ * As the fire reads it: the column, or a row written before it had one. (The turns read the column
+ * alone: reading every due row's settings up front would fail a whole batch on one row's bad ones.)
+ */
 export const hasKey = (row: ScheduleRow): boolean =>
   row.concurrencyKey !== null || settingsOf(row).concurrency_key !== undefined;
 
@@ -21,7 +24,7 @@ export function keyTurns<T extends ScheduleRow>(rows: readonly T[]): T[] {
     let to = from + 1;
     while (to < out.length && out[to]?.dueMs === out[from]?.dueMs) to++;
     const places: number[] = [];
-    for (let i = from; i < to; i++) if (hasKey(out[i] as T)) places.push(i);
+    for (let i = from; i < to; i++) if ((out[i] as T).concurrencyKey !== null) places.push(i);
     if (places.length > 1) {
       const keyed = places.map((i) => out[i] as T).sort(byLastStart);
       places.forEach((place, k) => {
