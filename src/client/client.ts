@@ -52,11 +52,11 @@ export type OrbitClientOptions = ClientSettings &
 
 export interface ClientSettings {
   /** Bearer token for a server with access control; default none. */
-  token?: string | null;
+  token?: string | null | undefined;
   /** Milliseconds before a request is given up; default 30 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** The fetch to use; default the global one. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 export interface PageQuery {

@@ -24,41 +24,10 @@ import { settleable } from "./settleable.js";
 import { closeOnSignals } from "./signals.js";
 import { witnessStrayRejections } from "./stray-rejections.js";
 import { jsonText, withTaskIds } from "./task-log.js";
+import { checkWorkerOptions, type WorkerOptions } from "./worker-options.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
-export interface WorkerOptions {
-  /** The Orbit server, e.g. `http://127.0.0.1:7233`. Required. */
-  server: string;
-  /** Bearer token of a worker identity, for a server with access control. Default none. */
-  token?: string | null;
-  /** The workflows this worker runs (from `defineWorkflow`). Required, at least one. */
-  // biome-ignore lint/suspicious/noExplicitAny: definitions of any input type run here.
-  workflows: readonly WorkflowDefinition<any>[];
-  /**
-   * Most executions run at once. Default 100: a minute's herd of schedules drains in polls of up to
-   * 100 tasks (docs/benchmarks.md § End to end); set it lower for handlers that each hold a lot.
-   * A run whose code has returned no longer counts while its result is sent; a compensation that a
-   * cancel, answered to that report, starts runs beside the others (docs/workflows.md § Concurrency).
-   */
-  concurrency?: number;
-  /** The lease owner's name. Default `<hostname>:<pid>:<random>`. */
-  workerId?: string;
-  /** Where the worker and `ctx.log` write. Default: console, one line per message. */
-  logger?: WorkflowLogger;
-  /** Default the system clock. */
-  clock?: Clock;
-  /** How long `close()` waits for running steps before handing their tasks back anyway. Default 30 000 ms. */
-  closeTimeoutMs?: number;
-  /**
-   * Signals that close the worker while it runs (`close()`: running steps finish, their tasks are
-   * handed back). Default `["SIGINT", "SIGTERM"]`; once closed, the process ends on that signal as
-   * Node's default would, unless the program listens for it itself. `[]`: handle signals yourself.
-   */
-  shutdownSignals?: readonly ShutdownSignal[];
-}
-
-/** A signal `shutdownSignals` may name (spelled here: the SDK's types do not need @types/node). */
-export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGQUIT" | "SIGHUP" | "SIGUSR1" | "SIGUSR2" | "SIGBREAK";
+export type { ShutdownSignal, WorkerOptions } from "./worker-options.js";
 
 const DEFAULT_HEARTBEAT_MS = 5_000;
 const HEARTBEAT_RETRY_MS = 1000; // the wait before a heartbeat that follows a failed one
@@ -112,23 +81,14 @@ export class Worker {
   private readonly isClosing = (): boolean => this.closing.signal.aborted;
 
   constructor(options: WorkerOptions) {
+    checkWorkerOptions(options);
     serverUrl(options.server, "Worker");
     if (!Array.isArray(options.workflows) || options.workflows.length === 0) {
       throw new TypeError("a Worker needs at least one workflow: `workflows: [defineWorkflow(…), …]`");
     }
     this.o = options;
     this.clock = options.clock ?? new SystemClock();
-    // From plain JavaScript: say what is wrong now, not `this.log.info is not a function` from run()
-    // and again from close().
-    const logger = options.logger as Partial<Record<keyof WorkflowLogger, unknown>> | undefined;
-    if (logger !== undefined && !(["info", "warn", "error"] as const).every((l) => typeof logger?.[l] === "function")) {
-      throw new TypeError("logger must have info, warn and error functions (message, fields?) => void");
-    }
     this.log = options.logger ?? consoleLogger();
-    const closeTimeoutMs = options.closeTimeoutMs;
-    if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
-      throw new TypeError("closeTimeoutMs must be a number of milliseconds, 0 or more");
-    }
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
       throw new TypeError("concurrency must be a positive integer");

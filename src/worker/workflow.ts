@@ -7,8 +7,12 @@ import { inputSchemaRootRefusal } from "../domain/input-schema.js";
 import type { Jsonified, JsonObject, JsonValue, ReadonlyJsonObject } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 import { isWorkflowVersion, versionWithoutBuild } from "../domain/workflow-version.js";
+import { refuseUnknownKeys } from "./option-keys.js";
 
-/** How a failed attempt is retried (the whole run again; completed steps are not run again). */
+/**
+ * How a failed attempt is retried: the whole run again, where the steps whose results were
+ * journaled are not run again.
+ */
 export interface RetryPolicy {
   /** Attempts in all, the first included; 1 means no retry. Default 3. */
   maxAttempts: number;
@@ -38,8 +42,11 @@ export interface WorkflowLogger {
 }
 
 export interface StepOptions<T> {
-  /** Undoes the step when the execution is cancelled later; receives the step's journaled result. */
-  compensate?: (result: Jsonified<T>) => Promise<void> | void;
+  /**
+   * Undoes the step when the execution is cancelled later; receives the step's journaled result.
+   * Default none.
+   */
+  compensate?: ((result: Jsonified<T>) => Promise<void> | void) | undefined;
 }
 
 export interface WorkflowContext {
@@ -55,10 +62,14 @@ export interface WorkflowContext {
   readonly signal: AbortSignal;
   readonly log: WorkflowLogger;
   /**
-   * Runs `fn` once per run: its result (JSON) is journaled in the server before `step` returns, and
-   * a retried attempt gets the journaled result without running `fn` again. Step names must be
-   * unique within a run. It returns the result's JSON form, on the first run too (a `Date` comes
-   * back as its string), and its type says so ({@link Jsonified}); a result that is JSON already
+   * Runs `fn`: its result (JSON) is journaled in the server before `step` returns, and a retried
+   * attempt gets the journaled result without running `fn` again. At least once, not exactly once:
+   * `fn` runs again when its result was not journaled (its worker died during it or before the
+   * journal write landed), so key its side effects with `executionId`, `run` and the step's name
+   * (docs/workflows.md § Steps run at least once). Step names must be unique within a run, and
+   * are how a replay finds its results: bump the version when steps change (§ Determinism and
+   * versions). It returns the result's JSON form, on the first run too (a `Date` comes back as its
+   * string), and its type says so ({@link Jsonified}); a result that is JSON already
    * (`T extends JsonValue`, generic helpers included) keeps its type.
    */
   step<T extends JsonValue>(
@@ -76,21 +87,29 @@ export interface WorkflowDefinition<I extends ReadonlyJsonObject = JsonObject> {
   /** Semver, e.g. `1.0.0`. */
   readonly version: string;
   /** JSON Schema (draft 2020-12) of the input; the server validates and applies defaults. Default: any object. */
-  readonly input?: JsonObject;
-  readonly description?: string;
+  readonly input?: JsonObject | undefined;
+  /** Shown by `orbit workflow list`. Default none. */
+  readonly description?: string | undefined;
   /** The workflow's code; its return value (JSON) is the execution's result. */
   run(ctx: WorkflowContext, input: I): Promise<unknown> | unknown;
   /** Runs after the compensations when the execution is cancelled. Default: nothing. */
-  onCancel?(ctx: WorkflowContext, reason: string): Promise<void> | void;
-  /** Default {@link DEFAULT_RETRY}; a field left out takes its default. */
-  readonly retry?: Partial<RetryPolicy>;
+  onCancel?: ((ctx: WorkflowContext, reason: string) => Promise<void> | void) | undefined;
+  /** Default {@link DEFAULT_RETRY}; a field left out (or undefined) takes its default. */
+  readonly retry?: { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined;
 }
+
+/** What a definition may hold: any other key is refused (a misspelt `onCancell` never ran). */
+const DEFINITION_KEYS = ["name", "version", "input", "description", "run", "onCancel", "retry"] as const;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
   definition: WorkflowDefinition<I>,
 ): WorkflowDefinition<I> {
+  // From plain JavaScript: said as what it is, not as "Cannot read properties of null".
+  if (typeof definition !== "object" || definition === null) {
+    throw new TypeError("defineWorkflow takes the definition, {name, version, run, …}");
+  }
   if (!NAME.test(definition.name)) {
     throw new TypeError(
       `workflow name ${JSON.stringify(definition.name)} must be 1-128 of [A-Za-z0-9_.-], starting with a letter or digit`,
@@ -111,6 +130,7 @@ export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
   if (typeof definition.run !== "function") {
     throw new TypeError(`workflow ${definition.name}: run must be the workflow's function, (ctx, input) => result`);
   }
+  refuseUnknownKeys(definition, DEFINITION_KEYS, `workflow ${definition.name}`);
   const refused = definition.input === undefined ? null : inputSchemaRootRefusal(definition.input);
   if (refused !== null) throw new TypeError(`workflow ${definition.name}: input schema: ${refused}`);
   // The bounds of the worker protocol's offer (src/api/worker-schemas.ts): a policy past them would
@@ -132,14 +152,7 @@ export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
   if (!plain) {
     throw new TypeError(`workflow ${definition.name}: retry must be a plain object, {maxAttempts?, backoffMs?}`);
   }
-  const unknown = Reflect.ownKeys(given as object)
-    .filter((k) => k !== "maxAttempts" && k !== "backoffMs")
-    .map((k) => String(k));
-  if (unknown.length > 0) {
-    throw new TypeError(
-      `workflow ${definition.name}: retry has no setting ${unknown.map((k) => JSON.stringify(k)).join(", ")}: it takes maxAttempts and backoffMs`,
-    );
-  }
+  refuseUnknownKeys(given as object, ["maxAttempts", "backoffMs"], `workflow ${definition.name}: retry`);
   const set = given as Partial<RetryPolicy>;
   const retry = {
     maxAttempts: set.maxAttempts === undefined ? DEFAULT_RETRY.maxAttempts : set.maxAttempts,

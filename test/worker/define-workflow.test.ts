@@ -67,7 +67,7 @@ describe("defineWorkflow", () => {
     expect(defineWorkflow({ name: "W", version: "1.0.0", run }).retry).toEqual({ maxAttempts: 3, backoffMs: 1000 });
     // A mistake is said, not taken for the default (a typo ran three attempts of a run-once workflow).
     expect(() => retry({ maxAttemps: 1 })).toThrow(
-      /^workflow W: retry has no setting "maxAttemps": it takes maxAttempts and backoffMs$/,
+      /^workflow W: retry has no setting "maxAttemps" \(did you mean "maxAttempts"\?\): it takes maxAttempts and backoffMs$/,
     );
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
@@ -80,6 +80,57 @@ describe("defineWorkflow", () => {
     const hidden = Object.defineProperty({}, "maxAttemps", { value: 1, enumerable: false });
     expect(() => retry(hidden)).toThrow(/retry has no setting "maxAttemps"/);
     expect(() => retry({ [Symbol("maxAttempts")]: 1 })).toThrow(/retry has no setting "Symbol\(maxAttempts\)"/);
+  });
+});
+
+describe("a key that is no setting", () => {
+  const run = async () => ({});
+  const definition = (extra: object) => () =>
+    defineWorkflow({ name: "W", version: "1.0.0", run, ...extra } as Parameters<typeof defineWorkflow>[0]);
+
+  it("is refused by defineWorkflow, with the setting it is near (a misspelt onCancel never ran)", () => {
+    expect(definition({ onCancell() {} })).toThrow(
+      'workflow W has no setting "onCancell" (did you mean "onCancel"?): it takes name, version, input, description, run, onCancel and retry',
+    );
+    expect(definition({ oncancel() {} })).toThrow(
+      /^workflow W has no setting "oncancel" \(did you mean "onCancel"\?\)/,
+    );
+    expect(definition({ retyr: { maxAttempts: 1 } })).toThrow(
+      /^workflow W has no setting "retyr" \(did you mean "retry"\?\)/,
+    );
+    // Nothing near: no guess, every key said.
+    expect(definition({ owner: "team-a", Symbol: 1 })).toThrow(
+      /^workflow W has no setting "owner", "Symbol": it takes/,
+    );
+    // Every setting, undefined too (exactOptionalPropertyTypes' way of leaving one out), is taken.
+    const all = { input: undefined, description: undefined, onCancel: undefined, retry: undefined };
+    expect(definition(all)).not.toThrow();
+    // From plain JavaScript, said as such (not "Cannot read properties of null").
+    expect(() => defineWorkflow(null as never)).toThrow("defineWorkflow takes the definition, {name, version, run, …}");
+    // A definition made by defineWorkflow may be defined again.
+    const made = defineWorkflow({ name: "W", version: "1.0.0", run, description: "d", onCancel() {} });
+    expect(() => defineWorkflow(made)).not.toThrow();
+  });
+
+  it("is refused by new Worker (a misspelt closeTimeoutMs kept the 30 s default)", () => {
+    const workflows = [defineWorkflow({ name: "W", version: "1.0.0", run })];
+    const worker = (extra: object) => () =>
+      new Worker({ server: "http://127.0.0.1:1", workflows, ...extra } as ConstructorParameters<typeof Worker>[0]);
+    expect(worker({ closeTimeout: 5 })).toThrow(
+      `new Worker has no setting "closeTimeout" (did you mean "closeTimeoutMs"?): it takes server, token, workflows, concurrency, workerId, logger, clock, closeTimeoutMs and shutdownSignals`,
+    );
+    expect(() => new Worker(null as never)).toThrow("new Worker takes its options, {server, workflows, …}");
+    expect(worker({ sever: "http://127.0.0.1:2" })).toThrow(/no setting "sever" \(did you mean "server"\?\)/);
+    const all = {
+      token: undefined,
+      concurrency: undefined,
+      workerId: undefined,
+      logger: undefined,
+      clock: undefined,
+      closeTimeoutMs: undefined,
+      shutdownSignals: undefined,
+    };
+    expect(worker(all)).not.toThrow();
   });
 });
 
