@@ -1,6 +1,7 @@
 /**
- * The `ctx` of one task: its identity, the cancel signal, and `step`, which runs a step once per
- * run (journaled in the server before it counts as done) and replays journaled results.
+ * The `ctx` of one task: its identity, the cancel signal, and `step`, which runs a step (journaled
+ * in the server before it counts as done) and replays journaled results: at least once, since a
+ * step whose result was not journaled runs again.
  */
 
 import { hasUnstorableChar } from "../domain/body-guard.js";
@@ -19,6 +20,7 @@ import {
   RunEndedError,
   thrownText,
 } from "./errors.js";
+import { ReplayOrder } from "./replay-order.js";
 import { storable } from "./storable.js";
 import type { StepOptions, TriggerInfo, WorkflowContext, WorkflowLogger } from "./workflow.js";
 
@@ -63,6 +65,8 @@ export class TaskContext implements WorkflowContext {
    */
   readonly journalReplayed: Promise<void>;
   private readonly used = new Set<string>();
+  /** Whether the code reaches the journaled steps as journaled (said when it does not). */
+  readonly replayOrder: ReplayOrder;
   private nextSeq: number;
   private ended = false;
   /** Steps that failed while the run went on: said at its end unless their error is its own. */
@@ -83,6 +87,7 @@ export class TaskContext implements WorkflowContext {
     this.run = task.run;
     this.trigger = task.trigger as TriggerInfo | null;
     this.journaled = new Map(task.steps.map((s) => [s.name, s.result]));
+    this.replayOrder = new ReplayOrder(task, log);
     this.nextSeq = task.steps.reduce((max, s) => Math.max(max, s.seq), 0) + 1;
     this.unregistered = new Set(task.steps.filter((s) => s.compensable && !s.compensated).map((s) => s.name));
     this.journalReplayed =
@@ -159,9 +164,10 @@ export class TaskContext implements WorkflowContext {
   }
 
   /**
-   * Runs a step once per run. A step the run does not await cannot crash the worker: its failure
-   * is marked handled here (the run that awaits it still gets it), and logged when the run had
-   * already returned, or at the run's end when the run did not throw it (runEnded).
+   * Runs a step (once its result is journaled, never again in this run). A step the run does not
+   * await cannot crash the worker: its failure is marked handled here (the run that awaits it
+   * still gets it), and logged when the run had already returned, or at the run's end when the run
+   * did not throw it (runEnded).
    */
   step<T extends JsonValue>(
     name: string,
@@ -176,7 +182,9 @@ export class TaskContext implements WorkflowContext {
   ): Promise<Jsonified<T>> {
     // Read at the call: onCancel may have returned by the time its refusal is seen below.
     const calledWhen = this.ended ? this.endedWhen().when : null;
+    const settled = this.replayOrder.called();
     const running = this.runStep(name, fn, options);
+    running.then(settled, settled);
     running.catch((err: unknown) => {
       if (!this.ended) this.failedWhileRunning.push({ step: name, error: err });
       else if (isInstance(err, RunEndedError)) {
@@ -216,6 +224,7 @@ export class TaskContext implements WorkflowContext {
     }
     this.used.add(name);
     if (this.journaled.has(name)) {
+      this.replayOrder.replayed(name);
       const result = this.journaled.get(name) as Jsonified<T>;
       if (options.compensate) {
         this.compensations.set(name, options.compensate as Compensation);

@@ -307,6 +307,7 @@ async function runTaskInSpan(
     };
     switch (outcome.kind) {
       case "completed":
+        ctx.replayOrder.sayUnreached("returned its result");
         await report(
           outcome.result,
           "result",
@@ -315,6 +316,7 @@ async function runTaskInSpan(
         );
         return;
       case "continue":
+        ctx.replayOrder.sayUnreached("continued as new");
         await report(
           outcome.input,
           "input",
@@ -335,6 +337,8 @@ async function runTaskInSpan(
           return;
         }
         logFailure(log, task, error, answer?.status === "FAILED" ? "final" : "retry");
+        // A retry replays the journal again: what it does not reach is said when the execution ends.
+        if (answer?.status === "FAILED") ctx.replayOrder.sayUnreached("failed for good");
         return;
       }
     }
