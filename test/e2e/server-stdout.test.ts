@@ -68,44 +68,39 @@ it("serves on, and stops on SIGTERM, once its stdout's reader went away", async 
   expect(code).toBe(0);
 });
 
-it("stops cleanly on SIGHUP (a closed terminal), saying why, instead of dying on the spot", async () => {
-  const child = serve(await freePort());
-  let out = "";
-  let err = "";
+/** A server started and listening, its stdout and stderr collected, and how it exits. */
+async function listening(env: Record<string, string> = {}) {
+  const child = serve(await freePort(), env);
+  const seen = { out: "", err: "" };
   child.stdout?.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
+    seen.out += chunk.toString();
   });
   child.stderr?.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
+    seen.err += chunk.toString();
   });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.once("exit", (code, signal) => resolve([code, signal])),
   );
-  await waitFor(async () => (out.includes("open http") ? true : undefined), 30_000, "the listening lines");
+  await waitFor(async () => (seen.out.includes("open http") ? true : undefined), 30_000, "the listening lines");
+  return { child, seen, exited };
+}
+
+it("stops cleanly on SIGHUP (a closed terminal), saying why, instead of dying on the spot", async () => {
+  const { child, seen, exited } = await listening();
   child.kill("SIGHUP");
   // Node's default ended it by the signal (exit 129), without its shutdown.
   expect(await exited).toEqual([0, null]);
-  expect(out).toContain(`"msg":"orbit server stopped"`);
-  expect(err).toBe("orbit: SIGHUP: the server stops (it has no settings to reload; restart it to change them)\n");
+  expect(seen.out).toContain(`"msg":"orbit server stopped"`);
+  expect(seen.err).toBe("orbit: SIGHUP: the server stops (it has no settings to reload; restart it to change them)\n");
 });
 
 it("warns of each ORBIT_* variable it does not read, naming the flag to give instead", async () => {
   // A systemd unit's ORBIT_PORT=8080 was ignored without a word: the server listened on 7233.
-  const child = serve(await freePort(), { ORBIT_PORT: "8080", ORBIT_LOG_LEVEL: "debug", ORBIT_COLOUR: "1" });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  await waitFor(async () => (out.includes("open http") ? true : undefined), 30_000, "the listening lines");
+  const { child, seen, exited } = await listening({ ORBIT_PORT: "8080", ORBIT_LOG_LEVEL: "debug", ORBIT_COLOUR: "1" });
   child.kill("SIGTERM");
-  expect(await exited).toBe(0);
+  expect(await exited).toEqual([0, null]);
   const also = "(only ORBIT_DATABASE_URL and ORBIT_NOTIFY_SECRET configure the server)";
-  expect(err).toBe(
+  expect(seen.err).toBe(
     [
       `orbit: ORBIT_COLOUR is set, but Orbit reads no such variable ${also}: the server's settings are flags (orbit server --help)`,
       `orbit: ORBIT_LOG_LEVEL is set, but Orbit reads no such variable ${also}: give --log-level instead`,
