@@ -114,7 +114,9 @@ export function describeValidationError(errors: readonly ErrorObject[], part: st
       if (typeof error.data === "number" && typeof about === "string" && about.startsWith("duration")) {
         return `${field} must be a duration text such as "90s", "15m" or "1h30m", not a number (${error.data} seconds is "${error.data}s")`;
       }
-      return `${field} must be ${describeType(p.type)}${error.data === null ? ", not null" : ""}`;
+      // A setting given null names it (`workflow must be a string, not null`); a whole body of
+      // `null` is refused as every other body that is not an object.
+      return `${field} must be ${describeType(p.type)}${error.data === null && path !== "" ? ", not null" : ""}`;
     }
     case "enum": {
       // Another product's name for a value (overlap "cancel_other"): point at Orbit's.

@@ -165,6 +165,9 @@ export function healthText(s: ScheduleJson): string {
 function notStartedText(s: ScheduleJson): string | null {
   const t = s.last_tick;
   if (t === null || t === undefined || t.kind !== "skipped") return null;
+  // A skip for overlap or a concurrency key is the policy at work, with the run it waits on shown
+  // (`last run:`, `waiting:`): said again it only repeated them.
+  if (t.reason === "overlap" || t.reason === "concurrency") return null;
   const what =
     t.count !== undefined && t.count > 1 && t.range_from !== undefined
       ? `${t.count} occurrences from ${t.range_from} to ${t.range_to ?? "?"}`

@@ -184,7 +184,7 @@ export class SchedulerLoop implements FireWindow {
           this.seen.clear();
           this.failedInRound = 0;
           const fired = await this.fireDue();
-          const next = await this.o.store.nextDueMs();
+          const next = await this.stalls.during(() => this.o.store.nextDueMs());
           this.roundFailures.succeeded();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
           let held = 0;

@@ -48,6 +48,19 @@ export class StallWatch {
     };
   }
 
+  /**
+   * `read` watched as a fire batch is: the round's read of the next due instant waits on a lock on
+   * the schedules as a batch does, and a lock taken between the two went unseen by the gauge.
+   */
+  async during<T>(read: () => Promise<T>): Promise<T> {
+    const done = this.watch();
+    try {
+      return await read();
+    } finally {
+      done();
+    }
+  }
+
   /** How long the fire batch now in progress has waited for the database, ms; 0 when none waits (/metrics). */
   waitingMs(): number {
     return this.batchSince === null ? 0 : performance.now() - this.batchSince;

@@ -201,10 +201,14 @@ describe("orbit schedule list", () => {
     expect(scheduleBlock({ ...missed, last_tick: range })).toContain(
       "  not started: 3 occurrences from 2026-11-15T01:00:00Z to 2026-11-17T01:00:00Z missed (",
     );
-    // A skip for overlap is the policy at work: said in the block, not as the schedule's health.
+    // A skip for overlap is the policy at work, the run it waits on shown already: not said again.
     const overlap = { ...missed.last_tick, reason: "overlap" };
     expect(scheduleTable([{ ...missed, last_tick: overlap }])).toContain("   2026-11-16T01:00:00Z   -\n");
-    expect(scheduleBlock({ ...missed, last_tick: overlap })).toContain("  not started: 2026-11-15T01:00:00Z overlap (");
+    expect(scheduleBlock({ ...missed, last_tick: overlap })).not.toContain("not started");
+    const full = { ...missed.last_tick, reason: "buffer_full" };
+    expect(scheduleBlock({ ...missed, last_tick: full })).toContain(
+      "  not started: 2026-11-15T01:00:00Z buffer_full (",
+    );
     // The seed's block, of a schedule with no ledger row, is unchanged.
     expect(scheduleBlock(nightlyOrders)).not.toContain("not started");
   });
