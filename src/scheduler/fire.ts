@@ -33,7 +33,6 @@ import {
   type StartsDone,
   settle,
 } from "./fire-plan.js";
-import { hasKey } from "./key-turns.js";
 import { queueDeadLetters } from "./outcomes.js";
 import { blockerOf, cancelPreviousReason, occurrenceExecutionId, startRequestOf } from "./start-request.js";
 import { settingsOf } from "./view.js";
@@ -147,6 +146,9 @@ const newReport = (scheduleId: string): FireReport => ({
   advanced: false,
   retryError: null,
 });
+
+const hasKey = (row: ScheduleRow): boolean =>
+  row.concurrencyKey !== null || settingsOf(row).concurrency_key !== undefined;
 
 /**
  * Fires the due `rows` (read inside `tx`, locked on PostgreSQL) at `now`, in order; returns one

@@ -7,17 +7,15 @@
  * oldest occurrence already (their due instant); this orders what no buffer remembers.
  */
 import type { ScheduleRow } from "../store/rows.js";
-import { settingsOf } from "./stored-settings.js";
 
 /**
- * As the fire reads it: the column, or a row written before it had one. (The turns read the column
- * alone: reading every due row's settings up front would fail a whole batch on one row's bad ones.)
+ * `rows` with each same-instant group's keyed rows reordered, never started first, then oldest
+ * start; others keep their places. The concurrency_key column alone is read: reading every due
+ * row's settings up front would fail a whole batch on one row's unreadable ones. A batch without a
+ * keyed row, the common case on the firing loop's path, is `rows` itself.
  */
-export const hasKey = (row: ScheduleRow): boolean =>
-  row.concurrencyKey !== null || settingsOf(row).concurrency_key !== undefined;
-
-/** `rows` with each same-instant group's keyed rows reordered, never started first, then oldest start; others keep their places. */
-export function keyTurns<T extends ScheduleRow>(rows: readonly T[]): T[] {
+export function keyTurns<T extends ScheduleRow>(rows: readonly T[]): readonly T[] {
+  if (!rows.some((r) => r.concurrencyKey !== null)) return rows;
   const out = [...rows];
   let from = 0;
   while (from < out.length) {

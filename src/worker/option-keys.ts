@@ -22,3 +22,11 @@ export function refuseUnknownKeys(given: object, known: readonly string[], what:
   const takes = known.length > 1 ? `${known.slice(0, -1).join(", ")} and ${known.at(-1)}` : known.join("");
   throw new TypeError(`${what} has no setting ${said.join(", ")}: it takes ${takes}`);
 }
+
+/**
+ * The keys of an options type, listed once as an object the compiler holds to the type: a key the
+ * type gains or loses and the list does not is a type error, so the list cannot drift from it.
+ */
+export function keysOf<T>(all: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.keys(all);
+}

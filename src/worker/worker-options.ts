@@ -4,7 +4,7 @@
  */
 
 import type { Clock } from "../domain/clock.js";
-import { refuseUnknownKeys } from "./option-keys.js";
+import { keysOf, refuseUnknownKeys } from "./option-keys.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
 export interface WorkerOptions {
@@ -42,17 +42,17 @@ export interface WorkerOptions {
 export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGQUIT" | "SIGHUP" | "SIGUSR1" | "SIGUSR2" | "SIGBREAK";
 
 /** Every key of {@link WorkerOptions}: any other is refused (`closeTimeout: 5` kept the 30 s default). */
-const WORKER_KEYS: readonly (keyof WorkerOptions)[] = [
-  "server",
-  "token",
-  "workflows",
-  "concurrency",
-  "workerId",
-  "logger",
-  "clock",
-  "closeTimeoutMs",
-  "shutdownSignals",
-];
+const WORKER_KEYS = keysOf<WorkerOptions>({
+  server: true,
+  token: true,
+  workflows: true,
+  concurrency: true,
+  workerId: true,
+  logger: true,
+  clock: true,
+  closeTimeoutMs: true,
+  shutdownSignals: true,
+});
 
 /** Throws a TypeError saying what is wrong with `options`, if anything these checks see. */
 export function checkWorkerOptions(options: WorkerOptions): void {

@@ -7,7 +7,7 @@ import { inputSchemaRootRefusal } from "../domain/input-schema.js";
 import type { Jsonified, JsonObject, JsonValue, ReadonlyJsonObject } from "../domain/json.js";
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS } from "../domain/worker-protocol.js";
 import { isWorkflowVersion, versionWithoutBuild } from "../domain/workflow-version.js";
-import { refuseUnknownKeys } from "./option-keys.js";
+import { keysOf, refuseUnknownKeys } from "./option-keys.js";
 
 /**
  * How a failed attempt is retried: the whole run again, where the steps whose results were
@@ -99,7 +99,16 @@ export interface WorkflowDefinition<I extends ReadonlyJsonObject = JsonObject> {
 }
 
 /** What a definition may hold: any other key is refused (a misspelt `onCancell` never ran). */
-const DEFINITION_KEYS = ["name", "version", "input", "description", "run", "onCancel", "retry"] as const;
+const DEFINITION_KEYS = keysOf<WorkflowDefinition>({
+  name: true,
+  version: true,
+  input: true,
+  description: true,
+  run: true,
+  onCancel: true,
+  retry: true,
+});
+const RETRY_KEYS = keysOf<RetryPolicy>({ maxAttempts: true, backoffMs: true });
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
@@ -152,7 +161,7 @@ export function defineWorkflow<I extends ReadonlyJsonObject = JsonObject>(
   if (!plain) {
     throw new TypeError(`workflow ${definition.name}: retry must be a plain object, {maxAttempts?, backoffMs?}`);
   }
-  refuseUnknownKeys(given as object, ["maxAttempts", "backoffMs"], `workflow ${definition.name}: retry`);
+  refuseUnknownKeys(given as object, RETRY_KEYS, `workflow ${definition.name}: retry`);
   const set = given as Partial<RetryPolicy>;
   const retry = {
     maxAttempts: set.maxAttempts === undefined ? DEFAULT_RETRY.maxAttempts : set.maxAttempts,
