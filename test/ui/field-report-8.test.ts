@@ -203,6 +203,8 @@ describe.skipIf(!haveChromium)("web UI: a tester's eighth report", () => {
       await row.locator(`button[aria-label="Trigger ${id}"]`).click();
       await r.page.locator("#status p", { hasText: "started execution" }).waitFor();
       expect(await inWindow()).toBe(true);
+      // The list's refresh after the trigger may be putting the row back in place: wait for it.
+      await row.waitFor();
       const after = await row.boundingBox();
       expect(after?.y).toBe(before?.y);
       // The keyboard reaches the message, and focused it shows its whole text.
