@@ -157,9 +157,14 @@ interface Sending {
   outages: { count: number };
 }
 
-/** `asUnavailable(err, answerMs, connectMs)`, counted in `sending.outages` when it means the database was away. */
-function failure(err: unknown, sending: Sending, answerMs?: number): unknown {
-  const converted = asUnavailable(err, answerMs, sending.connectMs);
+/**
+ * `asUnavailable(err, answerMs, connectMs)`, counted in `sending.outages` when it means the database
+ * was away. `sentAt`: `performance.now()` when the statement went out, so an answer timer that fired
+ * late is told apart from a database that did not answer.
+ */
+function failure(err: unknown, sending: Sending, answerMs?: number, sentAt?: number): unknown {
+  const lateMs = answerMs !== undefined && sentAt !== undefined ? performance.now() - sentAt - answerMs : undefined;
+  const converted = asUnavailable(err, answerMs, sending.connectMs, lateMs);
   if (isOutage(converted)) sending.outages.count++;
   return converted;
 }
@@ -174,6 +179,7 @@ function executor(target: () => pg.Pool | pg.PoolClient, sending: Sending): SqlE
   const { names, shapes, answerMs } = sending;
   const query = async (sql: string, params: readonly SqlParam[]) => {
     const { name, text } = names.get(sql);
+    const sentAt = performance.now();
     try {
       const config: Bounded<pg.QueryArrayConfig> = { name, text, values: wireParams(params), rowMode: "array" };
       if (answerMs > 0) config.query_timeout = answerMs;
@@ -182,7 +188,7 @@ function executor(target: () => pg.Pool | pg.PoolClient, sending: Sending): SqlE
       return { rows: shapes.objects(name, r.fields, r.rows), rowCount: r.rowCount };
     } catch (err) {
       if (isNoAnswer(err)) sending.onNoAnswer?.();
-      throw failure(err, sending, answerMs);
+      throw failure(err, sending, answerMs, sentAt);
     }
   };
   return {
@@ -471,10 +477,11 @@ export class PostgresStore extends SqlOps implements Store {
 
   /** A transaction's own statement (BEGIN, COMMIT, a savepoint), bounded like the others. */
   private async control(client: pg.PoolClient, text: string): Promise<void> {
+    const sentAt = performance.now();
     try {
       await client.query(this.bounded({ text }));
     } catch (err) {
-      throw failure(err, this.sending, this.sending.answerMs);
+      throw failure(err, this.sending, this.sending.answerMs, sentAt);
     }
   }
 }

@@ -162,14 +162,33 @@ export function sqlStateOf(err: unknown): string | undefined {
 }
 
 /**
+ * How late the answer timer of an unanswered statement may fire before the silence is put down to
+ * this process rather than the database: a timer a second or more late means the process itself
+ * was not running (a suspended machine or VM, SIGSTOP) or its event loop was blocked, and the
+ * database's answer may be waiting unread on the socket.
+ */
+export const LATE_TIMER_MS = 1_000;
+
+/**
  * Rethrows a connection failure or an aborted transaction as UNAVAILABLE and anything else as it
  * is; a statement unanswered within `answerMs`, and a connection not made within `connectMs`, say so.
+ * `lateMs`: how long after its bound the answer timer fired. A server frozen for three minutes and
+ * woken logged "the database did not answer within 30000 ms (a network stall, a frozen or
+ * overloaded database host …)" at error level, sending its operator to a database that had answered
+ * at once (a tester's SIGSTOP); a timer that late says it was this process.
  */
-export function asUnavailable(err: unknown, answerMs?: number, connectMs?: number): unknown {
+export function asUnavailable(err: unknown, answerMs?: number, connectMs?: number, lateMs?: number): unknown {
   if (connectMs !== undefined && isConnectTimeout(err)) return connectTimedOut(connectMs);
   if (connectMs !== undefined && isPoolWaitTimeout(err)) return noConnectionFree(connectMs);
   if (isNoAnswer(err) && !(err instanceof OrbitError)) {
     const within = answerMs === undefined ? "in time" : `within ${answerMs} ms`;
+    if (lateMs !== undefined && lateMs >= LATE_TIMER_MS) {
+      return new OrbitError(
+        "UNAVAILABLE",
+        `this Orbit process was not running for about ${Math.round(lateMs / 1000)} s (a suspended machine or VM, SIGSTOP, or a blocked event loop), so the database's answer was not read ${within}; retry shortly`,
+        { noAnswer: true, stalledMs: Math.round(lateMs) },
+      );
+    }
     return new OrbitError(
       "UNAVAILABLE",
       `the database did not answer ${within} (a network stall, a frozen or overloaded database host, or a lock held by a long write such as a large backfill); retry shortly`,
