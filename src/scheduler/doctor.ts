@@ -366,18 +366,49 @@ async function schedulesAndWorkers(
   }
   // Firing is healthy, but what it starts fails: said as a warning, with the schedules
   // pause_on_failure stopped (doctor said "ok … none overdue" while three schedules failed every run).
+  const warned: string[] = [];
   const failing = failingRuns(visibleRows);
-  if (failing !== null) hints.push(failing.hint);
+  if (failing !== null) {
+    warned.push(failing.message);
+    hints.push(failing.hint);
+  }
+  const ahead = firedAhead(active, dueAt, overdueAfterMs);
+  if (ahead !== null) {
+    warned.push(ahead);
+    hints.push(
+      "a clock that ran ahead fired those occurrences early, each once; they start again after their last fire: check the host's time synchronisation (timedatectl, chronyc tracking)",
+    );
+  }
   if (found.length > 0) {
-    const message = [...found, ...(failing === null ? [] : [failing.message])].join("; ");
-    checks.push({ name: "schedules", status: "fail", message, hint: hints.join("; ") });
-  } else if (failing !== null) {
-    const message = `${active.length} active, none overdue; ${failing.message}`;
+    checks.push({
+      name: "schedules",
+      status: "fail",
+      message: [...found, ...warned].join("; "),
+      hint: hints.join("; "),
+    });
+  } else if (warned.length > 0) {
+    const message = `${active.length} active, none overdue; ${warned.join("; ")}`;
     checks.push({ name: "schedules", status: "warn", message, hint: hints.join("; ") });
   } else {
     checks.push({ name: "schedules", status: "ok", message: `${active.length} active, none overdue` });
   }
   return checks;
+}
+
+/**
+ * The schedules that last fired more than `graceMs` ahead of `dueAt`, said with the largest lead;
+ * null when none. A clock stepped forward and corrected leaves them fired at instants still to come,
+ * so they stay silent until this clock passes their last fire, while every other check read healthy
+ * (a tester's +1 h step and its correction: an hour without a fire, doctor "ok").
+ */
+function firedAhead(active: readonly ScheduleRow[], dueAt: number, graceMs: number): string | null {
+  const ahead = active
+    .filter((r) => r.lastFireMs !== null && r.lastFireMs > dueAt + graceMs)
+    .sort((a, b) => (b.lastFireMs ?? 0) - (a.lastFireMs ?? 0));
+  const first = ahead[0];
+  if (first?.lastFireMs == null) return null;
+  const leadS = Math.round((first.lastFireMs - dueAt) / 1000);
+  return `${ahead.length} schedule(s) last fired ahead of this clock, by up to ${leadS} s (the clock stepped back after they fired): ${named(ahead.map((r) => r.scheduleId))}; they fire again only once this clock passes their last fire`;
 }
 
 /** The schedules (not ended) whose last run failed, most failures in a row first; null when none. */

@@ -205,6 +205,26 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     expect(c?.hint).toMatch(/orbit schedule get <id>/);
   });
 
+  it("warns in schedules when a clock that ran ahead left a schedule fired at an instant still to come", async () => {
+    // A +1 h step and its correction: the schedules fired an hour ahead stayed silent for that hour
+    // while doctor said "ok … none overdue" (a tester).
+    const dbNow = await db.store.databaseNow();
+    const h = await makeHarness(db.store, { now: new Date(dbNow + 3_600_000).toISOString() });
+    await h.scheduler.schedules.create(ORDERS);
+    h.clock.advance(10_000);
+    await h.scheduler.loop.fireDue();
+    expect((await db.store.getSchedule("orders"))?.fired).toBe(1);
+    const check = async () => (await runDoctor(db.store, h.clock)).checks.find((c) => c.name === "schedules");
+    expect(await check()).toMatchObject({ status: "ok" });
+    h.clock.set(await db.store.databaseNow()); // the correction
+    const c = await check();
+    expect(c?.status).toBe("warn");
+    expect(c?.message).toMatch(
+      /^1 active, none overdue; 1 schedule\(s\) last fired ahead of this clock, by up to 36\d\d s \(the clock stepped back after they fired\): orders; they fire again only once this clock passes their last fire$/,
+    );
+    expect(c?.hint).toMatch(/time synchronisation/);
+  });
+
   it("warns in schedules when a schedule's last runs failed, naming one pause_on_failure paused", async () => {
     // It said "ok … none overdue" while three schedules failed every run (a tester).
     const { h, byName } = await setup();
