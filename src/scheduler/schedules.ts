@@ -426,7 +426,9 @@ export class Schedules {
       concurrencyKey: v.settings.concurrency_key ?? null,
       updatedMs: now,
     };
-    if (next.state === "ended" && row.buffered.length > 0) next.state = "active";
+    // Ended by max_runs with occurrences still buffered: it lives on until they drain, paused if it
+    // is (a paused one read `state: active` with `paused: true` after any update: a tester's model).
+    if (next.state === "ended" && row.buffered.length > 0) next.state = next.paused ? "paused" : "active";
     // What the buffer holds is due at once after an update that leaves the schedule firing, as after
     // a resume (docs/scheduling.md § Decisions): the update may have removed what blocked it (an
     // unpause, `allow`, no concurrency key) or come between its blocker's end and its fire; left to

@@ -117,6 +117,31 @@ describeEachDialect("scheduler: updates and the buffer", (dialect) => {
     });
   });
 
+  it("a paused schedule whose max_runs is spent with an occurrence buffered stays paused through an update", async () => {
+    // An unrelated PATCH turned it `state: active` while `paused: true` (a tester's reference model).
+    const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_all", max_runs: 2 });
+    await h.fireAt("2026-11-15T00:00:10Z");
+    await h.fireAt("2026-11-15T00:00:20Z");
+    await h.scheduler.actions.pause("s", {});
+    for (const patch of [{ description: "x" }, { overlap: "skip" }, { pause_on_failure: 1 }]) {
+      await h.scheduler.schedules.update("s", patch);
+      expect(await h.scheduler.schedules.get("s")).toMatchObject({
+        state: "paused",
+        paused: true,
+        buffered: ["2026-11-15T00:00:20Z"],
+        next_fire_at: null,
+      });
+    }
+    // The buffer waits while paused, and drains once resumed.
+    await h.executions.cancel("s:2026-11-15T00:00:10Z", { reason: "done" });
+    await h.fireAt("2026-11-15T00:00:25Z");
+    expect((await h.scheduler.schedules.get("s")).buffered).toEqual(["2026-11-15T00:00:20Z"]);
+    await h.scheduler.schedules.update("s", { paused: false });
+    await h.fireAt("2026-11-15T00:00:25Z");
+    expect((await h.executions.get("s:2026-11-15T00:00:20Z")).status).toBe("RUNNING");
+    expect(await h.scheduler.schedules.get("s")).toMatchObject({ state: "ended", buffered: [] });
+  });
+
   it("a buffered start refused more than the grace after its occurrence is a dead letter, and the schedule goes on", async () => {
     const h = await harnessWith(db.store, { interval: "10s", overlap: "buffer_one" });
     await h.fireAt("2026-11-15T00:00:10Z");
