@@ -171,6 +171,7 @@ async function compare(m: ReferenceModel, w: World): Promise<void> {
         skipped: row.skipped,
         buffered: row.buffered,
         paused: row.paused,
+        state: row.state,
         lastExec: row.lastExecutionId,
       },
       where,
@@ -181,6 +182,10 @@ async function compare(m: ReferenceModel, w: World): Promise<void> {
       skipped: s.skipped,
       buffered: s.buffered,
       paused: s.paused,
+      // Derived, as docs/scheduling.md says: ended once the timing has nothing left and the buffer
+      // has drained; paused or active otherwise (a spent max_runs with a buffer read active while
+      // paused after an update: a tester's black-box model).
+      state: s.nextFire === null && s.buffered.length === 0 ? "ended" : s.paused ? "paused" : "active",
       lastExec: s.lastExec,
     });
     const executions = await w.real.store.listExecutions({ scheduleId: id, limit: 10_000 });
