@@ -160,7 +160,7 @@ function settingSynonyms(): Record<string, string> {
  * Options other schedulers name differently, by their name there: commander's suggestion goes by
  * spelling alone, and for `--every 2s` it offered `--server`.
  */
-const SYNONYMS: Readonly<Record<string, string | readonly string[]>> = {
+export const SYNONYMS: Readonly<Record<string, string | readonly string[]>> = {
   "--every": "--interval",
   "--tz": "--timezone",
   "--zone": "--timezone",
