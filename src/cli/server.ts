@@ -3,6 +3,7 @@
  * a line saying where it listens and what it stores in, and one with the web UI's address, and runs
  * until SIGINT, SIGTERM or SIGHUP, when it closes (finishing in-flight fires and requests) and exits 0.
  */
+import { constants } from "node:os";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
@@ -371,6 +372,20 @@ Examples:
       }
       const startServer = await loadStartServer();
       const signal = nextSignal();
+      // A stop asked for before the server is up ends the command at once, as before the handlers
+      // were set: Ctrl-C while the start waited up to --database-wait for PostgreSQL was ignored
+      // for that whole wait, and one during the start's last steps printed "listening on" and only
+      // then stopped (a tester). What the start had begun is safe to drop: migrations run in one
+      // transaction, and nothing has been fired or answered yet.
+      let started = false;
+      void signal.then(async (s) => {
+        if (started) return;
+        await io.stderr
+          .write(`orbit: ${s} during start-up: stopped before the server started
+`)
+          .catch(() => undefined);
+        process.exit(128 + (constants.signals[s] ?? 0));
+      });
       const server = await startServer(options).catch((err: unknown) => {
         // A system error (EADDRINUSE, EACCES …) is the user's to fix, not a crash: say it plainly.
         const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -379,6 +394,7 @@ Examples:
         }
         throw err;
       });
+      started = true;
       // The first line is the one scripts wait for and the docs quote; the second says where to look.
       // A reader gone away (`orbit server | head -1`) is no reason to stop serving: this rejected, the
       // command ended, and the server ran on deaf to SIGTERM (only SIGKILL stopped it).

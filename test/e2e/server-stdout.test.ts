@@ -94,6 +94,42 @@ it("stops cleanly on SIGHUP (a closed terminal), saying why, instead of dying on
   expect(seen.err).toBe("orbit: SIGHUP: the server stops (it has no settings to reload; restart it to change them)\n");
 });
 
+it("stops at once on Ctrl-C while the start waits for its database, instead of waiting on", async () => {
+  // Ignored for the whole --database-wait before (a tester): the handlers that give SIGINT a clean
+  // stop were set, and nothing stopped the start.
+  const closed = await freePort(); // nothing listens there
+  const dataDir = mkdtempSync(join(tmpdir(), "orbit-stdout-"));
+  dirs.push(dataDir);
+  const waiting = spawn(
+    process.execPath,
+    [
+      ...childArgs(ENTRY),
+      "server",
+      "--port",
+      String(await freePort()),
+      "--database",
+      `postgres://postgres@127.0.0.1:${closed}/orbit`,
+      "--database-wait",
+      "10m",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env },
+  );
+  const seen = { out: "", err: "" };
+  waiting.stdout?.on("data", (chunk: Buffer) => {
+    seen.out += chunk.toString();
+  });
+  waiting.stderr?.on("data", (chunk: Buffer) => {
+    seen.err += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => waiting.once("exit", resolve));
+  // Its first failed attempt is logged: it is waiting for the database now.
+  await waitFor(async () => (seen.out.includes('"attempt":1') ? true : undefined), 30_000, "the first attempt");
+  waiting.kill("SIGINT");
+  expect(await exited).toBe(130);
+  expect(seen.err).toBe("orbit: SIGINT during start-up: stopped before the server started\n");
+  expect(seen.out).not.toContain("listening on");
+});
+
 it("warns of each ORBIT_* variable it does not read, naming the flag to give instead", async () => {
   // A systemd unit's ORBIT_PORT=8080 was ignored without a word: the server listened on 7233.
   const { child, seen, exited } = await listening({ ORBIT_PORT: "8080", ORBIT_LOG_LEVEL: "debug", ORBIT_COLOUR: "1" });
