@@ -21,6 +21,7 @@ import { registerDoctorCommand } from "./doctor.js";
 import { registerExecutionCommands } from "./executions.js";
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, ExitWith } from "./exit.js";
 import { type CliIO, OutputClosedError, OutputFailedError, processIO } from "./io.js";
+import { afterDashDashNote, literalOption, splitArgs, trackLiteralArgs } from "./literal-args.js";
 import { registerOutcomeCommands } from "./outcomes.js";
 import { oneLine } from "./safe-text.js";
 import { registerScheduleCommands } from "./schedule.js";
@@ -70,6 +71,7 @@ export function buildProgram(io: CliIO): Command {
   // A group takes them too, between it and its command (`orbit schedule --server URL list`), as
   // the root and the commands do: it was refused as an unknown option.
   for (const group of program.commands) if (group.commands.length > 0) addConnectionOptions(group);
+  trackLiteralArgs(program);
   suggestSynonyms(program);
   helpForCommandPaths(program);
   refuseRepeatedOptions(program);
@@ -228,6 +230,7 @@ function suggestSynonyms(command: Command): void {
     unknownOption(flag: string): void;
     missingMandatoryOptionValue(option: Option): void;
     missingArgument(name: string): void;
+    _excessArguments(received: string[]): void;
   };
   const synonymError = (flag: string, only?: string): void => {
     const name = flag.split("=")[0]!;
@@ -308,22 +311,45 @@ function suggestSynonyms(command: Command): void {
   };
   const missing = own.missingMandatoryOptionValue.bind(command);
   own.missingMandatoryOptionValue = (option: Option) => {
-    // The unknown options are still among the command's args when the required ones are checked.
-    for (const arg of command.args) if (arg.startsWith("--")) synonymError(arg, option.long);
+    // The unknown options are still among the command's args when the required ones are checked;
+    // what came after `--` is arguments, whatever it looks like (literal-args.ts).
+    const { given, literal } = splitArgs(command);
+    for (const arg of given) if (arg.startsWith("--")) synonymError(arg, option.long);
     // A misspelling of the required option (`--workflw`): its suggestion, as an optional flag's
     // misspelling gets, rather than "required option '--workflow <name>' not specified".
-    for (const arg of command.args) {
+    for (const arg of given) {
       if (!arg.startsWith("--")) continue;
       const said = spellingError(arg.split("=")[0]!);
       if (said?.endsWith(`(Did you mean ${option.long}?)`)) command.error(said, { code: "commander.unknownOption" });
     }
     // A missing argument before a missing option: commander checks options first, so `orbit
     // schedule create --cron …` without the id said --workflow was missing, not the id.
-    const operands = command.args.filter((a) => !a.startsWith("-")).length;
+    const operands = given.filter((a) => !a.startsWith("-")).length + literal.length;
     const wanted = command.registeredArguments.filter((a) => a.required);
     const absent = wanted[operands];
     if (absent !== undefined) own.missingArgument(absent.name());
+    // The option given, but after `--`: say so, where the message alone reads as a contradiction.
+    const late = literal.find((a) => a.split("=")[0] === option.long) ?? literalOption(command, literal);
+    if (late !== undefined) {
+      command.error(`error: required option '${option.flags}' not specified\n${afterDashDashNote(late)}`, {
+        code: "commander.missingMandatoryOptionValue",
+      });
+    }
     missing(option);
+  };
+  // Too many arguments because options came after `--` (`orbit schedule get -- x --json`): said.
+  const excess = own._excessArguments.bind(command);
+  own._excessArguments = (received: string[]) => {
+    const late = literalOption(command, splitArgs(command).literal);
+    if (late === undefined) return excess(received);
+    const error = command.error.bind(command);
+    command.error = ((message: string, opts?: { code?: string }) =>
+      error(`${message}\n${afterDashDashNote(late)}`, opts)) as typeof command.error;
+    try {
+      excess(received);
+    } finally {
+      command.error = error;
+    }
   };
   for (const sub of command.commands) suggestSynonyms(sub);
 }
