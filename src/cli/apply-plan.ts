@@ -26,6 +26,11 @@ const refuse = (file: string, message: string): OrbitError => new OrbitError("IN
 export interface ApplyFile {
   schedules: ScheduleSettingsBody[];
   workflows: RegisterWorkflowBody[];
+  /**
+   * The file names its schedules, if none (`[]`, a `schedules` key): what `--prune` needs to delete
+   * a set's every schedule. `{workflows: [...]}`, or a list of workflow entries alone, does not.
+   */
+  listsSchedules: boolean;
 }
 
 /**
@@ -47,11 +52,18 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
   }
   refuseNonFinite(doc, text, file);
   let entries: unknown[];
+  let listsSchedules = true;
   if (isObject(doc)) {
     const extra = Object.keys(doc).filter((k) => k !== "schedules" && k !== "workflows");
     if (extra.length > 0) {
       throw refuse(file, `unknown top-level key "${extra[0]}"; the file holds {schedules: [...], workflows: [...]}`);
     }
+    // `{}` said nothing, as an empty file says nothing: read as no schedules, with --prune it
+    // deleted the set's every one (a tester). `schedules: []` says it.
+    if (!("schedules" in doc) && !("workflows" in doc)) {
+      throw refuse(file, "holds neither schedules nor workflows; give a list of schedules, or {schedules: [...]}");
+    }
+    listsSchedules = "schedules" in doc;
     const { schedules = [], workflows = [] } = doc;
     if (!Array.isArray(schedules) || !Array.isArray(workflows)) throw refuse(file, "schedules and workflows are lists");
     entries = [
@@ -60,7 +72,7 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
     ];
   } else if (Array.isArray(doc)) entries = doc;
   else throw refuse(file, "give a list of schedules, or {schedules: [...]}");
-  const out: ApplyFile = { schedules: [], workflows: [] };
+  const out: ApplyFile = { schedules: [], workflows: [], listsSchedules };
   const seen = new Set<string>();
   for (const [i, entry] of entries.entries()) {
     if (!isObject(entry)) throw refuse(file, `entry ${i + 1} is not an object`);
@@ -90,6 +102,8 @@ export function parseApplyFile(text: string, file: string): ApplyFile {
     seen.add(id);
     out.schedules.push(rest as ScheduleSettingsBody);
   }
+  // A list of workflow entries alone names no schedule either (`[]` says "none").
+  if (Array.isArray(doc) && out.schedules.length === 0 && out.workflows.length > 0) out.listsSchedules = false;
   return out;
 }
 

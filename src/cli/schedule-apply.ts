@@ -113,6 +113,13 @@ Example schedules.yaml:
         usageError(cmd, `cannot read ${path}: ${code}`);
       }
       const file = parseApplyFile(text, path);
+      // With --prune, a file of workflows alone would delete the set's every schedule as "not named".
+      if (opts.prune === true && !file.listsSchedules) {
+        throw new OrbitError(
+          "INVALID_ARGUMENT",
+          `${path}: declares no schedules, only workflows, and with --prune that deletes every schedule of the apply set; if that is meant, say so with \`schedules: []\` ({schedules: [], workflows: [...]}), else leave out --prune`,
+        );
+      }
       const result = await clientFor(cmd, io).applySchedules({
         schedules: file.schedules,
         ...(file.workflows.length > 0 ? { workflows: file.workflows } : {}),

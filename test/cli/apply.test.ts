@@ -34,6 +34,7 @@ describe("the apply file", () => {
     expect(parseApplyFile(list, "s.yaml")).toEqual({
       workflows: [{ name: "Report", version: "1.0.0" }],
       schedules: [{ schedule_id: "r", workflow: "Report", cron: "0 1 * * *" }],
+      listsSchedules: true,
     });
     const keyed =
       "workflows: [{name: Report, version: 1.0.0}]\nschedules: [{schedule_id: r, workflow: Report, cron: '0 1 * * *'}]\n";
