@@ -7,11 +7,19 @@
  */
 import { sayCarried, sayRefreshFailed } from "./actions.js";
 import { getToken, hooks } from "./api.js";
-import { currentIdentity, loadIdentity, signInView, signOut, unauthenticatedReason, workerRefusal } from "./auth.js";
+import {
+  assumeIdentity,
+  currentIdentity,
+  loadIdentity,
+  signInView,
+  signOut,
+  unauthenticatedReason,
+  workerRefusal,
+} from "./auth.js";
 import { detailView } from "./detail.js";
 import { byId, h, iso, shownText } from "./dom.js";
 import { executionsView, executionView } from "./executions.js";
-import { tickRelative } from "./format.js";
+import { tickRelative, viewerZone } from "./format.js";
 import { listView } from "./list.js";
 import { workersView, workflowsView } from "./workflows.js";
 
@@ -92,12 +100,26 @@ async function refresh() {
     if (view !== current) return;
     // The server answers again: a "could not refresh" of an earlier round no longer holds.
     for (const stale of byId("status").querySelectorAll("p[data-refresh]")) stale.remove();
-    byId("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    updatedAt(new Date());
     document.body.dataset.loaded = "true";
   } catch (err) {
+    // A page since left (its reads refused with 401 while the sign-in page opened) says nothing.
+    if (view !== current) return;
     sayRefreshFailed(err);
     document.body.dataset.loaded = "true";
   }
+}
+
+/**
+ * The top bar's "updated 19:51:10 CET": the last refresh that succeeded, in the viewer's time with
+ * its zone named, as every local time of the UI is ("local: … GMT+1", "Yours (Europe/Berlin)"); a
+ * bare "5:18:26 AM" stood beside the UTC instants of the page. The UTC instant is its title.
+ * @param {Date} at
+ */
+function updatedAt(at) {
+  const el = byId("updated");
+  el.textContent = `updated ${at.toLocaleTimeString(undefined, { timeZoneName: "short" })}`;
+  el.title = `The last refresh that succeeded: ${at.toISOString()} (your time zone: ${viewerZone()})`;
 }
 
 function schedule() {
@@ -146,27 +168,46 @@ function signInHash() {
   return here === "" || here === "/" ? "#/signin" : `#/signin?${new URLSearchParams({ next: here })}`;
 }
 
+/**
+ * Whether `me` may see the pages; otherwise sends the tab to the sign-in page, saying why.
+ * @param {import("./auth.js").Identity | null} me
+ */
+function admitted(me) {
+  if (me === null) {
+    signInReason = signInReason ?? unauthenticatedReason("");
+    location.replace(signInHash());
+    return false;
+  }
+  // A worker's token kept from before the sign-in page refused them: every page answered 403.
+  if (me.kind === "worker") {
+    signInReason = { lead: workerRefusal(me.name), server: null };
+    signOut();
+    location.replace(signInHash());
+    return false;
+  }
+  // Signed in: a reason said before (a worker's token refused) is not for a later sign-out.
+  signInReason = null;
+  return true;
+}
+
+/** Which route() is the latest: one that waited while the hash changed again stops. */
+let routed = 0;
+
 async function route() {
+  const mine = ++routed;
   const main = byId("main");
   delete document.body.dataset.loaded;
   // A new page starts with an empty status line, but for what the last page handed over.
   sayCarried();
+  /** The /v1/me asked beside the page's first reads, when the page need not wait for it. */
+  let asking = null;
   if (!location.hash.startsWith("#/signin")) {
-    const me = await loadIdentity();
-    if (me === null) {
-      signInReason = signInReason ?? unauthenticatedReason("");
-      location.replace(signInHash());
-      return;
-    }
-    // A worker's token kept from before the sign-in page refused them: every page answered 403.
-    if (me.kind === "worker") {
-      signInReason = { lead: workerRefusal(me.name), server: null };
-      signOut();
-      location.replace(signInHash());
-      return;
-    }
-    // Signed in: a reason said before (a worker's token refused) is not for a later sign-out.
-    signInReason = null;
+    if (assumeIdentity() === null) {
+      // Said at once: on a slow link the last page (or nothing) stood until /v1/me answered.
+      main.replaceChildren(h("p", { class: "muted loading", text: "Loading…" }));
+      const me = await loadIdentity();
+      if (mine !== routed || !admitted(me)) return;
+    } else asking = loadIdentity();
   }
   renderIdentity();
   current = viewFor(location.hash);
@@ -179,7 +220,13 @@ async function route() {
     if (on) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
-  await refresh();
+  const first = refresh();
+  if (asking !== null) {
+    const me = await asking;
+    if (mine !== routed || !admitted(me)) return;
+    renderIdentity();
+  }
+  await first;
   schedule();
 }
 

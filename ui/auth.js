@@ -4,7 +4,7 @@
  * globs and actions); the pages ask `may(action, workflow)` and leave out what would be refused.
  * The server still decides: a 403 is shown as it comes (the server's own sentence).
  */
-import { ApiError, setToken, whoAmI } from "./api.js";
+import { ApiError, getToken, setToken, whoAmI } from "./api.js";
 import { h, setText } from "./dom.js";
 
 /** @typedef {{workflows: string[], actions: string[]}} Grant */
@@ -22,20 +22,49 @@ function glob(pattern) {
   return new RegExp(`^${re}$`);
 }
 
+/** What an open server answers for /v1/me: nobody, everything allowed. @type {Identity} */
+const OPEN = {
+  name: null,
+  kind: "client",
+  allow: [{ workflows: ["*"], actions: ["schedule", "start", "read", "cancel"] }],
+};
+
+/** Whether `identity` is assumed (assumeIdentity), not yet answered by /v1/me. */
+let assumed = false;
+/** The /v1/me in flight, shared by whoever asks meanwhile. @type {Promise<Identity | null> | null} */
+let asking = null;
+
 /** The identity, read once per sign-in; null when the server wants a token we do not have. */
-export async function loadIdentity() {
+export function loadIdentity() {
+  if (identity !== null && !assumed) return Promise.resolve(identity);
+  asking ??= (async () => {
+    try {
+      identity = await whoAmI();
+    } catch (err) {
+      // A server without /v1/me (older): assume everything; the server still refuses with 403.
+      identity = err instanceof ApiError && err.status === 401 ? null : OPEN;
+    } finally {
+      assumed = false;
+      asking = null;
+    }
+    return identity;
+  })();
+  return asking;
+}
+
+/**
+ * The identity to draw a page with before /v1/me answers, or null when the page must wait for it.
+ * Without a token the server is open, and answers that everything is allowed, or it wants a token
+ * and refuses every request alike (the sign-in page follows): so the page's reads go out beside
+ * /v1/me, where they waited for it, one round trip more (on a link of 2 s a request, a schedule's
+ * page stood under its title for 9 s, a tester). With a token its grants decide what a page may
+ * ask (a schedule's page asks nothing of an identity that may not see schedules), so it waits.
+ */
+export function assumeIdentity() {
   if (identity !== null) return identity;
-  try {
-    identity = await whoAmI();
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
-    // A server without /v1/me (older): assume everything; the server still refuses with 403.
-    identity = {
-      name: null,
-      kind: "client",
-      allow: [{ workflows: ["*"], actions: ["schedule", "start", "read", "cancel"] }],
-    };
-  }
+  if (getToken() !== null) return null;
+  identity = OPEN;
+  assumed = true;
   return identity;
 }
 
@@ -68,6 +97,7 @@ export function schedulesHiddenText() {
 export function signOut() {
   setToken(null);
   identity = null;
+  assumed = false;
 }
 
 /**
@@ -173,6 +203,7 @@ export function signInView(reason, next) {
     error.textContent = "";
     setToken(/** @type {HTMLInputElement} */ (input).value.trim());
     identity = null;
+    assumed = false;
     try {
       const me = await whoAmI();
       if (me.name === null) return showOpen();

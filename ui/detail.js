@@ -201,7 +201,8 @@ function executionsSection(scheduleId, executions) {
  * @param {string} id
  */
 export function detailView(id) {
-  const body = h("div", { class: "detail-body" });
+  // Said at once, until the first answer: on a slow link the page stood under its title alone.
+  const body = h("div", { class: "detail-body" }, h("p", { class: "muted loading", text: "Loading the schedule…" }));
   const heading = h("h1", {}, id);
   const el = h(
     "div",
@@ -368,17 +369,23 @@ export function detailView(id) {
       return;
     }
     try {
-      const [sch, ledger, page, open] = await Promise.all([
+      // What does not depend on another answer is asked at once, together: chained, the workflows
+      // (for the edit form) and the last run waited for the rest, one round trip each (a tester).
+      const [sch, ledger, page, open, names] = await Promise.all([
         getSchedule(id),
         occurrencePage(id, LEDGER_READ),
         listExecutions({ schedule_id: id, limit: 20 }),
         openExecutions(id),
+        workflowNames.length === 0 ? listWorkflows().catch(() => []) : null,
       ]);
+      if (names !== null) workflowNames = [...new Set(names.map((/** @type {any} */ w) => w.name))];
       const executions = page.executions;
       const rows = ledger.occurrences;
-      const grid = await gridLedger(id, ledger, sch);
-      // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
-      const lastRun = lastRunPending(sch) ? await getExecution(sch.last_execution_id).catch(() => null) : null;
+      const [grid, lastRun] = await Promise.all([
+        gridLedger(id, ledger, sch),
+        // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
+        lastRunPending(sch) ? getExecution(sch.last_execution_id).catch(() => null) : null,
+      ]);
       waiting = lastRun?.waiting ? { execution_id: lastRun.execution_id, message: lastRun.waiting.message } : null;
       if (
         last !== null &&
@@ -396,8 +403,6 @@ export function detailView(id) {
         return;
       }
       last = { sch, rows, grid, executions, open };
-      if (workflowNames.length === 0)
-        workflowNames = [...new Set((await listWorkflows().catch(() => [])).map((/** @type {any} */ w) => w.name))];
       render();
     } catch (err) {
       if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {

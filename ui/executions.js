@@ -19,6 +19,7 @@ import {
   workflowName,
 } from "./format.js";
 import { escapeBidi } from "./json-text.js";
+import { oneOf, quoted, readLink, sayLinkNotes } from "./link-params.js";
 import { cursorPager } from "./pager.js";
 
 const STATUSES = ["RUNNING", "COMPENSATING", "COMPLETED", "FAILED", "CANCELLED"];
@@ -27,8 +28,23 @@ const PAGE_SIZE = 50;
 /** `2026-11-15T18:51` (a datetime-local value, read as UTC) → RFC 3339. @param {string} v */
 const utc = (v) => (v === "" ? undefined : `${v.length === 16 ? `${v}:00` : v}Z`);
 
-/** @param {URLSearchParams} params */
-export function executionsView(params) {
+/**
+ * What the list takes from its link (ui/link-params.js); page and cursor are the pager's. The
+ * time range is checked by its fields below: a value that is not a date and time reads as empty.
+ * @type {import("./link-params.js").LinkRules}
+ */
+const LINK_RULES = {
+  status: oneOf(STATUSES, "statuses"),
+  workflow: () => null,
+  schedule_id: () => null,
+  after: () => null,
+  before: () => null,
+};
+
+/** @param {URLSearchParams} link */
+export function executionsView(link) {
+  // A value the list does not understand is left out of the URL (below) and said.
+  const { kept: params, notes } = readLink(link, LINK_RULES);
   const input = (/** @type {string} */ id, /** @type {string} */ key, /** @type {Record<string, any>} */ extra = {}) =>
     h("input", { id, value: params.get(key) ?? "", autocomplete: "off", ...extra });
   const status = h(
@@ -71,6 +87,19 @@ export function executionsView(params) {
     return q;
   };
   const writeHash = (newEntry = false) => pager.write("#/executions", filterParams(), newEntry);
+  // A datetime-local field takes only a date and time (`2026-11-15T18:51`), and reads as empty
+  // when given anything else: the link's range is what the fields hold.
+  for (const [key, field] of /** @type {const} */ ([
+    ["after", after],
+    ["before", before],
+  ])) {
+    const given = params.get(key);
+    if (given !== null && given !== "" && field.value === "")
+      notes.push(`left out ${quoted(key, given)} (not a UTC date and time such as 2026-11-15T18:51)`);
+  }
+  sayLinkNotes(notes);
+  // The URL says what the list shows.
+  if (notes.length > 0) writeHash();
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     pager.first();
@@ -292,7 +321,12 @@ export function executionView(id) {
   // One flex item (the heading is a flex box): its pieces were items each, 10 px apart.
   const idEl = () => h("span", { class: "heading-id" }, idNodes(id));
   const heading = h("h1", {}, idEl());
-  const body = h("div", { class: "execution-body" });
+  // Said at once, until the first answer (a slow link left the title alone).
+  const body = h(
+    "div",
+    { class: "execution-body" },
+    h("p", { class: "muted loading", text: "Loading the execution…" }),
+  );
   const el = h(
     "div",
     { class: "execution-view" },

@@ -9,6 +9,7 @@ import { latestOnly, listWorkflows, searchSchedules } from "./api.js";
 import { currentIdentity, may, schedulesHiddenText } from "./auth.js";
 import { h, instantNodes, setText } from "./dom.js";
 import { timingText } from "./format.js";
+import { oneOf, readLink, SEARCH_MAX, sayLinkNotes, searchRule } from "./link-params.js";
 import { mayWaitForWorker, noWorkerText, polledWorkflows, runningLast, waitingEl } from "./no-worker.js";
 import { cursorPager } from "./pager.js";
 import { scheduleForm } from "./schedule-form.js";
@@ -30,6 +31,23 @@ const SORTS = [
   ["updated", "Last changed", "desc"],
 ];
 
+/**
+ * What the list takes from its link (ui/link-params.js); page and cursor are the pager's.
+ * @type {import("./link-params.js").LinkRules}
+ */
+const LINK_RULES = {
+  q: searchRule,
+  state: oneOf(["active", "paused", "ended"], "states"),
+  workflow: () => null,
+  outcome: oneOf(["failed", "succeeded", "cancelled", "none", "not_starting"], "outcomes"),
+  overdue: oneOf(["1"], "values"),
+  sort: oneOf(
+    SORTS.map(([v]) => v),
+    "sorts",
+  ),
+  order: oneOf(["asc", "desc"], "orders"),
+};
+
 /** @param {URLSearchParams} params */
 function filtersFrom(params) {
   return {
@@ -45,16 +63,20 @@ function filtersFrom(params) {
 
 /**
  * The list view: returns its element and a refresh function for the auto-refresh.
- * @param {URLSearchParams} params the filters in the hash (`#/?q=…&state=paused`), so a view can be linked
+ * @param {URLSearchParams} link the filters in the hash (`#/?q=…&state=paused`), so a view can be linked
  */
-export function listView(params) {
+export function listView(link) {
+  // A value the list does not understand is left out of the URL (below) and said.
+  const { kept: params, notes } = readLink(link, LINK_RULES);
+  sayLinkNotes(notes);
   const f = filtersFrom(params);
   // The page is in the URL too, its earlier cursors in the history entry (ui/pager.js).
   const pager = cursorPager(params);
   /** @type {any} */
   let shown = null;
   const tbody = h("tbody");
-  const summary = h("p", { class: "muted", id: "list-summary", "aria-live": "polite" });
+  // Said until the first answer: on a slow link the page stood with empty headers.
+  const summary = h("p", { class: "muted", id: "list-summary", "aria-live": "polite", text: "Loading the schedules…" });
   const empty = h("p", { class: "empty", hidden: true, text: "No schedule matches." });
 
   const search = h("input", {
@@ -62,7 +84,7 @@ export function listView(params) {
     type: "search",
     placeholder: "id, workflow or description",
     // The server's limit (a longer search is refused with a 400).
-    maxlength: 200,
+    maxlength: SEARCH_MAX,
     value: f.q,
     autocomplete: "off",
   });
@@ -220,6 +242,8 @@ export function listView(params) {
   }
   orderBtn.dataset.order = f.order;
   toggleText();
+  // The URL says what the list shows: what the link held that it does not understand is left out.
+  if (notes.length > 0) writeHash();
   /** Shows `order` on the order button (the next `changed` writes it into the hash). */
   function setOrder(/** @type {string} */ order) {
     const desc = order === "desc";

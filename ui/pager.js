@@ -9,6 +9,7 @@
  * the list, and it had no Previous), as a tester found.
  */
 import { ApiError } from "./api.js";
+import { sayLinkNotes } from "./link-params.js";
 
 /** The history state's key for the cursors of the pages before the one shown. */
 const KEPT = "pageCursors";
@@ -113,6 +114,10 @@ export function cursorPager(params) {
         return await read();
       } catch (err) {
         if (!current() || cursor === null || !(err instanceof ApiError) || err.code !== "INVALID_ARGUMENT") throw err;
+        // Said as a link's other values not understood are (ui/link-params.js).
+        sayLinkNotes([
+          `left out page=${index + 1} and its cursor (the server refused the cursor: the first page is shown)`,
+        ]);
         first();
         rewrite();
         return read();

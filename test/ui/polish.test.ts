@@ -261,8 +261,16 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     const pageErrors: string[] = [];
     const onError = (err: Error) => pageErrors.push(err.message);
     r.page.on("pageerror", onError);
-    // A linked search longer than the server takes (the field only stops typing at 200).
-    await r.open(`#/?q=${"y".repeat(250)}`);
+    // A search the server refuses. A linked search longer than its 200 characters was one; the
+    // page now cuts it (field-report-17), so the refusal is the server's, forged here.
+    const refuse = (route: import("playwright-core").Route) =>
+      route.fulfill({
+        status: 400,
+        contentType: "application/json",
+        body: JSON.stringify({ code: "INVALID_ARGUMENT", message: "query parameter q is refused" }),
+      });
+    await r.page.route("**/v1/schedules?*q=yyy*", refuse);
+    await r.open("#/?q=yyy");
     const status = r.page.locator("#status");
     await status.filter({ hasText: "could not refresh: INVALID_ARGUMENT" }).waitFor();
     // No auto-refresh meanwhile: what the status line says next comes from the filter's change.
@@ -270,6 +278,7 @@ describe.skipIf(!haveChromium)("web UI polish", () => {
     await r.page.evaluate("document.getElementById('status').replaceChildren()");
     await r.page.selectOption("#filter-state", "paused");
     await status.filter({ hasText: "could not refresh: INVALID_ARGUMENT" }).waitFor();
+    await r.page.unroute("**/v1/schedules?*q=yyy*", refuse);
     r.page.off("pageerror", onError);
     expect(pageErrors).toEqual([]);
     // Only Chromium's own line for each 400 (docs/ui.md § Fit and finish).
