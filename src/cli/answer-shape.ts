@@ -11,6 +11,7 @@ const KINDS = {
   "text or null": (v: unknown) => typeof v === "string" || v === null,
   number: (v: unknown) => typeof v === "number",
   boolean: (v: unknown) => typeof v === "boolean",
+  list: (v: unknown) => Array.isArray(v),
 } as const;
 
 export type FieldKind = keyof typeof KINDS;
@@ -45,3 +46,47 @@ export const SCHEDULE_FIELDS = {
   state: "text",
   next_fire_at: "text or null",
 } as const satisfies Record<string, FieldKind>;
+
+/** What `orbit schedule get`, `create` and `update` print of a schedule (its block). */
+export const SCHEDULE_BLOCK_FIELDS = {
+  ...SCHEDULE_FIELDS,
+  overlap: "text",
+  catchup: "text",
+  fired: "number",
+  skipped: "number",
+  last_fire_at: "text or null",
+  last_execution_id: "text or null",
+  last_error: "text or null",
+  dead_letters: "list",
+  next_fire_times: "list",
+} as const satisfies Record<string, FieldKind>;
+
+/** What `orbit events` prints of an event. */
+export const EVENT_FIELDS = { seq: "number", at: "text", type: "text" } as const satisfies Record<string, FieldKind>;
+
+/** What `orbit workers` prints of a worker. */
+export const WORKER_FIELDS = {
+  worker_id: "text",
+  status: "text",
+  last_seen_at: "text",
+  running_tasks: "number",
+  workflows: "list",
+} as const satisfies Record<string, FieldKind>;
+
+/** What `orbit schedule occurrences` prints of a ledger row. */
+export const OCCURRENCE_FIELDS = { recorded_at: "text", kind: "text" } as const satisfies Record<string, FieldKind>;
+
+/** What `orbit workflow list`, `register` and `deprecate` print of a workflow version. */
+export const WORKFLOW_FIELDS = { name: "text", version: "text" } as const satisfies Record<string, FieldKind>;
+
+/** What `orbit schedule apply` prints of its result (its steps are checked one by one). */
+export const APPLY_FIELDS = {
+  dry_run: "boolean",
+  created: "number",
+  updated: "number",
+  unchanged: "number",
+  deleted: "number",
+} as const satisfies Record<string, FieldKind>;
+
+/** What `orbit schedule apply` prints of a step. */
+export const APPLY_STEP_FIELDS = { action: "text", schedule_id: "text" } as const satisfies Record<string, FieldKind>;

@@ -223,7 +223,9 @@ const WOULD: Record<ApplyAction, string> = {
  */
 export function stepLine(step: ApplyStepJson, dryRun: boolean): string {
   const waiting = step.waiting === undefined ? "" : ` (waiting: ${step.waiting})`;
-  let text = `${oneLine(`${(dryRun ? WOULD : PAST)[step.action]} ${step.schedule_id}${waiting}`)}\n`;
+  // An action of a later release is shown as it came.
+  const verb = (dryRun ? WOULD : PAST)[step.action] ?? String(step.action);
+  let text = `${oneLine(`${verb} ${step.schedule_id}${waiting}`)}\n`;
   for (const c of step.changes ?? [])
     text += `${oneLine(`  ${c.setting}: ${canonical(c.from)} → ${canonical(c.to)}`)}\n`;
   return text;

@@ -10,6 +10,8 @@ import type { Command } from "commander";
 import { ServerUnreachableError } from "../client/http.js";
 import type { DoctorCheckJson } from "../client/types.js";
 import { OrbitError } from "../domain/errors.js";
+import { VERSION } from "../version.js";
+import { checked } from "./answer-shape.js";
 import { addConnectionOptions, clientFor, resolveConnection } from "./connection.js";
 import { EXIT_OK, EXIT_REFUSED, ExitWith } from "./exit.js";
 import { type CliIO, OutputClosedError } from "./io.js";
@@ -61,6 +63,11 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
       });
       return skipped(`the server answered /healthz with ${status}, not ok`);
     }
+    const said = answeredOtherwise(err, server);
+    if (said !== null) {
+      checks.push(said.check);
+      return skipped(said.skipped);
+    }
     checks.push({
       name: "server",
       status: "fail",
@@ -71,9 +78,13 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
   }
   let notReady: string | null = null;
   try {
-    const ready = await client.ready();
+    const ready = checked(await client.ready(), "the answer to GET /readyz", { role: "text" });
     checks.push({ name: "server", status: "ok", message: `${server} answers; ready (role ${ready.role})` });
   } catch (err) {
+    if (err instanceof TypeError) {
+      checks.push(otherShape("server", err));
+      return skipped("the server's answer is not what this CLI expects");
+    }
     notReady = (err as Error).message;
     checks.push({
       name: "server",
@@ -84,7 +95,7 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
   }
 
   try {
-    const me = await client.me();
+    const me = checked(await client.me(), "the answer to GET /v1/me", { name: "text or null" });
     if (me.name === null) {
       checks.push(
         token === null
@@ -104,6 +115,10 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
       checks.push({ name: "token", status: "ok", message: `accepted: ${me.kind} "${me.name}"` });
     }
   } catch (err) {
+    if (err instanceof TypeError) {
+      checks.push(otherShape("token", err));
+      return skipped("the server's answers are not what this CLI expects");
+    }
     if (!(err instanceof OrbitError)) throw err;
     checks.push({
       name: "token",
@@ -119,10 +134,16 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
 
   let serverTime: number;
   try {
-    const r = await client.doctor();
+    const r = checked(await client.doctor(), "the answer to GET /v1/doctor", { server_time: "text" });
+    for (const c of r.checks)
+      checked(c, "a check of GET /v1/doctor", { name: "text", status: "text", message: "text" });
     checks.push(...workersBehind(r.checks, notReady));
     serverTime = Date.parse(r.server_time);
   } catch (err) {
+    if (err instanceof TypeError) {
+      checks.push(otherShape("server checks", err));
+      return checks;
+    }
     if (err instanceof ServerUnreachableError) {
       // It answered the checks above: its own checks wait on the database (a lock held on a table
       // or the file, a stalled connection), which the server reports only after its 30 s wait.
@@ -163,6 +184,50 @@ async function runChecks(cmd: Command, io: CliIO): Promise<DoctorCheckJson[]> {
       : { name: "local clock", status: "ok", message: text },
   );
   return checks;
+}
+
+/**
+ * The server check when /healthz got an answer that is not ok and not in Orbit's form (a proxy's
+ * 500, a web page), or none in time from a server that took the connection (stopped with SIGSTOP,
+ * its event loop blocked); null for the rest. Both said "start `orbit server`" and "does not
+ * answer" of a server that ran (a tester).
+ */
+function answeredOtherwise(err: unknown, server: string): { check: DoctorCheckJson; skipped: string } | null {
+  if (err instanceof OrbitError) {
+    return {
+      check: {
+        name: "server",
+        status: "fail",
+        message: `${server} answered /healthz with an error: ${err.message}`,
+        hint: "if it is `orbit server`, read its log (it may be failing or starting); if it is a proxy or another program, point the CLI at Orbit's address with --server URL or ORBIT_SERVER",
+      },
+      skipped: "the server answered /healthz with an error, not ok",
+    };
+  }
+  if (err instanceof ServerUnreachableError && err.unanswered) {
+    return {
+      check: {
+        name: "server",
+        status: "fail",
+        message: err.message,
+        hint: "it took the connection and sent no answer: the process runs but is stuck (stopped by SIGSTOP or a debugger, its event loop blocked) or waits for its database; read its log and look at the process (ps, systemctl status), then run orbit doctor again",
+      },
+      skipped: "the server took the connection but did not answer in time",
+    };
+  }
+  if (err instanceof TypeError)
+    return { check: otherShape("server", err), skipped: "the server's answer is not what this CLI expects" };
+  return null;
+}
+
+/** A check failed by an answer of another shape than this release's (an older or newer server, another program). */
+function otherShape(name: string, err: TypeError): DoctorCheckJson {
+  return {
+    name,
+    status: "fail",
+    message: `the server's answer is not what orbit ${VERSION} expects: ${err.message}`,
+    hint: "is --server (or ORBIT_SERVER) an Orbit server of this release? Its answers name theirs in the Orbit-Version header, `orbit version` names this CLI's: upgrade the older",
+  };
 }
 
 /**

@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import type { ExecutionEventJson, WorkerJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
-import { checked, EXECUTION_FIELDS } from "./answer-shape.js";
+import { checked, EVENT_FIELDS, EXECUTION_FIELDS, WORKER_FIELDS } from "./answer-shape.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { shortDuration } from "./durations.js";
@@ -112,6 +112,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
       const events = await clientFor(cmd, io).executionEvents(id);
       if (opts.json === true) return printJson(io, { events });
+      for (const e of events) checked(e, "an event of the history", EVENT_FIELDS);
       await io.stdout.write(eventTable(events));
     });
 
@@ -121,6 +122,7 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const workers = await clientFor(cmd, io).listWorkers();
       if (opts.json === true) return printJson(io, { workers });
+      for (const w of workers) checked(w, "a worker of the list", WORKER_FIELDS);
       await io.stdout.write(workerTable(workers, io.now()));
     });
 }

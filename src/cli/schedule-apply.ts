@@ -10,6 +10,7 @@
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { FileTooLarge, readCapped } from "../domain/read-capped.js";
+import { APPLY_FIELDS, APPLY_STEP_FIELDS, checked, WORKFLOW_FIELDS } from "./answer-shape.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
 import { repeatable, usageError } from "./args.js";
 import { clientFor } from "./connection.js";
@@ -128,7 +129,12 @@ Example schedules.yaml:
         ...(opts.prune === true ? { prune: true } : {}),
         ...(opts.dryRun === true ? { dry_run: true } : {}),
       });
-      for (const w of result.workflows ?? []) await io.stdout.write(workflowLine(w, result.dry_run));
+      // Checked whole before the first line is printed: a plan cut short by a line it cannot read misleads.
+      checked(result, "the apply's result", APPLY_FIELDS);
+      const workflows = checked({ workflows: result.workflows ?? [] }, "the apply's result", { workflows: "list" });
+      for (const w of workflows.workflows) checked(w, "a workflow of the apply", WORKFLOW_FIELDS);
+      for (const step of result.steps) checked(step, "a step of the apply", APPLY_STEP_FIELDS);
+      for (const w of workflows.workflows) await io.stdout.write(workflowLine(w, result.dry_run));
       for (const step of result.steps) await io.stdout.write(stepLine(step, result.dry_run));
       await io.stdout.write(summaryLine(result));
     });

@@ -10,7 +10,14 @@ import type {
   ScheduleJson,
   ScheduleSettingsBody,
 } from "../client/types.js";
-import { checked, SCHEDULE_FIELDS } from "./answer-shape.js";
+import {
+  checked,
+  OCCURRENCE_FIELDS,
+  SCHEDULE_BLOCK_FIELDS,
+  SCHEDULE_FIELDS,
+  WORKER_FIELDS,
+  WORKFLOW_FIELDS,
+} from "./answer-shape.js";
 import {
   addWriteOptions,
   givenFilters,
@@ -82,7 +89,8 @@ Examples:
         { schedule_id: id, ...withPinnedVersion(cmd, settingsBody(opts)) } as ScheduleCreateBody,
         writeOptionsOf(opts),
       );
-      await (opts.json === true ? printJson(io, created) : io.stdout.write(scheduleBlock(created)));
+      if (opts.json === true) await printJson(io, created);
+      else await io.stdout.write(scheduleBlock(checked(created, "the schedule", SCHEDULE_BLOCK_FIELDS)));
       // Created with no occurrence to come (an end_at in the past): allowed, to backfill a past
       // span, but said, since a newcomer's typo in the year looks like any other schedule.
       if (created.state === "ended") {
@@ -106,6 +114,7 @@ Examples:
       const client = clientFor(cmd, io);
       const s = await client.getSchedule(id);
       if (opts.json === true) return printJson(io, s);
+      checked(s, "the schedule", SCHEDULE_BLOCK_FIELDS);
       // A last run that has not ended may be waiting (for a worker, a free slot): say why.
       const lastRun = lastRunPending(s)
         ? await client.getExecution(s.last_execution_id as string).catch(() => undefined)
@@ -147,7 +156,17 @@ Examples:
         const wide = opts.wide === true;
         // A caller who may not list the workers still gets the list, without NO WORKER.
         const [workers, workflows] = wide
-          ? await Promise.all([client.listWorkers().catch(() => null), client.listWorkflows().catch(() => null)])
+          ? await Promise.all([
+              // An answer of another shape is as unknown as a refused one (checked throws).
+              client
+                .listWorkers()
+                .then((rows) => rows.map((w) => checked(w, "a worker", WORKER_FIELDS)))
+                .catch(() => null),
+              client
+                .listWorkflows()
+                .then((rows) => rows.map((w) => checked(w, "a workflow", WORKFLOW_FIELDS)))
+                .catch(() => null),
+            ])
           : [null, null];
         const polled = workers === null ? null : polledWorkflows(workers);
         const latest = workflows === null ? null : latestVersions(workflows);
@@ -190,7 +209,8 @@ Examples:
       const patch = withPinnedVersion(cmd, settingsBody(opts));
       if (Object.keys(patch).length === 0) usageError(cmd, "nothing to change: give at least one setting flag");
       const s = await clientFor(cmd, io).updateSchedule(id, patch, writeOptionsOf(opts));
-      await (opts.json === true ? printJson(io, s) : io.stdout.write(scheduleBlock(s)));
+      if (opts.json === true) return printJson(io, s);
+      await io.stdout.write(scheduleBlock(checked(s, "the schedule", SCHEDULE_BLOCK_FIELDS)));
     });
 
   addWriteOptions(
@@ -221,7 +241,9 @@ Examples:
         cursor = trail.next(page.next_cursor, page.occurrences.length);
       } while (cursor !== undefined && (opts.limit === undefined || rows.length < opts.limit));
       const out = { occurrences: rows, next_cursor: cursor ?? null };
-      await (opts.json === true ? printJson(io, out) : io.stdout.write(occurrenceTable(rows)));
+      if (opts.json === true) return printJson(io, out);
+      for (const o of rows) checked(o, "a row of the ledger", OCCURRENCE_FIELDS);
+      await io.stdout.write(occurrenceTable(rows));
     });
 }
 

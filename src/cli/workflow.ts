@@ -1,7 +1,7 @@
 /** `orbit workflow register|list|deprecate|undeprecate`: the workflow versions schedules and executions start. */
 import type { Command } from "commander";
 import type { JsonObject } from "../domain/json.js";
-import { checked } from "./answer-shape.js";
+import { checked, WORKFLOW_FIELDS } from "./answer-shape.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, usageError, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { workflowTable } from "./execution-format.js";
@@ -62,7 +62,7 @@ Examples:
       writeOptionsOf(opts),
     );
     if (opts.json === true) return printJson(io, r.value);
-    checked(r.value, "the workflow", { name: "text", version: "text" });
+    checked(r.value, "the workflow", WORKFLOW_FIELDS);
     const verb = r.created ? "registered" : "already registered";
     await io.stdout.write(`${oneLine(`${verb} ${r.value.name}@${r.value.version}`)}\n`);
   });
@@ -74,7 +74,7 @@ Examples:
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const workflows = await clientFor(cmd, io).listWorkflows();
       if (opts.json === true) return printJson(io, { workflows });
-      for (const w of workflows) checked(w, "a workflow of the list", { name: "text", version: "text" });
+      for (const w of workflows) checked(w, "a workflow of the list", WORKFLOW_FIELDS);
       await io.stdout.write(workflowTable(workflows));
     });
   for (const action of ["deprecate", "undeprecate"] as const) {
@@ -102,6 +102,7 @@ Examples:
           writeOptionsOf(opts),
         );
         if (opts.json === true) return printJson(io, w);
+        checked(w, "the workflow", WORKFLOW_FIELDS);
         await io.stdout.write(`${oneLine(`${action}d ${w.name}@${w.version}`)}\n`);
       },
     );

@@ -167,8 +167,9 @@ export class OrbitClient {
     };
   }
 
-  private async call<T>(req: RequestOptions): Promise<T> {
-    return (await request<T>(this.http, req)).body;
+  /** The answer's body, a JSON object (holding `list` as a list, when given) or a TypeError ({@link shaped}). */
+  private async call<T>(req: RequestOptions, list?: string): Promise<T> {
+    return shaped<T>((await request<T>(this.http, req)).body, req, list);
   }
 
   // Schedules
@@ -190,9 +191,8 @@ export class OrbitClient {
    */
   async applySchedules(body: ApplyRequestJson): Promise<ApplyResultJson> {
     const timeoutMs = this.http.timeoutMs ?? LONG_WRITE_TIMEOUT_MS;
-    return (
-      await request<ApplyResultJson>({ ...this.http, timeoutMs }, { method: "POST", path: "/v1/schedules/apply", body })
-    ).body;
+    const req: RequestOptions = { method: "POST", path: "/v1/schedules/apply", body };
+    return shaped((await request<ApplyResultJson>({ ...this.http, timeoutMs }, req)).body, req, "steps");
   }
 
   /** Creates up to 1000 schedules in one request and one transaction, all or none (docs/api.md). */
@@ -205,7 +205,7 @@ export class OrbitClient {
   }
 
   listSchedules(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
-    return this.call({ method: "GET", path: "/v1/schedules", query: { ...query } });
+    return this.call({ method: "GET", path: "/v1/schedules", query: { ...query } }, "schedules");
   }
 
   /** Every schedule, following `next_cursor` page by page. */
@@ -230,7 +230,8 @@ export class OrbitClient {
   }
 
   async deleteSchedule(id: string, opts: WriteOptions = {}): Promise<void> {
-    await this.call({ ...opts, method: "DELETE", path: `/v1/schedules/${seg(id)}` });
+    // 204, no body.
+    await request(this.http, { ...opts, method: "DELETE", path: `/v1/schedules/${seg(id)}` });
   }
 
   pauseSchedule(id: string, body: { note?: string } = {}, opts: WriteOptions = {}): Promise<ScheduleJson> {
@@ -253,26 +254,31 @@ export class OrbitClient {
     const req: RequestOptions = { ...opts, method: "POST", path: `/v1/schedules/${seg(id)}/backfill`, body };
     // `orbit schedule backfill` said the server did not answer while it started them all (a tester).
     const timeoutMs = this.http.timeoutMs ?? LONG_WRITE_TIMEOUT_MS;
-    return (await request<BackfillResultJson>({ ...this.http, timeoutMs }, req)).body;
+    return shaped((await request<BackfillResultJson>({ ...this.http, timeoutMs }, req)).body, req);
   }
 
   listOccurrences(id: string, query: PageQuery = {}): Promise<OccurrencePage> {
-    return this.call({ method: "GET", path: `/v1/schedules/${seg(id)}/occurrences`, query: { ...query } });
+    return this.call(
+      { method: "GET", path: `/v1/schedules/${seg(id)}/occurrences`, query: { ...query } },
+      "occurrences",
+    );
   }
 
   // Workflows
 
   async registerWorkflow(body: RegisterWorkflowBody, opts: KeyedWriteOptions = {}): Promise<Created<WorkflowJson>> {
-    const res = await request<WorkflowJson>(this.http, { ...opts, method: "POST", path: "/v1/workflows", body });
-    return { created: res.status === 201, value: res.body };
+    const req: RequestOptions = { ...opts, method: "POST", path: "/v1/workflows", body };
+    const res = await request<WorkflowJson>(this.http, req);
+    return { created: res.status === 201, value: shaped(res.body, req) };
   }
 
   async listWorkflows(): Promise<WorkflowJson[]> {
-    return (await this.call<{ workflows: WorkflowJson[] }>({ method: "GET", path: "/v1/workflows" })).workflows;
+    return (await this.call<{ workflows: WorkflowJson[] }>({ method: "GET", path: "/v1/workflows" }, "workflows"))
+      .workflows;
   }
 
   getWorkflow(name: string): Promise<WorkflowVersionsJson> {
-    return this.call({ method: "GET", path: `/v1/workflows/${seg(name)}` });
+    return this.call({ method: "GET", path: `/v1/workflows/${seg(name)}` }, "versions");
   }
 
   /** Deprecates (or, with `false`, undeprecates) a version: "latest" skips it (docs/outcomes.md). */
@@ -294,12 +300,13 @@ export class OrbitClient {
   // Executions
 
   async startExecution(body: StartExecutionBody, opts: KeyedWriteOptions = {}): Promise<Created<ExecutionJson>> {
-    const res = await request<ExecutionJson>(this.http, { ...opts, method: "POST", path: "/v1/executions", body });
-    return { created: res.status === 201, value: res.body };
+    const req: RequestOptions = { ...opts, method: "POST", path: "/v1/executions", body };
+    const res = await request<ExecutionJson>(this.http, req);
+    return { created: res.status === 201, value: shaped(res.body, req) };
   }
 
   listExecutions(query: ListExecutionsQuery = {}): Promise<ExecutionPage> {
-    return this.call({ method: "GET", path: "/v1/executions", query: { ...query } });
+    return this.call({ method: "GET", path: "/v1/executions", query: { ...query } }, "executions");
   }
 
   getExecution(id: string): Promise<ExecutionJson> {
@@ -307,10 +314,10 @@ export class OrbitClient {
   }
 
   async executionEvents(id: string): Promise<ExecutionEventJson[]> {
-    const page = await this.call<{ events: ExecutionEventJson[] }>({
-      method: "GET",
-      path: `/v1/executions/${seg(id)}/events`,
-    });
+    const page = await this.call<{ events: ExecutionEventJson[] }>(
+      { method: "GET", path: `/v1/executions/${seg(id)}/events` },
+      "events",
+    );
     return page.events;
   }
 
@@ -324,7 +331,7 @@ export class OrbitClient {
   }
 
   async listWorkers(): Promise<WorkerJson[]> {
-    return (await this.call<{ workers: WorkerJson[] }>({ method: "GET", path: "/v1/workers" })).workers;
+    return (await this.call<{ workers: WorkerJson[] }>({ method: "GET", path: "/v1/workers" }, "workers")).workers;
   }
 
   // Other
@@ -344,6 +351,30 @@ export class OrbitClient {
 
   /** The server's `orbit doctor` checks (GET /v1/doctor). */
   doctor(): Promise<DoctorReportJson> {
-    return this.call({ method: "GET", path: "/v1/doctor" });
+    return this.call({ method: "GET", path: "/v1/doctor" }, "checks");
   }
+}
+
+/**
+ * `body`, if it is a JSON object holding `list` as a list (and a page's `next_cursor` as text or
+ * null); else a TypeError naming what it is. An Orbit-labelled answer that was empty, `null`, `[]`
+ * or another object came out of the CLI as `Cannot read properties of undefined (reading
+ * 'executions')` or `page.schedules is not iterable` (a tester); the CLI reports a TypeError as an
+ * answer of another shape, in one line (src/cli/main.ts).
+ */
+function shaped<T>(body: unknown, req: RequestOptions, list?: string): T {
+  const what = `the answer to ${req.method} ${req.path}`;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    const is =
+      body === undefined ? "empty" : body === null ? "null" : Array.isArray(body) ? "a list" : `a ${typeof body}`;
+    throw new TypeError(`${what} is ${is}, not a JSON object`);
+  }
+  if (list === undefined) return body as T;
+  const fields = body as Record<string, unknown>;
+  if (!Array.isArray(fields[list])) throw new TypeError(`${what} has no ${list} (list)`);
+  const cursor = fields.next_cursor;
+  if (cursor !== undefined && cursor !== null && typeof cursor !== "string") {
+    throw new TypeError(`${what} has no next_cursor (text or null)`);
+  }
+  return body as T;
 }
