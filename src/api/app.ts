@@ -11,6 +11,7 @@ import { serializeJson } from "../domain/json-text.js";
 import { LENIENT_ROUTES } from "../domain/worker-protocol.js";
 import { VERSION } from "../version.js";
 import { fixedBody } from "./conditional.js";
+import { capConnections } from "./connection-cap.js";
 import { checkHostAndOrigin, checkRequestTarget, checkStateChanging } from "./cross-site.js";
 import type { ApiDeps } from "./deps.js";
 import {
@@ -93,6 +94,7 @@ export function buildApp(o: AppOptions): App {
     frameworkErrors,
     clientErrorHandler,
   });
+  capConnections(app.server, app.log);
   // An `Expect` other than 100-continue: Node answers 417 itself, which had no body.
   app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const expect = JSON.stringify(String(req.headers.expect ?? "").slice(0, 100));

@@ -10,7 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { type ErrorCode, httpStatusOf, OrbitError } from "../domain/errors.js";
 import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { VERSION } from "../version.js";
-import { drainRefused, lingerOnClose } from "./linger.js";
+import { closeRefused, drainRefused, lingerOnClose } from "./linger.js";
 import { abandonIncomplete, afterAnswers, closeAfterAnswer } from "./pipelining.js";
 import { idsOfRequest } from "./request-ids.js";
 import { describeValidationError } from "./validation.js";
@@ -223,6 +223,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n${ORBIT_VERSION_HEADER}: ${VERSION}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    closeRefused(socket);
   };
   // A request not received in time is itself one in flight: refused at once (waiting for its own
   // answer held the connection for good, its client gone or not). Bytes Node cannot parse are

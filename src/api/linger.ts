@@ -35,6 +35,22 @@ export function lingerOnClose(socket: Socket): void {
 }
 
 /**
+ * Closes a connection refused before fastify saw it (a request not received in time, headers too
+ * large, bytes that are not HTTP) once its answer and the server's end are out: when the client
+ * ends its side, pauses for {@link LINGER_IDLE_MS}, or after {@link LINGER_MAX_MS}. Only ended, the
+ * socket kept its file descriptor for as long as the client held its side open: a tester's 300
+ * clients that sent one byte and never closed held 300, and 21,000 exhausted the process's open
+ * files (src/api/connection-cap.ts).
+ */
+export function closeRefused(socket: Socket): void {
+  const stop = whileComing(socket, () => socket.destroy());
+  socket.once("close", stop);
+  // The client is done: closed as soon as the answer is written.
+  socket.once("end", () => socket.destroySoon());
+  socket.resume();
+}
+
+/**
  * Reads and drops a refused request's body before the answer goes out, while it keeps coming:
  * until it ends, pauses for {@link LINGER_IDLE_MS}, or {@link LINGER_MAX_MS} in all. Answered
  * first, a client that sends its whole body before it reads (Python's http.client, many SDKs) met
