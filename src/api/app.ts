@@ -317,9 +317,24 @@ function namedRefusal(err: Error, text: string): Error {
  */
 function encodingRefusal(headers: FastifyRequest["headers"]): OrbitError | null {
   const encoding = headers["content-encoding"]?.trim().toLowerCase();
-  if (encoding === undefined || encoding === "" || encoding === "identity") return null;
+  if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    return new OrbitError(
+      "INVALID_ARGUMENT",
+      `the request body is compressed (content-encoding: ${encoding.slice(0, 40)}); send it uncompressed`,
+    );
+  }
+  // A transfer coding besides chunked (`gzip, chunked`): Node de-chunks the body and leaves the
+  // rest, so a plain body sent so was carried out and a gzipped one failed as not UTF-8, where a
+  // proxy that decodes the coding reads another body than Orbit (a tester; RFC 9112 § 6.1).
+  const transfer = headers["transfer-encoding"]?.toLowerCase();
+  const codings =
+    transfer
+      ?.split(",")
+      .map((c) => c.trim())
+      .filter((c) => c !== "" && c !== "chunked") ?? [];
+  if (codings.length === 0) return null;
   return new OrbitError(
     "INVALID_ARGUMENT",
-    `the request body is compressed (content-encoding: ${encoding.slice(0, 40)}); send it uncompressed`,
+    `the request body has a transfer coding Orbit does not decode (transfer-encoding: ${transfer?.slice(0, 40)}); send it with chunked alone, or with a content-length`,
   );
 }

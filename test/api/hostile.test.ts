@@ -4,6 +4,7 @@
  * refused with the same 400 everywhere, and worker results obey the inputs' limits.
  */
 import { randomBytes } from "node:crypto";
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminQuery, PG_URL } from "../helpers/db.js";
@@ -194,6 +195,27 @@ for (const dialect of ["sqlite", "postgres"] as const) {
       // An explicit identity encoding is no encoding.
       const plain = await post({ "content-type": "application/json", "content-encoding": "Identity" }, body);
       expect(plain.status).toBe(201);
+    });
+
+    it("refuses a transfer coding besides chunked (gzip, chunked) instead of carrying out the de-chunked body", async () => {
+      // A plain JSON body sent so was carried out (201), a gzipped one failed as not UTF-8 (a tester).
+      const { port } = new URL(t.server.url);
+      const body = JSON.stringify({ schedule_id: "te-gzip", workflow: "OrderProcessing", interval: "1h" });
+      const socket = connect(Number(port), "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      socket.write(
+        `POST /v1/schedules HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toContain(
+        '{"code":"INVALID_ARGUMENT","message":"the request body has a transfer coding Orbit does not decode (transfer-encoding: gzip, chunked); send it with chunked alone, or with a content-length"}',
+      );
+      expect((await t.call("GET", "/v1/schedules/te-gzip")).status).toBe(404);
     });
 
     it("answers fastify's own refusals in the {code, message} shape, naming the problem without echoing the URL", async () => {
