@@ -7,6 +7,10 @@ import type { RetentionPolicy } from "../engine/retention.js";
 
 export type ClusterMode = "single" | "active-standby" | "shared";
 
+/**
+ * startServer's options. A key not listed here (at the top, in `retention`, in `worker`) and a value
+ * of the wrong type are refused with a StartupError before anything opens (src/server/option-check.ts).
+ */
 export interface ServerOptions {
   /** TCP port. Default 7233; 0 picks any free port (see {@link RunningServer.port}). */
   port?: number;

@@ -6,7 +6,8 @@
  * In parts, each registered in a {@link StartedParts} list the moment it starts, closed in reverse:
  * config (src/server/config.ts) → services: store, engine, scheduler (src/server/services.ts) →
  * HTTP (listen) → firing. A start-up failure closes what had started and throws a
- * {@link StartupError} naming the file, address or URL and the cause.
+ * {@link StartupError} naming the file, address or URL and the cause; a refused option is one too,
+ * thrown before anything opens (src/server/option-check.ts).
  */
 
 import { createServer as createNetServer } from "node:net";
@@ -22,6 +23,7 @@ import type { PostgresListener } from "../store/postgres/listener.js";
 import { CANCEL_NOTIFY_PREFIX, PostgresTaskListener } from "../store/postgres/task-listener.js";
 import { VERSION } from "../version.js";
 import { resolveConfig, type ServerConfig } from "./config.js";
+import { asStartupError, checkServerOptions } from "./option-check.js";
 import type { RunningServer, ServerOptions } from "./options.js";
 import { isLoopback, machineNames } from "./options.js";
 import { StartedParts } from "./parts.js";
@@ -40,11 +42,18 @@ export { READINESS_TIMEOUT_MS } from "./readiness.js";
 /**
  * Starts an Orbit server: opens (and migrates) the database, serves the HTTP API, the worker
  * protocol, the web UI and /metrics, and fires schedules. Resolves once it listens and fires;
- * `close()` stops it. Rejects with a {@link StartupError} (or an OrbitError for a bad option) when it
- * cannot start, having closed whatever it had opened.
+ * `close()` stops it. Rejects with a {@link StartupError} when it cannot start, having closed
+ * whatever it had opened; for an option it cannot take (an unknown key, a value of the wrong type or
+ * out of range) with code INVALID_ARGUMENT, before it opens anything.
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const config = resolveConfig(options);
+  checkServerOptions(options);
+  let config: ServerConfig;
+  try {
+    config = resolveConfig(options);
+  } catch (err) {
+    throw asStartupError(err);
+  }
   const parts = new StartedParts(config.log);
   try {
     // A busy port is found before the store opens: a start refused for it left a new database behind.

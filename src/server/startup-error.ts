@@ -2,18 +2,24 @@
  * A server that cannot start says what it could not use and why (docs/operations.md § Start-up):
  * `cannot listen on 127.0.0.1:7233: the address is already in use`, `cannot open the SQLite
  * database .orbit/orbit.db: …`, `cannot connect to PostgreSQL at postgres://orbit@db:5432/orbit: …`.
+ * A refused option is one too, with the code INVALID_ARGUMENT (docs/operations.md § Embed):
+ * `retention.maxAgeMs must be a whole number of milliseconds, got "30d" …`.
  * `orbit server` prints the message and exits 1.
  */
-import { OrbitError } from "../domain/errors.js";
+import { type ErrorCode, OrbitError } from "../domain/errors.js";
 
 export class StartupError extends OrbitError {
   constructor(
-    /** The file, address or URL (without password) that could not be used. */
+    /**
+     * The file, address or URL (without password) that could not be used; for a refused option,
+     * the option as the caller wrote it (`dataDir`, `retention.maxAgeMs`, `ORBIT_DATABASE_URL`).
+     */
     readonly target: string,
     message: string,
-    options: { cause?: unknown } = {},
+    /** `code`: INVALID_ARGUMENT for a refused option. Default INTERNAL. */
+    options: { cause?: unknown; code?: ErrorCode } = {},
   ) {
-    super("INTERNAL", message, { target });
+    super(options.code ?? "INTERNAL", message, { target });
     if (options.cause !== undefined) this.cause = options.cause;
   }
 }

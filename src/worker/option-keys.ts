@@ -1,11 +1,12 @@
 /**
- * Options the SDK takes as plain objects (defineWorkflow's definition, its `retry`, new Worker's
- * options) refuse a key they do not know: from plain JavaScript, or an object built elsewhere,
- * TypeScript's check of object literals does not apply, and a misspelt key was taken for the
- * default (`onCancell` never ran, `closeTimeout: 5` kept 30 s, `maxAttemps: 1` ran three attempts).
+ * The SDK's options taken as plain objects (defineWorkflow's definition, its `retry`, new Worker's
+ * options) refuse a key they do not know, through the helper startServer's options use too
+ * (src/domain/option-keys.ts).
  */
 
-import { suggestKey } from "../domain/suggest.js";
+import { unknownKeys } from "../domain/option-keys.js";
+
+export { keysOf } from "../domain/option-keys.js";
 
 /**
  * Throws a TypeError naming each own key of `given` (not enumerable ones and symbols too) that is
@@ -13,20 +14,6 @@ import { suggestKey } from "../domain/suggest.js";
  * `<what> has no setting "onCancell" (did you mean "onCancel"?): it takes name, version, …`.
  */
 export function refuseUnknownKeys(given: object, known: readonly string[], what: string): void {
-  const unknown = Reflect.ownKeys(given).filter((k) => typeof k !== "string" || !known.includes(k));
-  if (unknown.length === 0) return;
-  const said = unknown.map((k) => {
-    const near = typeof k === "string" ? suggestKey(k, known) : null;
-    return `${JSON.stringify(String(k))}${near === null ? "" : ` (did you mean "${near}"?)`}`;
-  });
-  const takes = known.length > 1 ? `${known.slice(0, -1).join(", ")} and ${known.at(-1)}` : known.join("");
-  throw new TypeError(`${what} has no setting ${said.join(", ")}: it takes ${takes}`);
-}
-
-/**
- * The keys of an options type, listed once as an object the compiler holds to the type: a key the
- * type gains or loses and the list does not is a type error, so the list cannot drift from it.
- */
-export function keysOf<T>(all: { readonly [K in keyof Required<T>]: true }): readonly string[] {
-  return Object.keys(all);
+  const refused = unknownKeys(given, known, what);
+  if (refused !== null) throw new TypeError(refused.message);
 }
