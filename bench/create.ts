@@ -6,8 +6,8 @@
  * process (the bench:e2e server child) and a fresh database (SQLite: a temp folder; PostgreSQL: a
  * throwaway schema of ORBIT_TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test,
  * skipped with a message when unreachable). BullMQ's `upsertJobScheduler` for N repeatable jobs (500
- * in parallel, as bench:e2e creates them; Redis at BENCH_REDIS_URL, default redis://127.0.0.1:6379)
- * runs in the same run for comparison. The load average is printed before and after each row.
+ * in parallel, as bench:e2e creates them; Redis at BENCH_REDIS_URL, default redis://127.0.0.1:6379,
+ * skipped with a message when it does not answer within 3 s) runs in the same run for comparison. The load average is printed before and after each row.
  *
  *   npm run bench:create -- --schedules 10000 --rounds 3 --systems sqlite,pg,bullmq
  */
@@ -20,6 +20,7 @@ import { parseArgs, promisify } from "node:util";
 import { Queue } from "bullmq";
 import { OrbitClient } from "../src/client/client.js";
 import { adminSql } from "./lib/pg-admin.js";
+import { redisUnreachable } from "./lib/redis-check.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -205,6 +206,11 @@ for (const system of systems) {
       () => viaApply(system),
     );
   } else if (system === "bullmq") {
+    const why = await redisUnreachable(REDIS_URL);
+    if (why !== null) {
+      console.log(`bullmq: skipped, Redis at ${REDIS_URL} unreachable (${why}); set BENCH_REDIS_URL`);
+      continue;
+    }
     await measure("bullmq · upsertJobScheduler (500 in parallel)", viaBullmq);
   } else throw new Error(`unknown system ${system} (sqlite, pg, bullmq)`);
 }

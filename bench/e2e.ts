@@ -19,7 +19,7 @@
  * SQLite server's synchronous=NORMAL (orbit-sqlite-c200+normal) and +semiN node's
  * --max-semi-space-size=N for every process of the system (orbit-sqlite+semi4, bullmq+semi4), +cacheN
  * the SQLite server's page cache of N MB (orbit-sqlite+cache64); bullmq, bullmq-c100 (Redis at BENCH_REDIS_URL, default
- * redis://127.0.0.1:6379), graphile, graphile-c100 (graphile-worker on PostgreSQL). PostgreSQL is
+ * redis://127.0.0.1:6379; skipped with a message when it does not answer within 3 s), graphile, graphile-c100 (graphile-worker on PostgreSQL). PostgreSQL is
  * ORBIT_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in throwaway schemas.
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -36,6 +36,7 @@ import { type Phases, readPhases } from "./lib/e2e-phases.js";
 import { type MinuteStats, pct, summarise } from "./lib/e2e-stats.js";
 import { seededShuffle } from "./lib/fire-phases.js";
 import { adminSql } from "./lib/pg-admin.js";
+import { redisUnreachable } from "./lib/redis-check.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -359,6 +360,14 @@ const phase = (lags: number[] | undefined): string => {
   return `${s1(pct(sorted, 50))} / ${s1(pct(sorted, 99))}`;
 };
 for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
+  // BullMQ's connections retry for ever (maxRetriesPerRequest: null): ask Redis first, bounded.
+  if (/^(before:)?bullmq/.test(system)) {
+    const why = await redisUnreachable(REDIS_URL);
+    if (why !== null) {
+      console.log(`| ${system} | ${S} | skipped: Redis at ${REDIS_URL} unreachable (${why}); set BENCH_REDIS_URL |`);
+      continue;
+    }
+  }
   try {
     const r = await runSystem(system);
     // Per-second runs have many periods: the worst one and how many were complete instead of each.
