@@ -3,8 +3,11 @@
  * cron-parser on the same expression × zone matrix, in one process.
  *
  * Every cell chains next() calls from 2026-01-01T00:00:00Z, each call starting from the previous
- * result, so each call does real work and the chains cross the DST nights of 2026–2030; a chain
- * that passes 2031-01-01 starts again from 2026-01-01 (same rule for all three). Each library is
+ * result, so each call does real work; a chain that passes 2031-01-01 starts again from 2026-01-01
+ * (same rule for all three). How far each library's chains get in the time given (Orbit's wrap the
+ * whole range; the peers' frequent ones stay in early 2026, before any DST night) is printed after
+ * the table. Orbit's timing is first primed over the whole range (its per-zone offset table is
+ * built lazily, a year at a time), so no round times that build. Each library is
  * warmed up, then measured in interleaved rounds (Orbit, croner, cron-parser, Orbit, …) with
  * process.hrtime.bigint; a cell reports the median round. A library that throws, returns null or
  * returns an instant that is not later than the previous one is shown as a failure for that cell.
@@ -56,6 +59,8 @@ interface Runner {
   readonly name: string;
   /** The last result (or the start): where the chain stands. */
   readonly at: number;
+  /** The latest instant the chain reached (WINDOW_END once it wrapped). */
+  readonly reach: number;
   /** n chained next() calls; throws on a library failure. */
   run(n: number): void;
 }
@@ -65,21 +70,39 @@ interface Runner {
 class OrbitRunner implements Runner {
   readonly name = "Orbit";
   at = START;
-  constructor(private readonly timing: Timing) {}
+  reach = START;
+  constructor(private readonly timing: Timing) {
+    prime(timing);
+  }
   run(n: number): void {
     const timing = this.timing;
     let t = this.at;
+    let reach = this.reach;
     for (let i = 0; i < n; i++) {
       const next = checkStep(t, timing.nextAfter(t));
+      if (next >= WINDOW_END) reach = WINDOW_END;
       t = next >= WINDOW_END ? START : next;
     }
     this.at = t;
+    this.reach = Math.max(reach, t);
+  }
+}
+
+/**
+ * One call from the start of every month of the chain range (and past its end): the lazily built
+ * per-zone offset table (src/time/zone.ts, one UTC year at a time) is complete before the warm-up,
+ * as the docs say, instead of being built inside the first timed rounds of a zone's first cell.
+ */
+function prime(timing: Timing): void {
+  for (let y = 2026; y <= 2031; y++) {
+    for (let m = 0; m < 12; m++) timing.nextAfter(Date.UTC(y, m, 1));
   }
 }
 
 class CronerRunner implements Runner {
   readonly name = "croner";
   at = START;
+  reach = START;
   private date = new Date(START);
   constructor(private readonly job: Cron) {}
   run(n: number): void {
@@ -89,11 +112,13 @@ class CronerRunner implements Runner {
       for (let i = 0; i < n; i++) {
         const next = job.nextRun(d);
         const ms = checkStep(d.getTime(), next === null ? null : next.getTime());
+        if (ms >= WINDOW_END) this.reach = WINDOW_END;
         d = ms >= WINDOW_END ? new Date(START) : (next as Date);
       }
     } finally {
       this.date = d;
       this.at = d.getTime();
+      this.reach = Math.max(this.reach, this.at);
     }
   }
 }
@@ -101,6 +126,7 @@ class CronerRunner implements Runner {
 class CronParserRunner implements Runner {
   readonly name = "cron-parser";
   at = START;
+  reach = START;
   constructor(private readonly it: ReturnType<typeof cronParserIterator>) {}
   run(n: number): void {
     const it = this.it;
@@ -111,10 +137,12 @@ class CronParserRunner implements Runner {
         if (next >= WINDOW_END) {
           it.reset(new Date(START));
           t = START;
+          this.reach = WINDOW_END;
         } else t = next;
       }
     } finally {
       this.at = t;
+      this.reach = Math.max(this.reach, t);
     }
   }
 }
@@ -122,6 +150,8 @@ class CronParserRunner implements Runner {
 interface Measured {
   opsPerSec: number | null;
   failure: string | null;
+  /** The latest instant the chain reached (WINDOW_END: it covered the whole range). */
+  reach: number;
 }
 
 /** Runs `runner` for about `ms` milliseconds in batches of `batch`; returns calls per second. */
@@ -169,6 +199,8 @@ function measureCell(expr: string, zone: string): Measured[] {
     () => new CronParserRunner(cronParserIterator(expr, zone, START)),
   ];
   const runners: Array<Runner | null> = [];
+  /** Every runner made, kept after a failure too (for how far its chain got). */
+  const made: Array<Runner | null> = [];
   const failures: Array<string | null> = [];
   const batches: number[] = [];
   const rounds: number[][] = [];
@@ -184,6 +216,7 @@ function measureCell(expr: string, zone: string): Measured[] {
       batches.push(0);
     }
     runners.push(runner);
+    made.push(runner);
     rounds.push([]);
   }
   for (let r = 0; r < ROUNDS; r++) {
@@ -200,7 +233,8 @@ function measureCell(expr: string, zone: string): Measured[] {
   return runners.map((_, i) => {
     const failure = failures[i] ?? null;
     const rs = rounds[i] as number[];
-    return { opsPerSec: failure === null && rs.length > 0 ? median(rs) : null, failure };
+    const reach = made[i]?.reach ?? START;
+    return { opsPerSec: failure === null && rs.length > 0 ? median(rs) : null, failure, reach };
   });
 }
 
@@ -261,6 +295,21 @@ function main(): void {
     console.log("");
     console.log("Failures (the ratio then uses the library that did not fail):");
     for (const [i, n] of notes.entries()) console.log(`- [${i + 1}] ${n}`);
+  }
+
+  // How far the chains got: Orbit's wrap the whole range; slower libraries' frequent cells do not.
+  console.log("");
+  console.log(`How far each chain got from ${iso(START)} (warm-up and rounds):`);
+  for (const [i, name] of names.entries()) {
+    const reaches = rows.map((r) => r.results[i]?.reach ?? START);
+    const partial = reaches.filter((x) => x < WINDOW_END);
+    const whole = reaches.length - partial.length;
+    const rest = partial.length
+      ? `; the other ${partial.length} stopped between ${iso(Math.min(...partial)).slice(0, 10)} and ${iso(Math.max(...partial)).slice(0, 10)}`
+      : "";
+    console.log(
+      `- ${name}: the whole ${iso(START).slice(0, 4)}–2030 range in ${whole} of ${reaches.length} cells${rest}`,
+    );
   }
 
   const rated = rows.filter((r) => r.ratio !== null);
