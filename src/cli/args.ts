@@ -4,6 +4,7 @@
  * `--expected-revision`, `--idempotency-key`). A malformed flag is a usage error (exit 2).
  */
 
+import { randomUUID } from "node:crypto";
 import { type Command, InvalidArgumentError } from "commander";
 import type { WriteOptions } from "../client/http.js";
 import { scanJsonText } from "../domain/body-guard.js";
@@ -137,15 +138,21 @@ export function addWriteOptions(cmd: Command, fence = true): Command {
   }
   return cmd.option(
     "--idempotency-key <key>",
-    "send Idempotency-Key: a repeat with the same key returns the first answer",
+    "send Idempotency-Key: a repeat with the same key returns the first answer (without it a new key is sent, and named if no answer comes)",
   );
 }
 
+/**
+ * The write's headers. Without `--idempotency-key` the write carries a key of its own
+ * (`orbit-cli-<uuid>`): when its answer does not come (a server stopped, a lock held), the error
+ * names the key, and the same command with `--idempotency-key <it>` gets the first answer or does
+ * the write now, never twice. A trigger whose answer timed out was retried and started a second
+ * execution (a tester). Nothing in the CLI sends a request twice by itself.
+ */
 export function writeOptionsOf(flags: WriteFlags): WriteOptions {
-  const out: WriteOptions = {};
+  const out: WriteOptions = { idempotencyKey: flags.idempotencyKey ?? `orbit-cli-${randomUUID()}` };
   if (flags.ifMatch !== undefined) out.ifMatch = flags.ifMatch;
   if (flags.expectedRevision !== undefined) out.expectedRevision = flags.expectedRevision;
-  if (flags.idempotencyKey !== undefined) out.idempotencyKey = flags.idempotencyKey;
   return out;
 }
 

@@ -9,7 +9,7 @@
  */
 
 import { Command, CommanderError, type Option } from "commander";
-import { ServerUnreachableError } from "../client/http.js";
+import { ServerUnreachableError, type UnansweredWrite } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
 import { own as ownEntry } from "../domain/own.js";
 import { SCHEDULE_SETTINGS, SETTING_ALIASES } from "../domain/setting-table.js";
@@ -385,6 +385,21 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
   return code;
 }
 
+/**
+ * What the CLI says of a write whose answer did not come: it may have been carried out (a trigger
+ * retried after a timeout started a second execution, a create retried said "already exists"; a
+ * tester), and how to repeat it safely: with the key it carried (args.ts writeOptionsOf).
+ */
+function maybeDoneText(write: UnansweredWrite): string {
+  const what = "the change may or may not have been made";
+  if (write.idempotencyKey === undefined) {
+    return write.path === "/v1/schedules/apply"
+      ? `${what}: \`orbit schedule apply\` run again makes the schedules match the file either way, and its plan shows what was left to do`
+      : `${what}: read the current state before running the command again`;
+  }
+  return `${what}: to retry it safely run the same command again with --idempotency-key ${write.idempotencyKey} (within 24 hours): the server then answers what the first did, or does it now if it had not, never twice`;
+}
+
 function exitCodeOf(err: unknown, io: CliIO): number {
   if (err instanceof CommanderError) {
     // Help and --version "exit" with 0; everything else commander raises is a usage error, already
@@ -396,6 +411,10 @@ function exitCodeOf(err: unknown, io: CliIO): number {
   if (err instanceof OutputClosedError) return EXIT_OK;
   if (err instanceof OutputFailedError) {
     io.stderr.print(`orbit: ${err.message}\n`);
+    return EXIT_REFUSED;
+  }
+  if (err instanceof ServerUnreachableError && err.write !== null) {
+    io.stderr.print(`orbit: ${oneLine(`${err.summary}; ${maybeDoneText(err.write)}`)}\n`);
     return EXIT_REFUSED;
   }
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {

@@ -164,6 +164,7 @@ export class OrbitClient {
       baseUrl: this.baseUrl,
       token: bearerToken(settings.token, "OrbitClient"),
       requireOrbit: true,
+      unansweredWrites: true,
     };
   }
 

@@ -10,47 +10,9 @@ import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
 import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 import { linkedSignal } from "../domain/linked-signal.js";
+import { NO_ANSWER, NOT_ORBIT, REDIRECTED, ServerUnreachableError } from "./unreachable.js";
 
-/** The reason of a request that got no answer before its timeout. */
-const NO_ANSWER = "no answer in time";
-/** The reason of a 2xx answer from something that is not an Orbit server. */
-const NOT_ORBIT = "not an Orbit server";
-/** The start of the reason of a redirect, which is not followed. */
-const REDIRECTED = "redirected ";
-
-/**
- * The server could not be reached at all (connection refused, DNS failure) or did not answer in
- * time: no answer, so not an {@link OrbitError}. `baseUrl` is the server asked, `reason` the cause.
- */
-export class ServerUnreachableError extends Error {
-  override readonly name = "ServerUnreachableError";
-  /** It answered with a redirect, which is not followed: the address is wrong, not the server away. */
-  get redirected(): boolean {
-    return this.reason.startsWith(REDIRECTED);
-  }
-  /** It took the request (or may have) and sent no whole answer in time. */
-  get unanswered(): boolean {
-    return this.reason === NO_ANSWER;
-  }
-  constructor(
-    readonly baseUrl: string,
-    readonly reason: string,
-  ) {
-    // A refused connection is the common case (no server started): the plain message says it all.
-    // One that took the request and did not answer in time is up, most likely busy or waiting on
-    // its database: asking whether it runs misled (a server held up by a table lock).
-    const detail = reason === "ECONNREFUSED" ? "" : `: ${reason}`;
-    super(
-      reason === NO_ANSWER
-        ? `the Orbit server at ${baseUrl} did not answer in time (busy, or waiting for its database: its log and /readyz say which)`
-        : reason === NOT_ORBIT
-          ? `${baseUrl} answered, but not as an Orbit server (no Orbit-Version header): is it the address of \`orbit server\`?`
-          : reason.startsWith(REDIRECTED)
-            ? `${baseUrl} answered with a redirect (${reason.slice(REDIRECTED.length)}), which is not followed: give the Orbit server's own address`
-            : `cannot reach the Orbit server at ${baseUrl} (is \`orbit server\` running?)${detail}`,
-    );
-  }
-}
+export { ServerUnreachableError, type UnansweredWrite } from "./unreachable.js";
 
 /** Headers of a write: the revision fences and the idempotency key (docs/api.md). */
 export interface WriteOptions {
@@ -112,6 +74,12 @@ export interface HttpOptions {
    * pause nobody made). Default false; OrbitClient sets it.
    */
   requireOrbit?: boolean;
+  /**
+   * Say of a write (not GET) that got no answer that it may or may not have been carried out, and
+   * how to repeat it safely (ServerUnreachableError.write). Default false: the worker's protocol
+   * repeats its own reports, which leases make safe; OrbitClient sets it.
+   */
+  unansweredWrites?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -193,11 +161,25 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
   if (req.idempotencyKey !== undefined) headers["idempotency-key"] = req.idempotencyKey;
 
   const body = req.body === undefined ? undefined : bodyText(req);
-  const answer =
-    http.agent !== undefined && http.fetch === undefined
-      ? // The only agents given are node:http's or node:https's (src/worker/protocol-client.ts).
-        await exchange(http, http.agent as Agent, url, req.method, headers, body)
-      : await fetchExchange(http, url, req.method, headers, body);
+  let answer: Answer;
+  try {
+    answer =
+      http.agent !== undefined && http.fetch === undefined
+        ? // The only agents given are node:http's or node:https's (src/worker/protocol-client.ts).
+          await exchange(http, http.agent as Agent, url, req.method, headers, body)
+        : await fetchExchange(http, url, req.method, headers, body);
+  } catch (err) {
+    // Nothing here sends a request twice (no retry, also not on a kept-alive connection that
+    // closed): a write without its answer is said to be one, for its sender to repeat safely.
+    if (err instanceof ServerUnreachableError && req.method !== "GET" && http.unansweredWrites === true) {
+      throw new ServerUnreachableError(err.baseUrl, err.reason, {
+        method: req.method,
+        path: req.path,
+        idempotencyKey: req.idempotencyKey,
+      });
+    }
+    throw err;
+  }
   const { text } = answer;
   // An Orbit server never redirects an API request: something in front of it does (http to https,
   // a moved host), and the right address is where it points.
