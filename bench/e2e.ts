@@ -350,10 +350,14 @@ console.log(
   `bench:e2e  S=${S}, cron ${CRON}, ${PERIODS} measured ${PERIOD_MS === 1000 ? "second" : "minute"}(s), children ${args.run}, node ${process.version}, load ${load()}`,
 );
 console.log(
+  "lease lag = WorkflowTaskStarted − nominal; a task handed to an already waiting poll is leased in the start transaction with the fire's `now`, so its lease lag is not when the worker received it (the handler lag is)",
+);
+console.log(
   "| system | S | create | p50 lag | p99 lag | all handlers started, per period | misses | doubles | executions/s per minute | fire lag p50 / p99 | lease lag p50 / p99 | CPU ms per execution | RSS MB | load (1/5/15 min) before → after |",
 );
 console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-// Fire lag: the ledger's started row − nominal; lease lag: WorkflowTaskStarted − nominal (e2e-phases.ts).
+// Fire lag: the ledger's started row − nominal; lease lag: WorkflowTaskStarted − nominal (e2e-phases.ts),
+// which for a task handed to a waiting poll is stamped in the start transaction (see the note printed).
 const phase = (lags: number[] | undefined): string => {
   if (!lags?.length) return "–";
   const sorted = [...lags].sort((a, b) => a - b);

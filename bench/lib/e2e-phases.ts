@@ -2,8 +2,10 @@
  * bench:e2e's breakdown of Orbit's lag, read from the server's database after the measured minutes:
  * fire lag (the ledger's `started` row recorded − the occurrence's nominal instant: how late the
  * firing loop was, which shows whether the worker routes starve it) and lease lag (the execution's
- * `WorkflowTaskStarted` event − nominal: when a worker's poll got the task). The handler lag the
- * worker reports comes after both.
+ * `WorkflowTaskStarted` event − nominal: when a worker's poll got the task). A task handed to a poll
+ * that was already waiting is leased inside the start transaction with the fire's own `now`
+ * (src/engine/start-batch.ts, flush → writeLeases), so for it the lease lag is the fire's clock
+ * reading, not when the worker received it; the handler lag the worker reports is that measure.
  */
 import Database from "better-sqlite3";
 import pg from "pg";
