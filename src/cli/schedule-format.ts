@@ -115,8 +115,15 @@ export function scheduleBlock(s: ScheduleJson, lastRun?: { status: string; run: 
   out += optionalLines(s);
   out += line("fired", `${s.fired}   skipped: ${s.skipped}`);
   out += line("last fire", s.last_fire_at ?? "-");
-  // A retried last run (its outcome below is the run before): which run, and that it runs.
-  const retried = lastRun !== undefined && lastRun.status === "RUNNING" && lastRun.run > 1;
+  // A retried last run (its outcome below is the run before): which run, and that it runs. Told
+  // by the outcome being this execution's own: a run after a continue-as-new is run 2 or more too,
+  // with no outcome of its own before it, and read "RUNNING after a retry; the outcome below is
+  // run 4's" over another execution's outcome (a tester).
+  const retried =
+    lastRun !== undefined &&
+    lastRun.status === "RUNNING" &&
+    lastRun.run > 1 &&
+    s.last_outcome?.execution_id === s.last_execution_id;
   const runText = retried
     ? ` (run ${lastRun.run}, RUNNING after a retry; the outcome below is run ${lastRun.run - 1}'s)`
     : "";

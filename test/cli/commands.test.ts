@@ -152,6 +152,16 @@ describe("orbit schedule create / get / list", () => {
     // Not retried: the block as before.
     const ended = await routes({ ...retried, status: "FAILED", run: 1 }).run(["schedule", "get", "nightly-orders"]);
     expect(ended.stdout).toContain(`  last run:   ${lastRun}\n`);
+    // Run 5 after continue-as-new, the outcome an earlier execution's: no retry is claimed.
+    const earlier = { ...outcome, status: "COMPLETED", execution_id: "nightly-orders:2026-11-15T01:00:00Z" };
+    const continued = new FakeServer((req) =>
+      req.path === "/v1/schedules/nightly-orders"
+        ? { status: 200, body: { ...schedule, last_outcome: earlier } }
+        : { status: 200, body: { ...retried, run: 5 } },
+    );
+    const c = await continued.run(["schedule", "get", "nightly-orders"]);
+    expect(c.stdout).toContain(`  last run:   ${lastRun}\n`);
+    expect(c.stdout).not.toContain("after a retry");
   });
 
   it("follows next_cursor to list every schedule", async () => {
