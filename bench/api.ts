@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../src/server/server.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { loadAverage } from "./lib/load.js";
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 3000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "orbit-bench-api-"));
   const server = await startServer({ port: 0, dataDir: dir, logger: "silent" });
   const rows: Array<[string, string]> = [];
+  const loadBefore = loadAverage();
   try {
     await post(`${server.url}/v1/workflows`, { name: "Bench", version: "1.0.0" });
 
@@ -123,6 +125,7 @@ async function main(): Promise<void> {
   console.log(`${"measure".padEnd(width)}  result`);
   console.log(`${"-".repeat(width)}  ${"-".repeat(30)}`);
   for (const [a, b] of rows) console.log(`${a.padEnd(width)}  ${b}`);
+  console.log(`\nload (1/5/15 min) before → after: ${loadBefore} → ${loadAverage()}`);
 }
 
 await main();

@@ -25,6 +25,7 @@ import {
   orbitTiming,
   toCronerExpression,
 } from "./lib/cron-libs.js";
+import { loadAverage } from "./lib/load.js";
 
 const START = Date.UTC(2026, 0, 1);
 const WINDOW_END = Date.UTC(2031, 0, 1);
@@ -263,6 +264,7 @@ function main(): void {
       `${quick ? "--quick" : "full"} run: warm-up ${WARMUP_MS} ms, ${ROUNDS} rounds × ${ROUND_MS} ms per library and cell, median round`,
   );
   console.log(`chains start at ${iso(START)} and wrap at ${iso(WINDOW_END)}; Orbit uses dst: once`);
+  console.log(`load (1/5/15 min) before: ${loadAverage()}`);
   const rewritten = BENCH_EXPRESSIONS.filter((e) => toCronerExpression(e) !== e);
   for (const e of rewritten) console.log(`croner gets \`${toCronerExpression(e)}\` for \`${e}\` (it refuses a/n)`);
   console.log("");
@@ -338,3 +340,4 @@ function main(): void {
 }
 
 main();
+console.log(`load (1/5/15 min) after: ${loadAverage()}`);

@@ -386,6 +386,7 @@ for (const system of (args.systems ?? "").split(",").filter(Boolean)) {
     );
   } catch (err) {
     console.log(`| ${system} | ${S} | failed: ${(err as Error).message} |`);
+    process.exitCode = 1;
   }
 }
 

@@ -15,6 +15,7 @@ import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { type BulkRow, INPUT, WORKFLOW } from "./lib/fire-env.js";
 import { cronRows, HOUR_MS, topOfHour } from "./lib/fire-phases.js";
 import { int, table } from "./lib/fire-stats.js";
+import { loadAverage } from "./lib/load.js";
 
 const CHILD = fileURLToPath(new URL("./lib/fire-cluster-child.ts", import.meta.url));
 const arg = (name: string): string | undefined => {
@@ -103,6 +104,7 @@ async function prepare(rows: readonly BulkRow[], now: number) {
   };
 }
 
+const loadBefore = loadAverage();
 try {
   const probe = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
   await probe.connect();
@@ -151,3 +153,6 @@ console.log(`Herd of ${int(HERD)} hourly cron schedules due at one instant, fire
 console.log(`on one PostgreSQL (${cpus().length} cores, ${cpus()[0]?.model ?? "?"}; PostgreSQL on the same machine).`);
 console.log();
 console.log(table(["servers", "herd", "seconds", "fires/s (cluster)", "fired per process", "exactly once"], rows));
+console.log(`\nload (1/5/15 min) before → after: ${loadBefore} → ${loadAverage()}`);
+// A row that was not exactly once is a failure of the run, not only a figure.
+if (rows.some((r) => r[5] !== "yes")) process.exitCode = 1;

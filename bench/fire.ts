@@ -22,6 +22,7 @@ import {
   topOfHour,
 } from "./lib/fire-phases.js";
 import { int, memory, ms, table } from "./lib/fire-stats.js";
+import { loadAverage } from "./lib/load.js";
 
 const quick = process.argv.includes("--quick");
 const onlyIndex = process.argv.indexOf("--only");
@@ -192,7 +193,7 @@ async function forDialect(label: string, open: () => Promise<Env | string>): Pro
 
 const t0 = Date.now();
 console.log(
-  `bench:fire${quick ? " --quick" : ""}: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()})`,
+  `bench:fire${quick ? " --quick" : ""}: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()}), load (1/5/15 min) before ${loadAverage()}`,
 );
 await forDialect("sqlite", openSqlite);
 await forDialect("postgres", openPostgres);
@@ -295,4 +296,4 @@ console.log(
     ]),
   ),
 );
-console.log(`\ntotal ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+console.log(`\ntotal ${((Date.now() - t0) / 1000).toFixed(0)} s; load (1/5/15 min) after ${loadAverage()}`);

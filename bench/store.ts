@@ -15,6 +15,7 @@ import { Workflows } from "../src/engine/workflows.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../src/store/store.js";
+import { loadAverage } from "./lib/load.js";
 
 const PG_URL = process.env.ORBIT_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const BATCH = 100;
@@ -94,6 +95,7 @@ async function postgres(): Promise<Row[] | string> {
   }
 }
 
+const loadBefore = loadAverage();
 const rows: Row[] = [...(await sqlite("full")), ...(await sqlite("normal"))];
 const pgRows = await postgres();
 if (typeof pgRows === "string") console.log(pgRows);
@@ -114,3 +116,4 @@ console.log(`\nExecutions started per second (Node ${process.version})\n`);
 console.log(line(header));
 console.log(widths.map((w) => "-".repeat(w)).join("  "));
 for (const r of table) console.log(line(r));
+console.log(`\nload (1/5/15 min) before → after: ${loadBefore} → ${loadAverage()}`);

@@ -26,6 +26,7 @@ import { startServer } from "../src/server/server.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { startWorkerServer } from "../test/worker/fixtures/worker-server.js";
+import { loadAverage } from "./lib/load.js";
 import { adminSql } from "./lib/pg-admin.js";
 
 const N_SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 20);
@@ -58,10 +59,11 @@ async function main(): Promise<void> {
   const working = worker.run();
   try {
     console.log(
-      `store: ${database ? "postgres" : "sqlite"}, worker concurrency ${CONCURRENCY}, node ${process.version}`,
+      `store: ${database ? "postgres" : "sqlite"}, worker concurrency ${CONCURRENCY}, node ${process.version}, load (1/5/15 min) before ${loadAverage()}`,
     );
     await latency(client);
     await throughput(client);
+    console.log(`load (1/5/15 min) after: ${loadAverage()}`);
   } finally {
     await worker.close();
     await working;
