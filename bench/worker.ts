@@ -13,7 +13,8 @@
  *   throughput: a backfill of 3,000 occurrences of one schedule; executions completed per second
  *               from the backfill request to the last COMPLETED.
  *
- * SQLite in a temp dir by default; ORBIT_BENCH_DATABASE_URL=postgres://… for PostgreSQL.
+ * SQLite in a temp dir by default; PostgreSQL (a throwaway schema) when ORBIT_BENCH_DATABASE_URL or
+ * ORBIT_TEST_DATABASE_URL (the one every other bench reads) is set, the first one set winning.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -50,7 +51,7 @@ const pct = (sorted: number[], p: number): number =>
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "orbit-bench-worker-"));
-  const database = process.env.ORBIT_BENCH_DATABASE_URL;
+  const database = process.env.ORBIT_BENCH_DATABASE_URL || process.env.ORBIT_TEST_DATABASE_URL || undefined;
   const server = await serve(dir, database);
   const client = new OrbitClient({ baseUrl: server.url });
   const quiet = { info: () => undefined, warn: () => undefined, error: console.error };
