@@ -20,131 +20,12 @@ import {
 import { inputMismatch } from "./input-check.js";
 import { type ProtocolClient, UNTIL_GIVEN_UP } from "./protocol-client.js";
 import { storable } from "./storable.js";
+import type { TaskControl } from "./task-control.js";
 import { withTaskIds } from "./task-log.js";
 import { tracingActive } from "./tracing-probe.js";
 import type { WorkflowDefinition, WorkflowLogger } from "./workflow.js";
 
-/**
- * How long a cancelled run's code may go on before its task is handed back so that its
- * compensations run; the server's grace for a timed-out run's worker (TIMEOUT_GRACE_MS) is 30 s
- * longer, for that hand-back and the compensations.
- */
-export const CANCEL_GRACE_MS = 60_000;
-
-/** The worker's handle on a running task: the heartbeat loop feeds it. */
-export class TaskControl {
-  /** Made when the run first asks for its signal: most runs never do, and most are never cancelled. */
-  private abort: AbortController | null = null;
-  private reason: string | null = null;
-  private lost = false;
-  /** This worker handed the task back itself (close() past closeTimeoutMs): not a lost lease. */
-  private returned = false;
-  /** The run's code has returned or thrown (what follows: its report, or compensations). */
-  runSettled = false;
-  /** When the worker first saw the cancel while the run's code still ran (its own clock). */
-  cancelSeenMs: number | null = null;
-  /**
-   * The lease came after the cancel (or mid-compensation): the code runs only to register the
-   * journaled steps' compensations (run-task.ts attemptOrReplay), and is not handed back.
-   */
-  readonly replay: boolean;
-  private replayOver: () => void = () => undefined;
-  /** Resolves when a replay has had its grace (Worker.handBackIgnoredCancels): compensate with what it registered. */
-  readonly replayEnded: Promise<void>;
-
-  constructor(
-    readonly task: TaskJson,
-    private readonly isDraining: () => boolean,
-  ) {
-    if (task.cancel_requested !== null) this.cancel(task.cancel_requested);
-    this.replay = task.cancel_requested !== null || task.status === "COMPENSATING";
-    this.replayEnded = new Promise((resolve) => (this.replayOver = resolve));
-  }
-
-  /** A replay's grace is over: it compensates now, the steps it did not reach failing as unreached. */
-  endReplay(): void {
-    this.replayOver();
-  }
-
-  /**
-   * Called at each heartbeat: true when this cancelled run's code has not returned
-   * {@link CANCEL_GRACE_MS} after the worker saw the cancel, and its task is handed back (the
-   * caller releases it); a replay is not handed back (its next lease would replay as slowly) but
-   * compensates now (Worker.handBackIgnoredCancels).
-   */
-  pastCancelGrace(now: number, log: WorkflowLogger): boolean {
-    if (this.reason === null || this.runSettled || this.lost) return false;
-    this.cancelSeenMs ??= now;
-    if (now - this.cancelSeenMs < CANCEL_GRACE_MS) return false;
-    const ids = { task_id: this.task.task_id, execution_id: this.task.execution_id };
-    if (this.replay) {
-      this.endReplay();
-      log.warn(
-        "a replay after a cancel has not reached its journaled steps 60 s on (code outside steps is slow): it compensates now, and the steps it did not reach are reported as not compensated",
-        ids,
-      );
-      return false;
-    }
-    this.handBack();
-    log.warn(
-      "a cancelled run has not returned 60 s after its cancel (its code ignores ctx.signal): its task is handed back so that its compensations run; the code keeps its slot until it returns",
-      ids,
-    );
-    return true;
-  }
-
-  get signal(): AbortSignal {
-    if (this.abort === null) {
-      this.abort = new AbortController();
-      const why = this.abortReason();
-      if (why !== null) this.abort.abort(why);
-    }
-    return this.abort.signal;
-  }
-  get cancelReason(): string | null {
-    return this.reason;
-  }
-  get leaseLost(): boolean {
-    return this.lost;
-  }
-  draining(): boolean {
-    return this.isDraining();
-  }
-
-  cancel(reason: string): void {
-    if (this.reason !== null || this.lost) return;
-    this.reason = reason;
-    this.abort?.abort(this.abortReason());
-  }
-
-  /** close() gave the task back to the server: its run's ending is not a lease lost to anyone. */
-  handBack(): void {
-    this.returned = true;
-    this.loseLease();
-  }
-  get handedBack(): boolean {
-    return this.returned;
-  }
-
-  loseLease(): void {
-    if (this.lost) return;
-    this.lost = true;
-    this.abort?.abort(this.abortReason());
-  }
-
-  /** What the signal is aborted with: the first of the cancel and the lost lease, as they came. */
-  private abortReason(): Error | null {
-    if (this.reason !== null) return new CancelledError(this.reason);
-    if (this.returned) {
-      // Still a LeaseLostError (the task is no longer this worker's), but not one lost to anyone.
-      return new LeaseLostError(
-        `the worker is closing: it handed task ${this.task.task_id} back to the server (closeTimeoutMs passed), and the execution runs again elsewhere`,
-      );
-    }
-    if (this.lost) return new LeaseLostError(`lost the lease on task ${this.task.task_id}`);
-    return null;
-  }
-}
+export { CANCEL_GRACE_MS, TaskControl } from "./task-control.js";
 
 type Outcome =
   | { kind: "completed"; result: unknown }
@@ -196,7 +77,13 @@ async function runTaskInSpan(
       // reports no step: the task may be leased again, to this very worker under the same attempt,
       // and the step was taken for the new lease's, which then found a step it could not compensate.
       if (control.leaseLost) throw new LeaseLostError(`lost the lease on task ${task.task_id}`);
-      const answer = await api.step(task, step, retryFor);
+      const answer = await control
+        .reportingStep(() => api.step(task, step, retryFor))
+        .catch((err: unknown) => {
+          // Refused: the lease is gone (its signal aborts, and no later step is reported).
+          if (err instanceof LeaseLostError) control.loseLease();
+          throw err;
+        });
       if (answer.cancel_requested !== null) control.cancel(answer.cancel_requested);
     },
     cancelReason: () => control.cancelReason,
@@ -225,6 +112,23 @@ async function runTaskInSpan(
       outcome = { kind: "handback" };
     }
     ctx.runEnded(outcome.kind === "error" ? outcome.error : undefined);
+    if (
+      outcome.kind === "error" &&
+      control.leaseUnheard &&
+      !control.leaseLost &&
+      control.cancelReason === null &&
+      task.status !== "COMPENSATING"
+    ) {
+      // It most likely stopped on its signal, aborted for a lease no heartbeat renewed in time: not
+      // a failure of the run's (reported, it used up an attempt, and the last one failed the
+      // execution for a partition). The server refuses the hand-back if the lease ended; if it kept
+      // the lease (through its own outage), the task is pending again at once, same attempt.
+      log.info(
+        "the run ended with an error after its signal aborted for a lease no heartbeat renewed in time; the error is not reported and the task is handed back (its next lease replays the journal)",
+        { task_id: task.task_id, error: errorJson(outcome.error).message },
+      );
+      outcome = { kind: "handback" };
+    }
     if (control.leaseLost || (outcome.kind === "error" && isInstance(outcome.error, LeaseLostError))) {
       if (control.handedBack) {
         // Said at close already ("handed back"); a warning of a lost lease here misled.

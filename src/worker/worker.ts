@@ -16,6 +16,7 @@ import type { TaskJson, WorkflowOfferJson } from "../domain/worker-protocol.js";
 import { watchBlocking } from "./blocking.js";
 import { watchForCancels } from "./cancel-watch.js";
 import { errorJson } from "./errors.js";
+import { answeredAway, watchLeases } from "./lease-watch.js";
 import { LoggedSpell } from "./logged-spell.js";
 import { ProtocolClient } from "./protocol-client.js";
 import { type Registering, registerAgain, registerWorkflows } from "./registration.js";
@@ -268,6 +269,15 @@ export class Worker {
       concurrency: this.concurrency,
     });
     const heartbeats = this.heartbeatLoop();
+    const leasesWatched = new AbortController();
+    const leaseWatch = watchLeases({
+      clock: this.clock,
+      log: this.log,
+      running: () => [...this.running.values()].map((r) => r.control),
+      everyMs: () => this.heartbeatMs,
+      heartbeatNow: () => this.heartbeatWake.abort(),
+      stop: leasesWatched.signal,
+    });
     const stopWatch = watchBlocking(this.log);
     const polls = new LoggedSpell(this.clock, this.log, {
       first: "polling failed; retrying every 1 s",
@@ -332,6 +342,8 @@ export class Worker {
       abortedPromise(this.abandoned.signal),
     ]);
     await heartbeats;
+    leasesWatched.abort();
+    await leaseWatch;
     stopWatch();
   }
 
@@ -345,6 +357,8 @@ export class Worker {
     this.running.get(task.task_id)?.control.loseLease();
     const def = this.byKey.get(`${task.workflow}@${task.version}`);
     const control = new TaskControl(task, this.isClosing);
+    // The lease starts about now (the server leased it just before it answered the poll).
+    control.heard(this.clock.now());
     this.busy++;
     let held = true;
     const release = (): void => {
@@ -379,6 +393,22 @@ export class Worker {
     if (late.length > 0) await this.api.release(late).catch(() => undefined);
   }
 
+  /**
+   * Code that goes on after its task is gone holds its slot: said once, since every tool shows the
+   * worker live with nothing running (a worker of concurrency 1 then took no work). Not while the
+   * run waits on the SDK's own report of a step: its refusal ends that wait within milliseconds,
+   * and the line said a stuck slot that did not exist (a tester's partition); a run whose code goes
+   * on after that refusal (it caught it) is said at the next heartbeat.
+   */
+  private sayStuck(control: TaskControl): void {
+    if (control.runSettled || control.handedBack || control.awaitingStepReport || control.stuckSaid) return;
+    control.stuckSaid = true;
+    this.log.warn(
+      "a run's task is no longer this worker's (its lease ended, or its execution ended) but its code has not returned; it holds one of this worker's slots until it does",
+      { task_id: control.task.task_id, execution_id: control.task.execution_id, concurrency: this.concurrency },
+    );
+  }
+
   private async heartbeatLoop(): Promise<void> {
     const beats = new LoggedSpell(this.clock, this.log, {
       first: "heartbeat failed",
@@ -405,6 +435,8 @@ export class Worker {
         beats.forget();
         continue;
       }
+      // A lease is renewed from when the server received the heartbeat: at least from now.
+      const sentAt = this.clock.now();
       try {
         // Given up after two beats (10 s; 2 s at least), not the default 30 s: a lease (30 s) has
         // room for more tries on fresh connections (one silent connection lost it).
@@ -413,21 +445,20 @@ export class Worker {
           const control = this.running.get(id)?.control;
           if (!control || control !== sent.get(id)) continue;
           if (status.lease === "lost") {
-            // Code that goes on after its task is gone holds its slot: said, since every tool shows
-            // the worker live with nothing running (a worker of concurrency 1 then took no work).
-            if (!control.leaseLost && !control.runSettled && !control.handedBack) {
-              this.log.warn(
-                "a run's task is no longer this worker's (its lease ended, or its execution ended) but its code has not returned; it holds one of this worker's slots until it does",
-                { task_id: id, execution_id: control.task.execution_id, concurrency: this.concurrency },
-              );
-            }
             control.loseLease();
-          } else if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
+            this.sayStuck(control);
+            continue;
+          }
+          control.heard(sentAt);
+          if (status.cancel_requested !== null) control.cancel(status.cancel_requested);
         }
         beats.succeeded();
         await this.handBackIgnoredCancels();
       } catch (err) {
         if (this.abandoned.signal.aborted) break; // ended by close(), not a failure
+        // The server answered 503 itself (its database away; not a proxy's 503, not a 408): it noted
+        // the tasks and keeps their leases through its outage (docs/workflows.md § Leases).
+        if (answeredAway(err)) for (const c of sent.values()) c.heard(sentAt);
         beats.failed(err);
       }
     }
