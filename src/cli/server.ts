@@ -8,6 +8,12 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { OrbitError } from "../domain/errors.js";
 import { graceProblem } from "../domain/schedule.js";
+import {
+  CLUSTER_MODES,
+  type ClusterMode,
+  SQLITE_SYNCHRONOUS_MODES,
+  type SqliteSynchronous,
+} from "../server/options.js";
 import { parseDuration } from "../time/interval.js";
 import { oneOf, repeatable, wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";
@@ -19,11 +25,11 @@ export interface StartServerOptions {
   port?: number;
   host?: string;
   dataDir?: string;
-  sqliteSynchronous?: "full" | "normal";
+  sqliteSynchronous?: SqliteSynchronous;
   sqliteCacheMb?: number;
   database?: string;
   databaseWaitMs?: number;
-  cluster?: "single" | "active-standby" | "shared";
+  cluster?: ClusterMode;
   maxActiveExecutions?: number;
   metricsScheduleLabels?: number;
   misfireGraceMs?: number;
@@ -243,7 +249,7 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       "--sqlite-synchronous <mode>",
       "full (default): fsync every commit; normal: survives a crash, may lose the last commits on power loss",
       // As every other choice is read ("Full or normal." came out capitalised by commander; a tester).
-      oneOf(["full", "normal"]),
+      oneOf(SQLITE_SYNCHRONOUS_MODES),
     )
     .option(
       "--sqlite-cache-mb <mb>",
@@ -257,11 +263,9 @@ export function registerServerCommand(program: Command, io: CliIO): void {
       durationFlag("--database-wait"),
     )
     .addOption(
-      new Option("--cluster <mode>", "several servers on one PostgreSQL database (default: single)").choices([
-        "single",
-        "active-standby",
-        "shared",
-      ]),
+      new Option("--cluster <mode>", "several servers on one PostgreSQL database (default: single)").choices(
+        CLUSTER_MODES,
+      ),
     )
     .option("--max-active-executions <n>", "refuse starts beyond n running executions (429)", wholeNumber(1, 1e9))
     .option(

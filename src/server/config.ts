@@ -12,6 +12,7 @@ import { graceProblem } from "../domain/schedule.js";
 import { DEFAULT_GRACE_MS } from "../scheduler/scheduler.js";
 import { type AccessConfig, loadAccessConfig } from "./access-config.js";
 import {
+  CLUSTER_MODES,
   type ClusterMode,
   DEFAULT_DATA_DIR,
   DEFAULT_HOST,
@@ -51,8 +52,8 @@ export function resolveConfig(options: ServerOptions): ServerConfig {
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   // Named as the user gave it: the CLI passes ORBIT_DATABASE_URL on as `database`.
   if (database !== undefined) refuseOtherDatabases(database, database === process.env.ORBIT_DATABASE_URL);
-  if (!["single", "active-standby", "shared"].includes(cluster)) {
-    throw new OrbitError("INVALID_ARGUMENT", `--cluster ${cluster} is not one of single, active-standby, shared`);
+  if (!(CLUSTER_MODES as readonly string[]).includes(cluster)) {
+    throw new OrbitError("INVALID_ARGUMENT", `--cluster ${cluster} is not one of ${CLUSTER_MODES.join(", ")}`);
   }
   if (database === undefined && cluster !== "single") {
     throw new OrbitError(

@@ -16,7 +16,7 @@ import { OrbitError } from "../domain/errors.js";
 import { unknownKeys } from "../domain/option-keys.js";
 import type { RetentionPolicy } from "../engine/retention.js";
 import { parseDuration } from "../time/interval.js";
-import type { ServerOptions } from "./options.js";
+import { CLUSTER_MODES, type ServerOptions, SQLITE_SYNCHRONOUS_MODES } from "./options.js";
 import { StartupError } from "./startup-error.js";
 
 /** What is wrong with one option, or null: `target` is its path (`retention.maxAgeMs`). */
@@ -150,13 +150,13 @@ const SERVER_RULES: Rules<ServerOptions> = {
   port: numberOf("a whole number from 0 to 65535"),
   host: text,
   dataDir: text,
-  sqliteSynchronous: oneOf(["full", "normal"]),
+  sqliteSynchronous: oneOf(SQLITE_SYNCHRONOUS_MODES),
   sqliteCacheMb: numberOf("a whole number of MB from 1 to 65536"),
   database: text,
   databaseSchema: text,
   databaseWaitMs: ms(0),
   databaseAnswerTimeoutMs: ms(0),
-  cluster: oneOf(["single", "active-standby", "shared"]),
+  cluster: oneOf(CLUSTER_MODES),
   maxActiveExecutions: whole(1),
   metricsScheduleLabels: numberOf("a whole number from 0 to 1000000"),
   misfireGraceMs: numberOf("a whole number of milliseconds from 1000 (1s) to 365 days", true),

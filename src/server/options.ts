@@ -5,7 +5,13 @@ import type { WorkerProtocolOptions } from "../api/worker-routes.js";
 import type { Clock } from "../domain/clock.js";
 import type { RetentionPolicy } from "../engine/retention.js";
 
-export type ClusterMode = "single" | "active-standby" | "shared";
+/** How servers share one database (docs/cluster.md § The two modes); `single` is one server. */
+export const CLUSTER_MODES = ["single", "active-standby", "shared"] as const;
+export type ClusterMode = (typeof CLUSTER_MODES)[number];
+
+/** SQLite's `synchronous` settings Orbit runs on (docs/storage.md). */
+export const SQLITE_SYNCHRONOUS_MODES = ["full", "normal"] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_MODES)[number];
 
 /**
  * startServer's options. A key not listed here (at the top, in `retention`, in `worker`) and a value
@@ -23,7 +29,7 @@ export interface ServerOptions {
    * `normal` survives a process crash (kill -9) but may lose the last commits on power loss.
    * Default `full`. Unused with PostgreSQL.
    */
-  sqliteSynchronous?: "full" | "normal";
+  sqliteSynchronous?: SqliteSynchronous;
   /**
    * Most memory SQLite's page cache holds, MB (docs/operations.md § Sizing): more saves CPU on
    * databases larger than it, and is that much more RSS. Default 4. Unused with PostgreSQL.
