@@ -13,7 +13,7 @@ import {
   type ClusterMode,
   SQLITE_SYNCHRONOUS_MODES,
   type SqliteSynchronous,
-} from "../server/options.js";
+} from "../domain/server-modes.js";
 import { parseDuration } from "../time/interval.js";
 import { oneOf, repeatable, wholeNumber } from "./args.js";
 import { shortDuration } from "./durations.js";

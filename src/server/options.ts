@@ -3,15 +3,10 @@ import { hostname } from "node:os";
 import type { LevelWithSilentOrString, Logger } from "pino";
 import type { WorkerProtocolOptions } from "../api/worker-routes.js";
 import type { Clock } from "../domain/clock.js";
+import type { ClusterMode, SqliteSynchronous } from "../domain/server-modes.js";
 import type { RetentionPolicy } from "../engine/retention.js";
 
-/** How servers share one database (docs/cluster.md § The two modes); `single` is one server. */
-export const CLUSTER_MODES = ["single", "active-standby", "shared"] as const;
-export type ClusterMode = (typeof CLUSTER_MODES)[number];
-
-/** SQLite's `synchronous` settings Orbit runs on (docs/storage.md). */
-export const SQLITE_SYNCHRONOUS_MODES = ["full", "normal"] as const;
-export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_MODES)[number];
+export { CLUSTER_MODES, type ClusterMode, SQLITE_SYNCHRONOUS_MODES } from "../domain/server-modes.js";
 
 /**
  * startServer's options. A key not listed here (at the top, in `retention`, in `worker`) and a value
