@@ -1,0 +1,61 @@
+/**
+ * SQLite query plans of the timeout sweeper's reads (docs/benchmarks.md § End to end, Run AQ): the
+ * earliest deadline and the expired ones come from the partial deadline indexes (0005), not from the
+ * status index, which holds every running execution and was read whole at each call. The statements
+ * are the store's own, caught as better-sqlite3 prepares them, and each is explained with the
+ * parameters it ran with.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, expect, it } from "vitest";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { execution, T0 } from "./fixtures/records.js";
+
+type Ran = { sql: string; params: unknown[]; db: Database.Database };
+const prepare = Database.prototype.prepare;
+let dir = "";
+
+afterEach(() => {
+  Database.prototype.prepare = prepare;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("finds deadlines through the deadline indexes, not through every running execution", async () => {
+  dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
+  const ran: Ran[] = [];
+  Database.prototype.prepare = function (this: Database.Database, sql: string) {
+    const statement = prepare.call(this, sql) as Database.Statement;
+    const all = statement.all.bind(statement);
+    statement.all = (...params: unknown[]) => {
+      ran.push({ sql, params, db: this });
+      return all(...params);
+    };
+    return statement;
+  } as typeof prepare;
+  const store = new SqliteStore({ filename: join(dir, "orbit.db") });
+  await store.open();
+  for (const id of ["a", "b", "c", "d"]) await store.insertExecution(execution(id));
+  await store.transaction((tx) => tx.setExecutionDeadlines(["b"], T0 + 5_000, null));
+  await store.transaction((tx) => tx.setExecutionDeadlines(["c"], null, T0 + 3_000));
+  expect(await store.transaction((tx) => tx.nextDeadlineMs())).toBe(T0 + 3_000);
+  expect(await store.transaction((tx) => tx.listExpiredDeadlines(T0 + 10_000, 10))).toEqual([
+    { executionId: "c", kind: "run_timeout" },
+    { executionId: "b", kind: "start_timeout" },
+  ]);
+  const plans = ran
+    .filter((r) => r.sql.includes("_deadline_ms") && r.sql.startsWith("SELECT"))
+    .map((r) =>
+      (r.db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.params) as { detail: string }[])
+        .map((p) => p.detail)
+        .join("\n"),
+    );
+  expect(plans).toHaveLength(3);
+  for (const plan of plans) {
+    expect(plan).not.toContain("orbit_executions_status");
+    expect(plan).not.toContain("TEMP B-TREE");
+    expect(plan).toMatch(/USING (COVERING )?INDEX orbit_executions_(start|run)_deadline/);
+  }
+  await store.close();
+});
