@@ -118,12 +118,25 @@ function outcomeMatches(row: ScheduleRow, outcome: string): boolean {
 }
 
 /**
+ * Due at its oldest buffered occurrence: an execution that held its slot (its own, or its
+ * concurrency key's) ended, and the loop will decide the occurrence against the slot
+ * (wakeBufferedSchedules). That due time is the occurrence's, minutes old when the slot was held
+ * that long, so it says nothing of the loop: a doctor run in the moment before the loop's round read
+ * a working server as minutes behind (docs/design.md § Overdue).
+ */
+export function isWokenBuffer(row: ScheduleRow): boolean {
+  const oldest = row.buffered[0];
+  return oldest !== undefined && row.dueMs !== null && Number(oldest) === row.dueMs;
+}
+
+/**
  * What orbit_schedules_overdue counts: due longer ago than the grace, or waiting to retry a refused
  * start with nothing started for longer than the grace (a retry moves the due time, and each
  * occurrence refused past the grace is dead-lettered, so no due time of such a schedule gets old).
  */
 export function isOverdue(row: ScheduleRow, now: number, afterMs = OVERDUE_AFTER_MS): boolean {
   if (row.state !== "active" || row.paused || row.dueMs === null) return false;
+  if (isWokenBuffer(row)) return false;
   const before = now - afterMs;
   return row.dueMs < before || (row.retryMs !== null && (row.lastFireMs ?? row.createdMs) < before);
 }

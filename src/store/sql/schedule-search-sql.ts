@@ -14,10 +14,16 @@ import { READ } from "./tables.js";
  * Overdue (two `?`, the same instant: due before it): what orbit_schedules_overdue counts and
  * `overdue=true` lists — active, unpaused, and due longer ago than the grace, or waiting to retry a
  * refused start with nothing started for longer than the grace (since its last start, or its
- * creation). schedule-search.ts isOverdue says the same in memory (docs/design.md § Overdue).
+ * creation); not a schedule woken for its oldest buffered occurrence (due at that occurrence, which
+ * waits for its slot, not for the loop). schedule-search.ts isOverdue says the same in memory
+ * (docs/design.md § Overdue).
  */
-export const OVERDUE_WHERE =
-  "state = 'active' AND NOT paused AND due_ms IS NOT NULL AND (due_ms < ? OR (retry_ms IS NOT NULL AND COALESCE(last_fire_ms, created_ms) < ?))";
+export function overdueWhere(dialect: SqlDialect): string {
+  const oldestBuffered = dialect.jsonFirstInteger("buffered");
+  return `state = 'active' AND NOT paused AND due_ms IS NOT NULL
+    AND (due_ms < ? OR (retry_ms IS NOT NULL AND COALESCE(last_fire_ms, created_ms) < ?))
+    AND NOT (buffered <> '[]' AND due_ms = ${oldestBuffered})`;
+}
 
 /** The sort key of each sort, as an SQL expression (null where the schedule has none). */
 const KEYS: Readonly<Record<ScheduleSearchFilter["sort"], string>> = {
@@ -75,7 +81,7 @@ export function scheduleSearchSql(
     }
   }
   if (f.overdueBeforeMs !== undefined) {
-    where.push(OVERDUE_WHERE);
+    where.push(overdueWhere(dialect));
     params.push(f.overdueBeforeMs, f.overdueBeforeMs);
   }
   const countWhere = [...where];

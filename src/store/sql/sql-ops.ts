@@ -24,7 +24,7 @@ import { arrayParam, batchInsertSql, jsonParam, quote } from "./columns.js";
 import type { SqlParam } from "./executor.js";
 import { OutcomeOps } from "./outcome-ops.js";
 import { endedCutoffKeeping, pruneExecutionsBatch } from "./retention-ops.js";
-import { OVERDUE_WHERE, scheduleSearchSql } from "./schedule-search-sql.js";
+import { overdueWhere, scheduleSearchSql } from "./schedule-search-sql.js";
 import {
   IDEMPOTENCY_ALL,
   IDEMPOTENCY_KEYS,
@@ -284,10 +284,10 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async countOverdueSchedules(dueBeforeMs: number): Promise<number> {
-    const rows = await this.exec.all(`SELECT COUNT(*) AS n FROM orbit_schedules WHERE ${OVERDUE_WHERE}`, [
-      dueBeforeMs,
-      dueBeforeMs,
-    ]);
+    const rows = await this.exec.all(
+      `SELECT COUNT(*) AS n FROM orbit_schedules WHERE ${overdueWhere(this.sqlDialect)}`,
+      [dueBeforeMs, dueBeforeMs],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
