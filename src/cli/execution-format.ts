@@ -4,6 +4,7 @@
 
 import type { ExecutionEventJson, ExecutionJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
+import { TIMEOUT_CANCEL_PREFIX } from "../domain/worker-protocol.js";
 import { between, shortDuration } from "./durations.js";
 import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
@@ -17,7 +18,7 @@ export const EXECUTION_COLUMNS: readonly Column[] = [
   { header: "AGE", width: 0 },
 ];
 
-/** AGE is `now − created_at`. */
+/** AGE is `now − created_at`. STATUS as {@link statusText}. */
 export function executionTable(executions: readonly ExecutionJson[], now: number): string {
   return table(
     EXECUTION_COLUMNS,
@@ -25,10 +26,28 @@ export function executionTable(executions: readonly ExecutionJson[], now: number
       e.execution_id,
       e.workflow,
       e.version,
-      e.status,
+      statusText(e),
       shortDuration(now - Date.parse(e.created_at)),
     ]),
   );
+}
+
+/** The execution ended FAILED by its `run_timeout` or `start_timeout` (its error's type is `Timeout`). */
+function timedOut(e: ExecutionJson): boolean {
+  return e.status === "FAILED" && errorType(e.error) === "Timeout";
+}
+
+function errorType(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { type?: unknown }).type : undefined;
+}
+
+/**
+ * The status as `orbit ps` and `orbit status` print it: the execution's, but `TIMED OUT` for a
+ * FAILED one that hit its timeout, as `orbit schedule list`, `get`, `occurrences` and the web UI say
+ * it (ps said FAILED beside them; a tester). `--status FAILED` and `--json` keep the status.
+ */
+export function statusText(e: ExecutionJson): string {
+  return timedOut(e) ? "TIMED OUT" : e.status;
 }
 
 function isRunning(e: ExecutionJson): boolean {
@@ -64,13 +83,13 @@ function valueText(value: unknown): string {
  *   schedule: nightly-orders
  *   elapsed: 33ms
  * ```
- * plus `  cancel reason:` and `  error:` when the execution has them. After a retry, `elapsed` is
+ * plus `  cancel reason:` (`  timed out:` when a timeout stopped it) and `  error:` when the execution has them. After a retry, `elapsed` is
  * the current run's, from `runStartedAt` ({@link retriedAt}).
  */
 export function statusBlock(e: ExecutionJson, now: number, wide = false, runStartedAt: string | null = null): string {
   // Each line is the server's text on one line, control characters escaped (safe-text.ts).
   const line = (text: string): string => `${oneLine(text)}\n`;
-  let out = line(`${e.status} ${e.execution_id}  ${e.workflow}@${e.version}`);
+  let out = line(`${statusText(e)} ${e.execution_id}  ${e.workflow}@${e.version}`);
   if (e.schedule_id !== null) out += line(`  schedule: ${e.schedule_id}`);
   const elapsed = elapsedMs(e, now, runStartedAt);
   out += line(`  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}`);
@@ -81,9 +100,28 @@ export function statusBlock(e: ExecutionJson, now: number, wide = false, runStar
   // Always JSON, `null` included: a string printed bare read "42" as 42, and a null result (also
   // what a workflow returning undefined stores) printed no line, as if there were none to show.
   if (wide && e.status === "COMPLETED") out += line(`  result: ${stringifyJsonText(e.result ?? null)}`);
-  if (e.cancel_reason !== undefined) out += line(`  cancel reason: ${e.cancel_reason}`);
-  if (e.error !== null) out += line(`  error: ${errorText(e.error)}`);
+  const timeout = timeoutText(e);
+  if (timeout !== null) out += line(`  timed out: ${timeout}`);
+  else if (e.cancel_reason !== undefined) out += line(`  cancel reason: ${e.cancel_reason}`);
+  // The timeout's error says what the `timed out:` line said: printed only when it says more
+  // (what its compensations did not undo).
+  if (e.error !== null && (timeout === null || errorText(e.error) !== timeout)) {
+    out += line(`  error: ${errorText(e.error)}`);
+  }
   return out;
+}
+
+/**
+ * What a timeout that stopped a run said (its cancel reason, `timeout: <message>`, without the
+ * prefix), or null: nobody cancelled it, and `cancel reason: timeout: run_timeout exceeded…` said
+ * someone had (a tester). docs/outcomes.md § Timeouts.
+ */
+function timeoutText(e: ExecutionJson): string | null {
+  const reason = e.cancel_reason;
+  if (reason === undefined || !reason.startsWith(TIMEOUT_CANCEL_PREFIX) || errorType(e.error) !== "Timeout") {
+    return null;
+  }
+  return reason.slice(TIMEOUT_CANCEL_PREFIX.length);
 }
 
 /**

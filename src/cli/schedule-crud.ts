@@ -154,8 +154,10 @@ Examples:
         if (opts.json === true) return printJson(io, page);
         for (const s of page.schedules) checked(s, "a schedule of the list", SCHEDULE_FIELDS);
         const wide = opts.wide === true;
-        // A caller who may not list the workers still gets the list, without NO WORKER.
-        const [workers, workflows] = wide
+        // NO WORKER, with or without --wide: the default list said nothing of a schedule whose run
+        // waits for a worker that never comes (a tester). Read only when a row may say it; a caller
+        // who may not list the workers still gets the list, without NO WORKER.
+        const [workers, workflows] = page.schedules.some(lastRunPending)
           ? await Promise.all([
               // An answer of another shape is as unknown as a refused one (checked throws).
               client

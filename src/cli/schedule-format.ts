@@ -161,8 +161,16 @@ export function healthText(s: ScheduleJson): string {
   if (s.last_outcome?.status === "CANCELLED" && n > 0) return n > 1 ? `FAILED x${n}` : "FAILED";
   // The latest occurrence was lost (the server was down past the grace or the catch-up window):
   // a schedule whose only occurrence was missed read `-`, as one that never came due (a tester).
+  // A cancel whose compensation (or onCancel) failed left something done and not undone: it
+  // read CANCELLED, as a clean cancel, and looked healthy (a tester).
+  if (compensationFailed(s)) return "COMPENSATION FAILED";
   if (n === 0 && s.last_tick?.kind === "skipped" && s.last_tick.reason === "missed") return "MISSED";
   return outcomeText(s);
+}
+
+/** The last outcome is a cancel whose compensation or `onCancel` failed (`error_type: "CompensationFailed"`). */
+function compensationFailed(s: ScheduleJson): boolean {
+  return s.last_outcome?.status === "CANCELLED" && s.last_outcome.error_type === "CompensationFailed";
 }
 
 /**
@@ -266,7 +274,7 @@ function polledFor(
 }
 
 /**
- * The OUTCOME column of `--wide`: `START FAILED` while the schedule's occurrences cannot start
+ * The OUTCOME column of `--wide`, and the note after LAST EXECUTION without it: `START FAILED` while the schedule's occurrences cannot start
  * (`last_error`: the workflow is missing, the input no longer validates, too many executions run),
  * `NO WORKER` while its last execution waits and no live worker polls its workflow (`polled`; null
  * when the workers could not be listed), each of which a list of otherwise healthy rows would
@@ -326,17 +334,14 @@ const WIDE_COLUMNS: readonly Column[] = [
 ];
 
 /**
- * LAST EXECUTION of the default list: the id, and after it what went wrong when something did
- * (`nightly-orders:2026-11-15T01:00:00Z (FAILED x2)`, `- (START FAILED)`, `- (MISSED)`), so a failing schedule
- * does not look healthy without `--wide`. A healthy row is the seed's, to the character.
+ * LAST EXECUTION of the default list: the id, and after it what went wrong when something did, as
+ * `--wide`'s OUTCOME says it (`nightly-orders:2026-11-15T01:00:00Z (FAILED x2)`, `- (START FAILED)`,
+ * `- (MISSED)`, `(NO WORKER)`, `(COMPENSATION FAILED)`), so a failing schedule does not look healthy
+ * without `--wide`. A healthy row (`COMPLETED`, `CANCELLED`, none ended) is the seed's, to the character.
  */
-function lastExecutionText(s: ScheduleJson): string {
+function lastExecutionText(s: ScheduleJson, outcome: string): string {
   const id = s.last_execution_id ?? "-";
-  if (s.last_error !== null) return `${id} (START FAILED)`;
-  const health = healthText(s);
-  return health.startsWith("FAILED") || health.startsWith("TIMED OUT") || health === "MISSED"
-    ? `${id} (${health})`
-    : id;
+  return outcome === "-" || outcome === "COMPLETED" || outcome === "CANCELLED" ? id : `${id} (${outcome})`;
 }
 
 export function scheduleTable(
@@ -355,15 +360,18 @@ export function scheduleTable(
   const waits = opts.waits ?? new Map<string, string>();
   return table(
     wide ? WIDE_COLUMNS : SCHEDULE_COLUMNS,
-    schedules.map((s) => [
-      s.schedule_id,
-      workflowText(s),
-      timingText(s),
-      s.state,
-      ...(wide ? [listOutcomeText(s, polled, latest, waits)] : []),
-      s.next_fire_at ?? "-",
-      wide ? (s.last_execution_id ?? "-") : lastExecutionText(s),
-    ]),
+    schedules.map((s) => {
+      const outcome = listOutcomeText(s, polled, latest, waits);
+      return [
+        s.schedule_id,
+        workflowText(s),
+        timingText(s),
+        s.state,
+        ...(wide ? [outcome] : []),
+        s.next_fire_at ?? "-",
+        wide ? (s.last_execution_id ?? "-") : lastExecutionText(s, outcome),
+      ];
+    }),
   );
 }
 

@@ -15,6 +15,7 @@ import type { WorkerRow } from "../store/outcome-store.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
+import { compensationFailures, failingRuns, NAMED, replacedRuns } from "./doctor-outcomes.js";
 import { OVERDUE_AFTER_MS } from "./schedule-search.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -44,8 +45,6 @@ export const SKEW_FAIL_MS = 30_000;
 export const SKEW_ROUND_TRIP_MAX_MS = 250;
 /** Readings of the database's clock per check: the quickest is used. */
 const SKEW_SAMPLES = 3;
-/** The most schedules the answer names in one check. */
-const NAMED = 5;
 
 class ProbeDone extends Error {}
 
@@ -268,27 +267,44 @@ async function schedulesAndWorkers(
     byTarget.set(target, entry);
   }
   const unregistered: string[] = [];
+  // Registered, but every version deprecated: an unpinned schedule's starts are refused all the
+  // same. Said apart: "not registered: Ghost2 (every version deprecated)" contradicted itself.
+  const deprecated: string[] = [];
   const unpolled: string[] = [];
   const stuckOnly: string[] = [];
   for (const [target, { ids, latest: asLatest, pinned }] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
     const known = target.includes("@") && registered.has(target);
-    const how = target.includes("@")
-      ? namedAs(asLatest, pinned)
-      : workflows.some((w) => w.name === target)
-        ? " (every version deprecated)"
-        : "";
+    const allDeprecated = !target.includes("@") && workflows.some((w) => w.name === target);
+    const how = target.includes("@") ? namedAs(asLatest, pinned) : allDeprecated ? " (every version deprecated)" : "";
     const line = `${target}${how}, ${ids.length} schedule${ids.length === 1 ? "" : "s"}: ${named(ids)}`;
-    if (!known) unregistered.push(line);
+    if (allDeprecated) deprecated.push(line);
+    else if (!known) unregistered.push(line);
     else if (!polled.has(target)) unpolled.push(line);
     else if (!takes.has(target)) stuckOnly.push(line);
   }
   const checks: DoctorCheck[] = [];
-  if (unregistered.length > 0) {
+  if (unregistered.length > 0 || deprecated.length > 0) {
+    const said = [
+      unregistered.length > 0
+        ? `active schedules name workflows that are not registered: ${unregistered.join("; ")}`
+        : "",
+      deprecated.length > 0
+        ? `active schedules name workflows with no version that can start: ${deprecated.join("; ")}`
+        : "",
+    ];
+    const fixes = [
+      unregistered.length > 0
+        ? "start a worker that runs them (it registers them), or `orbit workflow register`; until then each occurrence is a dead letter"
+        : "",
+      deprecated.length > 0
+        ? "undeprecate a version (`orbit workflow undeprecate <name> <version>`), register a newer one, or pin the schedules to a version; until then each occurrence is a dead letter"
+        : "",
+    ];
     checks.push({
       name: "workflows",
       status: "fail",
-      message: `active schedules name workflows that are not registered: ${unregistered.join("; ")}`,
-      hint: "start a worker that runs them (it registers them), or `orbit workflow register`; until then each occurrence is a dead letter",
+      message: said.filter((x) => x !== "").join("; "),
+      hint: fixes.filter((x) => x !== "").join("; "),
     });
   } else {
     checks.push({
@@ -329,7 +345,7 @@ async function schedulesAndWorkers(
         .join("; "),
     });
   } else {
-    const n = byTarget.size - unregistered.length;
+    const n = byTarget.size - unregistered.length - deprecated.length;
     checks.push({
       name: "workers",
       status: stuckShown.length > 0 ? "warn" : "ok",
@@ -366,11 +382,18 @@ async function schedulesAndWorkers(
   }
   // Firing is healthy, but what it starts fails: said as a warning, with the schedules
   // pause_on_failure stopped (doctor said "ok … none overdue" while three schedules failed every run).
+  // So are cancels whose compensation failed, and cancel_previous runs all replaced before they
+  // complete (src/scheduler/doctor-outcomes.ts).
   const warned: string[] = [];
-  const failing = failingRuns(visibleRows);
-  if (failing !== null) {
-    warned.push(failing.message);
-    hints.push(failing.hint);
+  const outcomes = [
+    failingRuns(visibleRows),
+    compensationFailures(visibleRows),
+    await replacedRuns(store, visibleRows),
+  ];
+  for (const w of outcomes) {
+    if (w === null) continue;
+    warned.push(w.message);
+    hints.push(w.hint);
   }
   const ahead = firedAhead(active, dueAt, overdueAfterMs);
   if (ahead !== null) {
@@ -409,28 +432,6 @@ function firedAhead(active: readonly ScheduleRow[], dueAt: number, graceMs: numb
   if (first?.lastFireMs == null) return null;
   const leadS = Math.round((first.lastFireMs - dueAt) / 1000);
   return `${ahead.length} schedule(s) last fired ahead of this clock, by up to ${leadS} s (the clock stepped back after they fired): ${named(ahead.map((r) => r.scheduleId))}; they fire again only once this clock passes their last fire`;
-}
-
-/** The schedules (not ended) whose last run failed, most failures in a row first; null when none. */
-function failingRuns(rows: readonly ScheduleRow[]): { message: string; hint: string } | null {
-  const failing = rows
-    .filter((r) => r.state !== "ended" && (r.outcomes?.consecutiveFailures ?? 0) > 0)
-    .sort(
-      (a, b) =>
-        (b.outcomes?.consecutiveFailures ?? 0) - (a.outcomes?.consecutiveFailures ?? 0) ||
-        a.scheduleId.localeCompare(b.scheduleId),
-    );
-  if (failing.length === 0) return null;
-  const said = failing.map((r) => {
-    const outcome = r.outcomes?.lastOutcome?.errorType === "Timeout" ? "TIMED OUT" : "FAILED";
-    const paused =
-      r.paused && r.pauseNote?.includes("(pause_on_failure ") === true ? ", paused by pause_on_failure" : "";
-    return `${r.scheduleId} (${outcome}, ${r.outcomes?.consecutiveFailures} in a row${paused})`;
-  });
-  return {
-    message: `${failing.length} schedule(s) whose last run failed: ${said.slice(0, NAMED).join(", ")}${failing.length > NAMED ? ` and ${failing.length - NAMED} more` : ""}`,
-    hint: "`orbit schedule get <id>` shows the last error, `orbit ps --schedule <id> --status FAILED` the failed runs; once fixed, `orbit schedule resume <id>` a schedule pause_on_failure paused",
-  };
 }
 
 /** How the schedules of one version name it: ` (latest)`, ` (latest, and pinned)`, or pinned only. */
