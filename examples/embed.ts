@@ -23,11 +23,21 @@ const server = await startServer({
   logger: "warn",
 });
 const client = new OrbitClient({ server: server.url });
-await client.registerWorkflow({ name: Report.name, version: Report.version });
-// Declared in code, applied at every start: the schedule is created once and updated if it differs.
-const schedule = { schedule_id: "daily-report", workflow: "DailyReport", cron: "0 7 * * *", timezone: "Europe/Berlin" };
-await client.createSchedule({ ...schedule, input: { team: "ops" } }).catch(async () => {
-  await client.updateSchedule(schedule.schedule_id, { cron: schedule.cron, timezone: schedule.timezone });
+// Declared in code, applied at every start, as `orbit schedule apply` applies a file (docs/api.md
+// § Applying a schedules file): in one transaction the workflow is registered and the schedule
+// created, or updated to match when any setting here differs (a setting left out goes back to its
+// default). A refused setting, an invalid cron say, rejects with its reason and writes nothing.
+await client.applySchedules({
+  workflows: [{ name: Report.name, version: Report.version }],
+  schedules: [
+    {
+      schedule_id: "daily-report",
+      workflow: "DailyReport",
+      cron: "0 7 * * *",
+      timezone: "Europe/Berlin",
+      input: { team: "ops" },
+    },
+  ],
 });
 const worker = new Worker({ server: server.url, workflows: [Report] });
 const working = worker.run();

@@ -69,8 +69,8 @@ await client
   .registerWorkflow({
     name: OrderProcessing.name,
     version: OrderProcessing.version,
-    input_schema: OrderProcessing.input!,
-    description: OrderProcessing.description!,
+    input_schema: OrderProcessing.input,
+    description: OrderProcessing.description,
   })
   .catch((err: unknown) => {
     if (!(err instanceof OrbitError && err.code === "ALREADY_EXISTS")) throw err;

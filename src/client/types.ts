@@ -13,7 +13,7 @@ import type {
 } from "../domain/api-json.js";
 import type { ExecutionStatus } from "../domain/execution.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
-import type { NotifyEvent, ScheduleSettings } from "../domain/schedule.js";
+import type { NotifyEvent, OverlapPolicy, ScheduleSettings } from "../domain/schedule.js";
 
 export type {
   ExecutionEventJson,
@@ -107,13 +107,19 @@ export interface OccurrencePage {
   next_cursor: string | null;
 }
 
-export interface TriggerResultJson {
-  started: boolean;
-  execution_id: string | null;
-  /** Why nothing started (`not started: the previous execution of … is still running (overlap: skip)`). */
-  message?: string;
-  overlap: string;
-}
+/**
+ * `POST /v1/schedules/{id}/trigger` (docs/api.md § Schedules): 201 with the execution started, or
+ * 200 with none and why. Narrow on `started` to read `execution_id` as text.
+ */
+export type TriggerResultJson =
+  | { started: true; execution_id: string; overlap: OverlapPolicy }
+  | {
+      started: false;
+      execution_id: null;
+      /** Why nothing started (`not started: the previous execution of … is still running (overlap: skip)`). */
+      message: string;
+      overlap: OverlapPolicy;
+    };
 
 export interface BackfillResultJson {
   start_at: string;
@@ -143,11 +149,16 @@ export interface StartExecutionBody {
   start_timeout?: string | null;
 }
 
+/**
+ * The body of `POST /v1/workflows`. An optional field may be `undefined`, meaning absent, so a
+ * definition's own `input` and `description` pass as they are under `exactOptionalPropertyTypes`
+ * (JSON leaves an undefined field out).
+ */
 export interface RegisterWorkflowBody {
   name: string;
   version: string;
-  input_schema?: JsonObject;
-  description?: string;
+  input_schema?: JsonObject | undefined;
+  description?: string | undefined;
 }
 
 /** A worker as `GET /v1/workers` lists it (docs/outcomes.md). */
