@@ -6,10 +6,19 @@
  * something due reads the due rows once more, without locks, and the ones its fires never saw are
  * held. One held longer than `warnAfterMs` is logged, at most once per schedule per `everyMs`.
  */
+import type { ScheduleRow } from "../store/rows.js";
+import type { StoreOps } from "../store/store.js";
 import { type SchedulerLogger, scheduleLog } from "./scheduler-log.js";
 
 /** A due row held this long by another session is logged. */
 export const HELD_ROW_WARN_MS = 5000;
+/**
+ * How long the loop waits in the queue for a held row's lock (PostgreSQL) before it passes the row
+ * over until its next round: longer than a write's transaction, short against the misfire grace.
+ */
+export const HELD_LOCK_WAIT_MS = 1000;
+/** Held rows waited for at once, each on its own connection. */
+export const HELD_FIRES_AT_ONCE = 4;
 /** A schedule's held row is logged at most this often. */
 export const HELD_ROW_WARN_EVERY_MS = 60_000;
 /**
@@ -94,4 +103,39 @@ export function heldRowsWarning(log: SchedulerLogger | undefined): (ids: string[
       );
     }
   };
+}
+
+/**
+ * The schedule's row, locked, when it is still due at `now`; else null. With `waitMs` (PostgreSQL)
+ * the lock is waited for that long at most (UNAVAILABLE `lockTimeout` after).
+ */
+export async function lockedDue(
+  tx: StoreOps,
+  scheduleId: string,
+  now: number,
+  waitMs?: number,
+): Promise<ScheduleRow | null> {
+  const row = await tx.getSchedule(
+    scheduleId,
+    waitMs === undefined ? { forUpdate: true } : { forUpdate: true, waitMs },
+  );
+  if (row === null || row.state !== "active" || row.paused || row.dueMs === null || row.dueMs > now) return null;
+  return row;
+}
+
+/** How long the loop pauses, in wall time, when all it finds due is held by another session. */
+const HELD_PAUSE_MS = 100;
+
+export function heldPause(wake: AbortSignal, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      wake.removeEventListener("abort", done);
+      stop.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, HELD_PAUSE_MS);
+    wake.addEventListener("abort", done, { once: true });
+    stop.addEventListener("abort", done, { once: true });
+  });
 }

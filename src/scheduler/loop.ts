@@ -10,7 +10,7 @@
 
 import type { Clock } from "../domain/clock.js";
 import { thrownText } from "../domain/error-text.js";
-import { isOutage } from "../domain/errors.js";
+import { isOutage, OrbitError } from "../domain/errors.js";
 import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { withLinkedSignal } from "../domain/linked-signal.js";
 import { inSpan } from "../domain/tracing.js";
@@ -18,7 +18,8 @@ import type { FireWindow } from "../engine/retention.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
-import { HeldRows, heldRowsWarning } from "./held-rows.js";
+import { committable, RolledBack } from "./fire-commit.js";
+import { HELD_FIRES_AT_ONCE, HELD_LOCK_WAIT_MS, HeldRows, heldPause, heldRowsWarning, lockedDue } from "./held-rows.js";
 import { keyTurns } from "./key-turns.js";
 import { type SchedulerLogger, scheduleLog } from "./scheduler-log.js";
 import { StallWatch } from "./stall-watch.js";
@@ -98,6 +99,8 @@ export class SchedulerLoop implements FireWindow {
   /** Schedules this round's fire batches read (and so did not find held by another session). */
   private readonly seen = new Set<string>();
   private readonly held: HeldRows;
+  /** Held rows being fired beside the loop (fireHeld), by schedule id; awaited by close(). */
+  private readonly heldFires = new Map<string, Promise<void>>();
   /** clearFor() callers waiting for the current round to end. */
   private readonly roundEnded = new Set<() => void>();
   /** Schedules whose fire failed in the database during the current round. */
@@ -135,6 +138,7 @@ export class SchedulerLoop implements FireWindow {
     this.abort.abort();
     this.wakeup.abort();
     await this.running;
+    await Promise.all(this.heldFires.values());
     this.stalls.close();
     this.nextDueAt = null;
     this.endRound();
@@ -187,14 +191,15 @@ export class SchedulerLoop implements FireWindow {
           const next = await this.stalls.during(() => this.o.store.nextDueMs());
           this.roundFailures.succeeded();
           const now = this.o.dueClock ? await this.o.dueClock() : this.o.clock.now();
-          let held = 0;
+          let held: string[] = [];
           if (next !== null && next <= now) held = await this.lookForHeld(now);
           else this.held.clear();
           if (next !== null) sleepMs = Math.max(0, Math.min(IDLE_SLEEP_MS, next - now));
-          // Only rows another session holds are due: the next round would pass over them again at
-          // once, round after round, until that session ends (up to 10 s). A short wall-clock
-          // pause instead of a spin; a wake-up (a change, a new schedule) still ends it.
-          if (held > 0 && fired === 0) await heldPause(wake, signal);
+          // Only rows another session holds are due: each waits its turn for its row's lock (a
+          // stream of short writes passed it over round after round); then, rather than a spin, a
+          // short wall-clock pause that a wake-up (a change, a new schedule) still ends.
+          if (held.length > 0) this.fireHeld(held, now);
+          if (held.length > 0 && fired === 0) await heldPause(wake, signal);
           // Every fire of the round failed in the database and they are still due: the same writes
           // would fail again at once, round after round (a full disk spun a core and logged 1,300
           // lines a second). Try again in a second, as after a round that failed as a whole.
@@ -347,7 +352,7 @@ export class SchedulerLoop implements FireWindow {
         const alone = this.stalls.watch();
         try {
           const outcome = await this.fireOne(id, now);
-          if (outcome !== null) outcomes.push(outcome);
+          if (outcome !== null && outcome !== "lock_timeout") outcomes.push(outcome);
         } finally {
           alone();
         }
@@ -379,20 +384,46 @@ export class SchedulerLoop implements FireWindow {
    * were passed over because another session holds them (those it saw and left due failed, and
    * said so). Only such rounds pay this read.
    */
-  private async lookForHeld(now: number): Promise<number> {
+  private async lookForHeld(now: number): Promise<string[]> {
     const due = await this.o.store.listDueSchedules({ dueAtOrBeforeMs: now, limit: this.batchSize });
-    return this.held.note(
-      due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id)),
-      performance.now(),
-    );
+    const held = due.map((r) => r.scheduleId).filter((id) => !this.seen.has(id));
+    this.held.note(held, performance.now());
+    return held;
   }
 
-  /** A batch of one, in its own transaction, the row read afresh. */
-  private async fireOne(scheduleId: string, now: number): Promise<TimedOutcome | null> {
+  /**
+   * Fires rows the round passed over as held (PostgreSQL), each in its own transaction that waits in
+   * the queue for the row's lock at most {@link HELD_LOCK_WAIT_MS}: a stream of short API writes or
+   * worker reports held a schedule's row at every round's instant, and `SKIP LOCKED` passed it over
+   * until its occurrences were missed, 20 of 20 with five writers (a tester). Beside the loop, not
+   * in it, so that a long holder (a frozen session) delays no other schedule; one at a time per row.
+   */
+  private fireHeld(ids: readonly string[], now: number): void {
+    for (const id of ids) {
+      if (this.heldFires.has(id) || this.heldFires.size >= HELD_FIRES_AT_ONCE) continue;
+      const fire = this.fireOne(id, now, HELD_LOCK_WAIT_MS).then((outcome) => {
+        if (outcome === null || outcome === "lock_timeout") return;
+        this.logOutcome(outcome);
+        if (outcome.report.advanced) this.o.onFire?.(outcome.report, outcome.firedAt ?? now);
+        this.wake();
+      });
+      this.heldFires.set(
+        id,
+        fire.finally(() => this.heldFires.delete(id)),
+      );
+    }
+  }
+
+  /** A batch of one, in its own transaction, the row read afresh (its lock waited for at most `waitMs`). */
+  private async fireOne(
+    scheduleId: string,
+    now: number,
+    waitMs?: number,
+  ): Promise<TimedOutcome | null | "lock_timeout"> {
     const since = performance.now();
     try {
       return await this.o.store.transaction(async (tx) => {
-        const row = await lockedDue(tx, scheduleId, now);
+        const row = await lockedDue(tx, scheduleId, now, waitMs);
         if (row === null) return null;
         const firedAt = await this.timeAfterWait(tx, now, since);
         const outcome = committable(await fireSchedules(tx, [row], firedAt, this.o))[0];
@@ -400,6 +431,7 @@ export class SchedulerLoop implements FireWindow {
       }, URGENT);
     } catch (err) {
       if (err instanceof RolledBack) return err.outcomes[0] ?? null;
+      if (waitMs !== undefined && err instanceof OrbitError && err.details?.lockTimeout === true) return "lock_timeout";
       this.failedInRound++;
       // The database away is not about this schedule: one line for every schedule it fails (each
       // wrote its own, with the stack: 35 lines in 40 ms at the start of an outage, a tester saw).
@@ -461,40 +493,4 @@ export class SchedulerLoop implements FireWindow {
       );
     } else log.debug?.({ started: o.report.started, skipped: o.report.skipped }, "fired");
   }
-}
-
-/** Rolls a fire transaction back (the store rolls back on a throw), carrying its outcomes. */
-class RolledBack extends Error {
-  constructor(readonly outcomes: readonly FireOutcome[]) {
-    super("a schedule changed while it was firing; the fire transaction was rolled back");
-  }
-}
-
-/** The outcomes, when they may commit: a lost compare-and-set leaves starts without their row. */
-function committable(outcomes: FireOutcome[]): FireOutcome[] {
-  if (outcomes.some((o) => o.kind === "lost_cas")) throw new RolledBack(outcomes);
-  return outcomes;
-}
-
-async function lockedDue(tx: StoreOps, scheduleId: string, now: number): Promise<ScheduleRow | null> {
-  const row = await tx.getSchedule(scheduleId, { forUpdate: true });
-  if (row === null || row.state !== "active" || row.paused || row.dueMs === null || row.dueMs > now) return null;
-  return row;
-}
-
-/** How long the loop pauses, in wall time, when all it finds due is held by another session. */
-const HELD_PAUSE_MS = 100;
-
-function heldPause(wake: AbortSignal, stop: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      wake.removeEventListener("abort", done);
-      stop.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, HELD_PAUSE_MS);
-    wake.addEventListener("abort", done, { once: true });
-    stop.addEventListener("abort", done, { once: true });
-  });
 }

@@ -75,6 +75,11 @@ export interface ScheduleSearchFilter {
 export interface LockOption {
   /** PostgreSQL: `FOR UPDATE`. Meaningful only inside a transaction. */
   forUpdate?: boolean;
+  /**
+   * PostgreSQL, with `forUpdate`: wait at most this long for the row's lock (`lock_timeout`), then
+   * fail UNAVAILABLE with `details.lockTimeout`. Honoured by getSchedule.
+   */
+  waitMs?: number;
 }
 
 export interface DueScheduleQuery {

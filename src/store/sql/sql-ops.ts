@@ -120,10 +120,13 @@ export class SqlOps extends OutcomeOps implements StoreOps {
   }
 
   async getSchedule(scheduleId: string, lock?: LockOption): Promise<ScheduleRow | null> {
+    const bounded = lock?.forUpdate === true && lock.waitMs !== undefined && this.sqlDialect.name === "postgres";
+    if (bounded) await this.exec.run(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lock.waitMs ?? 0))}`, []);
     const rows = await this.exec.all(
       `SELECT ${READ.schedules} FROM orbit_schedules WHERE schedule_id = ?${this.lock(lock)}`,
       [scheduleId],
     );
+    if (bounded) await this.exec.run("SET LOCAL lock_timeout TO DEFAULT", []);
     return rows[0] ? this.map.schedule(rows[0]) : null;
   }
 
