@@ -32,8 +32,13 @@ describeEachDialect("max_runs with a worker", (dialect) => {
     });
     expect(ended).toMatchObject({ max_runs: 2, remaining_runs: 0, next_fire_at: null, next_fire_times: [] });
     const { occurrences } = await client.listOccurrences("twice");
-    expect(occurrences.map((o) => o.kind)).toEqual(["started", "started"]);
-    const ids = occurrences.map((o) => o.execution_id as string);
+    // Two started; on a machine loaded enough to stall the loop past an occurrence, the older of two
+    // late ones is recorded missed (only the freshest late one starts) and does not count.
+    const started = occurrences.filter((o) => o.kind === "started");
+    expect(started).toHaveLength(2);
+    for (const o of occurrences.filter((o) => o.kind !== "started"))
+      expect(o).toMatchObject({ kind: "skipped", reason: "missed" });
+    const ids = started.map((o) => o.execution_id as string);
     for (const id of ids) {
       await waitFor(`${id} completes`, async () => (await client.getExecution(id)).status === "COMPLETED");
     }
