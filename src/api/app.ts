@@ -312,10 +312,18 @@ function namedRefusal(err: Error, text: string): Error {
 }
 
 /**
- * A compressed body: fastify does not inflate it, so it failed as "not valid JSON". (A `charset`
- * is not consulted: RFC 8259 defines none for application/json, and the body is read as UTF-8.)
+ * A compressed body: fastify does not inflate it, so it failed as "not valid JSON". A `charset`
+ * other than UTF-8: the body is read as UTF-8 (RFC 8259 § 8.1), so a body sent as UTF-16 or
+ * Latin-1 was read as other text than the client meant, or refused as not UTF-8 without saying why.
  */
 function encodingRefusal(headers: FastifyRequest["headers"]): OrbitError | null {
+  const charset = charsetOf(headers["content-type"]);
+  if (charset !== null && charset !== "utf-8" && charset !== "utf8") {
+    return new OrbitError(
+      "INVALID_ARGUMENT",
+      `the request body must be UTF-8 (content-type: application/json; charset=utf-8), not charset ${JSON.stringify(charset.slice(0, 40))}`,
+    );
+  }
   const encoding = headers["content-encoding"]?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
     return new OrbitError(
@@ -337,4 +345,17 @@ function encodingRefusal(headers: FastifyRequest["headers"]): OrbitError | null 
     "INVALID_ARGUMENT",
     `the request body has a transfer coding Orbit does not decode (transfer-encoding: ${transfer?.slice(0, 40)}); send it with chunked alone, or with a content-length`,
   );
+}
+
+/** The `charset` parameter of a content type, lower case and unquoted, or null when it has none. */
+function charsetOf(type: string | undefined): string | null {
+  for (const param of type?.split(";").slice(1) ?? []) {
+    const eq = param.indexOf("=");
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    const value = param.slice(eq + 1).trim();
+    return (
+      value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value
+    ).toLowerCase();
+  }
+  return null;
 }

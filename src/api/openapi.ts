@@ -81,6 +81,16 @@ function headersOf(route: RouteDef, status: number): Record<string, object> {
   return headers;
 }
 
+/**
+ * Whether a route refuses a request without a body: its body names a field it needs (a missing
+ * body is read as `{}`, which lacks it). Every body was `required: false`, the create and worker
+ * routes' too (test/api/openapi-body-required.test.ts sends each route no body).
+ */
+function bodyRequired(body: TSchema): boolean {
+  const required = body.required as unknown;
+  return Array.isArray(required) && required.length > 0;
+}
+
 export function openApiDocument(routes: readonly RouteDef[], version: string): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const route of routes) {
@@ -110,7 +120,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): o
     };
     const body = route.documentedBody ?? route.body;
     if (body) {
-      op.requestBody = { required: false, content: { "application/json": { schema: plain(body) } } };
+      op.requestBody = { required: bodyRequired(body), content: { "application/json": { schema: plain(body) } } };
     }
     const path = openApiPath(route.url);
     paths[path] ??= {};

@@ -10,6 +10,7 @@ import { type ApiDeps, visibleTo } from "./deps.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 import { storedGuards } from "./stored-access.js";
+import { refuseImpossibleName } from "./workflows-routes.js";
 
 export const WorkerList = Type.Object({
   workers: Type.Array(
@@ -103,6 +104,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       guard: (r) => access?.require(r, "read", String(r.params.name)),
       handler: async (r) => {
         const name = String(r.params.name);
+        refuseImpossibleName(name);
         await d.workflows.get(name);
         return { status: 200, body: { name, ...(await d.workflows.settings(name)) } };
       },
@@ -118,6 +120,7 @@ export function outcomeRoutes(d: ApiDeps): RouteDef[] {
       guard: (r) => access?.require(r, "start", String(r.params.name)),
       handler: async (r) => {
         const name = String(r.params.name);
+        refuseImpossibleName(name);
         const settings = await d.workflows.updateSettings(name, (r.body ?? {}) as Record<string, unknown>);
         return { status: 200, body: { name, ...settings } };
       },

@@ -1,9 +1,11 @@
 /** /v1/schedules: the schedule service and its actions over HTTP (docs/api.md § Schedules). */
 
+import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import { inputTextOf, inputTextsOf } from "../domain/json-text.js";
 import { applySchedules } from "../scheduler/apply.js";
 import type { ListSchedulesQuery } from "../scheduler/schedules.js";
+import { SETTING_KEYS } from "../scheduler/settings.js";
 import { validateScheduleFile } from "../scheduler/validate-file.js";
 import type { ApiDeps } from "./deps.js";
 import { FILE_BODY_LIMIT_BYTES } from "./errors.js";
@@ -61,6 +63,7 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       },
       handler: async (r) => {
         refuseIfMatchOnCreate(r.headers, asObject(r.body).schedule_id);
+        refuseWithoutId(asObject(r.body));
         return { status: 201, body: await schedules.create(asObject(r.body), { inputText: inputTextOf(r.rawBody) }) };
       },
     },
@@ -283,4 +286,14 @@ export function scheduleRoutes(d: ApiDeps): RouteDef[] {
       handler: async (r) => ({ status: 200, body: await run(r) }),
     };
   }
+}
+
+/**
+ * A create body without `schedule_id` is told so as every other body missing a field is
+ * (validation.ts; docs/errors.md), not `schedule_id is required`. A body with an unknown key is
+ * left to the settings' check, which names it with a suggestion (`id`: did you mean "schedule_id"?).
+ */
+function refuseWithoutId(body: Record<string, unknown>): void {
+  if ("schedule_id" in body || !Object.keys(body).every((k) => (SETTING_KEYS as readonly string[]).includes(k))) return;
+  throw new OrbitError("INVALID_ARGUMENT", 'the request body needs "schedule_id"');
 }

@@ -1,7 +1,8 @@
 /** /v1/workflows: register and read workflow versions (docs/api.md § Workflows). */
 
+import { OrbitError } from "../domain/errors.js";
 import { workflowToJson } from "../engine/serialize.js";
-import type { RegisterWorkflowRequest } from "../engine/workflows.js";
+import { invalidWorkflowName, type RegisterWorkflowRequest } from "../engine/workflows.js";
 import type { ApiDeps } from "./deps.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
@@ -52,9 +53,25 @@ export function workflowRoutes(d: ApiDeps): RouteDef[] {
       responses: { 200: { description: "the versions", schema: S.WorkflowVersions } },
       guard: (r) => access?.require(r, "read", String(r.params.name)),
       handler: async (r) => {
+        refuseImpossibleName(String(r.params.name));
         const versions = await d.workflows.get(String(r.params.name));
         return { status: 200, body: { name: String(r.params.name), versions: versions.map(workflowToJson) } };
       },
     },
   ];
+}
+
+/**
+ * 404 for a name no workflow can be registered under (`<script>`, `a b`), without the engine's
+ * "orbit workflow register <name>@<version>", a command that would be refused for that name. A
+ * `Name@version` keeps the engine's answer, which says to give the two apart.
+ */
+export function refuseImpossibleName(name: string): void {
+  if (invalidWorkflowName(name) === null) return;
+  const at = name.lastIndexOf("@");
+  if (at > 0 && at < name.length - 1) return;
+  throw new OrbitError(
+    "NOT_FOUND",
+    `no workflow is named ${JSON.stringify(name)}: it is not a valid workflow name (1-128 letters, digits, '_', '.' or '-', starting with a letter or digit)`,
+  );
 }

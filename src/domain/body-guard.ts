@@ -36,7 +36,10 @@ function hex4(text: string, at: number): number {
 
 /**
  * Throws INVALID_ARGUMENT for a body too deep, or holding NUL or a lone surrogate; `where` names
- * the strings in the message (the worker SDK checks a result's text before it reports it).
+ * the strings in the message (the worker SDK checks a result's text before it reports it), else
+ * the message names the string's path in the body (`schedules[3].description`), as the body's
+ * validation errors do: in a batch of 1,000 schedules, "a string of the request body" did not say
+ * which.
  */
 export function scanJsonText(
   text: string,
@@ -59,6 +62,12 @@ export function scanJsonText(
   let expectKey = false;
   let keyAt = -1;
   let keyEscaped = false;
+  // Per open container, where the string being read sits, for a refusal's path: an array's element
+  // index, an object's last key (its quotes' positions in `text`; -1 before the first).
+  const index: number[] = [];
+  const keyFrom: number[] = [];
+  const keyTo: number[] = [];
+  const at = (): string | undefined => where ?? placeOf(text, keys, index, keyFrom, keyTo, keyAt >= 0, opts.name);
   // A high surrogate escape just read, waiting for its low half (as the very next escape).
   let pendingHigh = false;
   for (let i = 0; i < text.length; i++) {
@@ -69,36 +78,38 @@ export function scanJsonText(
         const next = text.charCodeAt(i + 1);
         if (next === 0x75 /* u */) {
           const unit = hex4(text, i + 2);
-          if (unit === 0) refuse(nul(where));
+          if (unit === 0) refuse(nul(at()));
           if (unit >= 0xdc00 && unit <= 0xdfff) {
-            if (!pendingHigh) refuse(loneSurrogate(where));
+            if (!pendingHigh) refuse(loneSurrogate(at()));
             pendingHigh = false;
           } else {
-            if (pendingHigh) refuse(loneSurrogate(where));
+            if (pendingHigh) refuse(loneSurrogate(at()));
             pendingHigh = unit >= 0xd800 && unit <= 0xdbff;
           }
           i += 5;
           continue;
         }
-        if (pendingHigh) refuse(loneSurrogate(where));
+        if (pendingHigh) refuse(loneSurrogate(at()));
         i += 1;
         continue;
       }
-      if (pendingHigh) refuse(loneSurrogate(where));
+      if (pendingHigh) refuse(loneSurrogate(at()));
       if (c === QUOTE) {
         inString = false;
         if (keyAt >= 0) {
           const top = keys.length - 1;
           const seen = keys[top];
           if (seen !== null && seen !== undefined) keys[top] = noteKey(seen, text, keyAt, i, keyEscaped, opts.name);
+          keyFrom[top] = keyAt;
+          keyTo[top] = i;
           keyAt = -1;
         }
-      } else if (c === 0) refuse(nul(where));
+      } else if (c === 0) refuse(nul(at()));
       else if (c >= 0xd800 && c <= 0xdfff) {
         // A raw surrogate in the decoded text: well-formed only as a high-low pair.
         const d = text.charCodeAt(i + 1);
         if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) i += 1;
-        else refuse(loneSurrogate(where));
+        else refuse(loneSurrogate(at()));
       }
       continue;
     }
@@ -117,14 +128,61 @@ export function scanJsonText(
         );
       }
       keys.push(c === 0x7b ? NO_KEYS : null);
+      index.push(0);
+      keyFrom.push(-1);
+      keyTo.push(-1);
       expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
       keys.pop();
+      index.pop();
+      keyFrom.pop();
+      keyTo.pop();
       expectKey = false;
-    } else if (c === 0x2c /* , */) expectKey = keys.length > 0 && keys[keys.length - 1] !== null;
+    } else if (c === 0x2c /* , */) {
+      const top = keys.length - 1;
+      expectKey = top >= 0 && keys[top] !== null;
+      if (top >= 0 && keys[top] === null) index[top] = (index[top] ?? 0) + 1;
+    }
   }
   return refusal;
+}
+
+/**
+ * Where the string being read sits, for a refusal: `the string at schedules[3].description in the
+ * request body` (the path style of the body's validation errors, src/api/validation.ts), `a key of
+ * the object at schedules[3].input …` when the string is a key, `a string of the request body` for
+ * a body that is one string (or a key of its top object). Made only for a refusal.
+ */
+function placeOf(
+  text: string,
+  keys: readonly (KeysSeen | null)[],
+  index: readonly number[],
+  keyFrom: readonly number[],
+  keyTo: readonly number[],
+  inKey: boolean,
+  name = "the request body",
+): string {
+  // A key's own object is the innermost one; a value sits at that object's last key.
+  const levels = inKey ? keys.length - 1 : keys.length;
+  let path = "";
+  for (let l = 0; l < levels; l++) {
+    if (keys[l] === null) path += `[${index[l] ?? 0}]`;
+    else {
+      const from = keyFrom[l] ?? -1;
+      const raw = text.slice(from, (keyTo[l] ?? from) + 1);
+      let key = raw.slice(1, -1);
+      try {
+        key = JSON.parse(raw) as string;
+      } catch {
+        // a malformed escape: shown as written
+      }
+      if (key.length > 100) key = `${key.slice(0, 100)}…`;
+      path += path === "" ? key : `.${key}`;
+    }
+  }
+  if (path === "") return inKey ? `a key of ${name}` : `a string of ${name}`;
+  return inKey ? `a key of the object at ${path} in ${name}` : `the string at ${path} in ${name}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Pause, resume, trigger and backfill (docs/design.md § Changes, § Catch-up). Each is one
- * transaction on the schedule row and moves its revision.
+ * transaction on the schedule row and moves its revision, unless it changes nothing (a pause of a
+ * paused schedule, a resume of an active one).
  */
 import { OrbitError } from "../domain/errors.js";
 import { isJsonObject, type JsonObject } from "../domain/json.js";
@@ -65,25 +66,36 @@ export class ScheduleActions {
   /**
    * `pausing`: the change pauses, so what came due before it is decided first (pause-decide.ts).
    * `recomputes`: the change recomputes the next occurrence, from `from` (recomputeFrom: now, or
-   * past what the schedule decided); else `from` is now.
+   * past what the schedule decided); else `from` is now. `unchanged`: the change would change
+   * nothing of `row`, which is then answered as it is, its revision and updated_at kept.
    */
   private async write(
     id: string,
     fence: Fence,
     change: (row: ScheduleRow, now: number, from: number) => ScheduleRow,
-    { pausing = false, recomputes = false }: { pausing?: boolean; recomputes?: boolean } = {},
+    {
+      pausing = false,
+      recomputes = false,
+      unchanged = () => false,
+    }: { pausing?: boolean; recomputes?: boolean; unchanged?: (row: ScheduleRow) => boolean } = {},
   ): Promise<JsonObject> {
+    let wrote = false;
     const fires: FireReport[] = [];
     let at = 0;
     const attempt = () =>
       this.o.store.transaction(async (tx) => {
         fires.length = 0;
+        wrote = false;
         if (pausing) await lockForPause(tx, id);
         let row = await this.schedules.fenced(tx, id, fence);
         // The time is read once the row is held: read before, while a fire held the row, it could be
         // earlier than occurrences that fire decided, and a resume would decide them again.
         const now = await this.schedules.now(tx);
         at = now;
+        // A write that changes nothing is no change (docs/design.md § Changes): moving the revision
+        // failed other clients' If-Match fences for nothing. A paused schedule has nothing to decide.
+        if (unchanged(row)) return this.schedules.view(row, tx, now);
+        wrote = true;
         if (pausing) {
           const decided = await decideBeforeChange(tx, row, now, this.o);
           fires.push(...decided.reports);
@@ -100,12 +112,16 @@ export class ScheduleActions {
     // A pause's fire may cancel a previous execution: on PostgreSQL a deadlock with a racing fire or
     // trigger is broken by aborting one side, and the pause, which changed nothing, runs again.
     const out = pausing ? await runAgainIfAborted(attempt) : await attempt();
+    if (!wrote) return out;
     this.schedules.reportFires(fires, at);
     this.o.onChange?.();
     return out;
   }
 
-  /** Stops firing; the next occurrence is kept, so a resume with catch_up knows what was missed. */
+  /**
+   * Stops firing; the next occurrence is kept, so a resume with catch_up knows what was missed. Of a
+   * paused schedule, with no note or the note it has, it changes nothing.
+   */
   pause(id: string, body: unknown, fence: Fence = {}): Promise<JsonObject> {
     const { note } = bodyObject(body, ["note"]);
     if (note !== undefined && (typeof note !== "string" || note.length > 1000)) {
@@ -124,13 +140,14 @@ export class ScheduleActions {
         dueMs: null,
         spec: { ...row.spec, paused: true, ...(note !== undefined ? { pause_note: note as string } : {}) },
       }),
-      { pausing: true },
+      { pausing: true, unchanged: (row) => row.paused && (note === undefined || note === row.pauseNote) },
     );
   }
 
   /**
    * Pausing is not downtime: resume continues with the next occurrence after now, unless the body
-   * says `{"catch_up": true}`, which hands the paused span to the schedule's catch-up policy.
+   * says `{"catch_up": true}`, which hands the paused span to the schedule's catch-up policy. Of a
+   * schedule not paused, with or without catch_up, it changes nothing.
    */
   resume(id: string, body: unknown, fence: Fence = {}): Promise<JsonObject> {
     const { catch_up: catchUp } = bodyObject(body, ["catch_up"]);
@@ -140,9 +157,6 @@ export class ScheduleActions {
       id,
       fence,
       (row, now, from) => {
-        // Not paused: nothing to resume. Its timing stays as the fires left it (recomputed from now, it
-        // dropped the occurrences a loop running behind had not fired yet, with no account).
-        if (!row.paused) return row;
         const c = compiledFor(row);
         const { pause_note: _dropped, ...rest } = row.spec;
         const spec = { ...rest, paused: false };
@@ -172,7 +186,9 @@ export class ScheduleActions {
           retryMs: null,
         };
       },
-      { recomputes: true },
+      // Not paused: nothing to resume. Its timing stays as the fires left it (recomputed from now, it
+      // dropped the occurrences a loop running behind had not fired yet, with no account).
+      { recomputes: true, unchanged: (row) => !row.paused },
     );
   }
 

@@ -100,12 +100,18 @@ it("refuses every media type but application/json, vendor +json types included",
   expect(await note()).toBe(null);
 });
 
-it("accepts application/json in any case and with parameters, read as UTF-8 whatever the charset", async () => {
+it("accepts application/json in any case and with parameters, read as UTF-8; another charset is refused", async () => {
+  const latin1 = await raw("POST", PAUSE, { "content-type": "application/json; charset=latin1" }, '{"note":"x"}');
+  expect([latin1.status, JSON.parse(latin1.body).message]).toEqual([
+    400,
+    'the request body must be UTF-8 (content-type: application/json; charset=utf-8), not charset "latin1"',
+  ]);
+  expect(await note()).toBe(null);
   for (const type of [
     "application/json",
     "Application/JSON",
     "application/json; charset=utf-8",
-    "application/json; charset=latin1",
+    'application/json; Charset="UTF-8"',
   ]) {
     const r = await raw("POST", PAUSE, { "content-type": type }, JSON.stringify({ note: `é ${type}` }));
     expect({ type, status: r.status, answer: r.type }).toEqual({ type, status: 200, answer: JSON_ANSWER });
