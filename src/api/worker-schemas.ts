@@ -44,6 +44,13 @@ export const PollBody = Type.Object(
       }),
     ),
     wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+    held: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        maxItems: MAX_TASK_IDS,
+        description:
+          "after a poll that got no answer: the tasks this worker runs; tasks leased to it that it does not name (handed to the lost answer) are answered again",
+      }),
+    ),
   },
   strict,
 );

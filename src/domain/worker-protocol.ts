@@ -22,6 +22,11 @@ export interface PollRequestJson {
   max_tasks?: number;
   /** How long the server may hold the request when nothing is available. Default and most: the server's poll timeout. */
   wait_ms?: number;
+  /**
+   * Sent after a poll of this worker got no answer: the tasks it runs. Tasks leased to it that it
+   * does not name were handed to the lost answer; they are answered again, their leases renewed.
+   */
+  held?: string[];
 }
 
 /** A journaled step of the task's run. */

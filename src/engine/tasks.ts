@@ -11,7 +11,6 @@ import { groupBy } from "../domain/group-by.js";
 import { newTimeOrderedId } from "../domain/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { withLinkedSignal } from "../domain/linked-signal.js";
-import { markSpan } from "../domain/tracing.js";
 import type {
   CompleteManyResponseJson,
   HeartbeatResponseJson,
@@ -28,6 +27,8 @@ import type { Executions } from "./executions.js";
 import { resentCompletion } from "./resent-reports.js";
 import { runAgainIfAborted } from "./run-again.js";
 import type { TaskHandOff } from "./task-hand-off.js";
+import { taskAnswer } from "./task-json.js";
+import { leasedAgain, type RedeliverDeps } from "./task-redeliver.js";
 import type { LeaseHolder } from "./task-transitions.js";
 import * as T from "./task-transitions.js";
 import type { TaskWakeups } from "./task-wakeups.js";
@@ -78,12 +79,19 @@ export class WorkerTasks {
   private readonly reports = new Map<string, number>();
   readonly pollTimeoutMs: number;
   private readonly newId: () => string;
+  private readonly redeliver: RedeliverDeps;
 
   constructor(private readonly o: WorkerTasksOptions) {
     this.leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs = o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.pollTimeoutMs = o.pollTimeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
     this.newId = o.newId ?? newTimeOrderedId;
+    this.redeliver = {
+      ...o,
+      leaseMs: this.leaseMs,
+      isReporting: (id) => this.isReporting(id),
+      taskJson: (t, task, execution) => this.taskJson(t, task, execution),
+    };
   }
 
   /**
@@ -102,6 +110,10 @@ export class WorkerTasks {
     this.o.executions.workers.polled(request.worker_id, request.max_tasks ?? 1);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
     if (request.max_tasks === 0) return this.watch(request, wait, signal, identity, onNudged);
+    if (request.held !== undefined) {
+      const lost = await leasedAgain(this.redeliver, request.held, request, identity, pollLimit(request));
+      if (lost.length) return lost;
+    }
     const deadline = this.o.clock.now() + wait;
     // The first look queues behind other work; once parked, the poll is handed what a wake-up
     // announces with the firing loop's priority (docs/workflows.md § Leases, wake-ups and the reaper).
@@ -454,35 +466,7 @@ export class WorkerTasks {
   }
 
   private toTaskJson(task: TaskLease, execution: Execution, steps: readonly StepResultRow[]): TaskJson {
-    markSpan("orbit.task.lease", execution.traceParent, {
-      "orbit.execution_id": execution.executionId,
-      "orbit.task_id": task.taskId,
-      "orbit.run": task.run,
-      "orbit.attempt": task.attempt,
-    });
-    return {
-      task_id: task.taskId,
-      execution_id: execution.executionId,
-      workflow: execution.workflow,
-      version: execution.version,
-      run: task.run,
-      attempt: task.attempt,
-      input: execution.input,
-      trigger: execution.trigger,
-      schedule_id: execution.scheduleId,
-      status: execution.status === "COMPENSATING" ? "COMPENSATING" : "RUNNING",
-      cancel_requested: execution.cancelReason,
-      steps: steps.map((s) => ({
-        name: s.step,
-        seq: s.seq,
-        result: s.result,
-        compensable: s.hasCompensation,
-        compensated: s.compensatedMs !== null,
-      })),
-      lease_ms: this.leaseMs,
-      heartbeat_ms: this.heartbeatMs,
-      ...(execution.traceParent !== null ? { traceparent: execution.traceParent } : {}),
-    };
+    return taskAnswer(task, execution, steps, this.leaseMs, this.heartbeatMs);
   }
 }
 

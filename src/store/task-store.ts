@@ -81,6 +81,12 @@ export interface TaskStoreOps {
    * execution another transaction holds, a cancel say, is passed over, never waited for).
    */
   listClaimable(query: ClaimableTaskQuery): Promise<ClaimCandidate[]>;
+  /**
+   * Tasks leased to `owner` (and `identity`, when not null) whose lease has not ended at `nowMs`,
+   * with their executions, by task id, at most `limit`: what a worker that lost a poll's answer may
+   * have been handed ({@link import("../engine/task-redeliver.js").leasedAgain}).
+   */
+  listLeasedTo(owner: string, identity: string | null, nowMs: number, limit: number): Promise<ClaimCandidate[]>;
   /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
   nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null>;
   getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;

@@ -18,6 +18,7 @@ import { watchForCancels } from "./cancel-watch.js";
 import { errorJson } from "./errors.js";
 import { answeredAway, watchLeases } from "./lease-watch.js";
 import { LoggedSpell } from "./logged-spell.js";
+import { LostPolls } from "./lost-polls.js";
 import { ProtocolClient } from "./protocol-client.js";
 import { type Registering, registerAgain, registerWorkflows } from "./registration.js";
 import { CANCEL_GRACE_MS, runTask, TaskControl } from "./run-task.js";
@@ -285,6 +286,7 @@ export class Worker {
       again: "polling again",
       counted: "failed_polls",
     });
+    const lost = new LostPolls();
     while (!this.closing.signal.aborted) {
       const free = this.concurrency - this.busy;
       if (free <= 0) {
@@ -304,13 +306,16 @@ export class Worker {
         continue;
       }
       let tasks: TaskJson[];
+      let sent: { held?: string[] } = {};
       try {
         // While polls fail, one that gets through answers at once (wait_ms 0), so "polling again" is
         // said when the server is back, not when a long poll ends up to 20 s later.
+        sent = lost.held(this.running);
         const polling = this.api.poll({
           workflows: this.offers,
           max_tasks: Math.min(free, MAX_TASKS_PER_POLL),
           ...(polls.failing ? { wait_ms: 0 } : {}),
+          ...sent,
         });
         this.pollInFlight = polling.catch(() => undefined);
         this.polled = true;
@@ -326,11 +331,13 @@ export class Worker {
         }
       } catch (err) {
         if (this.closing.signal.aborted) break;
+        lost.failed(err, sent);
         polls.failed(err);
         await this.clock.sleep(1000, this.closing.signal);
         continue;
       }
       polls.succeeded();
+      lost.answered();
       if (this.closing.signal.aborted) {
         await this.api.release(tasks.map((t) => t.task_id)).catch(() => undefined);
         break;

@@ -124,6 +124,26 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     }));
   }
 
+  async listLeasedTo(owner: string, identity: string | null, nowMs: number, limit: number): Promise<ClaimCandidate[]> {
+    // As extendLeases judges a heartbeat's leases.
+    const byIdentity = identity === null ? "" : "AND (lease_identity IS NULL OR lease_identity = ?)";
+    const rows = await this.exec.all(
+      `SELECT t.*, ${CLAIM_EXECUTION_COLUMNS},
+         EXISTS (SELECT 1 FROM orbit_step_results s WHERE s.execution_id = t.execution_id AND s.run = t.run) AS has_steps
+       FROM (SELECT ${READ.leases} FROM orbit_worker_tasks
+             WHERE state = 'leased' AND lease_owner = ? AND lease_until_ms >= ? ${byIdentity}
+             ORDER BY task_id LIMIT ?) AS t
+       JOIN orbit_executions e ON e.execution_id = t.execution_id
+       ORDER BY t.task_id`,
+      [owner, nowMs, ...(identity === null ? [] : [identity]), limit],
+    );
+    return rows.map((r) => ({
+      task: this.lease(r),
+      execution: readClaimExecution(r, this.sqlDialect),
+      hasSteps: Boolean(r.has_steps),
+    }));
+  }
+
   async nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null> {
     const f = workflowFilter(workflows);
     const rows = await this.exec.all(
