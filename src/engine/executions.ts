@@ -239,7 +239,10 @@ export class Executions {
     return execution;
   }
 
-  /** The timeouts a retried execution gets: its schedule's, else its workflow's (docs/outcomes.md). */
+  /**
+   * The timeouts a retried execution gets: those its start request gave, else its schedule's as
+   * they are now, else its workflow's (docs/outcomes.md § Retry).
+   */
   async timeoutsFor(
     tx: StoreOps,
     executionId: string,
@@ -247,10 +250,15 @@ export class Executions {
     const e = await tx.getExecution(executionId);
     if (!e) return { startTimeoutMs: null, runTimeoutMs: null };
     const spec = e.scheduleId === null ? undefined : (await tx.getSchedule(e.scheduleId))?.spec;
+    const kept = e.scheduleId === null ? await tx.getGivenTimeouts(executionId) : null;
     // The stored settings were validated when written; a duration is text.
     const text = (v: unknown) => (typeof v === "string" ? v : undefined);
     const given = { runTimeout: text(spec?.run_timeout), startTimeout: text(spec?.start_timeout) };
-    return resolveTimeouts(given, await tx.getWorkflowSettings(e.workflow));
+    const resolved = resolveTimeouts(given, await tx.getWorkflowSettings(e.workflow));
+    return {
+      startTimeoutMs: kept?.startTimeoutMs ?? resolved.startTimeoutMs,
+      runTimeoutMs: kept?.runTimeoutMs ?? resolved.runTimeoutMs,
+    };
   }
 
   /** The given timeouts over the workflow's defaults (read once per workflow per transaction). */

@@ -16,6 +16,7 @@ import type { IdentifiedStart, StartRequest } from "./executions.js";
 import { type CheckedStart, newExecution, pendingTask } from "./start-records.js";
 import type { TaskHandOff } from "./task-hand-off.js";
 import { writeLeases } from "./task-transitions.js";
+import { givenTimeoutsMs } from "./timeouts.js";
 import type { Workflows } from "./workflows.js";
 
 /** A start whose checks passed, queued until {@link StartBatch.flush}. */
@@ -23,6 +24,8 @@ export interface PreparedStart extends CheckedStart {
   /** The timeouts that apply (docs/outcomes.md), in ms; null: none. */
   readonly startTimeoutMs: number | null;
   readonly runTimeoutMs: number | null;
+  /** The timeouts the request of a start of no schedule gave (kept for its retries, docs/outcomes.md § Retry). */
+  readonly given: { startTimeoutMs: number | null; runTimeoutMs: number | null } | null;
 }
 
 /** What {@link StartBatch.add} made of a start. */
@@ -156,6 +159,10 @@ export class StartBatch {
       const [startMs, runMs] = key.split("/").map((v) => (v === "" ? null : Number(v)));
       await this.tx.setExecutionDeadlines(ids, deadline(now, startMs ?? null), deadline(now, runMs ?? null));
     }
+    for (const p of starts) {
+      if (p.given === null || !inserted.has(p.executionId)) continue;
+      await this.tx.setGivenTimeouts([p.executionId], p.given.startTimeoutMs, p.given.runTimeoutMs);
+    }
     for (const e of fresh) this.results.set(e.executionId, { created: true, execution: e });
     if (this.active !== null) this.active += fresh.length;
     if (fresh.length > (handed?.size ?? 0)) this.e.onTaskQueued?.();
@@ -259,7 +266,15 @@ function preparedStart(
     concurrencyKey: request.concurrencyKey ?? null,
     startTimeoutMs: timeouts.startTimeoutMs,
     runTimeoutMs: timeouts.runTimeoutMs,
+    given: givenOf(request),
   };
+}
+
+/** What a start of no schedule was given of its timeouts; null when nothing (a schedule's are read at its retry). */
+function givenOf(request: IdentifiedStart): PreparedStart["given"] {
+  if (request.scheduleId != null || request.timeouts == null) return null;
+  const given = givenTimeoutsMs(request.timeouts);
+  return given.startTimeoutMs === null && given.runTimeoutMs === null ? null : given;
 }
 
 /** The refusal of a start beyond `--max-active-executions`. */

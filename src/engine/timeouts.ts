@@ -28,6 +28,14 @@ export interface StartTimeouts {
   startTimeout?: string | undefined;
 }
 
+/** The timeouts given, in ms; null each that was not given. */
+export function givenTimeoutsMs(given: StartTimeouts): { startTimeoutMs: number | null; runTimeoutMs: number | null } {
+  return {
+    startTimeoutMs: durationMs(given.startTimeout, "start_timeout"),
+    runTimeoutMs: durationMs(given.runTimeout, "run_timeout"),
+  };
+}
+
 /** The timeouts given for the start win over the workflow's defaults. */
 export function resolveTimeouts(
   given: StartTimeouts,

@@ -112,6 +112,14 @@ export interface OutcomeStoreOps {
    * granted in the time ahead were that much too long). Returns how many executions it moved.
    */
   shiftExecutionDeadlines(ms: number, leaseCapMs?: number): Promise<number>;
+  /** Records the timeouts the start requests of these executions (of no schedule) gave, in ms (0021). */
+  setGivenTimeouts(
+    executionIds: readonly string[],
+    startTimeoutMs: number | null,
+    runTimeoutMs: number | null,
+  ): Promise<void>;
+  /** {@link setGivenTimeouts}' values for the execution: null each that was not given. */
+  getGivenTimeouts(executionId: string): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }>;
   /** Clears the start deadline (a worker took the task) or both (the execution timed out). */
   clearDeadlines(executionId: string, which: "start" | "both"): Promise<void>;
   getExecutionDeadlines(executionId: string): Promise<{ startDeadlineMs: number | null; runDeadlineMs: number | null }>;

@@ -167,6 +167,32 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     );
   }
 
+  async setGivenTimeouts(
+    executionIds: readonly string[],
+    startTimeoutMs: number | null,
+    runTimeoutMs: number | null,
+  ): Promise<void> {
+    if (executionIds.length === 0) return;
+    const ids = this.sqlDialect.inList("execution_id", executionIds);
+    await this.exec.run(`UPDATE orbit_executions SET start_timeout_ms = ?, run_timeout_ms = ? WHERE ${ids.sql}`, [
+      startTimeoutMs,
+      runTimeoutMs,
+      ids.param,
+    ]);
+  }
+
+  async getGivenTimeouts(executionId: string): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
+    const rows = await this.exec.all(
+      "SELECT start_timeout_ms, run_timeout_ms FROM orbit_executions WHERE execution_id = ?",
+      [executionId],
+    );
+    const r = rows[0];
+    return {
+      startTimeoutMs: r?.start_timeout_ms == null ? null : Number(r.start_timeout_ms),
+      runTimeoutMs: r?.run_timeout_ms == null ? null : Number(r.run_timeout_ms),
+    };
+  }
+
   async clearDeadlines(executionId: string, which: "start" | "both"): Promise<void> {
     const sets = which === "start" ? "start_deadline_ms = NULL" : "start_deadline_ms = NULL, run_deadline_ms = NULL";
     await this.exec.run(`UPDATE orbit_executions SET ${sets} WHERE execution_id = ?`, [executionId]);
