@@ -15,8 +15,9 @@ import type { WorkerRow } from "../store/outcome-store.js";
 import type { ScheduleRow } from "../store/rows.js";
 import type { Store } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
+import { heldOffByKey } from "./doctor-held.js";
 import { compensationFailures, failingRuns, NAMED, replacedRuns } from "./doctor-outcomes.js";
-import { OVERDUE_AFTER_MS } from "./schedule-search.js";
+import { isOverdue, OVERDUE_AFTER_MS } from "./schedule-search.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -353,9 +354,14 @@ async function schedulesAndWorkers(
       ...(stuckShown.length > 0 ? { hint: restart } : {}),
     });
   }
+  // One rule with orbit_schedules_overdue and the overdue=true search (docs/design.md § Overdue):
+  // a schedule woken for its oldest buffered occurrence is not overdue, nor is a paused one. How
+  // late: since its due time, or, waiting to retry a refused start, since it last started anything.
+  const lateBy = (r: ScheduleRow): number =>
+    dueAt - Math.min(r.dueMs ?? dueAt, r.retryMs !== null ? (r.lastFireMs ?? r.createdMs) : dueAt);
   const overdue = active
-    .filter((r) => r.dueMs !== null && r.dueMs < dueAt - overdueAfterMs)
-    .sort((a, b) => (a.dueMs ?? 0) - (b.dueMs ?? 0));
+    .filter((r) => isOverdue(r, dueAt, overdueAfterMs))
+    .sort((a, b) => lateBy(b) - lateBy(a) || a.scheduleId.localeCompare(b.scheduleId));
   // Fired, but their starts are refused (an input the latest version refuses, too many running):
   // each occurrence is retried, then a dead letter (docs/design.md § The fire).
   const refused = active.filter((r) => r.lastError !== null).sort((a, b) => a.scheduleId.localeCompare(b.scheduleId));
@@ -363,7 +369,7 @@ async function schedulesAndWorkers(
   const hints: string[] = [];
   if (overdue.length > 0) {
     const oldest = overdue[0];
-    const late = Math.round((dueAt - (oldest?.dueMs ?? dueAt)) / 1000);
+    const late = Math.round((oldest === undefined ? 0 : lateBy(oldest)) / 1000);
     found.push(
       `${overdue.length} schedule(s) overdue (due over ${overdueAfterMs / 1000} s ago and not fired): ${named(overdue.map((r) => r.scheduleId))}; the oldest is ${late} s late`,
     );
@@ -389,6 +395,8 @@ async function schedulesAndWorkers(
     failingRuns(visibleRows),
     compensationFailures(visibleRows),
     await replacedRuns(store, visibleRows),
+    // Starved: occurrences skipped or buffered because another schedule keeps the key.
+    await heldOffByKey(store, active, dueAt, overdueAfterMs),
   ];
   for (const w of outcomes) {
     if (w === null) continue;
