@@ -281,7 +281,7 @@ export function registerServerCommand(program: Command, io: CliIO): void {
     )
     .option(
       "--ledger-retention <rows>",
-      "ledger rows (orbit schedule occurrences) kept per schedule, newest first, trimmed every 64 decisions (up to N + 63 between trims; default: 1000)",
+      "ledger rows (orbit schedule occurrences) kept per schedule, newest first, trimmed every 64 rows written (up to N + 63 between trims; default: 1000)",
       wholeNumber(1, 1_000_000),
     )
     .option(

@@ -270,24 +270,42 @@ function runsOf(plan: FirePlan): number {
   return n;
 }
 
-/** How many decisions apart a schedule's ledger is pruned. */
+/** How many ledger rows written apart (at most) a schedule's ledger is pruned. */
 const PRUNE_EVERY = 64;
 
 /**
- * Every 64 decisions, not at the first fire (a schedule's first fire has no ledger to prune), at a
- * phase of its own: schedules created together decide in step, and pruning them all in the same
- * fire made every 64th herd do 64 ledger deletes per schedule at once (about 110 µs of CPU per
- * schedule on SQLite: ~1.1 s more for a herd of 10,000, docs/benchmarks.md § Memory). Spread, a
- * herd prunes 1/64 of its schedules; the work and the ledger's bound are the same. The fire prunes
- * when its decisions cross a multiple of 64 (with the phase), not only when they land on one: a fire
- * deciding several occurrences at once (missed, caught up, dead letters) stepped over it, and a
- * schedule whose steps never landed there was never pruned.
+ * A count that grows by at least the ledger rows each fire of the schedule writes, read from the
+ * row alone (no COUNT per fire). Each decision is one row (a missed range one for several) and
+ * moves `fired` or `skipped`, except an occurrence a buffer policy buffers: that writes a
+ * `buffered` row, and later its start or dead letter a second one. Counted by decisions alone, a
+ * buffer_all schedule whose key was held wrote rows without counting any (a tester's ledger held
+ * 1,142 rows with --ledger-retention 1000, the help's bound being N + 63). Under a buffer policy
+ * the count adds `runs` (each start or dead letter the timing decided, from the buffer or not) and
+ * the buffer's length: buffering adds one, a start from the buffer adds one (fired + runs − the
+ * buffer), a direct start two. Such schedules prune up to twice as often; the others as before.
+ */
+function ledgerCount(row: ScheduleRow): number {
+  const overlap = (row.spec as { overlap?: unknown } | undefined)?.overlap;
+  const buffers = overlap === "buffer_one" || overlap === "buffer_all";
+  return row.fired + row.skipped + (buffers ? row.runs + row.buffered.length : 0);
+}
+
+/**
+ * Every 64 ledger rows written (at most: {@link ledgerCount}), not at the first fire (a schedule's
+ * first fire has no ledger to prune), at a phase of its own: schedules created together decide in
+ * step, and pruning them all in the same fire made every 64th herd do 64 ledger deletes per
+ * schedule at once (about 110 µs of CPU per schedule on SQLite: ~1.1 s more for a herd of 10,000,
+ * docs/benchmarks.md § Memory). Spread, a herd prunes 1/64 of its schedules; the work and the
+ * ledger's bound are the same. The fire prunes when its count crosses a multiple of 64 (with the
+ * phase), not only when it lands on one: a fire deciding several occurrences at once (missed,
+ * caught up, dead letters) stepped over it, and a schedule whose steps never landed there was
+ * never pruned. Between prunes a schedule writes at most 63 rows: it holds up to N + 63.
  */
 export const prunesNow = (before: ScheduleRow, after: ScheduleRow): boolean => {
-  const was = before.fired + before.skipped;
+  const was = ledgerCount(before);
   if (was === 0) return false;
   const phase = prunePhase(before.scheduleId);
-  return Math.floor((after.fired + after.skipped + phase) / PRUNE_EVERY) > Math.floor((was + phase) / PRUNE_EVERY);
+  return Math.floor((ledgerCount(after) + phase) / PRUNE_EVERY) > Math.floor((was + phase) / PRUNE_EVERY);
 };
 
 /** A schedule's phase in 0..63 from its id (FNV-1a over the UTF-16 units): stable and cheap. */
