@@ -84,7 +84,7 @@ export interface TaskStoreOps {
   /**
    * Tasks leased to `owner` (and `identity`, when not null) whose lease has not ended at `nowMs`,
    * with their executions, by task id, at most `limit`: what a worker that lost a poll's answer may
-   * have been handed ({@link import("../engine/task-redeliver.js").leasedAgain}).
+   * have been handed (src/engine/task-redeliver.ts).
    */
   listLeasedTo(owner: string, identity: string | null, nowMs: number, limit: number): Promise<ClaimCandidate[]>;
   /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
