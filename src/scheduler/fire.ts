@@ -449,7 +449,13 @@ function writesOf(fire: Fire, batch: StartBatch, now: number, graceMs: number): 
       report: { ...report, skipped: { missed: 1 }, advanced: true },
       deadLetters: [{ occurrence: held.occurrence, error: held.error }],
     };
-    return { scheduleId: id, outcome, advance: { row: dead.row, ...cas }, ledger: dead.ledger, prune: false };
+    return {
+      scheduleId: id,
+      outcome,
+      advance: { row: dead.row, ...cas },
+      ledger: dead.ledger,
+      prune: prunesNow(row, dead.row),
+    };
   }
   if (held !== null) {
     // Keep the occurrence, show the error, try again at held.at.
