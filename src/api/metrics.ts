@@ -128,7 +128,7 @@ export class ServerMetrics {
     });
     new Gauge({
       name: "orbit_database_up",
-      help: "1 when this server's database answered at this scrape, 0 when it could not be reached",
+      help: "1 when this server's database answered every read of this scrape (or stopped one behind a lock), 0 when a read could not reach it or its time was not read in time",
       registers,
       async collect() {
         this.set((await scrape()).up ? 1 : 0);
@@ -274,14 +274,18 @@ async function readDatabase(o: MetricsOptions): Promise<DatabaseReads> {
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), o.readMs ?? SCRAPE_READ_MS);
   });
+  // A read that could not reach the database: the proxy of a tester refused new connections while
+  // one old connection answered SELECT now(), and orbit_database_up said 1 beside every other read 0.
+  let unreached = false;
   const read = async <T>(fn: (ops: StoreOps) => Promise<T>): Promise<T | null> => {
     const answer = o.store.readApart ? o.store.readApart(fn) : fn(o.store);
     answer.catch(() => undefined); // an answer after the bound has nobody to tell
     try {
       return await Promise.race([answer, late]);
     } catch (err) {
-      if (err instanceof OrbitError && err.code === "UNAVAILABLE") return null;
-      throw err;
+      if (!(err instanceof OrbitError) || err.code !== "UNAVAILABLE") throw err;
+      if (!stoppedByDatabase(err)) unreached = true;
+      return null;
     }
   };
   try {
@@ -291,10 +295,23 @@ async function readDatabase(o: MetricsOptions): Promise<DatabaseReads> {
       read((ops) => ops.countExecutionsByStatus()),
       read((ops) => readFigures(ops, limit)),
     ]);
-    return { up: now !== null, overdue, executions, figures };
+    return { up: now !== null && !unreached, overdue, executions, figures };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A read the database itself stopped or aborted (a lock wait past the read connections' bound, their
+ * statement bound, a deadlock): it answered, so it is up (a lock held on an Orbit table, docs/server.md
+ * § Metrics). src/store/postgres/unavailable.ts says each so.
+ */
+function stoppedByDatabase(err: OrbitError): boolean {
+  return (
+    err.details?.lockTimeout === true ||
+    err.details?.aborted === true ||
+    err.message.startsWith("the database aborted the transaction")
+  );
 }
 
 async function readFigures(store: StoreOps, limit: number): Promise<ScheduleFigures> {

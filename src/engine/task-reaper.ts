@@ -15,7 +15,7 @@
  */
 
 import type { Clock } from "../domain/clock.js";
-import { LoggedFailures, passLines } from "../domain/failure-spell.js";
+import { HeldBackLine, LoggedFailures, passLines } from "../domain/failure-spell.js";
 import type { Store } from "../store/store.js";
 import type { GracedLeases } from "../store/task-store.js";
 import { DeadlineLoop } from "./deadline-loop.js";
@@ -91,8 +91,13 @@ export class TaskReaper {
   /** Pauses are noted once the reaper runs (or from the start with an injected steady clock). */
   private tracking: boolean;
   private readonly steady: () => number;
+  /** The grace's line, said at most every 30 s (src/domain/failure-spell.ts), with the graces held back. */
+  private readonly graceLine: HeldBackLine;
+  /** The graces held back since the line was said: leases they extended, the last one's cause. */
+  private heldBack = { extended: 0, because: "" };
 
   constructor(private readonly o: TaskReaperOptions) {
+    this.graceLine = new HeldBackLine(() => o.clock.now());
     this.steady = o.steadyMs ?? (() => performance.now());
     this.tracking = o.steadyMs !== undefined;
     this.lastTick = this.steady();
@@ -138,6 +143,7 @@ export class TaskReaper {
 
   /** One pass: every lease expired by now; returns how many tasks were put back. */
   async reapExpired(): Promise<number> {
+    this.sayHeldBackGraces();
     // The grace extends what lapsed while this server could not hear its workers; what it passed
     // over (graced before, unheard since) is reaped below.
     if (this.graceOwed()) await this.graceIfOwed();
@@ -261,13 +267,35 @@ export class TaskReaper {
     const extended = extendedIds.length;
     this.gracedAfter = covers;
     this.gracedPauses = pauses;
-    if (extended > 0) {
-      // The cause applied is said: a list of every possible one sent a tester looking for all of
-      // them when only new connections to a frozen PostgreSQL had failed.
-      this.o.log?.warn?.(
-        { extended, because },
-        `leases extended by a full lease: this server could not hear its workers (${because})`,
-      );
+    if (extended > 0) this.sayGrace(extended, because);
+  }
+
+  /** The grace's line: the first, then at most one every 30 s, counting those held back meanwhile. */
+  private sayGrace(extended: number, because: string): void {
+    const say = this.graceLine.occurred();
+    if (say === null) {
+      this.heldBack = { extended: this.heldBack.extended + extended, because };
+      return;
     }
+    const held = say.heldBack > 0 ? { held_back: say.heldBack, held_back_extended: this.heldBack.extended } : {};
+    this.heldBack = { extended: 0, because: "" };
+    // The cause applied is said: a list of every possible one sent a tester looking for all of
+    // them when only new connections to a frozen PostgreSQL had failed.
+    this.o.log?.warn?.(
+      { extended, because, ...held },
+      `leases extended by a full lease: this server could not hear its workers (${because})`,
+    );
+  }
+
+  /** Graces held back and not followed by another within 30 s: said by the next pass. */
+  private sayHeldBackGraces(): void {
+    const due = this.graceLine.due();
+    if (due === null) return;
+    const { extended, because } = this.heldBack;
+    this.heldBack = { extended: 0, because: "" };
+    this.o.log?.warn?.(
+      { held_back: due.heldBack, held_back_extended: extended, because },
+      `leases extended by a full lease ${due.heldBack} more times in ${due.forS} s: this server could not hear its workers (the last: ${because})`,
+    );
   }
 }

@@ -189,7 +189,7 @@ async function startHttp(config: ServerConfig, services: Services, parts: Starte
                 if (payload === undefined || !payload.startsWith(CANCEL_NOTIFY_PREFIX)) wakeups.wake();
               },
               onError: (err) => taskListen.failed(err),
-              onReconnected: () => taskListen.succeeded(),
+              onReconnected: (upForMs) => taskListen.succeeded(upForMs),
             }),
           ),
         }

@@ -281,7 +281,7 @@ export function buildServices(config: ServerConfig, store: Store): Services {
           ...searchPath,
           onNotify: () => scheduler.loop.wake(),
           onError: (err) => scheduleListen.failed(err),
-          onReconnected: () => scheduleListen.succeeded(),
+          onReconnected: (upForMs) => scheduleListen.succeeded(upForMs),
         });
   const retention = new Retention({
     store,

@@ -28,6 +28,11 @@ export class LeaseLostError extends Error {
      * and ended the lease itself (else the lease ended meanwhile).
      */
     readonly afterLostAnswer = false,
+    /**
+     * Refused when sent again after a try answered 503: the server's database may have committed
+     * the first with its answer lost (then the execution went on), or the lease ended meanwhile.
+     */
+    readonly after503 = false,
   ) {
     super(message);
   }

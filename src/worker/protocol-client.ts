@@ -259,6 +259,8 @@ export class ProtocolClient {
     let wait = RETRY_FIRST_MS;
     // A try that got no answer may have been handled: a refusal of the next one may be its effect.
     let answerLost = false;
+    // So may one answered 503: the server's database may have committed it with its answer lost.
+    let answered503 = false;
     // Given up (the worker's close abandoned what still ran): a request in flight ends too, or a
     // heartbeat to a stalled server held close() for its 30 s timeout (a tester).
     const http = {
@@ -277,10 +279,11 @@ export class ProtocolClient {
         return res.body;
       } catch (err) {
         if (err instanceof OrbitError && err.code === "CONFLICT" && path.startsWith("/v1/worker/tasks/")) {
-          throw new LeaseLostError(err.message, answerLost);
+          throw new LeaseLostError(err.message, answerLost, answered503);
         }
         if (!isRetryable(err) || this.o.clock.now() >= until || this.o.giveUp?.aborted) throw err;
         if (err instanceof ServerUnreachableError && err.reason !== "ECONNREFUSED") answerLost = true;
+        if (err instanceof OrbitError) answered503 = true;
         await this.o.clock.sleep(wait, this.o.giveUp);
         // Given up while waiting: the last answer is the report's, not a try cut short at once.
         if (this.o.giveUp?.aborted) throw err;

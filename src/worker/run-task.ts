@@ -253,6 +253,13 @@ async function runTaskInSpan(
         "a report sent again after its answer was lost was refused: the first one was most likely recorded (else the lease had ended meanwhile)",
         { task_id: task.task_id },
       );
+    } else if (err instanceof LeaseLostError && err.after503) {
+      // The worker cannot tell which: a proxy losing COMMIT answers made every such fail report
+      // say "lost the task's lease" though each was recorded (WorkflowAttemptFailed, attempt 2 ran).
+      log.warn(
+        "a report sent again after a 503 was refused: the server may have recorded the first one (its database's answer was lost; the execution then went on, a failed attempt's next one runs) or the task's lease ended meanwhile",
+        { task_id: task.task_id },
+      );
     } else if (err instanceof LeaseLostError)
       log.warn("lost the task's lease while reporting", { task_id: task.task_id });
     else

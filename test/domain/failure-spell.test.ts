@@ -25,6 +25,8 @@ it("says a failure once, then every 30 s with how long, and when it works again"
   const boom = new Error("connection terminated");
   for (; now <= 65_000; now += 1000) f.failed(boom);
   f.succeeded();
+  now += 10_000;
+  f.succeeded(); // it has worked 10 s: the spell ends
   f.succeeded(); // nothing more: no spell is on
   expect(lines.map((l) => [l.level, l.msg])).toEqual([
     ["error", "reaping failed; retrying"],
@@ -96,25 +98,22 @@ it("is how a background pass tells its failures, and its recovery", async () => 
 });
 
 it("says a spell's stack once in 30 s: short spells after it are one line each", () => {
-  // pg_terminate_backend in a loop: the LISTEN connection fails and works again each second or
-  // two, and each short spell wrote the pg-protocol stack again (30 in a minute).
+  // A connection terminated every 13 s, working in between: each spell ends (it worked 10 s) and
+  // wrote the pg-protocol stack again before.
   let now = 0;
   const { lines, log } = capture();
   const listen = new LoggedFailures(log, () => now, passLines("task LISTEN connection", "retrying"), "warn");
   const terminated = new Error("terminating connection due to administrator command");
-  for (; now < 60_000; now += 2000) {
+  for (; now < 60_000; now += 1000) {
     listen.failed(terminated);
-    now += 1000;
-    listen.succeeded();
+    now += 12_000;
+    listen.succeeded(10_000); // up 10 s since its reconnection (PostgresListener's stableMs)
   }
   const failed = lines.filter((l) => l.msg === "task LISTEN connection failed; retrying");
-  expect(failed).toHaveLength(20);
-  // With the stack at 0 s and again once 30 s have passed (at 30 s); one line between.
-  expect(failed.map((l) => ("err" in l.fields ? "stack" : "line"))).toEqual(
-    Array.from({ length: 20 }, (_, i) => (i === 0 || i === 10 ? "stack" : "line")),
-  );
+  // With the stack at 0 s and again once 30 s have passed (at 39 s); one line between.
+  expect(failed.map((l) => ("err" in l.fields ? "stack" : "line"))).toEqual(["stack", "line", "line", "stack", "line"]);
   expect(failed[1]?.fields).toEqual({ error: "terminating connection due to administrator command" });
-  expect(lines.filter((l) => l.msg === "task LISTEN connection works again")).toHaveLength(20);
+  expect(lines.filter((l) => l.msg === "task LISTEN connection works again")).toHaveLength(5);
 });
 
 it("ends a spell without a line when what failed no longer has to work", () => {
@@ -152,7 +151,8 @@ it("counts a spell from the start of the attempt that failed, not from its failu
   });
   loop.start();
   const turn = () => new Promise((resolve) => setImmediate(resolve));
-  for (const step of [30_000, 1000, 16_000]) {
+  // The pass at 47 s works; the next, 16 s later, says so (it has worked 10 s by then).
+  for (const step of [30_000, 1000, 16_000, 16_000]) {
     while (clock.pendingSleeps === 0) await turn();
     clock.advance(step);
   }

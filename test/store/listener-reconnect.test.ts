@@ -19,10 +19,11 @@ it.skipIf(!PG_URL)("reports the loss, listens again and says so when its connect
     connectionString: PG_URL as string,
     channel,
     retryMs: 50,
+    stableMs: 20,
     onNotify: () => said.push("notify"),
     onError: () => said.push("error"),
-    onReconnected: () => {
-      said.push("reconnected");
+    onReconnected: (upForMs) => {
+      said.push(`reconnected, up ${upForMs} ms`);
       reconnected();
     },
   });
@@ -30,10 +31,36 @@ it.skipIf(!PG_URL)("reports the loss, listens again and says so when its connect
   try {
     await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN ${channel}'`);
     await again;
-    // The loss, then listening again, then the notify a reconnect makes (one may have been missed).
-    expect(said.slice(0, 3)).toEqual(["error", "reconnected", "notify"]);
+    // The loss, the notify a reconnect makes (one may have been missed), then, the connection up
+    // for stableMs, that it works again.
+    expect(said.slice(0, 3)).toEqual(["error", "notify", "reconnected, up 20 ms"]);
     await adminQuery(`NOTIFY ${channel}`);
     while (said.filter((s) => s === "notify").length < 2) await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    await listener.close();
+  }
+});
+
+it.skipIf(!PG_URL)("says nothing of a reconnection terminated again before it lasted stableMs", async () => {
+  // pg_terminate_backend in a loop: each reconnection said "works again" (13 times a minute).
+  const channel = `orbit_test_${randomBytes(4).toString("hex")}`;
+  const said: string[] = [];
+  const listener = new PostgresListener({
+    connectionString: PG_URL as string,
+    channel,
+    retryMs: 50,
+    stableMs: 600_000,
+    onNotify: () => said.push("notify"),
+    onError: () => said.push("error"),
+    onReconnected: () => said.push("reconnected"),
+  });
+  await listener.start();
+  try {
+    for (let kill = 1; kill <= 2; kill++) {
+      await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN ${channel}'`);
+      while (said.filter((s) => s === "notify").length < kill) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(said).toEqual(["error", "notify", "error", "notify"]);
   } finally {
     await listener.close();
   }

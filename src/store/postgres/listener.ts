@@ -5,6 +5,7 @@
  * (schedule-listener.ts) each listen through one.
  */
 import type pg from "pg";
+import { SPELL_SETTLE_MS } from "../../domain/failure-spell.js";
 import { loadPg } from "./driver.js";
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_IDLE_MS } from "./postgres-store.js";
 import { connectTimedOut, isConnectTimeout } from "./unavailable.js";
@@ -24,14 +25,22 @@ export interface PostgresListenerOptions {
   /** Delay before reconnecting after an error. Default 1 000 ms. */
   retryMs?: number;
   onError?: (error: Error) => void;
-  /** Called when listening again after an error (the log's "works again"). */
-  onReconnected?: () => void;
+  /**
+   * Called once listening again after an error has lasted `stableMs` without another (the log's
+   * "works again"), with how long it has: a connection killed every few seconds said "failed" and
+   * "works again" in turn, 13 times a minute (a tester's pg_terminate_backend loop).
+   */
+  onReconnected?: (upForMs: number) => void;
+  /** How long a reconnection must last before onReconnected. Default {@link SPELL_SETTLE_MS} (10 s). */
+  stableMs?: number;
 }
 
 export class PostgresListener {
   private client: pg.Client | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
+  /** Waits for a reconnection to last `stableMs` before onReconnected. */
+  private stable: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: PostgresListenerOptions) {}
 
@@ -90,6 +99,7 @@ export class PostgresListener {
   private lost(client: pg.Client, error: Error): void {
     if (this.closed || this.client !== client) return;
     this.client = null;
+    this.clearStable();
     this.o.onError?.(error);
     client.end().catch(() => undefined);
     this.reconnect();
@@ -101,8 +111,14 @@ export class PostgresListener {
       this.retry = null;
       this.start().then(
         () => {
-          this.o.onReconnected?.();
           this.o.onNotify();
+          if (this.closed || this.o.onReconnected === undefined) return;
+          const stableMs = this.o.stableMs ?? SPELL_SETTLE_MS;
+          this.stable = setTimeout(() => {
+            this.stable = null;
+            this.o.onReconnected?.(stableMs);
+          }, stableMs);
+          this.stable.unref();
         },
         (err: Error) => {
           this.o.onError?.(err);
@@ -113,11 +129,17 @@ export class PostgresListener {
     this.retry.unref();
   }
 
+  private clearStable(): void {
+    if (this.stable !== null) clearTimeout(this.stable);
+    this.stable = null;
+  }
+
   /** Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
+    this.clearStable();
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
