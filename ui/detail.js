@@ -294,7 +294,7 @@ export function detailView(id) {
             }),
           )
         : null,
-      glance(sch, rows, LEDGER_READ, open),
+      glance(sch, rows, LEDGER_READ, open, waiting !== null),
       sch.pause_note ? h("p", { class: "note" }, h("strong", { text: "Pause note: " }), bidi(sch.pause_note)) : null,
       sch.last_error
         ? h("p", { class: "alert", role: "alert" }, h("strong", { text: "Last error: " }), bidi(sch.last_error))
@@ -305,7 +305,7 @@ export function detailView(id) {
         ? h(
             "p",
             { class: "note waiting" },
-            h("strong", { text: "Waiting: " }),
+            h("strong", { class: "warn-text", text: "Waiting: " }),
             executionLink(waiting.execution_id),
             " ",
             bidi(waiting.message),

@@ -13,8 +13,9 @@ import { lastTickItem, skippedTick } from "./last-tick.js";
  * @param {any[]} rows the ledger's newest rows, oldest last
  * @param {number} readMax the most ledger rows read: with as many, older dead letters are not counted
  * @param {{count: number, more: boolean}} [open] the schedule's executions that have not ended
+ * @param {boolean} [waiting] its last run waits, and the page says why (detail.js): amber
  */
-export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
+export function glance(sch, rows, readMax, open = { count: 0, more: false }, waiting = false) {
   const o = sch.last_outcome;
   const failures = sch.consecutive_failures ?? 0;
   // An occurrence that could not start is a dead letter, counted in "skipped", not a failed run:
@@ -26,9 +27,14 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }) {
   const failing = failures > 0 || dead > 0;
   // The last occurrence did not start (missed, skipped): amber, as the ledger draws a skip.
   const skipped = !failing && skippedTick(sch) !== null;
+  // A last run that waits (no worker polls its workflow, the only one died): amber, as the list's row.
+  const warn = !failing && !skipped && waiting;
   return h(
     "section",
-    { class: `glance card${failing ? " failing" : skipped ? " skipped-last" : ""}`, "aria-label": "At a glance" },
+    {
+      class: `glance card${failing ? " failing" : skipped ? " skipped-last" : warn ? " waiting-last" : ""}`,
+      "aria-label": "At a glance",
+    },
     h(
       "div",
       { class: "glance-item" },

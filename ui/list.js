@@ -354,6 +354,8 @@ export function listView(link) {
       const on = running.get(sch.last_execution_id);
       const text = on === undefined ? null : noWorkerText(sch, polled, on);
       const line = cell.querySelector(".no-worker");
+      // The amber edge other warnings have (pictures.css; a failing row's red one wins).
+      row?.classList.toggle("no-worker-row", text !== null);
       if ((line?.textContent ?? null) === text) continue;
       line?.remove();
       if (text !== null) cell.append(waitingEl(text));

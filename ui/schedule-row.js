@@ -66,6 +66,53 @@ function timingCell(sch) {
 }
 
 /**
+ * Whether the last run that ended was cancelled by the schedule's own next occurrence (overlap
+ * `cancel_previous`, the server's reason, src/scheduler/start-request.ts): a grey CANCELLED with
+ * no edge read as someone's cancel, while a schedule whose every run is replaced never gets its
+ * work done (a tester's `s-cp`: 38 fired, 0 completed).
+ * @param {any} sch
+ */
+function replacedLast(sch) {
+  const o = sch.last_outcome;
+  const reason = `schedule \`${sch.schedule_id}\`: replaced by the next occurrence (overlap cancel_previous)`;
+  return o?.status === "CANCELLED" && typeof o.error === "string" && o.error.startsWith(reason);
+}
+
+/**
+ * The last outcome of a schedule whose occurrences cannot start (`last_error`): START FAILED, red,
+ * is its badge, as the CLI's OUTCOME says it, and the last run that ended, long before, is greyed
+ * under it ("last run COMPLETED"): its green badge read healthy beside the red text (a tester).
+ * @param {any} sch
+ */
+function startFailedEl(sch) {
+  return h(
+    "span",
+    { class: "start-failed" },
+    h("span", { class: "badge status-failed", text: "START FAILED" }),
+    sch.last_outcome
+      ? h("div", { class: "small last-run" }, h("span", { class: "muted", text: "last run " }), outcomeEl(sch))
+      : null,
+  );
+}
+
+/**
+ * The row's edge: red when failing, amber when its last occurrence did not start (missed, skipped,
+ * as the ledger draws a skip), its last run was replaced, or it waits for a worker (list.js sets `no-worker-row` once the server said so).
+ * @param {any} sch
+ * @param {boolean} failing
+ * @param {boolean} waiting
+ */
+function rowClass(sch, failing, waiting) {
+  if (failing) return "failing";
+  const amber = [
+    skippedTick(sch) ? "skipped-last" : "",
+    replacedLast(sch) ? "replaced-last" : "",
+    waiting ? "no-worker-row" : "",
+  ];
+  return amber.filter((c) => c !== "").join(" ");
+}
+
+/**
  * @param {any} sch
  * @param {() => Promise<void>} refresh
  * @param {string | null} waiting the "waiting: no live worker polls …" line, when the server said its last execution is RUNNING
@@ -84,8 +131,7 @@ export function scheduleRow(sch, refresh, waiting) {
     compensationFailed;
   return h(
     "tr",
-    // The last occurrence did not start (missed, skipped): an amber edge, as the ledger draws a skip.
-    { dataset: { scheduleId: sch.schedule_id }, class: failing ? "failing" : skippedTick(sch) ? "skipped-last" : "" },
+    { dataset: { scheduleId: sch.schedule_id }, class: rowClass(sch, failing, waiting !== null) },
     h(
       "th",
       { scope: "row", "data-label": "Schedule" },
@@ -111,8 +157,16 @@ export function scheduleRow(sch, refresh, waiting) {
     h(
       "td",
       { "data-label": "Last outcome" },
-      outcomeEl(sch),
+      sch.last_error ? startFailedEl(sch) : outcomeEl(sch),
       lastTickLine(sch),
+      replacedLast(sch)
+        ? h("div", {
+            class: "warn-text small replaced-note",
+            text: "replaced before it finished",
+            title:
+              "the last run was cancelled by the schedule's next occurrence (overlap cancel_previous) before it finished; if every run is, the work never gets done (orbit doctor warns after 3 in a row)",
+          })
+        : null,
       compensationFailed
         ? h("div", {
             class: "error-text small clip compensation-failed",
