@@ -7,6 +7,7 @@ import { OrbitClient } from "../client/client.js";
 import { bearerToken, DEFAULT_TIMEOUT_MS, serverUrl } from "../client/http.js";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
+import { repeatsUnavailableWrites, timerSleep } from "./write-retry.js";
 
 /** The server the CLI talks to when neither `--server` nor ORBIT_SERVER says otherwise. */
 export const DEFAULT_SERVER = "http://127.0.0.1:7233";
@@ -96,7 +97,10 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** The client for `cmd`'s connection (`--server`, `--token`, their environment variables). */
 export function clientFor(cmd: Command, io: CliIO): OrbitClient {
   const { server, token } = resolveConnection(cmd, io);
-  return new OrbitClient({ server, token, fetch: saysWhenSlow(io.fetch ?? fetch, io) });
+  // A write answered 503 is repeated with its key before the answer is read (write-retry.ts), the
+  // "still waiting" note spanning the tries.
+  const repeating = repeatsUnavailableWrites(io.fetch ?? fetch, io.sleep ?? timerSleep);
+  return new OrbitClient({ server, token, fetch: saysWhenSlow(repeating, io) });
 }
 
 /** How long a request goes unanswered before the CLI says it still waits. */

@@ -136,9 +136,22 @@ function errorText(error: unknown): string {
   // `throw new Error("")` printed `error: ` and nothing: the type says at least what was thrown.
   const said =
     message.trim() !== ""
-      ? message
+      ? thrownValueText(message, type)
       : `${typeof type === "string" && type !== "" ? type : "Error"} (thrown without a message)`;
   return typeof step === "string" ? withStep(said, step) : said;
+}
+
+/**
+ * An error's message as shown, given its type: a thrown value that is not an Error is reported as
+ * its text and its `typeof` (docs/outcomes.md § Failures are always reportable), so `throw
+ * undefined` is `{message: "undefined", type: "undefined"}` and `throw null` `{message: "null",
+ * type: "object"}`, which printed `error: undefined` as if there were no error to show (a tester).
+ * A thrown string `"undefined"` has the type `string` and is shown as it is.
+ */
+export function thrownValueText(message: string, type: unknown): string {
+  if (type === "undefined" && message === "undefined") return "(the code threw undefined)";
+  if (type === "object" && message === "null") return "(the code threw null)";
+  return message;
 }
 
 /**

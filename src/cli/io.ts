@@ -29,6 +29,11 @@ export interface CliIO {
   now(): number;
   /** The fetch the client uses; default the global one (tests pass a fake server). */
   readonly fetch?: typeof fetch;
+  /**
+   * Waits `ms` (less once `signal` aborts) between the tries of a write the server answered 503
+   * (src/cli/write-retry.ts); default a timer. Tests pass one that returns at once.
+   */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The reader of the output closed it (EPIPE): stop producing, quietly. */

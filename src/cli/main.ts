@@ -9,7 +9,7 @@
  */
 
 import { Command, CommanderError, type Option } from "commander";
-import { ServerUnreachableError, type UnansweredWrite } from "../client/http.js";
+import { ServerUnreachableError, type UnansweredWrite, unansweredWriteOf } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
 import { own as ownEntry } from "../domain/own.js";
 import { SCHEDULE_SETTINGS, SETTING_ALIASES } from "../domain/setting-table.js";
@@ -386,9 +386,10 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
 }
 
 /**
- * What the CLI says of a write whose answer did not come: it may have been carried out (a trigger
- * retried after a timeout started a second execution, a create retried said "already exists"; a
- * tester), and how to repeat it safely: with the key it carried (args.ts writeOptionsOf).
+ * What the CLI says of a write whose answer did not come, or was 503 to every try: it may have been
+ * carried out (a trigger retried after a timeout started a second execution, a create retried said
+ * "already exists"; testers), and how to repeat it safely: with the key it carried (args.ts
+ * writeOptionsOf).
  */
 function maybeDoneText(write: UnansweredWrite): string {
   const what = "the change may or may not have been made";
@@ -415,6 +416,13 @@ function exitCodeOf(err: unknown, io: CliIO): number {
   }
   if (err instanceof ServerUnreachableError && err.write !== null) {
     io.stderr.print(`orbit: ${oneLine(`${err.summary}; ${maybeDoneText(err.write)}`)}\n`);
+    return EXIT_REFUSED;
+  }
+  // A write still answered 503 after the CLI repeated it with its key (write-retry.ts): the
+  // database may have committed it and lost its answer.
+  const unavailable = unansweredWriteOf(err);
+  if (unavailable !== null) {
+    io.stderr.print(`orbit: ${oneLine(`${(err as OrbitError).message}; ${maybeDoneText(unavailable)}`)}\n`);
     return EXIT_REFUSED;
   }
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {

@@ -6,7 +6,9 @@
 import type { OccurrenceJson, ScheduleJson, WorkerJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { DEAD_LETTERS_SHOWN } from "../domain/schedule.js";
-import { withStep } from "./execution-format.js";
+import { parseDuration } from "../time/interval.js";
+import { jitterDelay } from "../time/jitter.js";
+import { thrownValueText, withStep } from "./execution-format.js";
 import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
 
@@ -30,7 +32,7 @@ function line(label: string, value: string): string {
 }
 
 /** The lines for optional settings that are set, after `description:` (the seed shows none). */
-function optionalLines(s: ScheduleJson): string {
+function optionalLines(s: ScheduleJson, lastRun: LastRun | undefined): string {
   let out = "";
   // Absent from servers before the field: nothing buffered to say then.
   const buffered = s.buffered ?? [];
@@ -73,10 +75,7 @@ function optionalLines(s: ScheduleJson): string {
   }
   if (s.pause_note !== undefined) out += line("paused", s.pause_note);
   if (buffered.length > 0) {
-    // Paused, a buffered occurrence waits for the resume (docs/scheduling.md § Pause and the buffer).
-    const when = s.paused
-      ? "held while paused; starts after a resume once nothing runs"
-      : "starts when the running execution ends";
+    const when = bufferWaitText(s, lastRun);
     out += line(
       "buffered",
       buffered.length === 1 ? `${buffered[0]} (${when})` : `${buffered.length}, oldest ${buffered[0]} (${when})`,
@@ -94,6 +93,52 @@ function optionalLines(s: ScheduleJson): string {
   return out;
 }
 
+/** The schedule's last execution as `get` read it: its status and run, and why it waits to start. */
+type LastRun = { status: string; run: number; waiting?: string };
+
+/**
+ * What a buffered occurrence waits for. Paused, the resume (docs/scheduling.md § Pause and the
+ * buffer). With a concurrency key, the schedule's own running execution or another's holding the
+ * key: a buffer held off by another schedule's `allow` runs on the same key (fired 0, skipped
+ * 1008) said it started "when the running execution ends", of a schedule with none (a tester).
+ * Told by the last execution's status (`lastRun`, read by `get`), else by whether it may not have
+ * ended ({@link lastRunPending}); when neither tells, both are named.
+ */
+function bufferWaitText(s: ScheduleJson, lastRun: LastRun | undefined): string {
+  if (s.paused) return "held while paused; starts after a resume once nothing runs";
+  const key = s.concurrency_key;
+  if (key === undefined) return "starts when the running execution ends";
+  const ownRuns =
+    lastRun !== undefined
+      ? lastRun.status === "RUNNING" || lastRun.status === "COMPENSATING"
+      : lastRunPending(s)
+        ? null
+        : false;
+  if (ownRuns === true) return "starts when its running execution ends";
+  if (ownRuns === false) return `waits for the concurrency key ${key}, held by another schedule's execution`;
+  return `starts when its slot is free (its running execution, or concurrency key ${key})`;
+}
+
+/**
+ * The pending fire is a refused start's retry (docs/scheduling.md § Every occurrence accounted
+ * for): `next_fire_at` is then a few seconds after the refusal (`18:07:00.286Z`), not the first of
+ * `next_fire_times` (with its jitter), and the schedule holds the refusal as `last_error`. The list
+ * showed that odd time without a word (the web UI labels it).
+ */
+export function retryingRefusedStart(s: ScheduleJson): boolean {
+  if (s.last_error === null || s.next_fire_at === null) return false;
+  const first = s.next_fire_times[0];
+  if (first === undefined) return true;
+  const nominal = Date.parse(first);
+  let jitterMs = 0;
+  try {
+    jitterMs = s.jitter === undefined ? 0 : parseDuration(s.jitter, "jitter");
+  } catch {
+    return false; // a jitter this CLI cannot read: the time may be its own
+  }
+  return Date.parse(s.next_fire_at) !== nominal + jitterDelay(s.schedule_id, nominal, jitterMs);
+}
+
 /**
  * The seed's block:
  * ```
@@ -105,14 +150,14 @@ function optionalLines(s: ScheduleJson): string {
  * ```
  * The input is the server's JSON re-serialized, so `120.0` in a request reads back as `120`.
  */
-export function scheduleBlock(s: ScheduleJson, lastRun?: { status: string; run: number; waiting?: string }): string {
+export function scheduleBlock(s: ScheduleJson, lastRun?: LastRun): string {
   const version = s.version === undefined ? `${s.workflow} (latest version)` : `${s.workflow}@${s.version}`;
   let out = `${oneLine(`${s.state} ${s.schedule_id}  ${timingText(s)}`)}\n`;
   out += line("workflow", version);
   out += line("input", stringifyJsonText(s.input));
   out += line("overlap", `${s.overlap}   catchup: ${s.catchup}`);
   if (s.description !== undefined) out += line("description", s.description);
-  out += optionalLines(s);
+  out += optionalLines(s, lastRun);
   out += line("fired", `${s.fired}   skipped: ${s.skipped}`);
   out += line("last fire", s.last_fire_at ?? "-");
   // A retried last run (its outcome below is the run before): which run, and that it runs. Told
@@ -134,6 +179,8 @@ export function scheduleBlock(s: ScheduleJson, lastRun?: { status: string; run: 
   const notStarted = notStartedText(s);
   if (notStarted !== null) out += line("not started", notStarted);
   out += outcomeLines(s);
+  // The pending fire is not the first listed below: say why its time is odd.
+  if (retryingRefusedStart(s)) out += line("next fire", `${s.next_fire_at} (retrying a refused start)`);
   if (s.next_fire_times.length === 0) return `${out}  next fires: -\n`;
   // A paused schedule fires none of them until resumed: its list is what a resume now would fire.
   const heading = s.state === "paused" ? "next fires (after a resume now):" : "next fires:";
@@ -305,7 +352,8 @@ function outcomeLines(s: ScheduleJson): string {
   if (o === null) return "";
   let out = line("outcome", `${outcomeText(s)}  ${o.execution_id} at ${o.ended_at}`);
   if (o.error !== null) {
-    const error = o.error_step === undefined ? o.error : withStep(o.error, o.error_step);
+    const said = thrownValueText(o.error, o.error_type);
+    const error = o.error_step === undefined ? said : withStep(said, o.error_step);
     out += line(o.status === "CANCELLED" ? "reason" : "error", error);
   }
   const failures = s.consecutive_failures ?? 0;
@@ -341,7 +389,11 @@ const WIDE_COLUMNS: readonly Column[] = [
  */
 function lastExecutionText(s: ScheduleJson, outcome: string): string {
   const id = s.last_execution_id ?? "-";
-  return outcome === "-" || outcome === "COMPLETED" || outcome === "CANCELLED" ? id : `${id} (${outcome})`;
+  if (outcome === "-" || outcome === "COMPLETED" || outcome === "CANCELLED") return id;
+  // NEXT FIRE is then the retry's odd time (`18:07:00.286Z`), later than the occurrence it retries.
+  return outcome === "START FAILED" && retryingRefusedStart(s)
+    ? `${id} (START FAILED, retrying at NEXT FIRE)`
+    : `${id} (${outcome})`;
 }
 
 export function scheduleTable(

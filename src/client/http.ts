@@ -10,9 +10,9 @@ import { ERROR_CODES, type ErrorCode, OrbitError } from "../domain/errors.js";
 import { ORBIT_VERSION_HEADER } from "../domain/http-headers.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
 import { linkedSignal } from "../domain/linked-signal.js";
-import { NO_ANSWER, NOT_ORBIT, REDIRECTED, ServerUnreachableError } from "./unreachable.js";
+import { NO_ANSWER, NOT_ORBIT, REDIRECTED, ServerUnreachableError, withUnansweredWrite } from "./unreachable.js";
 
-export { ServerUnreachableError, type UnansweredWrite } from "./unreachable.js";
+export { ServerUnreachableError, type UnansweredWrite, unansweredWriteOf } from "./unreachable.js";
 
 /** Headers of a write: the revision fences and the idempotency key (docs/api.md). */
 export interface WriteOptions {
@@ -75,9 +75,10 @@ export interface HttpOptions {
    */
   requireOrbit?: boolean;
   /**
-   * Say of a write (not GET) that got no answer that it may or may not have been carried out, and
-   * how to repeat it safely (ServerUnreachableError.write). Default false: the worker's protocol
-   * repeats its own reports, which leases make safe; OrbitClient sets it.
+   * Say of a write (not GET) that got no answer, or a 503, that it may or may not have been carried
+   * out, and how to repeat it safely (ServerUnreachableError.write; an OrbitError's
+   * `details.write`, {@link unansweredWriteOf}). Default false: the worker's protocol repeats its
+   * own reports, which leases make safe; OrbitClient sets it.
    */
   unansweredWrites?: boolean;
 }
@@ -187,7 +188,15 @@ export async function request<T>(http: HttpOptions, req: RequestOptions): Promis
     const to = answer.location === null ? "" : ` to ${JSON.stringify(answer.location.slice(0, 200))}`;
     throw new ServerUnreachableError(http.baseUrl, `${REDIRECTED}${answer.status}${to}`);
   }
-  if (answer.status < 200 || answer.status > 299) throw errorOf(answer, text, http.baseUrl);
+  if (answer.status < 200 || answer.status > 299) {
+    const err = errorOf(answer, text, http.baseUrl);
+    // A 503 may come after the database committed the write and only its answer was lost: said
+    // as refused, it was retried and done twice (a second execution of a trigger; a tester).
+    if (answer.status === 503 && req.method !== "GET" && http.unansweredWrites === true) {
+      throw withUnansweredWrite(err, { method: req.method, path: req.path, idempotencyKey: req.idempotencyKey });
+    }
+    throw err;
+  }
   if (http.requireOrbit === true && !answer.orbit && !(await olderOrbit(http))) {
     throw new ServerUnreachableError(http.baseUrl, NOT_ORBIT);
   }

@@ -1,7 +1,9 @@
 /**
  * What a request that got no answer says: {@link ServerUnreachableError}, with the message that
- * says what to do, and of a write whether it may have been carried out (split from http.ts).
+ * says what to do, and of a write whether it may have been carried out (split from http.ts); and
+ * of a write answered 503, which may have been carried out too ({@link withUnansweredWrite}).
  */
+import { OrbitError } from "../domain/errors.js";
 
 /** The reason of a request that got no answer before its timeout. */
 export const NO_ANSWER = "no answer in time";
@@ -87,4 +89,20 @@ function maybeDoneText(write: UnansweredWrite): string {
   return write.idempotencyKey === undefined
     ? `${what}: read the current state before sending it again (a write sent with an Idempotency-Key can be repeated safely)`
     : `${what}: send it again with the same Idempotency-Key (${JSON.stringify(write.idempotencyKey)}) within 24 hours to get its answer without doing it twice`;
+}
+
+/**
+ * `err` (a 503 answer to a write) holding the write in `details.write`: the database may have
+ * committed it and lost only its answer (a connection that broke at COMMIT), so it may or may not
+ * have been carried out. The message is the server's, unchanged.
+ */
+export function withUnansweredWrite(err: OrbitError, write: UnansweredWrite): OrbitError {
+  return new OrbitError(err.code, err.message, { ...err.details, write });
+}
+
+/** The write an OrbitError says may or may not have been carried out ({@link withUnansweredWrite}), or null. */
+export function unansweredWriteOf(err: unknown): UnansweredWrite | null {
+  if (!(err instanceof OrbitError)) return null;
+  const write = err.details?.write as UnansweredWrite | undefined;
+  return typeof write === "object" && write !== null && typeof write.method === "string" ? write : null;
 }

@@ -259,15 +259,18 @@ describe("orbit schedule list", () => {
   });
 
   it("--wide shows START FAILED while a schedule's occurrences cannot start, whatever its last run", () => {
-    const refused = { ...hourlyCheck, last_error: "input does not match Reports@2.0.0: /region is required" };
+    // Its next fire is the jittered occurrence as the server computes it (the seed's 12.359 s is an
+    // illustration): not a refused start's retry, which the list says too (schedule-notes.test.ts).
+    const jittered = { ...hourlyCheck, next_fire_at: "2026-11-15T19:00:03.583Z" };
+    const refused = { ...jittered, last_error: "input does not match Reports@2.0.0: /region is required" };
     expect(scheduleTable([refused], { wide: true })).toBe(
       lines(
         "SCHEDULE                 WORKFLOW             TIMING                           STATE    OUTCOME       NEXT FIRE              LAST EXECUTION",
-        "hourly-check             OrderProcessing      every 1h                         active   START FAILED  2026-11-15T19:00:12.359Z -",
+        "hourly-check             OrderProcessing      every 1h                         active   START FAILED  2026-11-15T19:00:03.583Z -",
       ),
     );
     // The seed's columns, the refusal said after the last execution.
-    expect(scheduleTable([refused])).toBe(scheduleTable([hourlyCheck]).replace(/ -\n$/, " - (START FAILED)\n"));
+    expect(scheduleTable([refused])).toBe(scheduleTable([jittered]).replace(/ -\n$/, " - (START FAILED)\n"));
   });
 
   it("--wide shows NO WORKER while the last run waits and no live worker polls its workflow", () => {

@@ -15,6 +15,8 @@ export interface RunOptions {
   stdout?: Writer;
   /** The fetch the client uses (a fake server); default the global one. */
   fetch?: typeof fetch;
+  /** The wait between the tries of a write answered 503; default none (returns at once). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const SEED_NOW = Date.UTC(2026, 10, 15, 18, 51, 0, 347);
@@ -28,6 +30,7 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Cli
     env: opts.env ?? {},
     now: () => opts.now ?? SEED_NOW,
     ...(opts.fetch === undefined ? {} : { fetch: opts.fetch }),
+    sleep: opts.sleep ?? (() => Promise.resolve()),
   };
   const code = await run(argv, io);
   return { code, stdout: stdout.text(), stderr: stderr.text() };
