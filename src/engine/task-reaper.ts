@@ -198,9 +198,11 @@ export class TaskReaper {
     if (this.outages() > this.gracedAfter) {
       return "its database was away: a statement or a new connection to it failed, or a worker request was answered 503";
     }
+    // A pause is also the event loop held by this process's own long work (a search over a large
+    // SQLite table): a tester read "paused" as something outside the server.
     return this.o.wallSteps === true
-      ? "this process was paused, or the host's clock stepped forward"
-      : "this process was paused";
+      ? "this process was paused or its event loop held by long work, or the host's clock stepped forward"
+      : "this process was paused or its event loop held by long work";
   }
 
   private graceOwed(): boolean {
