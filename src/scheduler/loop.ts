@@ -15,7 +15,6 @@ import { LoggedFailures, passLines } from "../domain/failure-spell.js";
 import { withLinkedSignal } from "../domain/linked-signal.js";
 import { inSpan } from "../domain/tracing.js";
 import type { FireWindow } from "../engine/retention.js";
-import type { ScheduleRow } from "../store/rows.js";
 import type { Store, StoreOps } from "../store/store.js";
 import { type FireDeps, type FireOutcome, type FireReport, fireSchedules } from "./fire.js";
 import { committable, RolledBack } from "./fire-commit.js";
