@@ -53,6 +53,13 @@ const BATCH = 100;
 /** How often a started reaper notes that its process is running (see {@link TaskReaper.notePause}). */
 const TICK_MS = 1000;
 
+/**
+ * A start's grace goes to the leases of workers the database heard of at most this long before the
+ * lease's last renewal (after the lease itself): a worker's row is written at most every 5 s, and a
+ * heartbeat renews its lease when heard.
+ */
+export const START_GRACE_HEARD_SLACK_MS = 10_000;
+
 export class TaskReaper {
   private readonly loop: DeadlineLoop;
   /**
@@ -261,7 +268,12 @@ export class TaskReaper {
       end: g.end,
       taskIds: g.taskIds.filter((id) => (this.heardAway.get(id) ?? -Infinity) < g.end - leaseMs),
     }));
-    const extendedIds = await this.o.store.extendLapsedLeases(until, passOver);
+    // At a start, only the leases of workers heard of since their lease's last renewal: each start
+    // of a server restarted every 10 s gave a dead worker's leases another 30 s, and its executions
+    // waited until the restarts stopped, up to 16 min (a tester's crash loop).
+    const atStart = this.gracedAfter === null;
+    const heardWithin = atStart ? leaseMs + START_GRACE_HEARD_SLACK_MS : undefined;
+    const extendedIds = await this.o.store.extendLapsedLeases(until, passOver, heardWithin);
     if (extendedIds.length > 0) this.graces.push({ end: until, taskIds: extendedIds });
     // What was heard before the oldest grace kept was given matters to no grace.
     const oldest = Math.min(now, ...this.graces.map((g) => g.end - leaseMs));

@@ -139,9 +139,12 @@ export interface TaskStoreOps {
    * Every leased task whose lease ends before `untilMs` now ends at it: the grace a server gives
    * after it could not hear its workers (docs/workflows.md § Leases). Not the tasks of an earlier
    * grace in `passOver` whose lease still ends where that grace put it (no heartbeat moved it
-   * since). Returns the ids of the tasks extended.
+   * since). With `heardWithinMs` (a server's start), not the tasks whose worker the database last
+   * heard of more than that long before the lease's last renewal (`lease_until_ms` − the lease):
+   * a worker unheard since it was given a lease or a grace is not given another. Returns the ids of
+   * the tasks extended.
    */
-  extendLapsedLeases(untilMs: number, passOver?: readonly GracedLeases[]): Promise<string[]>;
+  extendLapsedLeases(untilMs: number, passOver?: readonly GracedLeases[], heardWithinMs?: number): Promise<string[]>;
   /** The execution locked `FOR UPDATE SKIP LOCKED` (PostgreSQL): null when missing or another transaction holds it. */
   lockExecutionIfFree(executionId: string): Promise<Execution | null>;
   /** Replaces the input (continue-as-new starts the next run with a new input). */

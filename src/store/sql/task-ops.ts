@@ -335,7 +335,11 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     return rows.map((r) => this.lease(r));
   }
 
-  async extendLapsedLeases(untilMs: number, passOver: readonly GracedLeases[] = []): Promise<string[]> {
+  async extendLapsedLeases(
+    untilMs: number,
+    passOver: readonly GracedLeases[] = [],
+    heardWithinMs?: number,
+  ): Promise<string[]> {
     let notGraced = "";
     const params: SqlParam[] = [untilMs, untilMs];
     for (const g of passOver) {
@@ -344,11 +348,18 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
       notGraced += ` AND NOT (lease_until_ms = ? AND ${ids.sql})`;
       params.push(g.end, ids.param);
     }
+    if (heardWithinMs !== undefined) {
+      // Its worker's row (orbit_workers, written at most every few seconds while it polls or
+      // heartbeats) older than the lease's last renewal: no live worker behind it (a crash loop).
+      notGraced += ` AND NOT EXISTS (SELECT 1 FROM orbit_workers w
+        WHERE w.worker_id = t.lease_owner AND w.last_poll_ms < t.lease_until_ms - ?)`;
+      params.push(Math.round(heardWithinMs));
+    }
     // In task id order (PostgreSQL), as a heartbeat locks them (extendLeases above).
     const rows = await this.exec.all(
       `UPDATE orbit_worker_tasks SET lease_until_ms = ?
        WHERE task_id IN (
-         SELECT task_id FROM orbit_worker_tasks WHERE state = 'leased' AND lease_until_ms < ?${notGraced}
+         SELECT task_id FROM orbit_worker_tasks t WHERE state = 'leased' AND lease_until_ms < ?${notGraced}
          ORDER BY task_id${this.sqlDialect.forUpdate})
        RETURNING task_id`,
       params,
