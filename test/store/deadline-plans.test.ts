@@ -8,32 +8,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { execution, T0 } from "./fixtures/records.js";
+import { catchStatements, planOf } from "./plan-capture.js";
 
-type Ran = { sql: string; params: unknown[]; db: Database.Database };
-const prepare = Database.prototype.prepare;
 let dir = "";
+let restore = (): void => undefined;
 
 afterEach(() => {
-  Database.prototype.prepare = prepare;
+  restore();
   rmSync(dir, { recursive: true, force: true });
 });
 
 it("finds deadlines through the deadline indexes, not through every running execution", async () => {
   dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
-  const ran: Ran[] = [];
-  Database.prototype.prepare = function (this: Database.Database, sql: string) {
-    const statement = prepare.call(this, sql) as Database.Statement;
-    const all = statement.all.bind(statement);
-    statement.all = (...params: unknown[]) => {
-      ran.push({ sql, params, db: this });
-      return all(...params);
-    };
-    return statement;
-  } as typeof prepare;
+  const caught = catchStatements();
+  restore = caught.restore;
+  const ran = caught.ran;
   const store = new SqliteStore({ filename: join(dir, "orbit.db") });
   await store.open();
   for (const id of ["a", "b", "c", "d"]) await store.insertExecution(execution(id));
@@ -44,13 +36,7 @@ it("finds deadlines through the deadline indexes, not through every running exec
     { executionId: "c", kind: "run_timeout" },
     { executionId: "b", kind: "start_timeout" },
   ]);
-  const plans = ran
-    .filter((r) => r.sql.includes("_deadline_ms") && r.sql.startsWith("SELECT"))
-    .map((r) =>
-      (r.db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.params) as { detail: string }[])
-        .map((p) => p.detail)
-        .join("\n"),
-    );
+  const plans = ran.filter((r) => r.sql.includes("_deadline_ms") && r.sql.startsWith("SELECT")).map((r) => planOf(r));
   expect(plans).toHaveLength(3);
   for (const plan of plans) {
     expect(plan).not.toContain("orbit_executions_status");

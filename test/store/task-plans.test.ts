@@ -8,32 +8,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { execution, T0, task } from "./fixtures/records.js";
+import { catchStatements, planOf } from "./plan-capture.js";
 
-type Ran = { sql: string; params: unknown[]; db: Database.Database };
-const prepare = Database.prototype.prepare;
 let dir = "";
+let restore = (): void => undefined;
 
 afterEach(() => {
-  Database.prototype.prepare = prepare;
+  restore();
   rmSync(dir, { recursive: true, force: true });
 });
 
 it("leases by index order and by key, without reading every pending task", async () => {
   dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
-  const ran: Ran[] = [];
-  Database.prototype.prepare = function (this: Database.Database, sql: string) {
-    const statement = prepare.call(this, sql) as Database.Statement;
-    const all = statement.all.bind(statement);
-    statement.all = (...params: unknown[]) => {
-      ran.push({ sql, params, db: this });
-      return all(...params);
-    };
-    return statement;
-  } as typeof prepare;
+  const caught = catchStatements();
+  restore = caught.restore;
+  const ran = caught.ran;
   const store = new SqliteStore({ filename: join(dir, "orbit.db") });
   await store.open();
   for (const id of ["a", "b", "c"]) await store.insertExecution(execution(id));
@@ -49,15 +41,10 @@ it("leases by index order and by key, without reading every pending task", async
       ),
     ).toHaveLength(2);
   });
-  const plan = (r: Ran | undefined): string => {
-    if (r === undefined) throw new Error("statement not run");
-    const rows = r.db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.params) as { detail: string }[];
-    return rows.map((p) => p.detail).join("\n");
-  };
-  const claim = plan(ran.find((r) => r.sql.includes("AS has_steps")));
+  const claim = planOf(ran.find((r) => r.sql.includes("AS has_steps")));
   expect(claim).toContain("USING INDEX orbit_worker_tasks_claim");
   expect(claim).not.toContain("TEMP B-TREE");
-  const lease = plan(ran.find((r) => r.sql.startsWith("UPDATE orbit_worker_tasks SET state = 'leased'")));
+  const lease = planOf(ran.find((r) => r.sql.startsWith("UPDATE orbit_worker_tasks SET state = 'leased'")));
   expect(lease).toMatch(
     /orbit_worker_tasks USING (COVERING )?INDEX sqlite_autoindex_orbit_worker_tasks_1 \(task_id=\?\)/,
   );

@@ -142,11 +142,21 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     startDeadlineMs: number | null,
     runDeadlineMs: number | null,
   ): Promise<void> {
+    await this.setStartAndRun(executionIds, ["start_deadline_ms", "run_deadline_ms"], startDeadlineMs, runDeadlineMs);
+  }
+
+  /** Sets a start and a run column (deadlines, or the timeouts given) of the executions. */
+  private async setStartAndRun(
+    executionIds: readonly string[],
+    [startColumn, runColumn]: readonly [string, string],
+    startMs: number | null,
+    runMs: number | null,
+  ): Promise<void> {
     if (executionIds.length === 0) return;
     const ids = this.sqlDialect.inList("execution_id", executionIds);
-    await this.exec.run(`UPDATE orbit_executions SET start_deadline_ms = ?, run_deadline_ms = ? WHERE ${ids.sql}`, [
-      startDeadlineMs,
-      runDeadlineMs,
+    await this.exec.run(`UPDATE orbit_executions SET ${startColumn} = ?, ${runColumn} = ? WHERE ${ids.sql}`, [
+      startMs,
+      runMs,
       ids.param,
     ]);
   }
@@ -172,13 +182,7 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
     startTimeoutMs: number | null,
     runTimeoutMs: number | null,
   ): Promise<void> {
-    if (executionIds.length === 0) return;
-    const ids = this.sqlDialect.inList("execution_id", executionIds);
-    await this.exec.run(`UPDATE orbit_executions SET start_timeout_ms = ?, run_timeout_ms = ? WHERE ${ids.sql}`, [
-      startTimeoutMs,
-      runTimeoutMs,
-      ids.param,
-    ]);
+    await this.setStartAndRun(executionIds, ["start_timeout_ms", "run_timeout_ms"], startTimeoutMs, runTimeoutMs);
   }
 
   async getGivenTimeouts(executionId: string): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
