@@ -5,7 +5,7 @@
 import { isActiveStatus } from "../domain/execution.js";
 import type { OverlapPolicy } from "../domain/schedule.js";
 import type { ScheduleRow } from "../store/rows.js";
-import type { StoreOps } from "../store/store.js";
+import type { DueSchedule, StoreOps } from "../store/store.js";
 import type { CompiledSchedule } from "./compiled.js";
 import type { Blocker, FirePlan } from "./decide.js";
 import { bufferedOf } from "./fire-plan.js";
@@ -69,3 +69,15 @@ export async function existingOf(
  * backfill starts at most 10,000 per request; a range this long is an outage's, read in one query).
  */
 const MAX_MISSED_LOOKUP = 10_000;
+
+/** Whether the last execution runs, from the due row's own read (no await on the firing path); undefined: unread. */
+export function dueLastActive(row: ScheduleRow | DueSchedule): boolean | undefined {
+  if (row.lastExecutionId === null) return false;
+  return "lastStatus" in row ? row.lastStatus != null && isActiveStatus(row.lastStatus) : undefined;
+}
+
+export async function lastIsActive(tx: StoreOps, row: ScheduleRow): Promise<boolean> {
+  if (row.lastExecutionId === null) return false;
+  const last = await tx.getExecution(row.lastExecutionId);
+  return last !== null && isActiveStatus(last.status);
+}

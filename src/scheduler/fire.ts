@@ -20,7 +20,7 @@ import type { NewOccurrence, ScheduleRow } from "../store/rows.js";
 import type { DueSchedule, ScheduleAdvance, StoreOps } from "../store/store.js";
 import { type CompiledSchedule, compiledFor } from "./compiled.js";
 import { type Blocker, dueTime, type FirePlan } from "./decide.js";
-import { existingOf } from "./fire-existing.js";
+import { dueLastActive, existingOf, lastIsActive } from "./fire-existing.js";
 import {
   bufferedDeadLetter,
   type DeadLetter,
@@ -266,7 +266,10 @@ async function startsOf(
     existing,
     // What a fire starts itself always becomes the last; a backfill's running run only where the
     // last does not run (a start can meet one unread under allow: the model's seed 1076507983).
-    lastActive: hasKey(row) || existing.size === 0 ? await lastIsActive(tx, row) : blocker === "schedule",
+    lastActive:
+      hasKey(row) || existing.size === 0
+        ? (dueLastActive(row) ?? (await lastIsActive(tx, row)))
+        : blocker === "schedule",
   };
   for (const start of fire.plan.starts) {
     if (start.cancelBefore) {
@@ -323,13 +326,6 @@ async function keyedBlocker(tx: StoreOps, row: ScheduleRow, batch: StartBatch): 
 }
 
 /** Whether the schedule's last execution is active. */
-async function lastIsActive(tx: StoreOps, row: ScheduleRow | DueSchedule): Promise<boolean> {
-  if (row.lastExecutionId === null) return false;
-  if ("lastStatus" in row) return row.lastStatus != null && isActiveStatus(row.lastStatus);
-  const last = await tx.getExecution(row.lastExecutionId);
-  return last !== null && isActiveStatus(last.status);
-}
-
 /** What blocks a start of `row` (without a concurrency key): its last execution, if still active. */
 function scheduleBlocker(row: ScheduleRow | DueSchedule, statuses: ReadonlyMap<string, ExecutionStatus>): Blocker {
   if (row.lastExecutionId === null) return "none";

@@ -5,29 +5,18 @@
  * are the store's own, caught as better-sqlite3 prepares them, and each is explained with the
  * parameters it ran with.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { execution, T0 } from "./fixtures/records.js";
-import { catchStatements, planOf } from "./plan-capture.js";
+import { caughtStore, planOf } from "./plan-capture.js";
 
-let dir = "";
-let restore = (): void => undefined;
+let close = async (): Promise<void> => undefined;
 
-afterEach(() => {
-  restore();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => close());
 
 it("finds deadlines through the deadline indexes, not through every running execution", async () => {
-  dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
-  const caught = catchStatements();
-  restore = caught.restore;
-  const ran = caught.ran;
-  const store = new SqliteStore({ filename: join(dir, "orbit.db") });
-  await store.open();
+  const caught = await caughtStore();
+  close = caught.close;
+  const { store, ran } = caught;
   for (const id of ["a", "b", "c", "d"]) await store.insertExecution(execution(id));
   await store.transaction((tx) => tx.setExecutionDeadlines(["b"], T0 + 5_000, null));
   await store.transaction((tx) => tx.setExecutionDeadlines(["c"], null, T0 + 3_000));
@@ -43,5 +32,4 @@ it("finds deadlines through the deadline indexes, not through every running exec
     expect(plan).not.toContain("TEMP B-TREE");
     expect(plan).toMatch(/USING (COVERING )?INDEX orbit_executions_(start|run)_deadline/);
   }
-  await store.close();
 });

@@ -2,7 +2,11 @@
  * The statements a SQLite store runs, caught as better-sqlite3 prepares them, each with the
  * parameters it ran with, to explain their query plans (task-plans, deadline-plans).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 
 export type Ran = { sql: string; params: unknown[]; db: Database.Database };
 
@@ -33,4 +37,21 @@ export function planOf(r: Ran | undefined): string {
   if (r === undefined) throw new Error("statement not run");
   const rows = r.db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.params) as { detail: string }[];
   return rows.map((p) => p.detail).join("\n");
+}
+
+/** A SQLite store in a temporary folder whose statements are caught from its opening; `close` undoes all. */
+export async function caughtStore(): Promise<{ store: SqliteStore; ran: Ran[]; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
+  const { ran, restore } = catchStatements();
+  const store = new SqliteStore({ filename: join(dir, "orbit.db") });
+  await store.open();
+  return {
+    store,
+    ran,
+    close: async () => {
+      restore();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

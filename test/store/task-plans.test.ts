@@ -5,29 +5,18 @@
  * in a herd. The statements are the store's own, caught as better-sqlite3 prepares them, and each is
  * explained with the parameters it ran with.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { execution, T0, task } from "./fixtures/records.js";
-import { catchStatements, planOf } from "./plan-capture.js";
+import { caughtStore, planOf } from "./plan-capture.js";
 
-let dir = "";
-let restore = (): void => undefined;
+let close = async (): Promise<void> => undefined;
 
-afterEach(() => {
-  restore();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => close());
 
 it("leases by index order and by key, without reading every pending task", async () => {
-  dir = mkdtempSync(join(tmpdir(), "orbit-plans-"));
-  const caught = catchStatements();
-  restore = caught.restore;
-  const ran = caught.ran;
-  const store = new SqliteStore({ filename: join(dir, "orbit.db") });
-  await store.open();
+  const caught = await caughtStore();
+  close = caught.close;
+  const { store, ran } = caught;
   for (const id of ["a", "b", "c"]) await store.insertExecution(execution(id));
   await store.transaction((tx) => tx.insertTasks(["a", "b", "c"].map((id) => task(`t-${id}`, id))));
   await store.transaction(async (tx) => {
@@ -48,5 +37,4 @@ it("leases by index order and by key, without reading every pending task", async
   expect(lease).toMatch(
     /orbit_worker_tasks USING (COVERING )?INDEX sqlite_autoindex_orbit_worker_tasks_1 \(task_id=\?\)/,
   );
-  await store.close();
 });

@@ -186,15 +186,21 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
   }
 
   async getGivenTimeouts(executionId: string): Promise<{ startTimeoutMs: number | null; runTimeoutMs: number | null }> {
+    const [startTimeoutMs, runTimeoutMs] = await this.startAndRun(executionId, ["start_timeout_ms", "run_timeout_ms"]);
+    return { startTimeoutMs, runTimeoutMs };
+  }
+
+  /** A start and a run column of the execution ({@link setStartAndRun}'s), null each when unset or no row. */
+  private async startAndRun(
+    executionId: string,
+    [startColumn, runColumn]: readonly [string, string],
+  ): Promise<[number | null, number | null]> {
     const rows = await this.exec.all(
-      "SELECT start_timeout_ms, run_timeout_ms FROM orbit_executions WHERE execution_id = ?",
+      `SELECT ${startColumn} AS s, ${runColumn} AS r FROM orbit_executions WHERE execution_id = ?`,
       [executionId],
     );
     const r = rows[0];
-    return {
-      startTimeoutMs: r?.start_timeout_ms == null ? null : Number(r.start_timeout_ms),
-      runTimeoutMs: r?.run_timeout_ms == null ? null : Number(r.run_timeout_ms),
-    };
+    return [r?.s == null ? null : Number(r.s), r?.r == null ? null : Number(r.r)];
   }
 
   async clearDeadlines(executionId: string, which: "start" | "both"): Promise<void> {
@@ -205,15 +211,11 @@ export class OutcomeOps extends TaskOps implements OutcomeStoreOps {
   async getExecutionDeadlines(
     executionId: string,
   ): Promise<{ startDeadlineMs: number | null; runDeadlineMs: number | null }> {
-    const rows = await this.exec.all(
-      "SELECT start_deadline_ms, run_deadline_ms FROM orbit_executions WHERE execution_id = ?",
-      [executionId],
-    );
-    const r = rows[0];
-    return {
-      startDeadlineMs: r?.start_deadline_ms == null ? null : Number(r.start_deadline_ms),
-      runDeadlineMs: r?.run_deadline_ms == null ? null : Number(r.run_deadline_ms),
-    };
+    const [startDeadlineMs, runDeadlineMs] = await this.startAndRun(executionId, [
+      "start_deadline_ms",
+      "run_deadline_ms",
+    ]);
+    return { startDeadlineMs, runDeadlineMs };
   }
 
   async listExpiredDeadlines(atOrBeforeMs: number, limit: number): Promise<ExpiredDeadline[]> {
