@@ -8,7 +8,7 @@
  */
 import type { ScheduleRow } from "../store/rows.js";
 import type { StoreOps } from "../store/store.js";
-import { NAMED, type OutcomeWarning } from "./doctor-outcomes.js";
+import { named, type OutcomeWarning } from "./doctor-outcomes.js";
 import { bufferedOf } from "./fire-plan.js";
 import { isOverdue } from "./schedule-search.js";
 
@@ -72,9 +72,8 @@ export async function heldOffByKey(
     held.push(`${r.scheduleId} (key ${r.concurrencyKey}; ${said.join(", ")})`);
   }
   if (held.length === 0) return null;
-  const named = held.slice(0, NAMED).join(", ") + (held.length > NAMED ? ` and ${held.length - NAMED} more` : "");
   return {
-    message: `${held.length} schedule(s) held off by their concurrency key: ${named}`,
+    message: `${held.length} schedule(s) held off by their concurrency key: ${named(held)}`,
     hint: "another schedule on the same key keeps it: one with overlap allow, or a buffer that never empties, starts again before the key is free; give them different keys, or space out the other's runs; `orbit schedule occurrences <id>` shows the skips (docs/scheduling.md § Decisions, concurrency keys)",
   };
 }

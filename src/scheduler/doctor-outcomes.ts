@@ -25,7 +25,8 @@ export interface OutcomeWarning {
   hint: string;
 }
 
-const more = (said: readonly string[]): string =>
+/** The first {@link NAMED} of `said`, then how many more: how every doctor line names schedules. */
+export const named = (said: readonly string[]): string =>
   said.slice(0, NAMED).join(", ") + (said.length > NAMED ? ` and ${said.length - NAMED} more` : "");
 
 const pausedByFailure = (r: ScheduleRow): boolean => r.paused && r.pauseNote?.includes("(pause_on_failure ") === true;
@@ -51,7 +52,7 @@ export function failingRuns(rows: readonly ScheduleRow[]): OutcomeWarning | null
     return `${r.scheduleId} (${outcome}, ${r.outcomes?.consecutiveFailures} in a row${paused})`;
   });
   return {
-    message: `${failing.length} schedule(s) whose last run failed: ${more(said)}`,
+    message: `${failing.length} schedule(s) whose last run failed: ${named(said)}`,
     hint: "`orbit schedule get <id>` shows the last error, `orbit ps --schedule <id> --status FAILED` the failed runs; once fixed, `orbit schedule resume <id>` a schedule pause_on_failure paused",
   };
 }
@@ -70,7 +71,7 @@ export function compensationFailures(rows: readonly ScheduleRow[]): OutcomeWarni
     .sort();
   if (failed.length === 0) return null;
   return {
-    message: `${failed.length} schedule(s) whose last run was cancelled and its compensation failed (not undone): ${more(failed)}`,
+    message: `${failed.length} schedule(s) whose last run was cancelled and its compensation failed (not undone): ${named(failed)}`,
     hint: "`orbit schedule get <id>` says which step was not compensated (`reason:`): undo it by hand, then fix the compensation",
   };
 }
@@ -111,7 +112,7 @@ export async function replacedRuns(tx: StoreOps, rows: readonly ScheduleRow[]): 
   }
   if (replaced.length === 0) return null;
   return {
-    message: `${replaced.length} schedule(s) whose runs are each replaced by the next occurrence before they complete (overlap cancel_previous): ${more(replaced)}`,
+    message: `${replaced.length} schedule(s) whose runs are each replaced by the next occurrence before they complete (overlap cancel_previous): ${named(replaced)}`,
     hint: "a run takes longer than the time between occurrences: lengthen the interval, make the run shorter, or use overlap skip or buffer_one (docs/outcomes.md § Outcomes in doctor)",
   };
 }

@@ -16,7 +16,7 @@ import type { ScheduleRow } from "../store/rows.js";
 import type { Store } from "../store/store.js";
 import { formatInstant } from "../time/format.js";
 import { heldOffByKey } from "./doctor-held.js";
-import { compensationFailures, failingRuns, NAMED, replacedRuns } from "./doctor-outcomes.js";
+import { compensationFailures, failingRuns, named, replacedRuns } from "./doctor-outcomes.js";
 import { isOverdue, OVERDUE_AFTER_MS } from "./schedule-search.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -211,9 +211,6 @@ async function allSchedules(store: Store): Promise<ScheduleRow[]> {
     if (rows.length < 5000) return all;
   }
 }
-
-const named = (ids: readonly string[]): string =>
-  ids.slice(0, NAMED).join(", ") + (ids.length > NAMED ? ` and ${ids.length - NAMED} more` : "");
 
 /**
  * `dueAt`: now by the clock occurrences come due by (the database's with --cluster shared), and
