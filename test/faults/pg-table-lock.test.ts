@@ -102,6 +102,14 @@ describe.skipIf(!PG_URL)("fault: a lock held on an Orbit table keeps the fire an
 
     await holder.query("ROLLBACK");
     expect((await Promise.all(reads)).map((r) => r.status)).toEqual(Array(POOL + 2).fill(200));
+    // Fired once the lock is gone. Waited for, not read at once: a round that was reading the next
+    // due instant when the lock came fires the schedule beside the loop (fireHeld), which the
+    // firing's wait does not count, so "no wait" came a moment before `fired: 1` (CI, 7 Dec).
+    await t.until(
+      async () => (await t.call("GET", "/v1/schedules/held")).body,
+      (body) => (body as { fired?: number }).fired === 1,
+      "the schedule to fire once the lock is released",
+    );
     const after = await t.until(
       async () => (await fetch(`${t.server.url}/metrics`)).text(),
       (s) => value(s, "orbit_schedule_fire_waiting_seconds") === 0 && /^orbit_schedules_overdue 0$/m.test(s),
