@@ -14,6 +14,8 @@ import type { SkipReason } from "../domain/schedule.js";
 import type { FireReport } from "../scheduler/fire.js";
 import type { ScheduleOutcomeAggregate, ScheduleOutcomeFigures } from "../store/outcome-store.js";
 import type { Store, StoreOps } from "../store/store.js";
+import type { ReadyTasks } from "../store/task-store.js";
+import { taskBacklogMetrics } from "./metrics-tasks.js";
 
 const SKIP_REASONS: readonly SkipReason[] = ["overlap", "concurrency", "missed", "buffer_full"];
 
@@ -115,6 +117,10 @@ export class ServerMetrics {
       registers,
     });
     this.scheduleMetrics(registers, scrape);
+    taskBacklogMetrics(registers, async () => {
+      const r = await scrape();
+      return { tasks: r.tasks, nowMs: r.nowMs };
+    });
     new Gauge({
       name: "orbit_executions",
       help: "Executions in the database by status",
@@ -144,6 +150,7 @@ export class ServerMetrics {
         this.set({ metric: "orbit_schedules_overdue" }, r.overdue === null ? 0 : 1);
         this.set({ metric: "orbit_executions" }, r.executions === null ? 0 : 1);
         for (const metric of OUTCOME_METRICS) this.set({ metric }, r.figures === null ? 0 : 1);
+        for (const metric of TASK_METRICS) this.set({ metric }, r.tasks === null ? 0 : 1);
       },
     });
   }
@@ -255,12 +262,18 @@ const OUTCOME_METRICS = [
   "orbit_schedule_failures_total",
 ] as const;
 
+/** The metrics read from the worker tasks (metrics-tasks.ts), in one query. */
+const TASK_METRICS = ["orbit_tasks_ready", "orbit_tasks_ready_oldest_seconds"] as const;
+
 /** One scrape's values from the database; null: not read (the database away, or no answer within the bound). */
 interface DatabaseReads {
   up: boolean;
   overdue: number | null;
   executions: Partial<Record<ExecutionStatus, number>> | null;
   figures: ScheduleFigures | null;
+  tasks: ReadyTasks[] | null;
+  /** The instant the tasks' waits are measured to (null: not read). */
+  nowMs: number | null;
 }
 
 /**
@@ -289,13 +302,20 @@ async function readDatabase(o: MetricsOptions): Promise<DatabaseReads> {
     }
   };
   try {
-    const [now, overdue, executions, figures] = await Promise.all([
+    let nowMs: number | null = null;
+    const [now, overdue, executions, figures, tasks] = await Promise.all([
       read((ops) => ops.databaseNow()),
       read(async (ops) => ops.countOverdueSchedules((await o.now(ops)) - o.graceMs)),
       read((ops) => ops.countExecutionsByStatus()),
       read((ops) => readFigures(ops, limit)),
+      read(async (ops) => {
+        const at = await o.now(ops);
+        const ready = await ops.readyTasksByWorkflow(at);
+        nowMs = at;
+        return ready;
+      }),
     ]);
-    return { up: now !== null && !unreached, overdue, executions, figures };
+    return { up: now !== null && !unreached, overdue, executions, figures, tasks, nowMs };
   } finally {
     clearTimeout(timer);
   }

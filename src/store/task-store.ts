@@ -20,6 +20,14 @@ export interface TaskLease extends WorkerTask {
   backoffMs: number;
 }
 
+/** A workflow's tasks waiting for a worker (TaskStoreOps.readyTasksByWorkflow). */
+export interface ReadyTasks {
+  workflow: string;
+  ready: number;
+  /** The `available_ms` of its oldest ready task; null when none is ready. */
+  oldestAvailableMs: number | null;
+}
+
 /** A workflow version a worker can run. */
 export interface WorkflowRef {
   name: string;
@@ -89,6 +97,11 @@ export interface TaskStoreOps {
   listLeasedTo(owner: string, identity: string | null, nowMs: number, limit: number): Promise<ClaimCandidate[]>;
   /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
   nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null>;
+  /**
+   * The tasks ready to run (pending, available at or before `nowMs`) of each workflow, with the
+   * earliest one's `available_ms`; a registered workflow without any reads 0 (/metrics).
+   */
+  readyTasksByWorkflow(nowMs: number): Promise<ReadyTasks[]>;
   getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null>;
   /** Pending → leased to `owner` with the policy; false when the task was no longer pending. */
   leaseTask(taskId: string, lease: NewLease): Promise<boolean>;

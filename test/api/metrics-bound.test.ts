@@ -15,6 +15,7 @@ const answering = {
   databaseNow: async () => 1,
   countOverdueSchedules: async () => 0,
   countExecutionsByStatus: async () => ({ RUNNING: 1 }),
+  readyTasksByWorkflow: async () => [],
   listScheduleOutcomeFigures: async () => [],
   aggregateScheduleOutcomes: async () => ({
     schedules: 0,

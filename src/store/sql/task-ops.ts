@@ -12,6 +12,7 @@ import type {
   CompletionWrites,
   GracedLeases,
   NewLease,
+  ReadyTasks,
   StepResultRow,
   TaskLease,
   TaskStoreOps,
@@ -152,6 +153,28 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     );
     const next = rows[0]?.next;
     return next == null ? null : Number(next);
+  }
+
+  async readyTasksByWorkflow(nowMs: number): Promise<ReadyTasks[]> {
+    // The registered workflows read 0 when none of their tasks waits, so a drained backlog is a 0,
+    // not a series that went away.
+    const rows = await this.exec.all(
+      `SELECT workflow, COUNT(*) AS n, MIN(available_ms) AS oldest FROM orbit_worker_tasks
+        WHERE state = 'pending' AND available_ms <= ? GROUP BY workflow
+       UNION ALL SELECT DISTINCT name, 0, CAST(NULL AS BIGINT) FROM orbit_workflows`,
+      [nowMs],
+    );
+    const out = new Map<string, ReadyTasks>();
+    for (const r of rows) {
+      const workflow = String(r.workflow);
+      if (out.has(workflow) && Number(r.n) === 0) continue;
+      out.set(workflow, {
+        workflow,
+        ready: Number(r.n),
+        oldestAvailableMs: r.oldest == null ? null : Number(r.oldest),
+      });
+    }
+    return [...out.values()];
   }
 
   async getTaskLease(taskId: string, lock?: LockOption): Promise<TaskLease | null> {
