@@ -20,7 +20,13 @@ import { READ } from "./tables.js";
  */
 export function overdueWhere(dialect: SqlDialect): string {
   const oldestBuffered = dialect.jsonFirstInteger("buffered");
-  return `state = 'active' AND NOT paused AND due_ms IS NOT NULL
+  // SQLite: `+state` keeps the planner off the partial index orbit_schedules_due, whose condition
+  // these terms imply: through it, each row is a seek into the WITHOUT ROWID table, and a seek loads
+  // every row it compares whole, a large input's overflow pages too. A scan reads the rows' first
+  // pages only (migration 0022): 15 ms instead of 1.5 s for 50,000 schedules with 10 KB inputs, 8
+  // instead of 16 ms with small ones (docs/storage.md § Large columns last).
+  const state = dialect.name === "sqlite" ? "+state" : "state";
+  return `${state} = 'active' AND NOT paused AND due_ms IS NOT NULL
     AND (due_ms < ? OR (retry_ms IS NOT NULL AND COALESCE(last_fire_ms, created_ms) < ?))
     AND NOT (buffered <> '[]' AND due_ms = ${oldestBuffered})`;
 }

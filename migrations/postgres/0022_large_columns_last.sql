@@ -1,0 +1,5 @@
+-- orbit: additive
+-- Nothing on PostgreSQL. SQLite's 0022 puts orbit_schedules' large columns (input, spec, buffered,
+-- errors, the last outcome) after the small ones, so a scan of the small ones does not walk a large
+-- input's overflow pages (docs/storage.md § Large columns last). PostgreSQL moves a large value out
+-- of the row on its own (TOAST, from about 2 KB) and reads it only where a query uses that column.
