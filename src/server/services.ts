@@ -63,9 +63,9 @@ export async function openStore(config: ServerConfig, parts: StartedParts): Prom
     } catch (err) {
       const cause = err instanceof Error ? err.cause : undefined;
       // A database that does not exist, or refuses the role, is not waited for (unavailable.ts).
-      const unreachable =
-        cause instanceof OrbitError && cause.code === "UNAVAILABLE" && cause.details?.refused !== true;
-      if (!unreachable) throw err;
+      const unavailable = cause instanceof OrbitError && cause.code === "UNAVAILABLE";
+      if (unavailable && cause.details?.refused === true) throw refusedAtStart(err as StartupError, cause);
+      if (!unavailable) throw err;
       if (Date.now() >= until) throw attempt === 1 ? err : gaveUp(err as StartupError, waitMs);
       config.log.warn(
         {
@@ -92,6 +92,21 @@ function gaveUp(err: StartupError, waitMs: number): StartupError {
     `cannot open PostgreSQL at ${err.target}: still unreachable after trying for ${durationText(waitMs)}: ${reason}; start it, or wait longer with --database-wait`,
     { cause: err.cause },
   );
+}
+
+/**
+ * A PostgreSQL that refuses the connection until someone acts (no such database, the role or its
+ * password refused: unavailable.ts) fails the start at once, said as what to fix: it said "the
+ * database is unavailable (database "x" does not exist); retry shortly", which no retry helps (a tester).
+ */
+function refusedAtStart(err: StartupError, cause: OrbitError): StartupError {
+  const inner = /^the database is unavailable \((.*)\); retry shortly$/s.exec(cause.message)?.[1] ?? cause.message;
+  const fix = /database ".*" does not exist/.test(inner)
+    ? "create it (CREATE DATABASE), or correct the database name in the URL"
+    : "correct the user or password in the URL, or let that role connect (pg_hba.conf, GRANT CONNECT)";
+  return new StartupError(err.target, `cannot open PostgreSQL at ${err.target}: ${inner}; ${fix}`, {
+    cause: err.cause,
+  });
 }
 
 /** `30 s`, `2 min`, `1500 ms`: a wait as the log and the last message say it. */

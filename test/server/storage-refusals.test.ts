@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { StartupError, startServer } from "../../src/server/server.js";
 import { orbit } from "../e2e/harness.js";
+import { PG_URL } from "../helpers/db.js";
 
 const root = process.getuid?.() === 0;
 const chattr = (flag: "+i" | "-i", file: string): boolean => {
@@ -117,6 +118,17 @@ describe("database URLs", () => {
       new RegExp(
         `^orbit: cannot open PostgreSQL at ${url}: still unreachable after trying for 1 s: the database is unavailable \\(.*ECONNREFUSED.*\\); start it, or wait longer with --database-wait`,
       ),
+    );
+  });
+
+  it.skipIf(!PG_URL)("fails at once on a PostgreSQL database that does not exist, saying to create it (it said 'retry shortly')", async () => {
+    const url = new URL(PG_URL as string);
+    url.pathname = `/orbit_missing_${process.pid}`;
+    const r = await orbit(["server", "--port", "0", "--database", url.toString(), "--database-wait", "30s"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain("trying again every second");
+    expect(r.stderr).toBe(
+      `orbit: cannot open PostgreSQL at ${url.toString()}: database "orbit_missing_${process.pid}" does not exist; create it (CREATE DATABASE), or correct the database name in the URL\n`,
     );
   });
 
