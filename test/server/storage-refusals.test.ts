@@ -121,16 +121,19 @@ describe("database URLs", () => {
     );
   });
 
-  it.skipIf(!PG_URL)("fails at once on a PostgreSQL database that does not exist, saying to create it (it said 'retry shortly')", async () => {
-    const url = new URL(PG_URL as string);
-    url.pathname = `/orbit_missing_${process.pid}`;
-    const r = await orbit(["server", "--port", "0", "--database", url.toString(), "--database-wait", "30s"]);
-    expect(r.code).toBe(1);
-    expect(r.stdout).not.toContain("trying again every second");
-    expect(r.stderr).toBe(
-      `orbit: cannot open PostgreSQL at ${url.toString()}: database "orbit_missing_${process.pid}" does not exist; create it (CREATE DATABASE), or correct the database name in the URL\n`,
-    );
-  });
+  it.skipIf(!PG_URL)(
+    "fails at once on a PostgreSQL database that does not exist, saying to create it (it said 'retry shortly')",
+    async () => {
+      const url = new URL(PG_URL as string);
+      url.pathname = `/orbit_missing_${process.pid}`;
+      const r = await orbit(["server", "--port", "0", "--database", url.toString(), "--database-wait", "30s"]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).not.toContain("trying again every second");
+      expect(r.stderr).toBe(
+        `orbit: cannot open PostgreSQL at ${url.toString()}: database "orbit_missing_${process.pid}" does not exist; create it (CREATE DATABASE), or correct the database name in the URL\n`,
+      );
+    },
+  );
 
   it("refuses mysql:// (and anything not PostgreSQL) at start, naming the scheme but not the password", async () => {
     const r = await orbit(["server", "--port", "0", "--database", "mysql://app:s3cret@db:3306/orbit"]);
