@@ -4,10 +4,11 @@
  */
 import type { Command } from "commander";
 import { OrbitClient } from "../client/client.js";
-import { bearerToken, DEFAULT_TIMEOUT_MS, serverUrl } from "../client/http.js";
+import { bearerToken, DEFAULT_TIMEOUT_MS, serverUrl, type UnansweredWrite } from "../client/http.js";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
-import { repeatsUnavailableWrites, timerSleep } from "./write-retry.js";
+import { oneLine } from "./safe-text.js";
+import { maybeDoneText, repeatsUnavailableWrites, timerSleep } from "./write-retry.js";
 
 /** The server the CLI talks to when neither `--server` nor ORBIT_SERVER says otherwise. */
 export const DEFAULT_SERVER = "http://127.0.0.1:7233";
@@ -109,24 +110,50 @@ export const SLOW_ANSWER_MS = 5000;
 /**
  * `fetchFn`, saying once on stderr when an answer takes longer than {@link SLOW_ANSWER_MS}: a server
  * waiting on a table lock left `orbit schedule get` silent for up to its 30 s bound, which looked
- * like a hang (a tester's report; long work shows progress).
+ * like a hang (a tester's report; long work shows progress). Of a write it names the key to retry
+ * it with, and a write stopped by SIGINT (Ctrl-C) or SIGTERM before its answer came says it may
+ * still be carried out and how to retry it safely, then ends with 130 or 143: a tester's Ctrl-C on
+ * a trigger held up by the database printed nothing more than "still waiting", and the server then
+ * started the execution under a key the user never saw.
  */
 function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
   return async (input, init) => {
     // The request's own bound: a backfill's is 10 minutes, and "gives up at 30 s" was printed of one
     // that then answered after 82 s (a tester).
     const bound = (init as { orbitTimeoutMs?: number } | undefined)?.orbitTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const write = writeOf(input, init);
     const timer = setTimeout(() => {
+      const key = write?.idempotencyKey;
+      const retry =
+        key === undefined
+          ? ""
+          : oneLine(
+              `; if stopped now, the change may still be made: to retry it safely run the same command again with --idempotency-key ${key}`,
+            );
       io.stderr.print(
-        `orbit: still waiting for the server's answer after ${SLOW_ANSWER_MS / 1000} s (busy, or waiting for its database); it gives up at ${durationWords(bound)}\n`,
+        `orbit: still waiting for the server's answer after ${SLOW_ANSWER_MS / 1000} s (busy, or waiting for its database); it gives up at ${durationWords(bound)}${retry}\n`,
       );
     }, SLOW_ANSWER_MS);
     timer.unref();
+    // A read stopped changes nothing: the signal ends it as any program.
+    const unlisten =
+      write === null
+        ? () => undefined
+        : (io.onInterrupt?.((signal) => {
+            const how = signal === "SIGINT" ? "SIGINT (Ctrl-C)" : signal;
+            io.stderr.print(
+              `orbit: ${oneLine(`stopped by ${how} before the server's answer came; ${maybeDoneText(write)}`)}\n`,
+            );
+          }) ?? (() => undefined));
+    const done = (): void => {
+      clearTimeout(timer);
+      unlisten();
+    };
     let res: Response;
     try {
       res = await fetchFn(input, init);
     } catch (err) {
-      clearTimeout(timer);
+      done();
       throw err;
     }
     // The answer is its body too: a server that sent its headers and stalled in the body was
@@ -137,12 +164,22 @@ function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
         try {
           return await text();
         } finally {
-          clearTimeout(timer);
+          done();
         }
       },
     });
     return res;
   };
+}
+
+/** The write a request is (not GET or HEAD), with the Idempotency-Key it carries; null for a read. */
+function writeOf(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): UnansweredWrite | null {
+  const method = (init?.method ?? "GET").toUpperCase();
+  if (method === "GET" || method === "HEAD") return null;
+  const pathname = new URL(input instanceof Request ? input.url : String(input)).pathname;
+  // From the API's /v1 on, as the client names its paths (a server address may have a path of its own).
+  const path = pathname.slice(Math.max(0, pathname.indexOf("/v1/")));
+  return { method, path, idempotencyKey: new Headers(init?.headers).get("idempotency-key") ?? undefined };
 }
 
 /** `30 s`, `10 min`. */

@@ -34,7 +34,17 @@ export interface CliIO {
    * (src/cli/write-retry.ts); default a timer. Tests pass one that returns at once.
    */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Calls `listener` when the process is sent SIGINT (Ctrl-C) or SIGTERM, until the returned
+   * function is called; the process then ends with 128 + the signal's number (130, 143), as a shell
+   * reports one the signal ended. Used while a write is in flight (src/cli/connection.ts). Default:
+   * none, and the signal ends the process as it would any program.
+   */
+  readonly onInterrupt?: (listener: (signal: InterruptSignal) => void) => () => void;
 }
+
+/** The signals that stop the CLI and that it answers while a write is in flight. */
+export type InterruptSignal = "SIGINT" | "SIGTERM";
 
 /** The reader of the output closed it (EPIPE): stop producing, quietly. */
 export class OutputClosedError extends Error {
@@ -140,5 +150,36 @@ export function processIO(): CliIO {
     stderr: streamWriter(process.stderr),
     env: process.env,
     now: () => Date.now(),
+    onInterrupt: processInterrupts(),
+  };
+}
+
+/**
+ * {@link CliIO.onInterrupt} for the real process: the signal's listeners are installed while one
+ * is registered, so at any other time SIGINT and SIGTERM end the process as usual.
+ */
+function processInterrupts(): NonNullable<CliIO["onInterrupt"]> {
+  const listeners = new Set<(signal: InterruptSignal) => void>();
+  let ending = false;
+  const onSignal = (signal: InterruptSignal): void => {
+    const code = 128 + (signal === "SIGINT" ? 2 : 15);
+    // A second signal while stderr drains (a reader that does not read) ends it at once.
+    if (ending) process.exit(code);
+    ending = true;
+    for (const listener of listeners) listener(signal);
+    // Once what the listeners printed reached stderr (a pipe's write is asynchronous on some systems).
+    process.stderr.write("", () => process.exit(code));
+  };
+  return (listener) => {
+    if (listeners.size === 0) {
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+    }
+    listeners.add(listener);
+    return () => {
+      if (!listeners.delete(listener) || listeners.size > 0) return;
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    };
   };
 }

@@ -9,7 +9,7 @@
  */
 
 import { Command, CommanderError, type Option } from "commander";
-import { ServerUnreachableError, type UnansweredWrite, unansweredWriteOf } from "../client/http.js";
+import { ServerUnreachableError, unansweredWriteOf } from "../client/http.js";
 import { OrbitError } from "../domain/errors.js";
 import { own as ownEntry } from "../domain/own.js";
 import { SCHEDULE_SETTINGS, SETTING_ALIASES } from "../domain/setting-table.js";
@@ -28,6 +28,7 @@ import { registerScheduleCommands } from "./schedule.js";
 import { registerServerCommand } from "./server.js";
 import { registerVersionCommand } from "./version.js";
 import { registerWorkflowCommands } from "./workflow.js";
+import { maybeDoneText } from "./write-retry.js";
 
 /** One registrar per command group, in the order `orbit --help` lists them. */
 const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
@@ -383,22 +384,6 @@ export async function run(argv: readonly string[], io: CliIO = processIO()): Pro
     return EXIT_REFUSED;
   }
   return code;
-}
-
-/**
- * What the CLI says of a write whose answer did not come, or was 503 to every try: it may have been
- * carried out (a trigger retried after a timeout started a second execution, a create retried said
- * "already exists"; testers), and how to repeat it safely: with the key it carried (args.ts
- * writeOptionsOf).
- */
-function maybeDoneText(write: UnansweredWrite): string {
-  const what = "the change may or may not have been made";
-  if (write.idempotencyKey === undefined) {
-    return write.path === "/v1/schedules/apply"
-      ? `${what}: \`orbit schedule apply\` run again makes the schedules match the file either way, and its plan shows what was left to do`
-      : `${what}: read the current state before running the command again`;
-  }
-  return `${what}: to retry it safely run the same command again with --idempotency-key ${write.idempotencyKey} (within 24 hours): the server then answers what the first did, or does it now if it had not, never twice`;
 }
 
 function exitCodeOf(err: unknown, io: CliIO): number {

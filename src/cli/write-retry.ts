@@ -5,6 +5,7 @@
  * execution). The server keeps the key in the write's own transaction, so a repeat answers what
  * the first did, or does it now if it had not, never twice (docs/api.md). A read is not repeated.
  */
+import type { UnansweredWrite } from "../client/http.js";
 
 /**
  * The waits before each repeat: four more tries over 7.5 s, inside the request's own bound (its
@@ -63,4 +64,20 @@ export function repeatsUnavailableWrites(
 async function kept(res: Response): Promise<Response> {
   const text = await res.text();
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/**
+ * What the CLI says of a write whose answer did not come, or was 503 to every try: it may have been
+ * carried out (a trigger retried after a timeout started a second execution, a create retried said
+ * "already exists"; testers), and how to repeat it safely: with the key it carried (args.ts
+ * writeOptionsOf).
+ */
+export function maybeDoneText(write: UnansweredWrite): string {
+  const what = "the change may or may not have been made";
+  if (write.idempotencyKey === undefined) {
+    return write.path === "/v1/schedules/apply"
+      ? `${what}: \`orbit schedule apply\` run again makes the schedules match the file either way, and its plan shows what was left to do`
+      : `${what}: read the current state before running the command again`;
+  }
+  return `${what}: to retry it safely run the same command again with --idempotency-key ${write.idempotencyKey} (within 24 hours): the server then answers what the first did, or does it now if it had not, never twice`;
 }

@@ -98,9 +98,11 @@ it("says the bound of the request it waits for: a backfill's and an apply's 10 m
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   try {
     const bounds: number[] = [];
+    let key: string | null = null;
     let answer: (r: Response) => void = () => undefined;
-    const slow = ((_url: unknown, init: { orbitTimeoutMs?: number }) => {
+    const slow = ((_url: unknown, init: RequestInit & { orbitTimeoutMs?: number }) => {
       bounds.push(init.orbitTimeoutMs ?? -1);
+      key = new Headers(init.headers).get("idempotency-key");
       return new Promise<Response>((resolve) => {
         answer = resolve;
       });
@@ -115,7 +117,8 @@ it("says the bound of the request it waits for: a backfill's and an apply's 10 m
     );
     const r = await running;
     expect(r.stderr).toBe(
-      "orbit: still waiting for the server's answer after 5 s (busy, or waiting for its database); it gives up at 10 min\norbit: schedule nightly does not exist\n",
+      // A backfill is a write: the line names its key (write-interrupt.test.ts).
+      `orbit: still waiting for the server's answer after 5 s (busy, or waiting for its database); it gives up at 10 min; if stopped now, the change may still be made: to retry it safely run the same command again with --idempotency-key ${key}\norbit: schedule nightly does not exist\n`,
     );
     expect(bounds).toEqual([600_000]);
   } finally {
