@@ -11,7 +11,7 @@ import { scanJsonText } from "../domain/body-guard.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import { MAX_JSON_BYTES } from "../domain/json-limits.js";
 import { parseJsonText, stringifyJsonText } from "../domain/json-text.js";
-import { FileTooLarge, readCapped } from "../domain/read-capped.js";
+import { FileNotUtf8, FileTooLarge, readCapped } from "../domain/read-capped.js";
 import { EXIT_USAGE } from "./exit.js";
 import type { CliIO } from "./io.js";
 
@@ -24,34 +24,38 @@ export function parseJsonArg(text: string): JsonValue {
     if (where === "") throw new InvalidArgumentError("give a file after @ (@input.json), or the JSON itself.");
     source = readInputFile(where);
   }
+  const what = where === "the value" ? where : where === "-" ? "the standard input" : `the file ${where}`;
   let value: JsonValue;
   try {
     value = parseJsonText(source) as JsonValue;
   } catch (err) {
-    const what = where === "the value" ? where : `the file ${where}`;
     throw new InvalidArgumentError(`${what} is not JSON (${(err as Error).message}); give JSON or @file.`);
   }
   try {
     // A key given twice is refused here as the server refuses it: JSON.parse keeps the last.
     // "the file …", not the name first: a usage error's first letter is made a capital (main.ts),
     // and `Dup.json gives …` named a file that does not exist on a case-sensitive disk (a tester).
-    scanJsonText(source, undefined, { name: where === "the value" ? where : `the file ${where}` });
+    scanJsonText(source, undefined, { name: what });
   } catch (err) {
     throw new InvalidArgumentError(`${(err as Error).message}.`);
   }
   return value;
 }
 
-/** The file's text, read up to {@link MAX_FILE_BYTES} (read-capped.ts). */
+/**
+ * The file's text, read up to {@link MAX_FILE_BYTES} as UTF-8 (read-capped.ts); `@-` is the standard
+ * input (it was read as a file named `-`: `cannot read -: ENOENT`).
+ */
 function readInputFile(where: string): string {
   try {
-    return readCapped(where, MAX_FILE_BYTES);
+    return readCapped(where, MAX_FILE_BYTES, { dashIsStdin: true });
   } catch (err) {
     if (err instanceof FileTooLarge) {
       throw new InvalidArgumentError(
         `${err.message}; an input may be at most ${MAX_JSON_BYTES / 1024 / 1024} MB of JSON.`,
       );
     }
+    if (err instanceof FileNotUtf8) throw new InvalidArgumentError(`${err.message}.`);
     throw new InvalidArgumentError(`cannot read ${where}: ${(err as NodeJS.ErrnoException).code ?? String(err)}.`);
   }
 }

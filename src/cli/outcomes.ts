@@ -64,7 +64,11 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
       .description("start an execution of a workflow now, without a schedule")
       .argument("<workflow>", "the workflow name, or name@version (the same as --version)")
       .option("--version <version>", "the version to run (default: the latest that is not deprecated)")
-      .option("--input <json>", "the input, a JSON object or @file (default {})", parseJsonObjectArg)
+      .option(
+        "--input <json>",
+        "the input, a JSON object, @file or @- for the standard input (default {})",
+        parseJsonObjectArg,
+      )
       .option("--id <execution-id>", "the execution id (starting an existing id returns it); default a UUID")
       .option("--json", "print the server's JSON"),
     false,

@@ -62,7 +62,11 @@ export function addActionCommands(schedule: Command, io: CliIO): void {
       .command("trigger")
       .description("start an execution now, under the overlap policy (also while paused)")
       .argument("<schedule-id>")
-      .option("--input <json>", "input for this execution only: JSON, or @file holding it", parseJsonObjectArg)
+      .option(
+        "--input <json>",
+        "input for this execution only: JSON, @file holding it, or @- for the standard input",
+        parseJsonObjectArg,
+      )
       .option("--json", "print the server's JSON")
       .addHelpText(
         "after",

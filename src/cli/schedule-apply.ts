@@ -9,7 +9,7 @@
  */
 import type { Command } from "commander";
 import { OrbitError } from "../domain/errors.js";
-import { FileTooLarge, readCapped } from "../domain/read-capped.js";
+import { FileNotUtf8, FileTooLarge, readCapped } from "../domain/read-capped.js";
 import { APPLY_FIELDS, APPLY_STEP_FIELDS, checked, WORKFLOW_FIELDS } from "./answer-shape.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
 import { repeatable, usageError } from "./args.js";
@@ -36,7 +36,11 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
     .command("apply")
     .description("make the server's schedules match a YAML or JSON file (declarative schedules)")
     .argument("[file]", "the file, as -f gives it")
-    .option("-f, --file <file>", "YAML or JSON: a list of schedules, or {schedules: [...]}", collect)
+    .option(
+      "-f, --file <file>",
+      "YAML or JSON in UTF-8: a list of schedules, or {schedules: [...]}; - for the standard input",
+      collect,
+    )
     .option(
       "--owner <name>",
       "this apply set's name: stamped as the label orbit/owner=<name> on every schedule written (default: default)",
@@ -100,8 +104,11 @@ Example schedules.yaml:
       }
       let text: string;
       try {
-        text = readCapped(path, MAX_APPLY_FILE_BYTES);
+        // `-f -` is the standard input (kubectl's way); it was read as a file named `-`.
+        text = readCapped(path, MAX_APPLY_FILE_BYTES, { dashIsStdin: true });
       } catch (err) {
+        // Not UTF-8 is bad usage, as the file unread is: its Latin-1 `é` was stored as U+FFFD.
+        if (err instanceof FileNotUtf8) usageError(cmd, err.message);
         if (err instanceof FileTooLarge) {
           throw new OrbitError(
             "INVALID_ARGUMENT",

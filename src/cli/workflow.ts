@@ -35,7 +35,11 @@ export function registerWorkflowCommands(program: Command, io: CliIO): void {
       .argument("[version]", "the version, as deprecate takes it (the same as --version)")
       .option("--name <name>", "workflow name, e.g. OrderProcessing")
       .option("--version <semver>", "semver version, e.g. 1.0.0")
-      .option("--input-schema <json>", "JSON Schema (draft 2020-12) of the input: JSON, or @file", parseJsonObjectArg)
+      .option(
+        "--input-schema <json>",
+        "JSON Schema (draft 2020-12) of the input: JSON, @file, or @- for the standard input",
+        parseJsonObjectArg,
+      )
       .option("--description <text>", "free text")
       .option("--json", "print the server's JSON")
       .addHelpText(

@@ -77,7 +77,7 @@ export const SCHEDULE_SETTINGS = {
     schema: nullable("object", "the input of every start (default {})"),
     flag: {
       spec: "--input <json>",
-      help: "workflow input: JSON, or @file holding it (default: {})",
+      help: "workflow input: JSON, @file holding it, or @- for the standard input (default: {})",
       value: "json-object",
     },
   },
