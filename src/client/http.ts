@@ -137,14 +137,10 @@ export function serverUrl(server: unknown, owner: "Worker" | "OrbitClient"): str
       `the ${owner}'s \`server\` option must not carry a user or password (${url.protocol}//…@${url.host}): pass a token instead (the \`token\` option, orbit --token)`,
     );
   }
-  // The API's base is not the server's address: every request would go to /v1/v1/… and be
-  // answered "no route" (the CLI drops the /v1 itself; src/cli/connection.ts).
-  if (/^\/v1\/*$/.test(url.pathname)) {
-    throw new TypeError(
-      `the ${owner}'s \`server\` option is the server's address without /v1 (the client adds it): ${server.replace(/\/v1\/*$/, "")} (got ${JSON.stringify(server)})`,
-    );
-  }
-  return server.replace(/\/+$/, "");
+  // The API's base (`http://host:7233/v1`, as docs/api.md writes its routes) is the server too, as
+  // the CLI takes it (src/cli/connection.ts): kept, every request went to /v1/v1/… ("no route"),
+  // and refused, a URL the CLI took failed the Worker (a tester).
+  return server.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
 export async function request<T>(http: HttpOptions, req: RequestOptions): Promise<HttpResponse<T>> {
@@ -372,11 +368,16 @@ function errorOf(res: { status: number; statusText: string }, text: string, base
   // Not Orbit's `{code, message}`: a proxy's one-line reason is worth showing; a web page (another
   // program on that port) is not, and says the address is probably wrong.
   const trimmed = text.trim();
-  const detail = /^<(!doctype|html|\?xml|head|body)/i.test(trimmed)
-    ? ` with a web page, not an Orbit answer: is ${baseUrl} the Orbit server's address?`
-    : trimmed === ""
-      ? ""
-      : `: ${firstLine(trimmed)}`;
+  // A 404 not in Orbit's form is another program (Orbit answers an unknown route in its form): a
+  // worker pointed at one died with `404 Not Found: <h1>Not Found</h1>` and no word of why (a tester).
+  const notOrbit = ` with a web page, not an Orbit answer: is ${baseUrl} the Orbit server's address?`;
+  const detail = /^<(!doctype|html|\?xml|head|body|h1|title|p)\b/i.test(trimmed)
+    ? notOrbit
+    : res.status === 404
+      ? `${trimmed === "" ? "" : `: ${firstLine(trimmed)}`}, not an Orbit answer: is ${baseUrl} the Orbit server's address?`
+      : trimmed === ""
+        ? ""
+        : `: ${firstLine(trimmed)}`;
   return new OrbitError(codeOf(undefined, res.status), `the server answered ${res.status} ${res.statusText}${detail}`);
 }
 

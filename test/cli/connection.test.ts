@@ -2,6 +2,8 @@
  * Where the commands send their requests (docs/cli.md, global options): `--server` between a group
  * and its command, and a server address given as the API's base (`…/v1`).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { OrbitClient } from "../../src/client/client.js";
 import { FakeServer } from "./fake-server.js";
@@ -65,11 +67,31 @@ describe("--server", () => {
 });
 
 describe("OrbitClient's server", () => {
-  it("refuses the API's base, naming the address to give", () => {
-    expect(() => new OrbitClient({ server: "http://127.0.0.1:7233/v1" })).toThrow(
-      /`server` option is the server's address without \/v1 \(the client adds it\): http:\/\/127\.0\.0\.1:7233 /,
-    );
+  it("takes the API's base as the server, as the CLI does (it refused it, failing a Worker given a URL the CLI took)", () => {
+    expect(new OrbitClient({ server: "http://127.0.0.1:7233/v1" }).baseUrl).toBe("http://127.0.0.1:7233");
+    expect(new OrbitClient({ server: "http://127.0.0.1:7233/v1/" }).baseUrl).toBe("http://127.0.0.1:7233");
+    expect(new OrbitClient({ server: "http://127.0.0.1:7233/orbit/v1" }).baseUrl).toBe("http://127.0.0.1:7233/orbit");
     expect(new OrbitClient({ server: "http://127.0.0.1:7233/orbit/" }).baseUrl).toBe("http://127.0.0.1:7233/orbit");
+  });
+
+  it("says a 404 not in Orbit's form comes from another program, with or without a web page", async () => {
+    for (const [type, body] of [
+      ["text/html", "<h1>Not Found</h1>"],
+      ["text/plain", "Not Found"],
+    ] as const) {
+      const other = createServer((_req, res) => res.writeHead(404, { "content-type": type }).end(body));
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+      const server = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      try {
+        await expect(new OrbitClient({ server }).getSchedule("x")).rejects.toThrow(
+          new RegExp(
+            `^the server answered 404 Not Found.*not an Orbit answer: is ${server} the Orbit server's address\\?$`,
+          ),
+        );
+      } finally {
+        await new Promise((resolve) => other.close(resolve));
+      }
+    }
   });
 });
 
