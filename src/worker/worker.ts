@@ -123,7 +123,7 @@ export class Worker {
       backoff_ms: w.retry?.backoffMs ?? 1000,
     }));
     this.api = new ProtocolClient({
-      server: options.server,
+      server: serverUrl(options.server, "Worker"),
       token: bearerToken(options.token, "Worker"),
       workerId: this.workerId,
       clock: this.clock,

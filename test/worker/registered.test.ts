@@ -36,6 +36,24 @@ it("resolves once the workflows are registered, so a schedule of them can be cre
   await expect(worker.registered()).resolves.toBeUndefined();
 });
 
+it("takes the API's base (…/v1) as the server, as the CLI does, and runs there (it sent /v1/v1/…)", async () => {
+  server = await startTestServer();
+  worker = new Worker({ server: `${server.server.url}/v1/`, workflows: [Report], logger: quiet });
+  const running = worker.run();
+  await worker.registered();
+  const client = new OrbitClient({ server: `${server.server.url}/v1` });
+  const started = await client.startExecution({ workflow: "RegisteredFirst", execution_id: "via-v1", input: {} });
+  expect(started.value.execution_id).toBe("via-v1");
+  const ended = await server.until(
+    () => client.getExecution("via-v1"),
+    (e) => e.status !== "RUNNING",
+    "the execution to end",
+  );
+  expect(ended.status).toBe("COMPLETED");
+  await worker.close();
+  await running;
+});
+
 it("rejects when the worker closes before it registered: before run(), or while the server is away", async () => {
   const port = await closedPort();
   const never = new Worker({ server: `http://127.0.0.1:${port}`, workflows: [Report], logger: quiet });
