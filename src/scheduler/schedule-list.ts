@@ -6,7 +6,7 @@
 import { OrbitError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import type { ScheduleRow } from "../store/rows.js";
-import type { Store } from "../store/store.js";
+import type { Store, StoreOps } from "../store/store.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -139,6 +139,11 @@ function checkIdCursor(cursor: string): void {
   );
 }
 
+/** `fn`'s reads on one snapshot of the database where the store has them (Store.readSnapshot). */
+function onOneSnapshot<T>(store: Store, fn: (ops: StoreOps) => Promise<T>): Promise<T> {
+  return store.readSnapshot ? store.readSnapshot(fn) : fn(store);
+}
+
 /**
  * A search (schedule-search.ts): by the database when it can decide every filter, otherwise by
  * reading the table and searching it in memory.
@@ -158,10 +163,13 @@ async function search(store: Store, now: number, query: ListSchedulesQuery & { l
       order: query.order ?? "asc",
       ...(after !== undefined ? { after: { key: after[0], id: after[1] } } : {}),
     } as const;
-    // The rows' sizes first, then as many rows as fit (PAGE_BYTES).
-    const sizes = await store.scheduleSizes({ ...filter, limit: query.limit + 1 });
-    const n = rowsWithin(sizes, query.limit);
-    const { rows, counts } = await store.searchSchedules({ ...filter, limit: Math.max(n, 1) });
+    // The rows' sizes first, then as many rows as fit (PAGE_BYTES), and the counts: on one snapshot,
+    // or a schedule created or deleted between two of the reads made `total` disagree with the rows.
+    const { sizes, n, rows, counts } = await onOneSnapshot(store, async (ops) => {
+      const sizes = await ops.scheduleSizes({ ...filter, limit: query.limit + 1 });
+      const n = rowsWithin(sizes, query.limit);
+      return { sizes, n, ...(await ops.searchSchedules({ ...filter, limit: Math.max(n, 1) })) };
+    });
     const page = rows.slice(0, n);
     const last = page[page.length - 1];
     const c = { active: counts.active ?? 0, paused: counts.paused ?? 0, ended: counts.ended ?? 0 };

@@ -434,6 +434,13 @@ export interface Store extends StoreOps {
    */
   readApart?<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn`'s reads on one snapshot of the database, so that reads which must agree do (a
+   * search's page and its counts): PostgreSQL, one REPEATABLE READ READ ONLY transaction (its plain
+   * statements each read the database as it is then). Absent on SQLite, whose reads run one at a
+   * time on its one connection, with no snapshot across them: a write may come between two.
+   */
+  readSnapshot?<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T>;
+  /**
    * `orbit doctor`: upkeep the database leaves undone that Orbit's tables need, or null.
    * PostgreSQL: autovacuum off, for the server or for one of Orbit's tables (their rows are
    * rewritten on every fire and report, so the tables and the fire lag grow without it).

@@ -13,3 +13,22 @@ export function loadPg(): Promise<Pg> {
   loaded ??= import("pg").then((m) => m.default);
   return loaded;
 }
+
+const INT8_OID = 20;
+
+/** BIGINT columns hold epoch ms and counters: return JS numbers, refusing any beyond 2^53. */
+function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new Error(`BIGINT ${text} does not fit a JavaScript number`);
+  return n;
+}
+
+/** The pools' type parsers: pg's own, but BIGINT as a number ({@link parseInt8}). */
+export function typesOf(driver: Pg): pgModule.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === INT8_OID && format !== "binary"
+        ? parseInt8
+        : driver.types.getTypeParser(oid, format as "text")) as pgModule.CustomTypesConfig["getTypeParser"],
+  };
+}

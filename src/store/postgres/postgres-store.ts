@@ -10,10 +10,10 @@ import type { AppliedMigration, MigrationLog } from "../migrations.js";
 import type { SqlExecutor, SqlParam } from "../sql/executor.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
-import type { Store, StoreOps } from "../store.js";
+import type { Store, StoreOps, TransactionOptions } from "../store.js";
 import { checkOut } from "./check-out.js";
 import { postgresDialect, toPostgresPlaceholders } from "./dialect.js";
-import { loadPg, type Pg } from "./driver.js";
+import { loadPg, type Pg, typesOf } from "./driver.js";
 import { type MigrationsUnderWay, migratePostgres } from "./migrate.js";
 import { asUnavailable, isNoAnswer, isReadOnly } from "./unavailable.js";
 import { RowShapes, wireParams } from "./wire.js";
@@ -95,23 +95,8 @@ export const APART_STATEMENT_MS = 4000;
 /** The TCP keepalive probes of every connection start after this long idle, so a dead peer is noticed. */
 export const KEEPALIVE_IDLE_MS = 10_000;
 
-const INT8_OID = 20;
-
-/** BIGINT columns hold epoch ms and counters: return JS numbers, refusing any beyond 2^53. */
-function parseInt8(text: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new Error(`BIGINT ${text} does not fit a JavaScript number`);
-  return n;
-}
-
-function typesOf(driver: Pg): pg.CustomTypesConfig {
-  return {
-    getTypeParser: ((oid: number, format?: string) =>
-      oid === INT8_OID && format !== "binary"
-        ? parseInt8
-        : driver.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
-  };
-}
+/** A read-only transaction whose statements read one snapshot; it never fails to serialise. */
+const SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
 /**
  * pg's Client with its own connect timeout: pg-pool's `connectionTimeoutMillis` limits the wait for
@@ -332,7 +317,17 @@ export class PostgresStore extends SqlOps implements Store {
     });
   }
 
-  async transaction<T>(fn: (tx: StoreOps, client?: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Store.readSnapshot: REPEATABLE READ reads one snapshot, the first statement's (READ COMMITTED, each its own). */
+  readSnapshot<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T> {
+    return joined(this.ambient) === undefined ? this.transaction(fn, {}, SNAPSHOT) : fn(this);
+  }
+
+  /** `begin`: this transaction's BEGIN ({@link readSnapshot}'s). */
+  async transaction<T>(
+    fn: (tx: StoreOps, client?: pg.PoolClient) => Promise<T>,
+    _options?: TransactionOptions,
+    begin = "BEGIN",
+  ): Promise<T> {
     const outer = joined(this.ambient);
     if (outer !== undefined) return this.savepoint(outer, fn);
     let active = true;
@@ -362,7 +357,7 @@ export class PostgresStore extends SqlOps implements Store {
     return ends.settle(
       (async () => {
         try {
-          await send("BEGIN");
+          await send(begin);
           const result = await fn(new SqlOps(exec, postgresDialect, ends), client);
           // Unanswered, the COMMIT may or may not have happened: the request fails 503 (retry it with
           // its Idempotency-Key) and a fire is decided again from the row as it is (its compare-and-set).
