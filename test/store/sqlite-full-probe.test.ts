@@ -14,7 +14,7 @@ import { SqliteConnection } from "../../src/store/sqlite/sqlite-connection.js";
 const dir = mkdtempSync(join(tmpdir(), "orbit-full-probe-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it("keeps a full disk's failure through a probe that succeeds while the file system has no room, clears it once it has", async () => {
+it("keeps a full disk's failure through a probe or a write that succeeds while the file system has no room, clears it once it has", async () => {
   const file = join(dir, "orbit.db");
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -33,8 +33,22 @@ it("keeps a full disk's failure through a probe that succeeds while the file sys
   // The probe's write succeeds here (this disk has room), but the file system says it has none.
   expect(await connection.probeWrite()).toBe("SQLITE_FULL: database or disk is full");
   expect(await connection.probeWrite()).toBe("SQLITE_FULL: database or disk is full");
+  // Nor does another write that commits (a worker's report into the WAL's old frames, while every
+  // fire fails): /readyz and doctor said ready (a tester's full disk, 3 of 3 runs).
+  await connection.transaction((exec) => exec.run("CREATE TABLE IF NOT EXISTS t (x INTEGER)", []));
+  expect(connection.unwritable).toBe("SQLITE_FULL: database or disk is full");
   free.mockReturnValue(64 * 1024 * 1024);
   expect(await connection.probeWrite()).toBeNull();
+  expect(connection.unwritable).toBeNull();
+  // With room, a write that commits ends it too.
+  free.mockReturnValue(4096);
+  await expect(
+    connection.transaction(async () => {
+      throw full;
+    }),
+  ).rejects.toMatchObject({ code: "UNAVAILABLE" });
+  free.mockReturnValue(64 * 1024 * 1024);
+  await connection.transaction((exec) => exec.run("INSERT INTO t (x) VALUES (1)", []));
   expect(connection.unwritable).toBeNull();
   // Another cause (a read-only file made writable again) is over at the probe's first success.
   const readOnly = Object.assign(new Error("attempt to write a readonly database"), { code: "SQLITE_READONLY" });
