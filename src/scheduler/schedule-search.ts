@@ -213,7 +213,9 @@ export function searchSchedules(all: readonly ScheduleRow[], s: ScheduleSearch, 
   let start = 0;
   if (s.cursor !== undefined) {
     const [key, id] = decodeCursor(s.cursor, sort, desc);
-    // The first row after the cursor's position: rows deleted or moved meanwhile do not break it.
+    // The first row after the cursor's position (a value, not a row), so the walk goes on when the
+    // cursor's own row was deleted or moved. A row whose key moved meanwhile has moved in the order:
+    // it may come again or never (docs/api.md § Listing and searching schedules).
     start = keyed.findIndex((k) => compare(k.key, k.row.scheduleId, key, id, desc) > 0);
     if (start === -1) start = keyed.length;
   }
