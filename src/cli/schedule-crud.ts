@@ -246,6 +246,10 @@ Examples:
       if (opts.json === true) return printJson(io, out);
       for (const o of rows) checked(o, "a row of the ledger", OCCURRENCE_FIELDS);
       await io.stdout.write(occurrenceTable(rows));
+      // Cut at --limit: said on stderr as `orbit ps` says it, or the newest rows read as all there are.
+      if (cursor !== undefined) {
+        io.stderr.print(`(the newest ${rows.length} shown; more with a larger --limit, or without it)\n`);
+      }
     });
 }
 
