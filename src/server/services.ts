@@ -157,6 +157,7 @@ async function openStoreOnce(config: ServerConfig, parts: StartedParts): Promise
           dataDir: config.dataDir,
           ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
           ...(options.sqliteCacheMb !== undefined ? { cacheMb: options.sqliteCacheMb } : {}),
+          onMigrating: (underWay) => saidMigrating(log, underWay),
         })
       : new PostgresStore({
           connectionString: database,

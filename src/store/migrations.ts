@@ -204,3 +204,13 @@ export function planMigrations(
   const done = new Set(applied.map((a) => (typeof a === "number" ? a : a.version)));
   return { pending: all.filter((m) => !done.has(m.version)), newer };
 }
+
+/** Said before a start applies migrations (they can take a while, and hold the schema's lock). */
+export interface MigrationsUnderWay {
+  /** Labels of the migrations about to be applied. */
+  pending: string[];
+  /** Those not additive, on a database that had migrations before: older servers cannot run beside them. */
+  breaking: string[];
+  /** Other sessions named `orbit` in this database (pg_stat_activity), counted when `breaking` is not empty; 0 on SQLite. */
+  otherSessions: number;
+}

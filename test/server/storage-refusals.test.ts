@@ -9,7 +9,7 @@
  * after chmod) and is skipped, saying so, without it.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -182,6 +182,27 @@ describe("a read-only SQLite database", () => {
       undo();
     }
     const again = await startServer({ port: 0, dataDir: data, logger: "silent" });
+    await again.close();
+  });
+
+  it("a database file with another hard link is refused: a server on the other link ran beside the first, each firing every occurrence into its own WAL", async () => {
+    const first = join(dir, "linked-a");
+    const second = join(dir, "linked-b");
+    const server = await startServer({ port: 0, dataDir: first, logger: "silent" });
+    mkdirSync(second);
+    linkSync(join(first, "orbit.db"), join(second, "orbit.db"));
+    try {
+      // Beside the running server (the data folder's lock is the other folder's), and on its own.
+      for (let i = 0; i < 2; i++) {
+        expect(await startRefusal(second)).toBe(
+          `cannot open the SQLite database ${second}/orbit.db: the database file has 2 hard links (it is reachable by another path): SQLite keeps the WAL beside the path it was opened by, so a server opening another link writes its own WAL and both fire every occurrence, and the file is damaged; keep one link (docs/storage.md § One server per file)`,
+        );
+        if (i === 0) await server.close();
+      }
+    } finally {
+      rmSync(join(second, "orbit.db"), { force: true });
+    }
+    const again = await startServer({ port: 0, dataDir: first, logger: "silent" });
     await again.close();
   });
 

@@ -184,6 +184,28 @@ describe("migrations on disk", () => {
     }
   });
 
+  it("SQLite: says which migrations it is about to apply to an existing file, before applying them", () => {
+    const newer = migrationDirWith("sqlite", { [`${nextNumber("sqlite")}_next.sql`]: BREAKING_NEXT });
+    const db = new Database(":memory:");
+    try {
+      const told: unknown[] = [];
+      migrateSqlite(db, undefined, (underWay) => told.push(underWay));
+      expect(told).toEqual([]); // a new file is created, not upgraded
+      migrateSqlite(db, newer.dir, (underWay) => {
+        // Before: the migration is not recorded yet.
+        const recorded = db.prepare("SELECT count(*) AS n FROM orbit_migrations").get() as { n: number };
+        told.push({ ...underWay, recorded: recorded.n });
+      });
+      const label = `${nextNumber("sqlite")}_next`;
+      expect(told).toEqual([
+        { pending: [label], breaking: [label], otherSessions: 0, recorded: loadMigrations("sqlite").length },
+      ]);
+    } finally {
+      db.close();
+      newer.remove();
+    }
+  });
+
   it.skipIf(!postgresDialect.enabled)("end with the same tables and columns in both dialects", async () => {
     const sqlite = await dialects[0]!.createLocation();
     const postgres = await postgresDialect.createLocation();

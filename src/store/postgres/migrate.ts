@@ -8,21 +8,14 @@ import {
   loadMigrations,
   MIGRATIONS_TABLE,
   type MigrateResult,
+  type MigrationsUnderWay,
   migrationLabel,
   planMigrations,
 } from "../migrations.js";
 import { checkOut } from "./check-out.js";
 import { ADVISORY_LOCKS, postgresDialect } from "./dialect.js";
 
-/** Said before a start applies migrations (they can take a while, and hold the schema's lock). */
-export interface MigrationsUnderWay {
-  /** Labels of the migrations about to be applied. */
-  pending: string[];
-  /** Those not additive, on a database that had migrations before: older servers cannot run beside them. */
-  breaking: string[];
-  /** Other sessions named `orbit` in this database (pg_stat_activity), counted when `breaking` is not empty. */
-  otherSessions: number;
-}
+export type { MigrationsUnderWay } from "../migrations.js";
 
 /** Sessions of other Orbit processes in this database (any schema): servers of an older release, perhaps. */
 const OTHER_ORBIT_SESSIONS = `SELECT count(*)::int AS n FROM pg_stat_activity

@@ -2,9 +2,10 @@
  * The embedded store: one SQLite file in WAL mode, one connection, every operation serialised
  * through an async mutex (see sqlite-connection.ts). The default storage of `orbit server`.
  */
+import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import type { AppliedMigration, MigrationLog } from "../migrations.js";
+import type { AppliedMigration, MigrationLog, MigrationsUnderWay } from "../migrations.js";
 import { SqlOps } from "../sql/sql-ops.js";
 import { TransactionEnds } from "../sql/transaction-ends.js";
 import type { Store, StoreOps, TransactionOptions } from "../store.js";
@@ -25,6 +26,8 @@ export interface SqliteStoreOptions {
    * Default 5000.
    */
   busyTimeoutMs?: number;
+  /** Told before pending migrations are applied to an existing file (the server logs it). */
+  onMigrating?: (underWay: MigrationsUnderWay) => void;
   /**
    * `full` (default): every commit is fsynced and survives power loss. `normal`: commits survive a
    * process crash but the last ones may be lost on power loss (WAL is never corrupted); faster.
@@ -45,6 +48,20 @@ export const DEFAULT_SQLITE_CACHE_MB = 4;
 
 /** The size a WAL grown larger is truncated back to once a checkpoint has emptied it (docs/storage.md § SQLite). */
 export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How many names the file has (1 for `:memory:` or a file not there). A second server on a hard link
+ * of the file, in another folder (a file bind-mounted into two containers is the same), passed the
+ * data folder's lock (dir-lock.ts) and ran beside the first: each fired every occurrence into its
+ * own WAL, and the file was found damaged after (a tester, 2 of 3 runs).
+ */
+function hardLinks(filename: string): number {
+  try {
+    return statSync(filename).nlink;
+  } catch {
+    return 1;
+  }
+}
 
 export class SqliteStore extends SqlOps implements Store {
   readonly dialect = "sqlite" as const;
@@ -80,6 +97,13 @@ export class SqliteStore extends SqlOps implements Store {
     } catch (err) {
       throw unwritableFolder(dirname(this.filename), err) ?? err;
     }
+    const links = hardLinks(this.filename);
+    if (links > 1) {
+      db.close();
+      throw new Error(
+        `the database file has ${links} hard links (it is reachable by another path): SQLite keeps the WAL beside the path it was opened by, so a server opening another link writes its own WAL and both fire every occurrence, and the file is damaged; keep one link (docs/storage.md § One server per file)`,
+      );
+    }
     try {
       // Opening (the WAL switch, the migrations) waits the whole budget for another process's lock
       // inside SQLite: nothing is served yet (it waited 10 ms and a start beside a backup tool
@@ -96,7 +120,7 @@ export class SqliteStore extends SqlOps implements Store {
       // a checkpoint could not keep up with) is truncated back to it instead of keeping its peak size.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma(`cache_size = -${Math.max(1, Math.trunc(this.options.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)) * 1024}`);
-      const migrated = migrateSqlite(db);
+      const migrated = migrateSqlite(db, undefined, this.options.onMigrating);
       this.newerMigrations = migrated.newer;
       this.migrationLog = migrated.log;
       refuseReadOnly(db);
