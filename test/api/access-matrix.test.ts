@@ -68,7 +68,13 @@ function allowed(doc: Documented, role: Role, workflow: string): boolean {
     case "its-leases":
       return matches(role.globs, workflow) && role.takesLeases === true;
     case "action":
-      return role.actions.includes(r.action) && matches(role.globs, workflow);
+      // An object it may not see is refused as missing, whatever else it may do (a `cancel`-only
+      // identity cancelled executions it could not read, and got their input back; a tester).
+      return (
+        role.actions.includes(r.action) &&
+        matches(role.globs, workflow) &&
+        (doc.unseenWithout === undefined || maySee(role, doc.unseenWithout, workflow))
+      );
   }
 }
 
