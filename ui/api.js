@@ -261,8 +261,13 @@ export const listOccurrences = (id, limit = 500) => occurrencePage(id, limit).th
  */
 export const occurrencePage = (id, limit, cursor = null) =>
   api("GET", `/v1/schedules/${enc(id)}/occurrences${query({ limit, cursor })}`);
-/** @param {Record<string, string | number | boolean | null | undefined>} params */
-export const listExecutions = (params) => api("GET", `/v1/executions${query(params)}`);
+/**
+ * A page of executions in the summary view: without input and result, which no list shows (50
+ * executions with 900 KB results made a page 43 MB, read again on each refresh), the error's type,
+ * message (cut to 1,000 characters) and step only; an execution's page reads it whole.
+ * @param {Record<string, string | number | boolean | null | undefined>} params
+ */
+export const listExecutions = (params) => api("GET", `/v1/executions${query({ ...params, view: "summary" })}`);
 /** @param {string} id */
 export const getExecution = (id) => api("GET", `/v1/executions/${enc(id)}`);
 /** @param {string} id */

@@ -184,7 +184,7 @@ export function executionsView(link) {
   return { el, refresh, title: "Executions" };
 }
 
-/** The most of a failed run's error the list shows; the whole is its title and on its page. */
+/** The most of a failed run's error the list shows; its title has the list's (up to 1,000 characters), its page all. */
 const ERROR_SHOWN = 80;
 
 /**

@@ -5,8 +5,9 @@ import type { JsonObject } from "../domain/json.js";
 import type { ListExecutionsQuery } from "../engine/execution-query.js";
 import type { StartRequest } from "../engine/executions.js";
 import { timeoutMs } from "../engine/outcome-settings.js";
-import { eventToJson, executionToJson } from "../engine/serialize.js";
+import { eventToJson, executionSummaryToJson, executionToJson } from "../engine/serialize.js";
 import { type ApiDeps, visibleTo } from "./deps.js";
+import { ExecutionList } from "./execution-list-schemas.js";
 import type { RouteDef } from "./route.js";
 import * as S from "./schemas.js";
 import { storedGuards } from "./stored-access.js";
@@ -83,17 +84,18 @@ export function executionRoutes(d: ApiDeps): RouteDef[] {
     {
       method: "GET",
       url: "/v1/executions",
-      summary: "List executions, newest first",
+      summary: "List executions, newest first (view=summary: without input and result)",
       tag: "executions",
       query: S.ListExecutionsQuery,
-      responses: { 200: { description: "a page of executions", schema: S.ExecutionList } },
+      responses: { 200: { description: "a page of executions", schema: ExecutionList } },
       handler: async (r) => {
         const visible = visibleTo(access, r, "read");
-        const page = await d.executions.list(r.query as ListExecutionsQuery, undefined, visible);
-        return {
-          status: 200,
-          body: { executions: page.executions.map(executionToJson), next_cursor: page.nextCursor },
-        };
+        const query = r.query as ListExecutionsQuery;
+        const page = await d.executions.list(query, undefined, visible);
+        // view=summary: the store read no input or result (ExecutionFilter.summary).
+        const executions =
+          query.view === "summary" ? page.executions.map(executionSummaryToJson) : page.executions.map(executionToJson);
+        return { status: 200, body: { executions, next_cursor: page.nextCursor } };
       },
     },
     {

@@ -78,6 +78,12 @@ export const ListExecutionsQuery = Type.Object(
     ),
     cursor,
     limit: limit(1000, 50),
+    view: Type.Optional(
+      oneOf(
+        ["full", "summary"],
+        "full (default): each execution whole; summary: without input and result, the error's type, message (cut to 1,000 characters) and step only (docs/api.md § Executions)",
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -452,7 +458,6 @@ export const Execution = open("an execution", {
     ),
   ),
 });
-export const ExecutionList = Type.Object({ executions: Type.Array(Execution), next_cursor: nextCursor });
 export const EventList = Type.Object({
   events: Type.Array(
     Type.Object({

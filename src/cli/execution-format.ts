@@ -2,12 +2,15 @@
  * How `orbit ps` and `orbit status` print executions, to the character as the seed shows them.
  */
 
-import type { ExecutionEventJson, ExecutionJson, WorkflowJson } from "../client/types.js";
+import type { ExecutionEventJson, ExecutionJson, ExecutionSummaryJson, WorkflowJson } from "../client/types.js";
 import { stringifyJsonText } from "../domain/json-text.js";
 import { TIMEOUT_CANCEL_PREFIX } from "../domain/worker-protocol.js";
 import { between, shortDuration } from "./durations.js";
 import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
+
+/** An execution as a list gives it, in either view (`GET /v1/executions`, `?view=summary`). */
+type ListedExecution = ExecutionJson | ExecutionSummaryJson;
 
 /** The seed's `orbit ps` columns (widths measured from the seed). */
 export const EXECUTION_COLUMNS: readonly Column[] = [
@@ -18,8 +21,8 @@ export const EXECUTION_COLUMNS: readonly Column[] = [
   { header: "AGE", width: 0 },
 ];
 
-/** AGE is `now − created_at`. STATUS as {@link statusText}. */
-export function executionTable(executions: readonly ExecutionJson[], now: number): string {
+/** AGE is `now − created_at`. STATUS as {@link statusText}. No input or result: it takes summaries. */
+export function executionTable(executions: readonly ListedExecution[], now: number): string {
   return table(
     EXECUTION_COLUMNS,
     executions.map((e) => [
@@ -33,7 +36,7 @@ export function executionTable(executions: readonly ExecutionJson[], now: number
 }
 
 /** The execution ended FAILED by its `run_timeout` or `start_timeout` (its error's type is `Timeout`). */
-function timedOut(e: ExecutionJson): boolean {
+function timedOut(e: ListedExecution): boolean {
   return e.status === "FAILED" && errorType(e.error) === "Timeout";
 }
 
@@ -46,7 +49,7 @@ function errorType(error: unknown): unknown {
  * FAILED one that hit its timeout, as `orbit schedule list`, `get`, `occurrences` and the web UI say
  * it (ps said FAILED beside them; a tester). `--status FAILED` and `--json` keep the status.
  */
-export function statusText(e: ExecutionJson): string {
+export function statusText(e: ListedExecution): string {
   return timedOut(e) ? "TIMED OUT" : e.status;
 }
 

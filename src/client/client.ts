@@ -22,6 +22,7 @@ import type {
   ExecutionEventJson,
   ExecutionJson,
   ExecutionPage,
+  ExecutionSummaryPage,
   OccurrencePage,
   RegisterWorkflowBody,
   ScheduleCreateBody,
@@ -308,6 +309,15 @@ export class OrbitClient {
 
   listExecutions(query: ListExecutionsQuery = {}): Promise<ExecutionPage> {
     return this.call({ method: "GET", path: "/v1/executions", query: { ...query } }, "executions");
+  }
+
+  /**
+   * {@link listExecutions} in the summary view: without input and result, the error's type,
+   * message (cut to 1,000 characters) and step (docs/api.md § Executions). A server before it
+   * refuses the `view` parameter (INVALID_ARGUMENT).
+   */
+  listExecutionSummaries(query: ListExecutionsQuery = {}): Promise<ExecutionSummaryPage> {
+    return this.call({ method: "GET", path: "/v1/executions", query: { ...query, view: "summary" } }, "executions");
   }
 
   getExecution(id: string): Promise<ExecutionJson> {

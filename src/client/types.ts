@@ -6,6 +6,7 @@
 import type {
   ExecutionEventJson,
   ExecutionJson,
+  ExecutionSummaryJson,
   OccurrenceJson,
   ScheduleJson,
   ScheduleOutcomeJson,
@@ -19,6 +20,7 @@ export type {
   ExecutionEventJson,
   ExecutionJson,
   ExecutionStatus,
+  ExecutionSummaryJson,
   OccurrenceJson,
   ScheduleJson,
   ScheduleOutcomeJson,
@@ -131,6 +133,12 @@ export interface BackfillResultJson {
 
 export interface ExecutionPage {
   executions: ExecutionJson[];
+  next_cursor: string | null;
+}
+
+/** A page of `GET /v1/executions?view=summary`: the executions without input and result. */
+export interface ExecutionSummaryPage {
+  executions: ExecutionSummaryJson[];
   next_cursor: string | null;
 }
 

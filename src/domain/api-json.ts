@@ -104,6 +104,15 @@ export interface ExecutionJson {
   waiting?: { reason: string; message: string };
 }
 
+/**
+ * An execution as `GET /v1/executions?view=summary` lists it: without `input` and `result`, which
+ * may be megabytes each and which a list does not show, and with its error's `type`, `message`
+ * (cut to 1,000 characters, `truncated` then: src/engine/serialize.ts) and `step` only.
+ */
+export interface ExecutionSummaryJson extends Omit<ExecutionJson, "input" | "result" | "error" | "waiting"> {
+  error: { type?: string; message: string; step?: string; truncated?: true } | null;
+}
+
 export interface ExecutionEventJson {
   seq: number;
   type: string;

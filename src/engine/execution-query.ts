@@ -21,6 +21,8 @@ export interface ListExecutionsQuery {
   cursor?: string;
   /** Default 50, at most 1000. */
   limit?: number;
+  /** `full` (default) or `summary`: without input and result, which the store then does not read. */
+  view?: string;
 }
 
 /** The store filter for a query, or INVALID_ARGUMENT naming the bad parameter. */
@@ -42,8 +44,16 @@ export function executionFilterOf(query: ListExecutionsQuery): ExecutionFilter {
     ...(query.created_after !== undefined ? { createdFromMs: instantMs(query.created_after, "created_after") } : {}),
     ...(query.created_before !== undefined ? { createdToMs: instantMs(query.created_before, "created_before") } : {}),
     ...(query.cursor !== undefined ? { before: decodeCursor(query.cursor) } : {}),
+    ...(summaryView(query.view) ? { summary: true } : {}),
     limit,
   };
+}
+
+/** Whether `view` asks for the summary; INVALID_ARGUMENT for a view that is neither (the route's schema refuses it first). */
+function summaryView(view: string | undefined): boolean {
+  if (view === undefined || view === "full") return false;
+  if (view === "summary") return true;
+  throw new OrbitError("INVALID_ARGUMENT", `view ${JSON.stringify(view)} is not one of full, summary`);
 }
 
 /** An RFC 3339 query parameter in ms, or INVALID_ARGUMENT naming it. */

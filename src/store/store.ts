@@ -52,6 +52,13 @@ export interface ExecutionFilter {
   createdToMs?: number;
   /** Keyset cursor: only executions strictly older than this (created_ms, execution_id) pair. */
   before?: { createdMs: number; executionId: string };
+  /**
+   * A summary (`GET /v1/executions?view=summary`): input and result are not selected, and each row
+   * comes back with input `{}` and result null; only for answers that leave both out. PostgreSQL
+   * then leaves a large one in its TOAST table; SQLite still walks a large result's overflow pages
+   * to reach the columns after it (error, created_ms, …), but neither copies nor parses it.
+   */
+  summary?: boolean;
   limit: number;
 }
 

@@ -135,6 +135,8 @@ describe("/v1/openapi.json against the answers", () => {
     await ok("POST", `/v1/executions/${encodeURIComponent(cancelId)}/cancel`, { reason: "not needed" });
     await ok("GET", `/v1/executions/${encodeURIComponent(cancelId)}`);
     await ok("GET", `/v1/executions/${encodeURIComponent(failedId)}`);
+    // The summary view (without input and result), the failed execution's error among them.
+    await ok("GET", "/v1/executions?view=summary");
     await ok("POST", `/v1/executions/${encodeURIComponent(failedId)}/retry`);
     await ok("GET", `/v1/executions/${encodeURIComponent(failedId)}/events`);
     await ok("GET", "/v1/executions?status=CANCELLED&limit=5");

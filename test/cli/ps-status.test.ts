@@ -13,7 +13,7 @@ describe("orbit ps, status, cancel, workflow", () => {
     expect(r.stdout.split("\n")[1]).toBe(
       "orders-every-10s:2026-11-15T18:51:30Z  OrderProcessing          1.0.0      COMPLETED     259ms",
     );
-    expect(server.requests[0]?.path).toBe("/v1/executions?workflow=OrderProcessing&limit=3");
+    expect(server.requests[0]?.path).toBe("/v1/executions?workflow=OrderProcessing&limit=3&view=summary");
     // Cut at the limit with more on the server: said on stderr, the table unchanged.
     expect(r.stderr).toBe(`(the newest ${everyTenSeconds.length} shown; more with --limit N or --all)\n`);
     const all = new FakeServer(() => ({ status: 200, body: { executions: everyTenSeconds, next_cursor: null } }));
@@ -34,7 +34,7 @@ describe("orbit ps, status, cancel, workflow", () => {
     // `--status running` was sent as is and refused by the server: "query parameter status …", exit 1.
     const lower = await server.run(["ps", "--status", "running"]);
     expect(lower.code).toBe(0);
-    expect(server.requests[0]?.path).toBe("/v1/executions?status=RUNNING&limit=50");
+    expect(server.requests[0]?.path).toBe("/v1/executions?status=RUNNING&limit=50&view=summary");
     const unknown = await server.run(["ps", "--status", "DONE"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("is invalid. Give one of RUNNING, COMPENSATING, COMPLETED, FAILED, CANCELLED.");

@@ -8,7 +8,7 @@ import type { JsonObject } from "../../domain/json.js";
 import type { Workflow } from "../../domain/workflow.js";
 import type { WorkerTask, WorkerTaskPatch } from "../rows.js";
 import type { DialectName, ExecutionFilter, ExecutionPatch, LockOption, NewEvent, TransactionEnd } from "../store.js";
-import { batchInsertSql, type ColumnSet, columnSet, jsonParam } from "./columns.js";
+import { batchInsertSql, type ColumnSet, columnSet, fieldsExcept, jsonParam } from "./columns.js";
 import type { SqlDialect } from "./dialect.js";
 import type { SqlExecutor, SqlParam } from "./executor.js";
 import { RowMapper } from "./row-mappers.js";
@@ -35,6 +35,13 @@ const INSERT_TASK = batchInsertSql(TASKS, TASK_ALL, {
   },
 });
 const insertTaskParams = (t: WorkerTask): SqlParam[] => [...TASK_ALL.params(t), t.executionId];
+/**
+ * The list's summary (ExecutionFilter.summary): every column but input and result, which may be
+ * megabytes each (a 900 KB result made a page of 50 a 43 MB answer); each row then carries input
+ * `{}` and result null.
+ */
+const SUMMARY_COLUMNS = columnSet(EXECUTIONS, fieldsExcept(EXECUTIONS, ["input", "result"])).list;
+
 /** A statement's SQL with the parameters it takes for its subject. */
 interface SqlFor<T> {
   sql: string;
@@ -344,11 +351,13 @@ export class ExecutionOps {
       params.push(filter.before.createdMs, filter.before.executionId);
     }
     params.push(filter.limit);
+    const columns = filter.summary === true ? SUMMARY_COLUMNS : EXECUTION_ALL.list;
     const rows = await this.exec.all(
-      `SELECT ${EXECUTION_ALL.list} FROM orbit_executions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
+      `SELECT ${columns} FROM orbit_executions${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
        ORDER BY created_ms DESC, execution_id DESC LIMIT ?`,
       params,
     );
+    // A summary row has no input or result: the reader takes them as NULL ({} and null).
     return rows.map((r) => this.map.execution(r));
   }
 
