@@ -95,6 +95,7 @@ export function registerWorkerRoutes(app: FastifyInstance, d: WorkerRouteDeps): 
     ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
     ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
     ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
+    ...(d.log ? { log: d.log } : {}),
   });
   // A worker request failed for want of the database: the reaper gives the leases a grace. Not a
   // transaction PostgreSQL aborted to let another go on (a deadlock: the next heartbeat lands), whose

@@ -51,6 +51,15 @@ export const PollBody = Type.Object(
           "after a poll that got no answer: the tasks this worker runs; tasks leased to it that it does not name (handed to the lost answer) are answered again",
       }),
     ),
+    instance: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: "^[A-Za-z0-9_.:-]+$",
+        description:
+          "the polling process (a random id the SDK makes per Worker): its leases record it, and `held` answers again only this process's tasks, not those of another process sharing the worker_id",
+      }),
+    ),
   },
   strict,
 );

@@ -27,6 +27,12 @@ export interface PollRequestJson {
    * does not name were handed to the lost answer; they are answered again, their leases renewed.
    */
   held?: string[];
+  /**
+   * The worker process polling: a random id the SDK's Worker makes once. Leases record it, and the
+   * redelivery that `held` asks for answers only this process's tasks, so two processes sharing a
+   * `worker_id` are not handed each other's. Absent (an older SDK): every task leased to the worker id.
+   */
+  instance?: string;
 }
 
 /** A journaled step of the task's run. */

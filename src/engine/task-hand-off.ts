@@ -19,6 +19,8 @@ export interface ParkRequest {
   workerId: string;
   /** The identity the poll authenticated as (null without identities): the lease records it. */
   identity: string | null;
+  /** The polling process (the poll's `instance`; null: none said): the lease records it. */
+  instance: string | null;
   offers: readonly WorkflowOfferJson[];
   /** Most tasks to hand it (its free slots). */
   room: number;
@@ -184,10 +186,11 @@ export class TaskHandOff {
         const offer = poll.offerFor(execution);
         if (offer === undefined) continue;
         if (!this.promiseTo(tx, poll)) return out;
-        const { workerId, identity, leaseMs } = poll.request;
+        const { workerId, identity, instance, leaseMs } = poll.request;
         const handed: LeaseWrite = {
           task: leasedTask(task, { workerId, identity, untilMs: now + leaseMs }, offer),
           execution,
+          instance,
         };
         poll.handed.push(handed);
         out.set(task.taskId, handed);

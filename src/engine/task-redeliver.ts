@@ -3,8 +3,8 @@
  * commit, a proxy that dropped it) leased its tasks to that worker all the same: they waited out
  * their lease (30 s, longer when the server restarted meanwhile) and went to the next attempt. The
  * worker's next poll after one that got no answer names the tasks it runs (`held`); the tasks
- * leased to it that it does not name are answered again, their leases renewed, the same attempt
- * (docs/workflows.md § Leases, wake-ups and the reaper).
+ * leased to it (to its process, when the poll names its `instance`) that it does not name are
+ * answered again, their leases renewed, the same attempt (docs/workflows.md § Protocol).
  */
 import type { Clock } from "../domain/clock.js";
 import type { Execution } from "../domain/execution.js";
@@ -33,7 +33,10 @@ export async function leasedAgain(
   const held = new Set(heldIds);
   return o.store.transaction(async (t) => {
     const now = o.clock.now();
-    const lost = (await t.listLeasedTo(request.worker_id, identity, now, limit + held.size)).filter(
+    // Only this process's leases when the poll says which it is: another process polling under the
+    // same worker_id runs the others (a tester's two "billing" workers each ran the other's steps).
+    const instance = request.instance ?? null;
+    const lost = (await t.listLeasedTo(request.worker_id, identity, instance, now, limit + held.size)).filter(
       (c) => !held.has(c.task.taskId) && !o.isReporting(c.task.taskId),
     );
     if (!lost.length) return [];

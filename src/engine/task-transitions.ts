@@ -145,6 +145,8 @@ export function leaseRefusal(
 export interface LeaseWrite {
   task: TaskLease;
   execution: Execution;
+  /** The polling process (the poll's `instance`; null: none said): the lease records it (NewLease). */
+  instance: string | null;
 }
 
 /**
@@ -175,17 +177,19 @@ export function leasedTask(
  */
 export async function writeLeases<L extends LeaseWrite>(tx: StoreOps, leases: readonly L[], now: number): Promise<L[]> {
   const groups = groupBy(
-    leases.map((l) => l.task),
-    (t) => `${t.leaseOwner}\u0000${t.leaseIdentity}\u0000${t.leaseUntilMs}\u0000${t.maxAttempts}\u0000${t.backoffMs}`,
+    leases,
+    ({ task: t, instance }) =>
+      `${t.leaseOwner}\u0000${t.leaseIdentity}\u0000${instance ?? ""}\u0000${t.leaseUntilMs}\u0000${t.maxAttempts}\u0000${t.backoffMs}`,
   );
   const leased = new Set<string>();
   for (const group of groups.values()) {
-    const t = group[0]!;
+    const { task: t, instance } = group[0]!;
     const ids = await tx.leaseTasks(
-      group.map((x) => x.taskId),
+      group.map((x) => x.task.taskId),
       {
         owner: t.leaseOwner!,
         identity: t.leaseIdentity,
+        instance,
         leaseUntilMs: t.leaseUntilMs!,
         maxAttempts: t.maxAttempts,
         backoffMs: t.backoffMs,

@@ -52,6 +52,8 @@ export interface WorkerTasksOptions {
   pollTimeoutMs?: number;
   /** Makes task ids (continue-as-new). Default: time-ordered UUIDs (src/domain/ids.ts). */
   newId?: () => string;
+  /** Where a warning goes (two processes polling under one worker id). Default: nowhere. */
+  log?: { warn?(obj: object, msg: string): void };
 }
 
 /**
@@ -107,7 +109,8 @@ export class WorkerTasks {
   ): Promise<TaskJson[]> {
     if (!request.workflows.length) throw new OrbitError("INVALID_ARGUMENT", "a poll must offer at least one workflow");
     await this.o.executions.workers.seen(request.worker_id, request.workflows);
-    this.o.executions.workers.polled(request.worker_id, request.max_tasks ?? 1);
+    const shared = this.o.executions.workers.polled(request.worker_id, request.max_tasks ?? 1, request.instance);
+    if (shared !== null) this.o.log?.warn?.({ worker_id: request.worker_id }, shared);
     const wait = Math.min(request.wait_ms ?? this.pollTimeoutMs, this.pollTimeoutMs);
     if (request.max_tasks === 0) return this.watch(request, wait, signal, identity, onNudged);
     if (request.held !== undefined) {
@@ -139,6 +142,7 @@ export class WorkerTasks {
       const waiting = this.o.handOff?.park({
         workerId: request.worker_id,
         identity,
+        instance: request.instance ?? null,
         offers: request.workflows,
         room: pollLimit(request),
         leaseMs: this.leaseMs,
@@ -167,6 +171,7 @@ export class WorkerTasks {
     const waiting = this.o.handOff?.park({
       workerId: request.worker_id,
       identity,
+      instance: request.instance ?? null,
       offers: request.workflows,
       room: 0,
       leaseMs: this.leaseMs,
@@ -214,9 +219,10 @@ export class WorkerTasks {
           chosen.push({ task, execution, offer: offerFor(request.workflows, task) });
         }
         const owner = { workerId: request.worker_id, identity, untilMs: now + this.leaseMs };
+        const instance = request.instance ?? null;
         const out = await T.writeLeases(
           t,
-          chosen.map((c) => ({ task: T.leasedTask(c.task, owner, c.offer), execution: c.execution })),
+          chosen.map((c) => ({ task: T.leasedTask(c.task, owner, c.offer), execution: c.execution, instance })),
           now,
         );
         if (!out.length) return [];

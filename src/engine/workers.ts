@@ -11,6 +11,7 @@ import type { WorkerRow } from "../store/outcome-store.js";
 import type { Store } from "../store/store.js";
 import type { WorkflowRef } from "../store/task-store.js";
 import { formatInstant } from "../time/format.js";
+import { WorkerInstances } from "./worker-instances.js";
 
 /** A worker seen within this long is live; polls return at least every 20 s, heartbeats every 5 s. */
 export const LIVE_WORKER_MS = 60_000;
@@ -62,6 +63,8 @@ export class WorkerRegistry {
   private readonly written = new Map<string, { at: number; key: string; workflows: WorkflowRef[] }>();
   /** Each worker's last poll on this server: its free slots then (`max_tasks`), and when. */
   private readonly lastPoll = new Map<string, { free: number; at: number; reportedAt: number | null }>();
+  /** The processes polling under each worker id (the polls' `instance`). */
+  private readonly instances = new WorkerInstances(LIVE_WORKER_MS);
 
   constructor(
     private readonly store: Store,
@@ -88,10 +91,16 @@ export class WorkerRegistry {
     await this.store.upsertWorker(workerId, list, now);
   }
 
-  /** A poll's free slots (`max_tasks`, default 1): a worker with none that holds no task is stuck (waiting()). */
-  polled(workerId: string, freeSlots: number): void {
+  /**
+   * A poll's free slots (`max_tasks`, default 1): a worker with none that holds no task is stuck
+   * (waiting()). With the poll's `instance` (its process), a warning to log when two processes
+   * poll under this one worker id (worker-instances.ts), else null.
+   */
+  polled(workerId: string, freeSlots: number, instance?: string): string | null {
+    const now = this.clock.now();
     if (this.lastPoll.size > 10_000) this.lastPoll.clear();
-    this.lastPoll.set(workerId, { free: freeSlots, at: this.clock.now(), reportedAt: null });
+    this.lastPoll.set(workerId, { free: freeSlots, at: now, reportedAt: null });
+    return instance === undefined ? null : this.instances.polled(workerId, instance, now);
   }
 
   /**

@@ -62,6 +62,11 @@ export interface NewLease {
   owner: string;
   /** The identity the worker authenticated as (docs/security.md); null on a server without identities. */
   identity: string | null;
+  /**
+   * The worker process the lease went to (the poll's `instance`; null: a poll without one). Two
+   * processes sharing a `worker_id` share its leases; only this tells their leases apart.
+   */
+  instance: string | null;
   leaseUntilMs: number;
   maxAttempts: number;
   backoffMs: number;
@@ -90,11 +95,17 @@ export interface TaskStoreOps {
    */
   listClaimable(query: ClaimableTaskQuery): Promise<ClaimCandidate[]>;
   /**
-   * Tasks leased to `owner` (and `identity`, when not null) whose lease has not ended at `nowMs`,
-   * with their executions, by task id, at most `limit`: what a worker that lost a poll's answer may
-   * have been handed (src/engine/task-redeliver.ts).
+   * Tasks leased to `owner` (and `identity`, when not null; and to the process `instance`, when not
+   * null) whose lease has not ended at `nowMs`, with their executions, by task id, at most `limit`:
+   * what a worker that lost a poll's answer may have been handed (src/engine/task-redeliver.ts).
    */
-  listLeasedTo(owner: string, identity: string | null, nowMs: number, limit: number): Promise<ClaimCandidate[]>;
+  listLeasedTo(
+    owner: string,
+    identity: string | null,
+    instance: string | null,
+    nowMs: number,
+    limit: number,
+  ): Promise<ClaimCandidate[]>;
   /** The earliest `available_ms` of a pending task of these workflows (a back-off in progress), or null. */
   nextAvailableTaskMs(workflows: readonly WorkflowRef[]): Promise<number | null>;
   /**

@@ -6,6 +6,7 @@
  * and becomes {@link LeaseLostError}.
  */
 
+import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { type HttpOptions, request, ServerUnreachableError } from "../client/http.js";
@@ -110,18 +111,30 @@ export class ProtocolClient {
     return this.o.workerId;
   }
 
+  /**
+   * This process's id on its polls (`instance`, made once per Worker): its leases record it, so the
+   * redelivery after a lost poll answer (`held`) hands this process its own tasks only, never those
+   * of another process sharing its worker id. Null once a server from before it refused the field.
+   */
+  get instance(): string | null {
+    return this.instanceId;
+  }
+
+  private instanceId: string | null = randomUUID();
+
   /** `signal` also ends it (as closing does): a busy worker's watch poll when a slot frees. */
   async poll(body: Omit<PollRequestJson, "worker_id">, signal?: AbortSignal): Promise<PollResponseJson> {
     // The hold asked for, and an answer awaited that long and 10 s more: a poll whose connection
     // went silent waited 90 s, and its worker took no work meanwhile (a tester's black hole).
     const waitMs = body.wait_ms ?? POLL_WAIT_MS;
+    const instance = this.instanceId;
     const ask = (http: HttpOptions) =>
       request<PollResponseJson>(
         { ...http, timeoutMs: waitMs + (this.o.pollAnswerMarginMs ?? POLL_ANSWER_MARGIN_MS) },
         {
           method: "POST",
           path: "/v1/worker/poll",
-          body: { worker_id: this.o.workerId, ...body, wait_ms: waitMs },
+          body: { worker_id: this.o.workerId, ...body, ...(instance === null ? {} : { instance }), wait_ms: waitMs },
         },
       ).then(
         (res) => res.body,
@@ -130,9 +143,19 @@ export class ProtocolClient {
           throw err;
         },
       );
-    if (signal === undefined) return ask(this.pollHttp);
-    // Not AbortSignal.any: on Node 20 it left an entry in the worker's signal per poll (linked-signal.ts).
-    return withLinkedSignal([this.o.signal, signal], (s) => ask({ ...this.pollHttp, signal: s }));
+    try {
+      if (signal === undefined) return await ask(this.pollHttp);
+      // Not AbortSignal.any: on Node 20 it left an entry in the worker's signal per poll (linked-signal.ts).
+      return await withLinkedSignal([this.o.signal, signal], (s) => ask({ ...this.pollHttp, signal: s }));
+    } catch (err) {
+      if (instance === null || !refusesField(err, "instance")) throw err;
+      // A server from before `instance` (unknown field; a 400 leased nothing): asked again at once
+      // without it, and from now on without `held` too, since without an instance that could hand
+      // this process the tasks of another under the same worker id (LostPolls.held).
+      this.instanceId = null;
+      const { held: _held, ...rest } = body;
+      return this.poll(rest, signal);
+    }
   }
 
   /**
@@ -309,4 +332,9 @@ function chunks(ids: readonly string[]): string[][] {
   const out: string[][] = [];
   for (let i = 0; i < ids.length; i += MAX_TASK_IDS) out.push(ids.slice(i, i + MAX_TASK_IDS));
   return out;
+}
+
+/** A 400 that names `field` as the body's unknown key (a server from before it). */
+export function refusesField(err: unknown, field: string): boolean {
+  return err instanceof OrbitError && err.code === "INVALID_ARGUMENT" && err.message.includes(`"${field}"`);
 }

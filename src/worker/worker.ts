@@ -286,7 +286,7 @@ export class Worker {
       again: "polling again",
       counted: "failed_polls",
     });
-    const lost = new LostPolls();
+    const lost = new LostPolls(() => this.api.instance);
     while (!this.closing.signal.aborted) {
       const free = this.concurrency - this.busy;
       if (free <= 0) {

@@ -187,7 +187,14 @@ describeEachDialect("store batched fire operations", (dialect) => {
   it("leases a poll's tasks in one statement, once: the lease is the pending row's compare-and-set", async () => {
     for (const id of ["a", "b", "c"]) await db.store.insertExecution(execution(id));
     await db.store.transaction((tx) => tx.insertTasks([task("t-a", "a"), task("t-b", "b"), task("t-c", "c")]));
-    const lease = { owner: "w1", identity: "team-a", leaseUntilMs: T0 + 30_000, maxAttempts: 3, backoffMs: 1000 };
+    const lease = {
+      owner: "w1",
+      identity: "team-a",
+      instance: null,
+      leaseUntilMs: T0 + 30_000,
+      maxAttempts: 3,
+      backoffMs: 1000,
+    };
     const first = await db.store.transaction((tx) => tx.leaseTasks(["t-a", "t-b", "missing"], lease));
     expect(first.sort()).toEqual(["t-a", "t-b"]);
     // Leased already: a second lease of the same tasks (another poll, another server) gets none of them.

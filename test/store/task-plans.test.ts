@@ -22,7 +22,7 @@ it("leases by index order and by key, without reading every pending task", async
   await store.transaction(async (tx) => {
     const offer = { workflows: [{ name: "W", version: "1.0.0" }], availableAtOrBeforeMs: T0, limit: 2 };
     const candidates = await tx.listClaimable(offer);
-    const lease = { owner: "w", identity: null, leaseUntilMs: T0 + 1000, maxAttempts: 1, backoffMs: 0 };
+    const lease = { owner: "w", identity: null, instance: null, leaseUntilMs: T0 + 1000, maxAttempts: 1, backoffMs: 0 };
     expect(
       await tx.leaseTasks(
         candidates.map((c) => c.task.taskId),

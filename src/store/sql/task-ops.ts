@@ -125,18 +125,26 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     }));
   }
 
-  async listLeasedTo(owner: string, identity: string | null, nowMs: number, limit: number): Promise<ClaimCandidate[]> {
-    // As extendLeases judges a heartbeat's leases.
+  async listLeasedTo(
+    owner: string,
+    identity: string | null,
+    instance: string | null,
+    nowMs: number,
+    limit: number,
+  ): Promise<ClaimCandidate[]> {
+    // As extendLeases judges a heartbeat's leases; and only the polling process's own (another
+    // process under the same worker_id runs the others).
     const byIdentity = identity === null ? "" : "AND (lease_identity IS NULL OR lease_identity = ?)";
+    const byInstance = instance === null ? "" : "AND lease_instance = ?";
     const rows = await this.exec.all(
       `SELECT t.*, ${CLAIM_EXECUTION_COLUMNS},
          EXISTS (SELECT 1 FROM orbit_step_results s WHERE s.execution_id = t.execution_id AND s.run = t.run) AS has_steps
        FROM (SELECT ${READ.leases} FROM orbit_worker_tasks
-             WHERE state = 'leased' AND lease_owner = ? AND lease_until_ms >= ? ${byIdentity}
+             WHERE state = 'leased' AND lease_owner = ? AND lease_until_ms >= ? ${byIdentity} ${byInstance}
              ORDER BY task_id LIMIT ?) AS t
        JOIN orbit_executions e ON e.execution_id = t.execution_id
        ORDER BY t.task_id`,
-      [owner, nowMs, ...(identity === null ? [] : [identity]), limit],
+      [owner, nowMs, ...(identity === null ? [] : [identity]), ...(instance === null ? [] : [instance]), limit],
     );
     return rows.map((r) => ({
       task: this.lease(r),
@@ -187,10 +195,10 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
 
   async leaseTask(taskId: string, l: NewLease): Promise<boolean> {
     const changed = await this.exec.run(
-      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_until_ms = ?,
-         max_attempts = ?, backoff_ms = ?
+      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_instance = ?,
+         lease_until_ms = ?, max_attempts = ?, backoff_ms = ?
        WHERE task_id = ? AND state = 'pending'`,
-      [l.owner, l.identity, l.leaseUntilMs, l.maxAttempts, l.backoffMs, taskId],
+      [l.owner, l.identity, l.instance, l.leaseUntilMs, l.maxAttempts, l.backoffMs, taskId],
     );
     return changed === 1;
   }
@@ -202,10 +210,10 @@ export class TaskOps extends ExecutionOps implements TaskStoreOps {
     // (state, …) index, every pending task of a herd, for each poll (docs/benchmarks.md § End to end, Run F).
     const state = this.sqlDialect.name === "sqlite" ? "+state" : "state";
     const rows = await this.exec.all(
-      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_until_ms = ?,
-         max_attempts = ?, backoff_ms = ?
+      `UPDATE orbit_worker_tasks SET state = 'leased', lease_owner = ?, lease_identity = ?, lease_instance = ?,
+         lease_until_ms = ?, max_attempts = ?, backoff_ms = ?
        WHERE ${ids.sql} AND ${state} = 'pending' RETURNING task_id`,
-      [l.owner, l.identity, l.leaseUntilMs, l.maxAttempts, l.backoffMs, ids.param],
+      [l.owner, l.identity, l.instance, l.leaseUntilMs, l.maxAttempts, l.backoffMs, ids.param],
     );
     return rows.map((r) => String(r.task_id));
   }
