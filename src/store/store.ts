@@ -443,8 +443,8 @@ export interface Store extends StoreOps {
   /**
    * Runs `fn`'s reads on one snapshot of the database, so that reads which must agree do (a
    * search's page and its counts): PostgreSQL, one REPEATABLE READ READ ONLY transaction (its plain
-   * statements each read the database as it is then). Absent on SQLite, whose reads run one at a
-   * time on its one connection, with no snapshot across them: a write may come between two.
+   * statements each read the database as it is then); SQLite, one transaction on its one connection
+   * (its plain reads run one at a time, and a write could come between two).
    */
   readSnapshot?<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T>;
   /**

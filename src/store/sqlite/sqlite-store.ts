@@ -183,6 +183,15 @@ export class SqliteStore extends SqlOps implements Store {
     return ends === null ? done : ends.settle(done);
   }
 
+  /**
+   * Store.readSnapshot: the reads as one member of a transaction group, so that no other request's
+   * statement comes between them. The one connection runs one statement at a time, not one reader:
+   * a write between a search's page and its counts said "total 9 with 7 rows".
+   */
+  readSnapshot<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
   /** See Store.atomically: store calls made inside `fn` join its transaction (sqlite-connection.ts). */
   atomically<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     return this.connection.atomically((exec) => fn(new SqlOps(exec, sqliteDialect)));
