@@ -37,6 +37,12 @@ export class ApiError extends Error {
     super(message);
     this.status = status;
     this.code = code;
+    /**
+     * A write's TIMEOUT only: its request, not aborted, which settles when the server answers after
+     * all (ui/actions.js `keyed` learns the outcome from it).
+     * @type {Promise<any> | undefined}
+     */
+    this.late = undefined;
   }
 
   /** `INVALID_SCHEDULE: cron … out of range …`, as shown inline. */
@@ -136,21 +142,20 @@ export async function api(method, path, body, extraHeaders = {}, answerMs = ANSW
   // does, so the page says it does not know, and the caller's refresh shows what happened.
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
+  const sent = answer(method, path, init, cached);
   const late = new Promise((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ApiError(
-            0,
-            "TIMEOUT",
-            `the server did not answer in ${waited}: the change may or may not have been applied`,
-          ),
-        ),
-      answerMs,
-    );
+    timer = setTimeout(() => {
+      const err = new ApiError(
+        0,
+        "TIMEOUT",
+        `the server did not answer in ${waited}: the change may or may not have been applied`,
+      );
+      err.late = sent;
+      reject(err);
+    }, answerMs);
   });
   try {
-    return await Promise.race([answer(method, path, init, cached), late]);
+    return await Promise.race([sent, late]);
   } finally {
     clearTimeout(timer);
   }
@@ -231,8 +236,11 @@ export const createSchedule = (body) => api("POST", "/v1/schedules", body);
  */
 export const patchSchedule = (id, body, revision) =>
   api("PATCH", `/v1/schedules/${enc(id)}`, body, { "if-match": `"${revision}"` });
-/** @param {string} id */
-export const deleteSchedule = (id) => api("DELETE", `/v1/schedules/${enc(id)}`);
+/**
+ * @param {string} id
+ * @param {string} key the Idempotency-Key of this one user action: a repeat is answered 204 again, not 404
+ */
+export const deleteSchedule = (id, key) => api("DELETE", `/v1/schedules/${enc(id)}`, {}, { "idempotency-key": key });
 /** @param {string} id @param {string} note */
 export const pauseSchedule = (id, note) => api("POST", `/v1/schedules/${enc(id)}/pause`, note ? { note } : {});
 /**

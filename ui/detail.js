@@ -8,7 +8,7 @@ import { actionButton, actionButtons, carryStatus, errorText, NOT_REFRESHED, rel
 import { ApiError, getExecution, getSchedule, listExecutions, listWorkflows, occurrencePage } from "./api.js";
 import { may, schedulesHiddenText } from "./auth.js";
 import { backfill } from "./backfill.js";
-import { bidi, focusEnd, h, iso, jsonPre, setText } from "./dom.js";
+import { bidi, focusEnd, h, iso, jsonPre, scrollBox, setText } from "./dom.js";
 import { executionBadge, executionLink, stateBadge, timeEl, timingText, workflowLink, zoneText } from "./format.js";
 import { glance } from "./glance.js";
 import { gridLedger } from "./grid.js";
@@ -94,7 +94,7 @@ function settingsList(sch) {
       ],
     ],
     // As stored: the server keeps the input's text (`120.0`), which JSON.stringify wrote as 120.
-    ["Input", jsonPre(jsonText(sch.input))],
+    ["Input", jsonPre(jsonText(sch.input), scrollBox("Schedule input"))],
   );
   return h(
     "dl",
@@ -386,10 +386,17 @@ export function detailView(id) {
         // The last run, when it has not ended, for why it waits (GET /v1/executions/{id} says).
         lastRunPending(sch) ? getExecution(sch.last_execution_id).catch(() => null) : null,
       ]);
+      const waitingWas = JSON.stringify(waiting);
       waiting = lastRun?.waiting ? { execution_id: lastRun.execution_id, message: lastRun.waiting.message } : null;
+      // The schedule's whole answer, not its revision alone: a paused schedule lists the fires it
+      // would make if resumed now, which move on with the clock while its revision stands still,
+      // and the page kept "20:54:00 due 56s ago" a minute after every refresh had answered later
+      // ones (a tester). Its answer is not conditional (ETag is its revision), so it is compared.
+      const said = JSON.stringify(sch);
       if (
         last !== null &&
-        last.sch.revision === sch.revision &&
+        last.said === said &&
+        JSON.stringify(waiting) === waitingWas &&
         last.rows === rows &&
         samePages(last.grid.pages, grid.pages) &&
         last.executions === executions &&
@@ -399,10 +406,10 @@ export function detailView(id) {
         return; // nothing moved (the lists answered 304): keep the page as it is, edits included
       if (editing && last !== null) {
         // Do not redraw under someone typing; the save is fenced by the revision anyway.
-        last = { sch: last.sch, rows, grid, executions, open };
+        last = { sch: last.sch, said: last.said, rows, grid, executions, open };
         return;
       }
-      last = { sch, rows, grid, executions, open };
+      last = { sch, said, rows, grid, executions, open };
       render();
     } catch (err) {
       if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {

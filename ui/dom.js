@@ -164,6 +164,19 @@ export function bidi(text) {
 }
 
 /**
+ * The attributes of a box that may scroll (a long error, input or picture in a box of bounded
+ * size): in the keyboard's order (`tabindex=0`) so that its arrow keys scroll it, a region named
+ * `label` so that a screen reader says what it reached. Without them axe-core's
+ * scrollable-region-focusable failed (serious) on a long error and the ledger at 390 px, and a
+ * keyboard could not read past the box's first lines. Each label is unique on its page (axe's
+ * landmark-unique).
+ * @param {string} label
+ */
+export function scrollBox(label) {
+  return { tabindex: 0, role: "region", "aria-label": label };
+}
+
+/**
  * A `<pre>` of JSON text whose strings are each isolated: a right-to-left string (`"שלום"`) next to
  * a number took the punctuation between them into its own direction.
  * @param {string} json

@@ -7,7 +7,7 @@
 import { actionButton, cancel, errorText, NOT_REFRESHED, reload, retract, retry } from "./actions.js";
 import { ApiError, executionEvents, getExecution, getSchedule, latestOnly, listExecutions } from "./api.js";
 import { may } from "./auth.js";
-import { bidi, fill, h, idNodes, instantNodes, jsonPre } from "./dom.js";
+import { bidi, fill, h, idNodes, instantNodes, jsonPre, scrollBox } from "./dom.js";
 import { elapsedEl, lateText } from "./elapsed.js";
 import {
   executionBadge,
@@ -249,7 +249,7 @@ function timeline(events) {
               "details",
               { class: "event-data" },
               h("summary", { text: keys.slice(0, 4).join(", ") + (keys.length > 4 ? ", …" : "") }),
-              jsonPre(escapeBidi(JSON.stringify(data, null, 2))),
+              jsonPre(escapeBidi(JSON.stringify(data, null, 2)), scrollBox(`Data of event ${ev.seq}`)),
             ),
       );
     }),
@@ -436,15 +436,25 @@ export function executionView(id) {
           { class: "card", "aria-labelledby": "io-heading" },
           h("h2", { id: "io-heading", text: "Input and result" }),
           h("h3", { text: "Input" }),
-          jsonPre(escapeBidi(JSON.stringify(e.input, null, 2)), { id: "x-input" }),
+          jsonPre(escapeBidi(JSON.stringify(e.input, null, 2)), { id: "x-input", ...scrollBox("Execution input") }),
           e.error !== null && e.error !== undefined
             ? [
                 h("h3", { text: "Error" }),
-                jsonPre(escapeBidi(JSON.stringify(e.error, null, 2)), { class: "json error-text", id: "x-error" }),
+                jsonPre(escapeBidi(JSON.stringify(e.error, null, 2)), {
+                  class: "json error-text",
+                  id: "x-error",
+                  ...scrollBox("Execution error"),
+                }),
               ]
             : null,
           e.result !== null && e.result !== undefined
-            ? [h("h3", { text: "Result" }), jsonPre(escapeBidi(JSON.stringify(e.result, null, 2)), { id: "x-result" })]
+            ? [
+                h("h3", { text: "Result" }),
+                jsonPre(escapeBidi(JSON.stringify(e.result, null, 2)), {
+                  id: "x-result",
+                  ...scrollBox("Execution result"),
+                }),
+              ]
             : null,
         ),
       ),

@@ -3,7 +3,7 @@
  * A schedule's page at a glance: its last outcome, consecutive failures, last success and
  * failure, and the next fire in UTC, in the schedule's zone and in the viewer's.
  */
-import { h } from "./dom.js";
+import { h, scrollBox } from "./dom.js";
 import { executionLink, outcomeEl, timeEl, viewerZone, zoneText } from "./format.js";
 import { lastTickItem, skippedTick } from "./last-tick.js";
 
@@ -49,6 +49,7 @@ export function glance(sch, rows, readMax, open = { count: 0, more: false }, wai
       o?.error
         ? h("div", {
             class: `${cancelReason(o) ? "muted" : "error-text"} small glance-error`,
+            ...scrollBox(cancelReason(o) ? "Last run's cancel reason" : "Last run's error"),
             text: cancelReason(o) ? `cancel reason: ${o.error}` : o.error,
           })
         : null,

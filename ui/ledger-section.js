@@ -4,7 +4,7 @@
  * grid) and the newest rows as a table, each row linked to its execution or saying its reason.
  */
 import { ledgerLegend, ledgerTimeline } from "./charts.js";
-import { h, instantNodes } from "./dom.js";
+import { h, instantNodes, scrollBox } from "./dom.js";
 import { executionLink, timeEl } from "./format.js";
 import { occurrenceGrid, occurrenceGridHeading } from "./grid.js";
 
@@ -56,7 +56,14 @@ export function ledgerSection(rows, grid, statuses) {
     ),
     rows.length === 0
       ? h("p", { class: "empty", text: "Nothing recorded yet: the schedule has not fired." })
-      : [h("div", { class: "chart-scroll" }, ledgerTimeline(rows, Date.now(), statuses)), ledgerLegend(rows, statuses)],
+      : [
+          h(
+            "div",
+            { class: "chart-scroll", ...scrollBox("Ledger picture") },
+            ledgerTimeline(rows, Date.now(), statuses),
+          ),
+          ledgerLegend(rows, statuses),
+        ],
     rows.length === 0
       ? null
       : h(

@@ -4,7 +4,6 @@
  * The UI always sent `{}`, so a one-off run with another input needed the CLI (a tester).
  */
 import { errorText, startNow } from "./actions.js";
-import { actionKey } from "./api.js";
 import { ask, h } from "./dom.js";
 import { jsonText, readInput } from "./json-text.js";
 
@@ -13,8 +12,8 @@ import { jsonText, readInput } from "./json-text.js";
  * input, to be changed; what it holds is checked as the create form's input is (JSON, no key twice)
  * before anything is sent, and a refusal (there or the server's) is said in the dialog, which
  * stays open with the text typed. Emptied, the run takes the schedule's input (none is sent).
- * One Idempotency-Key per dialog: Trigger pressed again after an unanswered request starts nothing
- * more.
+ * Trigger pressed again after an unanswered request, here or in a dialog opened again, with the
+ * same input, sends that request's Idempotency-Key (actions.js `startNow`) and starts nothing more.
  * @param {any} sch
  * @returns {import("./actions.js").Action}
  */
@@ -27,7 +26,6 @@ export function triggerWithInput(sch) {
       spellcheck: "false",
       text: jsonText(sch.input ?? {}),
     });
-    const key = actionKey();
     const ok = await ask({
       heading: `Trigger ${id} with an input?`,
       body: "Starts one execution now with the input below instead of the schedule's, for this run only. Empty, it takes the schedule's input.",
@@ -43,7 +41,7 @@ export function triggerWithInput(sch) {
           input = read.input;
         }
         try {
-          await startNow(id, key, input);
+          await startNow(id, input);
           return null;
         } catch (err) {
           return `could not trigger ${id}: ${errorText(err)}`;

@@ -6,7 +6,7 @@
  * server without it says so.
  */
 import { ApiError, listWorkers, listWorkflows } from "./api.js";
-import { fill, h, idNodes, jsonPre } from "./dom.js";
+import { fill, h, idNodes, jsonPre, scrollBox } from "./dom.js";
 import { relativeEl, timeEl, workflowName } from "./format.js";
 import { escapeBidi } from "./json-text.js";
 
@@ -173,7 +173,10 @@ export function workflowsView(only = null) {
                             "details",
                             {},
                             h("summary", { text: "schema" }),
-                            jsonPre(escapeBidi(JSON.stringify(v.input_schema, null, 2))),
+                            jsonPre(
+                              escapeBidi(JSON.stringify(v.input_schema, null, 2)),
+                              scrollBox(`Input schema of ${name}@${v.version}`),
+                            ),
                           )
                         : h("span", { class: "muted", text: "none" }),
                     ),

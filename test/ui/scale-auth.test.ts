@@ -264,6 +264,47 @@ describe.skipIf(!haveChromium)("web UI with 10,000 schedules", () => {
       expect({ hash, violations }).toEqual({ hash, violations: [] });
     }
   });
+
+  it("has no axe-core violations where boxes scroll: a long error and input, the ledger on a phone", async () => {
+    // A tester's audit: scrollable-region-focusable (serious) on a 3 KB multi-line error at a
+    // glance and on the execution's page, on a long input, and on the ledger's picture at 390 px,
+    // none of them reachable by the keyboard.
+    await r.ok("POST", "/v1/workflows", { name: "Axe", version: "1.0.0" });
+    const input = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field_${i}`, `value ${i}`]));
+    await r.ok("POST", "/v1/schedules", { schedule_id: "axe-long", workflow: "Axe", cron: "0 * * * *", input });
+    await r.ok("POST", "/v1/schedules/axe-long/backfill", {
+      ...{ start_at: "2026-11-15T10:00:00Z", end_at: "2026-11-15T13:00:00Z" },
+    });
+    const tasks = (
+      await r.ok("POST", "/v1/worker/poll", {
+        worker_id: "axe-worker",
+        workflows: [{ name: "Axe", version: "1.0.0", max_attempts: 1, backoff_ms: 0 }],
+        ...{ max_tasks: 10, wait_ms: 0 },
+      })
+    ).tasks;
+    expect(tasks.length).toBe(4);
+    const error = Array.from({ length: 60 }, (_, i) => `at step ${i}: the mail server refused the message`).join("\n");
+    for (const task of tasks) {
+      await r.ok("POST", `/v1/worker/tasks/${task.task_id}/fail`, {
+        ...{ worker_id: "axe-worker", error: { message: error }, retryable: false },
+      });
+    }
+    const audit = async (hash: string) => {
+      await r.open(hash);
+      const violations = await axe(r.page);
+      expect({ hash, violations }).toEqual({ hash, violations: [] });
+    };
+    await audit("#/schedules/axe-long");
+    await audit(`#/executions/${encodeURIComponent(tasks[0].execution_id)}`);
+    await r.page.setViewportSize({ width: 390, height: 844 });
+    await r.page.emulateMedia({ colorScheme: "dark" });
+    try {
+      await audit("#/schedules/axe-long");
+    } finally {
+      await r.page.setViewportSize({ width: 1280, height: 900 });
+      await r.page.emulateMedia({ colorScheme: "light" });
+    }
+  });
 });
 
 describe.skipIf(!haveChromium)("web UI with access control", () => {
