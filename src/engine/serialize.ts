@@ -40,21 +40,8 @@ export const SUMMARY_MESSAGE_CHARS = 1000;
  * stored up to 64 K characters, its stack included).
  */
 export function executionSummaryToJson(e: Execution): ExecutionSummaryJson {
-  return {
-    execution_id: e.executionId,
-    workflow: e.workflow,
-    version: e.version,
-    status: e.status,
-    schedule_id: e.scheduleId,
-    trigger: e.trigger,
-    error: errorSummary(e.error),
-    created_at: formatInstant(e.createdMs),
-    started_at: formatInstantOrNull(e.startedMs),
-    ended_at: formatInstantOrNull(e.endedMs),
-    ...(e.cancelReason !== null ? { cancel_reason: e.cancelReason } : {}),
-    run: e.run,
-    attempt: e.attempt,
-  };
+  const { input: _input, result: _result, ...rest } = executionToJson(e);
+  return { ...rest, error: errorSummary(e.error) };
 }
 
 /**
