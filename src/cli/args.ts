@@ -143,7 +143,20 @@ export function addWriteOptions(cmd: Command, fence = true): Command {
   return cmd.option(
     "--idempotency-key <key>",
     "send Idempotency-Key: a repeat with the same key returns the first answer (without it a new key is sent, and named if no answer comes)",
+    idempotencyKeyArg,
   );
+}
+
+/**
+ * `--idempotency-key`: what the server takes (src/api/idempotency.ts), checked before anything is
+ * sent, in the server's words. An empty or non-ASCII key was sent and refused by the server (exit
+ * 1), while a malformed `--if-match` is bad usage (exit 2; a tester).
+ */
+export function idempotencyKeyArg(text: string): string {
+  if (!/^[\x21-\x7e]{1,255}$/.test(text)) {
+    throw new InvalidArgumentError("Idempotency-Key must be 1-255 printable ASCII characters without spaces.");
+  }
+  return text;
 }
 
 /**

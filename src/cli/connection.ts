@@ -8,7 +8,13 @@ import { bearerToken, DEFAULT_TIMEOUT_MS, serverUrl, type UnansweredWrite } from
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
-import { maybeDoneText, repeatsUnavailableWrites, timerSleep } from "./write-retry.js";
+import {
+  maybeDoneText,
+  noteRefusedWrite,
+  repeatsUnavailableWrites,
+  timerSleep,
+  UNAVAILABLE_REPEAT_WAITS_MS,
+} from "./write-retry.js";
 
 /** The server the CLI talks to when neither `--server` nor ORBIT_SERVER says otherwise. */
 export const DEFAULT_SERVER = "http://127.0.0.1:7233";
@@ -98,10 +104,22 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** The client for `cmd`'s connection (`--server`, `--token`, their environment variables). */
 export function clientFor(cmd: Command, io: CliIO): OrbitClient {
   const { server, token } = resolveConnection(cmd, io);
-  // A write answered 503 is repeated with its key before the answer is read (write-retry.ts), the
-  // "still waiting" note spanning the tries.
-  const repeating = repeatsUnavailableWrites(io.fetch ?? fetch, io.sleep ?? timerSleep);
-  return new OrbitClient({ server, token, fetch: saysWhenSlow(repeating, io) });
+  // A write answered 503 is repeated with its key before the answer is read (write-retry.ts): the
+  // "still waiting" note times each try (the server's silence), a line says the CLI tries again
+  // (its own waits), and Ctrl-C spans them all.
+  const repeating = repeatsUnavailableWrites(saysWhenSlow(io.fetch ?? fetch, io), io.sleep ?? timerSleep, {
+    repeating: (answer, tries) =>
+      io.stderr.print(
+        `orbit: ${oneLine(`the server answered ${answer}; trying again with the same Idempotency-Key (up to ${tries} more tries, ${secondsText(UNAVAILABLE_REPEAT_WAITS_MS)} apart)`)}\n`,
+      ),
+    refusedEach: (key, tries) => noteRefusedWrite(io, key, tries),
+  });
+  return new OrbitClient({ server, token, fetch: stopsSaying(repeating, io) });
+}
+
+/** `0.5 s to 4 s`: the shortest and the longest of `waits`. */
+function secondsText(waits: readonly number[]): string {
+  return `${Math.min(...waits) / 1000} s to ${Math.max(...waits) / 1000} s`;
 }
 
 /** How long a request goes unanswered before the CLI says it still waits. */
@@ -111,10 +129,10 @@ export const SLOW_ANSWER_MS = 5000;
  * `fetchFn`, saying once on stderr when an answer takes longer than {@link SLOW_ANSWER_MS}: a server
  * waiting on a table lock left `orbit schedule get` silent for up to its 30 s bound, which looked
  * like a hang (a tester's report; long work shows progress). Of a write it names the key to retry
- * it with, and a write stopped by SIGINT (Ctrl-C) or SIGTERM before its answer came says it may
- * still be carried out and how to retry it safely, then ends with 130 or 143: a tester's Ctrl-C on
- * a trigger held up by the database printed nothing more than "still waiting", and the server then
- * started the execution under a key the user never saw.
+ * it with. Each try of a write the CLI repeats after a 503 is timed alone: one timer over them all
+ * said "still waiting for the server's answer" of a server that had answered 503 at once, during
+ * the CLI's own waits between tries (a tester's deleted data folder: 8 s, of which the server
+ * took 0.04).
  */
 function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
   return async (input, init) => {
@@ -135,6 +153,20 @@ function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
       );
     }, SLOW_ANSWER_MS);
     timer.unref();
+    return untilRead(fetchFn, input, init, () => clearTimeout(timer));
+  };
+}
+
+/**
+ * `fetchFn`, where a write stopped by SIGINT (Ctrl-C) or SIGTERM before its answer came says it may
+ * still be carried out and how to retry it safely, then ends with 130 or 143: a tester's Ctrl-C on
+ * a trigger held up by the database printed nothing more than "still waiting", and the server then
+ * started the execution under a key the user never saw. It spans the repeats of a write answered
+ * 503 and the waits between them.
+ */
+function stopsSaying(fetchFn: typeof fetch, io: CliIO): typeof fetch {
+  return async (input, init) => {
+    const write = writeOf(input, init);
     // A read stopped changes nothing: the signal ends it as any program.
     const unlisten =
       write === null
@@ -145,31 +177,41 @@ function saysWhenSlow(fetchFn: typeof fetch, io: CliIO): typeof fetch {
               `orbit: ${oneLine(`stopped by ${how} before the server's answer came; ${maybeDoneText(write)}`)}\n`,
             );
           }) ?? (() => undefined));
-    const done = (): void => {
-      clearTimeout(timer);
-      unlisten();
-    };
-    let res: Response;
-    try {
-      res = await fetchFn(input, init);
-    } catch (err) {
-      done();
-      throw err;
-    }
-    // The answer is its body too: a server that sent its headers and stalled in the body was
-    // silent until the 30 s timeout (a tester). The client reads the body with text().
-    const text = res.text.bind(res);
-    Object.defineProperty(res, "text", {
-      value: async (): Promise<string> => {
-        try {
-          return await text();
-        } finally {
-          done();
-        }
-      },
-    });
-    return res;
+    return untilRead(fetchFn, input, init, unlisten);
   };
+}
+
+/**
+ * `fetchFn(input, init)`, calling `done` once its answer was read whole, or it failed. The answer is
+ * its body too: a server that sent its headers and stalled in the body was silent until the 30 s
+ * timeout (a tester). The client reads the body with text().
+ */
+async function untilRead(
+  fetchFn: typeof fetch,
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit | undefined,
+  done: () => void,
+): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetchFn(input, init);
+  } catch (err) {
+    done();
+    throw err;
+  }
+  const text = res.text.bind(res);
+  // Configurable: a repeated write's answer passes two of these (the try's timer, the signals).
+  Object.defineProperty(res, "text", {
+    configurable: true,
+    value: async (): Promise<string> => {
+      try {
+        return await text();
+      } finally {
+        done();
+      }
+    },
+  });
+  return res;
 }
 
 /** The write a request is (not GET or HEAD), with the Idempotency-Key it carries; null for a read. */

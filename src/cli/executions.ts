@@ -17,6 +17,7 @@ import {
 } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { executionTable, retriedAt, statusBlock } from "./execution-format.js";
+import { sayHiddenList } from "./hidden-lists.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
 
@@ -90,7 +91,10 @@ Example:
       // A filter that matches nothing (a mistyped schedule id, a workflow name in another case)
       // printed the header alone, as an empty server does: say which filter it was.
       const given = filterText(opts);
-      if (rows.length === 0 && given !== "") io.stderr.print(`no execution matches ${oneLine(given)}\n`);
+      // None at all for an identity that may read nothing: said so, as the web UI says it of schedules.
+      const hidden =
+        rows.length === 0 && (await sayHiddenList(cmd, io, client, { what: "executions", action: "read" }));
+      if (rows.length === 0 && given !== "" && !hidden) io.stderr.print(`no execution matches ${oneLine(given)}\n`);
       // Cut at the limit: said on stderr (the table on stdout stays the table), or the newest 50
       // read as all there are.
       if (cursor !== undefined) {

@@ -28,7 +28,7 @@ import { registerScheduleCommands } from "./schedule.js";
 import { registerServerCommand } from "./server.js";
 import { registerVersionCommand } from "./version.js";
 import { registerWorkflowCommands } from "./workflow.js";
-import { maybeDoneText } from "./write-retry.js";
+import { maybeDoneText, notMadeText, refusedTries } from "./write-retry.js";
 
 /** One registrar per command group, in the order `orbit --help` lists them. */
 const COMMAND_GROUPS: ReadonlyArray<(program: Command, io: CliIO) => void> = [
@@ -289,6 +289,7 @@ function suggestSynonyms(command: Command): void {
   };
   const spelling = own.unknownOption.bind(command);
   own.unknownOption = (flag: string) => {
+    placementError(command, flag);
     synonymError(flag);
     spelling(flag);
   };
@@ -355,6 +356,35 @@ function suggestSynonyms(command: Command): void {
   for (const sub of command.commands) suggestSynonyms(sub);
 }
 
+/**
+ * An option the root or a group does not take, given before the command that takes it (`orbit
+ * --json ps`): said where it goes, `--json goes after the command: orbit ps --json`. Root options
+ * come before the command and a command's after it (enablePositionalOptions), and commander said
+ * only "unknown option '--json'" (a tester).
+ */
+function placementError(command: Command, flag: string): void {
+  if (command.commands.length === 0) return;
+  const name = flag.split("=")[0]!;
+  // commander puts everything from the unknown option on among the args: the command follows it.
+  const after = command.args.slice(command.args.indexOf(flag) + 1);
+  const path: Command[] = [];
+  for (let at = command, i = 0; i < after.length && at.commands.length > 0; i++) {
+    const sub = at.commands.find((c) => c.name() === after[i] || c.aliases().includes(after[i]!));
+    if (sub === undefined) continue;
+    path.push(sub);
+    at = sub;
+  }
+  const target = path.at(-1);
+  const option = target?.options.find((o) => o.long === name || o.short === name);
+  if (target === undefined || option === undefined || target.commands.length > 0) return;
+  const names: string[] = [];
+  for (let c: Command | null = target; c !== null; c = c.parent) names.unshift(c.parent === null ? "orbit" : c.name());
+  const given = option.required || option.optional ? option.flags.replace(/^-\w, /, "") : option.long;
+  command.error(`error: unknown option '${flag}'\n(${name} goes after the command: ${names.join(" ")} ${given})`, {
+    code: "commander.unknownOption",
+  });
+}
+
 /** `orbit <group> <name>` for each group of `root` with a command `name` (or a synonym of it). */
 function groupCommands(root: Command, name: string): string[] {
   const names = [name, ...(ownEntry(COMMAND_SYNONYMS, name) ?? [])];
@@ -404,10 +434,13 @@ function exitCodeOf(err: unknown, io: CliIO): number {
     return EXIT_REFUSED;
   }
   // A write still answered 503 after the CLI repeated it with its key (write-retry.ts): the
-  // database may have committed it and lost its answer.
+  // database may have committed it and lost its answer, unless the server said of each try that
+  // it refused it before writing anything (a deleted data folder, a server shutting down).
   const unavailable = unansweredWriteOf(err);
   if (unavailable !== null) {
-    io.stderr.print(`orbit: ${oneLine(`${(err as OrbitError).message}; ${maybeDoneText(unavailable)}`)}\n`);
+    const refused = refusedTries(io, unavailable.idempotencyKey);
+    const what = refused === null ? maybeDoneText(unavailable) : notMadeText(refused);
+    io.stderr.print(`orbit: ${oneLine(`${(err as OrbitError).message}; ${what}`)}\n`);
     return EXIT_REFUSED;
   }
   if (err instanceof OrbitError || err instanceof ServerUnreachableError) {

@@ -1,6 +1,6 @@
 /**
  * `orbit schedule apply -f FILE [--owner NAME] [--selector k=v] [--prune] [--allow-unregistered]
- * [--dry-run]` (or the FILE alone): make the server's schedules match a file (docs/cli.md). The
+ * [--dry-run] [--json]` (or the FILE alone): make the server's schedules match a file (docs/cli.md). The
  * server validates and writes the whole file in one transaction (POST /v1/schedules/apply): it
  * creates the missing schedules, updates the settings that differ (a setting the file leaves out
  * goes back to its default, but the timing, the pause and the labels),
@@ -12,7 +12,7 @@ import { OrbitError } from "../domain/errors.js";
 import { FileNotUtf8, FileTooLarge, readCapped } from "../domain/read-capped.js";
 import { APPLY_FIELDS, APPLY_STEP_FIELDS, checked, WORKFLOW_FIELDS } from "./answer-shape.js";
 import { applyScope, parseApplyFile, stepLine, summaryLine, workflowLine } from "./apply-plan.js";
-import { repeatable, usageError } from "./args.js";
+import { printJson, repeatable, usageError } from "./args.js";
 import { clientFor } from "./connection.js";
 import type { CliIO } from "./io.js";
 
@@ -26,6 +26,7 @@ interface ApplyFlags {
   prune?: boolean;
   dryRun?: boolean;
   allowUnregistered?: boolean;
+  json?: boolean;
 }
 
 /** Every value of a repeatable option, to refuse a second one instead of keeping only the last. */
@@ -57,6 +58,7 @@ export function addApplyCommand(schedule: Command, io: CliIO): void {
       "accept schedules whose workflow is not registered (and not declared with kind: workflow); they wait for it",
     )
     .option("--dry-run", "check and plan the whole file on the server, print what would change; change nothing")
+    .option("--json", 'print the server\'s JSON ({"dry_run":…,"steps":[…],"created":N,"updated":N,…})')
     .addHelpText(
       "after",
       `
@@ -136,6 +138,7 @@ Example schedules.yaml:
         ...(opts.prune === true ? { prune: true } : {}),
         ...(opts.dryRun === true ? { dry_run: true } : {}),
       });
+      if (opts.json === true) return printJson(io, result);
       // Checked whole before the first line is printed: a plan cut short by a line it cannot read misleads.
       checked(result, "the apply's result", APPLY_FIELDS);
       const workflows = checked({ workflows: result.workflows ?? [] }, "the apply's result", { workflows: "list" });

@@ -29,6 +29,7 @@ import {
   writeOptionsOf,
 } from "./args.js";
 import { clientFor } from "./connection.js";
+import { sayHiddenList } from "./hidden-lists.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
 import { addSettingsFlags, type SettingsFlags, setAndUnset, settingsBody } from "./schedule-flags.js";
@@ -184,7 +185,13 @@ Examples:
           ["--workflow", opts.workflow],
           ["--state", opts.state],
         ]);
-        if (page.schedules.length === 0 && given !== "") io.stderr.print(`no schedule matches ${oneLine(given)}\n`);
+        // None at all for an identity that may schedule nothing: said so, as the web UI says it.
+        const hidden =
+          page.schedules.length === 0 &&
+          (await sayHiddenList(cmd, io, client, { what: "schedules", action: "schedule" }));
+        if (page.schedules.length === 0 && given !== "" && !hidden) {
+          io.stderr.print(`no schedule matches ${oneLine(given)}\n`);
+        }
         // Cut at --limit: said on stderr as `orbit ps` says it, or the first page read as all there are.
         if (page.next_cursor !== null) {
           io.stderr.print(`(the first ${page.schedules.length} shown; more with a larger --limit, or without it)\n`);

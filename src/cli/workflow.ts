@@ -5,6 +5,7 @@ import { checked, WORKFLOW_FIELDS } from "./answer-shape.js";
 import { addWriteOptions, parseJsonObjectArg, printJson, usageError, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { workflowTable } from "./execution-format.js";
+import { sayHiddenList } from "./hidden-lists.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
 
@@ -76,10 +77,12 @@ Examples:
     .description("list every registered version, by name, highest version first")
     .option("--json", 'print the server\'s JSON ({"workflows":[…]})')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const workflows = await clientFor(cmd, io).listWorkflows();
+      const client = clientFor(cmd, io);
+      const workflows = await client.listWorkflows();
       if (opts.json === true) return printJson(io, { workflows });
       for (const w of workflows) checked(w, "a workflow of the list", WORKFLOW_FIELDS);
       await io.stdout.write(workflowTable(workflows));
+      if (workflows.length === 0) await sayHiddenList(cmd, io, client, { what: "workflows", action: "read" });
     });
   for (const action of ["deprecate", "undeprecate"] as const) {
     addWriteOptions(
