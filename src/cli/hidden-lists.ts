@@ -15,7 +15,7 @@ import { oneLine } from "./safe-text.js";
 /** What a list shows, and the action an identity needs on a workflow to see its rows. */
 export type HiddenList =
   | { what: "schedules"; action: "schedule" }
-  | { what: "executions" | "workflows"; action: "read" };
+  | { what: "executions" | "workflows" | "workers"; action: "read" };
 
 interface Grant {
   workflows?: unknown;

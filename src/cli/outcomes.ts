@@ -8,6 +8,7 @@ import { checked, EVENT_FIELDS, EXECUTION_FIELDS, WORKER_FIELDS } from "./answer
 import { addWriteOptions, parseJsonObjectArg, printJson, type WriteFlags, writeOptionsOf } from "./args.js";
 import { addConnectionOptions, clientFor } from "./connection.js";
 import { shortDuration } from "./durations.js";
+import { sayHiddenList } from "./hidden-lists.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
 import { type Column, table } from "./table.js";
@@ -124,9 +125,12 @@ export function registerOutcomeCommands(program: Command, io: CliIO): void {
     .description("list the workers seen in the last hour: workflows they run, last poll, running tasks")
     .option("--json", 'print the server\'s JSON ({"workers":[…]})')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const workers = await clientFor(cmd, io).listWorkers();
+      const client = clientFor(cmd, io);
+      const workers = await client.listWorkers();
       if (opts.json === true) return printJson(io, { workers });
       for (const w of workers) checked(w, "a worker of the list", WORKER_FIELDS);
       await io.stdout.write(workerTable(workers, io.now()));
+      // The server lists the workers of workflows the caller may read (docs/security.md).
+      if (workers.length === 0) await sayHiddenList(cmd, io, client, { what: "workers", action: "read" });
     });
 }

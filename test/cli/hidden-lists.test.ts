@@ -18,6 +18,7 @@ function emptyFor(me: unknown): FakeServer {
     if (path === "/v1/schedules") return { status: 200, body: { schedules: [], next_cursor: null } };
     if (path === "/v1/executions") return { status: 200, body: { executions: [], next_cursor: null } };
     if (path === "/v1/workflows") return { status: 200, body: { workflows: [] } };
+    if (path === "/v1/workers") return { status: 200, body: { workers: [] } };
     return undefined;
   });
 }
@@ -45,7 +46,7 @@ describe("an empty list for an identity that may not see any of it", () => {
     );
   });
 
-  it("ps and workflow list say the same of read", async () => {
+  it("ps, workflow list and workers say the same of read", async () => {
     const none = { name: "pusher", kind: "client", allow: [{ workflows: ["Billing"], actions: ["start"] }] };
     const ps = await emptyFor(none).run(["ps"], { env: TOKEN });
     expect([ps.code, ps.stderr]).toEqual([
@@ -56,6 +57,12 @@ describe("an empty list for an identity that may not see any of it", () => {
     expect([wf.code, wf.stderr]).toEqual([
       0,
       "identity pusher may not see workflows: listing them needs the read permission on a workflow (it may do nothing)\n",
+    ]);
+    // The workers list shows those of workflows the caller may read (a tester's `orbit workers`).
+    const workers = await emptyFor(none).run(["workers"], { env: TOKEN });
+    expect([workers.code, workers.stderr]).toEqual([
+      0,
+      "identity pusher may not see workers: listing them needs the read permission on a workflow (it may start)\n",
     ]);
   });
 
