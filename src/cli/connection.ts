@@ -174,7 +174,7 @@ function stopsSaying(fetchFn: typeof fetch, io: CliIO): typeof fetch {
         : (io.onInterrupt?.((signal) => {
             const how = signal === "SIGINT" ? "SIGINT (Ctrl-C)" : signal;
             io.stderr.print(
-              `orbit: ${oneLine(`stopped by ${how} before the server's answer came; ${maybeDoneText(write)}`)}\n`,
+              `orbit: ${oneLine(`stopped by ${how} before the write's outcome was known; ${maybeDoneText(write)}`)}\n`,
             );
           }) ?? (() => undefined));
     return untilRead(fetchFn, input, init, unlisten);

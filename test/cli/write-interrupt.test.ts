@@ -95,7 +95,7 @@ describe("a write stopped before its answer came", () => {
       130,
       null,
       "",
-      `orbit: stopped by SIGINT (Ctrl-C) before the server's answer came; the change may or may not have been made: to retry it safely run the same command again with --idempotency-key ${r.key} ${RETRY}\n`,
+      `orbit: stopped by SIGINT (Ctrl-C) before the write's outcome was known; the change may or may not have been made: to retry it safely run the same command again with --idempotency-key ${r.key} ${RETRY}\n`,
     ]);
     expect(taken.map((q) => `${q.method} ${q.url}`)).toEqual(["POST /v1/schedules/nightly-orders/trigger"]);
   });
@@ -106,7 +106,7 @@ describe("a write stopped before its answer came", () => {
       143,
       null,
       "mine-1",
-      `orbit: stopped by SIGTERM before the server's answer came; the change may or may not have been made: to retry it safely run the same command again with --idempotency-key mine-1 ${RETRY}\n`,
+      `orbit: stopped by SIGTERM before the write's outcome was known; the change may or may not have been made: to retry it safely run the same command again with --idempotency-key mine-1 ${RETRY}\n`,
     ]);
   });
 
@@ -120,7 +120,7 @@ describe("a write stopped before its answer came", () => {
     expect([r.code, r.key, r.stderr]).toEqual([
       130,
       undefined,
-      "orbit: stopped by SIGINT (Ctrl-C) before the server's answer came; the change may or may not have been made: `orbit schedule apply` run again makes the schedules match the file either way, and its plan shows what was left to do\n",
+      "orbit: stopped by SIGINT (Ctrl-C) before the write's outcome was known; the change may or may not have been made: `orbit schedule apply` run again makes the schedules match the file either way, and its plan shows what was left to do\n",
     ]);
   });
 
