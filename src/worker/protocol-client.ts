@@ -117,17 +117,27 @@ export class ProtocolClient {
    * of another process sharing its worker id. Null once a server from before it refused the field.
    */
   get instance(): string | null {
-    return this.instanceId;
+    if (this.instanceRefusedAt !== null && this.o.clock.now() - this.instanceRefusedAt >= INSTANCE_ASK_AGAIN_MS) {
+      this.instanceRefusedAt = null;
+    }
+    return this.instanceRefusedAt === null ? this.instanceId : null;
   }
 
-  private instanceId: string | null = randomUUID();
+  private readonly instanceId = randomUUID();
+  /**
+   * When a server from before `instance` refused it; the field is offered again
+   * {@link INSTANCE_ASK_AGAIN_MS} later (the same id), so that a worker that met an old server
+   * during a rolling upgrade regains the per-process redelivery once the roll is over: it dropped
+   * the field for good, and kept neither `held` nor the shared-id warning until restarted (a tester).
+   */
+  private instanceRefusedAt: number | null = null;
 
   /** `signal` also ends it (as closing does): a busy worker's watch poll when a slot frees. */
   async poll(body: Omit<PollRequestJson, "worker_id">, signal?: AbortSignal): Promise<PollResponseJson> {
     // The hold asked for, and an answer awaited that long and 10 s more: a poll whose connection
     // went silent waited 90 s, and its worker took no work meanwhile (a tester's black hole).
     const waitMs = body.wait_ms ?? POLL_WAIT_MS;
-    const instance = this.instanceId;
+    const instance = this.instance;
     const ask = (http: HttpOptions) =>
       request<PollResponseJson>(
         { ...http, timeoutMs: waitMs + (this.o.pollAnswerMarginMs ?? POLL_ANSWER_MARGIN_MS) },
@@ -150,9 +160,10 @@ export class ProtocolClient {
     } catch (err) {
       if (instance === null || !refusesField(err, "instance")) throw err;
       // A server from before `instance` (unknown field; a 400 leased nothing): asked again at once
-      // without it, and from now on without `held` too, since without an instance that could hand
-      // this process the tasks of another under the same worker id (LostPolls.held).
-      this.instanceId = null;
+      // without it, and without `held` too until it is offered again (INSTANCE_ASK_AGAIN_MS), since
+      // without an instance that could hand this process the tasks of another under the same worker
+      // id (LostPolls.held).
+      this.instanceRefusedAt = this.o.clock.now();
       const { held: _held, ...rest } = body;
       return this.poll(rest, signal);
     }
@@ -333,6 +344,9 @@ function chunks(ids: readonly string[]): string[][] {
   for (let i = 0; i < ids.length; i += MAX_TASK_IDS) out.push(ids.slice(i, i + MAX_TASK_IDS));
   return out;
 }
+
+/** How long after an old server refused `instance` the polls offer it again (one refused poll, asked again at once). */
+export const INSTANCE_ASK_AGAIN_MS = 60_000;
 
 /** A 400 that names `field` as the body's unknown key (a server from before it). */
 export function refusesField(err: unknown, field: string): boolean {

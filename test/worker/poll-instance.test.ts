@@ -3,7 +3,8 @@
  * the redelivery after a poll that got no answer (`held`) hands it its own tasks only, not those of
  * another process sharing its worker id (a tester's two "billing" workers ran every step twice). A
  * server from before `instance` refuses it as an unknown field: the worker asks again at once
- * without it, and from then on sends no `held` either. The server is a stub that records the polls.
+ * without it, and sends no `held` either until it offers the field again a minute later. The server
+ * is a stub that records the polls.
  */
 import { createServer, type Server } from "node:http";
 import { afterEach, expect, it } from "vitest";
@@ -112,4 +113,28 @@ it("polls on without `instance`, and sends no `held`, when a server from before 
     ["none", undefined], // no `held`: without an instance it could be handed another process's tasks
     ["none", undefined],
   ]);
+});
+
+it("offers `instance` again a minute after an old server refused it, the same id, so a finished roll regains it", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 11, 9, 8, 0, 0));
+  const refusal = { code: "INVALID_ARGUMENT", message: 'unknown field "instance" in the request body' };
+  let upgraded = false;
+  const s = await stub((body) =>
+    body.instance !== undefined && !upgraded ? { status: 400, json: refusal } : { status: 200, json: { tasks: [] } },
+  );
+  start(s.url, clock);
+  await pollsReach(clock, s.polls, 3);
+  const first = s.polls[0]?.instance;
+  expect(first).toMatch(/^[0-9a-f-]{36}$/);
+  expect(s.polls.slice(1, 3).every((p) => p.instance === undefined)).toBe(true);
+  // The roll finishes: the server now takes the field. Within the minute the polls go on without it.
+  upgraded = true;
+  clock.advance(30_000);
+  const half = s.polls.length;
+  await pollsReach(clock, s.polls, half + 2);
+  expect(s.polls.slice(half).every((p) => p.instance === undefined)).toBe(true);
+  clock.advance(30_000);
+  const later = s.polls.length;
+  await pollsReach(clock, s.polls, later + 2);
+  expect(s.polls.slice(later + 1).map((p) => p.instance)).toEqual(s.polls.slice(later + 1).map(() => first));
 });
