@@ -130,7 +130,7 @@ async function migrations(store: Store): Promise<DoctorCheck> {
     return {
       name: "migrations",
       status: "warn",
-      message: `the database has migration ${newest}; this server knows up to ${label(newestKnown?.version ?? 0)}: a newer Orbit migrated it`,
+      message: `the database has migration ${label(newest)}; this server knows up to ${label(newestKnown?.version ?? 0)}: a newer Orbit migrated it`,
       hint: "finish the rolling upgrade: restart this server on the newer orbit-scheduler (docs/operations.md § Upgrade)",
     };
   }

@@ -43,6 +43,21 @@ describeEachDialect("orbit doctor checks", (dialect) => {
     );
   });
 
+  it("warns on a database a newer Orbit migrated, naming both migrations alike", async () => {
+    const { h } = await setup();
+    const known = loadMigrations(dialect.name);
+    const next = (known.at(-1)?.version ?? 0) + 1;
+    const newer = Object.create(db.store, {
+      appliedMigrations: { value: async () => [...(await db.store.appliedMigrations()), next] },
+    });
+    const c = (await runDoctor(newer, h.clock)).checks.find((k) => k.name === "migrations");
+    const pad = (v: number) => String(v).padStart(4, "0");
+    expect(c).toMatchObject({
+      status: "warn",
+      message: `the database has migration ${pad(next)}; this server knows up to ${pad(next - 1)}_${known.at(-1)?.name}: a newer Orbit migrated it`,
+    });
+  });
+
   it.runIf(dialect.name === "postgres")(
     "warns when autovacuum is off for one of Orbit's tables (their dead rows would pile up)",
     async () => {
