@@ -184,19 +184,21 @@ export class Worker {
     // (a stalled server held it 40 s with closeTimeoutMs 3 s: the release's 30 s, a tester).
     // A worker that never polled (closed while it registered) has nothing to leave: a leave sent to
     // a server that never answered its registration held close() 5 s (a tester).
-    if (this.running.size > 0) {
+    // Code whose task was handed back (a cancel it ignored) is not waited for: it held close() 30 s (a tester).
+    const holding = () => [...this.running].filter(([, r]) => !r.control.handedBack);
+    if (holding().length > 0) {
       // Said now: a deploy's SIGTERM was silent until "worker closed", up to closeTimeoutMs later (a tester).
       this.log.info("closing: waiting for the running executions to finish their current step", {
-        running: this.running.size,
+        running: holding().length,
         close_timeout_ms: this.o.closeTimeoutMs ?? 30_000,
       });
     }
     let away = !(await this.endPolls()) || !this.polled;
     const timeout = new AbortController();
-    const all = Promise.all([...this.running.values()].map((r) => r.done));
+    const all = Promise.all(holding().map(([, r]) => r.done));
     await Promise.race([all, this.clock.sleep(this.o.closeTimeoutMs ?? 30_000, timeout.signal)]);
     timeout.abort();
-    const left = [...this.running.keys()];
+    const left = holding().map(([id]) => id);
     if (left.length) {
       for (const id of left) this.running.get(id)?.control.handBack();
       // Handed back: what that code reports now is refused, and close() does not wait for it. A
