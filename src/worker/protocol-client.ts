@@ -23,6 +23,7 @@ import {
   type PollResponseJson,
   type TaskJson,
 } from "../domain/worker-protocol.js";
+import { pausedMeanwhile } from "./blocking.js";
 import { Completions } from "./completions.js";
 import { LeaseLostError } from "./errors.js";
 
@@ -138,6 +139,7 @@ export class ProtocolClient {
     // went silent waited 90 s, and its worker took no work meanwhile (a tester's black hole).
     const waitMs = body.wait_ms ?? POLL_WAIT_MS;
     const instance = this.instance;
+    const sentAt = performance.now();
     const ask = (http: HttpOptions) =>
       request<PollResponseJson>(
         { ...http, timeoutMs: waitMs + (this.o.pollAnswerMarginMs ?? POLL_ANSWER_MARGIN_MS) },
@@ -150,7 +152,7 @@ export class ProtocolClient {
         (res) => res.body,
         (err: unknown) => {
           this.noAnswer(err, this.agent);
-          throw err;
+          throw pausedMeanwhile(err, sentAt);
         },
       );
     try {
