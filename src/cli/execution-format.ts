@@ -95,7 +95,15 @@ export function statusBlock(e: ExecutionJson, now: number, wide = false, runStar
   let out = line(`${statusText(e)} ${e.execution_id}  ${e.workflow}@${e.version}`);
   if (e.schedule_id !== null) out += line(`  schedule: ${e.schedule_id}`);
   const elapsed = elapsedMs(e, now, runStartedAt);
-  out += line(`  elapsed: ${elapsed === null ? "-" : shortDuration(elapsed)}`);
+  // Negative: the server's clock went back while it ran (its end recorded before its start); it
+  // read `elapsed: 0ms` for a 40 s run across a step of -1 h (a tester).
+  const said =
+    elapsed === null
+      ? "-"
+      : elapsed < 0
+        ? "unknown (the server's clock went back while it ran)"
+        : shortDuration(elapsed);
+  out += line(`  elapsed: ${said}`);
   if (e.run !== undefined && (e.run > 1 || (e.attempt ?? 1) > 1))
     out += line(`  run: ${e.run}   attempt: ${e.attempt ?? 1}`);
   if (e.waiting !== undefined) out += line(`  waiting: ${e.waiting.message}`);

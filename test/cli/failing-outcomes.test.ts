@@ -95,3 +95,18 @@ describe("a timed-out execution", () => {
     expect(statusBlock(cancelled, 0)).toContain("\n  cancel reason: operator\n");
   });
 });
+
+describe("an execution that ran across a backward step of the server's clock", () => {
+  it("prints its elapsed time as unknown, not 0ms", () => {
+    // Its end recorded 59 min before its start: a 40 s run across a step of -1 h (a tester).
+    const stepped: ExecutionJson = {
+      ...manualRun,
+      started_at: "2026-12-07T22:02:53.001Z",
+      ended_at: "2026-12-07T21:03:33.095Z",
+    };
+    expect(statusBlock(stepped, 0).split("\n")[2]).toBe(
+      "  elapsed: unknown (the server's clock went back while it ran)",
+    );
+    expect(statusBlock(manualRun, 0).split("\n")[2]).toBe("  elapsed: 33ms");
+  });
+});
