@@ -6,23 +6,12 @@
  * that is text, with `overlap` one of the policies. Type-checks fixtures/body-types.ts with the
  * repository's settings and that flag on.
  */
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { join } from "node:path";
 import { expect, it } from "vitest";
+import { exactOptionalTypeErrors, ROOT } from "../helpers/type-check.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const FIXTURE = join(ROOT, "test", "client", "fixtures", "body-types.ts");
 
 it("types registration bodies and trigger answers as the server takes and gives them", () => {
-  const read = ts.readConfigFile(join(ROOT, "tsconfig.json"), ts.sys.readFile);
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, ROOT);
-  const program = ts.createProgram([FIXTURE], { ...parsed.options, exactOptionalPropertyTypes: true, noEmit: true });
-  const file = program.getSourceFile(FIXTURE);
-  if (file === undefined) throw new Error(`${FIXTURE} was not read`);
-  const said = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map((d) => {
-    const at = d.start === undefined ? 0 : file.getLineAndCharacterOfPosition(d.start).line + 1;
-    return `line ${at}: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
-  });
-  expect(said).toEqual([]);
+  expect(exactOptionalTypeErrors(FIXTURE)).toEqual([]);
 }, 60_000);

@@ -8,19 +8,11 @@
  */
 import { expect, it } from "vitest";
 import { HeldBackLine, LoggedFailures, passLines } from "../../src/domain/failure-spell.js";
-
-type Line = { level: string; msg: string; fields: Record<string, unknown> };
-
-function capture(): { lines: Line[]; log: Record<"error" | "warn" | "info", (o: object, m: string) => void> } {
-  const lines: Line[] = [];
-  const at = (level: string) => (fields: object, msg: string) =>
-    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-  return { lines, log: { error: at("error"), warn: at("warn"), info: at("info") } };
-}
+import { type LogLine as Line, logLines } from "../helpers/log-lines.js";
 
 it("a failure every 2 s that works in between is one spell: said once, every 30 s, and once it has worked 10 s", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const firing = new LoggedFailures(log, () => now, passLines("firing", "retrying in 1 s"));
   const killed = new Error("terminating connection due to administrator command");
   for (; now < 60_000; now += 1000) {
@@ -41,7 +33,7 @@ it("a failure every 2 s that works in between is one spell: said once, every 30 
 
 it("a poll every second (the leadership connection) says it works again 10 s after its first success", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const leadership = new LoggedFailures(log, () => now, passLines("leadership connection", "retrying every second"));
   leadership.failed(new Error("connect ECONNREFUSED"));
   const again = (): Line[] => lines.filter((l) => l.msg === "leadership connection works again");
@@ -53,7 +45,7 @@ it("a poll every second (the leadership connection) says it works again 10 s aft
 
 it("a success said to have lasted (a LISTEN connection up 10 s) ends the spell at once", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const listen = new LoggedFailures(log, () => now, passLines("task LISTEN connection", "retrying"), "warn");
   listen.failed(new Error("terminated"));
   now = 11_000; // reconnected at 1 s, up since
@@ -66,7 +58,7 @@ it("a success said to have lasted (a LISTEN connection up 10 s) ends the spell a
 
 it("a spell that worked 10 s and met no success since is said to work again before the next failure", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const reaping = new LoggedFailures(log, () => now, passLines("reaping expired worker leases", "retrying"));
   reaping.failed(new Error("a"));
   now = 1000;

@@ -8,19 +8,11 @@ import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { LoggedFailures, passLines } from "../../src/domain/failure-spell.js";
 import { DeadlineLoop } from "../../src/engine/deadline-loop.js";
-
-type Line = { level: string; msg: string; fields: Record<string, unknown> };
-
-function capture(): { lines: Line[]; log: Record<"error" | "warn" | "info", (o: object, m: string) => void> } {
-  const lines: Line[] = [];
-  const at = (level: string) => (fields: object, msg: string) =>
-    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-  return { lines, log: { error: at("error"), warn: at("warn"), info: at("info") } };
-}
+import { logLines } from "../helpers/log-lines.js";
 
 it("says a failure once, then every 30 s with how long, and when it works again", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const f = new LoggedFailures(log, () => now, passLines("reaping", "retrying"));
   const boom = new Error("connection terminated");
   for (; now <= 65_000; now += 1000) f.failed(boom);
@@ -41,7 +33,7 @@ it("says a failure once, then every 30 s with how long, and when it works again"
 
 it("opens a new spell after 30 s without a failure, for failures nothing ends", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const idle = new LoggedFailures(
     log,
     () => now,
@@ -61,7 +53,7 @@ it("opens a new spell after 30 s without a failure, for failures nothing ends", 
 
 it("is how a background pass tells its failures, and its recovery", async () => {
   const clock = new ManualClock(0);
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const failures = new LoggedFailures(log, () => clock.now(), passLines("sending webhooks", "retrying"));
   let failing = true;
   let passes = 0;
@@ -101,7 +93,7 @@ it("says a spell's stack once in 30 s: short spells after it are one line each",
   // A connection terminated every 13 s, working in between: each spell ends (it worked 10 s) and
   // wrote the pg-protocol stack again before.
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const listen = new LoggedFailures(log, () => now, passLines("task LISTEN connection", "retrying"), "warn");
   const terminated = new Error("terminating connection due to administrator command");
   for (; now < 60_000; now += 1000) {
@@ -118,7 +110,7 @@ it("says a spell's stack once in 30 s: short spells after it are one line each",
 
 it("ends a spell without a line when what failed no longer has to work", () => {
   let now = 0;
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const firing = new LoggedFailures(log, () => now, passLines("firing", "retrying in 1 s"));
   firing.failed(new Error("the database is unavailable"));
   now = 73_000;
@@ -132,7 +124,7 @@ it("counts a spell from the start of the attempt that failed, not from its failu
   // began at 0 and failed at 30 s, then one at 31 s that failed at once, then one that worked at 47 s.
   // failed_for_s said 17 where firing had stopped for 47 s (a tester froze PostgreSQL for 45 s).
   const clock = new ManualClock(0);
-  const { lines, log } = capture();
+  const { lines, log } = logLines();
   const failures = new LoggedFailures(log, () => clock.now(), passLines("firing", "retrying in 1 s"));
   const outcomes: (() => Promise<void>)[] = [
     () => clock.sleep(30_000).then(() => Promise.reject(new Error("no answer within 30000 ms"))),

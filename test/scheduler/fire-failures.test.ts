@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { OrbitError } from "../../src/domain/errors.js";
 import type { Store } from "../../src/store/store.js";
 import { sqliteDialect, useStore } from "../helpers/db.js";
+import { logLines } from "../helpers/log-lines.js";
 import { type Harness, makeHarness } from "./harness.js";
 
 /** `store` whose fire transactions (urgent) fail like a full disk while `full.on`; counts them. */
@@ -57,14 +58,6 @@ function failingRounds(store: Store, failure: () => Error | null): Store {
       };
     },
   }) as Store;
-}
-
-/** A logger that keeps its lines. */
-function collected() {
-  const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
-  const at = (level: string) => (fields: object, msg: string) =>
-    void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-  return { lines, log: { warn: at("warn"), error: at("error"), info: at("info") } };
 }
 
 describe("fires that fail in the database [sqlite]", () => {
@@ -157,7 +150,7 @@ describe("a database that is down for every round [sqlite]", () => {
     // Every transaction and read of the loop fails while down, as with PostgreSQL unreachable: the
     // round fails as a whole.
     const store = failingRounds(db.store, () => (down.on ? new Error("connect ECONNREFUSED 127.0.0.1:5432") : null));
-    const { lines, log } = collected();
+    const { lines, log } = logLines();
     h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", log });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
     down.on = true;
@@ -264,7 +257,7 @@ describe("a leader whose round fails as it stops leading [sqlite]", () => {
         "the database is unavailable (Connection terminated unexpectedly); retry shortly",
       );
     });
-    const { lines, log } = collected();
+    const { lines, log } = logLines();
     h = await makeHarness(store, { now: "2026-11-15T00:00:30Z", mayFire: () => lead.isLeader, log });
     await h.scheduler.schedules.create({ schedule_id: "s", workflow: "OrderProcessing", interval: "1m" });
     down.on = true;
@@ -303,7 +296,7 @@ describe("a leader whose round fails as it stops leading [sqlite]", () => {
       clock?.advance(12_000); // frozen 12 s inside the round
       return new OrbitError("UNAVAILABLE", "the database did not answer within 30000 ms (…); retry shortly");
     });
-    const { lines, log } = collected();
+    const { lines, log } = logLines();
     h = await makeHarness(store, {
       now: "2026-11-15T00:00:30Z",
       mayFire: () => lead.isLeader,
