@@ -8,51 +8,33 @@
 import { describe, expect, it } from "vitest";
 import { ServerMetrics } from "../../src/api/metrics.js";
 import type { Store, StoreOps } from "../../src/store/store.js";
+import { answering, seriesValue } from "./metrics-fakes.js";
 
 const never = (): Promise<never> => new Promise(() => undefined);
-/** Reads that answer: one RUNNING execution, no schedule overdue, no schedules. */
-const answering = {
-  databaseNow: async () => 1,
-  countOverdueSchedules: async () => 0,
-  countExecutionsByStatus: async () => ({ RUNNING: 1 }),
-  readyTasksByWorkflow: async () => [],
-  listScheduleOutcomeFigures: async () => [],
-  aggregateScheduleOutcomes: async () => ({
-    schedules: 0,
-    oldestLastSuccessMs: null,
-    maxConsecutiveFailures: 0,
-    failures: 0,
-  }),
-};
 const metricsOf = (store: object) =>
   new ServerMetrics({ store: store as Store, graceMs: 60_000, now: async () => 0, readMs: 50 });
-const value = (text: string, series: string): string | undefined =>
-  text
-    .split("\n")
-    .find((l) => l.startsWith(`${series} `))
-    ?.slice(series.length + 1);
 
 describe("/metrics with reads of the database that do not answer", () => {
   it("answers within its bound, marking what it could not read and reading the rest", async () => {
     // orbit_schedules is locked: the reads of the schedule rows wait; the others answer.
     const store = { ...answering, countOverdueSchedules: never, listScheduleOutcomeFigures: never };
     const text = await metricsOf(store).text();
-    expect(value(text, "orbit_schedules_overdue")).toBe("NaN");
-    expect(value(text, "orbit_database_up")).toBe("1");
-    expect(value(text, 'orbit_executions{status="RUNNING"}')).toBe("1");
-    expect(value(text, 'orbit_scrape_read_success{metric="orbit_schedules_overdue"}')).toBe("0");
-    expect(value(text, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("1");
+    expect(seriesValue(text, "orbit_schedules_overdue")).toBe("NaN");
+    expect(seriesValue(text, "orbit_database_up")).toBe("1");
+    expect(seriesValue(text, 'orbit_executions{status="RUNNING"}')).toBe("1");
+    expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_schedules_overdue"}')).toBe("0");
+    expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("1");
     for (const metric of [
       "orbit_schedule_last_success_timestamp_seconds",
       "orbit_schedule_consecutive_failures",
       "orbit_schedule_failures_total",
     ]) {
-      expect(value(text, `orbit_scrape_read_success{metric="${metric}"}`)).toBe("0");
+      expect(seriesValue(text, `orbit_scrape_read_success{metric="${metric}"}`)).toBe("0");
     }
     // Nothing answers at all: still a scrape, the database not up.
     const silent = await metricsOf({ ...Object.fromEntries(Object.keys(answering).map((k) => [k, never])) }).text();
-    expect(value(silent, "orbit_database_up")).toBe("0");
-    expect(value(silent, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("0");
+    expect(seriesValue(silent, "orbit_database_up")).toBe("0");
+    expect(seriesValue(silent, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("0");
   });
 
   it("reads apart from the pool when the store offers it, and each scrape afresh", async () => {
@@ -62,16 +44,16 @@ describe("/metrics with reads of the database that do not answer", () => {
     const apart = { ...answering, countOverdueSchedules: async () => overdue };
     const store = { ...pooled, readApart: <T>(fn: (ops: StoreOps) => Promise<T>) => fn(apart as unknown as StoreOps) };
     const metrics = metricsOf(store);
-    expect(value(await metrics.text(), "orbit_schedules_overdue")).toBe("3");
+    expect(seriesValue(await metrics.text(), "orbit_schedules_overdue")).toBe("3");
     overdue = 0;
     const text = await metrics.text();
-    expect(value(text, "orbit_schedules_overdue")).toBe("0");
-    expect(value(text, 'orbit_scrape_read_success{metric="orbit_schedules_overdue"}')).toBe("1");
+    expect(seriesValue(text, "orbit_schedules_overdue")).toBe("0");
+    expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_schedules_overdue"}')).toBe("1");
   });
 
   it("shows how long the fire batch in progress has waited for the database", async () => {
     const metrics = metricsOf(answering);
-    expect(value(await metrics.text(), "orbit_schedule_fire_waiting_seconds")).toBe("0");
-    expect(value(await metrics.text(12_500), "orbit_schedule_fire_waiting_seconds")).toBe("12.5");
+    expect(seriesValue(await metrics.text(), "orbit_schedule_fire_waiting_seconds")).toBe("0");
+    expect(seriesValue(await metrics.text(12_500), "orbit_schedule_fire_waiting_seconds")).toBe("12.5");
   });
 });

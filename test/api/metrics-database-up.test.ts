@@ -9,27 +9,10 @@ import { expect, it } from "vitest";
 import { ServerMetrics } from "../../src/api/metrics.js";
 import { OrbitError } from "../../src/domain/errors.js";
 import type { Store } from "../../src/store/store.js";
+import { answering, seriesValue } from "./metrics-fakes.js";
 
-const answering = {
-  databaseNow: async () => 1,
-  countOverdueSchedules: async () => 0,
-  countExecutionsByStatus: async () => ({ RUNNING: 1 }),
-  readyTasksByWorkflow: async () => [],
-  listScheduleOutcomeFigures: async () => [],
-  aggregateScheduleOutcomes: async () => ({
-    schedules: 0,
-    oldestLastSuccessMs: null,
-    maxConsecutiveFailures: 0,
-    failures: 0,
-  }),
-};
 const scrape = (store: object) =>
   new ServerMetrics({ store: store as Store, graceMs: 60_000, now: async () => 0, readMs: 1000 }).text();
-const value = (text: string, series: string): string | undefined =>
-  text
-    .split("\n")
-    .find((l) => l.startsWith(`${series} `))
-    ?.slice(series.length + 1);
 const failing = (err: Error) => async () => {
   throw err;
 };
@@ -45,9 +28,9 @@ it("is 0 when the time was read but the other reads could not reach the database
     countExecutionsByStatus: failing(refused),
     listScheduleOutcomeFigures: failing(refused),
   });
-  expect(value(text, "orbit_database_up")).toBe("0");
-  expect(value(text, "orbit_schedules_overdue")).toBe("NaN");
-  expect(value(text, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("0");
+  expect(seriesValue(text, "orbit_database_up")).toBe("0");
+  expect(seriesValue(text, "orbit_schedules_overdue")).toBe("NaN");
+  expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("0");
 });
 
 it("stays 1 when the database stopped a read itself (a lock wait, its statement bound)", async () => {
@@ -65,7 +48,7 @@ it("stays 1 when the database stopped a read itself (a lock wait, its statement 
     countOverdueSchedules: failing(lock),
     listScheduleOutcomeFigures: failing(statement),
   });
-  expect(value(text, "orbit_database_up")).toBe("1");
-  expect(value(text, 'orbit_scrape_read_success{metric="orbit_schedules_overdue"}')).toBe("0");
-  expect(value(text, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("1");
+  expect(seriesValue(text, "orbit_database_up")).toBe("1");
+  expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_schedules_overdue"}')).toBe("0");
+  expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_executions"}')).toBe("1");
 });

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { adminQuery, PG_URL } from "../helpers/db.js";
 import { startTestServer, type TestServer } from "./helpers.js";
+import { seriesValue } from "./metrics-fakes.js";
 
 if (!PG_URL) console.warn("skipped: test/api/metrics-tasks.test.ts on PostgreSQL: ORBIT_TEST_DATABASE_URL is not set");
 
@@ -15,12 +16,6 @@ const dialects = [
   { name: "sqlite", enabled: true },
   { name: "postgres", enabled: PG_URL !== undefined },
 ];
-
-const value = (text: string, series: string): string | undefined =>
-  text
-    .split("\n")
-    .find((l) => l.startsWith(`${series} `))
-    ?.slice(series.length + 1);
 
 describe.each(dialects)("/metrics worker backlog on $name", ({ name, enabled }) => {
   let t: TestServer | undefined;
@@ -43,9 +38,9 @@ describe.each(dialects)("/metrics worker backlog on $name", ({ name, enabled }) 
 
     // Registered, nothing waiting: a 0 for each, not a missing series.
     let text = await scrape();
-    expect(value(text, 'orbit_tasks_ready{workflow="Billing"}')).toBe("0");
-    expect(value(text, 'orbit_tasks_ready_oldest_seconds{workflow="Reports"}')).toBe("0");
-    expect(value(text, 'orbit_scrape_read_success{metric="orbit_tasks_ready"}')).toBe("1");
+    expect(seriesValue(text, 'orbit_tasks_ready{workflow="Billing"}')).toBe("0");
+    expect(seriesValue(text, 'orbit_tasks_ready_oldest_seconds{workflow="Reports"}')).toBe("0");
+    expect(seriesValue(text, 'orbit_scrape_read_success{metric="orbit_tasks_ready"}')).toBe("1");
 
     // Three Billing runs start and no worker polls Billing: they wait, and the wait grows with time.
     for (const i of [1, 2, 3]) {
@@ -53,9 +48,9 @@ describe.each(dialects)("/metrics worker backlog on $name", ({ name, enabled }) 
       s.clock.advance(30_000);
     }
     text = await scrape();
-    expect(value(text, 'orbit_tasks_ready{workflow="Billing"}')).toBe("3");
-    expect(value(text, 'orbit_tasks_ready_oldest_seconds{workflow="Billing"}')).toBe("90");
-    expect(value(text, 'orbit_tasks_ready{workflow="Reports"}')).toBe("0");
+    expect(seriesValue(text, 'orbit_tasks_ready{workflow="Billing"}')).toBe("3");
+    expect(seriesValue(text, 'orbit_tasks_ready_oldest_seconds{workflow="Billing"}')).toBe("90");
+    expect(seriesValue(text, 'orbit_tasks_ready{workflow="Reports"}')).toBe("0");
 
     // A worker takes two: the backlog is the one left, and its wait is its own.
     const polled = await s.ok("POST", "/v1/worker/poll", {
@@ -66,7 +61,7 @@ describe.each(dialects)("/metrics worker backlog on $name", ({ name, enabled }) 
     });
     expect(polled.tasks).toHaveLength(2);
     text = await scrape();
-    expect(value(text, 'orbit_tasks_ready{workflow="Billing"}')).toBe("1");
-    expect(value(text, 'orbit_tasks_ready_oldest_seconds{workflow="Billing"}')).toBe("30");
+    expect(seriesValue(text, 'orbit_tasks_ready{workflow="Billing"}')).toBe("1");
+    expect(seriesValue(text, 'orbit_tasks_ready_oldest_seconds{workflow="Billing"}')).toBe("30");
   });
 });
