@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { OrbitClient } from "../client/client.js";
 import { bearerToken, DEFAULT_TIMEOUT_MS, serverUrl, type UnansweredWrite } from "../client/http.js";
+import { abortableSleep } from "../domain/sleep.js";
 import { usageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { oneLine } from "./safe-text.js";
@@ -12,7 +13,6 @@ import {
   maybeDoneText,
   noteRefusedWrite,
   repeatsUnavailableWrites,
-  timerSleep,
   UNAVAILABLE_REPEAT_WAITS_MS,
 } from "./write-retry.js";
 
@@ -107,7 +107,7 @@ export function clientFor(cmd: Command, io: CliIO): OrbitClient {
   // A write answered 503 is repeated with its key before the answer is read (write-retry.ts): the
   // "still waiting" note times each try (the server's silence), a line says the CLI tries again
   // (its own waits), and Ctrl-C spans them all.
-  const repeating = repeatsUnavailableWrites(saysWhenSlow(io.fetch ?? fetch, io), io.sleep ?? timerSleep, {
+  const repeating = repeatsUnavailableWrites(saysWhenSlow(io.fetch ?? fetch, io), io.sleep ?? abortableSleep, {
     repeating: (answer, tries) =>
       io.stderr.print(
         `orbit: ${oneLine(`the server answered ${answer}; trying again with the same Idempotency-Key (up to ${tries} more tries, ${secondsText(UNAVAILABLE_REPEAT_WAITS_MS)} apart)`)}\n`,

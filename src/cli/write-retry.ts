@@ -13,20 +13,6 @@ import type { UnansweredWrite } from "../client/http.js";
  */
 export const UNAVAILABLE_REPEAT_WAITS_MS: readonly number[] = [500, 1000, 2000, 4000];
 
-/** A timer of `ms`, ended early when `signal` aborts. */
-export function timerSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done);
-  });
-}
-
 /** What a write's tries tell the CLI (connection.ts says them on stderr; main.ts the last). */
 export interface RepeatWatch {
   /**

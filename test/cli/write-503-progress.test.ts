@@ -7,7 +7,7 @@
  * waiting" times each try alone, and a write refused on every try that way is said not made.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { timerSleep } from "../../src/cli/write-retry.js";
+import { abortableSleep } from "../../src/domain/sleep.js";
 import { runCli } from "./run-cli.js";
 
 const env = { ORBIT_SERVER: "http://orbit.test:7233" };
@@ -47,7 +47,7 @@ describe("a write answered 503 at once, on every try", () => {
   it("says once that the CLI tries again, never that it waits for the server, and that the change was not made", async () => {
     const { keys, fetch } = answering([unavailable(GONE)]);
     // The CLI's own waits between the tries, on the (fake) timers, as a real run spends them.
-    const running = runCli(["schedule", "pause", "c1"], { fetch, env, sleep: timerSleep });
+    const running = runCli(["schedule", "pause", "c1"], { fetch, env, sleep: abortableSleep });
     await vi.advanceTimersByTimeAsync(8_000);
     const r = await running;
     // pause reads the schedule first (its GET, no key), then writes five times.
@@ -61,7 +61,7 @@ describe("a write answered 503 at once, on every try", () => {
 
   it("a try that may have been written (a broken connection) leaves the change uncertain, whatever came after", async () => {
     const { keys, fetch } = answering([unavailable(BROKE), unavailable(STOPPING)]);
-    const running = runCli(["schedule", "trigger", "s2"], { fetch, env, sleep: timerSleep });
+    const running = runCli(["schedule", "trigger", "s2"], { fetch, env, sleep: abortableSleep });
     await vi.advanceTimersByTimeAsync(8_000);
     const r = await running;
     expect(r.code).toBe(1);
@@ -72,7 +72,7 @@ describe("a write answered 503 at once, on every try", () => {
 
   it("a server shutting down on each try: not made", async () => {
     const { fetch } = answering([unavailable(STOPPING)]);
-    const running = runCli(["start", "Uni", "--idempotency-key", "k-1"], { fetch, env, sleep: timerSleep });
+    const running = runCli(["start", "Uni", "--idempotency-key", "k-1"], { fetch, env, sleep: abortableSleep });
     await vi.advanceTimersByTimeAsync(8_000);
     const r = await running;
     expect(r.stderr.split("\n").slice(1)).toEqual([
@@ -95,7 +95,7 @@ describe("a write answered 503 at once, on every try", () => {
     const running = runCli(["schedule", "trigger", "c1", "--idempotency-key", "k-2"], {
       fetch,
       env,
-      sleep: timerSleep,
+      sleep: abortableSleep,
     });
     // 0.5 s between the tries, then 5 s of the second try unanswered.
     await vi.advanceTimersByTimeAsync(500 + 5_000);
